@@ -1,0 +1,37 @@
+import { mkdirSync } from 'fs';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PgliteWireServer } from './pglite-wire-server';
+
+export interface EmbeddedPostgres {
+  /** Connection string for `pg` / TypeORM. */
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * PostgreSQL 17 compiled to WebAssembly (PGlite) with pgvector and pg_trgm, served on a loopback port
+ * over the Postgres wire protocol so that `pg` and TypeORM connect to it unchanged (see
+ * `PgliteWireServer` for how connections share the single backend).
+ */
+export async function startEmbeddedPostgres(options: { dataDir?: string; port?: number } = {}): Promise<EmbeddedPostgres> {
+  const dataDir = options.dataDir ?? 'memory://';
+  if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
+  const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
+  await db.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
+  const server = new PgliteWireServer(db);
+  const port = await server.listen(options.port ?? 0);
+  let stopped = false;
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export * from './events';
+export * from './streams';
+export * from './errors';
+export * from './ports';
+export * from './pagination';

@@ -1,0 +1,83 @@
+import { ValidationFailedError } from './errors';
+
+/** Opaque cursors: base64url of a JSON object of sort keys. */
+export function encodeCursor(keys: Record<string, string | number>): string {
+  return Buffer.from(JSON.stringify(keys)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string, field: 'after' | 'before'): Record<string, string | number> {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, string | number>;
+  } catch {
+    /* fall through */
+  }
+  throw new ValidationFailedError([{ loc: ['query', field], msg: 'Invalid cursor', type: 'value_error', input: cursor }]);
+}
+
+export interface CursorRequest {
+  limit?: number;
+  after?: string | null;
+  before?: string | null;
+  include_total?: boolean;
+}
+
+export interface CursorPage<T> {
+  object: 'list';
+  data: T[];
+  pagination: { has_more: boolean; first_cursor: string | null; last_cursor: string | null; total?: number };
+}
+
+/**
+ * Keyset pagination over a total order. `fetch` receives the decoded cursor, the direction and
+ * `limit + 1` and must return items in the listing's order when direction is `forward`, and in
+ * reverse order when `backward`. `has_more` follows the direction of the request.
+ */
+export async function paginateByCursor<T>(
+  req: CursorRequest,
+  cursorOf: (item: T) => Record<string, string | number>,
+  fetch: (args: { cursor: Record<string, string | number> | null; direction: 'forward' | 'backward'; take: number }) => Promise<T[]>,
+  countAll?: () => Promise<number>,
+): Promise<CursorPage<T>> {
+  if (req.after && req.before) {
+    throw new ValidationFailedError([
+      { loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' },
+    ]);
+  }
+  const limit = req.limit ?? 20;
+  const direction = req.before ? 'backward' : 'forward';
+  const raw = req.before ?? req.after ?? null;
+  const cursor = raw ? decodeCursor(raw, req.before ? 'before' : 'after') : null;
+  const rows = await fetch({ cursor, direction, take: limit + 1 });
+  const hasMore = rows.length > limit;
+  let data = rows.slice(0, limit);
+  if (direction === 'backward') data = data.reverse();
+  const page: CursorPage<T> = {
+    object: 'list',
+    data,
+    pagination: {
+      has_more: hasMore,
+      first_cursor: data.length ? encodeCursor(cursorOf(data[0])) : null,
+      last_cursor: data.length ? encodeCursor(cursorOf(data[data.length - 1])) : null,
+    },
+  };
+  if (req.include_total && countAll) page.pagination.total = await countAll();
+  return page;
+}
+
+export interface LimitOffsetPage<T> {
+  object: 'list';
+  data: T[];
+  pagination: { limit: number; offset: number; total: number };
+}
+
+/** Limit/offset pages always carry `total` and `offset`: the official client stops paging without them. */
+export async function paginateByOffset<T>(
+  req: { limit?: number; offset?: number },
+  fetch: (args: { limit: number; offset: number }) => Promise<{ rows: T[]; total: number }>,
+): Promise<LimitOffsetPage<T>> {
+  const limit = req.limit ?? 100;
+  const offset = req.offset ?? 0;
+  const { rows, total } = await fetch({ limit, offset });
+  return { object: 'list', data: rows, pagination: { limit, offset, total } };
+}

@@ -1,0 +1,5 @@
+// Resolves the @larder/* aliases of tsconfig.json against the compiled tree in dist/.
+const path = require('path');
+const tsConfigPaths = require('tsconfig-paths');
+const { compilerOptions } = require('../tsconfig.json');
+tsConfigPaths.register({ baseUrl: path.join(__dirname, '..', 'dist'), paths: compilerOptions.paths });
