@@ -1,6 +1,7 @@
 import { mkdirSync } from 'fs';
 import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: import('@electric-sql/pglite').Extension };
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PgliteWireServer } from './pglite-wire-server';
 

@@ -52,7 +52,7 @@ export class PgliteWireServer {
     const conn = this.nextConn++;
     this.sockets.add(socket);
     socket.setNoDelay(true);
-    let buffer = Buffer.alloc(0);
+    let buffer: Buffer = Buffer.alloc(0);
     let started = false;
     let pending: Uint8Array[] = [];
     let chain = Promise.resolve();
