@@ -1,0 +1,57 @@
+import { DynamicModule, Global, Module, OnApplicationShutdown } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { CqrsModule } from '@nestjs/cqrs';
+import { DataSource } from 'typeorm';
+import { CLOCK, ID_GENERATOR, RandomIdGenerator, READ_MODEL_CONSISTENCY, SystemClock } from '@larder/kernel';
+import { EVENT_STORE } from '@larder/event-store';
+import { MESSAGE_BUS } from '@larder/message-bus';
+import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api-keys';
+import { OrganizationsModule } from '@larder/organizations';
+import { ProjectionRunner } from '@larder/projections/runner';
+import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
+import { Infrastructure } from './infrastructure';
+import { HttpExceptionFilter } from './http/http-exception.filter';
+import { InfoHttpController } from './http/info.http.controller';
+
+export const INFRASTRUCTURE = Symbol('INFRASTRUCTURE');
+
+/** Binds the adapters chosen by configuration to the ports every context injects. */
+@Global()
+@Module({})
+export class InfrastructureModule {
+  static forRoot(infra: Infrastructure): DynamicModule {
+    const providers = [
+      { provide: INFRASTRUCTURE, useValue: infra },
+      { provide: EVENT_STORE, useValue: infra.eventStore },
+      { provide: MESSAGE_BUS, useValue: infra.bus },
+      { provide: DataSource, useValue: infra.dataSource },
+      { provide: ProjectionRunner, useValue: infra.runner },
+      { provide: READ_MODEL_CONSISTENCY, useValue: infra.runner },
+      { provide: CLOCK, useClass: SystemClock },
+      { provide: ID_GENERATOR, useClass: RandomIdGenerator },
+      OrganizationsReader,
+    ];
+    return { module: InfrastructureModule, providers, exports: providers.map((p) => ('provide' in p ? p.provide : p)) };
+  }
+}
+
+@Module({})
+export class AppModule implements OnApplicationShutdown {
+  constructor(private readonly usage: ApiKeyUsageRecorder) {}
+
+  static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
+    return {
+      module: AppModule,
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule],
+      controllers: options.http === false ? [] : [InfoHttpController],
+      providers: [
+        { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },
+        { provide: APP_FILTER, useClass: HttpExceptionFilter },
+      ],
+    };
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.usage.flush();
+  }
+}

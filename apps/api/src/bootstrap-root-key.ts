@@ -1,0 +1,63 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { Logger } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import { randomBytes } from 'crypto';
+import { ConflictError } from '@larder/kernel';
+import { CreateOrganizationCommand } from '@larder/organizations';
+import { CreateApiKeyCommand, hashSecret, SECRET_PREFIX, uuidFrom } from '@larder/api-keys';
+import { LarderConfig } from './config';
+
+export const ROOT_ORGANIZATION_ID = uuidFrom('larder:root-organization');
+export const ROOT_KEY_FILE = 'root-key';
+
+export interface RootKeyResult {
+  organizationId: string;
+  apiKeyId: string;
+  source: 'env' | 'file';
+  file: string | null;
+  created: boolean;
+}
+
+/**
+ * Creates, or keeps, the root organization and its admin key. The secret comes from LARDER_ROOT_KEY,
+ * else from `<data dir>/root-key` (written with mode 0600 on the first start). Ids are derived from
+ * the secret's hash, so concurrent or repeated starts append nothing new.
+ */
+export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig): Promise<RootKeyResult> {
+  const logger = new Logger('Bootstrap');
+  let secret = config.rootKey;
+  let source: RootKeyResult['source'] = 'env';
+  let file: string | null = null;
+  if (!secret) {
+    source = 'file';
+    file = join(config.dataDir, ROOT_KEY_FILE);
+    if (existsSync(file)) {
+      secret = readFileSync(file, 'utf8').trim();
+    } else {
+      mkdirSync(config.dataDir, { recursive: true });
+      secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+      writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+      chmodSync(file, 0o600);
+    }
+  }
+  await commands.execute(new CreateOrganizationCommand('root', { organizationId: ROOT_ORGANIZATION_ID, root: true }));
+  const apiKeyId = uuidFrom(`larder:root-key:${hashSecret(secret)}`);
+  let created = true;
+  try {
+    await commands.execute(new CreateApiKeyCommand(ROOT_ORGANIZATION_ID, 'root admin key', null, null, { admin: true, apiKeyId, secret, actor: 'bootstrap' }));
+  } catch (err) {
+    if (!(err instanceof ConflictError)) throw err;
+    created = false;
+  }
+  if (created) {
+    logger.log(
+      source === 'env'
+        ? `root admin key ${apiKeyId} created from LARDER_ROOT_KEY`
+        : `root admin key ${apiKeyId} created; its secret is in ${file} (mode 0600)`,
+    );
+  } else {
+    logger.log(`root admin key ${apiKeyId} kept${file ? ` (secret in ${file})` : ' (LARDER_ROOT_KEY)'}`);
+  }
+  return { organizationId: ROOT_ORGANIZATION_ID, apiKeyId, source, file, created };
+}

@@ -1,0 +1,56 @@
+import { resolve } from 'path';
+
+/** Every setting Larder reads from the environment (the README lists them). */
+export interface LarderConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Read models, checkpoints and (without EVENTSTORE_URL) the event store; unset = embedded Postgres under dataDir. */
+  databaseUrl: string | null;
+  /** EventStoreDB connection string; unset = the Postgres event store. */
+  eventStoreUrl: string | null;
+  eventStoreSchema: string;
+  /** NATS server with JetStream; unset = in-process bus. */
+  natsUrl: string | null;
+  natsStream: string;
+  natsSubjectPrefix: string;
+  rootKey: string | null;
+  /** Whether this process runs projections and reactors (false when a separate worker does). */
+  runWorker: boolean;
+  consistencyTimeoutMs: number;
+  jsonLimit: string;
+  logLevel: 'error' | 'warn' | 'log' | 'debug';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
+  const int = (name: string, def: number) => {
+    const v = env[name];
+    if (v === undefined || v === '') return def;
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`);
+    return n;
+  };
+  const bool = (name: string, def: boolean) => {
+    const v = env[name];
+    if (v === undefined || v === '') return def;
+    return ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
+  };
+  const rootKey = env.LARDER_ROOT_KEY || null;
+  if (rootKey !== null && rootKey.length < 24) throw new Error('LARDER_ROOT_KEY must be at least 24 characters long');
+  return {
+    port: int('PORT', 8000),
+    host: env.HOST || '127.0.0.1',
+    dataDir: resolve(env.LARDER_DATA_DIR || './data'),
+    databaseUrl: env.DATABASE_URL || null,
+    eventStoreUrl: env.EVENTSTORE_URL || null,
+    eventStoreSchema: env.LARDER_EVENTS_SCHEMA || 'larder_events',
+    natsUrl: env.NATS_URL || null,
+    natsStream: env.LARDER_NATS_STREAM || 'LARDER_EVENTS',
+    natsSubjectPrefix: env.LARDER_NATS_SUBJECT_PREFIX || 'larder',
+    rootKey,
+    runWorker: bool('LARDER_RUN_WORKER', true),
+    consistencyTimeoutMs: int('LARDER_CONSISTENCY_TIMEOUT_MS', 5000),
+    jsonLimit: env.LARDER_JSON_LIMIT || '10mb',
+    logLevel: (env.LARDER_LOG_LEVEL as LarderConfig['logLevel']) || 'log',
+  };
+}

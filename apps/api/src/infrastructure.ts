@@ -1,0 +1,126 @@
+import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'fs';
+import { join } from 'path';
+import { Logger } from '@nestjs/common';
+import { Pool } from 'pg';
+import { DataSource } from 'typeorm';
+import { EventStore } from '@larder/event-store';
+import { PostgresEventStore } from '@larder/event-store/postgres/postgres.event-store';
+import { EsdbEventStore } from '@larder/event-store/esdb/esdb.event-store';
+import { MessageBus, EventRelayReactor } from '@larder/message-bus';
+import { NatsMessageBus } from '@larder/message-bus/nats/nats.message-bus';
+import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.message-bus';
+import { EmbeddedPostgres, ensureDatabase, startEmbeddedPostgres } from '@larder/database';
+import { ProjectionRunner, Reactor } from '@larder/projections/runner';
+import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
+import { LarderConfig } from './config';
+
+export interface Infrastructure {
+  config: LarderConfig;
+  databaseUrl: string;
+  embedded: EmbeddedPostgres | null;
+  pool: Pool;
+  dataSource: DataSource;
+  eventStore: EventStore;
+  bus: MessageBus;
+  runner: ProjectionRunner;
+  close(): Promise<void>;
+}
+
+const LOCK_FILE = 'embedded-postgres.json';
+
+/** If an embedded Larder is running on this data directory, the URL of its database. */
+export function runningEmbeddedDatabase(dataDir: string): string | null {
+  const file = join(dataDir, LOCK_FILE);
+  if (!existsSync(file)) return null;
+  try {
+    const { pid, url } = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
+    process.kill(pid, 0);
+    return url;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Chooses and starts every adapter from configuration: embedded Postgres unless DATABASE_URL, the
+ * Postgres event store unless EVENTSTORE_URL, the in-process bus unless NATS_URL.
+ */
+export async function createInfrastructure(
+  config: LarderConfig,
+  options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli' } = {},
+): Promise<Infrastructure> {
+  const logger = new Logger('Infrastructure');
+  let embedded: EmbeddedPostgres | null = null;
+  let databaseUrl: string;
+  if (!config.databaseUrl) {
+    const running = runningEmbeddedDatabase(config.dataDir);
+    if (running && options.role === 'cli') {
+      databaseUrl = running; // talk to the live server's embedded database
+    } else {
+      if (running) throw new Error(`Another Larder process is using ${config.dataDir}; stop it or set LARDER_DATA_DIR.`);
+      mkdirSync(config.dataDir, { recursive: true });
+      embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'pg') });
+      databaseUrl = embedded.url;
+      if (options.role !== 'cli') {
+        writeFileSync(join(config.dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url: embedded.url }), { mode: 0o600 });
+      }
+      logger.log(`embedded Postgres (PGlite) on ${embedded.url}, data in ${join(config.dataDir, 'pg')}`);
+    }
+  } else {
+    databaseUrl = config.databaseUrl;
+    await ensureDatabase(databaseUrl);
+  }
+
+  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  pool.on('error', (err) => logger.warn(`idle database connection failed: ${err.message}`));
+  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, entities: READ_MODEL_ENTITIES, synchronize: false, extra: { max: 10 } });
+  await dataSource.initialize();
+
+  let eventStore: EventStore;
+  if (config.eventStoreUrl) {
+    eventStore = EsdbEventStore.fromConnectionString(config.eventStoreUrl);
+  } else {
+    const pg = new PostgresEventStore(pool, { schema: config.eventStoreSchema, listen: !embedded && !!config.databaseUrl });
+    await pg.setup();
+    eventStore = pg;
+  }
+
+  const bus: MessageBus = config.natsUrl
+    ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] })
+    : new InProcessMessageBus();
+
+  const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix)];
+  const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
+    consistencyTimeoutMs: config.consistencyTimeoutMs,
+    runLoops: options.runLoops ?? config.runWorker,
+  });
+  await runner.setup();
+
+  return {
+    config,
+    databaseUrl,
+    embedded,
+    pool,
+    dataSource,
+    eventStore,
+    bus,
+    runner,
+    async close() {
+      await runner.stop();
+      await bus.close().catch(() => undefined);
+      await eventStore.close().catch(() => undefined);
+      await dataSource.destroy().catch(() => undefined);
+      await pool.end().catch(() => undefined);
+      if (embedded) {
+        await embedded.stop();
+        if (options.role !== 'cli') {
+          try {
+            unlinkSync(join(config.dataDir, LOCK_FILE));
+          } catch {
+            /* already gone */
+          }
+        }
+      }
+    },
+  };
+}

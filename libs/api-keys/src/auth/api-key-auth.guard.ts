@@ -1,0 +1,65 @@
+import { CanActivate, ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import {
+  ADMIN_ONLY,
+  CLOCK,
+  Clock,
+  ForbiddenError,
+  IS_PUBLIC,
+  Principal,
+  REQUIRED_SCOPE,
+  RequiredScope,
+  scopeAllows,
+  UnauthorizedError,
+} from '@larder/kernel';
+import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import { hashSecret } from '../secrets';
+import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
+
+/**
+ * Resolves `Authorization: Bearer <key>` to a principal on every non-public route: unknown, revoked
+ * and expired keys get 401; a key whose scope does not grant the route, or a non-admin key on an
+ * admin route, gets 403.
+ */
+@Injectable()
+export class ApiKeyAuthGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly reader: ApiKeysReader,
+    private readonly usage: ApiKeyUsageRecorder,
+    @Inject(CLOCK) private readonly clock: Clock,
+  ) {}
+
+  async canActivate(ctx: ExecutionContext): Promise<boolean> {
+    const targets = [ctx.getHandler(), ctx.getClass()];
+    if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
+    const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; params: Record<string, string>; principal?: Principal }>();
+    const header = req.headers['authorization'] ?? '';
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match) throw new UnauthorizedError('Missing API key: send it as "Authorization: Bearer <key>".');
+    const key = await this.reader.findBySecretHash(hashSecret(match[1]));
+    if (!key) throw new UnauthorizedError('Invalid API key.');
+    const now = this.clock.now().getTime();
+    if (key.revokedAt) throw new UnauthorizedError('This API key has been revoked.');
+    if (key.expiresAt && key.expiresAt.getTime() <= now) throw new UnauthorizedError('This API key has expired.');
+    const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, scope: key.scope ?? null };
+    req.principal = principal;
+
+    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && !principal.admin) {
+      throw new ForbiddenError('This operation needs an admin API key.');
+    }
+    const required = this.reflector.getAllAndOverride<RequiredScope | undefined>(REQUIRED_SCOPE, targets);
+    if (required) {
+      const resourceId = required.resourceIdParam ? decodeURIComponent(req.params[required.resourceIdParam] ?? '') : undefined;
+      if (!scopeAllows(principal.scope, required, resourceId)) {
+        throw new ForbiddenError(
+          required.resourceType === 'api_key'
+            ? 'API keys can only be managed with a key that has no scope restrictions.'
+            : `This API key's scope does not allow ${required.method} on ${required.resourceType}${resourceId ? ` ${resourceId}` : ''}.`,
+        );
+      }
+    }
+    this.usage.touch(key);
+    return true;
+  }
+}

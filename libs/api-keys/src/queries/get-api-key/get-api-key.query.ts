@@ -1,0 +1,6 @@
+export class GetApiKeyQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly apiKeyId: string,
+  ) {}
+}

@@ -1,0 +1,7 @@
+export class ListApiKeysQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly limit: number,
+    readonly offset: number,
+  ) {}
+}

@@ -1,0 +1,59 @@
+import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+
+export type ScopeMethod = 'read' | 'write' | 'delete' | 'list' | 'create' | 'search';
+export const SCOPE_METHODS: readonly ScopeMethod[] = ['read', 'write', 'delete', 'list', 'create', 'search'];
+export const SCOPE_RESOURCE_TYPES = ['store', 'completions'] as const;
+
+export interface ScopeEntry {
+  method: ScopeMethod;
+  resource_type?: string | null;
+  resource_id?: string | null;
+}
+
+/** Who is calling: resolved from the bearer API key by the auth guard. */
+export interface Principal {
+  organizationId: string;
+  apiKeyId: string;
+  admin: boolean;
+  /** null = unrestricted within the organization. */
+  scope: ScopeEntry[] | null;
+}
+
+export const IS_PUBLIC = 'larder:public';
+export const REQUIRED_SCOPE = 'larder:required-scope';
+export const ADMIN_ONLY = 'larder:admin-only';
+
+/** No API key needed (service info, presigned part URLs). */
+export const Public = () => SetMetadata(IS_PUBLIC, true);
+
+export interface RequiredScope {
+  method: ScopeMethod;
+  /** `store`, `completions`, or `api_key` (API-key management: unscoped keys only). */
+  resourceType: string;
+  /** Route parameter holding the resource id a scope entry may be pinned to. */
+  resourceIdParam?: string;
+}
+export const RequireScope = (scope: RequiredScope) => SetMetadata(REQUIRED_SCOPE, scope);
+export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
+
+export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {
+  const req = ctx.switchToHttp().getRequest<{ principal?: Principal }>();
+  if (!req.principal) throw new Error('no principal on request: route is public');
+  return req.principal;
+});
+
+/**
+ * Whether a key's scope list allows a route. Keys without a scope list may do anything in their
+ * organization; keys with one may only do what an entry grants, and never manage API keys (a scoped
+ * key could otherwise mint itself an unscoped one).
+ */
+export function scopeAllows(scope: ScopeEntry[] | null, required: RequiredScope, resourceId: string | undefined): boolean {
+  if (scope === null) return true;
+  if (required.resourceType === 'api_key') return false;
+  return scope.some(
+    (s) =>
+      s.method === required.method &&
+      (s.resource_type == null || s.resource_type === required.resourceType) &&
+      (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),
+  );
+}

@@ -1,0 +1,6 @@
+export class CreateOrganizationCommand {
+  constructor(
+    readonly name: string,
+    readonly options: { organizationId?: string; root?: boolean; actor?: string } = {},
+  ) {}
+}

@@ -1,0 +1,2 @@
+import { streamName } from '@larder/kernel';
+export const organizationStream = (id: string) => streamName('organization', id);

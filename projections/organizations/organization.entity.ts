@@ -1,0 +1,12 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export const ORGANIZATIONS_TABLE = 'organizations_v1';
+
+@Entity({ name: ORGANIZATIONS_TABLE })
+export class OrganizationEntity {
+  @PrimaryColumn('uuid') id!: string;
+  @Column('text') name!: string;
+  @Column('boolean') root!: boolean;
+  @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
+  @Column('bigint') revision!: string;
+}

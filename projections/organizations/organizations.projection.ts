@@ -1,0 +1,33 @@
+import { EntityManager } from 'typeorm';
+import { RecordedEvent } from '@larder/kernel';
+import { ORGANIZATION_EVENT_TYPES, OrganizationEvent } from '@larder/organizations/events';
+import { Projection } from '../runner/projection';
+import { ORGANIZATIONS_TABLE as T } from './organization.entity';
+
+export class OrganizationsProjection implements Projection {
+  readonly name = 'organizations';
+  readonly version = 1;
+  readonly handles = ORGANIZATION_EVENT_TYPES;
+
+  async setup(m: EntityManager): Promise<void> {
+    await m.query(`CREATE TABLE IF NOT EXISTS ${T} (
+      id uuid PRIMARY KEY, name text NOT NULL, root boolean NOT NULL, created_at timestamptz NOT NULL, revision bigint NOT NULL)`);
+  }
+
+  async reset(m: EntityManager): Promise<void> {
+    await m.query(`TRUNCATE ${T}`);
+  }
+
+  async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
+    const e = { type: event.type, data: event.data } as unknown as OrganizationEvent;
+    if (e.type === 'OrganizationCreated') {
+      await m.query(`INSERT INTO ${T} (id, name, root, created_at, revision) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`, [
+        e.data.organizationId,
+        e.data.name,
+        e.data.root,
+        e.data.createdAt,
+        event.revision,
+      ]);
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { OrganizationEntity } from './organization.entity';
+
+@Injectable()
+export class OrganizationsReader {
+  constructor(private readonly ds: DataSource) {}
+
+  get(id: string): Promise<OrganizationEntity | null> {
+    if (!/^[0-9a-f-]{36}$/i.test(id)) return Promise.resolve(null);
+    return this.ds.getRepository(OrganizationEntity).findOneBy({ id });
+  }
+
+  list(): Promise<OrganizationEntity[]> {
+    return this.ds.getRepository(OrganizationEntity).find({ order: { createdAt: 'ASC' } });
+  }
+}

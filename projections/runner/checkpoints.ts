@@ -1,0 +1,62 @@
+import { DataSource, EntityManager } from 'typeorm';
+import { Position, START } from '@larder/kernel';
+
+export const CHECKPOINT_TABLE = 'larder_checkpoints';
+
+export interface CheckpointRow {
+  name: string;
+  kind: 'projection' | 'reactor';
+  version: number;
+  position: Position;
+  updatedAt: Date | null;
+}
+
+export async function setupCheckpoints(ds: DataSource): Promise<void> {
+  await ds.transaction(async (m) => {
+    await m.query(`SELECT pg_advisory_xact_lock(hashtext('larder-checkpoints-setup'))`);
+    await m.query(`CREATE TABLE IF NOT EXISTS ${CHECKPOINT_TABLE} (
+      name text PRIMARY KEY,
+      kind text NOT NULL,
+      version int NOT NULL,
+      commit_pos numeric(20) NOT NULL DEFAULT 0,
+      prepare_pos numeric(20) NOT NULL DEFAULT 0,
+      updated_at timestamptz
+    )`);
+  });
+}
+
+function toRow(r: { name: string; kind: string; version: number; commit_pos: string; prepare_pos: string; updated_at: Date | null }): CheckpointRow {
+  return {
+    name: r.name,
+    kind: r.kind as CheckpointRow['kind'],
+    version: Number(r.version),
+    position: { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos) },
+    updatedAt: r.updated_at,
+  };
+}
+
+/** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
+export async function lockCheckpoint(m: EntityManager, name: string, kind: CheckpointRow['kind'], version: number): Promise<CheckpointRow> {
+  await m.query(`INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [name, kind, version]);
+  const rows = await m.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1 FOR UPDATE`, [name]);
+  return toRow(rows[0]);
+}
+
+export async function writeCheckpoint(m: EntityManager, name: string, version: number, position: Position): Promise<void> {
+  await m.query(`UPDATE ${CHECKPOINT_TABLE} SET version = $2, commit_pos = $3, prepare_pos = $4, updated_at = now() WHERE name = $1`, [
+    name,
+    version,
+    position.commit.toString(),
+    position.prepare.toString(),
+  ]);
+}
+
+export async function readCheckpoints(ds: DataSource | EntityManager): Promise<CheckpointRow[]> {
+  const rows = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`);
+  return rows.map(toRow);
+}
+
+export async function readCheckpoint(ds: DataSource, name: string): Promise<Position> {
+  const rows = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1`, [name]);
+  return rows.length ? toRow(rows[0]).position : START;
+}

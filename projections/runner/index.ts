@@ -1,0 +1,3 @@
+export * from './projection';
+export * from './projection-runner';
+export * from './checkpoints';

@@ -1,0 +1,251 @@
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ConsistencyTimeoutError, Position, READ_MODEL_CONSISTENCY, RecordedEvent, ReadModelConsistency, START, comparePositions } from '@larder/kernel';
+import type { EventStore } from '@larder/event-store';
+import { Projection, Reactor } from './projection';
+import { lockCheckpoint, readCheckpoint, readCheckpoints, setupCheckpoints, writeCheckpoint, CheckpointRow } from './checkpoints';
+
+export { READ_MODEL_CONSISTENCY };
+
+export interface RunnerOptions {
+  batchSize?: number;
+  /** How long a command waits for its projections before answering 503. */
+  consistencyTimeoutMs?: number;
+  /** Whether this process runs the loops (false: an API that only waits on a separate worker). */
+  runLoops?: boolean;
+  pollMs?: number;
+}
+
+export interface ProjectionStatus {
+  name: string;
+  kind: 'projection' | 'reactor';
+  version: number;
+  position: string;
+  lag: number;
+  updatedAt: Date | null;
+}
+
+/**
+ * Drives projectors and reactors from the global log: one strictly ordered pull loop each, catch-up
+ * then live, with the checkpoint written in the same transaction as the projection's rows.
+ */
+export class ProjectionRunner implements ReadModelConsistency {
+  private readonly logger = new Logger('ProjectionRunner');
+  private readonly positions = new Map<string, Position>();
+  private readonly listeners = new Set<() => void>();
+  private controller = new AbortController();
+  private loops: Promise<void>[] = [];
+  private readonly batchSize: number;
+
+  constructor(
+    private readonly store: EventStore,
+    private readonly ds: DataSource,
+    private readonly projections: readonly Projection[],
+    private readonly reactors: readonly Reactor[] = [],
+    private readonly options: RunnerOptions = {},
+  ) {
+    this.batchSize = options.batchSize ?? 500;
+  }
+
+  projection(name: string): Projection {
+    const p = this.projections.find((x) => x.name === name);
+    if (!p) throw new Error(`unknown projection ${name}; known: ${this.projections.map((x) => x.name).join(', ')}`);
+    return p;
+  }
+
+  /** Creates checkpoint and projection tables; a projection whose version changed is rebuilt from START. */
+  async setup(): Promise<void> {
+    await setupCheckpoints(this.ds);
+    for (const p of this.projections) {
+      await this.ds.transaction(async (m) => {
+        await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`larder-projection-setup-${p.name}`]);
+        await p.setup(m);
+        const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
+        if (cp.version !== p.version) {
+          this.logger.log(`projection ${p.name}: version ${cp.version} → ${p.version}, rebuilding from the start`);
+          await p.reset(m);
+          await writeCheckpoint(m, p.name, p.version, START);
+        }
+      });
+    }
+    for (const r of this.reactors) {
+      await this.ds.transaction((m) => lockCheckpoint(m, r.name, 'reactor', 1));
+    }
+  }
+
+  start(): void {
+    if (this.options.runLoops === false) return;
+    this.controller = new AbortController();
+    const signal = this.controller.signal;
+    for (const p of this.projections) this.loops.push(this.loop(p.name, signal, (batch, from) => this.applyBatch(p, batch, from)));
+    for (const r of this.reactors) this.loops.push(this.loop(r.name, signal, (batch) => this.reactBatch(r, batch)));
+  }
+
+  async stop(): Promise<void> {
+    this.controller.abort();
+    await Promise.allSettled(this.loops);
+    this.loops = [];
+  }
+
+  private async loop(name: string, signal: AbortSignal, process: (batch: RecordedEvent[], from: Position) => Promise<Position>): Promise<void> {
+    let position = await readCheckpoint(this.ds, name);
+    this.advance(name, position);
+    let failures = 0;
+    while (!signal.aborted) {
+      try {
+        const batch = await this.store.readAll({ after: position, maxCount: this.batchSize });
+        if (batch.length === 0) {
+          await this.idle(signal);
+          continue;
+        }
+        position = await process(batch, position);
+        this.advance(name, position);
+        failures = 0;
+      } catch (err) {
+        if (signal.aborted) break;
+        failures++;
+        this.logger.error(`${name}: ${(err as Error).message}; retrying`, (err as Error).stack);
+        await sleep(Math.min(5000, 50 * 2 ** failures), signal);
+        position = await readCheckpoint(this.ds, name).catch(() => position);
+      }
+    }
+  }
+
+  private idleWaiters = new Set<() => void>();
+  private idle(signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(t);
+        this.idleWaiters.delete(done);
+        resolve();
+      };
+      const t = setTimeout(done, this.options.pollMs ?? 25);
+      this.idleWaiters.add(done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
+  /** Wakes idle loops at once (called after an append in this process). */
+  nudge(): void {
+    for (const w of [...this.idleWaiters]) w();
+  }
+
+  private async applyBatch(p: Projection, batch: RecordedEvent[], from: Position): Promise<Position> {
+    return this.ds.transaction(async (m) => {
+      const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
+      // Another runner or a replay moved the checkpoint since this batch was read: re-read from there.
+      if (comparePositions(cp.position, from) !== 0) return cp.position;
+      for (const e of batch) if (p.handles.includes(e.type)) await p.apply(e, m);
+      const last = batch[batch.length - 1].position;
+      await writeCheckpoint(m, p.name, p.version, last);
+      return last;
+    });
+  }
+
+  private async reactBatch(r: Reactor, batch: RecordedEvent[]): Promise<Position> {
+    let last: Position | null = null;
+    for (const e of batch) {
+      await r.handle(e);
+      last = e.position;
+    }
+    await this.ds.transaction(async (m) => {
+      await lockCheckpoint(m, r.name, 'reactor', 1);
+      await writeCheckpoint(m, r.name, 1, last!);
+    });
+    return last!;
+  }
+
+  private advance(name: string, position: Position): void {
+    this.positions.set(name, position);
+    for (const l of [...this.listeners]) l();
+  }
+
+  async waitFor(names: readonly string[], position: Position | null): Promise<void> {
+    if (!position) return;
+    this.nudge();
+    const timeoutMs = this.options.consistencyTimeoutMs ?? 5000;
+    const deadline = Date.now() + timeoutMs;
+    const caughtUp = async () => {
+      for (const n of names) {
+        let p = this.positions.get(n);
+        if (!p || comparePositions(p, position) < 0) {
+          // Loops may run in another process (a separate worker): ask the checkpoint table.
+          if (this.options.runLoops === false) p = await readCheckpoint(this.ds, n);
+          if (!p || comparePositions(p, position) < 0) return false;
+        }
+      }
+      return true;
+    };
+    while (!(await caughtUp())) {
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        throw new ConsistencyTimeoutError(`The write is stored but the read model (${names.join(', ')}) has not caught up yet; retry the read shortly.`);
+      }
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          this.listeners.delete(done);
+          resolve();
+        };
+        const t = setTimeout(done, Math.min(left, this.options.runLoops === false ? 10 : 100));
+        this.listeners.add(done);
+      });
+    }
+  }
+
+  /**
+   * Drops a projection's rows and rebuilds them from the whole log. The rebuild runs in one
+   * transaction with the checkpoint row locked, so readers keep seeing the old rows until the new
+   * ones commit, and a running loop simply continues from the new checkpoint. Reactors are never replayed.
+   */
+  async replay(name: string): Promise<{ events: number; position: Position }> {
+    const p = this.projection(name);
+    // Read the log first: inside the transaction no other connection may be used (embedded Postgres
+    // serves one transaction at a time).
+    const events: RecordedEvent[] = [];
+    let pos = START;
+    for (;;) {
+      const batch = await this.store.readAll({ after: pos, maxCount: 5000 });
+      if (!batch.length) break;
+      events.push(...batch.filter((e) => p.handles.includes(e.type)));
+      pos = batch[batch.length - 1].position;
+    }
+    await this.ds.transaction(async (m) => {
+      const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
+      await p.setup(m);
+      await p.reset(m);
+      for (const e of events) await p.apply(e, m);
+      void cp; // locked: a live loop waits, then sees the moved checkpoint and continues from `pos`
+      await writeCheckpoint(m, p.name, p.version, pos);
+    });
+    this.advance(name, pos);
+    return { events: events.length, position: pos };
+  }
+
+  async status(): Promise<ProjectionStatus[]> {
+    const rows: CheckpointRow[] = await readCheckpoints(this.ds);
+    const out: ProjectionStatus[] = [];
+    for (const r of rows) {
+      let lag = 0;
+      let at = r.position;
+      for (;;) {
+        const batch = await this.store.readAll({ after: at, maxCount: 5000 });
+        lag += batch.length;
+        if (batch.length < 5000 || lag >= 100_000) break;
+        at = batch[batch.length - 1].position;
+      }
+      out.push({ name: r.name, kind: r.kind, version: r.version, position: `${r.position.commit}/${r.position.prepare}`, lag, updatedAt: r.updatedAt });
+    }
+    return out;
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => {
+      clearTimeout(t);
+      resolve();
+    }, { once: true });
+  });
+}

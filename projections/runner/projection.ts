@@ -1,0 +1,25 @@
+import { EntityManager } from 'typeorm';
+import { RecordedEvent } from '@larder/kernel';
+
+/**
+ * A projector builds derived state from events. It must be idempotent (guard rows by stream revision)
+ * and deterministic, because it is replayed. Its version appears in its table names so that a new
+ * version is built from scratch beside the old one.
+ */
+export interface Projection {
+  readonly name: string;
+  readonly version: number;
+  /** Event types it reads; others only advance its checkpoint. */
+  readonly handles: readonly string[];
+  /** Create this version's tables (idempotent). */
+  setup(manager: EntityManager): Promise<void>;
+  /** Empty this version's tables (for replay). */
+  reset(manager: EntityManager): Promise<void>;
+  apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
+}
+
+/** A reactor performs side effects (publishing, ingestion, export). It has its own checkpoint and is never replayed. */
+export interface Reactor {
+  readonly name: string;
+  handle(event: RecordedEvent): Promise<void>;
+}
