@@ -1,0 +1,22 @@
+import 'reflect-metadata';
+import { eventStoreBench } from './eventstore.bench';
+
+const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench };
+
+async function main(): Promise<void> {
+  const names = process.argv.slice(2);
+  if (!names.length || names.some((n) => !SUITES[n])) {
+    process.stdout.write(`usage: npm run bench -- <${Object.keys(SUITES).join('|')}> ...\n`);
+    process.exit(names.length ? 2 : 0);
+  }
+  for (const n of names) await SUITES[n]();
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    // eslint-disable-next-line no-console
+    console.error(err);
+    process.exit(1);
+  },
+);
