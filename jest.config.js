@@ -17,6 +17,7 @@ const moduleNameMapper = {
 };
 const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
 module.exports = {
+  reporters: ['default', '<rootDir>/tools/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,projections}/**/*.spec.ts'] },
     { ...common, displayName: 'int', testMatch: ['<rootDir>/{apps,libs,projections}/**/*.int-spec.ts'] },
