@@ -1,15 +1,10 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsISO8601, IsNotEmpty, IsOptional, IsString, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { ScopeDto } from '../../scope.dto';
+import { UpdateApiKeyRequestDto } from '../update-api-key/update-api-key.request.dto';
 
-/** `ApiKeyCreateParams`. */
-export class CreateApiKeyRequestDto {
-  @IsOptional()
-  @IsString()
-  @IsNotEmpty()
-  @MaxLength(255)
-  name?: string;
-
+/** `ApiKeyCreateParams`: the updatable fields (`name`, `expires_at`) plus `scope`. */
+export class CreateApiKeyRequestDto extends UpdateApiKeyRequestDto {
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
   @IsArray()
@@ -17,9 +12,4 @@ export class CreateApiKeyRequestDto {
   @ValidateNested({ each: true })
   @Type(() => ScopeDto)
   scope?: ScopeDto[] | null;
-
-  @IsOptional()
-  @ValidateIf((_, v) => v !== null)
-  @IsISO8601({ strict: true })
-  expires_at?: string | null;
 }
