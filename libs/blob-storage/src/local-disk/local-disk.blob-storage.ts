@@ -1,0 +1,137 @@
+import { createReadStream, createWriteStream, promises as fs } from 'fs';
+import { dirname, join } from 'path';
+import { randomUUID } from 'crypto';
+import { Readable } from 'stream';
+import { pipeline } from 'stream/promises';
+import { BlobNotFoundError, BlobStorage, ByteRange, PartInfo, StoredBlob } from '../blob-storage.port';
+import { HashingStream } from '../hashing';
+
+/**
+ * Blobs as files under a root directory. Writes go to a temp file that is fsynced, renamed into place
+ * and followed by an fsync of the directory, so a crash leaves the old blob or the new one.
+ */
+export class LocalDiskBlobStorage implements BlobStorage {
+  readonly kind = 'local-disk';
+  constructor(private readonly root: string) {}
+
+  private path(key: string): string {
+    if (!/^[A-Za-z0-9][A-Za-z0-9/_.-]*$/.test(key) || key.includes('..')) throw new Error(`invalid blob key ${key}`);
+    return join(this.root, 'objects', key);
+  }
+  private partsDir(uploadId: string): string {
+    if (!/^[A-Za-z0-9-]+$/.test(uploadId)) throw new BlobNotFoundError(uploadId);
+    return join(this.root, 'multipart', uploadId);
+  }
+
+  private async writeAtomically(target: string, body: Readable, hasher: HashingStream): Promise<void> {
+    const tmpDir = join(this.root, 'tmp');
+    await fs.mkdir(tmpDir, { recursive: true });
+    await fs.mkdir(dirname(target), { recursive: true });
+    const tmp = join(tmpDir, `${randomUUID()}.part`);
+    try {
+      await pipeline(body, hasher, createWriteStream(tmp, { flags: 'wx' }));
+      const fh = await fs.open(tmp, 'r');
+      await fh.sync();
+      await fh.close();
+      await fs.rename(tmp, target);
+      await syncDir(dirname(target));
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async put(key: string, body: Readable, options: { maxBytes?: number } = {}): Promise<StoredBlob> {
+    const hasher = new HashingStream(options.maxBytes);
+    await this.writeAtomically(this.path(key), body, hasher);
+    return { bytes: hasher.bytes, sha256: hasher.sha256() };
+  }
+
+  async get(key: string, range?: ByteRange): Promise<Readable> {
+    const p = this.path(key);
+    try {
+      await fs.access(p);
+    } catch {
+      throw new BlobNotFoundError(key);
+    }
+    return createReadStream(p, range ? { start: range.start, end: range.end } : {});
+  }
+
+  async size(key: string): Promise<number | null> {
+    try {
+      return (await fs.stat(this.path(key))).size;
+    } catch {
+      return null;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.path(key), { force: true });
+  }
+
+  async createMultipart(): Promise<string> {
+    const id = randomUUID();
+    await fs.mkdir(this.partsDir(id), { recursive: true });
+    return id;
+  }
+
+  async presignPart(): Promise<string | null> {
+    return null;
+  }
+
+  async putPart(_key: string, uploadId: string, partNumber: number, body: Readable, maxBytes?: number): Promise<PartInfo> {
+    const dir = this.partsDir(uploadId);
+    try {
+      await fs.access(dir);
+    } catch {
+      throw new BlobNotFoundError(uploadId);
+    }
+    const hasher = new HashingStream(maxBytes, true);
+    await this.writeAtomically(join(dir, String(partNumber).padStart(5, '0')), body, hasher);
+    const etag = `"${hasher.md5hex()}"`;
+    await fs.writeFile(join(dir, `${String(partNumber).padStart(5, '0')}.etag`), etag);
+    return { partNumber, etag, bytes: hasher.bytes };
+  }
+
+  async listParts(_key: string, uploadId: string): Promise<PartInfo[]> {
+    const dir = this.partsDir(uploadId);
+    let names: string[];
+    try {
+      names = await fs.readdir(dir);
+    } catch {
+      throw new BlobNotFoundError(uploadId);
+    }
+    const parts: PartInfo[] = [];
+    for (const n of names.filter((x) => /^\d{5}$/.test(x)).sort()) {
+      const etag = await fs.readFile(join(dir, `${n}.etag`), 'utf8').catch(() => null);
+      if (etag === null) continue; // part written but its ETag not yet: not complete
+      parts.push({ partNumber: Number(n), etag, bytes: (await fs.stat(join(dir, n))).size });
+    }
+    return parts;
+  }
+
+  async completeMultipart(key: string, uploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob> {
+    const dir = this.partsDir(uploadId);
+    const files = parts.map((p) => join(dir, String(p.partNumber).padStart(5, '0')));
+    const hasher = new HashingStream();
+    async function* concat() {
+      for (const f of files) for await (const chunk of createReadStream(f)) yield chunk as Buffer;
+    }
+    await this.writeAtomically(this.path(key), Readable.from(concat()), hasher);
+    await fs.rm(dir, { recursive: true, force: true });
+    return { bytes: hasher.bytes, sha256: hasher.sha256() };
+  }
+
+  async abortMultipart(_key: string, uploadId: string): Promise<void> {
+    await fs.rm(this.partsDir(uploadId), { recursive: true, force: true });
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await fs.open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
