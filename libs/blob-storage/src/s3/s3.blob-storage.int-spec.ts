@@ -19,4 +19,4 @@ blobStorageContract('S3 (s3rver on loopback)', async () => {
       await s3.close();
     },
   };
-}, { listParts: false /* s3rver has no ListParts */ });
+}, { listParts: false /* s3rver has neither ListParts nor AbortMultipartUpload */ });
