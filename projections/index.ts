@@ -3,11 +3,15 @@ import { ApiKeysProjection } from './api-keys/api-keys.projection';
 import { OrganizationsProjection } from './organizations/organizations.projection';
 import { ApiKeyEntity } from './api-keys/api-key.entity';
 import { OrganizationEntity } from './organizations/organization.entity';
+import { FilesProjection } from './files/files.projection';
+import { FileUploadsProjection } from './file-uploads/file-uploads.projection';
+import { FileEntity } from './files/file.entity';
+import { FileUploadEntity } from './file-uploads/file-upload.entity';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
-  return [new OrganizationsProjection(), new ApiKeysProjection()];
+  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection()];
 }
 
 /** TypeORM entities of all read models. */
-export const READ_MODEL_ENTITIES = [ApiKeyEntity, OrganizationEntity];
+export const READ_MODEL_ENTITIES = [ApiKeyEntity, OrganizationEntity, FileEntity, FileUploadEntity];

@@ -7,6 +7,8 @@ import { EVENT_STORE } from '@larder/event-store';
 import { MESSAGE_BUS } from '@larder/message-bus';
 import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api-keys';
 import { OrganizationsModule } from '@larder/organizations';
+import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
+import { BLOB_STORAGE } from '@larder/blob-storage';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
@@ -27,6 +29,18 @@ export class InfrastructureModule {
       { provide: DataSource, useValue: infra.dataSource },
       { provide: ProjectionRunner, useValue: infra.runner },
       { provide: READ_MODEL_CONSISTENCY, useValue: infra.runner },
+      { provide: BLOB_STORAGE, useValue: infra.blobs },
+      {
+        provide: FILES_CONFIG,
+        useValue: {
+          maxFileBytes: infra.config.maxFileBytes,
+          uploadTtlMs: infra.config.uploadTtlMs,
+          partUrlTtlSeconds: infra.config.partUrlTtlSeconds,
+          signingSecret: infra.signingSecret,
+          publicUrl: infra.config.publicUrl,
+          sweepExpiredUploads: infra.config.runWorker,
+        } satisfies FilesConfig,
+      },
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
@@ -42,7 +56,7 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule],
       controllers: options.http === false ? [] : [InfoHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

@@ -20,6 +20,15 @@ export interface LarderConfig {
   consistencyTimeoutMs: number;
   jsonLimit: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
+  /** `local` (files under dataDir/blobs) or `s3`. */
+  blobStorage: 'local' | 's3';
+  s3: { bucket: string; endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; prefix: string };
+  maxFileBytes: number;
+  uploadTtlMs: number;
+  partUrlTtlSeconds: number;
+  /** HMAC key for part URLs; unset = generated into dataDir/signing-key. */
+  signingSecret: string | null;
+  publicUrl: string | null;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -52,5 +61,19 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     consistencyTimeoutMs: int('LARDER_CONSISTENCY_TIMEOUT_MS', 5000),
     jsonLimit: env.LARDER_JSON_LIMIT || '10mb',
     logLevel: (env.LARDER_LOG_LEVEL as LarderConfig['logLevel']) || 'log',
+    blobStorage: env.LARDER_BLOB_STORAGE === 's3' ? 's3' : 'local',
+    s3: {
+      bucket: env.LARDER_S3_BUCKET || 'larder',
+      endpoint: env.LARDER_S3_ENDPOINT || null,
+      region: env.LARDER_S3_REGION || 'us-east-1',
+      accessKeyId: env.LARDER_S3_ACCESS_KEY_ID || null,
+      secretAccessKey: env.LARDER_S3_SECRET_ACCESS_KEY || null,
+      prefix: env.LARDER_S3_PREFIX || '',
+    },
+    maxFileBytes: int('LARDER_MAX_FILE_BYTES', 5 * 1024 ** 3),
+    uploadTtlMs: int('LARDER_UPLOAD_TTL_SECONDS', 24 * 3600) * 1000,
+    partUrlTtlSeconds: int('LARDER_PART_URL_TTL_SECONDS', 3600),
+    signingSecret: env.LARDER_SIGNING_SECRET || null,
+    publicUrl: env.LARDER_PUBLIC_URL || null,
   };
 }

@@ -12,6 +12,10 @@ import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.m
 import { EmbeddedPostgres, ensureDatabase, startEmbeddedPostgres } from '@larder/database';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
+import { BlobStorage } from '@larder/blob-storage';
+import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk.blob-storage';
+import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
+import { randomBytes } from 'crypto';
 import { LarderConfig } from './config';
 
 export interface Infrastructure {
@@ -23,7 +27,24 @@ export interface Infrastructure {
   eventStore: EventStore;
   bus: MessageBus;
   runner: ProjectionRunner;
+  blobs: BlobStorage;
+  signingSecret: string;
   close(): Promise<void>;
+}
+
+/** LARDER_SIGNING_SECRET, else a key generated once into the data directory (mode 0600). */
+function signingSecret(config: LarderConfig): string {
+  if (config.signingSecret) return config.signingSecret;
+  const file = join(config.dataDir, 'signing-key');
+  mkdirSync(config.dataDir, { recursive: true });
+  if (!existsSync(file)) {
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
+    } catch {
+      /* written concurrently */
+    }
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 const LOCK_FILE = 'embedded-postgres.json';
@@ -96,7 +117,25 @@ export async function createInfrastructure(
   });
   await runner.setup();
 
+  let blobs: BlobStorage;
+  if (config.blobStorage === 's3') {
+    const s3 = new S3BlobStorage({
+      bucket: config.s3.bucket,
+      endpoint: config.s3.endpoint ?? undefined,
+      region: config.s3.region,
+      accessKeyId: config.s3.accessKeyId ?? undefined,
+      secretAccessKey: config.s3.secretAccessKey ?? undefined,
+      prefix: config.s3.prefix,
+    });
+    await s3.ensureBucket();
+    blobs = s3;
+  } else {
+    blobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
+  }
+
   return {
+    blobs,
+    signingSecret: signingSecret(config),
     config,
     databaseUrl,
     embedded,

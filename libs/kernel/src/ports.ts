@@ -1,4 +1,4 @@
-import { randomUUID, randomBytes } from 'crypto';
+import { createHash, randomUUID, randomBytes } from 'crypto';
 
 /** Time comes from this port so tests are deterministic. */
 export interface Clock {
@@ -25,4 +25,13 @@ export class RandomIdGenerator implements IdGenerator {
   secret(bytes: number): string {
     return randomBytes(bytes).toString('base64url');
   }
+}
+
+/** A deterministic UUID (v4 layout) derived from a string, for idempotent ids (bootstrap, retries). */
+export function uuidFrom(seed: string): string {
+  const h = createHash('sha256').update(seed).digest();
+  h[6] = (h[6] & 0x0f) | 0x40;
+  h[8] = (h[8] & 0x3f) | 0x80;
+  const x = h.subarray(0, 16).toString('hex');
+  return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20, 32)}`;
 }
