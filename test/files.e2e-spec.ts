@@ -1,0 +1,159 @@
+import { createHash, randomBytes } from 'crypto';
+import Mixedbread, { toFile } from '@mixedbread/sdk';
+import { startTestLarder, TestLarder } from './support/in-process-larder';
+
+jest.setTimeout(120_000);
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+describe('Files through the official @mixedbread/sdk client', () => {
+  let t: TestLarder;
+  let c: Mixedbread;
+  let key: string;
+
+  beforeAll(async () => {
+    t = await startTestLarder();
+    key = (await t.newOrganization('files')).apiKey;
+    c = t.client(key);
+  });
+  afterAll(async () => t?.close());
+
+  const raw = (path: string, init: RequestInit & { key?: string } = {}) =>
+    fetch(path.startsWith('http') ? path : `${t.baseURL}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? key}`, ...(init.headers ?? {}) } });
+
+  it('uploads a small file, downloads it byte for byte with the right headers, replaces and deletes it', async () => {
+    const body = Buffer.from('# Notes\n\nhello larder\n');
+    const f = await c.files.create({ file: await toFile(body, 'notes.md', { type: 'text/markdown' }) });
+    expect(f).toEqual({ id: expect.any(String), filename: 'notes.md', bytes: body.length, mime_type: 'text/markdown', version: 1, created_at: expect.any(String), updated_at: expect.any(String) });
+    expect(await c.files.retrieve(f.id)).toEqual(f);
+
+    const res = await c.files.content(f.id);
+    const got = Buffer.from(await res.arrayBuffer());
+    expect(got.equals(body)).toBe(true);
+    expect(res.headers.get('content-type')).toContain('text/markdown');
+    expect(res.headers.get('content-length')).toBe(String(body.length));
+    expect(res.headers.get('content-disposition')).toContain('notes.md');
+    expect(res.headers.get('etag')).toBe(`"${sha(body)}"`);
+
+    const part = await raw(`/v1/files/${f.id}/content`, { headers: { range: 'bytes=2-6' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 2-6/${body.length}`);
+    expect(Buffer.from(await part.arrayBuffer()).toString()).toBe(body.subarray(2, 7).toString());
+    expect((await raw(`/v1/files/${f.id}/content`, { headers: { range: 'bytes=999-' } })).status).toBe(416);
+    expect((await raw(`/v1/files/${f.id}/content`, { headers: { 'if-none-match': `"${sha(body)}"` } })).status).toBe(304);
+
+    const replaced = await c.files.update(f.id, { file: await toFile(Buffer.from('v2 content'), 'notes-v2.txt', { type: 'text/plain' }) });
+    expect(replaced).toMatchObject({ id: f.id, version: 2, filename: 'notes-v2.txt', bytes: 10, mime_type: 'text/plain' });
+    expect(Buffer.from(await (await c.files.content(f.id)).arrayBuffer()).toString()).toBe('v2 content');
+
+    expect(await c.files.delete(f.id)).toEqual({ id: f.id, deleted: true, object: 'file' });
+    await expect(c.files.retrieve(f.id)).rejects.toMatchObject({ status: 404 });
+    expect((await raw(`/v1/files/${f.id}/content`)).status).toBe(404);
+  });
+
+  it('uploads 12 MiB through presigned parts (5 MiB threshold and part size) and downloads it intact', async () => {
+    const body = randomBytes(12 * 1024 * 1024);
+    const parts: number[] = [];
+    const f = await c.files.create({
+      file: await toFile(body, 'big.bin', { type: 'application/octet-stream' }),
+      multipartUpload: { threshold: 5 * 1024 * 1024, partSize: 5 * 1024 * 1024, onPartUpload: (e: { partNumber: number }) => void parts.push(e.partNumber) },
+    } as never);
+    expect(parts.sort()).toEqual([1, 2, 3]);
+    expect(f).toMatchObject({ filename: 'big.bin', bytes: body.length, version: 1 });
+    const got = Buffer.from(await (await c.files.content(f.id)).arrayBuffer());
+    expect(sha(got)).toBe(sha(body));
+    expect((await c.files.uploads.list()).data).toEqual([]);
+  });
+
+  it('lists with fuzzy q and pages both ways', async () => {
+    const { apiKey } = await t.newOrganization('listing');
+    const lc = t.client(apiKey);
+    const names = ['quarterly-report-2024.pdf', 'meeting-notes.md', 'budget.csv', 'annual-report.docx', 'readme.txt', 'photo.png', 'report-draft.txt'];
+    for (const n of names) await lc.files.create({ file: await toFile(Buffer.from(`content of ${n}`), n) });
+
+    const typo = await lc.files.list({ q: 'reprot' });
+    expect(typo.data.map((f) => f.filename)).toEqual(expect.arrayContaining(['quarterly-report-2024.pdf', 'annual-report.docx', 'report-draft.txt']));
+    expect(typo.data.map((f) => f.filename)).not.toContain('photo.png');
+    const exact = await lc.files.list({ q: 'budget' });
+    expect(exact.data[0].filename).toBe('budget.csv');
+
+    const p1 = await lc.files.list({ limit: 3 });
+    expect(p1.data.map((f) => f.filename)).toEqual(['report-draft.txt', 'photo.png', 'readme.txt']); // newest first
+    const p2 = await lc.files.list({ limit: 3, after: p1.pagination.last_cursor });
+    expect(p2.data.map((f) => f.filename)).toEqual(['annual-report.docx', 'budget.csv', 'meeting-notes.md']);
+    const back = await lc.files.list({ limit: 3, before: p2.pagination.first_cursor });
+    expect(back.data.map((f) => f.filename)).toEqual(p1.data.map((f) => f.filename));
+    expect(back.pagination.has_more).toBe(false);
+    const all: string[] = [];
+    for await (const f of lc.files.list({ limit: 2 })) all.push(f.filename);
+    expect(all.sort()).toEqual([...names].sort());
+    expect((await lc.files.list({ limit: 2, include_total: true })).pagination.total).toBe(7);
+  });
+
+  it('answers bad input with clear 4xx and creates nothing', async () => {
+    const before = (await c.files.list({ include_total: true })).pagination.total;
+    const noFile = new FormData();
+    noFile.append('other', 'x');
+    expect((await raw('/v1/files', { method: 'POST', body: noFile })).status).toBe(422);
+    expect((await raw('/v1/files', { method: 'POST', body: JSON.stringify({}), headers: { 'content-type': 'application/json' } })).status).toBe(422);
+    await expect(c.files.create({ file: await toFile(Buffer.alloc(0), 'empty.txt') })).rejects.toMatchObject({ status: 422 });
+    const json = { 'content-type': 'application/json' };
+    for (const part_count of [0, 10001]) {
+      const r = await raw('/v1/files/uploads', { method: 'POST', headers: json, body: JSON.stringify({ filename: 'x', file_size: 20000, mime_type: 'text/plain', part_count }) });
+      expect(r.status).toBe(422);
+    }
+    expect((await raw('/v1/files/uploads', { method: 'POST', headers: json, body: JSON.stringify({ filename: 'x', file_size: 10, mime_type: 'nope' }) })).status).toBe(422);
+
+    // complete with a missing part, then with a wrong ETag
+    const up = await c.files.uploads.create({ filename: 'two.txt', file_size: 10, mime_type: 'text/plain', part_count: 2 });
+    const p1 = await fetch(up.part_urls[0].url, { method: 'PUT', body: Buffer.from('hello') });
+    expect(p1.status).toBe(200);
+    const etag1 = p1.headers.get('etag')!;
+    await expect(c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }] })).rejects.toMatchObject({ status: 400 });
+    const p2 = await fetch(up.part_urls[1].url, { method: 'PUT', body: Buffer.from('world') });
+    await expect(
+      c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }, { part_number: 2, etag: '"0000"' }] }),
+    ).rejects.toMatchObject({ status: 400 });
+    // tampered and expired part URLs
+    const tampered = up.part_urls[0].url.replace(/signature=([^&]+)/, 'signature=AAAA$1');
+    expect((await fetch(tampered, { method: 'PUT', body: Buffer.from('x') })).status).toBe(403);
+    const expired = up.part_urls[0].url.replace(/expires=\d+/, 'expires=1');
+    expect((await fetch(expired, { method: 'PUT', body: Buffer.from('x') })).status).toBe(403);
+    // still completable with the right parts
+    const done = await c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }, { part_number: 2, etag: p2.headers.get('etag')! }] });
+    expect(Buffer.from(await (await c.files.content(done.id)).arrayBuffer()).toString()).toBe('helloworld');
+    await expect(c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }, { part_number: 2, etag: p2.headers.get('etag')! }] })).rejects.toMatchObject({
+      status: 409,
+    });
+    expect((await c.files.list({ include_total: true })).pagination.total).toBe((before ?? 0) + 1);
+  });
+
+  it('resumes an interrupted upload: detail lists completed parts and fresh URLs for missing ones; abort deletes', async () => {
+    const up = await c.files.uploads.create({ filename: 'resume.txt', file_size: 15, mime_type: 'text/plain', part_count: 3 });
+    await fetch(up.part_urls[1].url, { method: 'PUT', body: Buffer.from('BBBBB') });
+    const detail = await c.files.uploads.retrieve(up.id);
+    expect(detail.completed_parts.map((p) => p.part_number)).toEqual([2]);
+    expect(detail.part_urls.map((p) => p.part_number)).toEqual([1, 3]);
+    expect((await c.files.uploads.list()).data.map((u) => u.id)).toContain(up.id);
+    expect(await c.files.uploads.abort(up.id)).toEqual({ id: up.id, deleted: true, object: 'file' });
+    expect((await fetch(up.part_urls[0].url, { method: 'PUT', body: Buffer.from('AAAAA') })).status).toBe(404);
+    expect((await c.files.uploads.list()).data.map((u) => u.id)).not.toContain(up.id);
+  });
+
+  it('isolates organizations on every route, part URLs included', async () => {
+    const f = await c.files.create({ file: await toFile(Buffer.from('mine'), 'mine.txt') });
+    const up = await c.files.uploads.create({ filename: 'u.txt', file_size: 4, mime_type: 'text/plain' });
+    const other = t.client((await t.newOrganization('other')).apiKey);
+    await expect(other.files.retrieve(f.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.content(f.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.delete(f.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.update(f.id, { file: await toFile(Buffer.from('x'), 'x.txt') })).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.uploads.retrieve(up.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.uploads.abort(up.id)).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: 'x' }] })).rejects.toMatchObject({ status: 404 });
+    expect((await other.files.list()).data).toEqual([]);
+    expect((await other.files.uploads.list()).data).toEqual([]);
+    // a signed URL of one upload does not work for another upload id
+    const forged = up.part_urls[0].url.replace(up.id, f.id);
+    expect((await fetch(forged, { method: 'PUT', body: Buffer.from('x') })).status).toBe(403);
+  });
+});
