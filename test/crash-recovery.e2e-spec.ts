@@ -1,4 +1,4 @@
-import { randomBytes } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 import { existsSync, mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -103,5 +103,40 @@ describe.each([['embedded Postgres (PGlite on disk)'], ['the machine’s Postgre
     expect(published.length).toBe(all.length);
     expect(new Set(published).size).toBe(published.length);
     expect(new Set(published)).toEqual(new Set(all.map((k) => k.id)));
+  });
+
+  it('a kill -9 between the parts and complete leaves the multipart upload resumable after restart', async () => {
+    const port = await freePort();
+    await server?.stop();
+    server = await startServerProcess(env, port);
+    const client = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0 });
+    const parts = [randomBytes(6 * 1024 * 1024), randomBytes(6 * 1024 * 1024), randomBytes(1000)];
+    const whole = Buffer.concat(parts);
+    const up = await client.files.uploads.create({ filename: 'resumable.bin', file_size: whole.length, mime_type: 'application/octet-stream', part_count: 3 });
+    const etags: string[] = [];
+    for (const i of [0, 1]) {
+      const r = await fetch(up.part_urls[i].url, { method: 'PUT', body: parts[i] });
+      expect(r.status).toBe(200);
+      etags[i] = r.headers.get('etag')!;
+    }
+    server.kill9();
+    await new Promise((r) => server!.child.once('exit', r));
+
+    server = await startServerProcess(env, port);
+    const after = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0 });
+    const detail = await after.files.uploads.retrieve(up.id);
+    expect(detail.completed_parts).toEqual([
+      { part_number: 1, etag: etags[0] },
+      { part_number: 2, etag: etags[1] },
+    ]);
+    expect(detail.part_urls.map((p) => p.part_number)).toEqual([3]);
+    const r3 = await fetch(detail.part_urls[0].url, { method: 'PUT', body: parts[2] });
+    expect(r3.status).toBe(200);
+    const file = await after.files.uploads.complete(up.id, {
+      parts: [...detail.completed_parts, { part_number: 3, etag: r3.headers.get('etag')! }],
+    });
+    expect(file.bytes).toBe(whole.length);
+    const got = Buffer.from(await (await after.files.content(file.id)).arrayBuffer());
+    expect(createHash('sha256').update(got).digest('hex')).toBe(createHash('sha256').update(whole).digest('hex'));
   });
 });
