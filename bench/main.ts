@@ -1,7 +1,8 @@
 import 'reflect-metadata';
 import { eventStoreBench } from './eventstore.bench';
+import { filesBench } from './files.bench';
 
-const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench };
+const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

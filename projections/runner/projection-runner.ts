@@ -117,6 +117,7 @@ export class ProjectionRunner implements ReadModelConsistency {
       const done = () => {
         clearTimeout(t);
         this.idleWaiters.delete(done);
+        signal.removeEventListener('abort', done);
         resolve();
       };
       const t = setTimeout(done, this.options.pollMs ?? 25);
@@ -242,10 +243,12 @@ export class ProjectionRunner implements ReadModelConsistency {
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
-    const t = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
+    const done = () => {
       clearTimeout(t);
+      signal.removeEventListener('abort', done);
       resolve();
-    }, { once: true });
+    };
+    const t = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
   });
 }
