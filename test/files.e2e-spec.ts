@@ -227,3 +227,28 @@ describe('abandoned multipart uploads expire', () => {
     }
   });
 });
+
+describe('API key scopes on the files routes', () => {
+  it('grants exactly what a scope entry names', async () => {
+    const t = await startTestLarder();
+    try {
+      const owner = t.client((await t.newOrganization('scopes')).apiKey);
+      const f = await owner.files.create({ file: await toFile(Buffer.from('x'), 'x.txt') });
+      const g = await owner.files.create({ file: await toFile(Buffer.from('y'), 'y.txt') });
+      const readAny = await owner.apiKeys.create({ name: 'read', scope: [{ method: 'read' }] });
+      const readOne = await owner.apiKeys.create({ name: 'read-one', scope: [{ method: 'read', resource_id: f.id }] });
+      const storeOnly = await owner.apiKeys.create({ name: 'stores', scope: [{ method: 'read', resource_type: 'store' }] });
+      const r = t.client(readAny.value);
+      expect((await r.files.retrieve(f.id)).id).toBe(f.id);
+      await expect(r.files.create({ file: await toFile(Buffer.from('z'), 'z.txt') })).rejects.toMatchObject({ status: 403 });
+      await expect(r.files.delete(f.id)).rejects.toMatchObject({ status: 403 });
+      await expect(r.files.list()).rejects.toMatchObject({ status: 403 });
+      const one = t.client(readOne.value);
+      expect((await one.files.retrieve(f.id)).id).toBe(f.id);
+      await expect(one.files.retrieve(g.id)).rejects.toMatchObject({ status: 403 });
+      await expect(t.client(storeOnly.value).files.retrieve(f.id)).rejects.toMatchObject({ status: 403 });
+    } finally {
+      await t.close();
+    }
+  });
+});
