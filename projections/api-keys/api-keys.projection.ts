@@ -11,6 +11,7 @@ import { API_KEYS_TABLE as T } from './api-key.entity';
 export class ApiKeysProjection implements Projection {
   readonly name = 'api-keys';
   readonly version = 1;
+  readonly tables = [T];
   readonly handles = API_KEY_EVENT_TYPES;
 
   async setup(m: EntityManager): Promise<void> {
@@ -31,10 +32,6 @@ export class ApiKeysProjection implements Projection {
     )`);
     await m.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${T}_secret_hash ON ${T} (secret_hash)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_created ON ${T} (organization_id, created_at DESC, id DESC)`);
-  }
-
-  async reset(m: EntityManager): Promise<void> {
-    await m.query(`TRUNCATE ${T}`);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {

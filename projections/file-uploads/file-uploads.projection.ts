@@ -8,6 +8,7 @@ import { FILE_UPLOADS_TABLE as T } from './file-upload.entity';
 export class FileUploadsProjection implements Projection {
   readonly name = 'file-uploads';
   readonly version = 1;
+  readonly tables = [T];
   readonly handles = MULTIPART_UPLOAD_EVENT_TYPES;
 
   async setup(m: EntityManager): Promise<void> {
@@ -18,10 +19,6 @@ export class FileUploadsProjection implements Projection {
       expires_at timestamptz NOT NULL, revision bigint NOT NULL)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_status ON ${T} (organization_id, status, created_at DESC)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_expiry ON ${T} (status, expires_at)`);
-  }
-
-  async reset(m: EntityManager): Promise<void> {
-    await m.query(`TRUNCATE ${T}`);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {

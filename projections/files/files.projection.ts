@@ -8,6 +8,7 @@ import { FILES_TABLE as T } from './file.entity';
 export class FilesProjection implements Projection {
   readonly name = 'files';
   readonly version = 1;
+  readonly tables = [T];
   readonly handles = FILE_EVENT_TYPES;
 
   async setup(m: EntityManager): Promise<void> {
@@ -18,10 +19,6 @@ export class FilesProjection implements Projection {
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, revision bigint NOT NULL)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_created ON ${T} (organization_id, created_at DESC, id DESC)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_filename_trgm ON ${T} USING gin (lower(filename) gin_trgm_ops)`);
-  }
-
-  async reset(m: EntityManager): Promise<void> {
-    await m.query(`TRUNCATE ${T}`);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {

@@ -7,15 +7,12 @@ import { ORGANIZATIONS_TABLE as T } from './organization.entity';
 export class OrganizationsProjection implements Projection {
   readonly name = 'organizations';
   readonly version = 1;
+  readonly tables = [T];
   readonly handles = ORGANIZATION_EVENT_TYPES;
 
   async setup(m: EntityManager): Promise<void> {
     await m.query(`CREATE TABLE IF NOT EXISTS ${T} (
       id uuid PRIMARY KEY, name text NOT NULL, root boolean NOT NULL, created_at timestamptz NOT NULL, revision bigint NOT NULL)`);
-  }
-
-  async reset(m: EntityManager): Promise<void> {
-    await m.query(`TRUNCATE ${T}`);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {

@@ -63,7 +63,7 @@ export class ProjectionRunner implements ReadModelConsistency {
         const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
         if (cp.version !== p.version) {
           this.logger.log(`projection ${p.name}: version ${cp.version} → ${p.version}, rebuilding from the start`);
-          await p.reset(m);
+          await m.query(`TRUNCATE ${p.tables.join(', ')}`);
           await writeCheckpoint(m, p.name, p.version, START);
         }
       });
@@ -214,7 +214,7 @@ export class ProjectionRunner implements ReadModelConsistency {
     await this.ds.transaction(async (m) => {
       const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
       await p.setup(m);
-      await p.reset(m);
+      await m.query(`TRUNCATE ${p.tables.join(', ')}`);
       for (const e of events) await p.apply(e, m);
       void cp; // locked: a live loop waits, then sees the moved checkpoint and continues from `pos`
       await writeCheckpoint(m, p.name, p.version, pos);

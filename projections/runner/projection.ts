@@ -11,10 +11,10 @@ export interface Projection {
   readonly version: number;
   /** Event types it reads; others only advance its checkpoint. */
   readonly handles: readonly string[];
+  /** This version's tables; replay and version changes empty them. */
+  readonly tables: readonly string[];
   /** Create this version's tables (idempotent). */
   setup(manager: EntityManager): Promise<void>;
-  /** Empty this version's tables (for replay). */
-  reset(manager: EntityManager): Promise<void>;
   apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
 }
 
