@@ -208,7 +208,21 @@ describe('Files on the S3 adapter (s3rver on loopback): real presigned UploadPar
   });
 });
 
-describe('abandoned multipart uploads expire', () => {
+describe('limits: abandoned uploads expire, oversized files are refused', () => {
+  it('answers 413 beyond LARDER_MAX_FILE_BYTES, for single and multipart uploads, and stores nothing', async () => {
+    const t = await startTestLarder({ env: { LARDER_MAX_FILE_BYTES: '1000' } });
+    try {
+      const c = t.client((await t.newOrganization('limits')).apiKey);
+      const err = await c.files.create({ file: await toFile(randomBytes(2000), 'big.bin') }).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 413, error: { error: { code: 413, type: 'payload_too_large' } } });
+      await expect(c.files.uploads.create({ filename: 'big.bin', file_size: 2000, mime_type: 'application/octet-stream' })).rejects.toMatchObject({ status: 413 });
+      expect((await c.files.list()).data).toEqual([]);
+      expect((await c.files.create({ file: await toFile(randomBytes(1000), 'fits.bin') })).bytes).toBe(1000);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('aborts an upload past LARDER_UPLOAD_TTL_SECONDS and deletes its parts', async () => {
     const t = await startTestLarder({ env: { LARDER_UPLOAD_TTL_SECONDS: '1' } });
     try {
