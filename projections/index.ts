@@ -7,10 +7,11 @@ import { FilesProjection } from './files/files.projection';
 import { FileUploadsProjection } from './file-uploads/file-uploads.projection';
 import { FileEntity } from './files/file.entity';
 import { FileUploadEntity } from './file-uploads/file-upload.entity';
+import { StoresProjection } from './stores/stores.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
-  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection()];
+  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection()];
 }
 
 /** TypeORM entities of all read models. */

@@ -2,7 +2,7 @@ import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ConsistencyTimeoutError, Position, READ_MODEL_CONSISTENCY, RecordedEvent, ReadModelConsistency, START, comparePositions } from '@larder/kernel';
 import type { EventStore } from '@larder/event-store';
-import { Projection, Reactor } from './projection';
+import { ExternalProjection, Projection, Reactor } from './projection';
 import { lockCheckpoint, readCheckpoint, readCheckpoints, setupCheckpoints, writeCheckpoint, CheckpointRow } from './checkpoints';
 
 export { READ_MODEL_CONSISTENCY };
@@ -14,6 +14,8 @@ export interface RunnerOptions {
   /** Whether this process runs the loops (false: an API that only waits on a separate worker). */
   runLoops?: boolean;
   pollMs?: number;
+  /** Projections with their own storage and checkpoint (the chunk index). */
+  external?: readonly ExternalProjection[];
 }
 
 export interface ProjectionStatus {
@@ -49,13 +51,23 @@ export class ProjectionRunner implements ReadModelConsistency {
 
   projection(name: string): Projection {
     const p = this.projections.find((x) => x.name === name);
-    if (!p) throw new Error(`unknown projection ${name}; known: ${this.projections.map((x) => x.name).join(', ')}`);
+    if (!p) throw new Error(`unknown projection ${name}; known: ${[...this.projections, ...this.external].map((x) => x.name).join(', ')}`);
     return p;
   }
 
   /** Creates checkpoint and projection tables; a projection whose version changed is rebuilt from START. */
+  private get external(): readonly ExternalProjection[] {
+    return this.options.external ?? [];
+  }
+
+  private async checkpointOf(name: string): Promise<Position> {
+    const x = this.external.find((p) => p.name === name);
+    return x ? x.readCheckpoint() : readCheckpoint(this.ds, name);
+  }
+
   async setup(): Promise<void> {
     await setupCheckpoints(this.ds);
+    for (const x of this.external) await x.setup();
     for (const p of this.projections) {
       await this.ds.transaction(async (m) => {
         await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`larder-projection-setup-${p.name}`]);
@@ -78,6 +90,17 @@ export class ProjectionRunner implements ReadModelConsistency {
     this.controller = new AbortController();
     const signal = this.controller.signal;
     for (const p of this.projections) this.loops.push(this.loop(p.name, signal, (batch, from) => this.applyBatch(p, batch, from)));
+    for (const x of this.external) {
+      this.loops.push(
+        this.loop(x.name, signal, async (batch, from) => {
+          const handled = batch.filter((e) => x.handles.includes(e.type));
+          const last = batch[batch.length - 1].position;
+          await x.applyBatch(handled, last);
+          void from;
+          return last;
+        }),
+      );
+    }
     for (const r of this.reactors) this.loops.push(this.loop(r.name, signal, (batch) => this.reactBatch(r, batch)));
   }
 
@@ -88,7 +111,7 @@ export class ProjectionRunner implements ReadModelConsistency {
   }
 
   private async loop(name: string, signal: AbortSignal, process: (batch: RecordedEvent[], from: Position) => Promise<Position>): Promise<void> {
-    let position = await readCheckpoint(this.ds, name);
+    let position = await this.checkpointOf(name);
     this.advance(name, position);
     let failures = 0;
     while (!signal.aborted) {
@@ -106,7 +129,7 @@ export class ProjectionRunner implements ReadModelConsistency {
         failures++;
         this.logger.error(`${name}: ${(err as Error).message}; retrying`, (err as Error).stack);
         await sleep(Math.min(5000, 50 * 2 ** failures), signal);
-        position = await readCheckpoint(this.ds, name).catch(() => position);
+        position = await this.checkpointOf(name).catch(() => position);
       }
     }
   }
@@ -171,7 +194,7 @@ export class ProjectionRunner implements ReadModelConsistency {
         let p = this.positions.get(n);
         if (!p || comparePositions(p, position) < 0) {
           // Loops may run in another process (a separate worker): ask the checkpoint table.
-          if (this.options.runLoops === false) p = await readCheckpoint(this.ds, n);
+          if (this.options.runLoops === false) p = await this.checkpointOf(n);
           if (!p || comparePositions(p, position) < 0) return false;
         }
       }
@@ -200,6 +223,8 @@ export class ProjectionRunner implements ReadModelConsistency {
    * ones commit, and a running loop simply continues from the new checkpoint. Reactors are never replayed.
    */
   async replay(name: string): Promise<{ events: number; position: Position }> {
+    const x = this.external.find((e) => e.name === name);
+    if (x) return this.replayExternal(x);
     const p = this.projection(name);
     // Read the log first: inside the transaction no other connection may be used (embedded Postgres
     // serves one transaction at a time).
@@ -223,8 +248,31 @@ export class ProjectionRunner implements ReadModelConsistency {
     return { events: events.length, position: pos };
   }
 
+  /**
+   * Rebuilds an external projection: empties it, then re-applies the log in batches. Readers see the
+   * index fill up again (it is not blue/green); a live loop continues from the moved checkpoint.
+   */
+  private async replayExternal(x: ExternalProjection): Promise<{ events: number; position: Position }> {
+    await x.reset();
+    let pos = START;
+    let events = 0;
+    for (;;) {
+      const batch = await this.store.readAll({ after: pos, maxCount: 1000 });
+      if (!batch.length) break;
+      const handled = batch.filter((e) => x.handles.includes(e.type));
+      pos = batch[batch.length - 1].position;
+      await x.applyBatch(handled, pos);
+      events += handled.length;
+    }
+    this.advance(x.name, pos);
+    return { events, position: pos };
+  }
+
   async status(): Promise<ProjectionStatus[]> {
     const rows: CheckpointRow[] = await readCheckpoints(this.ds);
+    for (const x of this.external) {
+      rows.push({ name: x.name, kind: 'projection', version: x.version, position: await x.readCheckpoint(), updatedAt: null } as CheckpointRow);
+    }
     const out: ProjectionStatus[] = [];
     for (const r of rows) {
       let lag = 0;

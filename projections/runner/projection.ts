@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { Position, RecordedEvent } from '@larder/kernel';
 
 /**
  * A projector builds derived state from events. It must be idempotent (guard rows by stream revision)
@@ -22,4 +22,20 @@ export interface Projection {
 export interface Reactor {
   readonly name: string;
   handle(event: RecordedEvent): Promise<void>;
+}
+
+/**
+ * A projector whose state lives outside the read-model database (the chunk index): it keeps its own
+ * checkpoint and writes it with each batch, atomically or idempotently.
+ */
+export interface ExternalProjection {
+  readonly name: string;
+  readonly version: number;
+  readonly handles: readonly string[];
+  /** Prepares storage; a stored version different from `version` is reset (rebuilt from the start). */
+  setup(): Promise<void>;
+  readCheckpoint(): Promise<Position>;
+  applyBatch(events: RecordedEvent[], last: Position): Promise<void>;
+  /** Empties the derived state and moves the checkpoint to START. */
+  reset(): Promise<void>;
 }

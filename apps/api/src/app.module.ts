@@ -9,6 +9,9 @@ import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api
 import { OrganizationsModule } from '@larder/organizations';
 import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
 import { BLOB_STORAGE } from '@larder/blob-storage';
+import { CHUNK_INDEX } from '@larder/chunk-index';
+import { EMBEDDER } from '@larder/ai';
+import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
@@ -41,6 +44,23 @@ export class InfrastructureModule {
           sweepExpiredUploads: infra.config.runWorker,
         } satisfies FilesConfig,
       },
+      { provide: CHUNK_INDEX, useValue: infra.chunkIndex },
+      { provide: EMBEDDER, useValue: infra.embedder },
+      {
+        provide: STORES_CONFIG,
+        useValue: {
+          runWorker: infra.config.runWorker,
+          ingestionConcurrency: infra.config.ingestionConcurrency,
+          leaseMs: infra.config.ingestionLeaseMs,
+          maxAttempts: infra.config.ingestionMaxAttempts,
+          retryBaseMs: infra.config.ingestionRetryBaseMs,
+          pollMs: infra.config.ingestionPollMs,
+          signingSecret: infra.signingSecret,
+          publicUrl: infra.config.publicUrl,
+          contentUrlTtlSeconds: infra.config.contentUrlTtlSeconds,
+          expirySweepMs: infra.config.storeExpirySweepMs,
+        } satisfies StoresConfig,
+      },
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
@@ -56,7 +76,7 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule],
       controllers: options.http === false ? [] : [InfoHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

@@ -29,6 +29,25 @@ export interface LarderConfig {
   /** HMAC key for part URLs; unset = generated into dataDir/signing-key. */
   signingSecret: string | null;
   publicUrl: string | null;
+  /** `embedded` (SQLite file under dataDir) or `elasticsearch` (ELASTICSEARCH_URL). */
+  chunkIndex: 'embedded' | 'elasticsearch';
+  elasticsearchUrl: string | null;
+  elasticsearchIndexPrefix: string;
+  /** `use-lite` (bundled, default), `openai` (any OpenAI-compatible /embeddings endpoint) or `onnx` (a local model directory). */
+  embedder: 'use-lite' | 'openai' | 'onnx';
+  embeddingBaseUrl: string | null;
+  embeddingApiKey: string | null;
+  embeddingModel: string | null;
+  embeddingDimensions: number;
+  embeddingBatchSize: number;
+  onnxModelDir: string | null;
+  ingestionConcurrency: number;
+  ingestionLeaseMs: number;
+  ingestionMaxAttempts: number;
+  ingestionRetryBaseMs: number;
+  ingestionPollMs: number;
+  contentUrlTtlSeconds: number;
+  storeExpirySweepMs: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -75,5 +94,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     partUrlTtlSeconds: int('LARDER_PART_URL_TTL_SECONDS', 3600),
     signingSecret: env.LARDER_SIGNING_SECRET || null,
     publicUrl: env.LARDER_PUBLIC_URL || null,
+    chunkIndex: env.ELASTICSEARCH_URL ? 'elasticsearch' : 'embedded',
+    elasticsearchUrl: env.ELASTICSEARCH_URL || null,
+    elasticsearchIndexPrefix: env.LARDER_ES_INDEX_PREFIX || 'larder',
+    embedder: (['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '') ? env.LARDER_EMBEDDER : env.LARDER_EMBEDDING_URL ? 'openai' : 'use-lite') as LarderConfig['embedder'],
+    embeddingBaseUrl: env.LARDER_EMBEDDING_URL || null,
+    embeddingApiKey: env.LARDER_EMBEDDING_API_KEY || null,
+    embeddingModel: env.LARDER_EMBEDDING_MODEL || null,
+    embeddingDimensions: int('LARDER_EMBEDDING_DIMENSIONS', 0),
+    embeddingBatchSize: int('LARDER_EMBEDDING_BATCH_SIZE', 64),
+    onnxModelDir: env.LARDER_ONNX_MODEL_DIR || null,
+    ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),
+    ingestionLeaseMs: Math.max(1000, int('LARDER_INGESTION_LEASE_SECONDS', 600) * 1000),
+    ingestionMaxAttempts: Math.max(1, int('LARDER_INGESTION_MAX_ATTEMPTS', 4)),
+    ingestionRetryBaseMs: int('LARDER_INGESTION_RETRY_BASE_MS', 2000),
+    ingestionPollMs: Math.max(10, int('LARDER_INGESTION_POLL_MS', 500)),
+    contentUrlTtlSeconds: int('LARDER_CONTENT_URL_TTL_SECONDS', 3600),
+    storeExpirySweepMs: Math.max(1000, int('LARDER_STORE_EXPIRY_SWEEP_SECONDS', 60) * 1000),
   };
 }

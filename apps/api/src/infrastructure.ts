@@ -16,6 +16,12 @@ import { BlobStorage } from '@larder/blob-storage';
 import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk.blob-storage';
 import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
+import { ChunkIndex } from '@larder/chunk-index';
+import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { Embedder } from '@larder/ai';
+import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
+import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
+import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { LarderConfig } from './config';
 
 export interface Infrastructure {
@@ -28,6 +34,8 @@ export interface Infrastructure {
   bus: MessageBus;
   runner: ProjectionRunner;
   blobs: BlobStorage;
+  chunkIndex: ChunkIndex;
+  embedder: Embedder;
   signingSecret: string;
   close(): Promise<void>;
 }
@@ -110,13 +118,6 @@ export async function createInfrastructure(
     ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] })
     : new InProcessMessageBus();
 
-  const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix)];
-  const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
-    consistencyTimeoutMs: config.consistencyTimeoutMs,
-    runLoops: options.runLoops ?? config.runWorker,
-  });
-  await runner.setup();
-
   let blobs: BlobStorage;
   if (config.blobStorage === 's3') {
     const s3 = new S3BlobStorage({
@@ -133,8 +134,21 @@ export async function createInfrastructure(
     blobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
   }
 
+  const chunkIndex = createChunkIndex(config);
+  const embedder = createEmbedder(config);
+
+  const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix)];
+  const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
+    consistencyTimeoutMs: config.consistencyTimeoutMs,
+    runLoops: options.runLoops ?? config.runWorker,
+    external: [new ChunkIndexProjection(chunkIndex, blobs)],
+  });
+  await runner.setup();
+
   return {
     blobs,
+    chunkIndex,
+    embedder,
     signingSecret: signingSecret(config),
     config,
     databaseUrl,
@@ -146,6 +160,8 @@ export async function createInfrastructure(
     runner,
     async close() {
       await runner.stop();
+      await embedder.close().catch(() => undefined);
+      await chunkIndex.close().catch(() => undefined);
       await bus.close().catch(() => undefined);
       await eventStore.close().catch(() => undefined);
       await dataSource.destroy().catch(() => undefined);
@@ -162,4 +178,30 @@ export async function createInfrastructure(
       }
     },
   };
+}
+
+function createChunkIndex(config: LarderConfig): ChunkIndex {
+  if (config.chunkIndex === 'elasticsearch') throw new Error('ELASTICSEARCH_URL is set, but the Elasticsearch chunk index is not available yet in this build; unset it to use the embedded index');
+  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'));
+}
+
+/** LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX model. */
+export function createEmbedder(config: LarderConfig): Embedder {
+  switch (config.embedder) {
+    case 'openai':
+      if (!config.embeddingBaseUrl || !config.embeddingModel || !config.embeddingDimensions) {
+        throw new Error('LARDER_EMBEDDER=openai needs LARDER_EMBEDDING_URL, LARDER_EMBEDDING_MODEL and LARDER_EMBEDDING_DIMENSIONS');
+      }
+      return new OpenAiEmbedder({
+        baseUrl: config.embeddingBaseUrl,
+        apiKey: config.embeddingApiKey,
+        model: config.embeddingModel,
+        dimensions: config.embeddingDimensions,
+        batchSize: config.embeddingBatchSize,
+      });
+    case 'onnx':
+      throw new Error('LARDER_EMBEDDER=onnx is not available yet in this build; use use-lite or openai');
+    default:
+      return new UseLiteEmbedder();
+  }
 }

@@ -1,8 +1,12 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { Readable } from 'stream';
 import {
   CLOCK,
   Clock,
+  FILE_REFERENCES,
+  FileReferences,
+  FileUploader,
+  UploadedFileInfo,
   ID_GENERATOR,
   IdGenerator,
   NotFoundError,
@@ -18,12 +22,13 @@ import { fileDecider, FileCommand } from './file.aggregate';
 import { fileStream } from './streams';
 import { FILES_CONFIG, FilesConfig } from './files.config';
 import { FileObjectResponse, toFileObject } from './file.response';
+import { resolveMimeType } from './mime';
 
 export const FILE_PROJECTIONS = ['files'] as const;
 
 /** Stores content first, then appends the event; a failed append removes the content again. */
 @Injectable()
-export class FileWriter {
+export class FileWriter implements FileUploader {
   private readonly logger = new Logger('Files');
   constructor(
     @Inject(EVENT_STORE) readonly store: EventStore,
@@ -33,6 +38,7 @@ export class FileWriter {
     @Inject(READ_MODEL_CONSISTENCY) readonly consistency: ReadModelConsistency,
     @Inject(FILES_CONFIG) readonly config: FilesConfig,
     readonly reader: FilesReader,
+    @Optional() @Inject(FILE_REFERENCES) private readonly references?: FileReferences,
   ) {}
 
   blobKey(organizationId: string, fileId: string): string {
@@ -68,7 +74,8 @@ export class FileWriter {
     return row ? toFileObject(row) : null;
   }
 
-  async upload(organizationId: string, actor: string, filename: string, mimeType: string, body: Readable): Promise<FileObjectResponse> {
+  async upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable): Promise<FileObjectResponse & UploadedFileInfo> {
+    mimeType = resolveMimeType(mimeType, filename);
     const fileId = this.ids.uuid();
     const key = this.blobKey(organizationId, fileId);
     const stored = await this.storeContent(key, body, mimeType);
@@ -77,7 +84,7 @@ export class FileWriter {
       actor,
       key,
     );
-    return file!;
+    return { ...file!, mimeType, sha256: stored.sha256, blobKey: key };
   }
 
   async replace(organizationId: string, actor: string, fileId: string, filename: string, mimeType: string, body: Readable): Promise<FileObjectResponse> {
@@ -97,6 +104,8 @@ export class FileWriter {
   async remove(organizationId: string, actor: string, fileId: string): Promise<{ id: string; deleted: true; object: 'file' }> {
     const before = await this.reader.get(organizationId, fileId);
     if (!before) throw new NotFoundError(`File ${fileId} not found`);
+    // Stores first: once this returns, no store lists the file and no search returns its chunks.
+    await this.references?.removeEverywhere(organizationId, fileId, actor);
     await this.decide({ type: 'DeleteFile', fileId, organizationId, now: this.clock.now() }, actor);
     await this.blobs.delete(before.blobKey).catch((e: Error) => this.logger.warn(`content of ${fileId} not deleted: ${e.message}`));
     return { id: fileId, deleted: true, object: 'file' };

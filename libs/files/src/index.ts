@@ -1,5 +1,6 @@
-import { Module } from '@nestjs/common';
+import { Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
+import { FILE_UPLOADER } from '@larder/kernel';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { FileUploadsReader } from '@larder/projections/file-uploads/file-uploads.reader';
 import { FileWriter } from './file.writer';
@@ -18,6 +19,7 @@ export { FILES_CONFIG } from './files.config';
 export type { FilesConfig } from './files.config';
 export { UploadWriter } from './uploads/upload.writer';
 
+@Global()
 @Module({
   imports: [CqrsModule],
   controllers: [
@@ -31,6 +33,7 @@ export { UploadWriter } from './uploads/upload.writer';
     ReplaceFileHttpController,
     DeleteFileHttpController,
   ],
-  providers: [FilesReader, FileUploadsReader, FileWriter, UploadWriter, UploadExpirySweeper],
+  providers: [FilesReader, FileUploadsReader, FileWriter, UploadWriter, UploadExpirySweeper, { provide: FILE_UPLOADER, useExisting: FileWriter }],
+  exports: [FILE_UPLOADER],
 })
 export class FilesModule {}

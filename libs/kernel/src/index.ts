@@ -5,3 +5,5 @@ export * from './ports';
 export * from './pagination';
 export * from './consistency';
 export * from './principal';
+export * from './filters';
+export * from './file-ports';

@@ -14,6 +14,9 @@ export class UploadFileHttpController {
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'file' })
   upload(@CurrentPrincipal() p: Principal, @Req() req: Request): Promise<FileObjectResponse> {
-    return withMultipartFile(req, (f) => this.files.upload(p.organizationId, p.apiKeyId, f.filename, resolveMimeType(f.mimeType, f.filename), f.stream));
+    return withMultipartFile(req, async (f) => {
+      const { id, filename, bytes, mime_type, version, created_at, updated_at } = await this.files.upload(p.organizationId, p.apiKeyId, f.filename, resolveMimeType(f.mimeType, f.filename), f.stream);
+      return { id, filename, bytes, mime_type, version, created_at, updated_at };
+    });
   }
 }

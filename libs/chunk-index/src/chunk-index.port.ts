@@ -1,0 +1,84 @@
+import { FilterNode, Position } from '@larder/kernel';
+
+/** One chunk as stored in the index (contract §13.3, `text` type). */
+export interface IndexedChunk {
+  storeId: string;
+  fileId: string;
+  chunkIndex: number;
+  type: 'text';
+  text: string;
+  offset: number;
+  mimeType: string;
+  generatedMetadata: Record<string, unknown> | null;
+  /** Embedding model of the chunk's vector; null until vectors are indexed. */
+  model: string | null;
+}
+
+/** What the index keeps about a store file, for filters and results. */
+export interface IndexedFile {
+  storeId: string;
+  fileId: string;
+  organizationId: string;
+  filename: string;
+  externalId: string | null;
+  metadata: unknown;
+  generation: number;
+}
+
+export type ChunkIndexOp =
+  /** Adds or re-adds a file (a new generation drops the previous generation's chunks). */
+  | { op: 'putFile'; file: IndexedFile }
+  /** Replaces the file's chunks; ignored unless the file is present at this generation. */
+  | { op: 'setChunks'; storeId: string; fileId: string; generation: number; chunks: Omit<IndexedChunk, 'storeId' | 'fileId' | 'model'>[] }
+  /** Attaches one vector per chunk (in chunk order). */
+  | { op: 'setVectors'; storeId: string; fileId: string; generation: number; model: string; vectors: Float32Array[] }
+  | { op: 'setMetadata'; storeId: string; fileId: string; metadata: unknown }
+  | { op: 'deleteFile'; storeId: string; fileId: string }
+  | { op: 'deleteStore'; storeId: string };
+
+export interface ScoredChunk extends IndexedChunk {
+  score: number;
+  filename: string;
+  externalId: string | null;
+  metadata: unknown;
+}
+
+export interface ChunkQuery {
+  storeIds: string[];
+  topK: number;
+  /** Lexical query (BM25). */
+  text?: string | null;
+  /** Dense query vector (cosine). */
+  vector?: Float32Array | null;
+  filter?: FilterNode | null;
+  fileIds?: { include?: string[]; exclude?: string[] } | null;
+}
+
+export interface IndexCheckpoint {
+  version: number;
+  position: Position;
+}
+
+/**
+ * The chunk index: dense vectors plus text, per store file. Written only by the chunk-index
+ * projection (ops and its checkpoint together), read by store-file reads and search. Adapters:
+ * embedded/ (SQLite + FTS5, in-process) and elasticsearch/; both pass testing/chunk-index.contract.ts.
+ */
+export interface ChunkIndex {
+  readonly kind: string;
+  setup(): Promise<void>;
+  readCheckpoint(projection: string): Promise<IndexCheckpoint | null>;
+  /** Applies ops in order and records the checkpoint: atomically, or idempotently so a repeat is harmless. */
+  write(ops: ChunkIndexOp[], checkpoint: { projection: string } & IndexCheckpoint): Promise<void>;
+  /** Drops every chunk and file (replay). */
+  reset(projection: string, version: number): Promise<void>;
+  getChunks(storeId: string, fileId: string, indices?: number[] | null): Promise<IndexedChunk[]>;
+  /** Best chunks by BM25 over text, ties by position. */
+  searchLexical(q: ChunkQuery): Promise<ScoredChunk[]>;
+  /** Best chunks by cosine similarity to `vector` (score = cosine). */
+  searchDense(q: ChunkQuery): Promise<ScoredChunk[]>;
+  count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }>;
+  close(): Promise<void>;
+}
+
+export const CHUNK_INDEX = Symbol('CHUNK_INDEX');

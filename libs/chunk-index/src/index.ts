@@ -1,0 +1,2 @@
+export * from './chunk-index.port';
+export * from './artifacts';

@@ -1,0 +1,135 @@
+import { randomUUID } from 'crypto';
+import { parseFilters, START } from '@larder/kernel';
+import { ChunkIndex, ChunkIndexOp } from '../chunk-index.port';
+
+const vec = (...xs: number[]) => {
+  const v = new Float32Array(8);
+  xs.forEach((x, i) => (v[i] = x));
+  return v;
+};
+
+/** The behaviour every ChunkIndex adapter must show (embedded always; Elasticsearch when ELASTICSEARCH_URL is set). */
+export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>, cleanup?: (index: ChunkIndex) => Promise<void>): void {
+  describe(`ChunkIndex contract: ${name}`, () => {
+    let index: ChunkIndex;
+    const P = `contract-${randomUUID().slice(0, 8)}`;
+    let seq = 0n;
+    const cp = () => ({ projection: P, version: 1, position: { commit: ++seq, prepare: seq } });
+    const org = randomUUID();
+    const store = randomUUID();
+    const other = randomUUID();
+    const f1 = randomUUID();
+    const f2 = randomUUID();
+    const f3 = randomUUID();
+    const chunk = (i: number, text: string, meta: Record<string, unknown> = { type: 'text' }) => ({ chunkIndex: i, type: 'text' as const, text, offset: i * 100, mimeType: 'text/plain', generatedMetadata: meta });
+    const put = (storeId: string, fileId: string, filename: string, metadata: unknown, generation = 1): ChunkIndexOp => ({
+      op: 'putFile',
+      file: { storeId, fileId, organizationId: org, filename, externalId: null, metadata, generation },
+    });
+
+    beforeAll(async () => {
+      index = await make();
+      await index.setup();
+      await index.write(
+        [
+          put(store, f1, 'jams.md', { lang: 'en', year: 2024, tags: ['sweet'] }),
+          { op: 'setChunks', storeId: store, fileId: f1, generation: 1, chunks: [chunk(0, 'Strawberry jam needs sugar and lemon juice.', { type: 'markdown', page: 1 }), chunk(1, 'Apricot preserves keep for a year.', { type: 'markdown', page: 2 })] },
+          { op: 'setVectors', storeId: store, fileId: f1, generation: 1, model: 'test-model', vectors: [vec(1, 0), vec(0.8, 0.6)] },
+          put(store, f2, 'pickles.txt', { lang: 'de', year: 2022, tags: ['sour'] }),
+          { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
+          { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] },
+          put(other, f3, 'other.txt', { lang: 'en' }),
+          { op: 'setChunks', storeId: other, fileId: f3, generation: 1, chunks: [chunk(0, 'Strawberry fields in another store.')] },
+        ],
+        cp(),
+      );
+    });
+    afterAll(async () => {
+      await cleanup?.(index);
+      await index.close();
+    });
+
+    it('records the checkpoint with the ops', async () => {
+      expect(await index.readCheckpoint(P)).toEqual({ version: 1, position: { commit: seq, prepare: seq } });
+      expect(await index.readCheckpoint(`${P}-none`)).toBeNull();
+    });
+
+    it('returns a file’s chunks in order, all or selected, with the model once vectors are set', async () => {
+      const all = await index.getChunks(store, f1);
+      expect(all.map((c) => [c.chunkIndex, c.text, c.model])).toEqual([
+        [0, 'Strawberry jam needs sugar and lemon juice.', 'test-model'],
+        [1, 'Apricot preserves keep for a year.', 'test-model'],
+      ]);
+      expect(all[1]).toMatchObject({ storeId: store, fileId: f1, type: 'text', offset: 100, mimeType: 'text/plain', generatedMetadata: { type: 'markdown', page: 2 } });
+      expect((await index.getChunks(store, f1, [1])).map((c) => c.chunkIndex)).toEqual([1]);
+    });
+
+    it('lexical search ranks by BM25 within the given stores only', async () => {
+      const hits = await index.searchLexical({ storeIds: [store], text: 'strawberry jam', topK: 5 });
+      expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([[f1, 0]]);
+      expect(hits[0]).toMatchObject({ filename: 'jams.md', metadata: { lang: 'en', year: 2024, tags: ['sweet'] } });
+      expect(hits[0].score).toBeGreaterThan(0);
+      const both = await index.searchLexical({ storeIds: [store, other], text: 'strawberry', topK: 5 });
+      expect(both.map((h) => h.storeId).sort()).toEqual([store, other].sort());
+    });
+
+    it('dense search ranks by cosine similarity', async () => {
+      const hits = await index.searchDense({ storeIds: [store], vector: vec(0.9, 0.1), topK: 3 });
+      expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([
+        [f1, 0],
+        [f1, 1],
+        [f2, 0],
+      ]);
+      expect(hits[0].score).toBeCloseTo(0.9 / Math.sqrt(0.82), 4);
+    });
+
+    it('filters on file metadata and chunk metadata, and on file ids', async () => {
+      const f = parseFilters({ all: [{ key: 'lang', operator: 'eq', value: 'de' }] });
+      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: f })).map((h) => h.fileId)).toEqual([f2]);
+      const g = parseFilters({ key: 'generated_metadata.page', operator: 'gte', value: 2 });
+      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: g })).map((h) => h.chunkIndex)).toEqual([1]);
+      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { include: [f2] } })).map((h) => h.fileId)).toEqual([f2]);
+      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { exclude: [f1] } })).map((h) => h.fileId)).toEqual([f2]);
+    });
+
+    it('metadata updates are searchable at once, without touching chunks or vectors', async () => {
+      await index.write([{ op: 'setMetadata', storeId: store, fileId: f2, metadata: { lang: 'nl' } }], cp());
+      const f = parseFilters({ key: 'lang', operator: 'eq', value: 'nl' });
+      const hits = await index.searchDense({ storeIds: [store], vector: vec(0, 1), topK: 3, filter: f });
+      expect(hits.map((h) => [h.fileId, h.model])).toEqual([[f2, 'test-model']]);
+    });
+
+    it('ignores chunks and vectors of a stale generation; a new generation replaces the chunks', async () => {
+      const f4 = randomUUID();
+      await index.write([put(store, f4, 'v.txt', null, 2), { op: 'setChunks', storeId: store, fileId: f4, generation: 1, chunks: [chunk(0, 'stale generation text')] }], cp());
+      expect(await index.getChunks(store, f4)).toEqual([]);
+      await index.write([{ op: 'setChunks', storeId: store, fileId: f4, generation: 2, chunks: [chunk(0, 'current generation text')] }], cp());
+      await index.write([put(store, f4, 'v.txt', null, 3)], cp());
+      expect(await index.getChunks(store, f4)).toEqual([]);
+      await index.write([{ op: 'deleteFile', storeId: store, fileId: f4 }], cp());
+    });
+
+    it('applying the same ops twice changes nothing (idempotent replays)', async () => {
+      const before = await index.count(store);
+      await index.write([{ op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] }, { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] }], cp());
+      await index.write([{ op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] }, { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] }], cp());
+      expect(await index.count(store)).toEqual(before);
+    });
+
+    it('a deleted file or store never appears in results again', async () => {
+      await index.write([{ op: 'deleteFile', storeId: store, fileId: f1 }], cp());
+      expect(await index.searchLexical({ storeIds: [store], text: 'strawberry', topK: 5 })).toEqual([]);
+      expect(await index.getChunks(store, f1)).toEqual([]);
+      await index.write([{ op: 'deleteStore', storeId: other }], cp());
+      expect(await index.searchLexical({ storeIds: [other], text: 'strawberry', topK: 5 })).toEqual([]);
+      expect(await index.count(other)).toEqual({ files: 0, chunks: 0, vectors: 0 });
+    });
+
+    it('reset empties the index and the checkpoint', async () => {
+      await index.reset(P, 1);
+      expect(await index.readCheckpoint(P)).toBeNull();
+      expect((await index.count(store)).chunks).toBe(0);
+      void START;
+    });
+  });
+}

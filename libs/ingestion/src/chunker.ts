@@ -1,0 +1,213 @@
+import { Block, estimateTokens, Heading, ParsedDocument, countWords } from './document';
+
+export type ChunkingMode = 'fast' | 'high_quality';
+
+/**
+ * The two parsing strategies (README, "Ingestion"):
+ * - `fast`: structure-aware packing of whole blocks up to 512 tokens with 48 tokens of overlap; the
+ *   embedding input is the chunk text alone.
+ * - `high_quality`: smaller 256-token chunks cut on sentence boundaries with 64 tokens of overlap,
+ *   PDF lines de-hyphenated and re-flowed, repeated page headers and footers removed, and the
+ *   embedding input prefixed with the file name and the chunk's heading path (contextual chunks).
+ */
+export const CHUNKING: Record<ChunkingMode, { maxTokens: number; overlapTokens: number }> = {
+  fast: { maxTokens: 512, overlapTokens: 48 },
+  high_quality: { maxTokens: 256, overlapTokens: 64 },
+};
+
+export interface Chunk {
+  chunkIndex: number;
+  text: string;
+  /** What is embedded: the text, or (high_quality) the text with its document context. */
+  embedText: string;
+  offset: number;
+  tokens: number;
+  generatedMetadata: Record<string, unknown>;
+}
+
+interface Piece {
+  text: string;
+  tokens: number;
+  block: Block;
+  headings: Heading[];
+}
+
+const SENTENCE = /[^.!?\n]+(?:[.!?]+["'”’)]*\s*|\n+|$)/g;
+
+function splitOversized(text: string, maxTokens: number, bySentence: boolean): string[] {
+  const units = bySentence ? (text.match(SENTENCE) ?? [text]) : text.split(/(?<=\n)/);
+  const out: string[] = [];
+  let cur = '';
+  for (const u of units) {
+    if (estimateTokens(u) > maxTokens) {
+      if (cur.trim()) out.push(cur.trim());
+      cur = '';
+      const words = u.split(/(\s+)/);
+      let w = '';
+      for (const x of words) {
+        if (estimateTokens(w + x) > maxTokens && w.trim()) {
+          out.push(w.trim());
+          w = '';
+        }
+        w += x;
+      }
+      if (w.trim()) cur = w;
+      continue;
+    }
+    if (estimateTokens(cur + u) > maxTokens && cur.trim()) {
+      out.push(cur.trim());
+      cur = '';
+    }
+    cur += u;
+  }
+  if (cur.trim()) out.push(cur.trim());
+  return out;
+}
+
+/** Removes lines repeated at the top or bottom of most PDF pages and joins hyphenated line breaks. */
+function cleanPdf(blocks: Block[]): Block[] {
+  const pages = new Map<number, Block[]>();
+  for (const b of blocks) pages.set(b.page ?? 0, [...(pages.get(b.page ?? 0) ?? []), b]);
+  const counts = new Map<string, number>();
+  for (const bs of pages.values()) {
+    for (const t of new Set([bs[0]?.text, bs[bs.length - 1]?.text].filter(Boolean) as string[])) counts.set(t.replace(/\d+/g, '#'), (counts.get(t.replace(/\d+/g, '#')) ?? 0) + 1);
+  }
+  const repeated = new Set([...counts].filter(([, n]) => pages.size >= 3 && n >= Math.ceil(pages.size * 0.6)).map(([t]) => t));
+  const kept = blocks.filter((b) => !repeated.has(b.text.replace(/\d+/g, '#')));
+  // Re-flow lines into paragraphs: a line that ends a sentence and is clearly shorter than the page's
+  // longest line ends its paragraph; hyphenated line breaks are joined.
+  const longest = new Map<number, number>();
+  for (const b of kept) longest.set(b.page ?? 0, Math.max(longest.get(b.page ?? 0) ?? 0, b.text.length));
+  const out: Block[] = [];
+  let open = false;
+  for (const b of kept) {
+    const prev = out[out.length - 1];
+    if (open && prev && prev.page === b.page) {
+      prev.text = /\p{L}-$/u.test(prev.text) ? prev.text.slice(0, -1) + b.text : `${prev.text} ${b.text}`;
+    } else {
+      out.push({ ...b });
+    }
+    open = !(/[.!?:]["'”’)]?$/.test(b.text) && b.text.length < 0.8 * (longest.get(b.page ?? 0) ?? 0));
+  }
+  return out;
+}
+
+/** Packs a parsed document into chunks under the mode's token budget, respecting block boundaries. */
+export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string): Chunk[] {
+  const { maxTokens, overlapTokens } = CHUNKING[mode];
+  const prefix = doc.chunkPrefix ? `${doc.chunkPrefix}\n` : '';
+  const budget = Math.max(32, maxTokens - estimateTokens(prefix));
+  const blocks = mode === 'high_quality' && doc.kind === 'pdf' ? cleanPdf(doc.blocks) : doc.blocks;
+
+  // Headings open sections; every other block becomes one or more pieces under the current heading path.
+  const pieces: Piece[] = [];
+  const path: Heading[] = [];
+  for (const b of blocks) {
+    if (b.kind === 'heading') {
+      while (path.length && path[path.length - 1].level >= (b.level ?? 1)) path.pop();
+      path.push({ level: b.level ?? 1, text: b.text });
+      pieces.push({ text: b.text, tokens: estimateTokens(b.text), block: b, headings: [...path] });
+      continue;
+    }
+    const tokens = estimateTokens(b.text);
+    const parts = tokens > budget ? splitOversized(b.text, budget, mode === 'high_quality' && b.kind !== 'code' && b.kind !== 'definition') : [b.text];
+    for (const t of parts) pieces.push({ text: t, tokens: estimateTokens(t), block: b, headings: [...path] });
+  }
+
+  const chunks: Chunk[] = [];
+  let cur: Piece[] = [];
+  let curTokens = 0;
+  let fresh = 0; // pieces in `cur` not carried over from the previous chunk
+  const emit = () => {
+    if (!fresh) return;
+    chunks.push(makeChunk(doc, cur, chunks.length, prefix, filename, mode));
+    // Overlap: carry the tail of this chunk (whole pieces, never headings alone) into the next one.
+    const carry: Piece[] = [];
+    let carried = 0;
+    for (let i = cur.length - 1; i > 0; i--) {
+      if (carried + cur[i].tokens > overlapTokens || cur[i].block.kind === 'heading') break;
+      carry.unshift(cur[i]);
+      carried += cur[i].tokens;
+    }
+    if (!carry.length && overlapTokens > 0) {
+      const last = cur[cur.length - 1];
+      if (last.block.kind !== 'heading' && last.block.kind !== 'definition' && last.block.kind !== 'row') {
+        const words = last.text.split(/\s+/);
+        const tail = words.slice(Math.max(1, words.length - Math.floor(overlapTokens * 0.75))).join(' ');
+        if (tail && tail !== last.text) {
+          carry.push({ ...last, text: tail, tokens: estimateTokens(tail) });
+          carried += carry[0].tokens;
+        }
+      }
+    }
+    cur = carry;
+    curTokens = carried;
+    fresh = 0;
+  };
+  for (const p of pieces) {
+    const startsSection = p.block.kind === 'heading' && cur.some((x) => x.block.kind !== 'heading') && curTokens > budget / 3;
+    if (!fresh && curTokens + p.tokens > budget) {
+      cur = []; // the overlap would push this piece over the budget: start clean
+      curTokens = 0;
+    }
+    if ((curTokens + p.tokens > budget && fresh) || startsSection) {
+      emit();
+      if (p.block.kind === 'heading') {
+        cur = [];
+        curTokens = 0;
+      }
+    }
+    cur.push(p);
+    curTokens += p.tokens;
+    fresh++;
+  }
+  emit();
+  return chunks;
+}
+
+function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: string, filename: string, mode: ChunkingMode): Chunk {
+  const body = pieces
+    .map((p, i) => {
+      const t = p.block.kind === 'heading' && doc.kind === 'markdown' ? `${'#'.repeat(p.block.level ?? 1)} ${p.text}` : p.text;
+      // PDF lines of one page run on with a newline; everything else is separated by a blank line
+      const sep = i === 0 ? '' : doc.kind === 'pdf' && p.block.page === pieces[i - 1].block.page ? '\n' : '\n\n';
+      return sep + t;
+    })
+    .join('');
+  const text = prefix + body;
+  const first = pieces[0];
+  const startLine = Math.min(...pieces.map((p) => p.block.startLine).filter((n) => n > 0), Number.MAX_SAFE_INTEGER);
+  const endLine = Math.max(0, ...pieces.map((p) => p.block.endLine));
+  const lineMeta = startLine !== Number.MAX_SAFE_INTEGER ? { start_line: startLine, num_lines: endLine - startLine + 1 } : { start_line: 0, num_lines: 0 };
+  const common = { file_extension: doc.fileExtension ?? undefined };
+  let generated: Record<string, unknown>;
+  const headingContext = first.block.kind === 'heading' ? first.headings.slice(0, -1) : first.headings;
+  switch (doc.kind) {
+    case 'markdown':
+      generated = {
+        type: 'markdown',
+        file_type: doc.fileType,
+        word_count: countWords(body),
+        file_size: doc.fileSize,
+        chunk_headings: pieces.filter((p) => p.block.kind === 'heading').map((p) => ({ level: p.block.level ?? 1, text: p.text })),
+        heading_context: headingContext,
+        ...lineMeta,
+        ...common,
+        frontmatter: doc.frontmatter ?? {},
+      };
+      break;
+    case 'pdf': {
+      const pages = [...new Set(pieces.map((p) => p.block.page).filter((x): x is number => !!x))].sort((a, b) => a - b);
+      generated = { type: 'pdf', file_type: 'application/pdf', total_pages: doc.totalPages ?? null, total_size: doc.fileSize, ...common, pages, page: pages[0] ?? null };
+      break;
+    }
+    case 'code':
+      generated = { type: 'code', file_type: doc.fileType, language: doc.language, word_count: countWords(body), file_size: doc.fileSize, ...lineMeta, ...common };
+      break;
+    default:
+      generated = { type: 'text', file_type: doc.fileType, word_count: countWords(body), file_size: doc.fileSize, ...lineMeta, ...common };
+  }
+  const context = [filename, ...headingContext.map((h) => h.text)].filter(Boolean).join(' > ');
+  const embedText = mode === 'high_quality' && context ? `${context}\n\n${text}` : text;
+  return { chunkIndex: index, text, embedText, offset: first.block.offset, tokens: estimateTokens(text), generatedMetadata: generated };
+}

@@ -1,0 +1,162 @@
+/** The stores context's events: the only thing other contexts may import from it. */
+
+export interface StoreConfigData {
+  contextualization: boolean | { with_metadata?: boolean | string[]; with_file_context?: boolean };
+  save_content: boolean;
+  lsf?: Record<string, unknown> | null;
+}
+export interface ExpiresAfterData {
+  anchor: 'last_active_at';
+  days: number;
+}
+
+export interface StoreCreated {
+  type: 'StoreCreated';
+  data: {
+    storeId: string;
+    organizationId: string;
+    name: string;
+    description: string | null;
+    isPublic: boolean;
+    license: string | null;
+    metadata: unknown;
+    config: StoreConfigData;
+    expiresAfter: ExpiresAfterData | null;
+    at: string;
+  };
+}
+export interface StoreUpdated {
+  type: 'StoreUpdated';
+  data: {
+    storeId: string;
+    name?: string;
+    description?: string | null;
+    isPublic?: boolean;
+    license?: string | null;
+    metadata?: unknown;
+    expiresAfter?: ExpiresAfterData | null;
+    at: string;
+  };
+}
+/** Inactivity expiry reached (`expires_after`). */
+export interface StoreExpired {
+  type: 'StoreExpired';
+  data: { storeId: string; at: string };
+}
+export interface StoreDeleted {
+  type: 'StoreDeleted';
+  data: { storeId: string; organizationId: string; name: string; at: string };
+}
+/** A copy began: recorded on both sides (`role`). */
+export interface StoreCopyStarted {
+  type: 'StoreCopyStarted';
+  data: { storeId: string; role: 'source' | 'target'; peerStoreId: string; at: string };
+}
+export interface StoreCopyFinished {
+  type: 'StoreCopyFinished';
+  data: { storeId: string; role: 'source' | 'target'; peerStoreId: string; error: string | null; at: string };
+}
+export type StoreEvent = StoreCreated | StoreUpdated | StoreExpired | StoreDeleted | StoreCopyStarted | StoreCopyFinished;
+export const STORE_EVENT_TYPES = ['StoreCreated', 'StoreUpdated', 'StoreExpired', 'StoreDeleted', 'StoreCopyStarted', 'StoreCopyFinished'] as const;
+
+/** Per-organization uniqueness of store names: one claim stream per (organization, name). */
+export interface StoreNameClaimed {
+  type: 'StoreNameClaimed';
+  data: { organizationId: string; name: string; storeId: string; at: string };
+}
+export interface StoreNameReleased {
+  type: 'StoreNameReleased';
+  data: { organizationId: string; name: string; storeId: string; at: string };
+}
+export type StoreNameEvent = StoreNameClaimed | StoreNameReleased;
+
+export type ParsingStrategy = 'fast' | 'high_quality';
+
+/** The file content a store file was added with (a snapshot: later file replacements re-add it). */
+export interface StoreFileContentData {
+  filename: string;
+  mimeType: string;
+  bytes: number;
+  sha256: string;
+  blobKey: string;
+  fileVersion: number;
+}
+
+export interface StoreFileAdded {
+  type: 'StoreFileAdded';
+  data: StoreFileContentData & {
+    storeId: string;
+    organizationId: string;
+    fileId: string;
+    /** Incremented each time the file is (re-)added to the store; ingestion events carry it. */
+    generation: number;
+    metadata: unknown;
+    externalId: string | null;
+    parsingStrategy: ParsingStrategy;
+    contextualization: StoreConfigData['contextualization'];
+    /** Set when the chunks come from another store (copy): nothing is parsed or embedded. */
+    copiedFrom?: { storeId: string; chunksKey: string; vectorsKey: string | null; model: string | null; chunkCount: number; usageTokens: number } | null;
+    at: string;
+  };
+}
+export interface StoreFileMetadataUpdated {
+  type: 'StoreFileMetadataUpdated';
+  data: { storeId: string; fileId: string; metadata: unknown; at: string };
+}
+/** A worker holds the file until `leaseExpiresAt`; after that another may take it over. */
+export interface StoreFileIngestionStarted {
+  type: 'StoreFileIngestionStarted';
+  data: { storeId: string; fileId: string; generation: number; attempt: number; workerId: string; leaseExpiresAt: string; at: string };
+}
+/** Parsed and chunked: the chunks (an artifact in blob storage) are searchable lexically from here on. */
+export interface StoreFileParsed {
+  type: 'StoreFileParsed';
+  data: { storeId: string; fileId: string; generation: number; chunksKey: string; chunkCount: number; usageTokens: number; parseMs: number; at: string };
+}
+/** Embedded: the vectors artifact (content hash + model) is indexed; the file is `completed`. */
+export interface StoreFileIngested {
+  type: 'StoreFileIngested';
+  data: {
+    storeId: string;
+    fileId: string;
+    generation: number;
+    filename: string;
+    chunksKey: string;
+    vectorsKey: string | null;
+    model: string | null;
+    dimensions: number;
+    chunkCount: number;
+    usageTokens: number;
+    mode: ParsingStrategy;
+    contextualization: boolean;
+    queueMs: number;
+    ingestionMs: number;
+    totalMs: number;
+    at: string;
+  };
+}
+export interface StoreFileIngestionFailed {
+  type: 'StoreFileIngestionFailed';
+  data: { storeId: string; fileId: string; generation: number; attempt: number; error: { message: string; code: string }; retryAt: string | null; at: string };
+}
+export interface StoreFileRemoved {
+  type: 'StoreFileRemoved';
+  data: { storeId: string; fileId: string; organizationId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; at: string };
+}
+export type StoreFileEvent =
+  | StoreFileAdded
+  | StoreFileMetadataUpdated
+  | StoreFileIngestionStarted
+  | StoreFileParsed
+  | StoreFileIngested
+  | StoreFileIngestionFailed
+  | StoreFileRemoved;
+export const STORE_FILE_EVENT_TYPES = [
+  'StoreFileAdded',
+  'StoreFileMetadataUpdated',
+  'StoreFileIngestionStarted',
+  'StoreFileParsed',
+  'StoreFileIngested',
+  'StoreFileIngestionFailed',
+  'StoreFileRemoved',
+] as const;

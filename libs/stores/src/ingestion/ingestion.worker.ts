@@ -1,0 +1,193 @@
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'crypto';
+import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
+import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
+import { EMBEDDER, Embedder, EmbeddingError } from '@larder/ai';
+import { chunkDocument, parseFile, PARSER_VERSION, ParseError, UnsupportedFileError } from '@larder/ingestion';
+import { chunksArtifactKey, readChunksArtifact, vectorsArtifactKey, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
+import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
+import { StoreFilesWriter } from '../store-files.writer';
+import { STORES_CONFIG, StoresConfig } from '../stores.config';
+
+class PermanentFailure extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The ingestion reactor: takes store files that wait for ingestion (pending and due, or whose
+ * worker's lease expired), claims each with a lease (an event appended at the expected revision, so
+ * exactly one worker wins), then parse → chunk → (artifact) → embed → (artifact), recording
+ * progress as events. Only the lease holder's results are accepted, so a crashed or slow worker
+ * never produces duplicates. Retryable failures back off exponentially up to `maxAttempts`.
+ */
+@Injectable()
+export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly logger = new Logger('Ingestion');
+  readonly workerId = `worker-${randomUUID()}`;
+  private readonly active = new Map<string, Promise<void>>();
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private wake: (() => void) | null = null;
+  private loopPromise: Promise<void> | null = null;
+
+  constructor(
+    @Inject(STORES_CONFIG) private readonly config: StoresConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(BLOB_STORAGE) private readonly blobs: BlobStorage,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    private readonly reader: StoreFilesReader,
+    private readonly writer: StoreFilesWriter,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (!this.config.runWorker) return;
+    this.loopPromise = this.loop();
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loopPromise;
+    await Promise.allSettled(this.active.values());
+  }
+
+  /** Wakes the loop at once (after a file was added in this process). */
+  nudge(): void {
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      try {
+        const free = this.config.ingestionConcurrency - this.active.size;
+        if (free > 0) {
+          const due = await this.reader.dueForIngestion(this.clock.now(), free, [...this.active.keys()]);
+          for (const row of due) this.claimAndRun(row);
+        }
+      } catch (err) {
+        if (!this.stopped) this.logger.warn(`polling for work failed: ${(err as Error).message}`);
+      }
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        this.timer = setTimeout(resolve, this.config.pollMs);
+      });
+      if (this.timer) clearTimeout(this.timer);
+    }
+  }
+
+  private claimAndRun(row: StoreFileRow): void {
+    const key = `${row.fileId}:${row.storeId}`;
+    const run = this.claim(row)
+      .then((claimed) => (claimed ? this.ingest(row, claimed) : undefined))
+      .catch((err) => this.logger.error(`ingestion of ${row.filename} (${row.fileId}) in store ${row.storeId} failed: ${(err as Error).message}`, (err as Error).stack))
+      .finally(() => {
+        this.active.delete(key);
+        this.wake?.();
+      });
+    this.active.set(key, run);
+  }
+
+  private async claim(row: StoreFileRow): Promise<{ startedAt: Date; attempt: number } | null> {
+    try {
+      const startedAt = this.clock.now();
+      const r = await this.writer.decide(
+        { type: 'StartIngestion', storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId, leaseMs: this.config.leaseMs },
+        'system',
+        false,
+      );
+      return { startedAt, attempt: r.state.attempt };
+    } catch (err) {
+      if (err instanceof ConflictError || err instanceof NotFoundError) return null; // another worker won, or the file went away
+      throw err;
+    }
+  }
+
+  private async ingest(row: StoreFileRow, claim: { startedAt: Date; attempt: number }): Promise<void> {
+    const base = { storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId };
+    const t0 = Date.now();
+    try {
+      const deadline = AbortSignal.timeout(this.config.leaseMs);
+      // 1. parse and chunk (once per content, strategy and parser version)
+      const chunksKey = chunksArtifactKey(row.sha256, row.parsingStrategy, PARSER_VERSION);
+      let artifact: ChunksArtifact;
+      if ((await this.blobs.size(chunksKey)) !== null) {
+        artifact = await readChunksArtifact(this.blobs, chunksKey);
+      } else {
+        const content = await this.readContent(row);
+        const doc = await parseFile(content, row.filename, row.mimeType).catch((err: Error) => {
+          if (err instanceof UnsupportedFileError || err instanceof ParseError) throw new PermanentFailure(err.message, err.code);
+          throw new PermanentFailure(`Could not parse ${row.filename}: ${err.message}`, 'parse_error');
+        });
+        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename);
+        artifact = {
+          format: 1,
+          chunks: chunks.map((c) => ({ chunkIndex: c.chunkIndex, text: c.text, embedText: c.embedText, offset: c.offset, tokens: c.tokens, mimeType: 'text/plain', generatedMetadata: c.generatedMetadata })),
+        };
+        await writeChunksArtifact(this.blobs, chunksKey, artifact);
+      }
+      const usageTokens = artifact.chunks.reduce((n, c) => n + c.tokens, 0);
+      deadline.throwIfAborted();
+      await this.writer.decide({ type: 'RecordParsed', ...base, chunksKey, chunkCount: artifact.chunks.length, usageTokens, parseMs: Date.now() - t0 }, 'system', false);
+
+      // 2. embed (once per model and chunk inputs, across files, stores and copies)
+      let vectorsKey: string | null = null;
+      if (artifact.chunks.length) {
+        const inputs = artifact.chunks.map((c) => c.embedText);
+        vectorsKey = vectorsArtifactKey(this.embedder.model, inputs);
+        if ((await this.blobs.size(vectorsKey)) === null) {
+          const vectors = await this.embedder.embed(inputs, 'document');
+          deadline.throwIfAborted();
+          await writeVectorsArtifact(this.blobs, vectorsKey, this.embedder.model, vectors);
+        }
+      }
+      const now = this.clock.now();
+      await this.writer.decide(
+        {
+          type: 'RecordIngested',
+          ...base,
+          filename: row.filename,
+          chunksKey,
+          vectorsKey,
+          model: vectorsKey ? this.embedder.model : null,
+          dimensions: vectorsKey ? this.embedder.dimensions : 0,
+          chunkCount: artifact.chunks.length,
+          usageTokens,
+          mode: row.parsingStrategy,
+          contextualization: row.contextualization === true || (typeof row.contextualization === 'object' && row.contextualization !== null),
+          queueMs: Math.max(0, claim.startedAt.getTime() - row.createdAt.getTime()),
+          ingestionMs: Date.now() - t0,
+          totalMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
+        },
+        'system',
+        false,
+      );
+    } catch (err) {
+      if (err instanceof ConflictError || err instanceof NotFoundError) return; // superseded: removed, re-added or lease lost
+      const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable);
+      const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
+      const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
+      const code = err instanceof PermanentFailure ? err.code : err instanceof EmbeddingError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
+      const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.leaseMs} ms` : (err as Error).message;
+      this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
+      await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
+        if (!(e instanceof ConflictError || e instanceof NotFoundError)) throw e;
+      });
+    }
+  }
+
+  private async readContent(row: StoreFileRow): Promise<Buffer> {
+    const parts: Buffer[] = [];
+    try {
+      for await (const c of await this.blobs.get(row.blobKey)) parts.push(c as Buffer);
+    } catch (err) {
+      if ((await this.blobs.size(row.blobKey)) === null) throw new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
+      throw err;
+    }
+    return Buffer.concat(parts);
+  }
+}

@@ -1,0 +1,122 @@
+import { ConflictError, Decider, NotFoundError } from '@larder/kernel';
+import { ParsingStrategy, StoreConfigData, StoreFileAdded, StoreFileContentData, StoreFileEvent, StoreFileIngested } from './events';
+
+export type StoreFileStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+
+export interface StoreFileState {
+  present: boolean;
+  organizationId: string | null;
+  generation: number;
+  status: StoreFileStatus | null;
+  attempt: number;
+  leaseExpiresAt: Date | null;
+  workerId: string | null;
+  parsed: { chunksKey: string; chunkCount: number; usageTokens: number } | null;
+}
+
+export type StoreFileCommand =
+  | ({
+      type: 'AddStoreFile';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      metadata: unknown;
+      externalId: string | null;
+      parsingStrategy: ParsingStrategy;
+      contextualization: StoreConfigData['contextualization'];
+      copiedFrom?: StoreFileAdded['data']['copiedFrom'];
+      now: Date;
+    } & StoreFileContentData)
+  | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
+  | { type: 'StartIngestion'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
+  | { type: 'RecordParsed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; chunksKey: string; chunkCount: number; usageTokens: number; parseMs: number; now: Date }
+  | ({ type: 'RecordIngested'; organizationId: string; workerId: string; now: Date } & Omit<StoreFileIngested['data'], 'at'>)
+  | { type: 'RecordIngestionFailed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; error: { message: string; code: string }; retryAt: Date | null; now: Date }
+  | { type: 'RemoveStoreFile'; storeId: string; organizationId: string; fileId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; now: Date };
+
+/** The ingestion worker lost its lease or the file was removed or re-added meanwhile. */
+export class IngestionSupersededError extends ConflictError {}
+
+export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFileEvent> = {
+  initialState: () => ({ present: false, organizationId: null, generation: 0, status: null, attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'StoreFileAdded':
+        return {
+          present: true,
+          organizationId: e.data.organizationId,
+          generation: e.data.generation,
+          status: e.data.copiedFrom ? 'completed' : 'pending',
+          attempt: 0,
+          leaseExpiresAt: null,
+          workerId: null,
+          parsed: null,
+        };
+      case 'StoreFileMetadataUpdated':
+        return s;
+      case 'StoreFileIngestionStarted':
+        return { ...s, status: 'in_progress', attempt: e.data.attempt, leaseExpiresAt: new Date(e.data.leaseExpiresAt), workerId: e.data.workerId };
+      case 'StoreFileParsed':
+        return { ...s, parsed: { chunksKey: e.data.chunksKey, chunkCount: e.data.chunkCount, usageTokens: e.data.usageTokens } };
+      case 'StoreFileIngested':
+        return { ...s, status: 'completed', leaseExpiresAt: null, workerId: null };
+      case 'StoreFileIngestionFailed':
+        return { ...s, status: e.data.retryAt ? 'pending' : 'failed', leaseExpiresAt: null, workerId: null };
+      case 'StoreFileRemoved':
+        return { ...s, present: false, status: null, leaseExpiresAt: null, workerId: null };
+    }
+  },
+  decide(c, s) {
+    const at = c.now.toISOString();
+    if (c.type === 'AddStoreFile') {
+      if (s.present) throw new ConflictError(`File ${c.fileId} is already in store ${c.storeId}`);
+      const { type: _t, now: _n, ...rest } = c;
+      void _t;
+      void _n;
+      return [{ type: 'StoreFileAdded', data: { ...rest, copiedFrom: c.copiedFrom ?? null, generation: s.generation + 1, at } }];
+    }
+    if (!s.present || s.organizationId !== c.organizationId) throw new NotFoundError(`File ${c.fileId} not found in store ${c.storeId}`);
+    switch (c.type) {
+      case 'UpdateStoreFileMetadata':
+        return [{ type: 'StoreFileMetadataUpdated', data: { storeId: c.storeId, fileId: c.fileId, metadata: c.metadata, at } }];
+      case 'RemoveStoreFile':
+        return [{ type: 'StoreFileRemoved', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, reason: c.reason, at } }];
+      case 'StartIngestion': {
+        const leased = s.status === 'in_progress' && s.leaseExpiresAt !== null && s.leaseExpiresAt > c.now;
+        if (c.generation !== s.generation || leased || (s.status !== 'pending' && s.status !== 'in_progress')) {
+          throw new IngestionSupersededError(`store file ${c.fileId} is not waiting for ingestion`);
+        }
+        const leaseExpiresAt = new Date(c.now.getTime() + c.leaseMs).toISOString();
+        return [{ type: 'StoreFileIngestionStarted', data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, attempt: s.attempt + 1, workerId: c.workerId, leaseExpiresAt, at } }];
+      }
+      default: {
+        // Results are accepted only from the worker that holds the lease on this generation.
+        if (c.generation !== s.generation || s.status !== 'in_progress' || s.workerId !== c.workerId) {
+          throw new IngestionSupersededError(`store file ${c.fileId}: ingestion by ${c.workerId} was superseded`);
+        }
+        if (c.type === 'RecordParsed') {
+          return [
+            {
+              type: 'StoreFileParsed',
+              data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, chunksKey: c.chunksKey, chunkCount: c.chunkCount, usageTokens: c.usageTokens, parseMs: c.parseMs, at },
+            },
+          ];
+        }
+        if (c.type === 'RecordIngested') {
+          const { type: _t, now: _n, organizationId: _o, workerId: _w, ...data } = c;
+          void _t;
+          void _n;
+          void _o;
+          void _w;
+          return [{ type: 'StoreFileIngested', data: { ...data, at } }];
+        }
+        return [
+          {
+            type: 'StoreFileIngestionFailed',
+            data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, attempt: s.attempt, error: c.error, retryAt: c.retryAt ? c.retryAt.toISOString() : null, at },
+          },
+        ];
+      }
+    }
+  },
+};

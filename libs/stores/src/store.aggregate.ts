@@ -1,0 +1,92 @@
+import { ConflictError, Decider, NotFoundError } from '@larder/kernel';
+import { ExpiresAfterData, StoreConfigData, StoreEvent } from './events';
+
+export interface StoreState {
+  status: 'absent' | 'active' | 'expired' | 'deleted';
+  organizationId: string | null;
+  name: string | null;
+  /** Set while a copy runs (either side). */
+  copying: { role: 'source' | 'target'; peerStoreId: string } | null;
+}
+
+export interface StoreFields {
+  name: string;
+  description: string | null;
+  isPublic: boolean;
+  license: string | null;
+  metadata: unknown;
+  expiresAfter: ExpiresAfterData | null;
+}
+
+export type StoreCommand =
+  | ({ type: 'CreateStore'; storeId: string; organizationId: string; config: StoreConfigData; now: Date } & StoreFields)
+  | ({ type: 'UpdateStore'; storeId: string; organizationId: string; now: Date } & Partial<StoreFields>)
+  | { type: 'ExpireStore'; storeId: string; organizationId: string; now: Date }
+  | { type: 'DeleteStore'; storeId: string; organizationId: string; now: Date }
+  | { type: 'StartCopy'; storeId: string; organizationId: string; role: 'source' | 'target'; peerStoreId: string; now: Date }
+  | { type: 'FinishCopy'; storeId: string; organizationId: string; role: 'source' | 'target'; peerStoreId: string; error: string | null; now: Date };
+
+export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
+  initialState: () => ({ status: 'absent', organizationId: null, name: null, copying: null }),
+  evolve(s, e) {
+    switch (e.type) {
+      case 'StoreCreated':
+        return { ...s, status: 'active', organizationId: e.data.organizationId, name: e.data.name };
+      case 'StoreUpdated':
+        return { ...s, name: e.data.name ?? s.name, status: s.status === 'expired' ? 'active' : s.status };
+      case 'StoreExpired':
+        return { ...s, status: 'expired' };
+      case 'StoreDeleted':
+        return { ...s, status: 'deleted' };
+      case 'StoreCopyStarted':
+        return { ...s, copying: { role: e.data.role, peerStoreId: e.data.peerStoreId } };
+      case 'StoreCopyFinished':
+        return { ...s, copying: null };
+    }
+  },
+  decide(c, s) {
+    const at = c.now.toISOString();
+    if (c.type === 'CreateStore') {
+      if (s.status !== 'absent') throw new ConflictError(`store ${c.storeId} already exists`);
+      return [
+        {
+          type: 'StoreCreated',
+          data: {
+            storeId: c.storeId,
+            organizationId: c.organizationId,
+            name: c.name,
+            description: c.description,
+            isPublic: c.isPublic,
+            license: c.license,
+            metadata: c.metadata,
+            config: c.config,
+            expiresAfter: c.expiresAfter,
+            at,
+          },
+        },
+      ];
+    }
+    if (s.status === 'absent' || s.status === 'deleted' || s.organizationId !== c.organizationId) throw new NotFoundError(`Store ${c.storeId} not found`);
+    switch (c.type) {
+      case 'UpdateStore': {
+        const data: Record<string, unknown> = { storeId: c.storeId, at };
+        for (const k of ['name', 'description', 'isPublic', 'license', 'metadata', 'expiresAfter'] as const) if (c[k] !== undefined) data[k] = c[k];
+        return [{ type: 'StoreUpdated', data: data as StoreEvent['data'] & { storeId: string; at: string } }];
+      }
+      case 'ExpireStore':
+        return s.status === 'expired' ? [] : [{ type: 'StoreExpired', data: { storeId: c.storeId, at } }];
+      case 'DeleteStore':
+        if (s.copying) throw new ConflictError(`Store ${c.storeId} is being copied; delete it when the copy has finished`);
+        return [{ type: 'StoreDeleted', data: { storeId: c.storeId, organizationId: c.organizationId, name: s.name!, at } }];
+      case 'StartCopy':
+        if (s.copying) throw new ConflictError(`Store ${c.storeId} is already being copied`);
+        return [{ type: 'StoreCopyStarted', data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, at } }];
+      case 'FinishCopy':
+        if (!s.copying) return [];
+        return [{ type: 'StoreCopyFinished', data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, error: c.error, at } }];
+    }
+  },
+};
+
+/** Store names: lowercase letters, digits, `.` and `-`, 1–128 characters (contract §12.2). */
+export const STORE_NAME = /^[a-z0-9.-]{1,128}$/;

@@ -1,0 +1,67 @@
+import type { StoreRow } from '@larder/projections/stores/stores.reader';
+import type { StoreFileRow } from '@larder/projections/stores/store-files.reader';
+import type { IndexedChunk } from '@larder/chunk-index';
+
+/** `Store` (§12.2). */
+export function toStoreResponse(r: StoreRow) {
+  const expiresAt = r.expiresAfter ? new Date(r.lastActiveAt.getTime() + r.expiresAfter.days * 86_400_000).toISOString() : null;
+  return {
+    id: r.id,
+    name: r.name,
+    description: r.description,
+    is_public: r.isPublic,
+    license: r.license,
+    metadata: r.metadata,
+    config: r.config,
+    bucket_id: null,
+    file_counts: r.fileCounts,
+    expires_after: r.expiresAfter,
+    status: r.status,
+    created_at: r.createdAt.toISOString(),
+    updated_at: r.updatedAt.toISOString(),
+    last_active_at: r.lastActiveAt.toISOString(),
+    usage_bytes: r.usageBytes,
+    usage_tokens: r.usageTokens,
+    expires_at: expiresAt,
+    copy_state: r.copyState,
+    object: 'store' as const,
+  };
+}
+export type StoreResponse = ReturnType<typeof toStoreResponse>;
+
+/** A stored chunk (§13.3, `text` type). */
+export function toChunkResponse(c: IndexedChunk) {
+  return {
+    type: 'text' as const,
+    chunk_index: c.chunkIndex,
+    mime_type: c.mimeType,
+    generated_metadata: c.generatedMetadata,
+    model: c.model,
+    offset: c.offset,
+    text: c.text,
+    context: null,
+    summary: null,
+  };
+}
+
+/** `StoreFile` (§13.2). */
+export function toStoreFileResponse(r: StoreFileRow, contentUrl: string, chunks?: IndexedChunk[]) {
+  return {
+    id: r.fileId,
+    filename: r.filename,
+    metadata: r.metadata,
+    external_id: r.externalId,
+    status: r.status,
+    last_error: r.lastError,
+    store_id: r.storeId,
+    created_at: r.createdAt.toISOString(),
+    version: r.fileVersion,
+    usage_bytes: r.bytes,
+    usage_tokens: r.usageTokens,
+    config: { parsing_strategy: r.parsingStrategy },
+    object: 'store.file' as const,
+    ...(chunks ? { chunks: chunks.map(toChunkResponse) } : {}),
+    content_url: contentUrl,
+  };
+}
+export type StoreFileResponse = ReturnType<typeof toStoreFileResponse>;

@@ -1,0 +1,16 @@
+/** Settings of the stores context (from the app's configuration). */
+export interface StoresConfig {
+  /** Whether this process runs the ingestion worker and the expiry sweeper. */
+  runWorker: boolean;
+  ingestionConcurrency: number;
+  /** How long a worker holds a file before another may take it over (also the per-attempt time limit). */
+  leaseMs: number;
+  maxAttempts: number;
+  retryBaseMs: number;
+  pollMs: number;
+  signingSecret: string;
+  publicUrl: string | null;
+  contentUrlTtlSeconds: number;
+  expirySweepMs: number;
+}
+export const STORES_CONFIG = Symbol('STORES_CONFIG');

@@ -1,0 +1,90 @@
+import { Position, RecordedEvent, START } from '@larder/kernel';
+import type { BlobStorage } from '@larder/blob-storage';
+import { ChunkIndex, ChunkIndexOp, readChunksArtifact, readVectorsArtifact } from '@larder/chunk-index';
+import { STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
+import { ExternalProjection } from '../runner/projection';
+
+/**
+ * `chunk-index`: copies ingestion artifacts (chunks, then vectors) from blob storage into the chunk
+ * index. It never parses or embeds, so `replay chunk-index` rebuilds the index from the log and the
+ * artifacts alone.
+ */
+export class ChunkIndexProjection implements ExternalProjection {
+  readonly name = 'chunk-index';
+  readonly version = 1;
+  readonly handles = [...STORE_FILE_EVENT_TYPES, 'StoreDeleted'] as const;
+
+  constructor(
+    private readonly index: ChunkIndex,
+    private readonly blobs: BlobStorage,
+  ) {}
+
+  async setup(): Promise<void> {
+    await this.index.setup();
+    const cp = await this.index.readCheckpoint(this.name);
+    if (cp && cp.version !== this.version) await this.reset();
+  }
+
+  async readCheckpoint(): Promise<Position> {
+    return (await this.index.readCheckpoint(this.name))?.position ?? START;
+  }
+
+  async reset(): Promise<void> {
+    await this.index.reset(this.name, this.version);
+  }
+
+  async applyBatch(events: RecordedEvent[], last: Position): Promise<void> {
+    const ops: ChunkIndexOp[] = [];
+    for (const event of events) {
+      const e = { type: event.type, data: event.data } as unknown as StoreFileEvent | StoreEvent;
+      switch (e.type) {
+        case 'StoreFileAdded': {
+          const d = e.data;
+          ops.push({
+            op: 'putFile',
+            file: { storeId: d.storeId, fileId: d.fileId, organizationId: d.organizationId, filename: d.filename, externalId: d.externalId, metadata: d.metadata, generation: d.generation },
+          });
+          if (d.copiedFrom) {
+            ops.push(await this.chunksOp(d.storeId, d.fileId, d.generation, d.copiedFrom.chunksKey));
+            if (d.copiedFrom.vectorsKey) ops.push(await this.vectorsOp(d.storeId, d.fileId, d.generation, d.copiedFrom.vectorsKey));
+          }
+          break;
+        }
+        case 'StoreFileMetadataUpdated':
+          ops.push({ op: 'setMetadata', storeId: e.data.storeId, fileId: e.data.fileId, metadata: e.data.metadata });
+          break;
+        case 'StoreFileParsed':
+          ops.push(await this.chunksOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.chunksKey));
+          break;
+        case 'StoreFileIngested':
+          if (e.data.vectorsKey) ops.push(await this.vectorsOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.vectorsKey));
+          break;
+        case 'StoreFileRemoved':
+          ops.push({ op: 'deleteFile', storeId: e.data.storeId, fileId: e.data.fileId });
+          break;
+        case 'StoreDeleted':
+          ops.push({ op: 'deleteStore', storeId: e.data.storeId });
+          break;
+        default:
+          break;
+      }
+    }
+    await this.index.write(ops, { projection: this.name, version: this.version, position: last });
+  }
+
+  private async chunksOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp> {
+    const artifact = await readChunksArtifact(this.blobs, key);
+    return {
+      op: 'setChunks',
+      storeId,
+      fileId,
+      generation,
+      chunks: artifact.chunks.map((c) => ({ chunkIndex: c.chunkIndex, type: 'text' as const, text: c.text, offset: c.offset, mimeType: c.mimeType, generatedMetadata: c.generatedMetadata })),
+    };
+  }
+
+  private async vectorsOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp> {
+    const { model, vectors } = await readVectorsArtifact(this.blobs, key);
+    return { op: 'setVectors', storeId, fileId, generation, model, vectors };
+  }
+}

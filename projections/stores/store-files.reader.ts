@@ -1,0 +1,170 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { compileFilterToPostgres, FilterNode } from '@larder/kernel';
+import { STORE_FILES_TABLE as F } from './stores.projection';
+import { isUuid } from './stores.reader';
+
+export interface StoreFileRow {
+  storeId: string;
+  fileId: string;
+  organizationId: string;
+  generation: number;
+  filename: string;
+  mimeType: string;
+  bytes: number;
+  sha256: string;
+  blobKey: string;
+  fileVersion: number;
+  metadata: unknown;
+  externalId: string | null;
+  parsingStrategy: 'fast' | 'high_quality';
+  contextualization: unknown;
+  status: 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
+  lastError: { message: string; code: string } | null;
+  attempt: number;
+  workerId: string | null;
+  leaseExpiresAt: Date | null;
+  retryAt: Date | null;
+  chunksKey: string | null;
+  vectorsKey: string | null;
+  model: string | null;
+  chunkCount: number;
+  usageTokens: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+type Raw = Record<string, unknown>;
+const toRow = (r: Raw): StoreFileRow => ({
+  storeId: r.store_id as string,
+  fileId: r.file_id as string,
+  organizationId: r.organization_id as string,
+  generation: r.generation as number,
+  filename: r.filename as string,
+  mimeType: r.mime_type as string,
+  bytes: Number(r.bytes),
+  sha256: r.sha256 as string,
+  blobKey: r.blob_key as string,
+  fileVersion: r.file_version as number,
+  metadata: r.metadata ?? null,
+  externalId: (r.external_id as string) ?? null,
+  parsingStrategy: r.parsing_strategy as StoreFileRow['parsingStrategy'],
+  contextualization: r.contextualization,
+  status: r.status as StoreFileRow['status'],
+  lastError: (r.last_error as StoreFileRow['lastError']) ?? null,
+  attempt: r.attempt as number,
+  workerId: (r.worker_id as string) ?? null,
+  leaseExpiresAt: (r.lease_expires_at as Date) ?? null,
+  retryAt: (r.retry_at as Date) ?? null,
+  chunksKey: (r.chunks_key as string) ?? null,
+  vectorsKey: (r.vectors_key as string) ?? null,
+  model: (r.model as string) ?? null,
+  chunkCount: r.chunk_count as number,
+  usageTokens: Number(r.usage_tokens),
+  createdAt: r.created_at as Date,
+  updatedAt: r.updated_at as Date,
+});
+
+export interface StoreFileListQuery {
+  statuses?: string[] | null;
+  filter?: FilterNode | null;
+  q?: string | null;
+}
+
+/** Queries over store files (read model of the `stores` projection). */
+@Injectable()
+export class StoreFilesReader {
+  constructor(private readonly ds: DataSource) {}
+
+  /** By file id, else by external id, else by file name (newest first). */
+  async get(organizationId: string, storeId: string, identifier: string): Promise<StoreFileRow | null> {
+    if (isUuid(identifier)) {
+      const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE organization_id = $1 AND store_id = $2 AND file_id = $3::uuid`, [organizationId, storeId, identifier]);
+      if (rows.length) return toRow(rows[0]);
+    }
+    const rows: Raw[] = await this.ds.query(
+      `SELECT * FROM ${F} WHERE organization_id = $1 AND store_id = $2 AND (external_id = $3 OR filename = $3)
+        ORDER BY (external_id = $3) DESC NULLS LAST, created_at DESC LIMIT 1`,
+      [organizationId, storeId, identifier],
+    );
+    return rows.length ? toRow(rows[0]) : null;
+  }
+
+  /** The organization owning a store file (for presigned content URLs, which carry no API key). */
+  async organizationOf(storeId: string, fileId: string): Promise<string | null> {
+    if (!isUuid(storeId) || !isUuid(fileId)) return null;
+    const rows: Raw[] = await this.ds.query(`SELECT organization_id FROM ${F} WHERE store_id = $1 AND file_id = $2`, [storeId, fileId]);
+    return rows.length ? (rows[0].organization_id as string) : null;
+  }
+
+  async byExternalId(storeId: string, externalId: string): Promise<StoreFileRow[]> {
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE store_id = $1 AND external_id = $2`, [storeId, externalId]);
+    return rows.map(toRow);
+  }
+
+  /** Every store of the organization holding this file. */
+  async storesHolding(organizationId: string, fileId: string): Promise<StoreFileRow[]> {
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE organization_id = $1 AND file_id = $2`, [organizationId, fileId]);
+    return rows.map(toRow);
+  }
+
+  async allOfStore(storeId: string): Promise<StoreFileRow[]> {
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE store_id = $1 ORDER BY created_at, file_id`, [storeId]);
+    return rows.map(toRow);
+  }
+
+  private where(storeId: string, query: StoreFileListQuery, params: unknown[]): string {
+    params.push(storeId);
+    const conds = [`store_id = $${params.length}`];
+    if (query.statuses?.length) {
+      params.push(query.statuses);
+      conds.push(`status = ANY($${params.length}::text[])`);
+    }
+    if (query.filter) conds.push(`(${compileFilterToPostgres(query.filter, { file: 'metadata', chunk: null }, params)})`);
+    if (query.q) {
+      params.push(query.q.toLowerCase());
+      const n = params.length;
+      conds.push(`(strpos(lower(filename), $${n}) > 0 OR strpos(lower(coalesce(external_id, '')), $${n}) > 0
+                  OR word_similarity($${n}, lower(filename || ' ' || coalesce(external_id, ''))) >= 0.4)`);
+    }
+    return conds.join(' AND ');
+  }
+
+  /** Newest first, keyset on (created_at, file_id). */
+  async page(storeId: string, query: StoreFileListQuery, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<StoreFileRow[]> {
+    const params: unknown[] = [];
+    let cond = this.where(storeId, query, params);
+    if (cursor) {
+      params.push(cursor.c, cursor.id);
+      const a = params.length - 1;
+      cond += direction === 'forward' ? ` AND (created_at, file_id) < ($${a}::timestamptz, $${a + 1}::uuid)` : ` AND (created_at, file_id) > ($${a}::timestamptz, $${a + 1}::uuid)`;
+    }
+    params.push(take);
+    const order = direction === 'forward' ? 'DESC' : 'ASC';
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${order}, file_id ${order} LIMIT $${params.length}`, params);
+    return rows.map(toRow);
+  }
+
+  async count(storeId: string, query: StoreFileListQuery): Promise<number> {
+    const params: unknown[] = [];
+    const rows = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE ${this.where(storeId, query, params)}`, params);
+    return rows[0].n;
+  }
+
+  /** Files waiting for a worker: pending and due, or in progress with an expired lease. Oldest first. */
+  async dueForIngestion(now: Date, limit: number, exclude: string[] = []): Promise<StoreFileRow[]> {
+    const rows: Raw[] = await this.ds.query(
+      `SELECT * FROM ${F}
+        WHERE ((status = 'pending' AND (retry_at IS NULL OR retry_at <= $1)) OR (status = 'in_progress' AND lease_expires_at < $1))
+          AND NOT (file_id::text || ':' || store_id::text = ANY($3::text[]))
+        ORDER BY created_at LIMIT $2`,
+      [now, limit, exclude],
+    );
+    return rows.map(toRow);
+  }
+
+  async countInProgress(storeId: string): Promise<number> {
+    const rows = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE store_id = $1 AND status IN ('pending', 'in_progress')`, [storeId]);
+    return rows[0].n;
+  }
+}

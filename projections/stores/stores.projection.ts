@@ -1,0 +1,185 @@
+import { EntityManager } from 'typeorm';
+import { RecordedEvent } from '@larder/kernel';
+import { STORE_EVENT_TYPES, STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
+import { Projection } from '../runner/projection';
+
+export const STORES_TABLE = 'stores_v1';
+export const STORE_FILES_TABLE = 'store_files_v1';
+const S = STORES_TABLE;
+const F = STORE_FILES_TABLE;
+
+/**
+ * `stores`: one row per live store and one per live store file. File counts and usage are computed
+ * from the store-file rows when read, so they are exact by construction. Rows are guarded by the
+ * stream revision (idempotent replays).
+ */
+export class StoresProjection implements Projection {
+  readonly name = 'stores';
+  readonly version = 1;
+  readonly tables = [S, F];
+  readonly handles = [...STORE_EVENT_TYPES, ...STORE_FILE_EVENT_TYPES];
+
+  async setup(m: EntityManager): Promise<void> {
+    await m.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
+    await m.query(`CREATE TABLE IF NOT EXISTS ${S} (
+      id uuid PRIMARY KEY, organization_id uuid NOT NULL, name text NOT NULL, description text,
+      is_public boolean NOT NULL, license text, metadata jsonb, config jsonb NOT NULL, expires_after jsonb,
+      status text NOT NULL, copy_state jsonb, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+      last_active_at timestamptz NOT NULL, revision bigint NOT NULL)`);
+    await m.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${S}_org_name ON ${S} (organization_id, name)`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${S}_org_created ON ${S} (organization_id, created_at DESC, id DESC)`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${S}_name_trgm ON ${S} USING gin ((lower(name || ' ' || coalesce(description, ''))) gin_trgm_ops)`);
+    await m.query(`CREATE TABLE IF NOT EXISTS ${F} (
+      store_id uuid NOT NULL, file_id uuid NOT NULL, organization_id uuid NOT NULL, generation int NOT NULL,
+      filename text NOT NULL, mime_type text NOT NULL, bytes bigint NOT NULL, sha256 text NOT NULL, blob_key text NOT NULL,
+      file_version int NOT NULL, metadata jsonb, external_id text, parsing_strategy text NOT NULL, contextualization jsonb,
+      status text NOT NULL, last_error jsonb, attempt int NOT NULL DEFAULT 0, worker_id text, lease_expires_at timestamptz,
+      retry_at timestamptz, chunks_key text, vectors_key text, model text, chunk_count int NOT NULL DEFAULT 0,
+      usage_tokens bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+      revision bigint NOT NULL, PRIMARY KEY (store_id, file_id))`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${F}_store_created ON ${F} (store_id, created_at DESC, file_id DESC)`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${F}_file ON ${F} (organization_id, file_id)`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${F}_due ON ${F} (status, created_at) WHERE status IN ('pending', 'in_progress')`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${F}_external ON ${F} (store_id, external_id) WHERE external_id IS NOT NULL`);
+  }
+
+  async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
+    const rev = event.revision;
+    const e = { type: event.type, data: event.data } as unknown as StoreEvent | StoreFileEvent;
+    switch (e.type) {
+      case 'StoreCreated': {
+        const d = e.data;
+        await m.query(
+          `INSERT INTO ${S} (id, organization_id, name, description, is_public, license, metadata, config, expires_after, status, created_at, updated_at, last_active_at, revision)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11) ON CONFLICT (id) DO NOTHING`,
+          [d.storeId, d.organizationId, d.name, d.description, d.isPublic, d.license, json(d.metadata), JSON.stringify(d.config), json(d.expiresAfter), d.at, rev],
+        );
+        return;
+      }
+      case 'StoreUpdated': {
+        const d = e.data;
+        const sets: string[] = [];
+        const params: unknown[] = [d.storeId, rev, d.at];
+        const col = (c: string, v: unknown) => {
+          params.push(v);
+          sets.push(`${c} = $${params.length}`);
+        };
+        if (d.name !== undefined) col('name', d.name);
+        if (d.description !== undefined) col('description', d.description);
+        if (d.isPublic !== undefined) col('is_public', d.isPublic);
+        if (d.license !== undefined) col('license', d.license);
+        if (d.metadata !== undefined) col('metadata', json(d.metadata));
+        if (d.expiresAfter !== undefined) col('expires_after', json(d.expiresAfter));
+        await m.query(
+          `UPDATE ${S} SET ${[...sets, `status = CASE WHEN status = 'expired' THEN 'completed' ELSE status END`, 'updated_at = $3', 'last_active_at = $3', 'revision = $2'].join(', ')}
+            WHERE id = $1 AND revision < $2`,
+          params,
+        );
+        return;
+      }
+      case 'StoreExpired':
+        await m.query(`UPDATE ${S} SET status = 'expired', updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`, [e.data.storeId, rev, e.data.at]);
+        return;
+      case 'StoreDeleted':
+        await m.query(`DELETE FROM ${F} WHERE store_id = $1`, [e.data.storeId]);
+        await m.query(`DELETE FROM ${S} WHERE id = $1`, [e.data.storeId]);
+        return;
+      case 'StoreCopyStarted': {
+        const d = e.data;
+        const state = { role: d.role, status: 'in_progress', peer_store_id: d.peerStoreId, started_at: d.at, error: null };
+        await m.query(
+          `UPDATE ${S} SET copy_state = $3, status = CASE WHEN $4 = 'target' THEN 'in_progress' ELSE status END, updated_at = $5, revision = $2 WHERE id = $1 AND revision < $2`,
+          [d.storeId, rev, JSON.stringify(state), d.role, d.at],
+        );
+        return;
+      }
+      case 'StoreCopyFinished': {
+        const d = e.data;
+        // A failed copy stays visible on the target (`status: failed`, `copy_state.error`); a finished one clears it.
+        const failedState = d.error ? JSON.stringify({ role: d.role, status: 'failed', peer_store_id: d.peerStoreId, error: d.error }) : null;
+        await m.query(
+          `UPDATE ${S} SET copy_state = CASE WHEN $3::jsonb IS NULL THEN NULL ELSE $3::jsonb || jsonb_build_object('started_at', copy_state->'started_at') END,
+                  status = CASE WHEN $4 = 'target' THEN (CASE WHEN $3::jsonb IS NULL THEN 'completed' ELSE 'failed' END) ELSE status END,
+                  updated_at = $5, last_active_at = $5, revision = $2 WHERE id = $1 AND revision < $2`,
+          [d.storeId, rev, failedState, d.role, d.at],
+        );
+        return;
+      }
+      case 'StoreFileAdded': {
+        const d = e.data;
+        const copied = d.copiedFrom ?? null;
+        await m.query(
+          `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
+              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22)
+           ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
+              bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
+              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, contextualization = EXCLUDED.contextualization,
+              status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
+              chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
+              usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
+            WHERE ${F}.revision < EXCLUDED.revision`,
+          [
+            d.storeId, d.fileId, d.organizationId, d.generation, d.filename, d.mimeType, d.bytes, d.sha256, d.blobKey, d.fileVersion, json(d.metadata),
+            d.externalId, d.parsingStrategy, JSON.stringify(d.contextualization), copied ? 'completed' : 'pending', copied?.chunksKey ?? null,
+            copied?.vectorsKey ?? null, copied?.model ?? null, copied?.chunkCount ?? 0, copied?.usageTokens ?? 0, d.at, rev,
+          ],
+        );
+        await touch(m, d.storeId, d.at);
+        return;
+      }
+      case 'StoreFileMetadataUpdated':
+        await this.update(m, e.data, rev, `metadata = $5`, [json(e.data.metadata)]);
+        await touch(m, e.data.storeId, e.data.at);
+        return;
+      case 'StoreFileIngestionStarted':
+        await this.update(m, e.data, rev, `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`, [
+          e.data.attempt,
+          e.data.workerId,
+          e.data.leaseExpiresAt,
+        ]);
+        return;
+      case 'StoreFileParsed':
+        await this.update(m, e.data, rev, `chunks_key = $5, chunk_count = $6, usage_tokens = $7`, [e.data.chunksKey, e.data.chunkCount, e.data.usageTokens]);
+        return;
+      case 'StoreFileIngested':
+        await this.update(
+          m,
+          e.data,
+          rev,
+          `status = 'completed', last_error = NULL, worker_id = NULL, lease_expires_at = NULL, chunks_key = $5, vectors_key = $6, model = $7, chunk_count = $8, usage_tokens = $9`,
+          [e.data.chunksKey, e.data.vectorsKey, e.data.model, e.data.chunkCount, e.data.usageTokens],
+        );
+        return;
+      case 'StoreFileIngestionFailed':
+        await this.update(
+          m,
+          e.data,
+          rev,
+          `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`,
+          [JSON.stringify(e.data.error), e.data.retryAt],
+        );
+        return;
+      case 'StoreFileRemoved':
+        await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [e.data.storeId, e.data.fileId, rev]);
+        await touch(m, e.data.storeId, e.data.at);
+        return;
+    }
+  }
+
+  private async update(m: EntityManager, d: { storeId: string; fileId: string; at: string }, rev: number, sets: string, extra: unknown[]): Promise<void> {
+    await m.query(`UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`, [
+      d.storeId,
+      d.fileId,
+      d.at,
+      rev,
+      ...extra,
+    ]);
+  }
+}
+
+const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
+
+async function touch(m: EntityManager, storeId: string, at: string): Promise<void> {
+  await m.query(`UPDATE ${S} SET last_active_at = GREATEST(last_active_at, $2) WHERE id = $1`, [storeId, at]);
+}
