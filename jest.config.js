@@ -15,8 +15,10 @@ const moduleNameMapper = {
   '^@larder/([^/]+)/(.*)$': '<rootDir>/libs/$1/src/$2',
   '^@larder/([^/]+)$': '<rootDir>/libs/$1/src',
 };
+// Hooks and tests share a 30 s default: embedded Postgres and the local embedder start slowly on a busy 2-core machine.
 const common = { transform: { '^.+\\.ts$': swc }, moduleNameMapper, testEnvironment: 'node', rootDir: __dirname };
 module.exports = {
+  testTimeout: 30_000,
   reporters: ['default', '<rootDir>/tools/summary-reporter.js'],
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs,projections}/**/*.spec.ts'] },

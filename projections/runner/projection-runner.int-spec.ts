@@ -33,6 +33,7 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
   beforeAll(async () => {
     db = await createServerTestDatabase();
     pool = new Pool({ connectionString: db.url, max: 8 });
+    pool.on('error', () => undefined); // idle clients are cut when the database is dropped
     ds = new DataSource({ type: 'postgres', url: db.url, entities: READ_MODEL_ENTITIES });
     await ds.initialize();
     store = new PostgresEventStore(pool, { pollMs: 20 });
@@ -75,6 +76,7 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     await bus.destroyStream();
     await bus.close();
     await ds.destroy();
+    await store.close();
     await pool.end();
     await db.drop();
   });
