@@ -73,7 +73,7 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
     // Kill once some files are done and the rest are still queued or running.
     const deadline = Date.now() + 120_000;
     let counts = (await c.stores.retrieve(store.id)).file_counts!;
-    while (counts.completed < 8 && Date.now() < deadline) {
+    while ((counts.completed ?? 0) < 8 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 50));
       counts = (await c.stores.retrieve(store.id)).file_counts!;
     }
@@ -82,7 +82,7 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
     // eslint-disable-next-line no-console
     console.log(`ingestion crash: killed with ${JSON.stringify(counts)}`);
     expect(counts.completed).toBeGreaterThanOrEqual(8);
-    expect(counts.pending + counts.in_progress).toBeGreaterThan(0);
+    expect((counts.pending ?? 0) + (counts.in_progress ?? 0)).toBeGreaterThan(0);
 
     server = await startServerProcess(env, port);
     const after = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0, timeout: 30_000 });

@@ -64,7 +64,7 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
     await expect(c.stores.create({ name: 'kitchen-notes' })).rejects.toMatchObject({ status: 409 });
     const bad = await raw('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'Not A Name!' }) });
     expect(bad.status).toBe(422);
-    expect((await bad.json()).detail[0].loc).toEqual(['body', 'name']);
+    expect(((await bad.json()) as { detail: Array<{ loc: unknown }> }).detail[0].loc).toEqual(['body', 'name']);
 
     await c.stores.create({ name: 'garden-log', description: 'Tomatoes' });
     const found = [];
@@ -122,7 +122,7 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       });
       expect(sf).toMatchObject({ status: 'completed', filename: 'bread.md', config: { parsing_strategy: 'high_quality' }, store_id: store });
       expect(sf.chunks!.length).toBeGreaterThan(0);
-      const first = sf.chunks![0] as { text: string; model: string; generated_metadata: Record<string, unknown> };
+      const first = sf.chunks![0] as unknown as { text: string; model: string; generated_metadata: Record<string, unknown> };
       expect(first.text).toContain('Flour, water, salt');
       expect(first.model).toBe('universal-sentence-encoder-lite');
       expect(first.generated_metadata).toMatchObject({ type: 'markdown' });
@@ -223,7 +223,7 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
         await expect(c.stores.files.retrieve(ids['settings.json'], { store_identifier: s })).rejects.toMatchObject({ status: 404 });
       }
       const after = await c.stores.retrieve('mixed-folder-copy');
-      expect(after.file_counts!.total).toBe(before.file_counts!.total - 1);
+      expect(after.file_counts!.total).toBe(before.file_counts!.total! - 1);
       expect(after.usage_bytes).toBeLessThan(before.usage_bytes!);
     });
 

@@ -41,6 +41,10 @@ export interface LarderConfig {
   embeddingDimensions: number;
   embeddingBatchSize: number;
   onnxModelDir: string | null;
+  onnxDtype: 'fp32' | 'fp16' | 'q8';
+  onnxPooling: 'mean' | 'cls';
+  /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
+  embeddingQueryPrefix: string | null;
   ingestionConcurrency: number;
   ingestionLeaseMs: number;
   ingestionMaxAttempts: number;
@@ -97,13 +101,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     chunkIndex: env.ELASTICSEARCH_URL ? 'elasticsearch' : 'embedded',
     elasticsearchUrl: env.ELASTICSEARCH_URL || null,
     elasticsearchIndexPrefix: env.LARDER_ES_INDEX_PREFIX || 'larder',
-    embedder: (['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '') ? env.LARDER_EMBEDDER : env.LARDER_EMBEDDING_URL ? 'openai' : 'use-lite') as LarderConfig['embedder'],
+    embedder: (['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '') ? env.LARDER_EMBEDDER : env.LARDER_EMBEDDING_URL ? 'openai' : env.LARDER_ONNX_MODEL_DIR ? 'onnx' : 'use-lite') as LarderConfig['embedder'],
     embeddingBaseUrl: env.LARDER_EMBEDDING_URL || null,
     embeddingApiKey: env.LARDER_EMBEDDING_API_KEY || null,
     embeddingModel: env.LARDER_EMBEDDING_MODEL || null,
     embeddingDimensions: int('LARDER_EMBEDDING_DIMENSIONS', 0),
     embeddingBatchSize: int('LARDER_EMBEDDING_BATCH_SIZE', 64),
     onnxModelDir: env.LARDER_ONNX_MODEL_DIR || null,
+    onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '') ? env.LARDER_ONNX_DTYPE : 'fp32') as LarderConfig['onnxDtype'],
+    onnxPooling: env.LARDER_ONNX_POOLING === 'cls' ? 'cls' : 'mean',
+    embeddingQueryPrefix: env.LARDER_EMBEDDING_QUERY_PREFIX || null,
     ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),
     ingestionLeaseMs: Math.max(1000, int('LARDER_INGESTION_LEASE_SECONDS', 600) * 1000),
     ingestionMaxAttempts: Math.max(1, int('LARDER_INGESTION_MAX_ATTEMPTS', 4)),

@@ -21,6 +21,7 @@ import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-inde
 import { Embedder } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
+import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { LarderConfig } from './config';
 
@@ -198,9 +199,18 @@ export function createEmbedder(config: LarderConfig): Embedder {
         model: config.embeddingModel,
         dimensions: config.embeddingDimensions,
         batchSize: config.embeddingBatchSize,
+        queryPrefix: config.embeddingQueryPrefix ?? undefined,
       });
     case 'onnx':
-      throw new Error('LARDER_EMBEDDER=onnx is not available yet in this build; use use-lite or openai');
+      if (!config.onnxModelDir) throw new Error('LARDER_EMBEDDER=onnx needs LARDER_ONNX_MODEL_DIR (a Hugging Face ONNX export directory)');
+      return new OnnxEmbedder({
+        modelDir: config.onnxModelDir,
+        model: config.embeddingModel,
+        dtype: config.onnxDtype,
+        pooling: config.onnxPooling,
+        queryPrefix: config.embeddingQueryPrefix,
+        batchSize: Math.min(config.embeddingBatchSize, 32),
+      });
     default:
       return new UseLiteEmbedder();
   }

@@ -1,0 +1,67 @@
+import { Worker } from 'worker_threads';
+import { EmbeddingError } from '../embedder.port';
+
+/**
+ * Runs a local model in a worker thread: its JavaScript (tokenizers, TensorFlow.js) runs on the CPU
+ * synchronously, so the event loop (HTTP, projections) stays responsive while it embeds. The worker
+ * code answers `{id, texts, kind}` with `{id, flat}` (the vectors concatenated) or `{id, error}`.
+ * The thread starts on first use and does not keep the process alive while idle.
+ */
+export class EmbeddingWorkerHost {
+  private worker: Worker | null = null;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
+
+  constructor(
+    private readonly code: string,
+    private readonly dimensions: number,
+    private readonly workerData: unknown = null,
+  ) {}
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.code, { eval: true, workerData: this.workerData });
+    w.unref();
+    w.on('message', (m: { id: number; flat?: Float32Array; error?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.error || !m.flat) return p.reject(new EmbeddingError(`local embedding failed: ${m.error}`, false));
+      if (m.flat.length % this.dimensions) return p.reject(new EmbeddingError(`local model returned vectors of another dimension than ${this.dimensions}`, false));
+      const out: Float32Array[] = [];
+      for (let i = 0; i < m.flat.length / this.dimensions; i++) out.push(m.flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
+      p.resolve(out);
+    });
+    w.on('error', (err) => this.failAll(err));
+    w.on('exit', () => {
+      this.worker = null;
+      this.failAll(new Error('embedding worker exited'));
+    });
+    this.worker = w;
+    return w;
+  }
+
+  private failAll(err: Error): void {
+    for (const p of this.pending.values()) p.reject(new EmbeddingError(`local embedding failed: ${err.message}`, true));
+    this.pending.clear();
+  }
+
+  async run(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+    const w = this.start();
+    const id = this.nextId++;
+    const result = new Promise<Float32Array[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    w.ref();
+    w.postMessage({ id, texts, kind });
+    try {
+      return await result;
+    } finally {
+      if (!this.pending.size) w.unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await w.terminate();
+  }
+}
