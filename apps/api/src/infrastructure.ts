@@ -22,6 +22,7 @@ import { Embedder } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
+import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { LarderConfig } from './config';
 
@@ -182,7 +183,9 @@ export async function createInfrastructure(
 }
 
 function createChunkIndex(config: LarderConfig): ChunkIndex {
-  if (config.chunkIndex === 'elasticsearch') throw new Error('ELASTICSEARCH_URL is set, but the Elasticsearch chunk index is not available yet in this build; unset it to use the embedded index');
+  if (config.chunkIndex === 'elasticsearch') {
+    return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
+  }
   return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'));
 }
 

@@ -1,0 +1,350 @@
+import { Client, errors } from '@elastic/elasticsearch';
+import type { QueryDslQueryContainer } from '@elastic/elasticsearch/lib/api/types';
+import { evaluateFilter } from '@larder/kernel';
+import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, ScoredChunk } from '../chunk-index.port';
+
+interface FileDoc {
+  store_id: string;
+  file_id: string;
+  organization_id: string;
+  filename: string;
+  external_id: string | null;
+  metadata: unknown;
+  generation: number;
+  chunk_count: number;
+}
+
+interface ChunkDoc {
+  store_id: string;
+  file_id: string;
+  generation: number;
+  chunk_index: number;
+  text: string;
+  offset: number;
+  mime_type: string;
+  generated_metadata: Record<string, unknown> | null;
+  model: string | null;
+  [vector: `vector_${number}`]: number[] | undefined;
+}
+
+export interface ElasticsearchChunkIndexOptions {
+  url: string;
+  /** Prefix of the three indices (`<prefix>files`, `<prefix>chunks`, `<prefix>checkpoints`). */
+  prefix?: string;
+  apiKey?: string | null;
+}
+
+const fileId = (storeId: string, fid: string) => `${storeId}:${fid}`;
+const chunkId = (storeId: string, fid: string, i: number) => `${storeId}:${fid}:${i}`;
+
+/**
+ * Chunk index on Elasticsearch: a `chunks` index (text with the english analyzer for BM25, a
+ * `wildcard` sub-field for regex/grep, one `dense_vector` field per dimension `vector_<dims>` with
+ * cosine HNSW) and a `files` index (metadata, generation), written by the chunk-index projection.
+ * Writes are idempotent: every document is indexed with an external version (`external_gte`) equal
+ * to the commit position of the batch that wrote it, so a batch repeated after a crash, or an older
+ * one arriving late, never overwrites newer state; the checkpoint document is written last.
+ * Filters on metadata run on the candidates in process (the same evaluator as the embedded index).
+ */
+export class ElasticsearchChunkIndex implements ChunkIndex {
+  readonly kind = 'elasticsearch';
+  private readonly client: Client;
+  private readonly files: string;
+  private readonly chunks: string;
+  private readonly checkpoints: string;
+
+  constructor(options: ElasticsearchChunkIndexOptions) {
+    this.client = new Client({ node: options.url, ...(options.apiKey ? { auth: { apiKey: options.apiKey } } : {}) });
+    const p = options.prefix ?? 'larder-';
+    this.files = `${p}files`;
+    this.chunks = `${p}chunks`;
+    this.checkpoints = `${p}checkpoints`;
+  }
+
+  async setup(): Promise<void> {
+    const create = async (index: string, body: Record<string, unknown>) => {
+      if (await this.client.indices.exists({ index })) return;
+      try {
+        await this.client.indices.create({ index, ...body });
+      } catch (err) {
+        if (!(err instanceof errors.ResponseError && /resource_already_exists/.test(String(err.message)))) throw err;
+      }
+    };
+    await create(this.files, {
+      mappings: {
+        dynamic: 'strict',
+        properties: {
+          store_id: { type: 'keyword' },
+          file_id: { type: 'keyword' },
+          organization_id: { type: 'keyword' },
+          filename: { type: 'keyword' },
+          external_id: { type: 'keyword' },
+          metadata: { type: 'object', enabled: false },
+          generation: { type: 'integer' },
+          chunk_count: { type: 'integer' },
+        },
+      },
+    });
+    await create(this.chunks, {
+      mappings: {
+        // known fields below; only `vector_<dims>` fields are ever added, through the template
+        dynamic_templates: [{ vectors: { match: 'vector_*', mapping: { type: 'dense_vector', index: true, similarity: 'cosine', index_options: { type: 'hnsw' } } } }],
+        properties: {
+          store_id: { type: 'keyword' },
+          file_id: { type: 'keyword' },
+          generation: { type: 'integer' },
+          chunk_index: { type: 'integer' },
+          text: { type: 'text', analyzer: 'english', fields: { raw: { type: 'wildcard' } } },
+          offset: { type: 'integer' },
+          mime_type: { type: 'keyword' },
+          generated_metadata: { type: 'object', enabled: false },
+          model: { type: 'keyword' },
+        },
+      },
+    });
+    await create(this.checkpoints, { mappings: { properties: { version: { type: 'integer' }, commit: { type: 'keyword' }, prepare: { type: 'keyword' } } } });
+  }
+
+  async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
+    try {
+      const r = await this.client.get<{ version: number; commit: string; prepare: string }>({ index: this.checkpoints, id: projection });
+      return r._source ? { version: r._source.version, position: { commit: BigInt(r._source.commit), prepare: BigInt(r._source.prepare) } } : null;
+    } catch (err) {
+      if (err instanceof errors.ResponseError && err.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  private async getFile(storeId: string, fid: string): Promise<FileDoc | null> {
+    try {
+      return (await this.client.get<FileDoc>({ index: this.files, id: fileId(storeId, fid) }))._source ?? null;
+    } catch (err) {
+      if (err instanceof errors.ResponseError && err.statusCode === 404) return null;
+      throw err;
+    }
+  }
+
+  /** Sends one bulk request; version conflicts mean newer state is already there and are ignored. */
+  private async bulk(operations: unknown[]): Promise<void> {
+    if (!operations.length) return;
+    const r = await this.client.bulk({ operations: operations as never[] });
+    if (!r.errors) return;
+    const bad = r.items.map((i) => Object.values(i)[0]).filter((i) => i && i.error && i.status !== 409 && !(i.status === 404 && i.result === 'not_found'));
+    if (bad.length) throw new Error(`Elasticsearch bulk write failed: ${JSON.stringify(bad[0]!.error)}`);
+  }
+
+  async write(ops: ChunkIndexOp[], cp: { projection: string } & IndexCheckpoint): Promise<void> {
+    const version = Number(cp.position.commit);
+    const v = { version, version_type: 'external_gte' as const };
+    // Ops are applied in order; each reads the file document it depends on in real time (GET is realtime).
+    for (const op of ops) {
+      switch (op.op) {
+        case 'putFile': {
+          const f = op.file;
+          const cur = await this.getFile(f.storeId, f.fileId);
+          if (cur && cur.generation > f.generation) break;
+          const dropChunks = cur && cur.generation < f.generation ? Array.from({ length: cur.chunk_count }, (_, i) => ({ delete: { _index: this.chunks, _id: chunkId(f.storeId, f.fileId, i) } })) : [];
+          const doc: FileDoc = {
+            store_id: f.storeId,
+            file_id: f.fileId,
+            organization_id: f.organizationId,
+            filename: f.filename,
+            external_id: f.externalId,
+            metadata: f.metadata ?? null,
+            generation: f.generation,
+            chunk_count: cur && cur.generation === f.generation ? cur.chunk_count : 0,
+          };
+          await this.bulk([...dropChunks, { index: { _index: this.files, _id: fileId(f.storeId, f.fileId), ...v } }, doc]);
+          break;
+        }
+        case 'setChunks': {
+          const cur = await this.getFile(op.storeId, op.fileId);
+          if (!cur || cur.generation !== op.generation) break;
+          const stale = Array.from({ length: Math.max(0, cur.chunk_count - op.chunks.length) }, (_, i) => ({ delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, op.chunks.length + i) } }));
+          const docs = op.chunks.flatMap((c) => [
+            { index: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, c.chunkIndex), ...v } },
+            {
+              store_id: op.storeId,
+              file_id: op.fileId,
+              generation: op.generation,
+              chunk_index: c.chunkIndex,
+              text: c.text,
+              offset: c.offset,
+              mime_type: c.mimeType,
+              generated_metadata: c.generatedMetadata,
+              model: null,
+            } satisfies ChunkDoc,
+          ]);
+          await this.bulk([...stale, ...docs, { index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } }, { ...cur, chunk_count: op.chunks.length }]);
+          break;
+        }
+        case 'setVectors': {
+          const cur = await this.getFile(op.storeId, op.fileId);
+          if (!cur || cur.generation !== op.generation || !op.vectors.length) break;
+          const ids = op.vectors.map((_, i) => chunkId(op.storeId, op.fileId, i));
+          const got = await this.client.mget<ChunkDoc>({ index: this.chunks, ids });
+          const docs: unknown[] = [];
+          got.docs.forEach((d, i) => {
+            if (!('found' in d) || !d.found || !d._source || d._source.generation !== op.generation) return;
+            const field = `vector_${op.vectors[i].length}` as const;
+            docs.push({ index: { _index: this.chunks, _id: ids[i], ...v } }, { ...d._source, model: op.model, [field]: Array.from(op.vectors[i]) });
+          });
+          await this.bulk(docs);
+          break;
+        }
+        case 'setMetadata': {
+          const cur = await this.getFile(op.storeId, op.fileId);
+          if (!cur) break;
+          await this.bulk([{ index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } }, { ...cur, metadata: op.metadata ?? null }]);
+          break;
+        }
+        case 'deleteFile': {
+          const cur = await this.getFile(op.storeId, op.fileId);
+          if (!cur) break;
+          await this.bulk([
+            ...Array.from({ length: cur.chunk_count }, (_, i) => ({ delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, i) } })),
+            { delete: { _index: this.files, _id: fileId(op.storeId, op.fileId) } },
+          ]);
+          break;
+        }
+        case 'deleteStore': {
+          await this.client.indices.refresh({ index: [this.files, this.chunks] });
+          for (const index of [this.chunks, this.files]) {
+            await this.client.deleteByQuery({ index, query: { term: { store_id: op.storeId } }, conflicts: 'proceed', refresh: true });
+          }
+          break;
+        }
+      }
+    }
+    await this.client.indices.refresh({ index: [this.files, this.chunks] });
+    await this.client.index({
+      index: this.checkpoints,
+      id: cp.projection,
+      document: { version: cp.version, commit: cp.position.commit.toString(), prepare: cp.position.prepare.toString() },
+      refresh: true,
+    });
+  }
+
+  async reset(projection: string, version: number): Promise<void> {
+    void version;
+    await this.client.indices.delete({ index: [this.files, this.chunks], ignore_unavailable: true });
+    await this.client.delete({ index: this.checkpoints, id: projection, refresh: true }).catch((err: unknown) => {
+      if (!(err instanceof errors.ResponseError && err.statusCode === 404)) throw err;
+    });
+    await this.setup();
+  }
+
+  async getChunks(storeId: string, fid: string, indices?: number[] | null): Promise<IndexedChunk[]> {
+    const filter: QueryDslQueryContainer[] = [{ term: { store_id: storeId } }, { term: { file_id: fid } }];
+    if (indices) filter.push({ terms: { chunk_index: indices } });
+    const out: IndexedChunk[] = [];
+    let after: unknown[] | undefined;
+    for (;;) {
+      const r = await this.client.search<ChunkDoc>({
+        index: this.chunks,
+        query: { bool: { filter } },
+        sort: [{ chunk_index: 'asc' }],
+        size: 1000,
+        _source: { excludes: ['vector_*'] },
+        ...(after ? { search_after: after as never[] } : {}),
+      });
+      const hits = r.hits.hits;
+      for (const h of hits) out.push(toChunk(h._source!));
+      if (hits.length < 1000) return out;
+      after = hits[hits.length - 1].sort as unknown[];
+    }
+  }
+
+  private candidateFilter(q: ChunkQuery): QueryDslQueryContainer {
+    const filter: QueryDslQueryContainer[] = [{ terms: { store_id: q.storeIds } }];
+    if (q.fileIds?.include) filter.push({ terms: { file_id: q.fileIds.include } });
+    const mustNot: QueryDslQueryContainer[] = q.fileIds?.exclude?.length ? [{ terms: { file_id: q.fileIds.exclude } }] : [];
+    return { bool: { filter, must_not: mustNot } };
+  }
+
+  private async scored(hits: Array<{ _source?: ChunkDoc; _score?: number | null }>, q: ChunkQuery, score: (s: number) => number): Promise<ScoredChunk[]> {
+    if (!hits.length) return [];
+    const fileIds = [...new Set(hits.map((h) => fileId(h._source!.store_id, h._source!.file_id)))];
+    const files = await this.client.mget<FileDoc>({ index: this.files, ids: fileIds });
+    const byId = new Map<string, FileDoc>();
+    for (const d of files.docs) if ('found' in d && d.found && d._source) byId.set(d._id, d._source);
+    const out: ScoredChunk[] = [];
+    for (const h of hits) {
+      const c = h._source!;
+      const f = byId.get(fileId(c.store_id, c.file_id));
+      if (!f || f.generation !== c.generation) continue;
+      const hit: ScoredChunk = { ...toChunk(c), score: score(h._score ?? 0), filename: f.filename, externalId: f.external_id, metadata: f.metadata };
+      if (q.filter && !evaluateFilter(q.filter, { file: hit.metadata, chunk: hit.generatedMetadata })) continue;
+      out.push(hit);
+      if (out.length === q.topK) break;
+    }
+    return out;
+  }
+
+  async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
+    const text = (q.text ?? '').trim();
+    if (!text || !q.storeIds.length) return [];
+    const size = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
+    const r = await this.client.search<ChunkDoc>({
+      index: this.chunks,
+      size,
+      _source: { excludes: ['vector_*'] },
+      query: { bool: { must: [{ match: { text: { query: text, operator: 'or' } } }], filter: [this.candidateFilter(q)] } },
+      sort: [{ _score: { order: 'desc' } }, { chunk_index: { order: 'asc' } }],
+      track_scores: true,
+    });
+    return this.scored(r.hits.hits, q, (s) => s);
+  }
+
+  async searchDense(q: ChunkQuery): Promise<ScoredChunk[]> {
+    if (!q.vector || !q.storeIds.length) return [];
+    const k = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
+    const field = `vector_${q.vector.length}`;
+    let r;
+    try {
+      r = await this.client.search<ChunkDoc>({
+        index: this.chunks,
+        size: k,
+        _source: { excludes: ['vector_*'] },
+        knn: { field, query_vector: Array.from(q.vector), k, num_candidates: Math.min(10_000, Math.max(100, k * 4)), filter: this.candidateFilter(q) },
+      });
+    } catch (err) {
+      // no chunk has a vector of this dimension yet
+      if (err instanceof errors.ResponseError && /field \[vector_\d+\] does not exist|failed to create query/.test(JSON.stringify(err.body))) return [];
+      throw err;
+    }
+    // Elasticsearch reports cosine as (1 + cos) / 2
+    return this.scored(r.hits.hits, q, (s) => 2 * s - 1);
+  }
+
+  async count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }> {
+    const q = storeId ? { term: { store_id: storeId } } : { match_all: {} };
+    const files = (await this.client.count({ index: this.files, query: q })).count;
+    const chunks = (await this.client.count({ index: this.chunks, query: q })).count;
+    const vectors = (await this.client.count({ index: this.chunks, query: { bool: { filter: [q, { exists: { field: 'model' } }] } } })).count;
+    return { files, chunks, vectors };
+  }
+
+  /** Drops the indices (tests). */
+  async destroy(): Promise<void> {
+    await this.client.indices.delete({ index: [this.files, this.chunks, this.checkpoints], ignore_unavailable: true });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+function toChunk(c: ChunkDoc): IndexedChunk {
+  return {
+    storeId: c.store_id,
+    fileId: c.file_id,
+    chunkIndex: c.chunk_index,
+    type: 'text',
+    text: c.text,
+    offset: c.offset,
+    mimeType: c.mime_type,
+    generatedMetadata: c.generated_metadata ?? null,
+    model: c.model ?? null,
+  };
+}
