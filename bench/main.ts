@@ -1,8 +1,9 @@
 import 'reflect-metadata';
 import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
+import { ingestionBench } from './ingestion.bench';
 
-const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench };
+const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench, ingestion: ingestionBench };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

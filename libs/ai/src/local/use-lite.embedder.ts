@@ -36,7 +36,8 @@ export class UseLiteEmbedder implements Embedder {
     this.host = new EmbeddingWorkerHost(code, 512);
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], _kind: 'document' | 'query' = 'document'): Promise<Float32Array[]> {
+    void _kind; // the model is symmetric: queries and documents are embedded alike
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       out.push(...(await this.host.run(texts.slice(i, i + this.batchSize).map((t) => t.slice(0, 8000) || ' '), 'document')));
