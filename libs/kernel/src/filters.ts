@@ -1,4 +1,17 @@
+import { RE2JS } from 're2js';
 import { ValidationFailedError } from './errors';
+
+const compiled = new Map<string, RE2JS>();
+/** RE2 (linear time, no backtracking): a user's pattern can never stall the server. Compiled once per pattern. */
+export function re2(pattern: string): RE2JS {
+  let r = compiled.get(pattern);
+  if (!r) {
+    r = RE2JS.compile(pattern);
+    if (compiled.size > 1000) compiled.clear();
+    compiled.set(pattern, r);
+  }
+  return r;
+}
 
 /**
  * The metadata filter grammar of contract §15.2, shared by search, grep, list-chunks, facets, QA and
@@ -66,9 +79,9 @@ function parseCondition(o: Record<string, unknown>, loc: Loc): FilterCondition {
   if (['gt', 'gte', 'lt', 'lte'].includes(op) && typeof v !== 'number' && typeof v !== 'string') fail([...loc, 'value'], `'${op}' needs a number or a string`, v);
   if (op === 'regex') {
     try {
-      new RegExp(v as string, 'u');
-    } catch {
-      fail([...loc, 'value'], 'Invalid regular expression', v);
+      re2(v as string);
+    } catch (err) {
+      fail([...loc, 'value'], `Invalid regular expression (RE2 syntax): ${(err as Error).message}`, v);
     }
   }
   let path = (o.key as string).split('.');
@@ -164,7 +177,7 @@ export function evaluateFilter(node: FilterNode | null, doc: { file: unknown; ch
     case 'starts_with':
       return typeof f === 'string' && f.startsWith(v as string);
     case 'regex':
-      return typeof f === 'string' && new RegExp(v as string, 'u').test(f);
+      return typeof f === 'string' && re2(v as string).matcher(f).find();
     case 'contains':
       if (typeof f === 'string') return typeof v === 'string' && f.includes(v);
       if (Array.isArray(f)) return f.some((x) => jsonEquals(x, v));
