@@ -1,4 +1,5 @@
 import { randomBytes } from 'crypto';
+import { execFileSync } from 'child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -122,7 +123,22 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
     // No duplicate chunk in the index: one row per (file, chunk_index), as many as the API showed.
     const index = new Database(join(dataDir, 'chunk-index', 'chunks.sqlite'), { readonly: true });
     const total = index.prepare(`SELECT count(*) AS n, count(DISTINCT file_id || ':' || chunk_index) AS d, count(vector) AS v FROM chunks WHERE store_id = ?`).get(store.id) as { n: number; d: number; v: number };
+    const snapshot = () => {
+      const db = new Database(join(dataDir, 'chunk-index', 'chunks.sqlite'), { readonly: true });
+      const rows = db.prepare(`SELECT file_id, chunk_index, text, model, hex(vector) AS v FROM chunks ORDER BY file_id, chunk_index`).all();
+      db.close();
+      return rows;
+    };
     index.close();
     expect(total).toEqual({ n: chunkTotal, d: chunkTotal, v: chunkTotal });
+
+    // `replay chunk-index` rebuilds the same index from the artifacts (no parsing, no embedding).
+    const before = snapshot();
+    const out = execFileSync(process.execPath, ['-r', join(__dirname, '..', 'tools/paths.js'), join(__dirname, '..', 'dist/apps/cli/src/main.js'), 'replay', 'chunk-index'], {
+      env: { ...process.env, NODE_OPTIONS: '', ...env, LARDER_LOG_LEVEL: 'warn' },
+      encoding: 'utf8',
+    });
+    expect(out).toMatch(/replayed chunk-index/);
+    expect(snapshot()).toEqual(before);
   });
 });
