@@ -54,6 +54,25 @@ export interface ChunkQuery {
   fileIds?: { include?: string[]; exclude?: string[] } | null;
 }
 
+/** A position in a store's index order (file id, then chunk index), for scans that continue. */
+export interface ScanCursor {
+  fileId: string;
+  chunkIndex: number;
+}
+
+export interface ScanQuery {
+  storeId: string;
+  fileIds?: { include?: string[]; exclude?: string[] } | null;
+  /**
+   * Literal substrings (3+ characters) that every wanted chunk contains, matched case-insensitively:
+   * a pre-filter the adapter serves from an n-gram index. It may return chunks that do not contain
+   * them (the caller verifies); it never leaves out one that does.
+   */
+  contains?: string[];
+  after?: ScanCursor | null;
+  limit: number;
+}
+
 export interface IndexCheckpoint {
   version: number;
   position: Position;
@@ -77,6 +96,10 @@ export interface ChunkIndex {
   searchLexical(q: ChunkQuery): Promise<ScoredChunk[]>;
   /** Best chunks by cosine similarity to `vector` (score = cosine). */
   searchDense(q: ChunkQuery): Promise<ScoredChunk[]>;
+  /** Chunks of one store in index order (file id, chunk index) after `after`, pre-filtered by `contains`; score 0. */
+  scanChunks(q: ScanQuery): Promise<ScoredChunk[]>;
+  /** Files of the stores (for facets), at most `limit`, in (store, file id) order. */
+  listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]>;
   count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }>;
   close(): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import type { QueryDslQueryContainer } from '@elastic/elasticsearch/lib/api/types';
 import { evaluateFilter } from '@larder/kernel';
-import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, ScoredChunk } from '../chunk-index.port';
+import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 interface FileDoc {
   store_id: string;
@@ -315,6 +315,47 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     }
     // Elasticsearch reports cosine as (1 + cos) / 2
     return this.scored(r.hits.hits, q, (s) => 2 * s - 1);
+  }
+
+  async scanChunks(q: ScanQuery): Promise<ScoredChunk[]> {
+    const filter: QueryDslQueryContainer[] = [{ term: { store_id: q.storeId } }];
+    if (q.fileIds?.include) filter.push({ terms: { file_id: q.fileIds.include } });
+    for (const lit of (q.contains ?? []).filter((l) => [...l].length >= 3)) {
+      filter.push({ wildcard: { 'text.raw': { value: `*${lit.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } } });
+    }
+    const mustNot: QueryDslQueryContainer[] = q.fileIds?.exclude?.length ? [{ terms: { file_id: q.fileIds.exclude } }] : [];
+    const r = await this.client.search<ChunkDoc>({
+      index: this.chunks,
+      size: q.limit,
+      _source: { excludes: ['vector_*'] },
+      query: { bool: { filter, must_not: mustNot } },
+      sort: [{ file_id: { order: 'asc' } }, { chunk_index: { order: 'asc' } }],
+      ...(q.after ? { search_after: [q.after.fileId, q.after.chunkIndex] } : {}),
+    });
+    return this.scored(r.hits.hits, { storeIds: [q.storeId], topK: q.limit }, () => 0);
+  }
+
+  async listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]> {
+    if (!storeIds.length) return [];
+    const out: IndexedFile[] = [];
+    let after: unknown[] | undefined;
+    while (out.length < limit) {
+      const size = Math.min(1000, limit - out.length);
+      const r = await this.client.search<FileDoc>({
+        index: this.files,
+        size,
+        query: { terms: { store_id: storeIds } },
+        sort: [{ store_id: { order: 'asc' } }, { file_id: { order: 'asc' } }],
+        ...(after ? { search_after: after as never[] } : {}),
+      });
+      for (const h of r.hits.hits) {
+        const f = h._source!;
+        out.push({ storeId: f.store_id, fileId: f.file_id, organizationId: f.organization_id, filename: f.filename, externalId: f.external_id, metadata: f.metadata, generation: f.generation });
+      }
+      if (r.hits.hits.length < size) break;
+      after = r.hits.hits[r.hits.hits.length - 1].sort as unknown[];
+    }
+    return out;
   }
 
   async count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }> {

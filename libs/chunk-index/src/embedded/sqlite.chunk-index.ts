@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'fs';
 import { dirname } from 'path';
 import { evaluateFilter } from '@larder/kernel';
-import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, ScoredChunk } from '../chunk-index.port';
+import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 type Row = Record<string, unknown>;
 
@@ -41,6 +41,16 @@ export class SqliteChunkIndex implements ChunkIndex {
         INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
       CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, version INTEGER NOT NULL, position_commit TEXT NOT NULL, position_prepare TEXT NOT NULL);
     `);
+    // The trigram index (grep's n-gram pre-filter) arrived after the first release: built once if missing.
+    const hadTrigrams = !!this.db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chunks_tri'`).get();
+    this.db.exec(`
+      CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(text, content='chunks', content_rowid='id', tokenize='trigram case_sensitive 0', detail='none');
+      CREATE TRIGGER IF NOT EXISTS chunks_tri_ai AFTER INSERT ON chunks BEGIN
+        INSERT INTO chunks_tri(rowid, text) VALUES (new.id, new.text); END;
+      CREATE TRIGGER IF NOT EXISTS chunks_tri_ad AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text); END;
+    `);
+    if (!hadTrigrams) this.db.exec(`INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
   }
 
   async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
@@ -111,7 +121,7 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async reset(projection: string, version: number): Promise<void> {
     this.db.transaction(() => {
-      this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild');`);
+      this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
       this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
       void version;
     })();
@@ -202,6 +212,62 @@ export class SqliteChunkIndex implements ChunkIndex {
       out.push(hit);
     }
     return out;
+  }
+
+  async scanChunks(q: ScanQuery): Promise<ScoredChunk[]> {
+    const params: unknown[] = [];
+    const conds = [`c.store_id = ?`];
+    params.push(q.storeId);
+    if (q.fileIds?.include) {
+      conds.push(`c.file_id IN (${q.fileIds.include.map(() => '?').join(',') || "''"})`);
+      params.push(...q.fileIds.include);
+    }
+    if (q.fileIds?.exclude?.length) {
+      conds.push(`c.file_id NOT IN (${q.fileIds.exclude.map(() => '?').join(',')})`);
+      params.push(...q.fileIds.exclude);
+    }
+    if (q.after) {
+      conds.push(`(c.file_id, c.chunk_index) > (?, ?)`);
+      params.push(q.after.fileId, q.after.chunkIndex);
+    }
+    const literals = (q.contains ?? []).filter((l) => [...l].length >= 3);
+    let from = `chunks c`;
+    if (literals.length) {
+      from = `chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid`;
+      conds.unshift(`chunks_tri MATCH ?`);
+      // detail=none keeps the trigram index small but cannot match phrases: AND the literals' trigrams
+      const grams = new Set<string>();
+      for (const l of literals) {
+        const cs = [...l.toLowerCase()];
+        for (let i = 0; i + 3 <= cs.length; i++) grams.add(cs.slice(i, i + 3).join(''));
+      }
+      params.unshift([...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND '));
+    }
+    params.push(q.limit);
+    const rows = this.db
+      .prepare(
+        `SELECT c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata, 0 AS score
+           FROM ${from} JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id
+          WHERE ${conds.join(' AND ')} ORDER BY c.file_id, c.chunk_index LIMIT ?`,
+      )
+      .all(...params) as Row[];
+    return this.postFilter(rows, { storeIds: [q.storeId], topK: q.limit });
+  }
+
+  async listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]> {
+    if (!storeIds.length) return [];
+    const rows = this.db
+      .prepare(`SELECT * FROM files WHERE store_id IN (${storeIds.map(() => '?').join(',')}) ORDER BY store_id, file_id LIMIT ?`)
+      .all(...storeIds, limit) as Row[];
+    return rows.map((r) => ({
+      storeId: r.store_id as string,
+      fileId: r.file_id as string,
+      organizationId: r.organization_id as string,
+      filename: r.filename as string,
+      externalId: (r.external_id as string) ?? null,
+      metadata: r.metadata ? JSON.parse(r.metadata as string) : null,
+      generation: r.generation as number,
+    }));
   }
 
   async count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }> {

@@ -83,6 +83,32 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect(hits[0].score).toBeCloseTo(0.9 / Math.sqrt(0.82), 4);
     });
 
+    it('scans a store in index order, pre-filtered by literal substrings, after a cursor', async () => {
+      const order = [f1, f2].sort();
+      const expected = order.flatMap((f) => (f === f1 ? [[f1, 0], [f1, 1]] : [[f2, 0]]));
+      const all = await index.scanChunks({ storeId: store, limit: 10 });
+      expect(all.map((c) => [c.fileId, c.chunkIndex])).toEqual(expected);
+      expect(all[0]).toMatchObject({ storeId: store, filename: expect.any(String), score: 0 });
+      const rest = await index.scanChunks({ storeId: store, limit: 10, after: { fileId: all[0].fileId, chunkIndex: all[0].chunkIndex } });
+      expect(rest.map((c) => [c.fileId, c.chunkIndex])).toEqual(expected.slice(1));
+      expect((await index.scanChunks({ storeId: store, limit: 1 })).length).toBe(1);
+      // the pre-filter may over-approximate but never misses a chunk that contains every literal
+      const brine = await index.scanChunks({ storeId: store, contains: ['BRINE', 'cucumber'], limit: 10 });
+      expect(brine.map((c) => c.text)).toContain('Cucumbers ferment in salt brine.');
+      expect(brine.every((c) => /brine/i.test(c.text) || c.text.length >= 0)).toBe(true);
+      const none = await index.scanChunks({ storeId: store, contains: ['zzqxj'], limit: 10 });
+      expect(none).toEqual([]);
+      expect((await index.scanChunks({ storeId: store, limit: 10, fileIds: { exclude: [f1] } })).map((c) => c.fileId)).toEqual([f2]);
+      expect((await index.scanChunks({ storeId: other, limit: 10 })).map((c) => c.fileId)).toEqual([f3]);
+    });
+
+    it('lists the files of stores for facets', async () => {
+      const files = await index.listFiles([store, other], 10);
+      expect(files.map((f) => f.fileId).sort()).toEqual([f1, f2, f3].sort());
+      expect(files.find((f) => f.fileId === f1)).toMatchObject({ storeId: store, filename: 'jams.md', metadata: { lang: 'en', year: 2024, tags: ['sweet'] } });
+      expect(await index.listFiles([store, other], 2)).toHaveLength(2);
+    });
+
     it('filters on file metadata and chunk metadata, and on file ids', async () => {
       const f = parseFilters({ all: [{ key: 'lang', operator: 'eq', value: 'de' }] });
       expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: f })).map((h) => h.fileId)).toEqual([f2]);
