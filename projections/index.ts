@@ -8,10 +8,11 @@ import { FileUploadsProjection } from './file-uploads/file-uploads.projection';
 import { FileEntity } from './files/file.entity';
 import { FileUploadEntity } from './file-uploads/file-upload.entity';
 import { StoresProjection } from './stores/stores.projection';
+import { SearchRulesProjection } from './search/search-rules.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
-  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection()];
+  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection(), new SearchRulesProjection()];
 }
 
 /** TypeORM entities of all read models. */

@@ -12,6 +12,7 @@ import { BLOB_STORAGE } from '@larder/blob-storage';
 import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
+import { RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule } from '@larder/search';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
@@ -61,6 +62,16 @@ export class InfrastructureModule {
           expirySweepMs: infra.config.storeExpirySweepMs,
         } satisfies StoresConfig,
       },
+      {
+        provide: SEARCH_CONFIG,
+        useValue: {
+          fusion: infra.config.searchFusion,
+          lexicalWeight: infra.config.searchLexicalWeight,
+          candidateFactor: infra.config.searchCandidateFactor,
+          maxSortScan: infra.config.listChunksMaxSortScan,
+        } satisfies SearchConfig,
+      },
+      { provide: RERANKER, useValue: infra.reranker },
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
@@ -76,7 +87,7 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule],
       controllers: options.http === false ? [] : [InfoHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

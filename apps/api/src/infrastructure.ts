@@ -22,6 +22,7 @@ import { Embedder } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
+import type { Reranker } from '@larder/search';
 import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { LarderConfig } from './config';
@@ -38,6 +39,8 @@ export interface Infrastructure {
   blobs: BlobStorage;
   chunkIndex: ChunkIndex;
   embedder: Embedder;
+  /** A cross-encoder for `rerank` (LARDER_RERANK_MODEL_DIR), or null: the hybrid fusion is then the ranking. */
+  reranker: Reranker | null;
   signingSecret: string;
   close(): Promise<void>;
 }
@@ -138,6 +141,7 @@ export async function createInfrastructure(
 
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
+  const reranker: Reranker | null = null;
 
   const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix)];
   const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
@@ -151,6 +155,7 @@ export async function createInfrastructure(
     blobs,
     chunkIndex,
     embedder,
+    reranker,
     signingSecret: signingSecret(config),
     config,
     databaseUrl,

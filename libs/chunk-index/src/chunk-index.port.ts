@@ -50,6 +50,8 @@ export interface ChunkQuery {
   text?: string | null;
   /** Dense query vector (cosine). */
   vector?: Float32Array | null;
+  /** Dense search considers only chunks embedded by this model (vectors of other models are not comparable). */
+  model?: string | null;
   filter?: FilterNode | null;
   fileIds?: { include?: string[]; exclude?: string[] } | null;
 }

@@ -306,7 +306,13 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         index: this.chunks,
         size: k,
         _source: { excludes: ['vector_*'] },
-        knn: { field, query_vector: Array.from(q.vector), k, num_candidates: Math.min(10_000, Math.max(100, k * 4)), filter: this.candidateFilter(q) },
+        knn: {
+          field,
+          query_vector: Array.from(q.vector),
+          k,
+          num_candidates: Math.min(10_000, Math.max(100, k * 4)),
+          filter: q.model ? { bool: { filter: [this.candidateFilter(q), { term: { model: q.model } }] } } : this.candidateFilter(q),
+        },
       });
     } catch (err) {
       // no chunk has a vector of this dimension yet

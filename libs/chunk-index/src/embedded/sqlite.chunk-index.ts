@@ -173,7 +173,8 @@ export class SqliteChunkIndex implements ChunkIndex {
     const where = this.candidateSql(q, params);
     const qv = normalize(q.vector);
     const top: Array<{ score: number; id: number }> = [];
-    const stmt = this.db.prepare(`SELECT c.id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL`);
+    if (q.model) params.push(q.model);
+    const stmt = this.db.prepare(`SELECT c.id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${q.model ? ' AND c.model = ?' : ''}`);
     const k = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
     for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; vector: Buffer }>) {
       const v = new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4);

@@ -1,0 +1,36 @@
+import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { CurrentPrincipal, Principal } from '@larder/kernel';
+import { StoreSearchService } from '../store-search.service';
+
+/**
+ * Search over stores (contract §15–§16.3). Bodies are parsed by `search.request.ts` (one parser, one
+ * filter compiler for all four). `X-Mxbai-Tool-Ticket` is accepted and not yet redeemed (chat issue).
+ */
+@Controller('v1/stores')
+export class StoreSearchHttpController {
+  constructor(private readonly search: StoreSearchService) {}
+
+  @Post('search')
+  @HttpCode(200)
+  async find(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Headers('x-mxbai-tool-ticket') _ticket?: string) {
+    return this.search.search(p, body);
+  }
+
+  @Post('grep')
+  @HttpCode(200)
+  async grep(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Headers('x-mxbai-tool-ticket') _ticket?: string) {
+    return this.search.grep(p, body);
+  }
+
+  @Post('list-chunks')
+  @HttpCode(200)
+  async listChunks(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
+    return this.search.listChunks(p, body);
+  }
+
+  @Post('metadata-facets')
+  @HttpCode(200)
+  async facets(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
+    return this.search.metadataFacets(p, body);
+  }
+}

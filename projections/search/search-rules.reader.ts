@@ -1,0 +1,45 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { SearchRuleEntry } from '@larder/search/rules/events';
+import { queryKey, SEARCH_RULES_TABLE as T } from './search-rules.projection';
+
+export interface SearchRuleRow {
+  id: string;
+  organizationId: string;
+  storeId: string;
+  query: string;
+  rules: SearchRuleEntry[];
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+const toRow = (r: Record<string, unknown>): SearchRuleRow => ({
+  id: r.id as string,
+  organizationId: r.organization_id as string,
+  storeId: r.store_id as string,
+  query: r.query as string,
+  rules: r.rules as SearchRuleEntry[],
+  createdAt: r.created_at as Date,
+  updatedAt: r.updated_at as Date,
+});
+
+@Injectable()
+export class SearchRulesReader {
+  constructor(private readonly ds: DataSource) {}
+
+  async get(organizationId: string, storeId: string, id: string): Promise<SearchRuleRow | null> {
+    const rows = await this.ds.query(`SELECT * FROM ${T} WHERE id = $1 AND organization_id = $2 AND store_id = $3`, [id, organizationId, storeId]);
+    return rows[0] ? toRow(rows[0]) : null;
+  }
+
+  /** The rules of these stores triggered by `query`, oldest first. */
+  async matching(organizationId: string, storeIds: string[], query: string): Promise<SearchRuleRow[]> {
+    if (!storeIds.length) return [];
+    const rows = await this.ds.query(`SELECT * FROM ${T} WHERE organization_id = $1 AND store_id = ANY($2::uuid[]) AND query_key = $3 ORDER BY created_at, id`, [
+      organizationId,
+      storeIds,
+      queryKey(query),
+    ]);
+    return rows.map(toRow);
+  }
+}
