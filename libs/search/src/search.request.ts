@@ -88,6 +88,10 @@ function fileIds(p: Problems, v: unknown): FileIdSelection | null {
     const ids = Array.isArray(v[1]) ? strings(v[1], [...loc, 1]) : [v[1] as string];
     return op === 'in' || op === 'eq' ? { include: ids } : { exclude: ids };
   }
+  if (v.length === 2 && typeof v[0] === 'string' && Array.isArray(v[1])) {
+    p.add([...loc, 0], `Unknown operator '${v[0]}': the tuple form is [operator, [file ids]] with 'in', 'not_in', 'eq' or 'not_eq'`, 'value_error', v[0]);
+    return null;
+  }
   return { include: strings(v, loc) };
 }
 

@@ -1,0 +1,231 @@
+import Mixedbread, { toFile } from '@mixedbread/sdk';
+import { streamName } from '@larder/kernel';
+import { startTestLarder, TestLarder } from './support/in-process-larder';
+
+jest.setTimeout(180_000);
+
+const DOCS: Array<{ name: string; text: string; metadata: Record<string, unknown> }> = [
+  {
+    name: 'strawberry-jam.md',
+    text: '# Strawberry jam\n\nHull two kilograms of strawberries, add sugar and lemon juice, and boil until the jam sets on a cold plate.\n\n## Jars\n\nFill sterilised jars while hot and seal them.\n',
+    metadata: { kind: 'recipe', year: 2021, tags: ['sweet', 'summer'], lang: 'en' },
+  },
+  {
+    name: 'sauerkraut.md',
+    text: '# Sauerkraut\n\nShred white cabbage, mix it with two percent salt and press it into a crock. Lactic fermentation turns it sour in three weeks.\n',
+    metadata: { kind: 'recipe', year: 2023, tags: ['sour', 'winter'], lang: 'en' },
+  },
+  {
+    name: 'dill-pickles.txt',
+    text: 'Dill pickles: pack cucumbers with dill, garlic and mustard seed, then cover them with a five percent brine. Keep the crock cool while they ferment. Error code E42 means the brine is too weak.',
+    metadata: { kind: 'recipe', year: 2022, tags: ['sour', 'summer'], lang: 'en' },
+  },
+  {
+    name: 'cellar-log.txt',
+    text: 'Cellar temperature log. Monday 11 degrees, Tuesday 12 degrees. The humidity sensor reported error code E17 twice.',
+    metadata: { kind: 'log', year: 2024, tags: ['maintenance'], lang: 'en' },
+  },
+  {
+    name: 'quittengelee.md',
+    text: '# Quittengelee\n\nQuitten waschen, klein schneiden und mit Wasser kochen. Den Saft mit Zucker zu Gelee einkochen.\n',
+    metadata: { kind: 'recipe', year: 2020, tags: ['sweet', 'autumn'], lang: 'de' },
+  },
+];
+
+describe('Search, rules, grep, list-chunks and facets through the official @mixedbread/sdk client', () => {
+  let t: TestLarder;
+  let c: Mixedbread;
+  let other: Mixedbread;
+  let key: string;
+  let orgId: string;
+  let store: string;
+  let second: string;
+  const ids: Record<string, string> = {};
+
+  const raw = (path: string, body: unknown, method = 'POST') =>
+    fetch(`${t.baseURL}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+  beforeAll(async () => {
+    t = await startTestLarder();
+    const org = await t.newOrganization('search');
+    key = org.apiKey;
+    orgId = org.organizationId;
+    c = t.client(key);
+    other = t.client((await t.newOrganization('elsewhere')).apiKey);
+    store = (await c.stores.create({ name: 'preserves' })).id;
+    second = (await c.stores.create({ name: 'second-shelf' })).id;
+    for (const d of DOCS) {
+      const f = await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from(d.text), d.name, { type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain' }), body: { metadata: d.metadata } });
+      ids[d.name] = f.id;
+    }
+    await c.stores.files.upload({ storeIdentifier: second, file: await toFile(Buffer.from('Error code E99 on the second shelf. Plum butter needs slow cooking.'), 'shelf.txt', { type: 'text/plain' }) });
+    for (const s of [store, second]) {
+      for (;;) {
+        const st = await c.stores.retrieve(s);
+        if (st.file_counts!.completed === st.file_counts!.total) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  });
+  afterAll(async () => t?.close());
+
+  it('hybrid search finds the relevant chunk first, with every scored-chunk field, scores in [0, 1]', async () => {
+    const res = await c.stores.search({ query: 'how do I make strawberry jam', store_identifiers: ['preserves'], top_k: 3 });
+    expect(res.object).toBe('list');
+    expect(res.data.length).toBeGreaterThan(0);
+    const top = res.data[0] as Record<string, unknown>;
+    expect(top).toMatchObject({ type: 'text', file_id: ids['strawberry-jam.md'], filename: 'strawberry-jam.md', store_id: store, chunk_index: 0, metadata: DOCS[0].metadata });
+    expect(typeof top.text).toBe('string');
+    expect(top.model).toBe('universal-sentence-encoder-lite');
+    for (const d of res.data) expect(d.score).toBeGreaterThanOrEqual(0), expect(d.score).toBeLessThanOrEqual(1);
+    expect(res.data.map((d) => d.score)).toEqual([...res.data.map((d) => d.score)].sort((a, b) => b - a));
+
+    // semantic: no word in common with the German text but the meaning
+    const sour = await c.stores.search({ query: 'fermented cabbage', store_identifiers: [store], top_k: 1 });
+    expect(sour.data[0].file_id).toBe(ids['sauerkraut.md']);
+  });
+
+  it('filters on file and chunk metadata, file_ids in both forms, threshold, top_k and return_metadata', async () => {
+    const q = { query: 'recipe with sugar', store_identifiers: [store], top_k: 10 };
+    const de = await c.stores.search({ ...q, filters: { key: 'lang', operator: 'eq', value: 'de' } });
+    expect(new Set(de.data.map((d) => d.file_id))).toEqual(new Set([ids['quittengelee.md']]));
+    const md = await c.stores.search({ ...q, filters: { all: [{ key: 'generated_metadata.type', operator: 'eq', value: 'markdown' }, { key: 'year', operator: 'gte', value: 2021 }] } });
+    expect(new Set(md.data.map((d) => d.filename))).toEqual(new Set(['strawberry-jam.md', 'sauerkraut.md']));
+    const only = await c.stores.search({ ...q, file_ids: [ids['dill-pickles.txt']] });
+    expect(new Set(only.data.map((d) => d.file_id))).toEqual(new Set([ids['dill-pickles.txt']]));
+    const not = await c.stores.search({ ...q, file_ids: ['not_in', [ids['dill-pickles.txt'], ids['cellar-log.txt']]] });
+    expect(not.data.some((d) => d.file_id === ids['dill-pickles.txt'] || d.file_id === ids['cellar-log.txt'])).toBe(false);
+    const two = await c.stores.search({ ...q, top_k: 2 });
+    expect(two.data).toHaveLength(2);
+    const high = await c.stores.search({ ...q, search_options: { score_threshold: 0.9 } });
+    expect(high.data.every((d) => d.score >= 0.9)).toBe(true);
+    const bare = await c.stores.search({ ...q, search_options: { return_metadata: false } });
+    expect(bare.data.every((d) => d.metadata === null)).toBe(true);
+    const reranked = await c.stores.search({ ...q, search_options: { rerank: true } });
+    expect(reranked.data.length).toBeGreaterThan(0);
+  });
+
+  it('search rules rewrite the query and pin results; apply_search_rules=false ignores them', async () => {
+    const base = { store_identifiers: [store], top_k: 3 };
+    const plain = await c.stores.search({ ...base, query: 'winter project' });
+    const created = await (await raw(`/v1/stores/preserves/rules`, { query: 'Winter project', rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation' }] })).json();
+    expect(created).toMatchObject({ id: expect.any(String), object: 'search_rule', query: 'Winter project', store_id: store, rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation', query: 'Winter project', store_id: store }] });
+    const ruled = await c.stores.search({ ...base, query: 'winter  PROJECT' });
+    expect(ruled.data[0].file_id).toBe(ids['sauerkraut.md']);
+    const ignored = await c.stores.search({ ...base, query: 'winter project', search_options: { apply_search_rules: false } });
+    expect(ignored.data.map((d) => [d.file_id, d.chunk_index])).toEqual(plain.data.map((d) => [d.file_id, d.chunk_index]));
+
+    // regex rewrite with a group, and a pinned chunk at position 0
+    const rx = await (
+      await raw(`/v1/stores/${store}/rules`, {
+        query: 'brine for cucumbers',
+        rules: [
+          { type: 'query_regex', pattern: '^brine for (\\w+)$', replacement: 'dill \\1 garlic', flags: ['IGNORECASE'] },
+          { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 },
+        ],
+      })
+    ).json();
+    expect(rx.rules).toHaveLength(2);
+    const pinned = await c.stores.search({ ...base, query: 'brine for cucumbers' });
+    expect(pinned.data[0].file_id).toBe(ids['cellar-log.txt']);
+    expect(pinned.data[1].file_id).toBe(ids['dill-pickles.txt']);
+
+    const got = await (await fetch(`${t.baseURL}/v1/stores/${store}/rules/${rx.id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+    expect(got).toEqual(rx);
+    const specific = await (await raw(`/v1/stores/${store}/rules/${rx.id}/specific`, { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } }, 'DELETE')).json();
+    expect(specific).toMatchObject({ id: rx.id, object: 'search_rule', deleted_rule: { type: 'chunk_search_result' }, remaining_rules: 1 });
+    const unpinned = await c.stores.search({ ...base, query: 'brine for cucumbers' });
+    expect(unpinned.data[0].file_id).toBe(ids['dill-pickles.txt']);
+
+    const updated = await (await raw(`/v1/stores/${store}/rules/${created.id}`, { query: 'cold season' }, 'PUT')).json();
+    expect(updated).toMatchObject({ id: created.id, query: 'cold season' });
+    expect(await (await raw(`/v1/stores/${store}/rules/${created.id}`, undefined, 'DELETE')).json()).toEqual({ deleted: true, object: 'search_rule.deleted' });
+    expect((await fetch(`${t.baseURL}/v1/stores/${store}/rules/${created.id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
+    const bad = await raw(`/v1/stores/${store}/rules`, { query: 'x', rules: [{ type: 'query_regex', pattern: '(?<=a)b', replacement: '' }] });
+    expect(bad.status).toBe(422);
+  });
+
+  it('grep matches RE2 patterns, case-insensitively by default, interleaved across stores in request order', async () => {
+    const res = await c.stores.grep({ pattern: 'error code E\\d+', store_identifiers: [store, second], top_k: 10 });
+    expect(res.data.map((d) => d.filename).sort()).toEqual(['cellar-log.txt', 'dill-pickles.txt', 'shelf.txt']);
+    expect(res.data[1].store_id).toBe(second); // store 1, store 2, store 1
+    const sensitive = await c.stores.grep({ pattern: 'error code', store_identifiers: [store], case_sensitive: true });
+    expect(sensitive.data.map((d) => d.filename)).toEqual(['cellar-log.txt']);
+    const one = await c.stores.grep({ pattern: 'E\\d\\d', store_identifiers: [store, second], top_k: 1 });
+    expect(one.data).toHaveLength(1);
+    const filtered = await c.stores.grep({ pattern: 'brine|sugar', store_identifiers: [store], filters: { key: 'tags', operator: 'contains', value: 'sweet' } });
+    expect(filtered.data.map((d) => d.filename)).toEqual(['strawberry-jam.md']);
+    const t0 = Date.now();
+    const evil = await c.stores.grep({ pattern: '(e+)+s', store_identifiers: [store] });
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(evil.data.length).toBeGreaterThan(0);
+    for (const pattern of ['(\\w+) \\1', '(?=jam)', '(']) {
+      const r = await raw('/v1/stores/grep', { pattern, store_identifiers: [store] });
+      expect(r.status).toBe(400);
+      expect((await r.json()).error.message).toMatch(/Invalid pattern/);
+    }
+  });
+
+  it('list-chunks lists in order or sorted numerically by a metadata path; facets count values per field', async () => {
+    const listed = await c.stores.listChunks({ store_identifiers: [store], top_k: 100 });
+    expect(listed.data.length).toBeGreaterThanOrEqual(DOCS.length);
+    const newest = await c.stores.listChunks({ store_identifiers: [store], sort_by: ['year', false], top_k: 2 });
+    expect(newest.data.map((d) => d.filename)).toEqual(['cellar-log.txt', 'sauerkraut.md']);
+    const oldest = await c.stores.listChunks({ store_identifiers: [store], sort_by: 'year', top_k: 1, filters: { key: 'kind', operator: 'eq', value: 'recipe' } });
+    expect(oldest.data.map((d) => d.filename)).toEqual(['quittengelee.md']);
+
+    const facets = await c.stores.metadataFacets({ store_identifiers: [store] });
+    expect(facets.facets.kind).toEqual({ recipe: 4, log: 1 });
+    expect(facets.facets.tags).toMatchObject({ sweet: 2, sour: 2, summer: 2 });
+    expect(facets.facets.lang).toEqual({ en: 4, de: 1 });
+    const few = await c.stores.metadataFacets({ store_identifiers: [store], facets: ['tags', 'lang'], max_values_per_field: 1 });
+    expect(Object.keys(few.facets).sort()).toEqual(['lang', 'tags']);
+    expect(Object.keys(few.facets.lang)).toEqual(['en']);
+    const scoped = await c.stores.metadataFacets({ store_identifiers: [store], query: 'jam', filters: { key: 'lang', operator: 'eq', value: 'de' } });
+    expect(scoped.facets.lang).toEqual({ de: 1 });
+  });
+
+  it('bad input is a clear 4xx; another organization’s store is 404', async () => {
+    const cases: Array<[unknown, number, (string | number)[]]> = [
+      [{ query: '', store_identifiers: [store] }, 422, ['body', 'query']],
+      [{ query: 'x', store_identifiers: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 422, ['body', 'store_identifiers']],
+      [{ query: 'x', store_identifiers: [store], top_k: 0 }, 422, ['body', 'top_k']],
+      [{ query: 'x', store_identifiers: [store], filters: { key: 'a', operator: 'approx', value: 1 } }, 422, ['body', 'filters', 'operator']],
+      [{ query: 'x', store_identifiers: [store], file_ids: ['in'] }, 422, ['body', 'file_ids']],
+      [{ query: 'x', store_identifiers: [store], file_ids: ['between', ['a']] }, 422, ['body', 'file_ids', 0]],
+      [{ query: 'x', store_identifiers: [] }, 422, ['body', 'store_identifiers']],
+    ];
+    for (const [body, status, loc] of cases) {
+      const r = await raw('/v1/stores/search', body);
+      expect(r.status).toBe(status);
+      expect((await r.json()).detail[0].loc).toEqual(loc);
+    }
+    await expect(other.stores.search({ query: 'jam', store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.stores.search({ query: 'jam', store_identifiers: ['preserves'] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.stores.grep({ pattern: 'jam', store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.stores.listChunks({ store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.stores.metadataFacets({ store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
+    await expect(c.stores.search({ query: 'jam', store_identifiers: [store, 'no-such-store'] })).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('a deleted file never appears once its delete has returned', async () => {
+    await c.stores.files.delete(ids['quittengelee.md'], { store_identifier: store });
+    const s = await c.stores.search({ query: 'Quitten Gelee Zucker', store_identifiers: [store], top_k: 50 });
+    expect(s.data.some((d) => d.file_id === ids['quittengelee.md'])).toBe(false);
+    const g = await c.stores.grep({ pattern: 'Quitten', store_identifiers: [store] });
+    expect(g.data).toEqual([]);
+    const l = await c.stores.listChunks({ store_identifiers: [store], top_k: 100 });
+    expect(l.data.some((d) => d.file_id === ids['quittengelee.md'])).toBe(false);
+  });
+
+  it('records search and grep activity off the request path', async () => {
+    await new Promise((r) => setTimeout(r, 300));
+    const events = await t.larder.infra.eventStore.readStream(streamName('search_activity', orgId));
+    const searches = events.filter((e) => e.type === 'StoreSearchPerformed');
+    const greps = events.filter((e) => e.type === 'StoreGrepPerformed');
+    expect(searches.length).toBeGreaterThan(10);
+    expect(greps.length).toBeGreaterThan(3);
+    expect(searches[0].data).toMatchObject({ storeIds: [store], query: 'how do I make strawberry jam', topK: 3, results: expect.any(Array), searchTimeMs: expect.any(Number) });
+    expect((searches[0].data as { results: unknown[] }).results[0]).toMatchObject({ store_id: store, file_id: ids['strawberry-jam.md'], chunk_index: 0, score: expect.any(Number), first_stage_source: expect.stringMatching(/dense|sparse|both/) });
+  });
+});
