@@ -2,8 +2,9 @@ import 'reflect-metadata';
 import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
 import { ingestionBench } from './ingestion.bench';
+import { searchQualityBench } from './search-quality.bench';
 
-const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench, ingestion: ingestionBench };
+const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench, ingestion: ingestionBench, 'search-quality': searchQualityBench };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);
