@@ -3,8 +3,9 @@ import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
 import { ingestionBench } from './ingestion.bench';
 import { searchQualityBench } from './search-quality.bench';
+import { searchSpeedBench } from './search-speed.bench';
 
-const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench, ingestion: ingestionBench, 'search-quality': searchQualityBench };
+const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench, ingestion: ingestionBench, 'search-quality': searchQualityBench, 'search-speed': searchSpeedBench, search: async () => (await searchQualityBench(), await searchSpeedBench()) };
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

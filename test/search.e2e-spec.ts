@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
 import Mixedbread, { toFile } from '@mixedbread/sdk';
 import { streamName } from '@larder/kernel';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
@@ -73,7 +74,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const res = await c.stores.search({ query: 'how do I make strawberry jam', store_identifiers: ['preserves'], top_k: 3 });
     expect(res.object).toBe('list');
     expect(res.data.length).toBeGreaterThan(0);
-    const top = res.data[0] as Record<string, unknown>;
+    const top = res.data[0] as unknown as Record<string, unknown>;
     expect(top).toMatchObject({ type: 'text', file_id: ids['strawberry-jam.md'], filename: 'strawberry-jam.md', store_id: store, chunk_index: 0, metadata: DOCS[0].metadata });
     expect(typeof top.text).toBe('string');
     expect(top.model).toBe('universal-sentence-encoder-lite');
@@ -108,7 +109,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
   it('search rules rewrite the query and pin results; apply_search_rules=false ignores them', async () => {
     const base = { store_identifiers: [store], top_k: 3 };
     const plain = await c.stores.search({ ...base, query: 'winter project' });
-    const created = await (await raw(`/v1/stores/preserves/rules`, { query: 'Winter project', rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation' }] })).json();
+    const created: any = await (await raw(`/v1/stores/preserves/rules`, { query: 'Winter project', rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation' }] })).json();
     expect(created).toMatchObject({ id: expect.any(String), object: 'search_rule', query: 'Winter project', store_id: store, rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation', query: 'Winter project', store_id: store }] });
     const ruled = await c.stores.search({ ...base, query: 'winter  PROJECT' });
     expect(ruled.data[0].file_id).toBe(ids['sauerkraut.md']);
@@ -116,7 +117,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(ignored.data.map((d) => [d.file_id, d.chunk_index])).toEqual(plain.data.map((d) => [d.file_id, d.chunk_index]));
 
     // regex rewrite with a group, and a pinned chunk at position 0
-    const rx = await (
+    const rx: any = await (
       await raw(`/v1/stores/${store}/rules`, {
         query: 'brine for cucumbers',
         rules: [
@@ -130,14 +131,14 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(pinned.data[0].file_id).toBe(ids['cellar-log.txt']);
     expect(pinned.data[1].file_id).toBe(ids['dill-pickles.txt']);
 
-    const got = await (await fetch(`${t.baseURL}/v1/stores/${store}/rules/${rx.id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const got: any = await (await fetch(`${t.baseURL}/v1/stores/${store}/rules/${rx.id}`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(got).toEqual(rx);
-    const specific = await (await raw(`/v1/stores/${store}/rules/${rx.id}/specific`, { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } }, 'DELETE')).json();
+    const specific: any = await (await raw(`/v1/stores/${store}/rules/${rx.id}/specific`, { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } }, 'DELETE')).json();
     expect(specific).toMatchObject({ id: rx.id, object: 'search_rule', deleted_rule: { type: 'chunk_search_result' }, remaining_rules: 1 });
     const unpinned = await c.stores.search({ ...base, query: 'brine for cucumbers' });
     expect(unpinned.data[0].file_id).toBe(ids['dill-pickles.txt']);
 
-    const updated = await (await raw(`/v1/stores/${store}/rules/${created.id}`, { query: 'cold season' }, 'PUT')).json();
+    const updated: any = await (await raw(`/v1/stores/${store}/rules/${created.id}`, { query: 'cold season' }, 'PUT')).json();
     expect(updated).toMatchObject({ id: created.id, query: 'cold season' });
     expect(await (await raw(`/v1/stores/${store}/rules/${created.id}`, undefined, 'DELETE')).json()).toEqual({ deleted: true, object: 'search_rule.deleted' });
     expect((await fetch(`${t.baseURL}/v1/stores/${store}/rules/${created.id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
@@ -162,7 +163,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     for (const pattern of ['(\\w+) \\1', '(?=jam)', '(']) {
       const r = await raw('/v1/stores/grep', { pattern, store_identifiers: [store] });
       expect(r.status).toBe(400);
-      expect((await r.json()).error.message).toMatch(/Invalid pattern/);
+      expect(((await r.json()) as any).error.message).toMatch(/Invalid pattern/);
     }
   });
 
@@ -198,7 +199,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     for (const [body, status, loc] of cases) {
       const r = await raw('/v1/stores/search', body);
       expect(r.status).toBe(status);
-      expect((await r.json()).detail[0].loc).toEqual(loc);
+      expect(((await r.json()) as any).detail[0].loc).toEqual(loc);
     }
     await expect(other.stores.search({ query: 'jam', store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
     await expect(other.stores.search({ query: 'jam', store_identifiers: ['preserves'] })).rejects.toMatchObject({ status: 404 });

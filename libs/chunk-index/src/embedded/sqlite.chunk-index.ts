@@ -2,6 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'fs';
 import { dirname } from 'path';
 import { evaluateFilter } from '@larder/kernel';
+import { IvfIndex, kmeans, normalize, quantize } from './ivf';
 import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 type Row = Record<string, unknown>;
@@ -12,11 +13,39 @@ type Row = Record<string, unknown>;
  * so it is exactly-once across crashes. Dense search is an exact cosine scan over the candidate
  * stores' vectors (README: chosen by measurement; see bench/ and the closing notes).
  */
+export interface SqliteChunkIndexOptions {
+  /** A model's vectors get an IVF index once it has this many (below, dense search is an exact scan). */
+  ivfMinVectors?: number;
+  /** Lists of the IVF index (k-means centroids). */
+  ivfLists?: number;
+  /** Lists scanned per query. */
+  ivfProbes?: number;
+  /** The centroids are retrained (and every vector reassigned) when the model's vectors grow this many times. */
+  ivfRetrainFactor?: number;
+}
+
+interface Ann {
+  model: string;
+  ivf: IvfIndex;
+  trainedCount: number;
+  /** vectors per store group, to choose between the IVF and an exact scan */
+  perGroup: Map<number, number>;
+}
+
 export class SqliteChunkIndex implements ChunkIndex {
   readonly kind = 'embedded';
   private db: Database.Database;
+  private readonly opts: Required<SqliteChunkIndexOptions>;
+  private readonly anns = new Map<string, Ann>();
+  private readonly groups = new Map<string, number>();
+  /** SQLite's data_version when the in-memory IVF lists were loaded (another connection's commit changes it). */
+  private loadedVersion: number | null = null;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    options: SqliteChunkIndexOptions = {},
+  ) {
+    this.opts = { ivfMinVectors: 20_000, ivfLists: 1024, ivfProbes: 24, ivfRetrainFactor: 10, ...options };
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -51,6 +80,14 @@ export class SqliteChunkIndex implements ChunkIndex {
         INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text); END;
     `);
     if (!hadTrigrams) this.db.exec(`INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
+    // IVF: centroids per model, and each vector's list
+    const cols = (this.db.prepare(`PRAGMA table_info(chunks)`).all() as Row[]).map((r) => r.name);
+    if (!cols.includes('list')) this.db.exec(`ALTER TABLE chunks ADD COLUMN list INTEGER`);
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS ivf_centroids (model TEXT PRIMARY KEY, dims INTEGER NOT NULL, centroids BLOB NOT NULL, trained_count INTEGER NOT NULL);
+      CREATE INDEX IF NOT EXISTS chunks_model ON chunks (model) WHERE vector IS NOT NULL;
+    `);
+    this.loadAnn();
   }
 
   async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
@@ -59,6 +96,9 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async write(ops: ChunkIndexOp[], cp: { projection: string } & IndexCheckpoint): Promise<void> {
+    this.refreshAnn();
+    this.pendingAdds = [];
+    this.pendingRemovals = [];
     const tx = this.db.transaction(() => {
       for (const op of ops) this.applyOp(op);
       this.db
@@ -68,7 +108,122 @@ export class SqliteChunkIndex implements ChunkIndex {
         )
         .run(cp.projection, cp.version, cp.position.commit.toString(), cp.position.prepare.toString());
     });
-    tx();
+    try {
+      tx();
+    } catch (err) {
+      this.pendingAdds = [];
+      this.pendingRemovals = [];
+      throw err;
+    }
+    // the transaction committed: mirror it in memory, then train or retrain where due
+    for (const id of this.pendingRemovals) for (const a of this.anns.values()) this.removeFromAnn(a, id);
+    for (const x of this.pendingAdds) {
+      const a = this.anns.get(x.model);
+      if (a) this.addToAnn(a, x.id, x.storeId, x.list, x.unit);
+    }
+    this.pendingAdds = [];
+    this.pendingRemovals = [];
+    this.trainDue();
+  }
+
+  private pendingAdds: Array<{ model: string; id: number; storeId: string; list: number; unit: Float32Array }> = [];
+  private pendingRemovals: number[] = [];
+
+  private group(storeId: string): number {
+    let g = this.groups.get(storeId);
+    if (g === undefined) this.groups.set(storeId, (g = this.groups.size));
+    return g;
+  }
+
+  private addToAnn(a: Ann, id: number, storeId: string, list: number, unit: Float32Array): void {
+    this.removeFromAnn(a, id);
+    const g = this.group(storeId);
+    a.ivf.add(id, g, list, quantize(unit));
+    a.perGroup.set(g, (a.perGroup.get(g) ?? 0) + 1);
+  }
+
+  private removeFromAnn(a: Ann, id: number): void {
+    const g = a.ivf.remove(id);
+    if (g >= 0) a.perGroup.set(g, (a.perGroup.get(g) ?? 1) - 1);
+  }
+
+  /** Rows about to be deleted leave the in-memory lists once the transaction commits. */
+  private removing(where: string, ...args: unknown[]): void {
+    if (!this.anns.size) return;
+    for (const r of this.db.prepare(`SELECT id FROM chunks WHERE ${where} AND list IS NOT NULL`).all(...args) as Row[]) this.pendingRemovals.push(r.id as number);
+  }
+
+  /** (Re)loads the IVF lists from the file: at start, and after another process wrote to it. */
+  private loadAnn(): void {
+    this.anns.clear();
+    this.groups.clear();
+    for (const c of this.db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
+      const buf = c.centroids as Buffer;
+      const centroids = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
+      const a: Ann = { model: c.model as string, ivf: new IvfIndex(c.dims as number, centroids), trainedCount: c.trained_count as number, perGroup: new Map() };
+      this.anns.set(a.model, a);
+      const unassigned: Array<[number, number]> = [];
+      for (const r of this.db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).iterate(a.model) as IterableIterator<Row>) {
+        const v = blobVector(r.vector as Buffer);
+        if (v.length !== a.ivf.dims) continue;
+        const unit = normalize(v);
+        let list = r.list as number | null;
+        if (list === null) unassigned.push([(list = a.ivf.listOf(unit)), r.id as number]);
+        this.addToAnn(a, r.id as number, r.store_id as string, list, unit);
+      }
+      if (unassigned.length) {
+        const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
+        this.db.transaction(() => unassigned.forEach(([l, id]) => upd.run(l, id)))();
+      }
+    }
+    this.loadedVersion = this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  private refreshAnn(): void {
+    if (this.db.pragma('data_version', { simple: true }) !== this.loadedVersion) this.loadAnn();
+  }
+
+  /** Trains a model's IVF once it has enough vectors, and retrains it when it has grown `ivfRetrainFactor` times. */
+  private trainDue(): void {
+    for (const r of this.db.prepare(`SELECT model, count(*) AS n FROM chunks WHERE vector IS NOT NULL GROUP BY model`).all() as Row[]) {
+      const model = r.model as string;
+      const n = r.n as number;
+      const a = this.anns.get(model);
+      if (n < this.opts.ivfMinVectors || (a && n < a.trainedCount * this.opts.ivfRetrainFactor)) continue;
+      this.train(model, n);
+    }
+  }
+
+  private train(model: string, n: number): void {
+    const step = Math.max(1, Math.floor(n / 20_000));
+    const sample: Float32Array[] = [];
+    let dims = 0;
+    let i = 0;
+    for (const r of this.db.prepare(`SELECT vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).iterate(model) as IterableIterator<Row>) {
+      if (i++ % step) continue;
+      const v = blobVector(r.vector as Buffer);
+      dims ||= v.length;
+      if (v.length === dims) sample.push(normalize(v));
+    }
+    if (!sample.length) return;
+    const centroids = kmeans(sample, Math.min(this.opts.ivfLists, Math.max(1, Math.floor(sample.length / 8))));
+    const ivf = new IvfIndex(dims, centroids);
+    const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
+    const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
+    this.db.transaction(() => {
+      for (const r of this.db.prepare(`SELECT id, store_id, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).all(model) as Row[]) {
+        const v = blobVector(r.vector as Buffer);
+        if (v.length !== dims) continue;
+        const unit = normalize(v);
+        const list = ivf.listOf(unit);
+        upd.run(list, r.id);
+        this.addToAnn(a, r.id as number, r.store_id as string, list, unit);
+      }
+      this.db
+        .prepare(`INSERT INTO ivf_centroids (model, dims, centroids, trained_count) VALUES (?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET dims = excluded.dims, centroids = excluded.centroids, trained_count = excluded.trained_count`)
+        .run(model, dims, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength), n);
+    })();
+    this.anns.set(model, a);
   }
 
   private applyOp(op: ChunkIndexOp): void {
@@ -78,7 +233,10 @@ export class SqliteChunkIndex implements ChunkIndex {
         const f = op.file;
         const cur = db.prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`).get(f.storeId, f.fileId) as Row | undefined;
         if (cur && (cur.generation as number) > f.generation) return;
-        if (cur && (cur.generation as number) < f.generation) db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(f.storeId, f.fileId);
+        if (cur && (cur.generation as number) < f.generation) {
+          this.removing(`store_id = ? AND file_id = ?`, f.storeId, f.fileId);
+          db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(f.storeId, f.fileId);
+        }
         db.prepare(
           `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, external_id = excluded.external_id, metadata = excluded.metadata, generation = excluded.generation`,
@@ -87,6 +245,7 @@ export class SqliteChunkIndex implements ChunkIndex {
       }
       case 'setChunks': {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
+        this.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
         db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
         const ins = db.prepare(
           `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`,
@@ -96,18 +255,27 @@ export class SqliteChunkIndex implements ChunkIndex {
       }
       case 'setVectors': {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
-        const upd = db.prepare(`UPDATE chunks SET vector = ?, model = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ?`);
-        op.vectors.forEach((v, i) => upd.run(Buffer.from(v.buffer, v.byteOffset, v.byteLength), op.model, op.storeId, op.fileId, i));
+        const a = this.anns.get(op.model);
+        if (a) this.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
+        const upd = db.prepare(`UPDATE chunks SET vector = ?, model = ?, list = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ? RETURNING id`);
+        op.vectors.forEach((v, i) => {
+          const unit = a && v.length === a.ivf.dims ? normalize(v) : null;
+          const list = unit ? a!.ivf.listOf(unit) : null;
+          const row = upd.get(Buffer.from(v.buffer, v.byteOffset, v.byteLength), op.model, list, op.storeId, op.fileId, i) as Row | undefined;
+          if (row && unit && list !== null) this.pendingAdds.push({ model: op.model, id: row.id as number, storeId: op.storeId, list, unit });
+        });
         return;
       }
       case 'setMetadata':
         db.prepare(`UPDATE files SET metadata = ? WHERE store_id = ? AND file_id = ?`).run(JSON.stringify(op.metadata ?? null), op.storeId, op.fileId);
         return;
       case 'deleteFile':
+        this.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
         db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
         db.prepare(`DELETE FROM files WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
         return;
       case 'deleteStore':
+        this.removing(`store_id = ?`, op.storeId);
         db.prepare(`DELETE FROM chunks WHERE store_id = ?`).run(op.storeId);
         db.prepare(`DELETE FROM files WHERE store_id = ?`).run(op.storeId);
         return;
@@ -123,8 +291,10 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.db.transaction(() => {
       this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
       this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
+      this.db.exec(`DELETE FROM ivf_centroids`);
       void version;
     })();
+    this.loadAnn();
   }
 
   async getChunks(storeId: string, fileId: string, indices?: number[] | null): Promise<IndexedChunk[]> {
@@ -169,6 +339,8 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async searchDense(q: ChunkQuery): Promise<ScoredChunk[]> {
     if (!q.vector || !q.storeIds.length) return [];
+    const ann = this.annFor(q);
+    if (ann) return this.searchIvf(ann, q);
     const params: unknown[] = [];
     const where = this.candidateSql(q, params);
     const qv = normalize(q.vector);
@@ -197,6 +369,52 @@ export class SqliteChunkIndex implements ChunkIndex {
     for (const r of rows) r.score = byId.get(r.id as number);
     rows.sort((a, b) => (b.score as number) - (a.score as number));
     return this.postFilter(rows, q).slice(0, q.topK);
+  }
+
+  /** The IVF of the query's model when the candidate stores hold enough vectors for it to pay off. */
+  private annFor(q: ChunkQuery): Ann | null {
+    if (!q.model || q.fileIds?.include) return null;
+    this.refreshAnn();
+    const a = this.anns.get(q.model);
+    if (!a || a.ivf.dims !== q.vector!.length) return null;
+    let n = 0;
+    for (const s of q.storeIds) n += a.perGroup.get(this.groups.get(s) ?? -1) ?? 0;
+    return n >= this.opts.ivfMinVectors ? a : null;
+  }
+
+  /** IVF candidates (int8 scores), re-scored exactly with the stored float vectors, then filtered. */
+  private searchIvf(a: Ann, q: ChunkQuery): ScoredChunk[] {
+    const unit = normalize(q.vector!);
+    const mask = new Uint8Array(this.groups.size);
+    for (const s of q.storeIds) {
+      const g = this.groups.get(s);
+      if (g !== undefined) mask[g] = 1;
+    }
+    const filtered = !!(q.filter || q.fileIds?.exclude?.length);
+    const k = filtered ? Math.max(q.topK * 20, 1000) : Math.max(q.topK * 4, 40);
+    const candidates = a.ivf.search(unit, this.opts.ivfProbes, mask, k);
+    if (!candidates.length) return [];
+    const exclude = new Set(q.fileIds?.exclude ?? []);
+    const rows: Row[] = [];
+    for (let i = 0; i < candidates.length; i += 500) {
+      const ids = candidates.slice(i, i + 500).map((c) => c.id);
+      rows.push(
+        ...(this.db
+          .prepare(
+            `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, c.vector, f.filename, f.external_id, f.metadata
+               FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`,
+          )
+          .all(...ids) as Row[]),
+      );
+    }
+    const scored = rows
+      .filter((r) => !exclude.has(r.file_id as string))
+      .map((r) => {
+        r.score = cosine(unit, blobVector(r.vector as Buffer));
+        return r;
+      })
+      .sort((x, y) => (y.score as number) - (x.score as number));
+    return this.postFilter(scored, q).slice(0, q.topK);
   }
 
   private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
@@ -306,13 +524,8 @@ export function ftsQuery(text: string): string {
   return unique.map((t) => `"${t}"`).join(' OR ');
 }
 
-function normalize(v: Float32Array): Float32Array {
-  let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i] * v[i];
-  n = Math.sqrt(n) || 1;
-  const out = new Float32Array(v.length);
-  for (let i = 0; i < v.length; i++) out[i] = v[i] / n;
-  return out;
+function blobVector(b: Buffer): Float32Array {
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
 function cosine(qn: Float32Array, v: Float32Array): number {
