@@ -76,6 +76,15 @@ export class StoresReader {
     return rows.length ? toRow(rows.sort((a) => (a.id === identifier ? -1 : 1))[0]) : null;
   }
 
+  /** By id, else by name: identity only (no counts), for hot paths such as search. */
+  async resolve(organizationId: string, identifier: string): Promise<{ id: string; name: string } | null> {
+    const rows: Raw[] = isUuid(identifier)
+      ? await this.ds.query(`SELECT id, name FROM ${S} WHERE organization_id = $1 AND (id = $2::uuid OR name = $3)`, [organizationId, identifier, identifier])
+      : await this.ds.query(`SELECT id, name FROM ${S} WHERE organization_id = $1 AND name = $2`, [organizationId, identifier]);
+    const r = rows.sort((a) => (a.id === identifier ? -1 : 1))[0];
+    return r ? { id: r.id as string, name: r.name as string } : null;
+  }
+
   async page(organizationId: string, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<StoreRow[]> {
     const params: unknown[] = [organizationId, take];
     let cond = '';

@@ -56,7 +56,7 @@ export interface ChunkQuery {
   fileIds?: { include?: string[]; exclude?: string[] } | null;
 }
 
-/** A position in a store's index order (file id, then chunk index), for scans that continue. */
+/** The last chunk of a scan's previous page, where the next page continues. */
 export interface ScanCursor {
   fileId: string;
   chunkIndex: number;
@@ -98,7 +98,10 @@ export interface ChunkIndex {
   searchLexical(q: ChunkQuery): Promise<ScoredChunk[]>;
   /** Best chunks by cosine similarity to `vector` (score = cosine). */
   searchDense(q: ChunkQuery): Promise<ScoredChunk[]>;
-  /** Chunks of one store in index order (file id, chunk index) after `after`, pre-filtered by `contains`; score 0. */
+  /**
+   * Chunks of one store in the adapter's stable index order (a file's chunks in chunk order) after
+   * `after` (the last chunk of the previous page), pre-filtered by `contains`; score 0.
+   */
   scanChunks(q: ScanQuery): Promise<ScoredChunk[]>;
   /** Files of the stores (for facets), at most `limit`, in (store, file id) order. */
   listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]>;

@@ -15,7 +15,9 @@ import {
 } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
-import { StoreRow, StoresReader } from '@larder/projections/stores/stores.reader';
+import { StoresReader } from '@larder/projections/stores/stores.reader';
+
+type StoreRef = { id: string; name: string };
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { chunkKey, fuse, FusionMethod } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
@@ -125,11 +127,11 @@ export class StoreSearchService {
   ) {}
 
   /** Resolves ids or names in request order; a store of another organization does not exist (404). */
-  async resolveStores(p: Principal, identifiers: string[]): Promise<StoreRow[]> {
-    const out: StoreRow[] = [];
+  async resolveStores(p: Principal, identifiers: string[]): Promise<StoreRef[]> {
+    const out: StoreRef[] = [];
     for (const id of identifiers) {
       if (id === 'mixedbread/web') throw new BadRequestError('The web store (mixedbread/web) is not available on this server: it needs a web search provider');
-      const s = await this.stores.get(p.organizationId, id);
+      const s = await this.stores.resolve(p.organizationId, id);
       if (!s) throw new NotFoundError(`Store ${id} not found`);
       if (!scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) && !scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id)) {
         throw new ForbiddenError(`This API key may not search store ${s.name}`);
@@ -144,16 +146,20 @@ export class StoreSearchService {
   }
 
   /** Hybrid retrieval + fusion (+ rerank), before rules, thresholds and top_k. Exposed for QA and facets. */
-  async retrieve(stores: StoreRow[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number): Promise<RankedChunk[]> {
-    const storeIds = stores.map((s) => s.id);
-    const q = { storeIds, topK: candidates, filter: params.filter, fileIds: params.fileIds };
-    const vector = this.embedder
+  private embedQuery(query: string): Promise<Float32Array | null> {
+    return this.embedder
       .embed([query], 'query')
       .then(([v]) => v)
       .catch((err: Error) => {
         this.logger.warn(`query embedding failed, answering from the lexical index only: ${err.message}`);
         return null;
       });
+  }
+
+  async retrieve(stores: StoreRef[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number, vectorPromise?: Promise<Float32Array | null>): Promise<RankedChunk[]> {
+    const storeIds = stores.map((s) => s.id);
+    const q = { storeIds, topK: candidates, filter: params.filter, fileIds: params.fileIds };
+    const vector = vectorPromise ?? this.embedQuery(query);
     const [lexical, dense] = await Promise.all([this.index.searchLexical({ ...q, text: query }), vector.then((v) => (v ? this.index.searchDense({ ...q, vector: v, model: this.embedder.model }) : []))]);
     const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
     const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
@@ -174,10 +180,12 @@ export class StoreSearchService {
     problems.throwIfAny();
     const stores = await this.resolveStores(p, common.storeIdentifiers);
 
-    // Search rules: query rewrites first, then result pins.
+    // Search rules: query rewrites first, then result pins. The lookup runs beside the query's
+    // embedding; a rewrite (rare) embeds the rewritten query instead.
     let effective = query!;
     let rewritten: string | null = null;
     const pins: Extract<SearchRuleEntry, { result_index: number }>[] = [];
+    const prefetched = this.embedQuery(query!);
     if (options.applySearchRules) {
       for (const rule of await this.rules.matching(p.organizationId, stores.map((s) => s.id), query!)) {
         for (const r of rule.rules) {
@@ -190,7 +198,7 @@ export class StoreSearchService {
     }
 
     const candidates = Math.max(common.topK * this.config.candidateFactor, 50);
-    let results = await this.retrieve(stores, effective, common, candidates);
+    let results = await this.retrieve(stores, effective, common, candidates, effective === query ? prefetched : undefined);
     results = await this.rerank(effective, results, options);
     results = await this.pin(results, pins, stores, common);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, common.topK);
@@ -235,7 +243,7 @@ export class StoreSearchService {
   }
 
   /** `chunk_search_result` / `file_search_result` rules put a chunk at `result_index` (lowest index first). */
-  private async pin(results: RankedChunk[], pins: Extract<SearchRuleEntry, { result_index: number }>[], stores: StoreRow[], common: CommonParams): Promise<RankedChunk[]> {
+  private async pin(results: RankedChunk[], pins: Extract<SearchRuleEntry, { result_index: number }>[], stores: StoreRef[], common: CommonParams): Promise<RankedChunk[]> {
     if (!pins.length) return results;
     const out = [...results];
     for (const pin of [...pins].sort((a, b) => a.result_index - b.result_index)) {

@@ -39,7 +39,7 @@ export function nearest(centroids: Float32Array, dims: number, v: Float32Array):
 }
 
 /** Spherical k-means on unit vectors (deterministic seeding), `iterations` rounds. */
-export function kmeans(sample: Float32Array[], nlist: number, iterations = 8): Float32Array {
+export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): Float32Array {
   const dims = sample[0].length;
   const k = Math.min(nlist, sample.length);
   const centroids = new Float32Array(k * dims);

@@ -45,7 +45,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    this.opts = { ivfMinVectors: 20_000, ivfLists: 1024, ivfProbes: 24, ivfRetrainFactor: 10, ...options };
+    this.opts = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ...options };
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
@@ -319,8 +319,42 @@ export class SqliteChunkIndex implements ChunkIndex {
     return conds.join(' AND ');
   }
 
+  private readonly dfCache = new Map<string, number>();
+  private dfCacheN = 0;
+
+  /** How many chunks contain `term` (cached; refreshed when the index has grown by a tenth). */
+  private documentFrequency(term: string, n: number): number {
+    if (n > this.dfCacheN * 1.1 || n < this.dfCacheN * 0.9) {
+      this.dfCache.clear();
+      this.dfCacheN = n;
+    }
+    let df = this.dfCache.get(term);
+    if (df === undefined) {
+      df = (this.db.prepare(`SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?`).get(`"${term}"`) as Row).n as number;
+      if (this.dfCache.size > 50_000) this.dfCache.clear();
+      this.dfCache.set(term, df);
+    }
+    return df;
+  }
+
+  /**
+   * The query's terms, without those in more than 10% of all chunks when rarer ones remain: such
+   * terms barely move BM25 (low IDF) but make SQLite score most of the index.
+   */
+  private lexicalTerms(text: string): string[] {
+    const terms = queryTerms(text);
+    if (terms.length < 2) return terms;
+    const n = (this.db.prepare(`SELECT max(id) AS n FROM chunks`).get() as Row).n as number | null;
+    if (!n || n < 2000) return terms;
+    const withDf = terms.map((t) => ({ t, df: this.documentFrequency(t, n) }));
+    const kept = withDf.filter((x) => x.df <= n * 0.1);
+    return (kept.length ? kept : [withDf.sort((a, b) => a.df - b.df)[0]]).map((x) => x.t);
+  }
+
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
-    const match = ftsQuery(q.text ?? '');
+    const match = this.lexicalTerms(q.text ?? '')
+      .map((t) => `"${t}"`)
+      .join(' OR ');
     if (!match || !q.storeIds.length) return [];
     const params: unknown[] = [match];
     const where = this.candidateSql(q, params);
@@ -446,8 +480,9 @@ export class SqliteChunkIndex implements ChunkIndex {
       params.push(...q.fileIds.exclude);
     }
     if (q.after) {
-      conds.push(`(c.file_id, c.chunk_index) > (?, ?)`);
-      params.push(q.after.fileId, q.after.chunkIndex);
+      // index order is insertion order (rowid): FTS5 yields matches in it, so LIMIT stops early
+      conds.push(`c.id > COALESCE((SELECT id FROM chunks WHERE store_id = ? AND file_id = ? AND chunk_index = ?), 9223372036854775807)`);
+      params.push(q.storeId, q.after.fileId, q.after.chunkIndex);
     }
     const literals = (q.contains ?? []).filter((l) => [...l].length >= 3);
     let from = `chunks c`;
@@ -467,7 +502,7 @@ export class SqliteChunkIndex implements ChunkIndex {
       .prepare(
         `SELECT c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata, 0 AS score
            FROM ${from} JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id
-          WHERE ${conds.join(' AND ')} ORDER BY c.file_id, c.chunk_index LIMIT ?`,
+          WHERE ${conds.join(' AND ')} ORDER BY ${literals.length ? 'chunks_tri.rowid' : 'c.id'} LIMIT ?`,
       )
       .all(...params) as Row[];
     return this.postFilter(rows, { storeIds: [q.storeId], topK: q.limit });
@@ -519,9 +554,14 @@ function toChunk(r: Row): IndexedChunk {
 
 /** Words of the query as quoted FTS5 terms, OR-ed (BM25 ranks documents matching more and rarer terms first). */
 export function ftsQuery(text: string): string {
+  return queryTerms(text)
+    .map((t) => `"${t}"`)
+    .join(' OR ');
+}
+
+function queryTerms(text: string): string[] {
   const terms = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  const unique = [...new Set(terms)].slice(0, 64);
-  return unique.map((t) => `"${t}"`).join(' OR ');
+  return [...new Set(terms)].slice(0, 64);
 }
 
 function blobVector(b: Buffer): Float32Array {
