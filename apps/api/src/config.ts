@@ -47,8 +47,6 @@ export interface LarderConfig {
   searchLexicalWeight: number;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
-  /** A cross-encoder ONNX export used when a search asks for `rerank`. */
-  rerankModelDir: string | null;
   /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
   embeddingQueryPrefix: string | null;
   ingestionConcurrency: number;
@@ -121,7 +119,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? 0.5) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
-    rerankModelDir: env.LARDER_RERANK_MODEL_DIR || null,
     ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),
     ingestionLeaseMs: Math.max(1000, int('LARDER_INGESTION_LEASE_SECONDS', 600) * 1000),
     ingestionMaxAttempts: Math.max(1, int('LARDER_INGESTION_MAX_ATTEMPTS', 4)),

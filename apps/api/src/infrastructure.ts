@@ -39,7 +39,7 @@ export interface Infrastructure {
   blobs: BlobStorage;
   chunkIndex: ChunkIndex;
   embedder: Embedder;
-  /** A cross-encoder for `rerank` (LARDER_RERANK_MODEL_DIR), or null: the hybrid fusion is then the ranking. */
+  /** A cross-encoder for `rerank`, or null (none is available offline yet): the hybrid fusion is then the ranking. */
   reranker: Reranker | null;
   signingSecret: string;
   close(): Promise<void>;

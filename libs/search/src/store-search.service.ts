@@ -225,8 +225,9 @@ export class StoreSearchService {
   }
 
   /**
-   * With a cross-encoder configured (LARDER_RERANK_MODEL_DIR), the head of the fused list is re-scored
-   * by it; without one, the hybrid fusion is the ranking and `rerank` changes nothing (README).
+   * With a cross-encoder adapter behind the RERANKER port, the head of the fused list is re-scored by
+   * it; without one (the case today: none is available offline), the hybrid fusion is the ranking and
+   * `rerank` changes nothing (README).
    */
   private async rerank(query: string, results: RankedChunk[], options: SearchOptions): Promise<RankedChunk[]> {
     if (!options.rerank || !this.reranker || !results.length) return results;
