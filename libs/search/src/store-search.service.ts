@@ -15,7 +15,6 @@ import {
 } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
-import { StoresReader } from '@larder/projections/stores/stores.reader';
 
 type StoreRef = { id: string; name: string };
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
@@ -115,7 +114,6 @@ export class StoreSearchService {
   private readonly logger = new Logger('StoreSearch');
 
   constructor(
-    private readonly stores: StoresReader,
     private readonly rules: SearchRulesReader,
     private readonly activity: SearchActivity,
     @Inject(CHUNK_INDEX) private readonly index: ChunkIndex,
@@ -128,17 +126,26 @@ export class StoreSearchService {
 
   /** Resolves ids or names in request order; a store of another organization does not exist (404). */
   async resolveStores(p: Principal, identifiers: string[]): Promise<StoreRef[]> {
+    return (await this.resolveWithRules(p, identifiers, null)).stores;
+  }
+
+  /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
+  private async resolveWithRules(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
+    if (identifiers.includes('mixedbread/web')) throw new BadRequestError('The web store (mixedbread/web) is not available on this server: it needs a web search provider');
+    const resolved = await this.rules.resolveForSearch(p.organizationId, identifiers, query);
     const out: StoreRef[] = [];
-    for (const id of identifiers) {
-      if (id === 'mixedbread/web') throw new BadRequestError('The web store (mixedbread/web) is not available on this server: it needs a web search provider');
-      const s = await this.stores.resolve(p.organizationId, id);
-      if (!s) throw new NotFoundError(`Store ${id} not found`);
+    const rules: SearchRuleEntry[] = [];
+    for (const { identifier, store: s, rules: r } of resolved) {
+      if (!s) throw new NotFoundError(`Store ${identifier} not found`);
       if (!scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) && !scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id)) {
         throw new ForbiddenError(`This API key may not search store ${s.name}`);
       }
-      if (!out.some((x) => x.id === s.id)) out.push(s);
+      if (!out.some((x) => x.id === s.id)) {
+        out.push(s);
+        rules.push(...r.flat());
+      }
     }
-    return out;
+    return { stores: out, rules };
   }
 
   private passes(c: ScoredChunk, filter: FilterNode | null): boolean {
@@ -178,24 +185,21 @@ export class StoreSearchService {
     const query = parseQuery(problems, common.body.query, true);
     const options = parseSearchOptions(problems, common.body.search_options);
     problems.throwIfAny();
-    const stores = await this.resolveStores(p, common.storeIdentifiers);
+    // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
+    // (rare) embeds the rewritten query instead.
+    const prefetched = this.embedQuery(query!);
+    const { stores, rules } = await this.resolveWithRules(p, common.storeIdentifiers, options.applySearchRules ? query! : null);
 
-    // Search rules: query rewrites first, then result pins. The lookup runs beside the query's
-    // embedding; a rewrite (rare) embeds the rewritten query instead.
+    // Search rules: query rewrites first, then result pins.
     let effective = query!;
     let rewritten: string | null = null;
     const pins: Extract<SearchRuleEntry, { result_index: number }>[] = [];
-    const prefetched = this.embedQuery(query!);
-    if (options.applySearchRules) {
-      for (const rule of await this.rules.matching(p.organizationId, stores.map((s) => s.id), query!)) {
-        for (const r of rule.rules) {
-          if (r.type === 'query_string') effective = r.substitution;
-          else if (r.type === 'query_regex') effective = regexReplace(r.pattern, r.flags, r.replacement, effective);
-          else pins.push(r);
-        }
-      }
-      if (effective !== query) rewritten = effective;
+    for (const r of rules) {
+      if (r.type === 'query_string') effective = r.substitution;
+      else if (r.type === 'query_regex') effective = regexReplace(r.pattern, r.flags, r.replacement, effective);
+      else pins.push(r);
     }
+    if (effective !== query) rewritten = effective;
 
     const candidates = Math.max(common.topK * this.config.candidateFactor, 50);
     let results = await this.retrieve(stores, effective, common, candidates, effective === query ? prefetched : undefined);
