@@ -9,10 +9,11 @@ import { FileEntity } from './files/file.entity';
 import { FileUploadEntity } from './file-uploads/file-upload.entity';
 import { StoresProjection } from './stores/stores.projection';
 import { SearchRulesProjection } from './search/search-rules.projection';
+import { ActivityProjection } from './activity/activity.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
-  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection(), new SearchRulesProjection()];
+  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection(), new SearchRulesProjection(), new ActivityProjection()];
 }
 
 /** TypeORM entities of all read models. */

@@ -13,6 +13,7 @@ import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import { RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule } from '@larder/search';
+import { ActivityModule } from '@larder/activity';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
@@ -87,7 +88,7 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule],
       controllers: options.http === false ? [] : [InfoHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

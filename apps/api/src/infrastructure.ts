@@ -22,6 +22,7 @@ import { Embedder } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
+import { ActivityStreamReactor } from '@larder/activity';
 import type { Reranker } from '@larder/search';
 import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
@@ -143,7 +144,7 @@ export async function createInfrastructure(
   const embedder = createEmbedder(config);
   const reranker: Reranker | null = null;
 
-  const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix)];
+  const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix), new ActivityStreamReactor(eventStore)];
   const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     runLoops: options.runLoops ?? config.runWorker,

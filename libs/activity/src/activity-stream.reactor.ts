@@ -1,0 +1,108 @@
+import { RecordedEvent, streamName, uuidFrom } from '@larder/kernel';
+import { EventStore } from '@larder/event-store';
+import type { StoreFileIngested } from '@larder/stores/events';
+import type { StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
+import { ActivityKind, ActivityRecorded } from './events';
+
+/** ISO 8601 duration of a number of milliseconds (`PT1.234S`). */
+export function isoDuration(ms: number): string {
+  const s = Math.max(0, ms) / 1000;
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const rest = Number((s % 60).toFixed(3));
+  return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${rest || (!h && !m) ? `${rest}S` : ''}`;
+}
+
+/** The public activity event (§11.1, without id and created_at) a domain event amounts to, if any. */
+export function activityOf(e: RecordedEvent): { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> } | null {
+  switch (e.type) {
+    case 'StoreFileIngested': {
+      const d = e.data as unknown as StoreFileIngested['data'];
+      return {
+        kind: 'ingestion',
+        storeIds: [d.storeId],
+        at: d.at,
+        event: {
+          type: 'ingestion',
+          store_id: d.storeId,
+          store_file_id: d.fileId,
+          total_time: isoDuration(d.totalMs),
+          queue_time: isoDuration(d.queueMs),
+          ingestion_time: isoDuration(d.ingestionMs),
+          chunk_count: d.chunkCount,
+          contextualization: d.contextualization,
+          mode: d.mode,
+          filename: d.filename,
+        },
+      };
+    }
+    case 'StoreSearchPerformed': {
+      const d = e.data as unknown as StoreSearchPerformed['data'];
+      return {
+        kind: 'search',
+        storeIds: d.storeIds,
+        at: d.at,
+        event: {
+          type: 'search',
+          store_ids: d.storeIds,
+          search_time: isoDuration(d.searchTimeMs),
+          query: d.query,
+          rewritten_query: d.rewrittenQuery,
+          rewritten_filters: null,
+          rewrite_rank_by: null,
+          rewrite_rank_direction: null,
+          rewrite_rank_mode: null,
+          rerank: d.rerank,
+          filters: d.filters ?? null,
+          results: d.results,
+        },
+      };
+    }
+    case 'StoreGrepPerformed': {
+      const d = e.data as unknown as StoreGrepPerformed['data'];
+      return {
+        kind: 'grep',
+        storeIds: d.storeIds,
+        at: d.at,
+        event: {
+          type: 'grep',
+          store_ids: d.storeIds,
+          pattern: d.pattern,
+          case_sensitive: d.caseSensitive,
+          search_time: isoDuration(d.searchTimeMs),
+          filters: d.filters ?? null,
+          results: d.results,
+        },
+      };
+    }
+    default:
+      return null;
+  }
+}
+
+/**
+ * Reactor: turns domain activity (ingestions, searches, greps) into the organization's activity
+ * stream. Each entry's id is derived from its source event's id, and the event store accepts an
+ * append of known ids as a no-op, so re-running it (after a crash, or from the start) never
+ * duplicates an entry.
+ */
+export class ActivityStreamReactor {
+  readonly name = 'activity-streams';
+  constructor(private readonly store: EventStore) {}
+
+  async handle(e: RecordedEvent): Promise<void> {
+    const a = activityOf(e);
+    if (!a) return;
+    const organizationId = e.metadata.orgId;
+    const activityId = uuidFrom(`activity:${e.id}`);
+    const entry: ActivityRecorded = {
+      type: 'ActivityRecorded',
+      data: { activityId, organizationId, kind: a.kind, storeIds: a.storeIds, sourceEventId: e.id, at: a.at, event: a.event },
+    };
+    await this.store.appendToStream(
+      streamName('activity', organizationId),
+      [{ id: activityId, type: entry.type, data: entry.data as unknown as Record<string, unknown>, metadata: { orgId: organizationId, actor: 'system' } }],
+      { expectedRevision: 'any' },
+    );
+  }
+}

@@ -1,0 +1,24 @@
+/** The public event families of contract §11 (`completion` and `qa` arrive with the answering issue). */
+export const ACTIVITY_KINDS = ['ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa'] as const;
+export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
+
+/**
+ * One entry of an organization's activity stream (`activity-<org>`), appended by the activity
+ * reactor with an id derived from its source event, so a rebuild never duplicates it. `event` is the
+ * public event of §11.1 without `id` and `created_at` (those are the entry's own).
+ */
+export interface ActivityRecorded {
+  type: 'ActivityRecorded';
+  data: {
+    activityId: string;
+    organizationId: string;
+    kind: ActivityKind;
+    /** Stores the event concerns (none for an organization-level completion). */
+    storeIds: string[];
+    sourceEventId: string;
+    at: string;
+    event: Record<string, unknown>;
+  };
+}
+export type ActivityEvent = ActivityRecorded;
+export const ACTIVITY_EVENT_TYPES = ['ActivityRecorded'] as const;
