@@ -11,6 +11,7 @@ describe('Activity listings and histograms from the projected activity streams',
   let otherKey: string;
   let store: string;
   let quiet: string;
+  let orgId: string;
   const get = async (path: string, k = key): Promise<any> => {
     const r = await fetch(`${t.baseURL}${path}`, { headers: { authorization: `Bearer ${k}` } });
     return { status: r.status, body: await r.json() };
@@ -31,7 +32,9 @@ describe('Activity listings and histograms from the projected activity streams',
 
   beforeAll(async () => {
     t = await startTestLarder();
-    key = (await t.newOrganization('activity')).apiKey;
+    const org = await t.newOrganization('activity');
+    key = org.apiKey;
+    orgId = org.organizationId;
     otherKey = (await t.newOrganization('other')).apiKey;
     c = t.client(key);
     store = (await c.stores.create({ name: 'logbook' })).id;
@@ -139,5 +142,23 @@ describe('Activity listings and histograms from the projected activity streams',
     const after = await Promise.all(paths.map((p) => get(p)));
     expect(after.map((r) => r.body)).toEqual(before.map((r) => r.body));
     expect((await post(`/v1/stores/${store}/events/histogram`, hist)).body).toEqual(h1.body);
+  });
+
+  it('admin re-ingestion: admin keys only; one job per selected file, through the normal path, listed as ingestion events', async () => {
+    const denied = await post(`/v1/admin/stores/${orgId}/logbook/reingest`, {});
+    expect(denied.status).toBe(403);
+    expect((await post(`/v1/admin/stores/${orgId}/logbook/reingest?statuses=bogus`, {}, t.rootKey)).status).toBe(422);
+    expect((await post(`/v1/admin/stores/${orgId}/no-such-store/reingest`, {}, t.rootKey)).status).toBe(404);
+    const none = await post(`/v1/admin/stores/${orgId}/logbook/reingest?statuses=failed`, {}, t.rootKey);
+    expect(none.body).toEqual({ message: '0 store files queued for re-ingestion', jobs_created: 0 });
+    const r = await post(`/v1/admin/stores/${orgId}/logbook/reingest?statuses=completed&billable=false`, {}, t.rootKey);
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ message: '3 store files queued for re-ingestion', jobs_created: 3 });
+    const events = await until(`/v1/stores/${store}/events?event_type=ingestion`, 6);
+    expect(events.body.data).toHaveLength(6);
+    const s = await c.stores.retrieve(store);
+    expect(s.file_counts).toMatchObject({ completed: 3, total: 3 });
+    const hit = await c.stores.search({ query: 'cherries brandy', store_identifiers: [store], top_k: 1 });
+    expect(hit.data[0].filename).toBe('c.txt');
   });
 });

@@ -59,6 +59,14 @@ export class ChunkIndexProjection implements ExternalProjection {
         case 'StoreFileIngested':
           if (e.data.vectorsKey) ops.push(await this.vectorsOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.vectorsKey));
           break;
+        case 'StoreFileReingestionRequested': {
+          const d = e.data;
+          ops.push({
+            op: 'putFile',
+            file: { storeId: d.storeId, fileId: d.fileId, organizationId: d.organizationId, filename: d.filename, externalId: d.externalId, metadata: d.metadata, generation: d.generation },
+          });
+          break;
+        }
         case 'StoreFileRemoved':
           ops.push({ op: 'deleteFile', storeId: e.data.storeId, fileId: e.data.fileId });
           break;

@@ -160,6 +160,15 @@ export class StoresProjection implements Projection {
           [JSON.stringify(e.data.error), e.data.retryAt],
         );
         return;
+      case 'StoreFileReingestionRequested':
+        await this.update(
+          m,
+          e.data,
+          rev,
+          `generation = $5, status = 'pending', last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunks_key = NULL, vectors_key = NULL, model = NULL, chunk_count = 0, usage_tokens = 0`,
+          [e.data.generation],
+        );
+        return;
       case 'StoreFileRemoved':
         await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [e.data.storeId, e.data.fileId, rev]);
         await touch(m, e.data.storeId, e.data.at);

@@ -135,6 +135,11 @@ export interface StoreFileIngested {
     at: string;
   };
 }
+/** An administrator asked for the file to be ingested again (a new generation; artifacts are reused when unchanged). */
+export interface StoreFileReingestionRequested {
+  type: 'StoreFileReingestionRequested';
+  data: { storeId: string; fileId: string; organizationId: string; generation: number; filename: string; externalId: string | null; metadata: unknown; billable: boolean; at: string };
+}
 export interface StoreFileIngestionFailed {
   type: 'StoreFileIngestionFailed';
   data: { storeId: string; fileId: string; generation: number; attempt: number; error: { message: string; code: string }; retryAt: string | null; at: string };
@@ -150,6 +155,7 @@ export type StoreFileEvent =
   | StoreFileParsed
   | StoreFileIngested
   | StoreFileIngestionFailed
+  | StoreFileReingestionRequested
   | StoreFileRemoved;
 export const STORE_FILE_EVENT_TYPES = [
   'StoreFileAdded',
@@ -158,5 +164,6 @@ export const STORE_FILE_EVENT_TYPES = [
   'StoreFileParsed',
   'StoreFileIngested',
   'StoreFileIngestionFailed',
+  'StoreFileReingestionRequested',
   'StoreFileRemoved',
 ] as const;

@@ -9,6 +9,7 @@ import { IngestionWorker } from './ingestion/ingestion.worker';
 import { StoreExpirySweeper } from './ingestion/store-expiry.sweeper';
 import { StoresHttpController } from './http/stores.http.controller';
 import { StoreFilesHttpController } from './http/store-files.http.controller';
+import { AdminReingestHttpController } from './http/admin-reingest.http.controller';
 
 export { STORES_CONFIG } from './stores.config';
 export type { StoresConfig } from './stores.config';
@@ -17,7 +18,7 @@ export { IngestionWorker } from './ingestion/ingestion.worker';
 /** Stores, store files and ingestion (contract §12–§13). Global: the files context removes files from stores through FILE_REFERENCES. */
 @Global()
 @Module({
-  controllers: [StoreFilesHttpController, StoresHttpController],
+  controllers: [StoreFilesHttpController, StoresHttpController, AdminReingestHttpController],
   providers: [
     StoresReader,
     StoreFilesReader,

@@ -32,6 +32,7 @@ export type StoreFileCommand =
   | { type: 'RecordParsed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; chunksKey: string; chunkCount: number; usageTokens: number; parseMs: number; now: Date }
   | ({ type: 'RecordIngested'; organizationId: string; workerId: string; now: Date } & Omit<StoreFileIngested['data'], 'at'>)
   | { type: 'RecordIngestionFailed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; error: { message: string; code: string }; retryAt: Date | null; now: Date }
+  | { type: 'ReingestStoreFile'; storeId: string; organizationId: string; fileId: string; filename: string; externalId: string | null; metadata: unknown; billable: boolean; now: Date }
   | { type: 'RemoveStoreFile'; storeId: string; organizationId: string; fileId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; now: Date };
 
 /** The ingestion worker lost its lease or the file was removed or re-added meanwhile. */
@@ -54,6 +55,8 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         };
       case 'StoreFileMetadataUpdated':
         return s;
+      case 'StoreFileReingestionRequested':
+        return { ...s, generation: e.data.generation, status: 'pending', attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null };
       case 'StoreFileIngestionStarted':
         return { ...s, status: 'in_progress', attempt: e.data.attempt, leaseExpiresAt: new Date(e.data.leaseExpiresAt), workerId: e.data.workerId };
       case 'StoreFileParsed':
@@ -81,6 +84,13 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         return [{ type: 'StoreFileMetadataUpdated', data: { storeId: c.storeId, fileId: c.fileId, metadata: c.metadata, at } }];
       case 'RemoveStoreFile':
         return [{ type: 'StoreFileRemoved', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, reason: c.reason, at } }];
+      case 'ReingestStoreFile':
+        return [
+          {
+            type: 'StoreFileReingestionRequested',
+            data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, generation: s.generation + 1, filename: c.filename, externalId: c.externalId, metadata: c.metadata, billable: c.billable, at },
+          },
+        ];
       case 'StartIngestion': {
         const leased = s.status === 'in_progress' && s.leaseExpiresAt !== null && s.leaseExpiresAt > c.now;
         if (c.generation !== s.generation || leased || (s.status !== 'pending' && s.status !== 'in_progress')) {

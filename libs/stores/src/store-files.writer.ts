@@ -119,6 +119,29 @@ export class StoreFilesWriter implements FileReferences {
     return (await this.reader.get(organizationId, s.id, file.id))!;
   }
 
+  /** Queues every store file of the store (in `statuses`, when given) for ingestion again; answers how many. */
+  async reingest(organizationId: string, actor: string, storeIdentifier: string, statuses: string[] | null, billable: boolean): Promise<number> {
+    const s = await this.resolveStore(organizationId, storeIdentifier);
+    this.assertWritable(s);
+    let last = null;
+    let n = 0;
+    for (const f of await this.reader.allOfStore(s.id)) {
+      if (statuses && !statuses.includes(f.status)) continue;
+      const r = await this.decide(
+        { type: 'ReingestStoreFile', storeId: s.id, organizationId, fileId: f.fileId, filename: f.filename, externalId: f.externalId, metadata: f.metadata, billable },
+        actor,
+        false,
+      ).catch((err: Error) => {
+        if (err instanceof NotFoundError) return null; // removed meanwhile
+        throw err;
+      });
+      if (r?.position) last = r.position;
+      if (r) n++;
+    }
+    if (last) await this.consistency.waitFor(STORE_FILE_PROJECTIONS, last);
+    return n;
+  }
+
   /** Adds a copy of a completed store file to another store, reusing its artifacts (no parsing, no embedding). */
   async addCopy(organizationId: string, actor: string, targetStoreId: string, f: StoreFileRow): Promise<void> {
     await this.decide(
