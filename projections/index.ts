@@ -10,10 +10,11 @@ import { FileUploadEntity } from './file-uploads/file-upload.entity';
 import { StoresProjection } from './stores/stores.projection';
 import { SearchRulesProjection } from './search/search-rules.projection';
 import { ActivityProjection } from './activity/activity.projection';
+import { BillingProjection } from './billing/billing.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
-  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection(), new SearchRulesProjection(), new ActivityProjection()];
+  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection(), new SearchRulesProjection(), new ActivityProjection(), new BillingProjection()];
 }
 
 /** TypeORM entities of all read models. */

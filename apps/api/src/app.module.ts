@@ -14,6 +14,7 @@ import { EMBEDDER } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import { RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule } from '@larder/search';
 import { ActivityModule } from '@larder/activity';
+import { BILLING_CONFIG, BillingConfig, BillingModule, Money, priceTable } from '@larder/billing';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
@@ -73,6 +74,10 @@ export class InfrastructureModule {
         } satisfies SearchConfig,
       },
       { provide: RERANKER, useValue: infra.reranker },
+      {
+        provide: BILLING_CONFIG,
+        useValue: { prices: priceTable(infra.config.billingPrices), credit: Money.parse(infra.config.billingCredit), anchorDay: infra.config.billingAnchorDay } satisfies BillingConfig,
+      },
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
@@ -88,7 +93,7 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule, BillingModule],
       controllers: options.http === false ? [] : [InfoHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

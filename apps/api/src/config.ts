@@ -43,6 +43,10 @@ export interface LarderConfig {
   onnxModelDir: string | null;
   onnxDtype: 'fp32' | 'fp16' | 'q8';
   onnxPooling: 'mean' | 'cls';
+  /** JSON object of decimal prices per metric (README, Billing); unset = the defaults. */
+  billingPrices: string | null;
+  billingCredit: string;
+  billingAnchorDay: number;
   searchFusion: 'relative' | 'rrf';
   searchLexicalWeight: number;
   searchCandidateFactor: number;
@@ -115,6 +119,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '') ? env.LARDER_ONNX_DTYPE : 'fp32') as LarderConfig['onnxDtype'],
     onnxPooling: env.LARDER_ONNX_POOLING === 'cls' ? 'cls' : 'mean',
     embeddingQueryPrefix: env.LARDER_EMBEDDING_QUERY_PREFIX || null,
+    billingPrices: env.LARDER_BILLING_PRICES || null,
+    billingCredit: env.LARDER_BILLING_CREDIT || '0',
+    billingAnchorDay: Math.min(28, Math.max(1, int('LARDER_BILLING_PERIOD_START_DAY', 1))),
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : 'relative',
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? 0.5) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),

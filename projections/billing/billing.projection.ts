@@ -1,0 +1,94 @@
+import { EntityManager } from 'typeorm';
+import { RecordedEvent, uuidFrom } from '@larder/kernel';
+import { StoreEvent, StoreFileEvent } from '@larder/stores/events';
+import { SearchActivityEvent } from '@larder/search/events';
+import { Projection } from '../runner/projection';
+
+export const BILLING_USAGE_TABLE = 'billing_usage_v1';
+export const BILLING_STORAGE_TABLE = 'billing_storage_v1';
+export const BILLING_FREE_TABLE = 'billing_free_v1';
+const U = BILLING_USAGE_TABLE;
+const S = BILLING_STORAGE_TABLE;
+const F = BILLING_FREE_TABLE;
+
+/**
+ * `billing`: meters activity. Usage records (tokens ingested and parsed, searches, greps, …) keyed by
+ * their source event, and storage intervals (bytes held by a store file from its addition to its
+ * removal), from which the billing reader prices any period exactly.
+ */
+export class BillingProjection implements Projection {
+  readonly name = 'billing';
+  readonly version = 1;
+  readonly tables = [U, S, F];
+  readonly handles = [
+    'StoreFileAdded',
+    'StoreFileRemoved',
+    'StoreDeleted',
+    'StoreFileIngested',
+    'StoreFileReingestionRequested',
+    'StoreSearchPerformed',
+    'StoreGrepPerformed',
+  ];
+
+  async setup(m: EntityManager): Promise<void> {
+    await m.query(`CREATE TABLE IF NOT EXISTS ${U} (
+      id uuid PRIMARY KEY, organization_id uuid NOT NULL, store_id uuid, metric text NOT NULL, quantity bigint NOT NULL, at timestamptz NOT NULL)`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${U}_org_at ON ${U} (organization_id, at)`);
+    await m.query(`CREATE TABLE IF NOT EXISTS ${S} (
+      store_id uuid NOT NULL, file_id uuid NOT NULL, generation int NOT NULL, organization_id uuid NOT NULL, bytes bigint NOT NULL,
+      from_at timestamptz NOT NULL, to_at timestamptz, PRIMARY KEY (store_id, file_id, generation))`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${S}_org ON ${S} (organization_id, from_at)`);
+    await m.query(`CREATE TABLE IF NOT EXISTS ${F} (store_id uuid NOT NULL, file_id uuid NOT NULL, generation int NOT NULL, PRIMARY KEY (store_id, file_id, generation))`);
+  }
+
+  private async usage(m: EntityManager, event: RecordedEvent, storeId: string | null, metric: string, quantity: number, at: string): Promise<void> {
+    if (!quantity) return;
+    await m.query(`INSERT INTO ${U} (id, organization_id, store_id, metric, quantity, at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`, [
+      uuidFrom(`billing:${event.id}:${storeId ?? ''}:${metric}`),
+      event.metadata.orgId,
+      storeId,
+      metric,
+      quantity,
+      at,
+    ]);
+  }
+
+  async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
+    const e = { type: event.type, data: event.data } as unknown as StoreFileEvent | StoreEvent | SearchActivityEvent;
+    switch (e.type) {
+      case 'StoreFileAdded': {
+        const d = e.data;
+        await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND generation < $4`, [d.storeId, d.fileId, d.at, d.generation]);
+        await m.query(
+          `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+          [d.storeId, d.fileId, d.generation, d.organizationId, d.bytes, d.at],
+        );
+        return;
+      }
+      case 'StoreFileRemoved':
+        await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL`, [e.data.storeId, e.data.fileId, e.data.at]);
+        return;
+      case 'StoreDeleted':
+        await m.query(`UPDATE ${S} SET to_at = $2 WHERE store_id = $1 AND to_at IS NULL`, [e.data.storeId, e.data.at]);
+        return;
+      case 'StoreFileReingestionRequested':
+        if (!e.data.billable) await m.query(`INSERT INTO ${F} VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [e.data.storeId, e.data.fileId, e.data.generation]);
+        return;
+      case 'StoreFileIngested': {
+        const d = e.data;
+        const free = await m.query(`SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`, [d.storeId, d.fileId, d.generation]);
+        if (free.length) return;
+        await this.usage(m, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
+        if (d.mode === 'high_quality') await this.usage(m, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
+        return;
+      }
+      case 'StoreSearchPerformed':
+      case 'StoreGrepPerformed':
+        // a request over several stores counts once for each store it searched
+        for (const s of e.data.storeIds) await this.usage(m, event, s, e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
+        return;
+      default:
+        return;
+    }
+  }
+}
