@@ -8,6 +8,8 @@ import { LarderConfig } from './config';
 import { createInfrastructure, Infrastructure } from './infrastructure';
 import { LarderValidationPipe } from './http/validation.pipe';
 import { jsonBodyMiddleware } from './http/json-body.middleware';
+import { buildOpenApi, serveOpenApi } from './http/openapi';
+import { LARDER_VERSION } from './http/info.http.controller';
 
 export interface LarderApp {
   app: INestApplication;
@@ -34,6 +36,7 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
+    serveOpenApi(app, buildOpenApi(app, LARDER_VERSION));
     await app.init();
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
     let closed = false;

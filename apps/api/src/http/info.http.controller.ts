@@ -16,7 +16,7 @@ function packageVersion(): string {
   return '0.0.0';
 }
 
-const VERSION = packageVersion();
+export const LARDER_VERSION = packageVersion();
 
 @Controller()
 export class InfoHttpController {
@@ -24,6 +24,6 @@ export class InfoHttpController {
   @Get()
   @Public()
   info(): { name: string; version: string } {
-    return { name: 'larder', version: VERSION };
+    return { name: 'larder', version: LARDER_VERSION };
   }
 }

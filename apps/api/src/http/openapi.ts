@@ -1,0 +1,124 @@
+import { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
+import { CONDITION_OPERATORS } from '@larder/kernel';
+
+const filter = {
+  description: 'A condition, a group (all / any / none, nestable) or a list of either (= all). Unprefixed keys address file metadata; generated_metadata.* the chunk metadata.',
+  oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }, { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } }, { type: 'null' }],
+};
+const common = {
+  store_identifiers: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 16, description: 'stores by id or name' },
+  top_k: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+  filters: filter,
+  file_ids: { description: 'a list of file ids, or [operator, [file ids]] with in / not_in / eq / not_eq', type: 'array' },
+};
+
+/** Request bodies parsed by hand (unions the DTO classes cannot express), described here. */
+const HAND_WRITTEN: Record<string, unknown> = {
+  SearchFilterCondition: {
+    type: 'object',
+    required: ['key', 'operator', 'value'],
+    properties: { key: { type: 'string' }, operator: { enum: [...CONDITION_OPERATORS] }, value: {} },
+  },
+  SearchFilter: {
+    type: 'object',
+    properties: Object.fromEntries(['all', 'any', 'none'].map((k) => [k, { type: ['array', 'null'], items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } }])),
+  },
+  StoreChunkSearchOptions: {
+    type: 'object',
+    properties: {
+      score_threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
+      rewrite_query: { type: 'boolean', default: false },
+      rerank: { oneOf: [{ type: 'boolean' }, { type: 'object', properties: { model: { type: 'string' }, with_metadata: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }] }, top_k: { type: ['integer', 'null'], minimum: 1 } } }, { type: 'null' }] },
+      return_metadata: { type: 'boolean', default: true },
+      apply_search_rules: { type: 'boolean', default: true },
+    },
+  },
+  StoreSearchParams: {
+    type: 'object',
+    required: ['query', 'store_identifiers'],
+    properties: {
+      query: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'object', required: ['text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: 65536 } } }] },
+      ...common,
+      search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
+    },
+  },
+  StoreGrepParams: {
+    type: 'object',
+    required: ['pattern', 'store_identifiers'],
+    properties: {
+      pattern: { type: 'string', minLength: 1, maxLength: 1024, description: 'RE2 regular expression' },
+      ...common,
+      targets: { type: 'array', items: { enum: ['text', 'generated'] }, minItems: 1 },
+      case_sensitive: { type: 'boolean', default: false },
+      return_metadata: { type: 'boolean', default: true },
+    },
+  },
+  StoreListChunksParams: {
+    type: 'object',
+    required: ['store_identifiers'],
+    properties: { ...common, sort_by: { oneOf: [{ type: 'string' }, { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] }, { type: 'null' }] }, search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' } },
+  },
+  StoreMetadataFacetsParams: {
+    type: 'object',
+    required: ['store_identifiers'],
+    properties: {
+      ...common,
+      query: { type: ['string', 'null'], minLength: 1 },
+      facets: { type: ['array', 'null'], items: { type: 'string' } },
+      max_fields: { type: 'integer', minimum: 1, maximum: 256, default: 64 },
+      max_values_per_field: { type: 'integer', minimum: 1, maximum: 256, default: 32 },
+      max_files: { type: 'integer', minimum: 1, maximum: 100000, default: 10000 },
+      search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
+    },
+  },
+  SearchRuleCreateParams: {
+    type: 'object',
+    required: ['query', 'rules'],
+    properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { enum: ['query_string', 'query_regex', 'chunk_search_result', 'file_search_result'] } } } } },
+  },
+};
+
+/** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
+const BODIES: Record<string, string> = {
+  StoreSearchHttpController_find: 'StoreSearchParams',
+  StoreSearchHttpController_grep: 'StoreGrepParams',
+  StoreSearchHttpController_listChunks: 'StoreListChunksParams',
+  StoreSearchHttpController_facets: 'StoreMetadataFacetsParams',
+  SearchRulesHttpController_create: 'SearchRuleCreateParams',
+  SearchRulesHttpController_update: 'SearchRuleCreateParams',
+};
+
+/**
+ * The service's OpenAPI 3.1 document: paths from the controllers, request schemas from the
+ * class-validator DTOs (class-validator-jsonschema) and, for bodies parsed by hand, the schemas above.
+ */
+export function buildOpenApi(app: INestApplication, version: string): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Larder')
+    .setDescription('Self-hosted document store and search service, wire-compatible with the Mixedbread API.')
+    .setVersion(version)
+    .addBearerAuth()
+    .build();
+  const doc = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller}_${method}` });
+  doc.openapi = '3.1.0';
+  const fromDtos = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' });
+  doc.components = { ...doc.components, schemas: { ...(doc.components?.schemas ?? {}), ...(fromDtos as Record<string, object>), ...(HAND_WRITTEN as Record<string, object>) } };
+  for (const item of Object.values(doc.paths)) {
+    for (const op of Object.values(item) as Array<{ operationId?: string; requestBody?: unknown; security?: unknown }>) {
+      if (!op || typeof op !== 'object' || !op.operationId) continue;
+      op.security = [{ bearer: [] }];
+      const body = BODIES[op.operationId];
+      if (body) op.requestBody = { required: true, content: { 'application/json': { schema: { $ref: `#/components/schemas/${body}` } } } };
+    }
+  }
+  return doc;
+}
+
+/** Serves the document at /openapi.json and /v1/schemas/mxjson, and interactive docs at /docs (offline assets). */
+export function serveOpenApi(app: INestApplication, doc: OpenAPIObject): void {
+  SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', raw: ['json'], customSiteTitle: 'Larder API' });
+  const http = app.getHttpAdapter();
+  http.get('/v1/schemas/mxjson', (_req: unknown, res: { json: (b: unknown) => void }) => res.json(doc));
+}
