@@ -176,6 +176,8 @@ export class SqliteChunkIndex implements ChunkIndex {
         this.db.transaction(() => unassigned.forEach(([l, id]) => upd.run(l, id)))();
       }
     }
+    this.counted.clear();
+    for (const r of this.db.prepare(`SELECT model, count(*) AS n FROM chunks WHERE vector IS NOT NULL GROUP BY model`).all() as Row[]) this.counted.set(r.model as string, r.n as number);
     this.loadedVersion = this.db.pragma('data_version', { simple: true }) as number;
   }
 
@@ -184,11 +186,20 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   /** Trains a model's IVF once it has enough vectors, and retrains it when it has grown `ivfRetrainFactor` times. */
+  /** Vectors written per model since they were last counted (cheap trigger for the exact count). */
+  private readonly written = new Map<string, number>();
+  private readonly counted = new Map<string, number>();
+
   private trainDue(): void {
-    for (const r of this.db.prepare(`SELECT model, count(*) AS n FROM chunks WHERE vector IS NOT NULL GROUP BY model`).all() as Row[]) {
-      const model = r.model as string;
-      const n = r.n as number;
+    for (const [model, added] of this.written) {
       const a = this.anns.get(model);
+      // models with an IVF know their size; others are counted only when the writes could reach the threshold
+      const estimate = a ? a.ivf.size : (this.counted.get(model) ?? 0) + added;
+      const due = a ? estimate >= a.trainedCount * this.opts.ivfRetrainFactor : estimate >= this.opts.ivfMinVectors;
+      if (!due) continue;
+      const n = (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE model = ? AND vector IS NOT NULL`).get(model) as Row).n as number;
+      this.counted.set(model, n);
+      this.written.set(model, 0);
       if (n < this.opts.ivfMinVectors || (a && n < a.trainedCount * this.opts.ivfRetrainFactor)) continue;
       this.train(model, n);
     }
@@ -257,6 +268,7 @@ export class SqliteChunkIndex implements ChunkIndex {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
         const a = this.anns.get(op.model);
         if (a) this.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
+        this.written.set(op.model, (this.written.get(op.model) ?? 0) + op.vectors.length);
         const upd = db.prepare(`UPDATE chunks SET vector = ?, model = ?, list = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ? RETURNING id`);
         op.vectors.forEach((v, i) => {
           const unit = a && v.length === a.ivf.dims ? normalize(v) : null;
