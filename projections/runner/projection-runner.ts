@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'events';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ConsistencyTimeoutError, Position, READ_MODEL_CONSISTENCY, RecordedEvent, ReadModelConsistency, START, comparePositions } from '@larder/kernel';
@@ -89,6 +90,8 @@ export class ProjectionRunner implements ReadModelConsistency {
     if (this.options.runLoops === false) return;
     this.controller = new AbortController();
     const signal = this.controller.signal;
+    // every loop waits on this one signal while idle (one listener each, removed after the wait)
+    setMaxListeners(4 * (this.projections.length + this.external.length + this.reactors.length) + 10, signal);
     for (const p of this.projections) this.loops.push(this.loop(p.name, signal, (batch, from) => this.applyBatch(p, batch, from)));
     for (const x of this.external) {
       this.loops.push(
