@@ -47,6 +47,9 @@ export interface LarderConfig {
   billingPrices: string | null;
   billingCredit: string;
   billingAnchorDay: number;
+  ivfMinVectors: number;
+  ivfLists: number;
+  ivfProbes: number;
   searchFusion: 'relative' | 'rrf';
   searchLexicalWeight: number;
   searchCandidateFactor: number;
@@ -122,6 +125,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     billingPrices: env.LARDER_BILLING_PRICES || null,
     billingCredit: env.LARDER_BILLING_CREDIT || '0',
     billingAnchorDay: Math.min(28, Math.max(1, int('LARDER_BILLING_PERIOD_START_DAY', 1))),
+    ivfMinVectors: Math.max(1000, int('LARDER_IVF_MIN_VECTORS', 20_000)),
+    ivfLists: Math.min(4096, Math.max(16, int('LARDER_IVF_LISTS', 256))),
+    ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 8)),
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : 'relative',
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? 0.5) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),

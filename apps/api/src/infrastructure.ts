@@ -192,7 +192,7 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
   if (config.chunkIndex === 'elasticsearch') {
     return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
   }
-  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'));
+  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), { ivfMinVectors: config.ivfMinVectors, ivfLists: config.ivfLists, ivfProbes: config.ivfProbes });
 }
 
 /** LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX model. */

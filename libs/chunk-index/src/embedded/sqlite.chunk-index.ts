@@ -350,17 +350,26 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   /**
-   * The query's terms, without those in more than 10% of all chunks when rarer ones remain: such
-   * terms barely move BM25 (low IDF) but make SQLite score most of the index.
+   * The query's terms that BM25 will score. SQLite's FTS5 scores every chunk that contains any term
+   * (it has no dynamic pruning), so the cost is the sum of the terms' document frequencies. Terms in
+   * more than 10% of all chunks are dropped when rarer ones remain (their IDF is low), and then,
+   * rarest first, terms are kept while their postings stay within a budget of 30k chunks (the rarest
+   * term is always kept). Small indexes keep every term.
    */
   private lexicalTerms(text: string): string[] {
     const terms = queryTerms(text);
     if (terms.length < 2) return terms;
     const n = (this.db.prepare(`SELECT max(id) AS n FROM chunks`).get() as Row).n as number | null;
     if (!n || n < 2000) return terms;
-    const withDf = terms.map((t) => ({ t, df: this.documentFrequency(t, n) }));
-    const kept = withDf.filter((x) => x.df <= n * 0.1);
-    return (kept.length ? kept : [withDf.sort((a, b) => a.df - b.df)[0]]).map((x) => x.t);
+    const withDf = terms.map((t) => ({ t, df: this.documentFrequency(t, n) })).sort((a, b) => a.df - b.df);
+    const kept: string[] = [];
+    let postings = 0;
+    for (const x of withDf) {
+      if (kept.length && (x.df > n * 0.1 || postings + x.df > LEXICAL_POSTINGS_BUDGET)) continue;
+      kept.push(x.t);
+      postings += x.df;
+    }
+    return kept;
   }
 
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
@@ -368,18 +377,30 @@ export class SqliteChunkIndex implements ChunkIndex {
       .map((t) => `"${t}"`)
       .join(' OR ');
     if (!match || !q.storeIds.length) return [];
-    const params: unknown[] = [match];
-    const where = this.candidateSql(q, params);
     const limit = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
-    params.push(limit);
+    const select = `SELECT c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
+    // Fast path: rank on the FTS index alone, then look the best rows up. Scores are global, so the
+    // best rows of the asked stores among the global top are exactly their top; too few: join first.
+    const probe = limit * 4;
+    const top = this.db.prepare(`SELECT rowid AS id, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?`).all(match, probe) as Row[];
+    const params: unknown[] = [];
+    const where = this.candidateSql(q, params);
+    if (top.length) {
+      const score = new Map(top.map((r) => [r.id as number, r.score as number]));
+      const rows = this.db
+        .prepare(`${select}, c.id FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${top.map(() => '?').join(',')}) AND ${where}`)
+        .all(...top.map((r) => r.id), ...params) as Row[];
+      for (const r of rows) r.score = score.get(r.id as number);
+      rows.sort((a, b) => (b.score as number) - (a.score as number) || (a.id as number) - (b.id as number));
+      if (rows.length >= limit || top.length < probe) return this.postFilter(rows.slice(0, limit), q).slice(0, q.topK);
+    }
     const rows = this.db
       .prepare(
-        `SELECT c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model,
-                f.filename, f.external_id, f.metadata, -bm25(chunks_fts) AS score
+        `${select}, -bm25(chunks_fts) AS score
            FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id
           WHERE chunks_fts MATCH ? AND ${where} ORDER BY bm25(chunks_fts) LIMIT ?`,
       )
-      .all(...params) as Row[];
+      .all(match, ...params, limit) as Row[];
     return this.postFilter(rows, q).slice(0, q.topK);
   }
 
@@ -570,6 +591,9 @@ export function ftsQuery(text: string): string {
     .map((t) => `"${t}"`)
     .join(' OR ');
 }
+
+/** Postings the lexical query may score (see lexicalTerms). */
+const LEXICAL_POSTINGS_BUDGET = 30_000;
 
 function queryTerms(text: string): string[] {
   const terms = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
