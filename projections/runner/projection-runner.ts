@@ -32,9 +32,14 @@ export interface ProjectionStatus {
  * Drives projectors and reactors from the global log: one strictly ordered pull loop each, catch-up
  * then live, with the checkpoint written in the same transaction as the projection's rows.
  */
+/** How long a loop may go without writing its checkpoint while it sees only irrelevant events. */
+const PERSIST_EVERY_MS = 2000;
+
 export class ProjectionRunner implements ReadModelConsistency {
   private readonly logger = new Logger('ProjectionRunner');
   private readonly positions = new Map<string, Position>();
+  /** The checkpoint this runner last wrote (or read) per loop, and when: see `skippable`. */
+  private readonly persisted = new Map<string, { position: Position; at: number }>();
   private readonly listeners = new Set<() => void>();
   private controller = new AbortController();
   private loops: Promise<void>[] = [];
@@ -92,7 +97,9 @@ export class ProjectionRunner implements ReadModelConsistency {
     const signal = this.controller.signal;
     // every loop waits on this one signal while idle (one listener each, removed after the wait)
     setMaxListeners(4 * (this.projections.length + this.external.length + this.reactors.length) + 10, signal);
-    for (const p of this.projections) this.loops.push(this.loop(p.name, signal, (batch, from) => this.applyBatch(p, batch, from)));
+    for (const p of this.projections) {
+      this.loops.push(this.loop(p.name, signal, (batch, from) => this.applyBatch(p, batch, from), (at) => this.persistIdle(p.name, 'projection', p.version, at)));
+    }
     for (const x of this.external) {
       this.loops.push(
         this.loop(x.name, signal, async (batch, from) => {
@@ -104,7 +111,7 @@ export class ProjectionRunner implements ReadModelConsistency {
         }),
       );
     }
-    for (const r of this.reactors) this.loops.push(this.loop(r.name, signal, (batch) => this.reactBatch(r, batch)));
+    for (const r of this.reactors) this.loops.push(this.loop(r.name, signal, (batch) => this.reactBatch(r, batch), (at) => this.persistIdle(r.name, 'reactor', 1, at)));
   }
 
   async stop(): Promise<void> {
@@ -113,14 +120,21 @@ export class ProjectionRunner implements ReadModelConsistency {
     this.loops = [];
   }
 
-  private async loop(name: string, signal: AbortSignal, process: (batch: RecordedEvent[], from: Position) => Promise<Position>): Promise<void> {
+  private async loop(
+    name: string,
+    signal: AbortSignal,
+    process: (batch: RecordedEvent[], from: Position) => Promise<Position>,
+    persistIdle?: (at: Position) => Promise<void>,
+  ): Promise<void> {
     let position = await this.checkpointOf(name);
+    this.persisted.set(name, { position, at: Date.now() });
     this.advance(name, position);
     let failures = 0;
     while (!signal.aborted) {
       try {
         const batch = await this.store.readAll({ after: position, maxCount: this.batchSize });
         if (batch.length === 0) {
+          if (persistIdle) await persistIdle(position);
           await this.idle(signal);
           continue;
         }
@@ -133,6 +147,7 @@ export class ProjectionRunner implements ReadModelConsistency {
         this.logger.error(`${name}: ${(err as Error).message}; retrying`, (err as Error).stack);
         await sleep(Math.min(5000, 50 * 2 ** failures), signal);
         position = await this.checkpointOf(name).catch(() => position);
+        this.persisted.set(name, { position, at: Date.now() });
       }
     }
   }
@@ -157,29 +172,59 @@ export class ProjectionRunner implements ReadModelConsistency {
     for (const w of [...this.idleWaiters]) w();
   }
 
+  /**
+   * A batch with no event a loop handles changes nothing but its position: the checkpoint write (a
+   * transaction per loop per batch, which on the single-threaded embedded Postgres competes with the
+   * requests) is skipped, and written at the latest after PERSIST_EVERY_MS. Restarting re-reads at
+   * most those irrelevant events.
+   */
+  private skippable(name: string, relevant: boolean): boolean {
+    const p = this.persisted.get(name);
+    return !relevant && !!p && Date.now() - p.at < PERSIST_EVERY_MS;
+  }
+
+  /** An idle loop writes the position it skipped to, once PERSIST_EVERY_MS have passed since its last write. */
+  private async persistIdle(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<void> {
+    const p = this.persisted.get(name);
+    if (!p || comparePositions(p.position, at) === 0 || Date.now() - p.at < PERSIST_EVERY_MS) return;
+    const written = await this.ds.transaction(async (m) => {
+      const cp = await lockCheckpoint(m, name, kind, version);
+      // only if nobody (another runner, a replay) moved it meanwhile; else the next batch re-reads from there
+      if (comparePositions(cp.position, p.position) !== 0) return false;
+      await writeCheckpoint(m, name, version, at);
+      return true;
+    });
+    if (written) this.persisted.set(name, { position: at, at: Date.now() });
+  }
+
   private async applyBatch(p: Projection, batch: RecordedEvent[], from: Position): Promise<Position> {
+    const last = batch[batch.length - 1].position;
+    const handled = batch.filter((e) => p.handles.includes(e.type));
+    if (this.skippable(p.name, handled.length > 0)) return last;
     return this.ds.transaction(async (m) => {
       const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
-      // Another runner or a replay moved the checkpoint since this batch was read: re-read from there.
-      if (comparePositions(cp.position, from) !== 0) return cp.position;
-      for (const e of batch) if (p.handles.includes(e.type)) await p.apply(e, m);
-      const last = batch[batch.length - 1].position;
+      // Another runner or a replay moved the checkpoint since this runner last wrote or read it
+      // (the events between that and `from` were skipped as irrelevant): re-read from there.
+      const mine = this.persisted.get(p.name)?.position;
+      if (comparePositions(cp.position, from) !== 0 && !(mine && comparePositions(cp.position, mine) === 0)) return cp.position;
+      for (const e of handled) await p.apply(e, m);
       await writeCheckpoint(m, p.name, p.version, last);
+      this.persisted.set(p.name, { position: last, at: Date.now() });
       return last;
     });
   }
 
   private async reactBatch(r: Reactor, batch: RecordedEvent[]): Promise<Position> {
-    let last: Position | null = null;
-    for (const e of batch) {
-      await r.handle(e);
-      last = e.position;
-    }
+    const last = batch[batch.length - 1].position;
+    const handled = r.handles ? batch.filter((e) => r.handles!.includes(e.type)) : batch;
+    if (this.skippable(r.name, handled.length > 0)) return last;
+    for (const e of handled) await r.handle(e);
     await this.ds.transaction(async (m) => {
       await lockCheckpoint(m, r.name, 'reactor', 1);
-      await writeCheckpoint(m, r.name, 1, last!);
+      await writeCheckpoint(m, r.name, 1, last);
     });
-    return last!;
+    this.persisted.set(r.name, { position: last, at: Date.now() });
+    return last;
   }
 
   private advance(name: string, position: Position): void {

@@ -21,6 +21,8 @@ export interface Projection {
 /** A reactor performs side effects (publishing, ingestion, export). It has its own checkpoint and is never replayed. */
 export interface Reactor {
   readonly name: string;
+  /** Event types it acts on; absent = every event. Batches without any skip the checkpoint write. */
+  readonly handles?: readonly string[];
   handle(event: RecordedEvent): Promise<void>;
 }
 

@@ -88,6 +88,7 @@ export function activityOf(e: RecordedEvent): { kind: ActivityKind; storeIds: st
  */
 export class ActivityStreamReactor {
   readonly name = 'activity-streams';
+  readonly handles = ['StoreFileIngested', 'StoreSearchPerformed', 'StoreGrepPerformed'] as const;
   constructor(private readonly store: EventStore) {}
 
   async handle(e: RecordedEvent): Promise<void> {
