@@ -167,9 +167,12 @@ export async function searchSpeedBench(): Promise<void> {
     }
   };
   const stop = (child: ReturnType<typeof spawn>) => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
+  const serverTimings: Array<Record<string, number>> = [];
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
     if (!res.ok) throw new Error(`${path}: ${res.status} ${await res.text()}`);
+    const st = res.headers.get('server-timing');
+    if (st) serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
     return res.json() as Promise<{ data?: unknown[]; id?: string }>;
   };
   let child = await start();
@@ -228,6 +231,8 @@ export async function searchSpeedBench(): Promise<void> {
     process.stdout.write(`| ${'operation'.padEnd(w)} | p50 ms | p99 ms | queries/s |\n|${'-'.repeat(w + 2)}|-------:|-------:|----------:|\n`);
     for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${fmt(v.p50).padStart(6)} | ${fmt(v.p99).padStart(6)} | ${fmt(v.qps).padStart(9)} |\n`);
     process.stdout.write(`\nendpoint overhead over the index's hybrid query at p50: ${fmt(e2e.p50 - hybrid.p50)} ms\n`);
+    const keys = [...new Set(serverTimings.flatMap((t) => Object.keys(t)))];
+    process.stdout.write(`server-side steps of the search requests (median ms): ${keys.map((k) => `${k} ${fmt(pct(serverTimings.map((t) => t[k] ?? 0), 50))}`).join(', ')}\n`);
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     embeddings.close();

@@ -37,6 +37,15 @@ export interface SearchConfig {
 }
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
 
+/** Milliseconds per step of a request, reported in the Server-Timing header. */
+export type Timing = Record<string, number>;
+
+/** `Server-Timing` header value of a timing record. */
+export const serverTiming = (t: Timing) =>
+  Object.entries(t)
+    .map(([k, v]) => `${k};dur=${v.toFixed(2)}`)
+    .join(', ');
+
 /** A chunk on its way to the response, with where it came from. */
 export type RankedChunk = ScoredChunk & { firstStagePosition?: number | null; firstStageSource?: 'dense' | 'sparse' | 'both' | null };
 
@@ -163,11 +172,28 @@ export class StoreSearchService {
       });
   }
 
-  async retrieve(stores: StoreRef[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number, vectorPromise?: Promise<Float32Array | null>): Promise<RankedChunk[]> {
+  async retrieve(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise?: Promise<Float32Array | null>,
+    timing: Timing = {},
+  ): Promise<RankedChunk[]> {
     const storeIds = stores.map((s) => s.id);
     const q = { storeIds, topK: candidates, filter: params.filter, fileIds: params.fileIds };
     const vector = vectorPromise ?? this.embedQuery(query);
-    const [lexical, dense] = await Promise.all([this.index.searchLexical({ ...q, text: query }), vector.then((v) => (v ? this.index.searchDense({ ...q, vector: v, model: this.embedder.model }) : []))]);
+    const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const t = performance.now();
+      try {
+        return await fn();
+      } finally {
+        timing[name] = (timing[name] ?? 0) + performance.now() - t;
+      }
+    };
+    const lexical = await timed('lexical', () => this.index.searchLexical({ ...q, text: query }));
+    const v = await timed('embed_wait', () => vector);
+    const dense = v ? await timed('dense', () => this.index.searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
     const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
     const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
     return fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }).map((c) => {
@@ -178,7 +204,8 @@ export class StoreSearchService {
     });
   }
 
-  async search(p: Principal, input: unknown) {
+  /** `timing` receives the time spent per step (ms), for the Server-Timing header. */
+  async search(p: Principal, input: unknown, timing: Timing = {}) {
     const t0 = performance.now();
     const problems = new Problems();
     const common = parseCommon(input, {}, problems);
@@ -188,7 +215,9 @@ export class StoreSearchService {
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
     // (rare) embeds the rewritten query instead.
     const prefetched = this.embedQuery(query!);
+    const tr = performance.now();
     const { stores, rules } = await this.resolveWithRules(p, common.storeIdentifiers, options.applySearchRules ? query! : null);
+    timing.stores_and_rules = performance.now() - tr;
 
     // Search rules: query rewrites first, then result pins.
     let effective = query!;
@@ -202,12 +231,13 @@ export class StoreSearchService {
     if (effective !== query) rewritten = effective;
 
     const candidates = Math.max(common.topK * this.config.candidateFactor, 50);
-    let results = await this.retrieve(stores, effective, common, candidates, effective === query ? prefetched : undefined);
+    let results = await this.retrieve(stores, effective, common, candidates, effective === query ? prefetched : undefined, timing);
     results = await this.rerank(effective, results, options);
     results = await this.pin(results, pins, stores, common);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, common.topK);
 
     const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
+    timing.search = performance.now() - t0;
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
       data: {

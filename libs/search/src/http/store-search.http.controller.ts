@@ -1,6 +1,7 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { CurrentPrincipal, Principal } from '@larder/kernel';
-import { StoreSearchService } from '../store-search.service';
+import { serverTiming, StoreSearchService, Timing } from '../store-search.service';
 
 /**
  * Search over stores (contract §15–§16.3). Bodies are parsed by `search.request.ts` (one parser, one
@@ -12,8 +13,11 @@ export class StoreSearchHttpController {
 
   @Post('search')
   @HttpCode(200)
-  async find(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Headers('x-mxbai-tool-ticket') _ticket?: string) {
-    return this.search.search(p, body);
+  async find(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: Response, @Headers('x-mxbai-tool-ticket') _ticket?: string) {
+    const timing: Timing = {};
+    const out = await this.search.search(p, body, timing);
+    res.setHeader('server-timing', serverTiming(timing));
+    return out;
   }
 
   @Post('grep')
