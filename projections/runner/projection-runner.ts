@@ -40,6 +40,17 @@ export class ProjectionRunner implements ReadModelConsistency {
   private readonly positions = new Map<string, Position>();
   /** The checkpoint this runner last wrote (or read) per loop, and when: see `skippable`. */
   private readonly persisted = new Map<string, { position: Position; at: number }>();
+  /** Batches with changes applied per projection in this process (bumped after their commit). */
+  private readonly epochs = new Map<string, number>();
+
+  epoch(names: readonly string[]): string | null {
+    if (this.options.runLoops === false) return null;
+    return names.map((n) => this.epochs.get(n) ?? 0).join('.');
+  }
+
+  private bump(name: string): void {
+    this.epochs.set(name, (this.epochs.get(name) ?? 0) + 1);
+  }
   private readonly listeners = new Set<() => void>();
   private controller = new AbortController();
   private loops: Promise<void>[] = [];
@@ -201,7 +212,7 @@ export class ProjectionRunner implements ReadModelConsistency {
     const last = batch[batch.length - 1].position;
     const handled = batch.filter((e) => p.handles.includes(e.type));
     if (this.skippable(p.name, handled.length > 0)) return last;
-    return this.ds.transaction(async (m) => {
+    const applied = await this.ds.transaction(async (m) => {
       const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
       // Another runner or a replay moved the checkpoint since this runner last wrote or read it
       // (the events between that and `from` were skipped as irrelevant): re-read from there.
@@ -212,6 +223,8 @@ export class ProjectionRunner implements ReadModelConsistency {
       this.persisted.set(p.name, { position: last, at: Date.now() });
       return last;
     });
+    if (handled.length) this.bump(p.name);
+    return applied;
   }
 
   private async reactBatch(r: Reactor, batch: RecordedEvent[]): Promise<Position> {
@@ -292,6 +305,7 @@ export class ProjectionRunner implements ReadModelConsistency {
       void cp; // locked: a live loop waits, then sees the moved checkpoint and continues from `pos`
       await writeCheckpoint(m, p.name, p.version, pos);
     });
+    this.bump(name);
     this.advance(name, pos);
     return { events: events.length, position: pos };
   }

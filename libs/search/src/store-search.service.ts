@@ -11,6 +11,8 @@ import {
   IdGenerator,
   NotFoundError,
   Principal,
+  READ_MODEL_CONSISTENCY,
+  ReadModelConsistency,
   scopeAllows,
 } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
@@ -130,6 +132,7 @@ export class StoreSearchService {
     @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null,
   ) {}
 
@@ -139,9 +142,25 @@ export class StoreSearchService {
   }
 
   /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
+  /** Stores and triggered rules, cached while the stores and search-rules read models are unchanged in this process. */
+  private readonly resolved = new Map<string, { epoch: string; value: Awaited<ReturnType<SearchRulesReader['resolveForSearch']>> }>();
+
+  private async resolveCached(organizationId: string, identifiers: string[], query: string | null) {
+    const epoch = this.consistency.epoch?.(['stores', 'search-rules']) ?? null;
+    const key = JSON.stringify([organizationId, identifiers, query === null ? null : query.trim().replace(/\s+/g, ' ').toLowerCase()]);
+    const hit = epoch !== null ? this.resolved.get(key) : undefined;
+    if (hit && hit.epoch === epoch) return hit.value;
+    const value = await this.rules.resolveForSearch(organizationId, identifiers, query);
+    if (epoch !== null) {
+      if (this.resolved.size >= 10_000) this.resolved.clear();
+      this.resolved.set(key, { epoch, value });
+    }
+    return value;
+  }
+
   private async resolveWithRules(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
     if (identifiers.includes('mixedbread/web')) throw new BadRequestError('The web store (mixedbread/web) is not available on this server: it needs a web search provider');
-    const resolved = await this.rules.resolveForSearch(p.organizationId, identifiers, query);
+    const resolved = await this.resolveCached(p.organizationId, identifiers, query);
     const out: StoreRef[] = [];
     const rules: SearchRuleEntry[] = [];
     for (const { identifier, store: s, rules: r } of resolved) {

@@ -4,6 +4,8 @@ import {
   ADMIN_ONLY,
   CLOCK,
   Clock,
+  READ_MODEL_CONSISTENCY,
+  ReadModelConsistency,
   ForbiddenError,
   IS_PUBLIC,
   Principal,
@@ -13,6 +15,7 @@ import {
   UnauthorizedError,
 } from '@larder/kernel';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import type { ApiKeyEntity as ApiKeyRow } from '@larder/projections/api-keys/api-key.entity';
 import { hashSecret } from '../secrets';
 import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
 
@@ -23,12 +26,33 @@ import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
  */
 @Injectable()
 export class ApiKeyAuthGuard implements CanActivate {
+  /** Keys looked up by secret hash, valid while the api-keys read model is unchanged in this process. */
+  private readonly cache = new Map<string, { epoch: string; key: ApiKeyRow | null }>();
+
   constructor(
     private readonly reflector: Reflector,
     private readonly reader: ApiKeysReader,
     private readonly usage: ApiKeyUsageRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
   ) {}
+
+  /**
+   * The key of a secret. Cached only where this process applies the api-keys projection itself: any
+   * change to that read model (create, revoke, reroll, update, delete) is applied, and the cache
+   * invalidated, before the write that caused it answers. Expiry is checked on every request.
+   */
+  private async lookup(secretHash: string): Promise<ApiKeyRow | null> {
+    const epoch = this.consistency.epoch?.(['api-keys']) ?? null;
+    const hit = epoch !== null ? this.cache.get(secretHash) : undefined;
+    if (hit && hit.epoch === epoch) return hit.key;
+    const key = await this.reader.findBySecretHash(secretHash);
+    if (epoch !== null) {
+      if (this.cache.size >= 10_000) this.cache.clear();
+      this.cache.set(secretHash, { epoch, key });
+    }
+    return key;
+  }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
@@ -37,7 +61,7 @@ export class ApiKeyAuthGuard implements CanActivate {
     const header = req.headers['authorization'] ?? '';
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     if (!match) throw new UnauthorizedError('Missing API key: send it as "Authorization: Bearer <key>".');
-    const key = await this.reader.findBySecretHash(hashSecret(match[1]));
+    const key = await this.lookup(hashSecret(match[1]));
     if (!key) throw new UnauthorizedError('Invalid API key.');
     const now = this.clock.now().getTime();
     if (key.revokedAt) throw new UnauthorizedError('This API key has been revoked.');
