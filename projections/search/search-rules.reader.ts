@@ -57,6 +57,13 @@ export class SearchRulesReader {
     }));
   }
 
+  /** Every rule of these stores with its normalised trigger, oldest first (for an in-memory match). */
+  async allOfStores(organizationId: string, storeIds: string[]): Promise<Array<{ storeId: string; queryKey: string; rules: SearchRuleEntry[] }>> {
+    if (!storeIds.length) return [];
+    const rows = await this.ds.query(`SELECT store_id, query_key, rules FROM ${T} WHERE organization_id = $1 AND store_id = ANY($2::uuid[]) ORDER BY created_at, id`, [organizationId, storeIds]);
+    return rows.map((r: Record<string, unknown>) => ({ storeId: r.store_id as string, queryKey: r.query_key as string, rules: r.rules as SearchRuleEntry[] }));
+  }
+
   /** The rules of these stores triggered by `query`, oldest first. */
   async matching(organizationId: string, storeIds: string[], query: string): Promise<SearchRuleRow[]> {
     if (!storeIds.length) return [];

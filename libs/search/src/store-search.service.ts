@@ -142,20 +142,32 @@ export class StoreSearchService {
   }
 
   /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
-  /** Stores and triggered rules, cached while the stores and search-rules read models are unchanged in this process. */
-  private readonly resolved = new Map<string, { epoch: string; value: Awaited<ReturnType<SearchRulesReader['resolveForSearch']>> }>();
+  /**
+   * Lookups cached while the read models they come from are unchanged in this process (only where
+   * this process applies them: a change is applied, and the entry outdated, before the write that
+   * caused it answers): a request's stores by identifiers, and every rule of a set of stores.
+   */
+  private readonly cache = new Map<string, { epoch: string; value: unknown }>();
 
-  private async resolveCached(organizationId: string, identifiers: string[], query: string | null) {
-    const epoch = this.consistency.epoch?.(['stores', 'search-rules']) ?? null;
-    const key = JSON.stringify([organizationId, identifiers, query === null ? null : query.trim().replace(/\s+/g, ' ').toLowerCase()]);
-    const hit = epoch !== null ? this.resolved.get(key) : undefined;
-    if (hit && hit.epoch === epoch) return hit.value;
-    const value = await this.rules.resolveForSearch(organizationId, identifiers, query);
+  private async cached<T>(key: string, projections: string[], load: () => Promise<T>): Promise<T> {
+    const epoch = this.consistency.epoch?.(projections) ?? null;
+    const hit = epoch !== null ? this.cache.get(key) : undefined;
+    if (hit && hit.epoch === epoch) return hit.value as T;
+    const value = await load();
     if (epoch !== null) {
-      if (this.resolved.size >= 10_000) this.resolved.clear();
-      this.resolved.set(key, { epoch, value });
+      if (this.cache.size >= 10_000) this.cache.clear();
+      this.cache.set(key, { epoch, value });
     }
     return value;
+  }
+
+  private async resolveCached(organizationId: string, identifiers: string[], query: string | null) {
+    const resolved = await this.cached(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () => this.rules.resolveForSearch(organizationId, identifiers, null));
+    if (query === null) return resolved;
+    const ids = resolved.map((r) => r.store?.id).filter((x): x is string => !!x);
+    const all = await this.cached(JSON.stringify(['rules', organizationId, ids]), ['search-rules'], () => this.rules.allOfStores(organizationId, ids));
+    const key = query.trim().replace(/\s+/g, ' ').toLowerCase();
+    return resolved.map((r) => ({ ...r, rules: r.store ? all.filter((x) => x.storeId === r.store!.id && x.queryKey === key).map((x) => x.rules) : [] }));
   }
 
   private async resolveWithRules(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
