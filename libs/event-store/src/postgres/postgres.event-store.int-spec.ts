@@ -13,6 +13,7 @@ for (const [name, create] of variants) {
   eventStoreContract(name, async () => {
     const db = await create();
     const pool = new Pool({ connectionString: db.url, max: 10 });
+    pool.on('error', () => undefined); // idle clients are cut when the database is dropped
     const store = new PostgresEventStore(pool, { schema: 'es_contract', pollMs: 20 });
     await store.setup();
     return {
@@ -33,6 +34,7 @@ describe('PostgresEventStore: late commit with a lower sequence number (machine 
   beforeAll(async () => {
     db = await createServerTestDatabase();
     pool = new Pool({ connectionString: db.url, max: 10 });
+    pool.on('error', () => undefined); // idle clients are cut when the database is dropped
     store = new PostgresEventStore(pool, { schema: 'es_gap', pollMs: 20 });
     await store.setup();
   });
