@@ -32,7 +32,6 @@ export function fuse(lexical: ScoredChunk[], dense: ScoredChunk[], options: { me
       const cur = out.get(k);
       if (cur) cur.score += part;
       else out.set(k, { chunk: c, score: part, lexRank: lexical ? rank : Number.MAX_SAFE_INTEGER });
-      if (lexical && cur) cur.lexRank = rank;
     });
   };
   add(lexical, wl, true);

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'fs';
 import { dirname } from 'path';
 import { evaluateFilter } from '@larder/kernel';
-import { IvfIndex, kmeans, normalize, quantize } from './ivf';
+import { IvfIndex, kmeans, normalize, quantize, TopK } from './ivf';
 import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 type Row = Record<string, unknown>;
@@ -411,20 +411,14 @@ export class SqliteChunkIndex implements ChunkIndex {
     const params: unknown[] = [];
     const where = this.candidateSql(q, params);
     const qv = normalize(q.vector);
-    const top: Array<{ score: number; id: number }> = [];
     if (q.model) params.push(q.model);
     const stmt = this.db.prepare(`SELECT c.id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${q.model ? ' AND c.model = ?' : ''}`);
-    const k = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
+    const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
     for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; vector: Buffer }>) {
       const v = new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4);
-      if (v.length !== qv.length) continue;
-      const s = cosine(qv, v);
-      if (top.length < k || s > top[top.length - 1].score) {
-        top.push({ score: s, id: r.id });
-        top.sort((a, b) => b.score - a.score);
-        if (top.length > k) top.pop();
-      }
+      if (v.length === qv.length) best.push(cosine(qv, v), r.id);
     }
+    const top = best.sorted();
     if (!top.length) return [];
     const byId = new Map(top.map((t) => [t.id, t.score]));
     const rows = this.db
@@ -583,13 +577,6 @@ function toChunk(r: Row): IndexedChunk {
     generatedMetadata: r.generated_metadata ? JSON.parse(r.generated_metadata as string) : null,
     model: (r.model as string) ?? null,
   };
-}
-
-/** Words of the query as quoted FTS5 terms, OR-ed (BM25 ranks documents matching more and rarer terms first). */
-export function ftsQuery(text: string): string {
-  return queryTerms(text)
-    .map((t) => `"${t}"`)
-    .join(' OR ');
 }
 
 /** Postings the lexical query may score (see lexicalTerms). */

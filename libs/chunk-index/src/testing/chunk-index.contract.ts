@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { parseFilters, START } from '@larder/kernel';
+import { parseFilters } from '@larder/kernel';
 import { ChunkIndex, ChunkIndexOp } from '../chunk-index.port';
 
 const vec = (...xs: number[]) => {
@@ -96,7 +96,6 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       // the pre-filter may over-approximate but never misses a chunk that contains every literal
       const brine = await index.scanChunks({ storeId: store, contains: ['BRINE', 'cucumber'], limit: 10 });
       expect(brine.map((c) => c.text)).toContain('Cucumbers ferment in salt brine.');
-      expect(brine.every((c) => /brine/i.test(c.text) || c.text.length >= 0)).toBe(true);
       const none = await index.scanChunks({ storeId: store, contains: ['zzqxj'], limit: 10 });
       expect(none).toEqual([]);
       expect((await index.scanChunks({ storeId: store, limit: 10, fileIds: { exclude: [f1] } })).map((c) => c.fileId)).toEqual([f2]);
@@ -156,7 +155,6 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       await index.reset(P, 1);
       expect(await index.readCheckpoint(P)).toBeNull();
       expect((await index.count(store)).chunks).toBe(0);
-      void START;
     });
   });
 }
