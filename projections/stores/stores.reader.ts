@@ -78,11 +78,20 @@ export class StoresReader {
 
   /** By id, else by name: identity only (no counts), for hot paths such as search. */
   async resolve(organizationId: string, identifier: string): Promise<{ id: string; name: string } | null> {
-    const rows: Raw[] = isUuid(identifier)
-      ? await this.ds.query(`SELECT id, name FROM ${S} WHERE organization_id = $1 AND (id = $2::uuid OR name = $3)`, [organizationId, identifier, identifier])
-      : await this.ds.query(`SELECT id, name FROM ${S} WHERE organization_id = $1 AND name = $2`, [organizationId, identifier]);
-    const r = rows.sort((a) => (a.id === identifier ? -1 : 1))[0];
-    return r ? { id: r.id as string, name: r.name as string } : null;
+    return (await this.resolveMany(organizationId, [identifier]))[0];
+  }
+
+  /** Each identifier (id or name), in order, resolved in one round trip; null where none matches. */
+  async resolveMany(organizationId: string, identifiers: string[]): Promise<Array<{ id: string; name: string } | null>> {
+    const rows: Raw[] = await this.ds.query(
+      `SELECT DISTINCT ON (ids.ord) ids.ord, st.id, st.name
+         FROM unnest($2::text[]) WITH ORDINALITY AS ids(ident, ord)
+         LEFT JOIN ${S} st ON st.organization_id = $1
+          AND (st.name = ids.ident OR st.id = (CASE WHEN ids.ident ~* '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' THEN ids.ident::uuid END))
+        ORDER BY ids.ord, (st.name = ids.ident) ASC`,
+      [organizationId, identifiers],
+    );
+    return rows.map((r) => (r.id ? { id: r.id as string, name: r.name as string } : null));
   }
 
   async page(organizationId: string, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<StoreRow[]> {

@@ -19,7 +19,8 @@ import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 
 type StoreRef = { id: string; name: string };
-import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
+import { queryKey, SearchRulesReader } from '@larder/projections/search/search-rules.reader';
+import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { chunkKey, fuse, FusionMethod } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
 import { CommonParams, parseCommon, parseQuery, parseSearchOptions, Problems, SearchOptions } from './search.request';
@@ -125,6 +126,7 @@ export class StoreSearchService {
   private readonly logger = new Logger('StoreSearch');
 
   constructor(
+    private readonly stores: StoresReader,
     private readonly rules: SearchRulesReader,
     private readonly activity: SearchActivity,
     @Inject(CHUNK_INDEX) private readonly index: ChunkIndex,
@@ -162,11 +164,12 @@ export class StoreSearchService {
   }
 
   private async resolveCached(organizationId: string, identifiers: string[], query: string | null) {
-    const resolved = await this.cached(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () => this.rules.resolveForSearch(organizationId, identifiers, null));
+    const stores = await this.cached(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () => this.stores.resolveMany(organizationId, identifiers));
+    const resolved = identifiers.map((identifier, i) => ({ identifier, store: stores[i], rules: [] as SearchRuleEntry[][] }));
     if (query === null) return resolved;
-    const ids = resolved.map((r) => r.store?.id).filter((x): x is string => !!x);
+    const ids = stores.filter((x): x is StoreRef => !!x).map((x) => x.id);
     const all = await this.cached(JSON.stringify(['rules', organizationId, ids]), ['search-rules'], () => this.rules.allOfStores(organizationId, ids));
-    const key = query.trim().replace(/\s+/g, ' ').toLowerCase();
+    const key = queryKey(query);
     return resolved.map((r) => ({ ...r, rules: r.store ? all.filter((x) => x.storeId === r.store!.id && x.queryKey === key).map((x) => x.rules) : [] }));
   }
 
