@@ -15,3 +15,28 @@ export interface ReadModelConsistency {
   epoch?(projections: readonly string[]): string | null;
 }
 export const READ_MODEL_CONSISTENCY = Symbol('READ_MODEL_CONSISTENCY');
+
+/**
+ * A cache of read-model lookups, each entry tagged with the read models' epoch when it was taken
+ * (before the read) and used only while that epoch holds. Caches nothing where `epoch` is null.
+ */
+export class ReadModelCache {
+  private readonly entries = new Map<string, { epoch: string; value: unknown }>();
+
+  constructor(
+    private readonly consistency: ReadModelConsistency,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async get<T>(key: string, projections: readonly string[], load: () => Promise<T>): Promise<T> {
+    const epoch = this.consistency.epoch?.(projections) ?? null;
+    const hit = epoch !== null ? this.entries.get(key) : undefined;
+    if (hit && hit.epoch === epoch) return hit.value as T;
+    const value = await load();
+    if (epoch !== null) {
+      if (this.entries.size >= this.maxEntries) this.entries.clear();
+      this.entries.set(key, { epoch, value });
+    }
+    return value;
+  }
+}

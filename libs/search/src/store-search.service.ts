@@ -12,6 +12,7 @@ import {
   NotFoundError,
   Principal,
   READ_MODEL_CONSISTENCY,
+  ReadModelCache,
   ReadModelConsistency,
   scopeAllows,
 } from '@larder/kernel';
@@ -134,9 +135,11 @@ export class StoreSearchService {
     @Inject(SEARCH_CONFIG) private readonly config: SearchConfig,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    @Inject(READ_MODEL_CONSISTENCY) consistency: ReadModelConsistency,
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null,
-  ) {}
+  ) {
+    this.cache = new ReadModelCache(consistency);
+  }
 
   /** Resolves ids or names in request order; a store of another organization does not exist (404). */
   async resolveStores(p: Principal, identifiers: string[]): Promise<StoreRef[]> {
@@ -149,26 +152,14 @@ export class StoreSearchService {
    * this process applies them: a change is applied, and the entry outdated, before the write that
    * caused it answers): a request's stores by identifiers, and every rule of a set of stores.
    */
-  private readonly cache = new Map<string, { epoch: string; value: unknown }>();
-
-  private async cached<T>(key: string, projections: string[], load: () => Promise<T>): Promise<T> {
-    const epoch = this.consistency.epoch?.(projections) ?? null;
-    const hit = epoch !== null ? this.cache.get(key) : undefined;
-    if (hit && hit.epoch === epoch) return hit.value as T;
-    const value = await load();
-    if (epoch !== null) {
-      if (this.cache.size >= 10_000) this.cache.clear();
-      this.cache.set(key, { epoch, value });
-    }
-    return value;
-  }
+  private readonly cache: ReadModelCache;
 
   private async resolveCached(organizationId: string, identifiers: string[], query: string | null) {
-    const stores = await this.cached(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () => this.stores.resolveMany(organizationId, identifiers));
+    const stores = await this.cache.get(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () => this.stores.resolveMany(organizationId, identifiers));
     const resolved = identifiers.map((identifier, i) => ({ identifier, store: stores[i], rules: [] as SearchRuleEntry[][] }));
     if (query === null) return resolved;
     const ids = stores.filter((x): x is StoreRef => !!x).map((x) => x.id);
-    const all = await this.cached(JSON.stringify(['rules', organizationId, ids]), ['search-rules'], () => this.rules.allOfStores(organizationId, ids));
+    const all = await this.cache.get(JSON.stringify(['rules', organizationId, ids]), ['search-rules'], () => this.rules.allOfStores(organizationId, ids));
     const key = queryKey(query);
     return resolved.map((r) => ({ ...r, rules: r.store ? all.filter((x) => x.storeId === r.store!.id && x.queryKey === key).map((x) => x.rules) : [] }));
   }

@@ -5,6 +5,7 @@ import {
   CLOCK,
   Clock,
   READ_MODEL_CONSISTENCY,
+  ReadModelCache,
   ReadModelConsistency,
   ForbiddenError,
   IS_PUBLIC,
@@ -27,31 +28,25 @@ import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
 @Injectable()
 export class ApiKeyAuthGuard implements CanActivate {
   /** Keys looked up by secret hash, valid while the api-keys read model is unchanged in this process. */
-  private readonly cache = new Map<string, { epoch: string; key: ApiKeyRow | null }>();
+  private readonly cache: ReadModelCache;
 
   constructor(
     private readonly reflector: Reflector,
     private readonly reader: ApiKeysReader,
     private readonly usage: ApiKeyUsageRecorder,
     @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
-  ) {}
+    @Inject(READ_MODEL_CONSISTENCY) consistency: ReadModelConsistency,
+  ) {
+    this.cache = new ReadModelCache(consistency);
+  }
 
   /**
    * The key of a secret. Cached only where this process applies the api-keys projection itself: any
    * change to that read model (create, revoke, reroll, update, delete) is applied, and the cache
    * invalidated, before the write that caused it answers. Expiry is checked on every request.
    */
-  private async lookup(secretHash: string): Promise<ApiKeyRow | null> {
-    const epoch = this.consistency.epoch?.(['api-keys']) ?? null;
-    const hit = epoch !== null ? this.cache.get(secretHash) : undefined;
-    if (hit && hit.epoch === epoch) return hit.key;
-    const key = await this.reader.findBySecretHash(secretHash);
-    if (epoch !== null) {
-      if (this.cache.size >= 10_000) this.cache.clear();
-      this.cache.set(secretHash, { epoch, key });
-    }
-    return key;
+  private lookup(secretHash: string): Promise<ApiKeyRow | null> {
+    return this.cache.get(secretHash, ['api-keys'], () => this.reader.findBySecretHash(secretHash));
   }
 
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
