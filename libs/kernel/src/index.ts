@@ -7,3 +7,4 @@ export * from './consistency';
 export * from './principal';
 export * from './filters';
 export * from './file-ports';
+export * from './multipart';

@@ -1,10 +1,9 @@
 import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { CurrentPrincipal, NotFoundError, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, NotFoundError, Principal, RequireScope, withMultipartFile } from '@larder/kernel';
 import { FileWriter } from '../file.writer';
 import { FileObjectResponse } from '../file.response';
 import { resolveMimeType } from '../mime';
-import { withMultipartFile } from './multipart-file';
 
 @Controller('v1/files')
 export class ReplaceFileHttpController {

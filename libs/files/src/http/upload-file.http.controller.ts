@@ -1,10 +1,9 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import type { Request } from 'express';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, withMultipartFile } from '@larder/kernel';
 import { FileWriter } from '../file.writer';
 import { FileObjectResponse } from '../file.response';
 import { resolveMimeType } from '../mime';
-import { withMultipartFile } from './multipart-file';
 
 @Controller('v1/files')
 export class UploadFileHttpController {

@@ -4,7 +4,7 @@ import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
 import { UploadWriter } from './upload.writer';
 import { CreateUploadRequestDto } from './create-upload.request.dto';
 import { CompleteUploadRequestDto } from './complete-upload.request.dto';
-import { baseUrlOf } from '../http/multipart-file';
+import { baseUrlOf } from '@larder/kernel';
 
 /** Multipart (presigned) uploads, contract §5.2. */
 @Controller('v1/files/uploads')

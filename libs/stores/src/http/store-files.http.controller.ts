@@ -1,6 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Inject, Param, Patch, Post, Query, Req, Res } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import busboy from 'busboy';
 import {
   CLOCK,
   Clock,
@@ -15,8 +14,9 @@ import {
   Principal,
   Public,
   RequireScope,
-  UploadedFileInfo,
   ValidationFailedError,
+  baseUrlOf,
+  readMultipart,
 } from '@larder/kernel';
 import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
 import { CHUNK_INDEX, ChunkIndex } from '@larder/chunk-index';
@@ -48,7 +48,7 @@ export class StoreFilesHttpController {
   }
 
   private contentUrl(req: Request, f: StoreFileRow): string {
-    const base = this.config.publicUrl ?? `${req.protocol}://${req.get('host')}`;
+    const base = this.config.publicUrl ?? baseUrlOf(req);
     const expires = Math.floor(this.clock.now().getTime() / 1000) + this.config.contentUrlTtlSeconds;
     return this.signer.url(base, f.storeId, f.fileId, expires);
   }
@@ -71,7 +71,7 @@ export class StoreFilesHttpController {
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
   async upload(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Req() req: Request): Promise<StoreFileResponse> {
     await this.writer.resolveStore(p.organizationId, sid); // 404 before reading the body
-    const { file, fields } = await this.readMultipart(p, req);
+    const { result: file, fields } = await readMultipart(req, (f) => this.uploader.upload(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream));
     let params: Record<string, unknown> = {};
     const parseJson = (name: string, text: string) => {
       try {
@@ -102,33 +102,6 @@ export class StoreFilesHttpController {
       await this.uploader.remove(p.organizationId, p.apiKeyId, file.id).catch(() => undefined);
       throw err;
     }
-  }
-
-  private readMultipart(p: Principal, req: Request): Promise<{ file: UploadedFileInfo; fields: Record<string, string> }> {
-    return new Promise((resolve, reject) => {
-      let bb: busboy.Busboy;
-      try {
-        bb = busboy({ headers: req.headers, limits: { files: 1, fields: 20, fieldSize: 1024 * 1024 } });
-      } catch {
-        req.resume();
-        reject(new ValidationFailedError([{ loc: ['body', 'file'], msg: 'Expected multipart/form-data with a file part named "file"', type: 'missing' }]));
-        return;
-      }
-      const fields: Record<string, string> = {};
-      let upload: Promise<UploadedFileInfo> | null = null;
-      bb.on('field', (name, value) => (fields[name] = value));
-      bb.on('file', (name, stream, info) => {
-        if (name !== 'file' || upload) return stream.resume();
-        upload = this.uploader.upload(p.organizationId, p.apiKeyId, info.filename || 'unknown_file', info.mimeType, stream);
-        upload.catch(() => stream.resume());
-      });
-      bb.on('error', (err) => reject(new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${(err as Error).message}`, type: 'value_error' }])));
-      bb.on('close', () => {
-        if (!upload) return reject(new ValidationFailedError([{ loc: ['body', 'file'], msg: 'Field required: a file part named "file"', type: 'missing' }]));
-        upload.then((file) => resolve({ file, fields }), reject);
-      });
-      req.pipe(bb);
-    });
   }
 
   private async listPage(p: Principal, sid: string, req: Request, paging: { limit?: number; after?: string | null; before?: string | null; include_total?: boolean }, query: StoreFileListQuery): Promise<CursorPage<StoreFileResponse>> {

@@ -1,0 +1,55 @@
+import busboy from 'busboy';
+import type { Request } from 'express';
+import { Readable } from 'stream';
+import { ValidationFailedError } from './errors';
+
+export interface IncomingFile {
+  filename: string;
+  mimeType: string | undefined;
+  stream: Readable;
+}
+
+const missing = (msg: string) => new ValidationFailedError([{ loc: ['body', 'file'], msg, type: 'missing' }]);
+
+/**
+ * Streams the `file` part of a multipart/form-data request into `consume` (never buffering it) and
+ * collects the other parts as text fields (up to 50, 1 MiB each). Answers once the whole body has
+ * been read. 422 when the request is not multipart or has no `file` part; a failing `consume` fails
+ * the request (the rest of the body is drained).
+ */
+export function readMultipart<T>(req: Request, consume: (file: IncomingFile) => Promise<T>): Promise<{ result: T; fields: Record<string, string> }> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: req.headers, limits: { files: 1, fields: 50, fieldSize: 1024 * 1024 } });
+    } catch {
+      reject(missing('Expected multipart/form-data with a file part named "file"'));
+      req.resume();
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let consumed: Promise<T> | null = null;
+    bb.on('field', (name, value) => (fields[name] = value));
+    bb.on('file', (name, stream, info) => {
+      if (name !== 'file' || consumed) return stream.resume();
+      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream });
+      consumed.catch(() => stream.resume());
+    });
+    bb.on('error', (err) => reject(new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${(err as Error).message}`, type: 'value_error' }])));
+    bb.on('close', () => {
+      if (!consumed) return reject(missing('Field required: a file part named "file"'));
+      consumed.then((result) => resolve({ result, fields }), reject);
+    });
+    req.pipe(bb);
+  });
+}
+
+/** The file part only (see readMultipart). */
+export async function withMultipartFile<T>(req: Request, consume: (file: IncomingFile) => Promise<T>): Promise<T> {
+  return (await readMultipart(req, consume)).result;
+}
+
+/** The base URL a client used to reach this server. */
+export function baseUrlOf(req: Request): string {
+  return `${req.protocol}://${req.get('host')}`;
+}
