@@ -1,2 +1,3 @@
 export * from './chunk-index.port';
 export * from './artifacts';
+export * from './chunk.response';

@@ -16,7 +16,7 @@ import {
   ReadModelConsistency,
   scopeAllows,
 } from '@larder/kernel';
-import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
+import { CHUNK_INDEX, ChunkIndex, ScoredChunk, toScoredChunkResponse } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 
 type StoreRef = { id: string; name: string };
@@ -52,27 +52,6 @@ export const serverTiming = (t: Timing) =>
 
 /** A chunk on its way to the response, with where it came from. */
 export type RankedChunk = ScoredChunk & { firstStagePosition?: number | null; firstStageSource?: 'dense' | 'sparse' | 'both' | null };
-
-/** The scored-chunk shape of §13.3 (text chunks), every field the client types as required present. */
-export function toScoredChunkResponse(c: RankedChunk, returnMetadata: boolean) {
-  return {
-    type: 'text' as const,
-    chunk_index: c.chunkIndex,
-    mime_type: c.mimeType,
-    generated_metadata: c.generatedMetadata,
-    model: c.model,
-    offset: c.offset,
-    text: c.text,
-    context: null,
-    summary: null,
-    score: c.score,
-    file_id: c.fileId,
-    filename: c.filename,
-    store_id: c.storeId,
-    external_id: c.externalId,
-    metadata: returnMetadata ? c.metadata : null,
-  };
-}
 
 const eventResult = (c: RankedChunk): SearchEventResult => ({
   store_id: c.storeId,

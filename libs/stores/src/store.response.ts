@@ -1,6 +1,6 @@
 import type { StoreRow } from '@larder/projections/stores/stores.reader';
 import type { StoreFileRow } from '@larder/projections/stores/store-files.reader';
-import type { IndexedChunk } from '@larder/chunk-index';
+import { IndexedChunk, toChunkResponse } from '@larder/chunk-index';
 
 /** `Store` (§12.2). */
 export function toStoreResponse(r: StoreRow) {
@@ -28,21 +28,6 @@ export function toStoreResponse(r: StoreRow) {
   };
 }
 export type StoreResponse = ReturnType<typeof toStoreResponse>;
-
-/** A stored chunk (§13.3, `text` type). */
-export function toChunkResponse(c: IndexedChunk) {
-  return {
-    type: 'text' as const,
-    chunk_index: c.chunkIndex,
-    mime_type: c.mimeType,
-    generated_metadata: c.generatedMetadata,
-    model: c.model,
-    offset: c.offset,
-    text: c.text,
-    context: null,
-    summary: null,
-  };
-}
 
 /** `StoreFile` (§13.2). */
 export function toStoreFileResponse(r: StoreFileRow, contentUrl: string, chunks?: IndexedChunk[]) {
