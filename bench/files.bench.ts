@@ -1,11 +1,11 @@
-import { createWriteStream, mkdtempSync, promises as fs, readFileSync, rmSync } from 'fs';
+import { createWriteStream, mkdtempSync, promises as fs, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { randomBytes } from 'crypto';
 import { spawn } from 'child_process';
-import { createServer } from 'net';
 import { Readable } from 'stream';
 import { pipeline } from 'stream/promises';
+import { freePort, memoryOf, waitForServer } from './support';
 
 const MiB = 1024 * 1024;
 const SIZE = Number(process.env.BENCH_FILE_MIB ?? 256) * MiB;
@@ -38,22 +38,6 @@ function multipartBody(total: number, filename: string): { body: Readable; type:
   return { body: Readable.from(all()), type: `multipart/form-data; boundary=${boundary}`, length: head.length + total + tail.length };
 }
 
-function rssOf(pid: number): { rss: number; hwm: number } {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (k: string) => Number(new RegExp(`${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0) * 1024;
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
 const mbps = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
 
 export async function filesBench(): Promise<void> {
@@ -68,14 +52,7 @@ export async function filesBench(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   const auth = { authorization: `Bearer ${key}` };
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(base)).ok) break;
-      } catch {
-        if (i > 300) throw new Error('server did not start');
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForServer(base, 30);
 
     // Baseline: the same bytes straight to disk, fsynced.
     let t = performance.now();
@@ -133,9 +110,9 @@ export async function filesBench(): Promise<void> {
     const multipart = mbps(SIZE, performance.now() - t);
 
     // Peak RSS of the server while it receives a 1 GiB upload.
-    const before = rssOf(child.pid!).rss;
+    const before = memoryOf(child.pid!).rss;
     let peak = before;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssOf(child.pid!).rss)), 20);
+    const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(child.pid!).rss)), 20);
     const big = multipartBody(BIG, 'big.bin');
     t = performance.now();
     res = await fetch(`${base}/v1/files`, { method: 'POST', headers: { ...auth, 'content-type': big.type, 'content-length': String(big.length) }, body: Readable.toWeb(big.body) as never, duplex: 'half' } as never);

@@ -3,8 +3,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'fs';
 import { tmpdir } from 'os';
 import { basename, extname, join } from 'path';
 import { spawn } from 'child_process';
-import { createServer } from 'net';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
+import { freePort, memoryOf, waitForServer } from './support';
 
 const MiB = 1024 * 1024;
 const ROOT = join(__dirname, '..', '..');
@@ -74,21 +74,6 @@ function corpus(): Doc[] {
   return out;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-function hwm(pid: number): number {
-  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(s)?.[1] ?? 0) * 1024;
-}
-
 const fmt = (n: number, d = 1) => n.toFixed(d);
 
 export async function ingestionBench(): Promise<void> {
@@ -113,14 +98,7 @@ export async function ingestionBench(): Promise<void> {
     return r.json() as Promise<Record<string, unknown>>;
   };
   try {
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(base)).ok) break;
-      } catch {
-        if (i > 300) throw new Error('server did not start');
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForServer(base, 30);
     const store = (await json('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'bench-ingestion' }) })).id as string;
 
     // Upload and attach every file, then wait until none is pending or in progress.
@@ -140,12 +118,12 @@ export async function ingestionBench(): Promise<void> {
     let peak = 0;
     for (;;) {
       counts = (await json(`/v1/stores/${store}`)).file_counts as Record<string, number>;
-      peak = Math.max(peak, hwm(child.pid!));
+      peak = Math.max(peak, memoryOf(child.pid!).hwm);
       if (!counts.pending && !counts.in_progress) break;
       await new Promise((r) => setTimeout(r, 100));
     }
     const wall = performance.now() - t0;
-    peak = Math.max(peak, hwm(child.pid!));
+    peak = Math.max(peak, memoryOf(child.pid!).hwm);
 
     const texts: string[] = [];
     let completedBytes = 0;

@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from 'crypto';
 import { spawn } from 'child_process';
 import { createServer as createHttpServer } from 'http';
-import { createServer } from 'net';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
+import { freePort, waitForServer } from './support';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
 const DIMS = 384;
@@ -53,16 +53,6 @@ function corpus() {
 
 const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (x: number) => x.toFixed(2);
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const p = (s.address() as { port: number }).port;
-      s.close(() => resolve(p));
-    });
-  });
-}
 
 /** An OpenAI-compatible embeddings endpoint answering synthetic 384-d vectors (stands for a remote model). */
 async function syntheticEmbeddings(): Promise<{ url: string; close: () => void }> {
@@ -157,14 +147,8 @@ export async function searchSpeedBench(): Promise<void> {
   };
   const start = async () => {
     const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env, stdio: 'inherit' });
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return child;
-      } catch {
-        if (i > 600) throw new Error('server did not start');
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await waitForServer(`http://127.0.0.1:${port}`, 60);
+    return child;
   };
   const stop = (child: ReturnType<typeof spawn>) => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
   const serverTimings: Array<Record<string, number>> = [];
