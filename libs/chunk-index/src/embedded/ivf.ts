@@ -1,8 +1,10 @@
+import { CodeArena, simdAvailable } from './int8-kernel';
+
 /**
  * An inverted-file (IVF) index over int8-quantised unit vectors, for the embedded chunk index's dense
  * search on large stores: k-means centroids split the vectors into lists; a query scans only the
- * `probes` lists nearest to it (int8 dot products), and the caller re-scores the best candidates with
- * the exact float vectors. Pure TypeScript: no native code, nothing to download.
+ * `probes` lists nearest to it (int8 dot products, WebAssembly SIMD: int8-kernel.ts), and the caller
+ * re-scores the best candidates with the exact float vectors. No native code, nothing to download.
  */
 
 export function normalize(v: Float32Array): Float32Array {
@@ -72,32 +74,18 @@ export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): F
   return centroids;
 }
 
+/** One list's vectors: ids and store groups in JS arrays, int8 codes in a block of a code arena. */
 class List {
-  ids = new Int32Array(64);
-  groups = new Int32Array(64);
-  codes: Int8Array;
+  ids = new Int32Array(0);
+  groups = new Int32Array(0);
   size = 0;
-  constructor(private readonly dims: number) {
-    this.codes = new Int8Array(64 * dims);
-  }
-  add(id: number, group: number, code: Int8Array): void {
-    if (this.size === this.ids.length) {
-      const grow = <T extends Int32Array | Int8Array>(a: T, n: number): T => {
-        const b = new (a.constructor as { new (n: number): T })(n);
-        b.set(a);
-        return b;
-      };
-      this.ids = grow(this.ids, this.ids.length * 2);
-      this.groups = grow(this.groups, this.groups.length * 2);
-      this.codes = grow(this.codes, this.codes.length * 2);
-    }
-    this.ids[this.size] = id;
-    this.groups[this.size] = group;
-    this.codes.set(code, this.size * this.dims);
-    this.size++;
+  arena: CodeArena | null = null;
+  /** byte offset of the codes in the arena */
+  at = 0;
+  get capacity(): number {
+    return this.ids.length;
   }
 }
-
 /** Fixed-capacity min-heap of (score, id): keeps the `k` best. */
 export class TopK {
   readonly scores: Float64Array;
@@ -149,14 +137,19 @@ export class TopK {
 /** The lists of one embedding model. `group` is a small integer per store (the caller's mapping). */
 export class IvfIndex {
   private readonly lists: List[];
-  /** Where each live id sits; a replaced or removed id's old slot gets group -1 (skipped). */
-  private readonly where = new Map<number, { list: List; slot: number }>();
+  /** The list of each live id; a replaced or removed id's old slot gets group -1 (skipped). */
+  private readonly where = new Map<number, number>();
+  private readonly arenas: CodeArena[] = [];
+  /** bytes per code: the dimensions rounded up to 16 */
+  readonly stride: number;
 
   constructor(
     readonly dims: number,
     readonly centroids: Float32Array,
+    private readonly arenaBytes = 1 << 30,
   ) {
-    this.lists = Array.from({ length: centroids.length / dims }, () => new List(dims));
+    this.lists = Array.from({ length: centroids.length / dims }, () => new List());
+    this.stride = (dims + 15) & ~15;
   }
 
   get nlist(): number {
@@ -165,26 +158,72 @@ export class IvfIndex {
   get size(): number {
     return this.where.size;
   }
+  /** Whether the scan runs as WebAssembly SIMD (else the TypeScript loop). */
+  get simd(): boolean {
+    return simdAvailable();
+  }
 
   listOf(unit: Float32Array): number {
     return nearest(this.centroids, this.dims, unit);
   }
 
+  /** Room for `capacity` codes in some arena (a new arena when none can hold them). */
+  private place(capacity: number): { arena: CodeArena; at: number } {
+    const bytes = capacity * this.stride;
+    for (const arena of this.arenas) {
+      const at = arena.alloc(bytes);
+      if (at !== null) return { arena, at };
+    }
+    const arena = new CodeArena(this.stride, Math.max(this.arenaBytes, bytes + (1 << 20)));
+    this.arenas.push(arena);
+    const at = arena.alloc(bytes);
+    if (at === null) throw new Error(`cannot allocate ${bytes} bytes of IVF codes`);
+    return { arena, at };
+  }
+
+  private grow(l: List): void {
+    const capacity = Math.max(64, l.capacity * 2);
+    const { arena, at } = this.place(capacity);
+    if (l.arena) {
+      const bytes = l.size * this.stride;
+      arena.v.i8.set(l.arena.v.i8.subarray(l.at, l.at + bytes), at);
+      l.arena.release(l.at, l.capacity * this.stride);
+    }
+    const ids = new Int32Array(capacity);
+    ids.set(l.ids);
+    const groups = new Int32Array(capacity);
+    groups.set(l.groups);
+    Object.assign(l, { ids, groups, arena, at });
+  }
+
   add(id: number, group: number, list: number, code: Int8Array): void {
     this.remove(id);
     const l = this.lists[list];
-    l.add(id, group, code);
-    this.where.set(id, { list: l, slot: l.size - 1 });
+    if (l.size === l.capacity) this.grow(l);
+    l.ids[l.size] = id;
+    l.groups[l.size] = group;
+    const i8 = l.arena!.v.i8;
+    const at = l.at + l.size * this.stride;
+    i8.set(code, at);
+    if (code.length < this.stride) i8.fill(0, at + code.length, at + this.stride);
+    l.size++;
+    this.where.set(id, list);
   }
 
   /** Removes an id; answers the group it was in, or -1. */
   remove(id: number): number {
-    const w = this.where.get(id);
-    if (!w) return -1;
-    const g = w.list.groups[w.slot];
-    w.list.groups[w.slot] = -1;
+    const list = this.where.get(id);
+    if (list === undefined) return -1;
     this.where.delete(id);
-    return g;
+    const l = this.lists[list];
+    for (let j = l.size - 1; j >= 0; j--) {
+      if (l.ids[j] === id && l.groups[j] >= 0) {
+        const g = l.groups[j];
+        l.groups[j] = -1;
+        return g;
+      }
+    }
+    return -1;
   }
 
   /** The `k` best ids by int8 dot product among the `probes` nearest lists, restricted to `groups`. */
@@ -193,28 +232,27 @@ export class IvfIndex {
     const order = new TopK(Math.min(probes, this.lists.length));
     for (let c = 0; c < this.lists.length; c++) order.push(dot(this.centroids, c * dims, unit, dims), c);
     const top = new TopK(k);
+    const scales = new Map<CodeArena, number>();
+    const batch = CodeArena.SCAN_BATCH;
     for (const { id: c } of order.sorted()) {
       const list = this.lists[c];
-      const codes = list.codes;
+      const arena = list.arena;
+      if (!arena || !list.size) continue;
+      let s = scales.get(arena);
+      if (s === undefined) scales.set(arena, (s = arena.setQuery(unit)));
       const gs = list.groups;
-      for (let j = 0; j < list.size; j++) {
-        const g = gs[j];
-        if (g < 0 || !groups[g]) continue;
-        const base = j * dims;
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        let d = 0;
-        for (; d + 4 <= dims; d += 4) {
-          s0 += unit[d] * codes[base + d];
-          s1 += unit[d + 1] * codes[base + d + 1];
-          s2 += unit[d + 2] * codes[base + d + 2];
-          s3 += unit[d + 3] * codes[base + d + 3];
+      for (let from = 0; from < list.size; from += batch) {
+        const n = Math.min(batch, list.size - from);
+        arena.scan(arena.query, list.at + from * this.stride, n, this.stride, arena.out);
+        const out = arena.v.i32;
+        const o = arena.out >> 2;
+        for (let j = 0; j < n; j++) {
+          const score = out[o + j] / s;
+          if (score > top.threshold) {
+            const g = gs[from + j];
+            if (g >= 0 && groups[g]) top.push(score, list.ids[from + j]);
+          }
         }
-        for (; d < dims; d++) s0 += unit[d] * codes[base + d];
-        const s = s0 + s1 + s2 + s3;
-        if (s > top.threshold) top.push(s, list.ids[j]);
       }
     }
     return top.sorted().map((x) => ({ id: x.id, score: x.score / 127 }));
