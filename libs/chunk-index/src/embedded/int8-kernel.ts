@@ -11,6 +11,19 @@
  * come near 2^31.
  */
 
+/** The part of the WebAssembly JS API used here (the project's type libraries do not declare it). */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  validate(bytes: Uint8Array): boolean;
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+}
+const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
 const uleb = (n: number): number[] => {
   const out: number[] = [];
   do {
@@ -82,11 +95,11 @@ const moduleBytes = Uint8Array.from([
 
 export type ScanFn = (query: number, codes: number, n: number, stride: number, out: number) => void;
 
-let compiled: WebAssembly.Module | null | undefined;
+let compiled: object | null | undefined;
 /** The SIMD module, or null where this runtime cannot run it (or LARDER_IVF_SIMD=0). */
-function simdModule(): WebAssembly.Module | null {
+function simdModule(): object | null {
   if (compiled === undefined) {
-    compiled = process.env.LARDER_IVF_SIMD !== '0' && WebAssembly.validate(moduleBytes) ? new WebAssembly.Module(moduleBytes) : null;
+    compiled = process.env.LARDER_IVF_SIMD !== '0' && wasm.validate(moduleBytes) ? new wasm.Module(moduleBytes) : null;
   }
   return compiled;
 }
@@ -94,7 +107,7 @@ function simdModule(): WebAssembly.Module | null {
 export const simdAvailable = (): boolean => simdModule() !== null;
 
 /** The same computation in TypeScript (fallback, and the reference the spec compares against). */
-export function scanScalar(memory: WebAssembly.Memory): ScanFn {
+export function scanScalar(memory: WasmMemory): ScanFn {
   return (query, codes, n, stride, out) => {
     const buf = memory.buffer;
     const c8 = new Int8Array(buf);
@@ -110,10 +123,10 @@ export function scanScalar(memory: WebAssembly.Memory): ScanFn {
 }
 
 /** A scan function over `memory`: SIMD where available. */
-export function scanOver(memory: WebAssembly.Memory): { scan: ScanFn; simd: boolean } {
+export function scanOver(memory: WasmMemory): { scan: ScanFn; simd: boolean } {
   const mod = simdModule();
   if (!mod) return { scan: scanScalar(memory), simd: false };
-  const instance = new WebAssembly.Instance(mod, { env: { memory } });
+  const instance = new wasm.Instance(mod, { env: { memory } });
   return { scan: instance.exports.scan as ScanFn, simd: true };
 }
 
@@ -126,7 +139,7 @@ const PAGE = 65536;
  */
 export class CodeArena {
   static readonly SCAN_BATCH = 4096;
-  readonly memory: WebAssembly.Memory;
+  readonly memory: WasmMemory;
   readonly scan: ScanFn;
   readonly query: number;
   readonly out: number;
@@ -138,7 +151,7 @@ export class CodeArena {
     readonly stride: number,
     private readonly maxBytes = 1 << 30,
   ) {
-    this.memory = new WebAssembly.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE) });
+    this.memory = new wasm.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE) });
     this.scan = scanOver(this.memory).scan;
     this.query = 0;
     this.out = align(stride * 2);
