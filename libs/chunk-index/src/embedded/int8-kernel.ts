@@ -207,3 +207,45 @@ export class CodeArena {
 }
 
 const align = (n: number) => (n + 15) & ~15;
+
+/**
+ * A fixed set of unit vectors (k-means centroids) as int8 codes, for choosing lists: the scores of a
+ * query against every row in one kernel call.
+ */
+export class Int8Matrix {
+  private readonly arena: CodeArena;
+  private readonly at: number;
+  private readonly out: number;
+
+  constructor(
+    rows: Float32Array,
+    readonly dims: number,
+  ) {
+    const stride = (dims + 15) & ~15;
+    this.rows = rows.length / dims;
+    this.arena = new CodeArena(stride, Math.max(1 << 24, this.rows * (stride + 4) + (1 << 20)));
+    this.at = this.arena.alloc(this.rows * stride)!;
+    this.out = this.arena.alloc(this.rows * 4)!;
+    const i8 = this.arena.v.i8;
+    for (let r = 0; r < this.rows; r++) {
+      for (let d = 0; d < dims; d++) i8[this.at + r * stride + d] = Math.max(-127, Math.min(127, Math.round(rows[r * dims + d] * 127)));
+    }
+  }
+
+  readonly rows: number;
+
+  /** The scores of `unit` against every row (int8 units; larger is nearer), valid until the next call. */
+  scores(unit: Float32Array): Int32Array {
+    this.arena.setQuery(unit);
+    this.arena.scan(this.arena.query, this.at, this.rows, this.arena.stride, this.out);
+    return this.arena.v.i32.subarray(this.out >> 2, (this.out >> 2) + this.rows);
+  }
+
+  /** The row nearest to `unit`. */
+  nearest(unit: Float32Array): number {
+    const s = this.scores(unit);
+    let best = 0;
+    for (let r = 1; r < s.length; r++) if (s[r] > s[best]) best = r;
+    return best;
+  }
+}

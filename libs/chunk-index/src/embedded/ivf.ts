@@ -1,4 +1,4 @@
-import { CodeArena, simdAvailable } from './int8-kernel';
+import { CodeArena, Int8Matrix, simdAvailable } from './int8-kernel';
 
 /**
  * An inverted-file (IVF) index over int8-quantised unit vectors, for the embedded chunk index's dense
@@ -23,23 +23,6 @@ export function quantize(unit: Float32Array): Int8Array {
   return out;
 }
 
-function dot(a: Float32Array, aOff: number, b: Float32Array, dims: number): number {
-  let s = 0;
-  for (let i = 0; i < dims; i++) s += a[aOff + i] * b[i];
-  return s;
-}
-
-/** Index of the nearest centroid (largest dot product with a unit vector). */
-export function nearest(centroids: Float32Array, dims: number, v: Float32Array): number {
-  let best = 0;
-  let bestScore = -Infinity;
-  for (let c = 0; c * dims < centroids.length; c++) {
-    const s = dot(centroids, c * dims, v, dims);
-    if (s > bestScore) [best, bestScore] = [c, s];
-  }
-  return best;
-}
-
 /** Spherical k-means on unit vectors (deterministic seeding), `iterations` rounds. */
 export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): Float32Array {
   const dims = sample[0].length;
@@ -49,7 +32,8 @@ export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): F
   for (let c = 0; c < k; c++) centroids.set(sample[Math.floor((c * sample.length) / k)], c * dims);
   const assign = new Int32Array(sample.length);
   for (let it = 0; it < iterations; it++) {
-    for (let i = 0; i < sample.length; i++) assign[i] = nearest(centroids, dims, sample[i]);
+    const m = new Int8Matrix(centroids, dims);
+    for (let i = 0; i < sample.length; i++) assign[i] = m.nearest(sample[i]);
     const sums = new Float64Array(k * dims);
     const counts = new Int32Array(k);
     for (let i = 0; i < sample.length; i++) {
@@ -140,6 +124,8 @@ export class IvfIndex {
   /** The list of each live id; a replaced or removed id's old slot gets group -1 (skipped). */
   private readonly where = new Map<number, number>();
   private readonly arenas: CodeArena[] = [];
+  /** the centroids as int8 codes, to choose lists */
+  private readonly coarse: Int8Matrix;
   /** bytes per code: the dimensions rounded up to 16 */
   readonly stride: number;
 
@@ -150,6 +136,7 @@ export class IvfIndex {
   ) {
     this.lists = Array.from({ length: centroids.length / dims }, () => new List());
     this.stride = (dims + 15) & ~15;
+    this.coarse = new Int8Matrix(centroids, dims);
   }
 
   get nlist(): number {
@@ -164,7 +151,7 @@ export class IvfIndex {
   }
 
   listOf(unit: Float32Array): number {
-    return nearest(this.centroids, this.dims, unit);
+    return this.coarse.nearest(unit);
   }
 
   /** Room for `capacity` codes in some arena (a new arena when none can hold them). */
@@ -228,9 +215,9 @@ export class IvfIndex {
 
   /** The `k` best ids by int8 dot product among the `probes` nearest lists, restricted to `groups`. */
   search(unit: Float32Array, probes: number, groups: Uint8Array, k: number): Array<{ id: number; score: number }> {
-    const dims = this.dims;
     const order = new TopK(Math.min(probes, this.lists.length));
-    for (let c = 0; c < this.lists.length; c++) order.push(dot(this.centroids, c * dims, unit, dims), c);
+    const near = this.coarse.scores(unit);
+    for (let c = 0; c < near.length; c++) order.push(near[c], c);
     const top = new TopK(k);
     const scales = new Map<CodeArena, number>();
     const batch = CodeArena.SCAN_BATCH;
