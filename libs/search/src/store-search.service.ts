@@ -195,9 +195,13 @@ export class StoreSearchService {
         timing[name] = (timing[name] ?? 0) + performance.now() - t;
       }
     };
-    const lexical = await timed('lexical', () => this.index.searchLexical({ ...q, text: query }));
+    // The lexical search runs beside the query's embedding and the dense search (the embedded index
+    // reads BM25 in a worker thread); the timings overlap.
+    const pendingLexical = timed('lexical', () => this.index.searchLexical({ ...q, text: query }));
+    pendingLexical.catch(() => undefined);
     const v = await timed('embed_wait', () => vector);
     const dense = v ? await timed('dense', () => this.index.searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
+    const lexical = await pendingLexical;
     const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
     const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
     return fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }).map((c) => {

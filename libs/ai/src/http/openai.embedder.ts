@@ -1,4 +1,22 @@
+import * as http from 'http';
+import * as https from 'https';
 import { Embedder, EmbeddingError } from '../embedder.port';
+
+/** POSTs JSON over a kept-alive connection (node:http: a query's embedding is on search's critical path). */
+function postJson(url: URL, headers: Record<string, string>, body: string, agent: http.Agent, timeoutMs: number): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const lib = url.protocol === 'https:' ? https : http;
+    const req = lib.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 export interface OpenAiEmbedderOptions {
   /** Base URL up to (not including) `/embeddings`, e.g. `https://api.openai.com/v1` or `https://api.mixedbread.com/v1`. */
@@ -20,7 +38,12 @@ export class OpenAiEmbedder implements Embedder {
   readonly dimensions: number;
   readonly batchSize: number;
 
+  private readonly url: URL;
+  private readonly agent: http.Agent;
+
   constructor(private readonly options: OpenAiEmbedderOptions) {
+    this.url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/embeddings`);
+    this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
     this.model = options.model;
     this.dimensions = options.dimensions;
     this.batchSize = options.batchSize ?? 64;
@@ -36,20 +59,21 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   private async request(input: string[]): Promise<Float32Array[]> {
-    const url = `${this.options.baseUrl.replace(/\/+$/, '')}/embeddings`;
-    let res: Response;
+    const url = this.url.toString();
+    let res: { status: number; body: string };
     try {
-      res = await fetch(url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
-        body: JSON.stringify({ model: this.model, input, encoding_format: 'float', ...(this.options.requestDimensions ? { dimensions: this.dimensions } : {}) }),
-        signal: AbortSignal.timeout(this.options.timeoutMs ?? 60_000),
-      });
+      res = await postJson(
+        this.url,
+        { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
+        JSON.stringify({ model: this.model, input, encoding_format: 'float', ...(this.options.requestDimensions ? { dimensions: this.dimensions } : {}) }),
+        this.agent,
+        this.options.timeoutMs ?? 60_000,
+      );
     } catch (err) {
       throw new EmbeddingError(`embedding endpoint ${url} unreachable: ${(err as Error).message}`, true);
     }
-    const body = await res.text();
-    if (!res.ok) {
+    const body = res.body;
+    if (res.status < 200 || res.status >= 300) {
       throw new EmbeddingError(`embedding endpoint answered ${res.status}: ${body.slice(0, 300)}`, res.status === 429 || res.status >= 500 || res.status === 408);
     }
     let parsed: { data?: Array<{ embedding: number[] | string; index: number }> };
@@ -71,6 +95,6 @@ export class OpenAiEmbedder implements Embedder {
   }
 
   async close(): Promise<void> {
-    /* stateless */
+    this.agent.destroy();
   }
 }

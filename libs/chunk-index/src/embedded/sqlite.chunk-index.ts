@@ -3,6 +3,8 @@ import { mkdirSync } from 'fs';
 import { dirname } from 'path';
 import { evaluateFilter } from '@larder/kernel';
 import { IvfIndex, kmeans, normalize, quantize, TopK } from './ivf';
+import { LexicalInput, lexicalProgram } from './lexical.program';
+import { SqliteReadWorker } from './sqlite-read-worker';
 import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 type Row = Record<string, unknown>;
@@ -22,6 +24,8 @@ export interface SqliteChunkIndexOptions {
   ivfProbes?: number;
   /** The centroids are retrained (and every vector reassigned) when the model's vectors grow this many times. */
   ivfRetrainFactor?: number;
+  /** Lexical reads on a read-only connection in a worker thread (file databases; default true). */
+  readWorker?: boolean;
 }
 
 interface Ann {
@@ -45,13 +49,17 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    this.opts = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ...options };
+    this.opts = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, readWorker: true, ...options };
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     this.db = new Database(path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     this.db.pragma('cache_size = -65536');
+    this.reader = new SqliteReadWorker(path, this.db, { lexical: lexicalProgram }, this.opts.readWorker && path !== ':memory:');
   }
+
+  /** BM25 reads run here, in a worker thread beside the event loop where it can. */
+  private readonly reader: SqliteReadWorker;
 
   async setup(): Promise<void> {
     this.db.exec(`
@@ -331,76 +339,16 @@ export class SqliteChunkIndex implements ChunkIndex {
     return conds.join(' AND ');
   }
 
-  private readonly dfCache = new Map<string, number>();
-  private dfCacheN = 0;
-
-  /** How many chunks contain `term` (cached; refreshed when the index has grown by a tenth). */
-  private documentFrequency(term: string, n: number): number {
-    if (n > this.dfCacheN * 1.1 || n < this.dfCacheN * 0.9) {
-      this.dfCache.clear();
-      this.dfCacheN = n;
-    }
-    let df = this.dfCache.get(term);
-    if (df === undefined) {
-      df = (this.db.prepare(`SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?`).get(`"${term}"`) as Row).n as number;
-      if (this.dfCache.size > 50_000) this.dfCache.clear();
-      this.dfCache.set(term, df);
-    }
-    return df;
-  }
-
-  /**
-   * The query's terms that BM25 will score. SQLite's FTS5 scores every chunk that contains any term
-   * (it has no dynamic pruning), so the cost is the sum of the terms' document frequencies. Terms in
-   * more than 10% of all chunks are dropped when rarer ones remain (their IDF is low), and then,
-   * rarest first, terms are kept while their postings stay within a budget of 30k chunks (the rarest
-   * term is always kept). Small indexes keep every term.
-   */
-  private lexicalTerms(text: string): string[] {
-    const terms = queryTerms(text);
-    if (terms.length < 2) return terms;
-    const n = (this.db.prepare(`SELECT max(id) AS n FROM chunks`).get() as Row).n as number | null;
-    if (!n || n < 2000) return terms;
-    const withDf = terms.map((t) => ({ t, df: this.documentFrequency(t, n) })).sort((a, b) => a.df - b.df);
-    const kept: string[] = [];
-    let postings = 0;
-    for (const x of withDf) {
-      if (kept.length && (x.df > n * 0.1 || postings + x.df > LEXICAL_POSTINGS_BUDGET)) continue;
-      kept.push(x.t);
-      postings += x.df;
-    }
-    return kept;
-  }
-
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
-    const match = this.lexicalTerms(q.text ?? '')
-      .map((t) => `"${t}"`)
-      .join(' OR ');
-    if (!match || !q.storeIds.length) return [];
-    const limit = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
-    const select = `SELECT c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
-    // Fast path: rank on the FTS index alone, then look the best rows up. Scores are global, so the
-    // best rows of the asked stores among the global top are exactly their top; too few: join first.
-    const probe = limit * 4;
-    const top = this.db.prepare(`SELECT rowid AS id, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?`).all(match, probe) as Row[];
-    const params: unknown[] = [];
-    const where = this.candidateSql(q, params);
-    if (top.length) {
-      const score = new Map(top.map((r) => [r.id as number, r.score as number]));
-      const rows = this.db
-        .prepare(`${select}, c.id FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${top.map(() => '?').join(',')}) AND ${where}`)
-        .all(...top.map((r) => r.id), ...params) as Row[];
-      for (const r of rows) r.score = score.get(r.id as number);
-      rows.sort((a, b) => (b.score as number) - (a.score as number) || (a.id as number) - (b.id as number));
-      if (rows.length >= limit || top.length < probe) return this.postFilter(rows.slice(0, limit), q).slice(0, q.topK);
-    }
-    const rows = this.db
-      .prepare(
-        `${select}, -bm25(chunks_fts) AS score
-           FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id
-          WHERE chunks_fts MATCH ? AND ${where} ORDER BY bm25(chunks_fts) LIMIT ?`,
-      )
-      .all(match, ...params, limit) as Row[];
+    const input: LexicalInput = {
+      text: q.text ?? '',
+      storeIds: q.storeIds,
+      include: q.fileIds?.include ?? null,
+      exclude: q.fileIds?.exclude ?? [],
+      limit: q.filter ? Math.max(q.topK * 20, 1000) : q.topK,
+      budget: LEXICAL_POSTINGS_BUDGET,
+    };
+    const rows = await this.reader.run<Row[]>('lexical', input);
     return this.postFilter(rows, q).slice(0, q.topK);
   }
 
@@ -453,29 +401,41 @@ export class SqliteChunkIndex implements ChunkIndex {
     }
     const filtered = !!(q.filter || q.fileIds?.exclude?.length);
     const k = filtered ? Math.max(q.topK * 20, 1000) : Math.max(q.topK * 4, 40);
-    const candidates = a.ivf.search(unit, this.opts.ivfProbes, mask, k);
+    let candidates = a.ivf.search(unit, this.opts.ivfProbes, mask, k);
     if (!candidates.length) return [];
+    // An int8 score is within a few thousandths of the exact one (rounding error ≈ 0.0023 standard
+    // deviation for unit vectors), so a candidate more than RESCORE_MARGIN below the topK-th can not
+    // enter the exact top: only the rest are re-scored. Filters keep every candidate (any may fail).
+    if (!filtered && candidates.length > q.topK) {
+      const floor = candidates[q.topK - 1].score - RESCORE_MARGIN;
+      candidates = candidates.filter((c, i) => i < q.topK || c.score >= floor);
+    }
+    // exact scores from the stored vectors; the full rows only of those that can be answered
     const exclude = new Set(q.fileIds?.exclude ?? []);
-    const rows: Row[] = [];
+    const exact: Array<{ id: number; score: number }> = [];
     for (let i = 0; i < candidates.length; i += 500) {
       const ids = candidates.slice(i, i + 500).map((c) => c.id);
+      const vs = this.db.prepare(`SELECT id, file_id, vector FROM chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[];
+      for (const r of vs) if (!exclude.has(r.file_id as string)) exact.push({ id: r.id as number, score: cosine(unit, blobVector(r.vector as Buffer)) });
+    }
+    exact.sort((x, y) => y.score - x.score);
+    const answer = filtered ? exact : exact.slice(0, q.topK);
+    const score = new Map(answer.map((x) => [x.id, x.score]));
+    const rows: Row[] = [];
+    for (let i = 0; i < answer.length; i += 500) {
+      const ids = answer.slice(i, i + 500).map((c) => c.id);
       rows.push(
         ...(this.db
           .prepare(
-            `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, c.vector, f.filename, f.external_id, f.metadata
+            `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata
                FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`,
           )
           .all(...ids) as Row[]),
       );
     }
-    const scored = rows
-      .filter((r) => !exclude.has(r.file_id as string))
-      .map((r) => {
-        r.score = cosine(unit, blobVector(r.vector as Buffer));
-        return r;
-      })
-      .sort((x, y) => (y.score as number) - (x.score as number));
-    return this.postFilter(scored, q).slice(0, q.topK);
+    for (const r of rows) r.score = score.get(r.id as number);
+    rows.sort((x, y) => (y.score as number) - (x.score as number));
+    return this.postFilter(rows, q).slice(0, q.topK);
   }
 
   private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
@@ -561,6 +521,7 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async close(): Promise<void> {
+    await this.reader.close();
     if (this.db.open) this.db.close();
   }
 }
@@ -579,13 +540,11 @@ function toChunk(r: Row): IndexedChunk {
   };
 }
 
-/** Postings the lexical query may score (see lexicalTerms). */
-const LEXICAL_POSTINGS_BUDGET = 30_000;
+/** Int8 scores below the topK-th by more than this are not re-scored (see searchIvf). */
+const RESCORE_MARGIN = 0.02;
 
-function queryTerms(text: string): string[] {
-  const terms = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(terms)].slice(0, 64);
-}
+/** Postings the lexical query may score (see lexicalProgram). */
+const LEXICAL_POSTINGS_BUDGET = 30_000;
 
 function blobVector(b: Buffer): Float32Array {
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));

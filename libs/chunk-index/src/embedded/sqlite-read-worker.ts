@@ -1,0 +1,106 @@
+import Database from 'better-sqlite3';
+import { Worker } from 'worker_threads';
+
+/** A read program: a self-contained function of a connection, an input and state kept where it runs. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ReadProgram = (db: Database.Database, input: any, state: any) => unknown;
+
+const WORKER = `
+const { parentPort, workerData } = require('worker_threads');
+const Database = require(workerData.driver);
+const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
+db.pragma('cache_size = -65536');
+const programs = {};
+for (const [name, source] of Object.entries(workerData.programs)) programs[name] = (0, eval)('(' + source + ')');
+const state = {};
+parentPort.on('message', ({ id, program, input }) => {
+  try {
+    // one snapshot per program run: its statements all see the same committed state
+    const result = db.transaction(() => programs[program](db, input, (state[program] ??= {})))();
+    parentPort.postMessage({ id, result });
+  } catch (err) {
+    parentPort.postMessage({ id, error: String((err && err.message) || err) });
+  }
+});
+parentPort.postMessage({ ready: true });
+`;
+
+/**
+ * Runs read programs on a second, read-only connection to the same SQLite file in a worker thread, so
+ * that the index's slow reads (BM25 over many postings) leave the event loop free: HTTP, the query's
+ * embedding, the dense search and the projections go on beside them. WAL mode lets the worker read
+ * while the index writes; each statement sees every transaction committed before it began, so a
+ * write that has returned is visible to the next read. Where the worker cannot run (an in-memory
+ * database, or it failed to start), programs run on the caller's connection.
+ */
+export class SqliteReadWorker {
+  private worker: Worker | null = null;
+  private ready: Promise<boolean> | null = null;
+  private failed = false;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private readonly localState = new Map<string, object>();
+
+  constructor(
+    private readonly path: string,
+    private readonly local: Database.Database,
+    private readonly programs: Record<string, ReadProgram>,
+    private readonly enabled = path !== ':memory:',
+  ) {}
+
+  private start(): Promise<boolean> {
+    if (this.ready) return this.ready;
+    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, f]) => [k, f.toString()]));
+    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs } });
+    this.worker = w;
+    w.unref();
+    this.ready = new Promise<boolean>((resolve) => {
+      w.on('message', (m: { ready?: boolean; id?: number; result?: unknown; error?: string }) => {
+        if (m.ready) return resolve(true);
+        const p = this.pending.get(m.id!);
+        if (!p) return;
+        this.pending.delete(m.id!);
+        if (!this.pending.size) w.unref();
+        if (m.error !== undefined) p.reject(new Error(m.error));
+        else p.resolve(m.result);
+      });
+      const down = (err: Error) => {
+        resolve(false);
+        for (const p of this.pending.values()) p.reject(err);
+        this.pending.clear();
+        if (this.worker === w) {
+          this.worker = null;
+          this.ready = null;
+        }
+      };
+      w.on('error', (err) => {
+        this.failed = true; // it could not open the file, or crashed: read on the caller's connection
+        down(err);
+      });
+      w.on('exit', () => down(new Error('the index read worker exited')));
+    });
+    return this.ready;
+  }
+
+  /** Runs `program` with `input`: in the worker where it runs, else here. */
+  async run<T>(program: string, input: unknown): Promise<T> {
+    if (this.enabled && !this.failed && (await this.start()) && this.worker) {
+      const w = this.worker;
+      const id = this.nextId++;
+      const result = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));
+      w.ref();
+      w.postMessage({ id, program, input });
+      return result;
+    }
+    let state = this.localState.get(program);
+    if (!state) this.localState.set(program, (state = {}));
+    return this.programs[program](this.local, input, state) as T;
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    this.ready = null;
+    if (w) await w.terminate();
+  }
+}
