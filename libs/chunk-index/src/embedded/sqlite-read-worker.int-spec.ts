@@ -1,0 +1,62 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { SqliteReadWorker } from './sqlite-read-worker';
+
+/** Counts rows; remembers how many calls it served where it runs. */
+function countProgram(db: Database.Database, input: { spinMs: number }, state: { calls?: number }) {
+  const until = Date.now() + input.spinMs;
+  while (Date.now() < until) {
+    /* a slow read */
+  }
+  state.calls = (state.calls ?? 0) + 1;
+  return { n: (db.prepare(`SELECT count(*) AS n FROM t`).get() as { n: number }).n, calls: state.calls };
+}
+
+describe('embedded chunk index: read worker', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-read-worker-'));
+  const path = join(dir, 'r.sqlite');
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE t (x INTEGER)`);
+  const worker = new SqliteReadWorker(path, db, { count: countProgram });
+  afterAll(async () => {
+    await worker.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('runs a read beside the event loop: a timer fires while a 300 ms read runs', async () => {
+    await worker.run('count', { spinMs: 0 }); // started
+    let fired = 0;
+    const timer = new Promise<void>((r) => setTimeout(() => r(void (fired = Date.now())), 20));
+    const read = worker.run<{ n: number }>('count', { spinMs: 300 }).then(() => Date.now());
+    const [, done] = await Promise.all([timer, read]);
+    expect(fired).toBeLessThan(done - 150);
+  });
+
+  it('sees every write committed before the read, and keeps its state between runs', async () => {
+    const before = await worker.run<{ n: number; calls: number }>('count', { spinMs: 0 });
+    db.prepare(`INSERT INTO t (x) VALUES (1), (2), (3)`).run();
+    const after = await worker.run<{ n: number; calls: number }>('count', { spinMs: 0 });
+    expect(after.n).toBe(before.n + 3);
+    expect(after.calls).toBe(before.calls + 1);
+  });
+
+  it('reports a failing read as an error and goes on', async () => {
+    const bad = new SqliteReadWorker(path, db, { bad: (d: Database.Database) => d.prepare(`SELECT * FROM missing`).all() });
+    await expect(bad.run('bad', {})).rejects.toThrow(/no such table/);
+    await expect(bad.run('bad', {})).rejects.toThrow(/no such table/);
+    await bad.close();
+  });
+
+  it('runs on the caller connection for an in-memory database', async () => {
+    const mem = new Database(':memory:');
+    mem.exec(`CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)`);
+    const local = new SqliteReadWorker(':memory:', mem, { count: countProgram });
+    await expect(local.run('count', { spinMs: 0 })).resolves.toEqual({ n: 1, calls: 1 });
+    await local.close();
+    mem.close();
+  });
+});
