@@ -129,13 +129,15 @@ export class ProjectionRunner implements ReadModelConsistency {
     this.controller.abort();
     await Promise.allSettled(this.loops);
     this.loops = [];
+    if (this.pollTimer) clearTimeout(this.pollTimer);
+    this.pollTimer = null;
   }
 
   private async loop(
     name: string,
     signal: AbortSignal,
     process: (batch: RecordedEvent[], from: Position) => Promise<Position>,
-    persistIdle?: (at: Position) => Promise<void>,
+    persistIdle?: (at: Position) => Promise<number | null>,
   ): Promise<void> {
     let position = await this.checkpointOf(name);
     this.persisted.set(name, { position, at: Date.now() });
@@ -143,10 +145,10 @@ export class ProjectionRunner implements ReadModelConsistency {
     let failures = 0;
     while (!signal.aborted) {
       try {
-        const batch = await this.store.readAll({ after: position, maxCount: this.batchSize });
+        const batch = await this.read(position);
         if (batch.length === 0) {
-          if (persistIdle) await persistIdle(position);
-          await this.idle(signal);
+          const due = persistIdle ? await persistIdle(position) : null;
+          await this.idle(signal, position, due);
           continue;
         }
         position = await process(batch, position);
@@ -163,24 +165,70 @@ export class ProjectionRunner implements ReadModelConsistency {
     }
   }
 
-  private idleWaiters = new Set<() => void>();
-  private idle(signal: AbortSignal): Promise<void> {
+  /**
+   * Reads of the same batch by loops at the same position share one query: a nudge wakes every loop
+   * at the head at once, and each would otherwise read (and decode) the same new events. Batches are
+   * read-only to the loops.
+   */
+  private readonly reading = new Map<string, Promise<RecordedEvent[]>>();
+  private read(after: Position): Promise<RecordedEvent[]> {
+    const key = `${after.commit}:${after.prepare}`;
+    let r = this.reading.get(key);
+    if (!r) {
+      r = this.store.readAll({ after, maxCount: this.batchSize }).finally(() => this.reading.delete(key));
+      this.reading.set(key, r);
+    }
+    return r;
+  }
+
+  /** Idle loops and the position each stopped at. */
+  private readonly idleWaiters = new Map<() => void, Position>();
+  private pollTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * An idle loop waits for a nudge (an append in this process) or for the one shared poll to see an
+   * event after the lowest position an idle loop stopped at (an append by another process). One cheap
+   * read per poll interval in all, however many loops there are (each polling on its own kept an
+   * idle embedded server busy).
+   */
+  private idle(signal: AbortSignal, at: Position, maxMs: number | null): Promise<void> {
     return new Promise((resolve) => {
+      // a loop with a skipped position to write wakes when it is due
+      const t = maxMs === null ? null : setTimeout(() => done(), maxMs + 5);
       const done = () => {
-        clearTimeout(t);
+        if (t) clearTimeout(t);
         this.idleWaiters.delete(done);
         signal.removeEventListener('abort', done);
         resolve();
       };
-      const t = setTimeout(done, this.options.pollMs ?? 25);
-      this.idleWaiters.add(done);
+      this.idleWaiters.set(done, at);
       signal.addEventListener('abort', done, { once: true });
+      this.schedulePoll();
     });
+  }
+
+  private schedulePoll(): void {
+    if (this.pollTimer || !this.idleWaiters.size) return;
+    this.pollTimer = setTimeout(() => void this.poll(), this.options.pollMs ?? 25);
+    this.pollTimer.unref();
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      let lowest: Position | null = null;
+      for (const at of this.idleWaiters.values()) if (!lowest || comparePositions(at, lowest) < 0) lowest = at;
+      if (lowest && (await this.store.readAll({ after: lowest, maxCount: 1 })).length) this.nudge();
+    } catch (err) {
+      this.logger.warn(`polling the event store: ${(err as Error).message}`);
+    } finally {
+      this.pollTimer = null;
+      this.schedulePoll();
+    }
   }
 
   /** Wakes idle loops at once (called after an append in this process). */
   nudge(): void {
-    for (const w of [...this.idleWaiters]) w();
+    for (const w of [...this.idleWaiters.keys()]) w();
   }
 
   /**
@@ -195,9 +243,12 @@ export class ProjectionRunner implements ReadModelConsistency {
   }
 
   /** An idle loop writes the position it skipped to, once PERSIST_EVERY_MS have passed since its last write. */
-  private async persistIdle(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<void> {
+  /** Answers how long until a skipped position is due to be written (null: nothing left to write). */
+  private async persistIdle(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<number | null> {
     const p = this.persisted.get(name);
-    if (!p || comparePositions(p.position, at) === 0 || Date.now() - p.at < PERSIST_EVERY_MS) return;
+    if (!p || comparePositions(p.position, at) === 0) return null;
+    const wait = PERSIST_EVERY_MS - (Date.now() - p.at);
+    if (wait > 0) return wait;
     const written = await this.ds.transaction(async (m) => {
       const cp = await lockCheckpoint(m, name, kind, version);
       // only if nobody (another runner, a replay) moved it meanwhile; else the next batch re-reads from there
@@ -206,6 +257,7 @@ export class ProjectionRunner implements ReadModelConsistency {
       return true;
     });
     if (written) this.persisted.set(name, { position: at, at: Date.now() });
+    return null;
   }
 
   private async applyBatch(p: Projection, batch: RecordedEvent[], from: Position): Promise<Position> {

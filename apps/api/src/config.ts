@@ -50,6 +50,8 @@ export interface LarderConfig {
   ivfMinVectors: number;
   ivfLists: number;
   ivfProbes: number;
+  /** The embedded index reads BM25 on a second connection in a worker thread. */
+  indexReadWorker: boolean;
   searchFusion: 'relative' | 'rrf';
   searchLexicalWeight: number;
   searchCandidateFactor: number;
@@ -128,6 +130,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ivfMinVectors: Math.max(1000, int('LARDER_IVF_MIN_VECTORS', 20_000)),
     ivfLists: Math.min(4096, Math.max(16, int('LARDER_IVF_LISTS', 256))),
     ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 8)),
+    indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : 'relative',
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? 0.5) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),

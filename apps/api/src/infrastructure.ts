@@ -148,6 +148,9 @@ export async function createInfrastructure(
   const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     runLoops: options.runLoops ?? config.runWorker,
+    // Embedded: appends come from this process (which nudges the loops) or, rarely, from the CLI
+    // beside it, so a slow poll suffices and the single-threaded database stays free for requests.
+    pollMs: embedded ? 500 : 25,
     external: [new ChunkIndexProjection(chunkIndex, blobs)],
   });
   await runner.setup();
@@ -192,7 +195,7 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
   if (config.chunkIndex === 'elasticsearch') {
     return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
   }
-  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), { ivfMinVectors: config.ivfMinVectors, ivfLists: config.ivfLists, ivfProbes: config.ivfProbes });
+  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), { ivfMinVectors: config.ivfMinVectors, ivfLists: config.ivfLists, ivfProbes: config.ivfProbes, readWorker: config.indexReadWorker });
 }
 
 /** LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX model. */

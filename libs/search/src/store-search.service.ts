@@ -222,7 +222,8 @@ export class StoreSearchService {
     problems.throwIfAny();
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
     // (rare) embeds the rewritten query instead.
-    const prefetched = this.embedQuery(query!);
+    const te = performance.now();
+    const prefetched = this.embedQuery(query!).then((v) => ((timing.embed = performance.now() - te), v));
     const tr = performance.now();
     const { stores, rules } = await this.resolveWithRules(p, common.storeIdentifiers, options.applySearchRules ? query! : null);
     timing.stores_and_rules = performance.now() - tr;
