@@ -161,4 +161,20 @@ describe('Activity listings and histograms from the projected activity streams',
     const hit = await c.stores.search({ query: 'cherries brandy', store_identifiers: [store], top_k: 1 });
     expect(hit.data[0].filename).toBe('c.txt');
   });
+
+  it('list-chunks and metadata facets leave search activity (a listing has no query) and are not billed as searches', async () => {
+    const before = await until(`/v1/stores/${store}/events?event_type=search`, 4);
+    const n = before.body.data.length;
+    await t.larder.infra.runner.waitFor(['billing'], await t.larder.infra.eventStore.headPosition());
+    const billed = (await get('/v1/billing/summary')).body.usages.searches.current;
+    const listed = await c.stores.listChunks({ store_identifiers: [store], top_k: 2 });
+    await c.stores.metadataFacets({ store_identifiers: [store], query: 'beans' });
+    const after = await until(`/v1/stores/${store}/events?event_type=search`, n + 2);
+    const [facets, listing] = after.body.data;
+    expect(listing).toMatchObject({ type: 'search', store_ids: [store], query: null, rerank: false, search_time: expect.stringMatching(/^PT/) });
+    expect(listing.results.map((r: any) => [r.file_id, r.chunk_index])).toEqual(listed.data.map((x: any) => [x.file_id, x.chunk_index]));
+    expect(facets).toMatchObject({ type: 'search', store_ids: [store], query: 'beans', results: [] });
+    await t.larder.infra.runner.waitFor(['billing'], await t.larder.infra.eventStore.headPosition());
+    expect((await get('/v1/billing/summary')).body.usages.searches.current).toBe(billed);
+  });
 });

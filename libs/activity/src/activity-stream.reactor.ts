@@ -1,7 +1,7 @@
 import { RecordedEvent, streamName, uuidFrom } from '@larder/kernel';
 import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
-import type { StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
+import type { StoreChunksListed, StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
 import { ActivityKind, ActivityRecorded } from './events';
 
 /** ISO 8601 duration of a number of milliseconds (`PT1.234S`). */
@@ -13,8 +13,33 @@ export function isoDuration(ms: number): string {
   return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${rest || (!h && !m) ? `${rest}S` : ''}`;
 }
 
+type Activity = { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> };
+
+/** A `search` activity event (§11.1 StoreSearchEvent) of a search, a chunk listing or a facet count. */
+function searchActivity(d: StoreChunksListed['data'] | StoreSearchPerformed['data'], query: string | null, rewrittenQuery: string | null, rerank: boolean): Activity {
+  return {
+    kind: 'search',
+    storeIds: d.storeIds,
+    at: d.at,
+    event: {
+      type: 'search',
+      store_ids: d.storeIds,
+      search_time: isoDuration(d.searchTimeMs),
+      query,
+      rewritten_query: rewrittenQuery,
+      rewritten_filters: null,
+      rewrite_rank_by: null,
+      rewrite_rank_direction: null,
+      rewrite_rank_mode: null,
+      rerank,
+      filters: d.filters ?? null,
+      results: d.results,
+    },
+  };
+}
+
 /** The public activity event (§11.1, without id and created_at) a domain event amounts to, if any. */
-export function activityOf(e: RecordedEvent): { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> } | null {
+export function activityOf(e: RecordedEvent): Activity | null {
   switch (e.type) {
     case 'StoreFileIngested': {
       const d = e.data as unknown as StoreFileIngested['data'];
@@ -38,25 +63,11 @@ export function activityOf(e: RecordedEvent): { kind: ActivityKind; storeIds: st
     }
     case 'StoreSearchPerformed': {
       const d = e.data as unknown as StoreSearchPerformed['data'];
-      return {
-        kind: 'search',
-        storeIds: d.storeIds,
-        at: d.at,
-        event: {
-          type: 'search',
-          store_ids: d.storeIds,
-          search_time: isoDuration(d.searchTimeMs),
-          query: d.query,
-          rewritten_query: d.rewrittenQuery,
-          rewritten_filters: null,
-          rewrite_rank_by: null,
-          rewrite_rank_direction: null,
-          rewrite_rank_mode: null,
-          rerank: d.rerank,
-          filters: d.filters ?? null,
-          results: d.results,
-        },
-      };
+      return searchActivity(d, d.query, d.rewrittenQuery, d.rerank);
+    }
+    case 'StoreChunksListed': {
+      const d = e.data as unknown as StoreChunksListed['data'];
+      return searchActivity(d, d.query, null, false);
     }
     case 'StoreGrepPerformed': {
       const d = e.data as unknown as StoreGrepPerformed['data'];
@@ -88,7 +99,7 @@ export function activityOf(e: RecordedEvent): { kind: ActivityKind; storeIds: st
  */
 export class ActivityStreamReactor {
   readonly name = 'activity-streams';
-  readonly handles = ['StoreFileIngested', 'StoreSearchPerformed', 'StoreGrepPerformed'] as const;
+  readonly handles = ['StoreFileIngested', 'StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed'] as const;
   constructor(private readonly store: EventStore) {}
 
   async handle(e: RecordedEvent): Promise<void> {

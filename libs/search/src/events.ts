@@ -46,5 +46,26 @@ export interface StoreGrepPerformed {
   };
 }
 
-export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed;
-export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed'] as const;
+/**
+ * Chunks were listed (list-chunks) or counted (metadata facets). Public activity shows it as a
+ * `search` event (its `query` is null for a listing); it is not billed as a search.
+ */
+export interface StoreChunksListed {
+  type: 'StoreChunksListed';
+  data: {
+    searchId: string;
+    organizationId: string;
+    apiKeyId: string;
+    storeIds: string[];
+    operation: 'list_chunks' | 'metadata_facets';
+    query: string | null;
+    filters: unknown;
+    topK: number;
+    results: SearchEventResult[];
+    searchTimeMs: number;
+    at: string;
+  };
+}
+
+export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed;
+export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed'] as const;

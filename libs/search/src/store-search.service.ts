@@ -381,7 +381,28 @@ export class StoreSearchService {
     return { object: 'list' as const, data: results.map((c) => toScoredChunkResponse(c, returnMetadata)) };
   }
 
+  /** list-chunks and metadata facets leave a `search` activity entry (not billed as a search). */
+  private recordListing(p: Principal, t0: number, stores: StoreRef[], operation: 'list_chunks' | 'metadata_facets', query: string | null, common: CommonParams, results: RankedChunk[]): void {
+    this.activity.record(p.organizationId, {
+      type: 'StoreChunksListed',
+      data: {
+        searchId: this.ids.uuid(),
+        organizationId: p.organizationId,
+        apiKeyId: p.apiKeyId,
+        storeIds: stores.map((s) => s.id),
+        operation,
+        query,
+        filters: common.rawFilters,
+        topK: common.topK,
+        results: results.map(eventResult),
+        searchTimeMs: performance.now() - t0,
+        at: this.clock.now().toISOString(),
+      },
+    });
+  }
+
   async listChunks(p: Principal, input: unknown) {
+    const t0 = performance.now();
     const problems = new Problems();
     const common = parseCommon(input, {}, problems);
     const options = parseSearchOptions(problems, common.body.search_options);
@@ -432,10 +453,12 @@ export class StoreSearchService {
       all.sort((a, b) => (a.v === null ? (b.v === null ? 0 : 1) : b.v === null ? -1 : sort!.ascending ? a.v - b.v : b.v - a.v));
       results = all.slice(0, common.topK).map((x) => x.c);
     } else results = interleave(perStore, common.topK);
+    this.recordListing(p, t0, stores, 'list_chunks', null, common, results);
     return { object: 'list' as const, data: results.map((c) => toScoredChunkResponse(c, options.returnMetadata)) };
   }
 
   async metadataFacets(p: Principal, input: unknown) {
+    const t0 = performance.now();
     const problems = new Problems();
     const common = parseCommon(input, {}, problems);
     const b = common.body;
@@ -499,6 +522,7 @@ export class StoreSearchService {
     for (const { k, m } of fields) {
       facets[k] = Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, maxValues));
     }
+    this.recordListing(p, t0, stores, 'metadata_facets', query ?? null, common, []);
     return { facets };
   }
 }
