@@ -140,4 +140,22 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
   it('refuses to replay an unknown projection or a reactor', async () => {
     await expect(runner.replay('nats-relay')).rejects.toThrow(/unknown projection/);
   });
+
+  it('stops promptly, also when it is stopped while its loops are reading', async () => {
+    // reads that take 50 ms, so that the stop lands while every loop is reading
+    const slow = new Proxy(store, {
+      get(target, key) {
+        if (key === 'readAll') return async (o: Parameters<PostgresEventStore['readAll']>[0]) => (await new Promise((r) => setTimeout(r, 50)), target.readAll(o));
+        const v = (target as unknown as Record<string | symbol, unknown>)[key];
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const other = new ProjectionRunner(slow, ds, allProjections(), [], { pollMs: 10_000 });
+    for (let i = 0; i < 3; i++) {
+      other.start();
+      await new Promise((r) => setTimeout(r, 30));
+      const stopped = await Promise.race([other.stop().then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))]);
+      expect(stopped).toBe(true);
+    }
+  });
 });

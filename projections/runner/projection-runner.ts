@@ -192,6 +192,8 @@ export class ProjectionRunner implements ReadModelConsistency {
    * idle embedded server busy).
    */
   private idle(signal: AbortSignal, at: Position, maxMs: number | null): Promise<void> {
+    // stopped while reading: an abort that already happened would never fire its listener
+    if (signal.aborted) return Promise.resolve();
     return new Promise((resolve) => {
       // a loop with a skipped position to write wakes when it is due
       const t = maxMs === null ? null : setTimeout(() => done(), maxMs + 5);

@@ -51,12 +51,37 @@ export class ConsistencyTimeoutError extends DomainError {
   }
 }
 
+/** One entry of a 422's `detail[]` (pydantic style). */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  input?: unknown;
+}
+
 /** A 422 raised from inside a handler; same body shape as DTO validation failures. */
 export class ValidationFailedError extends DomainError {
   readonly status = 422;
   readonly type = 'validation_error';
-  constructor(readonly detail: Array<{ loc: (string | number)[]; msg: string; type: string; input?: unknown }>) {
+  constructor(readonly detail: ValidationDetail[]) {
     super(detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; '));
+  }
+}
+
+/** Collects every problem of a request before answering 422 with all of them. */
+export class Problems {
+  readonly list: ValidationDetail[] = [];
+  get length(): number {
+    return this.list.length;
+  }
+  add(loc: (string | number)[], msg: string, type: string, input?: unknown): void {
+    this.list.push({ loc, msg, type, ...(input !== undefined ? { input } : {}) });
+  }
+  push(detail: ValidationDetail): void {
+    this.list.push(detail);
+  }
+  throwIfAny(): void {
+    if (this.list.length) throw new ValidationFailedError(this.list);
   }
 }
 

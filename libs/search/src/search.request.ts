@@ -1,18 +1,6 @@
-import { CONDITION_OPERATORS, FilterNode, parseFilters, ValidationFailedError } from '@larder/kernel';
+import { CONDITION_OPERATORS, FilterNode, parseFilters, Problems, ValidationFailedError } from '@larder/kernel';
 
 type Loc = (string | number)[];
-type Detail = { loc: Loc; msg: string; type: string; input?: unknown };
-
-/** Collects every problem of a body before answering 422 with all of them (pydantic style). */
-class Problems {
-  readonly list: Detail[] = [];
-  add(loc: Loc, msg: string, type: string, input?: unknown): void {
-    this.list.push({ loc, msg, type, ...(input !== undefined ? { input } : {}) });
-  }
-  throwIfAny(): void {
-    if (this.list.length) throw new ValidationFailedError(this.list);
-  }
-}
 
 export const MAX_TOP_K = 1000;
 export const MAX_STORES = 16;
@@ -190,4 +178,3 @@ export function parseQuery(p: Problems, v: unknown, required: boolean): string |
   return null;
 }
 
-export { Problems };

@@ -11,6 +11,7 @@ import {
   IdGenerator,
   NotFoundError,
   Principal,
+  Problems,
   READ_MODEL_CONSISTENCY,
   ReadModelCache,
   ReadModelConsistency,
@@ -24,7 +25,7 @@ import { queryKey, SearchRulesReader } from '@larder/projections/search/search-r
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { chunkKey, fuse, FusionMethod } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
-import { CommonParams, parseCommon, parseQuery, parseSearchOptions, Problems, SearchOptions } from './search.request';
+import { CommonParams, parseCommon, parseQuery, parseSearchOptions, SearchOptions } from './search.request';
 import { requiredLiterals } from './grep-literals';
 import { SearchActivity } from './search-activity';
 import { SearchEventResult } from './events';

@@ -1,10 +1,9 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { CurrentPrincipal, CursorPage, NotFoundError, paginateByCursor, Principal, RequireScope, ValidationFailedError } from '@larder/kernel';
+import { CurrentPrincipal, CursorPage, NotFoundError, paginateByCursor, Principal, Problems, RequireScope } from '@larder/kernel';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { ActivityQuery, ActivityReader, ActivityRow } from '@larder/projections/activity/activity.reader';
 import { ACTIVITY_KINDS } from '../events';
 
-type Detail = { loc: (string | number)[]; msg: string; type: string; input?: unknown };
 const STORE_KINDS = ['ingestion', 'search', 'agentic_search', 'grep'];
 
 /** Platform event names of the histogram buckets (§11.2). */
@@ -22,7 +21,7 @@ function toEvent(r: ActivityRow) {
 }
 
 function parseListQuery(q: Record<string, unknown>, kinds: readonly string[]) {
-  const problems: Detail[] = [];
+  const problems = new Problems();
   const type = q.event_type;
   if (type === undefined) problems.push({ loc: ['query', 'event_type'], msg: 'Field required', type: 'missing' });
   else if (typeof type !== 'string' || !kinds.includes(type)) problems.push({ loc: ['query', 'event_type'], msg: `Input should be ${kinds.map((k) => `'${k}'`).join(', ')}`, type: 'enum', input: type });
@@ -42,7 +41,7 @@ function parseListQuery(q: Record<string, unknown>, kinds: readonly string[]) {
   const before = date('filter_before');
   const after = date('filter_after');
   const includeTotal = q.include_total === 'true' || q.include_total === true;
-  if (problems.length) throw new ValidationFailedError(problems);
+  problems.throwIfAny();
   return { kind: type as string, limit, before, after, includeTotal, after_: q.after as string | undefined, before_: q.before as string | undefined };
 }
 
@@ -92,7 +91,7 @@ export class ActivityHttpController {
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
   async histogram(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Body() body: unknown) {
     const b = (body && typeof body === 'object' && !Array.isArray(body) ? body : {}) as Record<string, unknown>;
-    const problems: Detail[] = [];
+    const problems = new Problems();
     const date = (k: string, def: Date) => {
       const v = b[k];
       if (v === undefined || v === null) return def;
@@ -115,7 +114,7 @@ export class ActivityHttpController {
     if (!problems.length && end.getTime() <= start.getTime()) problems.push({ loc: ['body', 'end_time'], msg: 'end_time must be after start_time', type: 'value_error' });
     const buckets = Math.ceil((end.getTime() - start.getTime()) / (seconds * 1000));
     if (!problems.length && buckets > 10_000) problems.push({ loc: ['body', 'bucket_seconds'], msg: `That makes ${buckets} buckets; at most 10000`, type: 'value_error', input: seconds });
-    if (problems.length) throw new ValidationFailedError(problems);
+    problems.throwIfAny();
     const storeId = await this.store(p, sid);
     const counts = await this.activity.histogram({ organizationId: p.organizationId, kinds, storeId, before: null, after: null, start, end, seconds });
     const types = [...new Set(kinds.map((k) => PLATFORM_EVENT[k]))];

@@ -1,19 +1,18 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, re2, streamName, ValidationFailedError } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, Problems, READ_MODEL_CONSISTENCY, ReadModelConsistency, re2, streamName, ValidationFailedError } from '@larder/kernel';
 import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
 import { SearchRuleRow, SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { REGEX_FLAGS, RegexFlag, SearchRuleEntry } from './events';
 import { SearchRuleCommand, searchRuleDecider } from './search-rule.aggregate';
 
 type Loc = (string | number)[];
-type Detail = { loc: Loc; msg: string; type: string; input?: unknown };
 type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const nonNegInt = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x >= 0;
 
 /** Validates one `Rule` (§14); fills `query` and `store_id` from the parent rule when absent. */
-export function parseRuleEntry(v: unknown, loc: Loc, parent: { query: string; storeId: string }, problems: Detail[]): SearchRuleEntry | null {
+export function parseRuleEntry(v: unknown, loc: Loc, parent: { query: string; storeId: string }, problems: Problems): SearchRuleEntry | null {
   if (!isObject(v)) {
     problems.push({ loc, msg: 'Input should be a rule object', type: 'model_type', input: v });
     return null;
@@ -87,7 +86,7 @@ export class SearchRulesWriter {
   }
 
   parseBody(body: unknown, storeId: string, partial: boolean): { query?: string; rules?: SearchRuleEntry[] } {
-    const problems: Detail[] = [];
+    const problems = new Problems();
     if (!isObject(body)) throw new ValidationFailedError([{ loc: ['body'], msg: 'Input should be a JSON object', type: 'model_type', input: body }]);
     let query: string | undefined;
     if (body.query !== undefined && body.query !== null) {
@@ -99,7 +98,7 @@ export class SearchRulesWriter {
       if (!Array.isArray(body.rules)) problems.push({ loc: ['body', 'rules'], msg: 'Input should be a valid list', type: 'list_type', input: body.rules });
       else rules = body.rules.map((r, i) => parseRuleEntry(r, ['body', 'rules', i], { query: query ?? '', storeId }, problems)).filter((r): r is SearchRuleEntry => r !== null);
     } else if (!partial) problems.push({ loc: ['body', 'rules'], msg: 'Field required', type: 'missing' });
-    if (problems.length) throw new ValidationFailedError(problems);
+    problems.throwIfAny();
     return { query, rules };
   }
 
@@ -131,9 +130,9 @@ export class SearchRulesWriter {
   async removeEntry(organizationId: string, actor: string, storeId: string, ruleId: string, body: unknown): Promise<{ deleted: SearchRuleEntry; remaining: number }> {
     const current = await this.get(organizationId, storeId, ruleId);
     if (!isObject(body) || body.rule === undefined) throw new ValidationFailedError([{ loc: ['body', 'rule'], msg: 'Field required', type: 'missing' }]);
-    const problems: Detail[] = [];
+    const problems = new Problems();
     const rule = parseRuleEntry(body.rule, ['body', 'rule'], { query: current.query, storeId }, problems);
-    if (problems.length || !rule) throw new ValidationFailedError(problems);
+    if (problems.length || !rule) throw new ValidationFailedError(problems.list);
     const r = await this.decide({ type: 'DeleteSearchRuleEntry', ruleId, storeId, organizationId, rule }, actor);
     return { deleted: rule, remaining: r.state.rules.length };
   }

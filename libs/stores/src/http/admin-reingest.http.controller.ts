@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { AdminOnly, CurrentPrincipal, Principal, ValidationFailedError } from '@larder/kernel';
+import { AdminOnly, CurrentPrincipal, Principal, Problems } from '@larder/kernel';
 import { StoreFilesWriter } from '../store-files.writer';
 import { IngestionWorker } from '../ingestion/ingestion.worker';
 
@@ -19,11 +19,11 @@ export class AdminReingestHttpController {
   async reingest(@CurrentPrincipal() p: Principal, @Param('organization_id') org: string, @Param('store_identifier') sid: string, @Query() query: Record<string, unknown>) {
     const raw = query.statuses;
     const statuses = raw === undefined ? null : (Array.isArray(raw) ? raw : String(raw).split(',')).map(String);
-    const problems = [];
+    const problems = new Problems();
     if (statuses?.some((s) => !STATUSES.includes(s))) problems.push({ loc: ['query', 'statuses'], msg: `Input should be ${STATUSES.map((s) => `'${s}'`).join(', ')}`, type: 'enum', input: raw });
     if (query.billable !== undefined && !['true', 'false'].includes(String(query.billable))) problems.push({ loc: ['query', 'billable'], msg: 'Input should be a valid boolean', type: 'bool_parsing', input: query.billable });
     if (!/^[0-9a-f-]{36}$/i.test(org)) problems.push({ loc: ['path', 'organization_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: org });
-    if (problems.length) throw new ValidationFailedError(problems);
+    problems.throwIfAny();
     const jobs = await this.writer.reingest(org.toLowerCase(), p.apiKeyId, sid, statuses, String(query.billable) === 'true');
     this.worker.nudge();
     return { message: `${jobs} store file${jobs === 1 ? '' : 's'} queued for re-ingestion`, jobs_created: jobs };
