@@ -299,6 +299,11 @@ export class ProjectionRunner implements ReadModelConsistency {
     for (const l of [...this.listeners]) l();
   }
 
+  async positionOf(name: string): Promise<Position | null> {
+    if (this.options.runLoops === false) return this.checkpointOf(name).catch(() => null);
+    return this.positions.get(name) ?? null;
+  }
+
   async waitFor(names: readonly string[], position: Position | null): Promise<void> {
     if (!position) return;
     this.nudge();

@@ -13,6 +13,8 @@ export interface ReadModelConsistency {
    * them itself (a separate worker does), so nothing may be cached.
    */
   epoch?(projections: readonly string[]): string | null;
+  /** How far a projection has applied the log (null: not known here). */
+  positionOf?(projection: string): Promise<Position | null>;
 }
 export const READ_MODEL_CONSISTENCY = Symbol('READ_MODEL_CONSISTENCY');
 

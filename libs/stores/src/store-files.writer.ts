@@ -68,6 +68,15 @@ export class StoreFilesWriter implements FileReferences {
     if (s.copyState?.status === 'in_progress') throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
   }
 
+  /**
+   * Before reading chunks beside a store file read from the `stores` read model: the chunk index has
+   * applied at least what that read model has, so a `completed` file comes with its embedded chunks.
+   */
+  async chunkIndexCaughtUp(): Promise<void> {
+    const at = (await this.consistency.positionOf?.('stores')) ?? null;
+    await this.consistency.waitFor(['chunk-index'], at);
+  }
+
   async get(organizationId: string, storeIdentifier: string, fileIdentifier: string): Promise<StoreFileRow> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     const f = await this.reader.get(organizationId, s.id, fileIdentifier);

@@ -173,6 +173,8 @@ export class StoreFilesHttpController {
         throw new ValidationFailedError([{ loc: ['query', 'return_chunks'], msg: 'return_chunks must be a boolean or a list of chunk indices', type: 'value_error', input: rc }]);
       }
     }
+    // the `stores` position is taken after the row was read, so the chunks are at least as new as it
+    if (indices !== undefined) await this.writer.chunkIndexCaughtUp();
     const chunks = indices === undefined ? undefined : await this.index.getChunks(f.storeId, f.fileId, indices);
     return toStoreFileResponse(f, this.contentUrl(req, f), chunks);
   }
