@@ -251,18 +251,10 @@ export class StoreSearchService {
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
       data: {
-        searchId: this.ids.uuid(),
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        storeIds: stores.map((s) => s.id),
+        ...this.activityOf(p, stores, common, results, t0),
         query: query!,
         rewrittenQuery: rewritten,
         rerank: !!options.rerank,
-        filters: common.rawFilters,
-        topK: common.topK,
-        results: results.map(eventResult),
-        searchTimeMs: performance.now() - t0,
-        at: this.clock.now().toISOString(),
       },
     });
     return { object: 'list' as const, data };
@@ -366,20 +358,27 @@ export class StoreSearchService {
     this.activity.record(p.organizationId, {
       type: 'StoreGrepPerformed',
       data: {
-        searchId: this.ids.uuid(),
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        storeIds: stores.map((s) => s.id),
+        ...this.activityOf(p, stores, common, results, t0),
         pattern: pattern as string,
         caseSensitive,
-        filters: common.rawFilters,
-        topK: common.topK,
-        results: results.map(eventResult),
-        searchTimeMs: performance.now() - t0,
-        at: this.clock.now().toISOString(),
       },
     });
     return { object: 'list' as const, data: results.map((c) => toScoredChunkResponse(c, returnMetadata)) };
+  }
+
+  /** The fields every search activity event has: who asked, over which stores, what came back, how fast. */
+  private activityOf(p: Principal, stores: StoreRef[], common: CommonParams, results: RankedChunk[], t0: number) {
+    return {
+      searchId: this.ids.uuid(),
+      organizationId: p.organizationId,
+      apiKeyId: p.apiKeyId,
+      storeIds: stores.map((s) => s.id),
+      filters: common.rawFilters,
+      topK: common.topK,
+      results: results.map(eventResult),
+      searchTimeMs: performance.now() - t0,
+      at: this.clock.now().toISOString(),
+    };
   }
 
   /** list-chunks and metadata facets leave a `search` activity entry (not billed as a search). */
@@ -387,17 +386,9 @@ export class StoreSearchService {
     this.activity.record(p.organizationId, {
       type: 'StoreChunksListed',
       data: {
-        searchId: this.ids.uuid(),
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        storeIds: stores.map((s) => s.id),
+        ...this.activityOf(p, stores, common, results, t0),
         operation,
         query,
-        filters: common.rawFilters,
-        topK: common.topK,
-        results: results.map(eventResult),
-        searchTimeMs: performance.now() - t0,
-        at: this.clock.now().toISOString(),
       },
     });
   }
