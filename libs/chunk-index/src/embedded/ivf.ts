@@ -16,13 +16,6 @@ export function normalize(v: Float32Array): Float32Array {
   return out;
 }
 
-/** A unit vector as int8 (x·127, rounded). */
-export function quantize(unit: Float32Array): Int8Array {
-  const out = new Int8Array(unit.length);
-  for (let i = 0; i < unit.length; i++) out[i] = Math.max(-127, Math.min(127, Math.round(unit[i] * 127)));
-  return out;
-}
-
 /** Spherical k-means on unit vectors (deterministic seeding), `iterations` rounds. */
 export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): Float32Array {
   const dims = sample[0].length;
@@ -183,7 +176,8 @@ export class IvfIndex {
     Object.assign(l, { ids, groups, arena, at });
   }
 
-  add(id: number, group: number, list: number, code: Int8Array): void {
+  /** Adds a vector (any length; it is normalised) to a list, quantised straight into the list's codes. */
+  add(id: number, group: number, list: number, vector: Float32Array): void {
     this.remove(id);
     const l = this.lists[list];
     if (l.size === l.capacity) this.grow(l);
@@ -191,8 +185,11 @@ export class IvfIndex {
     l.groups[l.size] = group;
     const i8 = l.arena!.v.i8;
     const at = l.at + l.size * this.stride;
-    i8.set(code, at);
-    if (code.length < this.stride) i8.fill(0, at + code.length, at + this.stride);
+    let n = 0;
+    for (let d = 0; d < this.dims; d++) n += vector[d] * vector[d];
+    const k = 127 / (Math.sqrt(n) || 1);
+    for (let d = 0; d < this.dims; d++) i8[at + d] = Math.max(-127, Math.min(127, Math.round(vector[d] * k)));
+    if (this.dims < this.stride) i8.fill(0, at + this.dims, at + this.stride);
     l.size++;
     this.where.set(id, list);
   }

@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdirSync } from 'fs';
 import { dirname } from 'path';
 import { evaluateFilter } from '@larder/kernel';
-import { IvfIndex, kmeans, normalize, quantize, TopK } from './ivf';
+import { IvfIndex, kmeans, normalize, TopK } from './ivf';
 import { LexicalInput, lexicalProgram } from './lexical.program';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
@@ -143,10 +143,11 @@ export class SqliteChunkIndex implements ChunkIndex {
     return g;
   }
 
+  /** `vector` need not be normalised (the IVF quantises its direction). */
   private addToAnn(a: Ann, id: number, storeId: string, list: number, unit: Float32Array): void {
     this.removeFromAnn(a, id);
     const g = this.group(storeId);
-    a.ivf.add(id, g, list, quantize(unit));
+    a.ivf.add(id, g, list, unit);
     a.perGroup.set(g, (a.perGroup.get(g) ?? 0) + 1);
   }
 
@@ -171,13 +172,14 @@ export class SqliteChunkIndex implements ChunkIndex {
       const a: Ann = { model: c.model as string, ivf: new IvfIndex(c.dims as number, centroids), trainedCount: c.trained_count as number, perGroup: new Map() };
       this.anns.set(a.model, a);
       const unassigned: Array<[number, number]> = [];
-      for (const r of this.db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).iterate(a.model) as IterableIterator<Row>) {
-        const v = blobVector(r.vector as Buffer);
+      // raw rows and no per-row copies: a start loads every vector of the model
+      const rows = this.db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).raw();
+      for (const [id, storeId, stored, blob] of rows.iterate(a.model) as IterableIterator<[number, string, number | null, Buffer]>) {
+        const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : blobVector(blob);
         if (v.length !== a.ivf.dims) continue;
-        const unit = normalize(v);
-        let list = r.list as number | null;
-        if (list === null) unassigned.push([(list = a.ivf.listOf(unit)), r.id as number]);
-        this.addToAnn(a, r.id as number, r.store_id as string, list, unit);
+        let list = stored;
+        if (list === null) unassigned.push([(list = a.ivf.listOf(v)), id]); // a list choice needs no normalising
+        this.addToAnn(a, id, storeId, list, v);
       }
       if (unassigned.length) {
         const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
