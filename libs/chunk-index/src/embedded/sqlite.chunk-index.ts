@@ -9,12 +9,6 @@ import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, In
 
 type Row = Record<string, unknown>;
 
-/**
- * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL) holding files, chunks, vectors
- * and an FTS5 BM25 index, with the projection checkpoint written in the same transaction as the ops,
- * so it is exactly-once across crashes. Dense search is an exact cosine scan over the candidate
- * stores' vectors (README: chosen by measurement; see bench/ and the closing notes).
- */
 export interface SqliteChunkIndexOptions {
   /** A model's vectors get an IVF index once it has this many (below, dense search is an exact scan). */
   ivfMinVectors?: number;
@@ -36,6 +30,13 @@ interface Ann {
   perGroup: Map<number, number>;
 }
 
+/**
+ * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL) holding files, chunks, vectors,
+ * an FTS5 BM25 index and an FTS5 trigram index, with the projection checkpoint written in the same
+ * transaction as the ops, so it is exactly-once across crashes. Dense search is an exact cosine scan
+ * for small stores and an in-memory IVF over int8 codes (ivf.ts, int8-kernel.ts) above
+ * `ivfMinVectors`; BM25 reads run in a worker thread (sqlite-read-worker.ts, lexical.program.ts).
+ */
 export class SqliteChunkIndex implements ChunkIndex {
   readonly kind = 'embedded';
   private db: Database.Database;
@@ -144,10 +145,10 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   /** `vector` need not be normalised (the IVF quantises its direction). */
-  private addToAnn(a: Ann, id: number, storeId: string, list: number, unit: Float32Array): void {
+  private addToAnn(a: Ann, id: number, storeId: string, list: number, vector: Float32Array): void {
     this.removeFromAnn(a, id);
     const g = this.group(storeId);
-    a.ivf.add(id, g, list, unit);
+    a.ivf.add(id, g, list, vector);
     a.perGroup.set(g, (a.perGroup.get(g) ?? 0) + 1);
   }
 
