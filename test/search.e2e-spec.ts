@@ -86,6 +86,20 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(sour.data[0].file_id).toBe(ids['sauerkraut.md']);
   });
 
+  it('a repeated query is embedded once, and answers the same', async () => {
+    const embed = jest.spyOn(t.larder.infra.embedder, 'embed');
+    try {
+      const q = { query: 'apricot halves in light syrup', store_identifiers: [store], top_k: 3 };
+      const [a, b] = await Promise.all([c.stores.search(q), c.stores.search(q)]);
+      const again = await c.stores.search(q);
+      expect(embed.mock.calls.filter(([texts, kind]) => kind === 'query' && texts[0] === q.query)).toHaveLength(1);
+      expect(b.data).toEqual(a.data);
+      expect(again.data).toEqual(a.data);
+    } finally {
+      embed.mockRestore();
+    }
+  });
+
   it('filters on file and chunk metadata, file_ids in both forms, threshold, top_k and return_metadata', async () => {
     const q = { query: 'recipe with sugar', store_identifiers: [store], top_k: 10 };
     const de = await c.stores.search({ ...q, filters: { key: 'lang', operator: 'eq', value: 'de' } });

@@ -166,17 +166,35 @@ export class StoreSearchService {
     return !filter || evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
   }
 
-  /** Hybrid retrieval + fusion (+ rerank), before rules, thresholds and top_k. Exposed for QA and facets. */
+  /**
+   * Query embeddings of recent queries (most recently used last): a repeated query, or the same
+   * query arriving twice at once, costs one model call. A failed embedding is not kept.
+   */
+  private readonly queryVectors = new Map<string, Promise<Float32Array | null>>();
+  private static readonly QUERY_VECTORS_KEPT = 1024;
+
   private embedQuery(query: string): Promise<Float32Array | null> {
-    return this.embedder
+    const key = `${this.embedder.model}\u0000${query}`;
+    const kept = this.queryVectors.get(key);
+    if (kept) {
+      this.queryVectors.delete(key);
+      this.queryVectors.set(key, kept);
+      return kept;
+    }
+    const vector = this.embedder
       .embed([query], 'query')
       .then(([v]) => v)
       .catch((err: Error) => {
+        if (this.queryVectors.get(key) === vector) this.queryVectors.delete(key);
         this.logger.warn(`query embedding failed, answering from the lexical index only: ${err.message}`);
         return null;
       });
+    this.queryVectors.set(key, vector);
+    if (this.queryVectors.size > StoreSearchService.QUERY_VECTORS_KEPT) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+    return vector;
   }
 
+  /** Hybrid retrieval + fusion (+ rerank), before rules, thresholds and top_k. Exposed for QA and facets. */
   async retrieve(
     stores: StoreRef[],
     query: string,
