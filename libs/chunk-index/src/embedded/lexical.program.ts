@@ -2,9 +2,11 @@ import type Database from 'better-sqlite3';
 
 export interface LexicalInput {
   text: string;
-  storeIds: string[];
-  include: string[] | null;
-  exclude: string[];
+  /** the columns of a hit (`c`: chunks, `f`: files) */
+  columns: string;
+  /** SQL condition on `c` (the chunks table) that selects the candidate chunks, and its parameters */
+  where: string;
+  params: unknown[];
   /** rows wanted (before any metadata filter, which the caller applies) */
   limit: number;
   /** postings the query may score (see below) */
@@ -32,7 +34,7 @@ export interface LexicalState {
 export function lexicalProgram(db: Database.Database, input: LexicalInput, state: LexicalState): Array<Record<string, unknown>> {
   const all = input.text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
   let terms = [...new Set(all)].slice(0, 64);
-  if (!terms.length || !input.storeIds.length) return [];
+  if (!terms.length) return [];
   if (terms.length > 1) {
     const n = (db.prepare(`SELECT max(id) AS n FROM chunks`).get() as { n: number | null }).n ?? 0;
     if (n >= 2000) {
@@ -66,18 +68,8 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
   }
   const match = terms.map((t) => `"${t}"`).join(' OR ');
 
-  const params: unknown[] = [...input.storeIds];
-  const conds = [`c.store_id IN (${input.storeIds.map(() => '?').join(',')})`];
-  if (input.include) {
-    conds.push(`c.file_id IN (${input.include.map(() => '?').join(',') || "''"})`);
-    params.push(...input.include);
-  }
-  if (input.exclude.length) {
-    conds.push(`c.file_id NOT IN (${input.exclude.map(() => '?').join(',')})`);
-    params.push(...input.exclude);
-  }
-  const where = conds.join(' AND ');
-  const select = `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
+  const { where, params } = input;
+  const select = `SELECT ${input.columns}`;
   const probe = input.limit * 4;
   const top = db.prepare(`SELECT rowid AS id, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?`).all(match, probe) as Array<{ id: number; score: number }>;
   if (top.length) {

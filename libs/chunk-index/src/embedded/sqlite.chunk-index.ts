@@ -328,7 +328,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     return rows.filter((r) => !want || want.has(r.chunk_index as number)).map(toChunk);
   }
 
-  private candidateSql(q: ChunkQuery, params: unknown[]): string {
+  private candidateSql(q: Pick<ChunkQuery, 'storeIds' | 'fileIds'>, params: unknown[]): string {
     const conds = [`c.store_id IN (${q.storeIds.map(() => '?').join(',')})`];
     params.push(...q.storeIds);
     if (q.fileIds?.include) {
@@ -343,11 +343,13 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
+    if (!q.storeIds.length) return [];
+    const params: unknown[] = [];
     const input: LexicalInput = {
       text: q.text ?? '',
-      storeIds: q.storeIds,
-      include: q.fileIds?.include ?? null,
-      exclude: q.fileIds?.exclude ?? [],
+      columns: HIT_COLUMNS,
+      where: this.candidateSql(q, params),
+      params,
       limit: q.filter ? Math.max(q.topK * 20, 1000) : q.topK,
       budget: LEXICAL_POSTINGS_BUDGET,
     };
@@ -369,17 +371,22 @@ export class SqliteChunkIndex implements ChunkIndex {
       const v = new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4);
       if (v.length === qv.length) best.push(cosine(qv, v), r.id);
     }
-    const top = best.sorted();
-    if (!top.length) return [];
-    const byId = new Map(top.map((t) => [t.id, t.score]));
-    const rows = this.db
-      .prepare(
-        `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata
-           FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${top.map(() => '?').join(',')})`,
-      )
-      .all(...top.map((t) => t.id)) as Row[];
-    for (const r of rows) r.score = byId.get(r.id as number);
-    rows.sort((a, b) => (b.score as number) - (a.score as number));
+    return this.hits(best.sorted(), q);
+  }
+
+  /** The rows of scored chunk ids, best first, through the query's metadata filter, at most topK. */
+  private hits(scored: Array<{ id: number; score: number }>, q: ChunkQuery): ScoredChunk[] {
+    const score = new Map(scored.map((x) => [x.id, x.score]));
+    const rows: Row[] = [];
+    for (let i = 0; i < scored.length; i += 500) {
+      const ids = scored.slice(i, i + 500).map((c) => c.id);
+      const batch = this.db
+        .prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`)
+        .all(...ids) as Row[];
+      rows.push(...batch);
+    }
+    for (const r of rows) r.score = score.get(r.id as number);
+    rows.sort((x, y) => (y.score as number) - (x.score as number));
     return this.postFilter(rows, q).slice(0, q.topK);
   }
 
@@ -422,23 +429,7 @@ export class SqliteChunkIndex implements ChunkIndex {
       for (const r of vs) if (!exclude.has(r.file_id as string)) exact.push({ id: r.id as number, score: cosine(unit, blobVector(r.vector as Buffer)) });
     }
     exact.sort((x, y) => y.score - x.score);
-    const answer = filtered ? exact : exact.slice(0, q.topK);
-    const score = new Map(answer.map((x) => [x.id, x.score]));
-    const rows: Row[] = [];
-    for (let i = 0; i < answer.length; i += 500) {
-      const ids = answer.slice(i, i + 500).map((c) => c.id);
-      rows.push(
-        ...(this.db
-          .prepare(
-            `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata
-               FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`,
-          )
-          .all(...ids) as Row[]),
-      );
-    }
-    for (const r of rows) r.score = score.get(r.id as number);
-    rows.sort((x, y) => (y.score as number) - (x.score as number));
-    return this.postFilter(rows, q).slice(0, q.topK);
+    return this.hits(filtered ? exact : exact.slice(0, q.topK), q);
   }
 
   private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
@@ -459,16 +450,7 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async scanChunks(q: ScanQuery): Promise<ScoredChunk[]> {
     const params: unknown[] = [];
-    const conds = [`c.store_id = ?`];
-    params.push(q.storeId);
-    if (q.fileIds?.include) {
-      conds.push(`c.file_id IN (${q.fileIds.include.map(() => '?').join(',') || "''"})`);
-      params.push(...q.fileIds.include);
-    }
-    if (q.fileIds?.exclude?.length) {
-      conds.push(`c.file_id NOT IN (${q.fileIds.exclude.map(() => '?').join(',')})`);
-      params.push(...q.fileIds.exclude);
-    }
+    const conds = [this.candidateSql({ storeIds: [q.storeId], fileIds: q.fileIds }, params)];
     if (q.after) {
       // index order is insertion order (rowid): FTS5 yields matches in it, so LIMIT stops early
       conds.push(`c.id > COALESCE((SELECT id FROM chunks WHERE store_id = ? AND file_id = ? AND chunk_index = ?), 9223372036854775807)`);
@@ -490,7 +472,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     params.push(q.limit);
     const rows = this.db
       .prepare(
-        `SELECT c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata, 0 AS score
+        `SELECT ${HIT_COLUMNS}, 0 AS score
            FROM ${from} JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id
           WHERE ${conds.join(' AND ')} ORDER BY ${literals.length ? 'chunks_tri.rowid' : 'c.id'} LIMIT ?`,
       )
@@ -542,6 +524,9 @@ function toChunk(r: Row): IndexedChunk {
     model: (r.model as string) ?? null,
   };
 }
+
+/** The columns a hit is made of (`c`: chunks, `f`: files). */
+const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see searchIvf). */
 const RESCORE_MARGIN = 0.02;
