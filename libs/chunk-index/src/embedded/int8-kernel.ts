@@ -123,11 +123,10 @@ export function scanScalar(memory: WasmMemory): ScanFn {
 }
 
 /** A scan function over `memory`: SIMD where available. */
-export function scanOver(memory: WasmMemory): { scan: ScanFn; simd: boolean } {
+export function scanOver(memory: WasmMemory): ScanFn {
   const mod = simdModule();
-  if (!mod) return { scan: scanScalar(memory), simd: false };
-  const instance = new wasm.Instance(mod, { env: { memory } });
-  return { scan: instance.exports.scan as ScanFn, simd: true };
+  if (!mod) return scanScalar(memory);
+  return new wasm.Instance(mod, { env: { memory } }).exports.scan as ScanFn;
 }
 
 const PAGE = 65536;
@@ -152,7 +151,7 @@ export class CodeArena {
     private readonly maxBytes = 1 << 30,
   ) {
     this.memory = new wasm.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE) });
-    this.scan = scanOver(this.memory).scan;
+    this.scan = scanOver(this.memory);
     this.query = 0;
     this.out = align(stride * 2);
     this.top = align(this.out + CodeArena.SCAN_BATCH * 4);

@@ -1,4 +1,4 @@
-import { CodeArena, Int8Matrix, simdAvailable } from './int8-kernel';
+import { CodeArena, Int8Matrix } from './int8-kernel';
 
 /**
  * An inverted-file (IVF) index over int8-quantised unit vectors, for the embedded chunk index's dense
@@ -111,6 +111,9 @@ export class TopK {
   }
 }
 
+/** How large one arena of codes may grow (more arenas are opened beyond it). */
+const ARENA_BYTES = 1 << 30;
+
 /** The lists of one embedding model. `group` is a small integer per store (the caller's mapping). */
 export class IvfIndex {
   private readonly lists: List[];
@@ -124,23 +127,15 @@ export class IvfIndex {
 
   constructor(
     readonly dims: number,
-    readonly centroids: Float32Array,
-    private readonly arenaBytes = 1 << 30,
+    centroids: Float32Array,
   ) {
     this.lists = Array.from({ length: centroids.length / dims }, () => new List());
     this.stride = (dims + 15) & ~15;
     this.coarse = new Int8Matrix(centroids, dims);
   }
 
-  get nlist(): number {
-    return this.lists.length;
-  }
   get size(): number {
     return this.where.size;
-  }
-  /** Whether the scan runs as WebAssembly SIMD (else the TypeScript loop). */
-  get simd(): boolean {
-    return simdAvailable();
   }
 
   listOf(unit: Float32Array): number {
@@ -154,7 +149,7 @@ export class IvfIndex {
       const at = arena.alloc(bytes);
       if (at !== null) return { arena, at };
     }
-    const arena = new CodeArena(this.stride, Math.max(this.arenaBytes, bytes + (1 << 20)));
+    const arena = new CodeArena(this.stride, Math.max(ARENA_BYTES, bytes + (1 << 20)));
     this.arenas.push(arena);
     const at = arena.alloc(bytes);
     if (at === null) throw new Error(`cannot allocate ${bytes} bytes of IVF codes`);
