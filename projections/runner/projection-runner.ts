@@ -28,13 +28,13 @@ export interface ProjectionStatus {
   updatedAt: Date | null;
 }
 
+/** How long a loop may go without writing its checkpoint while it sees only irrelevant events. */
+const PERSIST_EVERY_MS = 2000;
+
 /**
  * Drives projectors and reactors from the global log: one strictly ordered pull loop each, catch-up
  * then live, with the checkpoint written in the same transaction as the projection's rows.
  */
-/** How long a loop may go without writing its checkpoint while it sees only irrelevant events. */
-const PERSIST_EVERY_MS = 2000;
-
 export class ProjectionRunner implements ReadModelConsistency {
   private readonly logger = new Logger('ProjectionRunner');
   private readonly positions = new Map<string, Position>();
@@ -219,7 +219,7 @@ export class ProjectionRunner implements ReadModelConsistency {
     try {
       let lowest: Position | null = null;
       for (const at of this.idleWaiters.values()) if (!lowest || comparePositions(at, lowest) < 0) lowest = at;
-      if (lowest && (await this.store.readAll({ after: lowest, maxCount: 1 })).length) this.nudge();
+      if (lowest && comparePositions(await this.store.headPosition(), lowest) > 0) this.nudge();
     } catch (err) {
       this.logger.warn(`polling the event store: ${(err as Error).message}`);
     } finally {
@@ -244,8 +244,10 @@ export class ProjectionRunner implements ReadModelConsistency {
     return !relevant && !!p && Date.now() - p.at < PERSIST_EVERY_MS;
   }
 
-  /** An idle loop writes the position it skipped to, once PERSIST_EVERY_MS have passed since its last write. */
-  /** Answers how long until a skipped position is due to be written (null: nothing left to write). */
+  /**
+   * An idle loop writes the position it skipped to, once PERSIST_EVERY_MS have passed since its last
+   * write. Answers how long until that is due (null: nothing left to write).
+   */
   private async persistIdle(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<number | null> {
     const p = this.persisted.get(name);
     if (!p || comparePositions(p.position, at) === 0) return null;
