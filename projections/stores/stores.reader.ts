@@ -4,6 +4,9 @@ import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.projection';
 
 export const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
+/** A store as a request names it: its id and name. */
+export type StoreRef = { id: string; name: string };
+
 export interface StoreRow {
   id: string;
   organizationId: string;
@@ -77,12 +80,12 @@ export class StoresReader {
   }
 
   /** By id, else by name: identity only (no counts), for hot paths such as search. */
-  async resolve(organizationId: string, identifier: string): Promise<{ id: string; name: string } | null> {
+  async resolve(organizationId: string, identifier: string): Promise<StoreRef | null> {
     return (await this.resolveMany(organizationId, [identifier]))[0];
   }
 
   /** Each identifier (id or name), in order, resolved in one round trip; null where none matches. */
-  async resolveMany(organizationId: string, identifiers: string[]): Promise<Array<{ id: string; name: string } | null>> {
+  async resolveMany(organizationId: string, identifiers: string[]): Promise<Array<StoreRef | null>> {
     const rows: Raw[] = await this.ds.query(
       `SELECT DISTINCT ON (ids.ord) ids.ord, st.id, st.name
          FROM unnest($2::text[]) WITH ORDINALITY AS ids(ident, ord)

@@ -20,9 +20,8 @@ import {
 import { CHUNK_INDEX, ChunkIndex, ScoredChunk, toScoredChunkResponse } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 
-type StoreRef = { id: string; name: string };
 import { queryKey, SearchRulesReader } from '@larder/projections/search/search-rules.reader';
-import { StoresReader } from '@larder/projections/stores/stores.reader';
+import { StoreRef, StoresReader } from '@larder/projections/stores/stores.reader';
 import { chunkKey, fuse, FusionMethod } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
 import { CommonParams, parseCommon, parseQuery, parseSearchOptions, SearchOptions } from './search.request';
@@ -126,7 +125,6 @@ export class StoreSearchService {
     return (await this.resolveWithRules(p, identifiers, null)).stores;
   }
 
-  /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
   /**
    * Lookups cached while the read models they come from are unchanged in this process (only where
    * this process applies them: a change is applied, and the entry outdated, before the write that
@@ -144,6 +142,7 @@ export class StoreSearchService {
     return resolved.map((r) => ({ ...r, rules: r.store ? all.filter((x) => x.storeId === r.store!.id && x.queryKey === key).map((x) => x.rules) : [] }));
   }
 
+  /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
   private async resolveWithRules(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
     if (identifiers.includes('mixedbread/web')) throw new BadRequestError('The web store (mixedbread/web) is not available on this server: it needs a web search provider');
     const resolved = await this.resolveCached(p.organizationId, identifiers, query);
