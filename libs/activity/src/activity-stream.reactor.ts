@@ -1,7 +1,7 @@
 import { RecordedEvent, streamName, uuidFrom } from '@larder/kernel';
 import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
-import type { StoreChunksListed, StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
+import { SEARCH_ACTIVITY_EVENT_TYPES, StoreChunksListed, StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
 import { ActivityKind, ActivityRecorded } from './events';
 
 /** ISO 8601 duration of a number of milliseconds (`PT1.234S`). */
@@ -99,7 +99,7 @@ export function activityOf(e: RecordedEvent): Activity | null {
  */
 export class ActivityStreamReactor {
   readonly name = 'activity-streams';
-  readonly handles = ['StoreFileIngested', 'StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed'] as const;
+  readonly handles = ['StoreFileIngested', ...SEARCH_ACTIVITY_EVENT_TYPES] as const;
   constructor(private readonly store: EventStore) {}
 
   async handle(e: RecordedEvent): Promise<void> {
