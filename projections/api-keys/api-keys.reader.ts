@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 
+/** A key as the reader answers it. */
+export type ApiKeyRow = ApiKeyEntity;
+
 /** Queries over the `api-keys` read model. Every query but the secret lookup is organization-scoped. */
 @Injectable()
 export class ApiKeysReader {

@@ -15,8 +15,7 @@ import {
   scopeAllows,
   UnauthorizedError,
 } from '@larder/kernel';
-import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
-import type { ApiKeyEntity as ApiKeyRow } from '@larder/projections/api-keys/api-key.entity';
+import { ApiKeyRow, ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { hashSecret } from '../secrets';
 import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
 
