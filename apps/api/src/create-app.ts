@@ -2,6 +2,7 @@ import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import { withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
 import { LarderConfig } from './config';
@@ -33,6 +34,7 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
       logger: logLevels(config.logLevel),
       bodyParser: false,
     });
+    app.use((_req: unknown, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => withReadLagReporting(res, next));
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');

@@ -1,10 +1,10 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, ValidationFailedError } from '@larder/kernel';
-import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, ValidationFailedError } from '@larder/kernel';
+import { EVENT_STORE, EventStore } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
-import { apiKeyDecider } from '../../api-key.aggregate';
-import { apiKeyStream } from '../../streams';
+import { apiKeyView } from '../../api-key.aggregate';
+import { handleApiKey } from '../../api-key.writer';
 import { hashSecret, redact, SECRET_PREFIX } from '../../secrets';
 import { ApiKeyCreatedResponse, toApiKeyResponse } from '../../api-key.response';
 import { CreateApiKeyCommand } from './create-api-key.command';
@@ -26,10 +26,8 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
     }
     const apiKeyId = c.options.apiKeyId ?? this.ids.uuid();
     const secret = c.options.secret ?? `${SECRET_PREFIX}${this.ids.secret(32)}`;
-    const result = await handleCommand(
+    const result = await handleApiKey(
       this.store,
-      apiKeyStream(apiKeyId),
-      apiKeyDecider,
       {
         type: 'CreateApiKey',
         apiKeyId,
@@ -45,9 +43,8 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
       { orgId: c.organizationId, actor: c.options.actor ?? 'system' },
       { retries: 0, newIds: () => this.ids.uuid() },
     );
-    await this.consistency.waitFor(['api-keys'], result.position);
-    const row = await this.reader.get(c.organizationId, apiKeyId);
-    if (!row) throw new Error(`API key ${apiKeyId} missing from its read model after catch-up`);
-    return { ...toApiKeyResponse(row), value: secret };
+    // stored: from here on the key exists, whether or not its read model has caught up
+    const row = (await settle(this.consistency, ['api-keys'], result.position)) ? await this.reader.get(c.organizationId, apiKeyId) : null;
+    return { ...toApiKeyResponse(row ?? apiKeyView(apiKeyId, result.state)), value: secret };
   }
 }
