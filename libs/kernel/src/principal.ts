@@ -32,6 +32,12 @@ export interface RequiredScope {
   resourceType: string;
   /** Route parameter holding the resource id a scope entry may be pinned to. */
   resourceIdParam?: string;
+  /**
+   * The resources are named in the body (search over several stores): the guard lets the request
+   * through and the handler checks `scopeAllows` for every resource it resolves. Still a declaration:
+   * a route with neither this decorator nor `@Public()` is refused.
+   */
+  checkedPerResource?: boolean;
 }
 export const RequireScope = (scope: RequiredScope) => SetMetadata(REQUIRED_SCOPE, scope);
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);

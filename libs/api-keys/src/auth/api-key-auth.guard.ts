@@ -63,11 +63,12 @@ export class ApiKeyAuthGuard implements CanActivate {
     const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, scope: key.scope ?? null };
     req.principal = principal;
 
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && !principal.admin) {
-      throw new ForbiddenError('This operation needs an admin API key.');
-    }
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
+    if (adminOnly && !principal.admin) throw new ForbiddenError('This operation needs an admin API key.');
     const required = this.reflector.getAllAndOverride<RequiredScope | undefined>(REQUIRED_SCOPE, targets);
-    if (required) {
+    // fail closed: a route that declares neither a scope, admin-only nor public is open to no key
+    if (!required && !adminOnly) throw new ForbiddenError('This route declares no scope; it is closed to every key.');
+    if (required && !required.checkedPerResource) {
       const resourceId = required.resourceIdParam ? decodeURIComponent(req.params[required.resourceIdParam] ?? '') : undefined;
       if (!scopeAllows(principal.scope, required, resourceId)) {
         throw new ForbiddenError(
