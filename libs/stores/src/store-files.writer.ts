@@ -26,7 +26,8 @@ export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 export const handleStoreFile = commandHandler(storeFileDecider, (c: StoreFileCommand) => storeFileStream(c.storeId, c.fileId));
-const handleExternalId = commandHandler(storeExternalIdDecider, (c: ClaimStoreExternalId) => storeExternalIdStream(c.storeId, c.externalId));
+// every concurrent upsert of one external id competes for this stream: each retry round lets one through
+const handleExternalId = commandHandler(storeExternalIdDecider, (c: ClaimStoreExternalId) => storeExternalIdStream(c.storeId, c.externalId), { retries: 200 });
 
 /** A store file as its decided state shows it (the answer of a write whose read model is late). */
 export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | null): StoreFileRow | null {
