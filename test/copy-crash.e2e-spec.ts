@@ -36,7 +36,7 @@ describe('store copy survives kill -9 (embedded default)', () => {
     let c = client();
     const source = await c.stores.create({ name: 'original' });
     const files = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => c.files.create({ file: toFile(Buffer.from(`document ${i}: preserves, jams and pickles number ${i}`), `doc-${i}.txt`, { type: 'text/plain' }) })),
+      Array.from({ length: 50 }, async (_, i) => c.files.create({ file: await toFile(Buffer.from(`document ${i}: preserves, jams and pickles number ${i}`), `doc-${i}.txt`, { type: 'text/plain' }) })),
     );
     for (const f of files) await c.stores.files.create(source.id, { file_id: f.id });
     await eventually(

@@ -28,8 +28,9 @@ export class ApiKeyWriter {
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
     if (!/^[0-9a-f-]{36}$/i.test(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
     const result = await handleApiKey(this.store, { ...command, now: this.clock.now() } as ApiKeyCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const settled = await settle(this.consistency, ['api-keys'], result.position);
     if (result.state.status === 'deleted') return { response: null };
-    if (await settle(this.consistency, ['api-keys'], result.position)) {
+    if (settled) {
       const row = await this.reader.get(command.organizationId, command.apiKeyId);
       if (row) return { response: toApiKeyResponse(row) };
     }

@@ -15,6 +15,8 @@ export interface Principal {
   organizationId: string;
   apiKeyId: string;
   admin: boolean;
+  /** An admin key of the root organization: the operator, who may act on any organization (admin routes). */
+  operator: boolean;
   /** null = unrestricted within the organization. */
   scope: ScopeEntry[] | null;
 }

@@ -3,6 +3,8 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, ValidationFailedError } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import { StoresReader } from '@larder/projections/stores/stores.reader';
+import type { ScopeEntry } from '@larder/kernel';
 import { apiKeyView } from '../../api-key.aggregate';
 import { handleApiKey } from '../../api-key.writer';
 import { hashSecret, redact, SECRET_PREFIX } from '../../secrets';
@@ -17,13 +19,32 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
     private readonly reader: ApiKeysReader,
+    private readonly stores: StoresReader,
   ) {}
+
+  /** Store scopes are pinned to store ids: a name is resolved now, so a store that later takes the name gains nothing. */
+  private async pinStores(organizationId: string, scope: ScopeEntry[] | null): Promise<ScopeEntry[] | null> {
+    if (!scope) return scope;
+    const out: ScopeEntry[] = [];
+    for (const [i, e] of scope.entries()) {
+      if (e.resource_id == null || (e.resource_type != null && e.resource_type !== 'store')) {
+        out.push(e);
+        continue;
+      }
+      const store = await this.stores.resolve(organizationId, e.resource_id);
+      if (store) out.push({ ...e, resource_id: store.id });
+      else if (e.resource_type == null) out.push(e); // pinned to another kind of resource (a file id)
+      else throw new ValidationFailedError([{ loc: ['body', 'scope', i, 'resource_id'], msg: `Store ${e.resource_id} not found`, type: 'value_error', input: e.resource_id }]);
+    }
+    return out;
+  }
 
   async execute(c: CreateApiKeyCommand): Promise<ApiKeyCreatedResponse> {
     const now = this.clock.now();
     if (c.expiresAt && c.expiresAt.getTime() <= now.getTime()) {
       throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future', type: 'value_error', input: c.expiresAt.toISOString() }]);
     }
+    const scope = await this.pinStores(c.organizationId, c.scope);
     const apiKeyId = c.options.apiKeyId ?? this.ids.uuid();
     const secret = c.options.secret ?? `${SECRET_PREFIX}${this.ids.secret(32)}`;
     const result = await handleApiKey(
@@ -35,7 +56,7 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
         name: c.name,
         secretHash: hashSecret(secret),
         redactedValue: redact(secret),
-        scope: c.scope,
+        scope,
         expiresAt: c.expiresAt,
         admin: !!c.options.admin,
         now,
