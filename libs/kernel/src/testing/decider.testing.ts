@@ -101,7 +101,7 @@ export function given<TState, TCommand, TEvent extends { type: string; data: unk
           } else {
             expect(error.message).toMatch(expected);
           }
-          expect(decide).toThrow(error.constructor as ErrorClass); // deterministic refusal too
+          expect(decide).toThrow(error.constructor as new (...args: never[]) => Error); // deterministic refusal too
           return error;
         },
       };
