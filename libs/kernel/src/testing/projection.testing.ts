@@ -104,6 +104,15 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
     return rows;
   }
 
+  function sameRows(p: ProjectionUnderTest, what: string, actual: ProjectedRows, expected: ProjectedRows): void {
+    try {
+      expect(actual).toEqual(expected);
+    } catch (err) {
+      (err as Error).message = `projection ${p.name} is not idempotent: ${what} (expected: rows after one pass)\n${(err as Error).message}`;
+      throw err;
+    }
+  }
+
   async function setup(p: ProjectionUnderTest, qr: QueryRunner): Promise<void> {
     await p.setup(qr.manager);
     await p.setup(qr.manager); // setup is idempotent (every start runs it)
@@ -121,7 +130,7 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
         await applyAll(p, handled, qr, 'the first pass');
         const rows = await snapshot(p, qr);
         await applyAll(p, handled, qr, 're-applying the whole log');
-        expect({ afterReapplyingTheLog: await snapshot(p, qr) }).toEqual({ afterReapplyingTheLog: rows });
+        sameRows(p, 're-applying the whole log on top changed its rows', await snapshot(p, qr), rows);
         return rows;
       });
       await inFreshSchema(async (qr) => {
@@ -132,7 +141,7 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
           qr,
           'applying each event twice',
         );
-        expect({ afterEachEventTwice: await snapshot(p, qr) }).toEqual({ afterEachEventTwice: first });
+        sameRows(p, 'applying each event twice in a row gave other rows than applying it once', await snapshot(p, qr), first);
       });
       return first;
     },
