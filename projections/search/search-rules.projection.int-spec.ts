@@ -13,6 +13,7 @@ const DOOMED = '5704e000-0000-4000-8000-000000000002';
 const OTHER_STORE = '5704e000-0000-4000-8000-000000000003';
 const rule = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
+type Cmd<C> = C extends { now: Date } ? Omit<C, 'now'> : never;
 const entry = (storeId: string, query: string, substitution: string): SearchRuleEntry => ({ type: 'query_string', query, store_id: storeId, substitution });
 
 describe('search-rules projection', () => {
@@ -21,9 +22,9 @@ describe('search-rules projection', () => {
   it('one row per live rule with its normalised query key; a deleted store takes its rules with it', async () => {
     const log = new TestEventLog();
     let clock = 0;
-    const run = (c: Omit<SearchRuleCommand, 'now'>) =>
+    const run = (c: Cmd<SearchRuleCommand>) =>
       log.decide(searchRuleDecider, streamName('search_rule', c.ruleId), { ...c, now: t(++clock) } as SearchRuleCommand, { orgId: c.organizationId, actor: 'key' });
-    const runStore = (c: Omit<StoreCommand, 'now'>) => log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++clock) } as StoreCommand, { orgId: c.organizationId, actor: 'key' });
+    const runStore = (c: Cmd<StoreCommand>) => log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++clock) } as StoreCommand, { orgId: c.organizationId, actor: 'key' });
     const config = { contextualization: false, save_content: true };
     for (const [id, organizationId] of [[STORE, ORG], [DOOMED, ORG], [OTHER_STORE, OTHER_ORG]])
       runStore({ type: 'CreateStore', storeId: id, organizationId, name: id.slice(-1), description: null, isPublic: false, license: null, metadata: null, config, expiresAfter: null }); // t1-3

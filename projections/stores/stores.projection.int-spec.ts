@@ -12,19 +12,21 @@ const file = (n: number) => `f11e0000-0000-4000-8000-0000000000${String(n).padSt
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const config = { contextualization: false, save_content: true };
 
+type Cmd<C> = C extends { now: Date } ? Omit<C, 'now'> : never;
+
 /** A history written through the store and store-file deciders, as the writers and the ingestion worker do. */
 class History {
   readonly log = new TestEventLog();
   private clock = 0;
   private now = () => t(++this.clock);
 
-  store(c: StoreCommand extends infer C ? (C extends { now: Date } ? Omit<C, 'now'> : never) : never) {
+  store(c: Cmd<StoreCommand>) {
     return this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: this.now() } as StoreCommand, { orgId: c.organizationId, actor: 'key' });
   }
   createStore(n: number, name: string, organizationId = ORG) {
     return this.store({ type: 'CreateStore', storeId: store(n), organizationId, name, description: null, isPublic: false, license: null, metadata: null, config, expiresAfter: null });
   }
-  file(c: StoreFileCommand extends infer C ? (C extends { now: Date } ? Omit<C, 'now'> : never) : never) {
+  file(c: Cmd<StoreFileCommand>) {
     return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: this.now() } as StoreFileCommand, { orgId: c.organizationId, actor: 'key' });
   }
   addFile(s: number, f: number, o: { organizationId?: string; version?: number; externalId?: string | null; copiedFrom?: StoreFileAdded['data']['copiedFrom'] } = {}) {
