@@ -88,8 +88,8 @@ const reingest = (organizationId = ORG): StoreFileCommand => ({
   ...ids,
   organizationId,
   filename: 'guide.md',
-  externalId: 'ext-1',
-  metadata: { lang: 'en' },
+  externalId: 'ext-2',
+  metadata: { lang: 'fr' },
   billable: false,
   now: t(40),
 });
@@ -98,7 +98,7 @@ describe('store file decider', () => {
   describe('AddStoreFile', () => {
     it('adds a file at generation 1, pending ingestion', () => {
       const { state } = given(storeFileDecider).when(add()).then(added(1));
-      expect(state).toMatchObject({ present: true, organizationId: ORG, generation: 1, status: 'pending', attempt: 0 });
+      expect(state).toMatchObject({ present: true, organizationId: ORG, generation: 1, status: 'pending', attempt: 0, metadata: { lang: 'en' }, added: added(1).data });
     });
 
     it('a copied file arrives completed, with the source’s artifacts', () => {
@@ -140,11 +140,11 @@ describe('store file decider', () => {
     });
   });
 
-  it('updates metadata (the state does not change)', () => {
+  it('updates metadata', () => {
     const { state } = given(storeFileDecider, added())
       .when({ type: 'UpdateStoreFileMetadata', ...ids, organizationId: ORG, metadata: { lang: 'de' }, now: t(2) })
       .then({ type: 'StoreFileMetadataUpdated', data: { ...ids, metadata: { lang: 'de' }, at: at(2) } });
-    expect(state).toEqual(given(storeFileDecider, added()).state);
+    expect(state).toEqual({ ...given(storeFileDecider, added()).state, metadata: { lang: 'de' } });
   });
 
   it('removes a file with its reason', () => {
@@ -212,9 +212,9 @@ describe('store file decider', () => {
         .when(reingest())
         .then({
           type: 'StoreFileReingestionRequested',
-          data: { ...ids, organizationId: ORG, generation: 2, filename: 'guide.md', externalId: 'ext-1', metadata: { lang: 'en' }, billable: false, at: at(40) },
+          data: { ...ids, organizationId: ORG, generation: 2, filename: 'guide.md', externalId: 'ext-2', metadata: { lang: 'fr' }, billable: false, at: at(40) },
         });
-      expect(state).toMatchObject({ generation: 2, status: 'pending', attempt: 0, parsed: null, workerId: null });
+      expect(state).toMatchObject({ generation: 2, status: 'pending', attempt: 0, parsed: null, workerId: null, metadata: { lang: 'fr' }, added: { ...added(1).data, externalId: 'ext-2' } });
       given(storeFileDecider, added(), started(), parsed, ...events).when(recordIngested('w1', 1)).thenThrows(IngestionSupersededError);
       given(storeFileDecider, added(), started(), parsed, ...events).when(start({ generation: 2, s: 41 })).thenMatches({ type: 'StoreFileIngestionStarted', data: { generation: 2, attempt: 1 } });
     });

@@ -42,7 +42,13 @@ describe('store decider', () => {
   describe('CreateStore', () => {
     it('creates a store with everything it was given', () => {
       const { state } = given(storeDecider).when(create).then(created);
-      expect(state).toEqual({ status: 'active', organizationId: ORG, name: 'handbook', copying: null });
+      expect(state).toEqual({
+        status: 'active',
+        organizationId: ORG,
+        name: 'handbook',
+        copying: null,
+        view: { description: 'd', isPublic: false, license: null, metadata: { team: 'a' }, expiresAfter: null, config, createdAt: at(0), updatedAt: at(0), copyState: null },
+      });
     });
 
     it('refuses to create a store that exists, was deleted or expired', () => {
@@ -65,6 +71,7 @@ describe('store decider', () => {
         .when(update({ name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter }))
         .then({ type: 'StoreUpdated', data: { storeId: STORE, name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, at: at(4) } });
       expect(state.name).toBe('manual');
+      expect(state.view).toEqual({ description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, config, createdAt: at(0), updatedAt: at(4), copyState: null });
     });
 
     it('reactivates an expired store', () => {
@@ -83,6 +90,7 @@ describe('store decider', () => {
     it('expires an active store once; expiring again appends nothing', () => {
       const { state } = given(storeDecider, created).when(expire()).then(expired);
       expect(state.status).toBe('expired');
+      expect(state.view?.updatedAt).toBe(at(5));
       given(storeDecider, created, expired).when(expire()).thenNothing();
     });
 
@@ -121,6 +129,7 @@ describe('store decider', () => {
     it('starts a copy on each side, once', () => {
       const { state } = given(storeDecider, created).when(startCopy('source')).then(copyStarted('source'));
       expect(state.copying).toEqual({ role: 'source', peerStoreId: PEER });
+      expect(state.view?.copyState).toEqual({ role: 'source', status: 'in_progress', peer_store_id: PEER, started_at: at(3), error: null });
       given(storeDecider, created).when(startCopy('target')).then(copyStarted('target'));
       given(storeDecider, created, copyStarted('source')).when(startCopy('source')).thenThrows(ConflictError, /already being copied/);
     });
@@ -130,7 +139,10 @@ describe('store decider', () => {
         .when(finishCopy('boom'))
         .then({ type: 'StoreCopyFinished', data: { storeId: STORE, role: 'target', peerStoreId: PEER, error: 'boom', at: at(7) } });
       expect(state.copying).toBeNull();
-      given(storeDecider, created, copyStarted('target')).when(finishCopy(null)).thenMatches({ type: 'StoreCopyFinished', data: { error: null } });
+      // a failed copy stays visible in the view; a finished one clears it
+      expect(state.view?.copyState).toEqual({ role: 'target', status: 'failed', peer_store_id: PEER, started_at: at(3), error: 'boom' });
+      const ok = given(storeDecider, created, copyStarted('target')).when(finishCopy(null)).thenMatches({ type: 'StoreCopyFinished', data: { error: null } });
+      expect(ok.state.view?.copyState).toBeNull();
       given(storeDecider, created).when(finishCopy(null)).thenNothing();
     });
 
