@@ -232,8 +232,8 @@ describe('limits: abandoned uploads expire, oversized files are refused', () => 
       await new Promise((r) => setTimeout(r, 1100));
       // the sweeper runs every minute; run one pass now
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { UploadWriter } = require('@larder/files');
-      expect(await t.larder.app.get(UploadWriter).sweepExpired()).toBe(1);
+      const { UploadExpirySweeper } = require('@larder/files');
+      expect(await t.larder.app.get(UploadExpirySweeper).sweepExpired()).toBe(1);
       await expect(c.files.uploads.retrieve(up.id)).rejects.toMatchObject({ status: 404 });
       expect((await c.files.uploads.list()).data).toEqual([]);
     } finally {
