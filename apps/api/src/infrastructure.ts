@@ -109,9 +109,10 @@ export async function createInfrastructure(
     await ensureDatabase(databaseUrl);
   }
 
-  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  // a call the database never answers fails (503 to its request) instead of holding a connection forever
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs });
   pool.on('error', (err) => logger.warn(`idle database connection failed: ${err.message}`));
-  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, entities: READ_MODEL_ENTITIES, synchronize: false, extra: { max: 10 } });
+  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, entities: READ_MODEL_ENTITIES, synchronize: false, extra: { max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs } });
   await dataSource.initialize();
 
   let eventStore: EventStore;
