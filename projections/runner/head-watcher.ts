@@ -12,6 +12,9 @@ export class HeadWatcher {
   /** Idle loops and the position each stopped at. */
   private readonly idleWaiters = new Map<() => void, Position>();
   private pollTimer: NodeJS.Timeout | null = null;
+  /** When a failing poll was last logged (0: the last poll succeeded); a failing store is logged once a minute, not every poll. */
+  private failingSince = 0;
+  private lastLogged = 0;
 
   constructor(
     private readonly store: EventStore,
@@ -59,8 +62,15 @@ export class HeadWatcher {
       let lowest: Position | null = null;
       for (const at of this.idleWaiters.values()) if (!lowest || comparePositions(at, lowest) < 0) lowest = at;
       if (lowest && comparePositions(await this.store.headPosition(), lowest) > 0) this.nudge();
+      if (this.failingSince) this.logger.log(`polling the event store works again (it failed for ${Math.round((Date.now() - this.failingSince) / 1000)} s)`);
+      this.failingSince = 0;
     } catch (err) {
-      this.logger.warn(`polling the event store: ${(err as Error).message}`);
+      const now = Date.now();
+      if (!this.failingSince || now - this.lastLogged >= 60_000) {
+        this.logger.warn(`polling the event store: ${(err as Error).message}`);
+        this.lastLogged = now;
+      }
+      this.failingSince ||= now;
     } finally {
       this.pollTimer = null;
       this.schedulePoll();

@@ -12,7 +12,7 @@ import { PullLoop } from './pull-loop';
 import { ReadYourWrites } from './read-your-writes';
 import { ReplayResult, replayExternal, replayProjection } from './replay';
 import { ProjectionStatus, readStatus } from './runner-status';
-import { setupStuckLoops } from './stuck-loops';
+import { StuckInfo, setupStuckLoops } from './stuck-loops';
 
 export { READ_MODEL_CONSISTENCY };
 export type { ProjectionStatus };
@@ -163,6 +163,11 @@ export class ProjectionRunner implements ReadModelConsistency {
     this.tracker.bump(name);
     this.tracker.advance(name, r.position);
     return r;
+  }
+
+  /** This process's loops (none where they run elsewhere): whether each runs, and what it is stuck on; no database needed. */
+  loopStates(): Array<{ name: string; kind: 'projection' | 'reactor'; running: boolean; stuck: StuckInfo | null }> {
+    return this.loops.map((l) => ({ name: l.name, kind: l.kind, running: l.running, stuck: l.stuck }));
   }
 
   /**
