@@ -3,6 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'http';
+import { withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
 import { LarderConfig } from './config';
@@ -35,6 +36,7 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
       logger: logLevels(config.logLevel),
       bodyParser: false,
     });
+    app.use((_req: unknown, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => withReadLagReporting(res, next));
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');

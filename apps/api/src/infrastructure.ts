@@ -23,6 +23,9 @@ import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
 import { ActivityStreamReactor } from '@larder/activity';
+import { StoreCopyReactor } from '@larder/stores';
+import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
+import { Position, ProjectionName, RandomIdGenerator, SystemClock } from '@larder/kernel';
 import type { Reranker } from '@larder/search';
 import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
@@ -144,8 +147,19 @@ export async function createInfrastructure(
   const embedder = createEmbedder(config);
   const reranker: Reranker | null = null;
 
-  const reactors: Reactor[] = options.reactors === false ? [] : [new EventRelayReactor(bus, config.natsSubjectPrefix), new ActivityStreamReactor(eventStore)];
-  const runner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
+  // the copy process manager waits on the stores read model, which the runner built below maintains
+  const consistency = { waitFor: (names: readonly ProjectionName[], at: Position | null) => runner.waitFor(names, at) };
+  const storeFiles = new StoreFilesReader(dataSource);
+  const copySource = { completedFilesOf: async (storeId: string) => (await storeFiles.allOfStore(storeId)).filter((f) => f.status === 'completed') };
+  const reactors: Reactor[] =
+    options.reactors === false
+      ? []
+      : [
+          new EventRelayReactor(bus, config.natsSubjectPrefix),
+          new ActivityStreamReactor(eventStore),
+          new StoreCopyReactor(eventStore, consistency, copySource, new SystemClock(), new RandomIdGenerator()),
+        ];
+  const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     runLoops: options.runLoops ?? config.runWorker,
     // Embedded: appends come from this process (which nudges the loops) or, rarely, from the CLI

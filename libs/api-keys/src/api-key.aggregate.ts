@@ -7,6 +7,11 @@ export interface ApiKeyState {
   name: string | null;
   expiresAt: string | null;
   lastUsedAt: string | null;
+  /** What the key's response shows, so a write can answer from its decided state when the read model is late. */
+  redactedValue: string | null;
+  scope: ScopeEntry[] | null;
+  createdAt: string | null;
+  updatedAt: string | null;
 }
 
 export type ApiKeyCommand =
@@ -28,7 +33,17 @@ export type ApiKeyCommand =
   | { type: 'DeleteApiKey'; apiKeyId: string; organizationId: string; now: Date }
   | { type: 'RecordApiKeyUse'; apiKeyId: string; organizationId: string; now: Date; minIntervalMs: number };
 
-export const initialApiKeyState = (): ApiKeyState => ({ status: 'absent', organizationId: null, name: null, expiresAt: null, lastUsedAt: null });
+export const initialApiKeyState = (): ApiKeyState => ({
+  status: 'absent',
+  organizationId: null,
+  name: null,
+  expiresAt: null,
+  lastUsedAt: null,
+  redactedValue: null,
+  scope: null,
+  createdAt: null,
+  updatedAt: null,
+});
 
 export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   initialState: initialApiKeyState,
@@ -36,17 +51,28 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
   evolve(state, event) {
     switch (event.type) {
       case 'ApiKeyCreated':
-        return { status: 'active', organizationId: event.data.organizationId, name: event.data.name, expiresAt: event.data.expiresAt, lastUsedAt: null };
+        return {
+          status: 'active',
+          organizationId: event.data.organizationId,
+          name: event.data.name,
+          expiresAt: event.data.expiresAt,
+          lastUsedAt: null,
+          redactedValue: event.data.redactedValue,
+          scope: event.data.scope,
+          createdAt: event.data.createdAt,
+          updatedAt: event.data.createdAt,
+        };
       case 'ApiKeyUpdated':
         return {
           ...state,
           name: event.data.name ?? state.name,
           expiresAt: event.data.expiresAt !== undefined ? event.data.expiresAt : state.expiresAt,
+          updatedAt: event.data.updatedAt,
         };
       case 'ApiKeyRevoked':
-        return { ...state, status: 'revoked', expiresAt: earliest(state.expiresAt, event.data.revokedAt) };
+        return { ...state, status: 'revoked', expiresAt: earliest(state.expiresAt, event.data.revokedAt), updatedAt: event.data.revokedAt };
       case 'ApiKeyRerolled':
-        return state;
+        return { ...state, redactedValue: event.data.redactedValue, updatedAt: event.data.rerolledAt };
       case 'ApiKeyDeleted':
         return { ...state, status: 'deleted' };
       case 'ApiKeyUsed':
@@ -112,6 +138,21 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
     }
   },
 };
+
+/** The key as its decided state shows it (the response of a write whose read model is late). */
+export function apiKeyView(id: string, s: ApiKeyState) {
+  const date = (x: string | null) => (x ? new Date(x) : null);
+  return {
+    id,
+    name: s.name ?? '',
+    redactedValue: s.redactedValue ?? '',
+    expiresAt: date(s.expiresAt),
+    createdAt: new Date(s.createdAt ?? 0),
+    updatedAt: new Date(s.updatedAt ?? s.createdAt ?? 0),
+    lastActiveAt: date(s.lastUsedAt),
+    scope: s.scope,
+  };
+}
 
 function earliest(a: string | null, b: string): string {
   return a && Date.parse(a) < Date.parse(b) ? a : b;

@@ -1,14 +1,20 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, NotFoundError } from '@larder/kernel';
-import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, NotFoundError, settle } from '@larder/kernel';
+import { EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
-import { ApiKeyCommand, apiKeyDecider } from './api-key.aggregate';
+import { ApiKeyCommand, apiKeyDecider, apiKeyView } from './api-key.aggregate';
 import { apiKeyStream } from './streams';
 import { ApiKeyResponse, toApiKeyResponse } from './api-key.response';
 
 type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
-/** Runs one decision on an existing key, waits for the read model, and returns the key as now stored. */
+/** One decider bound to its stream: every write to an API key goes through it. */
+export const handleApiKey = commandHandler(apiKeyDecider, (c: ApiKeyCommand) => apiKeyStream(c.apiKeyId));
+
+/**
+ * Runs one decision on an existing key and returns the key as now stored: from the read model once it
+ * has caught up, else from the decided state (the write is stored; the response says reads may lag).
+ */
 @Injectable()
 export class ApiKeyWriter {
   constructor(
@@ -21,16 +27,13 @@ export class ApiKeyWriter {
 
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
     if (!/^[0-9a-f-]{36}$/i.test(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
-    const result = await handleCommand(
-      this.store,
-      apiKeyStream(command.apiKeyId),
-      apiKeyDecider,
-      { ...command, now: this.clock.now() } as ApiKeyCommand,
-      { orgId: command.organizationId, actor },
-      { newIds: () => this.ids.uuid() },
-    );
-    await this.consistency.waitFor(['api-keys'], result.position);
-    const row = await this.reader.get(command.organizationId, command.apiKeyId);
-    return { response: row ? toApiKeyResponse(row) : null };
+    const result = await handleApiKey(this.store, { ...command, now: this.clock.now() } as ApiKeyCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const settled = await settle(this.consistency, ['api-keys'], result.position);
+    if (result.state.status === 'deleted') return { response: null };
+    if (settled) {
+      const row = await this.reader.get(command.organizationId, command.apiKeyId);
+      if (row) return { response: toApiKeyResponse(row) };
+    }
+    return { response: toApiKeyResponse(apiKeyView(command.apiKeyId, result.state)) };
   }
 }

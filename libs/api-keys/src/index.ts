@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { ApiKeyWriter } from './api-key.writer';
 import { ApiKeyAuthGuard } from './auth/api-key-auth.guard';
 import { ApiKeyUsageRecorder } from './auth/api-key-usage.recorder';
@@ -39,6 +40,7 @@ export { hashSecret, uuidFrom, SECRET_PREFIX } from './secrets';
   ],
   providers: [
     ApiKeysReader,
+    StoresReader,
     ApiKeyWriter,
     ApiKeyUsageRecorder,
     ApiKeyAuthGuard,

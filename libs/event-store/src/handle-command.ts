@@ -43,3 +43,24 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
     }
   }
 }
+
+/** A decider bound to its stream: `(store, command, metadata) → appended position and state`. Never waits for read models. */
+export type BoundCommandHandler<TState, TCommand> = (
+  store: EventStore,
+  command: TCommand,
+  metadata: EventMetadata,
+  options?: { retries?: number; newIds?: () => string },
+) => Promise<CommandResult<TState>>;
+
+/**
+ * Binds a decider to the stream its commands address (in the spirit of emmett's `CommandHandler`).
+ * The returned function appends and answers the position; waiting for read models is the caller's
+ * next, separate step (`settle`), so nothing after a successful append can turn it into a failure.
+ */
+export function commandHandler<TState, TCommand, TEvent extends { type: string; data: unknown }>(
+  decider: Decider<TState, TCommand, TEvent>,
+  streamOf: (command: TCommand) => string,
+  defaults: { retries?: number } = {},
+): BoundCommandHandler<TState, TCommand> {
+  return (store, command, metadata, options = {}) => handleCommand(store, streamOf(command), decider, command, metadata, { ...defaults, ...options });
+}

@@ -7,12 +7,12 @@ describe('ReadModelCache', () => {
     const cache = new ReadModelCache(consistency);
     let loads = 0;
     const load = async () => ++loads;
-    expect(await cache.get('k', ['p'], load)).toBe(1);
-    expect(await cache.get('k', ['p'], load)).toBe(1);
+    expect(await cache.get('k', ['stores'], load)).toBe(1);
+    expect(await cache.get('k', ['stores'], load)).toBe(1);
     epoch = '2';
-    expect(await cache.get('k', ['p'], load)).toBe(2);
+    expect(await cache.get('k', ['stores'], load)).toBe(2);
     epoch = null;
-    expect(await cache.get('k', ['p'], load)).toBe(3);
-    expect(await cache.get('k', ['p'], load)).toBe(4);
+    expect(await cache.get('k', ['stores'], load)).toBe(3);
+    expect(await cache.get('k', ['stores'], load)).toBe(4);
   });
 });

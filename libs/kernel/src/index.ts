@@ -8,3 +8,4 @@ export * from './principal';
 export * from './filters';
 export * from './file-ports';
 export * from './multipart';
+export * from './read-lag';

@@ -15,6 +15,8 @@ export interface Principal {
   organizationId: string;
   apiKeyId: string;
   admin: boolean;
+  /** An admin key of the root organization: the operator, who may act on any organization (admin routes). */
+  operator: boolean;
   /** null = unrestricted within the organization. */
   scope: ScopeEntry[] | null;
 }
@@ -32,6 +34,12 @@ export interface RequiredScope {
   resourceType: string;
   /** Route parameter holding the resource id a scope entry may be pinned to. */
   resourceIdParam?: string;
+  /**
+   * The resources are named in the body (search over several stores): the guard lets the request
+   * through and the handler checks `scopeAllows` for every resource it resolves. Still a declaration:
+   * a route with neither this decorator nor `@Public()` is refused.
+   */
+  checkedPerResource?: boolean;
 }
 export const RequireScope = (scope: RequiredScope) => SetMetadata(REQUIRED_SCOPE, scope);
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);

@@ -70,6 +70,16 @@ export interface StoreNameReleased {
 }
 export type StoreNameEvent = StoreNameClaimed | StoreNameReleased;
 
+/**
+ * Per-store uniqueness of `external_id`: one claim stream per (store, external id), held by one file.
+ * A claim that takes over from another file names it (`previousFileId`), which is then removed.
+ */
+export interface StoreExternalIdClaimed {
+  type: 'StoreExternalIdClaimed';
+  data: { organizationId: string; storeId: string; externalId: string; fileId: string; previousFileId: string | null; at: string };
+}
+export type StoreExternalIdEvent = StoreExternalIdClaimed;
+
 export type ParsingStrategy = 'fast' | 'high_quality';
 
 /** The file content a store file was added with (a snapshot: later file replacements re-add it). */

@@ -14,6 +14,7 @@ import { AdminReingestHttpController } from './http/admin-reingest.http.controll
 export { STORES_CONFIG } from './stores.config';
 export type { StoresConfig } from './stores.config';
 export { IngestionWorker } from './ingestion/ingestion.worker';
+export { StoreCopyReactor } from './copy/store-copy.reactor';
 
 /** Stores, store files and ingestion (contract §12–§13). Global: the files context removes files from stores through FILE_REFERENCES. */
 @Global()

@@ -12,6 +12,9 @@ export interface StoreFileState {
   leaseExpiresAt: Date | null;
   workerId: string | null;
   parsed: { chunksKey: string; chunkCount: number; usageTokens: number } | null;
+  /** What the file was added with, and its metadata now: a write answers from these when the read model is late. */
+  added: StoreFileAdded['data'] | null;
+  metadata: unknown;
 }
 
 export type StoreFileCommand =
@@ -39,7 +42,7 @@ export type StoreFileCommand =
 export class IngestionSupersededError extends ConflictError {}
 
 export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFileEvent> = {
-  initialState: () => ({ present: false, organizationId: null, generation: 0, status: null, attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null }),
+  initialState: () => ({ present: false, organizationId: null, generation: 0, status: null, attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null, added: null, metadata: null }),
   evolve(s, e) {
     switch (e.type) {
       case 'StoreFileAdded':
@@ -52,11 +55,13 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
           leaseExpiresAt: null,
           workerId: null,
           parsed: null,
+          added: e.data,
+          metadata: e.data.metadata,
         };
       case 'StoreFileMetadataUpdated':
-        return s;
+        return { ...s, metadata: e.data.metadata };
       case 'StoreFileReingestionRequested':
-        return { ...s, generation: e.data.generation, status: 'pending', attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null };
+        return { ...s, metadata: e.data.metadata, added: s.added && { ...s.added, externalId: e.data.externalId }, generation: e.data.generation, status: 'pending', attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null };
       case 'StoreFileIngestionStarted':
         return { ...s, status: 'in_progress', attempt: e.data.attempt, leaseExpiresAt: new Date(e.data.leaseExpiresAt), workerId: e.data.workerId };
       case 'StoreFileParsed':

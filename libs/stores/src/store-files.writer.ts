@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
 import {
   CLOCK,
   Clock,
@@ -9,19 +9,61 @@ import {
   NotFoundError,
   READ_MODEL_CONSISTENCY,
   ReadModelConsistency,
+  settle,
   ValidationFailedError,
 } from '@larder/kernel';
-import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
+import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
-import { StoreFileCommand, storeFileDecider } from './store-file.aggregate';
-import { storeFileStream } from './streams';
+import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
+import { storeExternalIdDecider, ClaimStoreExternalId } from './store-external-id.aggregate';
+import { storeExternalIdStream, storeFileStream } from './streams';
 import { ParsingStrategy } from './events';
 
 export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 
 type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
+
+export const handleStoreFile = commandHandler(storeFileDecider, (c: StoreFileCommand) => storeFileStream(c.storeId, c.fileId));
+// every concurrent upsert of one external id competes for this stream: each retry round lets one through
+const handleExternalId = commandHandler(storeExternalIdDecider, (c: ClaimStoreExternalId) => storeExternalIdStream(c.storeId, c.externalId), { retries: 200 });
+
+/** A store file as its decided state shows it (the answer of a write whose read model is late). */
+export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | null): StoreFileRow | null {
+  const a = s.added;
+  if (!s.present || !a) return null;
+  const copied = a.copiedFrom ?? null;
+  return {
+    storeId: a.storeId,
+    fileId: a.fileId,
+    organizationId: a.organizationId,
+    generation: s.generation,
+    filename: a.filename,
+    mimeType: a.mimeType,
+    bytes: a.bytes,
+    sha256: a.sha256,
+    blobKey: a.blobKey,
+    fileVersion: a.fileVersion,
+    metadata: s.metadata,
+    externalId: a.externalId,
+    parsingStrategy: a.parsingStrategy,
+    contextualization: a.contextualization,
+    status: s.status ?? 'pending',
+    lastError: before?.lastError ?? null,
+    attempt: s.attempt,
+    workerId: s.workerId,
+    leaseExpiresAt: s.leaseExpiresAt,
+    retryAt: before?.retryAt ?? null,
+    chunksKey: s.parsed?.chunksKey ?? copied?.chunksKey ?? null,
+    vectorsKey: before?.vectorsKey ?? copied?.vectorsKey ?? null,
+    model: before?.model ?? copied?.model ?? null,
+    chunkCount: s.parsed?.chunkCount ?? copied?.chunkCount ?? 0,
+    usageTokens: s.parsed?.usageTokens ?? copied?.usageTokens ?? 0,
+    createdAt: before?.createdAt ?? new Date(a.at),
+    updatedAt: new Date(),
+  };
+}
 
 export interface AddStoreFileInput {
   file_id: string;
@@ -35,6 +77,7 @@ export interface AddStoreFileInput {
 /** Store files: attach, metadata, remove; the ingestion worker records its progress through `decide`. */
 @Injectable()
 export class StoreFilesWriter implements FileReferences {
+  private readonly logger = new NestLogger('StoreFiles');
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
@@ -45,17 +88,31 @@ export class StoreFilesWriter implements FileReferences {
     private readonly files: FilesReader,
   ) {}
 
-  async decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true) {
-    const result = await handleCommand(
-      this.store,
-      storeFileStream(command.storeId, command.fileId),
-      storeFileDecider,
-      { ...command, now: this.clock.now() } as StoreFileCommand,
-      { orgId: command.organizationId, actor },
-      { newIds: () => this.ids.uuid() },
-    );
-    if (wait) await this.consistency.waitFor(STORE_FILE_PROJECTIONS, result.position);
-    return result;
+  /** Appends one store-file decision; with `wait`, then waits for the read models (late: the response says so, the write stands). */
+  async decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true): Promise<CommandResult<StoreFileState> & { settled: boolean }> {
+    const result = await handleStoreFile(this.store, { ...command, now: this.clock.now() } as StoreFileCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const settled = wait ? await settle(this.consistency, STORE_FILE_PROJECTIONS, result.position) : false;
+    return { ...result, settled };
+  }
+
+  /** The store file after a decision: the read model's row once it caught up, else the decided state. */
+  private async answer(organizationId: string, storeId: string, fileId: string, result: CommandResult<StoreFileState> & { settled: boolean }, before: StoreFileRow | null): Promise<StoreFileRow> {
+    // the write is stored: a failing read falls back to the decided state rather than failing the write
+    const row = result.settled || !result.position ? await this.reader.get(organizationId, storeId, fileId).catch(() => null) : null;
+    return row ?? storeFileRowFromState(result.state, before) ?? before!;
+  }
+
+  private async stateOf(storeId: string, fileId: string): Promise<StoreFileState> {
+    let state = storeFileDecider.initialState();
+    for (const e of await this.store.readStream(storeFileStream(storeId, fileId))) state = storeFileDecider.evolve(state, e as never);
+    return state;
+  }
+
+  /** Removes a store file that another write superseded; already gone is fine. */
+  private async removeSuperseded(organizationId: string, storeId: string, fileId: string, actor: string): Promise<void> {
+    await this.decide({ type: 'RemoveStoreFile', storeId, organizationId, fileId, reason: 'overwritten' }, actor, false).catch((err) => {
+      if (!(err instanceof NotFoundError)) throw err;
+    });
   }
 
   async resolveStore(organizationId: string, identifier: string): Promise<StoreRow> {
@@ -74,7 +131,7 @@ export class StoreFilesWriter implements FileReferences {
    */
   async chunkIndexCaughtUp(): Promise<void> {
     const at = (await this.consistency.positionOf?.('stores')) ?? null;
-    await this.consistency.waitFor(['chunk-index'], at);
+    await settle(this.consistency, ['chunk-index'], at);
   }
 
   async get(organizationId: string, storeIdentifier: string, fileIdentifier: string): Promise<StoreFileRow> {
@@ -91,22 +148,39 @@ export class StoreFilesWriter implements FileReferences {
     if (!file) throw new NotFoundError(`File ${input.file_id} not found`);
     const strategy: ParsingStrategy = input.experimental?.parsing_strategy ?? input.config?.parsing_strategy ?? 'fast';
     const externalId = input.external_id ?? null;
-    const existing = await this.reader.get(organizationId, s.id, file.id);
-    if (existing && existing.fileId === file.id) {
+    // the store file's own stream, not the read model (which may lag), says whether it is there
+    const existing = await this.stateOf(s.id, file.id);
+    if (existing.present && existing.added) {
       // Upsert: the same content and options only update metadata; anything else re-ingests.
-      const same = existing.fileVersion === file.version && existing.sha256 === file.sha256 && existing.parsingStrategy === strategy && existing.externalId === externalId;
+      const a = existing.added;
+      const same = a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && a.externalId === externalId;
+      const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
-        if (input.metadata !== undefined) await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor);
-        return (await this.reader.get(organizationId, s.id, file.id))!;
+        if (input.metadata === undefined) return before ?? storeFileRowFromState(existing, null)!;
+        const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor);
+        return this.answer(organizationId, s.id, file.id, r, before);
       }
-      await this.decide({ type: 'RemoveStoreFile', storeId: s.id, organizationId, fileId: file.id, reason: 'overwritten' }, actor, false);
+      await this.removeSuperseded(organizationId, s.id, file.id, actor);
     }
     if (externalId) {
-      const clashes = (await this.reader.byExternalId(s.id, externalId)).filter((f) => f.fileId !== file.id);
-      if (clashes.length && input.overwrite === false) throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
-      for (const c of clashes) await this.decide({ type: 'RemoveStoreFile', storeId: s.id, organizationId, fileId: c.fileId, reason: 'overwritten' }, actor, false);
+      // Files that held the external id before claims existed (read before the claim: none of them is a later claimant's).
+      const legacy = (await this.reader.byExternalId(s.id, externalId)).filter((f) => f.fileId !== file.id);
+      const history = await this.store.readStream(storeExternalIdStream(s.id, externalId));
+      const holder = history.length ? (history[history.length - 1].data as { fileId: string }).fileId : null;
+      const holderPresent = holder !== null && holder !== file.id && (await this.stateOf(s.id, holder)).present;
+      if (!history.length && legacy.length && input.overwrite === false) throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
+      const claim = await handleExternalId(
+        this.store,
+        { type: 'ClaimStoreExternalId', organizationId, storeId: s.id, externalId, fileId: file.id, overwrite: input.overwrite !== false, holderPresent, now: this.clock.now() },
+        { orgId: organizationId, actor },
+        { newIds: () => this.ids.uuid() },
+      );
+      const previous = (claim.events[0]?.data as { previousFileId?: string | null } | undefined)?.previousFileId ?? null;
+      const superseded = new Set([...(history.length ? [] : legacy.map((f) => f.fileId)), ...(previous ? [previous] : [])]);
+      superseded.delete(file.id);
+      for (const id of superseded) await this.removeSuperseded(organizationId, s.id, id, actor);
     }
-    await this.decide(
+    const added = await this.decide(
       {
         type: 'AddStoreFile',
         storeId: s.id,
@@ -125,7 +199,24 @@ export class StoreFilesWriter implements FileReferences {
       },
       actor,
     );
-    return (await this.reader.get(organizationId, s.id, file.id))!;
+    // Stored: from here on nothing may turn this into an error.
+    if (externalId) await this.dropIfSuperseded(organizationId, s.id, externalId, file.id, actor);
+    return this.answer(organizationId, s.id, file.id, added, null);
+  }
+
+  /**
+   * A concurrent upsert of the same external id may have claimed it between this file's claim and its
+   * add, and found nothing to remove yet: the file that no longer holds the claim removes itself, so
+   * exactly one store file keeps the external id.
+   */
+  private async dropIfSuperseded(organizationId: string, storeId: string, externalId: string, fileId: string, actor: string): Promise<void> {
+    try {
+      const history = await this.store.readStream(storeExternalIdStream(storeId, externalId));
+      const holder = history.length ? (history[history.length - 1].data as { fileId: string }).fileId : null;
+      if (holder !== fileId) await this.removeSuperseded(organizationId, storeId, fileId, actor);
+    } catch (err) {
+      this.logger.warn(`store ${storeId}: checking external_id holder of ${fileId} failed: ${(err as Error).message}`);
+    }
   }
 
   /** Queues every store file of the store (in `statuses`, when given) for ingestion again; answers how many. */
@@ -147,7 +238,7 @@ export class StoreFilesWriter implements FileReferences {
       if (r?.position) last = r.position;
       if (r) n++;
     }
-    if (last) await this.consistency.waitFor(STORE_FILE_PROJECTIONS, last);
+    if (last) await settle(this.consistency, STORE_FILE_PROJECTIONS, last);
     return n;
   }
 
@@ -180,8 +271,8 @@ export class StoreFilesWriter implements FileReferences {
     this.assertWritable(s);
     const f = await this.reader.get(organizationId, s.id, fileIdentifier);
     if (!f) throw new NotFoundError(`File ${fileIdentifier} not found in store ${storeIdentifier}`);
-    await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: f.fileId, metadata: metadata ?? null }, actor);
-    return (await this.reader.get(organizationId, s.id, f.fileId))!;
+    const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: f.fileId, metadata: metadata ?? null }, actor);
+    return this.answer(organizationId, s.id, f.fileId, r, f);
   }
 
   async remove(organizationId: string, actor: string, storeIdentifier: string, fileIdentifier: string): Promise<{ id: string; deleted: true; object: 'store.file' }> {

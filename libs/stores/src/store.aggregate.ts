@@ -7,6 +7,15 @@ export interface StoreState {
   name: string | null;
   /** Set while a copy runs (either side). */
   copying: { role: 'source' | 'target'; peerStoreId: string } | null;
+  /** What the store's response shows, so a write can answer from its decided state when the read model is late. */
+  view: StoreView | null;
+}
+
+export interface StoreView extends Omit<StoreFields, 'name'> {
+  config: StoreConfigData;
+  createdAt: string;
+  updatedAt: string;
+  copyState: { role: 'source' | 'target'; status: 'in_progress' | 'failed'; peer_store_id: string; started_at: string; error: string | null } | null;
 }
 
 export interface StoreFields {
@@ -27,21 +36,40 @@ export type StoreCommand =
   | { type: 'FinishCopy'; storeId: string; organizationId: string; role: 'source' | 'target'; peerStoreId: string; error: string | null; now: Date };
 
 export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
-  initialState: () => ({ status: 'absent', organizationId: null, name: null, copying: null }),
+  initialState: () => ({ status: 'absent', organizationId: null, name: null, copying: null, view: null }),
   evolve(s, e) {
+    const view = s.view;
     switch (e.type) {
-      case 'StoreCreated':
-        return { ...s, status: 'active', organizationId: e.data.organizationId, name: e.data.name };
-      case 'StoreUpdated':
-        return { ...s, name: e.data.name ?? s.name, status: s.status === 'expired' ? 'active' : s.status };
+      case 'StoreCreated': {
+        const d = e.data;
+        return {
+          ...s,
+          status: 'active',
+          organizationId: d.organizationId,
+          name: d.name,
+          view: { description: d.description, isPublic: d.isPublic, license: d.license, metadata: d.metadata, expiresAfter: d.expiresAfter, config: d.config, createdAt: d.at, updatedAt: d.at, copyState: null },
+        };
+      }
+      case 'StoreUpdated': {
+        const { storeId: _id, name: _name, at, ...changed } = e.data;
+        void _id;
+        void _name;
+        return { ...s, name: e.data.name ?? s.name, status: s.status === 'expired' ? 'active' : s.status, view: view && { ...view, ...changed, updatedAt: at } };
+      }
       case 'StoreExpired':
-        return { ...s, status: 'expired' };
+        return { ...s, status: 'expired', view: view && { ...view, updatedAt: e.data.at } };
       case 'StoreDeleted':
         return { ...s, status: 'deleted' };
-      case 'StoreCopyStarted':
-        return { ...s, copying: { role: e.data.role, peerStoreId: e.data.peerStoreId } };
-      case 'StoreCopyFinished':
-        return { ...s, copying: null };
+      case 'StoreCopyStarted': {
+        const d = e.data;
+        const copyState = { role: d.role, status: 'in_progress' as const, peer_store_id: d.peerStoreId, started_at: d.at, error: null };
+        return { ...s, copying: { role: d.role, peerStoreId: d.peerStoreId }, view: view && { ...view, copyState, updatedAt: d.at } };
+      }
+      case 'StoreCopyFinished': {
+        const d = e.data;
+        const copyState = d.error && view?.copyState ? { ...view.copyState, status: 'failed' as const, error: d.error } : null;
+        return { ...s, copying: null, view: view && { ...view, copyState, updatedAt: d.at } };
+      }
     }
   },
   decide(c, s) {

@@ -8,14 +8,15 @@ import {
   NotFoundError,
   READ_MODEL_CONSISTENCY,
   ReadModelConsistency,
+  settle,
   ValidationFailedError,
 } from '@larder/kernel';
-import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
+import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
-import { StoreCommand, storeDecider, STORE_NAME } from './store.aggregate';
-import { storeNameDecider } from './store-name.aggregate';
+import { StoreCommand, storeDecider, STORE_NAME, StoreState } from './store.aggregate';
+import { StoreNameCommand, storeNameDecider } from './store-name.aggregate';
 import { storeNameStream, storeStream } from './streams';
 import { ExpiresAfterData, StoreConfigData } from './events';
 import { StoreFilesWriter } from './store-files.writer';
@@ -33,6 +34,39 @@ export interface CreateStoreInput {
   expires_after?: { anchor?: 'last_active_at'; days?: number } | null;
   config?: { contextualization?: StoreConfigData['contextualization']; save_content?: boolean; lsf?: Record<string, unknown> | null } | null;
   file_ids?: string[] | null;
+}
+
+export const handleStore = commandHandler(storeDecider, (c: StoreCommand) => storeStream(c.storeId));
+const handleStoreName = commandHandler(storeNameDecider, (c: StoreNameCommand) => storeNameStream(c.organizationId, c.name));
+
+/** How long a claim whose store is still being created or renamed is protected from takeover. */
+const CLAIM_GRACE_MS = 30_000;
+
+/** A store as its decided state shows it (the answer of a write whose read model is late). */
+export function storeRowFromState(id: string, s: StoreState, before: StoreRow | null): StoreRow {
+  const v = s.view!;
+  const copy = v.copyState;
+  const status = s.status === 'expired' ? 'expired' : copy?.role === 'target' ? (copy.status === 'failed' ? 'failed' : 'in_progress') : 'completed';
+  const empty = { pending: 0, in_progress: 0, cancelled: 0, completed: 0, failed: 0, total: 0 };
+  return {
+    id,
+    organizationId: s.organizationId!,
+    name: s.name!,
+    description: v.description,
+    isPublic: v.isPublic,
+    license: v.license,
+    metadata: v.metadata ?? null,
+    config: v.config as StoreRow['config'],
+    expiresAfter: v.expiresAfter,
+    status,
+    copyState: copy,
+    createdAt: new Date(v.createdAt),
+    updatedAt: new Date(v.updatedAt),
+    lastActiveAt: new Date(v.updatedAt),
+    fileCounts: before?.fileCounts ?? empty,
+    usageBytes: before?.usageBytes ?? 0,
+    usageTokens: before?.usageTokens ?? 0,
+  };
 }
 
 const expires = (e: CreateStoreInput['expires_after']): ExpiresAfterData | null => (e ? { anchor: 'last_active_at', days: e.days ?? 30 } : null);
@@ -57,28 +91,46 @@ export class StoresWriter {
     return row;
   }
 
-  async decide(command: WithoutClock<StoreCommand>, actor: string) {
-    const result = await handleCommand(this.store, storeStream(command.storeId), storeDecider, { ...command, now: this.clock.now() } as StoreCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
-    await this.consistency.waitFor(STORE_PROJECTIONS, result.position);
-    return result;
+  /** Appends one store decision. Waiting for the read models is `answer`'s job, after the append. */
+  decide(command: WithoutClock<StoreCommand>, actor: string): Promise<CommandResult<StoreState>> {
+    return handleStore(this.store, { ...command, now: this.clock.now() } as StoreCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
   }
 
-  /** Claims `name` for `storeId`; takes over a claim whose store never came to exist (a crash between claim and create). */
+  /** The store after a stored decision: the read model's row once it caught up, else the decided state (the response says reads lag). */
+  async answer(organizationId: string, storeId: string, result: CommandResult<StoreState>, before: StoreRow | null = null): Promise<StoreRow> {
+    if (await settle(this.consistency, STORE_PROJECTIONS, result.position)) {
+      const row = await this.reader.get(organizationId, storeId);
+      if (row) return row;
+    }
+    if (!result.state.view) throw new NotFoundError(`Store ${storeId} not found`);
+    return storeRowFromState(storeId, result.state, before);
+  }
+
+  private async stateOf(storeId: string): Promise<StoreState> {
+    let state = storeDecider.initialState();
+    for (const e of await this.store.readStream(storeStream(storeId))) state = storeDecider.evolve(state, e as never);
+    return state;
+  }
+
+  /**
+   * Claims `name` for `storeId`. A claim is taken over when its holder is deleted (a crash between the
+   * delete and the release), or, after a grace period, when its holder never came to exist or no
+   * longer has that name (a crash between claim and create or rename).
+   */
   private async claim(organizationId: string, name: string, storeId: string, actor: string): Promise<void> {
-    const stream = storeNameStream(organizationId, name);
-    const history = await this.store.readStream(stream);
+    const history = await this.store.readStream(storeNameStream(organizationId, name));
     const last = history[history.length - 1];
     let orphanHolder = false;
     if (last?.type === 'StoreNameClaimed') {
-      const holder = (last.data as { storeId: string }).storeId;
-      const holderCreated = (await this.store.readStream(storeStream(holder), { maxCount: 1 })).length > 0;
-      orphanHolder = !holderCreated && this.clock.now().getTime() - last.createdAt.getTime() > 30_000;
+      const holder = await this.stateOf((last.data as { storeId: string }).storeId);
+      const graceOver = this.clock.now().getTime() - last.createdAt.getTime() > CLAIM_GRACE_MS;
+      orphanHolder = holder.status === 'deleted' || (graceOver && (holder.status === 'absent' || holder.name !== name));
     }
-    await handleCommand(this.store, stream, storeNameDecider, { type: 'ClaimStoreName', organizationId, name, storeId, now: this.clock.now(), orphanHolder }, { orgId: organizationId, actor }, { newIds: () => this.ids.uuid() });
+    await handleStoreName(this.store, { type: 'ClaimStoreName', organizationId, name, storeId, now: this.clock.now(), orphanHolder }, { orgId: organizationId, actor }, { newIds: () => this.ids.uuid() });
   }
 
   private async release(organizationId: string, name: string, storeId: string, actor: string): Promise<void> {
-    await handleCommand(this.store, storeNameStream(organizationId, name), storeNameDecider, { type: 'ReleaseStoreName', organizationId, name, storeId, now: this.clock.now() }, { orgId: organizationId, actor }, { newIds: () => this.ids.uuid() });
+    await handleStoreName(this.store, { type: 'ReleaseStoreName', organizationId, name, storeId, now: this.clock.now() }, { orgId: organizationId, actor }, { newIds: () => this.ids.uuid() });
   }
 
   private checkName(name: string, loc: (string | number)[]): void {
@@ -101,8 +153,9 @@ export class StoresWriter {
       save_content: input.config?.save_content ?? true,
       ...(input.config?.lsf !== undefined ? { lsf: input.config.lsf } : {}),
     };
+    let created: CommandResult<StoreState>;
     try {
-      await this.decide(
+      created = await this.decide(
         {
           type: 'CreateStore',
           storeId,
@@ -118,11 +171,12 @@ export class StoresWriter {
         actor,
       );
     } catch (err) {
+      // the append itself failed: nothing was stored, so the claim is given back
       await this.release(organizationId, name, storeId, actor).catch(() => undefined);
       throw err;
     }
     for (const fileId of fileIds) await this.storeFilesWriter.add(organizationId, actor, storeId, { file_id: fileId });
-    return this.resolve(organizationId, storeId);
+    return this.answer(organizationId, storeId, created);
   }
 
   async update(organizationId: string, actor: string, identifier: string, input: Omit<CreateStoreInput, 'config' | 'file_ids'>): Promise<StoreRow> {
@@ -132,8 +186,9 @@ export class StoresWriter {
       this.checkName(input.name!, ['body', 'name']);
       await this.claim(organizationId, input.name!, before.id, actor);
     }
+    let updated: CommandResult<StoreState>;
     try {
-      await this.decide(
+      updated = await this.decide(
         {
           type: 'UpdateStore',
           storeId: before.id,
@@ -152,27 +207,33 @@ export class StoresWriter {
       throw err;
     }
     if (rename) await this.release(organizationId, before.name, before.id, actor);
-    return this.resolve(organizationId, before.id);
+    return this.answer(organizationId, before.id, updated, before);
   }
 
   async remove(organizationId: string, actor: string, identifier: string): Promise<{ id: string; deleted: true; object: 'store' }> {
     const before = await this.resolve(organizationId, identifier);
     if (before.copyState?.status === 'in_progress') throw new ConflictError(`Store ${before.name} is being copied; delete it when the copy has finished`);
-    await this.decide({ type: 'DeleteStore', storeId: before.id, organizationId }, actor);
+    const deleted = await this.decide({ type: 'DeleteStore', storeId: before.id, organizationId }, actor);
+    // A crash before this release leaves a claim whose holder is deleted, which the next claim takes over.
     await this.release(organizationId, before.name, before.id, actor);
+    await settle(this.consistency, STORE_PROJECTIONS, deleted.position);
     return { id: before.id, deleted: true, object: 'store' };
   }
 
   /** Moves stores past their inactivity expiry to `expired` (called by the sweeper). */
   async expireDue(): Promise<number> {
     const due = await this.reader.expiredBy(this.clock.now());
-    for (const s of due) await this.decide({ type: 'ExpireStore', storeId: s.id, organizationId: s.organizationId }, 'system').catch(() => undefined);
+    for (const s of due) {
+      const r = await this.decide({ type: 'ExpireStore', storeId: s.id, organizationId: s.organizationId }, 'system').catch(() => null);
+      if (r) await settle(this.consistency, STORE_PROJECTIONS, r.position);
+    }
     return due.length;
   }
 
   /**
    * Copies a store: a new store whose files reference the source's chunk and vector artifacts, so
-   * nothing is parsed or embedded again. Runs in the background; both stores show `copy_state`.
+   * nothing is parsed or embedded again. This creates the target and records `StoreCopyStarted` on it;
+   * the store-copy reactor does the rest and resumes after a crash. Both stores show `copy_state`.
    */
   async copy(organizationId: string, actor: string, identifier: string, input: { name: string; description?: string | null; metadata?: unknown }): Promise<StoreRow> {
     const source = await this.resolve(organizationId, identifier);
@@ -187,23 +248,7 @@ export class StoresWriter {
       expires_after: source.expiresAfter,
       config: source.config as CreateStoreInput['config'],
     });
-    await this.decide({ type: 'StartCopy', storeId: source.id, organizationId, role: 'source', peerStoreId: target.id }, actor);
-    await this.decide({ type: 'StartCopy', storeId: target.id, organizationId, role: 'target', peerStoreId: source.id }, actor);
-    void this.runCopy(organizationId, actor, source.id, target.id);
-    return this.resolve(organizationId, target.id);
-  }
-
-  private async runCopy(organizationId: string, actor: string, sourceId: string, targetId: string): Promise<void> {
-    let error: string | null = null;
-    try {
-      for (const f of await this.storeFiles.allOfStore(sourceId)) {
-        if (f.status !== 'completed' || !f.chunksKey) continue;
-        await this.storeFilesWriter.addCopy(organizationId, actor, targetId, f);
-      }
-    } catch (err) {
-      error = (err as Error).message;
-    }
-    await this.decide({ type: 'FinishCopy', storeId: targetId, organizationId, role: 'target', peerStoreId: sourceId, error }, actor).catch(() => undefined);
-    await this.decide({ type: 'FinishCopy', storeId: sourceId, organizationId, role: 'source', peerStoreId: targetId, error: null }, actor).catch(() => undefined);
+    const started = await this.decide({ type: 'StartCopy', storeId: target.id, organizationId, role: 'target', peerStoreId: source.id }, actor);
+    return this.answer(organizationId, target.id, started, target);
   }
 }

@@ -4,3 +4,4 @@ export const storeNameStream = (organizationId: string, name: string) => streamN
 /** One stream per (store, file): the store file's id in the API is the file id. */
 export const storeFileStreamId = (storeId: string, fileId: string) => uuidFrom(`store-file:${storeId}:${fileId}`);
 export const storeFileStream = (storeId: string, fileId: string) => streamName('store_file', storeFileStreamId(storeId, fileId));
+export const storeExternalIdStream = (storeId: string, externalId: string) => streamName('store_external_id', uuidFrom(`store-external-id:${storeId}:${externalId}`));

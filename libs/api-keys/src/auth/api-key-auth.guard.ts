@@ -16,6 +16,8 @@ import {
   UnauthorizedError,
 } from '@larder/kernel';
 import { ApiKeyRow, ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
+import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { hashSecret } from '../secrets';
 import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
 
@@ -33,6 +35,8 @@ export class ApiKeyAuthGuard implements CanActivate {
     private readonly reflector: Reflector,
     private readonly reader: ApiKeysReader,
     private readonly usage: ApiKeyUsageRecorder,
+    private readonly organizations: OrganizationsReader,
+    private readonly stores: StoresReader,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(READ_MODEL_CONSISTENCY) consistency: ReadModelConsistency,
   ) {
@@ -60,15 +64,24 @@ export class ApiKeyAuthGuard implements CanActivate {
     const now = this.clock.now().getTime();
     if (key.revokedAt) throw new UnauthorizedError('This API key has been revoked.');
     if (key.expiresAt && key.expiresAt.getTime() <= now) throw new UnauthorizedError('This API key has expired.');
-    const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, scope: key.scope ?? null };
+    const operator = key.admin && !!(await this.cache.get(`root:${key.organizationId}`, ['organizations'], async () => (await this.organizations.get(key.organizationId))?.root ?? false));
+    const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, operator, scope: key.scope ?? null };
     req.principal = principal;
 
-    if (this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets) && !principal.admin) {
-      throw new ForbiddenError('This operation needs an admin API key.');
-    }
+    const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
+    if (adminOnly && !principal.admin) throw new ForbiddenError('This operation needs an admin API key.');
     const required = this.reflector.getAllAndOverride<RequiredScope | undefined>(REQUIRED_SCOPE, targets);
-    if (required) {
-      const resourceId = required.resourceIdParam ? decodeURIComponent(req.params[required.resourceIdParam] ?? '') : undefined;
+    // fail closed: a route that declares neither a scope, admin-only nor public is open to no key
+    if (!required && !adminOnly) throw new ForbiddenError('This route declares no scope; it is closed to every key.');
+    if (required && !required.checkedPerResource) {
+      // route parameters arrive decoded once already (decoding again turned `%25` into a 500)
+      const named = required.resourceIdParam ? (req.params[required.resourceIdParam] ?? '') : undefined;
+      // a pinned scope names a store id; a store named in the URL is resolved to its id first, so
+      // a store that later takes a pinned name (or a name equal to a pinned id) gains nothing
+      const resourceId =
+        named !== undefined && required.resourceType === 'store' && principal.scope?.some((e) => e.resource_id != null)
+          ? ((await this.stores.resolve(principal.organizationId, named))?.id ?? named)
+          : named;
       if (!scopeAllows(principal.scope, required, resourceId)) {
         throw new ForbiddenError(
           required.resourceType === 'api_key'

@@ -16,6 +16,22 @@ export function normalize(v: Float32Array): Float32Array {
   return out;
 }
 
+/** Cosine of a unit query vector and any vector of its length. */
+export function cosine(qn: Float32Array, v: Float32Array): number {
+  let dot = 0;
+  let n = 0;
+  for (let i = 0; i < v.length; i++) {
+    dot += qn[i] * v[i];
+    n += v[i] * v[i];
+  }
+  return n ? dot / Math.sqrt(n) : 0;
+}
+
+/** A stored vector (SQLite BLOB of float32s) as a copy, aligned whatever the blob's offset. */
+export function blobVector(b: Buffer): Float32Array {
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+}
+
 /** Spherical k-means on unit vectors (deterministic seeding), `iterations` rounds. */
 export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): Float32Array {
   const dims = sample[0].length;

@@ -1,6 +1,9 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import type { Response } from 'express';
-import { CurrentPrincipal, Principal } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+
+/** The stores are named in the body: the service checks `search` (or `read`) on each store it resolves. */
+const SEARCH_SCOPE = { method: 'search', resourceType: 'store', checkedPerResource: true } as const;
 import { serverTiming, StoreSearchService, Timing } from '../store-search.service';
 
 /**
@@ -13,6 +16,7 @@ export class StoreSearchHttpController {
 
   @Post('search')
   @HttpCode(200)
+  @RequireScope(SEARCH_SCOPE)
   async find(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Res({ passthrough: true }) res: Response, @Headers('x-mxbai-tool-ticket') _ticket?: string) {
     const timing: Timing = {};
     const out = await this.search.search(p, body, timing);
@@ -22,18 +26,21 @@ export class StoreSearchHttpController {
 
   @Post('grep')
   @HttpCode(200)
+  @RequireScope(SEARCH_SCOPE)
   async grep(@CurrentPrincipal() p: Principal, @Body() body: unknown, @Headers('x-mxbai-tool-ticket') _ticket?: string) {
     return this.search.grep(p, body);
   }
 
   @Post('list-chunks')
   @HttpCode(200)
+  @RequireScope(SEARCH_SCOPE)
   async listChunks(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
     return this.search.listChunks(p, body);
   }
 
   @Post('metadata-facets')
   @HttpCode(200)
+  @RequireScope(SEARCH_SCOPE)
   async facets(@CurrentPrincipal() p: Principal, @Body() body: unknown) {
     return this.search.metadataFacets(p, body);
   }

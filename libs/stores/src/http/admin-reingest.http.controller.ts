@@ -1,5 +1,5 @@
 import { Controller, HttpCode, Param, Post, Query } from '@nestjs/common';
-import { AdminOnly, CurrentPrincipal, Principal, Problems } from '@larder/kernel';
+import { AdminOnly, CurrentPrincipal, ForbiddenError, Principal, Problems } from '@larder/kernel';
 import { StoreFilesWriter } from '../store-files.writer';
 import { IngestionWorker } from '../ingestion/ingestion.worker';
 
@@ -24,6 +24,8 @@ export class AdminReingestHttpController {
     if (query.billable !== undefined && !['true', 'false'].includes(String(query.billable))) problems.push({ loc: ['query', 'billable'], msg: 'Input should be a valid boolean', type: 'bool_parsing', input: query.billable });
     if (!/^[0-9a-f-]{36}$/i.test(org)) problems.push({ loc: ['path', 'organization_id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: org });
     problems.throwIfAny();
+    // the root organization's admin keys are the operator; any other admin key acts in its own organization only
+    if (!p.operator && org.toLowerCase() !== p.organizationId) throw new ForbiddenError('An admin key acts only in its own organization; only the operator (a root admin key) acts on others.');
     const jobs = await this.writer.reingest(org.toLowerCase(), p.apiKeyId, sid, statuses, String(query.billable) === 'true');
     this.worker.nudge();
     return { message: `${jobs} store file${jobs === 1 ? '' : 's'} queued for re-ingestion`, jobs_created: jobs };

@@ -1,10 +1,12 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, ValidationFailedError } from '@larder/kernel';
-import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, ValidationFailedError } from '@larder/kernel';
+import { EVENT_STORE, EventStore } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
-import { apiKeyDecider } from '../../api-key.aggregate';
-import { apiKeyStream } from '../../streams';
+import { StoresReader } from '@larder/projections/stores/stores.reader';
+import type { ScopeEntry } from '@larder/kernel';
+import { apiKeyView } from '../../api-key.aggregate';
+import { handleApiKey } from '../../api-key.writer';
 import { hashSecret, redact, SECRET_PREFIX } from '../../secrets';
 import { ApiKeyCreatedResponse, toApiKeyResponse } from '../../api-key.response';
 import { CreateApiKeyCommand } from './create-api-key.command';
@@ -17,19 +19,36 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
     @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
     private readonly reader: ApiKeysReader,
+    private readonly stores: StoresReader,
   ) {}
+
+  /** Store scopes are pinned to store ids: a name is resolved now, so a store that later takes the name gains nothing. */
+  private async pinStores(organizationId: string, scope: ScopeEntry[] | null): Promise<ScopeEntry[] | null> {
+    if (!scope) return scope;
+    const out: ScopeEntry[] = [];
+    for (const [i, e] of scope.entries()) {
+      if (e.resource_id == null || (e.resource_type != null && e.resource_type !== 'store')) {
+        out.push(e);
+        continue;
+      }
+      const store = await this.stores.resolve(organizationId, e.resource_id);
+      if (store) out.push({ ...e, resource_id: store.id });
+      else if (e.resource_type == null) out.push(e); // pinned to another kind of resource (a file id)
+      else throw new ValidationFailedError([{ loc: ['body', 'scope', i, 'resource_id'], msg: `Store ${e.resource_id} not found`, type: 'value_error', input: e.resource_id }]);
+    }
+    return out;
+  }
 
   async execute(c: CreateApiKeyCommand): Promise<ApiKeyCreatedResponse> {
     const now = this.clock.now();
     if (c.expiresAt && c.expiresAt.getTime() <= now.getTime()) {
       throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future', type: 'value_error', input: c.expiresAt.toISOString() }]);
     }
+    const scope = await this.pinStores(c.organizationId, c.scope);
     const apiKeyId = c.options.apiKeyId ?? this.ids.uuid();
     const secret = c.options.secret ?? `${SECRET_PREFIX}${this.ids.secret(32)}`;
-    const result = await handleCommand(
+    const result = await handleApiKey(
       this.store,
-      apiKeyStream(apiKeyId),
-      apiKeyDecider,
       {
         type: 'CreateApiKey',
         apiKeyId,
@@ -37,7 +56,7 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
         name: c.name,
         secretHash: hashSecret(secret),
         redactedValue: redact(secret),
-        scope: c.scope,
+        scope,
         expiresAt: c.expiresAt,
         admin: !!c.options.admin,
         now,
@@ -45,9 +64,8 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
       { orgId: c.organizationId, actor: c.options.actor ?? 'system' },
       { retries: 0, newIds: () => this.ids.uuid() },
     );
-    await this.consistency.waitFor(['api-keys'], result.position);
-    const row = await this.reader.get(c.organizationId, apiKeyId);
-    if (!row) throw new Error(`API key ${apiKeyId} missing from its read model after catch-up`);
-    return { ...toApiKeyResponse(row), value: secret };
+    // stored: from here on the key exists, whether or not its read model has caught up
+    const row = (await settle(this.consistency, ['api-keys'], result.position)) ? await this.reader.get(c.organizationId, apiKeyId) : null;
+    return { ...toApiKeyResponse(row ?? apiKeyView(apiKeyId, result.state)), value: secret };
   }
 }

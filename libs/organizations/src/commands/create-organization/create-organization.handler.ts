@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, ConflictError } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, ConflictError, settle } from '@larder/kernel';
 import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
 import { organizationDecider } from '../../organization.aggregate';
 import { organizationStream } from '../../streams';
@@ -31,7 +31,7 @@ export class CreateOrganizationHandler implements ICommandHandler<CreateOrganiza
         { orgId: organizationId, actor: command.options.actor ?? 'system' },
         { retries: 0 },
       );
-      await this.consistency.waitFor(['organizations'], result.position);
+      await settle(this.consistency, ['organizations'], result.position);
       return { organizationId, created: true };
     } catch (err) {
       // A fixed id (the root organization) that already exists: creating it again is a no-op.

@@ -1,0 +1,88 @@
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'fs';
+import { dirname } from 'path';
+import { IndexedChunk, IndexedFile } from '../chunk-index.port';
+
+/** A row as better-sqlite3 answers it. */
+export type Row = Record<string, unknown>;
+
+/**
+ * The embedded chunk index's SQLite file: `files`, `chunks` (text, vector, IVF list), the FTS5 BM25
+ * index `chunks_fts` and trigram index `chunks_tri` (kept by triggers), `checkpoints`, `ivf_centroids`;
+ * and the port's types read from its rows.
+ */
+
+/** Opens (creating its folder) the file in WAL mode with the connection's pragmas. */
+export function openChunkDatabase(path: string): Database.Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('cache_size = -65536');
+  return db;
+}
+
+/** Creates the tables and indexes that are missing, and brings a file of an older release up to date. */
+export function migrateChunkDatabase(db: Database.Database): void {
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS files (
+      store_id TEXT NOT NULL, file_id TEXT NOT NULL, organization_id TEXT NOT NULL, filename TEXT NOT NULL,
+      external_id TEXT, metadata TEXT, generation INTEGER NOT NULL, PRIMARY KEY (store_id, file_id));
+    CREATE TABLE IF NOT EXISTS chunks (
+      id INTEGER PRIMARY KEY, store_id TEXT NOT NULL, file_id TEXT NOT NULL, chunk_index INTEGER NOT NULL,
+      text TEXT NOT NULL, offset INTEGER NOT NULL, mime_type TEXT NOT NULL, generated_metadata TEXT, model TEXT, vector BLOB,
+      UNIQUE (store_id, file_id, chunk_index));
+    CREATE INDEX IF NOT EXISTS chunks_store ON chunks (store_id);
+    CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+    CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
+      INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
+    CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
+      INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+    CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, version INTEGER NOT NULL, position_commit TEXT NOT NULL, position_prepare TEXT NOT NULL);
+  `);
+  // The trigram index (grep's n-gram pre-filter) arrived after the first release: built once if missing.
+  const hadTrigrams = !!db.prepare(`SELECT 1 FROM sqlite_master WHERE name = 'chunks_tri'`).get();
+  db.exec(`
+    CREATE VIRTUAL TABLE IF NOT EXISTS chunks_tri USING fts5(text, content='chunks', content_rowid='id', tokenize='trigram case_sensitive 0', detail='none');
+    CREATE TRIGGER IF NOT EXISTS chunks_tri_ai AFTER INSERT ON chunks BEGIN
+      INSERT INTO chunks_tri(rowid, text) VALUES (new.id, new.text); END;
+    CREATE TRIGGER IF NOT EXISTS chunks_tri_ad AFTER DELETE ON chunks BEGIN
+      INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text); END;
+  `);
+  if (!hadTrigrams) db.exec(`INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
+  // IVF (ivf.catalogue.ts): centroids per model, and each vector's list
+  const cols = (db.prepare(`PRAGMA table_info(chunks)`).all() as Row[]).map((r) => r.name);
+  if (!cols.includes('list')) db.exec(`ALTER TABLE chunks ADD COLUMN list INTEGER`);
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS ivf_centroids (model TEXT PRIMARY KEY, dims INTEGER NOT NULL, centroids BLOB NOT NULL, trained_count INTEGER NOT NULL);
+    CREATE INDEX IF NOT EXISTS chunks_model ON chunks (model) WHERE vector IS NOT NULL;
+  `);
+}
+
+/** A `chunks` row (any of its columns a hit selects) as the port's chunk. */
+export function toChunk(r: Row): IndexedChunk {
+  return {
+    storeId: r.store_id as string,
+    fileId: r.file_id as string,
+    chunkIndex: r.chunk_index as number,
+    type: 'text',
+    text: r.text as string,
+    offset: r.offset as number,
+    mimeType: r.mime_type as string,
+    generatedMetadata: r.generated_metadata ? JSON.parse(r.generated_metadata as string) : null,
+    model: (r.model as string) ?? null,
+  };
+}
+
+/** A `files` row as the port's file. */
+export function toFile(r: Row): IndexedFile {
+  return {
+    storeId: r.store_id as string,
+    fileId: r.file_id as string,
+    organizationId: r.organization_id as string,
+    filename: r.filename as string,
+    externalId: (r.external_id as string) ?? null,
+    metadata: r.metadata ? JSON.parse(r.metadata as string) : null,
+    generation: r.generation as number,
+  };
+}

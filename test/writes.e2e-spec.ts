@@ -1,0 +1,128 @@
+import Mixedbread, { toFile } from '@mixedbread/sdk';
+import { startTestLarder, TestLarder } from './support/in-process-larder';
+
+jest.setTimeout(180_000);
+
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await read().catch(() => undefined);
+    if (v !== undefined && ok(v)) return v;
+    if (Date.now() > deadline) throw new Error(`not reached within ${timeoutMs} ms; last: ${JSON.stringify(v)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function settled(c: Mixedbread, store: string) {
+  return eventually(
+    () => c.stores.retrieve(store),
+    (s) => s.file_counts!.pending === 0 && s.file_counts!.in_progress === 0,
+    120_000,
+  );
+}
+
+describe('writes that never lie', () => {
+  describe('concurrent upserts of one external_id (a file watcher on a rename)', () => {
+    let t: TestLarder;
+    let c: Mixedbread;
+    beforeAll(async () => {
+      t = await startTestLarder();
+      c = t.client((await t.newOrganization('watcher')).apiKey);
+    });
+    afterAll(async () => t?.close());
+
+    it('twenty parallel stores.files.upload with one external_id and overwrite: every call succeeds, one store file remains', async () => {
+      const store = await c.stores.create({ name: 'watched' });
+      const results = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, i) =>
+          c.stores.files.upload({
+            storeIdentifier: store.id,
+            file: toFile(Buffer.from(`version ${i} of the notes: ${'lorem ipsum '.repeat(i + 1)}`), 'notes.md', { type: 'text/markdown' }),
+            body: { external_id: 'src/notes.md', overwrite: true },
+          } as never),
+        ),
+      );
+      const failed = results.filter((r) => r.status === 'rejected');
+      expect(failed.map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      const s = await settled(c, store.id);
+      const files = (await c.stores.files.list(store.id, { limit: 100 } as never)).data as { id: string; external_id?: string | null }[];
+      expect(files.filter((f) => f.external_id === 'src/notes.md')).toHaveLength(1);
+      expect(files).toHaveLength(1);
+      expect(s.file_counts).toMatchObject({ total: 1 });
+      // a later upsert still replaces it
+      await c.stores.files.upload({
+        storeIdentifier: store.id,
+        file: toFile(Buffer.from('the final notes'), 'notes.md', { type: 'text/markdown' }),
+        body: { external_id: 'src/notes.md', overwrite: true },
+      } as never);
+      const after = await settled(c, store.id);
+      expect(after.file_counts).toMatchObject({ total: 1 });
+    });
+
+    it('overwrite: false refuses an external_id another file holds (409), and frees it once that file is deleted', async () => {
+      const store = await c.stores.create({ name: 'strict' });
+      const a = await c.files.create({ file: await toFile(Buffer.from('a'), 'a.txt', { type: 'text/plain' }) });
+      const b = await c.files.create({ file: await toFile(Buffer.from('b'), 'b.txt', { type: 'text/plain' }) });
+      await c.stores.files.create(store.id, { file_id: a.id, external_id: 'x', overwrite: false } as never);
+      await expect(c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false } as never)).rejects.toMatchObject({ status: 409 });
+      await c.stores.files.delete(a.id, { store_identifier: store.id });
+      const added = await c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false } as never);
+      expect(added.id).toBe(b.id);
+    });
+  });
+
+  describe('a server whose read models are always late (LARDER_CONSISTENCY_TIMEOUT_MS=1)', () => {
+    let t: TestLarder;
+    let c: Mixedbread;
+    let baseURL: string;
+    let key: string;
+    beforeAll(async () => {
+      // it starts: the root key is created although its read model never answers within 1 ms
+      t = await startTestLarder({ embedded: true, env: { LARDER_CONSISTENCY_TIMEOUT_MS: '1' } });
+      key = (await t.newOrganization('late')).apiKey;
+      c = t.client(key);
+      baseURL = t.baseURL;
+    });
+    afterAll(async () => t?.close());
+
+    it('every write answers success from its decided state; the data appears in reads shortly after', async () => {
+      const store = await c.stores.create({ name: 'late-store', description: 'created while the read model lags' });
+      expect(store).toMatchObject({ name: 'late-store', description: 'created while the read model lags', object: 'store' });
+      // the name stays claimed: a second create is a 409, not a duplicate that would poison the projection
+      await expect(c.stores.create({ name: 'late-store' })).rejects.toMatchObject({ status: 409 });
+      const file = await c.files.create({ file: await toFile(Buffer.from('content that must survive'), 'kept.txt', { type: 'text/plain' }) });
+      expect(file).toMatchObject({ filename: 'kept.txt', bytes: 25 });
+      const sf = await c.stores.files.create(store.id, { file_id: file.id, metadata: { k: 1 } } as never);
+      expect(sf).toMatchObject({ id: file.id, store_id: store.id, metadata: { k: 1 } });
+      const renamed = await c.stores.update(store.id, { name: 'late-store-2' });
+      expect(renamed.name).toBe('late-store-2');
+      const k = await c.apiKeys.create({ name: 'late key' });
+      expect(k.value).toEqual(expect.any(String));
+
+      // the projections keep advancing: every write shows up
+      await eventually(() => c.stores.retrieve('late-store-2'), (s) => s.id === store.id);
+      await eventually(() => c.files.retrieve(file.id), (f) => f.id === file.id);
+      const content = await eventually(
+        () => c.files.content(file.id).then((r) => r.text()),
+        (x) => x.length > 0,
+      );
+      expect(content).toBe('content that must survive');
+      await eventually(() => c.apiKeys.retrieve(k.id), (x) => x.id === k.id);
+      await eventually(() => c.stores.files.retrieve(file.id, { store_identifier: store.id }), (f) => f.status === 'completed');
+      // and later store writes still succeed
+      const second = await c.stores.create({ name: 'late-store' });
+      expect(second.name).toBe('late-store');
+      await eventually(() => c.stores.retrieve('late-store'), (s) => s.id === second.id);
+    });
+
+    it('says that reads may lag (Larder-Read-Lag) instead of answering 503', async () => {
+      const res = await fetch(`${baseURL}/v1/stores`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'lag-header' }),
+      });
+      expect(res.status).toBe(201);
+      expect(res.headers.get('larder-read-lag')).toMatch(/stores/);
+    });
+  });
+});
