@@ -232,8 +232,8 @@ describe('limits: abandoned uploads expire, oversized files are refused', () => 
       await new Promise((r) => setTimeout(r, 1100));
       // the sweeper runs every minute; run one pass now
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { UploadWriter } = require('@larder/files');
-      expect(await t.larder.app.get(UploadWriter).sweepExpired()).toBe(1);
+      const { UploadExpirySweeper } = require('@larder/files');
+      expect(await t.larder.app.get(UploadExpirySweeper).sweepExpired()).toBe(1);
       await expect(c.files.uploads.retrieve(up.id)).rejects.toMatchObject({ status: 404 });
       expect((await c.files.uploads.list()).data).toEqual([]);
     } finally {
@@ -264,5 +264,61 @@ describe('API key scopes on the files routes', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('a late read model never turns a stored write into an error (LARDER_CONSISTENCY_TIMEOUT_MS=1)', () => {
+  let t: TestLarder;
+  let c: Mixedbread;
+
+  /** Retries `fn` until it resolves (the read models catch up shortly after the write). */
+  async function eventually<T>(fn: () => Promise<T>, ms = 20_000): Promise<T> {
+    const until = Date.now() + ms;
+    for (;;) {
+      try {
+        return await fn();
+      } catch (err) {
+        if (Date.now() > until) throw err;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  }
+
+  beforeAll(async () => {
+    t = await startTestLarder({ env: { LARDER_CONSISTENCY_TIMEOUT_MS: '1' } });
+    c = t.client((await t.newOrganization('late')).apiKey);
+    await eventually(() => c.files.list()); // the new key is usable once the api-keys read model shows it
+  });
+  afterAll(async () => t?.close());
+
+  it('an upload answers 201 with the file and Larder-Read-Lag, keeps its content, and reads show it shortly after', async () => {
+    const body = randomBytes(64 * 1024);
+    const { data: f, response } = await c.files.create({ file: await toFile(body, 'late.bin', { type: 'application/octet-stream' }) }).withResponse();
+    expect(response.status).toBe(201);
+    expect(f).toEqual({ id: expect.any(String), filename: 'late.bin', bytes: body.length, mime_type: 'application/octet-stream', version: 1, created_at: expect.any(String), updated_at: f.created_at });
+    expect(response.headers.get('larder-read-lag')).toContain('files');
+    expect(await eventually(() => c.files.retrieve(f.id))).toEqual(f);
+    const got = Buffer.from(await (await c.files.content(f.id)).arrayBuffer());
+    expect(sha(got)).toBe(sha(body));
+
+    const { data: r, response: rr } = await c.files.update(f.id, { file: await toFile(Buffer.from('second version'), 'late.txt', { type: 'text/plain' }) }).withResponse();
+    expect(rr.status).toBe(200);
+    expect(r).toMatchObject({ id: f.id, filename: 'late.txt', bytes: 14, mime_type: 'text/plain', version: 2, created_at: f.created_at });
+    await eventually(async () => expect((await c.files.retrieve(f.id)).version).toBe(2));
+    expect(Buffer.from(await (await c.files.content(f.id)).arrayBuffer()).toString()).toBe('second version');
+
+    expect(await c.files.delete(f.id)).toEqual({ id: f.id, deleted: true, object: 'file' });
+    await eventually(async () => expect(await c.files.retrieve(f.id).then(() => 200, (e: { status: number }) => e.status)).toBe(404));
+  });
+
+  it('a multipart upload through presigned parts answers success and downloads intact', async () => {
+    const body = randomBytes(6 * 1024 * 1024);
+    const f = await c.files.create({
+      file: await toFile(body, 'late-big.bin', { type: 'application/octet-stream' }),
+      multipartUpload: { threshold: 5 * 1024 * 1024, partSize: 5 * 1024 * 1024 },
+    } as never);
+    expect(f).toMatchObject({ filename: 'late-big.bin', bytes: body.length, version: 1 });
+    await eventually(() => c.files.retrieve(f.id));
+    expect(sha(Buffer.from(await (await c.files.content(f.id)).arrayBuffer()))).toBe(sha(body));
   });
 });

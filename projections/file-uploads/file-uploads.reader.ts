@@ -2,6 +2,9 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, LessThan } from 'typeorm';
 import { FileUploadEntity } from './file-upload.entity';
 
+/** A multipart upload as the reader answers it. */
+export type FileUploadRow = FileUploadEntity;
+
 @Injectable()
 export class FileUploadsReader {
   constructor(private readonly ds: DataSource) {}

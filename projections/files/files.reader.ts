@@ -32,6 +32,9 @@ const toEntity = (r: Row): FileEntity =>
     revision: r.revision,
   });
 
+/** A file as the reader answers it. */
+export type FileRow = FileEntity;
+
 /** Queries over the `files` read model, always scoped to one organization. */
 @Injectable()
 export class FilesReader {

@@ -6,6 +6,15 @@ export interface FileState {
   organizationId: string | null;
   version: number;
   blobKey: string | null;
+  /** The content the latest replace superseded: deleted once that replace is stored. */
+  replacedBlobKey: string | null;
+  /** What the file's response shows, so a write can answer from its decided state when the read model is late. */
+  filename: string | null;
+  mimeType: string | null;
+  bytes: number;
+  sha256: string | null;
+  createdAt: string | null;
+  updatedAt: string | null;
 }
 
 export interface FileContent {
@@ -21,14 +30,44 @@ export type FileCommand =
   | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date } & FileContent)
   | { type: 'DeleteFile'; fileId: string; organizationId: string; now: Date };
 
+export const initialFileState = (): FileState => ({
+  status: 'absent',
+  organizationId: null,
+  version: 0,
+  blobKey: null,
+  replacedBlobKey: null,
+  filename: null,
+  mimeType: null,
+  bytes: 0,
+  sha256: null,
+  createdAt: null,
+  updatedAt: null,
+});
+
 export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
-  initialState: () => ({ status: 'absent', organizationId: null, version: 0, blobKey: null }),
+  initialState: initialFileState,
   evolve(state, e) {
     switch (e.type) {
-      case 'FileUploaded':
-        return { status: 'present', organizationId: e.data.organizationId, version: e.data.version, blobKey: e.data.blobKey };
-      case 'FileReplaced':
-        return { ...state, version: e.data.version, blobKey: e.data.blobKey };
+      case 'FileUploaded': {
+        const d = e.data;
+        return {
+          status: 'present',
+          organizationId: d.organizationId,
+          version: d.version,
+          blobKey: d.blobKey,
+          replacedBlobKey: null,
+          filename: d.filename,
+          mimeType: d.mimeType,
+          bytes: d.bytes,
+          sha256: d.sha256,
+          createdAt: d.at,
+          updatedAt: d.at,
+        };
+      }
+      case 'FileReplaced': {
+        const d = e.data;
+        return { ...state, version: d.version, blobKey: d.blobKey, replacedBlobKey: state.blobKey, filename: d.filename, mimeType: d.mimeType, bytes: d.bytes, sha256: d.sha256, updatedAt: d.at };
+      }
       case 'FileDeleted':
         return { ...state, status: 'deleted' };
     }
@@ -45,7 +84,7 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
         },
       ];
     }
-    if (s.status !== 'present' || s.organizationId !== c.organizationId) throw new NotFoundError(`File ${c.fileId} not found`);
+    if (!isLive(s, c.organizationId)) throw new NotFoundError(`File ${c.fileId} not found`);
     if (c.type === 'ReplaceFile') {
       const { filename, mimeType, bytes, sha256, blobKey } = c;
       return [{ type: 'FileReplaced', data: { fileId: c.fileId, filename, mimeType, bytes, sha256, blobKey, version: s.version + 1, at } }];
@@ -53,3 +92,13 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
     return [{ type: 'FileDeleted', data: { fileId: c.fileId, organizationId: c.organizationId, blobKey: s.blobKey!, at } }];
   },
 };
+
+/** Whether the file exists and belongs to the organization. */
+export function isLive(s: FileState, organizationId: string): boolean {
+  return s.status === 'present' && s.organizationId === organizationId;
+}
+
+/** The file as its read model row shows it, built from the decided state. */
+export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date } {
+  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!) };
+}

@@ -1,44 +1,60 @@
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'stream';
 import {
   CLOCK,
   Clock,
-  FILE_REFERENCES,
-  FileReferences,
-  FileUploader,
-  UploadedFileInfo,
   ID_GENERATOR,
   IdGenerator,
   NotFoundError,
   PayloadTooLargeError,
+  Position,
+  ProjectionName,
   READ_MODEL_CONSISTENCY,
   ReadModelConsistency,
+  settle,
   ValidationFailedError,
 } from '@larder/kernel';
-import { EVENT_STORE, EventStore, handleCommand } from '@larder/event-store';
+import { CommandResult, EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
 import { FilesReader } from '@larder/projections/files/files.reader';
-import { fileDecider, FileCommand } from './file.aggregate';
+import { FileCommand, fileDecider, FileState, fileView, isLive } from './file.aggregate';
 import { fileStream } from './streams';
 import { FILES_CONFIG, FilesConfig } from './files.config';
 import { FileObjectResponse, toFileObject } from './file.response';
-import { resolveMimeType } from './mime';
 
-export const FILE_PROJECTIONS = ['files'] as const;
+export const FILE_PROJECTIONS: readonly ProjectionName[] = ['files'];
 
-/** Stores content first, then appends the event; a failed append removes the content again. */
+/** One decider bound to its stream: every write to a file goes through it. */
+export const handleFile = commandHandler(fileDecider, (c: FileCommand) => fileStream(c.fileId));
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+export interface FileDecision {
+  /** The file as now stored: from the read model once it has caught up, else from the decided state; null once deleted. */
+  file: FileObjectResponse | null;
+  state: FileState;
+  position: Position | null;
+  /** Whether the read model showed the write before the answer. */
+  settled: boolean;
+}
+
+/**
+ * The write side of a file: content goes to blob storage first, then one decision is appended. New
+ * content is deleted again only when that append failed (refused or thrown); once the event is stored
+ * it is a fact, and a late read model only marks the response (`Larder-Read-Lag`).
+ */
 @Injectable()
-export class FileWriter implements FileUploader {
+export class FileWriter {
   private readonly logger = new Logger('Files');
+
   constructor(
-    @Inject(EVENT_STORE) readonly store: EventStore,
+    @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(BLOB_STORAGE) readonly blobs: BlobStorage,
     @Inject(CLOCK) readonly clock: Clock,
     @Inject(ID_GENERATOR) readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) readonly consistency: ReadModelConsistency,
-    @Inject(FILES_CONFIG) readonly config: FilesConfig,
-    readonly reader: FilesReader,
-    @Optional() @Inject(FILE_REFERENCES) private readonly references?: FileReferences,
+    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    @Inject(FILES_CONFIG) private readonly config: FilesConfig,
+    private readonly reader: FilesReader,
   ) {}
 
   blobKey(organizationId: string, fileId: string): string {
@@ -62,52 +78,55 @@ export class FileWriter implements FileUploader {
     return stored;
   }
 
-  async decide(command: FileCommand, actor: string, cleanupOnFailure?: string): Promise<FileObjectResponse | null> {
+  /** The file's state from its own stream (never from a read model, which may lag). */
+  async current(fileId: string): Promise<FileState> {
+    let state = fileDecider.initialState();
+    if (!isUuid(fileId)) return state;
+    for (const e of await this.store.readStream(fileStream(fileId))) state = fileDecider.evolve(state, { type: e.type, data: e.data } as never);
+    return state;
+  }
+
+  /** 404 unless the file exists in this organization. */
+  async mustExist(organizationId: string, fileId: string): Promise<FileState> {
+    const state = await this.current(fileId);
+    if (!isLive(state, organizationId)) throw new NotFoundError(`File ${fileId} not found`);
+    return state;
+  }
+
+  /**
+   * Appends one decision; `newBlob` (content stored for it) is deleted when the append fails. After a
+   * successful append nothing here throws for a late read model.
+   */
+  async decide(command: FileCommand, actor: string, newBlob?: string): Promise<FileDecision> {
+    if (!isUuid(command.fileId)) throw new NotFoundError(`File ${command.fileId} not found`);
+    let result: CommandResult<FileState>;
     try {
-      const result = await handleCommand(this.store, fileStream(command.fileId), fileDecider, command, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
-      await this.consistency.waitFor(FILE_PROJECTIONS, result.position);
+      result = await handleFile(this.store, command, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
     } catch (err) {
-      if (cleanupOnFailure) await this.blobs.delete(cleanupOnFailure).catch(() => undefined);
+      if (newBlob) await this.blobs.delete(newBlob).catch((e: Error) => this.logger.warn(`content ${newBlob} of a refused write not deleted: ${e.message}`));
       throw err;
     }
-    const row = await this.reader.get(command.organizationId, command.fileId);
-    return row ? toFileObject(row) : null;
+    // stored: from here on the write is a fact
+    const settled = await settle(this.consistency, FILE_PROJECTIONS, result.position);
+    if (result.state.status !== 'present') return { file: null, state: result.state, position: result.position, settled };
+    const row = settled ? await this.reader.get(command.organizationId, command.fileId) : null;
+    return { file: toFileObject(row ?? fileView(command.fileId, result.state)), state: result.state, position: result.position, settled };
   }
 
-  async upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable): Promise<FileObjectResponse & UploadedFileInfo> {
-    mimeType = resolveMimeType(mimeType, filename);
-    const fileId = this.ids.uuid();
-    const key = this.blobKey(organizationId, fileId);
-    const stored = await this.storeContent(key, body, mimeType);
-    const file = await this.decide(
-      { type: 'UploadFile', fileId, organizationId, filename, mimeType, bytes: stored.bytes, sha256: stored.sha256, blobKey: key, now: this.clock.now() },
-      actor,
-      key,
-    );
-    return { ...file!, mimeType, sha256: stored.sha256, blobKey: key };
+  /**
+   * Deletes content a stored write superseded. While the read model still points at it (it was late),
+   * downloads may still read it, so it goes once the read model has caught up.
+   */
+  async deleteSuperseded(blobKey: string, decision: FileDecision, what: string): Promise<void> {
+    const remove = () => this.blobs.delete(blobKey).catch((e: Error) => this.logger.warn(`${what} not deleted: ${e.message}`));
+    if (decision.settled) return remove();
+    void this.afterCatchUp(decision.position).then(remove);
   }
 
-  async replace(organizationId: string, actor: string, fileId: string, filename: string, mimeType: string, body: Readable): Promise<FileObjectResponse> {
-    const before = await this.reader.get(organizationId, fileId);
-    if (!before) throw new NotFoundError(`File ${fileId} not found`);
-    const key = this.blobKey(organizationId, fileId);
-    const stored = await this.storeContent(key, body, mimeType);
-    const file = await this.decide(
-      { type: 'ReplaceFile', fileId, organizationId, filename, mimeType, bytes: stored.bytes, sha256: stored.sha256, blobKey: key, now: this.clock.now() },
-      actor,
-      key,
-    );
-    await this.blobs.delete(before.blobKey).catch((e: Error) => this.logger.warn(`old content of ${fileId} not deleted: ${e.message}`));
-    return file!;
-  }
-
-  async remove(organizationId: string, actor: string, fileId: string): Promise<{ id: string; deleted: true; object: 'file' }> {
-    const before = await this.reader.get(organizationId, fileId);
-    if (!before) throw new NotFoundError(`File ${fileId} not found`);
-    // Stores first: once this returns, no store lists the file and no search returns its chunks.
-    await this.references?.removeEverywhere(organizationId, fileId, actor);
-    await this.decide({ type: 'DeleteFile', fileId, organizationId, now: this.clock.now() }, actor);
-    await this.blobs.delete(before.blobKey).catch((e: Error) => this.logger.warn(`content of ${fileId} not deleted: ${e.message}`));
-    return { id: fileId, deleted: true, object: 'file' };
+  private async afterCatchUp(position: Position | null): Promise<void> {
+    for (let delay = 100; delay <= 60_000; delay *= 2) {
+      if (await this.consistency.waitFor(FILE_PROJECTIONS, position).then(() => true, () => false)) return;
+      await new Promise((r) => setTimeout(r, delay).unref());
+    }
   }
 }

@@ -8,6 +8,14 @@ export interface UploadState {
   fileSize: number;
   parts: Map<number, { etag: string; bytes: number }>;
   expiresAt: string | null;
+  /** What the upload's part URLs and response need, so writes never depend on the read model. */
+  filename: string | null;
+  mimeType: string | null;
+  blobKey: string | null;
+  storageUploadId: string | null;
+  createdAt: string | null;
+  /** The file a completion created. */
+  fileId: string | null;
 }
 
 export type UploadCommand =
@@ -30,18 +38,46 @@ export type UploadCommand =
   | { type: 'AbortMultipartUpload'; uploadId: string; organizationId: string | null; reason: 'aborted' | 'expired'; now: Date };
 
 export const uploadDecider: Decider<UploadState, UploadCommand, MultipartUploadEvent> = {
-  initialState: () => ({ status: 'absent', organizationId: null, partCount: 0, fileSize: 0, parts: new Map(), expiresAt: null }),
+  initialState: () => ({
+    status: 'absent',
+    organizationId: null,
+    partCount: 0,
+    fileSize: 0,
+    parts: new Map(),
+    expiresAt: null,
+    filename: null,
+    mimeType: null,
+    blobKey: null,
+    storageUploadId: null,
+    createdAt: null,
+    fileId: null,
+  }),
   evolve(s, e) {
     switch (e.type) {
-      case 'MultipartUploadCreated':
-        return { status: 'in_progress', organizationId: e.data.organizationId, partCount: e.data.partCount, fileSize: e.data.fileSize, parts: new Map(), expiresAt: e.data.expiresAt };
+      case 'MultipartUploadCreated': {
+        const d = e.data;
+        return {
+          status: 'in_progress',
+          organizationId: d.organizationId,
+          partCount: d.partCount,
+          fileSize: d.fileSize,
+          parts: new Map(),
+          expiresAt: d.expiresAt,
+          filename: d.filename,
+          mimeType: d.mimeType,
+          blobKey: d.blobKey,
+          storageUploadId: d.storageUploadId,
+          createdAt: d.createdAt,
+          fileId: null,
+        };
+      }
       case 'MultipartUploadPartReceived': {
         const parts = new Map(s.parts);
         parts.set(e.data.partNumber, { etag: e.data.etag, bytes: e.data.bytes });
         return { ...s, parts };
       }
       case 'MultipartUploadCompleted':
-        return { ...s, status: 'completed' };
+        return { ...s, status: 'completed', fileId: e.data.fileId };
       case 'MultipartUploadAborted':
         return { ...s, status: 'aborted' };
     }

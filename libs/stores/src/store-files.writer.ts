@@ -4,6 +4,8 @@ import {
   Clock,
   ConflictError,
   FileReferences,
+  FILE_UPLOADER,
+  FileUploader,
   ID_GENERATOR,
   IdGenerator,
   NotFoundError,
@@ -15,7 +17,6 @@ import {
 import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
-import { FilesReader } from '@larder/projections/files/files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
 import { storeExternalIdDecider, ClaimStoreExternalId } from './store-external-id.aggregate';
 import { storeExternalIdStream, storeFileStream } from './streams';
@@ -85,7 +86,7 @@ export class StoreFilesWriter implements FileReferences {
     @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
     private readonly stores: StoresReader,
     private readonly reader: StoreFilesReader,
-    private readonly files: FilesReader,
+    @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
   ) {}
 
   /** Appends one store-file decision; with `wait`, then waits for the read models (late: the response says so, the write stands). */
@@ -144,7 +145,8 @@ export class StoreFilesWriter implements FileReferences {
   async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput): Promise<StoreFileRow> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     this.assertWritable(s);
-    const file = await this.files.get(organizationId, input.file_id);
+    // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet
+    const file = await this.uploader.find(organizationId, input.file_id);
     if (!file) throw new NotFoundError(`File ${input.file_id} not found`);
     const strategy: ParsingStrategy = input.experimental?.parsing_strategy ?? input.config?.parsing_strategy ?? 'fast';
     const externalId = input.external_id ?? null;

@@ -99,6 +99,7 @@ export class StoreFilesHttpController {
       this.worker.nudge();
       return toStoreFileResponse(f, this.contentUrl(req, f));
     } catch (err) {
+      // `add` throws only before it appends (a refusal or a bad param): the file was never attached, so the upload is undone
       await this.uploader.remove(p.organizationId, p.apiKeyId, file.id).catch(() => undefined);
       throw err;
     }

@@ -1,5 +1,5 @@
 import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { MIME_PATTERN } from '../mime';
+import { MIME_PATTERN } from '../../mime';
 
 /** `CreateMultipartUploadRequest`. */
 export class CreateUploadRequestDto {

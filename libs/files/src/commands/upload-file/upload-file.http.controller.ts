@@ -1,20 +1,23 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
 import { CurrentPrincipal, Principal, RequireScope, withMultipartFile } from '@larder/kernel';
-import { FileWriter } from '../file.writer';
-import { FileObjectResponse } from '../file.response';
-import { resolveMimeType } from '../mime';
+import { FileObjectResponse } from '../../file.response';
+import { UploadFileCommand } from './upload-file.command';
+import { UploadedFile } from './upload-file.handler';
 
 @Controller('v1/files')
 export class UploadFileHttpController {
-  constructor(private readonly files: FileWriter) {}
+  constructor(private readonly commands: CommandBus) {}
 
+  /** multipart/form-data with a `file` part, streamed into blob storage. */
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'file' })
   upload(@CurrentPrincipal() p: Principal, @Req() req: Request): Promise<FileObjectResponse> {
     return withMultipartFile(req, async (f) => {
-      const { id, filename, bytes, mime_type, version, created_at, updated_at } = await this.files.upload(p.organizationId, p.apiKeyId, f.filename, resolveMimeType(f.mimeType, f.filename), f.stream);
+      const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream));
+      const { id, filename, bytes, mime_type, version, created_at, updated_at } = uploaded;
       return { id, filename, bytes, mime_type, version, created_at, updated_at };
     });
   }

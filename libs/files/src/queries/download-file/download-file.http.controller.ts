@@ -1,9 +1,10 @@
 import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { pipeline } from 'stream/promises';
-import { CurrentPrincipal, NotFoundError, Principal, RequireScope } from '@larder/kernel';
-import { FilesReader } from '@larder/projections/files/files.reader';
-import { FileWriter } from '../file.writer';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { DownloadFileQuery } from './download-file.query';
+import { FileDownload } from './download-file.handler';
 
 /** Parses a single `bytes=` range; null = whole file; 'unsatisfiable' = 416. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | null | 'unsatisfiable' {
@@ -27,17 +28,14 @@ export function parseRange(header: string | undefined, size: number): { start: n
 
 @Controller('v1/files')
 export class DownloadFileHttpController {
-  constructor(
-    private readonly reader: FilesReader,
-    private readonly files: FileWriter,
-  ) {}
+  constructor(private readonly queries: QueryBus) {}
 
+  /** Streams the content: ETag (SHA-256), If-None-Match → 304, one `bytes=` Range → 206 (If-Range honoured), else 200. */
   @Get(':file_id/content')
   @RequireScope({ method: 'read', resourceType: 'file', resourceIdParam: 'file_id' })
   async content(@CurrentPrincipal() p: Principal, @Param('file_id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    const f = await this.reader.get(p.organizationId, id);
-    if (!f) throw new NotFoundError(`File ${id} not found`);
-    const size = Number(f.bytes);
+    const f: FileDownload = await this.queries.execute(new DownloadFileQuery(p.organizationId, id));
+    const size = f.bytes;
     const etag = `"${f.sha256}"`;
     res.setHeader('ETag', etag);
     res.setHeader('Accept-Ranges', 'bytes');
@@ -54,7 +52,7 @@ export class DownloadFileHttpController {
       res.status(416).json({ error: { message: 'Range not satisfiable', code: 416, type: 'range_not_satisfiable' }, message: 'Range not satisfiable' });
       return;
     }
-    const body = await this.files.blobs.get(f.blobKey, range ?? undefined);
+    const body = await f.open(range ?? undefined);
     if (range) {
       res.status(206);
       res.setHeader('Content-Range', `bytes ${range.start}-${range.end}/${size}`);

@@ -1,0 +1,8 @@
+export class CompleteUploadCommand {
+  constructor(
+    readonly organizationId: string,
+    readonly actor: string,
+    readonly uploadId: string,
+    readonly parts: Array<{ partNumber: number; etag: string }>,
+  ) {}
+}

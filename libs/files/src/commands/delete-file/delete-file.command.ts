@@ -1,0 +1,7 @@
+export class DeleteFileCommand {
+  constructor(
+    readonly organizationId: string,
+    readonly actor: string,
+    readonly fileId: string,
+  ) {}
+}

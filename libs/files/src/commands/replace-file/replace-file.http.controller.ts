@@ -1,0 +1,27 @@
+import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Request } from 'express';
+import { CurrentPrincipal, Principal, RequireScope, withMultipartFile } from '@larder/kernel';
+import { FileWriter } from '../../file.writer';
+import { FileObjectResponse } from '../../file.response';
+import { ReplaceFileCommand } from './replace-file.command';
+
+@Controller('v1/files')
+export class ReplaceFileHttpController {
+  constructor(
+    private readonly commands: CommandBus,
+    private readonly files: FileWriter,
+  ) {}
+
+  /** Replaces the content; `version` goes up by one. An unknown file is refused before its body is read. */
+  @Post(':file_id')
+  @HttpCode(200)
+  @RequireScope({ method: 'write', resourceType: 'file', resourceIdParam: 'file_id' })
+  async replace(@CurrentPrincipal() p: Principal, @Param('file_id') id: string, @Req() req: Request): Promise<FileObjectResponse> {
+    await this.files.mustExist(p.organizationId, id).catch((err: unknown) => {
+      req.resume();
+      throw err;
+    });
+    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream)));
+  }
+}

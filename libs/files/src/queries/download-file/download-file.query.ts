@@ -1,0 +1,6 @@
+export class DownloadFileQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly fileId: string,
+  ) {}
+}

@@ -1,0 +1,6 @@
+export class GetFileQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly fileId: string,
+  ) {}
+}

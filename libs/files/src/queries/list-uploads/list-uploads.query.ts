@@ -1,0 +1,3 @@
+export class ListUploadsQuery {
+  constructor(readonly organizationId: string) {}
+}

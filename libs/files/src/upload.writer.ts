@@ -1,0 +1,45 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, Clock, EventMetadata, ID_GENERATOR, IdGenerator, NotFoundError, Position, ProjectionName, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle } from '@larder/kernel';
+import { CommandResult, EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
+import { UploadCommand, uploadDecider, UploadState } from './multipart-upload.aggregate';
+import { fileUploadStream } from './streams';
+
+export const UPLOAD_PROJECTIONS: readonly ProjectionName[] = ['file-uploads'];
+
+/** One decider bound to its stream: every write to a multipart upload goes through it. */
+export const handleUpload = commandHandler(uploadDecider, (c: UploadCommand) => fileUploadStream(c.uploadId));
+
+const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
+
+/**
+ * The write side of a multipart upload. Writes read the upload from its own stream, so a late read
+ * model never refuses a part or a completion of an upload that exists; `decide` only appends, and the
+ * wait for the read model (`settle`) comes after, marking the response when it is late.
+ */
+@Injectable()
+export class UploadWriter {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+  ) {}
+
+  /** The upload's state from its stream; 404 when it does not exist in the organization (null: any). */
+  async mustExist(organizationId: string | null, uploadId: string): Promise<UploadState> {
+    let state = uploadDecider.initialState();
+    if (isUuid(uploadId)) for (const e of await this.store.readStream(fileUploadStream(uploadId))) state = uploadDecider.evolve(state, { type: e.type, data: e.data } as never);
+    if (state.status === 'absent' || (organizationId !== null && state.organizationId !== organizationId)) throw new NotFoundError(`Upload ${uploadId} not found`);
+    return state;
+  }
+
+  /** Appends one decision (no wait). */
+  decide(command: UploadCommand, metadata: EventMetadata): Promise<CommandResult<UploadState>> {
+    return handleUpload(this.store, command, metadata, { newIds: () => this.ids.uuid() });
+  }
+
+  /** The wait after a stored write: true when the read models caught up, false (response marked) when late. */
+  settle(position: Position | null, projections: readonly ProjectionName[] = UPLOAD_PROJECTIONS): Promise<boolean> {
+    return settle(this.consistency, projections, position);
+  }
+}
