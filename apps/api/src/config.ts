@@ -98,7 +98,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     runWorker: bool('LARDER_RUN_WORKER', true),
     consistencyTimeoutMs: int('LARDER_CONSISTENCY_TIMEOUT_MS', 5000),
     dbQueryTimeoutMs: int('LARDER_DB_QUERY_TIMEOUT_MS', 30000),
-    jsonLimit: env.LARDER_JSON_LIMIT || '10mb',
+    jsonLimit: env.LARDER_JSON_LIMIT || '1mb',
     logLevel: (env.LARDER_LOG_LEVEL as LarderConfig['logLevel']) || 'log',
     blobStorage: env.LARDER_BLOB_STORAGE === 's3' ? 's3' : 'local',
     s3: {
