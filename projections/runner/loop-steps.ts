@@ -121,7 +121,8 @@ export class LoopSteps {
     const last = batch[batch.length - 1].position;
     const handled = r.handles ? batch.filter((e) => r.handles!.includes(e.type)) : batch;
     if (this.skippable(r.name, handled.length > 0)) return last;
-    for (const e of handled) await r.handle(e);
+    if (r.handleBatch && handled.length) await r.handleBatch(handled);
+    else for (const e of handled) await r.handle(e);
     await this.ds.transaction(async (m) => {
       await lockCheckpoint(m, r.name, 'reactor', 1);
       await writeCheckpoint(m, r.name, 1, last);
