@@ -27,6 +27,22 @@ module.exports = {
       to: { path: '^projections/', pathNot: '\\.reader\\.ts$|\\.entity\\.ts$' },
     },
     {
+      name: 'events-import-only-the-kernel',
+      comment:
+        'An events.ts is the contract other contexts import: it depends on @larder/kernel and nothing else (no npm package, no ' +
+        'node module, no code of its own context), except type-only imports of another events.ts of the same context.',
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/src.*/events\\.ts$' },
+      to: { pathNot: ['^libs/kernel/src/', '^libs/$1/src.*/events\\.ts$'] },
+    },
+    {
+      name: 'events-import-own-events-as-types',
+      comment: 'Another events.ts of the same context is imported for its types only (import type), never for values.',
+      severity: 'error',
+      from: { path: '^libs/([^/]+)/src.*/events\\.ts$' },
+      to: { path: '^libs/$1/src.*/events\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'contexts-never-import-apps',
       severity: 'error',
       from: { path: '^(libs|projections)/' },
@@ -41,7 +57,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^dist/|node_modules)' },
+    exclude: { path: '^dist/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
     enhancedResolveOptions: { extensions: ['.ts', '.js'] },
