@@ -43,6 +43,20 @@ module.exports = {
       to: { path: '^libs/$1/src.*/events\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'readers-never-load-projection-code',
+      comment: 'A reader takes its table names from <read-model>.tables.ts; it never imports the projection that writes them.',
+      severity: 'error',
+      from: { path: '^projections/.+\\.reader\\.ts$' },
+      to: { path: '\\.projection\\.ts$' },
+    },
+    {
+      name: 'tables-files-are-leaves',
+      comment: 'A <read-model>.tables.ts holds the table names (and column encodings) of its read model and imports nothing.',
+      severity: 'error',
+      from: { path: '^projections/.+\\.tables\\.ts$' },
+      to: {},
+    },
+    {
       name: 'contexts-never-import-apps',
       severity: 'error',
       from: { path: '^(libs|projections)/' },

@@ -5,7 +5,8 @@ import { ActivityStreamReactor } from '@larder/activity/activity-stream.reactor'
 import { SearchActivityEvent, SearchEventResult } from '@larder/search/events';
 import { storeFileDecider } from '@larder/stores/store-file.aggregate';
 import { storeFileStream } from '@larder/stores/streams';
-import { ACTIVITY_TABLE, ActivityProjection } from './activity.projection';
+import { ActivityProjection } from './activity.projection';
+import { ACTIVITY_TABLE } from './activity.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

@@ -2,9 +2,7 @@ import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
 import { ACTIVITY_EVENT_TYPES, ActivityRecorded } from '@larder/activity/events';
 import { Projection } from '../runner/projection';
-
-export const ACTIVITY_TABLE = 'activity_v1';
-const T = ACTIVITY_TABLE;
+import { ACTIVITY_TABLE as T } from './activity.tables';
 
 /**
  * `activity`: an index over the organizations' activity streams (`activity-<org>`) for the event

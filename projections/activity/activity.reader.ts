@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ACTIVITY_TABLE as T } from './activity.projection';
+import { ACTIVITY_TABLE as T } from './activity.tables';
 
 export interface ActivityRow {
   id: string;

@@ -1,7 +1,6 @@
 import { Column, Entity, Index, PrimaryColumn } from 'typeorm';
 import type { ScopeEntry } from '@larder/kernel';
-
-export const API_KEYS_TABLE = 'api_keys_v1';
+import { API_KEYS_TABLE } from './api-keys.tables';
 
 @Entity({ name: API_KEYS_TABLE })
 export class ApiKeyEntity {

@@ -2,7 +2,7 @@ import { apiKeyDecider, ApiKeyCommand } from '@larder/api-keys/api-key.aggregate
 import { apiKeyStream } from '@larder/api-keys/streams';
 import { projectionTestDatabase, TestEventLog } from '@larder/kernel/testing';
 import { ApiKeysProjection } from './api-keys.projection';
-import { API_KEYS_TABLE } from './api-key.entity';
+import { API_KEYS_TABLE } from './api-keys.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

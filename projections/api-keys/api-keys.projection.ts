@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
 import { API_KEY_EVENT_TYPES, ApiKeyEvent } from '@larder/api-keys/events';
 import { Projection } from '../runner/projection';
-import { API_KEYS_TABLE as T } from './api-key.entity';
+import { API_KEYS_TABLE as T } from './api-keys.tables';
 
 /**
  * `api-keys`: one row per live key, looked up by secret hash on every request. Rows are guarded by

@@ -4,7 +4,8 @@ import { SearchActivityEvent } from '@larder/search/events';
 import { StoreCommand, storeDecider } from '@larder/stores/store.aggregate';
 import { StoreFileCommand, storeFileDecider } from '@larder/stores/store-file.aggregate';
 import { storeFileStream, storeStream } from '@larder/stores/streams';
-import { BILLING_FREE_TABLE, BILLING_STORAGE_TABLE, BILLING_USAGE_TABLE, BillingProjection } from './billing.projection';
+import { BillingProjection } from './billing.projection';
+import { BILLING_FREE_TABLE, BILLING_STORAGE_TABLE, BILLING_USAGE_TABLE } from './billing.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

@@ -3,13 +3,7 @@ import { RecordedEvent, uuidFrom } from '@larder/kernel';
 import { StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { SearchActivityEvent } from '@larder/search/events';
 import { Projection } from '../runner/projection';
-
-export const BILLING_USAGE_TABLE = 'billing_usage_v1';
-export const BILLING_STORAGE_TABLE = 'billing_storage_v1';
-export const BILLING_FREE_TABLE = 'billing_free_v1';
-const U = BILLING_USAGE_TABLE;
-const S = BILLING_STORAGE_TABLE;
-const F = BILLING_FREE_TABLE;
+import { BILLING_FREE_TABLE as F, BILLING_STORAGE_TABLE as S, BILLING_USAGE_TABLE as U } from './billing.tables';
 
 /**
  * `billing`: meters activity. Usage records (tokens ingested and parsed, searches, greps, …) keyed by

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BILLING_STORAGE_TABLE as S, BILLING_USAGE_TABLE as U } from './billing.projection';
+import { BILLING_STORAGE_TABLE as S, BILLING_USAGE_TABLE as U } from './billing.tables';
 
 export interface UsageRow {
   day: string;

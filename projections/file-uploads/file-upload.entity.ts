@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-export const FILE_UPLOADS_TABLE = 'file_uploads_v1';
+import { FILE_UPLOADS_TABLE } from './file-uploads.tables';
 
 @Entity({ name: FILE_UPLOADS_TABLE })
 export class FileUploadEntity {

@@ -2,7 +2,7 @@ import { UploadCommand, uploadDecider } from '@larder/files/multipart-upload.agg
 import { fileUploadStream } from '@larder/files/streams';
 import { projectionTestDatabase, TestEventLog } from '@larder/kernel/testing';
 import { FileUploadsProjection } from './file-uploads.projection';
-import { FILE_UPLOADS_TABLE } from './file-upload.entity';
+import { FILE_UPLOADS_TABLE } from './file-uploads.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
 import { MULTIPART_UPLOAD_EVENT_TYPES, MultipartUploadEvent } from '@larder/files/events';
 import { Projection } from '../runner/projection';
-import { FILE_UPLOADS_TABLE as T } from './file-upload.entity';
+import { FILE_UPLOADS_TABLE as T } from './file-uploads.tables';
 
 /** `file-uploads`: multipart uploads with the parts received so far. */
 export class FileUploadsProjection implements Projection {

@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-export const FILES_TABLE = 'files_v1';
+import { FILES_TABLE } from './files.tables';
 
 @Entity({ name: FILES_TABLE })
 export class FileEntity {

@@ -2,7 +2,7 @@ import { FileCommand, fileDecider } from '@larder/files/file.aggregate';
 import { fileStream } from '@larder/files/streams';
 import { projectionTestDatabase, TestEventLog } from '@larder/kernel/testing';
 import { FilesProjection } from './files.projection';
-import { FILES_TABLE } from './file.entity';
+import { FILES_TABLE } from './files.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
 import { FILE_EVENT_TYPES, FileEvent } from '@larder/files/events';
 import { Projection } from '../runner/projection';
-import { FILES_TABLE as T } from './file.entity';
+import { FILES_TABLE as T } from './files.tables';
 
 /** `files`: one row per live file, with a trigram index on the name for fuzzy `q`. */
 export class FilesProjection implements Projection {

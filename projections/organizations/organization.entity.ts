@@ -1,6 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-
-export const ORGANIZATIONS_TABLE = 'organizations_v1';
+import { ORGANIZATIONS_TABLE } from './organizations.tables';
 
 @Entity({ name: ORGANIZATIONS_TABLE })
 export class OrganizationEntity {

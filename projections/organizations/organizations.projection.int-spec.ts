@@ -2,7 +2,7 @@ import { projectionTestDatabase, TestEventLog } from '@larder/kernel/testing';
 import { organizationDecider } from '@larder/organizations/organization.aggregate';
 import { organizationStream } from '@larder/organizations/streams';
 import { OrganizationsProjection } from './organizations.projection';
-import { ORGANIZATIONS_TABLE } from './organization.entity';
+import { ORGANIZATIONS_TABLE } from './organizations.tables';
 
 const ROOT = '11111111-1111-4111-8111-111111111111';
 const ACME = '22222222-2222-4222-8222-222222222222';

@@ -2,7 +2,7 @@ import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
 import { ORGANIZATION_EVENT_TYPES, OrganizationEvent } from '@larder/organizations/events';
 import { Projection } from '../runner/projection';
-import { ORGANIZATIONS_TABLE as T } from './organization.entity';
+import { ORGANIZATIONS_TABLE as T } from './organizations.tables';
 
 export class OrganizationsProjection implements Projection {
   readonly name = 'organizations';

@@ -4,7 +4,8 @@ import { SearchRuleEntry } from '@larder/search/rules/events';
 import { StoreCommand, storeDecider } from '@larder/stores/store.aggregate';
 import { storeStream } from '@larder/stores/streams';
 import { streamName } from '@larder/kernel';
-import { queryKey, SEARCH_RULES_TABLE, SearchRulesProjection } from './search-rules.projection';
+import { SearchRulesProjection } from './search-rules.projection';
+import { queryKey, SEARCH_RULES_TABLE } from './search-rules.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

@@ -3,9 +3,7 @@ import { RecordedEvent } from '@larder/kernel';
 import { SEARCH_RULE_EVENT_TYPES, SearchRuleEvent } from '@larder/search/rules/events';
 import { StoreEvent } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
-
-export const SEARCH_RULES_TABLE = 'search_rules_v1';
-const T = SEARCH_RULES_TABLE;
+import { queryKey, SEARCH_RULES_TABLE as T } from './search-rules.tables';
 
 /** `search-rules`: one row per live search rule, matched at search time by its normalised query. */
 export class SearchRulesProjection implements Projection {
@@ -53,9 +51,4 @@ export class SearchRulesProjection implements Projection {
         return;
     }
   }
-}
-
-/** How a search's query meets a rule's: case, surrounding and repeated whitespace do not matter. */
-export function queryKey(q: string): string {
-  return q.trim().replace(/\s+/g, ' ').toLowerCase();
 }

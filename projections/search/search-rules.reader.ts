@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { SearchRuleEntry } from '@larder/search/rules/events';
-import { SEARCH_RULES_TABLE as T } from './search-rules.projection';
+import { SEARCH_RULES_TABLE as T } from './search-rules.tables';
 
-export { queryKey } from './search-rules.projection';
+export { queryKey } from './search-rules.tables';
 
 export interface SearchRuleRow {
   id: string;

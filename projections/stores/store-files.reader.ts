@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { compileFilterToPostgres, FilterNode } from '@larder/kernel';
-import { STORE_FILES_TABLE as F } from './stores.projection';
+import { STORE_FILES_TABLE as F } from './stores.tables';
 import { isUuid } from './stores.reader';
 
 export interface StoreFileRow {

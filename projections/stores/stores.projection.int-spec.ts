@@ -3,7 +3,8 @@ import { StoreCommand, storeDecider } from '@larder/stores/store.aggregate';
 import { StoreFileCommand, storeFileDecider } from '@larder/stores/store-file.aggregate';
 import { storeFileStream, storeStream } from '@larder/stores/streams';
 import { StoreFileAdded } from '@larder/stores/events';
-import { STORE_FILES_TABLE, STORES_TABLE, StoresProjection } from './stores.projection';
+import { StoresProjection } from './stores.projection';
+import { STORE_FILES_TABLE, STORES_TABLE } from './stores.tables';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
 const OTHER_ORG = '99999999-9999-4999-8999-999999999999';

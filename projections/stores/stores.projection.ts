@@ -2,11 +2,7 @@ import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
 import { STORE_EVENT_TYPES, STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
-
-export const STORES_TABLE = 'stores_v1';
-export const STORE_FILES_TABLE = 'store_files_v1';
-const S = STORES_TABLE;
-const F = STORE_FILES_TABLE;
+import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
 /**
  * `stores`: one row per live store and one per live store file. File counts and usage are computed

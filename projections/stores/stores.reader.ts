@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.projection';
+import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
 export const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
