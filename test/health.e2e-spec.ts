@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { CommandBus } from '@nestjs/cqrs';
 import { CreateApiKeyCommand } from '@larder/api-keys';
-import { API_KEYS_TABLE } from '@larder/projections/api-keys/api-key.entity';
+import { API_KEYS_TABLE } from '@larder/projections/api-keys/api-keys.tables';
 import { TEST_SERVER_URL } from '../libs/database/src/testing/test-databases';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
