@@ -81,7 +81,12 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
     for (let n = 0; n < 20; n++) {
       await append(n, n === 9);
     }
-    poison = (await store.readAll({ maxCount: 100 })).find((e) => (e.data as { poison?: boolean }).poison)!;
+    // readers see an event once every older transaction on the server has ended (other databases' too)
+    await until(async () => {
+      const all = await store.readAll({ maxCount: 100 });
+      poison = all.find((e) => (e.data as { poison?: boolean }).poison)!;
+      return !!poison && all.length === 20;
+    });
   }, 60_000);
 
   afterAll(async () => {
