@@ -6,12 +6,21 @@ import type { Server } from 'http';
 import { withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
+import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { LarderConfig } from './config';
 import { createInfrastructure, Infrastructure } from './infrastructure';
 import { LarderValidationPipe } from './http/validation.pipe';
 import { jsonBodyMiddleware } from './http/json-body.middleware';
 import { buildOpenApi, serveOpenApi } from './http/openapi';
 import { LARDER_VERSION } from './http/info.http.controller';
+
+async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await reader.get(key.organizationId, key.apiKeyId))) {
+    if (Date.now() > deadline) throw new Error(`the root key ${key.apiKeyId} is stored but its read model did not show it within ${ms} ms`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
 
 export interface LarderApp {
   app: INestApplication;
@@ -43,6 +52,9 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
     serveOpenApi(app, buildOpenApi(app, LARDER_VERSION));
     await app.init();
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
+    // The root key's write is stored even when its read model was late; the server opens only once the
+    // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
+    await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);
     let closing: Promise<void> | null = null;
     return {
       app,
