@@ -7,6 +7,7 @@ import { FilesReader } from '@larder/projections/files/files.reader';
 import { StoresWriter } from './stores.writer';
 import { StoreFilesWriter } from './store-files.writer';
 import { ContentUrls } from './content-urls';
+import { AttachAuthority } from './authority';
 import { IngestionWorker } from './ingestion/ingestion.worker';
 import { StoreExpirySweeper } from './ingestion/store-expiry.sweeper';
 import { CreateStoreHandler } from './commands/create-store/create-store.handler';
@@ -72,6 +73,7 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     StoresWriter,
     StoreFilesWriter,
     ContentUrls,
+    AttachAuthority,
     IngestionWorker,
     StoreExpirySweeper,
     { provide: FILE_REFERENCES, useExisting: StoreFilesWriter },
