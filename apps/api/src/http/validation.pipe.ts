@@ -25,7 +25,7 @@ const CONSTRAINT_TYPES: Record<string, string> = {
   maxLength: 'string_too_long',
   arrayMaxSize: 'too_long',
   arrayMinSize: 'too_short',
-  isUUID: 'uuid_parsing',
+  isUuid: 'uuid_parsing',
   nestedValidation: 'model_type',
   whitelistValidation: 'extra_forbidden',
 };
