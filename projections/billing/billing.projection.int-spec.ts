@@ -154,7 +154,7 @@ describe('billing projection', () => {
   // re-added (a replaced file's new content, or a file added again) re-applies the old removal onto
   // the new generation's open interval: generation 2 ends at the old removal time instead of staying
   // open, so its storage stops being billed.
-  it.failing('a file removed and added again keeps its new interval open when the log is re-applied', async () => {
+  it('a file removed and added again keeps its new interval open when the log is re-applied', async () => {
     const h = new History();
     h.createStore(1); // t1
     h.add(1, 1, 1_000); // t2

@@ -66,10 +66,11 @@ export class BillingProjection implements Projection {
         return;
       }
       case 'StoreFileRemoved':
-        await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL`, [e.data.storeId, e.data.fileId, e.data.at]);
+        // only intervals that began before the removal: re-applying the log never closes a later re-add's interval
+        await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND from_at <= $3`, [e.data.storeId, e.data.fileId, e.data.at]);
         return;
       case 'StoreDeleted':
-        await m.query(`UPDATE ${S} SET to_at = $2 WHERE store_id = $1 AND to_at IS NULL`, [e.data.storeId, e.data.at]);
+        await m.query(`UPDATE ${S} SET to_at = $2 WHERE store_id = $1 AND to_at IS NULL AND from_at <= $2`, [e.data.storeId, e.data.at]);
         return;
       case 'StoreFileReingestionRequested':
         if (!e.data.billable) await m.query(`INSERT INTO ${F} VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [e.data.storeId, e.data.fileId, e.data.generation]);

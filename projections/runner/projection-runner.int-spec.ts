@@ -102,6 +102,8 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     // loops that saw only events they do not handle write their checkpoint once idle for 2 s
     await new Promise((r) => setTimeout(r, 2500));
     const cps = await ds.query(`SELECT name, commit_pos, prepare_pos FROM ${CHECKPOINT_TABLE} WHERE kind = 'projection'`);
+    // one row per projection, or the loop below would pass with none
+    expect(cps.map((cp: { name: string }) => cp.name).sort()).toEqual(allProjections().map((p) => p.name).sort());
     for (const cp of cps) expect(comparePositions({ commit: BigInt(cp.commit_pos), prepare: BigInt(cp.prepare_pos) }, last)).toBeGreaterThanOrEqual(0);
   });
 

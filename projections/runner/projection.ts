@@ -24,6 +24,12 @@ export interface Reactor {
   /** Event types it acts on; absent = every event. Batches without any skip the checkpoint write. */
   readonly handles?: readonly string[];
   handle(event: RecordedEvent): Promise<void>;
+  /**
+   * The events of one batch at once, in order (optional): lets a reactor group its side effects (one
+   * append for many entries). Must be as idempotent as `handle`; a batch that fails is retried event by
+   * event through `handle`.
+   */
+  handleBatch?(events: RecordedEvent[]): Promise<void>;
 }
 
 /**

@@ -49,9 +49,12 @@ export class StoresProjection implements Projection {
     switch (e.type) {
       case 'StoreCreated': {
         const d = e.data;
+        // Names are unique on the command side (the store-name claim), so a conflict on (organization,
+        // name) only happens when the log is re-applied over rows it already built: a store deleted
+        // later whose name a newer store holds now. That insert is a no-op, like one on the same id.
         await m.query(
           `INSERT INTO ${S} (id, organization_id, name, description, is_public, license, metadata, config, expires_after, status, created_at, updated_at, last_active_at, revision)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11) ON CONFLICT (id) DO NOTHING`,
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11) ON CONFLICT DO NOTHING`,
           [d.storeId, d.organizationId, d.name, d.description, d.isPublic, d.license, json(d.metadata), JSON.stringify(d.config), json(d.expiresAfter), d.at, rev],
         );
         return;

@@ -20,6 +20,7 @@ import { OrganizationsReader } from '@larder/projections/organizations/organizat
 import { Infrastructure } from './infrastructure';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { InfoHttpController } from './http/info.http.controller';
+import { HealthHttpController } from './http/health.http.controller';
 
 export const INFRASTRUCTURE = Symbol('INFRASTRUCTURE');
 
@@ -94,7 +95,7 @@ export class AppModule implements OnApplicationShutdown {
     return {
       module: AppModule,
       imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule, BillingModule],
-      controllers: options.http === false ? [] : [InfoHttpController],
+      controllers: options.http === false ? [] : [InfoHttpController, HealthHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },

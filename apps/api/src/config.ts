@@ -18,6 +18,8 @@ export interface LarderConfig {
   /** Whether this process runs projections and reactors (false when a separate worker does). */
   runWorker: boolean;
   consistencyTimeoutMs: number;
+  /** A database call with no answer within this fails its request with 503. */
+  dbQueryTimeoutMs: number;
   jsonLimit: string;
   logLevel: 'error' | 'warn' | 'log' | 'debug';
   /** `local` (files under dataDir/blobs) or `s3`. */
@@ -95,7 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     rootKey,
     runWorker: bool('LARDER_RUN_WORKER', true),
     consistencyTimeoutMs: int('LARDER_CONSISTENCY_TIMEOUT_MS', 5000),
-    jsonLimit: env.LARDER_JSON_LIMIT || '10mb',
+    dbQueryTimeoutMs: int('LARDER_DB_QUERY_TIMEOUT_MS', 30000),
+    jsonLimit: env.LARDER_JSON_LIMIT || '1mb',
     logLevel: (env.LARDER_LOG_LEVEL as LarderConfig['logLevel']) || 'log',
     blobStorage: env.LARDER_BLOB_STORAGE === 's3' ? 's3' : 'local',
     s3: {

@@ -2,6 +2,7 @@ import { INestApplication, Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { NestExpressApplication } from '@nestjs/platform-express';
+import type { Server } from 'http';
 import { withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
@@ -16,6 +17,7 @@ export interface LarderApp {
   app: INestApplication;
   infra: Infrastructure;
   rootKey: RootKeyResult;
+  /** Drains: stops accepting connections, lets in-flight requests finish, then closes the app and the adapters. */
   close(): Promise<void>;
 }
 
@@ -41,20 +43,80 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
     serveOpenApi(app, buildOpenApi(app, LARDER_VERSION));
     await app.init();
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
-    let closed = false;
+    let closing: Promise<void> | null = null;
     return {
       app,
       infra,
       rootKey,
-      async close() {
-        if (closed) return;
-        closed = true;
-        await app.close();
-        await infra.close();
+      close() {
+        closing ??= (async () => {
+          await stopAccepting(app);
+          await app.close();
+          await infra.close();
+        })();
+        return closing;
       },
     };
   } catch (err) {
     await infra.close();
     throw err;
   }
+}
+
+/**
+ * Stops accepting connections and waits for the requests in flight (Nest's own close runs the
+ * modules' destroy hooks before it closes the server). Keep-alive connections are closed as soon as
+ * they are idle.
+ */
+async function stopAccepting(app: INestApplication): Promise<void> {
+  const server = app.getHttpServer() as Server;
+  if (!server?.listening) return;
+  const idle = setInterval(() => server.closeIdleConnections(), 50);
+  try {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  } finally {
+    clearInterval(idle);
+  }
+}
+
+/** LARDER_SHUTDOWN_TIMEOUT_MS (default 10000): how long a drain on SIGTERM or SIGINT may take. */
+export function shutdownTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const v = env.LARDER_SHUTDOWN_TIMEOUT_MS;
+  if (v === undefined || v === '') return 10_000;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`LARDER_SHUTDOWN_TIMEOUT_MS must be a non-negative integer, got ${v}`);
+  return n;
+}
+
+/**
+ * SIGTERM and SIGINT always end the process: `drain` runs (stop accepting, let in-flight requests
+ * finish, stop the loops, close the adapters) and the process exits 0; a drain that fails or takes
+ * longer than `timeoutMs` is logged and the process exits 1; a second signal exits 1 at once.
+ */
+export function exitOnSignals(drain: () => Promise<void>, logger: Logger, timeoutMs: number): void {
+  let draining = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (draining) {
+      logger.error(`${signal} again: exiting without finishing the drain`);
+      process.exit(1);
+    }
+    draining = true;
+    logger.log(`${signal}: draining (in-flight requests finish; at most ${timeoutMs} ms)`);
+    const force = setTimeout(() => {
+      logger.error(`${signal}: the drain did not finish within ${timeoutMs} ms (LARDER_SHUTDOWN_TIMEOUT_MS); exiting anyway`);
+      process.exit(1);
+    }, timeoutMs);
+    drain().then(
+      () => {
+        clearTimeout(force);
+        process.exit(0);
+      },
+      (err: Error) => {
+        logger.error(`${signal}: the drain failed: ${err?.message ?? err}`, err?.stack);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
 }

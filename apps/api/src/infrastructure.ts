@@ -109,9 +109,10 @@ export async function createInfrastructure(
     await ensureDatabase(databaseUrl);
   }
 
-  const pool = new Pool({ connectionString: databaseUrl, max: 10 });
+  // a call the database never answers fails (503 to its request) instead of holding a connection forever
+  const pool = new Pool({ connectionString: databaseUrl, max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs });
   pool.on('error', (err) => logger.warn(`idle database connection failed: ${err.message}`));
-  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, entities: READ_MODEL_ENTITIES, synchronize: false, extra: { max: 10 } });
+  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, entities: READ_MODEL_ENTITIES, synchronize: false, extra: { max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs } });
   await dataSource.initialize();
 
   let eventStore: EventStore;
@@ -169,6 +170,20 @@ export async function createInfrastructure(
   });
   await runner.setup();
 
+  // temporary files of writes cut off by a crash (kill -9 mid upload) are removed at start and then hourly
+  const TEMP_AGE_MS = 15 * 60_000;
+  const sweepTemporary = () =>
+    blobs
+      .sweepTemporary?.(TEMP_AGE_MS)
+      .then((n) => n && logger.log(`removed ${n} temporary blob file${n === 1 ? '' : 's'} left by an interrupted write`))
+      .catch((err: Error) => logger.warn(`sweeping temporary blob files: ${err.message}`));
+  let sweeper: NodeJS.Timeout | null = null;
+  if (options.role !== 'cli' && config.runWorker) {
+    void sweepTemporary();
+    sweeper = setInterval(() => void sweepTemporary(), 60 * 60_000);
+    sweeper.unref();
+  }
+
   return {
     blobs,
     chunkIndex,
@@ -184,6 +199,7 @@ export async function createInfrastructure(
     bus,
     runner,
     async close() {
+      if (sweeper) clearInterval(sweeper);
       await runner.stop();
       await embedder.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);

@@ -13,7 +13,8 @@ import { AppModule } from '../../api/src/app.module';
 
 const USAGE = `Usage: npm run cli -- <command>
 
-  projections                 each projection's and reactor's position and lag
+  projections                 each projection's and reactor's position, lag and whether it is
+                              stuck (the event it cannot apply, and the error)
   replay <projection>         drop and rebuild a projection's read model from the event store
   tail [--all]                print domain events as they arrive (from NATS when NATS_URL is set,
                               else straight from the event store); --all starts at the beginning
@@ -60,9 +61,15 @@ async function main(argv: string[]): Promise<void> {
     case 'projections':
       await withInfra(async (infra) => {
         const rows = await infra.runner.status();
-        out(['NAME'.padEnd(20), 'KIND'.padEnd(11), 'VERSION'.padEnd(8), 'POSITION'.padEnd(24), 'LAG'.padEnd(8), 'UPDATED'].join(' '));
+        out(['NAME'.padEnd(20), 'KIND'.padEnd(11), 'VERSION'.padEnd(8), 'POSITION'.padEnd(24), 'LAG'.padEnd(8), 'UPDATED'.padEnd(25), 'STATE'].join(' '));
         for (const r of rows) {
-          out([r.name.padEnd(20), r.kind.padEnd(11), String(r.version).padEnd(8), r.position.padEnd(24), String(r.lag).padEnd(8), r.updatedAt?.toISOString() ?? '-'].join(' '));
+          const lag = `${r.lag}${r.lagCapped ? '+' : ''}`;
+          out([r.name.padEnd(20), r.kind.padEnd(11), String(r.version).padEnd(8), r.position.padEnd(24), lag.padEnd(8), (r.updatedAt?.toISOString() ?? '-').padEnd(25), r.stuck ? 'STUCK' : 'ok'].join(' '));
+          if (r.stuck) {
+            const s = r.stuck;
+            const what = s.eventId ? `event ${s.eventId} (${s.type} in ${s.stream} at ${s.position})` : 'reading the log';
+            out(`  STUCK on ${what} since ${s.since.toISOString()}, ${s.attempts} attempts: ${s.error}`);
+          }
         }
       });
       return;

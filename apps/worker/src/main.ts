@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { AppModule } from '../../api/src/app.module';
-import { logLevels } from '../../api/src/create-app';
+import { exitOnSignals, logLevels, shutdownTimeoutMs } from '../../api/src/create-app';
 import { loadConfig } from '../../api/src/config';
 import { createInfrastructure } from '../../api/src/infrastructure';
 
@@ -14,6 +14,7 @@ import { createInfrastructure } from '../../api/src/infrastructure';
  */
 async function main(): Promise<void> {
   const config = loadConfig();
+  const shutdownMs = shutdownTimeoutMs();
   if (!config.databaseUrl) throw new Error('the worker needs DATABASE_URL (in embedded mode the API process runs the projections itself)');
   const infra = await createInfrastructure({ ...config, runWorker: true }, { role: 'server', runLoops: true });
   infra.runner.start();
@@ -22,13 +23,14 @@ async function main(): Promise<void> {
   await app.init();
   const logger = new Logger('Worker');
   logger.log(`running projections, reactors and ingestion (event store: ${infra.eventStore.kind}, bus: ${infra.bus.kind})`);
-  const stop = async () => {
-    await app.close();
-    await infra.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop());
-  process.on('SIGTERM', () => void stop());
+  exitOnSignals(
+    async () => {
+      await app.close();
+      await infra.close();
+    },
+    logger,
+    shutdownMs,
+  );
 }
 
 main().catch((err) => {

@@ -1,4 +1,4 @@
-import { RecordedEvent, streamName, uuidFrom } from '@larder/kernel';
+import { NewEvent, RecordedEvent, streamName, uuidFrom, WrongExpectedRevisionError } from '@larder/kernel';
 import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
 import { SEARCH_ACTIVITY_EVENT_TYPES, StoreChunksListed, StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
@@ -103,18 +103,38 @@ export class ActivityStreamReactor {
   constructor(private readonly store: EventStore) {}
 
   async handle(e: RecordedEvent): Promise<void> {
-    const a = activityOf(e);
-    if (!a) return;
-    const organizationId = e.metadata.orgId;
-    const activityId = uuidFrom(`activity:${e.id}`);
-    const entry: ActivityRecorded = {
-      type: 'ActivityRecorded',
-      data: { activityId, organizationId, kind: a.kind, storeIds: a.storeIds, sourceEventId: e.id, at: a.at, event: a.event },
-    };
-    await this.store.appendToStream(
-      streamName('activity', organizationId),
-      [{ id: activityId, type: entry.type, data: entry.data as unknown as Record<string, unknown>, metadata: { orgId: organizationId, actor: 'system' } }],
-      { expectedRevision: 'any' },
-    );
+    await this.handleBatch([e]);
+  }
+
+  /**
+   * One append per organization for a whole batch: under search load each search used to cost its own
+   * transaction here, which on the single-threaded embedded database starved every other write. A
+   * batch that overlaps entries already appended (a re-run after a crash, cut differently) falls back
+   * to one append per entry, each a no-op when it exists.
+   */
+  async handleBatch(events: RecordedEvent[]): Promise<void> {
+    const byOrg = new Map<string, NewEvent[]>();
+    for (const e of events) {
+      const a = activityOf(e);
+      if (!a) continue;
+      const organizationId = e.metadata.orgId;
+      const activityId = uuidFrom(`activity:${e.id}`);
+      const entry: ActivityRecorded = {
+        type: 'ActivityRecorded',
+        data: { activityId, organizationId, kind: a.kind, storeIds: a.storeIds, sourceEventId: e.id, at: a.at, event: a.event },
+      };
+      const list = byOrg.get(organizationId) ?? [];
+      list.push({ id: activityId, type: entry.type, data: entry.data as unknown as Record<string, unknown>, metadata: { orgId: organizationId, actor: 'system' } });
+      byOrg.set(organizationId, list);
+    }
+    for (const [organizationId, entries] of byOrg) {
+      const stream = streamName('activity', organizationId);
+      try {
+        await this.store.appendToStream(stream, entries, { expectedRevision: 'any' });
+      } catch (err) {
+        if (!(err instanceof WrongExpectedRevisionError) || entries.length === 1) throw err;
+        for (const entry of entries) await this.store.appendToStream(stream, [entry], { expectedRevision: 'any' });
+      }
+    }
   }
 }

@@ -42,6 +42,11 @@ export interface BlobStorage {
   /** Assembles the parts in order into `key`; returns size and SHA-256 of the result. */
   completeMultipart(key: string, storageUploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob>;
   abortMultipart(key: string, storageUploadId: string): Promise<void>;
+  /**
+   * Removes temporary files a crashed write left behind (untouched for `olderThanMs`); answers how
+   * many. Stores that write atomically on the server side (S3) have none and need not implement it.
+   */
+  sweepTemporary?(olderThanMs: number): Promise<number>;
 }
 
 export const BLOB_STORAGE = Symbol('BLOB_STORAGE');

@@ -28,8 +28,13 @@ const sha = (...parts: string[]) => {
   return h.digest('hex');
 };
 
-export const chunksArtifactKey = (fileSha256: string, strategy: string, parserVersion: number) => `artifacts/chunks/${sha(fileSha256, strategy, String(parserVersion))}.json`;
-export const vectorsArtifactKey = (model: string, embedTexts: string[]) => `artifacts/vectors/${sha(model, ...embedTexts)}.f32`;
+/**
+ * Artifacts are kept per organization: reuse (the same content ingested again, a store copy) happens
+ * only inside one organization, so no tenant can learn from timing or events that another holds a file.
+ */
+export const chunksArtifactKey = (organizationId: string, fileSha256: string, strategy: string, parserVersion: number) =>
+  `artifacts/${organizationId}/chunks/${sha(fileSha256, strategy, String(parserVersion))}.json`;
+export const vectorsArtifactKey = (organizationId: string, model: string, embedTexts: string[]) => `artifacts/${organizationId}/vectors/${sha(model, ...embedTexts)}.f32`;
 
 async function readAll(blobs: BlobStorage, key: string): Promise<Buffer> {
   const parts: Buffer[] = [];

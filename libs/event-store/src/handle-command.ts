@@ -1,4 +1,4 @@
-import { Decider, EventMetadata, NewEvent, Position, WrongExpectedRevisionError } from '@larder/kernel';
+import { assertEventSizes, Decider, EventMetadata, NewEvent, Position, WrongExpectedRevisionError } from '@larder/kernel';
 import { EventStore, ExpectedRevision } from './event-store.port';
 
 export interface CommandResult<TState> {
@@ -33,6 +33,8 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
       data: e.data as Record<string, unknown>,
       metadata,
     }));
+    // every command's events stay within the documented maximum (LIMITS.eventBytes): a backstop behind the request limits
+    assertEventSizes(events);
     try {
       const result = await store.appendToStream(stream, events, { expectedRevision: expected });
       for (const e of decided) state = decider.evolve(state, e);

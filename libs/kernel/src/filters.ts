@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js';
 import { ValidationFailedError } from './errors';
+import { LIMITS } from './limits';
 
 const compiled = new Map<string, RE2JS>();
 /** RE2 (linear time, no backtracking): a user's pattern can never stall the server. Compiled once per pattern. */
@@ -42,7 +43,14 @@ const fail = (loc: Loc, msg: string, input?: unknown): never => {
 /** Parses `filters` (a filter, a condition, a list of either = AND, or null). Null when there is nothing to filter. */
 export function parseFilters(input: unknown, loc: Loc = ['body', 'filters'], depth = 0): FilterNode | null {
   if (input === null || input === undefined) return null;
-  if (depth > 16) fail(loc, 'Filters are nested too deeply (at most 16 levels)');
+  if (depth === 0) {
+    const bytes = Buffer.byteLength(JSON.stringify(input) ?? '', 'utf8');
+    if (bytes > LIMITS.filterBytes) fail(loc, `Filters must be at most ${LIMITS.filterBytes} bytes as JSON (these are ${bytes})`);
+    const tree = parseFilters(input, loc, 1);
+    if (tree && countConditions(tree) > LIMITS.filterConditions) fail(loc, `Filters may hold at most ${LIMITS.filterConditions} conditions`);
+    return tree;
+  }
+  if (depth > LIMITS.filterDepth) fail(loc, `Filters are nested too deeply (at most ${LIMITS.filterDepth} levels)`);
   if (Array.isArray(input)) {
     const children = input.map((x, i) => parseFilters(x, [...loc, i], depth + 1)).filter((x): x is FilterNode => x !== null);
     return children.length ? { kind: 'all', children } : null;
@@ -75,6 +83,7 @@ function parseCondition(o: Record<string, unknown>, loc: Loc): FilterCondition {
   const op = o.operator as ConditionOperator;
   const v = o.value;
   if ((op === 'in' || op === 'not_in') && !Array.isArray(v)) fail([...loc, 'value'], `'${op}' needs a list value`, v);
+  if (Array.isArray(v) && v.length > LIMITS.filterListValues) fail([...loc, 'value'], `A list value holds at most ${LIMITS.filterListValues} items`);
   if (['like', 'not_like', 'starts_with', 'regex'].includes(op) && typeof v !== 'string') fail([...loc, 'value'], `'${op}' needs a string value`, v);
   if (['gt', 'gte', 'lt', 'lte'].includes(op) && typeof v !== 'number' && typeof v !== 'string') fail([...loc, 'value'], `'${op}' needs a number or a string`, v);
   if (op === 'regex') {
@@ -241,4 +250,8 @@ export function compileFilterToPostgres(node: FilterNode | null, columns: { file
       return `COALESCE(CASE jsonb_typeof(${j}) WHEN 'array' THEN ${j} @> jsonb_build_array(${val}::jsonb) WHEN 'string' THEN (jsonb_typeof(${val}::jsonb) = 'string' AND strpos(${t}, ${val}::jsonb #>> '{}') > 0) ELSE FALSE END, FALSE)`;
     }
   }
+}
+
+function countConditions(node: FilterNode): number {
+  return node.kind === 'condition' ? 1 : node.children.reduce((n, c) => n + countConditions(c), 0);
 }

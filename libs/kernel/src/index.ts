@@ -9,3 +9,4 @@ export * from './filters';
 export * from './file-ports';
 export * from './multipart';
 export * from './read-lag';
+export * from './limits';

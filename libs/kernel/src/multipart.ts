@@ -30,12 +30,19 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile) => 
     const fields: Record<string, string> = {};
     let consumed: Promise<T> | null = null;
     bb.on('field', (name, value) => (fields[name] = value));
+    const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
     bb.on('file', (name, stream, info) => {
+      // a truncated body errors the part's stream too: never an unhandled 'error' (it ended the process)
+      stream.on('error', (err: Error) => reject(malformed(err)));
       if (name !== 'file' || consumed) return stream.resume();
       consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream });
       consumed.catch(() => stream.resume());
     });
-    bb.on('error', (err) => reject(new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${(err as Error).message}`, type: 'value_error' }])));
+    bb.on('error', (err) => {
+      reject(malformed(err as Error));
+      req.unpipe(bb);
+      req.resume();
+    });
     bb.on('close', () => {
       if (!consumed) return reject(missing('Field required: a file part named "file"'));
       consumed.then((result) => resolve({ result, fields }), reject);

@@ -52,10 +52,18 @@ export class HttpExceptionFilter implements ExceptionFilter {
       if (status >= 500) this.logger.error(text, exception.stack);
       return { status, body: errorBody(status, text, TYPES[status] ?? 'error'), headers: {} };
     }
-    this.logger.error((exception as Error)?.message ?? String(exception), (exception as Error)?.stack);
+    const message = (exception as Error)?.message ?? String(exception);
+    if (DATABASE_UNAVAILABLE.test(message)) {
+      this.logger.error(`database call failed: ${message}`);
+      return { status: 503, body: errorBody(503, 'The database did not answer in time; retry shortly.', 'service_unavailable'), headers: { 'retry-after': '1' } };
+    }
+    this.logger.error(message, (exception as Error)?.stack);
     return { status: 500, body: errorBody(500, 'Internal server error', 'internal_error'), headers: {} };
   }
 }
+
+/** pg's messages for a call with no answer in time, or a connection lost or never made. */
+const DATABASE_UNAVAILABLE = /Query read timeout|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|ECONNREFUSED|ECONNRESET/;
 
 export function errorBody(status: number, message: string, type: string) {
   return { error: { message, code: status, type }, message };

@@ -1,17 +1,45 @@
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, PayloadTooLargeError, ValidationFailedError } from '@larder/kernel';
+import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError } from '@larder/kernel';
+
+/** Deepest nesting a JSON body may have (metadata filters and metadata included). */
+export const MAX_JSON_DEPTH = 32;
+
+/** Routes whose body is not JSON: multipart uploads and raw part bytes. */
+const NON_JSON_BODY = [/^\/v1\/files\/uploads\/[^/]+\/parts\/[^/]+\/?$/];
+
+export class UnsupportedMediaTypeError extends DomainError {
+  readonly status = 415;
+  readonly type = 'unsupported_media_type';
+}
 
 /**
  * The JSON body parser, with its failures turned into the contract's errors before Nest sees them
  * (Nest would otherwise answer a plain 400 for invalid JSON): invalid JSON → 422 `json_invalid`,
- * too large → 413.
+ * too large → 413, a body that is neither JSON nor multipart → 415, nesting deeper than
+ * MAX_JSON_DEPTH or a NUL character in any key or string → 422 with its `loc` (PostgreSQL's jsonb and
+ * text refuse NUL, and deep nesting would exhaust the validator's stack).
  */
 export function jsonBodyMiddleware(limit: string) {
   const parse = json({ limit });
-  return (req: Request, res: Response, next: NextFunction) =>
+  return (req: Request, res: Response, next: NextFunction) => {
+    const odd = oddUrl(req);
+    if (odd) {
+      req.resume();
+      return next(odd);
+    }
+    const type = (req.headers['content-type'] ?? '').toLowerCase();
+    const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+    const isJson = /^application\/([\w.+-]+\+)?json\b/.test(type);
+    if (hasBody && !isJson && !type.startsWith('multipart/form-data') && !NON_JSON_BODY.some((r) => r.test(req.path))) {
+      req.resume();
+      return next(new UnsupportedMediaTypeError(`Content-Type ${type ? `'${type}'` : '(none)'} is not supported here: send application/json${req.method === 'POST' ? ' (or multipart/form-data where the route takes a file)' : ''}.`));
+    }
     parse(req, res, (err?: unknown) => {
-      if (!err) return next();
+      if (!err) {
+        const problem = isJson ? inspect(req.body) : null;
+        return next(problem ?? undefined);
+      }
       const e = err as { type?: string; message?: string; limit?: number };
       if (e.type === 'entity.parse.failed') {
         return next(new ValidationFailedError([{ loc: ['body'], msg: `JSON decode error: ${e.message}`, type: 'json_invalid' }]));
@@ -19,4 +47,55 @@ export function jsonBodyMiddleware(limit: string) {
       if (e.type === 'entity.too.large') return next(new PayloadTooLargeError(`Request body exceeds the limit of ${limit}`));
       return next(new BadRequestError(e.message ?? 'Unreadable request body'));
     });
+  };
+}
+
+/** Walks a parsed body without recursion: the first value nested too deep or holding a NUL. */
+export function inspect(body: unknown): ValidationFailedError | null {
+  const stack: Array<{ value: unknown; loc: (string | number)[] }> = [{ value: body, loc: ['body'] }];
+  while (stack.length) {
+    const { value, loc } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return new ValidationFailedError([{ loc, msg: 'Strings must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (loc.length - 1 >= MAX_JSON_DEPTH) {
+      return new ValidationFailedError([{ loc, msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
+    }
+    for (const [k, v] of Object.entries(value)) {
+      const key = Array.isArray(value) ? Number(k) : k;
+      if (typeof key === 'string' && key.includes('\u0000')) return new ValidationFailedError([{ loc: [...loc, key], msg: 'Keys must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
+      stack.push({ value: v, loc: [...loc, key] });
+    }
+  }
+  return null;
+}
+
+/** A path or query string with a bad percent-escape or a NUL: 422 with its `loc`, before any route sees it. */
+function oddUrl(req: Request): ValidationFailedError | null {
+  const [path, query = ''] = req.originalUrl.split('?', 2);
+  for (const segment of path.split('/')) {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return new ValidationFailedError([{ loc: ['path'], msg: `Malformed percent-escape in the path segment '${segment}'`, type: 'url_escape', input: segment }]);
+    }
+    if (decoded.includes('\u0000')) return new ValidationFailedError([{ loc: ['path'], msg: 'The path must not contain the NUL character', type: 'string_nul' }]);
+  }
+  for (const pair of query.split('&')) {
+    if (!pair) continue;
+    const [name, value = ''] = pair.split('=', 2);
+    let k: string;
+    let v: string;
+    try {
+      k = decodeURIComponent(name.replace(/\+/g, ' '));
+      v = decodeURIComponent(value.replace(/\+/g, ' '));
+    } catch {
+      return new ValidationFailedError([{ loc: ['query', name], msg: 'Malformed percent-escape in the query string', type: 'url_escape', input: pair }]);
+    }
+    if (k.includes('\u0000') || v.includes('\u0000')) return new ValidationFailedError([{ loc: ['query', k.replace(/\u0000/g, '')], msg: 'Query parameters must not contain the NUL character', type: 'string_nul' }]);
+  }
+  return null;
 }

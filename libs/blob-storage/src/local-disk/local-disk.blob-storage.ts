@@ -41,6 +41,28 @@ export class LocalDiskBlobStorage implements BlobStorage {
     }
   }
 
+  async sweepTemporary(olderThanMs: number): Promise<number> {
+    const tmpDir = join(this.root, 'tmp');
+    let removed = 0;
+    let names: string[];
+    try {
+      names = await fs.readdir(tmpDir);
+    } catch {
+      return 0;
+    }
+    const before = Date.now() - olderThanMs;
+    for (const name of names) {
+      const p = join(tmpDir, name);
+      const st = await fs.stat(p).catch(() => null);
+      // a write in progress keeps touching its file; one untouched this long belongs to a dead process
+      if (st && st.mtimeMs < before) {
+        await fs.rm(p, { force: true });
+        removed++;
+      }
+    }
+    return removed;
+  }
+
   async put(key: string, body: Readable, options: { maxBytes?: number } = {}): Promise<StoredBlob> {
     const hasher = new HashingStream(options.maxBytes);
     await this.writeAtomically(this.path(key), body, hasher);

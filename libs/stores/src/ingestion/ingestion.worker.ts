@@ -113,7 +113,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     try {
       const deadline = AbortSignal.timeout(this.config.leaseMs);
       // 1. parse and chunk (once per content, strategy and parser version)
-      const chunksKey = chunksArtifactKey(row.sha256, row.parsingStrategy, PARSER_VERSION);
+      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, row.parsingStrategy, PARSER_VERSION);
       let artifact: ChunksArtifact;
       if ((await this.blobs.size(chunksKey)) !== null) {
         artifact = await readChunksArtifact(this.blobs, chunksKey);
@@ -138,7 +138,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       let vectorsKey: string | null = null;
       if (artifact.chunks.length) {
         const inputs = artifact.chunks.map((c) => c.embedText);
-        vectorsKey = vectorsArtifactKey(this.embedder.model, inputs);
+        vectorsKey = vectorsArtifactKey(row.organizationId, this.embedder.model, inputs);
         if ((await this.blobs.size(vectorsKey)) === null) {
           const vectors = await this.embedder.embed(inputs, 'document');
           deadline.throwIfAborted();

@@ -1,0 +1,160 @@
+import { spawn } from 'child_process';
+import { randomBytes } from 'crypto';
+import { mkdtempSync, rmSync } from 'fs';
+import { Agent, request } from 'http';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { freePort, memoryOf, waitForServer } from './support';
+
+/**
+ * Load isolation (issue 19): on the embedded default, 12 searchers and 4 uploaders share the server
+ * for BENCH_LOAD_SECONDS (60); then searches alone at 16 concurrent. Prints the figures the README
+ * lists: failed uploads, upload p99, search p99 and throughput, how long until every projection is
+ * current after the load, and RSS growth.
+ */
+const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
+const SEARCHERS = Number(process.env.BENCH_LOAD_SEARCHERS ?? 12);
+const UPLOADERS = Number(process.env.BENCH_LOAD_UPLOADERS ?? 4);
+const UPLOAD_TIMEOUT_MS = 15_000;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+
+function call(base: string, key: string, method: string, path: string, body?: Buffer, type = 'application/json', timeoutMs = 60_000): Promise<{ status: number; text: string }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function multipart(filename: string, text: string): { body: Buffer; type: string } {
+  const boundary = `----larderload${randomBytes(6).toString('hex')}`;
+  const body = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${boundary}--\r\n`,
+  );
+  return { body, type: `multipart/form-data; boundary=${boundary}` };
+}
+
+const pct = (xs: number[], p: number) => {
+  if (!xs.length) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const WORDS = 'preserve jam pickle brine sugar jar lid seal vinegar apricot plum cherry larder shelf cellar winter harvest recipe spice salt'.split(' ');
+const sentence = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(' ');
+const QUERIES = Array.from({ length: 24 }, (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]}`);
+
+export async function loadBench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
+  const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const port = await freePort();
+  const root = join(__dirname, '..', '..');
+  const child = spawn(process.execPath, ['-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], {
+    env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn' },
+    stdio: 'inherit',
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  try {
+    await waitForServer(base, 60);
+    const store = JSON.parse((await call(base, key, 'POST', '/v1/stores', Buffer.from(JSON.stringify({ name: 'load' })))).text) as { id: string };
+    // a corpus to search: 60 small documents, ingested before the load starts
+    for (let i = 0; i < 60; i++) {
+      const m = multipart(`seed-${i}.txt`, `${sentence(80)}.\n\n${sentence(80)}.`);
+      await call(base, key, 'POST', `/v1/stores/${store.id}/files/upload`, m.body, m.type);
+    }
+    for (;;) {
+      const s = JSON.parse((await call(base, key, 'GET', `/v1/stores/${store.id}`)).text) as { file_counts: { pending: number; in_progress: number } };
+      if (s.file_counts.pending + s.file_counts.in_progress === 0) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const search = (q: string) => call(base, key, 'POST', '/v1/stores/search', Buffer.from(JSON.stringify({ query: q, store_identifiers: [store.id], top_k: 10 })));
+    for (const q of QUERIES) await search(q); // every query's embedding is now cached
+    const rssBefore = memoryOf(child.pid!).rss;
+
+    // mixed load
+    const until = Date.now() + SECONDS * 1000;
+    const searchMs: number[] = [];
+    const uploadMs: number[] = [];
+    let searchErrors = 0;
+    let failedUploads = 0;
+    const searcher = async () => {
+      while (Date.now() < until) {
+        const t = performance.now();
+        const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({ status: 0, text: '' }));
+        if (r.status === 200) searchMs.push(performance.now() - t);
+        else searchErrors++;
+      }
+    };
+    let n = 0;
+    const uploader = async () => {
+      while (Date.now() < until) {
+        const m = multipart(`load-${n++}.txt`, sentence(200));
+        const t = performance.now();
+        const r = await call(base, key, 'POST', `/v1/stores/${store.id}/files/upload`, m.body, m.type, UPLOAD_TIMEOUT_MS).catch(() => ({ status: 0, text: '' }));
+        if (r.status === 201) uploadMs.push(performance.now() - t);
+        else failedUploads++;
+      }
+    };
+    const t0 = performance.now();
+    await Promise.all([...Array.from({ length: SEARCHERS }, searcher), ...Array.from({ length: UPLOADERS }, uploader)]);
+    const mixedSeconds = (performance.now() - t0) / 1000;
+    const loadEnded = performance.now();
+
+    // every projection and reactor current again
+    let catchUpMs = NaN;
+    for (;;) {
+      const r = await call(base, key, 'GET', '/health/ready').catch(() => null);
+      const items = r ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ name: string; lag: number }> } } }).checks?.projections?.items ?? []) : [];
+      if (items.length && items.every((p) => p.lag === 0)) {
+        catchUpMs = performance.now() - loadEnded;
+        break;
+      }
+      if (performance.now() - loadEnded > 120_000) break;
+      await new Promise((r2) => setTimeout(r2, 100));
+    }
+
+    // searches alone, 16 concurrent
+    const aloneMs: number[] = [];
+    const aloneUntil = Date.now() + Math.min(20, SECONDS) * 1000;
+    const t1 = performance.now();
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (Date.now() < aloneUntil) {
+          const t = performance.now();
+          const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({ status: 0, text: '' }));
+          if (r.status === 200) aloneMs.push(performance.now() - t);
+        }
+      }),
+    );
+    const aloneSeconds = (performance.now() - t1) / 1000;
+    const rssAfter = memoryOf(child.pid!).rss;
+
+    const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
+    out(`load: embedded default, ${SEARCHERS} searchers + ${UPLOADERS} uploaders for ${SECONDS} s, then 16 searchers alone`);
+    out(`| measure | value | target |`);
+    out(`|---|---:|---:|`);
+    out(`| uploads completed / failed (no 201 within ${UPLOAD_TIMEOUT_MS / 1000} s) | ${uploadMs.length} / ${failedUploads} | 0 failed |`);
+    out(`| upload p50 / p99 (ms) | ${f(pct(uploadMs, 50))} / ${f(pct(uploadMs, 99))} | p99 ≤ 2000 |`);
+    out(`| searches during the mix: per second, p50 / p99 (ms), errors | ${(searchMs.length / mixedSeconds).toFixed(0)}, ${f(pct(searchMs, 50))} / ${f(pct(searchMs, 99))}, ${searchErrors} | — |`);
+    out(`| searches alone at 16 concurrent: per second | ${(aloneMs.length / aloneSeconds).toFixed(0)} | ≥ 400 |`);
+    out(`| searches alone at 16 concurrent: p50 / p99 (ms) | ${f(pct(aloneMs, 50))} / ${f(pct(aloneMs, 99))} | p99 ≤ 250 |`);
+    out(`| every projection current after the load (ms) | ${f(catchUpMs)} | ≤ 5000 |`);
+    out(`| server RSS before → after (MiB) | ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} (+${((rssAfter - rssBefore) / 2 ** 20).toFixed(0)}) | growth < 100 |`);
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    agent.destroy();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,85 @@
+import { registerDecorator, ValidationOptions } from 'class-validator';
+import { PayloadTooLargeError, ValidationFailedError } from './errors';
+
+type Loc = (string | number)[];
+
+/**
+ * Every size a request may have, checked before any work starts (documented in the README's
+ * "Limits"). Together they bound every event: no event may exceed MAX_EVENT_BYTES.
+ */
+export const LIMITS = {
+  /** JSON request bodies (LARDER_JSON_LIMIT may lower or raise it). */
+  jsonBodyBytes: 1024 * 1024,
+  /** Metadata of a store or store file: serialized size, keys at all levels, nesting, one string. */
+  metadataBytes: 64 * 1024,
+  metadataKeys: 256,
+  metadataDepth: 8,
+  metadataStringChars: 16 * 1024,
+  /** Search filters: serialized size, nesting, conditions, values of one `in` list. */
+  filterBytes: 64 * 1024,
+  filterDepth: 16,
+  filterConditions: 256,
+  filterListValues: 1024,
+  /** Identifiers named in one request (stores to search, files to attach or restrict to). */
+  storeIdentifiers: 100,
+  fileIds: 1000,
+  /** A search query, a question, a grep pattern. */
+  queryChars: 8192,
+  patternChars: 1024,
+  /** The largest event any command may append (the event store refuses larger ones). */
+  eventBytes: 512 * 1024,
+} as const;
+
+const byteLength = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');
+
+/** The first way `value` breaks the metadata limits, or null. Iterative: any nesting is safe. */
+export function metadataProblem(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) return 'metadata must be a JSON object';
+  if (byteLength(value) > LIMITS.metadataBytes) return `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON`;
+  let keys = 0;
+  const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 1 }];
+  while (stack.length) {
+    const { v, depth } = stack.pop()!;
+    if (typeof v === 'string' && v.length > LIMITS.metadataStringChars) return `metadata strings must be at most ${LIMITS.metadataStringChars} characters`;
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > LIMITS.metadataDepth) return `metadata must be nested at most ${LIMITS.metadataDepth} levels deep`;
+    const entries = Object.entries(v);
+    if (!Array.isArray(v)) keys += entries.length;
+    if (keys > LIMITS.metadataKeys) return `metadata may have at most ${LIMITS.metadataKeys} keys in all`;
+    for (const [, child] of entries) stack.push({ v: child, depth: depth + 1 });
+  }
+  return null;
+}
+
+/** For values that do not pass through a DTO (multipart fields): 422 at `loc` when metadata breaks a limit. */
+export function checkMetadata(value: unknown, loc: Loc): void {
+  const problem = metadataProblem(value);
+  if (problem) throw new ValidationFailedError([{ loc, msg: problem, type: 'value_error' }]);
+}
+
+/** class-validator: a metadata object within LIMITS (null and absent pass; combine with @IsOptional). */
+export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
+  return (target: object, propertyName: string | symbol) =>
+    registerDecorator({
+      name: 'isMetadata',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options,
+      validator: {
+        validate: (v: unknown) => metadataProblem(v) === null,
+        defaultMessage: (args) => metadataProblem(args?.value) ?? 'invalid metadata',
+      },
+    });
+}
+
+/** The event-store backstop: an event over LIMITS.eventBytes is refused before it is written. */
+export function assertEventSizes(events: ReadonlyArray<{ type: string; data: unknown; metadata?: unknown }>): void {
+  for (const e of events) {
+    const bytes = byteLength(e.data) + byteLength(e.metadata ?? null);
+    if (bytes > LIMITS.eventBytes) throw new PayloadTooLargeError(`${e.type} would be ${bytes} bytes; events are at most ${LIMITS.eventBytes} bytes`);
+  }
+}
+
+/** The serialized size of an event's data and metadata (what `assertEventSizes` measures). */
+export const eventBytes = (e: { data: unknown; metadata?: unknown }) => byteLength(e.data) + byteLength(e.metadata ?? null);

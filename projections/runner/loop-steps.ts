@@ -1,0 +1,133 @@
+import { DataSource } from 'typeorm';
+import { Position, RecordedEvent, comparePositions } from '@larder/kernel';
+import { ExternalProjection, Projection, Reactor } from './projection';
+import { lockCheckpoint, readCheckpoint, writeCheckpoint } from './checkpoints';
+import { ReadYourWrites } from './read-your-writes';
+
+/** What a pull loop does with the batches it reads, and where it resumes. */
+export interface LoopStep {
+  /** The stored checkpoint, where the loop (re)starts. */
+  checkpoint(): Promise<Position>;
+  /** Applies a batch read after `from`; answers the position to continue after. */
+  process(batch: RecordedEvent[], from: Position): Promise<Position>;
+  /** While idle at `at`: writes a skipped checkpoint once due; answers ms until that is due (null: nothing to write). */
+  persistIdle?(at: Position): Promise<number | null>;
+}
+
+/** How long a loop may go without writing its checkpoint while it sees only irrelevant events. */
+const PERSIST_EVERY_MS = 2000;
+
+/**
+ * The steps of projection, reactor and external-projection loops: the checkpoint is written in the
+ * same transaction as a projection's rows, and skipped for batches with nothing a loop handles.
+ */
+export class LoopSteps {
+  /** The checkpoint this runner last wrote (or read) per loop, and when: see `skippable`. */
+  private readonly persisted = new Map<string, { position: Position; at: number }>();
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly tracker: ReadYourWrites,
+  ) {}
+
+  projection(p: Projection): LoopStep {
+    return {
+      checkpoint: () => this.readCheckpoint(p.name),
+      process: (batch, from) => this.applyBatch(p, batch, from),
+      persistIdle: (at) => this.persistIdle(p.name, 'projection', p.version, at),
+    };
+  }
+
+  reactor(r: Reactor): LoopStep {
+    return {
+      checkpoint: () => this.readCheckpoint(r.name),
+      process: (batch) => this.reactBatch(r, batch),
+      persistIdle: (at) => this.persistIdle(r.name, 'reactor', 1, at),
+    };
+  }
+
+  /** An external projection writes its own checkpoint with every batch. */
+  external(x: ExternalProjection): LoopStep {
+    return {
+      checkpoint: () => x.readCheckpoint(),
+      process: async (batch) => {
+        const last = batch[batch.length - 1].position;
+        await x.applyBatch(
+          batch.filter((e) => x.handles.includes(e.type)),
+          last,
+        );
+        return last;
+      },
+    };
+  }
+
+  private async readCheckpoint(name: string): Promise<Position> {
+    const position = await readCheckpoint(this.ds, name);
+    this.persisted.set(name, { position, at: Date.now() });
+    return position;
+  }
+
+  /**
+   * A batch with no event a loop handles changes nothing but its position: the checkpoint write (a
+   * transaction per loop per batch, which on the single-threaded embedded Postgres competes with the
+   * requests) is skipped, and written at the latest after PERSIST_EVERY_MS. Restarting re-reads at
+   * most those irrelevant events.
+   */
+  private skippable(name: string, relevant: boolean): boolean {
+    const p = this.persisted.get(name);
+    return !relevant && !!p && Date.now() - p.at < PERSIST_EVERY_MS;
+  }
+
+  /**
+   * An idle loop writes the position it skipped to, once PERSIST_EVERY_MS have passed since its last
+   * write. Answers how long until that is due (null: nothing left to write).
+   */
+  private async persistIdle(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<number | null> {
+    const p = this.persisted.get(name);
+    if (!p || comparePositions(p.position, at) === 0) return null;
+    const wait = PERSIST_EVERY_MS - (Date.now() - p.at);
+    if (wait > 0) return wait;
+    const written = await this.ds.transaction(async (m) => {
+      const cp = await lockCheckpoint(m, name, kind, version);
+      // only if nobody (another runner, a replay) moved it meanwhile; else the next batch re-reads from there
+      if (comparePositions(cp.position, p.position) !== 0) return false;
+      await writeCheckpoint(m, name, version, at);
+      return true;
+    });
+    if (written) this.persisted.set(name, { position: at, at: Date.now() });
+    return null;
+  }
+
+  private async applyBatch(p: Projection, batch: RecordedEvent[], from: Position): Promise<Position> {
+    const last = batch[batch.length - 1].position;
+    const handled = batch.filter((e) => p.handles.includes(e.type));
+    if (this.skippable(p.name, handled.length > 0)) return last;
+    const applied = await this.ds.transaction(async (m) => {
+      const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
+      // Another runner or a replay moved the checkpoint since this runner last wrote or read it
+      // (the events between that and `from` were skipped as irrelevant): re-read from there.
+      const mine = this.persisted.get(p.name)?.position;
+      if (comparePositions(cp.position, from) !== 0 && !(mine && comparePositions(cp.position, mine) === 0)) return cp.position;
+      for (const e of handled) await p.apply(e, m);
+      await writeCheckpoint(m, p.name, p.version, last);
+      this.persisted.set(p.name, { position: last, at: Date.now() });
+      return last;
+    });
+    if (handled.length) this.tracker.bump(p.name);
+    return applied;
+  }
+
+  private async reactBatch(r: Reactor, batch: RecordedEvent[]): Promise<Position> {
+    const last = batch[batch.length - 1].position;
+    const handled = r.handles ? batch.filter((e) => r.handles!.includes(e.type)) : batch;
+    if (this.skippable(r.name, handled.length > 0)) return last;
+    if (r.handleBatch && handled.length) await r.handleBatch(handled);
+    else for (const e of handled) await r.handle(e);
+    await this.ds.transaction(async (m) => {
+      await lockCheckpoint(m, r.name, 'reactor', 1);
+      await writeCheckpoint(m, r.name, 1, last);
+    });
+    this.persisted.set(r.name, { position: last, at: Date.now() });
+    return last;
+  }
+}
