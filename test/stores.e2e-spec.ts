@@ -80,6 +80,35 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
     await expect(c.stores.retrieve(s.id)).rejects.toMatchObject({ status: 404 });
   });
 
+  it('bad bodies, queries and paths are 422s with the loc of the bad part', async () => {
+    const detail = async (res: Response) => {
+      expect(res.status).toBe(422);
+      return ((await res.json()) as { detail: Array<{ loc: unknown[]; type: string }> }).detail.map((d) => [d.loc.join('.'), d.type]);
+    };
+    const s = await c.stores.create({ name: 'shapes' });
+    expect(await detail(await raw('/v1/stores?limit=0'))).toEqual([['query.limit', 'greater_than_equal']]);
+    expect(await detail(await raw('/v1/stores', { method: 'POST', body: JSON.stringify({ file_ids: ['nope'] }) }))).toEqual([['body.file_ids', 'uuid_parsing']]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/copy`, { method: 'POST', body: JSON.stringify({}) }))).toContainEqual(['body.name', 'string_type']);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files`, { method: 'POST', body: JSON.stringify({ file_id: 'nope', config: { parsing_strategy: 'slow' } }) }))).toEqual([
+      ['body.file_id', 'uuid_parsing'],
+      ['body.config.parsing_strategy', 'enum'],
+    ]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ statuses: ['done'] }) }))).toEqual([['body.statuses', 'enum']]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ metadata_filter: { key: 'generated_metadata.x', operator: 'eq', value: 1 } }) }))).toEqual([['body.metadata_filter', 'value_error']]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files?statuses=done`))).toEqual([['query.statuses', 'enum']]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files/${s.id}?return_chunks=first`))).toEqual([['query.return_chunks', 'value_error']]);
+    const form = new FormData();
+    form.append('file', new Blob(['x'], { type: 'text/plain' }), 'x.txt');
+    form.append('params', '{not json');
+    const upload = await fetch(`${t.baseURL}/v1/stores/${s.id}/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    expect(await detail(upload)).toEqual([['body.params', 'json_invalid']]);
+    const admin = (path: string) => raw(path, { method: 'POST', key: t.rootKey });
+    expect(await detail(await admin(`/v1/admin/stores/not-an-org/${s.id}/reingest`))).toEqual([['path.organization_id', 'uuid_parsing']]);
+    const org = '00000000-0000-4000-8000-000000000000';
+    expect(await detail(await admin(`/v1/admin/stores/${org}/${s.id}/reingest?statuses=completed,done`))).toEqual([['query.statuses', 'enum']]);
+    expect(await detail(await admin(`/v1/admin/stores/${org}/${s.id}/reingest?billable=maybe`))).toEqual([['query.billable', 'bool_parsing']]);
+  });
+
   describe('a folder of mixed documents', () => {
     let store: string;
     const ids: Record<string, string> = {};

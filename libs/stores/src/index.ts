@@ -1,15 +1,43 @@
 import { Global, Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
 import { FILE_REFERENCES } from '@larder/kernel';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { StoresWriter } from './stores.writer';
 import { StoreFilesWriter } from './store-files.writer';
+import { ContentUrls } from './content-urls';
+import { AttachAuthority } from './authority';
 import { IngestionWorker } from './ingestion/ingestion.worker';
 import { StoreExpirySweeper } from './ingestion/store-expiry.sweeper';
-import { StoresHttpController } from './http/stores.http.controller';
-import { StoreFilesHttpController } from './http/store-files.http.controller';
-import { AdminReingestHttpController } from './http/admin-reingest.http.controller';
+import { CreateStoreHandler } from './commands/create-store/create-store.handler';
+import { CreateStoreHttpController } from './commands/create-store/create-store.http.controller';
+import { UpdateStoreHandler } from './commands/update-store/update-store.handler';
+import { UpdateStoreHttpController } from './commands/update-store/update-store.http.controller';
+import { DeleteStoreHandler } from './commands/delete-store/delete-store.handler';
+import { DeleteStoreHttpController } from './commands/delete-store/delete-store.http.controller';
+import { CopyStoreHandler } from './commands/copy-store/copy-store.handler';
+import { CopyStoreHttpController } from './commands/copy-store/copy-store.http.controller';
+import { AddStoreFileHandler } from './commands/add-store-file/add-store-file.handler';
+import { AddStoreFileHttpController } from './commands/add-store-file/add-store-file.http.controller';
+import { UploadStoreFileHandler } from './commands/upload-store-file/upload-store-file.handler';
+import { UploadStoreFileHttpController } from './commands/upload-store-file/upload-store-file.http.controller';
+import { UpdateStoreFileHandler } from './commands/update-store-file/update-store-file.handler';
+import { UpdateStoreFileHttpController } from './commands/update-store-file/update-store-file.http.controller';
+import { DeleteStoreFileHandler } from './commands/delete-store-file/delete-store-file.handler';
+import { DeleteStoreFileHttpController } from './commands/delete-store-file/delete-store-file.http.controller';
+import { ReingestStoreHandler } from './commands/reingest-store/reingest-store.handler';
+import { ReingestStoreHttpController } from './commands/reingest-store/reingest-store.http.controller';
+import { GetStoreHandler } from './queries/get-store/get-store.handler';
+import { GetStoreHttpController } from './queries/get-store/get-store.http.controller';
+import { ListStoresHandler } from './queries/list-stores/list-stores.handler';
+import { ListStoresHttpController } from './queries/list-stores/list-stores.http.controller';
+import { GetStoreFileHandler } from './queries/get-store-file/get-store-file.handler';
+import { GetStoreFileHttpController } from './queries/get-store-file/get-store-file.http.controller';
+import { ListStoreFilesHandler } from './queries/list-store-files/list-store-files.handler';
+import { ListStoreFilesHttpController } from './queries/list-store-files/list-store-files.http.controller';
+import { DownloadStoreFileContentHandler } from './queries/download-store-file-content/download-store-file-content.handler';
+import { DownloadStoreFileContentHttpController } from './queries/download-store-file-content/download-store-file-content.http.controller';
 
 export { STORES_CONFIG } from './stores.config';
 export type { StoresConfig } from './stores.config';
@@ -19,16 +47,50 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
 /** Stores, store files and ingestion (contract §12–§13). Global: the files context removes files from stores through FILE_REFERENCES. */
 @Global()
 @Module({
-  controllers: [StoreFilesHttpController, StoresHttpController, AdminReingestHttpController],
+  imports: [CqrsModule],
+  controllers: [
+    // store files first, static paths (`list`, `upload`) before `:file_identifier`, `…/content` before `:file_identifier`
+    ListStoreFilesHttpController,
+    UploadStoreFileHttpController,
+    AddStoreFileHttpController,
+    DownloadStoreFileContentHttpController,
+    GetStoreFileHttpController,
+    UpdateStoreFileHttpController,
+    DeleteStoreFileHttpController,
+    // then stores: the collection before `:store_identifier`
+    CreateStoreHttpController,
+    ListStoresHttpController,
+    GetStoreHttpController,
+    UpdateStoreHttpController,
+    DeleteStoreHttpController,
+    CopyStoreHttpController,
+    ReingestStoreHttpController,
+  ],
   providers: [
     StoresReader,
     StoreFilesReader,
     FilesReader,
     StoresWriter,
     StoreFilesWriter,
+    ContentUrls,
+    AttachAuthority,
     IngestionWorker,
     StoreExpirySweeper,
     { provide: FILE_REFERENCES, useExisting: StoreFilesWriter },
+    CreateStoreHandler,
+    UpdateStoreHandler,
+    DeleteStoreHandler,
+    CopyStoreHandler,
+    AddStoreFileHandler,
+    UploadStoreFileHandler,
+    UpdateStoreFileHandler,
+    DeleteStoreFileHandler,
+    ReingestStoreHandler,
+    GetStoreHandler,
+    ListStoresHandler,
+    GetStoreFileHandler,
+    ListStoreFilesHandler,
+    DownloadStoreFileContentHandler,
   ],
   exports: [FILE_REFERENCES, IngestionWorker],
 })

@@ -12,7 +12,6 @@ import {
   READ_MODEL_CONSISTENCY,
   ReadModelConsistency,
   settle,
-  ValidationFailedError,
 } from '@larder/kernel';
 import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
@@ -293,9 +292,5 @@ export class StoreFilesWriter implements FileReferences {
         if (!(err instanceof NotFoundError)) throw err;
       });
     }
-  }
-
-  static validateIdentifier(id: string, loc: (string | number)[]): void {
-    if (!id) throw new ValidationFailedError([{ loc, msg: 'must not be empty', type: 'value_error' }]);
   }
 }

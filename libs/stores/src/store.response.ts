@@ -29,8 +29,8 @@ export function toStoreResponse(r: StoreRow) {
 }
 export type StoreResponse = ReturnType<typeof toStoreResponse>;
 
-/** `StoreFile` (§13.2). */
-export function toStoreFileResponse(r: StoreFileRow, contentUrl: string, chunks?: IndexedChunk[]) {
+/** `StoreFile` (§13.2). `content_url` is null for a caller that may not read the store's content (see `ContentUrls`). */
+export function toStoreFileResponse(r: StoreFileRow, contentUrl: string | null, chunks?: IndexedChunk[]) {
   return {
     id: r.fileId,
     filename: r.filename,

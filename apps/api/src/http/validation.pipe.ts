@@ -12,6 +12,7 @@ const CONSTRAINT_TYPES: Record<string, string> = {
   isInt: 'int_type',
   isNumber: 'float_type',
   isBoolean: 'bool_type',
+  isBooleanString: 'bool_parsing',
   min: 'greater_than_equal',
   max: 'less_than_equal',
   isIn: 'enum',
@@ -24,7 +25,7 @@ const CONSTRAINT_TYPES: Record<string, string> = {
   maxLength: 'string_too_long',
   arrayMaxSize: 'too_long',
   arrayMinSize: 'too_short',
-  isUUID: 'uuid_parsing',
+  isUuid: 'uuid_parsing',
   nestedValidation: 'model_type',
   whitelistValidation: 'extra_forbidden',
 };

@@ -1,21 +1,9 @@
 import { Transform, Type } from 'class-transformer';
-import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, MaxLength, ValidateIf } from 'class-validator';
 
 export const STORE_FILE_STATUSES = ['pending', 'in_progress', 'cancelled', 'completed', 'failed'] as const;
 
-export class StoreFileConfigDto {
-  @IsOptional() @IsIn(['fast', 'high_quality']) parsing_strategy?: 'fast' | 'high_quality';
-}
-
-export class AddStoreFileRequestDto {
-  @IsUUID('all') file_id!: string;
-  @IsOptional() @Allow() metadata?: unknown;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => StoreFileConfigDto) config?: StoreFileConfigDto | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => StoreFileConfigDto) experimental?: StoreFileConfigDto | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) external_id?: string | null;
-  @IsOptional() @IsBoolean() overwrite?: boolean;
-}
-
+/** `POST …/files/list` body: cursor paging, `statuses`, a file-metadata filter and `q` (file name). */
 export class ListStoreFilesRequestDto {
   @IsOptional() @IsInt() @Min(1) @Max(100) limit?: number;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() after?: string | null;
@@ -28,19 +16,11 @@ export class ListStoreFilesRequestDto {
 
 const toList = ({ value }: { value: unknown }) => (value === undefined ? undefined : Array.isArray(value) ? value : [value]);
 
-export class ListStoreFilesQueryDto {
+/** Deprecated `GET …/files` query: cursor paging and `statuses` (repeated). */
+export class ListStoreFilesDeprecatedRequestDto {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
   @IsOptional() @IsString() after?: string;
   @IsOptional() @IsString() before?: string;
   @IsOptional() @Transform(({ value }) => value === true || value === 'true') @IsBoolean() include_total?: boolean;
   @IsOptional() @Transform(toList) @IsArray() @IsIn(STORE_FILE_STATUSES, { each: true }) statuses?: string[];
-}
-
-export class UpdateStoreFileRequestDto {
-  @IsOptional() @Allow() metadata?: unknown;
-}
-
-export class GetStoreFileQueryDto {
-  /** `true`/`false`, or one or more chunk indices (`return_chunks=0&return_chunks=3`). */
-  @IsOptional() @Allow() return_chunks?: string | string[];
 }

@@ -1,0 +1,6 @@
+import { Allow, IsOptional } from 'class-validator';
+
+/** `StoreFileUpdateParams`: `metadata` replaces the file's metadata. */
+export class UpdateStoreFileRequestDto {
+  @IsOptional() @Allow() metadata?: unknown;
+}

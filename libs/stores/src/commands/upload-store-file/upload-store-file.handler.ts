@@ -1,0 +1,39 @@
+import { Inject } from '@nestjs/common';
+import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
+import { FILE_UPLOADER, FileUploader } from '@larder/kernel';
+import { StoreFilesWriter } from '../../store-files.writer';
+import { IngestionWorker } from '../../ingestion/ingestion.worker';
+import { ContentUrls } from '../../content-urls';
+import { StoreFileResponse } from '../../store.response';
+import { UploadStoreFileCommand } from './upload-store-file.command';
+import { uploadParams } from './upload-store-file.request.dto';
+
+/**
+ * Uploads the `file` part as a new organization file (the key's own, so no file scope is checked),
+ * then attaches it as `POST …/files` would. A refusal or a bad part before the attach removes the
+ * uploaded file again; nothing after the attach's append does.
+ */
+@CommandHandler(UploadStoreFileCommand)
+export class UploadStoreFileHandler implements ICommandHandler<UploadStoreFileCommand, StoreFileResponse> {
+  constructor(
+    private readonly writer: StoreFilesWriter,
+    private readonly worker: IngestionWorker,
+    private readonly contentUrls: ContentUrls,
+    @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
+  ) {}
+
+  async execute(c: UploadStoreFileCommand): Promise<StoreFileResponse> {
+    await this.writer.resolveStore(c.organizationId, c.storeIdentifier); // 404 before reading the body
+    const { result: file, fields } = await c.body((f) => this.uploader.upload(c.organizationId, c.actor, f.filename, f.mimeType, f.stream));
+    try {
+      const input = await uploadParams(fields, file.id);
+      const f = await this.writer.add(c.organizationId, c.actor, c.storeIdentifier, input);
+      this.worker.nudge();
+      return this.contentUrls.respond(f, c.viewer);
+    } catch (err) {
+      // `add` throws only before it appends (a refusal or a bad param): the file was never attached, so the upload is undone
+      await this.uploader.remove(c.organizationId, c.actor, file.id).catch(() => undefined);
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,22 @@
+import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Request } from 'express';
+import { baseUrlOf, CurrentPrincipal, Principal, readMultipart, RequireScope } from '@larder/kernel';
+import { StoreFileResponse } from '../../store.response';
+import { UploadStoreFileCommand } from './upload-store-file.command';
+
+@Controller('v1/stores/:store_identifier/files')
+export class UploadStoreFileHttpController {
+  constructor(private readonly commands: CommandBus) {}
+
+  /**
+   * Multipart: a `file` part plus `params` (a JSON string of the JSON create body without `file_id`);
+   * separate `metadata` and `config` parts (JSON strings) are accepted too and win over `params`.
+   */
+  @Post('upload')
+  @HttpCode(201)
+  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  upload(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Req() req: Request): Promise<StoreFileResponse> {
+    return this.commands.execute(new UploadStoreFileCommand(p.organizationId, p.apiKeyId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, (consume) => readMultipart(req, consume)));
+  }
+}

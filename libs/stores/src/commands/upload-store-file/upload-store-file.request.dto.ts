@@ -1,0 +1,36 @@
+import { plainToInstance } from 'class-transformer';
+import { validate } from 'class-validator';
+import { ValidationFailedError } from '@larder/kernel';
+import { AddStoreFileRequestDto, StoreFileConfigDto } from '../add-store-file/add-store-file.request.dto';
+
+const parseJson = (name: string, text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new ValidationFailedError([{ loc: ['body', name], msg: `${name} must be a JSON string`, type: 'json_invalid', input: text }]);
+  }
+};
+
+/**
+ * The text parts of `POST …/files/upload` beside its `file` part: `params` (a JSON string of the JSON
+ * create body without `file_id`); separate `metadata` and `config` parts (JSON strings) and
+ * `external_id` win over `params`. Validated as `AddStoreFileRequestDto` with the uploaded file's id.
+ */
+export async function uploadParams(fields: Record<string, string>, fileId: string): Promise<AddStoreFileRequestDto> {
+  let params: Record<string, unknown> = {};
+  if (fields.params) {
+    const v = parseJson('params', fields.params);
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ValidationFailedError([{ loc: ['body', 'params'], msg: 'params must be a JSON object', type: 'dict_type' }]);
+    params = v as Record<string, unknown>;
+  }
+  if (fields.metadata !== undefined) params.metadata = parseJson('metadata', fields.metadata);
+  if (fields.config !== undefined) params.config = parseJson('config', fields.config);
+  if (fields.external_id !== undefined) params.external_id = fields.external_id;
+  const dto = plainToInstance(AddStoreFileRequestDto, { ...params, file_id: fileId });
+  const errors = await validate(dto, { whitelist: true });
+  if (errors.length) {
+    throw new ValidationFailedError(errors.map((e) => ({ loc: ['body', 'params', e.property], msg: Object.values(e.constraints ?? { invalid: 'invalid value' })[0], type: 'value_error' })));
+  }
+  if (dto.config) dto.config = plainToInstance(StoreFileConfigDto, dto.config);
+  return dto;
+}

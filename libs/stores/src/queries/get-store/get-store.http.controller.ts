@@ -1,0 +1,16 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { StoreResponse } from '../../store.response';
+import { GetStoreQuery } from './get-store.query';
+
+@Controller('v1/stores')
+export class GetStoreHttpController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get(':store_identifier')
+  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  get(@CurrentPrincipal() p: Principal, @Param('store_identifier') id: string): Promise<StoreResponse> {
+    return this.queries.execute(new GetStoreQuery(p.organizationId, id));
+  }
+}

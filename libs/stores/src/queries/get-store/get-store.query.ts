@@ -1,0 +1,7 @@
+export class GetStoreQuery {
+  constructor(
+    readonly organizationId: string,
+    /** Store id or name. */
+    readonly storeIdentifier: string,
+  ) {}
+}
