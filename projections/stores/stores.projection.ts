@@ -138,6 +138,9 @@ export class StoresProjection implements Projection {
           e.data.leaseExpiresAt,
         ]);
         return;
+      case 'StoreFileIngestionLeaseRenewed':
+        await this.update(m, e.data, rev, `lease_expires_at = $5`, [e.data.leaseExpiresAt]);
+        return;
       case 'StoreFileParsed':
         await this.update(m, e.data, rev, `chunks_key = $5, chunk_count = $6, usage_tokens = $7`, [e.data.chunksKey, e.data.chunkCount, e.data.usageTokens]);
         return;

@@ -56,6 +56,7 @@ export class InfrastructureModule {
           runWorker: infra.config.runWorker,
           ingestionConcurrency: infra.config.ingestionConcurrency,
           leaseMs: infra.config.ingestionLeaseMs,
+          attemptTimeoutMs: infra.config.ingestionAttemptTimeoutMs,
           maxAttempts: infra.config.ingestionMaxAttempts,
           retryBaseMs: infra.config.ingestionRetryBaseMs,
           pollMs: infra.config.ingestionPollMs,

@@ -62,6 +62,7 @@ export interface LarderConfig {
   embeddingQueryPrefix: string | null;
   ingestionConcurrency: number;
   ingestionLeaseMs: number;
+  ingestionAttemptTimeoutMs: number;
   ingestionMaxAttempts: number;
   ingestionRetryBaseMs: number;
   ingestionPollMs: number;
@@ -139,7 +140,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
     ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),
-    ingestionLeaseMs: Math.max(1000, int('LARDER_INGESTION_LEASE_SECONDS', 600) * 1000),
+    ingestionLeaseMs: Math.max(1000, int('LARDER_INGESTION_LEASE_SECONDS', 30) * 1000),
+    ingestionAttemptTimeoutMs: Math.max(1000, int('LARDER_INGESTION_ATTEMPT_TIMEOUT_SECONDS', 600) * 1000),
     ingestionMaxAttempts: Math.max(1, int('LARDER_INGESTION_MAX_ATTEMPTS', 4)),
     ingestionRetryBaseMs: int('LARDER_INGESTION_RETRY_BASE_MS', 2000),
     ingestionPollMs: Math.max(10, int('LARDER_INGESTION_POLL_MS', 500)),

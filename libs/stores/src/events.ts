@@ -114,6 +114,11 @@ export interface StoreFileMetadataUpdated {
   data: { storeId: string; fileId: string; metadata: unknown; at: string };
 }
 /** A worker holds the file until `leaseExpiresAt`; after that another may take it over. */
+/** The lease holder is still working: its lease is extended (short leases, renewed while work runs). */
+export interface StoreFileIngestionLeaseRenewed {
+  type: 'StoreFileIngestionLeaseRenewed';
+  data: { storeId: string; fileId: string; generation: number; workerId: string; leaseExpiresAt: string; at: string };
+}
 export interface StoreFileIngestionStarted {
   type: 'StoreFileIngestionStarted';
   data: { storeId: string; fileId: string; generation: number; attempt: number; workerId: string; leaseExpiresAt: string; at: string };
@@ -162,6 +167,7 @@ export type StoreFileEvent =
   | StoreFileAdded
   | StoreFileMetadataUpdated
   | StoreFileIngestionStarted
+  | StoreFileIngestionLeaseRenewed
   | StoreFileParsed
   | StoreFileIngested
   | StoreFileIngestionFailed
@@ -171,6 +177,7 @@ export const STORE_FILE_EVENT_TYPES = [
   'StoreFileAdded',
   'StoreFileMetadataUpdated',
   'StoreFileIngestionStarted',
+  'StoreFileIngestionLeaseRenewed',
   'StoreFileParsed',
   'StoreFileIngested',
   'StoreFileIngestionFailed',

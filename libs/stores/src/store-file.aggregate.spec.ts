@@ -219,4 +219,29 @@ describe('store file decider', () => {
       given(storeFileDecider, added(), started(), parsed, ...events).when(start({ generation: 2, s: 41 })).thenMatches({ type: 'StoreFileIngestionStarted', data: { generation: 2, attempt: 1 } });
     });
   });
+
+  describe('RenewIngestionLease (short leases, renewed while work runs)', () => {
+    const renew = (workerId = 'w1', sec = 20, generation = 1): StoreFileCommand => ({ type: 'RenewIngestionLease', ...ids, organizationId: ORG, generation, workerId, leaseMs: 30_000, now: t(sec) });
+
+    it('extends the holder’s lease from now', () => {
+      const { state } = given(storeFileDecider, added(), started()).when(renew()).then({
+        type: 'StoreFileIngestionLeaseRenewed',
+        data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(50), at: at(20) },
+      });
+      expect(state.leaseExpiresAt).toEqual(t(50));
+      expect(state.status).toBe('in_progress');
+    });
+
+    it('is refused to another worker, an old generation, and once the work is recorded', () => {
+      given(storeFileDecider, added(), started()).when(renew('w2')).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started()).when(renew('w1', 20, 2)).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } } as StoreFileEvent).when(renew()).thenThrows(IngestionSupersededError);
+    });
+
+    it('a renewed lease keeps a second worker out until it expires', () => {
+      const renewed: StoreFileEvent = { type: 'StoreFileIngestionLeaseRenewed', data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(90), at: at(60) } };
+      given(storeFileDecider, added(), started(), renewed).when(start({ workerId: 'w2', s: 80 })).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), renewed).when(start({ workerId: 'w2', s: 91 })).thenMatches({ type: 'StoreFileIngestionStarted', data: { workerId: 'w2', attempt: 2 } });
+    });
+  });
 });

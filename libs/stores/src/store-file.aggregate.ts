@@ -32,6 +32,7 @@ export type StoreFileCommand =
     } & StoreFileContentData)
   | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
   | { type: 'StartIngestion'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
+  | { type: 'RenewIngestionLease'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
   | { type: 'RecordParsed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; chunksKey: string; chunkCount: number; usageTokens: number; parseMs: number; now: Date }
   | ({ type: 'RecordIngested'; organizationId: string; workerId: string; now: Date } & Omit<StoreFileIngested['data'], 'at'>)
   | { type: 'RecordIngestionFailed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; error: { message: string; code: string }; retryAt: Date | null; now: Date }
@@ -64,6 +65,8 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         return { ...s, metadata: e.data.metadata, added: s.added && { ...s.added, externalId: e.data.externalId }, generation: e.data.generation, status: 'pending', attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null };
       case 'StoreFileIngestionStarted':
         return { ...s, status: 'in_progress', attempt: e.data.attempt, leaseExpiresAt: new Date(e.data.leaseExpiresAt), workerId: e.data.workerId };
+      case 'StoreFileIngestionLeaseRenewed':
+        return { ...s, leaseExpiresAt: new Date(e.data.leaseExpiresAt) };
       case 'StoreFileParsed':
         return { ...s, parsed: { chunksKey: e.data.chunksKey, chunkCount: e.data.chunkCount, usageTokens: e.data.usageTokens } };
       case 'StoreFileIngested':
@@ -108,6 +111,10 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         // Results are accepted only from the worker that holds the lease on this generation.
         if (c.generation !== s.generation || s.status !== 'in_progress' || s.workerId !== c.workerId) {
           throw new IngestionSupersededError(`store file ${c.fileId}: ingestion by ${c.workerId} was superseded`);
+        }
+        if (c.type === 'RenewIngestionLease') {
+          const leaseExpiresAt = new Date(c.now.getTime() + c.leaseMs).toISOString();
+          return [{ type: 'StoreFileIngestionLeaseRenewed', data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, workerId: c.workerId, leaseExpiresAt, at } }];
         }
         if (c.type === 'RecordParsed') {
           return [

@@ -4,7 +4,10 @@ export interface StoresConfig {
   runWorker: boolean;
   ingestionConcurrency: number;
   /** How long a worker holds a file before another may take it over (also the per-attempt time limit). */
+  /** A worker's hold on a file, renewed every third of it while work runs: a crashed worker's file is taken over after it. */
   leaseMs: number;
+  /** The longest one ingestion attempt may run. */
+  attemptTimeoutMs: number;
   maxAttempts: number;
   retryBaseMs: number;
   pollMs: number;

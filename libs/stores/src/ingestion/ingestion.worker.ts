@@ -83,7 +83,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   private claimAndRun(row: StoreFileRow): void {
     const key = `${row.fileId}:${row.storeId}`;
     const run = this.claim(row)
-      .then((claimed) => (claimed ? this.ingest(row, claimed) : undefined))
+      .then((claimed) => (claimed ? this.withRenewedLease(row, () => this.ingest(row, claimed)) : undefined))
       .catch((err) => this.logger.error(`ingestion of ${row.filename} (${row.fileId}) in store ${row.storeId} failed: ${(err as Error).message}`, (err as Error).stack))
       .finally(() => {
         this.active.delete(key);
@@ -111,7 +111,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     const base = { storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId };
     const t0 = Date.now();
     try {
-      const deadline = AbortSignal.timeout(this.config.leaseMs);
+      const deadline = AbortSignal.timeout(this.config.attemptTimeoutMs);
       // 1. parse and chunk (once per content, strategy and parser version)
       const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, row.parsingStrategy, PARSER_VERSION);
       let artifact: ChunksArtifact;
@@ -172,11 +172,36 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
       const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
       const code = err instanceof PermanentFailure ? err.code : err instanceof EmbeddingError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
-      const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.leaseMs} ms` : (err as Error).message;
+      const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.attemptTimeoutMs} ms` : (err as Error).message;
       this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
       await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
         if (!(e instanceof ConflictError || e instanceof NotFoundError)) throw e;
       });
+    }
+  }
+
+  /**
+   * Renews the lease every third of its length while `work` runs, so leases can be short: a crashed
+   * worker's file is taken over within one lease. A renewal the decider refuses (the file was removed,
+   * re-added or taken over) stops renewing; the work's own results are then refused the same way.
+   */
+  private async withRenewedLease(row: StoreFileRow, work: () => Promise<void>): Promise<void> {
+    let renewing = true;
+    const renew = async () => {
+      if (!renewing) return;
+      await this.writer
+        .decide({ type: 'RenewIngestionLease', storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId, leaseMs: this.config.leaseMs }, 'system', false)
+        .catch((err: Error) => {
+          if (err instanceof ConflictError || err instanceof NotFoundError) renewing = false;
+          else this.logger.warn(`renewing the lease on ${row.fileId} failed: ${err.message}`);
+        });
+    };
+    const timer = setInterval(() => void renew(), Math.max(250, Math.floor(this.config.leaseMs / 3)));
+    try {
+      await work();
+    } finally {
+      renewing = false;
+      clearInterval(timer);
     }
   }
 
