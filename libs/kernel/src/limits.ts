@@ -42,12 +42,16 @@ export function metadataProblem(value: unknown): string | null {
   while (stack.length) {
     const { v, depth } = stack.pop()!;
     if (typeof v === 'string' && v.length > LIMITS.metadataStringChars) return `metadata strings must be at most ${LIMITS.metadataStringChars} characters`;
+    if (typeof v === 'string' && v.includes('\u0000')) return 'metadata strings must not contain the NUL character';
     if (v === null || typeof v !== 'object') continue;
     if (depth > LIMITS.metadataDepth) return `metadata must be nested at most ${LIMITS.metadataDepth} levels deep`;
     const entries = Object.entries(v);
     if (!Array.isArray(v)) keys += entries.length;
     if (keys > LIMITS.metadataKeys) return `metadata may have at most ${LIMITS.metadataKeys} keys in all`;
-    for (const [, child] of entries) stack.push({ v: child, depth: depth + 1 });
+    for (const [k, child] of entries) {
+      if (k.includes('\u0000')) return 'metadata keys must not contain the NUL character';
+      stack.push({ v: child, depth: depth + 1 });
+    }
   }
   return null;
 }

@@ -1,3 +1,4 @@
+import { IsMetadata } from '@larder/kernel';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 
@@ -8,7 +9,7 @@ export class StoreFileConfigDto {
 /** `StoreFileCreateParams` (§13.1). */
 export class AddStoreFileRequestDto {
   @IsUUID('all') file_id!: string;
-  @IsOptional() @Allow() metadata?: unknown;
+  @IsOptional() @IsMetadata() metadata?: unknown;
   @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => StoreFileConfigDto) config?: StoreFileConfigDto | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => StoreFileConfigDto) experimental?: StoreFileConfigDto | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) external_id?: string | null;

@@ -1,8 +1,9 @@
+import { IsMetadata } from '@larder/kernel';
 import { Allow, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 
 /** `StoreCopyParams`: the target's name, and optionally a description and metadata other than the source's. */
 export class CopyStoreRequestDto {
   @IsString() @MinLength(1) @MaxLength(128) name!: string;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) description?: string | null;
-  @IsOptional() @Allow() metadata?: unknown;
+  @IsOptional() @IsMetadata() metadata?: unknown;
 }

@@ -1,6 +1,7 @@
+import { IsMetadata } from '@larder/kernel';
 import { Allow, IsOptional } from 'class-validator';
 
 /** `StoreFileUpdateParams`: `metadata` replaces the file's metadata. */
 export class UpdateStoreFileRequestDto {
-  @IsOptional() @Allow() metadata?: unknown;
+  @IsOptional() @IsMetadata() metadata?: unknown;
 }

@@ -1,3 +1,4 @@
+import { IsMetadata } from '@larder/kernel';
 import { Type } from 'class-transformer';
 import { Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 
@@ -13,5 +14,5 @@ export class UpdateStoreRequestDto {
   @IsOptional() @IsBoolean() is_public?: boolean;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() license?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => ExpiresAfterDto) expires_after?: ExpiresAfterDto | null;
-  @IsOptional() @Allow() metadata?: unknown;
+  @IsOptional() @IsMetadata() metadata?: unknown;
 }
