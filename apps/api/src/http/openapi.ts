@@ -82,12 +82,12 @@ const HAND_WRITTEN: Record<string, unknown> = {
 
 /** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
 const BODIES: Record<string, string> = {
-  StoreSearchHttpController_find: 'StoreSearchParams',
-  StoreSearchHttpController_grep: 'StoreGrepParams',
-  StoreSearchHttpController_listChunks: 'StoreListChunksParams',
-  StoreSearchHttpController_facets: 'StoreMetadataFacetsParams',
-  SearchRulesHttpController_create: 'SearchRuleCreateParams',
-  SearchRulesHttpController_update: 'SearchRuleCreateParams',
+  SearchStoresHttpController_find: 'StoreSearchParams',
+  GrepStoresHttpController_grep: 'StoreGrepParams',
+  ListChunksHttpController_listChunks: 'StoreListChunksParams',
+  MetadataFacetsHttpController_facets: 'StoreMetadataFacetsParams',
+  CreateSearchRuleHttpController_create: 'SearchRuleCreateParams',
+  UpdateSearchRuleHttpController_update: 'SearchRuleCreateParams',
 };
 
 /**

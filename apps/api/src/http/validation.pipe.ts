@@ -66,7 +66,9 @@ function flatten(errors: ValidationError[], prefix: (string | number)[]): Valida
     const key = /^\d+$/.test(e.property) ? Number(e.property) : e.property;
     const loc = [...prefix, key];
     for (const [name, msg] of Object.entries(e.constraints ?? {})) {
-      out.push({ loc, msg, type: CONSTRAINT_TYPES[name] ?? 'value_error', input: e.value });
+      // a check may name its contract type itself (`Check` of the kernel)
+      const declared = (e.contexts?.[name] as { type?: string } | undefined)?.type;
+      out.push({ loc, msg, type: declared ?? CONSTRAINT_TYPES[name] ?? 'value_error', input: e.value });
     }
     if (e.children?.length) out.push(...flatten(e.children, loc));
   }
