@@ -22,8 +22,8 @@ export const EventTypeOf = (kinds: readonly string[]) =>
     Check('kind', 'enum', `Input should be ${kinds.map((k) => `'${k}'`).join(', ')}`, (v) => v === undefined || (typeof v === 'string' && kinds.includes(v))),
   );
 
-const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => v === undefined || v === '' || !Number.isNaN(new Date(String(v)).getTime()));
-const date = (v: unknown) => (v === undefined || v === '' ? null : new Date(String(v)));
+const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => v === undefined || v === '' || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())));
+const date = (v: string | undefined) => (v === undefined || v === '' ? null : new Date(v));
 
 /** The query of an activity listing (§11): one event type, newest first, cursor pages. */
 export abstract class ListActivityRequestDto {

@@ -31,16 +31,28 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
     ['no stores', { query: 'x' }, [[['body', 'store_identifiers'], 'missing', 'Field required']]],
     ['stores not a list', { query: 'x', store_identifiers: 's1' }, [[['body', 'store_identifiers'], 'list_type', 'Input should be a valid list']]],
     ['no store', { query: 'x', store_identifiers: [] }, [[['body', 'store_identifiers'], 'too_short', 'List should have at least 1 item after validation, not 0']]],
-    ['17 stores', { query: 'x', store_identifiers: Array.from({ length: 17 }, (_, i) => `s${i}`) }, [[['body', 'store_identifiers'], 'too_long', 'List should have at most 16 items after validation, not 17']]],
+    [
+      '17 stores',
+      { query: 'x', store_identifiers: Array.from({ length: 17 }, (_, i) => `s${i}`) },
+      [[['body', 'store_identifiers'], 'too_long', 'List should have at most 16 items after validation, not 17']],
+    ],
     ['a store that is no string', { query: 'x', store_identifiers: ['s1', 7] }, [[['body', 'store_identifiers', 1], 'string_type', 'Input should be a valid string']]],
     ['top_k 0', { ...S, query: 'x', top_k: 0 }, [[['body', 'top_k'], 'greater_than_equal', 'Input should be greater than or equal to 1']]],
     ['top_k 1001', { ...S, query: 'x', top_k: 1001 }, [[['body', 'top_k'], 'less_than_equal', 'Input should be less than or equal to 1000']]],
     ['top_k 1.5', { ...S, query: 'x', top_k: 1.5 }, [[['body', 'top_k'], 'int_type', 'Input should be a valid integer']]],
-    ['an unknown filter operator', { ...S, query: 'x', filters: { key: 'a', operator: 'approx', value: 1 } }, [[['body', 'filters', 'operator'], 'value_error', expect.stringMatching(/^operator must be one of eq, /)]]],
+    [
+      'an unknown filter operator',
+      { ...S, query: 'x', filters: { key: 'a', operator: 'approx', value: 1 } },
+      [[['body', 'filters', 'operator'], 'value_error', expect.stringMatching(/^operator must be one of eq, /)]],
+    ],
     ['a nested filter', { ...S, query: 'x', filters: { all: [{ key: 'a', operator: 'in', value: 1 }] } }, [[['body', 'filters', 'all', 0, 'value'], 'value_error', "'in' needs a list value"]]],
     ['file_ids: a bare operator', { ...S, query: 'x', file_ids: ['in'] }, [[['body', 'file_ids'], 'value_error', 'The tuple form is [operator, [file ids]]']]],
     ['file_ids: an unknown operator', { ...S, query: 'x', file_ids: ['between', ['a']] }, [[['body', 'file_ids', 0], 'value_error', expect.stringMatching(/^Unknown operator 'between'/)]]],
-    ['an image query', { ...S, query: { type: 'image_url', image_url: { url: 'x' } } }, [[['body', 'query'], 'value_error', 'Image queries need a multimodal embedding model; this server embeds text only']]],
+    [
+      'an image query',
+      { ...S, query: { type: 'image_url', image_url: { url: 'x' } } },
+      [[['body', 'query'], 'value_error', 'Image queries need a multimodal embedding model; this server embeds text only']],
+    ],
     ['an empty text input', { ...S, query: { type: 'text', text: ' ' } }, [[['body', 'query', 'text'], 'string_too_short', 'String should have at least 1 character']]],
     ['a number as query', { ...S, query: 5 }, [[['body', 'query'], 'value_error', 'Input should be a string or a text input {type: "text", text}']]],
     ['search_options not an object', { ...S, query: 'x', search_options: 5 }, [[['body', 'search_options'], 'model_type', 'Input should be an object']]],
@@ -71,7 +83,11 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
       fileIds: { exclude: ['f1'] },
       options: { scoreThreshold: 0, rewriteQuery: false, rerank: { model: 'm', withMetadata: ['k'], topK: null }, returnMetadata: false, applySearchRules: true },
     });
-    expect((await validateRequest(SearchStoresRequestDto, { query: 'q', store_identifiers: ['a'], search_options: { rerank: true } })).params().options.rerank).toEqual({ model: 'mixedbread-ai/mxbai-rerank-large-v2', withMetadata: false, topK: null });
+    expect((await validateRequest(SearchStoresRequestDto, { query: 'q', store_identifiers: ['a'], search_options: { rerank: true } })).params().options.rerank).toEqual({
+      model: 'mixedbread-ai/mxbai-rerank-large-v2',
+      withMetadata: false,
+      topK: null,
+    });
   });
 
   it.each<[string, unknown, Problem[]]>([
@@ -117,11 +133,27 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
     ['rules null', { query: 'q', rules: null }, [[['body', 'rules'], 'missing', 'Field required']]],
     ['a blank query', { query: ' ', rules: [] }, [[['body', 'query'], 'string_type', 'Input should be a non-empty string']]],
     ['a rule that is no object', { query: 'q', rules: [5] }, [[['body', 'rules', 0], 'model_type', 'Input should be a rule object']]],
-    ['an unknown rule type', { query: 'q', rules: [{ type: 'boost' }] }, [[['body', 'rules', 0, 'type'], 'literal_error', "Input should be 'query_string', 'query_regex', 'chunk_search_result' or 'file_search_result'"]]],
+    [
+      'an unknown rule type',
+      { query: 'q', rules: [{ type: 'boost' }] },
+      [[['body', 'rules', 0, 'type'], 'literal_error', "Input should be 'query_string', 'query_regex', 'chunk_search_result' or 'file_search_result'"]],
+    ],
     ['a rewrite without substitution', { query: 'q', rules: [{ type: 'query_string' }] }, [[['body', 'rules', 0, 'substitution'], 'missing', 'Field required']]],
-    ['a lookbehind', { query: 'q', rules: [{ type: 'query_regex', pattern: '(?<=a)b', replacement: '' }] }, [[['body', 'rules', 0, 'pattern'], 'value_error', expect.stringMatching(/^Invalid regular expression \(RE2 syntax\): /)]]],
-    ['unknown flags', { query: 'q', rules: [{ type: 'query_regex', pattern: 'a', replacement: '', flags: ['X'] }] }, [[['body', 'rules', 0, 'flags'], 'enum', 'Flags are a list of IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE']]],
-    ['a chunk pin without chunk_index', { query: 'q', rules: [{ type: 'chunk_search_result', file_id: 'f', result_index: 0 }] }, [[['body', 'rules', 0, 'chunk_index'], 'missing', 'Input should be an integer ≥ 0']]],
+    [
+      'a lookbehind',
+      { query: 'q', rules: [{ type: 'query_regex', pattern: '(?<=a)b', replacement: '' }] },
+      [[['body', 'rules', 0, 'pattern'], 'value_error', expect.stringMatching(/^Invalid regular expression \(RE2 syntax\): /)]],
+    ],
+    [
+      'unknown flags',
+      { query: 'q', rules: [{ type: 'query_regex', pattern: 'a', replacement: '', flags: ['X'] }] },
+      [[['body', 'rules', 0, 'flags'], 'enum', 'Flags are a list of IGNORECASE, MULTILINE, DOTALL, VERBOSE, ASCII, UNICODE']],
+    ],
+    [
+      'a chunk pin without chunk_index',
+      { query: 'q', rules: [{ type: 'chunk_search_result', file_id: 'f', result_index: 0 }] },
+      [[['body', 'rules', 0, 'chunk_index'], 'missing', 'Input should be an integer ≥ 0']],
+    ],
     ['a pin at -1', { query: 'q', rules: [{ type: 'file_search_result', file_id: 'f', result_index: -1 }] }, [[['body', 'rules', 0, 'result_index'], 'int_type', 'Input should be an integer ≥ 0']]],
   ])('create search rule: %s', async (_, body, expected) => {
     expect(await problems(CreateSearchRuleRequestDto, body)).toEqual(expected);

@@ -106,7 +106,7 @@ export class Retrieval {
     const docs = head.map((c) => {
       const wm = options.rerank!.withMetadata;
       if (!wm || !c.metadata || typeof c.metadata !== 'object') return c.text;
-      const meta = wm === true ? c.metadata : Object.fromEntries(Object.entries(c.metadata as Record<string, unknown>).filter(([k]) => (wm as string[]).includes(k)));
+      const meta = wm === true ? c.metadata : Object.fromEntries(Object.entries(c.metadata as Record<string, unknown>).filter(([k]) => wm.includes(k)));
       return `${JSON.stringify(meta)}\n${c.text}`;
     });
     const scores = await this.reranker.score(query, docs);

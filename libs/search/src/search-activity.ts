@@ -73,7 +73,7 @@ export class SearchActivity implements OnApplicationShutdown {
         try {
           await this.store.appendToStream(
             searchActivityStream(org),
-            events.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata: { orgId: org, actor: e.data.apiKeyId } })),
+            events.map((e) => ({ type: e.type, data: e.data, metadata: { orgId: org, actor: e.data.apiKeyId } })),
             { expectedRevision: 'any' },
           );
         } catch (err) {

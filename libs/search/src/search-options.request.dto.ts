@@ -24,7 +24,12 @@ export class RerankRequestDto {
   @Check('model', 'string_type', 'String should have 1 to 500 characters', (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 500))
   model?: string | null;
 
-  @Check('withMetadata', 'value_error', 'Input should be a boolean or a list of keys', (v) => v === undefined || v === null || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string')))
+  @Check(
+    'withMetadata',
+    'value_error',
+    'Input should be a boolean or a list of keys',
+    (v) => v === undefined || v === null || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+  )
   with_metadata?: boolean | string[] | null;
 
   @Check('positive', 'greater_than', 'Input should be a positive integer', (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 1))
@@ -61,7 +66,12 @@ export class SearchOptionsRequestDto {
     return {
       scoreThreshold: o?.score_threshold ?? 0,
       rewriteQuery: o?.rewrite_query ?? false,
-      rerank: r === true ? { model: DEFAULT_RERANK_MODEL, withMetadata: false, topK: null } : r instanceof RerankRequestDto ? { model: r.model ?? DEFAULT_RERANK_MODEL, withMetadata: r.with_metadata ?? false, topK: r.top_k ?? null } : null,
+      rerank:
+        r === true
+          ? { model: DEFAULT_RERANK_MODEL, withMetadata: false, topK: null }
+          : r instanceof RerankRequestDto
+            ? { model: r.model ?? DEFAULT_RERANK_MODEL, withMetadata: r.with_metadata ?? false, topK: r.top_k ?? null }
+            : null,
       returnMetadata: o?.return_metadata ?? true,
       applySearchRules: o?.apply_search_rules ?? true,
     };
@@ -87,7 +97,12 @@ export const QueryField = (required: boolean) =>
     Check('stringTooShort', 'string_too_short', 'String should have at least 1 character', (v) => typeof v !== 'string' || !!v.trim()),
     Check('stringTooLong', 'string_too_long', `String should have at most ${MAX_QUERY} characters`, (v) => typeof v !== 'string' || v.length <= MAX_QUERY),
     Check('imageQuery', 'value_error', 'Image queries need a multimodal embedding model; this server embeds text only', (v) => !(isPlainObject(v) && v.type === 'image_url')),
-    Check('textInput', 'value_error', 'Input should be a string or a text input {type: "text", text}', (v) => v === undefined || v === null || typeof v === 'string' || isTextInput(v) || (isPlainObject(v) && v.type === 'image_url')),
+    Check(
+      'textInput',
+      'value_error',
+      'Input should be a string or a text input {type: "text", text}',
+      (v) => v === undefined || v === null || typeof v === 'string' || isTextInput(v) || (isPlainObject(v) && v.type === 'image_url'),
+    ),
   );
 
 /** The query's text (the `text` of a TextInput is checked here, at its own location); null when absent. */

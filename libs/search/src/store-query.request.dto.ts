@@ -90,7 +90,7 @@ function fileIds(p: Problems, v: unknown): FileIdSelection | null {
       p.add([...loc, 0], `file_ids supports the operators 'in', 'not_in', 'eq' and 'not_eq', not '${op}'`, 'value_error', op);
       return null;
     }
-    const ids = Array.isArray(v[1]) ? strings(v[1], [...loc, 1]) : [v[1] as string];
+    const ids = Array.isArray(v[1]) ? strings(v[1], [...loc, 1]) : [v[1]];
     return op === 'in' || op === 'eq' ? { include: ids } : { exclude: ids };
   }
   if (v.length === 2 && typeof v[0] === 'string' && Array.isArray(v[1])) {

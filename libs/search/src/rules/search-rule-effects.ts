@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RE2JS } from 're2js';
-import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
+import { CHUNK_INDEX, ChunkIndex } from '@larder/chunk-index';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { passesFilter, RankedChunk } from '../retrieval';
 import type { CommonParams } from '../store-query.request.dto';
@@ -66,7 +66,7 @@ export class SearchRulePins {
       let pinned: RankedChunk;
       if (found >= 0) pinned = out.splice(found, 1)[0];
       else {
-        const [file] = (await this.index.scanChunks({ storeId: store.id, fileIds: { include: [pin.file_id] }, limit: 1 })) as ScoredChunk[];
+        const [file] = await this.index.scanChunks({ storeId: store.id, fileIds: { include: [pin.file_id] }, limit: 1 });
         if (!file) continue;
         pinned = { ...chunk, score: 0, filename: file.filename, externalId: file.externalId, metadata: file.metadata, firstStagePosition: null, firstStageSource: null };
       }

@@ -55,7 +55,12 @@ export class SearchRuleEntryRequestDto {
   @StringOf(['query_regex'])
   replacement?: string;
 
-  @Check('flags', 'enum', `Flags are a list of ${REGEX_FLAGS.join(', ')}`, (v, dto) => dto.type !== 'query_regex' || v === undefined || v === null || (Array.isArray(v) && v.every((f) => (REGEX_FLAGS as readonly unknown[]).includes(f))))
+  @Check(
+    'flags',
+    'enum',
+    `Flags are a list of ${REGEX_FLAGS.join(', ')}`,
+    (v, dto) => dto.type !== 'query_regex' || v === undefined || v === null || (Array.isArray(v) && v.every((f) => (REGEX_FLAGS as readonly unknown[]).includes(f))),
+  )
   flags?: RegexFlag[] | null;
 
   @StringOf(PIN_TYPES)

@@ -17,7 +17,7 @@ import { SearchRuleEntry } from './events';
 const ORG = '11111111-1111-4111-8111-111111111111';
 const STORE = '22222222-2222-4222-8222-222222222222';
 const p = { organizationId: ORG, apiKeyId: 'key-1', scope: null } as unknown as Principal;
-const entry = (e: SearchRuleEntry) => ({ toEntry: (parent: { query: string; storeId: string }) => ({ ...e, query: parent.query, store_id: parent.storeId }) as SearchRuleEntry });
+const entry = (e: SearchRuleEntry) => ({ toEntry: (parent: { query: string; storeId: string }) => ({ ...e, query: parent.query, store_id: parent.storeId }) });
 
 /** A read model that never catches up (every wait times out) or one that has applied everything. */
 function setup(readModel: 'late' | 'caught up', rows: SearchRuleRow[] = []) {
@@ -57,7 +57,9 @@ async function asRequest<T>(fn: () => Promise<T>): Promise<{ out: T; headers: Re
 describe('search rule writes: a stored decision is a fact', () => {
   it('answers a create from the decided state when the read model is late, says reads may lag, and keeps the event', async () => {
     const s = setup('late');
-    const { out, headers } = await asRequest(() => s.create.execute(new CreateSearchRuleCommand(p, 'pantry', 'winter', [entry({ type: 'query_string', query: '', store_id: '', substitution: 'cabbage' })])));
+    const { out, headers } = await asRequest(() =>
+      s.create.execute(new CreateSearchRuleCommand(p, 'pantry', 'winter', [entry({ type: 'query_string', query: '', store_id: '', substitution: 'cabbage' })])),
+    );
     expect(out).toEqual({
       id: expect.any(String),
       object: 'search_rule',
@@ -82,7 +84,15 @@ describe('search rule writes: a stored decision is a fact', () => {
   });
 
   it('answers from the read model once it has caught up, without the lag header', async () => {
-    const row: SearchRuleRow = { id: '33333333-3333-4333-8333-000000000001', organizationId: ORG, storeId: STORE, query: 'from the read model', rules: [], createdAt: new Date(0), updatedAt: new Date(0) };
+    const row: SearchRuleRow = {
+      id: '33333333-3333-4333-8333-000000000001',
+      organizationId: ORG,
+      storeId: STORE,
+      query: 'from the read model',
+      rules: [],
+      createdAt: new Date(0),
+      updatedAt: new Date(0),
+    };
     const s = setup('caught up', [row]);
     const { out, headers } = await asRequest(() => s.create.execute(new CreateSearchRuleCommand(p, 'pantry', 'winter', [])));
     expect(out).toMatchObject({ id: row.id, query: 'from the read model', created_at: '1970-01-01T00:00:00.000Z' });

@@ -42,7 +42,7 @@ export class SearchRuleWriter {
   async decide(command: WithoutClock<SearchRuleCommand>, actor: string): Promise<Decided> {
     if (!isRuleId(command.ruleId)) throw new NotFoundError(`Search rule ${command.ruleId} not found`);
     const at = this.clock.now();
-    const result = await handleSearchRule(this.store, { ...command, now: at } as SearchRuleCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const result = await handleSearchRule(this.store, { ...command, now: at }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
     // stored: from here on the decision holds, whether or not the read model has caught up
     const settled = await settle(this.consistency, ['search-rules'], result.position);
     return { organizationId: command.organizationId, storeId: command.storeId, ruleId: command.ruleId, state: result.state, settled, at };

@@ -35,7 +35,8 @@ export class GetStoreEventsHistogramRequestDto {
     const start = this.start_time ? new Date(this.start_time) : new Date(end.getTime() - 7 * 86_400_000);
     if (end.getTime() <= start.getTime()) throw new ValidationFailedError([{ loc: ['body', 'end_time'], msg: 'end_time must be after start_time', type: 'value_error' }]);
     const buckets = Math.ceil((end.getTime() - start.getTime()) / (seconds * 1000));
-    if (buckets > MAX_BUCKETS) throw new ValidationFailedError([{ loc: ['body', 'bucket_seconds'], msg: `That makes ${buckets} buckets; at most ${MAX_BUCKETS}`, type: 'value_error', input: seconds }]);
+    if (buckets > MAX_BUCKETS)
+      throw new ValidationFailedError([{ loc: ['body', 'bucket_seconds'], msg: `That makes ${buckets} buckets; at most ${MAX_BUCKETS}`, type: 'value_error', input: seconds }]);
     return { start, end, seconds, buckets, kinds: this.event_types ? [...new Set(this.event_types)] : STORE_KINDS };
   }
 }

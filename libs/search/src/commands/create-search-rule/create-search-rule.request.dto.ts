@@ -15,6 +15,6 @@ export class CreateSearchRuleRequestDto {
   @Check('isList', 'list_type', 'Input should be a valid list', (v) => absent(v) || Array.isArray(v))
   @ValidateNested({ each: true, message: 'Input should be a rule object' })
   @Type(() => SearchRuleEntryRequestDto)
-  @Transform(({ value }) => (value === null ? undefined : value)) // null is absent: one `missing`, no nested error
+  @Transform(({ value }: { value: unknown }) => (value === null ? undefined : value)) // null is absent: one `missing`, no nested error
   rules!: SearchRuleEntryRequestDto[];
 }

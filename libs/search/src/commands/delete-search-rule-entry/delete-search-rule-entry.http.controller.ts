@@ -12,7 +12,12 @@ export class DeleteSearchRuleEntryHttpController {
 
   @Delete(':rule_id/specific')
   @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  removeSpecific(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('rule_id') id: string, @Body() body: DeleteSearchRuleEntryRequestDto): Promise<SearchRuleEntryDeletedResponse> {
+  removeSpecific(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Param('rule_id') id: string,
+    @Body() body: DeleteSearchRuleEntryRequestDto,
+  ): Promise<SearchRuleEntryDeletedResponse> {
     return this.commands.execute(new DeleteSearchRuleEntryCommand(p, sid, id, body.rule));
   }
 }

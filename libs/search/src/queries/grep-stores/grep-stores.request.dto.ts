@@ -17,7 +17,12 @@ export class GrepStoresRequestDto extends StoreQueryRequestDto {
   @Check('length', 'string_too_long', 'String should have 1 to 1024 characters', (v) => typeof v !== 'string' || (v.length >= 1 && v.length <= 1024))
   pattern!: string;
 
-  @Check('targets', 'enum', "Input should be a non-empty list of 'text' and 'generated'", (v) => v === undefined || v === null || (Array.isArray(v) && v.length > 0 && v.every((t) => (GREP_TARGETS as readonly unknown[]).includes(t))))
+  @Check(
+    'targets',
+    'enum',
+    "Input should be a non-empty list of 'text' and 'generated'",
+    (v) => v === undefined || v === null || (Array.isArray(v) && v.length > 0 && v.every((t) => (GREP_TARGETS as readonly unknown[]).includes(t))),
+  )
   targets?: string[] | null;
 
   @OptionalBoolean()

@@ -32,7 +32,10 @@ export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery,
       for (const h of hits) if (!seen.has(`${h.storeId}:${h.fileId}`) && seen.size < maxFiles) seen.set(`${h.storeId}:${h.fileId}`, h.metadata);
       files = [...seen].map(([key, metadata]) => ({ key, metadata }));
     } else {
-      const listed = await this.index.listFiles(stores.map((s) => s.id), maxFiles * 2);
+      const listed = await this.index.listFiles(
+        stores.map((s) => s.id),
+        maxFiles * 2,
+      );
       files = listed
         .filter((f) => (!params.fileIds?.include || params.fileIds.include.includes(f.fileId)) && !params.fileIds?.exclude?.includes(f.fileId))
         .filter((f) => !params.filter || evaluateFilter(params.filter, { file: f.metadata }))

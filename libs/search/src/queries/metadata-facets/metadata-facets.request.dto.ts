@@ -11,7 +11,8 @@ export interface MetadataFacetsParams extends CommonParams {
   only: string[] | null;
 }
 
-const IntFrom = (min: number, max: number) => Check('intRange', 'value_error', `Input should be an integer from ${min} to ${max}`, (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max));
+const IntFrom = (min: number, max: number) =>
+  Check('intRange', 'value_error', `Input should be an integer from ${min} to ${max}`, (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max));
 
 /** `StoreMetadataFacetsParams` (§16.3): value counts per metadata field of the matching files. */
 export class MetadataFacetsRequestDto extends StoreQueryRequestDto {

@@ -16,7 +16,12 @@ export class SearchStoresHttpController {
   @Post('search')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Res({ passthrough: true }) res: Response, @Headers('x-mxbai-tool-ticket') _ticket?: string): Promise<SearchStoresResponse> {
+  async find(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: SearchStoresRequestDto,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('x-mxbai-tool-ticket') _ticket?: string,
+  ): Promise<SearchStoresResponse> {
     const timing: Timing = {};
     const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, body.params(), timing));
     res.setHeader('server-timing', serverTiming(timing));
