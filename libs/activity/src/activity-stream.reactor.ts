@@ -124,7 +124,7 @@ export class ActivityStreamReactor {
         data: { activityId, organizationId, kind: a.kind, storeIds: a.storeIds, sourceEventId: e.id, at: a.at, event: a.event },
       };
       const list = byOrg.get(organizationId) ?? [];
-      list.push({ id: activityId, type: entry.type, data: entry.data as unknown as Record<string, unknown>, metadata: { orgId: organizationId, actor: 'system' } });
+      list.push({ id: activityId, type: entry.type, data: entry.data, metadata: { orgId: organizationId, actor: 'system' } });
       byOrg.set(organizationId, list);
     }
     for (const [organizationId, entries] of byOrg) {

@@ -10,3 +10,4 @@ export * from './file-ports';
 export * from './multipart';
 export * from './read-lag';
 export * from './limits';
+export * from './validation';

@@ -1,21 +1,68 @@
 import { Module } from '@nestjs/common';
+import { CqrsModule } from '@nestjs/cqrs';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
-import { StoreSearchService } from './store-search.service';
+import { Retrieval } from './retrieval';
+import { StoreAccess } from './store-access';
 import { SearchActivity } from './search-activity';
-import { SearchRulesWriter } from './rules/search-rules.writer';
-import { StoreSearchHttpController } from './http/store-search.http.controller';
-import { SearchRulesHttpController } from './http/search-rules.http.controller';
+import { SearchRulePins } from './rules/search-rule-effects';
+import { SearchRuleWriter } from './rules/search-rule.writer';
+import { SearchStoresHandler } from './queries/search-stores/search-stores.handler';
+import { SearchStoresHttpController } from './queries/search-stores/search-stores.http.controller';
+import { GrepStoresHandler } from './queries/grep-stores/grep-stores.handler';
+import { GrepStoresHttpController } from './queries/grep-stores/grep-stores.http.controller';
+import { ListChunksHandler } from './queries/list-chunks/list-chunks.handler';
+import { ListChunksHttpController } from './queries/list-chunks/list-chunks.http.controller';
+import { MetadataFacetsHandler } from './queries/metadata-facets/metadata-facets.handler';
+import { MetadataFacetsHttpController } from './queries/metadata-facets/metadata-facets.http.controller';
+import { GetSearchRuleHandler } from './queries/get-search-rule/get-search-rule.handler';
+import { GetSearchRuleHttpController } from './queries/get-search-rule/get-search-rule.http.controller';
+import { CreateSearchRuleHandler } from './commands/create-search-rule/create-search-rule.handler';
+import { CreateSearchRuleHttpController } from './commands/create-search-rule/create-search-rule.http.controller';
+import { UpdateSearchRuleHandler } from './commands/update-search-rule/update-search-rule.handler';
+import { UpdateSearchRuleHttpController } from './commands/update-search-rule/update-search-rule.http.controller';
+import { DeleteSearchRuleHandler } from './commands/delete-search-rule/delete-search-rule.handler';
+import { DeleteSearchRuleHttpController } from './commands/delete-search-rule/delete-search-rule.http.controller';
+import { DeleteSearchRuleEntryHandler } from './commands/delete-search-rule-entry/delete-search-rule-entry.handler';
+import { DeleteSearchRuleEntryHttpController } from './commands/delete-search-rule-entry/delete-search-rule-entry.http.controller';
 
-export { SEARCH_CONFIG } from './store-search.service';
-export type { SearchConfig } from './store-search.service';
+export { SEARCH_CONFIG } from './search.config';
+export type { SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
 export type { Reranker } from './reranker.port';
 
 /** Search over stores, search rules, grep, list-chunks and facets (contract §14–§16.3). */
 @Module({
-  controllers: [StoreSearchHttpController, SearchRulesHttpController],
-  providers: [StoresReader, SearchRulesReader, StoreSearchService, SearchActivity, SearchRulesWriter],
-  exports: [StoreSearchService],
+  imports: [CqrsModule],
+  controllers: [
+    SearchStoresHttpController,
+    GrepStoresHttpController,
+    ListChunksHttpController,
+    MetadataFacetsHttpController,
+    CreateSearchRuleHttpController,
+    GetSearchRuleHttpController,
+    UpdateSearchRuleHttpController,
+    DeleteSearchRuleHttpController,
+    DeleteSearchRuleEntryHttpController,
+  ],
+  providers: [
+    StoresReader,
+    SearchRulesReader,
+    StoreAccess,
+    Retrieval,
+    SearchRulePins,
+    SearchActivity,
+    SearchRuleWriter,
+    SearchStoresHandler,
+    GrepStoresHandler,
+    ListChunksHandler,
+    MetadataFacetsHandler,
+    GetSearchRuleHandler,
+    CreateSearchRuleHandler,
+    UpdateSearchRuleHandler,
+    DeleteSearchRuleHandler,
+    DeleteSearchRuleEntryHandler,
+  ],
+  exports: [StoreAccess, Retrieval],
 })
 export class SearchModule {}

@@ -1,7 +1,21 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { streamName } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
-import { SearchActivityEvent } from './events';
+import type { StoreRef } from '@larder/projections/stores/stores.reader';
+import { SearchActivityEvent, SearchEventResult } from './events';
+import { searchActivityStream } from './streams';
+import type { RankedChunk } from './retrieval';
+import type { CommonParams } from './store-query.request.dto';
+
+const eventResult = (c: RankedChunk): SearchEventResult => ({
+  store_id: c.storeId,
+  file_id: c.fileId,
+  filename: c.filename,
+  chunk_index: c.chunkIndex,
+  score: c.score,
+  first_stage_position: c.firstStagePosition ?? null,
+  first_stage_source: c.firstStageSource ?? null,
+});
 
 /**
  * Appends search and grep activity events off the request's critical path: a request queues its
@@ -16,7 +30,26 @@ export class SearchActivity implements OnApplicationShutdown {
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
 
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+  ) {}
+
+  /** The fields every search activity event has: who asked, over which stores, what came back, how fast (since `t0`). */
+  common(p: Principal, stores: StoreRef[], params: Pick<CommonParams, 'rawFilters' | 'topK'>, results: RankedChunk[], t0: number) {
+    return {
+      searchId: this.ids.uuid(),
+      organizationId: p.organizationId,
+      apiKeyId: p.apiKeyId,
+      storeIds: stores.map((s) => s.id),
+      filters: params.rawFilters,
+      topK: params.topK,
+      results: results.map(eventResult),
+      searchTimeMs: performance.now() - t0,
+      at: this.clock.now().toISOString(),
+    };
+  }
 
   record(organizationId: string, event: SearchActivityEvent): void {
     this.queue.push({ organizationId, event });
@@ -39,8 +72,8 @@ export class SearchActivity implements OnApplicationShutdown {
       for (const [org, events] of byOrg) {
         try {
           await this.store.appendToStream(
-            streamName('search_activity', org),
-            events.map((e) => ({ type: e.type, data: e.data as unknown as Record<string, unknown>, metadata: { orgId: org, actor: e.data.apiKeyId } })),
+            searchActivityStream(org),
+            events.map((e) => ({ type: e.type, data: e.data, metadata: { orgId: org, actor: e.data.apiKeyId } })),
             { expectedRevision: 'any' },
           );
         } catch (err) {

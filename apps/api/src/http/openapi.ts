@@ -14,7 +14,7 @@ const common = {
   file_ids: { description: 'a list of file ids, or [operator, [file ids]] with in / not_in / eq / not_eq', type: 'array' },
 };
 
-/** Request bodies parsed by hand (unions the DTO classes cannot express), described here. */
+/** Request bodies whose unions (filters, file_ids, query, rerank, rules) the DTOs' generated schemas cannot express, described here. */
 const HAND_WRITTEN: Record<string, unknown> = {
   SearchFilterCondition: {
     type: 'object',
@@ -82,17 +82,17 @@ const HAND_WRITTEN: Record<string, unknown> = {
 
 /** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
 const BODIES: Record<string, string> = {
-  StoreSearchHttpController_find: 'StoreSearchParams',
-  StoreSearchHttpController_grep: 'StoreGrepParams',
-  StoreSearchHttpController_listChunks: 'StoreListChunksParams',
-  StoreSearchHttpController_facets: 'StoreMetadataFacetsParams',
-  SearchRulesHttpController_create: 'SearchRuleCreateParams',
-  SearchRulesHttpController_update: 'SearchRuleCreateParams',
+  SearchStoresHttpController_find: 'StoreSearchParams',
+  GrepStoresHttpController_grep: 'StoreGrepParams',
+  ListChunksHttpController_listChunks: 'StoreListChunksParams',
+  MetadataFacetsHttpController_facets: 'StoreMetadataFacetsParams',
+  CreateSearchRuleHttpController_create: 'SearchRuleCreateParams',
+  UpdateSearchRuleHttpController_update: 'SearchRuleCreateParams',
 };
 
 /**
  * The service's OpenAPI 3.1 document: paths from the controllers, request schemas from the
- * class-validator DTOs (class-validator-jsonschema) and, for bodies parsed by hand, the schemas above.
+ * class-validator DTOs (class-validator-jsonschema) and, for the bodies with unions, the schemas above.
  */
 export function buildOpenApi(app: INestApplication, version: string): OpenAPIObject {
   const config = new DocumentBuilder()

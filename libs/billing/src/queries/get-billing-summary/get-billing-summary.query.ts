@@ -1,0 +1,3 @@
+export class GetBillingSummaryQuery {
+  constructor(readonly organizationId: string) {}
+}

@@ -1,0 +1,3 @@
+export class GetParsingCostHistogramQuery {
+  constructor(readonly organizationId: string) {}
+}

@@ -1,0 +1,6 @@
+export class GetStoreCostHistogramQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly storeId: string,
+  ) {}
+}

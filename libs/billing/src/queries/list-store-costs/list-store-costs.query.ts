@@ -1,0 +1,3 @@
+export class ListStoreCostsQuery {
+  constructor(readonly organizationId: string) {}
+}

@@ -1,0 +1,97 @@
+import { plainToInstance } from 'class-transformer';
+import { validate, ValidateBy, ValidationError, ValidationOptions } from 'class-validator';
+import { ValidationDetail, ValidationFailedError } from './errors';
+
+/** The contract's `type` of a failed check (pydantic's names), carried in a class-validator constraint's context. */
+export interface CheckContext {
+  type: string;
+}
+
+/**
+ * One check of a request DTO field that answers with the contract's 422 entry
+ * (`HTTPValidationError.detail[]`): `type` is pydantic's name for the failure (it travels in the
+ * constraint's context, which `validationDetail` reads) and `msg` the message. A field's checks are
+ * written so that they exclude each other: a bad field reports one problem, as pydantic does.
+ */
+export function Check(
+  name: string,
+  type: string,
+  msg: string | ((value: unknown) => string),
+  valid: (value: unknown, dto: Record<string, unknown>) => boolean,
+  options: ValidationOptions = {},
+): PropertyDecorator {
+  const context: CheckContext = { type };
+  return ValidateBy(
+    {
+      // its own namespace: schema generators read class-validator's names (`max`, `isInt`) as theirs
+      name: `check.${name}`,
+      validator: {
+        validate: (value, args) => valid(value, (args?.object ?? {}) as Record<string, unknown>),
+        defaultMessage: (args) => (typeof msg === 'function' ? msg(args?.value) : msg),
+      },
+    },
+    { ...options, context },
+  );
+}
+
+/** `Field required` (`missing`) when the field is absent; null counts as absent unless `nullIsValue`. */
+export const Required = (nullIsValue = false) => Check('required', 'missing', 'Field required', (v) => v !== undefined && (nullIsValue || v !== null));
+
+/** An optional boolean (null counts as absent). */
+export const OptionalBoolean = () => Check('isBoolean', 'bool_type', 'Input should be a valid boolean', (v) => v === undefined || v === null || typeof v === 'boolean');
+
+export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/** pydantic's `type` for class-validator's own constraints (a `Check` names its own). */
+const CONSTRAINT_TYPES: Record<string, string> = {
+  isString: 'string_type',
+  isInt: 'int_type',
+  isNumber: 'float_type',
+  isBoolean: 'bool_type',
+  isBooleanString: 'bool_parsing',
+  min: 'greater_than_equal',
+  max: 'less_than_equal',
+  isIn: 'enum',
+  isEnum: 'enum',
+  isIso8601: 'datetime_parsing',
+  isArray: 'list_type',
+  isObject: 'dict_type',
+  isNotEmpty: 'string_too_short',
+  minLength: 'string_too_short',
+  maxLength: 'string_too_long',
+  arrayMaxSize: 'too_long',
+  arrayMinSize: 'too_short',
+  isUuid: 'uuid_parsing',
+  nestedValidation: 'model_type',
+  whitelistValidation: 'extra_forbidden',
+};
+
+/** class-validator's errors as the contract's `detail[]`: one entry per failed constraint, `loc` under `prefix`. */
+export function validationDetail(errors: ValidationError[], prefix: (string | number)[]): ValidationDetail[] {
+  const out: ValidationDetail[] = [];
+  for (const e of errors) {
+    const key = /^\d+$/.test(e.property) ? Number(e.property) : e.property;
+    const loc = [...prefix, key];
+    for (const [name, msg] of Object.entries(e.constraints ?? {})) {
+      const declared = (e.contexts?.[name] as Partial<CheckContext> | undefined)?.type;
+      out.push({ loc, msg, type: declared ?? CONSTRAINT_TYPES[name] ?? 'value_error', input: e.value });
+    }
+    if (e.children?.length) out.push(...validationDetail(e.children, loc));
+  }
+  return out;
+}
+
+/**
+ * A request DTO from a parsed body or query, as the API's validation pipe makes it (class-transformer,
+ * then class-validator with unknown fields dropped); a `ValidationFailedError` with every problem otherwise.
+ */
+export async function validateRequest<T extends object>(dto: new () => T, value: unknown, location: 'body' | 'query' = 'body'): Promise<T> {
+  if (location === 'body' && (value === undefined || value === null || value === '')) value = {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ValidationFailedError([{ loc: [location], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type', input: value }]);
+  }
+  const instance = plainToInstance(dto, value);
+  const errors = await validate(instance, { whitelist: true });
+  if (errors.length) throw new ValidationFailedError(validationDetail(errors, [location]));
+  return instance;
+}

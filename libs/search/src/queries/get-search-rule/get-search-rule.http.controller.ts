@@ -1,0 +1,16 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { SearchRuleResponse } from '../../rules/search-rule.response';
+import { GetSearchRuleQuery } from './get-search-rule.query';
+
+@Controller('v1/stores/:store_identifier/rules')
+export class GetSearchRuleHttpController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get(':rule_id')
+  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  get(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('rule_id') id: string): Promise<SearchRuleResponse> {
+    return this.queries.execute(new GetSearchRuleQuery(p, sid, id));
+  }
+}

@@ -1,0 +1,9 @@
+import type { Principal } from '@larder/kernel';
+
+export class GetSearchRuleQuery {
+  constructor(
+    readonly principal: Principal,
+    readonly storeIdentifier: string,
+    readonly ruleId: string,
+  ) {}
+}

@@ -1,0 +1,48 @@
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { toScoredChunkResponse } from '@larder/chunk-index';
+import { Retrieval } from '../../retrieval';
+import { StoreAccess } from '../../store-access';
+import { SearchActivity } from '../../search-activity';
+import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
+import { SearchStoresQuery } from './search-stores.query';
+
+export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[] };
+
+/** Hybrid search over stores (§15): rules rewrite the query and pin results; rerank, threshold, top_k. */
+@QueryHandler(SearchStoresQuery)
+export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, SearchStoresResponse> {
+  constructor(
+    private readonly access: StoreAccess,
+    private readonly retrieval: Retrieval,
+    private readonly pins: SearchRulePins,
+    private readonly activity: SearchActivity,
+  ) {}
+
+  async execute({ principal: p, params, timing }: SearchStoresQuery): Promise<SearchStoresResponse> {
+    const t0 = performance.now();
+    const { query, options } = params;
+    // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
+    // (rare) embeds the rewritten query instead.
+    const te = performance.now();
+    const prefetched = this.retrieval.embedQuery(query).then((v) => ((timing.embed = performance.now() - te), v));
+    const tr = performance.now();
+    const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    timing.stores_and_rules = performance.now() - tr;
+
+    // Search rules: query rewrites first, then result pins.
+    const { effective, rewritten, pins } = applyRewrites(query, rules);
+    const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
+    let results = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined, timing);
+    results = await this.retrieval.rerank(effective, results, options);
+    results = await this.pins.pin(results, pins, stores, params);
+    results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+
+    const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
+    timing.search = performance.now() - t0;
+    this.activity.record(p.organizationId, {
+      type: 'StoreSearchPerformed',
+      data: { ...this.activity.common(p, stores, params, results, t0), query, rewrittenQuery: rewritten, rerank: !!options.rerank },
+    });
+    return { object: 'list', data };
+  }
+}

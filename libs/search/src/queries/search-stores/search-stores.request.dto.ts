@@ -1,0 +1,25 @@
+import { Problems } from '@larder/kernel';
+import { CommonParams, StoreQueryRequestDto } from '../../store-query.request.dto';
+import { QueryField, queryText, SearchOptions, SearchOptionsField, SearchOptionsRequestDto } from '../../search-options.request.dto';
+
+export interface SearchStoresParams extends CommonParams {
+  query: string;
+  options: SearchOptions;
+}
+
+/** `StoreSearchParams` (§15). */
+export class SearchStoresRequestDto extends StoreQueryRequestDto {
+  @QueryField(true)
+  query!: unknown;
+
+  @SearchOptionsField()
+  search_options?: SearchOptionsRequestDto | null;
+
+  params(): SearchStoresParams {
+    const p = new Problems();
+    const common = this.common(p);
+    const query = queryText(p, this.query);
+    p.throwIfAny();
+    return { ...common, query: query!, options: SearchOptionsRequestDto.toOptions(this.search_options) };
+  }
+}

@@ -1,0 +1,116 @@
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { evaluateFilter, FilterNode } from '@larder/kernel';
+import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
+import { EMBEDDER, Embedder } from '@larder/ai';
+import type { StoreRef } from '@larder/projections/stores/stores.reader';
+import { chunkKey, fuse } from './ranking';
+import { RERANKER, Reranker } from './reranker.port';
+import { SEARCH_CONFIG, SearchConfig, Timing } from './search.config';
+import type { CommonParams } from './store-query.request.dto';
+import type { SearchOptions } from './search-options.request.dto';
+
+/** A chunk on its way to the response, with where it came from. */
+export type RankedChunk = ScoredChunk & { firstStagePosition?: number | null; firstStageSource?: 'dense' | 'sparse' | 'both' | null };
+
+/** Whether a chunk passes a compiled filter (file metadata, and `generated_metadata.*` the chunk's). */
+export const passesFilter = (c: ScoredChunk, filter: FilterNode | null): boolean => !filter || evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
+
+/**
+ * Hybrid retrieval: the lexical (BM25) and dense searches of the chunk index, fused into one ranking
+ * (and reranked where a reranker is configured), with a cache of recent query embeddings.
+ */
+@Injectable()
+export class Retrieval {
+  private readonly logger = new Logger('StoreSearch');
+
+  /**
+   * Query embeddings of recent queries (most recently used last): a repeated query, or the same
+   * query arriving twice at once, costs one model call. A failed embedding is not kept.
+   */
+  private readonly queryVectors = new Map<string, Promise<Float32Array | null>>();
+  private static readonly QUERY_VECTORS_KEPT = 1024;
+
+  constructor(
+    @Inject(CHUNK_INDEX) private readonly index: ChunkIndex,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Inject(SEARCH_CONFIG) readonly config: SearchConfig,
+    @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null,
+  ) {}
+
+  embedQuery(query: string): Promise<Float32Array | null> {
+    const key = `${this.embedder.model}\u0000${query}`;
+    const kept = this.queryVectors.get(key);
+    if (kept) {
+      this.queryVectors.delete(key);
+      this.queryVectors.set(key, kept);
+      return kept;
+    }
+    const vector = this.embedder
+      .embed([query], 'query')
+      .then(([v]) => v)
+      .catch((err: Error) => {
+        if (this.queryVectors.get(key) === vector) this.queryVectors.delete(key);
+        this.logger.warn(`query embedding failed, answering from the lexical index only: ${err.message}`);
+        return null;
+      });
+    this.queryVectors.set(key, vector);
+    if (this.queryVectors.size > Retrieval.QUERY_VECTORS_KEPT) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+    return vector;
+  }
+
+  /** Hybrid retrieval + fusion, before rerank, rules, thresholds and top_k. Exposed for QA and facets. */
+  async retrieve(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise?: Promise<Float32Array | null>,
+    timing: Timing = {},
+  ): Promise<RankedChunk[]> {
+    const storeIds = stores.map((s) => s.id);
+    const q = { storeIds, topK: candidates, filter: params.filter, fileIds: params.fileIds };
+    const vector = vectorPromise ?? this.embedQuery(query);
+    const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+      const t = performance.now();
+      try {
+        return await fn();
+      } finally {
+        timing[name] = (timing[name] ?? 0) + performance.now() - t;
+      }
+    };
+    // The lexical search runs beside the query's embedding and the dense search (the embedded index
+    // reads BM25 in a worker thread); the timings overlap.
+    const pendingLexical = timed('lexical', () => this.index.searchLexical({ ...q, text: query }));
+    pendingLexical.catch(() => undefined);
+    const v = await timed('embed_wait', () => vector);
+    const dense = v ? await timed('dense', () => this.index.searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
+    const lexical = await pendingLexical;
+    const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
+    const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
+    return fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }).map((c) => {
+      const k = chunkKey(c);
+      const l = lexRank.get(k);
+      const d = denseRank.get(k);
+      return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense' };
+    });
+  }
+
+  /**
+   * With a cross-encoder adapter behind the RERANKER port, the head of the fused list is re-scored by
+   * it; without one (the case today: none is available offline), the hybrid fusion is the ranking and
+   * `rerank` changes nothing (README).
+   */
+  async rerank(query: string, results: RankedChunk[], options: SearchOptions): Promise<RankedChunk[]> {
+    if (!options.rerank || !this.reranker || !results.length) return results;
+    const head = results.slice(0, Math.min(results.length, Math.max(options.rerank.topK ?? 0, 50)));
+    const docs = head.map((c) => {
+      const wm = options.rerank!.withMetadata;
+      if (!wm || !c.metadata || typeof c.metadata !== 'object') return c.text;
+      const meta = wm === true ? c.metadata : Object.fromEntries(Object.entries(c.metadata as Record<string, unknown>).filter(([k]) => wm.includes(k)));
+      return `${JSON.stringify(meta)}\n${c.text}`;
+    });
+    const scores = await this.reranker.score(query, docs);
+    const reranked = head.map((c, i) => ({ ...c, score: scores[i] })).sort((a, b) => b.score - a.score);
+    return options.rerank.topK ? reranked.slice(0, options.rerank.topK) : reranked;
+  }
+}

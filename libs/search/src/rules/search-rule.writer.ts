@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle } from '@larder/kernel';
+import { commandHandler, EVENT_STORE, EventStore } from '@larder/event-store';
+import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
+import { searchRuleStream } from '../streams';
+import { SearchRuleCommand, searchRuleDecider, SearchRuleState } from './search-rule.aggregate';
+import { SearchRuleView } from './search-rule.response';
+
+type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
+
+export interface Decided {
+  organizationId: string;
+  storeId: string;
+  ruleId: string;
+  state: SearchRuleState;
+  /** Whether the search-rules read model has applied the decision. */
+  settled: boolean;
+  at: Date;
+}
+
+/** One decider bound to its stream: every write to a search rule goes through it. */
+export const handleSearchRule = commandHandler(searchRuleDecider, (c: SearchRuleCommand) => searchRuleStream(c.ruleId));
+
+export const isRuleId = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+
+/**
+ * Runs one decision on a search rule: appends, then waits for the search-rules read model (`settle`).
+ * When the read model is late, the answer comes from the decided state and the response carries
+ * `Larder-Read-Lag`: the write is stored, and nothing after the append turns it into an error.
+ */
+@Injectable()
+export class SearchRuleWriter {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) readonly ids: IdGenerator,
+    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    private readonly reader: SearchRulesReader,
+  ) {}
+
+  /** Appends the decision, then waits for the read model (`settled`: it has caught up). */
+  async decide(command: WithoutClock<SearchRuleCommand>, actor: string): Promise<Decided> {
+    if (!isRuleId(command.ruleId)) throw new NotFoundError(`Search rule ${command.ruleId} not found`);
+    const at = this.clock.now();
+    const result = await handleSearchRule(this.store, { ...command, now: at }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    // stored: from here on the decision holds, whether or not the read model has caught up
+    const settled = await settle(this.consistency, ['search-rules'], result.position);
+    return { organizationId: command.organizationId, storeId: command.storeId, ruleId: command.ruleId, state: result.state, settled, at };
+  }
+
+  /** The rule after a decision: from the read model once it has caught up, else as decided (its creation time is its first event's). */
+  async rule(d: Decided): Promise<SearchRuleView> {
+    const row = d.settled ? await this.reader.get(d.organizationId, d.storeId, d.ruleId) : null;
+    if (row) return row;
+    const [first] = await this.store.readStream(searchRuleStream(d.ruleId), { maxCount: 1 });
+    const createdAt = first ? new Date((first.data as { at: string }).at) : d.at;
+    return { id: d.ruleId, storeId: d.storeId, query: d.state.query, rules: d.state.rules, createdAt, updatedAt: d.at };
+  }
+}

@@ -1,0 +1,115 @@
+import { applyDecorators } from '@nestjs/common';
+import { Type } from 'class-transformer';
+import { Allow, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
+import { Check, isPlainObject, OptionalBoolean, Problems } from '@larder/kernel';
+
+export const DEFAULT_RERANK_MODEL = 'mixedbread-ai/mxbai-rerank-large-v2';
+
+export interface RerankOptions {
+  model: string;
+  withMetadata: boolean | string[];
+  topK: number | null;
+}
+
+export interface SearchOptions {
+  scoreThreshold: number;
+  rewriteQuery: boolean;
+  rerank: RerankOptions | null;
+  returnMetadata: boolean;
+  applySearchRules: boolean;
+}
+
+/** The object form of `search_options.rerank`. */
+export class RerankRequestDto {
+  @Check('model', 'string_type', 'String should have 1 to 500 characters', (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 500))
+  model?: string | null;
+
+  @Check(
+    'withMetadata',
+    'value_error',
+    'Input should be a boolean or a list of keys',
+    (v) => v === undefined || v === null || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+  )
+  with_metadata?: boolean | string[] | null;
+
+  @Check('positive', 'greater_than', 'Input should be a positive integer', (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 1))
+  top_k?: number | null;
+}
+
+/** `search_options` (§15.3). `agentic` is accepted here and handled by the agentic search. */
+export class SearchOptionsRequestDto {
+  @Check('between', 'value_error', 'Input should be a number between 0 and 1', (v) => v === undefined || v === null || (typeof v === 'number' && v >= 0 && v <= 1))
+  score_threshold?: number | null;
+
+  @OptionalBoolean()
+  rewrite_query?: boolean | null;
+
+  /** `true`, `false`, or a rerank config. */
+  @IsOptional()
+  @ValidateIf((_, v) => typeof v !== 'boolean')
+  @Check('notList', 'value_error', 'Input should be a boolean or a rerank config', (v) => !Array.isArray(v))
+  @ValidateNested({ message: 'Input should be a boolean or a rerank config' })
+  @Type(() => RerankRequestDto)
+  rerank?: boolean | RerankRequestDto | null;
+
+  @OptionalBoolean()
+  return_metadata?: boolean | null;
+
+  @OptionalBoolean()
+  apply_search_rules?: boolean | null;
+
+  @Allow()
+  agentic?: unknown;
+
+  static toOptions(o: SearchOptionsRequestDto | null | undefined): SearchOptions {
+    const r = o?.rerank;
+    return {
+      scoreThreshold: o?.score_threshold ?? 0,
+      rewriteQuery: o?.rewrite_query ?? false,
+      rerank:
+        r === true
+          ? { model: DEFAULT_RERANK_MODEL, withMetadata: false, topK: null }
+          : r instanceof RerankRequestDto
+            ? { model: r.model ?? DEFAULT_RERANK_MODEL, withMetadata: r.with_metadata ?? false, topK: r.top_k ?? null }
+            : null,
+      returnMetadata: o?.return_metadata ?? true,
+      applySearchRules: o?.apply_search_rules ?? true,
+    };
+  }
+}
+
+/** The `search_options` field: null or an object. */
+export const SearchOptionsField = () =>
+  applyDecorators(
+    IsOptional(),
+    Check('notList', 'model_type', 'Input should be an object', (v) => !Array.isArray(v)),
+    ValidateNested({ message: 'Input should be an object' }),
+    Type(() => SearchOptionsRequestDto),
+  );
+
+const MAX_QUERY = 65_536;
+const isTextInput = (v: unknown): v is { type?: 'text'; text: string } => isPlainObject(v) && (v.type === 'text' || v.type === undefined) && typeof v.text === 'string';
+
+/** `query`: a string or a `TextInput` (image queries need a multimodal embedder: 422 here). */
+export const QueryField = (required: boolean) =>
+  applyDecorators(
+    Check('required', 'missing', 'Field required', (v) => !required || (v !== undefined && v !== null)),
+    Check('stringTooShort', 'string_too_short', 'String should have at least 1 character', (v) => typeof v !== 'string' || !!v.trim()),
+    Check('stringTooLong', 'string_too_long', `String should have at most ${MAX_QUERY} characters`, (v) => typeof v !== 'string' || v.length <= MAX_QUERY),
+    Check('imageQuery', 'value_error', 'Image queries need a multimodal embedding model; this server embeds text only', (v) => !(isPlainObject(v) && v.type === 'image_url')),
+    Check(
+      'textInput',
+      'value_error',
+      'Input should be a string or a text input {type: "text", text}',
+      (v) => v === undefined || v === null || typeof v === 'string' || isTextInput(v) || (isPlainObject(v) && v.type === 'image_url'),
+    ),
+  );
+
+/** The query's text (the `text` of a TextInput is checked here, at its own location); null when absent. */
+export function queryText(p: Problems, v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (!isTextInput(v)) return null;
+  if (!v.text.trim()) p.add(['body', 'query', 'text'], 'String should have at least 1 character', 'string_too_short', v.text);
+  else if (v.text.length > MAX_QUERY) p.add(['body', 'query', 'text'], `String should have at most ${MAX_QUERY} characters`, 'string_too_long', v.text.length);
+  return v.text;
+}

@@ -1,0 +1,30 @@
+import type { FusionMethod } from './ranking';
+
+export interface SearchConfig {
+  fusion: FusionMethod;
+  /** Weight of the lexical list in the fusion (the dense list gets the rest). */
+  lexicalWeight: number;
+  /** Candidates taken from each retriever: max(top_k × this, 50). */
+  candidateFactor: number;
+  /** list-chunks with `sort_by` sorts at most this many chunks (400 beyond: narrow it with filters or file_ids). */
+  maxSortScan: number;
+}
+export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
+
+/** Milliseconds per step of a request, reported in the Server-Timing header. */
+export type Timing = Record<string, number>;
+
+/** `Server-Timing` header value of a timing record. */
+export const serverTiming = (t: Timing) =>
+  Object.entries(t)
+    .map(([k, v]) => `${k};dur=${v.toFixed(2)}`)
+    .join(', ');
+
+/** Round-robin over per-store lists in request order, up to `limit`. */
+export function interleave<T>(lists: T[][], limit: number): T[] {
+  const out: T[] = [];
+  for (let i = 0; out.length < limit && lists.some((l) => i < l.length); i++) {
+    for (const l of lists) if (i < l.length && out.length < limit) out.push(l[i]);
+  }
+  return out;
+}
