@@ -21,13 +21,13 @@ export const LIMITS = {
   filterConditions: 256,
   filterListValues: 1024,
   /** Identifiers named in one request (stores to search, files to attach or restrict to). */
-  storeIdentifiers: 100,
+  storeIdentifiers: 16,
   fileIds: 1000,
   /** A search query, a question, a grep pattern. */
-  queryChars: 8192,
+  queryChars: 65_536,
   patternChars: 1024,
   /** The largest event any command may append (the event store refuses larger ones). */
-  eventBytes: 512 * 1024,
+  eventBytes: 1024 * 1024,
 } as const;
 
 const byteLength = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');

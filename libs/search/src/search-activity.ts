@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal, assertEventSizes } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { SearchActivityEvent, SearchEventResult } from './events';
@@ -16,6 +16,9 @@ const eventResult = (c: RankedChunk): SearchEventResult => ({
   first_stage_position: c.firstStagePosition ?? null,
   first_stage_source: c.firstStageSource ?? null,
 });
+
+/** Results an activity event records of one search (the response still has all of them). */
+export const RECORDED_RESULTS = 100;
 
 /**
  * Appends search and grep activity events off the request's critical path: a request queues its
@@ -45,13 +48,15 @@ export class SearchActivity implements OnApplicationShutdown {
       storeIds: stores.map((s) => s.id),
       filters: params.rawFilters,
       topK: params.topK,
-      results: results.map(eventResult),
+      // the first 100 results: with the query and filters within their limits the event stays within LIMITS.eventBytes
+      results: results.slice(0, RECORDED_RESULTS).map(eventResult),
       searchTimeMs: performance.now() - t0,
       at: this.clock.now().toISOString(),
     };
   }
 
   record(organizationId: string, event: SearchActivityEvent): void {
+    assertEventSizes([event]);
     this.queue.push({ organizationId, event });
     if (!this.timer) {
       this.timer = setTimeout(() => void this.flush(), 100);

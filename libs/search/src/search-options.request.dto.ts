@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
 import { Allow, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
-import { Check, isPlainObject, OptionalBoolean, Problems } from '@larder/kernel';
+import { Check, isPlainObject, OptionalBoolean, Problems, LIMITS } from '@larder/kernel';
 
 export const DEFAULT_RERANK_MODEL = 'mixedbread-ai/mxbai-rerank-large-v2';
 
@@ -87,7 +87,7 @@ export const SearchOptionsField = () =>
     Type(() => SearchOptionsRequestDto),
   );
 
-const MAX_QUERY = 65_536;
+const MAX_QUERY = LIMITS.queryChars;
 const isTextInput = (v: unknown): v is { type?: 'text'; text: string } => isPlainObject(v) && (v.type === 'text' || v.type === undefined) && typeof v.text === 'string';
 
 /** `query`: a string or a `TextInput` (image queries need a multimodal embedder: 422 here). */

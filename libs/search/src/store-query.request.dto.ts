@@ -1,10 +1,10 @@
 import { Allow } from 'class-validator';
-import { Check, CONDITION_OPERATORS, FilterNode, parseFilters, Problems, Required, ValidationFailedError } from '@larder/kernel';
+import { Check, CONDITION_OPERATORS, FilterNode, parseFilters, Problems, Required, ValidationFailedError, LIMITS } from '@larder/kernel';
 
 type Loc = (string | number)[];
 
 export const MAX_TOP_K = 1000;
-export const MAX_STORES = 16;
+export const MAX_STORES = LIMITS.storeIdentifiers;
 
 export interface FileIdSelection {
   include?: string[];
@@ -75,6 +75,7 @@ function fileIds(p: Problems, v: unknown): FileIdSelection | null {
     return null;
   }
   const strings = (xs: unknown[], at: Loc) => {
+    if (xs.length > LIMITS.fileIds) p.add(at, `List should have at most ${LIMITS.fileIds} items after validation, not ${xs.length}`, 'too_long', xs.length);
     const bad = xs.findIndex((x) => typeof x !== 'string' || !x);
     if (bad >= 0) p.add([...at, bad], 'Input should be a file id string', 'string_type', xs[bad]);
     return xs as string[];

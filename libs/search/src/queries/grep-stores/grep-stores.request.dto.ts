@@ -1,4 +1,4 @@
-import { Check, OptionalBoolean, Problems, Required } from '@larder/kernel';
+import { Check, OptionalBoolean, Problems, Required, LIMITS } from '@larder/kernel';
 import { CommonParams, StoreQueryRequestDto } from '../../store-query.request.dto';
 
 export const GREP_TARGETS = ['text', 'generated'] as const;
@@ -14,7 +14,7 @@ export interface GrepStoresParams extends CommonParams {
 export class GrepStoresRequestDto extends StoreQueryRequestDto {
   @Required(true)
   @Check('isString', 'string_type', 'Input should be a valid string', (v) => v === undefined || typeof v === 'string')
-  @Check('length', 'string_too_long', 'String should have 1 to 1024 characters', (v) => typeof v !== 'string' || (v.length >= 1 && v.length <= 1024))
+  @Check('length', 'string_too_long', `String should have 1 to ${LIMITS.patternChars} characters`, (v) => typeof v !== 'string' || (v.length >= 1 && v.length <= LIMITS.patternChars))
   pattern!: string;
 
   @Check(
