@@ -18,12 +18,19 @@ export interface EmbeddedPostgres {
  * over the Postgres wire protocol so that `pg` and TypeORM connect to it unchanged (see
  * `PgliteWireServer` for how connections share the single backend).
  */
-export async function startEmbeddedPostgres(options: { dataDir?: string; port?: number } = {}): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  options: {
+    dataDir?: string;
+    port?: number;
+    /** Told when a client's connection is ended for a protocol violation or a backend failure. */
+    onConnectionError?: (error: Error) => void;
+  } = {},
+): Promise<EmbeddedPostgres> {
   const dataDir = options.dataDir ?? 'memory://';
   if (!dataDir.startsWith('memory://')) mkdirSync(dataDir, { recursive: true });
   const db = await PGlite.create({ dataDir, extensions: { vector, pg_trgm } });
   await db.exec('CREATE EXTENSION IF NOT EXISTS vector; CREATE EXTENSION IF NOT EXISTS pg_trgm;');
-  const server = new PgliteWireServer(db);
+  const server = new PgliteWireServer(db, options.onConnectionError);
   const port = await server.listen(options.port ?? 0);
   let stopped = false;
   return {
