@@ -96,7 +96,9 @@ class MessageReader {
 /**
  * Serves one PGlite instance to many Postgres wire-protocol connections.
  *
- * PGlite is a single backend, so connections are multiplexed. Unlike a per-message multiplexer, this
+ * PGlite is a single backend, so connections are multiplexed. Unlike a per-message multiplexer (such
+ * as `@electric-sql/pglite-socket` 0.2.17, which fails the event-store contract with "unnamed prepared
+ * statement does not exist" under concurrent appenders), this
  * one runs a connection's messages up to each protocol synchronization point (Sync or a simple Query)
  * as one unit, so the extended protocol's unnamed statement and portal of one connection are never
  * overwritten by another's (node-postgres sends Parse/Bind/Execute/Sync for every parameterized
@@ -212,24 +214,25 @@ export class PgliteWireServer {
         fail((e as Error).message);
       }
     });
-    const closed = () => {
-      if (conn.closed) return;
-      conn.closed = true;
-      this.connections.delete(conn);
-      this.queue = this.queue.filter((b) => {
-        if (b.conn !== conn) return true;
-        b.done();
-        return false;
-      });
-      // Release the backend if this connection held it; when its batch is running right now, the
-      // drain loop does this once the batch returns.
-      if (this.owner === conn) this.enqueueRelease(conn);
-    };
-    socket.on('close', closed);
+    socket.on('close', () => this.drop(conn));
     socket.on('error', (e) => {
       if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' && (e as NodeJS.ErrnoException).code !== 'EPIPE') fail(e.message);
       socket.destroy();
     });
+  }
+
+  /** Forgets a closed connection: its queued requests are dropped, and the backend released if it held it. */
+  private drop(conn: Connection): void {
+    if (conn.closed) return;
+    conn.closed = true;
+    this.connections.delete(conn);
+    this.queue = this.queue.filter((b) => {
+      if (b.conn !== conn) return true;
+      b.done();
+      return false;
+    });
+    // When its batch is running right now, the drain loop releases the backend once the batch returns.
+    if (this.owner === conn) this.enqueueRelease(conn);
   }
 
   /** Resolves once the connection's socket has sent enough of what it holds (or has closed). */
@@ -279,8 +282,7 @@ export class PgliteWireServer {
           // PGlite failed outside of SQL error handling: the client cannot know its state, end it.
           this.onConnectionError(new Error(`embedded Postgres connection ${batch.conn.id}: ${(e as Error).message}`));
           batch.conn.socket.destroy();
-          batch.conn.closed = true;
-          this.connections.delete(batch.conn);
+          this.drop(batch.conn);
         } finally {
           batch.done();
         }
@@ -293,7 +295,9 @@ export class PgliteWireServer {
   }
 
   private async run(batch: Batch): Promise<void> {
-    if (batch.messages.length === 0) return; // a release: done by the loop once the connection is closed
+    // A release (no messages) is done by the loop, as for any closed connection; a closed connection's
+    // requests are not run.
+    if (batch.messages.length === 0 || batch.conn.closed) return;
     const { socket } = batch.conn;
     await this.db.runExclusive(async () => {
       socket.cork();
@@ -301,8 +305,13 @@ export class PgliteWireServer {
         for (const message of batch.messages) {
           await this.db.execProtocolRawStream(message, {
             onRawData: (data: Uint8Array) => {
-              // `data` is a view into PGlite's memory, valid only during this call: copy it.
-              if (!batch.conn.closed && socket.writable) socket.write(Buffer.from(data));
+              // `data` is a view into PGlite's memory, valid only during this call: copy it. Called from
+              // inside the WebAssembly module, so it must not throw.
+              try {
+                if (!batch.conn.closed && socket.writable) socket.write(Buffer.from(data));
+              } catch {
+                socket.destroy();
+              }
             },
           });
         }
