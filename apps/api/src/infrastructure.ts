@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
@@ -9,7 +9,7 @@ import { EsdbEventStore } from '@larder/event-store/esdb/esdb.event-store';
 import { MessageBus, EventRelayReactor } from '@larder/message-bus';
 import { NatsMessageBus } from '@larder/message-bus/nats/nats.message-bus';
 import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.message-bus';
-import { EmbeddedPostgres, ensureDatabase, startEmbeddedPostgres } from '@larder/database';
+import { EmbeddedPostgres, ensureDatabase, publishEmbeddedDatabase, runningEmbeddedDatabase, startEmbeddedPostgres, unpublishEmbeddedDatabase } from '@larder/database';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
 import { BlobStorage } from '@larder/blob-storage';
@@ -64,21 +64,6 @@ function signingSecret(config: LarderConfig): string {
   return readFileSync(file, 'utf8').trim();
 }
 
-const LOCK_FILE = 'embedded-postgres.json';
-
-/** If an embedded Larder is running on this data directory, the URL of its database. */
-export function runningEmbeddedDatabase(dataDir: string): string | null {
-  const file = join(dataDir, LOCK_FILE);
-  if (!existsSync(file)) return null;
-  try {
-    const { pid, url } = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
-    process.kill(pid, 0);
-    return url;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * Chooses and starts every adapter from configuration: embedded Postgres unless DATABASE_URL, the
  * Postgres event store unless EVENTSTORE_URL, the in-process bus unless NATS_URL.
@@ -97,11 +82,12 @@ export async function createInfrastructure(
     } else {
       if (running) throw new Error(`Another Larder process is using ${config.dataDir}; stop it or set LARDER_DATA_DIR.`);
       mkdirSync(config.dataDir, { recursive: true });
-      embedded = await startEmbeddedPostgres({ dataDir: join(config.dataDir, 'pg') });
+      embedded = await startEmbeddedPostgres({
+        dataDir: join(config.dataDir, 'pg'),
+        onConnectionError: (err) => logger.warn(err.message),
+      });
       databaseUrl = embedded.url;
-      if (options.role !== 'cli') {
-        writeFileSync(join(config.dataDir, LOCK_FILE), JSON.stringify({ pid: process.pid, url: embedded.url }), { mode: 0o600 });
-      }
+      if (options.role !== 'cli') publishEmbeddedDatabase(config.dataDir, embedded.url);
       logger.log(`embedded Postgres (PGlite) on ${embedded.url}, data in ${join(config.dataDir, 'pg')}`);
     }
   } else {
@@ -209,13 +195,7 @@ export async function createInfrastructure(
       await pool.end().catch(() => undefined);
       if (embedded) {
         await embedded.stop();
-        if (options.role !== 'cli') {
-          try {
-            unlinkSync(join(config.dataDir, LOCK_FILE));
-          } catch {
-            /* already gone */
-          }
-        }
+        if (options.role !== 'cli') unpublishEmbeddedDatabase(config.dataDir);
       }
     },
   };
