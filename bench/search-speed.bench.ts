@@ -167,7 +167,7 @@ export async function searchSpeedBench(): Promise<void> {
           if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path}: ${res.statusCode} ${text}`));
           const st = res.headers['server-timing'];
           if (typeof st === 'string') serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
-          resolve(JSON.parse(text));
+          resolve(JSON.parse(text) as { data?: unknown[]; id?: string });
         });
       });
       req.on('error', reject);

@@ -10,7 +10,6 @@ describe('Activity listings and histograms from the projected activity streams',
   let key: string;
   let otherKey: string;
   let store: string;
-  let quiet: string;
   let orgId: string;
   const get = async (path: string, k = key): Promise<any> => {
     const r = await fetch(`${t.baseURL}${path}`, { headers: { authorization: `Bearer ${k}` } });
@@ -38,7 +37,7 @@ describe('Activity listings and histograms from the projected activity streams',
     otherKey = (await t.newOrganization('other')).apiKey;
     c = t.client(key);
     store = (await c.stores.create({ name: 'logbook' })).id;
-    quiet = (await c.stores.create({ name: 'quiet' })).id;
+    await c.stores.create({ name: 'quiet' });
     for (const [name, text] of [
       ['a.txt', 'Apricots dry well in the sun.'],
       ['b.md', '# Beans\n\nBlanch green beans before freezing them.'],

@@ -46,7 +46,7 @@ describe('limits: every command with maximum-size input appends events within LI
     expect(Buffer.byteLength(JSON.stringify(metadata))).toBeLessThanOrEqual(LIMITS.metadataBytes);
     const store = await c.stores.create({ name: 'x'.repeat(128).replace(/x/g, 'a'), description: 'd'.repeat(256), metadata });
     const file = await c.files.create({ file: await toFile(Buffer.from('limits'), `${'f'.repeat(200)}.txt`, { type: 'text/plain' }) });
-    await c.stores.files.create(store.id, { file_id: file.id, metadata, external_id: 'e'.repeat(256) } as never);
+    await c.stores.files.create(store.id, { file_id: file.id, metadata, external_id: 'e'.repeat(256) });
     await c.stores.update(store.id, { metadata });
     const filters = { any: Array.from({ length: 200 }, (_, i) => ({ key: `k${i}`, operator: 'in', value: Array.from({ length: 10 }, (_, j) => `value-${i}-${j}`) })) };
     expect(Buffer.byteLength(JSON.stringify(filters))).toBeLessThanOrEqual(LIMITS.filterBytes);
@@ -54,7 +54,7 @@ describe('limits: every command with maximum-size input appends events within LI
     expect(search.status).toBe(200);
     const grep = await post('/v1/stores/grep', { pattern: 'p'.repeat(LIMITS.patternChars), store_identifiers: [store.id], filters });
     expect(grep.status).toBe(200);
-    await c.apiKeys.create({ name: 'n'.repeat(255) } as never);
+    await c.apiKeys.create({ name: 'n'.repeat(255) });
     await t.larder.app.get(SearchActivity).flush();
 
     const wanted = ['StoreCreated', 'StoreUpdated', 'FileUploaded', 'StoreFileAdded', 'StoreSearchPerformed', 'StoreGrepPerformed', 'ApiKeyCreated'];

@@ -78,7 +78,10 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(top).toMatchObject({ type: 'text', file_id: ids['strawberry-jam.md'], filename: 'strawberry-jam.md', store_id: store, chunk_index: 0, metadata: DOCS[0].metadata });
     expect(typeof top.text).toBe('string');
     expect(top.model).toBe('universal-sentence-encoder-lite');
-    for (const d of res.data) expect(d.score).toBeGreaterThanOrEqual(0), expect(d.score).toBeLessThanOrEqual(1);
+    for (const d of res.data) {
+      expect(d.score).toBeGreaterThanOrEqual(0);
+      expect(d.score).toBeLessThanOrEqual(1);
+    }
     expect(res.data.map((d) => d.score)).toEqual([...res.data.map((d) => d.score)].sort((a, b) => b - a));
 
     // semantic: no word in common with the German text but the meaning

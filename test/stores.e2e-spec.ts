@@ -198,7 +198,7 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       } as never);
       const expected = readdirSync(FIXTURES).filter((n) => readFileSync(join(FIXTURES, n)).length < 200).sort();
       expect(small.data.map((f) => f.filename).sort()).toEqual(expected);
-      const q = await c.stores.files.list(store, { q: 'recipe' } as never);
+      const q = await c.stores.files.list(store, { q: 'recipe' });
       expect(q.data.map((f) => f.filename)).toContain('recipes.html');
 
       const updated = await c.stores.files.update(ids['notes.txt'], { store_identifier: store, metadata: { folder: 'archive', reviewed: true } });

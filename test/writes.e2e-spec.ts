@@ -43,9 +43,9 @@ describe('writes that never lie', () => {
         ),
       );
       const failed = results.filter((r) => r.status === 'rejected');
-      expect(failed.map((r) => String((r as PromiseRejectedResult).reason))).toEqual([]);
+      expect(failed.map((r) => String((r).reason))).toEqual([]);
       const s = await settled(c, store.id);
-      const files = (await c.stores.files.list(store.id, { limit: 100 } as never)).data as { id: string; external_id?: string | null }[];
+      const files = (await c.stores.files.list(store.id, { limit: 100 })).data as { id: string; external_id?: string | null }[];
       expect(files.filter((f) => f.external_id === 'src/notes.md')).toHaveLength(1);
       expect(files).toHaveLength(1);
       expect(s.file_counts).toMatchObject({ total: 1 });
@@ -63,10 +63,10 @@ describe('writes that never lie', () => {
       const store = await c.stores.create({ name: 'strict' });
       const a = await c.files.create({ file: await toFile(Buffer.from('a'), 'a.txt', { type: 'text/plain' }) });
       const b = await c.files.create({ file: await toFile(Buffer.from('b'), 'b.txt', { type: 'text/plain' }) });
-      await c.stores.files.create(store.id, { file_id: a.id, external_id: 'x', overwrite: false } as never);
-      await expect(c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false } as never)).rejects.toMatchObject({ status: 409 });
+      await c.stores.files.create(store.id, { file_id: a.id, external_id: 'x', overwrite: false });
+      await expect(c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false })).rejects.toMatchObject({ status: 409 });
       await c.stores.files.delete(a.id, { store_identifier: store.id });
-      const added = await c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false } as never);
+      const added = await c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false });
       expect(added.id).toBe(b.id);
     });
   });
@@ -92,7 +92,7 @@ describe('writes that never lie', () => {
       await expect(c.stores.create({ name: 'late-store' })).rejects.toMatchObject({ status: 409 });
       const file = await c.files.create({ file: await toFile(Buffer.from('content that must survive'), 'kept.txt', { type: 'text/plain' }) });
       expect(file).toMatchObject({ filename: 'kept.txt', bytes: 25 });
-      const sf = await c.stores.files.create(store.id, { file_id: file.id, metadata: { k: 1 } } as never);
+      const sf = await c.stores.files.create(store.id, { file_id: file.id, metadata: { k: 1 } });
       expect(sf).toMatchObject({ id: file.id, store_id: store.id, metadata: { k: 1 } });
       const renamed = await c.stores.update(store.id, { name: 'late-store-2' });
       expect(renamed.name).toBe('late-store-2');

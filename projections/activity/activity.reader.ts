@@ -50,13 +50,13 @@ export class ActivityReader {
       where += direction === 'forward' ? ` AND (created_at, id) < ($${a}::timestamptz, $${b}::uuid)` : ` AND (created_at, id) > ($${a}::timestamptz, $${b}::uuid)`;
     }
     const order = direction === 'forward' ? 'DESC' : 'ASC';
-    const rows = await this.ds.query(`SELECT * FROM ${T} WHERE ${where} ORDER BY created_at ${order}, id ${order} LIMIT $${params.push(take)}`, params);
+    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT * FROM ${T} WHERE ${where} ORDER BY created_at ${order}, id ${order} LIMIT $${params.push(take)}`, params);
     return rows.map(toRow);
   }
 
   async count(q: ActivityQuery): Promise<number> {
     const params: unknown[] = [];
-    const rows = await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE ${this.where(q, params)}`, params);
+    const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE ${this.where(q, params)}`, params);
     return rows[0].n;
   }
 
@@ -67,11 +67,11 @@ export class ActivityReader {
     const s = params.push(q.start);
     const e = params.push(q.end);
     const w = params.push(q.seconds);
-    const rows = await this.ds.query(
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
       `SELECT floor(extract(epoch FROM (created_at - $${s}::timestamptz)) / $${w})::int AS bucket, kind, count(*)::int AS n
          FROM ${T} WHERE ${where} AND created_at >= $${s} AND created_at < $${e} GROUP BY 1, 2`,
       params,
     );
-    return rows.map((r: Record<string, unknown>) => ({ bucket: r.bucket as number, kind: r.kind as string, n: r.n as number }));
+    return rows.map((r) => ({ bucket: r.bucket as number, kind: r.kind as string, n: r.n as number }));
   }
 }

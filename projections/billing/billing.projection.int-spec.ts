@@ -21,10 +21,10 @@ class History {
   readonly log = new TestEventLog();
   clock = 0;
   store(c: Cmd<StoreCommand>) {
-    this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++this.clock) } as StoreCommand, { orgId: c.organizationId, actor: KEY });
+    this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++this.clock) }, { orgId: c.organizationId, actor: KEY });
   }
   file(c: Cmd<StoreFileCommand>) {
-    return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) } as StoreFileCommand, { orgId: c.organizationId, actor: KEY });
+    return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) }, { orgId: c.organizationId, actor: KEY });
   }
   createStore(s: number, organizationId = ORG) {
     this.store({ type: 'CreateStore', storeId: store(s), organizationId, name: `s${s}`, description: null, isPublic: false, license: null, metadata: null, config: { contextualization: false, save_content: true }, expiresAfter: null });

@@ -71,7 +71,7 @@ export class BillingProjection implements Projection {
         return;
       case 'StoreFileIngested': {
         const d = e.data;
-        const free = await m.query(`SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`, [d.storeId, d.fileId, d.generation]);
+        const free: unknown[] = await m.query(`SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`, [d.storeId, d.fileId, d.generation]);
         if (free.length) return;
         await this.usage(m, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
         if (d.mode === 'high_quality') await this.usage(m, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);

@@ -34,10 +34,10 @@ class History {
   readonly log = new TestEventLog();
   private clock = 0;
   store(c: Cmd<StoreCommand>) {
-    this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++this.clock) } as StoreCommand, { orgId: ORG });
+    this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++this.clock) }, { orgId: ORG });
   }
   file(c: Cmd<StoreFileCommand>) {
-    this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) } as StoreFileCommand, { orgId: ORG });
+    this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) }, { orgId: ORG });
   }
   add(s: number, f: number, o: { metadata?: unknown; copiedFrom?: StoreFileAdded['data']['copiedFrom'] } = {}) {
     this.file({

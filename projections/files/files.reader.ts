@@ -80,7 +80,7 @@ export class FilesReader {
   }
 
   async count(organizationId: string, q?: string): Promise<number> {
-    const rows = q
+    const rows: Array<{ n: number }> = q
       ? await this.ds.query(
           `SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1
               AND (GREATEST(similarity(lower(filename), lower($2)), word_similarity(lower($2), lower(filename))) >= 0.3 OR lower(filename) LIKE '%' || lower($2) || '%')`,

@@ -38,7 +38,7 @@ function toRow(r: { name: string; kind: string; version: number; commit_pos: str
 /** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
 export async function lockCheckpoint(m: EntityManager, name: string, kind: CheckpointRow['kind'], version: number): Promise<CheckpointRow> {
   await m.query(`INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [name, kind, version]);
-  const rows = await m.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1 FOR UPDATE`, [name]);
+  const rows: Array<Parameters<typeof toRow>[0]> = await m.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1 FOR UPDATE`, [name]);
   return toRow(rows[0]);
 }
 
@@ -52,11 +52,11 @@ export async function writeCheckpoint(m: EntityManager, name: string, version: n
 }
 
 export async function readCheckpoints(ds: DataSource | EntityManager): Promise<CheckpointRow[]> {
-  const rows = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`);
+  const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`);
   return rows.map(toRow);
 }
 
 export async function readCheckpoint(ds: DataSource, name: string): Promise<Position> {
-  const rows = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1`, [name]);
+  const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1`, [name]);
   return rows.length ? toRow(rows[0]).position : START;
 }

@@ -107,8 +107,8 @@ export class PullLoop {
       stream: event?.streamId ?? null,
       position: event ? positionToString(event.position) : null,
       error: message,
-      attempts: same ? prev!.attempts + 1 : 1,
-      since: same ? prev!.since : new Date(),
+      attempts: same ? prev.attempts + 1 : 1,
+      since: same ? prev.since : new Date(),
     };
     this.stuck = stuck;
     const what = event ? `event ${event.id} (${event.type} in ${event.streamId} at ${stuck.position})` : 'reading the log';

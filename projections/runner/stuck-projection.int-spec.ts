@@ -107,7 +107,7 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
   });
 
   it('status() shows it stuck on that event, with the error, and the others not stuck', async () => {
-    await until(async () => (await runner.status()).find((s) => s.name === 'fragile-things')?.stuck?.attempts! >= 2);
+    await until(async () => ((await runner.status()).find((s) => s.name === 'fragile-things')?.stuck?.attempts ?? 0) >= 2);
     const status = await runner.status();
     const fragile = status.find((s) => s.name === 'fragile-things')!;
     expect(fragile.stuck).toMatchObject({ eventId: poison.id, type: 'ThingHappened', stream: poison.streamId, position: positionToString(poison.position) });

@@ -24,8 +24,8 @@ describe('search-rules projection', () => {
     const log = new TestEventLog();
     let clock = 0;
     const run = (c: Cmd<SearchRuleCommand>) =>
-      log.decide(searchRuleDecider, streamName('search_rule', c.ruleId), { ...c, now: t(++clock) } as SearchRuleCommand, { orgId: c.organizationId, actor: 'key' });
-    const runStore = (c: Cmd<StoreCommand>) => log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++clock) } as StoreCommand, { orgId: c.organizationId, actor: 'key' });
+      log.decide(searchRuleDecider, streamName('search_rule', c.ruleId), { ...c, now: t(++clock) }, { orgId: c.organizationId, actor: 'key' });
+    const runStore = (c: Cmd<StoreCommand>) => log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++clock) }, { orgId: c.organizationId, actor: 'key' });
     const config = { contextualization: false, save_content: true };
     for (const [id, organizationId] of [[STORE, ORG], [DOOMED, ORG], [OTHER_STORE, OTHER_ORG]])
       runStore({ type: 'CreateStore', storeId: id, organizationId, name: id.slice(-1), description: null, isPublic: false, license: null, metadata: null, config, expiresAfter: null }); // t1-3

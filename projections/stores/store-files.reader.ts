@@ -147,7 +147,7 @@ export class StoreFilesReader {
 
   async count(storeId: string, query: StoreFileListQuery): Promise<number> {
     const params: unknown[] = [];
-    const rows = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE ${this.where(storeId, query, params)}`, params);
+    const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE ${this.where(storeId, query, params)}`, params);
     return rows[0].n;
   }
 
@@ -164,7 +164,7 @@ export class StoreFilesReader {
   }
 
   async countInProgress(storeId: string): Promise<number> {
-    const rows = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE store_id = $1 AND status IN ('pending', 'in_progress')`, [storeId]);
+    const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE store_id = $1 AND status IN ('pending', 'in_progress')`, [storeId]);
     return rows[0].n;
   }
 }

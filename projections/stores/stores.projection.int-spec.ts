@@ -22,13 +22,13 @@ class History {
   private now = () => t(++this.clock);
 
   store(c: Cmd<StoreCommand>) {
-    return this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: this.now() } as StoreCommand, { orgId: c.organizationId, actor: 'key' });
+    return this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: this.now() }, { orgId: c.organizationId, actor: 'key' });
   }
   createStore(n: number, name: string, organizationId = ORG) {
     return this.store({ type: 'CreateStore', storeId: store(n), organizationId, name, description: null, isPublic: false, license: null, metadata: null, config, expiresAfter: null });
   }
   file(c: Cmd<StoreFileCommand>) {
-    return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: this.now() } as StoreFileCommand, { orgId: c.organizationId, actor: 'key' });
+    return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: this.now() }, { orgId: c.organizationId, actor: 'key' });
   }
   addFile(s: number, f: number, o: { organizationId?: string; version?: number; externalId?: string | null; copiedFrom?: StoreFileAdded['data']['copiedFrom'] } = {}) {
     const v = o.version ?? 1;

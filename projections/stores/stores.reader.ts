@@ -124,7 +124,7 @@ export class StoresReader {
   }
 
   async count(organizationId: string, q?: string): Promise<number> {
-    const rows = q
+    const rows: Array<{ n: number }> = q
       ? await this.ds.query(`SELECT count(*)::int AS n FROM ${S} s WHERE s.organization_id = $1 AND ${StoresReader.MATCH}`, [organizationId, q])
       : await this.ds.query(`SELECT count(*)::int AS n FROM ${S} s WHERE s.organization_id = $1`, [organizationId]);
     return rows[0].n;

@@ -2,8 +2,8 @@ import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
-import { CreateOrganizationCommand } from '@larder/organizations';
-import { CreateApiKeyCommand } from '@larder/api-keys';
+import { CreateOrganizationCommand, OrganizationCreatedResult } from '@larder/organizations';
+import { ApiKeyCreatedResponse, CreateApiKeyCommand } from '@larder/api-keys';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { NatsMessageBus } from '@larder/message-bus/nats/nats.message-bus';
 import { positionToString } from '@larder/kernel';
@@ -115,7 +115,7 @@ async function main(argv: string[]): Promise<void> {
         const name = flag(args, 'name');
         if (!name) throw new Error('orgs create needs --name');
         await withApp(async (commands) => {
-          const r = await commands.execute(new CreateOrganizationCommand(name, { actor: 'cli' }));
+          const r: OrganizationCreatedResult = await commands.execute(new CreateOrganizationCommand(name, { actor: 'cli' }));
           out(r.organizationId);
         });
         return;
@@ -127,7 +127,7 @@ async function main(argv: string[]): Promise<void> {
         if (!org) throw new Error('keys create needs --org <organization id>');
         await withApp(async (commands, _i, get) => {
           if (!(await get(OrganizationsReader).get(org))) throw new Error(`organization ${org} not found`);
-          const key = await commands.execute(
+          const key: ApiKeyCreatedResponse = await commands.execute(
             new CreateApiKeyCommand(org, flag(args, 'name') ?? 'API Key', null, null, { admin: args.includes('--admin'), actor: 'cli' }),
           );
           out(`id:     ${key.id}`);

@@ -51,7 +51,7 @@ describe('API key decider', () => {
   });
 
   it('refuses to create a key twice', () => {
-    expect(given([created]).when({ ...created.data, type: 'CreateApiKey', expiresAt: null, now: t(1) } as ApiKeyCommand)).toThrow(ConflictError);
+    expect(given([created]).when({ ...created.data, type: 'CreateApiKey', expiresAt: null, now: t(1) })).toThrow(ConflictError);
   });
 
   it('treats another organization’s key as missing', () => {

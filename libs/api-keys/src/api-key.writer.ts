@@ -27,7 +27,7 @@ export class ApiKeyWriter {
 
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
     if (!/^[0-9a-f-]{36}$/i.test(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
-    const result = await handleApiKey(this.store, { ...command, now: this.clock.now() } as ApiKeyCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const result = await handleApiKey(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
     const settled = await settle(this.consistency, ['api-keys'], result.position);
     if (result.state.status === 'deleted') return { response: null };
     if (settled) {

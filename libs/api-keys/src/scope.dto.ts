@@ -2,12 +2,12 @@ import { IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-validat
 import { SCOPE_METHODS, SCOPE_RESOURCE_TYPES, ScopeMethod } from '@larder/kernel';
 
 export class ScopeDto {
-  @IsIn(SCOPE_METHODS as unknown as string[])
+  @IsIn(SCOPE_METHODS)
   method!: ScopeMethod;
 
   @IsOptional()
   @ValidateIf((_, v) => v !== null)
-  @IsIn(SCOPE_RESOURCE_TYPES as unknown as string[])
+  @IsIn(SCOPE_RESOURCE_TYPES)
   resource_type?: string | null;
 
   @IsOptional()

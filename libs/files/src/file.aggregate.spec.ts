@@ -28,7 +28,7 @@ describe('file decider', () => {
   it('records the multipart upload a file came from', () => {
     given(fileDecider)
       .when(upload({ uploadId: 'u1' }))
-      .then({ type: 'FileUploaded', data: { ...uploaded.data, uploadId: 'u1' } as Extract<FileEvent, { type: 'FileUploaded' }>['data'] });
+      .then({ type: 'FileUploaded', data: { ...uploaded.data, uploadId: 'u1' } });
   });
 
   it('refuses to upload an id that exists or existed', () => {

@@ -70,7 +70,7 @@ function cleanPdf(blocks: Block[]): Block[] {
   for (const b of blocks) pages.set(b.page ?? 0, [...(pages.get(b.page ?? 0) ?? []), b]);
   const counts = new Map<string, number>();
   for (const bs of pages.values()) {
-    for (const t of new Set([bs[0]?.text, bs[bs.length - 1]?.text].filter(Boolean) as string[])) counts.set(t.replace(/\d+/g, '#'), (counts.get(t.replace(/\d+/g, '#')) ?? 0) + 1);
+    for (const t of new Set([bs[0]?.text, bs[bs.length - 1]?.text].filter((x): x is string => !!x))) counts.set(t.replace(/\d+/g, '#'), (counts.get(t.replace(/\d+/g, '#')) ?? 0) + 1);
   }
   const repeated = new Set([...counts].filter(([, n]) => pages.size >= 3 && n >= Math.ceil(pages.size * 0.6)).map(([t]) => t));
   const kept = blocks.filter((b) => !repeated.has(b.text.replace(/\d+/g, '#')));

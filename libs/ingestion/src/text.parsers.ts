@@ -131,7 +131,8 @@ export function parseMarkdown(src: Source): ParsedDocument {
 export function parseCsvText(src: Source): ParsedDocument {
   let rows: string[][];
   try {
-    rows = parseCsv(src.text, { relax_column_count: true, skip_empty_lines: true, bom: true, delimiter: src.extension === 'tsv' ? '\t' : [',', ';', '\t'] }) as string[][];
+    const parsed: unknown = parseCsv(src.text, { relax_column_count: true, skip_empty_lines: true, bom: true, delimiter: src.extension === 'tsv' ? '\t' : [',', ';', '\t'] });
+    rows = parsed as string[][];
   } catch (err) {
     throw new ParseError(`Invalid CSV: ${(err as Error).message}`);
   }

@@ -27,7 +27,7 @@ export interface Position {
   prepare: bigint;
 }
 
-export const START: Position = Object.freeze({ commit: 0n, prepare: 0n }) as Position;
+export const START: Position = Object.freeze({ commit: 0n, prepare: 0n });
 
 export function comparePositions(a: Position, b: Position): number {
   if (a.commit !== b.commit) return a.commit < b.commit ? -1 : 1;

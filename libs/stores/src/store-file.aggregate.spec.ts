@@ -235,7 +235,7 @@ describe('store file decider', () => {
     it('is refused to another worker, an old generation, and once the work is recorded', () => {
       given(storeFileDecider, added(), started()).when(renew('w2')).thenThrows(IngestionSupersededError);
       given(storeFileDecider, added(), started()).when(renew('w1', 20, 2)).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } } as StoreFileEvent).when(renew()).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } }).when(renew()).thenThrows(IngestionSupersededError);
     });
 
     it('a renewed lease keeps a second worker out until it expires', () => {

@@ -90,7 +90,7 @@ export class StoreFilesWriter implements FileReferences {
 
   /** Appends one store-file decision; with `wait`, then waits for the read models (late: the response says so, the write stands). */
   async decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true): Promise<CommandResult<StoreFileState> & { settled: boolean }> {
-    const result = await handleStoreFile(this.store, { ...command, now: this.clock.now() } as StoreFileCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const result = await handleStoreFile(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
     const settled = wait ? await settle(this.consistency, STORE_FILE_PROJECTIONS, result.position) : false;
     return { ...result, settled };
   }

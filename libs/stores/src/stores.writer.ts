@@ -56,7 +56,7 @@ export function storeRowFromState(id: string, s: StoreState, before: StoreRow | 
     isPublic: v.isPublic,
     license: v.license,
     metadata: v.metadata ?? null,
-    config: v.config as StoreRow['config'],
+    config: v.config,
     expiresAfter: v.expiresAfter,
     status,
     copyState: copy,
@@ -93,7 +93,7 @@ export class StoresWriter {
 
   /** Appends one store decision. Waiting for the read models is `answer`'s job, after the append. */
   decide(command: WithoutClock<StoreCommand>, actor: string): Promise<CommandResult<StoreState>> {
-    return handleStore(this.store, { ...command, now: this.clock.now() } as StoreCommand, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    return handleStore(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
   }
 
   /** The store after a stored decision: the read model's row once it caught up, else the decided state (the response says reads lag). */

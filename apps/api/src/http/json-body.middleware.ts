@@ -95,7 +95,7 @@ function oddUrl(req: Request): ValidationFailedError | null {
     } catch {
       return new ValidationFailedError([{ loc: ['query', name], msg: 'Malformed percent-escape in the query string', type: 'url_escape', input: pair }]);
     }
-    if (k.includes('\u0000') || v.includes('\u0000')) return new ValidationFailedError([{ loc: ['query', k.replace(/\u0000/g, '')], msg: 'Query parameters must not contain the NUL character', type: 'string_nul' }]);
+    if (k.includes('\u0000') || v.includes('\u0000')) return new ValidationFailedError([{ loc: ['query', k.split('\u0000').join('')], msg: 'Query parameters must not contain the NUL character', type: 'string_nul' }]);
   }
   return null;
 }

@@ -78,13 +78,13 @@ export class OpenAiEmbedder implements Embedder {
     }
     let parsed: { data?: Array<{ embedding: number[] | string; index: number }> };
     try {
-      parsed = JSON.parse(body);
+      parsed = JSON.parse(body) as typeof parsed;
     } catch {
       throw new EmbeddingError(`embedding endpoint returned invalid JSON`, true);
     }
     const data = parsed.data;
     if (!Array.isArray(data) || data.length !== input.length) throw new EmbeddingError(`embedding endpoint returned ${data?.length ?? 0} vectors for ${input.length} inputs`, false);
-    const vectors: Float32Array[] = new Array(input.length);
+    const vectors = new Array<Float32Array>(input.length);
     for (const d of data) {
       const v = typeof d.embedding === 'string' ? new Float32Array(Buffer.from(d.embedding, 'base64').buffer.slice(0)) : Float32Array.from(d.embedding);
       if (v.length !== this.dimensions) throw new EmbeddingError(`embedding endpoint returned ${v.length} dimensions; LARDER_EMBEDDING_DIMENSIONS is ${this.dimensions}`, false);

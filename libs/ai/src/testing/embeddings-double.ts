@@ -39,6 +39,7 @@ const readBody = (req: IncomingMessage) =>
 export async function startEmbeddingsDouble(options: { apiKey?: string; dims: number; delayMs?: number }): Promise<EmbeddingsDouble> {
   const requests: EmbeddingsDouble['requests'] = [];
   let failures: number[] = [];
+  // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node:http ignores the handler's promise; the handler answers every path itself
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, body: unknown) => {
       res.writeHead(status, { 'content-type': 'application/json' });

@@ -130,7 +130,7 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     const r = await this.client.bulk({ operations: operations as never[] });
     if (!r.errors) return;
     const bad = r.items.map((i) => Object.values(i)[0]).filter((i) => i && i.error && i.status !== 409 && !(i.status === 404 && i.result === 'not_found'));
-    if (bad.length) throw new Error(`Elasticsearch bulk write failed: ${JSON.stringify(bad[0]!.error)}`);
+    if (bad.length) throw new Error(`Elasticsearch bulk write failed: ${JSON.stringify(bad[0].error)}`);
   }
 
   async write(ops: ChunkIndexOp[], cp: { projection: string } & IndexCheckpoint): Promise<void> {
@@ -251,7 +251,7 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       const hits = r.hits.hits;
       for (const h of hits) out.push(toChunk(h._source!));
       if (hits.length < 1000) return out;
-      after = hits[hits.length - 1].sort as unknown[];
+      after = hits[hits.length - 1].sort;
     }
   }
 
@@ -359,7 +359,7 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         out.push({ storeId: f.store_id, fileId: f.file_id, organizationId: f.organization_id, filename: f.filename, externalId: f.external_id, metadata: f.metadata, generation: f.generation });
       }
       if (r.hits.hits.length < size) break;
-      after = r.hits.hits[r.hits.hits.length - 1].sort as unknown[];
+      after = r.hits.hits[r.hits.hits.length - 1].sort;
     }
     return out;
   }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { NewEvent, Position, RecordedEvent, START, comparePositions, WrongExpectedRevisionError } from '@larder/kernel';
+import { NewEvent, Position, RecordedEvent, START, comparePositions } from '@larder/kernel';
 import { AppendResult, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from '../event-store.port';
 import { Wakeable, pollAll } from '../wait';
 import { checkExpected, sameBatch } from '../expected-revision';

@@ -26,7 +26,7 @@ export class CompleteUploadHandler implements ICommandHandler<CompleteUploadComm
     const u = await this.uploads.mustExist(c.organizationId, c.uploadId);
     if (u.status !== 'in_progress') throw new ConflictError(`Upload ${c.uploadId} is ${u.status === 'completed' ? 'already completed' : 'aborted'}`);
     const fileId = uuidFrom(`larder:upload-file:${c.uploadId}`);
-    let fileState = await this.files.current(fileId);
+    const fileState = await this.files.current(fileId);
     let file: FileObjectResponse | null = null;
     if (fileState.status === 'absent') {
       // Check before assembling anything: every part present, ETags as stored, sizes adding up.
@@ -53,7 +53,6 @@ export class CompleteUploadHandler implements ICommandHandler<CompleteUploadComm
         },
         c.actor,
       );
-      fileState = decision.state;
       file = decision.file;
     } else if (fileState.status === 'present') {
       file = toFileObject(fileView(fileId, fileState));

@@ -1,6 +1,6 @@
 import { IsMetadata } from '@larder/kernel';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsOptional, IsString, IsUUID, MaxLength, ValidateIf, ValidateNested } from 'class-validator';
 
 export class StoreFileConfigDto {
   @IsOptional() @IsIn(['fast', 'high_quality']) parsing_strategy?: 'fast' | 'high_quality';

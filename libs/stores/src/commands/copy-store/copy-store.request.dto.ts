@@ -1,5 +1,5 @@
 import { IsMetadata } from '@larder/kernel';
-import { Allow, IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
+import { IsOptional, IsString, MaxLength, MinLength, ValidateIf } from 'class-validator';
 
 /** `StoreCopyParams`: the target's name, and optionally a description and metadata other than the source's. */
 export class CopyStoreRequestDto {

@@ -1,5 +1,5 @@
 import { IsMetadata } from '@larder/kernel';
-import { Allow, IsOptional } from 'class-validator';
+import { IsOptional } from 'class-validator';
 
 /** `StoreFileUpdateParams`: `metadata` replaces the file's metadata. */
 export class UpdateStoreFileRequestDto {

@@ -1,6 +1,6 @@
 import { IsMetadata } from '@larder/kernel';
 import { Type } from 'class-transformer';
-import { Allow, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
 
 export class ExpiresAfterDto {
   @IsOptional() @IsIn(['last_active_at']) anchor?: 'last_active_at';

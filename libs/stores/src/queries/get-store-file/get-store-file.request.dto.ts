@@ -5,7 +5,7 @@ import { IsOptional, ValidateBy } from 'class-validator';
  * chunk indices (repeated values or comma-separated); 'invalid' for anything else.
  */
 export function chunkSelection(rc: unknown): number[] | null | undefined | 'invalid' {
-  const list = rc === undefined ? [] : Array.isArray(rc) ? rc.map(String) : [String(rc)];
+  const list = rc === undefined ? [] : Array.isArray(rc) ? rc.map((x) => `${x as string}`) : [`${rc as string}`];
   if (list.length === 1 && ['true', 'false'].includes(list[0])) return list[0] === 'true' ? null : undefined;
   if (!list.length) return undefined;
   const indices = list.flatMap((x) => x.split(',')).map((x) => Number(x));
