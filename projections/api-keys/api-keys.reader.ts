@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@larder/kernel';
 import { DataSource } from 'typeorm';
 import { ApiKeyEntity } from './api-key.entity';
 
@@ -15,7 +16,7 @@ export class ApiKeysReader {
   }
 
   get(organizationId: string, id: string): Promise<ApiKeyEntity | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return Promise.resolve(null);
+    if (!isUuid(id)) return Promise.resolve(null);
     return this.ds.getRepository(ApiKeyEntity).findOneBy({ organizationId, id });
   }
 

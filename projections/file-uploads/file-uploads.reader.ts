@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@larder/kernel';
 import { DataSource, LessThan } from 'typeorm';
 import { FileUploadEntity } from './file-upload.entity';
 
@@ -10,7 +11,7 @@ export class FileUploadsReader {
   constructor(private readonly ds: DataSource) {}
 
   async get(organizationId: string | null, id: string): Promise<FileUploadEntity | null> {
-    if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return null;
+    if (!isUuid(id)) return null;
     return this.ds.getRepository(FileUploadEntity).findOneBy(organizationId ? { organizationId, id } : { id });
   }
 

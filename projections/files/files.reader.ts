@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@larder/kernel';
 import { DataSource } from 'typeorm';
 import { FileEntity } from './file.entity';
 import { FILES_TABLE as T } from './files.tables';
 
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 interface Row {
   id: string;

@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@larder/kernel';
 import { DataSource } from 'typeorm';
 import { OrganizationEntity } from './organization.entity';
 
@@ -7,7 +8,7 @@ export class OrganizationsReader {
   constructor(private readonly ds: DataSource) {}
 
   get(id: string): Promise<OrganizationEntity | null> {
-    if (!/^[0-9a-f-]{36}$/i.test(id)) return Promise.resolve(null);
+    if (!isUuid(id)) return Promise.resolve(null);
     return this.ds.getRepository(OrganizationEntity).findOneBy({ id });
   }
 

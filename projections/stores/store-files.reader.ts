@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { compileFilterToPostgres, FilterNode } from '@larder/kernel';
 import { STORE_FILES_TABLE as F } from './stores.tables';
-import { isUuid } from './stores.reader';
+import { isUuid } from '@larder/kernel';
 
 export interface StoreFileRow {
   storeId: string;

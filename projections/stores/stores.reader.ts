@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@larder/kernel';
 import { DataSource } from 'typeorm';
 import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
-export const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 /** A store as a request names it: its id and name. */
 export type StoreRef = { id: string; name: string };

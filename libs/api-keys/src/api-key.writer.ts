@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, NotFoundError, settle } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, NotFoundError, settle, isUuid } from '@larder/kernel';
 import { EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { ApiKeyCommand, apiKeyDecider, apiKeyView } from './api-key.aggregate';
@@ -26,7 +26,7 @@ export class ApiKeyWriter {
   ) {}
 
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
-    if (!/^[0-9a-f-]{36}$/i.test(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
+    if (!isUuid(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
     const result = await handleApiKey(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
     const settled = await settle(this.consistency, ['api-keys'], result.position);
     if (result.state.status === 'deleted') return { response: null };

@@ -13,6 +13,7 @@ import {
   ReadModelConsistency,
   settle,
   ValidationFailedError,
+  isUuid,
 } from '@larder/kernel';
 import { CommandResult, EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
@@ -27,7 +28,6 @@ export const FILE_PROJECTIONS: readonly ProjectionName[] = ['files'];
 /** One decider bound to its stream: every write to a file goes through it. */
 export const handleFile = commandHandler(fileDecider, (c: FileCommand) => fileStream(c.fileId));
 
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 export interface FileDecision {
   /** The file as now stored: from the read model once it has caught up, else from the decided state; null once deleted. */

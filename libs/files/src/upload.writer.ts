@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, EventMetadata, ID_GENERATOR, IdGenerator, NotFoundError, Position, ProjectionName, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle } from '@larder/kernel';
+import { CLOCK, Clock, EventMetadata, ID_GENERATOR, IdGenerator, NotFoundError, Position, ProjectionName, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, isUuid } from '@larder/kernel';
 import { CommandResult, EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
 import { UploadCommand, uploadDecider, UploadState } from './multipart-upload.aggregate';
 import { fileUploadStream } from './streams';
@@ -9,7 +9,6 @@ export const UPLOAD_PROJECTIONS: readonly ProjectionName[] = ['file-uploads'];
 /** One decider bound to its stream: every write to a multipart upload goes through it. */
 export const handleUpload = commandHandler(uploadDecider, (c: UploadCommand) => fileUploadStream(c.uploadId));
 
-const isUuid = (s: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s);
 
 /**
  * The write side of a multipart upload. Writes read the upload from its own stream, so a late read

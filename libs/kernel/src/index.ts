@@ -11,3 +11,4 @@ export * from './multipart';
 export * from './read-lag';
 export * from './limits';
 export * from './validation';
+export * from './ids';

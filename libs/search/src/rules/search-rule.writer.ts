@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, isUuid } from '@larder/kernel';
 import { commandHandler, EVENT_STORE, EventStore } from '@larder/event-store';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { searchRuleStream } from '../streams';
@@ -21,7 +21,7 @@ export interface Decided {
 /** One decider bound to its stream: every write to a search rule goes through it. */
 export const handleSearchRule = commandHandler(searchRuleDecider, (c: SearchRuleCommand) => searchRuleStream(c.ruleId));
 
-export const isRuleId = (id: string) => /^[0-9a-f-]{36}$/i.test(id);
+export const isRuleId = isUuid;
 
 /**
  * Runs one decision on a search rule: appends, then waits for the search-rules read model (`settle`).

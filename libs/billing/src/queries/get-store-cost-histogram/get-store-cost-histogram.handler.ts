@@ -1,5 +1,5 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { NotFoundError } from '@larder/kernel';
+import { NotFoundError, isUuid } from '@larder/kernel';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { CostHistogramResponse, PricedUsage } from '../../priced-usage';
 import { GetStoreCostHistogramQuery } from './get-store-cost-histogram.query';
@@ -13,7 +13,7 @@ export class GetStoreCostHistogramHandler implements IQueryHandler<GetStoreCostH
   ) {}
 
   async execute({ organizationId, storeId }: GetStoreCostHistogramQuery): Promise<CostHistogramResponse> {
-    const known = /^[0-9a-f-]{36}$/i.test(storeId) ? await this.usage.histogram(organizationId, (r) => r.storeId === storeId.toLowerCase() && r.metric !== 'parsing_tokens') : null;
+    const known = isUuid(storeId) ? await this.usage.histogram(organizationId, (r) => r.storeId === storeId.toLowerCase() && r.metric !== 'parsing_tokens') : null;
     if (!known || (!known.data.some((d) => d.cost !== '0') && !(await this.stores.resolve(organizationId, storeId)))) throw new NotFoundError(`Store ${storeId} not found`);
     return known;
   }
