@@ -11,8 +11,14 @@ export interface FuzzRequest {
   body?: Buffer;
   /** how it was made: `valid`, or the mutations applied (`body:wrong_type`, `path:bad_escape`, `auth:garbage`, …) */
   labels: string[];
-  /** a path parameter names another organization's real resource (and the key is the fixture's own) */
+  /**
+   * A success would cross tenants: a path parameter names another organization's resource with the
+   * fixture's key, or the fixture's resource with the other organization's key or the root key (the
+   * operator acts on other organizations only through the admin routes; public routes aside).
+   */
   crossTenant: boolean;
+  /** A success would leak scope: the read-only (`read` on stores) key on a route that writes. */
+  needsWriteScope: boolean;
 }
 
 /** One operation of the OpenAPI document, with what the document leaves out filled in from SUPPLEMENTS. */
@@ -83,6 +89,32 @@ const BODY: Record<string, Schema> = {
   SearchRulesHttpController_update: { type: 'object', properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, maxItems: 3 } } },
   SearchRulesHttpController_removeSpecific: { type: 'object', required: ['rule'], properties: { rule: RULE_ENTRY } },
 };
+/**
+ * The document's DTO schemas point some nested properties at `#/components/schemas/Object` or `Array`, which
+ * it does not define (class-validator-jsonschema on `@ValidateNested` without a type); these are the DTOs meant.
+ */
+const DANGLING_REFS: Record<string, string> = {
+  'CreateApiKeyRequestDto.scope': 'ScopeDto',
+  'CompleteUploadRequestDto.parts': 'UploadPartDto',
+  'AddStoreFileRequestDto.config': 'StoreFileConfigDto',
+  'CreateStoreRequestDto.config': 'StoreConfigDto',
+  'CreateStoreRequestDto.expires_after': 'ExpiresAfterDto',
+  'UpdateStoreRequestDto.expires_after': 'ExpiresAfterDto',
+};
+
+/** The document's component schemas with the dangling references above pointed at their DTOs. */
+export function componentsOf(doc: OpenApiDocument): Record<string, Schema> {
+  const components = structuredClone(doc.components?.schemas ?? {});
+  for (const [at, target] of Object.entries(DANGLING_REFS)) {
+    const [schema, prop] = at.split('.');
+    const p = components[schema]?.properties?.[prop];
+    if (!p || !components[target]) continue;
+    const holder = p.items ?? p;
+    if (holder.$ref && !components[holder.$ref.replace('#/components/schemas/', '')]) holder.$ref = `#/components/schemas/${target}`;
+  }
+  return components;
+}
+
 const MULTIPART = new Set(['UploadFileHttpController_upload', 'ReplaceFileHttpController_replace', 'StoreFilesHttpController_upload']);
 const RAW = new Set(['UploadPartHttpController_put']);
 /** Routes a client reaches without an API key (the document marks every route as bearer-secured). */
@@ -348,7 +380,10 @@ function queryFor(op: FuzzOperation, arbs: SchemaArbitraries, signed: fc.Arbitra
   if (op.query) {
     const schema = op.query;
     alts.push({ weight: 6, arbitrary: arbs.valid(schema).map((q) => ({ text: encodeQuery(q), label: '' })) });
-    const ms = mutations(schema, (s) => arbs.resolve(s)).filter((m) => !['deep_nesting', 'huge_in_list', 'wide_filter', 'huge_id_list', 'many_stores', 'metadata_limits', 'not_an_object'].includes(m.label));
+    // a query has no nesting, and a request line plus headers over 16 KiB is refused by Node's HTTP parser itself (a bare 431, before the app)
+    const ms = mutations(schema, (s) => arbs.resolve(s))
+      .filter((m) => !['deep_nesting', 'huge_in_list', 'wide_filter', 'huge_id_list', 'many_stores', 'metadata_limits', 'not_an_object', 'huge_string'].includes(m.label))
+      .concat({ label: 'long_string', apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 1000, 2000).map((n) => setAt(v, at, 'é'.repeat(n)))) });
     alts.push({ weight: 3, arbitrary: fc.tuple(arbs.valid(schema), fc.constantFrom(...ms)).chain(([q, m]) => m.apply(q).map((x) => ({ text: encodeQuery(x), label: `query:${m.label}` }))) });
   }
   if (signed) alts.push({ weight: 4, arbitrary: signed.map((q) => ({ text: encodeQuery(q), label: 'query:signed' })) });
@@ -454,6 +489,9 @@ const extraHeaders = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<Record<string, string>>({ host: 'evil.example:99999' }, { host: '[::1' }, { host: 'a'.repeat(300) }, { 'x-forwarded-proto': 'javascript' }, { 'x-forwarded-host': 'evil.example' }, { accept: 'application/xml' }, { 'accept-encoding': 'br;q=abc' }, { 'x-mxbai-tool-ticket': 'x'.repeat(2000) }, { 'idempotency-key': '\u00ff' }, { range: 'bytes=5-1' }, { range: 'bytes=0-0,1-1,2-2' }, { 'if-none-match': '*' }) },
 );
 
+/** POST routes that only read (searches, listings, histograms). */
+const READ_ONLY_POSTS = /^(StoreSearchHttpController_\w+|StoreFilesHttpController_list|ActivityHttpController_histogram)$/;
+
 /** Requests for one operation: valid and broken path parameters, query, body and headers. */
 function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture): fc.Arbitrary<FuzzRequest> {
   const params: fc.Arbitrary<Tagged[]> = fc.tuple(...op.pathParams.map((n) => pathParam(n, op, fx)));
@@ -472,13 +510,16 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
     if (auth.value !== null) headers.authorization = auth.value;
     if (ticket !== undefined) headers['x-mxbai-tool-ticket'] = ticket;
     const labels = [...ps.filter((p) => !['real', 'signed'].includes(p.tag)).map((p) => `path:${p.tag}`), ...(q.label ? [q.label] : []), ...b.labels, ...(auth.tag === 'main' ? [] : [auth.tag]), ...(Object.keys(extra).length ? ['headers:odd'] : [])];
-    return { operation: op.id, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant: auth.tag === 'main' && ps.some((p) => p.cross === true) };
+    const tenantParams = ps.filter((_, k) => op.pathParams[k] !== 'part_number');
+    const crossTenant = !op.public && ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) || (['auth:other_org', 'auth:root'].includes(auth.tag) && op.id !== 'AdminReingestHttpController_reingest' && tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
+    const needsWriteScope = !op.public && auth.tag === 'auth:scoped' && (op.method !== 'GET' && !READ_ONLY_POSTS.test(op.id));
+    return { operation: op.id, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
   });
 }
 
 /** Requests over every operation of the document, each operation equally likely. */
-export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, extraHints: Hints = {}): { operations: FuzzOperation[]; arbitrary: fc.Arbitrary<FuzzRequest> } {
-  const operations = operationsOf(doc);
+export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options: { only?: RegExp; hints?: Hints } = {}): { operations: FuzzOperation[]; arbitrary: fc.Arbitrary<FuzzRequest> } {
+  const operations = operationsOf(doc).filter((op) => !options.only || options.only.test(op.id));
   const stores = [...fx.stable.stores, ...fx.throwaway.stores];
   const files = [...fx.stable.files, ...fx.throwaway.files];
   const hints: Hints = {
@@ -487,8 +528,8 @@ export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, extraHin
     store_id: fc.constantFrom(...stores.map((s) => s.id)),
     file_id: fc.constantFrom(...files, ...fx.other.files),
     'file_ids[]': fc.constantFrom(...files, ...fx.other.files),
-    ...extraHints,
+    ...options.hints,
   };
-  const arbs = new SchemaArbitraries(doc.components?.schemas ?? {}, hints);
+  const arbs = new SchemaArbitraries(componentsOf(doc), hints);
   return { operations, arbitrary: fc.oneof(...operations.map((op) => requestsFor(op, arbs, fx))) };
 }
