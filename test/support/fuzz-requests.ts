@@ -1,6 +1,6 @@
 import { gzipSync } from 'zlib';
 import fc from 'fast-check';
-import { anyJson, Hints, oddString, Schema, SchemaArbitraries } from './fuzz-schema';
+import { anyJson, anyObject, Hints, oddString, Schema, SchemaArbitraries } from './fuzz-schema';
 
 /** One HTTP request as it goes on the wire, with what was done to it. */
 export interface FuzzRequest {
@@ -528,6 +528,8 @@ export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options:
     store_id: fc.constantFrom(...stores.map((s) => s.id)),
     file_id: fc.constantFrom(...files, ...fx.other.files),
     'file_ids[]': fc.constantFrom(...files, ...fx.other.files),
+    // the document says "any" for metadata; the service takes an object
+    metadata: fc.oneof(anyObject(2), fc.constant(null)),
     ...options.hints,
   };
   const arbs = new SchemaArbitraries(componentsOf(doc), hints);
