@@ -4,6 +4,7 @@ import { anyJson, anyObject, Hints, oddString, Schema, SchemaArbitraries } from 
 
 /** One HTTP request as it goes on the wire, with what was done to it. */
 export interface FuzzRequest {
+  /** `METHOD /path/{param}` of the operation */
   operation: string;
   method: string;
   path: string;
@@ -23,7 +24,10 @@ export interface FuzzRequest {
 
 /** One operation of the OpenAPI document, with what the document leaves out filled in from SUPPLEMENTS. */
 export interface FuzzOperation {
+  /** the document's operationId */
   id: string;
+  /** `METHOD /path/{param}` */
+  route: string;
   method: string;
   path: string;
   pathParams: string[];
@@ -59,18 +63,26 @@ const ACTIVITY_QUERY = (kinds: string[], withStore: boolean): Schema => ({
 });
 const STATUSES = ['pending', 'in_progress', 'cancelled', 'completed', 'failed'];
 
-/** Query parameters per operation: a component of the document by name, or a schema. */
+const SIGNED_QUERY: Schema = { type: 'object', properties: { expires: { type: 'integer', minimum: 0, maximum: 4102444800 }, signature: { type: 'string', pattern: '^[0-9a-f]{64}$' } } };
+const STORE = '/v1/stores/{store_identifier}';
+const PART = 'PUT /v1/files/uploads/{upload_id}/parts/{part_number}';
+const STORE_FILE_CONTENT = `GET ${STORE}/files/{file_identifier}/content`;
+
+/**
+ * Query parameters per route (`METHOD /path`, stable across controller renames): a component of the
+ * document by name where it describes the query well, else a schema written from the controller.
+ */
 const QUERY: Record<string, string | Schema> = {
-  StoresHttpController_list: 'ListStoresRequestDto',
-  ListFilesHttpController_list: 'ListFilesRequestDto',
-  ListApiKeysHttpController_list: 'ListApiKeysRequestDto',
-  StoreFilesHttpController_listDeprecated: 'ListStoreFilesQueryDto',
-  StoreFilesHttpController_get: { type: 'object', properties: { return_chunks: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0, maximum: 20 } }] } } },
-  StoreFilesHttpController_content: { type: 'object', properties: { expires: { type: 'integer', minimum: 0, maximum: 4102444800 }, signature: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
-  UploadPartHttpController_put: { type: 'object', properties: { expires: { type: 'integer', minimum: 0, maximum: 4102444800 }, signature: { type: 'string', pattern: '^[0-9a-f]{64}$' } } },
-  ActivityHttpController_storeEvents: ACTIVITY_QUERY(['ingestion', 'search', 'agentic_search', 'grep'], false),
-  ActivityHttpController_orgEvents: ACTIVITY_QUERY(['ingestion', 'search', 'agentic_search', 'grep', 'qa', 'completion'], true),
-  AdminReingestHttpController_reingest: { type: 'object', properties: { statuses: { type: 'array', items: { enum: STATUSES } }, billable: { type: 'boolean' } } },
+  'GET /v1/stores': 'ListStoresRequestDto',
+  'GET /v1/files': 'ListFilesRequestDto',
+  'GET /v1/api-keys': 'ListApiKeysRequestDto',
+  [`GET ${STORE}/files`]: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, after: { type: 'string' }, before: { type: 'string' }, include_total: { type: 'boolean' }, statuses: { type: 'array', items: { enum: STATUSES } } } },
+  [`GET ${STORE}/files/{file_identifier}`]: { type: 'object', properties: { return_chunks: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0, maximum: 20 } }] } } },
+  [STORE_FILE_CONTENT]: SIGNED_QUERY,
+  [PART]: SIGNED_QUERY,
+  [`GET ${STORE}/events`]: ACTIVITY_QUERY(['ingestion', 'search', 'agentic_search', 'grep'], false),
+  'GET /v1/events': ACTIVITY_QUERY(['ingestion', 'search', 'agentic_search', 'grep', 'qa', 'completion'], true),
+  'POST /v1/admin/stores/{organization_id}/{store_identifier}/reingest': { type: 'object', properties: { statuses: { type: 'array', items: { enum: STATUSES } }, billable: { type: 'boolean' } } },
 };
 
 const RULE_ENTRY: Schema = {
@@ -82,13 +94,14 @@ const RULE_ENTRY: Schema = {
   ],
 };
 
-/** JSON bodies the document does not describe, or describes too loosely to reach the code behind the first check. */
+/** JSON bodies the document does not describe, or describes too loosely (or wrongly) to reach the code behind the first check. */
 const BODY: Record<string, Schema> = {
-  ActivityHttpController_histogram: { type: 'object', properties: { start_time: { type: 'string', format: 'date-time' }, end_time: { type: 'string', format: 'date-time' }, bucket_seconds: { type: 'integer', minimum: 1, maximum: 1_000_000 }, event_types: { type: 'array', items: { enum: ['ingestion', 'search', 'agentic_search', 'grep'] } } } },
-  SearchRulesHttpController_create: { type: 'object', required: ['query', 'rules'], properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, minItems: 1, maxItems: 3 } } },
-  SearchRulesHttpController_update: { type: 'object', properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, maxItems: 3 } } },
-  SearchRulesHttpController_removeSpecific: { type: 'object', required: ['rule'], properties: { rule: RULE_ENTRY } },
+  [`POST ${STORE}/events/histogram`]: { type: 'object', properties: { start_time: { type: 'string', format: 'date-time' }, end_time: { type: 'string', format: 'date-time' }, bucket_seconds: { type: 'integer', minimum: 1, maximum: 1_000_000 }, event_types: { type: 'array', items: { enum: ['ingestion', 'search', 'agentic_search', 'grep'] } } } },
+  [`POST ${STORE}/rules`]: { type: 'object', required: ['query', 'rules'], properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, minItems: 1, maxItems: 3 } } },
+  [`PUT ${STORE}/rules/{rule_id}`]: { type: 'object', properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, maxItems: 3 } } },
+  [`DELETE ${STORE}/rules/{rule_id}/specific`]: { type: 'object', required: ['rule'], properties: { rule: RULE_ENTRY } },
 };
+
 /**
  * The document's DTO schemas point some nested properties at `#/components/schemas/Object` or `Array`, which
  * it does not define (class-validator-jsonschema on `@ValidateNested` without a type); these are the DTOs meant.
@@ -115,30 +128,38 @@ export function componentsOf(doc: OpenApiDocument): Record<string, Schema> {
   return components;
 }
 
-const MULTIPART = new Set(['UploadFileHttpController_upload', 'ReplaceFileHttpController_replace', 'StoreFilesHttpController_upload']);
-const RAW = new Set(['UploadPartHttpController_put']);
+const MULTIPART = new Set(['POST /v1/files', 'POST /v1/files/{file_id}', `POST ${STORE}/files/upload`]);
+const RAW = new Set([PART]);
 /** Routes a client reaches without an API key (the document marks every route as bearer-secured). */
-const PUBLIC = new Set(['InfoHttpController_info', 'HealthHttpController_live', 'HealthHttpController_ready', 'UploadPartHttpController_put', 'StoreFilesHttpController_content']);
+const PUBLIC = new Set(['GET /', 'GET /health/live', 'GET /health/ready', PART, STORE_FILE_CONTENT]);
+/** Routes that destroy what they name: they only get the throwaway pool's ids. */
+const DESTRUCTIVE = (route: string) => route.startsWith('DELETE ') || /\/(revoke|reroll|abort|complete)$/.test(route);
+/** POST routes that only read (searches, listings, histograms). */
+const READ_ONLY_POSTS = new Set(['POST /v1/stores/search', 'POST /v1/stores/grep', 'POST /v1/stores/list-chunks', 'POST /v1/stores/metadata-facets', `POST ${STORE}/files/list`, `POST ${STORE}/events/histogram`]);
+/** The operator (root key) acts on other organizations through these routes only. */
+const ADMIN = (route: string) => route.includes(' /v1/admin/');
 
 /** Every operation of the document, in document order. */
 export function operationsOf(doc: OpenApiDocument): FuzzOperation[] {
   const ops: FuzzOperation[] = [];
   for (const [path, item] of Object.entries(doc.paths)) {
     for (const [method, op] of Object.entries(item)) {
-      if (!op?.operationId) continue;
-      const id = op.operationId;
+      if (!op || typeof op !== 'object' || !['get', 'post', 'put', 'patch', 'delete'].includes(method)) continue;
+      const route = `${method.toUpperCase()} ${path}`;
       const params = op.parameters ?? [];
       const documented = op.requestBody?.content?.['application/json']?.schema;
-      const query = QUERY[id];
+      const query = QUERY[route];
       ops.push({
-        id,
+        id: op.operationId ?? route,
+        route,
         method: method.toUpperCase(),
         path,
-        pathParams: params.filter((p) => p.in === 'path').map((p) => p.name),
+        // from the template: the document leaves out parameters bound as one DTO (`@Param() p: SomeDto`)
+        pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
         headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         query: typeof query === 'string' ? { $ref: `#/components/schemas/${query}` } : (query ?? null),
-        body: MULTIPART.has(id) ? { kind: 'multipart' } : RAW.has(id) ? { kind: 'raw' } : BODY[id] ? { kind: 'json', schema: BODY[id] } : documented ? { kind: 'json', schema: documented } : null,
-        public: PUBLIC.has(id),
+        body: MULTIPART.has(route) ? { kind: 'multipart' } : RAW.has(route) ? { kind: 'raw' } : BODY[route] ? { kind: 'json', schema: BODY[route] } : documented ? { kind: 'json', schema: documented } : null,
+        public: PUBLIC.has(route),
       });
     }
   }
@@ -167,11 +188,9 @@ export interface FuzzFixture {
   throwaway: ResourcePool;
   /** Another organization's resources: the fixture's key must never act on them. */
   other: ResourcePool;
-  /** Signed URLs the service handed out (part uploads, store-file content), as path + query. */
+  /** Signed URLs the service handed out (part uploads, store-file content) by route, as path parameters + query. */
   signed: Record<string, Array<{ params: Record<string, string>; query: Record<string, string> }>>;
 }
-
-const DESTRUCTIVE = /(_remove|_removeSpecific|_revoke|_reroll|_abort|_complete)$/;
 
 type Tagged = { value: string; tag: string; cross?: boolean };
 
@@ -184,7 +203,7 @@ export function enc(s: string): string {
 }
 
 function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitrary<Tagged> {
-  const own = DESTRUCTIVE.test(op.id) ? [fx.throwaway] : [fx.stable, fx.throwaway];
+  const own = DESTRUCTIVE(op.route) ? [fx.throwaway] : [fx.stable, fx.throwaway];
   const pick = (pools: ResourcePool[], f: (p: ResourcePool) => string[]) => pools.flatMap(f);
   const real = (pools: ResourcePool[]): string[] => {
     switch (name) {
@@ -216,7 +235,7 @@ function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitra
     { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).map((s) => ({ value: encodeURIComponent(s), tag: 'string' })) },
     { weight: 1, arbitrary: oddString(30).filter((s) => s.length > 0).map((s) => ({ value: enc(s), tag: 'odd_unicode' })) },
     { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', 'a%00b', '%2F', '%2f..%2f', '%25', '%2525', '%C0%AF', '%FF', '%ED%A0%80', '%u0041', '%%', '..', '.', '%2e%2e', '%20', '+', '%0d%0a', '%3Fx%3D1', '%23frag').map((value) => ({ value, tag: 'bad_escape' })) },
-    { weight: 1, arbitrary: fc.integer({ min: 300, max: 6000 }).map((n) => ({ value: 'x'.repeat(n), tag: 'huge' })) },
+    { weight: 1, arbitrary: fc.integer({ min: 300, max: 5000 }).map((n) => ({ value: 'x'.repeat(n), tag: 'huge' })) },
     { weight: 1, arbitrary: fc.constantFrom('-1', '0', '99999999999999999999', '1e3', '0x10', ' 1', 'null', 'undefined', 'true', '[]', '{}').map((value) => ({ value: encodeURIComponent(value), tag: 'odd_scalar' })) },
   ];
   if (mine.length) alts.push({ weight: 10, arbitrary: fc.constantFrom(...mine).map((v) => ({ value: encodeURIComponent(v), tag: 'real' })) });
@@ -343,7 +362,7 @@ function authHeader(fx: FuzzFixture): fc.Arbitrary<{ value: string | null; tag: 
   return fc.oneof(
     { weight: 60, arbitrary: fc.constant({ value: `Bearer ${fx.keys.main}`, tag: 'main' }) },
     { weight: 3, arbitrary: fc.constant({ value: null, tag: 'auth:missing' }) },
-    { weight: 3, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Bearer  ', 'bearer', 'Basic dXNlcjpwYXNz', 'Token abc', 'Bearer lrd_', `${fx.keys.main}`, `bearer ${fx.keys.main}`, `Bearer  ${fx.keys.main}`, `Bearer ${fx.keys.main} extra`, `Bearer ${fx.keys.main}x`, `Bearer ${fx.keys.main.slice(0, -1)}`, 'Bearer \u00ff\u00fe', `Bearer ${'a'.repeat(4000)}`, 'Bearer null', 'Bearer undefined').map((value) => ({ value, tag: 'auth:garbage' })) },
+    { weight: 3, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Bearer  ', 'bearer', 'Basic dXNlcjpwYXNz', 'Token abc', 'Bearer lrd_', `${fx.keys.main}`, `bearer ${fx.keys.main}`, `Bearer  ${fx.keys.main}`, `Bearer ${fx.keys.main} extra`, `Bearer ${fx.keys.main}x`, `Bearer ${fx.keys.main.slice(0, -1)}`, 'Bearer \u00ff\u00fe', `Bearer ${'a'.repeat(3000)}`, 'Bearer null', 'Bearer undefined').map((value) => ({ value, tag: 'auth:garbage' })) },
     { weight: 2, arbitrary: fc.string({ maxLength: 60 }).map((s) => ({ value: `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}`, tag: 'auth:garbage' })) },
     { weight: 2, arbitrary: fc.constant({ value: `Bearer ${fx.keys.revoked}`, tag: 'auth:revoked' }) },
     { weight: 3, arbitrary: fc.constant({ value: `Bearer ${fx.keys.scoped}`, tag: 'auth:scoped' }) },
@@ -383,7 +402,7 @@ function queryFor(op: FuzzOperation, arbs: SchemaArbitraries, signed: fc.Arbitra
     // a query has no nesting, and a request line plus headers over 16 KiB is refused by Node's HTTP parser itself (a bare 431, before the app)
     const ms = mutations(schema, (s) => arbs.resolve(s))
       .filter((m) => !['deep_nesting', 'huge_in_list', 'wide_filter', 'huge_id_list', 'many_stores', 'metadata_limits', 'not_an_object', 'huge_string'].includes(m.label))
-      .concat({ label: 'long_string', apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 1000, 2000).map((n) => setAt(v, at, 'é'.repeat(n)))) });
+      .concat({ label: 'long_string', apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 1000).map((n) => setAt(v, at, 'é'.repeat(n)))) });
     alts.push({ weight: 3, arbitrary: fc.tuple(arbs.valid(schema), fc.constantFrom(...ms)).chain(([q, m]) => m.apply(q).map((x) => ({ text: encodeQuery(x), label: `query:${m.label}` }))) });
   }
   if (signed) alts.push({ weight: 4, arbitrary: signed.map((q) => ({ text: encodeQuery(q), label: 'query:signed' })) });
@@ -449,7 +468,7 @@ function multipartBody(op: FuzzOperation): fc.Arbitrary<BodyPart> {
   const filename = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('notes.txt', 'a.md', 'doc.pdf', 'data.csv', 'page.html', 'x.json', 'noext') }, { weight: 1, arbitrary: oddString(30).map((s) => s.replace(/["\r\n]/g, '_')) }, { weight: 1, arbitrary: fc.constantFrom('', '../../etc/passwd', 'a"b.txt', 'x'.repeat(2000), 'nul\u0000.txt') });
   const fileHeaders = fc.tuple(filename, fc.constantFrom(...FILE_TYPES)).map(([n, t]) => `Content-Disposition: form-data; name="file"; filename="${n}"${t ? `\r\nContent-Type: ${t}` : ''}`);
   const fieldValue = fc.oneof(anyJson(1).map((x) => serialize(x)), fc.constantFrom('{', '', 'null', '[]', '{"metadata":{"a":1}}', '{"config":{"parsing_strategy":"fast"}}', '{"metadata":{"k":"v\\u0000"}}', '{"external_id":"ext-1","overwrite":true}', 'm'.repeat(200_000)));
-  const fields = fc.array(fc.tuple(fc.constantFrom('params', 'metadata', 'config', 'external_id', 'purpose', 'file_id', 'x'), fieldValue), { maxLength: op.id.startsWith('StoreFiles') ? 3 : 1 });
+  const fields = fc.array(fc.tuple(fc.constantFrom('params', 'metadata', 'config', 'external_id', 'purpose', 'file_id', 'x'), fieldValue), { maxLength: op.route.includes('/v1/stores/') ? 3 : 1 });
   const valid = fc.tuple(fileHeaders, content, fields).map(([h, c, fs]) => ({ body: Buffer.concat([...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)), part(h, c), end]), headers: { 'content-type': type }, labels: fs.length ? ['multipart:fields'] : [] }));
   const broken = fc.tuple(fileHeaders, content, fc.constantFrom('no_close', 'no_file', 'two_files', 'wrong_boundary', 'no_boundary', 'json_body', 'garbage', 'many_fields', 'empty', 'header_only', 'bad_disposition')).map(([h, c, how]) => {
     const file = part(h, c);
@@ -489,13 +508,10 @@ const extraHeaders = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom<Record<string, string>>({ host: 'evil.example:99999' }, { host: '[::1' }, { host: 'a'.repeat(300) }, { 'x-forwarded-proto': 'javascript' }, { 'x-forwarded-host': 'evil.example' }, { accept: 'application/xml' }, { 'accept-encoding': 'br;q=abc' }, { 'x-mxbai-tool-ticket': 'x'.repeat(2000) }, { 'idempotency-key': '\u00ff' }, { range: 'bytes=5-1' }, { range: 'bytes=0-0,1-1,2-2' }, { 'if-none-match': '*' }) },
 );
 
-/** POST routes that only read (searches, listings, histograms). */
-const READ_ONLY_POSTS = /^(StoreSearchHttpController_\w+|StoreFilesHttpController_list|ActivityHttpController_histogram)$/;
-
 /** Requests for one operation: valid and broken path parameters, query, body and headers. */
 function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture): fc.Arbitrary<FuzzRequest> {
   const params: fc.Arbitrary<Tagged[]> = fc.tuple(...op.pathParams.map((n) => pathParam(n, op, fx)));
-  const signedPairs = fx.signed[op.id];
+  const signedPairs = fx.signed[op.route];
   const signed = signedPairs?.length ? fc.constantFrom(...signedPairs) : null;
   const body = op.body?.kind === 'json' ? jsonBody(op as FuzzOperation & { body: { kind: 'json'; schema: Schema } }, arbs) : op.body?.kind === 'multipart' ? multipartBody(op) : op.body?.kind === 'raw' ? rawBody() : noBody();
   const pathAndQuery = fc.oneof(
@@ -511,15 +527,15 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
     if (ticket !== undefined) headers['x-mxbai-tool-ticket'] = ticket;
     const labels = [...ps.filter((p) => !['real', 'signed'].includes(p.tag)).map((p) => `path:${p.tag}`), ...(q.label ? [q.label] : []), ...b.labels, ...(auth.tag === 'main' ? [] : [auth.tag]), ...(Object.keys(extra).length ? ['headers:odd'] : [])];
     const tenantParams = ps.filter((_, k) => op.pathParams[k] !== 'part_number');
-    const crossTenant = !op.public && ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) || (['auth:other_org', 'auth:root'].includes(auth.tag) && op.id !== 'AdminReingestHttpController_reingest' && tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
-    const needsWriteScope = !op.public && auth.tag === 'auth:scoped' && (op.method !== 'GET' && !READ_ONLY_POSTS.test(op.id));
-    return { operation: op.id, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
+    const crossTenant = !op.public && ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) || (['auth:other_org', 'auth:root'].includes(auth.tag) && !ADMIN(op.route) && tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
+    const needsWriteScope = !op.public && auth.tag === 'auth:scoped' && op.method !== 'GET' && !READ_ONLY_POSTS.has(op.route);
+    return { operation: op.route, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
   });
 }
 
 /** Requests over every operation of the document, each operation equally likely. */
 export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options: { only?: RegExp; hints?: Hints } = {}): { operations: FuzzOperation[]; arbitrary: fc.Arbitrary<FuzzRequest> } {
-  const operations = operationsOf(doc).filter((op) => !options.only || options.only.test(op.id));
+  const operations = operationsOf(doc).filter((op) => !options.only || options.only.test(op.id) || options.only.test(op.route));
   const stores = [...fx.stable.stores, ...fx.throwaway.stores];
   const files = [...fx.stable.files, ...fx.throwaway.files];
   const hints: Hints = {
