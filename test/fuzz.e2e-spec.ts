@@ -51,12 +51,12 @@ class LogCapture {
     for (const stream of [process.stdout, process.stderr]) {
       const original = stream.write.bind(stream);
       // swallowed while the fuzz runs (thousands of warnings); kept for the findings
-      stream.write = ((chunk: unknown) => {
+      stream.write = (chunk: unknown) => {
         this.lines.push({ at: Date.now(), text: String(chunk) });
         if (this.lines.length > 20_000) this.lines.splice(0, 10_000);
         return true;
-      }) as typeof stream.write;
-      this.restore.push(() => (stream.write = original as typeof stream.write));
+      };
+      this.restore.push(() => (stream.write = original));
     }
   }
 
@@ -78,7 +78,13 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
   const pool = (): ResourcePool => ({ stores: [], files: [], rules: [], uploads: [], apiKeys: [] });
 
   /** Stores, files, rules, uploads and keys of one organization, so path parameters can name real resources. */
-  async function populate(key: string, prefix: string, into: { stable: ResourcePool; throwaway: ResourcePool }, signed: FuzzFixture['signed'], sizes = { stores: 2, throwawayStores: 3, files: 3, throwawayFiles: 3 }) {
+  async function populate(
+    key: string,
+    prefix: string,
+    into: { stable: ResourcePool; throwaway: ResourcePool },
+    signed: FuzzFixture['signed'],
+    sizes = { stores: 2, throwawayStores: 3, files: 3, throwawayFiles: 3 },
+  ) {
     const c = t.client(key);
     const upload = async (name: string, text: string) => (await c.files.create({ file: await toFile(Buffer.from(text), name, { type: 'text/plain' }) })).id;
     for (let i = 0; i < sizes.files; i++) into.stable.files.push(await upload(`${prefix}-${i}.txt`, `${prefix} larder shelf ${i}: sourdough bread, rye and butter; honey jar ${i}.`));
@@ -90,16 +96,25 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     };
     for (let i = 0; i < sizes.stores; i++) into.stable.stores.push(await mkStore(`${prefix}-store-${i}`, into.stable.files));
     for (let i = 0; i < sizes.throwawayStores; i++) into.throwaway.stores.push(await mkStore(`${prefix}-throwaway-${i}`, into.throwaway.files.slice(i, i + 1)));
-    const rule = async (storeId: string, q: string) => (await sendJson<{ id: string }>(t.baseURL, key, 'POST', `/v1/stores/${storeId}/rules`, { query: q, rules: [{ type: 'query_string', substitution: 'sourdough bread' }] })).id;
+    const rule = async (storeId: string, q: string) =>
+      (await sendJson<{ id: string }>(t.baseURL, key, 'POST', `/v1/stores/${storeId}/rules`, { query: q, rules: [{ type: 'query_string', substitution: 'sourdough bread' }] })).id;
     into.stable.rules.push({ storeId: into.stable.stores[0].id, id: await rule(into.stable.stores[0].id, 'bread') });
     for (const s of into.throwaway.stores.slice(0, 2)) into.throwaway.rules.push({ storeId: s.id, id: await rule(s.id, 'cheese') });
     for (const target of [into.stable, into.throwaway]) {
       for (let i = 0; i < 2; i++) {
-        const u = await sendJson<{ id: string; part_urls: Array<{ part_number: number; url: string }> }>(t.baseURL, key, 'POST', '/v1/files/uploads', { filename: `${prefix}-multi-${i}.bin`, file_size: 12, mime_type: 'application/octet-stream', part_count: 2 });
+        const u = await sendJson<{ id: string; part_urls: Array<{ part_number: number; url: string }> }>(t.baseURL, key, 'POST', '/v1/files/uploads', {
+          filename: `${prefix}-multi-${i}.bin`,
+          file_size: 12,
+          mime_type: 'application/octet-stream',
+          part_count: 2,
+        });
         target.uploads.push(u.id);
         for (const p of u.part_urls) {
           const url = new URL(p.url);
-          (signed['PUT /v1/files/uploads/{upload_id}/parts/{part_number}'] ??= []).push({ params: { upload_id: u.id, part_number: String(p.part_number) }, query: Object.fromEntries(url.searchParams) });
+          (signed['PUT /v1/files/uploads/{upload_id}/parts/{part_number}'] ??= []).push({
+            params: { upload_id: u.id, part_number: String(p.part_number) },
+            query: Object.fromEntries(url.searchParams),
+          });
         }
       }
     }
@@ -109,7 +124,10 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
       const files = await sendJson<{ data: Array<{ id: string; content_url: string }> }>(t.baseURL, key, 'POST', `/v1/stores/${s.id}/files/list`, {});
       for (const f of files.data) {
         const url = new URL(f.content_url);
-        (signed['GET /v1/stores/{store_identifier}/files/{file_identifier}/content'] ??= []).push({ params: { store_identifier: s.id, file_identifier: f.id }, query: Object.fromEntries(url.searchParams) });
+        (signed['GET /v1/stores/{store_identifier}/files/{file_identifier}/content'] ??= []).push({
+          params: { store_identifier: s.id, file_identifier: f.id },
+          query: Object.fromEntries(url.searchParams),
+        });
       }
     }
   }
@@ -158,7 +176,10 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     const revoked = await sendJson<{ id: string; value: string }>(t.baseURL, main.apiKey, 'POST', '/v1/api-keys', { name: 'revoked' });
     await sendJson(t.baseURL, main.apiKey, 'POST', `/v1/api-keys/${revoked.id}/revoke`);
     fx.keys.revoked = revoked.value;
-    await settle(main.apiKey, [...fx.stable.stores, ...fx.throwaway.stores].map((s) => s.id));
+    await settle(
+      main.apiKey,
+      [...fx.stable.stores, ...fx.throwaway.stores].map((s) => s.id),
+    );
     doc = (await (await fetch(`${t.baseURL}/openapi.json`)).json()) as OpenApiDocument;
   }, 240_000);
 
@@ -205,7 +226,10 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
       (byOperation[o.request.operation] ??= {})[s] = (byOperation[o.request.operation]?.[s] ?? 0) + 1;
     }
     const serverErrors = outcomes.filter((o) => !o.response || o.response.status >= 500);
-    const shapeErrors = outcomes.filter((o) => o.response && o.response.status < 500).map((o) => ({ o, why: contractViolation(o.response!) })).filter((x) => x.why);
+    const shapeErrors = outcomes
+      .filter((o) => o.response && o.response.status < 500)
+      .map((o) => ({ o, why: contractViolation(o.response!) }))
+      .filter((x) => x.why);
     const crossTenant = outcomes.filter((o) => o.request.crossTenant && o.response && o.response.status < 400);
     const scopeLeaks = outcomes.filter((o) => o.request.needsWriteScope && o.response && o.response.status < 400);
     const realHits = outcomes.filter((o) => o.response && o.response.status < 300 && o.request.operation.includes('{')).length;
@@ -221,17 +245,25 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
       successful_on_parameterised_routes: realHits,
       by_operation: byOperation,
       findings: {
-        server_errors: serverErrors.map((o) => ({ request: describeRequest(o.request), status: o.response?.status ?? null, error: o.error ?? null, body: o.response?.body.slice(0, 500), logs: o.logs.join('\n').slice(0, 4000) })),
+        server_errors: serverErrors.map((o) => ({
+          request: describeRequest(o.request),
+          status: o.response?.status ?? null,
+          error: o.error ?? null,
+          body: o.response?.body.slice(0, 500),
+          logs: o.logs.join('\n').slice(0, 4000),
+        })),
         shape_errors: shapeErrors.map(({ o, why }) => ({ request: describeRequest(o.request), status: o.response!.status, why })),
         cross_tenant: crossTenant.map((o) => ({ request: describeRequest(o.request), status: o.response!.status, body: o.response!.body.slice(0, 300) })),
         scope_leaks: scopeLeaks.map((o) => ({ request: describeRequest(o.request), status: o.response!.status, body: o.response!.body.slice(0, 300) })),
       },
     };
     if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, JSON.stringify(summary, null, 2));
+    // eslint-disable-next-line no-console -- the run's numbers are the point of this suite
     console.log(
       `fuzz: seed ${SEED}, ${outcomes.length} requests over ${operations.length} operations in ${(runMs / 1000).toFixed(1)} s (concurrency ${CONCURRENCY}); by status ${JSON.stringify(byStatus)}; ` +
         `${realHits} successes on routes with path parameters; ${serverErrors.length} 5xx/no answer, ${shapeErrors.length} off-contract errors, ${crossTenant.length} cross-tenant successes, ${scopeLeaks.length} writes by a read-only key`,
     );
+    // eslint-disable-next-line no-console
     for (const f of summary.findings.server_errors.slice(0, 10)) console.log(`5xx: ${f.status ?? f.error}\n${f.request}\n  answer: ${f.body}\n  log: ${f.logs}`);
 
     expect(outcomes.length).toBe(RUNS);
@@ -263,7 +295,10 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     expect(before.data.length).toBeGreaterThan(0);
     const store = await c.stores.create({ name: 'after-the-fuzz', metadata: { checked: true } });
     expect((await c.stores.retrieve(store.id)).name).toBe('after-the-fuzz');
-    const file = await c.stores.files.upload({ storeIdentifier: store.id, file: await toFile(Buffer.from('The quince preserve sits on the top shelf of the larder.'), 'quince.txt', { type: 'text/plain' }) });
+    const file = await c.stores.files.upload({
+      storeIdentifier: store.id,
+      file: await toFile(Buffer.from('The quince preserve sits on the top shelf of the larder.'), 'quince.txt', { type: 'text/plain' }),
+    });
     await settle(key, [store.id]);
     expect((await c.stores.files.retrieve(file.id, { store_identifier: store.id })).status).toBe('completed');
     const found = await c.stores.search({ query: 'quince preserve', store_identifiers: [store.id] });

@@ -43,7 +43,12 @@ export function send(baseURL: string, r: { method: string; path: string; headers
 
 /** JSON through `send`, for the fixture; throws on a status other than the expected ones. */
 export async function sendJson<T = Record<string, unknown>>(baseURL: string, key: string, method: string, path: string, body?: unknown, expect: number[] = [200, 201]): Promise<T> {
-  const res = await send(baseURL, { method, path, headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await send(baseURL, {
+    method,
+    path,
+    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!expect.includes(res.status)) throw new Error(`${method} ${path} answered ${res.status}: ${res.body.slice(0, 500)}`);
   return (res.body ? JSON.parse(res.body) : {}) as T;
 }
@@ -73,7 +78,8 @@ export function contractViolation(res: RawResponse): string | null {
     if (!Array.isArray(b.detail) || !b.detail.length) return '422 without a non-empty `detail` list';
     for (const d of b.detail as unknown[]) {
       const e = d as Record<string, unknown>;
-      if (!e || typeof e !== 'object' || !Array.isArray(e.loc) || !e.loc.length || !e.loc.every((l) => isStr(l) || typeof l === 'number') || !isStr(e.msg) || !isStr(e.type)) return `422 detail entry without {loc, msg, type}: ${JSON.stringify(d).slice(0, 200)}`;
+      if (!e || typeof e !== 'object' || !Array.isArray(e.loc) || !e.loc.length || !e.loc.every((l) => isStr(l) || typeof l === 'number') || !isStr(e.msg) || !isStr(e.type))
+        return `422 detail entry without {loc, msg, type}: ${JSON.stringify(d).slice(0, 200)}`;
     }
     return null;
   }

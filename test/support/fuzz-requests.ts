@@ -76,7 +76,16 @@ const QUERY: Record<string, string | Schema> = {
   'GET /v1/stores': 'ListStoresRequestDto',
   'GET /v1/files': 'ListFilesRequestDto',
   'GET /v1/api-keys': 'ListApiKeysRequestDto',
-  [`GET ${STORE}/files`]: { type: 'object', properties: { limit: { type: 'integer', minimum: 1, maximum: 100 }, after: { type: 'string' }, before: { type: 'string' }, include_total: { type: 'boolean' }, statuses: { type: 'array', items: { enum: STATUSES } } } },
+  [`GET ${STORE}/files`]: {
+    type: 'object',
+    properties: {
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+      after: { type: 'string' },
+      before: { type: 'string' },
+      include_total: { type: 'boolean' },
+      statuses: { type: 'array', items: { enum: STATUSES } },
+    },
+  },
   [`GET ${STORE}/files/{file_identifier}`]: { type: 'object', properties: { return_chunks: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0, maximum: 20 } }] } } },
   [STORE_FILE_CONTENT]: SIGNED_QUERY,
   [PART]: SIGNED_QUERY,
@@ -88,16 +97,51 @@ const QUERY: Record<string, string | Schema> = {
 const RULE_ENTRY: Schema = {
   oneOf: [
     { type: 'object', required: ['type', 'substitution'], properties: { type: { const: 'query_string' }, substitution: { type: 'string' }, query: { type: 'string', minLength: 1 } } },
-    { type: 'object', required: ['type', 'pattern', 'replacement'], properties: { type: { const: 'query_regex' }, pattern: { type: 'string', minLength: 1, maxLength: 16 }, replacement: { type: 'string' }, flags: { type: 'array', items: { enum: ['i', 'm', 's'] } } } },
-    { type: 'object', required: ['type', 'file_id', 'chunk_index', 'result_index'], properties: { type: { const: 'chunk_search_result' }, file_id: { type: 'string', format: 'uuid' }, chunk_index: { type: 'integer', minimum: 0, maximum: 5 }, result_index: { type: 'integer', minimum: 0, maximum: 5 }, store_id: { type: 'string' } } },
-    { type: 'object', required: ['type', 'file_id', 'result_index'], properties: { type: { const: 'file_search_result' }, file_id: { type: 'string', format: 'uuid' }, result_index: { type: 'integer', minimum: 0, maximum: 5 } } },
+    {
+      type: 'object',
+      required: ['type', 'pattern', 'replacement'],
+      properties: {
+        type: { const: 'query_regex' },
+        pattern: { type: 'string', minLength: 1, maxLength: 16 },
+        replacement: { type: 'string' },
+        flags: { type: 'array', items: { enum: ['i', 'm', 's'] } },
+      },
+    },
+    {
+      type: 'object',
+      required: ['type', 'file_id', 'chunk_index', 'result_index'],
+      properties: {
+        type: { const: 'chunk_search_result' },
+        file_id: { type: 'string', format: 'uuid' },
+        chunk_index: { type: 'integer', minimum: 0, maximum: 5 },
+        result_index: { type: 'integer', minimum: 0, maximum: 5 },
+        store_id: { type: 'string' },
+      },
+    },
+    {
+      type: 'object',
+      required: ['type', 'file_id', 'result_index'],
+      properties: { type: { const: 'file_search_result' }, file_id: { type: 'string', format: 'uuid' }, result_index: { type: 'integer', minimum: 0, maximum: 5 } },
+    },
   ],
 };
 
 /** JSON bodies the document does not describe, or describes too loosely (or wrongly) to reach the code behind the first check. */
 const BODY: Record<string, Schema> = {
-  [`POST ${STORE}/events/histogram`]: { type: 'object', properties: { start_time: { type: 'string', format: 'date-time' }, end_time: { type: 'string', format: 'date-time' }, bucket_seconds: { type: 'integer', minimum: 1, maximum: 1_000_000 }, event_types: { type: 'array', items: { enum: ['ingestion', 'search', 'agentic_search', 'grep'] } } } },
-  [`POST ${STORE}/rules`]: { type: 'object', required: ['query', 'rules'], properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, minItems: 1, maxItems: 3 } } },
+  [`POST ${STORE}/events/histogram`]: {
+    type: 'object',
+    properties: {
+      start_time: { type: 'string', format: 'date-time' },
+      end_time: { type: 'string', format: 'date-time' },
+      bucket_seconds: { type: 'integer', minimum: 1, maximum: 1_000_000 },
+      event_types: { type: 'array', items: { enum: ['ingestion', 'search', 'agentic_search', 'grep'] } },
+    },
+  },
+  [`POST ${STORE}/rules`]: {
+    type: 'object',
+    required: ['query', 'rules'],
+    properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, minItems: 1, maxItems: 3 } },
+  },
   [`PUT ${STORE}/rules/{rule_id}`]: { type: 'object', properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, maxItems: 3 } } },
   [`DELETE ${STORE}/rules/{rule_id}/specific`]: { type: 'object', required: ['rule'], properties: { rule: RULE_ENTRY } },
 };
@@ -135,7 +179,14 @@ const PUBLIC = new Set(['GET /', 'GET /health/live', 'GET /health/ready', PART, 
 /** Routes that destroy what they name: they only get the throwaway pool's ids. */
 const DESTRUCTIVE = (route: string) => route.startsWith('DELETE ') || /\/(revoke|reroll|abort|complete)$/.test(route);
 /** POST routes that only read (searches, listings, histograms). */
-const READ_ONLY_POSTS = new Set(['POST /v1/stores/search', 'POST /v1/stores/grep', 'POST /v1/stores/list-chunks', 'POST /v1/stores/metadata-facets', `POST ${STORE}/files/list`, `POST ${STORE}/events/histogram`]);
+const READ_ONLY_POSTS = new Set([
+  'POST /v1/stores/search',
+  'POST /v1/stores/grep',
+  'POST /v1/stores/list-chunks',
+  'POST /v1/stores/metadata-facets',
+  `POST ${STORE}/files/list`,
+  `POST ${STORE}/events/histogram`,
+]);
 /** The operator (root key) acts on other organizations through these routes only. */
 const ADMIN = (route: string) => route.includes(' /v1/admin/');
 
@@ -158,7 +209,15 @@ export function operationsOf(doc: OpenApiDocument): FuzzOperation[] {
         pathParams: [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]),
         headerParams: params.filter((p) => p.in === 'header').map((p) => p.name),
         query: typeof query === 'string' ? { $ref: `#/components/schemas/${query}` } : (query ?? null),
-        body: MULTIPART.has(route) ? { kind: 'multipart' } : RAW.has(route) ? { kind: 'raw' } : BODY[route] ? { kind: 'json', schema: BODY[route] } : documented ? { kind: 'json', schema: documented } : null,
+        body: MULTIPART.has(route)
+          ? { kind: 'multipart' }
+          : RAW.has(route)
+            ? { kind: 'raw' }
+            : BODY[route]
+              ? { kind: 'json', schema: BODY[route] }
+              : documented
+                ? { kind: 'json', schema: documented }
+                : null,
         public: PUBLIC.has(route),
       });
     }
@@ -198,7 +257,14 @@ type Tagged = { value: string; tag: string; cross?: boolean };
 export function enc(s: string): string {
   return s
     .split(/([\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff])/)
-    .map((part) => (part.length === 1 && /[\ud800-\udfff]/.test(part) ? Buffer.from([0xed, 0xa0 | ((part.charCodeAt(0) >> 6) & 0x1f), 0x80 | (part.charCodeAt(0) & 0x3f)]).toString('hex').replace(/../g, '%$&').toUpperCase() : encodeURIComponent(part)))
+    .map((part) =>
+      part.length === 1 && /[\ud800-\udfff]/.test(part)
+        ? Buffer.from([0xed, 0xa0 | ((part.charCodeAt(0) >> 6) & 0x1f), 0x80 | (part.charCodeAt(0) & 0x3f)])
+            .toString('hex')
+            .replace(/../g, '%$&')
+            .toUpperCase()
+        : encodeURIComponent(part),
+    )
     .join('');
 }
 
@@ -233,16 +299,57 @@ function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitra
   const alts: Array<{ weight: number; arbitrary: fc.Arbitrary<Tagged> }> = [
     { weight: 1, arbitrary: fc.uuid().map((value) => ({ value, tag: 'random_uuid' })) },
     { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).map((s) => ({ value: encodeURIComponent(s), tag: 'string' })) },
-    { weight: 1, arbitrary: oddString(30).filter((s) => s.length > 0).map((s) => ({ value: enc(s), tag: 'odd_unicode' })) },
-    { weight: 1, arbitrary: fc.constantFrom('%', '%zz', '%E0%A4%A', '%00', 'a%00b', '%2F', '%2f..%2f', '%25', '%2525', '%C0%AF', '%FF', '%ED%A0%80', '%u0041', '%%', '..', '.', '%2e%2e', '%20', '+', '%0d%0a', '%3Fx%3D1', '%23frag').map((value) => ({ value, tag: 'bad_escape' })) },
+    {
+      weight: 1,
+      arbitrary: oddString(30)
+        .filter((s) => s.length > 0)
+        .map((s) => ({ value: enc(s), tag: 'odd_unicode' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(
+          '%',
+          '%zz',
+          '%E0%A4%A',
+          '%00',
+          'a%00b',
+          '%2F',
+          '%2f..%2f',
+          '%25',
+          '%2525',
+          '%C0%AF',
+          '%FF',
+          '%ED%A0%80',
+          '%u0041',
+          '%%',
+          '..',
+          '.',
+          '%2e%2e',
+          '%20',
+          '+',
+          '%0d%0a',
+          '%3Fx%3D1',
+          '%23frag',
+        )
+        .map((value) => ({ value, tag: 'bad_escape' })),
+    },
     { weight: 1, arbitrary: fc.integer({ min: 300, max: 5000 }).map((n) => ({ value: 'x'.repeat(n), tag: 'huge' })) },
-    { weight: 1, arbitrary: fc.constantFrom('-1', '0', '99999999999999999999', '1e3', '0x10', ' 1', 'null', 'undefined', 'true', '[]', '{}').map((value) => ({ value: encodeURIComponent(value), tag: 'odd_scalar' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('-1', '0', '99999999999999999999', '1e3', '0x10', ' 1', 'null', 'undefined', 'true', '[]', '{}')
+        .map((value) => ({ value: encodeURIComponent(value), tag: 'odd_scalar' })),
+    },
   ];
   if (mine.length) alts.push({ weight: 10, arbitrary: fc.constantFrom(...mine).map((v) => ({ value: encodeURIComponent(v), tag: 'real' })) });
   if (theirs.length) alts.push({ weight: 2, arbitrary: fc.constantFrom(...theirs).map((v) => ({ value: encodeURIComponent(v), tag: 'other_org', cross: true })) });
   if (name !== 'part_number' && mine.length) {
     // a real id with its case changed or a character cut: near misses
-    alts.push({ weight: 1, arbitrary: fc.tuple(fc.constantFrom(...mine), fc.boolean()).map(([v, upper]) => ({ value: encodeURIComponent(upper ? v.toUpperCase() : v.slice(0, -1)), tag: 'near_miss' })) });
+    alts.push({
+      weight: 1,
+      arbitrary: fc.tuple(fc.constantFrom(...mine), fc.boolean()).map(([v, upper]) => ({ value: encodeURIComponent(upper ? v.toUpperCase() : v.slice(0, -1)), tag: 'near_miss' })),
+    });
   }
   return fc.oneof(...alts);
 }
@@ -309,7 +416,12 @@ interface Mutation {
 
 const anywhere = (value: unknown, f: (at: Path, current: unknown) => fc.Arbitrary<unknown>): fc.Arbitrary<unknown> => {
   const paths = pathsOf(value);
-  return fc.constantFrom(...paths).chain((p) => f(p, p.reduce<unknown>((n, k) => (n as Record<string | number, unknown>)[k], value)));
+  return fc.constantFrom(...paths).chain((p) =>
+    f(
+      p,
+      p.reduce<unknown>((n, k) => (n as Record<string | number, unknown>)[k], value),
+    ),
+  );
 };
 
 function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null): Mutation[] {
@@ -317,18 +429,62 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
   const props = Object.keys(s?.properties ?? {});
   const list: Mutation[] = [
     { label: 'wrong_type', apply: (v) => anywhere(v, (at) => otherType.map((x) => setAt(v, at, x))) },
-    { label: 'extra_fields', apply: (v) => fc.tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'id', 'organization_id', 'object', 'x'), anyJson(2)).map(([k, x]) => (v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object), [k]: x, ['extra_' + k]: x } : { value: v, [k]: x })) },
+    {
+      label: 'extra_fields',
+      apply: (v) =>
+        fc
+          .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'id', 'organization_id', 'object', 'x'), anyJson(2))
+          .map(([k, x]) => (v && typeof v === 'object' && !Array.isArray(v) ? { ...v, [k]: x, ['extra_' + k]: x } : { value: v, [k]: x })),
+    },
     { label: 'null_or_empty', apply: (v) => anywhere(v, (at) => fc.constantFrom(null, '', {}, [], 0, false).map((x) => setAt(v, at, x))) },
-    { label: 'nul', apply: (v) => anywhere(v, (at, cur) => fc.constant(typeof cur === 'string' ? setAt(v, at, cur + '\u0000' + cur) : cur && typeof cur === 'object' && !Array.isArray(cur) ? setAt(v, at, { ...(cur as object), 'k\u0000': 'v' }) : setAt(v, at, 'nul\u0000here'))) },
+    {
+      label: 'nul',
+      apply: (v) =>
+        anywhere(v, (at, cur) =>
+          fc.constant(
+            typeof cur === 'string'
+              ? setAt(v, at, cur + '\u0000' + cur)
+              : cur && typeof cur === 'object' && !Array.isArray(cur)
+                ? setAt(v, at, { ...cur, 'k\u0000': 'v' })
+                : setAt(v, at, 'nul\u0000here'),
+          ),
+        ),
+    },
     { label: 'odd_unicode', apply: (v) => anywhere(v, (at) => oddString(40).map((x) => setAt(v, at, x))) },
     { label: 'huge_string', apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 5_000, 70_000, 600_000, 1_100_000).map((n) => setAt(v, at, 'é'.repeat(Math.ceil(n / 2))))) },
-    { label: 'deep_nesting', apply: (v) => anywhere(v, (at) => fc.tuple(fc.constantFrom<keyof typeof RAW_TOKENS>('DEEP_OBJECT', 'DEEP_ARRAY'), fc.constantFrom(9, 17, 33, 200, 5000, 50_000)).map(([k, n]) => setAt(v, at, rawToken(k, n)))) },
-    { label: 'number_out_of_range', apply: (v) => anywhere(v, (at) => fc.oneof(fc.constantFrom(-1, 0, -0, 1.5, 2 ** 31, 2 ** 53 + 2, 1e21, -1e308, Number.MAX_VALUE, Number.MIN_VALUE), fc.integer({ min: 0, max: 8 }).map((n) => rawToken('NUMBER', n))).map((x) => setAt(v, at, x))) },
+    {
+      label: 'deep_nesting',
+      apply: (v) =>
+        anywhere(v, (at) =>
+          fc.tuple(fc.constantFrom<keyof typeof RAW_TOKENS>('DEEP_OBJECT', 'DEEP_ARRAY'), fc.constantFrom(9, 17, 33, 200, 5000, 50_000)).map(([k, n]) => setAt(v, at, rawToken(k, n))),
+        ),
+    },
+    {
+      label: 'number_out_of_range',
+      apply: (v) =>
+        anywhere(v, (at) =>
+          fc
+            .oneof(
+              fc.constantFrom(-1, 0, -0, 1.5, 2 ** 31, 2 ** 53 + 2, 1e21, -1e308, Number.MAX_VALUE, Number.MIN_VALUE),
+              fc.integer({ min: 0, max: 8 }).map((n) => rawToken('NUMBER', n)),
+            )
+            .map((x) => setAt(v, at, x)),
+        ),
+    },
     { label: 'array_for_object', apply: (v) => anywhere(v, (at, cur) => fc.constant(setAt(v, at, [cur, cur]))) },
     { label: 'not_an_object', apply: () => fc.constantFrom<unknown>([], [{}], 'text', 42, null, true, [[[]]]) },
   ];
   const required = s?.required ?? [];
-  if (required.length) list.push({ label: 'missing_required', apply: (v) => fc.subarray(required, { minLength: 1 }).map((ks) => { let x = v; for (const k of ks) x = removeAt(x, [k]); return x; }) });
+  if (required.length)
+    list.push({
+      label: 'missing_required',
+      apply: (v) =>
+        fc.subarray(required, { minLength: 1 }).map((ks) => {
+          let x = v;
+          for (const k of ks) x = removeAt(x, [k]);
+          return x;
+        }),
+    });
   list.push({ label: 'drop_field', apply: (v) => anywhere(v, (at) => fc.constant(removeAt(v, at) ?? {})) });
   if (props.includes('filters')) {
     list.push({
@@ -340,12 +496,33 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
           return { ...(v as object), filters: nested ? { all: [condition, { any: [condition] }] } : condition };
         }),
     });
-    list.push({ label: 'wide_filter', apply: (v) => fc.constantFrom(257, 3_000).map((n) => ({ ...(v as object), filters: { any: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'eq', value: i })) } })) });
+    list.push({
+      label: 'wide_filter',
+      apply: (v) => fc.constantFrom(257, 3_000).map((n) => ({ ...(v as object), filters: { any: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'eq', value: i })) } })),
+    });
     list.push({ label: 'bad_operator', apply: (v) => fc.tuple(oddString(10), anyJson(1)).map(([operator, value]) => ({ ...(v as object), filters: { key: 'kind', operator, value } })) });
   }
-  if (props.includes('file_ids')) list.push({ label: 'huge_id_list', apply: (v) => fc.constantFrom(1001, 20_000).map((n) => ({ ...(v as object), file_ids: Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`) })) });
-  if (props.includes('store_identifiers')) list.push({ label: 'many_stores', apply: (v) => fc.constantFrom(17, 101, 5_000).map((n) => ({ ...(v as object), store_identifiers: Array.from({ length: n }, (_, i) => `store-${i}`) })) });
-  if (props.includes('metadata')) list.push({ label: 'metadata_limits', apply: (v) => fc.constantFrom(257, 5_000).chain((n) => fc.constantFrom({ ...(v as object), metadata: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])) }, { ...(v as object), metadata: { big: 'm'.repeat(n * 20) } }, { ...(v as object), metadata: rawToken('DEEP_OBJECT', 9) })) });
+  if (props.includes('file_ids'))
+    list.push({
+      label: 'huge_id_list',
+      apply: (v) => fc.constantFrom(1001, 20_000).map((n) => ({ ...(v as object), file_ids: Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`) })),
+    });
+  if (props.includes('store_identifiers'))
+    list.push({ label: 'many_stores', apply: (v) => fc.constantFrom(17, 101, 5_000).map((n) => ({ ...(v as object), store_identifiers: Array.from({ length: n }, (_, i) => `store-${i}`) })) });
+  if (props.includes('metadata'))
+    list.push({
+      label: 'metadata_limits',
+      apply: (v) =>
+        fc
+          .constantFrom(257, 5_000)
+          .chain((n) =>
+            fc.constantFrom(
+              { ...(v as object), metadata: Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i])) },
+              { ...(v as object), metadata: { big: 'm'.repeat(n * 20) } },
+              { ...(v as object), metadata: rawToken('DEEP_OBJECT', 9) },
+            ),
+          ),
+    });
   return list;
 }
 
@@ -356,13 +533,50 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
 type BodyPart = { body?: Buffer; headers: Record<string, string>; labels: string[] };
 
 const JSON_TYPE = 'application/json';
-const CONTENT_TYPES = ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-16', 'application/json; charset=latin1', 'application/vnd.larder+json', 'multipart/form-data', 'multipart/form-data; boundary=zzz', '*/*', 'application/xml', 'APPLICATION/JSON', 'a/b/c;;;', 'application/jsonx', ''];
+const CONTENT_TYPES = [
+  'text/plain',
+  'application/x-www-form-urlencoded',
+  'application/json; charset=utf-16',
+  'application/json; charset=latin1',
+  'application/vnd.larder+json',
+  'multipart/form-data',
+  'multipart/form-data; boundary=zzz',
+  '*/*',
+  'application/xml',
+  'APPLICATION/JSON',
+  'a/b/c;;;',
+  'application/jsonx',
+  '',
+];
 
 function authHeader(fx: FuzzFixture): fc.Arbitrary<{ value: string | null; tag: string }> {
   return fc.oneof(
     { weight: 60, arbitrary: fc.constant({ value: `Bearer ${fx.keys.main}`, tag: 'main' }) },
     { weight: 3, arbitrary: fc.constant({ value: null, tag: 'auth:missing' }) },
-    { weight: 3, arbitrary: fc.constantFrom('Bearer', 'Bearer ', 'Bearer  ', 'bearer', 'Basic dXNlcjpwYXNz', 'Token abc', 'Bearer lrd_', `${fx.keys.main}`, `bearer ${fx.keys.main}`, `Bearer  ${fx.keys.main}`, `Bearer ${fx.keys.main} extra`, `Bearer ${fx.keys.main}x`, `Bearer ${fx.keys.main.slice(0, -1)}`, 'Bearer \u00ff\u00fe', `Bearer ${'a'.repeat(3000)}`, 'Bearer null', 'Bearer undefined').map((value) => ({ value, tag: 'auth:garbage' })) },
+    {
+      weight: 3,
+      arbitrary: fc
+        .constantFrom(
+          'Bearer',
+          'Bearer ',
+          'Bearer  ',
+          'bearer',
+          'Basic dXNlcjpwYXNz',
+          'Token abc',
+          'Bearer lrd_',
+          `${fx.keys.main}`,
+          `bearer ${fx.keys.main}`,
+          `Bearer  ${fx.keys.main}`,
+          `Bearer ${fx.keys.main} extra`,
+          `Bearer ${fx.keys.main}x`,
+          `Bearer ${fx.keys.main.slice(0, -1)}`,
+          'Bearer \u00ff\u00fe',
+          `Bearer ${'a'.repeat(3000)}`,
+          'Bearer null',
+          'Bearer undefined',
+        )
+        .map((value) => ({ value, tag: 'auth:garbage' })),
+    },
     { weight: 2, arbitrary: fc.string({ maxLength: 60 }).map((s) => ({ value: `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}`, tag: 'auth:garbage' })) },
     { weight: 2, arbitrary: fc.constant({ value: `Bearer ${fx.keys.revoked}`, tag: 'auth:revoked' }) },
     { weight: 3, arbitrary: fc.constant({ value: `Bearer ${fx.keys.scoped}`, tag: 'auth:scoped' }) },
@@ -383,11 +597,44 @@ function encodeQuery(q: unknown): string {
 }
 
 const rawQueries = fc.constantFrom(
-  'limit=abc', 'limit=1e309', 'limit=-1', 'limit=0', 'limit=101', 'limit=1&limit=2', 'limit[]=1', 'limit[a]=1', 'after=%zz', 'q=%00', 'q=a%00b', '%=%',
-  'include_total=maybe', 'include_total=1', '__proto__=x', 'constructor[prototype][x]=1', 'after=not-a-cursor', 'before=eyJ9', 'after=eyJjIjoiMjAyMCJ9',
-  'after=' + 'A'.repeat(3000), 'q=' + 'q'.repeat(300), 'statuses=nope', 'statuses=completed,failed', 'statuses=completed&statuses=pending', 'event_type=search&limit=100&include_total=true',
-  'event_type=search&filter_before=yesterday', 'event_type=grep&filter_after=2020-13-45T99:99:99Z', 'expires=1&signature=x', 'expires=99999999999999999999&signature=' + 'f'.repeat(64),
-  'return_chunks=true', 'return_chunks=1,2,3', 'return_chunks=-1', 'billable=yes', 'offset=-5', 'offset=1e20', '&&&', '=', 'a=1&a=2&a=3',
+  'limit=abc',
+  'limit=1e309',
+  'limit=-1',
+  'limit=0',
+  'limit=101',
+  'limit=1&limit=2',
+  'limit[]=1',
+  'limit[a]=1',
+  'after=%zz',
+  'q=%00',
+  'q=a%00b',
+  '%=%',
+  'include_total=maybe',
+  'include_total=1',
+  '__proto__=x',
+  'constructor[prototype][x]=1',
+  'after=not-a-cursor',
+  'before=eyJ9',
+  'after=eyJjIjoiMjAyMCJ9',
+  'after=' + 'A'.repeat(3000),
+  'q=' + 'q'.repeat(300),
+  'statuses=nope',
+  'statuses=completed,failed',
+  'statuses=completed&statuses=pending',
+  'event_type=search&limit=100&include_total=true',
+  'event_type=search&filter_before=yesterday',
+  'event_type=grep&filter_after=2020-13-45T99:99:99Z',
+  'expires=1&signature=x',
+  'expires=99999999999999999999&signature=' + 'f'.repeat(64),
+  'return_chunks=true',
+  'return_chunks=1,2,3',
+  'return_chunks=-1',
+  'billable=yes',
+  'offset=-5',
+  'offset=1e20',
+  '&&&',
+  '=',
+  'a=1&a=2&a=3',
 );
 
 function queryFor(op: FuzzOperation, arbs: SchemaArbitraries, signed: fc.Arbitrary<Record<string, string>> | null): fc.Arbitrary<{ text: string; label: string }> {
@@ -438,7 +685,13 @@ function jsonBody(op: FuzzOperation & { body: { kind: 'json'; schema: Schema } }
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom(...CONTENT_TYPES)).map(([v, type]): BodyPart => ({ body: Buffer.from(type.includes('form-urlencoded') ? 'name=formed&x=1' : serialize(v)), headers: type ? { 'content-type': type } : {}, labels: ['body:content_type'] })),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...CONTENT_TYPES))
+        .map(([v, type]): BodyPart => ({
+          body: Buffer.from(type.includes('form-urlencoded') ? 'name=formed&x=1' : serialize(v)),
+          headers: type ? { 'content-type': type } : {},
+          labels: ['body:content_type'],
+        })),
     },
     {
       weight: 1,
@@ -452,12 +705,25 @@ function jsonBody(op: FuzzOperation & { body: { kind: 'json'; schema: Schema } }
   );
 }
 
-const FILE_TYPES = ['text/plain', 'text/markdown', 'text/html', 'text/csv', 'application/json', 'application/pdf', 'image/png', 'application/octet-stream', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'x/y', ''];
+const FILE_TYPES = [
+  'text/plain',
+  'text/markdown',
+  'text/html',
+  'text/csv',
+  'application/json',
+  'application/pdf',
+  'image/png',
+  'application/octet-stream',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'x/y',
+  '',
+];
 const WORDS = ['bread', 'butter', 'jam', 'larder', 'shelf', 'rye', 'sourdough', 'honey', 'cheese', 'pickles'];
 
 function multipartBody(op: FuzzOperation): fc.Arbitrary<BodyPart> {
   const boundary = 'fuzzboundary7MA4YWxkTrZu0gW';
-  const part = (headers: string, content: Buffer | string) => Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.isBuffer(content) ? content : Buffer.from(content), Buffer.from('\r\n')]);
+  const part = (headers: string, content: Buffer | string) =>
+    Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.isBuffer(content) ? content : Buffer.from(content), Buffer.from('\r\n')]);
   const end = Buffer.from(`--${boundary}--\r\n`);
   const type = `multipart/form-data; boundary=${boundary}`;
   const content = fc.oneof(
@@ -465,47 +731,93 @@ function multipartBody(op: FuzzOperation): fc.Arbitrary<BodyPart> {
     { weight: 1, arbitrary: fc.constantFrom('', '%PDF-1.7 broken', '\u0000\u0001\u0002', '<html><body><p>x</p>', 'a,b\n1,2\n', '{"a":', '\ufeffbom text') },
     { weight: 1, arbitrary: oddString(200) },
   );
-  const filename = fc.oneof({ weight: 4, arbitrary: fc.constantFrom('notes.txt', 'a.md', 'doc.pdf', 'data.csv', 'page.html', 'x.json', 'noext') }, { weight: 1, arbitrary: oddString(30).map((s) => s.replace(/["\r\n]/g, '_')) }, { weight: 1, arbitrary: fc.constantFrom('', '../../etc/passwd', 'a"b.txt', 'x'.repeat(2000), 'nul\u0000.txt') });
+  const filename = fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom('notes.txt', 'a.md', 'doc.pdf', 'data.csv', 'page.html', 'x.json', 'noext') },
+    { weight: 1, arbitrary: oddString(30).map((s) => s.replace(/["\r\n]/g, '_')) },
+    { weight: 1, arbitrary: fc.constantFrom('', '../../etc/passwd', 'a"b.txt', 'x'.repeat(2000), 'nul\u0000.txt') },
+  );
   const fileHeaders = fc.tuple(filename, fc.constantFrom(...FILE_TYPES)).map(([n, t]) => `Content-Disposition: form-data; name="file"; filename="${n}"${t ? `\r\nContent-Type: ${t}` : ''}`);
-  const fieldValue = fc.oneof(anyJson(1).map((x) => serialize(x)), fc.constantFrom('{', '', 'null', '[]', '{"metadata":{"a":1}}', '{"config":{"parsing_strategy":"fast"}}', '{"metadata":{"k":"v\\u0000"}}', '{"external_id":"ext-1","overwrite":true}', 'm'.repeat(200_000)));
+  const fieldValue = fc.oneof(
+    anyJson(1).map((x) => serialize(x)),
+    fc.constantFrom(
+      '{',
+      '',
+      'null',
+      '[]',
+      '{"metadata":{"a":1}}',
+      '{"config":{"parsing_strategy":"fast"}}',
+      '{"metadata":{"k":"v\\u0000"}}',
+      '{"external_id":"ext-1","overwrite":true}',
+      'm'.repeat(200_000),
+    ),
+  );
   const fields = fc.array(fc.tuple(fc.constantFrom('params', 'metadata', 'config', 'external_id', 'purpose', 'file_id', 'x'), fieldValue), { maxLength: op.route.includes('/v1/stores/') ? 3 : 1 });
-  const valid = fc.tuple(fileHeaders, content, fields).map(([h, c, fs]) => ({ body: Buffer.concat([...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)), part(h, c), end]), headers: { 'content-type': type }, labels: fs.length ? ['multipart:fields'] : [] }));
-  const broken = fc.tuple(fileHeaders, content, fc.constantFrom('no_close', 'no_file', 'two_files', 'wrong_boundary', 'no_boundary', 'json_body', 'garbage', 'many_fields', 'empty', 'header_only', 'bad_disposition')).map(([h, c, how]) => {
-    const file = part(h, c);
-    const bodies: Record<string, () => { body: Buffer; type: string }> = {
-      no_close: () => ({ body: file, type }),
-      no_file: () => ({ body: Buffer.concat([part('Content-Disposition: form-data; name="params"', '{}'), end]), type }),
-      two_files: () => ({ body: Buffer.concat([file, file, end]), type }),
-      wrong_boundary: () => ({ body: Buffer.concat([file, end]), type: 'multipart/form-data; boundary=other' }),
-      no_boundary: () => ({ body: Buffer.concat([file, end]), type: 'multipart/form-data' }),
-      json_body: () => ({ body: Buffer.from('{"file":"x"}'), type: JSON_TYPE }),
-      garbage: () => ({ body: Buffer.from('\u0000\u00ff garbage ----\r\n\r\n--'), type }),
-      many_fields: () => ({ body: Buffer.concat([...Array.from({ length: 2000 }, (_, i) => part(`Content-Disposition: form-data; name="f${i}"`, 'v')), file, end]), type }),
-      empty: () => ({ body: Buffer.alloc(0), type }),
-      header_only: () => ({ body: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n`), type }),
-      bad_disposition: () => ({ body: Buffer.concat([part('Content-Disposition: attachment', c), end]), type }),
-    };
-    const b = bodies[how]();
-    return { body: b.body, headers: { 'content-type': b.type }, labels: [`multipart:${how}`] };
-  });
+  const valid = fc
+    .tuple(fileHeaders, content, fields)
+    .map(([h, c, fs]) => ({
+      body: Buffer.concat([...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)), part(h, c), end]),
+      headers: { 'content-type': type },
+      labels: fs.length ? ['multipart:fields'] : [],
+    }));
+  const broken = fc
+    .tuple(fileHeaders, content, fc.constantFrom('no_close', 'no_file', 'two_files', 'wrong_boundary', 'no_boundary', 'json_body', 'garbage', 'many_fields', 'empty', 'header_only', 'bad_disposition'))
+    .map(([h, c, how]) => {
+      const file = part(h, c);
+      const bodies: Record<string, () => { body: Buffer; type: string }> = {
+        no_close: () => ({ body: file, type }),
+        no_file: () => ({ body: Buffer.concat([part('Content-Disposition: form-data; name="params"', '{}'), end]), type }),
+        two_files: () => ({ body: Buffer.concat([file, file, end]), type }),
+        wrong_boundary: () => ({ body: Buffer.concat([file, end]), type: 'multipart/form-data; boundary=other' }),
+        no_boundary: () => ({ body: Buffer.concat([file, end]), type: 'multipart/form-data' }),
+        json_body: () => ({ body: Buffer.from('{"file":"x"}'), type: JSON_TYPE }),
+        garbage: () => ({ body: Buffer.from('\u0000\u00ff garbage ----\r\n\r\n--'), type }),
+        many_fields: () => ({ body: Buffer.concat([...Array.from({ length: 2000 }, (_, i) => part(`Content-Disposition: form-data; name="f${i}"`, 'v')), file, end]), type }),
+        empty: () => ({ body: Buffer.alloc(0), type }),
+        header_only: () => ({ body: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n`), type }),
+        bad_disposition: () => ({ body: Buffer.concat([part('Content-Disposition: attachment', c), end]), type }),
+      };
+      const b = bodies[how]();
+      return { body: b.body, headers: { 'content-type': b.type }, labels: [`multipart:${how}`] };
+    });
   return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 3, arbitrary: broken }, { weight: 1, arbitrary: fc.constant<BodyPart>({ headers: {}, labels: ['body:none'] }) });
 }
 
 function rawBody(): fc.Arbitrary<BodyPart> {
-  return fc.tuple(fc.uint8Array({ maxLength: 2048 }), fc.constantFrom('application/octet-stream', '', 'application/json', 'multipart/form-data')).map(([bytes, type]): BodyPart => ({ body: Buffer.from(bytes), headers: type ? { 'content-type': type } : {}, labels: [] }));
+  return fc
+    .tuple(fc.uint8Array({ maxLength: 2048 }), fc.constantFrom('application/octet-stream', '', 'application/json', 'multipart/form-data'))
+    .map(([bytes, type]): BodyPart => ({ body: Buffer.from(bytes), headers: type ? { 'content-type': type } : {}, labels: [] }));
 }
 
 function noBody(): fc.Arbitrary<BodyPart> {
   return fc.oneof(
     { weight: 8, arbitrary: fc.constant<BodyPart>({ headers: {}, labels: [] }) },
     { weight: 1, arbitrary: anyJson(1).map((x) => ({ body: Buffer.from(serialize(x)), headers: { 'content-type': JSON_TYPE }, labels: ['body:unexpected'] })) },
-    { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/xml', '').map((t): BodyPart => ({ body: Buffer.from('<x/>'), headers: t ? { 'content-type': t } : {}, labels: ['body:unexpected_type'] })) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('text/plain', 'application/xml', '').map((t): BodyPart => ({ body: Buffer.from('<x/>'), headers: t ? { 'content-type': t } : {}, labels: ['body:unexpected_type'] })),
+    },
   );
 }
 
 const extraHeaders = fc.oneof(
   { weight: 12, arbitrary: fc.constant<Record<string, string>>({}) },
-  { weight: 1, arbitrary: fc.constantFrom<Record<string, string>>({ host: 'evil.example:99999' }, { host: '[::1' }, { host: 'a'.repeat(300) }, { 'x-forwarded-proto': 'javascript' }, { 'x-forwarded-host': 'evil.example' }, { accept: 'application/xml' }, { 'accept-encoding': 'br;q=abc' }, { 'x-mxbai-tool-ticket': 'x'.repeat(2000) }, { 'idempotency-key': '\u00ff' }, { range: 'bytes=5-1' }, { range: 'bytes=0-0,1-1,2-2' }, { 'if-none-match': '*' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Record<string, string>>(
+      { host: 'evil.example:99999' },
+      { host: '[::1' },
+      { host: 'a'.repeat(300) },
+      { 'x-forwarded-proto': 'javascript' },
+      { 'x-forwarded-host': 'evil.example' },
+      { accept: 'application/xml' },
+      { 'accept-encoding': 'br;q=abc' },
+      { 'x-mxbai-tool-ticket': 'x'.repeat(2000) },
+      { 'idempotency-key': '\u00ff' },
+      { range: 'bytes=5-1' },
+      { range: 'bytes=0-0,1-1,2-2' },
+      { 'if-none-match': '*' },
+    ),
+  },
 );
 
 /** Requests for one operation: valid and broken path parameters, query, body and headers. */
@@ -513,24 +825,69 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
   const params: fc.Arbitrary<Tagged[]> = fc.tuple(...op.pathParams.map((n) => pathParam(n, op, fx)));
   const signedPairs = fx.signed[op.route];
   const signed = signedPairs?.length ? fc.constantFrom(...signedPairs) : null;
-  const body = op.body?.kind === 'json' ? jsonBody(op as FuzzOperation & { body: { kind: 'json'; schema: Schema } }, arbs) : op.body?.kind === 'multipart' ? multipartBody(op) : op.body?.kind === 'raw' ? rawBody() : noBody();
+  const body =
+    op.body?.kind === 'json'
+      ? jsonBody(op as FuzzOperation & { body: { kind: 'json'; schema: Schema } }, arbs)
+      : op.body?.kind === 'multipart'
+        ? multipartBody(op)
+        : op.body?.kind === 'raw'
+          ? rawBody()
+          : noBody();
   const pathAndQuery = fc.oneof(
     { weight: 6, arbitrary: fc.tuple(params, queryFor(op, arbs, null)).map(([ps, q]) => ({ ps, q })) },
     // a signed URL the service handed out, as it was or with its query broken
-    ...(signed ? [{ weight: 3, arbitrary: fc.tuple(signed, queryFor(op, arbs, signed.map((s) => s.query))).map(([s, q]) => ({ ps: op.pathParams.map((n): Tagged => ({ value: encodeURIComponent(s.params[n]), tag: 'signed' })), q })) }] : []),
+    ...(signed
+      ? [
+          {
+            weight: 3,
+            arbitrary: fc
+              .tuple(
+                signed,
+                queryFor(
+                  op,
+                  arbs,
+                  signed.map((s) => s.query),
+                ),
+              )
+              .map(([s, q]) => ({ ps: op.pathParams.map((n): Tagged => ({ value: encodeURIComponent(s.params[n]), tag: 'signed' })), q })),
+          },
+        ]
+      : []),
   );
-  return fc.tuple(pathAndQuery, body, authHeader(fx), extraHeaders, op.headerParams.length ? fc.option(oddString(40).map((s) => s.replace(/[^\x20-\x7e]/g, '')), { nil: undefined }) : fc.constant(undefined)).map(([{ ps, q }, b, auth, extra, ticket]) => {
-    let i = 0;
-    const path = op.path.replace(/\{[^}]+\}/g, () => ps[i++].value) + (q.text ? `?${q.text}` : '');
-    const headers: Record<string, string> = { ...b.headers, ...extra };
-    if (auth.value !== null) headers.authorization = auth.value;
-    if (ticket !== undefined) headers['x-mxbai-tool-ticket'] = ticket;
-    const labels = [...ps.filter((p) => !['real', 'signed'].includes(p.tag)).map((p) => `path:${p.tag}`), ...(q.label ? [q.label] : []), ...b.labels, ...(auth.tag === 'main' ? [] : [auth.tag]), ...(Object.keys(extra).length ? ['headers:odd'] : [])];
-    const tenantParams = ps.filter((_, k) => op.pathParams[k] !== 'part_number');
-    const crossTenant = !op.public && ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) || (['auth:other_org', 'auth:root'].includes(auth.tag) && !ADMIN(op.route) && tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
-    const needsWriteScope = !op.public && auth.tag === 'auth:scoped' && op.method !== 'GET' && !READ_ONLY_POSTS.has(op.route);
-    return { operation: op.route, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
-  });
+  return fc
+    .tuple(
+      pathAndQuery,
+      body,
+      authHeader(fx),
+      extraHeaders,
+      op.headerParams.length
+        ? fc.option(
+            oddString(40).map((s) => s.replace(/[^\x20-\x7e]/g, '')),
+            { nil: undefined },
+          )
+        : fc.constant(undefined),
+    )
+    .map(([{ ps, q }, b, auth, extra, ticket]) => {
+      let i = 0;
+      const path = op.path.replace(/\{[^}]+\}/g, () => ps[i++].value) + (q.text ? `?${q.text}` : '');
+      const headers: Record<string, string> = { ...b.headers, ...extra };
+      if (auth.value !== null) headers.authorization = auth.value;
+      if (ticket !== undefined) headers['x-mxbai-tool-ticket'] = ticket;
+      const labels = [
+        ...ps.filter((p) => !['real', 'signed'].includes(p.tag)).map((p) => `path:${p.tag}`),
+        ...(q.label ? [q.label] : []),
+        ...b.labels,
+        ...(auth.tag === 'main' ? [] : [auth.tag]),
+        ...(Object.keys(extra).length ? ['headers:odd'] : []),
+      ];
+      const tenantParams = ps.filter((_, k) => op.pathParams[k] !== 'part_number');
+      const crossTenant =
+        !op.public &&
+        ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) ||
+          (['auth:other_org', 'auth:root'].includes(auth.tag) && !ADMIN(op.route) && tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
+      const needsWriteScope = !op.public && auth.tag === 'auth:scoped' && op.method !== 'GET' && !READ_ONLY_POSTS.has(op.route);
+      return { operation: op.route, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
+    });
 }
 
 /** Requests over every operation of the document, each operation equally likely. */

@@ -33,7 +33,32 @@ export const oddString = (maxLength = 24): fc.Arbitrary<string> =>
     { weight: 4, arbitrary: fc.string({ maxLength }) },
     { weight: 2, arbitrary: fc.string({ unit: 'grapheme', maxLength }) },
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength }) },
-    { weight: 1, arbitrary: fc.constantFrom('\u0000', 'a\u0000b', '\ud800', 'x\udfff', '\u202e\u2066rtl', '\ufeffbom', 'e\u0301\u0301\u0301', '\u200b', '🥖🧈', '../../etc/passwd', "' OR 1=1 --", '%00', '%s%n', '${jndi:x}', '<script>', '\r\nX-Injected: 1', '\\u0000', 'ＡＢＣ', '\uffff', 'null', '') },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '\u0000',
+        'a\u0000b',
+        '\ud800',
+        'x\udfff',
+        '\u202e\u2066rtl',
+        '\ufeffbom',
+        'e\u0301\u0301\u0301',
+        '\u200b',
+        '🥖🧈',
+        '../../etc/passwd',
+        "' OR 1=1 --",
+        '%00',
+        '%s%n',
+        '${jndi:x}',
+        '<script>',
+        '\r\nX-Injected: 1',
+        '\\u0000',
+        'ＡＢＣ',
+        '\uffff',
+        'null',
+        '',
+      ),
+    },
   );
 
 const isoDate = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true });
