@@ -3,6 +3,7 @@ import { ValidationFailedError } from '@larder/kernel';
 import { LarderValidationPipe } from './validation.pipe';
 import { CreateApiKeyRequestDto } from '../../../../libs/api-keys/src/commands/create-api-key/create-api-key.request.dto';
 import { ListApiKeysRequestDto } from '../../../../libs/api-keys/src/queries/list-api-keys/list-api-keys.request.dto';
+import { CreateStoreRequestDto } from '../../../../libs/stores/src/commands/create-store/create-store.request.dto';
 
 const pipe = new LarderValidationPipe();
 const body = (value: unknown) => pipe.transform(value, { type: 'body', metatype: CreateApiKeyRequestDto });
@@ -49,5 +50,15 @@ describe('DTO validation → HTTPValidationError detail', () => {
       ['query.offset', 'greater_than_equal'],
     ]);
     expect(await detail(pipe.transform({ limit: '1001' }, { type: 'query', metatype: ListApiKeysRequestDto }))).toEqual([['query.limit', 'less_than_equal']]);
+  });
+
+  it('refuses keys named constructor or __proto__ in nested objects (class-transformer threw on them, or dropped them)', async () => {
+    const store = (value: unknown) => pipe.transform(value, { type: 'body', metatype: CreateStoreRequestDto });
+    expect(await detail(store({ name: 's', metadata: { constructor: 'Bob' } }))).toEqual([['body.metadata.constructor', 'value_error']]);
+    expect(await detail(store({ name: 's', metadata: { x: { constructor: [1] } } }))).toEqual([['body.metadata.x.constructor', 'value_error']]);
+    expect(await detail(store(JSON.parse('{"name":"s","metadata":{"__proto__":{"a":1}}}')))).toEqual([['body.metadata.__proto__', 'value_error']]);
+    expect(await detail(body({ name: 'k', scope: [{ method: 'read', constructor: null }] }))).toEqual([['body.scope.0.constructor', 'value_error']]);
+    // at the top level class-transformer maps onto the DTO class, and such a key is just an unknown field
+    await expect(store({ name: 's', constructor: 'x', metadata: { prototype: 1, constructors: 2 } })).resolves.toMatchObject({ name: 's', metadata: { prototype: 1, constructors: 2 } });
   });
 });
