@@ -1,4 +1,5 @@
 import { ValidationFailedError } from './errors';
+import { isUuid } from './ids';
 
 /** Opaque cursors: base64url of a JSON object of sort keys. */
 export function encodeCursor(keys: Record<string, string | number>): string {
@@ -8,11 +9,23 @@ export function encodeCursor(keys: Record<string, string | number>): string {
 export function decodeCursor(cursor: string, field: 'after' | 'before'): Record<string, string | number> {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, string | number>;
+    if (value && typeof value === 'object' && !Array.isArray(value) && Object.entries(value).every(([k, v]) => validCursorValue(k, v))) return value as Record<string, string | number>;
   } catch {
     /* fall through */
   }
   throw new ValidationFailedError([{ loc: ['query', field], msg: 'Invalid cursor', type: 'value_error', input: cursor }]);
+}
+
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+/**
+ * A cursor's sort keys as the listings write them: timestamps (`c`, `t`) in ISO form, ids as UUIDs,
+ * other keys short strings or numbers. Anything else is a forged cursor (422), never a query error.
+ */
+function validCursorValue(key: string, v: unknown): boolean {
+  if (key === 'c' || key === 't') return typeof v === 'string' && ISO_TIME.test(v) && !Number.isNaN(Date.parse(v));
+  if (key === 'id') return typeof v === 'string' && isUuid(v);
+  return (typeof v === 'string' && v.length <= 1024 && !v.includes('\u0000')) || (typeof v === 'number' && Number.isFinite(v));
 }
 
 export interface CursorRequest {

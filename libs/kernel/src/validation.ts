@@ -90,8 +90,35 @@ export async function validateRequest<T extends object>(dto: new () => T, value:
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new ValidationFailedError([{ loc: [location], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type', input: value }]);
   }
+  const reserved = reservedKey(value, [location]);
+  if (reserved) throw reserved;
   const instance = plainToInstance(dto, value);
   const errors = await validate(instance, { whitelist: true });
   if (errors.length) throw new ValidationFailedError(validationDetail(errors, [location]));
   return instance;
+}
+
+/** Keys class-transformer takes for class information: in a nested object they crashed or vanished. */
+const RESERVED_KEYS = new Set(['constructor', '__proto__']);
+
+/**
+ * class-transformer takes a nested plain object's `constructor` property for its class (a string or a
+ * list there threw a TypeError: a 500) and silently drops keys named `constructor` or `__proto__`, so
+ * such keys below the top level (free-form metadata, filters, config) are refused with their `loc`.
+ * Iterative: the JSON middleware bounds the depth, but this runs on any DTO-bound value.
+ */
+export function reservedKey(value: unknown, loc: (string | number)[]): ValidationFailedError | null {
+  const stack: Array<{ value: unknown; loc: (string | number)[]; nested: boolean }> = [{ value, loc, nested: false }];
+  while (stack.length) {
+    const { value: v, loc: at, nested } = stack.pop()!;
+    if (v === null || typeof v !== 'object') continue;
+    for (const [k, child] of Object.entries(v)) {
+      const key = Array.isArray(v) ? Number(k) : k;
+      if (nested && typeof key === 'string' && RESERVED_KEYS.has(key)) {
+        return new ValidationFailedError([{ loc: [...at, key], msg: `Keys named '${key}' are not supported in nested objects`, type: 'value_error', input: child }]);
+      }
+      stack.push({ value: child, loc: [...at, key], nested: true });
+    }
+  }
+  return null;
 }

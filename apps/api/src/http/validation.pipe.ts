@@ -1,5 +1,5 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
-import { ValidationFailedError, validationDetail } from '@larder/kernel';
+import { reservedKey, ValidationFailedError, validationDetail } from '@larder/kernel';
 
 class RawErrors extends Error {
   constructor(readonly errors: ValidationError[]) {
@@ -39,29 +39,4 @@ export class LarderValidationPipe extends ValidationPipe {
       throw err;
     }
   }
-}
-
-/** Keys class-transformer cannot carry through a nested plain object (see `reservedKey`). */
-const RESERVED_KEYS = new Set(['constructor', '__proto__']);
-
-/**
- * class-transformer takes a nested plain object's `constructor` property for its class (a string or a
- * list there threw a TypeError: a 500) and silently drops keys named `constructor` or `__proto__`, so
- * such keys below the top level (free-form metadata, filters, config) are refused with their `loc`.
- * Iterative: the JSON middleware bounds the depth, but this runs on any DTO-bound value.
- */
-export function reservedKey(value: unknown, loc: (string | number)[]): ValidationFailedError | null {
-  const stack: Array<{ value: unknown; loc: (string | number)[]; nested: boolean }> = [{ value, loc, nested: false }];
-  while (stack.length) {
-    const { value: v, loc: at, nested } = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    for (const [k, child] of Object.entries(v)) {
-      const key = Array.isArray(v) ? Number(k) : k;
-      if (nested && typeof key === 'string' && RESERVED_KEYS.has(key)) {
-        return new ValidationFailedError([{ loc: [...at, key], msg: `Keys named '${key}' are not supported in nested objects`, type: 'value_error', input: child }]);
-      }
-      stack.push({ value: child, loc: [...at, key], nested: true });
-    }
-  }
-  return null;
 }

@@ -13,5 +13,6 @@ export class ListApiKeysRequestDto {
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(1_000_000_000)
   offset?: number;
 }

@@ -2,7 +2,7 @@ import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import type { Readable } from 'stream';
 import { NotFoundError } from '@larder/kernel';
-import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
+import { BLOB_STORAGE, BlobStorage, BlobNotFoundError } from '@larder/blob-storage';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { ContentUrls } from '../../content-urls';
 import { DownloadStoreFileContentQuery } from './download-store-file-content.query';
@@ -30,6 +30,11 @@ export class DownloadStoreFileContentHandler implements IQueryHandler<DownloadSt
     if (!organizationId) throw new NotFoundError('This file is no longer in the store');
     const f = await this.reader.get(organizationId, q.storeId, q.fileId);
     if (!f) throw new NotFoundError('This file is no longer in the store');
-    return { filename: f.filename, mimeType: f.mimeType, bytes: f.bytes, body: await this.blobs.get(f.blobKey) };
+    // the version the store holds was replaced (its content is gone) until the store file is re-added
+    const body = await this.blobs.get(f.blobKey).catch((err: Error) => {
+      if (err instanceof BlobNotFoundError) throw new NotFoundError('This version of the file was replaced or deleted; its content is no longer available');
+      throw err;
+    });
+    return { filename: f.filename, mimeType: f.mimeType, bytes: f.bytes, body };
   }
 }
