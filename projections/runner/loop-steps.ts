@@ -108,7 +108,9 @@ export class LoopSteps {
       // (the events between that and `from` were skipped as irrelevant): re-read from there.
       const mine = this.persisted.get(p.name)?.position;
       if (comparePositions(cp.position, from) !== 0 && !(mine && comparePositions(cp.position, mine) === 0)) return cp.position;
-      for (const e of handled) await p.apply(e, m);
+      if (p.applyBatch) {
+        if (handled.length) await p.applyBatch(handled, m);
+      } else for (const e of handled) await p.apply(e, m);
       await writeCheckpoint(m, p.name, p.version, last);
       this.persisted.set(p.name, { position: last, at: Date.now() });
       return last;
