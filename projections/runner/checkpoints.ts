@@ -37,8 +37,12 @@ function toRow(r: { name: string; kind: string; version: number; commit_pos: str
 
 /** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
 export async function lockCheckpoint(m: EntityManager, name: string, kind: CheckpointRow['kind'], version: number): Promise<CheckpointRow> {
-  await m.query(`INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [name, kind, version]);
-  const rows = await m.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1 FOR UPDATE`, [name]);
+  // one statement (a round trip per batch on the shared embedded backend): the no-op update locks the
+  // existing row and returns it as it was
+  const rows = await m.query(
+    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
+    [name, kind, version],
+  );
   return toRow(rows[0]);
 }
 
