@@ -55,6 +55,19 @@ export async function writeCheckpoint(m: EntityManager, name: string, version: n
   ]);
 }
 
+/**
+ * Writes a checkpoint in one autocommit statement (creating the row if missing): for loops that do
+ * not write rows beside it (reactors), so that no transaction holds the shared embedded backend
+ * across round trips.
+ */
+export async function upsertCheckpoint(ds: DataSource | EntityManager, name: string, kind: CheckpointRow['kind'], version: number, position: Position): Promise<void> {
+  await ds.query(
+    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version, commit_pos, prepare_pos, updated_at) VALUES ($1, $2, $3, $4, $5, now())
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = excluded.updated_at`,
+    [name, kind, version, position.commit.toString(), position.prepare.toString()],
+  );
+}
+
 export async function readCheckpoints(ds: DataSource | EntityManager): Promise<CheckpointRow[]> {
   const rows = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`);
   return rows.map(toRow);
