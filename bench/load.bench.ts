@@ -59,7 +59,9 @@ export async function loadBench(): Promise<void> {
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const root = join(__dirname, '..', '..');
-  const child = spawn(process.execPath, ['-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], {
+  // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
+  const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...serverArgs, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], {
     env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn' },
     stdio: 'inherit',
   });

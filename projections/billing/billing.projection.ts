@@ -5,6 +5,9 @@ import { SearchActivityEvent } from '@larder/search/events';
 import { Projection } from '../runner/projection';
 import { BILLING_FREE_TABLE as F, BILLING_STORAGE_TABLE as S, BILLING_USAGE_TABLE as U } from './billing.tables';
 
+/** Usage rows per INSERT statement (6 parameters each). */
+const ROWS_PER_INSERT = 500;
+
 /**
  * `billing`: meters activity. Usage records (tokens ingested and parsed, searches, greps, …) keyed by
  * their source event, and storage intervals (bytes held by a store file from its addition to its
@@ -35,19 +38,38 @@ export class BillingProjection implements Projection {
     await m.query(`CREATE TABLE IF NOT EXISTS ${F} (store_id uuid NOT NULL, file_id uuid NOT NULL, generation int NOT NULL, PRIMARY KEY (store_id, file_id, generation))`);
   }
 
-  private async usage(m: EntityManager, event: RecordedEvent, storeId: string | null, metric: string, quantity: number, at: string): Promise<void> {
+  /** Queues a usage row in `rows` (the batch's, written together at its end). */
+  private usage(rows: unknown[][], event: RecordedEvent, storeId: string | null, metric: string, quantity: number, at: string): void {
     if (!quantity) return;
-    await m.query(`INSERT INTO ${U} (id, organization_id, store_id, metric, quantity, at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (id) DO NOTHING`, [
-      uuidFrom(`billing:${event.id}:${storeId ?? ''}:${metric}`),
-      event.metadata.orgId,
-      storeId,
-      metric,
-      quantity,
-      at,
-    ]);
+    rows.push([uuidFrom(`billing:${event.id}:${storeId ?? ''}:${metric}`), event.metadata.orgId, storeId, metric, quantity, at]);
+  }
+
+  private async insertUsage(m: EntityManager, rows: unknown[][]): Promise<void> {
+    for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
+      const params: unknown[] = [];
+      const values = rows.slice(i, i + ROWS_PER_INSERT).map((r) => {
+        const n = params.push(...r);
+        return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
+      });
+      await m.query(`INSERT INTO ${U} (id, organization_id, store_id, metric, quantity, at) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`, params);
+    }
+  }
+
+  /**
+   * The batch's events in order, with its usage rows (one per search, the bulk under load) inserted
+   * together at the end: nothing in the batch reads them, so the rows are those of `apply` one by one.
+   */
+  async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
+    const rows: unknown[][] = [];
+    for (const e of events) await this.applyOne(e, m, rows);
+    await this.insertUsage(m, rows);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
+    await this.applyBatch([event], m);
+  }
+
+  private async applyOne(event: RecordedEvent, m: EntityManager, usage: unknown[][]): Promise<void> {
     const e = { type: event.type, data: event.data } as unknown as StoreFileEvent | StoreEvent | SearchActivityEvent;
     switch (e.type) {
       case 'StoreFileAdded': {
@@ -73,14 +95,14 @@ export class BillingProjection implements Projection {
         const d = e.data;
         const free: unknown[] = await m.query(`SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`, [d.storeId, d.fileId, d.generation]);
         if (free.length) return;
-        await this.usage(m, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
-        if (d.mode === 'high_quality') await this.usage(m, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
+        this.usage(usage, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
+        if (d.mode === 'high_quality') this.usage(usage, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
         return;
       }
       case 'StoreSearchPerformed':
       case 'StoreGrepPerformed':
         // a request over several stores counts once for each store it searched
-        for (const s of e.data.storeIds) await this.usage(m, event, s, e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
+        for (const s of e.data.storeIds) this.usage(usage, event, s, e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
         return;
       default:
         return;

@@ -37,8 +37,12 @@ function toRow(r: { name: string; kind: string; version: number; commit_pos: str
 
 /** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
 export async function lockCheckpoint(m: EntityManager, name: string, kind: CheckpointRow['kind'], version: number): Promise<CheckpointRow> {
-  await m.query(`INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING`, [name, kind, version]);
-  const rows: Array<Parameters<typeof toRow>[0]> = await m.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1 FOR UPDATE`, [name]);
+  // one statement (a round trip per batch on the shared embedded backend): the no-op update locks the
+  // existing row and returns it as it was
+  const rows: Array<Parameters<typeof toRow>[0]> = await m.query(
+    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
+    [name, kind, version],
+  );
   return toRow(rows[0]);
 }
 
@@ -49,6 +53,19 @@ export async function writeCheckpoint(m: EntityManager, name: string, version: n
     position.commit.toString(),
     position.prepare.toString(),
   ]);
+}
+
+/**
+ * Writes a checkpoint in one autocommit statement (creating the row if missing): for loops that do
+ * not write rows beside it (reactors), so that no transaction holds the shared embedded backend
+ * across round trips.
+ */
+export async function upsertCheckpoint(ds: DataSource | EntityManager, name: string, kind: CheckpointRow['kind'], version: number, position: Position): Promise<void> {
+  await ds.query(
+    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version, commit_pos, prepare_pos, updated_at) VALUES ($1, $2, $3, $4, $5, now())
+     ON CONFLICT (name) DO UPDATE SET version = excluded.version, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = excluded.updated_at`,
+    [name, kind, version, position.commit.toString(), position.prepare.toString()],
+  );
 }
 
 export async function readCheckpoints(ds: DataSource | EntityManager): Promise<CheckpointRow[]> {

@@ -16,6 +16,11 @@ export interface Projection {
   /** Create this version's tables (idempotent). */
   setup(manager: EntityManager): Promise<void>;
   apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
+  /**
+   * The handled events of one batch at once, in order, in the batch's transaction (optional): lets a
+   * projection write many rows in one statement. Must leave the same rows as `apply` event by event.
+   */
+  applyBatch?(events: RecordedEvent[], manager: EntityManager): Promise<void>;
 }
 
 /** A reactor performs side effects (publishing, ingestion, export). It has its own checkpoint and is never replayed. */
