@@ -1,14 +1,17 @@
 // Three tiers: unit (*.spec.ts), integration against real Postgres/NATS/embedded engines (*.int-spec.ts),
 // and end to end through the official client (test/*.e2e-spec.ts).
-const swc = ['@swc/jest', {
-  jsc: {
-    parser: { syntax: 'typescript', decorators: true },
-    transform: { legacyDecorator: true, decoratorMetadata: true },
-    target: 'es2022',
-    keepClassNames: true,
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+      keepClassNames: true,
+    },
+    module: { type: 'commonjs' },
   },
-  module: { type: 'commonjs' },
-}];
+];
 const moduleNameMapper = {
   '^@larder/projections/(.*)$': '<rootDir>/projections/$1',
   '^@larder/projections$': '<rootDir>/projections',

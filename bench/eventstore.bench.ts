@@ -106,9 +106,7 @@ export async function eventStoreBench(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const f = (n: number) => Math.round(n).toLocaleString('en-US').padStart(12);
-  process.stdout.write(
-    `\nEvent store benchmark (${N_SINGLE} single-stream appends, ${N_MANY} appends over 200 streams by ${CONCURRENCY} writers, 1 event of ~250 B each)\n\n`,
-  );
+  process.stdout.write(`\nEvent store benchmark (${N_SINGLE} single-stream appends, ${N_MANY} appends over 200 streams by ${CONCURRENCY} writers, 1 event of ~250 B each)\n\n`);
   process.stdout.write(`${'target'.padEnd(36)}${'append/s 1'.padStart(12)}${'append/s N'.padStart(12)}${'readAll/s'.padStart(12)}${'subscribe/s'.padStart(12)}\n`);
   for (const r of rows) process.stdout.write(`${r.target.padEnd(36)}${f(r.singleStream)}${f(r.manyStreams)}${f(r.readAll)}${f(r.subscribe)}\n`);
   process.stdout.write('\n');

@@ -67,7 +67,12 @@ export async function filesBench(): Promise<void> {
     // Single-request upload.
     const m = multipartBody(SIZE, 'single.bin');
     t = performance.now();
-    let res = await fetch(`${base}/v1/files`, { method: 'POST', headers: { ...auth, 'content-type': m.type, 'content-length': String(m.length) }, body: Readable.toWeb(m.body) as never, duplex: 'half' } as never);
+    let res = await fetch(`${base}/v1/files`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': m.type, 'content-length': String(m.length) },
+      body: Readable.toWeb(m.body) as never,
+      duplex: 'half',
+    } as never);
     if (res.status !== 201) throw new Error(`upload: ${res.status} ${await res.text()}`);
     const single = mbps(SIZE, performance.now() - t);
     const file = (await res.json()) as { id: string };
@@ -115,7 +120,12 @@ export async function filesBench(): Promise<void> {
     const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(child.pid!).rss)), 20);
     const big = multipartBody(BIG, 'big.bin');
     t = performance.now();
-    res = await fetch(`${base}/v1/files`, { method: 'POST', headers: { ...auth, 'content-type': big.type, 'content-length': String(big.length) }, body: Readable.toWeb(big.body) as never, duplex: 'half' } as never);
+    res = await fetch(`${base}/v1/files`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': big.type, 'content-length': String(big.length) },
+      body: Readable.toWeb(big.body) as never,
+      duplex: 'half',
+    } as never);
     const bigMBps = mbps(BIG, performance.now() - t);
     clearInterval(sampler);
     if (res.status !== 201) throw new Error(`big upload: ${res.status}`);

@@ -23,7 +23,14 @@ function call(base: string, key: string, method: string, path: string, body?: Bu
   const url = new URL(path, base);
   return new Promise((resolve, reject) => {
     const req = request(
-      { agent, host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) } },
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
@@ -39,9 +46,7 @@ function call(base: string, key: string, method: string, path: string, body?: Bu
 
 function multipart(filename: string, text: string): { body: Buffer; type: string } {
   const boundary = `----larderload${randomBytes(6).toString('hex')}`;
-  const body = Buffer.from(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${boundary}--\r\n`,
-  );
+  const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${boundary}--\r\n`);
   return { body, type: `multipart/form-data; boundary=${boundary}` };
 }
 

@@ -6,7 +6,15 @@ import { searchQualityBench } from './search-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { loadBench } from './load.bench';
 
-const SUITES: Record<string, () => Promise<void>> = { eventstore: eventStoreBench, files: filesBench, ingestion: ingestionBench, 'search-quality': searchQualityBench, 'search-speed': searchSpeedBench, load: loadBench, search: async () => (await searchQualityBench(), await searchSpeedBench()) };
+const SUITES: Record<string, () => Promise<void>> = {
+  eventstore: eventStoreBench,
+  files: filesBench,
+  ingestion: ingestionBench,
+  'search-quality': searchQualityBench,
+  'search-speed': searchSpeedBench,
+  load: loadBench,
+  search: async () => (await searchQualityBench(), await searchSpeedBench()),
+};
 
 async function main(): Promise<void> {
   const names = process.argv.slice(2);

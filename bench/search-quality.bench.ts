@@ -76,7 +76,10 @@ function gcide(words: Set<string>): Map<string, string> {
       .replace(/\[[^\]]*\]/g, '')
       .trim();
     // mask the headword and its inflections
-    def = def.replace(new RegExp(`\\b${word}(s|es|ed|d|ing|er|ers)?\\b`, 'gi'), '').replace(/\s+/g, ' ').trim();
+    def = def
+      .replace(new RegExp(`\\b${word}(s|es|ed|d|ing|er|ers)?\\b`, 'gi'), '')
+      .replace(/\s+/g, ' ')
+      .trim();
     if (def.split(' ').length < 6 || def.length > 400) continue;
     out.set(word, def);
   }
@@ -126,14 +129,23 @@ export async function searchQualityBench(): Promise<void> {
     let seq = 0n;
     for (let i = 0; i < docs.length; i += 256) {
       const batch = docs.slice(i, i + 256);
-      const vectors = await embedder.embed(batch.map((d) => d.gloss), 'document');
+      const vectors = await embedder.embed(
+        batch.map((d) => d.gloss),
+        'document',
+      );
       await index.write(
         batch.flatMap((d, j) => {
           const fileId = uuidOf(d.id);
           fileOf.set(fileId, d.id);
           return [
             { op: 'putFile' as const, file: { storeId: store, fileId, organizationId: store, filename: d.id, externalId: null, metadata: null, generation: 1 } },
-            { op: 'setChunks' as const, storeId: store, fileId, generation: 1, chunks: [{ chunkIndex: 0, type: 'text' as const, text: d.gloss, offset: 0, mimeType: 'text/plain', generatedMetadata: null }] },
+            {
+              op: 'setChunks' as const,
+              storeId: store,
+              fileId,
+              generation: 1,
+              chunks: [{ chunkIndex: 0, type: 'text' as const, text: d.gloss, offset: 0, mimeType: 'text/plain', generatedMetadata: null }],
+            },
             { op: 'setVectors' as const, storeId: store, fileId, generation: 1, model: embedder.model, vectors: [vectors[j]] },
           ];
         }),

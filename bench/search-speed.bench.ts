@@ -94,12 +94,19 @@ async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<type
     const ops: ChunkIndexOp[] = [
       { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `doc-${f}.txt`, externalId: null, metadata: { shard: f % 10 }, generation: 1 } },
       { op: 'setChunks', storeId, fileId, generation: 1, chunks },
-      { op: 'setVectors', storeId, fileId, generation: 1, model: MODEL, vectors: chunks.map((ch) => {
-        const v = c.vector();
-        matrix.set(v, keys.length * DIMS);
-        keys.push(`${fileId}:${ch.chunkIndex}`);
-        return v;
-      }) },
+      {
+        op: 'setVectors',
+        storeId,
+        fileId,
+        generation: 1,
+        model: MODEL,
+        vectors: chunks.map((ch) => {
+          const v = c.vector();
+          matrix.set(v, keys.length * DIMS);
+          keys.push(`${fileId}:${ch.chunkIndex}`);
+          return v;
+        }),
+      },
     ];
     await index.write(ops, { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
   }
@@ -159,17 +166,20 @@ export async function searchSpeedBench(): Promise<void> {
   const post = (path: string, body: unknown) =>
     new Promise<{ data?: unknown[]; id?: string }>((resolve, reject) => {
       const payload = JSON.stringify(body);
-      const req = httpRequest({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-        const parts: Buffer[] = [];
-        res.on('data', (d: Buffer) => parts.push(d));
-        res.on('end', () => {
-          const text = Buffer.concat(parts).toString('utf8');
-          if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path}: ${res.statusCode} ${text}`));
-          const st = res.headers['server-timing'];
-          if (typeof st === 'string') serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
-          resolve(JSON.parse(text) as { data?: unknown[]; id?: string });
-        });
-      });
+      const req = httpRequest(
+        { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        (res) => {
+          const parts: Buffer[] = [];
+          res.on('data', (d: Buffer) => parts.push(d));
+          res.on('end', () => {
+            const text = Buffer.concat(parts).toString('utf8');
+            if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path}: ${res.statusCode} ${text}`));
+            const st = res.headers['server-timing'];
+            if (typeof st === 'string') serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
+            resolve(JSON.parse(text) as { data?: unknown[]; id?: string });
+          });
+        },
+      );
       req.on('error', reject);
       req.end(payload);
     });
@@ -187,7 +197,10 @@ export async function searchSpeedBench(): Promise<void> {
 
     // The index alone.
     const qr = rng(7);
-    const queries = Array.from({ length: QUERIES }, () => ({ text: `${c.vocab[Math.floor(qr.next() * 2000)]} ${c.vocab[Math.floor(qr.next() * 200)]} ${c.vocab[Math.floor(qr.next() * 20)]}`, vector: c.vector() }));
+    const queries = Array.from({ length: QUERIES }, () => ({
+      text: `${c.vocab[Math.floor(qr.next() * 2000)]} ${c.vocab[Math.floor(qr.next() * 200)]} ${c.vocab[Math.floor(qr.next() * 20)]}`,
+      vector: c.vector(),
+    }));
     const time = async (fn: (q: (typeof queries)[number]) => Promise<unknown>) => {
       await fn(queries[0]);
       const ms: number[] = [];
@@ -206,7 +219,12 @@ export async function searchSpeedBench(): Promise<void> {
       const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
       return fuse(l, d, { method: 'relative', lexicalWeight: 0.5 }).slice(0, 10);
     });
-    const recall = await recallAt10(index, storeId, written, queries.slice(0, 100).map((q) => q.vector));
+    const recall = await recallAt10(
+      index,
+      storeId,
+      written,
+      queries.slice(0, 100).map((q) => q.vector),
+    );
     process.stdout.write(`dense recall@10 against exact search (100 queries): ${recall.toFixed(3)}\n`);
     await index.close();
     // what a server start pays before it listens: opening the index loads every vector into the IVF lists
@@ -236,7 +254,19 @@ export async function searchSpeedBench(): Promise<void> {
     for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${fmt(v.p50).padStart(6)} | ${fmt(v.p99).padStart(6)} | ${fmt(v.qps).padStart(9)} |\n`);
     process.stdout.write(`\nendpoint overhead over the index's hybrid query at p50: ${fmt(e2e.p50 - hybrid.p50)} ms\n`);
     const keys = [...new Set(serverTimings.flatMap((t) => Object.keys(t)))];
-    process.stdout.write(`server-side steps of the search requests (median ms): ${keys.map((k) => `${k} ${fmt(pct(serverTimings.map((t) => t[k] ?? 0), 50))}`).join(', ')}\n`);
+    process.stdout.write(
+      `server-side steps of the search requests (median ms): ${keys
+        .map(
+          (k) =>
+            `${k} ${fmt(
+              pct(
+                serverTimings.map((t) => t[k] ?? 0),
+                50,
+              ),
+            )}`,
+        )
+        .join(', ')}\n`,
+    );
   } finally {
     if (child.exitCode === null) {
       const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);

@@ -14,7 +14,16 @@ import { BillingProjection } from './billing/billing.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
-  return [new OrganizationsProjection(), new ApiKeysProjection(), new FilesProjection(), new FileUploadsProjection(), new StoresProjection(), new SearchRulesProjection(), new ActivityProjection(), new BillingProjection()];
+  return [
+    new OrganizationsProjection(),
+    new ApiKeysProjection(),
+    new FilesProjection(),
+    new FileUploadsProjection(),
+    new StoresProjection(),
+    new SearchRulesProjection(),
+    new ActivityProjection(),
+    new BillingProjection(),
+  ];
 }
 
 /** TypeORM entities of all read models. */

@@ -56,7 +56,10 @@ describe('API keys through the official @mixedbread/sdk client', () => {
 
     const revoked = await admin.apiKeys.revoke(created.id);
     expect(Date.parse(revoked.expires_at!)).toBeLessThanOrEqual(Date.now());
-    const revokedErr = await t.client(rerolled.value).apiKeys.list().catch((e: unknown) => e);
+    const revokedErr = await t
+      .client(rerolled.value)
+      .apiKeys.list()
+      .catch((e: unknown) => e);
     expect(revokedErr).toMatchObject({ status: 401 });
     expect((revokedErr as { error: unknown }).error).toMatchObject({ error: { code: 401, type: 'unauthorized' }, message: expect.stringMatching(/revoked/) });
 

@@ -88,7 +88,10 @@ describe('authority that holds, in the stores context', () => {
     });
 
     it('a key with read on the store gets a content_url that downloads the bytes', async () => {
-      const key = await keyWith('reader', [{ method: 'list', resource_type: 'store' }, { method: 'read', resource_type: 'store', resource_id: 'shared' }]);
+      const key = await keyWith('reader', [
+        { method: 'list', resource_type: 'store' },
+        { method: 'read', resource_type: 'store', resource_id: 'shared' },
+      ]);
       const page = await t.client(key).stores.files.list('shared', {});
       expect(page.data[0].content_url).toMatch(/signature=/);
       expect(await (await fetch(page.data[0].content_url)).text()).toBe('Pickled walnuts keep for a year.');
@@ -111,7 +114,10 @@ describe('authority that holds, in the stores context', () => {
     });
 
     it('a key with read on the source and create copies it', async () => {
-      const key = await keyWith('copier', [{ method: 'create', resource_type: 'store' }, { method: 'read', resource_type: 'store', resource_id: 'shared' }]);
+      const key = await keyWith('copier', [
+        { method: 'create', resource_type: 'store' },
+        { method: 'read', resource_type: 'store', resource_id: 'shared' },
+      ]);
       const res = await post(key, `/v1/stores/shared/copy`, { name: 'shared-copy' });
       expect(res.status).toBe(201);
       const target = (await res.json()) as { id: string };
@@ -124,7 +130,10 @@ describe('authority that holds, in the stores context', () => {
       // a store scope must name an existing store: it is pinned to that store's id at creation
       await expect(keyWith('pinned', [{ method: 'read', resource_type: 'store', resource_id: 'pinned-name' }])).rejects.toMatchObject({ status: 422 });
       const original = await owner.stores.create({ name: 'pinned-name', description: 'public notes' });
-      const k = await keyWith('pinned', [{ method: 'read', resource_type: 'store', resource_id: 'pinned-name' }, { method: 'create', resource_type: 'store' }]);
+      const k = await keyWith('pinned', [
+        { method: 'read', resource_type: 'store', resource_id: 'pinned-name' },
+        { method: 'create', resource_type: 'store' },
+      ]);
       const scoped = t.client(k);
       expect((await scoped.stores.retrieve('pinned-name')).id).toBe(original.id);
       // the name is freed (a rename); the key tries to copy the secret store into it
@@ -159,7 +168,10 @@ describe('authority that holds, in the stores context', () => {
     });
 
     it('nor through file_ids when it creates a store', async () => {
-      const key = await keyWith('store creator', [{ method: 'create', resource_type: 'store' }, { method: 'read', resource_type: 'store' }]);
+      const key = await keyWith('store creator', [
+        { method: 'create', resource_type: 'store' },
+        { method: 'read', resource_type: 'store' },
+      ]);
       await expectForbidden(await post(key, `/v1/stores`, { name: 'grab-bag', file_ids: [orgFileId] }));
       await expect(owner.stores.retrieve('grab-bag')).rejects.toMatchObject({ status: 404 });
     });
@@ -210,8 +222,7 @@ describe('authority that holds, in the stores context', () => {
       otherAdmin = (await commands.execute(new CreateApiKeyCommand(other.organizationId, 'tenant admin', null, null, { admin: true }))).value as string;
     });
 
-    const reingestRequests = async () =>
-      (await t.larder.infra.eventStore.readStream(storeFileStream(secret.id, secret.fileId))).filter((e) => e.type === 'StoreFileReingestionRequested').length;
+    const reingestRequests = async () => (await t.larder.infra.eventStore.readStream(storeFileStream(secret.id, secret.fileId))).filter((e) => e.type === 'StoreFileReingestionRequested').length;
 
     it('a non-root admin key gets 403 on another organization’s reingest, and nothing is queued or billed there', async () => {
       const before = await reingestRequests();

@@ -46,16 +46,44 @@ describe('Billing from metered activity', () => {
     const added = (store: string, file: string, bytes: number, hours: number, generation = 1) => ({
       type: 'StoreFileAdded',
       data: {
-        storeId: store, fileId: file, organizationId: orgId, filename: 'scripted.bin', mimeType: 'application/octet-stream', bytes, sha256: 'x', blobKey: 'none',
-        fileVersion: 1, metadata: null, externalId: null, parsingStrategy: 'fast', contextualization: false, copiedFrom: null, generation, at: at(hours),
+        storeId: store,
+        fileId: file,
+        organizationId: orgId,
+        filename: 'scripted.bin',
+        mimeType: 'application/octet-stream',
+        bytes,
+        sha256: 'x',
+        blobKey: 'none',
+        fileVersion: 1,
+        metadata: null,
+        externalId: null,
+        parsingStrategy: 'fast',
+        contextualization: false,
+        copiedFrom: null,
+        generation,
+        at: at(hours),
       },
       metadata: meta,
     });
     const ingested = (store: string, file: string, tokens: number, mode: string, hours: number, generation = 1) => ({
       type: 'StoreFileIngested',
       data: {
-        storeId: store, fileId: file, generation, filename: 'scripted.bin', chunksKey: 'k', vectorsKey: null, model: null, dimensions: 0, chunkCount: 1,
-        usageTokens: tokens, mode, contextualization: false, queueMs: 5, ingestionMs: 10, totalMs: 15, at: at(hours),
+        storeId: store,
+        fileId: file,
+        generation,
+        filename: 'scripted.bin',
+        chunksKey: 'k',
+        vectorsKey: null,
+        model: null,
+        dimensions: 0,
+        chunkCount: 1,
+        usageTokens: tokens,
+        mode,
+        contextualization: false,
+        queueMs: 5,
+        ingestionMs: 10,
+        totalMs: 15,
+        at: at(hours),
       },
       metadata: meta,
     });
@@ -69,13 +97,32 @@ describe('Billing from metered activity', () => {
     await es.appendToStream(sf(s2, fileB), [
       added(s2, fileB, 0, 2),
       ingested(s2, fileB, 250_000, 'high_quality', 3),
-      { type: 'StoreFileReingestionRequested', data: { storeId: s2, fileId: fileB, organizationId: orgId, generation: 2, filename: 'scripted.bin', externalId: null, metadata: null, billable: false, at: at(5) }, metadata: meta },
+      {
+        type: 'StoreFileReingestionRequested',
+        data: { storeId: s2, fileId: fileB, organizationId: orgId, generation: 2, filename: 'scripted.bin', externalId: null, metadata: null, billable: false, at: at(5) },
+        metadata: meta,
+      },
       ingested(s2, fileB, 250_000, 'high_quality', 6, 2),
     ]);
     // one search over both stores, three greps on store 1
     const search = (type: string, storeIds: string[], hours: number) => ({
       type,
-      data: { searchId: randomUUID(), organizationId: orgId, apiKeyId: 'script', storeIds, query: 'q', pattern: 'p', caseSensitive: false, rewrittenQuery: null, rerank: false, filters: null, topK: 10, results: [], searchTimeMs: 3, at: at(hours) },
+      data: {
+        searchId: randomUUID(),
+        organizationId: orgId,
+        apiKeyId: 'script',
+        storeIds,
+        query: 'q',
+        pattern: 'p',
+        caseSensitive: false,
+        rewrittenQuery: null,
+        rerank: false,
+        filters: null,
+        topK: 10,
+        results: [],
+        searchTimeMs: 3,
+        at: at(hours),
+      },
       metadata: meta,
     });
     const last = await es.appendToStream(streamName('search_activity', orgId), [
@@ -120,7 +167,11 @@ describe('Billing from metered activity', () => {
     expect(h.object).toBe('cost.histogram');
     const days = new Date(new Date().getUTCFullYear(), new Date().getUTCMonth() + 1, 0).getDate();
     expect(h.data).toHaveLength(days);
-    expect(h.data[0]).toEqual({ day: expect.stringMatching(/-01T00:00:00.000Z$/), cost: '0.0768', cost_per_metric: { storage: '0.046', ingestion_tokens: '0.03', searches: '0.0005', greps: '0.0003' } });
+    expect(h.data[0]).toEqual({
+      day: expect.stringMatching(/-01T00:00:00.000Z$/),
+      cost: '0.0768',
+      cost_per_metric: { storage: '0.046', ingestion_tokens: '0.03', searches: '0.0005', greps: '0.0003' },
+    });
     expect(h.data.slice(1, 4).map((d: any) => d.cost_per_metric.storage)).toEqual(['0.048', '0.048', '0.004']);
     expect(h.data[10]).toEqual({ day: expect.any(String), cost: '0', cost_per_metric: {} });
     const parsing = (await get('/v1/billing/parsing/costs/histogram')).body;

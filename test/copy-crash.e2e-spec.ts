@@ -44,7 +44,7 @@ describe('store copy survives kill -9 (embedded default)', () => {
       (s) => s.file_counts!.completed === 50,
     );
 
-    const target = await c.stores.copy(source.id, { name: 'duplicate' }) as unknown as { id: string; copy_state: unknown; file_counts: { total: number } };
+    const target = (await c.stores.copy(source.id, { name: 'duplicate' })) as unknown as { id: string; copy_state: unknown; file_counts: { total: number } };
     server.kill9();
     await new Promise((r) => setTimeout(r, 200));
     // eslint-disable-next-line no-console

@@ -111,7 +111,12 @@ describe('Files through the official @mixedbread/sdk client', () => {
     await expect(c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }] })).rejects.toMatchObject({ status: 400 });
     const p2 = await fetch(up.part_urls[1].url, { method: 'PUT', body: Buffer.from('world') });
     await expect(
-      c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }, { part_number: 2, etag: '"0000"' }] }),
+      c.files.uploads.complete(up.id, {
+        parts: [
+          { part_number: 1, etag: etag1 },
+          { part_number: 2, etag: '"0000"' },
+        ],
+      }),
     ).rejects.toMatchObject({ status: 400 });
     // tampered and expired part URLs
     const tampered = up.part_urls[0].url.replace(/signature=([^&]+)/, 'signature=AAAA$1');
@@ -119,9 +124,21 @@ describe('Files through the official @mixedbread/sdk client', () => {
     const expired = up.part_urls[0].url.replace(/expires=\d+/, 'expires=1');
     expect((await fetch(expired, { method: 'PUT', body: Buffer.from('x') })).status).toBe(403);
     // still completable with the right parts
-    const done = await c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }, { part_number: 2, etag: p2.headers.get('etag')! }] });
+    const done = await c.files.uploads.complete(up.id, {
+      parts: [
+        { part_number: 1, etag: etag1 },
+        { part_number: 2, etag: p2.headers.get('etag')! },
+      ],
+    });
     expect(Buffer.from(await (await c.files.content(done.id)).arrayBuffer()).toString()).toBe('helloworld');
-    await expect(c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }, { part_number: 2, etag: p2.headers.get('etag')! }] })).rejects.toMatchObject({
+    await expect(
+      c.files.uploads.complete(up.id, {
+        parts: [
+          { part_number: 1, etag: etag1 },
+          { part_number: 2, etag: p2.headers.get('etag')! },
+        ],
+      }),
+    ).rejects.toMatchObject({
       status: 409,
     });
     expect((await c.files.list({ include_total: true })).pagination.total).toBe((before ?? 0) + 1);
@@ -295,7 +312,15 @@ describe('a late read model never turns a stored write into an error (LARDER_CON
     const body = randomBytes(64 * 1024);
     const { data: f, response } = await c.files.create({ file: await toFile(body, 'late.bin', { type: 'application/octet-stream' }) }).withResponse();
     expect(response.status).toBe(201);
-    expect(f).toEqual({ id: expect.any(String), filename: 'late.bin', bytes: body.length, mime_type: 'application/octet-stream', version: 1, created_at: expect.any(String), updated_at: f.created_at });
+    expect(f).toEqual({
+      id: expect.any(String),
+      filename: 'late.bin',
+      bytes: body.length,
+      mime_type: 'application/octet-stream',
+      version: 1,
+      created_at: expect.any(String),
+      updated_at: f.created_at,
+    });
     expect(response.headers.get('larder-read-lag')).toContain('files');
     expect(await eventually(() => c.files.retrieve(f.id))).toEqual(f);
     const got = Buffer.from(await (await c.files.content(f.id)).arrayBuffer());
@@ -308,7 +333,14 @@ describe('a late read model never turns a stored write into an error (LARDER_CON
     expect(Buffer.from(await (await c.files.content(f.id)).arrayBuffer()).toString()).toBe('second version');
 
     expect(await c.files.delete(f.id)).toEqual({ id: f.id, deleted: true, object: 'file' });
-    await eventually(async () => expect(await c.files.retrieve(f.id).then(() => 200, (e: { status: number }) => e.status)).toBe(404));
+    await eventually(async () =>
+      expect(
+        await c.files.retrieve(f.id).then(
+          () => 200,
+          (e: { status: number }) => e.status,
+        ),
+      ).toBe(404),
+    );
   });
 
   it('a multipart upload through presigned parts answers success and downloads intact', async () => {

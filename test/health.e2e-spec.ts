@@ -12,7 +12,11 @@ interface Ready {
   checks: {
     database: { status: string; error?: string };
     event_store: { status: string; head?: string };
-    projections: { status: string; error?: string; items?: Array<{ name: string; lag: number; running: boolean | null; stuck: null | { event_id: string; type: string; error: string; attempts: number } }> };
+    projections: {
+      status: string;
+      error?: string;
+      items?: Array<{ name: string; lag: number; running: boolean | null; stuck: null | { event_id: string; type: string; error: string; attempts: number } }>;
+    };
     loops: { status: string; mode: string; running?: number; total?: number };
   };
   error?: { message: string; code: number; type: string };

@@ -113,16 +113,18 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
     // Exactly once in the event store: one StoreFileIngested per store file.
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
-    const rows = await pg.query<{ stream_id: string; n: string }>(
-      `SELECT stream_id, count(*) AS n FROM larder_events.events WHERE type = 'StoreFileIngested' GROUP BY stream_id`,
-    );
+    const rows = await pg.query<{ stream_id: string; n: string }>(`SELECT stream_id, count(*) AS n FROM larder_events.events WHERE type = 'StoreFileIngested' GROUP BY stream_id`);
     await pg.end();
     expect(rows.rows.length).toBe(50);
     expect(rows.rows.every((r) => r.n === '1')).toBe(true);
 
     // No duplicate chunk in the index: one row per (file, chunk_index), as many as the API showed.
     const index = new Database(join(dataDir, 'chunk-index', 'chunks.sqlite'), { readonly: true });
-    const total = index.prepare(`SELECT count(*) AS n, count(DISTINCT file_id || ':' || chunk_index) AS d, count(vector) AS v FROM chunks WHERE store_id = ?`).get(store.id) as { n: number; d: number; v: number };
+    const total = index.prepare(`SELECT count(*) AS n, count(DISTINCT file_id || ':' || chunk_index) AS d, count(vector) AS v FROM chunks WHERE store_id = ?`).get(store.id) as {
+      n: number;
+      d: number;
+      v: number;
+    };
     const snapshot = () => {
       const db = new Database(join(dataDir, 'chunk-index', 'chunks.sqlite'), { readonly: true });
       const rows = db.prepare(`SELECT file_id, chunk_index, text, model, hex(vector) AS v FROM chunks ORDER BY file_id, chunk_index`).all();

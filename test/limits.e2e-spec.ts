@@ -84,7 +84,12 @@ describe('limits: every command with maximum-size input appends events within LI
       ['/v1/stores/search', { query: 'q'.repeat(LIMITS.queryChars + 1), store_identifiers: ['x'] }, 422, ['body', 'query']],
       ['/v1/stores/grep', { pattern: 'p'.repeat(LIMITS.patternChars + 1), store_identifiers: ['x'] }, 422, ['body', 'pattern']],
       ['/v1/stores/search', { query: 'q', store_identifiers: Array.from({ length: LIMITS.storeIdentifiers + 1 }, (_, i) => `s${i}`) }, 422, ['body', 'store_identifiers']],
-      ['/v1/stores/search', { query: 'q', store_identifiers: ['x'], filters: { key: 'k', operator: 'in', value: Array.from({ length: LIMITS.filterListValues + 1 }, (_, i) => i) } }, 422, ['body', 'filters', 'value']],
+      [
+        '/v1/stores/search',
+        { query: 'q', store_identifiers: ['x'], filters: { key: 'k', operator: 'in', value: Array.from({ length: LIMITS.filterListValues + 1 }, (_, i) => i) } },
+        422,
+        ['body', 'filters', 'value'],
+      ],
       ['/v1/stores/search', { query: 'q', store_identifiers: ['x'], file_ids: Array.from({ length: LIMITS.fileIds + 1 }, (_, i) => `f${i}`) }, 422, ['body', 'file_ids']],
     ];
     for (const [path, body, status, loc] of cases) {

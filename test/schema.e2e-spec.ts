@@ -17,7 +17,16 @@ describe('the service schema', () => {
     expect(doc.openapi).toBe('3.1.0');
     expect(doc.info).toMatchObject({ title: 'Larder', version: expect.any(String) });
     expect(await (await fetch(`${t.baseURL}/openapi.json`)).json()).toEqual(doc);
-    for (const path of ['/v1/files', '/v1/stores', '/v1/stores/search', '/v1/stores/grep', '/v1/stores/{store_identifier}/files', '/v1/stores/{store_identifier}/events', '/v1/billing/summary', '/v1/api-keys']) {
+    for (const path of [
+      '/v1/files',
+      '/v1/stores',
+      '/v1/stores/search',
+      '/v1/stores/grep',
+      '/v1/stores/{store_identifier}/files',
+      '/v1/stores/{store_identifier}/events',
+      '/v1/billing/summary',
+      '/v1/api-keys',
+    ]) {
       expect(doc.paths[path]).toBeDefined();
     }
     // a class-validator DTO became a JSON schema with its constraints

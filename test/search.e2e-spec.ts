@@ -56,10 +56,17 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     store = (await c.stores.create({ name: 'preserves' })).id;
     second = (await c.stores.create({ name: 'second-shelf' })).id;
     for (const d of DOCS) {
-      const f = await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from(d.text), d.name, { type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain' }), body: { metadata: d.metadata } });
+      const f = await c.stores.files.upload({
+        storeIdentifier: store,
+        file: await toFile(Buffer.from(d.text), d.name, { type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain' }),
+        body: { metadata: d.metadata },
+      });
       ids[d.name] = f.id;
     }
-    await c.stores.files.upload({ storeIdentifier: second, file: await toFile(Buffer.from('Error code E99 on the second shelf. Plum butter needs slow cooking.'), 'shelf.txt', { type: 'text/plain' }) });
+    await c.stores.files.upload({
+      storeIdentifier: second,
+      file: await toFile(Buffer.from('Error code E99 on the second shelf. Plum butter needs slow cooking.'), 'shelf.txt', { type: 'text/plain' }),
+    });
     for (const s of [store, second]) {
       for (;;) {
         const st = await c.stores.retrieve(s);
@@ -107,7 +114,15 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const q = { query: 'recipe with sugar', store_identifiers: [store], top_k: 10 };
     const de = await c.stores.search({ ...q, filters: { key: 'lang', operator: 'eq', value: 'de' } });
     expect(new Set(de.data.map((d) => d.file_id))).toEqual(new Set([ids['quittengelee.md']]));
-    const md = await c.stores.search({ ...q, filters: { all: [{ key: 'generated_metadata.type', operator: 'eq', value: 'markdown' }, { key: 'year', operator: 'gte', value: 2021 }] } });
+    const md = await c.stores.search({
+      ...q,
+      filters: {
+        all: [
+          { key: 'generated_metadata.type', operator: 'eq', value: 'markdown' },
+          { key: 'year', operator: 'gte', value: 2021 },
+        ],
+      },
+    });
     expect(new Set(md.data.map((d) => d.filename))).toEqual(new Set(['strawberry-jam.md', 'sauerkraut.md']));
     const only = await c.stores.search({ ...q, file_ids: [ids['dill-pickles.txt']] });
     expect(new Set(only.data.map((d) => d.file_id))).toEqual(new Set([ids['dill-pickles.txt']]));
@@ -127,7 +142,13 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const base = { store_identifiers: [store], top_k: 3 };
     const plain = await c.stores.search({ ...base, query: 'winter project' });
     const created: any = await (await raw(`/v1/stores/preserves/rules`, { query: 'Winter project', rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation' }] })).json();
-    expect(created).toMatchObject({ id: expect.any(String), object: 'search_rule', query: 'Winter project', store_id: store, rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation', query: 'Winter project', store_id: store }] });
+    expect(created).toMatchObject({
+      id: expect.any(String),
+      object: 'search_rule',
+      query: 'Winter project',
+      store_id: store,
+      rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation', query: 'Winter project', store_id: store }],
+    });
     const ruled = await c.stores.search({ ...base, query: 'winter  PROJECT' });
     expect(ruled.data[0].file_id).toBe(ids['sauerkraut.md']);
     const ignored = await c.stores.search({ ...base, query: 'winter project', search_options: { apply_search_rules: false } });
@@ -150,7 +171,9 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
 
     const got: any = await (await fetch(`${t.baseURL}/v1/stores/${store}/rules/${rx.id}`, { headers: { authorization: `Bearer ${key}` } })).json();
     expect(got).toEqual(rx);
-    const specific: any = await (await raw(`/v1/stores/${store}/rules/${rx.id}/specific`, { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } }, 'DELETE')).json();
+    const specific: any = await (
+      await raw(`/v1/stores/${store}/rules/${rx.id}/specific`, { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } }, 'DELETE')
+    ).json();
     expect(specific).toMatchObject({ id: rx.id, object: 'search_rule', deleted_rule: { type: 'chunk_search_result' }, remaining_rules: 1 });
     const unpinned = await c.stores.search({ ...base, query: 'brine for cucumbers' });
     expect(unpinned.data[0].file_id).toBe(ids['dill-pickles.txt']);
@@ -244,6 +267,12 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(searches.length).toBeGreaterThan(10);
     expect(greps.length).toBeGreaterThan(3);
     expect(searches[0].data).toMatchObject({ storeIds: [store], query: 'how do I make strawberry jam', topK: 3, results: expect.any(Array), searchTimeMs: expect.any(Number) });
-    expect((searches[0].data as { results: unknown[] }).results[0]).toMatchObject({ store_id: store, file_id: ids['strawberry-jam.md'], chunk_index: 0, score: expect.any(Number), first_stage_source: expect.stringMatching(/dense|sparse|both/) });
+    expect((searches[0].data as { results: unknown[] }).results[0]).toMatchObject({
+      store_id: store,
+      file_id: ids['strawberry-jam.md'],
+      chunk_index: 0,
+      score: expect.any(Number),
+      first_stage_source: expect.stringMatching(/dense|sparse|both/),
+    });
   });
 });

@@ -65,7 +65,10 @@ describe('SIGTERM ends a started server process', () => {
   const start = async (env: Record<string, string>, options: { embedded?: boolean } = {}) => {
     const db = options.embedded ? null : await createServerTestDatabase('larder_stop');
     const dataDir = mkdtempSync(join(tmpdir(), 'larder-stop-'));
-    const server = await startServerProcess({ LARDER_DATA_DIR: dataDir, LARDER_ROOT_KEY: rootKey, LARDER_CONSISTENCY_TIMEOUT_MS: '30000', ...(db ? { DATABASE_URL: db.url } : {}), ...env }, await freePort());
+    const server = await startServerProcess(
+      { LARDER_DATA_DIR: dataDir, LARDER_ROOT_KEY: rootKey, LARDER_CONSISTENCY_TIMEOUT_MS: '30000', ...(db ? { DATABASE_URL: db.url } : {}), ...env },
+      await freePort(),
+    );
     started.push({ server, dataDir, db });
     return { server, db };
   };

@@ -94,7 +94,9 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       ['body.config.parsing_strategy', 'enum'],
     ]);
     expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ statuses: ['done'] }) }))).toEqual([['body.statuses', 'enum']]);
-    expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ metadata_filter: { key: 'generated_metadata.x', operator: 'eq', value: 1 } }) }))).toEqual([['body.metadata_filter', 'value_error']]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ metadata_filter: { key: 'generated_metadata.x', operator: 'eq', value: 1 } }) }))).toEqual([
+      ['body.metadata_filter', 'value_error'],
+    ]);
     expect(await detail(await raw(`/v1/stores/${s.id}/files?statuses=done`))).toEqual([['query.statuses', 'enum']]);
     expect(await detail(await raw(`/v1/stores/${s.id}/files/${s.id}?return_chunks=first`))).toEqual([['query.return_chunks', 'value_error']]);
     const form = new FormData();
@@ -169,7 +171,12 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       const fastText = pdf.chunks!.map((ch) => (ch as { text: string }).text).join('\n');
       expect(fastText).toMatch(/Page 2/);
       const hq = (await c.stores.create({ name: 'high-quality' })).id;
-      const again = await c.stores.files.createAndPoll({ storeIdentifier: hq, body: { file_id: ids['report.pdf'], config: { parsing_strategy: 'high_quality' } }, pollIntervalMs: 100, returnChunks: true });
+      const again = await c.stores.files.createAndPoll({
+        storeIdentifier: hq,
+        body: { file_id: ids['report.pdf'], config: { parsing_strategy: 'high_quality' } },
+        pollIntervalMs: 100,
+        returnChunks: true,
+      });
       expect(again.status).toBe('completed');
       const hqText = again.chunks!.map((ch) => (ch as { text: string }).text).join('\n');
       expect(hqText).toContain('Cold storage capacity doubled');
@@ -194,9 +201,16 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       const list = await c.stores.files.list(store, { statuses: ['failed'] });
       expect(list.data.map((f) => f.filename).sort()).toEqual(['corrupt.pdf', 'image.png']);
       const small = await c.stores.files.list(store, {
-        metadata_filter: { all: [{ key: 'folder', operator: 'eq', value: 'fixtures' }, { key: 'size', operator: 'lt', value: 200 }] },
+        metadata_filter: {
+          all: [
+            { key: 'folder', operator: 'eq', value: 'fixtures' },
+            { key: 'size', operator: 'lt', value: 200 },
+          ],
+        },
       } as never);
-      const expected = readdirSync(FIXTURES).filter((n) => readFileSync(join(FIXTURES, n)).length < 200).sort();
+      const expected = readdirSync(FIXTURES)
+        .filter((n) => readFileSync(join(FIXTURES, n)).length < 200)
+        .sort();
       expect(small.data.map((f) => f.filename).sort()).toEqual(expected);
       const q = await c.stores.files.list(store, { q: 'recipe' });
       expect(q.data.map((f) => f.filename)).toContain('recipes.html');

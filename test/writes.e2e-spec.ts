@@ -43,7 +43,7 @@ describe('writes that never lie', () => {
         ),
       );
       const failed = results.filter((r) => r.status === 'rejected');
-      expect(failed.map((r) => String((r).reason))).toEqual([]);
+      expect(failed.map((r) => String(r.reason))).toEqual([]);
       const s = await settled(c, store.id);
       const files = (await c.stores.files.list(store.id, { limit: 100 })).data as { id: string; external_id?: string | null }[];
       expect(files.filter((f) => f.external_id === 'src/notes.md')).toHaveLength(1);
@@ -100,19 +100,34 @@ describe('writes that never lie', () => {
       expect(k.value).toEqual(expect.any(String));
 
       // the projections keep advancing: every write shows up
-      await eventually(() => c.stores.retrieve('late-store-2'), (s) => s.id === store.id);
-      await eventually(() => c.files.retrieve(file.id), (f) => f.id === file.id);
+      await eventually(
+        () => c.stores.retrieve('late-store-2'),
+        (s) => s.id === store.id,
+      );
+      await eventually(
+        () => c.files.retrieve(file.id),
+        (f) => f.id === file.id,
+      );
       const content = await eventually(
         () => c.files.content(file.id).then((r) => r.text()),
         (x) => x.length > 0,
       );
       expect(content).toBe('content that must survive');
-      await eventually(() => c.apiKeys.retrieve(k.id), (x) => x.id === k.id);
-      await eventually(() => c.stores.files.retrieve(file.id, { store_identifier: store.id }), (f) => f.status === 'completed');
+      await eventually(
+        () => c.apiKeys.retrieve(k.id),
+        (x) => x.id === k.id,
+      );
+      await eventually(
+        () => c.stores.files.retrieve(file.id, { store_identifier: store.id }),
+        (f) => f.status === 'completed',
+      );
       // and later store writes still succeed
       const second = await c.stores.create({ name: 'late-store' });
       expect(second.name).toBe('late-store');
-      await eventually(() => c.stores.retrieve('late-store'), (s) => s.id === second.id);
+      await eventually(
+        () => c.stores.retrieve('late-store'),
+        (s) => s.id === second.id,
+      );
     });
 
     it('says that reads may lag (Larder-Read-Lag) instead of answering 503', async () => {

@@ -24,18 +24,57 @@ function sources(): RecordedEvent[] {
   const log = new TestEventLog();
   const ids = { storeId: S1, organizationId: ORG, fileId: F1 };
   const run = (c: object, s: number) => log.decide(storeFileDecider, storeFileStream(S1, F1), { ...c, now: t(s) } as Parameters<typeof storeFileDecider.decide>[0], { orgId: ORG, actor: 'key' });
-  run({ type: 'AddStoreFile', ...ids, filename: 'guide.md', mimeType: 'text/markdown', bytes: 10, sha256: 'h', blobKey: 'b', fileVersion: 1, metadata: null, externalId: null, parsingStrategy: 'high_quality', contextualization: false }, 1);
+  run(
+    {
+      type: 'AddStoreFile',
+      ...ids,
+      filename: 'guide.md',
+      mimeType: 'text/markdown',
+      bytes: 10,
+      sha256: 'h',
+      blobKey: 'b',
+      fileVersion: 1,
+      metadata: null,
+      externalId: null,
+      parsingStrategy: 'high_quality',
+      contextualization: false,
+    },
+    1,
+  );
   run({ type: 'StartIngestion', ...ids, generation: 1, workerId: 'w', leaseMs: 60_000 }, 2);
   run(
-    { type: 'RecordIngested', ...ids, generation: 1, workerId: 'w', filename: 'guide.md', chunksKey: 'c', vectorsKey: 'v', model: 'm', dimensions: 4, chunkCount: 3, usageTokens: 50, mode: 'high_quality', contextualization: false, queueMs: 1500, ingestionMs: 61_250, totalMs: 62_750 },
+    {
+      type: 'RecordIngested',
+      ...ids,
+      generation: 1,
+      workerId: 'w',
+      filename: 'guide.md',
+      chunksKey: 'c',
+      vectorsKey: 'v',
+      model: 'm',
+      dimensions: 4,
+      chunkCount: 3,
+      usageTokens: 50,
+      mode: 'high_quality',
+      contextualization: false,
+      queueMs: 1500,
+      ingestionMs: 61_250,
+      totalMs: 62_750,
+    },
     3,
   );
   const search = (organizationId: string, ...events: SearchActivityEvent[]) => log.append(streamName('search_activity', organizationId), { orgId: organizationId, actor: KEY }, ...events);
   const common = { organizationId: ORG, apiKeyId: KEY, filters: null, topK: 10, results: [result], searchTimeMs: 42 };
   search(ORG, { type: 'StoreSearchPerformed', data: { ...common, searchId: 's1', storeIds: [S1, S2], query: 'pto', rewrittenQuery: 'paid time off', rerank: true, at: at(4) } });
-  search(ORG, { type: 'StoreGrepPerformed', data: { ...common, searchId: 's2', storeIds: [S1], pattern: 'P[0-9]+', caseSensitive: true, filters: { key: 'lang', operator: 'eq', value: 'en' }, at: at(5) } });
+  search(ORG, {
+    type: 'StoreGrepPerformed',
+    data: { ...common, searchId: 's2', storeIds: [S1], pattern: 'P[0-9]+', caseSensitive: true, filters: { key: 'lang', operator: 'eq', value: 'en' }, at: at(5) },
+  });
   search(ORG, { type: 'StoreChunksListed', data: { ...common, searchId: 's3', storeIds: [S2], operation: 'list_chunks', query: null, results: [], at: at(6) } });
-  search(OTHER_ORG, { type: 'StoreSearchPerformed', data: { ...common, organizationId: OTHER_ORG, searchId: 's4', storeIds: [S3], query: 'q', rewrittenQuery: null, rerank: false, results: [], searchTimeMs: 3_723_004, at: at(7) } });
+  search(OTHER_ORG, {
+    type: 'StoreSearchPerformed',
+    data: { ...common, organizationId: OTHER_ORG, searchId: 's4', storeIds: [S3], query: 'q', rewrittenQuery: null, rerank: false, results: [], searchTimeMs: 3_723_004, at: at(7) },
+  });
   return log.events;
 }
 
@@ -62,7 +101,18 @@ describe('activity projection', () => {
         kind: 'ingestion',
         store_ids: [S1],
         created_at: t(3),
-        event: { type: 'ingestion', store_id: S1, store_file_id: F1, total_time: 'PT1M2.75S', queue_time: 'PT1.5S', ingestion_time: 'PT1M1.25S', chunk_count: 3, contextualization: false, mode: 'high_quality', filename: 'guide.md' },
+        event: {
+          type: 'ingestion',
+          store_id: S1,
+          store_file_id: F1,
+          total_time: 'PT1M2.75S',
+          queue_time: 'PT1.5S',
+          ingestion_time: 'PT1M1.25S',
+          chunk_count: 3,
+          contextualization: false,
+          mode: 'high_quality',
+          filename: 'guide.md',
+        },
       },
       {
         id: id(searched),

@@ -16,7 +16,19 @@ describe('api-keys projection', () => {
     const log = new TestEventLog();
     const run = (c: ApiKeyCommand) => log.decide(apiKeyDecider, apiKeyStream(c.apiKeyId), c, { orgId: c.organizationId, actor: 'admin-key' });
     const create = (n: number, o: Partial<Extract<ApiKeyCommand, { type: 'CreateApiKey' }>> = {}) =>
-      run({ type: 'CreateApiKey', apiKeyId: key(n), organizationId: ORG, name: `k${n}`, secretHash: `hash-${n}`, redactedValue: `lrd_****000${n}`, scope: null, expiresAt: null, admin: false, now: t(n), ...o });
+      run({
+        type: 'CreateApiKey',
+        apiKeyId: key(n),
+        organizationId: ORG,
+        name: `k${n}`,
+        secretHash: `hash-${n}`,
+        redactedValue: `lrd_****000${n}`,
+        scope: null,
+        expiresAt: null,
+        admin: false,
+        now: t(n),
+        ...o,
+      });
     const base = (n: number, organizationId = ORG) => ({ apiKeyId: key(n), organizationId });
 
     create(1, { scope: [{ method: 'read', resource_type: 'store', resource_id: 'handbook' }], expiresAt: t(3600) });
@@ -53,10 +65,58 @@ describe('api-keys projection', () => {
         last_active_at: t(20),
         revision: '3',
       },
-      { ...common, id: key(2), organization_id: ORG, name: 'old admin', secret_hash: 'hash-2', redacted_value: 'lrd_****0002', admin: true, expires_at: t(50), revoked_at: t(50), created_at: t(2), updated_at: t(55), revision: '2' },
-      { ...common, id: key(3), organization_id: ORG, name: 'k3', secret_hash: 'hash-3', redacted_value: 'lrd_****0003', expires_at: t(60), revoked_at: t(60), created_at: t(3), updated_at: t(60), revision: '1' },
-      { ...common, id: key(5), organization_id: OTHER_ORG, name: 'k5', secret_hash: 'hash-5', redacted_value: 'lrd_****0005', created_at: t(5), updated_at: t(5), last_active_at: t(80), revision: '1' },
-      { ...common, id: key(6), organization_id: ORG, name: 'k6', secret_hash: 'hash-6', redacted_value: 'lrd_****0006', expires_at: t(30), revoked_at: t(90), created_at: t(6), updated_at: t(90), revision: '1' },
+      {
+        ...common,
+        id: key(2),
+        organization_id: ORG,
+        name: 'old admin',
+        secret_hash: 'hash-2',
+        redacted_value: 'lrd_****0002',
+        admin: true,
+        expires_at: t(50),
+        revoked_at: t(50),
+        created_at: t(2),
+        updated_at: t(55),
+        revision: '2',
+      },
+      {
+        ...common,
+        id: key(3),
+        organization_id: ORG,
+        name: 'k3',
+        secret_hash: 'hash-3',
+        redacted_value: 'lrd_****0003',
+        expires_at: t(60),
+        revoked_at: t(60),
+        created_at: t(3),
+        updated_at: t(60),
+        revision: '1',
+      },
+      {
+        ...common,
+        id: key(5),
+        organization_id: OTHER_ORG,
+        name: 'k5',
+        secret_hash: 'hash-5',
+        redacted_value: 'lrd_****0005',
+        created_at: t(5),
+        updated_at: t(5),
+        last_active_at: t(80),
+        revision: '1',
+      },
+      {
+        ...common,
+        id: key(6),
+        organization_id: ORG,
+        name: 'k6',
+        secret_hash: 'hash-6',
+        redacted_value: 'lrd_****0006',
+        expires_at: t(30),
+        revoked_at: t(90),
+        created_at: t(6),
+        updated_at: t(90),
+        revision: '1',
+      },
     ]);
   });
 });

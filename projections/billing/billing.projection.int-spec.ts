@@ -27,7 +27,18 @@ class History {
     return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) }, { orgId: c.organizationId, actor: KEY });
   }
   createStore(s: number, organizationId = ORG) {
-    this.store({ type: 'CreateStore', storeId: store(s), organizationId, name: `s${s}`, description: null, isPublic: false, license: null, metadata: null, config: { contextualization: false, save_content: true }, expiresAfter: null });
+    this.store({
+      type: 'CreateStore',
+      storeId: store(s),
+      organizationId,
+      name: `s${s}`,
+      description: null,
+      isPublic: false,
+      license: null,
+      metadata: null,
+      config: { contextualization: false, save_content: true },
+      expiresAfter: null,
+    });
   }
   add(s: number, f: number, bytes: number, o: { organizationId?: string; mode?: 'fast' | 'high_quality' } = {}) {
     this.file({

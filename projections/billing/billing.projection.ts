@@ -17,15 +17,7 @@ export class BillingProjection implements Projection {
   readonly name = 'billing';
   readonly version = 1;
   readonly tables = [U, S, F];
-  readonly handles = [
-    'StoreFileAdded',
-    'StoreFileRemoved',
-    'StoreDeleted',
-    'StoreFileIngested',
-    'StoreFileReingestionRequested',
-    'StoreSearchPerformed',
-    'StoreGrepPerformed',
-  ];
+  readonly handles = ['StoreFileAdded', 'StoreFileRemoved', 'StoreDeleted', 'StoreFileIngested', 'StoreFileReingestionRequested', 'StoreSearchPerformed', 'StoreGrepPerformed'];
 
   async setup(m: EntityManager): Promise<void> {
     await m.query(`CREATE TABLE IF NOT EXISTS ${U} (
@@ -75,10 +67,14 @@ export class BillingProjection implements Projection {
       case 'StoreFileAdded': {
         const d = e.data;
         await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND generation < $4`, [d.storeId, d.fileId, d.at, d.generation]);
-        await m.query(
-          `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-          [d.storeId, d.fileId, d.generation, d.organizationId, d.bytes, d.at],
-        );
+        await m.query(`INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, [
+          d.storeId,
+          d.fileId,
+          d.generation,
+          d.organizationId,
+          d.bytes,
+          d.at,
+        ]);
         return;
       }
       case 'StoreFileRemoved':

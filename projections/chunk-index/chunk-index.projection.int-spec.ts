@@ -19,11 +19,24 @@ const STORES = [1, 2, 3].map(store);
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const MODEL = 'test-model';
 
-const entry = (i: number, text: string): ChunkArtifactEntry => ({ chunkIndex: i, text, embedText: text, offset: i * 100, tokens: 5, mimeType: 'text/markdown', generatedMetadata: { type: 'text', page: i + 1 } });
+const entry = (i: number, text: string): ChunkArtifactEntry => ({
+  chunkIndex: i,
+  text,
+  embedText: text,
+  offset: i * 100,
+  tokens: 5,
+  mimeType: 'text/markdown',
+  generatedMetadata: { type: 'text', page: i + 1 },
+});
 const unit = (...xs: number[]) => Float32Array.from([...xs, ...Array(4 - xs.length).fill(0)]);
 /** Artifacts in blob storage, as the ingestion reactor leaves them. */
 const ARTIFACTS = {
-  jam: { chunks: 'artifacts/chunks/jam.json', vectors: 'artifacts/vectors/jam.f32', entries: [entry(0, 'Strawberry jam needs sugar.'), entry(1, 'Apricots keep for a year.')], vecs: [unit(1), unit(0, 1)] },
+  jam: {
+    chunks: 'artifacts/chunks/jam.json',
+    vectors: 'artifacts/vectors/jam.f32',
+    entries: [entry(0, 'Strawberry jam needs sugar.'), entry(1, 'Apricots keep for a year.')],
+    vecs: [unit(1), unit(0, 1)],
+  },
   pickles: { chunks: 'artifacts/chunks/pickles.json', vectors: 'artifacts/vectors/pickles.f32', entries: [entry(0, 'Cucumbers ferment in brine.')], vecs: [unit(0, 0, 1)] },
   jam2: { chunks: 'artifacts/chunks/jam2.json', vectors: 'artifacts/vectors/jam2.f32', entries: [entry(0, 'Jam, second edition.')], vecs: [unit(0, 0, 0, 1)] },
 };
@@ -197,7 +210,10 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
     await applyInBatches(projection, events, 5);
     expect({ afterReapplyingTheLog: await snapshot(index) }).toEqual({ afterReapplyingTheLog: once });
     const twice = await freshIndex();
-    await applyInBatches(twice.projection, events.flatMap((e) => [e, e]));
+    await applyInBatches(
+      twice.projection,
+      events.flatMap((e) => [e, e]),
+    );
     expect({ afterEachEventTwice: await snapshot(twice.index) }).toEqual({ afterEachEventTwice: once });
 
     // replay: reset empties the index and the checkpoint; the log alone rebuilds the same state

@@ -26,8 +26,32 @@ describe('files projection', () => {
 
     const rows = await pg.project(new FilesProjection(), log.events);
     expect(rows[FILES_TABLE]).toEqual([
-      { id: file(1), organization_id: ORG, filename: 'guide.md', mime_type: 'text/markdown', bytes: '103', sha256: 'sha-1-3', version: 3, blob_key: 'files/1/3', created_at: t(1), updated_at: t(20), revision: '2' },
-      { id: file(3), organization_id: OTHER_ORG, filename: 'doc3-v1.txt', mime_type: 'text/plain', bytes: '301', sha256: 'sha-3-1', version: 1, blob_key: 'files/3/1', created_at: t(3), updated_at: t(3), revision: '0' },
+      {
+        id: file(1),
+        organization_id: ORG,
+        filename: 'guide.md',
+        mime_type: 'text/markdown',
+        bytes: '103',
+        sha256: 'sha-1-3',
+        version: 3,
+        blob_key: 'files/1/3',
+        created_at: t(1),
+        updated_at: t(20),
+        revision: '2',
+      },
+      {
+        id: file(3),
+        organization_id: OTHER_ORG,
+        filename: 'doc3-v1.txt',
+        mime_type: 'text/plain',
+        bytes: '301',
+        sha256: 'sha-3-1',
+        version: 1,
+        blob_key: 'files/3/1',
+        created_at: t(3),
+        updated_at: t(3),
+        revision: '0',
+      },
     ]);
   });
 });

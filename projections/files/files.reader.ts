@@ -4,7 +4,6 @@ import { DataSource } from 'typeorm';
 import { FileEntity } from './file.entity';
 import { FILES_TABLE as T } from './files.tables';
 
-
 interface Row {
   id: string;
   organization_id: string;
@@ -55,10 +54,7 @@ export class FilesReader {
       cond = direction === 'forward' ? 'AND (created_at, id) < ($3::timestamptz, $4::uuid)' : 'AND (created_at, id) > ($3::timestamptz, $4::uuid)';
     }
     const order = direction === 'forward' ? 'DESC' : 'ASC';
-    const rows: Row[] = await this.ds.query(
-      `SELECT * FROM ${T} WHERE organization_id = $1 ${cond} ORDER BY created_at ${order}, id ${order} LIMIT $2`,
-      params,
-    );
+    const rows: Row[] = await this.ds.query(`SELECT * FROM ${T} WHERE organization_id = $1 ${cond} ORDER BY created_at ${order}, id ${order} LIMIT $2`, params);
     return rows.map(toEntity);
   }
 

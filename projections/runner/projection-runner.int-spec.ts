@@ -54,7 +54,17 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
         const id = randomUUID();
         const base = { apiKeyId: id, organizationId: org };
         const steps = [
-          { type: 'CreateApiKey' as const, ...base, name: `key${k}`, secretHash: randomUUID(), redactedValue: 'lrd_****', scope: k % 2 ? [{ method: 'read' as const, resource_type: 'store' }] : null, expiresAt: null, admin: false, now: now() },
+          {
+            type: 'CreateApiKey' as const,
+            ...base,
+            name: `key${k}`,
+            secretHash: randomUUID(),
+            redactedValue: 'lrd_****',
+            scope: k % 2 ? [{ method: 'read' as const, resource_type: 'store' }] : null,
+            expiresAt: null,
+            admin: false,
+            now: now(),
+          },
           ...(k % 3 === 0 ? [{ type: 'UpdateApiKey' as const, ...base, name: `renamed${k}`, expiresAt: new Date(Date.now() + 3600_000), now: now() }] : []),
           ...(k % 4 === 0 ? [{ type: 'RerollApiKey' as const, ...base, secretHash: randomUUID(), redactedValue: 'lrd_****2', now: now() }] : []),
           ...(k % 5 === 0 ? [{ type: 'RevokeApiKey' as const, ...base, now: now() }] : []),
@@ -103,7 +113,11 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     await new Promise((r) => setTimeout(r, 2500));
     const cps = await ds.query(`SELECT name, commit_pos, prepare_pos FROM ${CHECKPOINT_TABLE} WHERE kind = 'projection'`);
     // one row per projection, or the loop below would pass with none
-    expect(cps.map((cp: { name: string }) => cp.name).sort()).toEqual(allProjections().map((p) => p.name).sort());
+    expect(cps.map((cp: { name: string }) => cp.name).sort()).toEqual(
+      allProjections()
+        .map((p) => p.name)
+        .sort(),
+    );
     for (const cp of cps) expect(comparePositions({ commit: BigInt(cp.commit_pos), prepare: BigInt(cp.prepare_pos) }, last)).toBeGreaterThanOrEqual(0);
   });
 

@@ -69,13 +69,12 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
         reacted.push(e.id);
       },
     };
-    runner = new ProjectionRunner(
-      store,
-      ds,
-      [thingsProjection('good-things', `good_things_${tag}`, { on: false }), thingsProjection('fragile-things', `fragile_things_${tag}`, fault)],
-      [reactor],
-      { pollMs: 10, consistencyTimeoutMs: 600, retryBaseMs: 20, retryMaxMs: 200 },
-    );
+    runner = new ProjectionRunner(store, ds, [thingsProjection('good-things', `good_things_${tag}`, { on: false }), thingsProjection('fragile-things', `fragile_things_${tag}`, fault)], [reactor], {
+      pollMs: 10,
+      consistencyTimeoutMs: 600,
+      retryBaseMs: 20,
+      retryMaxMs: 200,
+    });
     await runner.setup();
     runner.start();
     for (let n = 0; n < 20; n++) {

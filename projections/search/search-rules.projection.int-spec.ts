@@ -23,11 +23,14 @@ describe('search-rules projection', () => {
   it('one row per live rule with its normalised query key; a deleted store takes its rules with it', async () => {
     const log = new TestEventLog();
     let clock = 0;
-    const run = (c: Cmd<SearchRuleCommand>) =>
-      log.decide(searchRuleDecider, streamName('search_rule', c.ruleId), { ...c, now: t(++clock) }, { orgId: c.organizationId, actor: 'key' });
+    const run = (c: Cmd<SearchRuleCommand>) => log.decide(searchRuleDecider, streamName('search_rule', c.ruleId), { ...c, now: t(++clock) }, { orgId: c.organizationId, actor: 'key' });
     const runStore = (c: Cmd<StoreCommand>) => log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++clock) }, { orgId: c.organizationId, actor: 'key' });
     const config = { contextualization: false, save_content: true };
-    for (const [id, organizationId] of [[STORE, ORG], [DOOMED, ORG], [OTHER_STORE, OTHER_ORG]])
+    for (const [id, organizationId] of [
+      [STORE, ORG],
+      [DOOMED, ORG],
+      [OTHER_STORE, OTHER_ORG],
+    ])
       runStore({ type: 'CreateStore', storeId: id, organizationId, name: id.slice(-1), description: null, isPublic: false, license: null, metadata: null, config, expiresAfter: null }); // t1-3
 
     run({ type: 'CreateSearchRule', ruleId: rule(1), storeId: STORE, organizationId: ORG, query: '  PTO  policy ', rules: [entry(STORE, 'pto policy', 'paid time off policy')] }); // t4
@@ -42,7 +45,17 @@ describe('search-rules projection', () => {
 
     const rows = await pg.project(new SearchRulesProjection(), log.events);
     expect(rows[SEARCH_RULES_TABLE]).toEqual([
-      { id: rule(1), organization_id: ORG, store_id: STORE, query: '  PTO  policy ', query_key: 'pto policy', rules: [entry(STORE, 'pto policy', 'paid time off policy')], created_at: t(4), updated_at: t(4), revision: '0' },
+      {
+        id: rule(1),
+        organization_id: ORG,
+        store_id: STORE,
+        query: '  PTO  policy ',
+        query_key: 'pto policy',
+        rules: [entry(STORE, 'pto policy', 'paid time off policy')],
+        created_at: t(4),
+        updated_at: t(4),
+        revision: '0',
+      },
       {
         id: rule(2),
         organization_id: ORG,

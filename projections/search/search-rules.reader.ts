@@ -37,7 +37,10 @@ export class SearchRulesReader {
   /** Every rule of these stores with its normalised trigger, oldest first (for an in-memory match). */
   async allOfStores(organizationId: string, storeIds: string[]): Promise<Array<{ storeId: string; queryKey: string; rules: SearchRuleEntry[] }>> {
     if (!storeIds.length) return [];
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT store_id, query_key, rules FROM ${T} WHERE organization_id = $1 AND store_id = ANY($2::uuid[]) ORDER BY created_at, id`, [organizationId, storeIds]);
+    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT store_id, query_key, rules FROM ${T} WHERE organization_id = $1 AND store_id = ANY($2::uuid[]) ORDER BY created_at, id`, [
+      organizationId,
+      storeIds,
+    ]);
     return rows.map((r) => ({ storeId: r.store_id as string, queryKey: r.query_key as string, rules: r.rules as SearchRuleEntry[] }));
   }
 }

@@ -120,7 +120,14 @@ describe('stores projection', () => {
       last_active_at: t(13),
       revision: '3',
     });
-    expect(byId(stores, store(2))).toMatchObject({ status: 'completed', description: 'revived', expires_after: { anchor: 'last_active_at', days: 7 }, updated_at: t(18), last_active_at: t(18), revision: '3' });
+    expect(byId(stores, store(2))).toMatchObject({
+      status: 'completed',
+      description: 'revived',
+      expires_after: { anchor: 'last_active_at', days: 7 },
+      updated_at: t(18),
+      last_active_at: t(18),
+      revision: '3',
+    });
     expect(byId(stores, store(4))).toMatchObject({ status: 'completed', copy_state: null, last_active_at: t(12) });
     expect(byId(stores, store(5))).toMatchObject({
       status: 'failed',
@@ -217,7 +224,9 @@ describe('stores projection', () => {
     h.file({ type: 'StartIngestion', ...ids, workerId: 'w2', leaseMs: 60_000 }); // t4: w1's lease ran out, w2 takes over
     h.file({ type: 'RecordParsed', ...ids, workerId: 'w2', chunksKey: 'chunks/1', chunkCount: 7, usageTokens: 300, parseMs: 9 }); // t5
     const files = (await pg.project(new StoresProjection(), h.log.events))[STORE_FILES_TABLE];
-    expect(files).toMatchObject([{ status: 'in_progress', attempt: 2, worker_id: 'w2', lease_expires_at: t(64), chunks_key: 'chunks/1', chunk_count: 7, usage_tokens: '300', vectors_key: null, updated_at: t(5), revision: '3' }]);
+    expect(files).toMatchObject([
+      { status: 'in_progress', attempt: 2, worker_id: 'w2', lease_expires_at: t(64), chunks_key: 'chunks/1', chunk_count: 7, usage_tokens: '300', vectors_key: null, updated_at: t(5), revision: '3' },
+    ]);
   });
 
   // BUG (idempotency, architecture §3.4): StoreCreated is guarded only by `ON CONFLICT (id)`. When a

@@ -86,10 +86,13 @@ export class StoresProjection implements Projection {
       case 'StoreCopyStarted': {
         const d = e.data;
         const state = { role: d.role, status: 'in_progress', peer_store_id: d.peerStoreId, started_at: d.at, error: null };
-        await m.query(
-          `UPDATE ${S} SET copy_state = $3, status = CASE WHEN $4 = 'target' THEN 'in_progress' ELSE status END, updated_at = $5, revision = $2 WHERE id = $1 AND revision < $2`,
-          [d.storeId, rev, JSON.stringify(state), d.role, d.at],
-        );
+        await m.query(`UPDATE ${S} SET copy_state = $3, status = CASE WHEN $4 = 'target' THEN 'in_progress' ELSE status END, updated_at = $5, revision = $2 WHERE id = $1 AND revision < $2`, [
+          d.storeId,
+          rev,
+          JSON.stringify(state),
+          d.role,
+          d.at,
+        ]);
         return;
       }
       case 'StoreCopyFinished': {
@@ -119,9 +122,28 @@ export class StoresProjection implements Projection {
               usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
             WHERE ${F}.revision < EXCLUDED.revision`,
           [
-            d.storeId, d.fileId, d.organizationId, d.generation, d.filename, d.mimeType, d.bytes, d.sha256, d.blobKey, d.fileVersion, json(d.metadata),
-            d.externalId, d.parsingStrategy, JSON.stringify(d.contextualization), copied ? 'completed' : 'pending', copied?.chunksKey ?? null,
-            copied?.vectorsKey ?? null, copied?.model ?? null, copied?.chunkCount ?? 0, copied?.usageTokens ?? 0, d.at, rev,
+            d.storeId,
+            d.fileId,
+            d.organizationId,
+            d.generation,
+            d.filename,
+            d.mimeType,
+            d.bytes,
+            d.sha256,
+            d.blobKey,
+            d.fileVersion,
+            json(d.metadata),
+            d.externalId,
+            d.parsingStrategy,
+            JSON.stringify(d.contextualization),
+            copied ? 'completed' : 'pending',
+            copied?.chunksKey ?? null,
+            copied?.vectorsKey ?? null,
+            copied?.model ?? null,
+            copied?.chunkCount ?? 0,
+            copied?.usageTokens ?? 0,
+            d.at,
+            rev,
           ],
         );
         await touch(m, d.storeId, d.at);
@@ -132,11 +154,7 @@ export class StoresProjection implements Projection {
         await touch(m, e.data.storeId, e.data.at);
         return;
       case 'StoreFileIngestionStarted':
-        await this.update(m, e.data, rev, `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`, [
-          e.data.attempt,
-          e.data.workerId,
-          e.data.leaseExpiresAt,
-        ]);
+        await this.update(m, e.data, rev, `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`, [e.data.attempt, e.data.workerId, e.data.leaseExpiresAt]);
         return;
       case 'StoreFileIngestionLeaseRenewed':
         await this.update(m, e.data, rev, `lease_expires_at = $5`, [e.data.leaseExpiresAt]);
@@ -154,13 +172,10 @@ export class StoresProjection implements Projection {
         );
         return;
       case 'StoreFileIngestionFailed':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`,
-          [JSON.stringify(e.data.error), e.data.retryAt],
-        );
+        await this.update(m, e.data, rev, `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`, [
+          JSON.stringify(e.data.error),
+          e.data.retryAt,
+        ]);
         return;
       case 'StoreFileReingestionRequested':
         await this.update(
@@ -179,13 +194,7 @@ export class StoresProjection implements Projection {
   }
 
   private async update(m: EntityManager, d: { storeId: string; fileId: string; at: string }, rev: number, sets: string, extra: unknown[]): Promise<void> {
-    await m.query(`UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`, [
-      d.storeId,
-      d.fileId,
-      d.at,
-      rev,
-      ...extra,
-    ]);
+    await m.query(`UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`, [d.storeId, d.fileId, d.at, rev, ...extra]);
   }
 }
 

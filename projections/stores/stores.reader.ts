@@ -3,7 +3,6 @@ import { isUuid } from '@larder/kernel';
 import { DataSource } from 'typeorm';
 import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
-
 /** A store as a request names it: its id and name. */
 export type StoreRef = { id: string; name: string };
 

@@ -685,13 +685,11 @@ function jsonBody(op: FuzzOperation & { body: { kind: 'json'; schema: Schema } }
     },
     {
       weight: 1,
-      arbitrary: fc
-        .tuple(valid, fc.constantFrom(...CONTENT_TYPES))
-        .map(([v, type]): BodyPart => ({
-          body: Buffer.from(type.includes('form-urlencoded') ? 'name=formed&x=1' : serialize(v)),
-          headers: type ? { 'content-type': type } : {},
-          labels: ['body:content_type'],
-        })),
+      arbitrary: fc.tuple(valid, fc.constantFrom(...CONTENT_TYPES)).map(([v, type]): BodyPart => ({
+        body: Buffer.from(type.includes('form-urlencoded') ? 'name=formed&x=1' : serialize(v)),
+        headers: type ? { 'content-type': type } : {},
+        labels: ['body:content_type'],
+      })),
     },
     {
       weight: 1,
@@ -752,13 +750,11 @@ function multipartBody(op: FuzzOperation): fc.Arbitrary<BodyPart> {
     ),
   );
   const fields = fc.array(fc.tuple(fc.constantFrom('params', 'metadata', 'config', 'external_id', 'purpose', 'file_id', 'x'), fieldValue), { maxLength: op.route.includes('/v1/stores/') ? 3 : 1 });
-  const valid = fc
-    .tuple(fileHeaders, content, fields)
-    .map(([h, c, fs]) => ({
-      body: Buffer.concat([...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)), part(h, c), end]),
-      headers: { 'content-type': type },
-      labels: fs.length ? ['multipart:fields'] : [],
-    }));
+  const valid = fc.tuple(fileHeaders, content, fields).map(([h, c, fs]) => ({
+    body: Buffer.concat([...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)), part(h, c), end]),
+    headers: { 'content-type': type },
+    labels: fs.length ? ['multipart:fields'] : [],
+  }));
   const broken = fc
     .tuple(fileHeaders, content, fc.constantFrom('no_close', 'no_file', 'two_files', 'wrong_boundary', 'no_boundary', 'json_body', 'garbage', 'many_fields', 'empty', 'header_only', 'bad_disposition'))
     .map(([h, c, how]) => {

@@ -51,11 +51,7 @@ export async function bootstrapRootKey(commands: CommandBus, config: LarderConfi
     created = false;
   }
   if (created) {
-    logger.log(
-      source === 'env'
-        ? `root admin key ${apiKeyId} created from LARDER_ROOT_KEY`
-        : `root admin key ${apiKeyId} created; its secret is in ${file} (mode 0600)`,
-    );
+    logger.log(source === 'env' ? `root admin key ${apiKeyId} created from LARDER_ROOT_KEY` : `root admin key ${apiKeyId} created; its secret is in ${file} (mode 0600)`);
   } else {
     logger.log(`root admin key ${apiKeyId} kept${file ? ` (secret in ${file})` : ' (LARDER_ROOT_KEY)'}`);
   }

@@ -118,7 +118,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     chunkIndex: env.ELASTICSEARCH_URL ? 'elasticsearch' : 'embedded',
     elasticsearchUrl: env.ELASTICSEARCH_URL || null,
     elasticsearchIndexPrefix: env.LARDER_ES_INDEX_PREFIX || 'larder-',
-    embedder: (['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '') ? env.LARDER_EMBEDDER : env.LARDER_EMBEDDING_URL ? 'openai' : env.LARDER_ONNX_MODEL_DIR ? 'onnx' : 'use-lite') as LarderConfig['embedder'],
+    embedder: (['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '')
+      ? env.LARDER_EMBEDDER
+      : env.LARDER_EMBEDDING_URL
+        ? 'openai'
+        : env.LARDER_ONNX_MODEL_DIR
+          ? 'onnx'
+          : 'use-lite') as LarderConfig['embedder'],
     embeddingBaseUrl: env.LARDER_EMBEDDING_URL || null,
     embeddingApiKey: env.LARDER_EMBEDDING_API_KEY || null,
     embeddingModel: env.LARDER_EMBEDDING_MODEL || null,

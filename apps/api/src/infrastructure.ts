@@ -68,10 +68,7 @@ function signingSecret(config: LarderConfig): string {
  * Chooses and starts every adapter from configuration: embedded Postgres unless DATABASE_URL, the
  * Postgres event store unless EVENTSTORE_URL, the in-process bus unless NATS_URL.
  */
-export async function createInfrastructure(
-  config: LarderConfig,
-  options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli' } = {},
-): Promise<Infrastructure> {
+export async function createInfrastructure(config: LarderConfig, options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli' } = {}): Promise<Infrastructure> {
   const logger = new Logger('Infrastructure');
   let embedded: EmbeddedPostgres | null = null;
   let databaseUrl: string;
@@ -98,7 +95,13 @@ export async function createInfrastructure(
   // a call the database never answers fails (503 to its request) instead of holding a connection forever
   const pool = new Pool({ connectionString: databaseUrl, max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs });
   pool.on('error', (err) => logger.warn(`idle database connection failed: ${err.message}`));
-  const dataSource = new DataSource({ type: 'postgres', url: databaseUrl, entities: READ_MODEL_ENTITIES, synchronize: false, extra: { max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs } });
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: databaseUrl,
+    entities: READ_MODEL_ENTITIES,
+    synchronize: false,
+    extra: { max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs },
+  });
   await dataSource.initialize();
 
   let eventStore: EventStore;
@@ -110,9 +113,7 @@ export async function createInfrastructure(
     eventStore = pg;
   }
 
-  const bus: MessageBus = config.natsUrl
-    ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] })
-    : new InProcessMessageBus();
+  const bus: MessageBus = config.natsUrl ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] }) : new InProcessMessageBus();
 
   let blobs: BlobStorage;
   if (config.blobStorage === 's3') {
@@ -205,7 +206,12 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
   if (config.chunkIndex === 'elasticsearch') {
     return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
   }
-  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), { ivfMinVectors: config.ivfMinVectors, ivfLists: config.ivfLists, ivfProbes: config.ivfProbes, readWorker: config.indexReadWorker });
+  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), {
+    ivfMinVectors: config.ivfMinVectors,
+    ivfLists: config.ivfLists,
+    ivfProbes: config.ivfProbes,
+    readWorker: config.indexReadWorker,
+  });
 }
 
 /** LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX model. */

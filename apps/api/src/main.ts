@@ -10,8 +10,7 @@ async function main(): Promise<void> {
   await larder.app.listen(config.port, config.host);
   const logger = new Logger('Larder');
   logger.log(
-    `listening on http://${config.host}:${config.port} ` +
-      `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
+    `listening on http://${config.host}:${config.port} ` + `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
   );
   exitOnSignals(() => larder.close(), logger, shutdownMs);
 }

@@ -41,15 +41,18 @@ async function withInfra<T>(fn: (infra: Infrastructure) => Promise<T>, opts: { l
 }
 
 async function withApp<T>(fn: (commands: CommandBus, infra: Infrastructure, get: <X>(t: new (...a: never[]) => X) => X) => Promise<T>): Promise<T> {
-  return withInfra(async (infra) => {
-    infra.runner.start();
-    const app = await NestFactory.createApplicationContext(AppModule.forRoot(infra, { http: false }), { logger: ['error', 'warn'] });
-    try {
-      return await fn(app.get(CommandBus), infra, (t) => app.get(t));
-    } finally {
-      await app.close();
-    }
-  }, { loops: true });
+  return withInfra(
+    async (infra) => {
+      infra.runner.start();
+      const app = await NestFactory.createApplicationContext(AppModule.forRoot(infra, { http: false }), { logger: ['error', 'warn'] });
+      try {
+        return await fn(app.get(CommandBus), infra, (t) => app.get(t));
+      } finally {
+        await app.close();
+      }
+    },
+    { loops: true },
+  );
 }
 
 async function main(argv: string[]): Promise<void> {
@@ -64,7 +67,11 @@ async function main(argv: string[]): Promise<void> {
         out(['NAME'.padEnd(20), 'KIND'.padEnd(11), 'VERSION'.padEnd(8), 'POSITION'.padEnd(24), 'LAG'.padEnd(8), 'UPDATED'.padEnd(25), 'STATE'].join(' '));
         for (const r of rows) {
           const lag = `${r.lag}${r.lagCapped ? '+' : ''}`;
-          out([r.name.padEnd(20), r.kind.padEnd(11), String(r.version).padEnd(8), r.position.padEnd(24), lag.padEnd(8), (r.updatedAt?.toISOString() ?? '-').padEnd(25), r.stuck ? 'STUCK' : 'ok'].join(' '));
+          out(
+            [r.name.padEnd(20), r.kind.padEnd(11), String(r.version).padEnd(8), r.position.padEnd(24), lag.padEnd(8), (r.updatedAt?.toISOString() ?? '-').padEnd(25), r.stuck ? 'STUCK' : 'ok'].join(
+              ' ',
+            ),
+          );
           if (r.stuck) {
             const s = r.stuck;
             const what = s.eventId ? `event ${s.eventId} (${s.type} in ${s.stream} at ${s.position})` : 'reading the log';
@@ -127,9 +134,7 @@ async function main(argv: string[]): Promise<void> {
         if (!org) throw new Error('keys create needs --org <organization id>');
         await withApp(async (commands, _i, get) => {
           if (!(await get(OrganizationsReader).get(org))) throw new Error(`organization ${org} not found`);
-          const key: ApiKeyCreatedResponse = await commands.execute(
-            new CreateApiKeyCommand(org, flag(args, 'name') ?? 'API Key', null, null, { admin: args.includes('--admin'), actor: 'cli' }),
-          );
+          const key: ApiKeyCreatedResponse = await commands.execute(new CreateApiKeyCommand(org, flag(args, 'name') ?? 'API Key', null, null, { admin: args.includes('--admin'), actor: 'cli' }));
           out(`id:     ${key.id}`);
           out(`secret: ${key.value}`);
         });

@@ -65,19 +65,14 @@ describe('API key decider', () => {
   });
 
   it('revocation shows as expires_at in state', () => {
-    const s = [created, { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(5).toISOString() } } as ApiKeyEvent].reduce(
-      apiKeyDecider.evolve,
-      apiKeyDecider.initialState(),
-    );
+    const s = [created, { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(5).toISOString() } } as ApiKeyEvent].reduce(apiKeyDecider.evolve, apiKeyDecider.initialState());
     expect(s.expiresAt).toBe(t(5).toISOString());
     expect(s.status).toBe('revoked');
   });
 
   it('rerolls an active key but not a revoked one', () => {
     const cmd: ApiKeyCommand = { type: 'RerollApiKey', apiKeyId: KEY, organizationId: ORG, secretHash: 'h2', redactedValue: 'r2', now: t(3) };
-    expect(given([created]).when(cmd)()).toEqual([
-      { type: 'ApiKeyRerolled', data: { apiKeyId: KEY, secretHash: 'h2', redactedValue: 'r2', rerolledAt: t(3).toISOString() } },
-    ]);
+    expect(given([created]).when(cmd)()).toEqual([{ type: 'ApiKeyRerolled', data: { apiKeyId: KEY, secretHash: 'h2', redactedValue: 'r2', rerolledAt: t(3).toISOString() } }]);
     expect(given([created, { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(2).toISOString() } }]).when(cmd)).toThrow(ConflictError);
   });
 

@@ -127,9 +127,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
         return [{ type: 'ApiKeyRevoked', data: { apiKeyId: command.apiKeyId, revokedAt: now } }];
       case 'RerollApiKey':
         if (state.status === 'revoked') throw new ConflictError('A revoked API key cannot be rerolled; create a new one');
-        return [
-          { type: 'ApiKeyRerolled', data: { apiKeyId: command.apiKeyId, secretHash: command.secretHash, redactedValue: command.redactedValue, rerolledAt: now } },
-        ];
+        return [{ type: 'ApiKeyRerolled', data: { apiKeyId: command.apiKeyId, secretHash: command.secretHash, redactedValue: command.redactedValue, rerolledAt: now } }];
       case 'DeleteApiKey':
         return [{ type: 'ApiKeyDeleted', data: { apiKeyId: command.apiKeyId, deletedAt: now } }];
       case 'RecordApiKeyUse':

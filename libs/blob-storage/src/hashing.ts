@@ -7,7 +7,10 @@ export class HashingStream extends Transform {
   bytes = 0;
   private readonly sha = createHash('sha256');
   private readonly md5: Hash | null;
-  constructor(private readonly maxBytes = Number.POSITIVE_INFINITY, withMd5 = false) {
+  constructor(
+    private readonly maxBytes = Number.POSITIVE_INFINITY,
+    withMd5 = false,
+  ) {
     super();
     this.md5 = withMd5 ? createHash('md5') : null;
   }

@@ -26,7 +26,11 @@ const SLOW = 240_000;
 function bigText(bytes: number): string {
   const tail = 'é€😀'; // 2 + 3 + 4 bytes
   const head = bytes - Buffer.byteLength(tail);
-  return randomBytes(Math.ceil((head * 3) / 4)).toString('base64').slice(0, head) + tail;
+  return (
+    randomBytes(Math.ceil((head * 3) / 4))
+      .toString('base64')
+      .slice(0, head) + tail
+  );
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest('hex');

@@ -99,9 +99,7 @@ describe('PgliteWireServer', () => {
     await pager.connect();
     try {
       const paged = pager.query({ text: 'SELECT g FROM generate_series(1, 3000) g WHERE g > $1', values: [0], rows: 7 } as unknown as string);
-      const others = Promise.all(
-        Array.from({ length: 20 }, (_, i) => pool.query<{ v: number }>('SELECT $1::int AS v', [i]).then((r) => expect(r.rows[0].v).toBe(i))),
-      );
+      const others = Promise.all(Array.from({ length: 20 }, (_, i) => pool.query<{ v: number }>('SELECT $1::int AS v', [i]).then((r) => expect(r.rows[0].v).toBe(i))));
       const [result] = await Promise.all([paged, others]);
       expect(result.rows.map((r: { g: number }) => r.g)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
     } finally {

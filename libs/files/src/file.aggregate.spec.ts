@@ -39,7 +39,9 @@ describe('file decider', () => {
   it('replaces content at the next version', () => {
     const { state } = given(fileDecider, uploaded).when(replace()).then(replaced);
     expect(state).toMatchObject({ version: 2, blobKey: 'files/k2' });
-    given(fileDecider, uploaded, replaced).when(replace()).thenMatches({ type: 'FileReplaced', data: { version: 3 } });
+    given(fileDecider, uploaded, replaced)
+      .when(replace())
+      .thenMatches({ type: 'FileReplaced', data: { version: 3 } });
   });
 
   it('deletes with the current blob to drop', () => {

@@ -28,7 +28,6 @@ export const FILE_PROJECTIONS: readonly ProjectionName[] = ['files'];
 /** One decider bound to its stream: every write to a file goes through it. */
 export const handleFile = commandHandler(fileDecider, (c: FileCommand) => fileStream(c.fileId));
 
-
 export interface FileDecision {
   /** The file as now stored: from the read model once it has caught up, else from the decided state; null once deleted. */
   file: FileObjectResponse | null;
@@ -125,7 +124,13 @@ export class FileWriter {
 
   private async afterCatchUp(position: Position | null): Promise<void> {
     for (let delay = 100; delay <= 60_000; delay *= 2) {
-      if (await this.consistency.waitFor(FILE_PROJECTIONS, position).then(() => true, () => false)) return;
+      if (
+        await this.consistency.waitFor(FILE_PROJECTIONS, position).then(
+          () => true,
+          () => false,
+        )
+      )
+        return;
       await new Promise((r) => setTimeout(r, delay).unref());
     }
   }

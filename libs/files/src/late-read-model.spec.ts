@@ -107,9 +107,7 @@ describe('files writes when the read model is late (a stored write is a fact)', 
 
   it('a replace answers version 2 from the decided state and keeps the new content; a delete answers deleted', async () => {
     const f = await upload('a.txt', 'one');
-    const { result: r, headers } = await inRequest(() =>
-      new ReplaceFileHandler(files).execute(new ReplaceFileCommand(ORG, 'key-1', f.id, 'b.md', undefined, Readable.from([Buffer.from('two!')]))),
-    );
+    const { result: r, headers } = await inRequest(() => new ReplaceFileHandler(files).execute(new ReplaceFileCommand(ORG, 'key-1', f.id, 'b.md', undefined, Readable.from([Buffer.from('two!')]))));
     expect(r).toMatchObject({ id: f.id, filename: 'b.md', mime_type: 'text/markdown', bytes: 4, version: 2, created_at: f.created_at });
     expect(headers['larder-read-lag']).toBe('files');
     const replaced = (await store.readStream(fileStream(f.id)))[1];
@@ -150,7 +148,9 @@ describe('files writes when the read model is late (a stored write is a fact)', 
 
   it('a multipart upload is created, receives parts, completes and answers the file without the read models', async () => {
     const partUrls = new PartUrls(blobs, clock, config);
-    const { result: created, headers } = await inRequest(() => new CreateUploadHandler(uploads, files, partUrls, blobs, config).execute(new CreateUploadCommand(ORG, 'key-1', 'big.txt', 10, 'text/plain', 2, 'http://larder.test')));
+    const { result: created, headers } = await inRequest(() =>
+      new CreateUploadHandler(uploads, files, partUrls, blobs, config).execute(new CreateUploadCommand(ORG, 'key-1', 'big.txt', 10, 'text/plain', 2, 'http://larder.test')),
+    );
     expect(headers['larder-read-lag']).toBe('file-uploads');
     expect(created.part_urls.map((p) => p.part_number)).toEqual([1, 2]);
     const etags: string[] = [];
@@ -161,7 +161,14 @@ describe('files writes when the read model is late (a stored write is a fact)', 
       );
       etags.push(put.etag);
     }
-    const file = await new CompleteUploadHandler(uploads, files, blobs).execute(new CompleteUploadCommand(ORG, 'key-1', created.id, etags.map((etag, i) => ({ partNumber: i + 1, etag }))));
+    const file = await new CompleteUploadHandler(uploads, files, blobs).execute(
+      new CompleteUploadCommand(
+        ORG,
+        'key-1',
+        created.id,
+        etags.map((etag, i) => ({ partNumber: i + 1, etag })),
+      ),
+    );
     expect(file).toMatchObject({ filename: 'big.txt', bytes: 10, mime_type: 'text/plain', version: 1 });
     const uploaded = (await store.readStream(fileStream(file.id)))[0];
     expect(await text(await blobs.get(uploaded.data.blobKey as string))).toBe('helloworld');

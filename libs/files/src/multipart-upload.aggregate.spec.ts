@@ -7,27 +7,73 @@ const ORG = 'org-1';
 const now = new Date('2026-01-01T00:00:00Z');
 const created: MultipartUploadEvent = {
   type: 'MultipartUploadCreated',
-  data: { uploadId: 'u', organizationId: ORG, filename: 'f', fileSize: 10, mimeType: 'text/plain', partCount: 2, blobKey: 'k', storageUploadId: 's', createdAt: now.toISOString(), expiresAt: now.toISOString() },
+  data: {
+    uploadId: 'u',
+    organizationId: ORG,
+    filename: 'f',
+    fileSize: 10,
+    mimeType: 'text/plain',
+    partCount: 2,
+    blobKey: 'k',
+    storageUploadId: 's',
+    createdAt: now.toISOString(),
+    expiresAt: now.toISOString(),
+  },
 };
 const part = (n: number, etag: string, bytes: number): MultipartUploadEvent => ({ type: 'MultipartUploadPartReceived', data: { uploadId: 'u', partNumber: n, etag, bytes, at: now.toISOString() } });
 const given = (events: MultipartUploadEvent[]) => {
   const s = events.reduce(uploadDecider.evolve, uploadDecider.initialState());
   return (c: UploadCommand) => () => uploadDecider.decide(c, s);
 };
-const complete = (parts: Array<{ partNumber: number; etag: string }>): UploadCommand => ({ type: 'CompleteMultipartUpload', uploadId: 'u', organizationId: ORG, fileId: 'f', parts, verifyLocalParts: true, now });
+const complete = (parts: Array<{ partNumber: number; etag: string }>): UploadCommand => ({
+  type: 'CompleteMultipartUpload',
+  uploadId: 'u',
+  organizationId: ORG,
+  fileId: 'f',
+  parts,
+  verifyLocalParts: true,
+  now,
+});
 
 describe('multipart upload decider', () => {
   it('completes when every part is listed with its ETag and the sizes add up', () => {
-    expect(given([created, part(1, '"a"', 5), part(2, '"b"', 5)])(complete([{ partNumber: 1, etag: '"a"' }, { partNumber: 2, etag: '"b"' }]))()).toEqual([
-      { type: 'MultipartUploadCompleted', data: { uploadId: 'u', fileId: 'f', at: now.toISOString() } },
-    ]);
+    expect(
+      given([created, part(1, '"a"', 5), part(2, '"b"', 5)])(
+        complete([
+          { partNumber: 1, etag: '"a"' },
+          { partNumber: 2, etag: '"b"' },
+        ]),
+      )(),
+    ).toEqual([{ type: 'MultipartUploadCompleted', data: { uploadId: 'u', fileId: 'f', at: now.toISOString() } }]);
   });
   it('refuses a missing part, a wrong ETag, a duplicate and a size mismatch', () => {
     const when = given([created, part(1, '"a"', 5), part(2, '"b"', 4)]);
     expect(when(complete([{ partNumber: 1, etag: '"a"' }]))).toThrow(/missing part_number 2/);
-    expect(when(complete([{ partNumber: 1, etag: '"a"' }, { partNumber: 2, etag: '"x"' }]))).toThrow(/ETag of part 2/);
-    expect(when(complete([{ partNumber: 1, etag: '"a"' }, { partNumber: 1, etag: '"a"' }, { partNumber: 2, etag: '"b"' }]))).toThrow(/more than once/);
-    expect(when(complete([{ partNumber: 1, etag: '"a"' }, { partNumber: 2, etag: '"b"' }]))).toThrow(BadRequestError);
+    expect(
+      when(
+        complete([
+          { partNumber: 1, etag: '"a"' },
+          { partNumber: 2, etag: '"x"' },
+        ]),
+      ),
+    ).toThrow(/ETag of part 2/);
+    expect(
+      when(
+        complete([
+          { partNumber: 1, etag: '"a"' },
+          { partNumber: 1, etag: '"a"' },
+          { partNumber: 2, etag: '"b"' },
+        ]),
+      ),
+    ).toThrow(/more than once/);
+    expect(
+      when(
+        complete([
+          { partNumber: 1, etag: '"a"' },
+          { partNumber: 2, etag: '"b"' },
+        ]),
+      ),
+    ).toThrow(BadRequestError);
   });
   it('accepts parts only within part_count and only while in progress', () => {
     expect(given([created])({ type: 'ReceivePart', uploadId: 'u', partNumber: 3, etag: 'e', bytes: 1, now })).toThrow(BadRequestError);

@@ -9,7 +9,6 @@ export const UPLOAD_PROJECTIONS: readonly ProjectionName[] = ['file-uploads'];
 /** One decider bound to its stream: every write to a multipart upload goes through it. */
 export const handleUpload = commandHandler(uploadDecider, (c: UploadCommand) => fileUploadStream(c.uploadId));
 
-
 /**
  * The write side of a multipart upload. Writes read the upload from its own stream, so a late read
  * model never refuses a part or a completion of an upload that exists; `decide` only appends, and the

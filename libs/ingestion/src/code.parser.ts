@@ -2,10 +2,47 @@ import { Block, ParsedDocument } from './document';
 
 /** Source languages by file extension. */
 export const CODE_LANGUAGES: Record<string, string> = {
-  ts: 'typescript', tsx: 'typescript', mts: 'typescript', cts: 'typescript', js: 'javascript', jsx: 'javascript', mjs: 'javascript', cjs: 'javascript',
-  py: 'python', rb: 'ruby', go: 'go', rs: 'rust', java: 'java', kt: 'kotlin', kts: 'kotlin', scala: 'scala', swift: 'swift', c: 'c', h: 'c',
-  cc: 'cpp', cpp: 'cpp', cxx: 'cpp', hpp: 'cpp', hh: 'cpp', cs: 'csharp', php: 'php', sh: 'shell', bash: 'shell', zsh: 'shell', sql: 'sql',
-  lua: 'lua', r: 'r', pl: 'perl', ex: 'elixir', exs: 'elixir', erl: 'erlang', hs: 'haskell', ml: 'ocaml', dart: 'dart', vue: 'vue', svelte: 'svelte',
+  ts: 'typescript',
+  tsx: 'typescript',
+  mts: 'typescript',
+  cts: 'typescript',
+  js: 'javascript',
+  jsx: 'javascript',
+  mjs: 'javascript',
+  cjs: 'javascript',
+  py: 'python',
+  rb: 'ruby',
+  go: 'go',
+  rs: 'rust',
+  java: 'java',
+  kt: 'kotlin',
+  kts: 'kotlin',
+  scala: 'scala',
+  swift: 'swift',
+  c: 'c',
+  h: 'c',
+  cc: 'cpp',
+  cpp: 'cpp',
+  cxx: 'cpp',
+  hpp: 'cpp',
+  hh: 'cpp',
+  cs: 'csharp',
+  php: 'php',
+  sh: 'shell',
+  bash: 'shell',
+  zsh: 'shell',
+  sql: 'sql',
+  lua: 'lua',
+  r: 'r',
+  pl: 'perl',
+  ex: 'elixir',
+  exs: 'elixir',
+  erl: 'erlang',
+  hs: 'haskell',
+  ml: 'ocaml',
+  dart: 'dart',
+  vue: 'vue',
+  svelte: 'svelte',
 };
 
 /** A line that starts a top-level definition (column 0), per language family. */
@@ -48,7 +85,10 @@ export function parseCode(src: { text: string; fileSize: number; extension: stri
   for (let k = 0; k < starts.length; k++) {
     const s = starts[k];
     const e = (k + 1 < starts.length ? starts[k + 1] : lines.length) - 1;
-    const text = lines.slice(s, e + 1).join('\n').replace(/\s+$/, '');
+    const text = lines
+      .slice(s, e + 1)
+      .join('\n')
+      .replace(/\s+$/, '');
     if (text.trim()) blocks.push({ text, kind: 'definition', startLine: s + 1, endLine: e + 1, offset: offsets[s] });
   }
   return { kind: 'code', fileType: src.mimeType || 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language, blocks };

@@ -1,7 +1,29 @@
 import { Parser } from 'htmlparser2';
 import { Block, ParsedDocument } from './document';
 
-const BLOCK_TAGS = new Set(['p', 'div', 'section', 'article', 'main', 'header', 'footer', 'li', 'tr', 'pre', 'blockquote', 'dd', 'dt', 'figcaption', 'caption', 'table', 'ul', 'ol', 'br', 'hr', 'body']);
+const BLOCK_TAGS = new Set([
+  'p',
+  'div',
+  'section',
+  'article',
+  'main',
+  'header',
+  'footer',
+  'li',
+  'tr',
+  'pre',
+  'blockquote',
+  'dd',
+  'dt',
+  'figcaption',
+  'caption',
+  'table',
+  'ul',
+  'ol',
+  'br',
+  'hr',
+  'body',
+]);
 const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'head', 'nav']);
 
 /**

@@ -29,7 +29,12 @@ describe('parsers and chunker on the committed fixtures', () => {
     const meta = storage.generatedMetadata as { type: string; heading_context: unknown[]; chunk_headings: unknown[]; start_line: number; num_lines: number; frontmatter: unknown };
     expect(meta.type).toBe('markdown');
     expect(meta.frontmatter).toEqual({ title: 'Pantry Guide', tags: ['preserving', 'jars'] });
-    expect([...meta.heading_context, ...meta.chunk_headings]).toEqual(expect.arrayContaining([{ level: 1, text: 'Pantry Guide' }, { level: 3, text: 'Storage' }]));
+    expect([...meta.heading_context, ...meta.chunk_headings]).toEqual(
+      expect.arrayContaining([
+        { level: 1, text: 'Pantry Guide' },
+        { level: 3, text: 'Storage' },
+      ]),
+    );
     // Line numbers count from the top of the file, front matter included.
     const lines = readFileSync(join(FIXTURES, 'guide.md'), 'utf8').split('\n');
     expect(lines[meta.start_line - 1 + meta.num_lines - 1]).toContain('cellar');

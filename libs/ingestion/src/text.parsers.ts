@@ -167,11 +167,7 @@ export function parseJsonText(src: Source): ParsedDocument {
     }
   };
   const top =
-    value !== null && typeof value === 'object'
-      ? Array.isArray(value)
-        ? value.map((x, i) => [String(i), x] as const)
-        : Object.entries(value as Record<string, unknown>)
-      : [['', value] as const];
+    value !== null && typeof value === 'object' ? (Array.isArray(value) ? value.map((x, i) => [String(i), x] as const) : Object.entries(value as Record<string, unknown>)) : [['', value] as const];
   let offset = 0;
   const blocks: Block[] = top.map(([k, v]) => {
     const out: string[] = [];

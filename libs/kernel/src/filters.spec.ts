@@ -32,11 +32,49 @@ describe('metadata filters (contract §15.2)', () => {
     ['generated_metadata', { key: 'generated_metadata.page', operator: 'gte', value: 2 }, true],
     ['generated_metadata mismatch', { key: 'generated_metadata.type', operator: 'eq', value: 'markdown' }, false],
     ['missing key never equals', { key: 'missing', operator: 'eq', value: null }, false],
-    ['all', { all: [{ key: 'lang', operator: 'eq', value: 'en' }, { key: 'year', operator: 'eq', value: 2024 }] }, true],
-    ['any', { any: [{ key: 'lang', operator: 'eq', value: 'de' }, { key: 'year', operator: 'eq', value: 2024 }] }, true],
-    ['none', { none: [{ key: 'lang', operator: 'eq', value: 'de' }, { key: 'year', operator: 'eq', value: 1999 }] }, true],
-    ['nesting', { all: [{ any: [{ key: 'lang', operator: 'eq', value: 'de' }, { none: [{ key: 'year', operator: 'lt', value: 2000 }] }] }, { key: 'tags', operator: 'contains', value: 'red' }] }, true],
-    ['a list is all', [{ key: 'lang', operator: 'eq', value: 'en' }, { key: 'year', operator: 'eq', value: 1999 }], false],
+    [
+      'all',
+      {
+        all: [
+          { key: 'lang', operator: 'eq', value: 'en' },
+          { key: 'year', operator: 'eq', value: 2024 },
+        ],
+      },
+      true,
+    ],
+    [
+      'any',
+      {
+        any: [
+          { key: 'lang', operator: 'eq', value: 'de' },
+          { key: 'year', operator: 'eq', value: 2024 },
+        ],
+      },
+      true,
+    ],
+    [
+      'none',
+      {
+        none: [
+          { key: 'lang', operator: 'eq', value: 'de' },
+          { key: 'year', operator: 'eq', value: 1999 },
+        ],
+      },
+      true,
+    ],
+    [
+      'nesting',
+      { all: [{ any: [{ key: 'lang', operator: 'eq', value: 'de' }, { none: [{ key: 'year', operator: 'lt', value: 2000 }] }] }, { key: 'tags', operator: 'contains', value: 'red' }] },
+      true,
+    ],
+    [
+      'a list is all',
+      [
+        { key: 'lang', operator: 'eq', value: 'en' },
+        { key: 'year', operator: 'eq', value: 1999 },
+      ],
+      false,
+    ],
   ])('%s', (_name, filter, expected) => {
     expect(matches(filter)).toBe(expected);
   });
@@ -50,7 +88,16 @@ describe('metadata filters (contract §15.2)', () => {
     ['unknown operator', { key: 'a', operator: 'approx', value: 1 }, ['body', 'filters', 'operator']],
     ['in without a list', { key: 'a', operator: 'in', value: 'x' }, ['body', 'filters', 'value']],
     ['invalid RE2 pattern', { key: 'a', operator: 'regex', value: '(?<=x)y' }, ['body', 'filters', 'value']],
-    ['a bad child keeps its path', { all: [{ key: 'a', operator: 'eq', value: 1 }, { key: 'b', operator: 'like', value: 3 }] }, ['body', 'filters', 'all', 1, 'value']],
+    [
+      'a bad child keeps its path',
+      {
+        all: [
+          { key: 'a', operator: 'eq', value: 1 },
+          { key: 'b', operator: 'like', value: 3 },
+        ],
+      },
+      ['body', 'filters', 'all', 1, 'value'],
+    ],
   ])('%s is a 422 pointing at the bad part', (_name, filter, loc) => {
     let err: unknown;
     try {

@@ -186,7 +186,12 @@ export function evaluateFilter(node: FilterNode | null, doc: { file: unknown; ch
     case 'starts_with':
       return typeof f === 'string' && f.startsWith(v as string);
     case 'regex':
-      return typeof f === 'string' && re2(v as string).matcher(f).find();
+      return (
+        typeof f === 'string' &&
+        re2(v as string)
+          .matcher(f)
+          .find()
+      );
     case 'contains':
       if (typeof f === 'string') return typeof v === 'string' && f.includes(v);
       if (Array.isArray(f)) return f.some((x) => jsonEquals(x, v));

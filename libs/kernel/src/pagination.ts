@@ -53,9 +53,7 @@ export async function paginateByCursor<T>(
   countAll?: () => Promise<number>,
 ): Promise<CursorPage<T>> {
   if (req.after && req.before) {
-    throw new ValidationFailedError([
-      { loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' },
-    ]);
+    throw new ValidationFailedError([{ loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' }]);
   }
   const limit = req.limit ?? 20;
   const direction = req.before ? 'backward' : 'forward';

@@ -60,8 +60,6 @@ export function scopeAllows(scope: ScopeEntry[] | null, required: RequiredScope,
   if (required.resourceType === 'api_key') return false;
   return scope.some(
     (s) =>
-      s.method === required.method &&
-      (s.resource_type == null || s.resource_type === required.resourceType) &&
-      (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),
+      s.method === required.method && (s.resource_type == null || s.resource_type === required.resourceType) && (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),
   );
 }

@@ -24,10 +24,7 @@ export function fuse(lexical: ScoredChunk[], dense: ScoredChunk[], options: { me
     const max = Math.max(...scores);
     const min = Math.min(...scores);
     list.forEach((c, rank) => {
-      const part =
-        options.method === 'rrf'
-          ? weight / (60 + rank + 1)
-          : weight * (max === min ? 1 : (c.score - min) / (max - min));
+      const part = options.method === 'rrf' ? weight / (60 + rank + 1) : weight * (max === min ? 1 : (c.score - min) / (max - min));
       const k = chunkKey(c);
       const cur = out.get(k);
       if (cur) cur.score += part;

@@ -27,27 +27,41 @@ const claim = (fileId: string, s: number, o: { overwrite?: boolean; holderPresen
 
 describe('store external id decider', () => {
   it('the first file claims a free external id', () => {
-    const { state } = given(storeExternalIdDecider).when(claim(A, 1)).then(claimed(A, null, 1));
+    const { state } = given(storeExternalIdDecider)
+      .when(claim(A, 1))
+      .then(claimed(A, null, 1));
     expect(state).toEqual({ holder: A });
   });
 
   it('the holder claiming again appends nothing (a retried upsert)', () => {
-    given(storeExternalIdDecider, claimed(A, null, 1)).when(claim(A, 2)).thenNothing();
-    given(storeExternalIdDecider, claimed(A, null, 1)).when(claim(A, 2, { overwrite: true })).thenNothing();
+    given(storeExternalIdDecider, claimed(A, null, 1))
+      .when(claim(A, 2))
+      .thenNothing();
+    given(storeExternalIdDecider, claimed(A, null, 1))
+      .when(claim(A, 2, { overwrite: true }))
+      .thenNothing();
   });
 
   it('without overwrite, refuses an id whose holder is still in the store', () => {
-    given(storeExternalIdDecider, claimed(A, null, 1)).when(claim(B, 2)).thenThrows(ConflictError, `A file with external_id 'docs/guide.md' already exists in store ${STORE}`);
+    given(storeExternalIdDecider, claimed(A, null, 1))
+      .when(claim(B, 2))
+      .thenThrows(ConflictError, `A file with external_id 'docs/guide.md' already exists in store ${STORE}`);
   });
 
   it('with overwrite, takes the id over and names the file to remove', () => {
-    const { state } = given(storeExternalIdDecider, claimed(A, null, 1)).when(claim(B, 2, { overwrite: true })).then(claimed(B, A, 2));
+    const { state } = given(storeExternalIdDecider, claimed(A, null, 1))
+      .when(claim(B, 2, { overwrite: true }))
+      .then(claimed(B, A, 2));
     expect(state.holder).toBe(B);
     // and the next upsert takes it from B
-    given(storeExternalIdDecider, claimed(A, null, 1), claimed(B, A, 2)).when(claim(C, 3, { overwrite: true })).then(claimed(C, B, 3));
+    given(storeExternalIdDecider, claimed(A, null, 1), claimed(B, A, 2))
+      .when(claim(C, 3, { overwrite: true }))
+      .then(claimed(C, B, 3));
   });
 
   it('a holder no longer in the store gives the id up even without overwrite', () => {
-    given(storeExternalIdDecider, claimed(A, null, 1)).when(claim(B, 2, { holderPresent: false })).then(claimed(B, A, 2));
+    given(storeExternalIdDecider, claimed(A, null, 1))
+      .when(claim(B, 2, { holderPresent: false }))
+      .then(claimed(B, A, 2));
   });
 });

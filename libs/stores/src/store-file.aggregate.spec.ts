@@ -110,7 +110,9 @@ describe('store file decider', () => {
     });
 
     it('refuses a file already in the store', () => {
-      given(storeFileDecider, added()).when(add()).thenThrows(ConflictError, /already in store/);
+      given(storeFileDecider, added())
+        .when(add())
+        .thenThrows(ConflictError, /already in store/);
     });
 
     it('re-adds a removed file at the next generation', () => {
@@ -136,7 +138,9 @@ describe('store file decider', () => {
       given(storeFileDecider, added(), removed()).when(c).thenThrows(NotFoundError);
     });
     it.each(commands.map((c) => [c.type, c] as const))('%s: another organization’s file is not found', (_type, c) => {
-      given(storeFileDecider, added()).when({ ...c, organizationId: OTHER_ORG }).thenThrows(NotFoundError);
+      given(storeFileDecider, added())
+        .when({ ...c, organizationId: OTHER_ORG })
+        .thenThrows(NotFoundError);
     });
   });
 
@@ -154,12 +158,16 @@ describe('store file decider', () => {
 
   describe('ingestion', () => {
     it('a worker takes a pending file with a lease and attempt 1', () => {
-      const { state } = given(storeFileDecider, added()).when(start()).then(started(1, 1, 'w1', 10, 70));
+      const { state } = given(storeFileDecider, added())
+        .when(start())
+        .then(started(1, 1, 'w1', 10, 70));
       expect(state).toMatchObject({ status: 'in_progress', attempt: 1, workerId: 'w1', leaseExpiresAt: t(70) });
     });
 
     it('another worker cannot take a leased file, but takes it over once the lease ran out', () => {
-      given(storeFileDecider, added(), started()).when(start({ workerId: 'w2', s: 69 })).thenThrows(IngestionSupersededError, /not waiting for ingestion/);
+      given(storeFileDecider, added(), started())
+        .when(start({ workerId: 'w2', s: 69 }))
+        .thenThrows(IngestionSupersededError, /not waiting for ingestion/);
       given(storeFileDecider, added(), started())
         .when(start({ workerId: 'w2', s: 71 }))
         .then(started(1, 2, 'w2', 71, 131));
@@ -168,11 +176,19 @@ describe('store file decider', () => {
     it('refuses a stale generation and a completed or failed file', () => {
       const ingested: StoreFileEvent = { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } };
       const failed: StoreFileEvent = { type: 'StoreFileIngestionFailed', data: { ...ids, generation: 1, attempt: 1, error: { message: 'x', code: 'y' }, retryAt: null, at: at(12) } };
-      given(storeFileDecider, added()).when(start({ generation: 2 })).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), ingested).when(start({ s: 100 })).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), failed).when(start({ s: 100 })).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added())
+        .when(start({ generation: 2 }))
+        .thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), ingested)
+        .when(start({ s: 100 }))
+        .thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), failed)
+        .when(start({ s: 100 }))
+        .thenThrows(IngestionSupersededError);
       // IngestionSupersededError is a ConflictError (409 if it ever reached HTTP)
-      given(storeFileDecider, added(), started(), failed).when(start({ s: 100 })).thenThrows(ConflictError);
+      given(storeFileDecider, added(), started(), failed)
+        .when(start({ s: 100 }))
+        .thenThrows(ConflictError);
     });
 
     it('records parsing and completion from the lease holder', () => {
@@ -185,13 +201,17 @@ describe('store file decider', () => {
     });
 
     it('refuses results from a worker that does not hold the lease, of another generation, or when not in progress', () => {
-      given(storeFileDecider, added(), started()).when(recordParsed('w2')).thenThrows(IngestionSupersededError, /superseded/);
+      given(storeFileDecider, added(), started())
+        .when(recordParsed('w2'))
+        .thenThrows(IngestionSupersededError, /superseded/);
       given(storeFileDecider, added(), started()).when(recordIngested('w2')).thenThrows(IngestionSupersededError);
       given(storeFileDecider, added(), started()).when(recordFailed(null, 'w2')).thenThrows(IngestionSupersededError);
       given(storeFileDecider, added(), started()).when(recordParsed('w1', 2)).thenThrows(IngestionSupersededError);
       given(storeFileDecider, added()).when(recordIngested()).thenThrows(IngestionSupersededError);
       // after a takeover, the first worker's late results are refused
-      given(storeFileDecider, added(), started(), started(1, 2, 'w2', 71, 131)).when(recordIngested('w1')).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), started(1, 2, 'w2', 71, 131))
+        .when(recordIngested('w1'))
+        .thenThrows(IngestionSupersededError);
     });
 
     it('a failure with a retry time goes back to pending; without one the file has failed', () => {
@@ -203,7 +223,9 @@ describe('store file decider', () => {
       given(storeFileDecider, added(), started(), ...retry.events)
         .when(start({ s: 21 }))
         .thenMatches({ type: 'StoreFileIngestionStarted', data: { attempt: 2 } });
-      const failed = given(storeFileDecider, added(), started()).when(recordFailed(null)).thenMatches({ type: 'StoreFileIngestionFailed', data: { retryAt: null } });
+      const failed = given(storeFileDecider, added(), started())
+        .when(recordFailed(null))
+        .thenMatches({ type: 'StoreFileIngestionFailed', data: { retryAt: null } });
       expect(failed.state.status).toBe('failed');
     });
 
@@ -215,8 +237,12 @@ describe('store file decider', () => {
           data: { ...ids, organizationId: ORG, generation: 2, filename: 'guide.md', externalId: 'ext-2', metadata: { lang: 'fr' }, billable: false, at: at(40) },
         });
       expect(state).toMatchObject({ generation: 2, status: 'pending', attempt: 0, parsed: null, workerId: null, metadata: { lang: 'fr' }, added: { ...added(1).data, externalId: 'ext-2' } });
-      given(storeFileDecider, added(), started(), parsed, ...events).when(recordIngested('w1', 1)).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), parsed, ...events).when(start({ generation: 2, s: 41 })).thenMatches({ type: 'StoreFileIngestionStarted', data: { generation: 2, attempt: 1 } });
+      given(storeFileDecider, added(), started(), parsed, ...events)
+        .when(recordIngested('w1', 1))
+        .thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), parsed, ...events)
+        .when(start({ generation: 2, s: 41 }))
+        .thenMatches({ type: 'StoreFileIngestionStarted', data: { generation: 2, attempt: 1 } });
     });
   });
 
@@ -224,24 +250,34 @@ describe('store file decider', () => {
     const renew = (workerId = 'w1', sec = 20, generation = 1): StoreFileCommand => ({ type: 'RenewIngestionLease', ...ids, organizationId: ORG, generation, workerId, leaseMs: 30_000, now: t(sec) });
 
     it('extends the holder’s lease from now', () => {
-      const { state } = given(storeFileDecider, added(), started()).when(renew()).then({
-        type: 'StoreFileIngestionLeaseRenewed',
-        data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(50), at: at(20) },
-      });
+      const { state } = given(storeFileDecider, added(), started())
+        .when(renew())
+        .then({
+          type: 'StoreFileIngestionLeaseRenewed',
+          data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(50), at: at(20) },
+        });
       expect(state.leaseExpiresAt).toEqual(t(50));
       expect(state.status).toBe('in_progress');
     });
 
     it('is refused to another worker, an old generation, and once the work is recorded', () => {
       given(storeFileDecider, added(), started()).when(renew('w2')).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started()).when(renew('w1', 20, 2)).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } }).when(renew()).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started())
+        .when(renew('w1', 20, 2))
+        .thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } })
+        .when(renew())
+        .thenThrows(IngestionSupersededError);
     });
 
     it('a renewed lease keeps a second worker out until it expires', () => {
       const renewed: StoreFileEvent = { type: 'StoreFileIngestionLeaseRenewed', data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(90), at: at(60) } };
-      given(storeFileDecider, added(), started(), renewed).when(start({ workerId: 'w2', s: 80 })).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), renewed).when(start({ workerId: 'w2', s: 91 })).thenMatches({ type: 'StoreFileIngestionStarted', data: { workerId: 'w2', attempt: 2 } });
+      given(storeFileDecider, added(), started(), renewed)
+        .when(start({ workerId: 'w2', s: 80 }))
+        .thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), renewed)
+        .when(start({ workerId: 'w2', s: 91 }))
+        .thenMatches({ type: 'StoreFileIngestionStarted', data: { workerId: 'w2', attempt: 2 } });
     });
   });
 });

@@ -33,9 +33,31 @@ export type StoreFileCommand =
   | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
   | { type: 'StartIngestion'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
   | { type: 'RenewIngestionLease'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
-  | { type: 'RecordParsed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; chunksKey: string; chunkCount: number; usageTokens: number; parseMs: number; now: Date }
+  | {
+      type: 'RecordParsed';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      generation: number;
+      workerId: string;
+      chunksKey: string;
+      chunkCount: number;
+      usageTokens: number;
+      parseMs: number;
+      now: Date;
+    }
   | ({ type: 'RecordIngested'; organizationId: string; workerId: string; now: Date } & Omit<StoreFileIngested['data'], 'at'>)
-  | { type: 'RecordIngestionFailed'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; error: { message: string; code: string }; retryAt: Date | null; now: Date }
+  | {
+      type: 'RecordIngestionFailed';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      generation: number;
+      workerId: string;
+      error: { message: string; code: string };
+      retryAt: Date | null;
+      now: Date;
+    }
   | { type: 'ReingestStoreFile'; storeId: string; organizationId: string; fileId: string; filename: string; externalId: string | null; metadata: unknown; billable: boolean; now: Date }
   | { type: 'RemoveStoreFile'; storeId: string; organizationId: string; fileId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; now: Date };
 
@@ -62,7 +84,17 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
       case 'StoreFileMetadataUpdated':
         return { ...s, metadata: e.data.metadata };
       case 'StoreFileReingestionRequested':
-        return { ...s, metadata: e.data.metadata, added: s.added && { ...s.added, externalId: e.data.externalId }, generation: e.data.generation, status: 'pending', attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null };
+        return {
+          ...s,
+          metadata: e.data.metadata,
+          added: s.added && { ...s.added, externalId: e.data.externalId },
+          generation: e.data.generation,
+          status: 'pending',
+          attempt: 0,
+          leaseExpiresAt: null,
+          workerId: null,
+          parsed: null,
+        };
       case 'StoreFileIngestionStarted':
         return { ...s, status: 'in_progress', attempt: e.data.attempt, leaseExpiresAt: new Date(e.data.leaseExpiresAt), workerId: e.data.workerId };
       case 'StoreFileIngestionLeaseRenewed':
@@ -96,7 +128,17 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         return [
           {
             type: 'StoreFileReingestionRequested',
-            data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, generation: s.generation + 1, filename: c.filename, externalId: c.externalId, metadata: c.metadata, billable: c.billable, at },
+            data: {
+              storeId: c.storeId,
+              fileId: c.fileId,
+              organizationId: c.organizationId,
+              generation: s.generation + 1,
+              filename: c.filename,
+              externalId: c.externalId,
+              metadata: c.metadata,
+              billable: c.billable,
+              at,
+            },
           },
         ];
       case 'StartIngestion': {

@@ -10,7 +10,14 @@ const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
 const claimed = (storeId: string, s = 0): StoreNameEvent => ({ type: 'StoreNameClaimed', data: { organizationId: ORG, name: 'handbook', storeId, at: t(s).toISOString() } });
 const released = (storeId: string, s = 5): StoreNameEvent => ({ type: 'StoreNameReleased', data: { organizationId: ORG, name: 'handbook', storeId, at: t(s).toISOString() } });
-const claim = (storeId: string, s = 0, orphanHolder?: boolean): StoreNameCommand => ({ type: 'ClaimStoreName', organizationId: ORG, name: 'handbook', storeId, now: t(s), ...(orphanHolder ? { orphanHolder } : {}) });
+const claim = (storeId: string, s = 0, orphanHolder?: boolean): StoreNameCommand => ({
+  type: 'ClaimStoreName',
+  organizationId: ORG,
+  name: 'handbook',
+  storeId,
+  now: t(s),
+  ...(orphanHolder ? { orphanHolder } : {}),
+});
 const release = (storeId: string, s = 5): StoreNameCommand => ({ type: 'ReleaseStoreName', organizationId: ORG, name: 'handbook', storeId, now: t(s) });
 
 describe('store name decider', () => {
@@ -28,7 +35,9 @@ describe('store name decider', () => {
   });
 
   it('takes the name over from a holder that never came to exist', () => {
-    const { state } = given(storeNameDecider, claimed(A)).when(claim(B, 9, true)).then(claimed(B, 9));
+    const { state } = given(storeNameDecider, claimed(A))
+      .when(claim(B, 9, true))
+      .then(claimed(B, 9));
     expect(state.holder).toBe(B);
   });
 

@@ -52,7 +52,9 @@ describe('store decider', () => {
     });
 
     it('refuses to create a store that exists, was deleted or expired', () => {
-      given(storeDecider, created).when(create).thenThrows(ConflictError, /already exists/);
+      given(storeDecider, created)
+        .when(create)
+        .thenThrows(ConflictError, /already exists/);
       given(storeDecider, created, deleted).when(create).thenThrows(ConflictError);
       given(storeDecider, created, expired).when(create).thenThrows(ConflictError);
     });
@@ -75,14 +77,22 @@ describe('store decider', () => {
     });
 
     it('reactivates an expired store', () => {
-      const { state } = given(storeDecider, created, expired).when(update({ description: 'back' })).thenMatches({ type: 'StoreUpdated' });
+      const { state } = given(storeDecider, created, expired)
+        .when(update({ description: 'back' }))
+        .thenMatches({ type: 'StoreUpdated' });
       expect(state.status).toBe('active');
     });
 
     it('treats a missing, deleted or other organization’s store as not found', () => {
-      given(storeDecider).when(update({ name: 'x' })).thenThrows(NotFoundError, `Store ${STORE} not found`);
-      given(storeDecider, created, deleted).when(update({ name: 'x' })).thenThrows(NotFoundError);
-      given(storeDecider, created).when(update({ name: 'x' }, OTHER_ORG)).thenThrows(NotFoundError);
+      given(storeDecider)
+        .when(update({ name: 'x' }))
+        .thenThrows(NotFoundError, `Store ${STORE} not found`);
+      given(storeDecider, created, deleted)
+        .when(update({ name: 'x' }))
+        .thenThrows(NotFoundError);
+      given(storeDecider, created)
+        .when(update({ name: 'x' }, OTHER_ORG))
+        .thenThrows(NotFoundError);
     });
   });
 
@@ -109,11 +119,15 @@ describe('store decider', () => {
 
     it('deletes the name the store has now', () => {
       const renamed: StoreEvent = { type: 'StoreUpdated', data: { storeId: STORE, name: 'manual', at: at(2) } };
-      given(storeDecider, created, renamed).when(remove()).thenMatches({ type: 'StoreDeleted', data: { name: 'manual' } });
+      given(storeDecider, created, renamed)
+        .when(remove())
+        .thenMatches({ type: 'StoreDeleted', data: { name: 'manual' } });
     });
 
     it('refuses while a copy runs, on either side, and allows it once the copy has finished', () => {
-      given(storeDecider, created, copyStarted('source')).when(remove()).thenThrows(ConflictError, /being copied/);
+      given(storeDecider, created, copyStarted('source'))
+        .when(remove())
+        .thenThrows(ConflictError, /being copied/);
       given(storeDecider, created, copyStarted('target')).when(remove()).thenThrows(ConflictError);
       const finished: StoreEvent = { type: 'StoreCopyFinished', data: { storeId: STORE, role: 'source', peerStoreId: PEER, error: null, at: at(4) } };
       given(storeDecider, created, copyStarted('source'), finished).when(remove()).then(deleted);
@@ -131,7 +145,9 @@ describe('store decider', () => {
       expect(state.copying).toEqual({ role: 'source', peerStoreId: PEER });
       expect(state.view?.copyState).toEqual({ role: 'source', status: 'in_progress', peer_store_id: PEER, started_at: at(3), error: null });
       given(storeDecider, created).when(startCopy('target')).then(copyStarted('target'));
-      given(storeDecider, created, copyStarted('source')).when(startCopy('source')).thenThrows(ConflictError, /already being copied/);
+      given(storeDecider, created, copyStarted('source'))
+        .when(startCopy('source'))
+        .thenThrows(ConflictError, /already being copied/);
     });
 
     it('finishes a running copy with or without an error; finishing when none runs appends nothing', () => {
@@ -141,7 +157,9 @@ describe('store decider', () => {
       expect(state.copying).toBeNull();
       // a failed copy stays visible in the view; a finished one clears it
       expect(state.view?.copyState).toEqual({ role: 'target', status: 'failed', peer_store_id: PEER, started_at: at(3), error: 'boom' });
-      const ok = given(storeDecider, created, copyStarted('target')).when(finishCopy(null)).thenMatches({ type: 'StoreCopyFinished', data: { error: null } });
+      const ok = given(storeDecider, created, copyStarted('target'))
+        .when(finishCopy(null))
+        .thenMatches({ type: 'StoreCopyFinished', data: { error: null } });
       expect(ok.state.view?.copyState).toBeNull();
       given(storeDecider, created).when(finishCopy(null)).thenNothing();
     });

@@ -47,7 +47,17 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
           status: 'active',
           organizationId: d.organizationId,
           name: d.name,
-          view: { description: d.description, isPublic: d.isPublic, license: d.license, metadata: d.metadata, expiresAfter: d.expiresAfter, config: d.config, createdAt: d.at, updatedAt: d.at, copyState: null },
+          view: {
+            description: d.description,
+            isPublic: d.isPublic,
+            license: d.license,
+            metadata: d.metadata,
+            expiresAfter: d.expiresAfter,
+            config: d.config,
+            createdAt: d.at,
+            updatedAt: d.at,
+            copyState: null,
+          },
         };
       }
       case 'StoreUpdated': {

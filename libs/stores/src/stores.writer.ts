@@ -1,16 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import {
-  CLOCK,
-  Clock,
-  ConflictError,
-  ID_GENERATOR,
-  IdGenerator,
-  NotFoundError,
-  READ_MODEL_CONSISTENCY,
-  ReadModelConsistency,
-  settle,
-  ValidationFailedError,
-} from '@larder/kernel';
+import { CLOCK, Clock, ConflictError, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, ValidationFailedError } from '@larder/kernel';
 import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -126,7 +115,12 @@ export class StoresWriter {
       const graceOver = this.clock.now().getTime() - last.createdAt.getTime() > CLAIM_GRACE_MS;
       orphanHolder = holder.status === 'deleted' || (graceOver && (holder.status === 'absent' || holder.name !== name));
     }
-    await handleStoreName(this.store, { type: 'ClaimStoreName', organizationId, name, storeId, now: this.clock.now(), orphanHolder }, { orgId: organizationId, actor }, { newIds: () => this.ids.uuid() });
+    await handleStoreName(
+      this.store,
+      { type: 'ClaimStoreName', organizationId, name, storeId, now: this.clock.now(), orphanHolder },
+      { orgId: organizationId, actor },
+      { newIds: () => this.ids.uuid() },
+    );
   }
 
   private async release(organizationId: string, name: string, storeId: string, actor: string): Promise<void> {

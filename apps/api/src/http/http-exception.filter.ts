@@ -46,8 +46,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
-      const message =
-        typeof response === 'string' ? response : ((response as { message?: string | string[] }).message ?? exception.message);
+      const message = typeof response === 'string' ? response : ((response as { message?: string | string[] }).message ?? exception.message);
       const text = Array.isArray(message) ? message.join('; ') : message;
       if (status >= 500) this.logger.error(text, exception.stack);
       return { status, body: errorBody(status, text, TYPES[status] ?? 'error'), headers: {} };

@@ -33,7 +33,11 @@ export function jsonBodyMiddleware(limit: string) {
     const isJson = /^application\/([\w.+-]+\+)?json\b/.test(type);
     if (hasBody && !isJson && !type.startsWith('multipart/form-data') && !NON_JSON_BODY.some((r) => r.test(req.path))) {
       req.resume();
-      return next(new UnsupportedMediaTypeError(`Content-Type ${type ? `'${type}'` : '(none)'} is not supported here: send application/json${req.method === 'POST' ? ' (or multipart/form-data where the route takes a file)' : ''}.`));
+      return next(
+        new UnsupportedMediaTypeError(
+          `Content-Type ${type ? `'${type}'` : '(none)'} is not supported here: send application/json${req.method === 'POST' ? ' (or multipart/form-data where the route takes a file)' : ''}.`,
+        ),
+      );
     }
     parse(req, res, (err?: unknown) => {
       if (!err) {
@@ -95,7 +99,8 @@ function oddUrl(req: Request): ValidationFailedError | null {
     } catch {
       return new ValidationFailedError([{ loc: ['query', name], msg: 'Malformed percent-escape in the query string', type: 'url_escape', input: pair }]);
     }
-    if (k.includes('\u0000') || v.includes('\u0000')) return new ValidationFailedError([{ loc: ['query', k.split('\u0000').join('')], msg: 'Query parameters must not contain the NUL character', type: 'string_nul' }]);
+    if (k.includes('\u0000') || v.includes('\u0000'))
+      return new ValidationFailedError([{ loc: ['query', k.split('\u0000').join('')], msg: 'Query parameters must not contain the NUL character', type: 'string_nul' }]);
   }
   return null;
 }

@@ -5,7 +5,12 @@ import { CONDITION_OPERATORS } from '@larder/kernel';
 
 const filter = {
   description: 'A condition, a group (all / any / none, nestable) or a list of either (= all). Unprefixed keys address file metadata; generated_metadata.* the chunk metadata.',
-  oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }, { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } }, { type: 'null' }],
+  oneOf: [
+    { $ref: '#/components/schemas/SearchFilter' },
+    { $ref: '#/components/schemas/SearchFilterCondition' },
+    { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } },
+    { type: 'null' },
+  ],
 };
 const common = {
   store_identifiers: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 16, description: 'stores by id or name' },
@@ -23,14 +28,25 @@ const HAND_WRITTEN: Record<string, unknown> = {
   },
   SearchFilter: {
     type: 'object',
-    properties: Object.fromEntries(['all', 'any', 'none'].map((k) => [k, { type: ['array', 'null'], items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } }])),
+    properties: Object.fromEntries(
+      ['all', 'any', 'none'].map((k) => [k, { type: ['array', 'null'], items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } }]),
+    ),
   },
   StoreChunkSearchOptions: {
     type: 'object',
     properties: {
       score_threshold: { type: 'number', minimum: 0, maximum: 1, default: 0 },
       rewrite_query: { type: 'boolean', default: false },
-      rerank: { oneOf: [{ type: 'boolean' }, { type: 'object', properties: { model: { type: 'string' }, with_metadata: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }] }, top_k: { type: ['integer', 'null'], minimum: 1 } } }, { type: 'null' }] },
+      rerank: {
+        oneOf: [
+          { type: 'boolean' },
+          {
+            type: 'object',
+            properties: { model: { type: 'string' }, with_metadata: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }] }, top_k: { type: ['integer', 'null'], minimum: 1 } },
+          },
+          { type: 'null' },
+        ],
+      },
       return_metadata: { type: 'boolean', default: true },
       apply_search_rules: { type: 'boolean', default: true },
     },
@@ -39,7 +55,12 @@ const HAND_WRITTEN: Record<string, unknown> = {
     type: 'object',
     required: ['query', 'store_identifiers'],
     properties: {
-      query: { oneOf: [{ type: 'string', minLength: 1 }, { type: 'object', required: ['text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: 65536 } } }] },
+      query: {
+        oneOf: [
+          { type: 'string', minLength: 1 },
+          { type: 'object', required: ['text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: 65536 } } },
+        ],
+      },
       ...common,
       search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
     },
@@ -58,7 +79,11 @@ const HAND_WRITTEN: Record<string, unknown> = {
   StoreListChunksParams: {
     type: 'object',
     required: ['store_identifiers'],
-    properties: { ...common, sort_by: { oneOf: [{ type: 'string' }, { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] }, { type: 'null' }] }, search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' } },
+    properties: {
+      ...common,
+      sort_by: { oneOf: [{ type: 'string' }, { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] }, { type: 'null' }] },
+      search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
+    },
   },
   StoreMetadataFacetsParams: {
     type: 'object',
@@ -76,7 +101,10 @@ const HAND_WRITTEN: Record<string, unknown> = {
   SearchRuleCreateParams: {
     type: 'object',
     required: ['query', 'rules'],
-    properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { enum: ['query_string', 'query_regex', 'chunk_search_result', 'file_search_result'] } } } } },
+    properties: {
+      query: { type: 'string', minLength: 1 },
+      rules: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { enum: ['query_string', 'query_regex', 'chunk_search_result', 'file_search_result'] } } } },
+    },
   },
 };
 

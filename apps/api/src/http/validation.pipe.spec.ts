@@ -19,9 +19,7 @@ const detail = async (p: Promise<unknown>) => {
 
 describe('DTO validation → HTTPValidationError detail', () => {
   it('accepts a valid create body and an empty one', async () => {
-    await expect(body({ name: 'k', scope: [{ method: 'read', resource_type: 'store', resource_id: 's1' }], expires_at: '2030-01-01T00:00:00Z' })).resolves.toBeInstanceOf(
-      CreateApiKeyRequestDto,
-    );
+    await expect(body({ name: 'k', scope: [{ method: 'read', resource_type: 'store', resource_id: 's1' }], expires_at: '2030-01-01T00:00:00Z' })).resolves.toBeInstanceOf(CreateApiKeyRequestDto);
     await expect(body(undefined)).resolves.toBeInstanceOf(CreateApiKeyRequestDto);
     await expect(body({ scope: null, expires_at: null })).resolves.toBeInstanceOf(CreateApiKeyRequestDto);
   });

@@ -36,7 +36,9 @@ describe('OpenAiEmbedder against a local double of the /v1/embeddings wire forma
     double.failNext(503);
     await expect(make().embed(['a'], 'document')).rejects.toMatchObject({ retryable: true });
     await expect(make({ apiKey: 'wrong' }).embed(['a'], 'document')).rejects.toMatchObject({ retryable: false, message: expect.stringContaining('401') });
-    const err = await make({ dimensions: 32 }).embed(['a'], 'document').catch((e: unknown) => e);
+    const err = await make({ dimensions: 32 })
+      .embed(['a'], 'document')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(EmbeddingError);
     expect((err as EmbeddingError).retryable).toBe(false);
     expect((err as Error).message).toMatch(/24 dimensions/);

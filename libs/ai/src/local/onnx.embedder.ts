@@ -71,7 +71,12 @@ export class OnnxEmbedder implements Embedder {
   async embed(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
-      out.push(...(await this.host.run(texts.slice(i, i + this.batchSize).map((t) => t || ' '), kind)));
+      out.push(
+        ...(await this.host.run(
+          texts.slice(i, i + this.batchSize).map((t) => t || ' '),
+          kind,
+        )),
+      );
     }
     return out;
   }

@@ -40,7 +40,12 @@ export class UseLiteEmbedder implements Embedder {
     void _kind; // the model is symmetric: queries and documents are embedded alike
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
-      out.push(...(await this.host.run(texts.slice(i, i + this.batchSize).map((t) => t.slice(0, 8000) || ' '), 'document')));
+      out.push(
+        ...(await this.host.run(
+          texts.slice(i, i + this.batchSize).map((t) => t.slice(0, 8000) || ' '),
+          'document',
+        )),
+      );
     }
     return out;
   }

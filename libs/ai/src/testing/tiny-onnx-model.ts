@@ -46,10 +46,7 @@ export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions
 
   mkdirSync(join(dir, 'onnx'), { recursive: true });
   writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: vocab.length, max_position_embeddings: 512 }),
-  );
+  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: vocab.length, max_position_embeddings: 512 }));
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
     JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }),
@@ -66,7 +63,13 @@ export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions
       post_processor: {
         type: 'TemplateProcessing',
         single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
-        pair: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }, { Sequence: { id: 'B', type_id: 1 } }, { SpecialToken: { id: '[SEP]', type_id: 1 } }],
+        pair: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+          { Sequence: { id: 'B', type_id: 1 } },
+          { SpecialToken: { id: '[SEP]', type_id: 1 } },
+        ],
         special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
       },
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },

@@ -136,7 +136,10 @@ export class LocalDiskBlobStorage implements BlobStorage {
     const dir = this.partsDir(uploadId);
     const files = parts.map((p) => join(dir, String(p.partNumber).padStart(5, '0')));
     const hasher = new HashingStream();
-    const partsGone = await fs.access(dir).then(() => false, () => true);
+    const partsGone = await fs.access(dir).then(
+      () => false,
+      () => true,
+    );
     if (partsGone) {
       // A completion that assembled the object and then crashed: the object is the answer.
       const existing = await this.get(key).catch(() => null);

@@ -73,9 +73,7 @@ export class S3BlobStorage implements BlobStorage {
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
     try {
-      const res = await this.client.send(
-        new GetObjectCommand({ Bucket: this.bucket, Key: this.k(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }),
-      );
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.k(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
       return res.Body as Readable;
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(key);
@@ -118,9 +116,7 @@ export class S3BlobStorage implements BlobStorage {
       chunks.push(c as Buffer);
     }
     const buf = Buffer.concat(chunks);
-    const res = await this.client.send(
-      new UploadPartCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumber: partNumber, Body: buf, ContentLength: buf.length }),
-    );
+    const res = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumber: partNumber, Body: buf, ContentLength: buf.length }));
     return { partNumber, etag: res.ETag!, bytes: buf.length };
   }
 

@@ -26,11 +26,7 @@ function generated(total: number, seed = 7): { stream: Readable; sha256: string 
 }
 
 /** `listParts: false` for a test server without ListParts and AbortMultipartUpload (s3rver); real S3 has both. */
-export function blobStorageContract(
-  name: string,
-  open: () => Promise<{ storage: BlobStorage; close: () => Promise<void> }>,
-  options: { listParts?: boolean } = {},
-): void {
+export function blobStorageContract(name: string, open: () => Promise<{ storage: BlobStorage; close: () => Promise<void> }>, options: { listParts?: boolean } = {}): void {
   describe(`BlobStorage contract: ${name}`, () => {
     let storage: BlobStorage;
     let close: () => Promise<void>;

@@ -160,7 +160,9 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         case 'setChunks': {
           const cur = await this.getFile(op.storeId, op.fileId);
           if (!cur || cur.generation !== op.generation) break;
-          const stale = Array.from({ length: Math.max(0, cur.chunk_count - op.chunks.length) }, (_, i) => ({ delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, op.chunks.length + i) } }));
+          const stale = Array.from({ length: Math.max(0, cur.chunk_count - op.chunks.length) }, (_, i) => ({
+            delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, op.chunks.length + i) },
+          }));
           const docs = op.chunks.flatMap((c) => [
             { index: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, c.chunkIndex), ...v } },
             {

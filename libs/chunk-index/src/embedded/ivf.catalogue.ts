@@ -258,7 +258,9 @@ export class IvfCatalogue {
         this.add(a, r.id as number, r.store_id as string, list, unit);
       }
       this.db
-        .prepare(`INSERT INTO ivf_centroids (model, dims, centroids, trained_count) VALUES (?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET dims = excluded.dims, centroids = excluded.centroids, trained_count = excluded.trained_count`)
+        .prepare(
+          `INSERT INTO ivf_centroids (model, dims, centroids, trained_count) VALUES (?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET dims = excluded.dims, centroids = excluded.centroids, trained_count = excluded.trained_count`,
+        )
         .run(model, dims, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength), n);
     })();
     this.anns.set(model, a);

@@ -36,7 +36,13 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
       vs.forEach((v, i) => owner.set(`${store}:${fileId}:${i}`, v));
       const ops: ChunkIndexOp[] = [
         { op: 'putFile', file: { storeId: store, fileId, organizationId: store, filename: `f${f}`, externalId: null, metadata: { odd: (f / 50) % 2 === 1 }, generation: 1 } },
-        { op: 'setChunks', storeId: store, fileId, generation: 1, chunks: vs.map((_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${f + i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })) },
+        {
+          op: 'setChunks',
+          storeId: store,
+          fileId,
+          generation: 1,
+          chunks: vs.map((_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${f + i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+        },
         { op: 'setVectors', storeId: store, fileId, generation: 1, model: 'm', vectors: vs },
       ];
       await idx.write(ops, cp());
@@ -79,7 +85,10 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
     const q = queryVectors[60];
     const [top] = await index.searchDense({ storeIds: [A], vector: q, topK: 1, model: 'm' });
     const v = owner.get(`${A}:${top.fileId}:${top.chunkIndex}`)!;
-    expect(top.score).toBeCloseTo(v.reduce((s, x, i) => s + x * q[i], 0), 5);
+    expect(top.score).toBeCloseTo(
+      v.reduce((s, x, i) => s + x * q[i], 0),
+      5,
+    );
   });
 
   it('applies metadata filters and file exclusions to the candidates', async () => {

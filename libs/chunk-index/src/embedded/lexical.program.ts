@@ -71,18 +71,24 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
   const { where, params } = input;
   const select = `SELECT ${input.columns}`;
   const probe = input.limit * 4;
-  const top = db.prepare(`SELECT rowid AS id, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?`).all(match, probe) as Array<{ id: number; score: number }>;
+  const top = db.prepare(`SELECT rowid AS id, -bm25(chunks_fts) AS score FROM chunks_fts WHERE chunks_fts MATCH ? ORDER BY bm25(chunks_fts) LIMIT ?`).all(match, probe) as Array<{
+    id: number;
+    score: number;
+  }>;
   if (top.length) {
     // which of the globally best rows belong to the asked stores and files (rowid lookups only), then
     // the full rows of the `limit` best of them
     const score = new Map(top.map((r) => [r.id, r.score]));
-    const allowed = db.prepare(`SELECT c.id FROM chunks c WHERE c.id IN (${top.map(() => '?').join(',')}) AND ${where}`).pluck().all(...top.map((r) => r.id), ...params) as number[];
+    const allowed = db
+      .prepare(`SELECT c.id FROM chunks c WHERE c.id IN (${top.map(() => '?').join(',')}) AND ${where}`)
+      .pluck()
+      .all(...top.map((r) => r.id), ...params) as number[];
     if (allowed.length >= input.limit || top.length < probe) {
       const ids = allowed.sort((a, b) => score.get(b)! - score.get(a)! || a - b).slice(0, input.limit);
       if (!ids.length) return [];
-      const rows = db
-        .prepare(`${select} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`)
-        .all(...ids) as Array<Record<string, unknown>>;
+      const rows = db.prepare(`${select} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Array<
+        Record<string, unknown>
+      >;
       for (const r of rows) r.score = score.get(r.id as number);
       return rows.sort((a, b) => (b.score as number) - (a.score as number) || (a.id as number) - (b.id as number));
     }

@@ -88,9 +88,7 @@ export class SqliteChunkIndex implements ChunkIndex {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
         this.ivf.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
         db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
-        const ins = db.prepare(
-          `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-        );
+        const ins = db.prepare(`INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`);
         for (const c of op.chunks) ins.run(op.storeId, op.fileId, c.chunkIndex, c.text, c.offset, c.mimeType, c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null);
         return;
       }
@@ -256,9 +254,7 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]> {
     if (!storeIds.length) return [];
-    const rows = this.db
-      .prepare(`SELECT * FROM files WHERE store_id IN (${storeIds.map(() => '?').join(',')}) ORDER BY store_id, file_id LIMIT ?`)
-      .all(...storeIds, limit) as Row[];
+    const rows = this.db.prepare(`SELECT * FROM files WHERE store_id IN (${storeIds.map(() => '?').join(',')}) ORDER BY store_id, file_id LIMIT ?`).all(...storeIds, limit) as Row[];
     return rows.map(toFile);
   }
 

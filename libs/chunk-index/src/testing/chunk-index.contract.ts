@@ -21,7 +21,14 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     const f1 = randomUUID();
     const f2 = randomUUID();
     const f3 = randomUUID();
-    const chunk = (i: number, text: string, meta: Record<string, unknown> = { type: 'text' }) => ({ chunkIndex: i, type: 'text' as const, text, offset: i * 100, mimeType: 'text/plain', generatedMetadata: meta });
+    const chunk = (i: number, text: string, meta: Record<string, unknown> = { type: 'text' }) => ({
+      chunkIndex: i,
+      type: 'text' as const,
+      text,
+      offset: i * 100,
+      mimeType: 'text/plain',
+      generatedMetadata: meta,
+    });
     const put = (storeId: string, fileId: string, filename: string, metadata: unknown, generation = 1): ChunkIndexOp => ({
       op: 'putFile',
       file: { storeId, fileId, organizationId: org, filename, externalId: null, metadata, generation },
@@ -33,7 +40,13 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       await index.write(
         [
           put(store, f1, 'jams.md', { lang: 'en', year: 2024, tags: ['sweet'] }),
-          { op: 'setChunks', storeId: store, fileId: f1, generation: 1, chunks: [chunk(0, 'Strawberry jam needs sugar and lemon juice.', { type: 'markdown', page: 1 }), chunk(1, 'Apricot preserves keep for a year.', { type: 'markdown', page: 2 })] },
+          {
+            op: 'setChunks',
+            storeId: store,
+            fileId: f1,
+            generation: 1,
+            chunks: [chunk(0, 'Strawberry jam needs sugar and lemon juice.', { type: 'markdown', page: 1 }), chunk(1, 'Apricot preserves keep for a year.', { type: 'markdown', page: 2 })],
+          },
           { op: 'setVectors', storeId: store, fileId: f1, generation: 1, model: 'test-model', vectors: [vec(1, 0), vec(0.8, 0.6)] },
           put(store, f2, 'pickles.txt', { lang: 'de', year: 2022, tags: ['sour'] }),
           { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
@@ -86,7 +99,13 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     it('scans a store in index order, pre-filtered by literal substrings, after a cursor', async () => {
       const all = await index.scanChunks({ storeId: store, limit: 10 });
       const expected = all.map((c) => [c.fileId, c.chunkIndex]);
-      expect([...expected].sort()).toEqual([[f1, 0], [f1, 1], [f2, 0]].sort());
+      expect([...expected].sort()).toEqual(
+        [
+          [f1, 0],
+          [f1, 1],
+          [f2, 0],
+        ].sort(),
+      );
       const f1Order = all.filter((c) => c.fileId === f1).map((c) => c.chunkIndex);
       expect(f1Order).toEqual([0, 1]);
       expect(all[0]).toMatchObject({ storeId: store, filename: expect.any(String), score: 0 });
@@ -137,8 +156,20 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
 
     it('applying the same ops twice changes nothing (idempotent replays)', async () => {
       const before = await index.count(store);
-      await index.write([{ op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] }, { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] }], cp());
-      await index.write([{ op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] }, { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] }], cp());
+      await index.write(
+        [
+          { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
+          { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] },
+        ],
+        cp(),
+      );
+      await index.write(
+        [
+          { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
+          { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] },
+        ],
+        cp(),
+      );
       expect(await index.count(store)).toEqual(before);
     });
 

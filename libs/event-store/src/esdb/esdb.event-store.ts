@@ -34,14 +34,11 @@ export class EsdbEventStore implements EventStore {
   async appendToStream(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision ?? 'any';
-    const esdbExpected: AppendExpectedRevision =
-      expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected);
+    const esdbExpected: AppendExpectedRevision = expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected);
     try {
       const result = await this.client.appendToStream(
         stream,
-        events.map((e) =>
-          jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data as never, metadata: (e.metadata ?? { orgId: '' }) as never }),
-        ),
+        events.map((e) => jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data as never, metadata: (e.metadata ?? { orgId: '' }) as never })),
         { expectedRevision: esdbExpected },
       );
       const pos = result.position ?? { commit: 0n, prepare: 0n };

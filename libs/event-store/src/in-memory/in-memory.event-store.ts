@@ -50,7 +50,10 @@ export class InMemoryEventStore implements EventStore {
     const max = options.maxCount ?? Number.MAX_SAFE_INTEGER;
     if (options.direction === 'backwards') {
       const from = options.fromRevision ?? events.length - 1;
-      return events.filter((e) => e.revision <= from).reverse().slice(0, max);
+      return events
+        .filter((e) => e.revision <= from)
+        .reverse()
+        .slice(0, max);
     }
     const from = options.fromRevision ?? 0;
     return events.filter((e) => e.revision >= from).slice(0, max);

@@ -107,10 +107,7 @@ export class PostgresEventStore implements EventStore {
       const client = await this.pool.connect();
       try {
         await client.query('BEGIN');
-        const known = await client.query<EventRow>(
-          `SELECT * FROM ${this.t.events} WHERE event_id = ANY($1::uuid[])`,
-          [withIds.map((e) => e.id)],
-        );
+        const known = await client.query<EventRow>(`SELECT * FROM ${this.t.events} WHERE event_id = ANY($1::uuid[])`, [withIds.map((e) => e.id)]);
         if (known.rowCount) {
           await client.query('ROLLBACK');
           return sameBatch(stream, withIds, known.rows.map(toRecorded))!;

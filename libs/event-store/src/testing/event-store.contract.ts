@@ -44,18 +44,14 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       await store.appendToStream(s, [ev('B', 1)], { expectedRevision: 0 });
       await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 0 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
       await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 5 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
-        WrongExpectedRevisionError,
-      );
+      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
       await store.appendToStream(s, [ev('C', 2)], { expectedRevision: 1 });
       expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
     });
 
     it('supports stream_exists and any', async () => {
       const s = stream();
-      await expect(store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(
-        WrongExpectedRevisionError,
-      );
+      await expect(store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
       await store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'any' });
       await store.appendToStream(s, [ev('B', 1)], { expectedRevision: 'stream_exists' });
       await store.appendToStream(s, [ev('C', 2)]);
@@ -65,9 +61,7 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
     it('lets exactly one of many concurrent writers win the same expected revision', async () => {
       const s = stream();
       await store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'no_stream' });
-      const results = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('B', i)], { expectedRevision: 0 })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('B', i)], { expectedRevision: 0 })));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
       expect(await store.readStream(s)).toHaveLength(2);
@@ -75,16 +69,17 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
 
     it('lets exactly one of many concurrent creators of a stream win no_stream', async () => {
       const s = stream();
-      const results = await Promise.allSettled(
-        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Created', i)], { expectedRevision: 'no_stream' })),
-      );
+      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Created', i)], { expectedRevision: 'no_stream' })));
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
     });
 
     it('reads a stream backwards, from a revision, with a max count', async () => {
       const s = stream();
-      await store.appendToStream(s, [0, 1, 2, 3, 4].map((n) => ev('E', n)));
+      await store.appendToStream(
+        s,
+        [0, 1, 2, 3, 4].map((n) => ev('E', n)),
+      );
       expect((await store.readStream(s, { direction: 'backwards' })).map((e) => e.revision)).toEqual([4, 3, 2, 1, 0]);
       expect((await store.readStream(s, { direction: 'backwards', fromRevision: 2, maxCount: 2 })).map((e) => e.revision)).toEqual([2, 1]);
       expect((await store.readStream(s, { fromRevision: 3 })).map((e) => e.revision)).toEqual([3, 4]);

@@ -29,7 +29,11 @@ describe('given/when/then for deciders', () => {
     expect(given(counter, added(1), added(4)).state.total).toBe(5);
     given(counter, added(1)).when({ type: 'Add', n: 2 }).thenMatches({ type: 'Added' });
     given(counter).when({ type: 'Clear' }).thenNothing();
-    expect(given(counter).when({ type: 'Fail' }).thenThrows(ConflictError, /on purpose/)).toBeInstanceOf(ConflictError);
+    expect(
+      given(counter)
+        .when({ type: 'Fail' })
+        .thenThrows(ConflictError, /on purpose/),
+    ).toBeInstanceOf(ConflictError);
     given(counter).when({ type: 'Fail' }).thenThrows('refused');
   });
 
@@ -50,13 +54,17 @@ describe('given/when/then for deciders', () => {
   it('catches a decider that mutates its state or command, or is not deterministic', () => {
     const mutating: Decider<State, Cmd, Ev> = { ...counter, decide: (c, s) => (s.items.push(1), counter.decide(c, s)) };
     expect(() => given(mutating).when({ type: 'Add', n: 1 }).then(added(1))).toThrow(TypeError);
-    const mutatingEvolve: Decider<State, Cmd, Ev> = { ...counter, evolve: (s, e) => ((e.data as { n: number }).n = 0, counter.evolve(s, e)) };
+    const mutatingEvolve: Decider<State, Cmd, Ev> = { ...counter, evolve: (s, e) => (((e.data as { n: number }).n = 0), counter.evolve(s, e)) };
     expect(() => given(mutatingEvolve, added(1))).toThrow(TypeError);
     let calls = 0;
     const random: Decider<State, Cmd, Ev> = { ...counter, decide: () => [added(++calls)] };
     expect(() => given(random).when({ type: 'Add', n: 1 }).then(added(1))).toThrow();
     const partialEvolve = { ...counter, evolve: (s: State, e: Ev) => (e.type === 'Added' ? counter.evolve(s, e) : undefined) } as unknown as Decider<State, Cmd, Ev>;
-    expect(() => given(partialEvolve, added(1)).when({ type: 'Clear' }).then({ type: 'Cleared', data: { at: 'now' } })).toThrow(/evolve returned no state for Cleared/);
+    expect(() =>
+      given(partialEvolve, added(1))
+        .when({ type: 'Clear' })
+        .then({ type: 'Cleared', data: { at: 'now' } }),
+    ).toThrow(/evolve returned no state for Cleared/);
   });
 });
 

@@ -25,7 +25,11 @@ describe('projection harness', () => {
 
   it('answers the rows of an idempotent projection, in key order, and skips events it does not handle', async () => {
     const guarded = counterProjection('guarded', async (e, m) => {
-      await m.query(`${upsert} ON CONFLICT (id) DO UPDATE SET total = counters_t1.total + EXCLUDED.total, revision = EXCLUDED.revision WHERE counters_t1.revision < EXCLUDED.revision`, [e.streamId, n(e), e.revision]);
+      await m.query(`${upsert} ON CONFLICT (id) DO UPDATE SET total = counters_t1.total + EXCLUDED.total, revision = EXCLUDED.revision WHERE counters_t1.revision < EXCLUDED.revision`, [
+        e.streamId,
+        n(e),
+        e.revision,
+      ]);
     });
     expect(await pg.project(guarded, log.events)).toEqual({
       counters_t1: [

@@ -42,11 +42,17 @@ describe('search rule decider', () => {
   });
 
   it('updates the query, the rules, or both', () => {
-    const q = given(searchRuleDecider, created).when(update({ query: 'vacation' })).then({ type: 'SearchRuleUpdated', data: { ...base, query: 'vacation', at: at(5) } });
+    const q = given(searchRuleDecider, created)
+      .when(update({ query: 'vacation' }))
+      .then({ type: 'SearchRuleUpdated', data: { ...base, query: 'vacation', at: at(5) } });
     expect(q.state).toMatchObject({ query: 'vacation', rules: [rewrite, pin] });
-    const r = given(searchRuleDecider, created).when(update({ rules: [regex] })).then({ type: 'SearchRuleUpdated', data: { ...base, rules: [regex], at: at(5) } });
+    const r = given(searchRuleDecider, created)
+      .when(update({ rules: [regex] }))
+      .then({ type: 'SearchRuleUpdated', data: { ...base, rules: [regex], at: at(5) } });
     expect(r.state).toMatchObject({ query: 'pto', rules: [regex] });
-    given(searchRuleDecider, created).when(update({ query: 'x', rules: [] })).then({ type: 'SearchRuleUpdated', data: { ...base, query: 'x', rules: [], at: at(5) } });
+    given(searchRuleDecider, created)
+      .when(update({ query: 'x', rules: [] }))
+      .then({ type: 'SearchRuleUpdated', data: { ...base, query: 'x', rules: [], at: at(5) } });
   });
 
   it('an update with nothing to change appends nothing', () => {
@@ -67,24 +73,32 @@ describe('search rule decider', () => {
   // The decider keeps no organization in its state, so only the store id scopes it; the writer resolves
   // the store inside the caller's organization first. Every other decider refuses another organization.
   it.failing('another organization’s command is not found (decider does not check the organization)', () => {
-    given(searchRuleDecider, created).when(remove({ organizationId: OTHER_ORG })).thenThrows(NotFoundError);
+    given(searchRuleDecider, created)
+      .when(remove({ organizationId: OTHER_ORG }))
+      .thenThrows(NotFoundError);
   });
 
   describe('DeleteSearchRuleEntry', () => {
     it('removes the first equal entry, whatever its query, store id or key order', () => {
       const reordered = { result_index: 0, chunk_index: 2, file_id: 'f1', type: 'chunk_search_result', query: 'other', store_id: 'elsewhere' } as SearchRuleEntry;
-      const { state } = given(searchRuleDecider, created).when(removeEntry(reordered)).then({ type: 'SearchRuleUpdated', data: { ...base, rules: [rewrite], at: at(7) } });
+      const { state } = given(searchRuleDecider, created)
+        .when(removeEntry(reordered))
+        .then({ type: 'SearchRuleUpdated', data: { ...base, rules: [rewrite], at: at(7) } });
       expect(state.rules).toEqual([rewrite]);
     });
 
     it('removes one of two equal entries', () => {
       const twice: SearchRuleEvent = { type: 'SearchRuleCreated', data: { ...base, query: 'pto', rules: [rewrite, rewrite], at: at(0) } };
-      given(searchRuleDecider, twice).when(removeEntry(rewrite)).then({ type: 'SearchRuleUpdated', data: { ...base, rules: [rewrite], at: at(7) } });
+      given(searchRuleDecider, twice)
+        .when(removeEntry(rewrite))
+        .then({ type: 'SearchRuleUpdated', data: { ...base, rules: [rewrite], at: at(7) } });
     });
 
     it('refuses an entry the rule does not have', () => {
       given(searchRuleDecider, created).when(removeEntry(regex)).thenThrows(NotFoundError, `Search rule ${RULE} has no such rule`);
-      given(searchRuleDecider, created).when(removeEntry({ ...pin, chunk_index: 3 })).thenThrows(NotFoundError);
+      given(searchRuleDecider, created)
+        .when(removeEntry({ ...pin, chunk_index: 3 }))
+        .thenThrows(NotFoundError);
     });
   });
 });

@@ -19,7 +19,12 @@ export type SearchRuleCommand =
 const same = (a: SearchRuleEntry, b: SearchRuleEntry) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 function canonical(e: SearchRuleEntry): Record<string, unknown> {
   const o = e as unknown as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(o).filter((k) => k !== 'query' && k !== 'store_id').sort().map((k) => [k, o[k]]));
+  return Object.fromEntries(
+    Object.keys(o)
+      .filter((k) => k !== 'query' && k !== 'store_id')
+      .sort()
+      .map((k) => [k, o[k]]),
+  );
 }
 
 export const searchRuleDecider: Decider<SearchRuleState, SearchRuleCommand, SearchRuleEvent> = {

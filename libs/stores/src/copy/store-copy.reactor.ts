@@ -43,9 +43,7 @@ export class StoreCopyReactor {
     const sourceId = e.data.peerStoreId;
     const decideStore = (c: StoreCommand) => handleStore(this.store, c, meta, { newIds: () => this.ids.uuid() });
     const copyStep = (type: 'StartCopy' | 'FinishCopy', storeId: string, role: 'source' | 'target', peerStoreId: string, error: string | null = null): StoreCommand =>
-      type === 'StartCopy'
-        ? { type, storeId, organizationId, role, peerStoreId, now: this.clock.now() }
-        : { type, storeId, organizationId, role, peerStoreId, error, now: this.clock.now() };
+      type === 'StartCopy' ? { type, storeId, organizationId, role, peerStoreId, now: this.clock.now() } : { type, storeId, organizationId, role, peerStoreId, error, now: this.clock.now() };
     const finish = async (error: string | null) => {
       await decideStore(copyStep('FinishCopy', targetId, 'target', sourceId, error)).catch((err) => this.ignoreGone(err));
       await decideStore(copyStep('FinishCopy', sourceId, 'source', targetId)).catch((err) => this.ignoreGone(err));

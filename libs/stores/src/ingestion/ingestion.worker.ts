@@ -126,7 +126,15 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         const chunks = chunkDocument(doc, row.parsingStrategy, row.filename);
         artifact = {
           format: 1,
-          chunks: chunks.map((c) => ({ chunkIndex: c.chunkIndex, text: c.text, embedText: c.embedText, offset: c.offset, tokens: c.tokens, mimeType: 'text/plain', generatedMetadata: c.generatedMetadata })),
+          chunks: chunks.map((c) => ({
+            chunkIndex: c.chunkIndex,
+            text: c.text,
+            embedText: c.embedText,
+            offset: c.offset,
+            tokens: c.tokens,
+            mimeType: 'text/plain',
+            generatedMetadata: c.generatedMetadata,
+          })),
         };
         await writeChunksArtifact(this.blobs, chunksKey, artifact);
       }
@@ -190,7 +198,19 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     const renew = async () => {
       if (!renewing) return;
       await this.writer
-        .decide({ type: 'RenewIngestionLease', storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId, leaseMs: this.config.leaseMs }, 'system', false)
+        .decide(
+          {
+            type: 'RenewIngestionLease',
+            storeId: row.storeId,
+            organizationId: row.organizationId,
+            fileId: row.fileId,
+            generation: row.generation,
+            workerId: this.workerId,
+            leaseMs: this.config.leaseMs,
+          },
+          'system',
+          false,
+        )
         .catch((err: Error) => {
           if (err instanceof ConflictError || err instanceof NotFoundError) renewing = false;
           else this.logger.warn(`renewing the lease on ${row.fileId} failed: ${err.message}`);

@@ -33,7 +33,8 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
       }
       const store = await this.stores.resolve(organizationId, e.resource_id);
       if (store) out.push({ ...e, resource_id: store.id });
-      else if (e.resource_type == null) out.push(e); // pinned to another kind of resource (a file id)
+      else if (e.resource_type == null)
+        out.push(e); // pinned to another kind of resource (a file id)
       else throw new ValidationFailedError([{ loc: ['body', 'scope', i, 'resource_id'], msg: `Store ${e.resource_id} not found`, type: 'value_error', input: e.resource_id }]);
     }
     return out;

@@ -13,6 +13,13 @@ export class CompleteUploadHttpController {
   @HttpCode(200)
   @RequireScope({ method: 'create', resourceType: 'file' })
   complete(@CurrentPrincipal() p: Principal, @Param('upload_id') id: string, @Body() body: CompleteUploadRequestDto): Promise<FileObjectResponse> {
-    return this.commands.execute(new CompleteUploadCommand(p.organizationId, p.apiKeyId, id, body.parts.map((x) => ({ partNumber: x.part_number, etag: x.etag }))));
+    return this.commands.execute(
+      new CompleteUploadCommand(
+        p.organizationId,
+        p.apiKeyId,
+        id,
+        body.parts.map((x) => ({ partNumber: x.part_number, etag: x.etag })),
+      ),
+    );
   }
 }

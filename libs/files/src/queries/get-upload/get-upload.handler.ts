@@ -24,7 +24,11 @@ export class GetUploadHandler implements IQueryHandler<GetUploadQuery, UploadDet
     return {
       ...toUploadObject(u),
       completed_parts: parts.map((p) => ({ part_number: p.partNumber, etag: p.etag })),
-      part_urls: await this.partUrls.for(u, q.baseUrl, partRange(1, u.partCount).filter((n) => !done.has(n))),
+      part_urls: await this.partUrls.for(
+        u,
+        q.baseUrl,
+        partRange(1, u.partCount).filter((n) => !done.has(n)),
+      ),
     };
   }
 

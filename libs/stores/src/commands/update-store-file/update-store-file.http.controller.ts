@@ -12,7 +12,13 @@ export class UpdateStoreFileHttpController {
 
   @Patch(':file_identifier')
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  update(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('file_identifier') fid: string, @Body() body: UpdateStoreFileRequestDto, @Req() req: Request): Promise<StoreFileResponse> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Param('file_identifier') fid: string,
+    @Body() body: UpdateStoreFileRequestDto,
+    @Req() req: Request,
+  ): Promise<StoreFileResponse> {
     return this.commands.execute(new UpdateStoreFileCommand(p.organizationId, p.apiKeyId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, fid, body.metadata));
   }
 }

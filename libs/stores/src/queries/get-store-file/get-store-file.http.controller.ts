@@ -12,7 +12,13 @@ export class GetStoreFileHttpController {
 
   @Get(':file_identifier')
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  get(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('file_identifier') fid: string, @Query() query: GetStoreFileRequestDto, @Req() req: Request): Promise<StoreFileResponse> {
+  get(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Param('file_identifier') fid: string,
+    @Query() query: GetStoreFileRequestDto,
+    @Req() req: Request,
+  ): Promise<StoreFileResponse> {
     const chunks = chunkSelection(query.return_chunks) as number[] | null | undefined; // validated by the DTO
     return this.queries.execute(new GetStoreFileQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, fid, chunks));
   }

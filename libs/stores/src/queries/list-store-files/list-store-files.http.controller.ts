@@ -20,7 +20,12 @@ export class ListStoreFilesHttpController {
   /** Deprecated listing (query string). */
   @Get()
   @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  listDeprecated(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Query() query: ListStoreFilesDeprecatedRequestDto, @Req() req: Request): Promise<CursorPage<StoreFileResponse>> {
+  listDeprecated(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Query() query: ListStoreFilesDeprecatedRequestDto,
+    @Req() req: Request,
+  ): Promise<CursorPage<StoreFileResponse>> {
     return this.queries.execute(new ListStoreFilesQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, query, query.statuses ?? null));
   }
 }
