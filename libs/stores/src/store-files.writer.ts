@@ -243,30 +243,6 @@ export class StoreFilesWriter implements FileReferences {
     return n;
   }
 
-  /** Adds a copy of a completed store file to another store, reusing its artifacts (no parsing, no embedding). */
-  async addCopy(organizationId: string, actor: string, targetStoreId: string, f: StoreFileRow): Promise<void> {
-    await this.decide(
-      {
-        type: 'AddStoreFile',
-        storeId: targetStoreId,
-        organizationId,
-        fileId: f.fileId,
-        filename: f.filename,
-        mimeType: f.mimeType,
-        bytes: f.bytes,
-        sha256: f.sha256,
-        blobKey: f.blobKey,
-        fileVersion: f.fileVersion,
-        metadata: f.metadata,
-        externalId: f.externalId,
-        parsingStrategy: f.parsingStrategy,
-        contextualization: f.contextualization as boolean,
-        copiedFrom: { storeId: f.storeId, chunksKey: f.chunksKey!, vectorsKey: f.vectorsKey, model: f.model, chunkCount: f.chunkCount, usageTokens: f.usageTokens },
-      },
-      actor,
-    );
-  }
-
   async updateMetadata(organizationId: string, actor: string, storeIdentifier: string, fileIdentifier: string, metadata: unknown): Promise<StoreFileRow> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     this.assertWritable(s);
