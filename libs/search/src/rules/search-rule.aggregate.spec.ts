@@ -33,7 +33,7 @@ const removeEntry = (rule: SearchRuleEntry): SearchRuleCommand => ({ type: 'Dele
 describe('search rule decider', () => {
   it('creates a rule', () => {
     const { state } = given(searchRuleDecider).when(create).then(created);
-    expect(state).toEqual({ exists: true, deleted: false, storeId: STORE, query: 'pto', rules: [rewrite, pin] });
+    expect(state).toEqual({ exists: true, deleted: false, storeId: STORE, organizationId: ORG, query: 'pto', rules: [rewrite, pin] });
   });
 
   it('refuses to create it twice, also after deletion', () => {
@@ -70,9 +70,7 @@ describe('search rule decider', () => {
     for (const c of [remove({ storeId: OTHER_STORE }), update({ query: 'x' }, { storeId: OTHER_STORE })]) given(searchRuleDecider, created).when(c).thenThrows(NotFoundError);
   });
 
-  // The decider keeps no organization in its state, so only the store id scopes it; the writer resolves
-  // the store inside the caller's organization first. Every other decider refuses another organization.
-  it.failing('another organization’s command is not found (decider does not check the organization)', () => {
+  it('another organization’s command is not found', () => {
     given(searchRuleDecider, created)
       .when(remove({ organizationId: OTHER_ORG }))
       .thenThrows(NotFoundError);

@@ -5,6 +5,7 @@ export interface SearchRuleState {
   exists: boolean;
   deleted: boolean;
   storeId: string | null;
+  organizationId: string | null;
   query: string;
   rules: SearchRuleEntry[];
 }
@@ -28,11 +29,11 @@ function canonical(e: SearchRuleEntry): Record<string, unknown> {
 }
 
 export const searchRuleDecider: Decider<SearchRuleState, SearchRuleCommand, SearchRuleEvent> = {
-  initialState: () => ({ exists: false, deleted: false, storeId: null, query: '', rules: [] }),
+  initialState: () => ({ exists: false, deleted: false, storeId: null, organizationId: null, query: '', rules: [] }),
   evolve(s, e) {
     switch (e.type) {
       case 'SearchRuleCreated':
-        return { exists: true, deleted: false, storeId: e.data.storeId, query: e.data.query, rules: e.data.rules };
+        return { exists: true, deleted: false, storeId: e.data.storeId, organizationId: e.data.organizationId, query: e.data.query, rules: e.data.rules };
       case 'SearchRuleUpdated':
         return { ...s, query: e.data.query ?? s.query, rules: e.data.rules ?? s.rules };
       case 'SearchRuleDeleted':
@@ -46,7 +47,8 @@ export const searchRuleDecider: Decider<SearchRuleState, SearchRuleCommand, Sear
       if (s.exists) throw new ConflictError(`Search rule ${c.ruleId} already exists`);
       return [{ type: 'SearchRuleCreated', data: { ...base, query: c.query, rules: c.rules } }];
     }
-    if (!s.exists || s.deleted || s.storeId !== c.storeId) throw new NotFoundError(`Search rule ${c.ruleId} not found`);
+    // another organization's rule does not exist for the caller
+    if (!s.exists || s.deleted || s.storeId !== c.storeId || s.organizationId !== c.organizationId) throw new NotFoundError(`Search rule ${c.ruleId} not found`);
     switch (c.type) {
       case 'UpdateSearchRule':
         if (c.query === undefined && c.rules === undefined) return [];
