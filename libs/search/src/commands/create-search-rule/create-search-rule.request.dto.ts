@@ -1,6 +1,6 @@
 import { Transform, Type } from 'class-transformer';
 import { ValidateNested } from 'class-validator';
-import { Check, isPlainObject, Required } from '@larder/kernel';
+import { Check, Required } from '@larder/kernel';
 import { SearchRuleEntryRequestDto } from '../../rules/search-rule-entry.request.dto';
 
 const absent = (v: unknown) => v === undefined || v === null;
@@ -13,7 +13,7 @@ export class CreateSearchRuleRequestDto {
 
   @Required()
   @Check('isList', 'list_type', 'Input should be a valid list', (v) => absent(v) || Array.isArray(v))
-  @Check('ruleObjects', 'model_type', 'Input should be a rule object', (v) => !Array.isArray(v) || v.every(isPlainObject))
+  @Check('ruleObjects', 'model_type', 'Input should be a list of rule objects', (v) => !Array.isArray(v) || !v.some(Array.isArray))
   @ValidateNested({ each: true, message: 'Input should be a rule object' })
   @Type(() => SearchRuleEntryRequestDto)
   @Transform(({ value }: { value: unknown }) => (value === null ? undefined : value)) // null is absent: one `missing`, no nested error

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsOptional, ValidateNested } from 'class-validator';
-import { Check, isPlainObject } from '@larder/kernel';
+import { Check } from '@larder/kernel';
 import { SearchRuleEntryRequestDto } from '../../rules/search-rule-entry.request.dto';
 
 /** `SearchRuleUpdateParams`: a new trigger query, new rules, or both (null or absent: unchanged). */
@@ -11,7 +11,7 @@ export class UpdateSearchRuleRequestDto {
 
   @IsOptional()
   @Check('isList', 'list_type', 'Input should be a valid list', (v) => Array.isArray(v))
-  @Check('ruleObjects', 'model_type', 'Input should be a rule object', (v) => !Array.isArray(v) || v.every(isPlainObject))
+  @Check('ruleObjects', 'model_type', 'Input should be a list of rule objects', (v) => !Array.isArray(v) || !v.some(Array.isArray))
   @ValidateNested({ each: true, message: 'Input should be a rule object' })
   @Type(() => SearchRuleEntryRequestDto)
   rules?: SearchRuleEntryRequestDto[] | null;
