@@ -1,5 +1,6 @@
 import { request } from 'http';
-import Mixedbread from '@mixedbread/sdk';
+import Mixedbread, { toFile } from '@mixedbread/sdk';
+import { handleStore } from '@larder/stores/stores.writer';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
 jest.setTimeout(120_000);
@@ -95,5 +96,46 @@ describe('a hostile tenant cannot crash, wedge or confuse the service (issue 19,
     const k = await c.apiKeys.create({ name: 'bodyless' });
     const reroll = await rawRequest(t.baseURL, `/v1/api-keys/${k.id}/reroll`, { method: 'POST', headers: auth() });
     expect(reroll.status).toBe(200);
+  });
+});
+
+describe('crash leftovers and cross-tenant signals (issue 19 §5, §7)', () => {
+  let t: TestLarder;
+  beforeAll(async () => {
+    t = await startTestLarder();
+  });
+  afterAll(async () => t?.close());
+
+  it('a store deleted by a process that died before releasing its name leaves the name free (kill -9 between the two appends)', async () => {
+    const { organizationId, apiKey } = await t.newOrganization('crashy');
+    const c = t.client(apiKey);
+    const store = await c.stores.create({ name: 'reborn' });
+    // what a kill -9 right after the delete leaves: StoreDeleted stored, the name claim never released
+    await handleStore(t.larder.infra.eventStore, { type: 'DeleteStore', storeId: store.id, organizationId, now: new Date() }, { orgId: organizationId, actor: 'test' });
+    await t.larder.infra.runner.waitFor(['stores'], await t.larder.infra.eventStore.headPosition());
+    await expect(c.stores.retrieve(store.id)).rejects.toMatchObject({ status: 404 });
+    const again = await c.stores.create({ name: 'reborn' });
+    expect(again.id).not.toBe(store.id);
+    expect((await c.stores.retrieve('reborn')).id).toBe(again.id);
+  });
+
+  it('two organizations ingesting the same bytes share no artifact: nothing tells one that the other holds the file', async () => {
+    const bytes = Buffer.from(`a confidential memo, ${'word '.repeat(200)}`);
+    const ingested: Array<{ org: string; chunksKey: string; vectorsKey: string | null }> = [];
+    for (const name of ['tenant-a', 'tenant-b']) {
+      const { organizationId, apiKey } = await t.newOrganization(name);
+      const c = t.client(apiKey);
+      const store = await c.stores.create({ name: 'memos' });
+      const sf = await c.stores.files.upload({ storeIdentifier: store.id, file: await toFile(bytes, 'memo.txt', { type: 'text/plain' }) });
+      for (let i = 0; i < 300 && (await c.stores.files.retrieve(sf.id, { store_identifier: store.id })).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+      const events = await t.larder.infra.eventStore.readAll({ maxCount: 100_000 });
+      const done = events.filter((e) => e.type === 'StoreFileIngested' && e.metadata.orgId === organizationId).pop()!;
+      ingested.push({ org: organizationId, ...(done.data as { chunksKey: string; vectorsKey: string | null }) });
+    }
+    const [a, b] = ingested;
+    expect(a.chunksKey).toContain(a.org);
+    expect(b.chunksKey).toContain(b.org);
+    expect(b.chunksKey).not.toBe(a.chunksKey);
+    expect(b.vectorsKey).not.toBe(a.vectorsKey);
   });
 });
