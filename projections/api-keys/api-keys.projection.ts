@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { RecordedEvent, domainEvent } from '@larder/kernel';
 import { API_KEY_EVENT_TYPES, ApiKeyEvent } from '@larder/api-keys/events';
 import { Projection } from '../runner/projection';
 import { API_KEYS_TABLE as T } from './api-keys.tables';
@@ -35,7 +35,7 @@ export class ApiKeysProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as ApiKeyEvent;
+    const e = domainEvent<ApiKeyEvent>(event);
     const rev = event.revision;
     switch (e.type) {
       case 'ApiKeyCreated': {

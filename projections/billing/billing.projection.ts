@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent, uuidFrom } from '@larder/kernel';
+import { RecordedEvent, uuidFrom, domainEvent } from '@larder/kernel';
 import { StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { SearchActivityEvent } from '@larder/search/events';
 import { Projection } from '../runner/projection';
@@ -62,7 +62,7 @@ export class BillingProjection implements Projection {
   }
 
   private async applyOne(event: RecordedEvent, m: EntityManager, usage: unknown[][]): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as StoreFileEvent | StoreEvent | SearchActivityEvent;
+    const e = domainEvent<StoreFileEvent | StoreEvent | SearchActivityEvent>(event);
     switch (e.type) {
       case 'StoreFileAdded': {
         const d = e.data;

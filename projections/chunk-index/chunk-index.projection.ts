@@ -1,4 +1,4 @@
-import { Position, RecordedEvent, START } from '@larder/kernel';
+import { Position, RecordedEvent, START, domainEvent } from '@larder/kernel';
 import type { BlobStorage } from '@larder/blob-storage';
 import { ChunkIndex, ChunkIndexOp, readChunksArtifact, readVectorsArtifact } from '@larder/chunk-index';
 import { STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
@@ -36,7 +36,7 @@ export class ChunkIndexProjection implements ExternalProjection {
   async applyBatch(events: RecordedEvent[], last: Position): Promise<void> {
     const ops: ChunkIndexOp[] = [];
     for (const event of events) {
-      const e = { type: event.type, data: event.data } as unknown as StoreFileEvent | StoreEvent;
+      const e = domainEvent<StoreFileEvent | StoreEvent>(event);
       switch (e.type) {
         case 'StoreFileAdded': {
           const d = e.data;

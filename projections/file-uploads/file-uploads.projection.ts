@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { RecordedEvent, domainEvent } from '@larder/kernel';
 import { MULTIPART_UPLOAD_EVENT_TYPES, MultipartUploadEvent } from '@larder/files/events';
 import { Projection } from '../runner/projection';
 import { FILE_UPLOADS_TABLE as T } from './file-uploads.tables';
@@ -22,7 +22,7 @@ export class FileUploadsProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as MultipartUploadEvent;
+    const e = domainEvent<MultipartUploadEvent>(event);
     const rev = event.revision;
     switch (e.type) {
       case 'MultipartUploadCreated': {

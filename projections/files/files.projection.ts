@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { RecordedEvent, domainEvent } from '@larder/kernel';
 import { FILE_EVENT_TYPES, FileEvent } from '@larder/files/events';
 import { Projection } from '../runner/projection';
 import { FILES_TABLE as T } from './files.tables';
@@ -22,7 +22,7 @@ export class FilesProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as FileEvent;
+    const e = domainEvent<FileEvent>(event);
     const rev = event.revision;
     switch (e.type) {
       case 'FileUploaded': {

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { RecordedEvent, domainEvent } from '@larder/kernel';
 import { ORGANIZATION_EVENT_TYPES, OrganizationEvent } from '@larder/organizations/events';
 import { Projection } from '../runner/projection';
 import { ORGANIZATIONS_TABLE as T } from './organizations.tables';
@@ -16,7 +16,7 @@ export class OrganizationsProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as OrganizationEvent;
+    const e = domainEvent<OrganizationEvent>(event);
     if (e.type === 'OrganizationCreated') {
       await m.query(`INSERT INTO ${T} (id, name, root, created_at, revision) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`, [
         e.data.organizationId,

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { RecordedEvent, domainEvent } from '@larder/kernel';
 import { SEARCH_RULE_EVENT_TYPES, SearchRuleEvent } from '@larder/search/rules/events';
 import { StoreEvent } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
@@ -20,7 +20,7 @@ export class SearchRulesProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
-    const e = { type: event.type, data: event.data } as unknown as SearchRuleEvent | StoreEvent;
+    const e = domainEvent<SearchRuleEvent | StoreEvent>(event);
     const rev = event.revision;
     switch (e.type) {
       case 'SearchRuleCreated': {

@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { RecordedEvent, domainEvent } from '@larder/kernel';
 import { STORE_EVENT_TYPES, STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
 import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
@@ -41,7 +41,7 @@ export class StoresProjection implements Projection {
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
     const rev = event.revision;
-    const e = { type: event.type, data: event.data } as unknown as StoreEvent | StoreFileEvent;
+    const e = domainEvent<StoreEvent | StoreFileEvent>(event);
     switch (e.type) {
       case 'StoreCreated': {
         const d = e.data;

@@ -67,3 +67,12 @@ export interface Decider<TState, TCommand, TEvent extends { type: string; data: 
   evolve(state: TState, event: TEvent): TState;
   decide(command: TCommand, state: TState): TEvent[];
 }
+
+/**
+ * A recorded event as one of a context's event types, for a projection or reactor that switches on
+ * `type`. The log holds what the deciders appended, so the cast is the one trusted place where stored
+ * JSON becomes a typed event.
+ */
+export function domainEvent<T extends { type: string; data: unknown }>(event: Pick<RecordedEvent, 'type' | 'data'>): T {
+  return { type: event.type, data: event.data } as unknown as T;
+}
