@@ -44,4 +44,17 @@ describe('limit/offset pagination', () => {
     const p = await paginateByOffset({ limit: 2, offset: 4 }, async ({ limit, offset }) => ({ rows: items.slice(offset, offset + limit), total: items.length }));
     expect(p).toEqual({ object: 'list', data: [{ id: 5 }, { id: 6 }], pagination: { limit: 2, offset: 4, total: 7 } });
   });
+
+  it('refuses a forged cursor (a sort key of the wrong form) with a 422, before any query', async () => {
+    const forged = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+    let fetched = 0;
+    const fetchCounting = async () => (fetched++, []);
+    for (const after of [forged({ c: '2020' }), forged({ c: '2020-01-01T00:00:00.000Z', id: 'not-a-uuid' }), forged({ t: 5 }), forged({ id: [1] }), 'not base64 json']) {
+      await expect(paginateByCursor({ after }, cursorOf, fetchCounting)).rejects.toBeInstanceOf(ValidationFailedError);
+    }
+    expect(fetched).toBe(0);
+    await expect(paginateByCursor({ after: forged({ c: '2020-01-01T00:00:00.000Z', id: '5d0b4f0e-2c3a-4e7b-9a34-1b2c3d4e5f60' }) }, cursorOf, fetchCounting)).resolves.toMatchObject({
+      object: 'list',
+    });
+  });
 });

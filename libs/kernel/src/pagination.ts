@@ -24,7 +24,7 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
  */
 function validCursorValue(key: string, v: unknown): boolean {
   if (key === 'c' || key === 't') return typeof v === 'string' && ISO_TIME.test(v) && !Number.isNaN(Date.parse(v));
-  if (key === 'id') return typeof v === 'string' && isUuid(v);
+  if (key === 'id') return (typeof v === 'string' && isUuid(v)) || (typeof v === 'number' && Number.isFinite(v));
   return (typeof v === 'string' && v.length <= 1024 && !v.includes('\u0000')) || (typeof v === 'number' && Number.isFinite(v));
 }
 
@@ -91,4 +91,45 @@ export async function paginateByOffset<T>(
   const offset = req.offset ?? 0;
   const { rows, total } = await fetch({ limit, offset });
   return { object: 'list', data: rows, pagination: { limit, offset, total } };
+}
+
+/** Where a newest-first listing, searchable with a fuzzy `q`, reads its rows. */
+export interface ListingSource<T> {
+  createdAt(row: T): Date;
+  id(row: T): string;
+  /** Keyset page, newest first (see paginateByCursor's `fetch`). */
+  page(cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<T[]>;
+  /** Best matches of `q` first, from `offset`. */
+  search(q: string, offset: number, count: number): Promise<T[]>;
+  count(q?: string): Promise<number>;
+}
+
+/**
+ * A listing newest first, or, with `q`, best fuzzy matches first: the cursor then carries the rank, so
+ * paging both ways stays consistent for the same `q`.
+ */
+export async function paginateListing<T>(req: CursorRequest, q: string | null | undefined, source: ListingSource<T>): Promise<CursorPage<T>> {
+  if (!q) {
+    return paginateByCursor<T>(
+      req,
+      (row) => ({ c: source.createdAt(row).toISOString(), id: source.id(row) }),
+      ({ cursor, direction, take }) => source.page(cursor as { c: string; id: string } | null, direction, take),
+      () => source.count(),
+    );
+  }
+  const ranks = new WeakMap<object, number>();
+  return paginateByCursor<T>(
+    req,
+    (row) => ({ r: ranks.get(row as object)! }),
+    async ({ cursor, direction, take }) => {
+      const at = cursor ? Number(cursor.r) : direction === 'forward' ? -1 : 0;
+      const start = direction === 'forward' ? at + 1 : Math.max(0, at - take);
+      const count = direction === 'forward' ? take : at - start;
+      const rows = await source.search(q, start, count);
+      rows.forEach((row, i) => ranks.set(row as object, start + i));
+      // backward: the `take` rows before the cursor, nearest first
+      return direction === 'forward' ? rows : rows.reverse();
+    },
+    () => source.count(q),
+  );
 }
