@@ -3,7 +3,7 @@ import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
 import { DataSource } from 'typeorm';
 import { CLOCK, ID_GENERATOR, RandomIdGenerator, READ_MODEL_CONSISTENCY, SystemClock } from '@larder/kernel';
-import { EVENT_STORE } from '@larder/event-store';
+import { EVENT_STORE, Writes } from '@larder/event-store';
 import { MESSAGE_BUS } from '@larder/message-bus';
 import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api-keys';
 import { OrganizationsModule } from '@larder/organizations';
@@ -83,6 +83,7 @@ export class InfrastructureModule {
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
+      Writes,
     ];
     return { module: InfrastructureModule, providers, exports: providers.map((p) => ('provide' in p ? p.provide : p)) };
   }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, NotFoundError, settle, isUuid } from '@larder/kernel';
-import { EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, isUuid } from '@larder/kernel';
+import { commandHandler, Writes } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { ApiKeyCommand, apiKeyDecider, apiKeyView } from './api-key.aggregate';
 import { apiKeyStream } from './streams';
@@ -18,17 +18,16 @@ export const handleApiKey = commandHandler(apiKeyDecider, (c: ApiKeyCommand) => 
 @Injectable()
 export class ApiKeyWriter {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly writes: Writes,
     @Inject(CLOCK) readonly clock: Clock,
     @Inject(ID_GENERATOR) readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
     private readonly reader: ApiKeysReader,
   ) {}
 
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
     if (!isUuid(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
-    const result = await handleApiKey(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
-    const settled = await settle(this.consistency, ['api-keys'], result.position);
+    const result = await this.writes.run(handleApiKey, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
+    const settled = await this.writes.settle(['api-keys'], result.position);
     if (result.state.status === 'deleted') return { response: null };
     if (settled) {
       const row = await this.reader.get(command.organizationId, command.apiKeyId);

@@ -1,2 +1,3 @@
 export * from './event-store.port';
 export * from './handle-command';
+export * from './writes';

@@ -1,19 +1,6 @@
 import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
-import {
-  CLOCK,
-  Clock,
-  ConflictError,
-  FileReferences,
-  FILE_UPLOADER,
-  FileUploader,
-  ID_GENERATOR,
-  IdGenerator,
-  NotFoundError,
-  READ_MODEL_CONSISTENCY,
-  ReadModelConsistency,
-  settle,
-} from '@larder/kernel';
-import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
+import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, NotFoundError } from '@larder/kernel';
+import { commandHandler, CommandResult, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
@@ -79,10 +66,7 @@ export interface AddStoreFileInput {
 export class StoreFilesWriter implements FileReferences {
   private readonly logger = new NestLogger('StoreFiles');
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    private readonly writes: Writes,
     private readonly stores: StoresReader,
     private readonly reader: StoreFilesReader,
     @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
@@ -90,8 +74,8 @@ export class StoreFilesWriter implements FileReferences {
 
   /** Appends one store-file decision; with `wait`, then waits for the read models (late: the response says so, the write stands). */
   async decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true): Promise<CommandResult<StoreFileState> & { settled: boolean }> {
-    const result = await handleStoreFile(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
-    const settled = wait ? await settle(this.consistency, STORE_FILE_PROJECTIONS, result.position) : false;
+    const result = await this.writes.run(handleStoreFile, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
+    const settled = wait ? await this.writes.settle(STORE_FILE_PROJECTIONS, result.position) : false;
     return { ...result, settled };
   }
 
@@ -102,10 +86,8 @@ export class StoreFilesWriter implements FileReferences {
     return row ?? storeFileRowFromState(result.state, before) ?? before!;
   }
 
-  private async stateOf(storeId: string, fileId: string): Promise<StoreFileState> {
-    let state = storeFileDecider.initialState();
-    for (const e of await this.store.readStream(storeFileStream(storeId, fileId))) state = storeFileDecider.evolve(state, e as never);
-    return state;
+  private stateOf(storeId: string, fileId: string): Promise<StoreFileState> {
+    return this.writes.fold(storeFileDecider, storeFileStream(storeId, fileId));
   }
 
   /** Removes a store file that another write superseded; already gone is fine. */
@@ -130,8 +112,8 @@ export class StoreFilesWriter implements FileReferences {
    * applied at least what that read model has, so a `completed` file comes with its embedded chunks.
    */
   async chunkIndexCaughtUp(): Promise<void> {
-    const at = (await this.consistency.positionOf?.('stores')) ?? null;
-    await settle(this.consistency, ['chunk-index'], at);
+    const at = (await this.writes.consistency.positionOf?.('stores')) ?? null;
+    await this.writes.settle(['chunk-index'], at);
   }
 
   async get(organizationId: string, storeIdentifier: string, fileIdentifier: string): Promise<StoreFileRow> {
@@ -166,15 +148,14 @@ export class StoreFilesWriter implements FileReferences {
     if (externalId) {
       // Files that held the external id before claims existed (read before the claim: none of them is a later claimant's).
       const legacy = (await this.reader.byExternalId(s.id, externalId)).filter((f) => f.fileId !== file.id);
-      const history = await this.store.readStream(storeExternalIdStream(s.id, externalId));
+      const history = await this.writes.store.readStream(storeExternalIdStream(s.id, externalId));
       const holder = history.length ? (history[history.length - 1].data as { fileId: string }).fileId : null;
       const holderPresent = holder !== null && holder !== file.id && (await this.stateOf(s.id, holder)).present;
       if (!history.length && legacy.length && input.overwrite === false) throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
-      const claim = await handleExternalId(
-        this.store,
-        { type: 'ClaimStoreExternalId', organizationId, storeId: s.id, externalId, fileId: file.id, overwrite: input.overwrite !== false, holderPresent, now: this.clock.now() },
+      const claim = await this.writes.run(
+        handleExternalId,
+        { type: 'ClaimStoreExternalId', organizationId, storeId: s.id, externalId, fileId: file.id, overwrite: input.overwrite !== false, holderPresent, now: this.writes.now() },
         { orgId: organizationId, actor },
-        { newIds: () => this.ids.uuid() },
       );
       const previous = (claim.events[0]?.data as { previousFileId?: string | null } | undefined)?.previousFileId ?? null;
       const superseded = new Set([...(history.length ? [] : legacy.map((f) => f.fileId)), ...(previous ? [previous] : [])]);
@@ -212,7 +193,7 @@ export class StoreFilesWriter implements FileReferences {
    */
   private async dropIfSuperseded(organizationId: string, storeId: string, externalId: string, fileId: string, actor: string): Promise<void> {
     try {
-      const history = await this.store.readStream(storeExternalIdStream(storeId, externalId));
+      const history = await this.writes.store.readStream(storeExternalIdStream(storeId, externalId));
       const holder = history.length ? (history[history.length - 1].data as { fileId: string }).fileId : null;
       if (holder !== fileId) await this.removeSuperseded(organizationId, storeId, fileId, actor);
     } catch (err) {
@@ -239,7 +220,7 @@ export class StoreFilesWriter implements FileReferences {
       if (r?.position) last = r.position;
       if (r) n++;
     }
-    if (last) await settle(this.consistency, STORE_FILE_PROJECTIONS, last);
+    if (last) await this.writes.settle(STORE_FILE_PROJECTIONS, last);
     return n;
   }
 

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ConflictError, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, ValidationFailedError } from '@larder/kernel';
-import { commandHandler, CommandResult, EVENT_STORE, EventStore } from '@larder/event-store';
+import { Injectable } from '@nestjs/common';
+import { ConflictError, NotFoundError, ValidationFailedError } from '@larder/kernel';
+import { commandHandler, CommandResult, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
@@ -64,10 +64,7 @@ const expires = (e: CreateStoreInput['expires_after']): ExpiresAfterData | null 
 @Injectable()
 export class StoresWriter {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    private readonly writes: Writes,
     private readonly reader: StoresReader,
     private readonly storeFiles: StoreFilesReader,
     private readonly files: FilesReader,
@@ -82,12 +79,12 @@ export class StoresWriter {
 
   /** Appends one store decision. Waiting for the read models is `answer`'s job, after the append. */
   decide(command: WithoutClock<StoreCommand>, actor: string): Promise<CommandResult<StoreState>> {
-    return handleStore(this.store, { ...command, now: this.clock.now() }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    return this.writes.run(handleStore, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
   }
 
   /** The store after a stored decision: the read model's row once it caught up, else the decided state (the response says reads lag). */
   async answer(organizationId: string, storeId: string, result: CommandResult<StoreState>, before: StoreRow | null = null): Promise<StoreRow> {
-    if (await settle(this.consistency, STORE_PROJECTIONS, result.position)) {
+    if (await this.writes.settle(STORE_PROJECTIONS, result.position)) {
       const row = await this.reader.get(organizationId, storeId);
       if (row) return row;
     }
@@ -95,10 +92,8 @@ export class StoresWriter {
     return storeRowFromState(storeId, result.state, before);
   }
 
-  private async stateOf(storeId: string): Promise<StoreState> {
-    let state = storeDecider.initialState();
-    for (const e of await this.store.readStream(storeStream(storeId))) state = storeDecider.evolve(state, e as never);
-    return state;
+  private stateOf(storeId: string): Promise<StoreState> {
+    return this.writes.fold(storeDecider, storeStream(storeId));
   }
 
   /**
@@ -107,24 +102,19 @@ export class StoresWriter {
    * longer has that name (a crash between claim and create or rename).
    */
   private async claim(organizationId: string, name: string, storeId: string, actor: string): Promise<void> {
-    const history = await this.store.readStream(storeNameStream(organizationId, name));
+    const history = await this.writes.store.readStream(storeNameStream(organizationId, name));
     const last = history[history.length - 1];
     let orphanHolder = false;
     if (last?.type === 'StoreNameClaimed') {
       const holder = await this.stateOf((last.data as { storeId: string }).storeId);
-      const graceOver = this.clock.now().getTime() - last.createdAt.getTime() > CLAIM_GRACE_MS;
+      const graceOver = this.writes.now().getTime() - last.createdAt.getTime() > CLAIM_GRACE_MS;
       orphanHolder = holder.status === 'deleted' || (graceOver && (holder.status === 'absent' || holder.name !== name));
     }
-    await handleStoreName(
-      this.store,
-      { type: 'ClaimStoreName', organizationId, name, storeId, now: this.clock.now(), orphanHolder },
-      { orgId: organizationId, actor },
-      { newIds: () => this.ids.uuid() },
-    );
+    await this.writes.run(handleStoreName, { type: 'ClaimStoreName', organizationId, name, storeId, now: this.writes.now(), orphanHolder }, { orgId: organizationId, actor });
   }
 
   private async release(organizationId: string, name: string, storeId: string, actor: string): Promise<void> {
-    await handleStoreName(this.store, { type: 'ReleaseStoreName', organizationId, name, storeId, now: this.clock.now() }, { orgId: organizationId, actor }, { newIds: () => this.ids.uuid() });
+    await this.writes.run(handleStoreName, { type: 'ReleaseStoreName', organizationId, name, storeId, now: this.writes.now() }, { orgId: organizationId, actor });
   }
 
   private checkName(name: string, loc: (string | number)[]): void {
@@ -134,7 +124,7 @@ export class StoresWriter {
   }
 
   async create(organizationId: string, actor: string, input: CreateStoreInput): Promise<StoreRow> {
-    const storeId = this.ids.uuid();
+    const storeId = this.writes.ids.uuid();
     const name = input.name ?? `store-${storeId.slice(0, 8)}`;
     this.checkName(name, ['body', 'name']);
     const fileIds = [...new Set(input.file_ids ?? [])];
@@ -210,16 +200,16 @@ export class StoresWriter {
     const deleted = await this.decide({ type: 'DeleteStore', storeId: before.id, organizationId }, actor);
     // A crash before this release leaves a claim whose holder is deleted, which the next claim takes over.
     await this.release(organizationId, before.name, before.id, actor);
-    await settle(this.consistency, STORE_PROJECTIONS, deleted.position);
+    await this.writes.settle(STORE_PROJECTIONS, deleted.position);
     return { id: before.id, deleted: true, object: 'store' };
   }
 
   /** Moves stores past their inactivity expiry to `expired` (called by the sweeper). */
   async expireDue(): Promise<number> {
-    const due = await this.reader.expiredBy(this.clock.now());
+    const due = await this.reader.expiredBy(this.writes.now());
     for (const s of due) {
       const r = await this.decide({ type: 'ExpireStore', storeId: s.id, organizationId: s.organizationId }, 'system').catch(() => null);
-      if (r) await settle(this.consistency, STORE_PROJECTIONS, r.position);
+      if (r) await this.writes.settle(STORE_PROJECTIONS, r.position);
     }
     return due.length;
   }

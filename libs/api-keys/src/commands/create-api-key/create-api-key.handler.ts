@@ -1,7 +1,6 @@
-import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, ValidationFailedError } from '@larder/kernel';
-import { EVENT_STORE, EventStore } from '@larder/event-store';
+import { ValidationFailedError } from '@larder/kernel';
+import { Writes } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import type { ScopeEntry } from '@larder/kernel';
@@ -14,10 +13,7 @@ import { CreateApiKeyCommand } from './create-api-key.command';
 @CommandHandler(CreateApiKeyCommand)
 export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand, ApiKeyCreatedResponse> {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    private readonly writes: Writes,
     private readonly reader: ApiKeysReader,
     private readonly stores: StoresReader,
   ) {}
@@ -41,15 +37,15 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
   }
 
   async execute(c: CreateApiKeyCommand): Promise<ApiKeyCreatedResponse> {
-    const now = this.clock.now();
+    const now = this.writes.now();
     if (c.expiresAt && c.expiresAt.getTime() <= now.getTime()) {
       throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future', type: 'value_error', input: c.expiresAt.toISOString() }]);
     }
     const scope = await this.pinStores(c.organizationId, c.scope);
-    const apiKeyId = c.options.apiKeyId ?? this.ids.uuid();
-    const secret = c.options.secret ?? `${SECRET_PREFIX}${this.ids.secret(32)}`;
-    const result = await handleApiKey(
-      this.store,
+    const apiKeyId = c.options.apiKeyId ?? this.writes.ids.uuid();
+    const secret = c.options.secret ?? `${SECRET_PREFIX}${this.writes.ids.secret(32)}`;
+    const result = await this.writes.run(
+      handleApiKey,
       {
         type: 'CreateApiKey',
         apiKeyId,
@@ -63,10 +59,10 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
         now,
       },
       { orgId: c.organizationId, actor: c.options.actor ?? 'system' },
-      { retries: 0, newIds: () => this.ids.uuid() },
+      { retries: 0 },
     );
     // stored: from here on the key exists, whether or not its read model has caught up
-    const row = (await settle(this.consistency, ['api-keys'], result.position)) ? await this.reader.get(c.organizationId, apiKeyId) : null;
+    const row = (await this.writes.settle(['api-keys'], result.position)) ? await this.reader.get(c.organizationId, apiKeyId) : null;
     return { ...toApiKeyResponse(row ?? apiKeyView(apiKeyId, result.state)), value: secret };
   }
 }
