@@ -1,21 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'stream';
-import {
-  CLOCK,
-  Clock,
-  ID_GENERATOR,
-  IdGenerator,
-  NotFoundError,
-  PayloadTooLargeError,
-  Position,
-  ProjectionName,
-  READ_MODEL_CONSISTENCY,
-  ReadModelConsistency,
-  settle,
-  ValidationFailedError,
-  isUuid,
-} from '@larder/kernel';
-import { CommandResult, EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
+import { Clock, IdGenerator, NotFoundError, PayloadTooLargeError, Position, ProjectionName, ValidationFailedError, isUuid } from '@larder/kernel';
+import { CommandResult, commandHandler, Writes } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { FileCommand, fileDecider, FileState, fileView, isLive } from './file.aggregate';
@@ -47,17 +33,22 @@ export class FileWriter {
   private readonly logger = new Logger('Files');
 
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
+    private readonly writes: Writes,
     @Inject(BLOB_STORAGE) readonly blobs: BlobStorage,
-    @Inject(CLOCK) readonly clock: Clock,
-    @Inject(ID_GENERATOR) readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
     @Inject(FILES_CONFIG) private readonly config: FilesConfig,
     private readonly reader: FilesReader,
   ) {}
 
+  get clock(): Clock {
+    return this.writes.clock;
+  }
+
+  get ids(): IdGenerator {
+    return this.writes.ids;
+  }
+
   blobKey(organizationId: string, fileId: string): string {
-    return `files/${organizationId}/${fileId}/${this.ids.uuid()}`;
+    return `files/${organizationId}/${fileId}/${this.writes.ids.uuid()}`;
   }
 
   /** Streams `body` into blob storage; rejects empty and oversized content with nothing left behind. */
@@ -81,7 +72,7 @@ export class FileWriter {
   async current(fileId: string): Promise<FileState> {
     let state = fileDecider.initialState();
     if (!isUuid(fileId)) return state;
-    for (const e of await this.store.readStream(fileStream(fileId))) state = fileDecider.evolve(state, { type: e.type, data: e.data } as never);
+    for (const e of await this.writes.store.readStream(fileStream(fileId))) state = fileDecider.evolve(state, { type: e.type, data: e.data } as never);
     return state;
   }
 
@@ -100,13 +91,13 @@ export class FileWriter {
     if (!isUuid(command.fileId)) throw new NotFoundError(`File ${command.fileId} not found`);
     let result: CommandResult<FileState>;
     try {
-      result = await handleFile(this.store, command, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+      result = await this.writes.run(handleFile, command, { orgId: command.organizationId, actor });
     } catch (err) {
       if (newBlob) await this.blobs.delete(newBlob).catch((e: Error) => this.logger.warn(`content ${newBlob} of a refused write not deleted: ${e.message}`));
       throw err;
     }
     // stored: from here on the write is a fact
-    const settled = await settle(this.consistency, FILE_PROJECTIONS, result.position);
+    const settled = await this.writes.settle(FILE_PROJECTIONS, result.position);
     if (result.state.status !== 'present') return { file: null, state: result.state, position: result.position, settled };
     const row = settled ? await this.reader.get(command.organizationId, command.fileId) : null;
     return { file: toFileObject(row ?? fileView(command.fileId, result.state)), state: result.state, position: result.position, settled };
@@ -125,7 +116,7 @@ export class FileWriter {
   private async afterCatchUp(position: Position | null): Promise<void> {
     for (let delay = 100; delay <= 60_000; delay *= 2) {
       if (
-        await this.consistency.waitFor(FILE_PROJECTIONS, position).then(
+        await this.writes.consistency.waitFor(FILE_PROJECTIONS, position).then(
           () => true,
           () => false,
         )

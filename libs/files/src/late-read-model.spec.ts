@@ -1,3 +1,4 @@
+import { Writes } from '@larder/event-store';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -79,8 +80,8 @@ describe('files writes when the read model is late (a stored write is a fact)', 
     dir = mkdtempSync(join(tmpdir(), 'larder-files-spec-'));
     store = new FailingAppends();
     blobs = new LocalDiskBlobStorage(dir);
-    files = new FileWriter(store, blobs, clock, new RandomIdGenerator(), lateReadModel, config, unreachableReader);
-    uploads = new UploadWriter(store, clock, new RandomIdGenerator(), lateReadModel);
+    files = new FileWriter(new Writes(store, clock, new RandomIdGenerator(), lateReadModel), blobs, config, unreachableReader);
+    uploads = new UploadWriter(new Writes(store, clock, new RandomIdGenerator(), lateReadModel));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -125,7 +126,7 @@ describe('files writes when the read model is late (a stored write is a fact)', 
       },
     };
     const rows = { get: async () => null } as unknown as FilesReader;
-    files = new FileWriter(store, blobs, clock, new RandomIdGenerator(), catchingUp, config, rows);
+    files = new FileWriter(new Writes(store, clock, new RandomIdGenerator(), catchingUp), blobs, config, rows);
     const f = await upload('a.txt', 'one');
     await new ReplaceFileHandler(files).execute(new ReplaceFileCommand(ORG, 'key-1', f.id, 'a.txt', 'text/plain', Readable.from([Buffer.from('two')])));
     // downloads may still be served from the old row: its content stays while the read model is late

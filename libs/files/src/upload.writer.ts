@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, EventMetadata, ID_GENERATOR, IdGenerator, NotFoundError, Position, ProjectionName, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, isUuid } from '@larder/kernel';
-import { CommandResult, EVENT_STORE, EventStore, commandHandler } from '@larder/event-store';
+import { Injectable } from '@nestjs/common';
+import { Clock, EventMetadata, NotFoundError, Position, ProjectionName, isUuid } from '@larder/kernel';
+import { CommandResult, commandHandler, Writes } from '@larder/event-store';
 import { UploadCommand, uploadDecider, UploadState } from './multipart-upload.aggregate';
 import { fileUploadStream } from './streams';
 
@@ -16,28 +16,27 @@ export const handleUpload = commandHandler(uploadDecider, (c: UploadCommand) => 
  */
 @Injectable()
 export class UploadWriter {
-  constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) readonly clock: Clock,
-    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
-  ) {}
+  constructor(private readonly writes: Writes) {}
+
+  get clock(): Clock {
+    return this.writes.clock;
+  }
 
   /** The upload's state from its stream; 404 when it does not exist in the organization (null: any). */
   async mustExist(organizationId: string | null, uploadId: string): Promise<UploadState> {
     let state = uploadDecider.initialState();
-    if (isUuid(uploadId)) for (const e of await this.store.readStream(fileUploadStream(uploadId))) state = uploadDecider.evolve(state, { type: e.type, data: e.data } as never);
+    if (isUuid(uploadId)) for (const e of await this.writes.store.readStream(fileUploadStream(uploadId))) state = uploadDecider.evolve(state, { type: e.type, data: e.data } as never);
     if (state.status === 'absent' || (organizationId !== null && state.organizationId !== organizationId)) throw new NotFoundError(`Upload ${uploadId} not found`);
     return state;
   }
 
   /** Appends one decision (no wait). */
   decide(command: UploadCommand, metadata: EventMetadata): Promise<CommandResult<UploadState>> {
-    return handleUpload(this.store, command, metadata, { newIds: () => this.ids.uuid() });
+    return this.writes.run(handleUpload, command, metadata);
   }
 
   /** The wait after a stored write: true when the read models caught up, false (response marked) when late. */
   settle(position: Position | null, projections: readonly ProjectionName[] = UPLOAD_PROJECTIONS): Promise<boolean> {
-    return settle(this.consistency, projections, position);
+    return this.writes.settle(projections, position);
   }
 }

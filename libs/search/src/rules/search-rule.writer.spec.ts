@@ -1,3 +1,4 @@
+import { Writes } from '@larder/event-store';
 import { Clock, ConsistencyTimeoutError, IdGenerator, NotFoundError, Principal, READ_LAG_HEADER, ReadModelConsistency, withReadLagReporting } from '@larder/kernel';
 import { InMemoryEventStore } from '@larder/event-store/in-memory/in-memory.event-store';
 import type { SearchRuleRow, SearchRulesReader } from '@larder/projections/search/search-rules.reader';
@@ -33,7 +34,7 @@ function setup(readModel: 'late' | 'caught up', rows: SearchRuleRow[] = []) {
   };
   const reader = { get: async (_o: string, _s: string, id: string) => rows.find((r) => r.id === id) ?? null } as unknown as SearchRulesReader;
   const access = { storeId: async () => STORE } as unknown as StoreAccess;
-  const writer = new SearchRuleWriter(store, clock, ids, consistency, reader);
+  const writer = new SearchRuleWriter(new Writes(store, clock, ids, consistency), reader);
   return {
     store,
     create: new CreateSearchRuleHandler(access, writer),

@@ -1,6 +1,6 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle, isUuid } from '@larder/kernel';
-import { commandHandler, EVENT_STORE, EventStore } from '@larder/event-store';
+import { Injectable } from '@nestjs/common';
+import { IdGenerator, NotFoundError, isUuid } from '@larder/kernel';
+import { commandHandler, Writes } from '@larder/event-store';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { searchRuleStream } from '../streams';
 import { SearchRuleCommand, searchRuleDecider, SearchRuleState } from './search-rule.aggregate';
@@ -31,20 +31,21 @@ export const isRuleId = isUuid;
 @Injectable()
 export class SearchRuleWriter {
   constructor(
-    @Inject(EVENT_STORE) private readonly store: EventStore,
-    @Inject(CLOCK) private readonly clock: Clock,
-    @Inject(ID_GENERATOR) readonly ids: IdGenerator,
-    @Inject(READ_MODEL_CONSISTENCY) private readonly consistency: ReadModelConsistency,
+    private readonly writes: Writes,
     private readonly reader: SearchRulesReader,
   ) {}
+
+  get ids(): IdGenerator {
+    return this.writes.ids;
+  }
 
   /** Appends the decision, then waits for the read model (`settled`: it has caught up). */
   async decide(command: WithoutClock<SearchRuleCommand>, actor: string): Promise<Decided> {
     if (!isRuleId(command.ruleId)) throw new NotFoundError(`Search rule ${command.ruleId} not found`);
-    const at = this.clock.now();
-    const result = await handleSearchRule(this.store, { ...command, now: at }, { orgId: command.organizationId, actor }, { newIds: () => this.ids.uuid() });
+    const at = this.writes.now();
+    const result = await this.writes.run(handleSearchRule, { ...command, now: at }, { orgId: command.organizationId, actor });
     // stored: from here on the decision holds, whether or not the read model has caught up
-    const settled = await settle(this.consistency, ['search-rules'], result.position);
+    const settled = await this.writes.settle(['search-rules'], result.position);
     return { organizationId: command.organizationId, storeId: command.storeId, ruleId: command.ruleId, state: result.state, settled, at };
   }
 
@@ -52,7 +53,7 @@ export class SearchRuleWriter {
   async rule(d: Decided): Promise<SearchRuleView> {
     const row = d.settled ? await this.reader.get(d.organizationId, d.storeId, d.ruleId) : null;
     if (row) return row;
-    const [first] = await this.store.readStream(searchRuleStream(d.ruleId), { maxCount: 1 });
+    const [first] = await this.writes.store.readStream(searchRuleStream(d.ruleId), { maxCount: 1 });
     const createdAt = first ? new Date((first.data as { at: string }).at) : d.at;
     return { id: d.ruleId, storeId: d.storeId, query: d.state.query, rules: d.state.rules, createdAt, updatedAt: d.at };
   }
