@@ -1,4 +1,4 @@
-import { assertEventSizes, Decider, EventMetadata, NewEvent, Position, WrongExpectedRevisionError } from '@larder/kernel';
+import { assertEventSizes, Decider, EventMetadata, NewEvent, Position, RecordedEvent, WrongExpectedRevisionError } from '@larder/kernel';
 import { EventStore, ExpectedRevision } from './event-store.port';
 
 export interface CommandResult<TState> {
@@ -6,6 +6,18 @@ export interface CommandResult<TState> {
   /** Position of the last appended event, or null when the decision produced no event. */
   position: Position | null;
   events: NewEvent[];
+}
+
+/** An aggregate's state from events already read (the decider sees only type and data). */
+export function foldEvents<TState, TCommand, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, TCommand, TEvent>, events: readonly RecordedEvent[]): TState {
+  let state = decider.initialState();
+  for (const e of events) state = decider.evolve(state, { type: e.type, data: e.data } as unknown as TEvent);
+  return state;
+}
+
+/** An aggregate's state from its own stream (never from a read model, which may lag). */
+export async function foldStream<TState, TCommand, TEvent extends { type: string; data: unknown }>(store: EventStore, stream: string, decider: Decider<TState, TCommand, TEvent>): Promise<TState> {
+  return foldEvents(decider, await store.readStream(stream));
 }
 
 /**
@@ -22,8 +34,7 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
   const retries = options.retries ?? 5;
   for (let attempt = 0; ; attempt++) {
     const history = await store.readStream(stream);
-    let state = decider.initialState();
-    for (const e of history) state = decider.evolve(state, { type: e.type, data: e.data } as unknown as TEvent);
+    let state = foldEvents(decider, history);
     const expected: ExpectedRevision = history.length ? history[history.length - 1].revision : 'no_stream';
     const decided = decider.decide(command, state);
     if (decided.length === 0) return { state, position: null, events: [] };

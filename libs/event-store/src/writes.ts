@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, Clock, Decider, EventMetadata, ID_GENERATOR, IdGenerator, Position, ProjectionName, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from './event-store.port';
-import { BoundCommandHandler, CommandResult } from './handle-command';
+import { BoundCommandHandler, CommandResult, foldStream } from './handle-command';
 
 /**
  * What every writer needs, in one injectable: the event store, the clock, ids and the read models'
@@ -29,9 +29,7 @@ export class Writes {
     return settle(this.consistency, projections, position);
   }
 
-  async fold<TState, TCommand, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, TCommand, TEvent>, stream: string): Promise<TState> {
-    let state = decider.initialState();
-    for (const e of await this.store.readStream(stream)) state = decider.evolve(state, { type: e.type, data: e.data } as unknown as TEvent);
-    return state;
+  fold<TState, TCommand, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, TCommand, TEvent>, stream: string): Promise<TState> {
+    return foldStream(this.store, stream, decider);
   }
 }

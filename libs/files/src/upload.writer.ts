@@ -24,8 +24,7 @@ export class UploadWriter {
 
   /** The upload's state from its stream; 404 when it does not exist in the organization (null: any). */
   async mustExist(organizationId: string | null, uploadId: string): Promise<UploadState> {
-    let state = uploadDecider.initialState();
-    if (isUuid(uploadId)) for (const e of await this.writes.store.readStream(fileUploadStream(uploadId))) state = uploadDecider.evolve(state, { type: e.type, data: e.data } as never);
+    const state = isUuid(uploadId) ? await this.writes.fold(uploadDecider, fileUploadStream(uploadId)) : uploadDecider.initialState();
     if (state.status === 'absent' || (organizationId !== null && state.organizationId !== organizationId)) throw new NotFoundError(`Upload ${uploadId} not found`);
     return state;
   }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Clock, ConflictError, IdGenerator, NotFoundError, ReadModelConsistency, RecordedEvent } from '@larder/kernel';
-import { EventStore } from '@larder/event-store';
+import { EventStore, foldStream } from '@larder/event-store';
 import type { StoreFileRow } from '@larder/projections/stores/store-files.reader';
 import { StoreCopyStarted } from '../events';
 import { handleStore } from '../stores.writer';
@@ -95,10 +95,8 @@ export class StoreCopyReactor {
     await finish(null);
   }
 
-  private async stateOf(storeId: string): Promise<StoreState> {
-    let state = storeDecider.initialState();
-    for (const ev of await this.store.readStream(storeStream(storeId))) state = storeDecider.evolve(state, ev as never);
-    return state;
+  private stateOf(storeId: string): Promise<StoreState> {
+    return foldStream(this.store, storeStream(storeId), storeDecider);
   }
 
   private async sourceCopyingInto(sourceId: string, targetId: string): Promise<boolean> {
