@@ -16,10 +16,10 @@ export class FileUploaderService implements FileUploader {
     private readonly writer: FileWriter,
   ) {}
 
-  async find(organizationId: string, fileId: string): Promise<UploadedFileInfo | null> {
-    const s = await this.writer.current(fileId);
+  async find(organizationId: string, fileId: string): Promise<(UploadedFileInfo & { contentAuthor: string | null }) | null> {
+    const { state: s, author } = await this.writer.currentWithAuthor(fileId);
     if (s.status !== 'present' || s.organizationId !== organizationId) return null;
-    return { id: fileId, filename: s.filename!, mimeType: s.mimeType!, bytes: s.bytes, sha256: s.sha256!, blobKey: s.blobKey!, version: s.version };
+    return { id: fileId, filename: s.filename!, mimeType: s.mimeType!, bytes: s.bytes, sha256: s.sha256!, blobKey: s.blobKey!, version: s.version, contentAuthor: author };
   }
 
   async upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable): Promise<UploadedFileInfo> {

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'stream';
 import { Clock, IdGenerator, NotFoundError, PayloadTooLargeError, Position, ProjectionName, ValidationFailedError, isUuid } from '@larder/kernel';
-import { CommandResult, commandHandler, Writes } from '@larder/event-store';
+import { CommandResult, commandHandler, Writes, foldEvents } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { FileCommand, fileDecider, FileState, fileView, isLive } from './file.aggregate';
@@ -70,10 +70,19 @@ export class FileWriter {
 
   /** The file's state from its own stream (never from a read model, which may lag). */
   async current(fileId: string): Promise<FileState> {
-    let state = fileDecider.initialState();
-    if (!isUuid(fileId)) return state;
-    for (const e of await this.writes.store.readStream(fileStream(fileId))) state = fileDecider.evolve(state, { type: e.type, data: e.data } as never);
-    return state;
+    return (await this.currentWithAuthor(fileId)).state;
+  }
+
+  /** The file's state and the actor (API key) who wrote its current content, from its own stream. */
+  async currentWithAuthor(fileId: string): Promise<{ state: FileState; author: string | null }> {
+    if (!isUuid(fileId)) return { state: fileDecider.initialState(), author: null };
+    const events = await this.writes.store.readStream(fileStream(fileId));
+    let author: string | null = null;
+    for (const e of events) {
+      if (e.type === 'FileUploaded' || e.type === 'FileReplaced') author = e.metadata.actor ?? null;
+      else if (e.type === 'FileDeleted') author = null;
+    }
+    return { state: foldEvents(fileDecider, events), author };
   }
 
   /** 404 unless the file exists in this organization. */

@@ -17,8 +17,11 @@ export interface UploadedFileInfo {
 export interface FileUploader {
   upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable): Promise<UploadedFileInfo>;
   remove(organizationId: string, actor: string, fileId: string): Promise<unknown>;
-  /** The file as its own event stream has it (never a read model that may lag); null when it does not exist in the organization. */
-  find(organizationId: string, fileId: string): Promise<UploadedFileInfo | null>;
+  /**
+   * The file as its own event stream has it (never a read model that may lag), with the actor (API
+   * key) who wrote its current content; null when it does not exist in the organization.
+   */
+  find(organizationId: string, fileId: string): Promise<(UploadedFileInfo & { contentAuthor: string | null }) | null>;
 }
 export const FILE_UPLOADER = Symbol('FILE_UPLOADER');
 

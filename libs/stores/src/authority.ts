@@ -1,7 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { ForbiddenError, ScopeEntry, scopeAllows, streamName } from '@larder/kernel';
-import { EVENT_STORE, EventStore } from '@larder/event-store';
-import type { FileEvent } from '@larder/files/events';
+import { FILE_UPLOADER, FileUploader, ForbiddenError, ScopeEntry, scopeAllows } from '@larder/kernel';
 
 /**
  * What a store route touches beyond the store in its URL, which the API-key guard has checked
@@ -27,24 +25,13 @@ export function assertMayReadStore(scope: ScopeEntry[] | null, storeId: string):
  */
 @Injectable()
 export class AttachAuthority {
-  constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
+  constructor(@Inject(FILE_UPLOADER) private readonly files: FileUploader) {}
 
   async assertMayAttach(scope: ScopeEntry[] | null, actor: string, organizationId: string, fileId: string): Promise<void> {
     if (scopeAllows(scope, { method: 'read', resourceType: 'file' }, fileId)) return;
-    if (await this.wroteContent(actor, organizationId, fileId)) return;
+    // the files context answers from the file's own stream who wrote its current content
+    const file = await this.files.find(organizationId, fileId);
+    if (file && file.contentAuthor !== null && file.contentAuthor === actor) return;
     throw new ForbiddenError(`This API key's scope does not allow read on file ${fileId}, so it cannot attach it to a store.`);
-  }
-
-  /** Whether `actor` wrote the file's current content (its last upload or replacement), as the file's own stream records it. */
-  private async wroteContent(actor: string, organizationId: string, fileId: string): Promise<boolean> {
-    const events = await this.store.readStream(streamName('file', fileId));
-    let author: string | null = null;
-    for (const e of events) {
-      const type = e.type as FileEvent['type'];
-      if (e.metadata.orgId !== organizationId) return false;
-      if (type === 'FileUploaded' || type === 'FileReplaced') author = e.metadata.actor ?? null;
-      else if (type === 'FileDeleted') author = null;
-    }
-    return author !== null && author === actor;
   }
 }
