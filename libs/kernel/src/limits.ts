@@ -8,8 +8,9 @@ type Loc = (string | number)[];
  * "Limits"). Together they bound every event: no event may exceed MAX_EVENT_BYTES.
  */
 export const LIMITS = {
-  /** JSON request bodies (LARDER_JSON_LIMIT may lower or raise it). */
+  /** JSON request bodies (LARDER_JSON_LIMIT may lower or raise it), and their nesting. */
   jsonBodyBytes: 1024 * 1024,
+  jsonDepth: 32,
   /** Metadata of a store or store file: serialized size, keys at all levels, nesting, one string. */
   metadataBytes: 64 * 1024,
   metadataKeys: 256,
@@ -87,3 +88,29 @@ export function assertEventSizes(events: ReadonlyArray<{ type: string; data: unk
 
 /** The serialized size of an event's data and metadata (what `assertEventSizes` measures). */
 export const eventBytes = (e: { data: unknown; metadata?: unknown }) => byteLength(e.data) + byteLength(e.metadata ?? null);
+
+/**
+ * Walks parsed input without recursion: the first value nested deeper than LIMITS.jsonDepth or holding
+ * a NUL character (PostgreSQL's jsonb and text refuse it), as a 422 at its `loc`. JSON bodies and the
+ * JSON carried in multipart fields both pass through it.
+ */
+export function plainInputProblem(input: unknown, at: Loc): ValidationFailedError | null {
+  const stack: Array<{ value: unknown; loc: Loc }> = [{ value: input, loc: at }];
+  while (stack.length) {
+    const { value, loc } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return new ValidationFailedError([{ loc, msg: 'Strings must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
+      continue;
+    }
+    if (value === null || typeof value !== 'object') continue;
+    if (loc.length - at.length >= LIMITS.jsonDepth) {
+      return new ValidationFailedError([{ loc, msg: `JSON nested deeper than ${LIMITS.jsonDepth} levels`, type: 'too_deep' }]);
+    }
+    for (const [k, v] of Object.entries(value)) {
+      const key = Array.isArray(value) ? Number(k) : k;
+      if (typeof key === 'string' && key.includes('\u0000')) return new ValidationFailedError([{ loc: [...loc, key], msg: 'Keys must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
+      stack.push({ value: v, loc: [...loc, key] });
+    }
+  }
+  return null;
+}

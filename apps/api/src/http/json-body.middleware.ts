@@ -1,9 +1,6 @@
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError } from '@larder/kernel';
-
-/** Deepest nesting a JSON body may have (metadata filters and metadata included). */
-export const MAX_JSON_DEPTH = 32;
+import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError, plainInputProblem } from '@larder/kernel';
 
 /** Routes whose body is not JSON: multipart uploads and raw part bytes. */
 const NON_JSON_BODY = [/^\/v1\/files\/uploads\/[^/]+\/parts\/[^/]+\/?$/];
@@ -17,7 +14,7 @@ export class UnsupportedMediaTypeError extends DomainError {
  * The JSON body parser, with its failures turned into the contract's errors before Nest sees them
  * (Nest would otherwise answer a plain 400 for invalid JSON): invalid JSON → 422 `json_invalid`,
  * too large → 413, a body that is neither JSON nor multipart → 415, nesting deeper than
- * MAX_JSON_DEPTH or a NUL character in any key or string → 422 with its `loc` (PostgreSQL's jsonb and
+ * LIMITS.jsonDepth or a NUL character in any key or string → 422 with its `loc` (PostgreSQL's jsonb and
  * text refuse NUL, and deep nesting would exhaust the validator's stack).
  */
 export function jsonBodyMiddleware(limit: string) {
@@ -41,7 +38,7 @@ export function jsonBodyMiddleware(limit: string) {
     }
     parse(req, res, (err?: unknown) => {
       if (!err) {
-        const problem = isJson ? inspect(req.body) : null;
+        const problem = isJson ? plainInputProblem(req.body, ['body']) : null;
         return next(problem ?? undefined);
       }
       const e = err as { type?: string; message?: string; limit?: number };
@@ -52,28 +49,6 @@ export function jsonBodyMiddleware(limit: string) {
       return next(new BadRequestError(e.message ?? 'Unreadable request body'));
     });
   };
-}
-
-/** Walks a parsed body without recursion: the first value nested too deep or holding a NUL. */
-export function inspect(body: unknown): ValidationFailedError | null {
-  const stack: Array<{ value: unknown; loc: (string | number)[] }> = [{ value: body, loc: ['body'] }];
-  while (stack.length) {
-    const { value, loc } = stack.pop()!;
-    if (typeof value === 'string') {
-      if (value.includes('\u0000')) return new ValidationFailedError([{ loc, msg: 'Strings must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
-      continue;
-    }
-    if (value === null || typeof value !== 'object') continue;
-    if (loc.length - 1 >= MAX_JSON_DEPTH) {
-      return new ValidationFailedError([{ loc, msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' }]);
-    }
-    for (const [k, v] of Object.entries(value)) {
-      const key = Array.isArray(value) ? Number(k) : k;
-      if (typeof key === 'string' && key.includes('\u0000')) return new ValidationFailedError([{ loc: [...loc, key], msg: 'Keys must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
-      stack.push({ value: v, loc: [...loc, key] });
-    }
-  }
-  return null;
 }
 
 /** A path or query string with a bad percent-escape or a NUL: 422 with its `loc`, before any route sees it. */

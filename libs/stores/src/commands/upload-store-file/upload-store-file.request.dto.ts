@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { reservedKey, ValidationFailedError } from '@larder/kernel';
+import { plainInputProblem, reservedKey, ValidationFailedError } from '@larder/kernel';
 import { AddStoreFileRequestDto, StoreFileConfigDto } from '../add-store-file/add-store-file.request.dto';
 
 const parseJson = (name: string, text: string): unknown => {
@@ -26,10 +26,9 @@ export async function uploadParams(fields: Record<string, string>, fileId: strin
   if (fields.metadata !== undefined) params.metadata = parseJson('metadata', fields.metadata);
   if (fields.config !== undefined) params.config = parseJson('config', fields.config);
   if (fields.external_id !== undefined) params.external_id = fields.external_id;
-  // multipart fields skip the JSON body checks: NUL characters and class-transformer's reserved keys are refused here
-  for (const [name, text] of Object.entries(fields)) {
-    if (text.includes('\u0000')) throw new ValidationFailedError([{ loc: ['body', name], msg: 'Strings must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
-  }
+  // multipart fields skip the JSON body middleware: the same checks run here
+  const odd = plainInputProblem(fields, ['body']) ?? plainInputProblem(params, ['body', 'params']);
+  if (odd) throw odd;
   const reserved = reservedKey(params, ['body', 'params']);
   if (reserved) throw reserved;
   const dto = plainToInstance(AddStoreFileRequestDto, { ...params, file_id: fileId });
