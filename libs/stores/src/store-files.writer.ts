@@ -48,7 +48,7 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
     chunkCount: s.parsed?.chunkCount ?? copied?.chunkCount ?? 0,
     usageTokens: s.parsed?.usageTokens ?? copied?.usageTokens ?? 0,
     createdAt: before?.createdAt ?? new Date(a.at),
-    updatedAt: new Date(),
+    updatedAt: before?.updatedAt ?? new Date(a.at),
   };
 }
 
