@@ -80,7 +80,7 @@ export class ApiKeyAuthGuard implements CanActivate {
       // a store that later takes a pinned name (or a name equal to a pinned id) gains nothing
       const resourceId =
         named !== undefined && required.resourceType === 'store' && principal.scope?.some((e) => e.resource_id != null)
-          ? ((await this.stores.resolve(principal.organizationId, named))?.id ?? named)
+          ? ((await this.cache.get(`store:${principal.organizationId}:${named}`, ['stores'], () => this.stores.resolve(principal.organizationId, named)))?.id ?? named)
           : named;
       if (!scopeAllows(principal.scope, required, resourceId)) {
         throw new ForbiddenError(
