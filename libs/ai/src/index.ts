@@ -1,1 +1,2 @@
 export * from './embedder.port';
+export * from './llm.port';
