@@ -17,7 +17,17 @@ export class BillingProjection implements Projection {
   readonly name = 'billing';
   readonly version = 1;
   readonly tables = [U, S, F];
-  readonly handles = ['StoreFileAdded', 'StoreFileRemoved', 'StoreDeleted', 'StoreFileIngested', 'StoreFileReingestionRequested', 'StoreSearchPerformed', 'StoreGrepPerformed'];
+  readonly handles = [
+    'StoreFileAdded',
+    'StoreFileRemoved',
+    'StoreDeleted',
+    'StoreFileIngested',
+    'StoreFileReingestionRequested',
+    'StoreSearchPerformed',
+    'StoreGrepPerformed',
+    'StoreAgenticSearchPerformed',
+    'StoreQuestionAnswered',
+  ];
 
   async setup(m: EntityManager): Promise<void> {
     await m.query(`CREATE TABLE IF NOT EXISTS ${U} (
@@ -100,6 +110,15 @@ export class BillingProjection implements Projection {
         // a request over several stores counts once for each store it searched
         for (const s of e.data.storeIds) this.usage(usage, event, s, e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
         return;
+      case 'StoreAgenticSearchPerformed':
+      case 'StoreQuestionAnswered': {
+        const d = e.data;
+        for (const s of d.storeIds) this.usage(usage, event, s, e.type === 'StoreAgenticSearchPerformed' ? 'agentic_searches' : 'qa', 1, d.at);
+        // the model's tokens, once per request (on its first store)
+        this.usage(usage, event, d.storeIds[0] ?? null, 'model_prompt_tokens', d.tokenUsage.prompt_tokens, d.at);
+        this.usage(usage, event, d.storeIds[0] ?? null, 'model_completion_tokens', d.tokenUsage.completion_tokens, d.at);
+        return;
+      }
       default:
         return;
     }

@@ -1,17 +1,8 @@
-import { NewEvent, RecordedEvent, streamName, uuidFrom, WrongExpectedRevisionError } from '@larder/kernel';
+import { isoDuration, NewEvent, RecordedEvent, streamName, uuidFrom, WrongExpectedRevisionError } from '@larder/kernel';
 import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
-import { SEARCH_ACTIVITY_EVENT_TYPES, StoreChunksListed, StoreGrepPerformed, StoreSearchPerformed } from '@larder/search/events';
+import { publicToolCall, SEARCH_ACTIVITY_EVENT_TYPES, StoreAgenticSearchPerformed, StoreChunksListed, StoreGrepPerformed, StoreQuestionAnswered, StoreSearchPerformed } from '@larder/search/events';
 import { ActivityKind, ActivityRecorded } from './events';
-
-/** ISO 8601 duration of a number of milliseconds (`PT1.234S`). */
-export function isoDuration(ms: number): string {
-  const s = Math.max(0, ms) / 1000;
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const rest = Number((s % 60).toFixed(3));
-  return `PT${h ? `${h}H` : ''}${m ? `${m}M` : ''}${rest || (!h && !m) ? `${rest}S` : ''}`;
-}
 
 type Activity = { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> };
 
@@ -82,6 +73,52 @@ export function activityOf(e: RecordedEvent): Activity | null {
           case_sensitive: d.caseSensitive,
           search_time: isoDuration(d.searchTimeMs),
           filters: d.filters ?? null,
+          results: d.results,
+        },
+      };
+    }
+    case 'StoreAgenticSearchPerformed': {
+      const d = e.data as unknown as StoreAgenticSearchPerformed['data'];
+      return {
+        kind: 'agentic_search',
+        storeIds: d.storeIds,
+        at: d.at,
+        event: {
+          type: 'agentic_search',
+          store_ids: d.storeIds,
+          started_at: d.startedAt,
+          search_time: isoDuration(d.searchTimeMs),
+          query: d.query,
+          instructions: d.instructions,
+          ranking_strategy: d.rankingStrategy,
+          rounds_executed: d.roundsExecuted,
+          model: d.model,
+          filters: d.filters ?? null,
+          token_usage: d.tokenUsage,
+          tool_calls: d.toolCalls.map(publicToolCall),
+          results: d.results,
+        },
+      };
+    }
+    case 'StoreQuestionAnswered': {
+      const d = e.data as unknown as StoreQuestionAnswered['data'];
+      return {
+        kind: 'qa',
+        storeIds: d.storeIds,
+        at: d.at,
+        event: {
+          type: 'qa',
+          store_ids: d.storeIds,
+          search_time: isoDuration(d.searchTimeMs),
+          query: d.query,
+          instructions: d.instructions,
+          model: d.model,
+          mode: d.mode,
+          agentic: d.agentic,
+          answer: d.answer,
+          citations: d.citations,
+          filters: d.filters ?? null,
+          token_usage: d.tokenUsage,
           results: d.results,
         },
       };

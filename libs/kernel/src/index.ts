@@ -12,3 +12,5 @@ export * from './read-lag';
 export * from './limits';
 export * from './validation';
 export * from './ids';
+export * from './event-stream';
+export * from './durations';

@@ -1,3 +1,5 @@
+import { isoDuration } from '@larder/kernel';
+
 /** One returned chunk, as activity events record it (contract §11.1 StoreSearchEventResult). */
 export interface SearchEventResult {
   store_id: string;
@@ -67,5 +69,79 @@ export interface StoreChunksListed {
   };
 }
 
-export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed;
-export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed'] as const;
+/** Tokens a model used (zero without one). */
+export interface TokenUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  total_tokens: number;
+}
+
+/** One tool invocation of an agentic run (§11.1 AgenticToolCall; the duration in milliseconds). */
+export interface AgenticToolCallRecorded {
+  tool_call_id: string;
+  tool_name: string;
+  tool_type: 'function' | 'extension' | 'datastore';
+  started_at: string;
+  duration_ms: number;
+  arguments: Record<string, unknown> | null;
+  result: Record<string, unknown> | null;
+  error: string | null;
+}
+
+/** §11.1 AgenticToolCall as the API shows it: the duration as an ISO 8601 duration. */
+export const publicToolCall = ({ duration_ms, ...c }: AgenticToolCallRecorded) => ({ ...c, duration: isoDuration(duration_ms) });
+
+/** An agentic search was answered (§11.1 StoreAgenticSearchEvent). */
+export interface StoreAgenticSearchPerformed {
+  type: 'StoreAgenticSearchPerformed';
+  data: {
+    searchId: string;
+    organizationId: string;
+    apiKeyId: string;
+    storeIds: string[];
+    query: string;
+    instructions: string | null;
+    /** The planner: the configured model, or `larder-feedback-planner`. */
+    model: string;
+    rankingStrategy: string;
+    roundsExecuted: number;
+    filters: unknown;
+    topK: number;
+    tokenUsage: TokenUsage;
+    toolCalls: AgenticToolCallRecorded[];
+    results: SearchEventResult[];
+    startedAt: string;
+    searchTimeMs: number;
+    at: string;
+  };
+}
+
+/** A question was answered (one per request; its retrieval is part of it, not a separate search). */
+export interface StoreQuestionAnswered {
+  type: 'StoreQuestionAnswered';
+  data: {
+    searchId: string;
+    organizationId: string;
+    apiKeyId: string;
+    storeIds: string[];
+    query: string;
+    instructions: string | null;
+    /** The model that wrote the answer, or `larder-extractive` without one. */
+    model: string;
+    mode: 'llm' | 'extractive';
+    /** The answer's first characters (the event keeps at most 4000). */
+    answer: string;
+    /** Source indices the answer cites. */
+    citations: number[];
+    agentic: boolean;
+    filters: unknown;
+    topK: number;
+    tokenUsage: TokenUsage;
+    results: SearchEventResult[];
+    searchTimeMs: number;
+    at: string;
+  };
+}
+
+export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered;
+export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed', 'StoreAgenticSearchPerformed', 'StoreQuestionAnswered'] as const;

@@ -15,6 +15,9 @@ import { ListChunksHandler } from './queries/list-chunks/list-chunks.handler';
 import { ListChunksHttpController } from './queries/list-chunks/list-chunks.http.controller';
 import { MetadataFacetsHandler } from './queries/metadata-facets/metadata-facets.handler';
 import { MetadataFacetsHttpController } from './queries/metadata-facets/metadata-facets.http.controller';
+import { QuestionAnsweringHandler } from './queries/question-answering/question-answering.handler';
+import { QuestionAnsweringHttpController } from './queries/question-answering/question-answering.http.controller';
+import { AgenticSearch } from './agentic/agentic-search';
 import { GetSearchRuleHandler } from './queries/get-search-rule/get-search-rule.handler';
 import { GetSearchRuleHttpController } from './queries/get-search-rule/get-search-rule.http.controller';
 import { CreateSearchRuleHandler } from './commands/create-search-rule/create-search-rule.handler';
@@ -31,7 +34,7 @@ export type { SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
 export type { Reranker } from './reranker.port';
 
-/** Search over stores, search rules, grep, list-chunks and facets (contract §14–§16.3). */
+/** Search over stores (plain and agentic), search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
 @Module({
   imports: [CqrsModule],
   controllers: [
@@ -39,6 +42,7 @@ export type { Reranker } from './reranker.port';
     GrepStoresHttpController,
     ListChunksHttpController,
     MetadataFacetsHttpController,
+    QuestionAnsweringHttpController,
     CreateSearchRuleHttpController,
     GetSearchRuleHttpController,
     UpdateSearchRuleHttpController,
@@ -50,6 +54,7 @@ export type { Reranker } from './reranker.port';
     SearchRulesReader,
     StoreAccess,
     Retrieval,
+    AgenticSearch,
     SearchRulePins,
     SearchActivity,
     SearchRuleWriter,
@@ -57,6 +62,7 @@ export type { Reranker } from './reranker.port';
     GrepStoresHandler,
     ListChunksHandler,
     MetadataFacetsHandler,
+    QuestionAnsweringHandler,
     GetSearchRuleHandler,
     CreateSearchRuleHandler,
     UpdateSearchRuleHandler,

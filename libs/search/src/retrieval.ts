@@ -100,6 +100,11 @@ export class Retrieval {
    * it; without one (the case today: none is available offline), the hybrid fusion is the ranking and
    * `rerank` changes nothing (README).
    */
+  /** Whether `rerank` in these options does anything (a reranker is configured). */
+  reranks(options: SearchOptions): boolean {
+    return !!options.rerank && !!this.reranker;
+  }
+
   async rerank(query: string, results: RankedChunk[], options: SearchOptions): Promise<RankedChunk[]> {
     if (!options.rerank || !this.reranker || !results.length) return results;
     const head = results.slice(0, Math.min(results.length, Math.max(options.rerank.topK ?? 0, 50)));

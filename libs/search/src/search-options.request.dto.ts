@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Type } from 'class-transformer';
-import { Allow, IsOptional, ValidateIf, ValidateNested } from 'class-validator';
+import { IsOptional, ValidateIf, ValidateNested } from 'class-validator';
 import { Check, isPlainObject, OptionalBoolean, Problems, LIMITS } from '@larder/kernel';
 
 export const DEFAULT_RERANK_MODEL = 'mixedbread-ai/mxbai-rerank-large-v2';
@@ -11,12 +11,26 @@ export interface RerankOptions {
   topK: number | null;
 }
 
+/** `search_options.agentic` (§15.3 AgenticSearchConfig), with the defaults applied. */
+export interface AgenticOptions {
+  maxRounds: number;
+  queriesPerRound: number;
+  /** Results each query of a round retrieves (null: max(top_k, 20)). */
+  resultsPerQuery: number | null;
+  strictTopK: boolean;
+  mediaContent: 'auto' | 'never' | 'always';
+  instructions: string | null;
+  verbose: boolean;
+}
+
 export interface SearchOptions {
   scoreThreshold: number;
   rewriteQuery: boolean;
   rerank: RerankOptions | null;
   returnMetadata: boolean;
   applySearchRules: boolean;
+  /** Multi-round agentic search (null: a plain search). */
+  agentic: AgenticOptions | null;
 }
 
 /** The object form of `search_options.rerank`. */
@@ -36,7 +50,33 @@ export class RerankRequestDto {
   top_k?: number | null;
 }
 
-/** `search_options` (§15.3). `agentic` is accepted here and handled by the agentic search. */
+const intIn = (min: number, max: number) => (v: unknown) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max);
+
+/** The object form of `search_options.agentic` (§15.3 AgenticSearchConfig). */
+export class AgenticRequestDto {
+  @Check('range', 'value_error', 'Input should be an integer from 1 to 10', intIn(1, 10))
+  max_rounds?: number | null;
+
+  @Check('range', 'value_error', 'Input should be an integer from 1 to 10', intIn(1, 10))
+  queries_per_round?: number | null;
+
+  @Check('range', 'value_error', 'Input should be an integer from 1 to 100', intIn(1, 100))
+  results_per_query?: number | null;
+
+  @OptionalBoolean()
+  strict_top_k?: boolean | null;
+
+  @Check('enum', 'enum', "Input should be 'auto', 'never' or 'always'", (v) => v === undefined || v === null || v === 'auto' || v === 'never' || v === 'always')
+  media_content?: 'auto' | 'never' | 'always' | null;
+
+  @Check('length', 'string_type', 'Input should be a string of 1 to 5000 characters', (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 5000))
+  instructions?: string | null;
+
+  @OptionalBoolean()
+  verbose?: boolean | null;
+}
+
+/** `search_options` (§15.3). */
 export class SearchOptionsRequestDto {
   @Check('between', 'value_error', 'Input should be a number between 0 and 1', (v) => v === undefined || v === null || (typeof v === 'number' && v >= 0 && v <= 1))
   score_threshold?: number | null;
@@ -58,8 +98,13 @@ export class SearchOptionsRequestDto {
   @OptionalBoolean()
   apply_search_rules?: boolean | null;
 
-  @Allow()
-  agentic?: unknown;
+  /** `true`, `false`, or an agentic search config. */
+  @IsOptional()
+  @ValidateIf((_, v) => typeof v !== 'boolean')
+  @Check('notList', 'value_error', 'Input should be a boolean or an agentic search config', (v) => !Array.isArray(v))
+  @ValidateNested({ message: 'Input should be a boolean or an agentic search config' })
+  @Type(() => AgenticRequestDto)
+  agentic?: boolean | AgenticRequestDto | null;
 
   static toOptions(o: SearchOptionsRequestDto | null | undefined): SearchOptions {
     const r = o?.rerank;
@@ -74,8 +119,23 @@ export class SearchOptionsRequestDto {
             : null,
       returnMetadata: o?.return_metadata ?? true,
       applySearchRules: o?.apply_search_rules ?? true,
+      agentic: agenticOptions(o?.agentic),
     };
   }
+}
+
+function agenticOptions(a: boolean | AgenticRequestDto | null | undefined): AgenticOptions | null {
+  if (a !== true && !(a instanceof AgenticRequestDto)) return null;
+  const o = a === true ? new AgenticRequestDto() : a;
+  return {
+    maxRounds: o.max_rounds ?? 3,
+    queriesPerRound: o.queries_per_round ?? 4,
+    resultsPerQuery: o.results_per_query ?? null,
+    strictTopK: o.strict_top_k ?? false,
+    mediaContent: o.media_content ?? 'auto',
+    instructions: o.instructions ?? null,
+    verbose: o.verbose ?? false,
+  };
 }
 
 /** The `search_options` field: null or an object. */

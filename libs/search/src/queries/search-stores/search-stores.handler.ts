@@ -4,21 +4,28 @@ import { Retrieval } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
+import { AgenticSearch } from '../../agentic/agentic-search';
+import { publicToolCall } from '../../events';
 import { SearchStoresQuery } from './search-stores.query';
 
-export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[] };
+export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; trace?: unknown[] };
 
-/** Hybrid search over stores (§15): rules rewrite the query and pin results; rerank, threshold, top_k. */
+/**
+ * Search over stores (§15): rules rewrite the query and pin results; then either hybrid retrieval
+ * with rerank, or an agentic search (`search_options.agentic`); then threshold and top_k. A streamed
+ * search sends the agentic run's trace events as they happen.
+ */
 @QueryHandler(SearchStoresQuery)
 export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, SearchStoresResponse> {
   constructor(
     private readonly access: StoreAccess,
     private readonly retrieval: Retrieval,
+    private readonly agentic: AgenticSearch,
     private readonly pins: SearchRulePins,
     private readonly activity: SearchActivity,
   ) {}
 
-  async execute({ principal: p, params, timing }: SearchStoresQuery): Promise<SearchStoresResponse> {
+  async execute({ principal: p, params, timing, live, signal }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
     const { query, options } = params;
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
@@ -28,9 +35,42 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     const tr = performance.now();
     const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
     timing.stores_and_rules = performance.now() - tr;
+    live?.start();
 
     // Search rules: query rewrites first, then result pins.
     const { effective, rewritten, pins } = applyRewrites(query, rules);
+    if (options.agentic) {
+      const run = await this.agentic.run({
+        stores,
+        question: effective,
+        params,
+        config: options.agentic,
+        trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
+        signal,
+        questionVector: effective === query ? prefetched : undefined,
+      });
+      let results = await this.pins.pin(run.results, pins, stores, params);
+      results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+      timing.search = performance.now() - t0;
+      const common = this.activity.common(p, stores, params, results, t0);
+      this.activity.record(p.organizationId, {
+        type: 'StoreAgenticSearchPerformed',
+        data: {
+          ...common,
+          query,
+          instructions: options.agentic.instructions,
+          model: run.model,
+          rankingStrategy: run.rankingStrategy,
+          roundsExecuted: run.roundsExecuted,
+          tokenUsage: { prompt_tokens: run.usage.promptTokens, completion_tokens: run.usage.completionTokens, total_tokens: run.usage.totalTokens },
+          toolCalls: run.toolCalls.slice(0, 100),
+          startedAt: run.startedAt,
+        },
+      });
+      const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
+      return options.agentic.verbose ? { object: 'list', data, trace: run.toolCalls.map(publicToolCall) } : { object: 'list', data };
+    }
+
     const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
     let results = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined, timing);
     results = await this.retrieval.rerank(effective, results, options);
@@ -41,7 +81,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     timing.search = performance.now() - t0;
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
-      data: { ...this.activity.common(p, stores, params, results, t0), query, rewrittenQuery: rewritten, rerank: !!options.rerank },
+      data: { ...this.activity.common(p, stores, params, results, t0), query, rewrittenQuery: rewritten, rerank: this.retrieval.reranks(options) },
     });
     return { object: 'list', data };
   }

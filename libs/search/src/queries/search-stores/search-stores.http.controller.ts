@@ -1,14 +1,18 @@
-import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import type { Response } from 'express';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import type { Request, Response } from 'express';
+import { closedSignal, CurrentPrincipal, EventStream, Principal, RequireScope } from '@larder/kernel';
 import { serverTiming, Timing } from '../../search.config';
 import { SEARCH_SCOPE } from '../../search-scope';
 import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
 import type { SearchStoresResponse } from './search-stores.handler';
 
-/** `X-Mxbai-Tool-Ticket` is accepted and not yet redeemed (chat issue). */
+/**
+ * `POST /v1/stores/search`. With `stream: true` the answer is server-sent events: an agentic
+ * search's trace events as they happen, then `search.completed` with the response, then `[DONE]`.
+ * `X-Mxbai-Tool-Ticket` is accepted and not yet redeemed (chat issue).
+ */
 @Controller('v1/stores')
 export class SearchStoresHttpController {
   constructor(private readonly queries: QueryBus) {}
@@ -16,15 +20,23 @@ export class SearchStoresHttpController {
   @Post('search')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async find(
-    @CurrentPrincipal() p: Principal,
-    @Body() body: SearchStoresRequestDto,
-    @Res({ passthrough: true }) res: Response,
-    @Headers('x-mxbai-tool-ticket') _ticket?: string,
-  ): Promise<SearchStoresResponse> {
+  async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Req() req: Request, @Res() res: Response, @Headers('x-mxbai-tool-ticket') _ticket?: string): Promise<void> {
     const timing: Timing = {};
-    const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, body.params(), timing));
-    res.setHeader('server-timing', serverTiming(timing));
-    return out;
+    const params = body.params();
+    if (!params.stream) {
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res)));
+      res.setHeader('server-timing', serverTiming(timing));
+      res.status(200).json(out);
+      return;
+    }
+    const live = new EventStream(res, req);
+    try {
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, live, live.signal));
+      live.send('search.completed', out);
+      live.done();
+    } catch (err) {
+      if (!live.started) throw err;
+      live.fail(err);
+    }
   }
 }

@@ -1,4 +1,4 @@
-import type { Principal } from '@larder/kernel';
+import type { LiveEvents, Principal } from '@larder/kernel';
 import type { Timing } from '../../search.config';
 import type { SearchStoresParams } from './search-stores.request.dto';
 
@@ -8,5 +8,9 @@ export class SearchStoresQuery {
     readonly params: SearchStoresParams,
     /** Receives the time spent per step (ms), for the Server-Timing header. */
     readonly timing: Timing = {},
+    /** A streamed search (`stream: true`): the live trace goes here. */
+    readonly live?: LiveEvents,
+    /** Aborts when the client goes away: an agentic search stops. */
+    readonly signal?: AbortSignal,
   ) {}
 }

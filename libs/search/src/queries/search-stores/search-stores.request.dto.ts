@@ -1,10 +1,12 @@
-import { Problems } from '@larder/kernel';
+import { OptionalBoolean, Problems } from '@larder/kernel';
 import { CommonParams, StoreQueryRequestDto } from '../../store-query.request.dto';
 import { QueryField, queryText, SearchOptions, SearchOptionsField, SearchOptionsRequestDto } from '../../search-options.request.dto';
 
 export interface SearchStoresParams extends CommonParams {
   query: string;
   options: SearchOptions;
+  /** Answer as server-sent events (§15.5). */
+  stream: boolean;
 }
 
 /** `StoreSearchParams` (§15). */
@@ -15,11 +17,14 @@ export class SearchStoresRequestDto extends StoreQueryRequestDto {
   @SearchOptionsField()
   search_options?: SearchOptionsRequestDto | null;
 
+  @OptionalBoolean()
+  stream?: boolean | null;
+
   params(): SearchStoresParams {
     const p = new Problems();
     const common = this.common(p);
     const query = queryText(p, this.query);
     p.throwIfAny();
-    return { ...common, query: query!, options: SearchOptionsRequestDto.toOptions(this.search_options) };
+    return { ...common, query: query!, options: SearchOptionsRequestDto.toOptions(this.search_options), stream: this.stream ?? false };
   }
 }

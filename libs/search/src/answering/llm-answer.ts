@@ -1,0 +1,71 @@
+import { Llm, LlmError, LlmMessage, LlmUsage } from '@larder/ai';
+import { citeMarker } from './extractive-answer';
+
+/** Characters of one source passage put before the model (longer passages are cut). */
+const SOURCE_CHARS = 2_000;
+/** Characters of all passages together. */
+const CONTEXT_CHARS = 24_000;
+
+export interface LlmAnswer {
+  answer: string;
+  cited: number[];
+  usage: LlmUsage;
+  model: string;
+}
+
+/** The messages that ask the model to answer from numbered sources, citing them. */
+export function answerMessages(question: string, sources: Array<{ text: string; filename: string }>, options: { cite: boolean; instructions: string | null }): LlmMessage[] {
+  const rules = [
+    'You answer questions using only the numbered sources the user gives you.',
+    options.cite
+      ? `After each statement, cite the source it comes from as ${citeMarker(0).replace('0', 'N')} where N is the source number (for example ${citeMarker(2)}); cite several sources with several markers.`
+      : 'Do not cite sources or mention their numbers.',
+    'If the sources do not contain the answer, say that they do not; never answer from other knowledge.',
+    'Answer concisely, in the language of the question.',
+  ];
+  if (options.instructions) rules.push(`Additional instructions (follow them unless they conflict with the rules above): ${options.instructions}`);
+  let budget = CONTEXT_CHARS;
+  const blocks: string[] = [];
+  sources.forEach((s, i) => {
+    if (budget <= 0) return;
+    const text = s.text.slice(0, Math.min(SOURCE_CHARS, budget));
+    budget -= text.length;
+    blocks.push(`[${i}] ${s.filename}\n${text}`);
+  });
+  return [
+    { role: 'system', content: rules.join('\n') },
+    { role: 'user', content: `Sources:\n\n${blocks.join('\n\n')}\n\nQuestion: ${question}` },
+  ];
+}
+
+/** Source indices cited in an answer (`<cite i="N"/>` and `<cite i="N-M"/>`), in order of first citation, within range. */
+export function citedSources(answer: string, sourceCount: number): number[] {
+  const out: number[] = [];
+  for (const m of answer.matchAll(/<cite i="(\d+)(?:-(\d+))?"/g)) {
+    const from = Number(m[1]);
+    const to = m[2] === undefined ? from : Number(m[2]);
+    for (let i = from; i <= Math.min(to, from + 50); i++) if (i < sourceCount && !out.includes(i)) out.push(i);
+  }
+  return out;
+}
+
+/**
+ * Generates the answer with the model, streaming its text through `onDelta` as it arrives. A model
+ * error ends the request with its 502/504 (no answer is invented instead).
+ */
+export async function llmAnswer(
+  llm: Llm,
+  question: string,
+  sources: Array<{ text: string; filename: string }>,
+  options: { cite: boolean; instructions: string | null; signal?: AbortSignal; onDelta?: (delta: string) => void },
+): Promise<LlmAnswer> {
+  const messages = answerMessages(question, sources, options);
+  for await (const e of llm.stream({ messages, temperature: 0, signal: options.signal })) {
+    if (e.type === 'content') options.onDelta?.(e.delta);
+    else if (e.type === 'done') {
+      const answer = e.response.message.content ?? '';
+      return { answer, cited: options.cite ? citedSources(answer, sources.length) : [], usage: e.response.usage, model: e.response.model || llm.model };
+    }
+  }
+  throw new LlmError('The model stream ended without a final response', 'bad_response');
+}

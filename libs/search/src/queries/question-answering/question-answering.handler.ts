@@ -1,0 +1,139 @@
+import { Inject, Optional } from '@nestjs/common';
+import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
+import { toScoredChunkResponse } from '@larder/chunk-index';
+import { EMBEDDER, Embedder, LLM, Llm, LlmUsage, NO_USAGE } from '@larder/ai';
+import { Retrieval, RankedChunk } from '../../retrieval';
+import { StoreAccess } from '../../store-access';
+import { SearchActivity } from '../../search-activity';
+import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
+import { AgenticSearch } from '../../agentic/agentic-search';
+import { extractiveAnswer } from '../../answering/extractive-answer';
+import { llmAnswer } from '../../answering/llm-answer';
+import { QuestionAnsweringQuery } from './question-answering.query';
+
+/** The `model` of an answer written without a language model. */
+export const EXTRACTIVE_MODEL = 'larder-extractive';
+
+export type QuestionAnsweringResponse = {
+  answer: string;
+  sources: ReturnType<typeof toScoredChunkResponse>[];
+  /** The model that wrote the answer (`larder-extractive`: the best sentences of the sources, no model). */
+  model: string;
+};
+
+/** Sentences compared with the question by meaning (the first ones: they belong to the best passages). */
+const SENTENCES_EMBEDDED = 120;
+
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return na && nb ? dot / Math.sqrt(na * nb) : 0;
+};
+
+/**
+ * Question answering (§16.4): the passages a search (or an agentic search) retrieves are the sources;
+ * the configured model answers from them, citing them as `<cite i="N"/>` (N indexes `sources`);
+ * without a model the answer is extractive — the sentences of the sources that best answer the
+ * question, each cited. One `qa` activity event per request; its retrieval is not a separate search.
+ */
+@QueryHandler(QuestionAnsweringQuery)
+export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnsweringQuery, QuestionAnsweringResponse> {
+  constructor(
+    private readonly access: StoreAccess,
+    private readonly retrieval: Retrieval,
+    private readonly agentic: AgenticSearch,
+    private readonly pins: SearchRulePins,
+    private readonly activity: SearchActivity,
+    @Inject(EMBEDDER) private readonly embedder: Embedder,
+    @Optional() @Inject(LLM) private readonly llm: Llm | null,
+  ) {}
+
+  async execute({ principal: p, params, live, signal }: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
+    const t0 = performance.now();
+    const { query, options } = params;
+    const prefetched = this.retrieval.embedQuery(query);
+    const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    live?.start();
+    const { effective, pins } = applyRewrites(query, rules);
+
+    let results: RankedChunk[];
+    let usage: LlmUsage = NO_USAGE;
+    if (options.agentic) {
+      const run = await this.agentic.run({
+        stores,
+        question: effective,
+        params,
+        config: options.agentic,
+        trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
+        signal,
+        questionVector: effective === query ? prefetched : undefined,
+      });
+      results = run.results;
+      usage = run.usage;
+    } else {
+      const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
+      results = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined);
+      results = await this.retrieval.rerank(effective, results, options);
+    }
+    results = await this.pins.pin(results, pins, stores, params);
+    results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+    const sources = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
+    live?.send('qa.sources', { type: 'qa.sources', sources });
+    if (signal?.aborted) throw signal.reason;
+
+    let answer: string;
+    let cited: number[];
+    let model: string;
+    if (this.llm) {
+      const out = await llmAnswer(this.llm, query, results, {
+        cite: params.cite,
+        instructions: params.instructions,
+        signal,
+        onDelta: live ? (delta) => live.send('qa.answer.delta', { type: 'qa.answer.delta', delta }) : undefined,
+      });
+      ({ answer, cited, model } = out);
+      usage = {
+        promptTokens: usage.promptTokens + out.usage.promptTokens,
+        completionTokens: usage.completionTokens + out.usage.completionTokens,
+        totalTokens: usage.totalTokens + out.usage.totalTokens,
+      };
+    } else {
+      const out = await extractiveAnswer(query, results, { cite: params.cite, similarity: (q, texts) => this.similarity(q, texts, prefetched) });
+      ({ answer, cited } = out);
+      model = EXTRACTIVE_MODEL;
+      // one delta per cited sentence, so a streaming reader sees the same shape as with a model
+      if (live) for (const piece of answer.match(/[^]*?(?:<cite i="\d+"\/>|$)\s*/g)?.filter(Boolean) ?? [answer]) live.send('qa.answer.delta', { type: 'qa.answer.delta', delta: piece });
+    }
+
+    this.activity.record(p.organizationId, {
+      type: 'StoreQuestionAnswered',
+      data: {
+        ...this.activity.common(p, stores, params, results, t0),
+        query,
+        instructions: params.instructions,
+        model,
+        mode: this.llm ? 'llm' : 'extractive',
+        answer: answer.slice(0, 4000),
+        citations: cited,
+        agentic: !!options.agentic,
+        tokenUsage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens },
+      },
+    });
+    return { answer, sources, model };
+  }
+
+  /** Cosine similarity of the question to the first sentences (the rest: 0), with the search embedder. */
+  private async similarity(question: string, texts: string[], questionVector: Promise<Float32Array | null>): Promise<number[] | null> {
+    const q = await questionVector;
+    if (!q) return null;
+    const head = texts.slice(0, SENTENCES_EMBEDDED);
+    const vectors = await this.embedder.embed(head, 'document');
+    return texts.map((_, i) => (i < vectors.length ? cosine(q, vectors[i]) : 0));
+  }
+}
