@@ -290,6 +290,13 @@ describe('OpenAiLlm against a chat-completions double', () => {
       expect(double.requests).toHaveLength(1);
     });
 
+    it('refuses a redirect instead of following it (the key stays with the configured host)', async () => {
+      double.reply({ kind: 'raw', status: 301, headers: { location: 'http://elsewhere.invalid/v1/chat/completions' }, chunks: [] });
+      const error = await rejection(llm().chat(ask('hi')));
+      expect(error).toMatchObject({ kind: 'refused', upstreamStatus: 301 });
+      expect(double.requests).toHaveLength(1);
+    });
+
     it('times out (504) on a server that never answers, chat and stream alike, without retrying', async () => {
       double.reply({ kind: 'hang' }, { kind: 'hang' });
       const chat = await rejection(llm({ timeoutMs: 200 }).chat(ask('hi')));

@@ -110,6 +110,7 @@ export class OpenAiLlm implements Llm {
         // a server that ignores `stream: true` and answers one whole completion
         const response = this.completion(await this.readText(res, call, 'The LLM endpoint closed the connection before its answer was complete'));
         call.disarm();
+        call.throwIfAborted();
         if (response.message.content) yield { type: 'content', delta: response.message.content };
         for (const [index, toolCall] of (response.message.tool_calls ?? []).entries()) {
           yield { type: 'tool_call', index, id: toolCall.id, name: toolCall.function.name, argumentsDelta: toolCall.function.arguments };

@@ -31,7 +31,12 @@ describe('ServerSentEventParser', () => {
 
   it('gives the same events however the body is split: at every byte, and into single bytes', () => {
     for (let cut = 1; cut < body.length; cut++) expect(parseInPieces(body, [cut]).events).toEqual(expected);
-    expect(parseInPieces(body, Array.from({ length: body.length - 1 }, (_, i) => i + 1)).events).toEqual(expected);
+    expect(
+      parseInPieces(
+        body,
+        Array.from({ length: body.length - 1 }, (_, i) => i + 1),
+      ).events,
+    ).toEqual(expected);
   });
 
   it('reports an event the body left without its blank line as pending', () => {
