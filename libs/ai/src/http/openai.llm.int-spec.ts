@@ -332,6 +332,35 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
   });
 
+  describe('the double', () => {
+    it('echoes the last user message by default and lets a handler script a tool loop', async () => {
+      expect((await llm().chat(ask('echo me'))).message.content).toBe('echo me');
+      double.handle((body) => (body.messages.some((m) => m.role === 'tool') ? 'Found it.' : { toolCalls: [{ name: 'search', arguments: { query: 'x' } }] }));
+      const tools = [{ type: 'function' as const, function: { name: 'search' } }];
+      const first = await llm().chat(ask('find x', { tools }));
+      expect(first.message.tool_calls?.[0].function).toEqual({ name: 'search', arguments: '{"query":"x"}' });
+      const second = await llm().chat({ messages: [...ask('find x').messages, first.message, { role: 'tool', content: 'x is here', tool_call_id: first.message.tool_calls![0].id }], tools });
+      expect(second.message.content).toBe('Found it.');
+    });
+
+    it('streams with a per-token delay', async () => {
+      double.reply({ content: 'slow and steady', tokenDelayMs: 5 });
+      const { events, error } = await collect(llm().stream(ask('hi')));
+      expect(error).toBeNull();
+      expect(contentOf(events)).toEqual(['slow ', 'and ', 'steady']);
+    });
+
+    it('refuses what OpenAI refuses, in its error shape', async () => {
+      const res = await fetch(`${double.url}/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }),
+      });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'stream_options' } });
+    });
+  });
+
   describe('the API key', () => {
     it('never appears in the adapter as JSON, as inspected, or as a string', () => {
       const adapter = llm();
