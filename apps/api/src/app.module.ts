@@ -10,7 +10,7 @@ import { OrganizationsModule } from '@larder/organizations';
 import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
 import { BLOB_STORAGE } from '@larder/blob-storage';
 import { CHUNK_INDEX } from '@larder/chunk-index';
-import { EMBEDDER } from '@larder/ai';
+import { EMBEDDER, LLM } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import { RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule } from '@larder/search';
 import { ActivityModule } from '@larder/activity';
@@ -76,6 +76,8 @@ export class InfrastructureModule {
         } satisfies SearchConfig,
       },
       { provide: RERANKER, useValue: infra.reranker },
+      // null without LARDER_LLM_URL: inject with @Optional() @Inject(LLM) llm: Llm | null
+      { provide: LLM, useValue: infra.llm },
       {
         provide: BILLING_CONFIG,
         useValue: { prices: priceTable(infra.config.billingPrices), credit: Money.parse(infra.config.billingCredit), anchorDay: infra.config.billingAnchorDay } satisfies BillingConfig,

@@ -68,6 +68,17 @@ export interface LarderConfig {
   ingestionPollMs: number;
   contentUrlTtlSeconds: number;
   storeExpirySweepMs: number;
+  /** OpenAI-compatible base URL up to `/chat/completions`; unset = no LLM (answering runs without one). */
+  llmUrl: string | null;
+  llmApiKey: string | null;
+  /** Required with llmUrl. */
+  llmModel: string | null;
+  /** Until the first byte of an answer (the whole answer when not streamed), retries included. */
+  llmTimeoutMs: number;
+  /** Longest silence between two chunks of a streamed answer. */
+  llmStreamIdleTimeoutMs: number;
+  /** Retries of 408/429/5xx/network failures before an answer started. */
+  llmMaxRetries: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -84,6 +95,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     return ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
   };
   const rootKey = env.LARDER_ROOT_KEY || null;
+  const llmUrl = env.LARDER_LLM_URL || null;
+  const llmModel = env.LARDER_LLM_MODEL || null;
+  if (llmUrl !== null) {
+    // the URL is not echoed: it may carry a secret in its query
+    if (!URL.canParse(llmUrl) || !/^https?:$/.test(new URL(llmUrl).protocol)) throw new Error('LARDER_LLM_URL must be an http(s) URL such as http://127.0.0.1:11434/v1');
+    if (new URL(llmUrl).username || new URL(llmUrl).password) throw new Error('LARDER_LLM_URL must not carry credentials; set LARDER_LLM_API_KEY instead');
+    if (llmModel === null) throw new Error('LARDER_LLM_URL is set but LARDER_LLM_MODEL is not: name the model to ask (e.g. LARDER_LLM_MODEL=llama3.1:8b or gpt-4o-mini)');
+  }
   if (rootKey !== null && rootKey.length < 24) throw new Error('LARDER_ROOT_KEY must be at least 24 characters long');
   return {
     port: int('PORT', 8000),
@@ -153,5 +172,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ingestionPollMs: Math.max(10, int('LARDER_INGESTION_POLL_MS', 500)),
     contentUrlTtlSeconds: int('LARDER_CONTENT_URL_TTL_SECONDS', 3600),
     storeExpirySweepMs: Math.max(1000, int('LARDER_STORE_EXPIRY_SWEEP_SECONDS', 60) * 1000),
+    llmUrl,
+    llmApiKey: env.LARDER_LLM_API_KEY || null,
+    llmModel,
+    llmTimeoutMs: Math.max(1, int('LARDER_LLM_TIMEOUT_MS', 60_000)),
+    llmStreamIdleTimeoutMs: Math.max(1, int('LARDER_LLM_STREAM_IDLE_TIMEOUT_MS', 30_000)),
+    llmMaxRetries: int('LARDER_LLM_MAX_RETRIES', 2),
   };
 }

@@ -18,7 +18,8 @@ import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
 import { ChunkIndex } from '@larder/chunk-index';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { Embedder } from '@larder/ai';
+import { Embedder, Llm } from '@larder/ai';
+import { OpenAiLlm } from '@larder/ai/http/openai.llm';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
@@ -45,6 +46,8 @@ export interface Infrastructure {
   embedder: Embedder;
   /** A cross-encoder for `rerank`, or null (none is available offline yet): the hybrid fusion is then the ranking. */
   reranker: Reranker | null;
+  /** The chat model behind LARDER_LLM_URL, or null when none is configured (answering then runs without one). */
+  llm: Llm | null;
   signingSecret: string;
   close(): Promise<void>;
 }
@@ -134,6 +137,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
   const reranker: Reranker | null = null;
+  const llm = createLlm(config);
+  if (llm && options.role !== 'cli') logger.log(`LLM ${llm.model} at ${llm.endpoint}`);
 
   // the copy process manager waits on the stores read model, which the runner built below maintains
   const consistency = { waitFor: (names: readonly ProjectionName[], at: Position | null) => runner.waitFor(names, at) };
@@ -176,6 +181,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     chunkIndex,
     embedder,
     reranker,
+    llm,
     signingSecret: signingSecret(config),
     config,
     databaseUrl,
@@ -242,4 +248,18 @@ export function createEmbedder(config: LarderConfig): Embedder {
     default:
       return new UseLiteEmbedder();
   }
+}
+
+/** LARDER_LLM_URL: an OpenAI-compatible chat-completions endpoint, or null (none configured). */
+export function createLlm(config: LarderConfig): OpenAiLlm | null {
+  if (!config.llmUrl) return null;
+  if (!config.llmModel) throw new Error('LARDER_LLM_URL is set but LARDER_LLM_MODEL is not');
+  return new OpenAiLlm({
+    baseUrl: config.llmUrl,
+    apiKey: config.llmApiKey,
+    model: config.llmModel,
+    timeoutMs: config.llmTimeoutMs,
+    streamIdleTimeoutMs: config.llmStreamIdleTimeoutMs,
+    maxRetries: config.llmMaxRetries,
+  });
 }
