@@ -12,7 +12,10 @@ const DOCS: Array<{ name: string; text: string }> = [
   { name: 'bread.md', text: '# Sourdough\n\nFeed the starter the evening before and let the dough rise overnight.\n' },
 ];
 
-const lastUser = (b: ChatCompletionRequestBody) => String([...b.messages].reverse().find((m) => m.role === 'user')?.content ?? '');
+const lastUser = (b: ChatCompletionRequestBody) => {
+  const content = [...b.messages].reverse().find((m) => m.role === 'user')?.content;
+  return typeof content === 'string' ? content : '';
+};
 
 describe('Answering with a model: question answering and agentic search against an OpenAI-compatible endpoint (local double of the wire format)', () => {
   let double: ChatCompletionsDouble;
