@@ -81,7 +81,17 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
       filter: expect.objectContaining({ kind: 'condition', path: ['lang'], value: 'de' }),
       rawFilters: { key: 'lang', operator: 'eq', value: 'de' },
       fileIds: { exclude: ['f1'] },
-      options: { scoreThreshold: 0, rewriteQuery: false, rerank: { model: 'm', withMetadata: ['k'], topK: null }, returnMetadata: false, applySearchRules: true },
+      options: { scoreThreshold: 0, rewriteQuery: false, rerank: { model: 'm', withMetadata: ['k'], topK: null }, returnMetadata: false, applySearchRules: true, agentic: null },
+      stream: false,
+    });
+    const agentic = await validateRequest(SearchStoresRequestDto, { query: 'q', store_identifiers: ['a'], stream: true, search_options: { agentic: { max_rounds: 2, instructions: 'be brief' } } });
+    expect(agentic.params()).toMatchObject({
+      stream: true,
+      options: { agentic: { maxRounds: 2, queriesPerRound: 4, resultsPerQuery: null, strictTopK: false, mediaContent: 'auto', instructions: 'be brief', verbose: false } },
+    });
+    expect((await validateRequest(SearchStoresRequestDto, { query: 'q', store_identifiers: ['a'], search_options: { agentic: true } })).params().options.agentic).toMatchObject({
+      maxRounds: 3,
+      queriesPerRound: 4,
     });
     expect((await validateRequest(SearchStoresRequestDto, { query: 'q', store_identifiers: ['a'], search_options: { rerank: true } })).params().options.rerank).toEqual({
       model: 'mixedbread-ai/mxbai-rerank-large-v2',

@@ -49,6 +49,31 @@ const HAND_WRITTEN: Record<string, unknown> = {
       },
       return_metadata: { type: 'boolean', default: true },
       apply_search_rules: { type: 'boolean', default: true },
+      agentic: { oneOf: [{ type: 'boolean' }, { $ref: '#/components/schemas/AgenticSearchConfig' }, { type: 'null' }] },
+    },
+  },
+  AgenticSearchConfig: {
+    type: 'object',
+    properties: {
+      max_rounds: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
+      queries_per_round: { type: 'integer', minimum: 1, maximum: 10, default: 4 },
+      results_per_query: { type: ['integer', 'null'], minimum: 1, maximum: 100, description: 'results each query retrieves; default max(top_k, 20)' },
+      strict_top_k: { type: 'boolean', default: false },
+      media_content: { enum: ['auto', 'never', 'always'], default: 'auto' },
+      instructions: { type: ['string', 'null'], minLength: 1, maxLength: 5000 },
+      verbose: { type: 'boolean', default: false, description: 'adds `trace` (the tool calls) to the response' },
+    },
+  },
+  StoreQuestionAnsweringParams: {
+    type: 'object',
+    required: ['query', 'store_identifiers'],
+    properties: {
+      query: { type: 'string', minLength: 1 },
+      ...common,
+      search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
+      instructions: { type: ['string', 'null'], minLength: 1, maxLength: 8000 },
+      qa_options: { type: ['object', 'null'], properties: { cite: { type: 'boolean', default: true }, multimodal: { type: 'boolean', default: true } } },
+      stream: { type: 'boolean', default: false, description: 'server-sent events: qa.sources, qa.answer.delta…, qa.completed, [DONE]' },
     },
   },
   StoreSearchParams: {
@@ -63,6 +88,7 @@ const HAND_WRITTEN: Record<string, unknown> = {
       },
       ...common,
       search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
+      stream: { type: 'boolean', default: false, description: 'server-sent events: agentic trace events, search.completed, [DONE]' },
     },
   },
   StoreGrepParams: {
@@ -111,6 +137,7 @@ const HAND_WRITTEN: Record<string, unknown> = {
 /** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
 const BODIES: Record<string, string> = {
   SearchStoresHttpController_find: 'StoreSearchParams',
+  QuestionAnsweringHttpController_answer: 'StoreQuestionAnsweringParams',
   GrepStoresHttpController_grep: 'StoreGrepParams',
   ListChunksHttpController_listChunks: 'StoreListChunksParams',
   MetadataFacetsHttpController_facets: 'StoreMetadataFacetsParams',
