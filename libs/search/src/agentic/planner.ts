@@ -40,6 +40,9 @@ export interface Planner {
 
 export const DETERMINISTIC_PLANNER_MODEL = 'larder-feedback-planner';
 
+/** Top results the feedback terms are taken from. */
+const FEEDBACK_DOCS = 5;
+
 const norm = (q: string) => q.toLowerCase().replace(/\s+/g, ' ').trim();
 
 /**
@@ -54,9 +57,7 @@ export class FeedbackPlanner implements Planner {
   readonly strategy = 'Interpolated fusion: 0.6 × the question’s own hybrid score + 0.4 × the best score of a feedback query (RM3-style); results under half the best score are judged not relevant.';
 
   async next(view: PlannerView): Promise<PlanStep> {
-    const top = view.ranking.slice(0, 5).map((r) => r.text);
-    const pool = view.ranking.slice(0, 100).map((r) => r.text);
-    const terms = feedbackTerms(view.question, top, pool, 9);
+    const terms = feedbackTerms(view.question, view.ranking.slice(0, FEEDBACK_DOCS), 9);
     const keywords = contentWords(view.question);
     const candidates: string[] = [];
     if (terms.length) {

@@ -1,6 +1,8 @@
+import { stem as porter2 } from 'porter2';
+
 /**
  * Plain-text helpers of the answering features (extractive answers, the deterministic planner): word
- * tokens, English stop words, a light suffix stemmer for matching word forms, sentence splitting.
+ * tokens, English stop words, a stemmer for matching word forms, sentence splitting.
  */
 
 /** Function words that carry no topic (a compact English list). */
@@ -24,45 +26,8 @@ export function words(text: string): string[] {
   return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/['’]s$/, '').replace(/^-+|-+$/g, '')).filter(Boolean);
 }
 
-/**
- * A light English stemmer for matching word forms (plural, -ing, -ed, -ly, -ation …): "retrieval",
- * "retrieved" and "retrieving" meet at "retriev". Not a linguistic analysis; enough to match the
- * forms of a query's words in a passage.
- */
-export function stem(word: string): string {
-  let w = word;
-  if (w.length <= 3 || /\d/.test(w)) return w;
-  const rules: Array<[RegExp, string]> = [
-    [/ational$/, 'ate'],
-    [/ization$/, 'ize'],
-    [/fulness$/, 'ful'],
-    [/iveness$/, 'ive'],
-    [/ousness$/, 'ous'],
-    [/(?<=.{3})ements?$/, ''],
-    [/(?<=.{3})ments?$/, ''],
-    [/(?<=.{3})ations?$/, 'ate'],
-    [/(?<=.{2})ies$/, 'y'],
-    [/(?<=.{2})ied$/, 'y'],
-    [/sses$/, 'ss'],
-    [/(?<=.{3})ness$/, ''],
-    [/(?<=.{3})ingly$/, ''],
-    [/(?<=.{3})edly$/, ''],
-    [/(?<=.{3})ing$/, ''],
-    [/(?<=.{3})ly$/, ''],
-    [/(?<=.{3})ed$/, ''],
-    [/(?<=.{3})ers?$/, ''],
-    [/(?<=.{3})als?$/, ''],
-    [/(?<=[^s])s$/, ''],
-  ];
-  for (const [re, to] of rules) {
-    if (re.test(w)) {
-      w = w.replace(re, to);
-      break;
-    }
-  }
-  // retriev-e / retriev: a final silent e and a doubled final consonant do not tell forms apart
-  return w.replace(/e$/, '').replace(/([^aeiouls])\1$/, '$1');
-}
+/** The Snowball (Porter2) English stem of a lower-cased word: "retrieval", "retrieved" and "retrieving" meet at "retriev". */
+export const stem = (word: string): string => porter2(word);
 
 /** The topic words of a text: tokens that are not stop words, question words or single characters, stemmed. */
 export function contentTerms(text: string): string[] {
