@@ -56,7 +56,11 @@ describe('Answering without a model: question answering and agentic search throu
     other = t.client((await t.newOrganization('elsewhere')).apiKey);
     store = (await c.stores.create({ name: 'pantry-notes' })).id;
     for (const d of DOCS) {
-      await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from(d.text), d.name, { type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain' }) });
+      await c.stores.files.upload({
+        storeIdentifier: store,
+        file: await toFile(Buffer.from(d.text), d.name, { type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain' }),
+        body: { metadata: { path: `/home/cook/pantry/${d.name}` } },
+      });
     }
     for (;;) {
       const st = await c.stores.retrieve(store);
@@ -154,6 +158,20 @@ describe('Answering without a model: question answering and agentic search throu
     await listed(`/v1/stores/${store}/events?event_type=agentic_search`, 1);
     expect(await count(`/v1/stores/${store}/events?event_type=search`)).toBe(searches);
     await until('/v1/billing/summary', (s) => Number(s.usages.qa.current) === Number(bill.qa.current) + 1 && Number(s.usages.agentic_searches.current) === Number(bill.agentic_searches.current) + 1);
+  });
+
+  it('answers mgrep’s requests as mgrep sends them (search -a / --agentic: rerank, agentic, a path filter)', async () => {
+    // @mixedbread/mgrep 0.1.13 cannot be installed from this registry (it needs @mixedbread/sdk ^0.43.0, which is not published
+    // there), so its calls are made here exactly as its lib/store.js makes them, and its answer is read as its extractSources reads it.
+    const filters = { all: [{ key: 'path', operator: 'starts_with' as const, value: '/home/cook/pantry' }] };
+    const search = await c.stores.search({ query: 'cabbage fermentation', store_identifiers: [store], top_k: 10, search_options: { rerank: true, agentic: true }, filters });
+    expect(search.data[0].metadata).toMatchObject({ path: '/home/cook/pantry/sauerkraut.md' });
+    const ask = await c.stores.questionAnswering({ query: 'How long does sauerkraut take to turn sour?', store_identifiers: [store], top_k: 10, search_options: { rerank: true }, filters });
+    const cited = (ask.answer.match(/<cite i="(\d+(?:-\d+)?)"/g) ?? []).map((tag) => Number(/i="(\d+)/.exec(tag)![1])).filter((i) => i < ask.sources!.length);
+    expect(cited.length).toBeGreaterThan(0);
+    expect((ask.sources![cited[0]].metadata as any).path).toBe('/home/cook/pantry/sauerkraut.md');
+    const outside = await c.stores.questionAnswering({ query: 'sauerkraut', store_identifiers: [store], filters: { all: [{ key: 'path', operator: 'starts_with', value: '/elsewhere' }] } });
+    expect(outside).toMatchObject({ answer: 'None of the retrieved passages answers this question.', sources: [] });
   });
 
   it('another organization gets 404; bad input gets 422 with the field located', async () => {
