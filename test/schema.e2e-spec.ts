@@ -21,6 +21,7 @@ describe('the service schema', () => {
       '/v1/files',
       '/v1/stores',
       '/v1/stores/search',
+      '/v1/stores/files/search',
       '/v1/stores/grep',
       '/v1/stores/{store_identifier}/files',
       '/v1/stores/{store_identifier}/events',
@@ -35,6 +36,8 @@ describe('the service schema', () => {
     // hand-parsed bodies are described too
     expect(doc.paths['/v1/stores/search'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StoreSearchParams');
     expect(doc.components.schemas.StoreSearchParams.required).toEqual(['query', 'store_identifiers']);
+    expect(doc.paths['/v1/stores/files/search'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StoreFileSearchParams');
+    expect(doc.components.schemas.StoreFileSearchOptions.properties).toMatchObject({ chunks_per_file: { type: 'integer' }, rerank: expect.any(Object) });
     expect(doc.components.schemas.SearchFilterCondition.properties.operator.enum).toContain('contains');
   });
 

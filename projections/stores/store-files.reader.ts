@@ -90,6 +90,18 @@ export class StoreFilesReader {
     return rows.length ? toRow(rows[0]) : null;
   }
 
+  /** These store files of the organization (one query; in no particular order); pairs it does not hold are left out. */
+  async many(organizationId: string, files: Array<{ storeId: string; fileId: string }>): Promise<StoreFileRow[]> {
+    const valid = files.filter((f) => isUuid(f.storeId) && isUuid(f.fileId));
+    if (!valid.length) return [];
+    const rows: Raw[] = await this.ds.query(
+      `SELECT f.* FROM ${F} f JOIN unnest($2::uuid[], $3::uuid[]) AS k(store_id, file_id) ON f.store_id = k.store_id AND f.file_id = k.file_id
+        WHERE f.organization_id = $1`,
+      [organizationId, valid.map((f) => f.storeId), valid.map((f) => f.fileId)],
+    );
+    return rows.map(toRow);
+  }
+
   /** The organization owning a store file (for presigned content URLs, which carry no API key). */
   async organizationOf(storeId: string, fileId: string): Promise<string | null> {
     if (!isUuid(storeId) || !isUuid(fileId)) return null;

@@ -181,6 +181,7 @@ const DESTRUCTIVE = (route: string) => route.startsWith('DELETE ') || /\/(revoke
 /** POST routes that only read (searches, listings, histograms). */
 const READ_ONLY_POSTS = new Set([
   'POST /v1/stores/search',
+  'POST /v1/stores/files/search',
   'POST /v1/stores/grep',
   'POST /v1/stores/list-chunks',
   'POST /v1/stores/metadata-facets',

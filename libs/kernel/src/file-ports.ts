@@ -1,4 +1,5 @@
 import type { Readable } from 'stream';
+import type { ScopeEntry } from './principal';
 
 /**
  * Ports between the files and stores contexts (contexts never import each other's code):
@@ -30,3 +31,23 @@ export interface FileReferences {
   removeEverywhere(organizationId: string, fileId: string, actor: string): Promise<void>;
 }
 export const FILE_REFERENCES = Symbol('FILE_REFERENCES');
+
+/** Who a store-file answer is for: the key's scope decides whether it carries a `content_url`, `baseUrl` where that content is served. */
+export interface StoreFileViewer {
+  scope: ScopeEntry[] | null;
+  /** The base URL the caller used (a configured public URL wins). */
+  baseUrl: string;
+}
+/**
+ * The stores context answers store files as `StoreFile` objects (§13.2) for other contexts: file
+ * search (search context) returns each file it ranks in exactly that shape.
+ */
+export interface StoreFileViews {
+  /**
+   * The `StoreFile` answers of these store files of the organization for this viewer, keyed
+   * `storeFileKey(storeId, fileId)`; a file the read model does not (or no longer) hold is absent.
+   */
+  view(organizationId: string, files: Array<{ storeId: string; fileId: string }>, viewer: StoreFileViewer): Promise<Map<string, Record<string, unknown>>>;
+}
+export const STORE_FILE_VIEWS = Symbol('STORE_FILE_VIEWS');
+export const storeFileKey = (storeId: string, fileId: string) => `${storeId}:${fileId}`;

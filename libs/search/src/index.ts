@@ -9,6 +9,8 @@ import { SearchRulePins } from './rules/search-rule-effects';
 import { SearchRuleWriter } from './rules/search-rule.writer';
 import { SearchStoresHandler } from './queries/search-stores/search-stores.handler';
 import { SearchStoresHttpController } from './queries/search-stores/search-stores.http.controller';
+import { SearchFilesHandler } from './queries/search-files/search-files.handler';
+import { SearchFilesHttpController } from './queries/search-files/search-files.http.controller';
 import { GrepStoresHandler } from './queries/grep-stores/grep-stores.handler';
 import { GrepStoresHttpController } from './queries/grep-stores/grep-stores.http.controller';
 import { ListChunksHandler } from './queries/list-chunks/list-chunks.handler';
@@ -34,11 +36,12 @@ export type { SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
 export type { Reranker } from './reranker.port';
 
-/** Search over stores (plain and agentic), search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
+/** Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
 @Module({
   imports: [CqrsModule],
   controllers: [
     SearchStoresHttpController,
+    SearchFilesHttpController,
     GrepStoresHttpController,
     ListChunksHttpController,
     MetadataFacetsHttpController,
@@ -59,6 +62,7 @@ export type { Reranker } from './reranker.port';
     SearchActivity,
     SearchRuleWriter,
     SearchStoresHandler,
+    SearchFilesHandler,
     GrepStoresHandler,
     ListChunksHandler,
     MetadataFacetsHandler,

@@ -138,13 +138,13 @@ function agenticOptions(a: boolean | AgenticRequestDto | null | undefined): Agen
   };
 }
 
-/** The `search_options` field: null or an object. */
-export const SearchOptionsField = () =>
+/** The `search_options` field: null or an object (of `options`, a subclass where a route takes more options). */
+export const SearchOptionsField = (options: new () => SearchOptionsRequestDto = SearchOptionsRequestDto) =>
   applyDecorators(
     IsOptional(),
     Check('notList', 'model_type', 'Input should be an object', (v) => !Array.isArray(v)),
     ValidateNested({ message: 'Input should be an object' }),
-    Type(() => SearchOptionsRequestDto),
+    Type(() => options),
   );
 
 const MAX_QUERY = LIMITS.queryChars;

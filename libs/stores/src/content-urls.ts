@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ScopeEntry } from '@larder/kernel';
+import { CLOCK, Clock, StoreFileViewer } from '@larder/kernel';
 import type { StoreFileRow } from '@larder/projections/stores/store-files.reader';
 import { IndexedChunk } from '@larder/chunk-index';
 import { ContentUrlSigner } from './content-url.signer';
@@ -7,12 +7,8 @@ import { STORES_CONFIG, StoresConfig } from './stores.config';
 import { mayReadStore } from './authority';
 import { StoreFileResponse, toStoreFileResponse } from './store.response';
 
-/** Who a store file answer is for: their scope decides whether it carries content, their base URL where that content is. */
-export interface StoreFileViewer {
-  scope: ScopeEntry[] | null;
-  /** The base URL the caller used (a configured public URL wins). */
-  baseUrl: string;
-}
+/** Who a store file answer is for (declared in the kernel: the file-search port takes it too). */
+export type { StoreFileViewer } from '@larder/kernel';
 
 /**
  * Signed, expiring `content_url`s. The URL downloads the content without an API key, so it is

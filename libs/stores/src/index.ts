@@ -1,12 +1,13 @@
 import { Global, Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
-import { FILE_REFERENCES } from '@larder/kernel';
+import { FILE_REFERENCES, STORE_FILE_VIEWS } from '@larder/kernel';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { StoresWriter } from './stores.writer';
 import { StoreFilesWriter } from './store-files.writer';
 import { ContentUrls } from './content-urls';
+import { StoreFileAnswers } from './store-file-answers';
 import { AttachAuthority } from './authority';
 import { IngestionWorker } from './ingestion/ingestion.worker';
 import { StoreExpirySweeper } from './ingestion/store-expiry.sweeper';
@@ -44,7 +45,7 @@ export type { StoresConfig } from './stores.config';
 export { IngestionWorker } from './ingestion/ingestion.worker';
 export { StoreCopyReactor } from './copy/store-copy.reactor';
 
-/** Stores, store files and ingestion (contract §12–§13). Global: the files context removes files from stores through FILE_REFERENCES. */
+/** Stores, store files and ingestion (contract §12–§13). Global: the files context removes files from stores through FILE_REFERENCES; file search answers store files through STORE_FILE_VIEWS. */
 @Global()
 @Module({
   imports: [CqrsModule],
@@ -77,6 +78,8 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     IngestionWorker,
     StoreExpirySweeper,
     { provide: FILE_REFERENCES, useExisting: StoreFilesWriter },
+    StoreFileAnswers,
+    { provide: STORE_FILE_VIEWS, useExisting: StoreFileAnswers },
     CreateStoreHandler,
     UpdateStoreHandler,
     DeleteStoreHandler,
@@ -92,6 +95,6 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     ListStoreFilesHandler,
     DownloadStoreFileContentHandler,
   ],
-  exports: [FILE_REFERENCES, IngestionWorker],
+  exports: [FILE_REFERENCES, STORE_FILE_VIEWS, IngestionWorker],
 })
 export class StoresModule {}

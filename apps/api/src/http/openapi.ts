@@ -134,10 +134,28 @@ const HAND_WRITTEN: Record<string, unknown> = {
   },
 };
 
+/** File search (`POST /v1/stores/files/search`): a search's body, its `search_options` with `return_chunks` and `chunks_per_file`. */
+const searchBody = HAND_WRITTEN.StoreSearchParams as { properties: Record<string, unknown> };
+HAND_WRITTEN.StoreFileSearchOptions = {
+  type: 'object',
+  properties: {
+    // a file search is always the hybrid search (agentic is accepted and ignored)
+    ...Object.fromEntries(Object.entries((HAND_WRITTEN.StoreChunkSearchOptions as { properties: Record<string, unknown> }).properties).filter(([k]) => k !== 'agentic')),
+    return_chunks: { type: 'boolean', default: true, description: 'each file with its best chunks (null otherwise)' },
+    chunks_per_file: { type: 'integer', minimum: 0, maximum: 100, default: 3 },
+  },
+};
+HAND_WRITTEN.StoreFileSearchParams = {
+  type: 'object',
+  required: ['query', 'store_identifiers'],
+  properties: { ...searchBody.properties, search_options: { $ref: '#/components/schemas/StoreFileSearchOptions' } },
+};
+
 /** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
 const BODIES: Record<string, string> = {
   SearchStoresHttpController_find: 'StoreSearchParams',
   QuestionAnsweringHttpController_answer: 'StoreQuestionAnsweringParams',
+  SearchFilesHttpController_search: 'StoreFileSearchParams',
   GrepStoresHttpController_grep: 'StoreGrepParams',
   ListChunksHttpController_listChunks: 'StoreListChunksParams',
   MetadataFacetsHttpController_facets: 'StoreMetadataFacetsParams',

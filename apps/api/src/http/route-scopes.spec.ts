@@ -40,6 +40,7 @@ describe('route scopes (fail closed)', () => {
   it('finds the mapped routes of every module', () => {
     expect(all.length).toBeGreaterThan(40);
     expect(all.map((r) => r.route).join('\n')).toMatch(/POST \/v1\/stores\/search/);
+    expect(all.map((r) => r.route).join('\n')).toMatch(/POST \/v1\/stores\/files\/search \(SearchFilesHttpController/);
   });
 
   it('every route declares its scope, that it is admin-only, or that it is public', () => {
