@@ -152,10 +152,10 @@ describe('POST /v1/stores/files/search through the official @mixedbread/sdk clie
   });
 
   it('content_url only for a key that may read the store; a search-only key gets the files without it', async () => {
-    const searchOnly = (await c.apiKeys.create({ name: 'search only', scope: [{ method: 'search', resource_type: 'store' }] as never })).value!;
+    const searchOnly = (await c.apiKeys.create({ name: 'search only', scope: [{ method: 'search', resource_type: 'store' }] as never })).value;
     const res = await search({ query: 'moon and tides', store_identifiers: [store] }, t.client(searchOnly));
     expect(res.data[0]).toMatchObject({ filename: 'tides.txt', content_url: null });
-    const listOnly = (await c.apiKeys.create({ name: 'list only', scope: [{ method: 'list', resource_type: 'store' }] as never })).value!;
+    const listOnly = (await c.apiKeys.create({ name: 'list only', scope: [{ method: 'list', resource_type: 'store' }] as never })).value;
     await expect(search({ query: 'moon', store_identifiers: [store] }, t.client(listOnly))).rejects.toMatchObject({ status: 403 });
   });
 
