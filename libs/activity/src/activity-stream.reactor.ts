@@ -56,10 +56,9 @@ export function activityOf(e: RecordedEvent): Activity | null {
       const d = e.data as unknown as StoreSearchPerformed['data'];
       return searchActivity(d, d.query, d.rewrittenQuery, d.rerank);
     }
-    case 'StoreChunksListed': {
-      const d = e.data as unknown as StoreChunksListed['data'];
-      return searchActivity(d, d.query, null, false);
-    }
+    // list-chunks and facets are no searches: they stay in the log (search_activity) with no public event
+    case 'StoreChunksListed':
+      return null;
     case 'StoreGrepPerformed': {
       const d = e.data as unknown as StoreGrepPerformed['data'];
       return {

@@ -1,7 +1,11 @@
 import type { ActivityRow } from '@larder/projections/activity/activity.reader';
+import { ACTIVITY_KINDS } from './events';
 
-/** The kinds of activity a store has (completions and QA are organization-level). */
-export const STORE_KINDS = ['ingestion', 'search', 'agentic_search', 'grep'];
+/** The kinds a store's listing and histogram accept: every kind, as the organization's listing does (a store has none of some). */
+export const STORE_KINDS: string[] = [...ACTIVITY_KINDS];
+
+/** The kinds a histogram counts without `event_types`: the contract's four (§11.2). */
+export const HISTOGRAM_DEFAULT_KINDS = ['ingestion', 'search', 'agentic_search', 'grep'];
 
 /** Platform event names of the histogram buckets (§11.2). */
 export const PLATFORM_EVENT: Record<string, string> = {

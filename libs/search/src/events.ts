@@ -49,8 +49,8 @@ export interface StoreGrepPerformed {
 }
 
 /**
- * Chunks were listed (list-chunks) or counted (metadata facets). Public activity shows it as a
- * `search` event (its `query` is null for a listing); it is not billed as a search.
+ * Chunks were listed (list-chunks) or counted (metadata facets). Kept in the log for inspection; it
+ * is no search: no public activity event and not billed.
  */
 export interface StoreChunksListed {
   type: 'StoreChunksListed';

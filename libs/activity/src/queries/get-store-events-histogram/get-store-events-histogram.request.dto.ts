@@ -1,5 +1,5 @@
 import { Check, ValidationFailedError } from '@larder/kernel';
-import { STORE_KINDS } from '../../activity.response';
+import { HISTOGRAM_DEFAULT_KINDS, STORE_KINDS } from '../../activity.response';
 
 /** What a histogram counts: `buckets` buckets of `seconds` from `start` to `end`. */
 export interface HistogramWindow {
@@ -14,7 +14,7 @@ const MAX_BUCKETS = 10_000;
 const absent = (v: unknown) => v === undefined || v === null;
 const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => absent(v) || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())));
 
-/** `StoreEventsHistogramParams` (§11.2): event counts per bucket (default: 2-hour buckets over the last 7 days). */
+/** `StoreEventsHistogramParams` (§11.2): event counts per bucket (default: 2-hour buckets over the last 7 days, the contract's four kinds). */
 export class GetStoreEventsHistogramRequestDto {
   @Datetime()
   start_time?: string | null;
@@ -37,6 +37,6 @@ export class GetStoreEventsHistogramRequestDto {
     const buckets = Math.ceil((end.getTime() - start.getTime()) / (seconds * 1000));
     if (buckets > MAX_BUCKETS)
       throw new ValidationFailedError([{ loc: ['body', 'bucket_seconds'], msg: `That makes ${buckets} buckets; at most ${MAX_BUCKETS}`, type: 'value_error', input: seconds }]);
-    return { start, end, seconds, buckets, kinds: this.event_types ? [...new Set(this.event_types)] : STORE_KINDS };
+    return { start, end, seconds, buckets, kinds: this.event_types ? [...new Set(this.event_types)] : HISTOGRAM_DEFAULT_KINDS };
   }
 }
