@@ -148,7 +148,8 @@ HAND_WRITTEN.StoreFileSearchOptions = {
 HAND_WRITTEN.StoreFileSearchParams = {
   type: 'object',
   required: ['query', 'store_identifiers'],
-  properties: { ...searchBody.properties, search_options: { $ref: '#/components/schemas/StoreFileSearchOptions' } },
+  // answered as JSON (`stream` is accepted and ignored)
+  properties: { ...Object.fromEntries(Object.entries(searchBody.properties).filter(([k]) => k !== 'stream')), search_options: { $ref: '#/components/schemas/StoreFileSearchOptions' } },
 };
 
 /** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
