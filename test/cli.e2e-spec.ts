@@ -104,7 +104,6 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
     expect(sour.map((c) => c.filename)).toEqual(['sauerkraut.txt']);
   });
 
-  // POST /v1/stores/files/search: fails with "404 Cannot POST /v1/stores/files/search" until that route lands.
   it('mxbai store search --file-search: files, the relevant file first', async () => {
     const results = jsonOutput<Array<Record<string, unknown>>>(await mxbai(['store', 'search', 'handbook', 'fermented cabbage', '--file-search', '--top-k', '3', '--return-metadata']));
     expect(results.length).toBeGreaterThan(0);
@@ -118,7 +117,6 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
     }
   });
 
-  // POST /v1/stores/question-answering: fails with "404 Cannot POST /v1/stores/question-answering" until that route lands.
   it('mxbai store qa: an answer that cites its sources with <cite i="N"/>', async () => {
     const { answer, sources } = qaOutput(await mxbai(['store', 'qa', 'handbook', 'How long does sauerkraut take to ferment?', '--top-k', '3']));
     expect(answer.trim()).not.toBe('');

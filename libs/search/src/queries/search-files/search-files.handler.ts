@@ -112,7 +112,7 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     const behind = found.flatMap(({ file }) => file.chunks.slice(0, Math.max(options.chunksPerFile, 1)));
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
-      data: { ...this.activity.common(p, stores, params, behind, t0), query, rewrittenQuery: rewritten, rerank: !!options.rerank },
+      data: { ...this.activity.common(p, stores, params, behind, t0), query, rewrittenQuery: rewritten, rerank: this.retrieval.reranks(options) },
     });
     return { object: 'list', data };
   }
