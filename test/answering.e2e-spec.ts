@@ -145,7 +145,8 @@ describe('Answering without a model: question answering and agentic search throu
 
   it('lists one qa event per question (its retrieval is not listed again as a search) and bills it as qa', async () => {
     const count = async (path: string) => (await get(path)).body.data.length as number;
-    const searches = await count(`/v1/stores/${store}/events?event_type=search`);
+    // the plain search of the test before, once listed (activity is projected asynchronously)
+    const searches = (await listed(`/v1/stores/${store}/events?event_type=search`, 1)).length;
     const qas = await count(`/v1/stores/${store}/events?event_type=qa`);
     const bill = (await get('/v1/billing/summary')).body.usages;
     await c.stores.questionAnswering({ query: 'How is sourdough bread baked?', store_identifiers: [store] });
