@@ -73,6 +73,11 @@ export class EventStream implements LiveEvents {
     this.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
   }
 
+  /** Sends one unnamed event: a `data:` line of JSON (OpenAI-style streams such as `chat.completion.chunk`). */
+  data(payload: Record<string, unknown>): void {
+    this.write(`data: ${JSON.stringify(payload)}\n\n`);
+  }
+
   /** Ends a successful stream with `[DONE]`. */
   done(): void {
     this.write('data: [DONE]\n\n');

@@ -19,6 +19,19 @@ export interface Principal {
   operator: boolean;
   /** null = unrestricted within the organization. */
   scope: ScopeEntry[] | null;
+  /**
+   * The request is a chat completion's tool call: a hosted tool Larder ran inside the completion, or
+   * a client tool call whose tool ticket was redeemed (`X-Mxbai-Tool-Ticket`). Its activity event is
+   * linked to the completion and it is billed at the agent rate instead of as a plain search or grep.
+   */
+  toolCall?: ToolCallLink;
+}
+
+/** A chat completion's tool call a search or grep runs for. */
+export interface ToolCallLink {
+  completionId: string;
+  toolCallId: string;
+  via: 'hosted_tool' | 'tool_ticket';
 }
 
 export const IS_PUBLIC = 'larder:public';

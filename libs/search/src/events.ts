@@ -1,4 +1,5 @@
 import { isoDuration } from '@larder/kernel';
+import type { ToolCallLink } from '@larder/kernel';
 
 /** One returned chunk, as activity events record it (contract §11.1 StoreSearchEventResult). */
 export interface SearchEventResult {
@@ -27,6 +28,8 @@ export interface StoreSearchPerformed {
     results: SearchEventResult[];
     searchTimeMs: number;
     at: string;
+    /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
+    toolCall?: ToolCallLink;
   };
 }
 
@@ -45,6 +48,8 @@ export interface StoreGrepPerformed {
     results: SearchEventResult[];
     searchTimeMs: number;
     at: string;
+    /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
+    toolCall?: ToolCallLink;
   };
 }
 
@@ -66,6 +71,8 @@ export interface StoreChunksListed {
     results: SearchEventResult[];
     searchTimeMs: number;
     at: string;
+    /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
+    toolCall?: ToolCallLink;
   };
 }
 
@@ -143,5 +150,42 @@ export interface StoreQuestionAnswered {
   };
 }
 
-export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered;
-export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed', 'StoreAgenticSearchPerformed', 'StoreQuestionAnswered'] as const;
+/**
+ * One chat completion request was answered (one per request, whatever its turns with the model):
+ * the `completion` activity event. Field names follow the agentic search event and OpenTelemetry's
+ * GenAI conventions (`gen_ai.request.model`, `gen_ai.response.finish_reasons`, `gen_ai.usage.*`).
+ */
+export interface ChatCompletionCreated {
+  type: 'ChatCompletionCreated';
+  data: {
+    completionId: string;
+    organizationId: string;
+    apiKeyId: string;
+    /** Stores the hosted tools touched (may be empty). */
+    storeIds: string[];
+    rootCompletionId: string;
+    previousCompletionId: string | null;
+    /** The model asked (`gen_ai.request.model`) and the one the server says answered (`gen_ai.response.model`). */
+    model: string;
+    responseModel: string;
+    /** Messages the model saw on its first call (history included). */
+    messagesCount: number;
+    finishReason: 'stop' | 'tool_calls' | 'length';
+    stream: boolean;
+    stored: boolean;
+    /** Model calls (`generation`) and hosted tool calls, in order. */
+    toolCalls: AgenticToolCallRecorded[];
+    /** Client function tool calls returned to the caller (each with a tool ticket). */
+    clientToolCalls: string[];
+    tokenUsage: TokenUsage;
+    startedAt: string;
+    /** Until the answer was complete, and until its first content token (null: none). */
+    completionTimeMs: number;
+    timeToFirstTokenMs: number | null;
+    metadata: Record<string, string> | null;
+    at: string;
+  };
+}
+
+export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered | ChatCompletionCreated;
+export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed', 'StoreAgenticSearchPerformed', 'StoreQuestionAnswered', 'ChatCompletionCreated'] as const;

@@ -52,6 +52,8 @@ export class SearchActivity implements OnApplicationShutdown {
       results: results.slice(0, RECORDED_RESULTS).map(eventResult),
       searchTimeMs: performance.now() - t0,
       at: this.clock.now().toISOString(),
+      // a chat completion's tool call (hosted, or a redeemed ticket): linked and billed at the agent rate
+      ...(p.toolCall ? { toolCall: p.toolCall } : {}),
     };
   }
 

@@ -1,0 +1,51 @@
+/** A stored chat message (OpenAI roles; text content only). */
+export interface StoredChatMessage {
+  role: 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+  content: string | null;
+  tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+  tool_call_id?: string;
+  annotations?: unknown[];
+}
+
+/**
+ * A completion asked to be stored (`store: true`), in its own stream `chat_completion-<id>`: the
+ * messages this turn added to the conversation (the request's messages, the hosted tool calls with
+ * their results, the answer), and the link to the turn before. A later `previous_completion_id`
+ * rebuilds the conversation by following the links to the root.
+ */
+export interface ChatCompletionStored {
+  type: 'ChatCompletionStored';
+  data: {
+    completionId: string;
+    organizationId: string;
+    apiKeyId: string;
+    rootCompletionId: string;
+    previousCompletionId: string | null;
+    model: string;
+    messages: StoredChatMessage[];
+    finishReason: string;
+    metadata: Record<string, string> | null;
+    at: string;
+  };
+}
+
+/**
+ * A tool ticket was redeemed: the first append to `tool_ticket-<ticket id>` (expected revision
+ * `no_stream`), so a second redemption fails even in another process.
+ */
+export interface ToolTicketRedeemed {
+  type: 'ToolTicketRedeemed';
+  data: {
+    ticketId: string;
+    organizationId: string;
+    apiKeyId: string;
+    completionId: string;
+    toolCallId: string;
+    /** `search` or `grep`. */
+    operation: string;
+    at: string;
+  };
+}
+
+export type ChatEvent = ChatCompletionStored | ToolTicketRedeemed;
+export const CHAT_EVENT_TYPES = ['ChatCompletionStored', 'ToolTicketRedeemed'] as const;
