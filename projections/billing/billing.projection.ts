@@ -27,6 +27,7 @@ export class BillingProjection implements Projection {
     'StoreGrepPerformed',
     'StoreAgenticSearchPerformed',
     'StoreQuestionAnswered',
+    'ChatCompletionCreated',
   ];
 
   async setup(m: EntityManager): Promise<void> {
@@ -107,9 +108,18 @@ export class BillingProjection implements Projection {
       }
       case 'StoreSearchPerformed':
       case 'StoreGrepPerformed':
-        // a request over several stores counts once for each store it searched
-        for (const s of e.data.storeIds) this.usage(usage, event, s, e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
+        // a request over several stores counts once for each store it searched; a chat completion's tool call at the agent rate
+        for (const s of e.data.storeIds) this.usage(usage, event, s, e.data.toolCall ? 'agent_tool_calls' : e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
         return;
+      case 'ChatCompletionCreated': {
+        // once per request (on the first store a hosted tool touched, if any), and the model's tokens
+        const d = e.data;
+        const store = d.storeIds[0] ?? null;
+        this.usage(usage, event, store, 'completions', 1, d.at);
+        this.usage(usage, event, store, 'model_prompt_tokens', d.tokenUsage.prompt_tokens, d.at);
+        this.usage(usage, event, store, 'model_completion_tokens', d.tokenUsage.completion_tokens, d.at);
+        return;
+      }
       case 'StoreAgenticSearchPerformed':
       case 'StoreQuestionAnswered': {
         const d = e.data;

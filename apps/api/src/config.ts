@@ -30,6 +30,8 @@ export interface LarderConfig {
   partUrlTtlSeconds: number;
   /** HMAC key for part URLs; unset = generated into dataDir/signing-key. */
   signingSecret: string | null;
+  /** Lifetime of a chat completion's tool tickets. */
+  toolTicketTtlSeconds: number;
   publicUrl: string | null;
   /** `embedded` (SQLite file under dataDir) or `elasticsearch` (ELASTICSEARCH_URL). */
   chunkIndex: 'embedded' | 'elasticsearch';
@@ -133,6 +135,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     uploadTtlMs: int('LARDER_UPLOAD_TTL_SECONDS', 24 * 3600) * 1000,
     partUrlTtlSeconds: int('LARDER_PART_URL_TTL_SECONDS', 3600),
     signingSecret: env.LARDER_SIGNING_SECRET || null,
+    toolTicketTtlSeconds: Math.max(1, int('LARDER_TOOL_TICKET_TTL_SECONDS', 900)),
     publicUrl: env.LARDER_PUBLIC_URL || null,
     chunkIndex: env.ELASTICSEARCH_URL ? 'elasticsearch' : 'embedded',
     elasticsearchUrl: env.ELASTICSEARCH_URL || null,

@@ -1,7 +1,7 @@
 import { isoDuration, NewEvent, RecordedEvent, streamName, uuidFrom, WrongExpectedRevisionError } from '@larder/kernel';
 import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
-import { publicToolCall, SEARCH_ACTIVITY_EVENT_TYPES, StoreAgenticSearchPerformed, StoreChunksListed, StoreGrepPerformed, StoreQuestionAnswered, StoreSearchPerformed } from '@larder/search/events';
+import { ChatCompletionCreated, publicToolCall, SEARCH_ACTIVITY_EVENT_TYPES, StoreAgenticSearchPerformed, StoreChunksListed, StoreGrepPerformed, StoreQuestionAnswered, StoreSearchPerformed } from '@larder/search/events';
 import { ActivityKind, ActivityRecorded } from './events';
 
 type Activity = { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> };
@@ -25,9 +25,14 @@ function searchActivity(d: StoreChunksListed['data'] | StoreSearchPerformed['dat
       rerank,
       filters: d.filters ?? null,
       results: d.results,
+      ...toolCallOf(d),
     },
   };
 }
+
+/** A search or grep a chat completion made (hosted tool, or a redeemed tool ticket): the completion and tool call it belongs to. */
+const toolCallOf = (d: { toolCall?: { completionId: string; toolCallId: string; via: string } }) =>
+  d.toolCall ? { completion_id: d.toolCall.completionId, tool_call_id: d.toolCall.toolCallId, tool_call_via: d.toolCall.via } : {};
 
 /** The public activity event (§11.1, without id and created_at) a domain event amounts to, if any. */
 export function activityOf(e: RecordedEvent): Activity | null {
@@ -73,6 +78,7 @@ export function activityOf(e: RecordedEvent): Activity | null {
           search_time: isoDuration(d.searchTimeMs),
           filters: d.filters ?? null,
           results: d.results,
+          ...toolCallOf(d),
         },
       };
     }
@@ -119,6 +125,34 @@ export function activityOf(e: RecordedEvent): Activity | null {
           filters: d.filters ?? null,
           token_usage: d.tokenUsage,
           results: d.results,
+        },
+      };
+    }
+    case 'ChatCompletionCreated': {
+      const d = e.data as unknown as ChatCompletionCreated['data'];
+      return {
+        kind: 'completion',
+        storeIds: d.storeIds,
+        at: d.at,
+        event: {
+          type: 'completion',
+          store_ids: d.storeIds,
+          completion_id: d.completionId,
+          root_completion_id: d.rootCompletionId,
+          previous_completion_id: d.previousCompletionId,
+          started_at: d.startedAt,
+          completion_time: isoDuration(d.completionTimeMs),
+          time_to_first_token: d.timeToFirstTokenMs === null ? null : isoDuration(d.timeToFirstTokenMs),
+          model: d.model,
+          response_model: d.responseModel,
+          messages_count: d.messagesCount,
+          finish_reason: d.finishReason,
+          stream: d.stream,
+          stored: d.stored,
+          token_usage: d.tokenUsage,
+          tool_calls: d.toolCalls.map(publicToolCall),
+          client_tool_calls: d.clientToolCalls,
+          metadata: d.metadata,
         },
       };
     }

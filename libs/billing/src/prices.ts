@@ -10,6 +10,8 @@ export const METRICS = {
   agentic_searches: { unit: 'requests', product: 'Agentic search', per: 1_000n },
   qa: { unit: 'requests', product: 'Question answering', per: 1_000n },
   completions: { unit: 'requests', product: 'Completions', per: 1_000n },
+  /** Searches and greps a chat completion made: its hosted tool calls, and client tool calls redeemed with a tool ticket. */
+  agent_tool_calls: { unit: 'requests', product: 'Completions', per: 1_000n },
   /** Tokens of the configured model (LARDER_LLM_URL) used by answering: priced at 0 unless the operator sets a price. */
   model_prompt_tokens: { unit: 'tokens', product: 'Model usage', per: 1_000_000n },
   model_completion_tokens: { unit: 'tokens', product: 'Model usage', per: 1_000_000n },
@@ -29,6 +31,7 @@ export const DEFAULT_PRICES: Record<Metric, string> = {
   agentic_searches: '5.00',
   qa: '4.00',
   completions: '4.00',
+  agent_tool_calls: '0.25',
   model_prompt_tokens: '0.00',
   model_completion_tokens: '0.00',
 };

@@ -30,10 +30,17 @@ import { DeleteSearchRuleHandler } from './commands/delete-search-rule/delete-se
 import { DeleteSearchRuleHttpController } from './commands/delete-search-rule/delete-search-rule.http.controller';
 import { DeleteSearchRuleEntryHandler } from './commands/delete-search-rule-entry/delete-search-rule-entry.handler';
 import { DeleteSearchRuleEntryHttpController } from './commands/delete-search-rule-entry/delete-search-rule-entry.http.controller';
+import { CreateChatCompletionHandler } from './commands/create-chat-completion/create-chat-completion.handler';
+import { CreateChatCompletionHttpController } from './commands/create-chat-completion/create-chat-completion.http.controller';
+import { HostedTools } from './chat/hosted-tools';
+import { Conversations } from './chat/conversations';
+import { ToolTickets } from './tool-tickets/tool-tickets';
 
 export { SEARCH_CONFIG } from './search.config';
 export type { SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
+export { CHAT_CONFIG } from './chat/chat.config';
+export type { ChatConfig } from './chat/chat.config';
 export type { Reranker } from './reranker.port';
 
 /** Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
@@ -51,6 +58,7 @@ export type { Reranker } from './reranker.port';
     UpdateSearchRuleHttpController,
     DeleteSearchRuleHttpController,
     DeleteSearchRuleEntryHttpController,
+    CreateChatCompletionHttpController,
   ],
   providers: [
     StoresReader,
@@ -72,6 +80,10 @@ export type { Reranker } from './reranker.port';
     UpdateSearchRuleHandler,
     DeleteSearchRuleHandler,
     DeleteSearchRuleEntryHandler,
+    HostedTools,
+    Conversations,
+    ToolTickets,
+    CreateChatCompletionHandler,
   ],
   exports: [StoreAccess, Retrieval],
 })

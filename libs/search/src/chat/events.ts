@@ -23,6 +23,8 @@ export interface ChatCompletionStored {
     previousCompletionId: string | null;
     model: string;
     messages: StoredChatMessage[];
+    /** The passages this turn's hosted tools numbered for citation (numbering runs on across the conversation). */
+    sources: Array<{ fileId: string; filename: string; storeId: string; chunkIndex: number; citable: boolean }>;
     finishReason: string;
     metadata: Record<string, string> | null;
     at: string;

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, ConflictError, DomainError, ID_GENERATOR, IdGenerator, Principal, WrongExpectedRevisionError } from '@larder/kernel';
+import { CLOCK, Clock, DomainError, ID_GENERATOR, IdGenerator, Principal, WrongExpectedRevisionError } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
 import { CHAT_CONFIG, ChatConfig } from '../chat/chat.config';
 import type { ToolTicketRedeemed } from '../chat/events';
@@ -19,8 +19,9 @@ export class ToolTicketRefusedError extends DomainError {
 }
 
 /** A ticket that was already redeemed (409; not retried by the client). */
-export class ToolTicketUsedError extends ConflictError {
-  override readonly type = 'tool_ticket_used';
+export class ToolTicketUsedError extends DomainError {
+  readonly status = 409;
+  readonly type = 'tool_ticket_used';
   constructor(message: string) {
     super(message);
     this.headers = { 'x-should-retry': 'false' };

@@ -7,22 +7,29 @@ import { SEARCH_SCOPE } from '../../search-scope';
 import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
 import type { SearchStoresResponse } from './search-stores.handler';
+import { ToolTickets } from '../../tool-tickets/tool-tickets';
 
 /**
  * `POST /v1/stores/search`. With `stream: true` the answer is server-sent events: an agentic
  * search's trace events as they happen, then `search.completed` with the response, then `[DONE]`.
- * `X-Mxbai-Tool-Ticket` is accepted and not yet redeemed (chat issue).
+ * `X-Mxbai-Tool-Ticket` (a chat completion's tool ticket) is redeemed before the search runs: once
+ * only (409 after), refused when forged, expired or another organization's (403); the search then
+ * counts as that tool call (linked, billed at the agent rate).
  */
 @Controller('v1/stores')
 export class SearchStoresHttpController {
-  constructor(private readonly queries: QueryBus) {}
+  constructor(
+    private readonly queries: QueryBus,
+    private readonly tickets: ToolTickets,
+  ) {}
 
   @Post('search')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Req() req: Request, @Res() res: Response, @Headers('x-mxbai-tool-ticket') _ticket?: string): Promise<void> {
+  async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Req() req: Request, @Res() res: Response, @Headers('x-mxbai-tool-ticket') ticket?: string): Promise<void> {
     const timing: Timing = {};
     const params = body.params();
+    if (ticket !== undefined) p = await this.tickets.redeem(p, ticket, 'search');
     if (!params.stream) {
       const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res)));
       res.setHeader('server-timing', serverTiming(timing));

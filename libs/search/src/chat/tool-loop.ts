@@ -1,0 +1,201 @@
+import { addUsage, Llm, LlmError, LlmFinishReason, LlmMessage, LlmRequest, LlmResponse, LlmTool, LlmToolCall, LlmToolChoice, LlmUsage, NO_USAGE } from '@larder/ai';
+import type { AgenticToolCallRecorded } from '../events';
+import { CitationExtractor, CitedSource, FileCitation } from './citations';
+import type { CompletionChunks } from './completion-chunks';
+import type { HostedToolDecl, HostedToolOutcome } from './hosted-tools';
+import type { ChatToolChoice } from '../commands/create-chat-completion/create-chat-completion.request.dto';
+
+export interface ToolLoopInput {
+  llm: Llm;
+  /** The whole conversation the model sees first (history, the request's messages; the system rules when hosted tools are declared). */
+  messages: LlmMessage[];
+  hosted: HostedToolDecl[];
+  /** Hosted tools as functions (same order as `hosted`), then the caller's function tools. */
+  tools: LlmTool[];
+  toolChoice: ChatToolChoice | null;
+  parallelToolCalls: boolean | null;
+  maxToolCalls: number;
+  temperature: number | null;
+  topP: number | null;
+  maxTokens: number | null;
+  /** Numbered passages (the conversation's earlier ones first); hosted tools append to it. */
+  sources: CitedSource[];
+  runHosted(decl: HostedToolDecl, call: LlmToolCall): Promise<HostedToolOutcome>;
+  /** Streamed completions: the chunks go here as they happen. */
+  chunks?: CompletionChunks;
+  signal?: AbortSignal;
+  now(): Date;
+}
+
+export interface ToolLoopResult {
+  content: string | null;
+  annotations: FileCitation[];
+  /** Client function tool calls returned to the caller. */
+  clientToolCalls: LlmToolCall[];
+  finishReason: 'stop' | 'tool_calls' | 'length';
+  usage: LlmUsage;
+  records: AgenticToolCallRecorded[];
+  hostedItems: Record<string, unknown>[];
+  /** The messages this turn added after the request's (assistant turns with their tool calls, tool results, the answer). */
+  added: LlmMessage[];
+  storeIds: string[];
+  responseModel: string;
+  /** Milliseconds from the start to the first content sent (null: none). */
+  firstContentMs: number | null;
+}
+
+/** The rules the model gets when hosted tools are declared (a request without them is sent as it is). */
+export function hostedToolRules(hosted: HostedToolDecl[]): string {
+  const cite = hosted.some((h) => h.citations);
+  return [
+    'You can use tools that search the user’s document stores. Use them to find the information you need before you answer, and answer from what they return.',
+    'Tool results are numbered passages such as [3].',
+    cite
+      ? 'After each statement that uses a passage, cite it as <cite i="N"/> where N is the passage number (for example <cite i="3"/>); cite several passages with several markers. Do not cite passages you did not use.'
+      : 'Do not cite passage numbers.',
+    'If the stores do not contain the answer, say so.',
+  ].join('\n');
+}
+
+const toolChoiceFor = (c: ChatToolChoice | null): LlmToolChoice | undefined => {
+  if (c === null) return undefined;
+  if (typeof c === 'string') return c;
+  if (c.type === 'function' && 'function' in c) return c;
+  return { type: 'function', function: { name: c.type } };
+};
+
+/**
+ * One chat completion request: the model and the hosted tools in turn until the model answers,
+ * calls a client function tool (returned to the caller with `finish_reason: tool_calls`), or
+ * `max_tool_calls` hosted calls were made (then it must answer without tools). The content of every
+ * model turn is part of the answer; citation markers become annotations.
+ */
+export async function runToolLoop(x: ToolLoopInput): Promise<ToolLoopResult> {
+  const t0 = performance.now();
+  const messages = [...x.messages];
+  const added: LlmMessage[] = [];
+  const extractor = new CitationExtractor(x.sources);
+  const records: AgenticToolCallRecorded[] = [];
+  const hostedItems: Record<string, unknown>[] = [];
+  const storeIds = new Set<string>();
+  const byName = new Map(x.hosted.map((h) => [h.name, h]));
+  const functionNames = new Set(x.tools.filter((t) => !byName.has(t.function.name)).map((t) => t.function.name));
+  let usage: LlmUsage = NO_USAGE;
+  let content = '';
+  let hostedCalls = 0;
+  let firstContentMs: number | null = null;
+  let responseModel = x.llm.model;
+  let choice = toolChoiceFor(x.toolChoice);
+  let generation = 0;
+  const emit = (text: string) => {
+    if (!text) return;
+    if (firstContentMs === null) firstContentMs = performance.now() - t0;
+    content += text;
+    x.chunks?.content(text);
+  };
+
+  for (;;) {
+    if (x.signal?.aborted) throw x.signal.reason;
+    const exhausted = hostedCalls >= x.maxToolCalls;
+    const request: LlmRequest = {
+      messages,
+      tools: x.tools.length ? x.tools : undefined,
+      toolChoice: x.tools.length ? (exhausted && x.hosted.length ? 'none' : choice) : undefined,
+      parallelToolCalls: x.tools.length && x.parallelToolCalls !== null ? x.parallelToolCalls : undefined,
+      temperature: x.temperature ?? undefined,
+      topP: x.topP ?? undefined,
+      maxTokens: x.maxTokens ?? undefined,
+      signal: x.signal,
+    };
+    const startedAt = x.now();
+    const started = performance.now();
+    // a separator between the text of two model turns
+    if (content && generation > 0) emit(extractor.push('\n\n'));
+    const response = await generate(x, request, (delta) => emit(extractor.push(delta)));
+    generation++;
+    usage = addUsage(usage, response.usage);
+    responseModel = response.model || responseModel;
+    const calls = exhausted && x.hosted.length ? [] : (response.message.tool_calls ?? []);
+    records.push({
+      tool_call_id: `gen_${generation}`,
+      tool_name: 'generation',
+      tool_type: 'extension',
+      started_at: startedAt.toISOString(),
+      duration_ms: performance.now() - started,
+      arguments: { model: response.model, messages: messages.length },
+      result: {
+        finish_reason: response.finishReason,
+        tool_calls: calls.map((c) => c.function.name),
+        usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens },
+      },
+      error: null,
+    });
+    const assistant: LlmMessage = { role: 'assistant', content: response.message.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) };
+    messages.push(assistant);
+    added.push(assistant);
+    if (!calls.length) return done(finishOf(response.finishReason), []);
+
+    const client = calls.filter((c) => !byName.has(c.function.name) && functionNames.has(c.function.name));
+    for (const call of calls) {
+      if (client.includes(call)) continue;
+      const decl = byName.get(call.function.name);
+      let text: string;
+      if (!decl) text = `Error: there is no tool named ${call.function.name}`;
+      else if (hostedCalls >= x.maxToolCalls) text = 'Error: the tool call limit of this request was reached; answer with what you have.';
+      else {
+        hostedCalls++;
+        x.chunks?.hostedToolCall({ type: `${decl.type}_call`, id: call.id, status: 'in_progress' });
+        const out = await x.runHosted(decl, call);
+        out.storeIds.forEach((s) => storeIds.add(s));
+        records.push(out.record);
+        hostedItems.push(out.item);
+        x.chunks?.hostedToolCall(out.item);
+        text = out.content;
+      }
+      const toolMessage: LlmMessage = { role: 'tool', tool_call_id: call.id, content: text };
+      messages.push(toolMessage);
+      added.push(toolMessage);
+    }
+    if (client.length) {
+      // the caller runs these: the answer carries only them (its hosted calls are reported apart)
+      if (calls.length !== client.length) assistant.tool_calls = client;
+      x.chunks?.toolCalls(client);
+      return done('tool_calls', client);
+    }
+    // after the first round a forced choice would loop: the model decides
+    if (choice === 'required' || (typeof choice === 'object' && choice !== null)) choice = 'auto';
+  }
+
+  function done(finishReason: 'stop' | 'tool_calls' | 'length', clientToolCalls: LlmToolCall[]): ToolLoopResult {
+    emit(extractor.flush());
+    return {
+      content: content || (clientToolCalls.length ? null : ''),
+      annotations: extractor.annotations,
+      clientToolCalls,
+      finishReason,
+      usage,
+      records,
+      hostedItems,
+      added,
+      storeIds: [...storeIds],
+      responseModel,
+      firstContentMs,
+    };
+  }
+}
+
+const finishOf = (r: LlmFinishReason): 'stop' | 'length' => (r === 'length' ? 'length' : 'stop');
+
+/** One model call: streamed (deltas as they come) when the completion is streamed, else whole. */
+async function generate(x: ToolLoopInput, request: LlmRequest, onDelta: (delta: string) => void): Promise<LlmResponse> {
+  if (!x.chunks) {
+    const r = await x.llm.chat(request);
+    if (r.message.content) onDelta(r.message.content);
+    return r;
+  }
+  for await (const e of x.llm.stream(request)) {
+    if (e.type === 'content') onDelta(e.delta);
+    else if (e.type === 'done') return e.response;
+  }
+  throw new LlmError('The model stream ended without a final response', 'bad_response');
+}

@@ -1,0 +1,41 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Request, Response } from 'express';
+import { closedSignal, CurrentPrincipal, EventStream, Principal, RequireScope } from '@larder/kernel';
+import { CreateChatCompletionCommand } from './create-chat-completion.command';
+import { CreateChatCompletionRequestDto } from './create-chat-completion.request.dto';
+import type { ChatCompletionResponse } from './create-chat-completion.handler';
+
+/** Chat completions are their own resource type in key scopes (contract §18 row 7): `create` on `completions`. */
+export const CHAT_SCOPE = { method: 'create', resourceType: 'completions' } as const;
+
+/**
+ * `POST /v1/chat/completions` (§17.1). With `stream: true`: `chat.completion.chunk` server-sent
+ * events (unnamed `data:` lines, OpenAI style), ending with `data: [DONE]`; an error after the
+ * stream opened arrives as an `error` event in the contract's error shape.
+ */
+@Controller('v1/chat')
+export class CreateChatCompletionHttpController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post('completions')
+  @HttpCode(200)
+  @RequireScope(CHAT_SCOPE)
+  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateChatCompletionRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const params = body.params();
+    if (!params.stream) {
+      const out = await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(new CreateChatCompletionCommand(p, params, undefined, closedSignal(res)));
+      res.status(200).json(out);
+      return;
+    }
+    const live = new EventStream(res, req);
+    const sink = { start: () => live.start(), data: (payload: Record<string, unknown>) => live.data(payload) };
+    try {
+      await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(new CreateChatCompletionCommand(p, params, sink, live.signal));
+      live.done();
+    } catch (err) {
+      if (!live.started) throw err;
+      live.fail(err);
+    }
+  }
+}
