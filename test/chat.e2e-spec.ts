@@ -18,7 +18,12 @@ const toolMessages = (b: ChatCompletionRequestBody) => b.messages.filter((m) => 
 const dataLines = (text: string) =>
   text
     .split(/\n\n/)
-    .map((e) => e.split('\n').find((l) => l.startsWith('data: '))?.slice(6))
+    .map((e) =>
+      e
+        .split('\n')
+        .find((l) => l.startsWith('data: '))
+        ?.slice(6),
+    )
     .filter((x): x is string => x !== undefined)
     .map((d) => (d === '[DONE]' ? d : JSON.parse(d)));
 
@@ -71,7 +76,8 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
   /** The model: searches once, then answers citing the sauerkraut passage by its number. */
   const searchThenCite = (body: ChatCompletionRequestBody) => {
     const results = toolMessages(body);
-    if (!results.length) return { toolCalls: [{ id: 'call_search_1', name: 'store_search', arguments: { query: 'how long does sauerkraut ferment', top_k: 2 } }], usage: { prompt_tokens: 40, completion_tokens: 8 } };
+    if (!results.length)
+      return { toolCalls: [{ id: 'call_search_1', name: 'store_search', arguments: { query: 'how long does sauerkraut ferment', top_k: 2 } }], usage: { prompt_tokens: 40, completion_tokens: 8 } };
     const n = /\[(\d+)\] sauerkraut\.md/.exec(results.join('\n'))?.[1];
     return { content: `It turns sour in about three weeks <cite i="${n}"/>.`, usage: { prompt_tokens: 90, completion_tokens: 12 } };
   };
@@ -90,10 +96,24 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
     expect(r.choices[0].finish_reason).toBe('stop');
     expect(msg.content).toBe('It turns sour in about three weeks .');
     expect(msg.annotations).toEqual([
-      { type: 'file_citation', file_id: fileIds['sauerkraut.md'], filename: 'sauerkraut.md', index: 'It turns sour in about three weeks '.length, chunk_id: `${fileIds['sauerkraut.md']}:0`, store_id: store },
+      {
+        type: 'file_citation',
+        file_id: fileIds['sauerkraut.md'],
+        filename: 'sauerkraut.md',
+        index: 'It turns sour in about three weeks '.length,
+        chunk_id: `${fileIds['sauerkraut.md']}:0`,
+        store_id: store,
+      },
     ]);
     expect(r.hosted_tool_calls).toHaveLength(1);
-    expect(r.hosted_tool_calls![0]).toMatchObject({ type: 'store_search_call', id: 'call_search_1', status: 'completed', queries: ['how long does sauerkraut ferment'], store: 'chat-pantry', error: null });
+    expect(r.hosted_tool_calls![0]).toMatchObject({
+      type: 'store_search_call',
+      id: 'call_search_1',
+      status: 'completed',
+      queries: ['how long does sauerkraut ferment'],
+      store: 'chat-pantry',
+      error: null,
+    });
     expect((r.hosted_tool_calls![0] as any).results[0].filename).toBeDefined();
     expect(r.usage).toMatchObject({ prompt_tokens: 130, completion_tokens: 20, total_tokens: 150 });
     expect(r.tool_tickets).toEqual([]);
@@ -107,7 +127,14 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
 
     // the completion event lists the model calls and the hosted search, tied to the store it touched
     const ev = (await until('/v1/events?event_type=completion', (b) => b.data?.some((e: any) => e.completion_id === r.id))).data.find((e: any) => e.completion_id === r.id);
-    expect(ev).toMatchObject({ type: 'completion', store_ids: [store], model: 'double-model', finish_reason: 'stop', messages_count: 2, token_usage: { prompt_tokens: 130, completion_tokens: 20, total_tokens: 150 } });
+    expect(ev).toMatchObject({
+      type: 'completion',
+      store_ids: [store],
+      model: 'double-model',
+      finish_reason: 'stop',
+      messages_count: 2,
+      token_usage: { prompt_tokens: 130, completion_tokens: 20, total_tokens: 150 },
+    });
     expect(ev.tool_calls.map((x: any) => x.tool_name)).toEqual(['generation', 'store_search', 'generation']);
     expect(ev.tool_calls[1]).toMatchObject({ tool_call_id: 'call_search_1', tool_type: 'datastore', arguments: { query: 'how long does sauerkraut ferment' }, duration: expect.stringMatching(/^PT/) });
     // its search is a store search event linked to the completion, billed at the agent rate with the completion
@@ -159,7 +186,13 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
     expect(await tampered.json()).toMatchObject({ error: { code: 403, type: 'invalid_tool_ticket' } });
     expect((await search('not-a-ticket')).status).toBe(403);
 
-    const expired = new ToolTicketSigner(SIGNING_SECRET).sign({ ticketId: 'e2e-expired', organizationId: orgId, completionId: r.id, toolCallId: 'call_fn_2', expiresAt: Math.floor(Date.now() / 1000) - 5 });
+    const expired = new ToolTicketSigner(SIGNING_SECRET).sign({
+      ticketId: 'e2e-expired',
+      organizationId: orgId,
+      completionId: r.id,
+      toolCallId: 'call_fn_2',
+      expiresAt: Math.floor(Date.now() / 1000) - 5,
+    });
     const exp = await search(expired);
     expect(exp.status).toBe(403);
     expect(await exp.json()).toMatchObject({ error: { type: 'tool_ticket_expired' } });
@@ -187,7 +220,7 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
     expect(typeof text).toBe('string');
     const events = dataLines(text);
     expect(events.at(-1)).toBe('[DONE]');
-    const chunks = events.slice(0, -1) as any[];
+    const chunks = events.slice(0, -1);
     expect(chunks.every((x) => x.object === 'chat.completion.chunk' && x.id === chunks[0].id)).toBe(true);
     expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '' });
     const hosted = chunks.filter((x) => x.hosted_tool_calls).map((x) => x.hosted_tool_calls[0].status);
@@ -224,7 +257,15 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
 
   it('bad requests are 422 with the location of each problem', async () => {
     const res = await req('/v1/chat/completions', {
-      body: { messages: [{ role: 'robot', content: 'x' }, { role: 'tool', content: 'y' }], tools: [{ type: 'store_search', filters: { key: 'a', operator: 'nope', value: 1 } }], temperature: 7, max_tool_calls: -1 },
+      body: {
+        messages: [
+          { role: 'robot', content: 'x' },
+          { role: 'tool', content: 'y' },
+        ],
+        tools: [{ type: 'store_search', filters: { key: 'a', operator: 'nope', value: 1 } }],
+        temperature: 7,
+        max_tool_calls: -1,
+      },
     });
     expect(res.status).toBe(422);
     const locs = ((await res.json()) as any).detail.map((d: any) => d.loc.join('.'));

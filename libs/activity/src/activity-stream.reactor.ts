@@ -1,7 +1,16 @@
 import { isoDuration, NewEvent, RecordedEvent, streamName, uuidFrom, WrongExpectedRevisionError } from '@larder/kernel';
 import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
-import { ChatCompletionCreated, publicToolCall, SEARCH_ACTIVITY_EVENT_TYPES, StoreAgenticSearchPerformed, StoreChunksListed, StoreGrepPerformed, StoreQuestionAnswered, StoreSearchPerformed } from '@larder/search/events';
+import {
+  ChatCompletionCreated,
+  publicToolCall,
+  SEARCH_ACTIVITY_EVENT_TYPES,
+  StoreAgenticSearchPerformed,
+  StoreChunksListed,
+  StoreGrepPerformed,
+  StoreQuestionAnswered,
+  StoreSearchPerformed,
+} from '@larder/search/events';
 import { ActivityKind, ActivityRecorded } from './events';
 
 type Activity = { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> };

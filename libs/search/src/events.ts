@@ -188,4 +188,11 @@ export interface ChatCompletionCreated {
 }
 
 export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered | ChatCompletionCreated;
-export const SEARCH_ACTIVITY_EVENT_TYPES = ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreChunksListed', 'StoreAgenticSearchPerformed', 'StoreQuestionAnswered', 'ChatCompletionCreated'] as const;
+export const SEARCH_ACTIVITY_EVENT_TYPES = [
+  'StoreSearchPerformed',
+  'StoreGrepPerformed',
+  'StoreChunksListed',
+  'StoreAgenticSearchPerformed',
+  'StoreQuestionAnswered',
+  'ChatCompletionCreated',
+] as const;

@@ -23,15 +23,19 @@ export class Conversations {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStore) {}
 
   async save(event: ChatCompletionStored): Promise<void> {
-    await this.store.appendToStream(chatCompletionStream(event.data.completionId), [{ type: event.type, data: event.data, metadata: { orgId: event.data.organizationId, actor: event.data.apiKeyId } }], {
-      expectedRevision: 'no_stream',
-    });
+    await this.store.appendToStream(
+      chatCompletionStream(event.data.completionId),
+      [{ type: event.type, data: event.data, metadata: { orgId: event.data.organizationId, actor: event.data.apiKeyId } }],
+      {
+        expectedRevision: 'no_stream',
+      },
+    );
   }
 
   /** The conversation up to `completionId`, in the caller's organization (404 otherwise, and for a completion that was not stored). */
   async load(p: Principal, completionId: string): Promise<Conversation> {
     const turns: ChatCompletionStored['data'][] = [];
-    for (let id: string | null = completionId; id && turns.length < MAX_TURNS; ) {
+    for (let id: string | null = completionId; id && turns.length < MAX_TURNS;) {
       const turn = await this.get(p, id);
       if (!turn) throw new NotFoundError(`Completion ${completionId} not found (only completions created with store: true can be continued)`);
       turns.unshift(turn);

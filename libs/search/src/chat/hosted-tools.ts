@@ -91,15 +91,23 @@ export function hostedToolFunction(d: HostedToolDecl, storeNames: string): LlmTo
   });
   switch (d.kind) {
     case 'store_search':
-      return fn(`Semantic and keyword search over ${over}. Returns numbered passages.`, { query: { type: 'string', description: 'What to search for.' }, top_k: topK, metadata_filters: metadataFilterSchema, filter_mode: filterMode }, ['query']);
+      return fn(
+        `Semantic and keyword search over ${over}. Returns numbered passages.`,
+        { query: { type: 'string', description: 'What to search for.' }, top_k: topK, metadata_filters: metadataFilterSchema, filter_mode: filterMode },
+        ['query'],
+      );
     case 'store_grep':
-      return fn(`Regular expression (RE2) search over the text of ${over}. Returns numbered passages that match.`, {
-        pattern: { type: 'string', description: 'RE2 regular expression.' },
-        case_sensitive: { type: 'boolean' },
-        top_k: topK,
-        metadata_filters: metadataFilterSchema,
-        filter_mode: filterMode,
-      }, ['pattern']);
+      return fn(
+        `Regular expression (RE2) search over the text of ${over}. Returns numbered passages that match.`,
+        {
+          pattern: { type: 'string', description: 'RE2 regular expression.' },
+          case_sensitive: { type: 'boolean' },
+          top_k: topK,
+          metadata_filters: metadataFilterSchema,
+          filter_mode: filterMode,
+        },
+        ['pattern'],
+      );
     case 'store_list_chunks':
       return fn(`List passages of ${over} by metadata, optionally ordered by a metadata field. Returns numbered passages.`, {
         metadata_filters: metadataFilterSchema,
@@ -109,9 +117,16 @@ export function hostedToolFunction(d: HostedToolDecl, storeNames: string): LlmTo
         top_k: topK,
       });
     case 'store_metadata_facets':
-      return fn(`The metadata fields of ${over} with their most frequent values and counts.`, { query: { type: 'string', description: 'Optional query that scopes the facets.' }, facets: { type: 'array', items: { type: 'string' } } });
+      return fn(`The metadata fields of ${over} with their most frequent values and counts.`, {
+        query: { type: 'string', description: 'Optional query that scopes the facets.' },
+        facets: { type: 'array', items: { type: 'string' } },
+      });
     case 'get_chunks':
-      return fn(`Read passages of ${over} by chunk id ("<file_id>:<chunk_index>"). Returns numbered passages.`, { chunk_ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 20 } }, ['chunk_ids']);
+      return fn(
+        `Read passages of ${over} by chunk id ("<file_id>:<chunk_index>"). Returns numbered passages.`,
+        { chunk_ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 20 } },
+        ['chunk_ids'],
+      );
     case 'list_stores':
       return fn("List the user's stores (names and descriptions).", {});
   }
@@ -205,17 +220,23 @@ export class HostedTools {
           if (!query) throw new ToolArgumentsError('query is required');
           Object.assign(item, { queries: [query], metadata_filters: args.metadata_filters ?? null, filter_mode: args.filter_mode === 'any' ? 'any' : 'all' });
           const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(as, { ...common(), query, options, stream: false }, {}, undefined, ctx.signal));
-          chunks = out.data as ChunkView[];
+          chunks = out.data;
           break;
         }
         case 'store_grep': {
           if (typeof args.pattern !== 'string' || !args.pattern) throw new ToolArgumentsError('pattern is required');
           const caseSensitive = args.case_sensitive === true;
-          Object.assign(item, { pattern: args.pattern, targets: ['text'], case_sensitive: caseSensitive, metadata_filters: args.metadata_filters ?? null, filter_mode: args.filter_mode === 'any' ? 'any' : 'all' });
+          Object.assign(item, {
+            pattern: args.pattern,
+            targets: ['text'],
+            case_sensitive: caseSensitive,
+            metadata_filters: args.metadata_filters ?? null,
+            filter_mode: args.filter_mode === 'any' ? 'any' : 'all',
+          });
           const out = await this.queries.execute<GrepStoresQuery, GrepStoresResponse>(
             new GrepStoresQuery(as, { ...common(), pattern: args.pattern.slice(0, LIMITS.patternChars), targets: ['text'], caseSensitive, returnMetadata: true }),
           );
-          chunks = out.data as ChunkView[];
+          chunks = out.data;
           break;
         }
         case 'store_list_chunks': {
@@ -228,7 +249,7 @@ export class HostedTools {
               : { target: 'file' as const, path: rankBy.replace(/^metadata\./, '').split('.'), ascending: direction === 'asc' }
             : null;
           const out = await this.queries.execute<ListChunksQuery, ListChunksResponse>(new ListChunksQuery(as, { ...common(), options, sort }));
-          chunks = out.data as ChunkView[];
+          chunks = out.data;
           break;
         }
         case 'get_chunks': {
@@ -306,5 +327,5 @@ function combineFilters(declared: unknown, modelFilters: unknown, mode: unknown)
   const conditions = Array.isArray(modelFilters) ? modelFilters : [];
   if (!conditions.length) return declared ?? null;
   const own = { [mode === 'any' ? 'any' : 'all']: conditions };
-  return declared === null || declared === undefined ? own : { all: [...(Array.isArray(declared) ? declared : [declared]), own] };
+  return declared === null || declared === undefined ? own : { all: [...(Array.isArray(declared) ? (declared as unknown[]) : [declared]), own] };
 }

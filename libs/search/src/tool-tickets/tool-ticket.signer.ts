@@ -49,7 +49,7 @@ export class ToolTicketSigner {
     }
     const r = raw as Record<string, unknown>;
     if (!r || typeof r !== 'object' || [r.id, r.org, r.cmp, r.call].some((x) => typeof x !== 'string' || !x) || typeof r.exp !== 'number') return { ok: false, reason: 'malformed' };
-    const claims: ToolTicketClaims = { ticketId: r.id as string, organizationId: r.org as string, completionId: r.cmp as string, toolCallId: r.call as string, expiresAt: r.exp as number };
+    const claims: ToolTicketClaims = { ticketId: r.id as string, organizationId: r.org as string, completionId: r.cmp as string, toolCallId: r.call as string, expiresAt: r.exp };
     if (claims.organizationId !== organizationId) return { ok: false, reason: 'wrong_organization' };
     if (claims.expiresAt * 1000 <= nowMs) return { ok: false, reason: 'expired' };
     return { ok: true, claims };

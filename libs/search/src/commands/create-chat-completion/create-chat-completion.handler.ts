@@ -17,7 +17,9 @@ export class LlmNotConfiguredError extends DomainError {
   readonly status = 400;
   readonly type = 'llm_not_configured';
   constructor() {
-    super('Chat completions need a language model, and none is configured: set LARDER_LLM_URL (an OpenAI-compatible base URL such as http://127.0.0.1:11434/v1) and LARDER_LLM_MODEL, then restart Larder');
+    super(
+      'Chat completions need a language model, and none is configured: set LARDER_LLM_URL (an OpenAI-compatible base URL such as http://127.0.0.1:11434/v1) and LARDER_LLM_MODEL, then restart Larder',
+    );
   }
 }
 
@@ -28,7 +30,13 @@ export interface ChatCompletionResponse {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> | null; reasoning_content: null; annotations: FileCitation[] };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }> | null;
+      reasoning_content: null;
+      annotations: FileCitation[];
+    };
     finish_reason: 'stop' | 'tool_calls' | 'length';
     logprobs: null;
   }>;
@@ -76,7 +84,8 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
 
     const messages: LlmMessage[] = [];
     if (params.hostedTools.length) messages.push({ role: 'system', content: hostedToolRules(params.hostedTools) });
-    for (const m of history?.messages ?? []) messages.push({ role: m.role, content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}), ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}) });
+    for (const m of history?.messages ?? [])
+      messages.push({ role: m.role, content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}), ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}) });
     messages.push(...params.messages);
     const tools = [...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))), ...params.functionTools];
 

@@ -64,7 +64,8 @@ export class CreateChatCompletionRequestDto {
     const toolChoice = toolChoiceOf(p, this.tool_choice, hosted, functions);
     const num = (v: unknown, field: string, min: number, max: number, int = false): number | null => {
       if (v === undefined || v === null) return null;
-      if (typeof v !== 'number' || !Number.isFinite(v) || (int && !Number.isInteger(v))) p.add(['body', field], int ? 'Input should be a valid integer' : 'Input should be a valid number', int ? 'int_type' : 'float_type', v);
+      if (typeof v !== 'number' || !Number.isFinite(v) || (int && !Number.isInteger(v)))
+        p.add(['body', field], int ? 'Input should be a valid integer' : 'Input should be a valid number', int ? 'int_type' : 'float_type', v);
       else if (v < min || v > max) p.add(['body', field], `Input should be between ${min} and ${max}`, v < min ? 'greater_than_equal' : 'less_than_equal', v);
       else return v;
       return null;
@@ -191,10 +192,13 @@ function toolsOf(p: Problems, v: unknown): { hosted: HostedToolDecl[]; functions
     if (type === 'function') {
       const f = t.function;
       if (!isPlainObject(f)) return p.add([...at, 'function'], 'Field required', 'missing', f);
-      if (typeof f.name !== 'string' || !FUNCTION_NAME.test(f.name)) return p.add([...at, 'function', 'name'], 'Function names are 1 to 64 letters, digits, _ and -', 'string_pattern_mismatch', f.name);
+      if (typeof f.name !== 'string' || !FUNCTION_NAME.test(f.name))
+        return p.add([...at, 'function', 'name'], 'Function names are 1 to 64 letters, digits, _ and -', 'string_pattern_mismatch', f.name);
       if (names.has(f.name)) return p.add([...at, 'function', 'name'], `Tool name ${f.name} is declared twice`, 'value_error', f.name);
-      if (f.description !== undefined && f.description !== null && typeof f.description !== 'string') p.add([...at, 'function', 'description'], 'Input should be a valid string', 'string_type', f.description);
-      if (f.parameters !== undefined && f.parameters !== null && !isPlainObject(f.parameters)) p.add([...at, 'function', 'parameters'], 'Input should be a JSON schema object', 'model_type', f.parameters);
+      if (f.description !== undefined && f.description !== null && typeof f.description !== 'string')
+        p.add([...at, 'function', 'description'], 'Input should be a valid string', 'string_type', f.description);
+      if (f.parameters !== undefined && f.parameters !== null && !isPlainObject(f.parameters))
+        p.add([...at, 'function', 'parameters'], 'Input should be a JSON schema object', 'model_type', f.parameters);
       if (f.strict !== undefined && f.strict !== null && typeof f.strict !== 'boolean') p.add([...at, 'function', 'strict'], 'Input should be a valid boolean', 'bool_type', f.strict);
       names.add(f.name);
       functions.push({
@@ -224,7 +228,8 @@ function hostedDecl(p: Problems, t: Record<string, unknown>, type: HostedToolTyp
   let storeIdentifiers: string[] | null = null;
   if (t.store_identifiers !== undefined && t.store_identifiers !== null) {
     const s = t.store_identifiers;
-    if (!Array.isArray(s) || s.length < 1 || s.length > LIMITS.storeIdentifiers) p.add([...at, 'store_identifiers'], `Input should be a list of 1 to ${LIMITS.storeIdentifiers} store ids or names`, 'list_type', s);
+    if (!Array.isArray(s) || s.length < 1 || s.length > LIMITS.storeIdentifiers)
+      p.add([...at, 'store_identifiers'], `Input should be a list of 1 to ${LIMITS.storeIdentifiers} store ids or names`, 'list_type', s);
     else {
       s.forEach((x, j) => (typeof x !== 'string' || !x ? p.add([...at, 'store_identifiers', j], 'Input should be a valid string', 'string_type', x) : null));
       storeIdentifiers = [...new Set(s as string[])];
@@ -241,7 +246,8 @@ function hostedDecl(p: Problems, t: Record<string, unknown>, type: HostedToolTyp
   const citations = t.citations;
   if (citations !== undefined && citations !== null && typeof citations !== 'boolean') p.add([...at, 'citations'], 'Input should be a valid boolean', 'bool_type', citations);
   const limit = t.limit;
-  if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100)) p.add([...at, 'limit'], 'Input should be an integer from 1 to 100', 'int_type', limit);
+  if (limit !== undefined && limit !== null && (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 100))
+    p.add([...at, 'limit'], 'Input should be an integer from 1 to 100', 'int_type', limit);
   if (p.length > before) return null;
   return {
     type,
@@ -261,7 +267,8 @@ function toolChoiceOf(p: Problems, v: unknown, hosted: HostedToolDecl[], functio
   if (isPlainObject(v)) {
     if ((v.type === 'function' || v.type === undefined) && isPlainObject(v.function) && typeof v.function.name === 'string') {
       const name = v.function.name;
-      if (!functions.some((f) => f.function.name === name) && !hosted.some((h) => h.name === name)) p.add([...loc, 'function', 'name'], `No tool named ${name} is declared in tools`, 'value_error', name);
+      if (!functions.some((f) => f.function.name === name) && !hosted.some((h) => h.name === name))
+        p.add([...loc, 'function', 'name'], `No tool named ${name} is declared in tools`, 'value_error', name);
       return { type: 'function', function: { name } };
     }
     if ((HOSTED_TOOL_TYPES as readonly unknown[]).includes(v.type)) {
