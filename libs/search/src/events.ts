@@ -27,7 +27,22 @@ export interface StoreSearchPerformed {
     results: SearchEventResult[];
     searchTimeMs: number;
     at: string;
+    /** Present when the search named the web store (`mixedbread/web`, not in `storeIds`). */
+    web?: WebSearchRecorded;
   };
+}
+
+/**
+ * The web part of a search: the configured providers, those that answered, those that failed and
+ * how (`timeout`, `unavailable`, `refused`, `too_large`, `bad_response`), how many web results were
+ * ranked, and whether it was skipped (`no_provider`, `all_failed`). Never a key or an upstream message.
+ */
+export interface WebSearchRecorded {
+  providers: string[];
+  answered: string[];
+  failed: Array<{ provider: string; kind: string }>;
+  results: number;
+  skipped: 'no_provider' | 'all_failed' | null;
 }
 
 /** A grep was answered. */
@@ -111,6 +126,7 @@ export interface StoreAgenticSearchPerformed {
     toolCalls: AgenticToolCallRecorded[];
     results: SearchEventResult[];
     startedAt: string;
+    web?: WebSearchRecorded;
     searchTimeMs: number;
     at: string;
   };
@@ -140,6 +156,7 @@ export interface StoreQuestionAnswered {
     results: SearchEventResult[];
     searchTimeMs: number;
     at: string;
+    web?: WebSearchRecorded;
   };
 }
 

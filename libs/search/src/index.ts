@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { Retrieval } from './retrieval';
+import { WebRetrieval } from './web/web-retrieval';
 import { StoreAccess } from './store-access';
 import { SearchActivity } from './search-activity';
 import { SearchRulePins } from './rules/search-rule-effects';
@@ -33,6 +34,8 @@ export { SEARCH_CONFIG } from './search.config';
 export type { SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
 export type { Reranker } from './reranker.port';
+export { WEB_SEARCH, WEB_STORE } from './web/web-search.port';
+export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from './web/web-search.port';
 
 /** Search over stores (plain and agentic), search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
 @Module({
@@ -54,6 +57,7 @@ export type { Reranker } from './reranker.port';
     SearchRulesReader,
     StoreAccess,
     Retrieval,
+    WebRetrieval,
     AgenticSearch,
     SearchRulePins,
     SearchActivity,

@@ -23,15 +23,18 @@ export class SearchStoresHttpController {
   async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Req() req: Request, @Res() res: Response, @Headers('x-mxbai-tool-ticket') _ticket?: string): Promise<void> {
     const timing: Timing = {};
     const params = body.params();
+    const setHeader = (name: string, value: string) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    };
     if (!params.stream) {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res)));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res), setHeader));
       res.setHeader('server-timing', serverTiming(timing));
       res.status(200).json(out);
       return;
     }
     const live = new EventStream(res, req);
     try {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, live, live.signal));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, live, live.signal, setHeader));
       live.send('search.completed', out);
       live.done();
     } catch (err) {
