@@ -19,7 +19,12 @@ const SEARXNG_PAGES: WebPage[] = [
   { url: 'https://example.org/bicycles', title: 'Bicycle repair', snippet: 'How to true a wheel and replace a cabbage-shaped bell.' },
 ];
 const BRAVE_PAGES: WebPage[] = [
-  { url: 'https://www.en.wikipedia.org/wiki/Sauerkraut/', title: 'Sauerkraut', snippet: 'Sauerkraut: <strong>fermented cabbage</strong>, made with salt over several weeks.', published: '2024-01-02T00:00:00' },
+  {
+    url: 'https://www.en.wikipedia.org/wiki/Sauerkraut/',
+    title: 'Sauerkraut',
+    snippet: 'Sauerkraut: <strong>fermented cabbage</strong>, made with salt over several weeks.',
+    published: '2024-01-02T00:00:00',
+  },
   { url: 'https://brave.example/fermentation-guide', title: 'A fermentation guide', snippet: 'Salt, cabbage and time: lactic fermentation at home.', extraSnippets: ['Keep the crock cool.'] },
 ];
 
@@ -34,7 +39,11 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
   async function ingest(client: Mixedbread, name: string) {
     const id = (await client.stores.create({ name })).id;
     for (const d of DOCS) {
-      await client.stores.files.upload({ storeIdentifier: id, file: await toFile(Buffer.from(d.text), d.name, { type: 'text/markdown' }), body: { metadata: { path: `/home/cook/pantry/${d.name}` } } });
+      await client.stores.files.upload({
+        storeIdentifier: id,
+        file: await toFile(Buffer.from(d.text), d.name, { type: 'text/markdown' }),
+        body: { metadata: { path: `/home/cook/pantry/${d.name}` } },
+      });
     }
     for (;;) {
       const st = await client.stores.retrieve(id);

@@ -28,7 +28,7 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('deadline')), o.timeoutMs);
   const signal = o.signal ? AbortSignal.any([deadline.signal, o.signal]) : deadline.signal;
-  const aborted = (err: unknown) => {
+  const aborted = () => {
     if (o.signal?.aborted) return o.signal.reason as Error;
     if (deadline.signal.aborted) return fail('timeout', `${o.provider} did not answer within ${o.timeoutMs} ms`);
     return null;
@@ -39,7 +39,7 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
       try {
         res = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...o.headers }, signal, redirect: 'manual' });
       } catch (err) {
-        const a = aborted(err);
+        const a = aborted();
         if (a) throw a;
         if (attempt < o.retries) continue;
         throw fail('unavailable', `${o.provider} is unreachable: ${causeOf(err)}${attempt ? ` (gave up after ${attempt + 1} attempts)` : ''}`);
@@ -58,7 +58,7 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
       try {
         text = await readCapped(res, o.maxBytes);
       } catch (err) {
-        const a = aborted(err);
+        const a = aborted();
         if (a) throw a;
         if (err instanceof TooLarge) throw fail('too_large', `${o.provider} answered more than ${o.maxBytes} bytes; the answer was cut off and ignored`);
         throw fail('unavailable', `${o.provider} broke off its answer: ${causeOf(err)}`);

@@ -3,7 +3,12 @@ import { WebSearchProviderError } from './web-search.port';
 import { startSearxngDouble, WebPage, WebSearchDouble } from './testing/web-search-doubles';
 
 const PAGES: WebPage[] = [
-  { url: 'https://en.wikipedia.org/wiki/Sauerkraut', title: 'Sauerkraut - Wikipedia', snippet: 'Sauerkraut is <b>finely cut</b> raw cabbage that has been fermented by lactic acid bacteria.', published: '2024-03-01T00:00:00' },
+  {
+    url: 'https://en.wikipedia.org/wiki/Sauerkraut',
+    title: 'Sauerkraut - Wikipedia',
+    snippet: 'Sauerkraut is <b>finely cut</b> raw cabbage that has been fermented by lactic acid bacteria.',
+    published: '2024-03-01T00:00:00',
+  },
   { url: 'https://example.org/kimchi', title: 'Kimchi &amp; other ferments', snippet: 'Kimchi is fermented cabbage with chili.' },
 ];
 

@@ -81,13 +81,15 @@ export class WebRetrieval {
     let vectors: Float32Array[] | null = null;
     if (chunks.length) {
       const te = performance.now();
-      vectors = await this.embedder.embed(
-        chunks.map((c) => c.text),
-        'document',
-      ).catch((err: Error) => {
-        this.logger.warn(`embedding the web results failed, ranking them lexically only: ${err.message}`);
-        return null;
-      });
+      vectors = await this.embedder
+        .embed(
+          chunks.map((c) => c.text),
+          'document',
+        )
+        .catch((err: Error) => {
+          this.logger.warn(`embedding the web results failed, ranking them lexically only: ${err.message}`);
+          return null;
+        });
       timing.web_embed = performance.now() - te;
     }
     return { outcome, chunks, vectors };

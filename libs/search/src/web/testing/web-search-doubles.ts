@@ -131,7 +131,11 @@ function json(res: ServerResponse, status: number, body: unknown) {
   res.end(text);
 }
 
-const braveError = (status: number, code: string, detail: string) => ({ type: 'ErrorResponse', error: { id: 'c1d6a3b0-0000-4000-8000-000000000000', status, code, detail, meta: {} }, time: 1700000000 });
+const braveError = (status: number, code: string, detail: string) => ({
+  type: 'ErrorResponse',
+  error: { id: 'c1d6a3b0-0000-4000-8000-000000000000', status, code, detail, meta: {} },
+  time: 1700000000,
+});
 
 function answer(kind: 'searxng' | 'brave', q: string, pages: WebPage[], count: number) {
   const shown = pages.slice(0, count);
@@ -161,7 +165,21 @@ function answer(kind: 'searxng' | 'brave', q: string, pages: WebPage[], count: n
   }
   return {
     type: 'search',
-    query: { original: q, show_strict_warning: false, is_navigational: false, is_news_breaking: false, spellcheck_off: true, country: 'us', bad_results: false, should_fallback: false, postal_code: '', city: '', header_country: '', more_results_available: false, state: '' },
+    query: {
+      original: q,
+      show_strict_warning: false,
+      is_navigational: false,
+      is_news_breaking: false,
+      spellcheck_off: true,
+      country: 'us',
+      bad_results: false,
+      should_fallback: false,
+      postal_code: '',
+      city: '',
+      header_country: '',
+      more_results_available: false,
+      state: '',
+    },
     mixed: { type: 'mixed', main: shown.map((_, i) => ({ type: 'web', index: i, all: false })), top: [], side: [] },
     web: {
       type: 'search',
