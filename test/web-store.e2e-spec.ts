@@ -191,6 +191,40 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     });
   });
 
+  describe('agentic search and the organization’s event listing', () => {
+    let searxng: WebSearchDouble;
+    beforeAll(async () => {
+      searxng = await startSearxngDouble(SEARXNG_PAGES);
+      t = await startTestLarder({ env: { LARDER_SEARXNG_URL: searxng.url } });
+      key = (await t.newOrganization('web-agentic')).apiKey;
+      c = t.client(key);
+      store = await ingest(c, 'agentic-pantry');
+    });
+    afterAll(async () => {
+      await t?.close();
+      await searxng?.close();
+    });
+
+    it('an agentic search (mgrep --web --agentic) adds the web results to the question’s own search', async () => {
+      const { data: r, response } = await c.stores.search({ query: 'fermented cabbage', store_identifiers: [store, WEB], top_k: 10, search_options: { rerank: true, agentic: true } }).withResponse();
+      expect(response.headers.get('larder-web-search')).toBe('ok; answered=searxng');
+      expect(r.data.some((x) => isWeb(x))).toBe(true);
+      expect(r.data.some((x) => x.store_id === store)).toBe(true);
+    });
+
+    it('a search of the web alone is listed by GET /v1/events with no store', async () => {
+      await c.stores.search({ query: 'kimchi garlic', store_identifiers: [WEB] });
+      let events: any;
+      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((res) => setTimeout(res, 100))) {
+        events = await (await fetch(`${t.baseURL}/v1/events?event_type=search`, { headers: { authorization: `Bearer ${key}` } })).json();
+        if (events.data?.some((e: any) => e.query === 'kimchi garlic')) break;
+      }
+      const hit = events.data.find((e: any) => e.query === 'kimchi garlic');
+      expect(hit.store_ids).toEqual([]);
+      expect(hit.results[0]).toMatchObject({ store_id: WEB, filename: 'https://example.org/kimchi' });
+    });
+  });
+
   describe('without a web search provider', () => {
     beforeAll(async () => {
       t = await startTestLarder();
