@@ -12,7 +12,7 @@ import { BLOB_STORAGE } from '@larder/blob-storage';
 import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER, LLM } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
-import { CHAT_CONFIG, ChatConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule } from '@larder/search';
+import { CHAT_CONFIG, ChatConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule, WEB_SEARCH } from '@larder/search';
 import { ActivityModule } from '@larder/activity';
 import { BILLING_CONFIG, BillingConfig, BillingModule, Money, priceTable } from '@larder/billing';
 import { ProjectionRunner } from '@larder/projections/runner';
@@ -73,12 +73,15 @@ export class InfrastructureModule {
           lexicalWeight: infra.config.searchLexicalWeight,
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
+          webMaxResults: infra.config.webSearchMaxResults,
         } satisfies SearchConfig,
       },
       { provide: RERANKER, useValue: infra.reranker },
       { provide: CHAT_CONFIG, useValue: { signingSecret: infra.signingSecret, toolTicketTtlSeconds: infra.config.toolTicketTtlSeconds } satisfies ChatConfig },
       // null without LARDER_LLM_URL: inject with @Optional() @Inject(LLM) llm: Llm | null
       { provide: LLM, useValue: infra.llm },
+      // null without a web search provider: inject with @Optional() @Inject(WEB_SEARCH) web: WebSearch | null
+      { provide: WEB_SEARCH, useValue: infra.webSearch },
       {
         provide: BILLING_CONFIG,
         useValue: { prices: priceTable(infra.config.billingPrices), credit: Money.parse(infra.config.billingCredit), anchorDay: infra.config.billingAnchorDay } satisfies BillingConfig,

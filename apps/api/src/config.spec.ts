@@ -1,5 +1,5 @@
 import { loadConfig } from './config';
-import { createLlm } from './infrastructure';
+import { createLlm, createWebSearch } from './infrastructure';
 
 describe('LLM configuration', () => {
   it('has no LLM without LARDER_LLM_URL', () => {
@@ -50,5 +50,31 @@ describe('LLM configuration', () => {
 
   it('refuses a malformed number', () => {
     expect(() => loadConfig({ LARDER_LLM_URL: 'http://h/v1', LARDER_LLM_MODEL: 'm', LARDER_LLM_MAX_RETRIES: 'two' })).toThrow(/LARDER_LLM_MAX_RETRIES/);
+  });
+});
+
+describe('web search configuration', () => {
+  it('has no web search without a provider’s settings', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ webSearchProviders: [], webSearchTimeoutMs: 5000, webSearchMaxResults: 20, webSearchMaxBytes: 2 * 1024 * 1024 });
+    expect(createWebSearch(config)).toBeNull();
+  });
+
+  it('infers the providers from their settings, or takes the list, and never shows the key', () => {
+    const both = loadConfig({ LARDER_SEARXNG_URL: 'http://127.0.0.1:8888', LARDER_BRAVE_API_KEY: 'BSA-config-secret' });
+    expect(both.webSearchProviders).toEqual(['searxng', 'brave']);
+    const web = createWebSearch(both)!;
+    expect(web.providers).toEqual(['searxng', 'brave']);
+    expect(JSON.stringify(web)).not.toContain('BSA-config-secret');
+    expect(loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'brave', LARDER_SEARXNG_URL: 'http://h', LARDER_BRAVE_API_KEY: 'k' }).webSearchProviders).toEqual(['brave']);
+    expect(createWebSearch(loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'none', LARDER_SEARXNG_URL: 'http://h' }))).toBeNull();
+  });
+
+  it('stops the start on a listed provider without its setting, an unknown provider or a bad URL', () => {
+    expect(() => loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'searxng' })).toThrow(/LARDER_SEARXNG_URL/);
+    expect(() => loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'brave' })).toThrow(/LARDER_BRAVE_API_KEY/);
+    expect(() => loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'bing' })).toThrow(/unknown providers \(bing\)/);
+    expect(() => loadConfig({ LARDER_SEARXNG_URL: 'ftp://h' })).toThrow(/LARDER_SEARXNG_URL/);
+    expect(() => loadConfig({ LARDER_SEARXNG_URL: 'http://u:p@h' })).toThrow(/credentials/);
   });
 });

@@ -81,6 +81,17 @@ export interface LarderConfig {
   llmStreamIdleTimeoutMs: number;
   /** Retries of 408/429/5xx/network failures before an answer started. */
   llmMaxRetries: number;
+  /** Web search providers of the web store (`mixedbread/web`), in order; empty = none (the web part is skipped). */
+  webSearchProviders: Array<'searxng' | 'brave'>;
+  searxngUrl: string | null;
+  braveApiKey: string | null;
+  braveUrl: string | null;
+  /** Per provider call, its one retry included. */
+  webSearchTimeoutMs: number;
+  /** Results asked of each provider. */
+  webSearchMaxResults: number;
+  /** Largest provider answer read. */
+  webSearchMaxBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -104,6 +115,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     if (!URL.canParse(llmUrl) || !/^https?:$/.test(new URL(llmUrl).protocol)) throw new Error('LARDER_LLM_URL must be an http(s) URL such as http://127.0.0.1:11434/v1');
     if (new URL(llmUrl).username || new URL(llmUrl).password) throw new Error('LARDER_LLM_URL must not carry credentials; set LARDER_LLM_API_KEY instead');
     if (llmModel === null) throw new Error('LARDER_LLM_URL is set but LARDER_LLM_MODEL is not: name the model to ask (e.g. LARDER_LLM_MODEL=llama3.1:8b or gpt-4o-mini)');
+  }
+  const searxngUrl = env.LARDER_SEARXNG_URL || null;
+  const braveApiKey = env.LARDER_BRAVE_API_KEY || null;
+  const braveUrl = env.LARDER_BRAVE_URL || null;
+  const WEB_PROVIDERS = ['searxng', 'brave'] as const;
+  let webSearchProviders: LarderConfig['webSearchProviders'];
+  if (env.LARDER_WEB_SEARCH_PROVIDERS !== undefined && env.LARDER_WEB_SEARCH_PROVIDERS.trim() !== '') {
+    // `none` turns the web store off even where a provider's settings are present
+    const names = [...new Set(env.LARDER_WEB_SEARCH_PROVIDERS.split(',').map((x) => x.trim().toLowerCase()))].filter((x) => x && x !== 'none');
+    const unknown = names.filter((n) => !(WEB_PROVIDERS as readonly string[]).includes(n));
+    if (unknown.length) throw new Error(`LARDER_WEB_SEARCH_PROVIDERS lists unknown providers (${unknown.join(', ')}); known: ${WEB_PROVIDERS.join(', ')} (comma-separated), or none`);
+    webSearchProviders = names as LarderConfig['webSearchProviders'];
+  } else {
+    webSearchProviders = [...(searxngUrl ? ['searxng' as const] : []), ...(braveApiKey ? ['brave' as const] : [])];
+  }
+  if (webSearchProviders.includes('searxng')) {
+    if (!searxngUrl) throw new Error('LARDER_WEB_SEARCH_PROVIDERS lists searxng but LARDER_SEARXNG_URL is not set (the base URL of a SearXNG instance with the json format enabled)');
+    if (!URL.canParse(searxngUrl) || !/^https?:$/.test(new URL(searxngUrl).protocol)) throw new Error('LARDER_SEARXNG_URL must be an http(s) URL such as http://127.0.0.1:8888');
+    if (new URL(searxngUrl).username || new URL(searxngUrl).password) throw new Error('LARDER_SEARXNG_URL must not carry credentials');
+  }
+  if (webSearchProviders.includes('brave') && !braveApiKey) throw new Error('LARDER_WEB_SEARCH_PROVIDERS lists brave but LARDER_BRAVE_API_KEY is not set (a Brave Search API subscription token)');
+  if (braveUrl !== null && (!URL.canParse(braveUrl) || !/^https?:$/.test(new URL(braveUrl).protocol) || new URL(braveUrl).username || new URL(braveUrl).password)) {
+    throw new Error('LARDER_BRAVE_URL must be an http(s) URL without credentials');
   }
   if (rootKey !== null && rootKey.length < 24) throw new Error('LARDER_ROOT_KEY must be at least 24 characters long');
   return {
@@ -181,5 +215,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     llmTimeoutMs: Math.max(1, int('LARDER_LLM_TIMEOUT_MS', 60_000)),
     llmStreamIdleTimeoutMs: Math.max(1, int('LARDER_LLM_STREAM_IDLE_TIMEOUT_MS', 30_000)),
     llmMaxRetries: int('LARDER_LLM_MAX_RETRIES', 2),
+    webSearchProviders,
+    searxngUrl,
+    braveApiKey,
+    braveUrl,
+    webSearchTimeoutMs: Math.max(1, int('LARDER_WEB_SEARCH_TIMEOUT_MS', 5000)),
+    webSearchMaxResults: Math.min(50, Math.max(1, int('LARDER_WEB_SEARCH_MAX_RESULTS', 20))),
+    webSearchMaxBytes: Math.max(1024, int('LARDER_WEB_SEARCH_MAX_BYTES', 2 * 1024 * 1024)),
   };
 }

@@ -27,7 +27,10 @@ import { ActivityStreamReactor } from '@larder/activity';
 import { StoreCopyReactor } from '@larder/stores';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { Position, ProjectionName, RandomIdGenerator, SystemClock } from '@larder/kernel';
-import type { Reranker } from '@larder/search';
+import type { Reranker, WebSearch, WebSearchProvider } from '@larder/search';
+import { MixedWebSearch } from '@larder/search/web/mixed-web-search';
+import { SearxngWebSearch } from '@larder/search/web/searxng.web-search';
+import { BraveWebSearch } from '@larder/search/web/brave.web-search';
 import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { LarderConfig } from './config';
@@ -48,6 +51,8 @@ export interface Infrastructure {
   reranker: Reranker | null;
   /** The chat model behind LARDER_LLM_URL, or null when none is configured (answering then runs without one). */
   llm: Llm | null;
+  /** The web store's providers (LARDER_WEB_SEARCH_PROVIDERS, LARDER_SEARXNG_URL, LARDER_BRAVE_API_KEY), or null when none is configured. */
+  webSearch: WebSearch | null;
   signingSecret: string;
   close(): Promise<void>;
 }
@@ -139,6 +144,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const reranker: Reranker | null = null;
   const llm = createLlm(config);
   if (llm && options.role !== 'cli') logger.log(`LLM ${llm.model} at ${llm.endpoint}`);
+  const webSearch = createWebSearch(config);
+  if (webSearch && options.role !== 'cli') logger.log(`web search providers: ${webSearch.providers.join(', ')}`);
 
   // the copy process manager waits on the stores read model, which the runner built below maintains
   const consistency = { waitFor: (names: readonly ProjectionName[], at: Position | null) => runner.waitFor(names, at) };
@@ -182,6 +189,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     embedder,
     reranker,
     llm,
+    webSearch,
     signingSecret: signingSecret(config),
     config,
     databaseUrl,
@@ -262,4 +270,13 @@ export function createLlm(config: LarderConfig): OpenAiLlm | null {
     streamIdleTimeoutMs: config.llmStreamIdleTimeoutMs,
     maxRetries: config.llmMaxRetries,
   });
+}
+
+/** The web store's providers, asked together (a mixture), or null when none is configured; keys stay inside the adapters. */
+export function createWebSearch(config: LarderConfig): WebSearch | null {
+  const limits = { timeoutMs: config.webSearchTimeoutMs, maxBytes: config.webSearchMaxBytes };
+  const providers: WebSearchProvider[] = config.webSearchProviders.map((name) =>
+    name === 'searxng' ? new SearxngWebSearch({ url: config.searxngUrl!, ...limits }) : new BraveWebSearch({ apiKey: config.braveApiKey!, url: config.braveUrl ?? undefined, ...limits }),
+  );
+  return providers.length ? new MixedWebSearch(providers) : null;
 }

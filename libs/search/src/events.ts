@@ -30,7 +30,22 @@ export interface StoreSearchPerformed {
     at: string;
     /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
     toolCall?: ToolCallLink;
+    /** Present when the search named the web store (`mixedbread/web`, not in `storeIds`). */
+    web?: WebSearchRecorded;
   };
+}
+
+/**
+ * The web part of a search: the configured providers, those that answered, those that failed and
+ * how (`timeout`, `unavailable`, `refused`, `too_large`, `bad_response`), how many web results were
+ * ranked, and whether it was skipped (`no_provider`, `all_failed`). Never a key or an upstream message.
+ */
+export interface WebSearchRecorded {
+  providers: string[];
+  answered: string[];
+  failed: Array<{ provider: string; kind: string }>;
+  results: number;
+  skipped: 'no_provider' | 'all_failed' | null;
 }
 
 /** A grep was answered. */
@@ -118,6 +133,7 @@ export interface StoreAgenticSearchPerformed {
     toolCalls: AgenticToolCallRecorded[];
     results: SearchEventResult[];
     startedAt: string;
+    web?: WebSearchRecorded;
     searchTimeMs: number;
     at: string;
   };
@@ -147,6 +163,7 @@ export interface StoreQuestionAnswered {
     results: SearchEventResult[];
     searchTimeMs: number;
     at: string;
+    web?: WebSearchRecorded;
   };
 }
 

@@ -3,6 +3,7 @@ import { CqrsModule } from '@nestjs/cqrs';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { Retrieval } from './retrieval';
+import { WebRetrieval } from './web/web-retrieval';
 import { StoreAccess } from './store-access';
 import { SearchActivity } from './search-activity';
 import { SearchRulePins } from './rules/search-rule-effects';
@@ -42,6 +43,8 @@ export { RERANKER } from './reranker.port';
 export { CHAT_CONFIG } from './chat/chat.config';
 export type { ChatConfig } from './chat/chat.config';
 export type { Reranker } from './reranker.port';
+export { WEB_SEARCH, WEB_STORE } from './web/web-search.port';
+export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from './web/web-search.port';
 
 /** Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
 @Module({
@@ -65,6 +68,7 @@ export type { Reranker } from './reranker.port';
     SearchRulesReader,
     StoreAccess,
     Retrieval,
+    WebRetrieval,
     AgenticSearch,
     SearchRulePins,
     SearchActivity,

@@ -15,6 +15,18 @@ export type RankedChunk = ScoredChunk & { firstStagePosition?: number | null; fi
 /** Whether a chunk passes a compiled filter (file metadata, and `generated_metadata.*` the chunk's). */
 export const passesFilter = (c: ScoredChunk, filter: FilterNode | null): boolean => !filter || evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
 
+/** A fused list annotated with where each chunk came from: its best rank in the lexical and dense lists, and which of them found it. */
+export function withFirstStage(fused: ScoredChunk[], lexical: ScoredChunk[], dense: ScoredChunk[]): RankedChunk[] {
+  const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
+  const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
+  return fused.map((c) => {
+    const k = chunkKey(c);
+    const l = lexRank.get(k);
+    const d = denseRank.get(k);
+    return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense' };
+  });
+}
+
 /**
  * Hybrid retrieval: the lexical (BM25) and dense searches of the chunk index, fused into one ranking
  * (and reranked where a reranker is configured), with a cache of recent query embeddings.
@@ -67,9 +79,23 @@ export class Retrieval {
     vectorPromise?: Promise<Float32Array | null>,
     timing: Timing = {},
   ): Promise<RankedChunk[]> {
+    const { lexical, dense } = await this.candidateLists(stores, query, params, candidates, vectorPromise, timing);
+    return withFirstStage(fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }), lexical, dense);
+  }
+
+  /** The chunk index's lexical (BM25) and dense (cosine) candidate lists, before fusion (the web store ranks its results with them). */
+  async candidateLists(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise?: Promise<Float32Array | null>,
+    timing: Timing = {},
+  ): Promise<{ lexical: ScoredChunk[]; dense: ScoredChunk[]; vector: Float32Array | null }> {
+    const vector = vectorPromise ?? this.embedQuery(query);
+    if (!stores.length) return { lexical: [], dense: [], vector: await vector };
     const storeIds = stores.map((s) => s.id);
     const q = { storeIds, topK: candidates, filter: params.filter, fileIds: params.fileIds };
-    const vector = vectorPromise ?? this.embedQuery(query);
     const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
       const t = performance.now();
       try {
@@ -85,14 +111,7 @@ export class Retrieval {
     const v = await timed('embed_wait', () => vector);
     const dense = v ? await timed('dense', () => this.index.searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
     const lexical = await pendingLexical;
-    const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
-    const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
-    return fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }).map((c) => {
-      const k = chunkKey(c);
-      const l = lexRank.get(k);
-      const d = denseRank.get(k);
-      return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense' };
-    });
+    return { lexical, dense, vector: v };
   }
 
   /**

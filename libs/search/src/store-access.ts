@@ -3,6 +3,7 @@ import { BadRequestError, ForbiddenError, NotFoundError, Principal, READ_MODEL_C
 import { queryKey, SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { StoreRef, StoresReader } from '@larder/projections/stores/stores.reader';
 import { SearchRuleEntry } from './rules/events';
+import { WEB_STORE } from './web/web-search.port';
 
 /**
  * The stores a query names, resolved in the caller's organization and checked against its key's
@@ -32,7 +33,7 @@ export class StoreAccess {
 
   /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
   async resolveWithRules(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
-    if (identifiers.includes('mixedbread/web')) throw new BadRequestError('The web store (mixedbread/web) is not available on this server: it needs a web search provider');
+    if (identifiers.includes(WEB_STORE)) throw new BadRequestError('The web store (mixedbread/web) can only be searched (POST /v1/stores/search and question answering), not used here');
     const resolved = await this.resolveCached(p.organizationId, identifiers, query);
     const out: StoreRef[] = [];
     const rules: SearchRuleEntry[] = [];
@@ -47,6 +48,17 @@ export class StoreAccess {
       }
     }
     return { stores: out, rules };
+  }
+
+  /**
+   * As `resolveWithRules`, for a search that may name the web store (`mixedbread/web`): it is set
+   * apart (`web`), the other identifiers resolved (none: no stores, no rules).
+   */
+  async resolveForSearch(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[]; web: boolean }> {
+    const web = identifiers.includes(WEB_STORE);
+    const rest = identifiers.filter((x) => x !== WEB_STORE);
+    if (!rest.length) return { stores: [], rules: [], web };
+    return { ...(await this.resolveWithRules(p, rest, query)), web };
   }
 
   /** One store by id or name in the caller's organization (404 otherwise); the route's guard has checked the scope. */

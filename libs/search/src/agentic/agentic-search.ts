@@ -73,6 +73,8 @@ export class AgenticSearch {
     signal?: AbortSignal;
     /** The question's embedding, already under way. */
     questionVector?: Promise<Float32Array | null>;
+    /** Searches the question itself (round 1) instead of the stores alone: the web store's joint ranking. */
+    searchQuestion?: (query: string, candidates: number, vector?: Promise<Float32Array | null>) => Promise<RankedChunk[]>;
   }): Promise<AgenticRun> {
     const { stores, question, params, config, signal } = input;
     const trace = input.trace ?? (() => undefined);
@@ -130,7 +132,11 @@ export class AgenticSearch {
           const started = performance.now();
           const id = `search_${index + 1}_${this.ids.uuid().slice(0, 8)}`;
           try {
-            const results = (await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined)).slice(0, perQuery);
+            const retrieved =
+              index === 0 && input.searchQuestion
+                ? await input.searchQuestion(q, candidates, input.questionVector)
+                : await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined);
+            const results = retrieved.slice(0, perQuery);
             toolCalls.push({
               tool_call_id: id,
               tool_name: 'store_search',

@@ -9,6 +9,7 @@ import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
 import { extractiveAnswer } from '../../answering/extractive-answer';
 import { llmAnswer } from '../../answering/llm-answer';
+import { WebRetrieval, WEB_SEARCH_HEADER } from '../../web/web-retrieval';
 import { QuestionAnsweringQuery } from './question-answering.query';
 
 /** The `model` of an answer written without a language model. */
@@ -52,13 +53,20 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     private readonly activity: SearchActivity,
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Optional() @Inject(LLM) private readonly llm: Llm | null,
+    private readonly webStore: WebRetrieval,
   ) {}
 
-  async execute({ principal: p, params, live, signal }: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
+  async execute({ principal: p, params, live, signal, setHeader }: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
     const t0 = performance.now();
     const { query, options } = params;
     const prefetched = this.retrieval.embedQuery(query);
-    const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    // the web store (mixedbread/web): its providers are asked beside the store lookups; web results are sources like store chunks
+    const split = WebRetrieval.split(params.storeIdentifiers);
+    const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal) : null;
+    pendingWeb?.catch(() => undefined);
+    const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    const web = pendingWeb ? await pendingWeb : null;
+    if (web) setHeader?.(WEB_SEARCH_HEADER, this.webStore.header(web));
     live?.start();
     const { effective, pins } = applyRewrites(query, rules);
 
@@ -73,13 +81,15 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
         signal,
         questionVector: effective === query ? prefetched : undefined,
+        searchQuestion: web ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector) : undefined,
       });
       results = run.results;
       usage = run.usage;
     } else {
       const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
-      results = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined);
-      results = await this.retrieval.rerank(effective, results, options);
+      const vector = effective === query ? prefetched : undefined;
+      results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector) : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
+      results = await this.retrieval.rerank(effective, results, web ? this.webStore.rerankOptions(options) : options);
     }
     results = await this.pins.pin(results, pins, stores, params);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
@@ -123,6 +133,7 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         citations: cited,
         agentic: !!options.agentic,
         tokenUsage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens },
+        ...(web ? { web: this.webStore.activity(web) } : {}),
       },
     });
     return { answer, sources, model };

@@ -21,14 +21,17 @@ export class QuestionAnsweringHttpController {
   @RequireScope(SEARCH_SCOPE)
   async answer(@CurrentPrincipal() p: Principal, @Body() body: QuestionAnsweringRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
     const params = body.params();
+    const setHeader = (name: string, value: string) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    };
     if (!params.stream) {
-      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(new QuestionAnsweringQuery(p, params, undefined, closedSignal(res)));
+      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(new QuestionAnsweringQuery(p, params, undefined, closedSignal(res), setHeader));
       res.status(200).json(out);
       return;
     }
     const live = new EventStream(res, req);
     try {
-      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(new QuestionAnsweringQuery(p, params, live, live.signal));
+      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(new QuestionAnsweringQuery(p, params, live, live.signal, setHeader));
       live.send('qa.completed', out);
       live.done();
     } catch (err) {

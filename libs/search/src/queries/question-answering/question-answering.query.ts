@@ -9,5 +9,7 @@ export class QuestionAnsweringQuery {
     readonly live?: LiveEvents,
     /** Aborts when the client goes away: the work stops. */
     readonly signal?: AbortSignal,
+    /** Sets a response header (before a stream opens): `Larder-Web-Search` of a question naming the web store. */
+    readonly setHeader?: (name: string, value: string) => void,
   ) {}
 }

@@ -6,6 +6,7 @@ import { SearchActivity } from '../../search-activity';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
 import { publicToolCall } from '../../events';
+import { WebRetrieval, WEB_SEARCH_HEADER } from '../../web/web-retrieval';
 import { SearchStoresQuery } from './search-stores.query';
 
 export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; trace?: unknown[] };
@@ -23,18 +24,25 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     private readonly agentic: AgenticSearch,
     private readonly pins: SearchRulePins,
     private readonly activity: SearchActivity,
+    private readonly webStore: WebRetrieval,
   ) {}
 
-  async execute({ principal: p, params, timing, live, signal }: SearchStoresQuery): Promise<SearchStoresResponse> {
+  async execute({ principal: p, params, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
     const { query, options } = params;
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
     // (rare) embeds the rewritten query instead.
     const te = performance.now();
     const prefetched = this.retrieval.embedQuery(query).then((v) => ((timing.embed = performance.now() - te), v));
+    // The web store (mixedbread/web): its providers are asked beside the store lookups.
+    const split = WebRetrieval.split(params.storeIdentifiers);
+    const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal, timing) : null;
+    pendingWeb?.catch(() => undefined);
     const tr = performance.now();
-    const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules ? query : null);
     timing.stores_and_rules = performance.now() - tr;
+    const web = pendingWeb ? await pendingWeb : null;
+    if (web) setHeader?.(WEB_SEARCH_HEADER, this.webStore.header(web));
     live?.start();
 
     // Search rules: query rewrites first, then result pins.
@@ -48,6 +56,8 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
         signal,
         questionVector: effective === query ? prefetched : undefined,
+        // the web results join the question's own search (round 1), ranked with the stores' candidates
+        searchQuestion: web ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector) : undefined,
       });
       let results = await this.pins.pin(run.results, pins, stores, params);
       results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
@@ -65,6 +75,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
           tokenUsage: { prompt_tokens: run.usage.promptTokens, completion_tokens: run.usage.completionTokens, total_tokens: run.usage.totalTokens },
           toolCalls: run.toolCalls.slice(0, 100),
           startedAt: run.startedAt,
+          ...(web ? { web: this.webStore.activity(web) } : {}),
         },
       });
       const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
@@ -72,8 +83,10 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     }
 
     const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
-    let results = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined, timing);
-    results = await this.retrieval.rerank(effective, results, options);
+    const vector = effective === query ? prefetched : undefined;
+    let results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector, timing) : await this.retrieval.retrieve(stores, effective, params, candidates, vector, timing);
+    const rerank = web ? this.webStore.rerankOptions(options) : options;
+    results = await this.retrieval.rerank(effective, results, rerank);
     results = await this.pins.pin(results, pins, stores, params);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
 
@@ -81,7 +94,13 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     timing.search = performance.now() - t0;
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
-      data: { ...this.activity.common(p, stores, params, results, t0), query, rewrittenQuery: rewritten, rerank: this.retrieval.reranks(options) },
+      data: {
+        ...this.activity.common(p, stores, params, results, t0),
+        query,
+        rewrittenQuery: rewritten,
+        rerank: this.retrieval.reranks(rerank),
+        ...(web ? { web: this.webStore.activity(web) } : {}),
+      },
     });
     return { object: 'list', data };
   }

@@ -30,15 +30,18 @@ export class SearchStoresHttpController {
     const timing: Timing = {};
     const params = body.params();
     if (ticket !== undefined) p = await this.tickets.redeem(p, ticket, 'search');
+    const setHeader = (name: string, value: string) => {
+      if (!res.headersSent) res.setHeader(name, value);
+    };
     if (!params.stream) {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res)));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res), setHeader));
       res.setHeader('server-timing', serverTiming(timing));
       res.status(200).json(out);
       return;
     }
     const live = new EventStream(res, req);
     try {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, live, live.signal));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, live, live.signal, setHeader));
       live.send('search.completed', out);
       live.done();
     } catch (err) {

@@ -12,5 +12,7 @@ export class SearchStoresQuery {
     readonly live?: LiveEvents,
     /** Aborts when the client goes away: an agentic search stops. */
     readonly signal?: AbortSignal,
+    /** Sets a response header (before a stream opens): `Larder-Web-Search` of a search naming the web store. */
+    readonly setHeader?: (name: string, value: string) => void,
   ) {}
 }
