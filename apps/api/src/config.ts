@@ -81,6 +81,8 @@ export interface LarderConfig {
   llmStreamIdleTimeoutMs: number;
   /** Retries of 408/429/5xx/network failures before an answer started. */
   llmMaxRetries: number;
+  /** The most bytes read of one model answer (LARDER_LLM_MAX_RESPONSE_BYTES). */
+  llmMaxResponseBytes: number;
   /** Web search providers of the web store (`mixedbread/web`), in order; empty = none (the web part is skipped). */
   webSearchProviders: Array<'searxng' | 'brave'>;
   searxngUrl: string | null;
@@ -215,6 +217,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     llmTimeoutMs: Math.max(1, int('LARDER_LLM_TIMEOUT_MS', 60_000)),
     llmStreamIdleTimeoutMs: Math.max(1, int('LARDER_LLM_STREAM_IDLE_TIMEOUT_MS', 30_000)),
     llmMaxRetries: int('LARDER_LLM_MAX_RETRIES', 2),
+    llmMaxResponseBytes: Math.max(1024, int('LARDER_LLM_MAX_RESPONSE_BYTES', 8 * 1024 * 1024)),
     webSearchProviders,
     searxngUrl,
     braveApiKey,

@@ -269,6 +269,7 @@ export function createLlm(config: LarderConfig): OpenAiLlm | null {
     timeoutMs: config.llmTimeoutMs,
     streamIdleTimeoutMs: config.llmStreamIdleTimeoutMs,
     maxRetries: config.llmMaxRetries,
+    maxResponseBytes: config.llmMaxResponseBytes,
   });
 }
 

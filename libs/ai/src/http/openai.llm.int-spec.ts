@@ -391,4 +391,28 @@ describe('OpenAiLlm against a chat-completions double', () => {
       expect(inspect(midway.error)).not.toContain(KEY);
     });
   });
+
+  describe('what it reads is bounded', () => {
+    const big = 'word '.repeat(2000);
+
+    it('refuses a completion larger than maxResponseBytes', async () => {
+      double.reply({ content: big });
+      const error = await rejection(llm({ maxResponseBytes: 4096 }).chat(ask('hi')));
+      expect(error).toMatchObject({ kind: 'bad_response', status: 502 });
+      expect(error.message).toContain('exceeded 4096 bytes');
+    });
+
+    it('stops a stream once it has sent more than maxResponseBytes', async () => {
+      double.reply({ content: big });
+      const { events, error } = await collect(llm({ maxResponseBytes: 4096 }).stream(ask('hi')));
+      expect(error).toBeInstanceOf(LlmError);
+      expect((error as LlmError).kind).toBe('bad_response');
+      expect(events.some((e) => e.type === 'done')).toBe(false);
+    });
+
+    it('reads an answer within the limit whole', async () => {
+      double.reply({ content: big });
+      expect((await llm({ maxResponseBytes: 64 * 1024 }).chat(ask('hi'))).message.content).toBe(big);
+    });
+  });
 });

@@ -22,6 +22,8 @@ export interface OpenAiLlmOptions {
   maxRetryDelayMs?: number;
   /** Jitter source in [0, 1); `Math.random` unless a test wants it fixed. */
   random?: () => number;
+  /** The most bytes read of one answer (a whole completion, an error body, or a whole stream). Default 8 MiB. */
+  maxResponseBytes?: number;
 }
 
 /** Longest `LlmError` message (upstream text is cut there, after the key was replaced in it). */
@@ -57,6 +59,7 @@ export class OpenAiLlm implements Llm {
   private readonly retryBaseMs: number;
   private readonly maxRetryDelayMs: number;
   private readonly random: () => number;
+  private readonly maxResponseBytes: number;
 
   constructor(options: OpenAiLlmOptions) {
     let url: URL;
@@ -80,6 +83,7 @@ export class OpenAiLlm implements Llm {
     this.retryBaseMs = options.retryBaseMs ?? 500;
     this.maxRetryDelayMs = options.maxRetryDelayMs ?? 10_000;
     this.random = options.random ?? Math.random;
+    this.maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
   }
 
   toString(): string {
@@ -122,6 +126,7 @@ export class OpenAiLlm implements Llm {
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       const parser = new ServerSentEventParser();
       const assembly = new StreamAssembly(this.model, (message, kind) => this.error(message, kind, null));
+      let received = 0;
       for (let first = true; ; first = false) {
         if (!first) call.arm(this.streamIdleTimeoutMs, `The LLM stream stalled: nothing arrived for ${this.streamIdleTimeoutMs} ms`);
         let chunk: Awaited<ReturnType<typeof reader.read>>;
@@ -136,6 +141,8 @@ export class OpenAiLlm implements Llm {
           const end = parser.end();
           events = end.pending === '[DONE]' ? [...end.events, end.pending] : end.events;
         } else {
+          received += chunk.value.byteLength;
+          if (received > this.maxResponseBytes) throw this.error(`The LLM stream exceeded ${this.maxResponseBytes} bytes`, 'bad_response', null);
           events = parser.push(chunk.value);
         }
         for (const data of events) {
@@ -200,10 +207,31 @@ export class OpenAiLlm implements Llm {
     }
   }
 
+  /** The answer's body as text, refused past `maxResponseBytes` (declared or as it arrives). */
   private async readText(res: Response, call: Call, brokenOff: string): Promise<string> {
+    const tooLarge = () => this.error(`The LLM endpoint's answer exceeded ${this.maxResponseBytes} bytes`, 'bad_response', res.status);
+    if (Number(res.headers.get('content-length') ?? 0) > this.maxResponseBytes) {
+      await res.body?.cancel().catch(() => undefined);
+      throw tooLarge();
+    }
     try {
-      return await res.text();
+      if (!res.body) return '';
+      const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      let received = 0;
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return text + decoder.decode();
+        received += value.byteLength;
+        if (received > this.maxResponseBytes) {
+          await reader.cancel().catch(() => undefined);
+          throw tooLarge();
+        }
+        text += decoder.decode(value, { stream: true });
+      }
     } catch (err) {
+      if (err instanceof LlmError) throw err;
       throw call.failure(err, (message) => this.error(`${brokenOff}: ${message}`, 'unavailable', res.status));
     }
   }
