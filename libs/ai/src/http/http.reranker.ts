@@ -86,8 +86,13 @@ export class HttpReranker implements Reranker {
   private readonly maxRetries: number;
   private readonly maxBytes: number;
   private readonly retryBaseMs: number;
+  private readonly format: RerankWireFormat;
+  /** Kept out of the object's enumerable fields (logs, JSON). */
+  readonly #apiKey: string | null;
 
-  constructor(private readonly options: HttpRerankerOptions) {
+  constructor(options: HttpRerankerOptions) {
+    this.#apiKey = options.apiKey || null;
+    this.format = options.format;
     const base = options.url.replace(/\/+$/, '');
     this.url = new URL(/\/(rerank|reranking)$/.test(new URL(base).pathname) ? base : base + DEFAULT_PATH[options.format]);
     this.endpoint = `${this.url.origin}${this.url.pathname}`; // never the query, which may carry a secret
@@ -109,7 +114,7 @@ export class HttpReranker implements Reranker {
 
   private requestBody(query: string, documents: string[]): unknown {
     const model = this.model;
-    switch (this.options.format) {
+    switch (this.format) {
       case 'mixedbread':
         return { model, query, input: documents, top_k: documents.length, return_input: false };
       case 'cohere':
@@ -121,7 +126,7 @@ export class HttpReranker implements Reranker {
 
   /** Hides the key should an endpoint echo it back, and keeps an excerpt short. */
   private excerpt(text: string): string {
-    const key = this.options.apiKey;
+    const key = this.#apiKey;
     const cut = text.slice(0, 300);
     return key ? cut.split(key).join('***') : cut;
   }
@@ -133,7 +138,7 @@ export class HttpReranker implements Reranker {
         documents.map((d) => d || ' '),
       ),
     );
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) };
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}) };
     for (let attempt = 0; ; attempt++) {
       let res: Answer;
       try {
@@ -168,10 +173,9 @@ export class HttpReranker implements Reranker {
     } catch {
       throw new RerankError(`rerank endpoint ${this.endpoint} returned invalid JSON`, true);
     }
-    const mixedbread = this.options.format === 'mixedbread';
+    const mixedbread = this.format === 'mixedbread';
     const items = mixedbread ? parsed?.data : parsed?.results;
-    if (!Array.isArray(items))
-      throw new RerankError(`rerank endpoint ${this.endpoint} returned no ${mixedbread ? 'data' : 'results'} list (is LARDER_RERANKER_FORMAT=${this.options.format} right?)`, false);
+    if (!Array.isArray(items)) throw new RerankError(`rerank endpoint ${this.endpoint} returned no ${mixedbread ? 'data' : 'results'} list (is LARDER_RERANKER_FORMAT=${this.format} right?)`, false);
     const scores = new Array<number | undefined>(count).fill(undefined);
     for (const item of items as Array<Record<string, unknown>>) {
       const index = item?.index;
