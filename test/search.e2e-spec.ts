@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import Mixedbread, { toFile } from '@mixedbread/sdk';
 import { streamName } from '@larder/kernel';
+import { RerankDouble, startRerankDouble } from '@larder/ai/testing/rerank-double';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
 jest.setTimeout(180_000);
@@ -134,8 +135,6 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(high.data.every((d) => d.score >= 0.9)).toBe(true);
     const bare = await c.stores.search({ ...q, search_options: { return_metadata: false } });
     expect(bare.data.every((d) => d.metadata === null)).toBe(true);
-    const reranked = await c.stores.search({ ...q, search_options: { rerank: true } });
-    expect(reranked.data.length).toBeGreaterThan(0);
   });
 
   it('search rules rewrite the query and pin results; apply_search_rules=false ignores them', async () => {
@@ -274,5 +273,111 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
       score: expect.any(Number),
       first_stage_source: expect.stringMatching(/dense|sparse|both/),
     });
+  });
+
+  it('without a reranker configured, rerank: true changes nothing and the search event says rerank: false', async () => {
+    const q = { query: 'sterilised jars sealed while hot', store_identifiers: [store], top_k: 5 };
+    const plain = await c.stores.search(q);
+    const reranked = await c.stores.search({ ...q, search_options: { rerank: true } });
+    const configured = await c.stores.search({ ...q, search_options: { rerank: { model: 'mixedbread-ai/mxbai-rerank-large-v2', top_k: 2 } } });
+    const rows = (r: typeof plain) => r.data.map((d) => [d.file_id, d.chunk_index, d.score]);
+    expect(reranked.data.length).toBeGreaterThan(0);
+    expect(rows(reranked)).toEqual(rows(plain));
+    expect(rows(configured)).toEqual(rows(plain));
+    const searched = await searchEvents(t, orgId, q.query, 3);
+    expect(searched.map((e) => e.rerank)).toEqual([false, false, false]);
+  });
+});
+
+/** The StoreSearchPerformed events of a query (appended off the request path: waits until `count` are there). */
+async function searchEvents(t: TestLarder, orgId: string, query: string, count: number): Promise<Array<{ rerank: boolean; results: Array<{ file_id: string }> }>> {
+  for (;;) {
+    const events = await t.larder.infra.eventStore.readStream(streamName('search_activity', orgId));
+    const found = events.filter((e) => e.type === 'StoreSearchPerformed' && (e.data as { query: string }).query === query).map((e) => e.data as any);
+    if (found.length >= count) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('Search with LARDER_RERANKER=http: a rerank endpoint (a local double of the Mixedbread wire format) reorders the results', () => {
+  let t: TestLarder;
+  let c: Mixedbread;
+  let orgId: string;
+  let store: string;
+  let double: RerankDouble;
+  const files: Record<string, string> = {};
+
+  beforeAll(async () => {
+    // the double scores a chunk by the share of the query's words in it, and the cellar log (word "humidity") highest of all
+    double = await startRerankDouble({ format: 'mixedbread', apiKey: 'sk-rerank-e2e', favour: 'humidity' });
+    t = await startTestLarder({
+      env: {
+        LARDER_RERANKER: 'http',
+        LARDER_RERANKER_URL: double.baseUrl,
+        LARDER_RERANKER_API_KEY: 'sk-rerank-e2e',
+        LARDER_RERANKER_MODEL: 'mixedbread-ai/mxbai-rerank-large-v2',
+        LARDER_RERANKER_FORMAT: 'mixedbread',
+        LARDER_RERANKER_MAX_RETRIES: '0',
+      },
+    });
+    const org = await t.newOrganization('rerank');
+    orgId = org.organizationId;
+    c = t.client(org.apiKey);
+    store = (await c.stores.create({ name: 'reranked-preserves' })).id;
+    for (const d of DOCS) {
+      const f = await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from(d.text), d.name, { type: 'text/plain' }), body: { metadata: d.metadata } });
+      files[d.name] = f.id;
+    }
+    for (;;) {
+      const st = await c.stores.retrieve(store);
+      if (st.file_counts!.completed === st.file_counts!.total) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  afterAll(async () => {
+    await t?.close();
+    await double?.close();
+  });
+
+  it('rerank: true re-scores the fused head with the endpoint and orders by its scores; the event says rerank: true', async () => {
+    const q = { query: 'strawberry jam with sugar', store_identifiers: [store], top_k: 5 };
+    const before = double.requests.length;
+    const plain = await c.stores.search(q);
+    expect(plain.data[0].file_id).toBe(files['strawberry-jam.md']);
+    expect(double.requests.length).toBe(before); // no rerank asked: the endpoint is not called
+
+    const reranked = await c.stores.search({ ...q, search_options: { rerank: true } });
+    const sent = double.requests.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatchObject({ path: '/v1/reranking', authorization: 'Bearer sk-rerank-e2e', body: { model: 'mixedbread-ai/mxbai-rerank-large-v2', query: q.query, return_input: false } });
+    // the cellar log, which the endpoint favours, comes first; every score is the endpoint's, best first
+    expect(reranked.data[0].file_id).toBe(files['cellar-log.txt']);
+    expect(reranked.data[0].score).toBe(1);
+    const expected = reranked.data.map((d: any) => double.relevance(q.query, d.text as string));
+    expect(reranked.data.map((d) => d.score)).toEqual(expected);
+    expect([...expected].sort((a, b) => b - a)).toEqual(expected);
+
+    const [first, second] = await searchEvents(t, orgId, q.query, 2);
+    expect(first.rerank).toBe(false);
+    expect(second.rerank).toBe(true);
+    expect(second.results[0].file_id).toBe(files['cellar-log.txt']);
+  });
+
+  it('rerank.top_k cuts the reranked list; search-files reranks too', async () => {
+    const r = await c.stores.search({ query: 'brine for pickles', store_identifiers: [store], top_k: 10, search_options: { rerank: { top_k: 2 } } });
+    expect(r.data).toHaveLength(2);
+    expect(r.data[0].file_id).toBe(files['cellar-log.txt']);
+    const f: any = await c.post('/v1/stores/files/search', { body: { query: 'brine for pickles', store_identifiers: [store], top_k: 3, search_options: { rerank: true } } });
+    expect(f.data[0].filename).toBe('cellar-log.txt');
+  });
+
+  it('an endpoint that fails does not fail the search: the fused ranking stands and the event says rerank: false', async () => {
+    const q = { query: 'sauerkraut cabbage fermentation', store_identifiers: [store], top_k: 3 };
+    const plain = await c.stores.search(q);
+    double.failNext(503);
+    const r = await c.stores.search({ ...q, search_options: { rerank: true } });
+    expect(r.data.map((d) => [d.file_id, d.score])).toEqual(plain.data.map((d) => [d.file_id, d.score]));
+    const [, failed] = await searchEvents(t, orgId, q.query, 2);
+    expect(failed.rerank).toBe(false);
   });
 });

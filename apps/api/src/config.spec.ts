@@ -1,5 +1,11 @@
 import { loadConfig } from './config';
-import { createLlm, createWebSearch } from './infrastructure';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { HttpReranker } from '@larder/ai/http/http.reranker';
+import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
+import { writeTinyCrossEncoder } from '@larder/ai/testing/tiny-onnx-model';
+import { createLlm, createReranker, createWebSearch } from './infrastructure';
 
 describe('LLM configuration', () => {
   it('has no LLM without LARDER_LLM_URL', () => {
@@ -76,5 +82,62 @@ describe('web search configuration', () => {
     expect(() => loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'bing' })).toThrow(/unknown providers \(bing\)/);
     expect(() => loadConfig({ LARDER_SEARXNG_URL: 'ftp://h' })).toThrow(/LARDER_SEARXNG_URL/);
     expect(() => loadConfig({ LARDER_SEARXNG_URL: 'http://u:p@h' })).toThrow(/credentials/);
+  });
+});
+
+describe('reranker configuration', () => {
+  it('has no reranker unless one is configured (rerank then changes nothing)', () => {
+    const config = loadConfig({});
+    expect(config.reranker).toBe('none');
+    expect(createReranker(config)).toBeNull();
+    expect(createReranker(loadConfig({ LARDER_RERANKER: 'none', LARDER_RERANKER_URL: 'http://h/v1' }))).toBeNull();
+  });
+
+  it('reads the LARDER_RERANKER_* variables of an endpoint, infers http from the URL, and never shows the key', () => {
+    const config = loadConfig({
+      LARDER_RERANKER_URL: 'https://api.cohere.com/v2',
+      LARDER_RERANKER_API_KEY: 'co-config-secret',
+      LARDER_RERANKER_MODEL: 'rerank-v3.5',
+      LARDER_RERANKER_FORMAT: 'cohere',
+      LARDER_RERANKER_TIMEOUT_MS: '2500',
+      LARDER_RERANKER_MAX_RETRIES: '1',
+    });
+    expect(config).toMatchObject({ reranker: 'http', rerankerFormat: 'cohere', rerankerModel: 'rerank-v3.5', rerankerTimeoutMs: 2500, rerankerMaxRetries: 1, rerankerBatchSize: 100 });
+    const reranker = createReranker(config) as HttpReranker;
+    expect(reranker).toBeInstanceOf(HttpReranker);
+    expect(reranker.endpoint).toBe('https://api.cohere.com/v2/rerank');
+    expect(JSON.stringify(reranker)).not.toContain('co-config-secret');
+    expect(loadConfig({ LARDER_RERANKER_URL: 'http://h/v1', LARDER_RERANKER_MODEL: 'm' }).rerankerFormat).toBe('mixedbread');
+  });
+
+  it('stops the start on a missing URL, model or model directory, an unknown format or kind, or a URL with credentials', () => {
+    expect(() => loadConfig({ LARDER_RERANKER: 'http' })).toThrow(/LARDER_RERANKER_URL/);
+    expect(() => loadConfig({ LARDER_RERANKER_URL: 'http://h/v1' })).toThrow(/LARDER_RERANKER_MODEL/);
+    expect(() => loadConfig({ LARDER_RERANKER_URL: 'http://h/v1', LARDER_RERANKER_MODEL: 'm', LARDER_RERANKER_FORMAT: 'voyage' })).toThrow(/LARDER_RERANKER_FORMAT/);
+    expect(() => loadConfig({ LARDER_RERANKER: 'gpu' })).toThrow(/LARDER_RERANKER must be one of/);
+    expect(() => loadConfig({ LARDER_RERANKER: 'onnx' })).toThrow(/LARDER_RERANKER_MODEL_DIR/);
+    let message = '';
+    try {
+      loadConfig({ LARDER_RERANKER_URL: 'https://user:hunter2@rerank.example/v1', LARDER_RERANKER_MODEL: 'm' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/credentials/);
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('builds the ONNX reranker from a model directory', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'larder-rerank-config-'));
+    try {
+      writeTinyCrossEncoder(join(root, 'cross'), ['jam']);
+      const config = loadConfig({ LARDER_RERANKER_MODEL_DIR: join(root, 'cross'), LARDER_RERANKER_MAX_LENGTH: '128', LARDER_RERANKER_DTYPE: 'q8' });
+      expect(config).toMatchObject({ reranker: 'onnx', rerankerDtype: 'q8', rerankerMaxLength: 128, rerankerBatchSize: 16 });
+      const reranker = createReranker(config) as OnnxReranker;
+      expect(reranker).toBeInstanceOf(OnnxReranker);
+      expect(reranker).toMatchObject({ model: 'onnx:cross', maxLength: 128, batchSize: 16 });
+      await reranker.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

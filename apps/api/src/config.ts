@@ -94,6 +94,22 @@ export interface LarderConfig {
   webSearchMaxResults: number;
   /** Largest provider answer read. */
   webSearchMaxBytes: number;
+  /** The cross-encoder behind `rerank`: none (rerank changes nothing), a local ONNX export, or a rerank endpoint. */
+  reranker: 'none' | 'onnx' | 'http';
+  rerankerModelDir: string | null;
+  rerankerDtype: 'fp32' | 'fp16' | 'q8';
+  rerankerBatchSize: number;
+  /** Tokens of one (query, document) pair for the ONNX reranker. */
+  rerankerMaxLength: number;
+  rerankerUrl: string | null;
+  rerankerApiKey: string | null;
+  /** The model the endpoint is asked for (required with http); the name of an ONNX one. */
+  rerankerModel: string | null;
+  rerankerFormat: 'mixedbread' | 'cohere' | 'jina';
+  /** Per attempt. */
+  rerankerTimeoutMs: number;
+  rerankerMaxRetries: number;
+  rerankerMaxBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -141,6 +157,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
   if (braveUrl !== null && (!URL.canParse(braveUrl) || !/^https?:$/.test(new URL(braveUrl).protocol) || new URL(braveUrl).username || new URL(braveUrl).password)) {
     throw new Error('LARDER_BRAVE_URL must be an http(s) URL without credentials');
   }
+  const rerankerUrl = env.LARDER_RERANKER_URL || null;
+  const rerankerModelDir = env.LARDER_RERANKER_MODEL_DIR || null;
+  const rerankerModel = env.LARDER_RERANKER_MODEL || null;
+  const RERANKERS = ['none', 'onnx', 'http'] as const;
+  const rerankerName = (env.LARDER_RERANKER ?? '').trim().toLowerCase();
+  if (rerankerName && !(RERANKERS as readonly string[]).includes(rerankerName)) throw new Error(`LARDER_RERANKER must be one of ${RERANKERS.join(', ')}, got ${rerankerName}`);
+  const reranker = (rerankerName || (rerankerUrl ? 'http' : rerankerModelDir ? 'onnx' : 'none')) as LarderConfig['reranker'];
+  const FORMATS = ['mixedbread', 'cohere', 'jina'] as const;
+  const rerankerFormat = (env.LARDER_RERANKER_FORMAT || 'mixedbread').trim().toLowerCase();
+  if (!(FORMATS as readonly string[]).includes(rerankerFormat)) throw new Error(`LARDER_RERANKER_FORMAT must be one of ${FORMATS.join(', ')}, got ${rerankerFormat}`);
+  if (reranker === 'http') {
+    // the URL is not echoed: it may carry a secret in its query
+    if (!rerankerUrl) throw new Error('LARDER_RERANKER=http needs LARDER_RERANKER_URL (e.g. https://api.mixedbread.com/v1, https://api.cohere.com/v2 or https://api.jina.ai/v1)');
+    if (!URL.canParse(rerankerUrl) || !/^https?:$/.test(new URL(rerankerUrl).protocol)) throw new Error('LARDER_RERANKER_URL must be an http(s) URL such as https://api.mixedbread.com/v1');
+    if (new URL(rerankerUrl).username || new URL(rerankerUrl).password) throw new Error('LARDER_RERANKER_URL must not carry credentials; set LARDER_RERANKER_API_KEY instead');
+    if (!rerankerModel) throw new Error('LARDER_RERANKER=http needs LARDER_RERANKER_MODEL (e.g. mixedbread-ai/mxbai-rerank-large-v2, rerank-v3.5 or jina-reranker-v2-base-multilingual)');
+  }
+  if (reranker === 'onnx' && !rerankerModelDir) throw new Error('LARDER_RERANKER=onnx needs LARDER_RERANKER_MODEL_DIR (a Hugging Face ONNX export of a cross-encoder)');
   if (rootKey !== null && rootKey.length < 24) throw new Error('LARDER_ROOT_KEY must be at least 24 characters long');
   return {
     port: int('PORT', 8000),
@@ -225,5 +259,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     webSearchTimeoutMs: Math.max(1, int('LARDER_WEB_SEARCH_TIMEOUT_MS', 5000)),
     webSearchMaxResults: Math.min(50, Math.max(1, int('LARDER_WEB_SEARCH_MAX_RESULTS', 20))),
     webSearchMaxBytes: Math.max(1024, int('LARDER_WEB_SEARCH_MAX_BYTES', 2 * 1024 * 1024)),
+    reranker,
+    rerankerModelDir,
+    rerankerDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_RERANKER_DTYPE ?? '') ? env.LARDER_RERANKER_DTYPE : 'fp32') as LarderConfig['rerankerDtype'],
+    rerankerBatchSize: Math.max(1, int('LARDER_RERANKER_BATCH_SIZE', reranker === 'onnx' ? 16 : 100)),
+    rerankerMaxLength: Math.max(8, int('LARDER_RERANKER_MAX_LENGTH', 512)),
+    rerankerUrl,
+    rerankerApiKey: env.LARDER_RERANKER_API_KEY || null,
+    rerankerModel,
+    rerankerFormat: rerankerFormat as LarderConfig['rerankerFormat'],
+    rerankerTimeoutMs: Math.max(1, int('LARDER_RERANKER_TIMEOUT_MS', 10_000)),
+    rerankerMaxRetries: Math.min(5, int('LARDER_RERANKER_MAX_RETRIES', 2)),
+    rerankerMaxBytes: Math.max(1024, int('LARDER_RERANKER_MAX_BYTES', 4 * 1024 * 1024)),
   };
 }

@@ -23,6 +23,8 @@ import { OpenAiLlm } from '@larder/ai/http/openai.llm';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
+import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
+import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { ActivityStreamReactor } from '@larder/activity';
 import { StoreCopyReactor } from '@larder/stores';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -47,7 +49,7 @@ export interface Infrastructure {
   blobs: BlobStorage;
   chunkIndex: ChunkIndex;
   embedder: Embedder;
-  /** A cross-encoder for `rerank`, or null (none is available offline yet): the hybrid fusion is then the ranking. */
+  /** The cross-encoder behind `rerank` (LARDER_RERANKER), or null when none is configured: the hybrid fusion is then the ranking. */
   reranker: Reranker | null;
   /** The chat model behind LARDER_LLM_URL, or null when none is configured (answering then runs without one). */
   llm: Llm | null;
@@ -141,7 +143,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
 
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
-  const reranker: Reranker | null = null;
+  const reranker = createReranker(config);
+  if (reranker && options.role !== 'cli') logger.log(`reranker ${reranker.model}${reranker instanceof HttpReranker ? ` at ${reranker.endpoint} (${config.rerankerFormat} format)` : ''}`);
   const llm = createLlm(config);
   if (llm && options.role !== 'cli') logger.log(`LLM ${llm.model} at ${llm.endpoint}`);
   const webSearch = createWebSearch(config);
@@ -203,6 +206,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       if (sweeper) clearInterval(sweeper);
       await runner.stop();
       await embedder.close().catch(() => undefined);
+      await reranker?.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);
       await bus.close().catch(() => undefined);
       await eventStore.close().catch(() => undefined);
@@ -255,6 +259,33 @@ export function createEmbedder(config: LarderConfig): Embedder {
       });
     default:
       return new UseLiteEmbedder();
+  }
+}
+
+/** LARDER_RERANKER: a local ONNX cross-encoder, a rerank endpoint (Mixedbread, Cohere or Jina wire format), or null (none). */
+export function createReranker(config: LarderConfig): Reranker | null {
+  switch (config.reranker) {
+    case 'onnx':
+      return new OnnxReranker({
+        modelDir: config.rerankerModelDir!,
+        model: config.rerankerModel,
+        dtype: config.rerankerDtype,
+        batchSize: config.rerankerBatchSize,
+        maxLength: config.rerankerMaxLength,
+      });
+    case 'http':
+      return new HttpReranker({
+        url: config.rerankerUrl!,
+        apiKey: config.rerankerApiKey,
+        model: config.rerankerModel!,
+        format: config.rerankerFormat,
+        batchSize: config.rerankerBatchSize,
+        timeoutMs: config.rerankerTimeoutMs,
+        maxRetries: config.rerankerMaxRetries,
+        maxBytes: config.rerankerMaxBytes,
+      });
+    default:
+      return null;
   }
 }
 

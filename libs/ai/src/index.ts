@@ -1,2 +1,3 @@
 export * from './embedder.port';
 export * from './llm.port';
+export * from './reranker.port';

@@ -115,17 +115,13 @@ export class Retrieval {
   }
 
   /**
-   * With a cross-encoder adapter behind the RERANKER port, the head of the fused list is re-scored by
-   * it; without one (the case today: none is available offline), the hybrid fusion is the ranking and
-   * `rerank` changes nothing (README).
+   * With a cross-encoder behind the RERANKER port (LARDER_RERANKER: a local ONNX export or a rerank
+   * endpoint), the head of the fused list is re-scored by it and reordered; without one, the hybrid
+   * fusion is the ranking and `rerank` changes nothing (README). A reranker that fails (endpoint down,
+   * model error) does not fail the search: the fused ranking stands, and `reranked` says so.
    */
-  /** Whether `rerank` in these options does anything (a reranker is configured). */
-  reranks(options: SearchOptions): boolean {
-    return !!options.rerank && !!this.reranker;
-  }
-
-  async rerank(query: string, results: RankedChunk[], options: SearchOptions): Promise<RankedChunk[]> {
-    if (!options.rerank || !this.reranker || !results.length) return results;
+  async rerank(query: string, results: RankedChunk[], options: SearchOptions, timing: Timing = {}): Promise<{ results: RankedChunk[]; reranked: boolean }> {
+    if (!options.rerank || !this.reranker || !results.length) return { results, reranked: false };
     const head = results.slice(0, Math.min(results.length, Math.max(options.rerank.topK ?? 0, 50)));
     const docs = head.map((c) => {
       const wm = options.rerank!.withMetadata;
@@ -133,8 +129,19 @@ export class Retrieval {
       const meta = wm === true ? c.metadata : Object.fromEntries(Object.entries(c.metadata as Record<string, unknown>).filter(([k]) => wm.includes(k)));
       return `${JSON.stringify(meta)}\n${c.text}`;
     });
-    const scores = await this.reranker.score(query, docs);
-    const reranked = head.map((c, i) => ({ ...c, score: scores[i] })).sort((a, b) => b.score - a.score);
-    return options.rerank.topK ? reranked.slice(0, options.rerank.topK) : reranked;
+    const t = performance.now();
+    let scores: number[];
+    try {
+      scores = await this.reranker.score(query, docs);
+      if (scores.length !== docs.length || scores.some((s) => !Number.isFinite(s))) throw new Error(`${scores.length} scores for ${docs.length} documents`);
+    } catch (err) {
+      this.logger.warn(`rerank with ${this.reranker.model} failed, answering with the fused ranking: ${(err as Error).message}`);
+      return { results, reranked: false };
+    } finally {
+      timing.rerank = performance.now() - t;
+    }
+    // stable: equal scores keep their fused order
+    const reranked = head.map((c, i) => ({ ...c, score: Math.min(1, Math.max(0, scores[i])) })).sort((a, b) => b.score - a.score);
+    return { results: options.rerank.topK ? reranked.slice(0, options.rerank.topK) : reranked, reranked: true };
   }
 }

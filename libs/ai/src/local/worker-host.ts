@@ -65,3 +65,63 @@ export class EmbeddingWorkerHost {
     if (w) await w.terminate();
   }
 }
+
+/**
+ * The same thread discipline for any request/answer model call: the worker code answers `{id, ...request}`
+ * with `{id, result}` or `{id, error}`. Starts on first use; does not keep the process alive while idle.
+ */
+export class ModelWorkerHost<Req extends object, Res> {
+  private worker: Worker | null = null;
+  private nextId = 0;
+  private readonly pending = new Map<number, { resolve: (v: Res) => void; reject: (e: Error) => void }>();
+
+  constructor(
+    private readonly code: string,
+    private readonly workerData: unknown,
+    private readonly fail: (message: string, retryable: boolean) => Error,
+  ) {}
+
+  private start(): Worker {
+    if (this.worker) return this.worker;
+    const w = new Worker(this.code, { eval: true, workerData: this.workerData });
+    w.unref();
+    w.on('message', (m: { id: number; result?: Res; error?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.error !== undefined || m.result === undefined) p.reject(this.fail(m.error ?? 'no result', false));
+      else p.resolve(m.result);
+    });
+    w.on('error', (err) => this.failAll(err));
+    w.on('exit', () => {
+      this.worker = null;
+      this.failAll(new Error('model worker exited'));
+    });
+    this.worker = w;
+    return w;
+  }
+
+  private failAll(err: Error): void {
+    for (const p of this.pending.values()) p.reject(this.fail(err.message, true));
+    this.pending.clear();
+  }
+
+  async run(request: Req): Promise<Res> {
+    const w = this.start();
+    const id = this.nextId++;
+    const result = new Promise<Res>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    w.ref();
+    w.postMessage({ ...request, id });
+    try {
+      return await result;
+    } finally {
+      if (!this.pending.size) w.unref();
+    }
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.worker = null;
+    if (w) await w.terminate();
+  }
+}

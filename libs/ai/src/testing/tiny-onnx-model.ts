@@ -47,9 +47,15 @@ export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions
   mkdirSync(join(dir, 'onnx'), { recursive: true });
   writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
   writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: vocab.length, max_position_embeddings: 512 }));
+  writeTokenizer(dir, vocab);
+  return { vocab, table };
+}
+
+/** The tokenizer files of a Hugging Face BERT export (WordPiece over `vocab`, lowercased, [CLS] A [SEP] B [SEP] pairs). */
+function writeTokenizer(dir: string, vocab: string[], maxLength = 512): void {
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
-    JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: 512, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }),
+    JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: maxLength, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }),
   );
   writeFileSync(
     join(dir, 'tokenizer.json'),
@@ -76,5 +82,80 @@ export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions
       model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(vocab.map((w, i) => [w, i])) },
     }),
   );
-  return { vocab, table };
+}
+
+/**
+ * Writes a tiny BERT-shaped cross-encoder (sequence classification, one logit) in the layout of a
+ * Hugging Face ONNX export, so that the ONNX reranker is tested offline against the real runtime and
+ * tokenizer. The graph scores a pair by word overlap: with A the set of (non-special) vocabulary
+ * words among the query's tokens (`token_type_ids` 0) and B the document's (1),
+ * `logit = 2 · |A ∩ B| − 1` over the attended tokens. A document that shares more of the query's
+ * words scores higher; padding and truncated words count for nothing.
+ */
+export function writeTinyCrossEncoder(dir: string, vocabulary: string[], maxLength = 512): { vocab: string[] } {
+  const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', ...vocabulary];
+  const V = vocab.length;
+  const eye = new Float32Array(V * V);
+  for (let i = 4; i < V; i++) eye[i * V + i] = 1; // special tokens map to the zero vector
+  const T = onnx.TensorProto.DataType;
+  const A = onnx.AttributeProto.AttributeType;
+  const valueInfo = (name: string, elemType: number, dims: Array<string | number>) =>
+    onnx.ValueInfoProto.create({
+      name,
+      type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } },
+    });
+  const node = (opType: string, input: string[], output: string, attribute: onnx.IAttributeProto[] = []) => onnx.NodeProto.create({ opType, input, output: [output], attribute });
+  const scalar = (name: string, v: number) => onnx.TensorProto.create({ name, dataType: T.FLOAT, dims: [], floatData: [v] });
+  const graph = onnx.GraphProto.create({
+    name: 'tiny-cross-encoder',
+    node: [
+      node('Gather', ['eye', 'input_ids'], 'one_hot', [{ name: 'axis', type: A.INT, i: 0 }]),
+      node('Cast', ['attention_mask'], 'mask', [{ name: 'to', type: A.INT, i: T.FLOAT }]),
+      node('Cast', ['token_type_ids'], 'types', [{ name: 'to', type: A.INT, i: T.FLOAT }]),
+      node('Mul', ['mask', 'types'], 'mask_b'),
+      node('Sub', ['mask', 'mask_b'], 'mask_a'),
+      node('Unsqueeze', ['mask_a', 'axis2'], 'mask_a3'),
+      node('Unsqueeze', ['mask_b', 'axis2'], 'mask_b3'),
+      node('Mul', ['one_hot', 'mask_a3'], 'words_a3'),
+      node('Mul', ['one_hot', 'mask_b3'], 'words_b3'),
+      node('ReduceMax', ['words_a3'], 'words_a', [
+        { name: 'axes', type: A.INTS, ints: [1] },
+        { name: 'keepdims', type: A.INT, i: 0 },
+      ]),
+      node('ReduceMax', ['words_b3'], 'words_b', [
+        { name: 'axes', type: A.INTS, ints: [1] },
+        { name: 'keepdims', type: A.INT, i: 0 },
+      ]),
+      node('Mul', ['words_a', 'words_b'], 'shared'),
+      node('ReduceSum', ['shared', 'axis1'], 'overlap', [{ name: 'keepdims', type: A.INT, i: 1 }]),
+      node('Mul', ['overlap', 'two'], 'doubled'),
+      node('Sub', ['doubled', 'one'], 'logits'),
+    ],
+    initializer: [
+      onnx.TensorProto.create({ name: 'eye', dataType: T.FLOAT, dims: [V, V], rawData: new Uint8Array(eye.buffer.slice(0)) }),
+      onnx.TensorProto.create({ name: 'axis2', dataType: T.INT64, dims: [1], int64Data: [2] }),
+      onnx.TensorProto.create({ name: 'axis1', dataType: T.INT64, dims: [1], int64Data: [1] }),
+      scalar('two', 2),
+      scalar('one', 1),
+    ],
+    input: [valueInfo('input_ids', T.INT64, ['batch', 'sequence']), valueInfo('attention_mask', T.INT64, ['batch', 'sequence']), valueInfo('token_type_ids', T.INT64, ['batch', 'sequence'])],
+    output: [valueInfo('logits', T.FLOAT, ['batch', 1])],
+  });
+  const model = onnx.ModelProto.create({ irVersion: 8, producerName: 'larder-tests', opsetImport: [{ domain: '', version: 17 }], graph });
+  mkdirSync(join(dir, 'onnx'), { recursive: true });
+  writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({
+      model_type: 'bert',
+      architectures: ['BertForSequenceClassification'],
+      num_labels: 1,
+      id2label: { 0: 'LABEL_0' },
+      label2id: { LABEL_0: 0 },
+      vocab_size: V,
+      max_position_embeddings: maxLength,
+    }),
+  );
+  writeTokenizer(dir, vocab, maxLength);
+  return { vocab };
 }

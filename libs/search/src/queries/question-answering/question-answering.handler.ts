@@ -89,7 +89,7 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
       const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
       const vector = effective === query ? prefetched : undefined;
       results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector) : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
-      results = await this.retrieval.rerank(effective, results, web ? this.webStore.rerankOptions(options) : options);
+      results = (await this.retrieval.rerank(effective, results, web ? this.webStore.rerankOptions(options) : options)).results;
     }
     results = await this.pins.pin(results, pins, stores, params);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);

@@ -82,7 +82,8 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     const factor = this.retrieval.config.candidateFactor;
     const candidates = Math.min(Math.max(params.topK * Math.max(options.chunksPerFile, 1) * factor, 100), MAX_TOP_K * factor);
     let chunks = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined, timing);
-    chunks = await this.retrieval.rerank(effective, chunks, options);
+    const reranked = await this.retrieval.rerank(effective, chunks, options, timing);
+    chunks = reranked.results;
     chunks = await this.pins.pin(
       chunks,
       pins.filter((r) => r.type === 'chunk_search_result'),
@@ -112,7 +113,7 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     const behind = found.flatMap(({ file }) => file.chunks.slice(0, Math.max(options.chunksPerFile, 1)));
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
-      data: { ...this.activity.common(p, stores, params, behind, t0), query, rewrittenQuery: rewritten, rerank: this.retrieval.reranks(options) },
+      data: { ...this.activity.common(p, stores, params, behind, t0), query, rewrittenQuery: rewritten, rerank: reranked.reranked },
     });
     return { object: 'list', data };
   }

@@ -86,7 +86,8 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     const vector = effective === query ? prefetched : undefined;
     let results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector, timing) : await this.retrieval.retrieve(stores, effective, params, candidates, vector, timing);
     const rerank = web ? this.webStore.rerankOptions(options) : options;
-    results = await this.retrieval.rerank(effective, results, rerank);
+    const reranked = await this.retrieval.rerank(effective, results, rerank, timing);
+    results = reranked.results;
     results = await this.pins.pin(results, pins, stores, params);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
 
@@ -98,7 +99,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         ...this.activity.common(p, stores, params, results, t0),
         query,
         rewrittenQuery: rewritten,
-        rerank: this.retrieval.reranks(rerank),
+        rerank: reranked.reranked,
         ...(web ? { web: this.webStore.activity(web) } : {}),
       },
     });
