@@ -1,10 +1,11 @@
 import { createHash } from 'crypto';
 import { execFileSync } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { gunzipSync } from 'zlib';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { LexicalOptions, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { DEFAULT_LEXICAL_OPTIONS, LexicalOptions, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config';
 import { chunkDocument, parseFile } from '@larder/ingestion';
 import { ScoredChunk } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
@@ -113,13 +114,31 @@ interface Judged {
 type Score = { ndcg: number; recall: number };
 
 /** The lexical variants measured: before (plain BM25 as it was), and each technique added. */
+const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9').split(';').map((v) => v.split(',').map(Number));
 const LEXICAL_VARIANTS: Array<[string, LexicalOptions]> = [
   ['BM25 (FTS5, Porter), as before', { stopWords: false, feedback: null }],
   ['+ stop words', { stopWords: true, feedback: null }],
-  ['+ stop words + RM3 (10 docs, 10 terms, λ 0.5)', { stopWords: true, feedback: { docs: 10, terms: 10, originalWeight: 0.5 } }],
-  ['+ stop words + RM3 (10 docs, 20 terms, λ 0.5)', { stopWords: true, feedback: { docs: 10, terms: 20, originalWeight: 0.5 } }],
-  ['+ stop words + RM3 (5 docs, 10 terms, λ 0.6)', { stopWords: true, feedback: { docs: 5, terms: 10, originalWeight: 0.6 } }],
+  ...RM3.map(([docs, terms, originalWeight]): [string, LexicalOptions] => [
+    `+ stop words + RM3 (${docs} docs, ${terms} terms, λ ${originalWeight})`,
+    { stopWords: true, feedback: { docs, terms, originalWeight } },
+  ]),
 ];
+
+/** The embedder's vectors, kept on disk between runs (BENCH_QUALITY_CACHE, default in the temp folder: the model is the slow part). */
+const CACHE = process.env.BENCH_QUALITY_CACHE ?? join(tmpdir(), 'larder-bench-quality-vectors');
+async function embedCached(embedder: UseLiteEmbedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  const file = join(CACHE, `${sha([embedder.model, kind, ...texts].join('\u0000'))}.f32`);
+  if (existsSync(file)) {
+    const buf = readFileSync(file);
+    const all = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+    const dims = all.length / texts.length;
+    return texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
+  }
+  const vectors = await embedder.embed(texts, kind);
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(file, Buffer.concat(vectors.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength))));
+  return vectors;
+}
 const WEIGHTS = [0.5, 0.6, 0.7, 0.8, 0.9];
 
 /**
@@ -145,7 +164,8 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
           .slice(i, i + 64)
           .map(async (d) => ({ d, chunks: chunkDocument(await parseFile(Buffer.from(d.body), d.filename, d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain'), 'fast', d.filename) })),
       );
-      const vectors = await embedder.embed(
+      const vectors = await embedCached(
+        embedder,
         batch.flatMap((b) => b.chunks.map((c) => c.embedText)),
         'document',
       );
@@ -171,23 +191,29 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       );
     }
     process.stdout.write(
-      `${title}: ${docs.length} documents, ${chunkCount} chunks, ${queries.length} queries; indexed with ${embedder.model} in ${((performance.now() - e0) / 1000).toFixed(1)} s\n\n`,
+      `${title}: ${docs.length} documents, ${chunkCount} chunks, ${queries.length} queries; indexed with ${embedder.model} (vectors cached in ${CACHE}) in ${((performance.now() - e0) / 1000).toFixed(1)} s\n\n`,
     );
 
     const docsOf = (list: ScoredChunk[]) => [...new Set(list.map((c) => docOf.get(c.fileId)!))];
-    const score = (lists: ScoredChunk[][]): Score => {
+    /** nDCG@10 of `lists` (or of `top10`: what the API fuses for top_k 10), recall@100 of `lists` */
+    const score = (lists: ScoredChunk[][], top10 = lists): Score => {
       let n = 0;
       let r = 0;
       lists.forEach((list, i) => {
-        const ranked = docsOf(list);
-        n += ndcgAt10(ranked, queries[i].gains);
-        r += recallAt(ranked, queries[i].gains, 100);
+        n += ndcgAt10(docsOf(top10[i]), queries[i].gains);
+        r += recallAt(docsOf(list), queries[i].gains, 100);
       });
       return { ndcg: n / lists.length, recall: r / lists.length };
     };
+    // the API fuses max(top_k × 5, 50) candidates of each list: 50 for top_k 10, 100 here for recall@100
+    const hybrid = (lists: ScoredChunk[][], method: FusionMethod, lexicalWeight: number) =>
+      score(
+        lists.map((l, i) => fuse(l, dense[i], { method, lexicalWeight })),
+        lists.map((l, i) => fuse(l.slice(0, 50), dense[i].slice(0, 50), { method, lexicalWeight })),
+      );
     const dense: ScoredChunk[][] = [];
     for (const q of queries) {
-      const [v] = await embedder.embed([q.text], 'query');
+      const [v] = await embedCached(embedder, [q.text], 'query');
       dense.push(await index.searchDense({ storeIds: [store], vector: v, topK: 100, model: embedder.model }));
     }
     const lexical = new Map<string, ScoredChunk[][]>();
@@ -220,15 +246,15 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
     for (const [name] of [LEXICAL_VARIANTS[0], ...LEXICAL_VARIANTS.slice(1)]) {
       const lists = lexical.get(name)!;
       for (const w of WEIGHTS) {
-        const s = score(lists.map((l, i) => fuse(l, dense[i], { method: 'relative', lexicalWeight: w })));
+        const s = hybrid(lists, 'relative', w);
         results.set(`hybrid relative ${w}: ${name}`, s);
         hybridRows.push([`relative ${w}: ${name}`, s, '']);
       }
-      const s = score(lists.map((l, i) => fuse(l, dense[i], { method: 'rrf', lexicalWeight: 0.5 })));
+      const s = hybrid(lists, 'rrf', 0.5);
       results.set(`hybrid rrf 0.5: ${name}`, s);
       hybridRows.push([`rrf (k 60) 0.5: ${name}`, s, '']);
       for (const w of [0.7, 0.8, 0.9]) {
-        const sw = score(lists.map((l, i) => fuse(l, dense[i], { method: 'rrf', lexicalWeight: w })));
+        const sw = hybrid(lists, 'rrf', w);
         results.set(`hybrid rrf ${w}: ${name}`, sw);
         hybridRows.push([`rrf (k 60) ${w}: ${name}`, sw, '']);
       }
@@ -264,7 +290,7 @@ function beir(dir: string): { docs: Doc[]; queries: Judged[] } {
   const gains = new Map<string, Map<string, number>>();
   for (const l of lines('qrels/test.tsv').slice(1)) {
     const [q, d, g] = l.split('\t');
-    if (Number(g) > 0) gains.set(q, (gains.get(q) ?? new Map()).set(d, Number(g)));
+    if (Number(g) > 0) gains.set(q, (gains.get(q) ?? new Map<string, number>()).set(d, Number(g)));
   }
   const queries = lines('queries.jsonl')
     .map((l) => JSON.parse(l) as { _id: string; text: string })
@@ -284,6 +310,7 @@ export async function searchQualityBench(): Promise<void> {
       ['cranfield', 'Cranfield (HELD OUT: reported, never tuned on)'],
     ]) {
       if (process.env.BENCH_QUALITY_BEIR === '0') break;
+      if (name === 'cranfield' && process.env.BENCH_QUALITY_HELD_OUT === '0') continue; // while tuning
       const dir = join(DATA, name);
       if (!existsSync(join(dir, 'corpus.jsonl'))) {
         process.stdout.write(`\n(${dir} not found: set BENCH_QUALITY_DATA to the folder holding cisi/ and cranfield/)\n`);
@@ -313,8 +340,8 @@ export async function searchQualityBench(): Promise<void> {
 }
 
 /** The variant and fusion that are the defaults (chosen on CISI and GCIDE). */
-const DEFAULT_VARIANT = LEXICAL_VARIANTS[2][0];
-const DEFAULT_FUSION = 'relative 0.7';
+const DEFAULT_VARIANT = `+ stop words + RM3 (${DEFAULT_LEXICAL_OPTIONS.feedback!.docs} docs, ${DEFAULT_LEXICAL_OPTIONS.feedback!.terms} terms, λ ${DEFAULT_LEXICAL_OPTIONS.feedback!.originalWeight})`;
+const DEFAULT_FUSION = `${DEFAULT_SEARCH_FUSION.method} ${DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']}`;
 
 async function gcideBench(embedder: UseLiteEmbedder): Promise<Map<string, Score>> {
   ensureSources();

@@ -225,6 +225,7 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
     ivfLists: config.ivfLists,
     ivfProbes: config.ivfProbes,
     readWorker: config.indexReadWorker,
+    lexical: config.searchLexicalFeedback ? {} : { feedback: null },
   });
 }
 

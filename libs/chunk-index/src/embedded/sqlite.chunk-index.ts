@@ -18,7 +18,7 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
 export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback'>;
 
 /** Chosen on CISI (bench/search-quality.bench.ts; README, Benchmarks). */
-export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: { docs: 10, terms: 10, originalWeight: 0.5 } };
+export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: { docs: 10, terms: 10, originalWeight: 0.9 } };
 
 /**
  * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL; sqlite.schema.ts) holding files,
