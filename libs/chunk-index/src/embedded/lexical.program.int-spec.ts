@@ -52,6 +52,10 @@ describe('lexical program: RM3 pseudo-relevance feedback', () => {
     expect((await search(false, 'strawberry')).sort()).toEqual(['a.txt', 'b.txt']);
   });
 
+  it('searches a query of stop words alone with them', async () => {
+    expect(await search(false, 'until it')).toEqual(['b.txt']);
+  });
+
   it('with feedback, also finds chunks that share the best chunks’ terms, ranked below them', async () => {
     const hits = await search(true, 'strawberry');
     expect(hits.slice(0, 2).sort()).toEqual(['a.txt', 'b.txt']);
