@@ -1,10 +1,12 @@
 import { createHash } from 'crypto';
 import { execFileSync } from 'child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { gunzipSync } from 'zlib';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { LexicalOptions, RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config';
+import { chunkDocument, parseFile } from '@larder/ingestion';
 import { ScoredChunk } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { fuse, FusionMethod } from '@larder/search/ranking';
@@ -86,18 +88,263 @@ function gcide(words: Set<string>): Map<string, string> {
   return out;
 }
 
-function ndcgAt10(ranked: string[], relevant: Set<string>): number {
+/** nDCG@10 with the judgments' gains as given (linear gain). */
+function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
   let dcg = 0;
-  ranked.slice(0, 10).forEach((id, i) => {
-    if (relevant.has(id)) dcg += 1 / Math.log2(i + 2);
-  });
-  let ideal = 0;
-  for (let i = 0; i < Math.min(10, relevant.size); i++) ideal += 1 / Math.log2(i + 2);
+  ranked.slice(0, 10).forEach((id, i) => (dcg += (gains.get(id) ?? 0) / Math.log2(i + 2)));
+  const ideal = [...gains.values()]
+    .sort((a, b) => b - a)
+    .slice(0, 10)
+    .reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
   return ideal ? dcg / ideal : 0;
 }
-const recallAt = (ranked: string[], relevant: Set<string>, k: number) => ranked.slice(0, k).filter((id) => relevant.has(id)).length / relevant.size;
+const recallAt = (ranked: string[], gains: Map<string, number>, k: number) => ranked.slice(0, k).filter((id) => gains.has(id)).length / gains.size;
+
+interface Doc {
+  id: string;
+  /** the file's bytes as uploaded, and its name (parsed and chunked as the API does) */
+  filename: string;
+  body: string;
+}
+interface Judged {
+  text: string;
+  /** document id → gain */
+  gains: Map<string, number>;
+}
+type Score = { ndcg: number; recall: number };
+
+/** The lexical variants measured: before (plain BM25 as it was), and each technique added. */
+const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9').split(';').map((v) => v.split(',').map(Number));
+const LEXICAL_VARIANTS: Array<[string, LexicalOptions]> = [
+  ['BM25 (FTS5, Porter), as before', { stopWords: false, feedback: null }],
+  ['+ stop words', { stopWords: true, feedback: null }],
+  ...RM3.map(([docs, terms, originalWeight]): [string, LexicalOptions] => [
+    `+ stop words + RM3 (${docs} docs, ${terms} terms, λ ${originalWeight})`,
+    { stopWords: true, feedback: { docs, terms, originalWeight } },
+  ]),
+];
+
+/** The embedder's vectors, kept on disk between runs (BENCH_QUALITY_CACHE, default in the temp folder: the model is the slow part). */
+const CACHE = process.env.BENCH_QUALITY_CACHE ?? join(tmpdir(), 'larder-bench-quality-vectors');
+async function embedCached(embedder: UseLiteEmbedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  const file = join(CACHE, `${sha([embedder.model, kind, ...texts].join('\u0000'))}.f32`);
+  if (existsSync(file)) {
+    const buf = readFileSync(file);
+    const all = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+    const dims = all.length / texts.length;
+    return texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
+  }
+  const vectors = await embedder.embed(texts, kind);
+  mkdirSync(CACHE, { recursive: true });
+  writeFileSync(file, Buffer.concat(vectors.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength))));
+  return vectors;
+}
+const WEIGHTS = [0.5, 0.6, 0.7, 0.8, 0.9];
+
+/**
+ * Indexes `docs` through the API's path (parseFile, chunkDocument `fast`, the default embedder on each
+ * chunk's embedding input) into an embedded chunk index, runs `queries` with every lexical variant,
+ * dense, and the fusions, and prints nDCG@10 and recall@100 (documents ranked by their best chunk).
+ */
+async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder: UseLiteEmbedder): Promise<Map<string, Score>> {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-quality-'));
+  const path = join(dir, 'chunks.sqlite');
+  const index = new SqliteChunkIndex(path, { readWorker: false });
+  const results = new Map<string, Score>();
+  try {
+    await index.setup();
+    const store = uuidOf('bench-store');
+    const docOf = new Map<string, string>();
+    const e0 = performance.now();
+    let seq = 0n;
+    let chunkCount = 0;
+    for (let i = 0; i < docs.length; i += 64) {
+      const batch = await Promise.all(
+        docs
+          .slice(i, i + 64)
+          .map(async (d) => ({ d, chunks: chunkDocument(await parseFile(Buffer.from(d.body), d.filename, d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain'), 'fast', d.filename) })),
+      );
+      const vectors = await embedCached(
+        embedder,
+        batch.flatMap((b) => b.chunks.map((c) => c.embedText)),
+        'document',
+      );
+      let v = 0;
+      await index.write(
+        batch.flatMap(({ d, chunks }) => {
+          const fileId = uuidOf(d.id);
+          docOf.set(fileId, d.id);
+          chunkCount += chunks.length;
+          return [
+            { op: 'putFile' as const, file: { storeId: store, fileId, organizationId: store, filename: d.filename, externalId: null, metadata: null, generation: 1 } },
+            {
+              op: 'setChunks' as const,
+              storeId: store,
+              fileId,
+              generation: 1,
+              chunks: chunks.map((c) => ({ chunkIndex: c.chunkIndex, type: 'text' as const, text: c.text, offset: c.offset, mimeType: 'text/plain', generatedMetadata: c.generatedMetadata })),
+            },
+            { op: 'setVectors' as const, storeId: store, fileId, generation: 1, model: embedder.model, vectors: chunks.map(() => vectors[v++]) },
+          ];
+        }),
+        { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } },
+      );
+    }
+    process.stdout.write(
+      `${title}: ${docs.length} documents, ${chunkCount} chunks, ${queries.length} queries; indexed with ${embedder.model} (vectors cached in ${CACHE}) in ${((performance.now() - e0) / 1000).toFixed(1)} s\n\n`,
+    );
+
+    const docsOf = (list: ScoredChunk[]) => [...new Set(list.map((c) => docOf.get(c.fileId)!))];
+    /** nDCG@10 of `lists` (or of `top10`: what the API fuses for top_k 10), recall@100 of `lists` */
+    const score = (lists: ScoredChunk[][], top10 = lists): Score => {
+      let n = 0;
+      let r = 0;
+      lists.forEach((list, i) => {
+        n += ndcgAt10(docsOf(top10[i]), queries[i].gains);
+        r += recallAt(docsOf(list), queries[i].gains, 100);
+      });
+      return { ndcg: n / lists.length, recall: r / lists.length };
+    };
+    // the API fuses max(top_k × 5, 50) candidates of each list: 50 for top_k 10, 100 here for recall@100
+    const hybrid = (lists: ScoredChunk[][], method: FusionMethod, lexicalWeight: number) =>
+      score(
+        lists.map((l, i) => fuse(l, dense[i], { method, lexicalWeight })),
+        lists.map((l, i) => fuse(l.slice(0, 50), dense[i].slice(0, 50), { method, lexicalWeight })),
+      );
+    const dense: ScoredChunk[][] = [];
+    for (const q of queries) {
+      const [v] = await embedCached(embedder, [q.text], 'query');
+      dense.push(await index.searchDense({ storeIds: [store], vector: v, topK: 100, model: embedder.model }));
+    }
+    const lexical = new Map<string, ScoredChunk[][]>();
+    const rows: Array<[string, Score, string]> = [];
+    for (const [name, options] of LEXICAL_VARIANTS) {
+      const variant = new SqliteChunkIndex(path, { readWorker: false, lexical: options });
+      await variant.setup();
+      const lists: ScoredChunk[][] = [];
+      const times: number[] = [];
+      for (const q of queries) {
+        const t = performance.now();
+        lists.push(await variant.searchLexical({ storeIds: [store], text: q.text, topK: 100 }));
+        times.push(performance.now() - t);
+        // the latency of a top-10 query, as the API asks it for top_k 10 without fusion
+        const t10 = performance.now();
+        await variant.searchLexical({ storeIds: [store], text: q.text, topK: 10 });
+        times[times.length - 1] = performance.now() - t10;
+      }
+      await variant.close();
+      times.sort((a, b) => a - b);
+      lexical.set(name, lists);
+      const s = score(lists);
+      results.set(`lexical: ${name}`, s);
+      rows.push([`lexical: ${name}`, s, `${times[Math.floor(times.length / 2)].toFixed(2)} / ${times[Math.min(times.length - 1, Math.floor(times.length * 0.99))].toFixed(2)}`]);
+    }
+    const d = score(dense);
+    results.set('dense', d);
+    rows.push([`dense (${embedder.model})`, d, '']);
+    const hybridRows: Array<[string, Score, string]> = [];
+    for (const [name] of [LEXICAL_VARIANTS[0], ...LEXICAL_VARIANTS.slice(1)]) {
+      const lists = lexical.get(name)!;
+      for (const w of WEIGHTS) {
+        const s = hybrid(lists, 'relative', w);
+        results.set(`hybrid relative ${w}: ${name}`, s);
+        hybridRows.push([`relative ${w}: ${name}`, s, '']);
+      }
+      const s = hybrid(lists, 'rrf', 0.5);
+      results.set(`hybrid rrf 0.5: ${name}`, s);
+      hybridRows.push([`rrf (k 60) 0.5: ${name}`, s, '']);
+      for (const w of [0.7, 0.8, 0.9]) {
+        const sw = hybrid(lists, 'rrf', w);
+        results.set(`hybrid rrf ${w}: ${name}`, sw);
+        hybridRows.push([`rrf (k 60) ${w}: ${name}`, sw, '']);
+      }
+    }
+    table(`${title}: retrieval`, rows, 'top-10 ms p50 / p99');
+    table(`${title}: hybrid (lexical weight: lexical variant)`, hybridRows);
+    return results;
+  } finally {
+    await index.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function table(title: string, rs: Array<[string, Score, string]>, extra?: string): void {
+  const w = Math.max(...rs.map((r) => r[0].length), title.length);
+  process.stdout.write(
+    `| ${title.padEnd(w)} | nDCG@10 | recall@100 |${extra ? ` ${extra} |` : ''}\n|${'-'.repeat(w + 2)}|--------:|-----------:|${extra ? `${'-'.repeat(extra.length + 1)}:|` : ''}\n`,
+  );
+  for (const [k, v, x] of rs) process.stdout.write(`| ${k.padEnd(w)} | ${v.ndcg.toFixed(3).padStart(7)} | ${v.recall.toFixed(3).padStart(10)} |${extra ? ` ${x.padStart(extra.length)} |` : ''}\n`);
+  process.stdout.write('\n');
+}
+
+/** A BEIR-layout collection (corpus.jsonl, queries.jsonl, qrels/test.tsv), each document uploaded as `<id>.md`: `# title` then the text. */
+function beir(dir: string): { docs: Doc[]; queries: Judged[] } {
+  const lines = (f: string) =>
+    readFileSync(join(dir, f), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim());
+  const docs = lines('corpus.jsonl').map((l) => {
+    const d = JSON.parse(l) as { _id: string; title?: string; text: string };
+    return { id: d._id, filename: `${d._id}.md`, body: `${d.title?.trim() ? `# ${d.title.trim()}\n\n` : ''}${d.text}\n` };
+  });
+  const gains = new Map<string, Map<string, number>>();
+  for (const l of lines('qrels/test.tsv').slice(1)) {
+    const [q, d, g] = l.split('\t');
+    if (Number(g) > 0) gains.set(q, (gains.get(q) ?? new Map<string, number>()).set(d, Number(g)));
+  }
+  const queries = lines('queries.jsonl')
+    .map((l) => JSON.parse(l) as { _id: string; text: string })
+    .filter((q) => gains.has(q._id))
+    .map((q) => ({ text: q.text, gains: gains.get(q._id)! }));
+  return { docs, queries };
+}
+
+const DATA = process.env.BENCH_QUALITY_DATA ?? join(__dirname, '..', '..', '..', 'shared', 'data');
 
 export async function searchQualityBench(): Promise<void> {
+  const embedder = new UseLiteEmbedder();
+  const summary: Array<[string, Map<string, Score>]> = [];
+  try {
+    for (const [name, label] of [
+      ['cisi', 'CISI (tuning)'],
+      ['cranfield', 'Cranfield (HELD OUT: reported, never tuned on)'],
+    ]) {
+      if (process.env.BENCH_QUALITY_BEIR === '0') break;
+      if (name === 'cranfield' && process.env.BENCH_QUALITY_HELD_OUT === '0') continue; // while tuning
+      const dir = join(DATA, name);
+      if (!existsSync(join(dir, 'corpus.jsonl'))) {
+        process.stdout.write(`\n(${dir} not found: set BENCH_QUALITY_DATA to the folder holding cisi/ and cranfield/)\n`);
+        continue;
+      }
+      const { docs, queries } = beir(dir);
+      process.stdout.write(`\n## Search quality: ${label}\n`);
+      summary.push([label, await evaluate(label, docs, queries, embedder)]);
+    }
+    if (process.env.BENCH_QUALITY_GCIDE !== '0') summary.push(['GCIDE → WordNet', await gcideBench(embedder)]);
+  } finally {
+    await embedder.close();
+  }
+  const before = `lexical: ${LEXICAL_VARIANTS[0][0]}`;
+  const pick = (m: Map<string, Score>, k: string) => m.get(k) ?? { ndcg: NaN, recall: NaN };
+  const now = `lexical: ${DEFAULT_VARIANT}`;
+  process.stdout.write(
+    `## Before / after (nDCG@10 / recall@100)\n\n| collection | lexical before | lexical now | lexical + RM3 (opt-in) | dense | hybrid before (relative 0.5, BM25 as before) | hybrid now (${DEFAULT_FUSION}) | hybrid + RM3 (${DEFAULT_FUSION}) |\n|---|---|---|---|---|---|---|---|\n`,
+  );
+  const f = (s: Score) => `${s.ndcg.toFixed(3)} / ${s.recall.toFixed(3)}`;
+  for (const [label, m] of summary) {
+    process.stdout.write(
+      `| ${label} | ${f(pick(m, before))} | ${f(pick(m, now))} | ${f(pick(m, `lexical: ${RM3_VARIANT}`))} | ${f(pick(m, 'dense'))} | ${f(pick(m, `hybrid relative 0.5: ${LEXICAL_VARIANTS[0][0]}`))} | ${f(pick(m, `hybrid ${DEFAULT_FUSION}: ${DEFAULT_VARIANT}`))} | ${f(pick(m, `hybrid ${DEFAULT_FUSION}: ${RM3_VARIANT}`))} |\n`,
+    );
+  }
+  process.stdout.write('\n');
+}
+
+/** The variant and fusion that are the defaults (chosen on CISI and GCIDE), and the opt-in feedback. */
+const DEFAULT_VARIANT = '+ stop words';
+const RM3_VARIANT = `+ stop words + RM3 (${RM3_FEEDBACK.docs} docs, ${RM3_FEEDBACK.terms} terms, λ ${RM3_FEEDBACK.originalWeight})`;
+const DEFAULT_FUSION = `${DEFAULT_SEARCH_FUSION.method} ${DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']}`;
+
+async function gcideBench(embedder: UseLiteEmbedder): Promise<Map<string, Score>> {
   ensureSources();
   const t0 = performance.now();
   const synsets = wordnet();
@@ -106,93 +353,21 @@ export async function searchQualityBench(): Promise<void> {
   const defs = gcide(new Set([...byLemma.keys()].filter((w) => /^[a-z]{4,}$/.test(w))));
   // Queries: a deterministic sample of headwords with 1–8 synsets (relevance judgments).
   const candidates = [...defs.keys()].filter((w) => byLemma.get(w)!.length <= 8).sort((a, b) => (sha(a) < sha(b) ? -1 : 1));
-  const queries = candidates.slice(0, QUERIES).map((w) => ({ word: w, text: defs.get(w)!, relevant: new Set(byLemma.get(w)!.map((s) => s.id)) }));
+  const queries = candidates.slice(0, QUERIES).map((w) => ({ text: defs.get(w)!, gains: new Map(byLemma.get(w)!.map((s) => [s.id, 1])) }));
   // Documents: every relevant synset plus a deterministic sample of the others, up to DOCS.
-  const docIds = new Set(queries.flatMap((q) => [...q.relevant]));
+  const docIds = new Set(queries.flatMap((q) => [...q.gains.keys()]));
   for (const s of [...synsets].sort((a, b) => (sha(a.id) < sha(b.id) ? -1 : 1))) {
     if (docIds.size >= DOCS) break;
     docIds.add(s.id);
   }
   const docs = synsets.filter((s) => docIds.has(s.id));
   process.stdout.write(
-    `\n## Search quality: GCIDE definitions → WordNet glosses\n${queries.length} queries (GCIDE first senses, headword masked), ${docs.length} documents (WordNet 3.0 glosses: all ${[...new Set(queries.flatMap((q) => [...q.relevant]))].length} relevant synsets plus a deterministic sample of the other ${synsets.length}), relevant = synsets whose lemmas contain the headword; built in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+    `\n## Search quality: GCIDE definitions → WordNet glosses\n${queries.length} queries (GCIDE first senses, headword masked), ${docs.length} documents (WordNet 3.0 glosses: all ${[...new Set(queries.flatMap((q) => [...q.gains.keys()]))].length} relevant synsets plus a deterministic sample of the other ${synsets.length}), relevant = synsets whose lemmas contain the headword; built in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
   );
-
-  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-quality-'));
-  const index = new SqliteChunkIndex(join(dir, 'chunks.sqlite'));
-  const embedder = new UseLiteEmbedder();
-  try {
-    await index.setup();
-    const store = uuidOf('bench-store');
-    const fileOf = new Map<string, string>();
-    const e0 = performance.now();
-    let seq = 0n;
-    for (let i = 0; i < docs.length; i += 256) {
-      const batch = docs.slice(i, i + 256);
-      const vectors = await embedder.embed(
-        batch.map((d) => d.gloss),
-        'document',
-      );
-      await index.write(
-        batch.flatMap((d, j) => {
-          const fileId = uuidOf(d.id);
-          fileOf.set(fileId, d.id);
-          return [
-            { op: 'putFile' as const, file: { storeId: store, fileId, organizationId: store, filename: d.id, externalId: null, metadata: null, generation: 1 } },
-            {
-              op: 'setChunks' as const,
-              storeId: store,
-              fileId,
-              generation: 1,
-              chunks: [{ chunkIndex: 0, type: 'text' as const, text: d.gloss, offset: 0, mimeType: 'text/plain', generatedMetadata: null }],
-            },
-            { op: 'setVectors' as const, storeId: store, fileId, generation: 1, model: embedder.model, vectors: [vectors[j]] },
-          ];
-        }),
-        { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } },
-      );
-    }
-    process.stdout.write(`indexed with ${embedder.model} in ${((performance.now() - e0) / 1000).toFixed(1)} s\n\n`);
-
-    const runs: Array<{ lexical: ScoredChunk[]; dense: ScoredChunk[]; relevant: Set<string> }> = [];
-    for (const q of queries) {
-      const [v] = await embedder.embed([q.text], 'query');
-      const lexical = await index.searchLexical({ storeIds: [store], text: q.text, topK: 100 });
-      const dense = await index.searchDense({ storeIds: [store], vector: v, topK: 100, model: embedder.model });
-      runs.push({ lexical, dense, relevant: q.relevant });
-    }
-    const ids = (list: ScoredChunk[]) => list.map((c) => fileOf.get(c.fileId)!);
-    const score = (rank: (r: (typeof runs)[number]) => ScoredChunk[]) => {
-      let n = 0;
-      let r = 0;
-      for (const run of runs) {
-        const ranked = ids(rank(run));
-        n += ndcgAt10(ranked, run.relevant);
-        r += recallAt(ranked, run.relevant, 100);
-      }
-      return { ndcg: n / runs.length, recall: r / runs.length };
-    };
-    const hybrid = (method: FusionMethod, w: number) => (run: (typeof runs)[number]) => fuse(run.lexical, run.dense, { method, lexicalWeight: w });
-    const rows: Array<[string, { ndcg: number; recall: number }]> = [
-      ['lexical only (BM25, SQLite FTS5)', score((r) => r.lexical)],
-      [`dense only (${embedder.model})`, score((r) => r.dense)],
-      ['hybrid (default: relative fusion, lexical weight 0.5)', score(hybrid('relative', 0.5))],
-      ['hybrid + rerank (no cross-encoder offline: = hybrid)', score(hybrid('relative', 0.5))],
-    ];
-    const sweep: Array<[string, { ndcg: number; recall: number }]> = [];
-    for (const w of [0.3, 0.4, 0.6, 0.7]) sweep.push([`relative fusion, lexical weight ${w}`, score(hybrid('relative', w))]);
-    sweep.push(['reciprocal rank fusion (k = 60), equal weights', score(hybrid('rrf', 0.5))]);
-    const table = (title: string, rs: typeof rows) => {
-      const w = Math.max(...rs.map((r) => r[0].length), title.length);
-      process.stdout.write(`| ${title.padEnd(w)} | nDCG@10 | recall@100 |\n|${'-'.repeat(w + 2)}|--------:|-----------:|\n`);
-      for (const [k, v] of rs) process.stdout.write(`| ${k.padEnd(w)} | ${v.ndcg.toFixed(3).padStart(7)} | ${v.recall.toFixed(3).padStart(10)} |\n`);
-      process.stdout.write('\n');
-    };
-    table('mode', rows);
-    table('fusion variants (for the record)', sweep);
-  } finally {
-    await embedder.close();
-    await index.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return evaluate(
+    'GCIDE → WordNet',
+    docs.map((d) => ({ id: d.id, filename: `${d.id.replace(':', '-')}.txt`, body: d.gloss })),
+    queries,
+    embedder,
+  );
 }

@@ -4,9 +4,10 @@ import { Agent as HttpAgent, createServer as createHttpServer, request as httpRe
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
+import { DEFAULT_FUSION } from '../apps/api/src/config';
 import { freePort, waitForServer } from './support';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
@@ -215,9 +216,13 @@ export async function searchSpeedBench(): Promise<void> {
     const q0 = { storeIds: [storeId], topK: 10 };
     const dense = await time((q) => index.searchDense({ ...q0, vector: q.vector, model: MODEL }));
     const lexical = await time((q) => index.searchLexical({ ...q0, text: q.text }));
+    const rm3Index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { lexical: { feedback: RM3_FEEDBACK } });
+    await rm3Index.setup();
+    const lexicalRm3 = await time((q) => rm3Index.searchLexical({ ...q0, text: q.text }));
+    await rm3Index.close();
     const hybrid = await time(async (q) => {
       const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
-      return fuse(l, d, { method: 'relative', lexicalWeight: 0.5 }).slice(0, 10);
+      return fuse(l, d, { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] }).slice(0, 10);
     });
     const recall = await recallAt10(
       index,
@@ -244,6 +249,7 @@ export async function searchSpeedBench(): Promise<void> {
     const rows: Array<[string, { p50: number; p99: number; qps: number }]> = [
       ['index: dense top-10 (IVF above 20k vectors, exact re-scoring)', dense],
       ['index: lexical top-10 (FTS5 BM25)', lexical],
+      ['index: lexical top-10 (FTS5 BM25 + RM3 feedback, opt-in)', lexicalRm3],
       ['index: hybrid top-10 (50 + 50 candidates, fused)', hybrid],
       ['POST /v1/stores/search end to end (hybrid)', e2e],
       [`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel],

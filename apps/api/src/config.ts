@@ -58,6 +58,8 @@ export interface LarderConfig {
   indexReadWorker: boolean;
   searchFusion: 'relative' | 'rrf';
   searchLexicalWeight: number;
+  /** RM3 pseudo-relevance feedback in the embedded index's BM25 query (LARDER_SEARCH_LEXICAL_FEEDBACK, default off) */
+  searchLexicalFeedback: boolean;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
   /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
@@ -112,6 +114,17 @@ export interface LarderConfig {
   rerankerMaxBytes: number;
 }
 
+/**
+ * The fusion's defaults, per embedder, chosen by measurement (bench/search-quality.bench.ts; README,
+ * Benchmarks): on CISI and GCIDE → WordNet the bundled USE-lite model is much weaker than BM25 and
+ * earns a smaller share (0.7 lexical is best on both, with and without RM3 feedback). Models behind an endpoint or an ONNX directory are not measured
+ * here (none can be had offline) and keep an even share until one is.
+ */
+export const DEFAULT_FUSION: { method: 'relative' | 'rrf'; lexicalWeight: Record<LarderConfig['embedder'], number> } = {
+  method: 'relative',
+  lexicalWeight: { 'use-lite': 0.7, openai: 0.5, onnx: 0.5 },
+};
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
   const int = (name: string, def: number) => {
     const v = env[name];
@@ -125,6 +138,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     if (v === undefined || v === '') return def;
     return ['1', 'true', 'yes', 'on'].includes(v.toLowerCase());
   };
+  const embedder = (
+    ['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '') ? env.LARDER_EMBEDDER : env.LARDER_EMBEDDING_URL ? 'openai' : env.LARDER_ONNX_MODEL_DIR ? 'onnx' : 'use-lite'
+  ) as LarderConfig['embedder'];
   const rootKey = env.LARDER_ROOT_KEY || null;
   const llmUrl = env.LARDER_LLM_URL || null;
   const llmModel = env.LARDER_LLM_MODEL || null;
@@ -210,13 +226,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     chunkIndex: env.ELASTICSEARCH_URL ? 'elasticsearch' : 'embedded',
     elasticsearchUrl: env.ELASTICSEARCH_URL || null,
     elasticsearchIndexPrefix: env.LARDER_ES_INDEX_PREFIX || 'larder-',
-    embedder: (['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '')
-      ? env.LARDER_EMBEDDER
-      : env.LARDER_EMBEDDING_URL
-        ? 'openai'
-        : env.LARDER_ONNX_MODEL_DIR
-          ? 'onnx'
-          : 'use-lite') as LarderConfig['embedder'],
+    embedder,
     embeddingBaseUrl: env.LARDER_EMBEDDING_URL || null,
     embeddingApiKey: env.LARDER_EMBEDDING_API_KEY || null,
     embeddingModel: env.LARDER_EMBEDDING_MODEL || null,
@@ -233,8 +243,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ivfLists: Math.min(4096, Math.max(16, int('LARDER_IVF_LISTS', 256))),
     ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 8)),
     indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),
-    searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : 'relative',
-    searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? 0.5) || 0)),
+    searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
+    searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),
+    searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', false),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
     ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),

@@ -17,7 +17,7 @@ import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk
 import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
 import { ChunkIndex } from '@larder/chunk-index';
-import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { Embedder, Llm } from '@larder/ai';
 import { OpenAiLlm } from '@larder/ai/http/openai.llm';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
@@ -229,6 +229,7 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
     ivfLists: config.ivfLists,
     ivfProbes: config.ivfProbes,
     readWorker: config.indexReadWorker,
+    lexical: config.searchLexicalFeedback ? { feedback: RM3_FEEDBACK } : {},
   });
 }
 

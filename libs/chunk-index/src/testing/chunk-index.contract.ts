@@ -86,6 +86,12 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect(both.map((h) => h.storeId).sort()).toEqual([store, other].sort());
     });
 
+    it('lexical search stems English words and ignores stop words', async () => {
+      // "for" and "a" (in "Apricot preserves keep for a year.") are stop words; "strawberries" stems as "strawberry"
+      const hits = await index.searchLexical({ storeIds: [store], text: 'for a strawberries', topK: 5 });
+      expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([[f1, 0]]);
+    });
+
     it('dense search ranks by cosine similarity', async () => {
       const hits = await index.searchDense({ storeIds: [store], vector: vec(0.9, 0.1), topK: 3 });
       expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([
