@@ -1,10 +1,12 @@
 import { spawn, ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { Agent, request } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { startChatCompletionsDouble, ChatCompletionRequestBody, ChatReply, ChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
+import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
+import { contentTerms, sentences, words } from '@larder/search/answering/text';
 import { freePort, waitForServer } from './support';
 
 /**
@@ -21,18 +23,23 @@ import { freePort, waitForServer } from './support';
  *    first cited source, or any cited source, is a relevant document; how often no answer is found;
  *    and search precision@1 for comparison. Cranfield (held out) only with BENCH_ANSWERING_CRANFIELD=1.
  *
- * Environment: BENCH_ANSWERING_N (requests per latency row, 40), BENCH_ANSWERING_WARMUP (3),
+ * Environment: BENCH_ANSWERING_N (requests per latency row, 30), BENCH_ANSWERING_WARMUP (3),
  * BENCH_ANSWERING_QUERIES (judged queries scored for quality, all), BENCH_ANSWERING_TOKEN_MS (the
  * double's delay per generated token, 5), BENCH_ANSWERING_ANSWER_TOKENS (tokens of a model answer, 40),
- * BENCH_ANSWERING_UPLOADS (concurrent uploads, 4), BENCH_DATA_DIR (the collections, ../shared/data).
+ * BENCH_ANSWERING_UPLOADS (concurrent uploads, 4), BENCH_DATA_DIR (the collections, ../shared/data),
+ * BENCH_ANSWERING_DATA_DIR (keep the server's data directory there and reuse an ingested store on the
+ * next run instead of ingesting again; default: a temporary directory, removed at the end).
  */
-const N = Number(process.env.BENCH_ANSWERING_N ?? 40);
+const N = Number(process.env.BENCH_ANSWERING_N ?? 30);
 const WARMUP = Number(process.env.BENCH_ANSWERING_WARMUP ?? 3);
 const QUALITY_QUERIES = Number(process.env.BENCH_ANSWERING_QUERIES ?? Infinity);
 const TOKEN_MS = Number(process.env.BENCH_ANSWERING_TOKEN_MS ?? 5);
 const ANSWER_TOKENS = Number(process.env.BENCH_ANSWERING_ANSWER_TOKENS ?? 40);
 const UPLOADS = Number(process.env.BENCH_ANSWERING_UPLOADS ?? 4);
 const CRANFIELD = process.env.BENCH_ANSWERING_CRANFIELD === '1';
+const KEEP_DIR = process.env.BENCH_ANSWERING_DATA_DIR || null;
+/** As in libs/search/src/queries/question-answering: the first sentences of the sources embedded per question. */
+const SENTENCES_EMBEDDED = 120;
 const ROOT = join(__dirname, '..', '..');
 const DATA = process.env.BENCH_DATA_DIR ?? join(ROOT, '..', 'shared', 'data');
 const TOP_K = 10;
@@ -56,7 +63,9 @@ function readCollection(name: string): Collection {
   const docs = jsonl<{ _id: string; title: string; text: string }>('corpus.jsonl').map((d) => ({ id: d._id, title: d.title ?? '', text: d.text ?? '' }));
   const queries = jsonl<{ _id: string; text: string }>('queries.jsonl').map((q) => ({ id: q._id, text: q.text }));
   const qrels = new Map<string, Set<string>>();
-  for (const line of readFileSync(join(dir, 'qrels', 'test.tsv'), 'utf8').split('\n').slice(1)) {
+  for (const line of readFileSync(join(dir, 'qrels', 'test.tsv'), 'utf8')
+    .split('\n')
+    .slice(1)) {
     const [q, d, s] = line.trim().split('\t');
     if (!q || !d || !(Number(s) > 0)) continue;
     qrels.set(q, (qrels.get(q) ?? new Set()).add(d));
@@ -172,6 +181,13 @@ class Larder {
 
 /** Uploads one text file per document (`<id>.txt`: title, blank line, text) and waits until all settled. */
 async function ingest(larder: Larder, c: Collection): Promise<{ storeId: string; rows: string[][] }> {
+  const existing = await call(larder.port, larder.key, 'GET', `/v1/stores/bench-${c.name}`);
+  if (existing.status === 200) {
+    const s = JSON.parse(existing.text) as { id: string; file_counts: Record<string, number> };
+    if (s.file_counts.completed === c.docs.length)
+      return { storeId: s.id, rows: [[`${c.name}: reused the store ingested by an earlier run (BENCH_ANSWERING_DATA_DIR)`, `${s.file_counts.completed} files`]] };
+    await larder.json('DELETE', `/v1/stores/${s.id}`);
+  }
   const store = await larder.json<{ id: string }>('POST', '/v1/stores', { name: `bench-${c.name}` });
   const t0 = performance.now();
   let next = 0;
@@ -276,6 +292,8 @@ interface Row {
 interface Timed {
   label: string;
   ms: number[];
+  /** The answers' bodies, in order. */
+  bodies: string[];
   startMs: number;
   double?: { calls: number; ms: number; tokens: number };
   agentic?: { rounds: number; searches: number; generations: number; results: number };
@@ -290,14 +308,16 @@ async function timeRow(larder: Larder, env: Record<string, string>, row: Row, qu
     const since = new Date().toISOString();
     meter?.reset();
     const ms: number[] = [];
+    const bodies: string[] = [];
     for (const q of questions) {
       const t = performance.now();
       const r = await call(larder.port, larder.key, 'POST', row.path, Buffer.from(JSON.stringify(row.body(q))));
       const elapsed = performance.now() - t;
       if (r.status !== 200) throw new Error(`${row.label}: ${r.status} ${r.text.slice(0, 300)}`);
       ms.push(elapsed);
+      bodies.push(r.text);
     }
-    const timed: Timed = { label: row.label, ms, startMs };
+    const timed: Timed = { label: row.label, ms, bodies, startMs };
     if (meter) {
       const m = meter.get();
       await Promise.all(m.pending);
@@ -317,7 +337,10 @@ async function agenticEvents(larder: Larder, storeId: string, since: string): Pr
   let after: string | null = null;
   for (;;) {
     const qs: string = `event_type=agentic_search&limit=100&filter_after=${encodeURIComponent(since)}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-    const page: { data: typeof events; pagination: { has_more: boolean; last_cursor: string | null } } = await larder.json<{ data: typeof events; pagination: { has_more: boolean; last_cursor: string | null } }>('GET', `/v1/stores/${storeId}/events?${qs}`);
+    const page: { data: typeof events; pagination: { has_more: boolean; last_cursor: string | null } } = await larder.json<{
+      data: typeof events;
+      pagination: { has_more: boolean; last_cursor: string | null };
+    }>('GET', `/v1/stores/${storeId}/events?${qs}`);
     events.push(...page.data);
     if (!page.pagination.has_more || !page.pagination.last_cursor) break;
     after = page.pagination.last_cursor;
@@ -330,6 +353,29 @@ async function agenticEvents(larder: Larder, storeId: string, since: string): Pr
     generations: per((e) => (e.tool_calls ?? []).filter((t) => t.tool_name === 'generation').length),
     results: per((e) => e.results?.length ?? 0),
   };
+}
+
+/** Embeds what extractive QA embeds for each answer (the pool's first sentences), timed per answer. */
+async function sentenceEmbedding(bodies: string[]): Promise<{ model: string; questions: number; sentences: number; ms: number }> {
+  const embedder = new UseLiteEmbedder();
+  try {
+    await embedder.embed(['warm up'], 'document');
+    const counts: number[] = [];
+    const ms: number[] = [];
+    for (const body of bodies) {
+      const qa = JSON.parse(body) as { sources: Array<{ text?: string }> };
+      const pool: string[] = [];
+      for (const s of qa.sources) for (const sentence of sentences(s.text ?? '')) if (contentTerms(sentence.text).length >= 2 || words(sentence.text).length >= 4) pool.push(sentence.text);
+      const head = pool.slice(0, SENTENCES_EMBEDDED);
+      const t = performance.now();
+      await embedder.embed(head, 'document');
+      ms.push(performance.now() - t);
+      counts.push(head.length);
+    }
+    return { model: embedder.model, questions: bodies.length, sentences: mean(counts), ms: mean(ms) };
+  } finally {
+    await embedder.close();
+  }
 }
 
 /** Extractive answer quality over the judged queries of a collection (no model). */
@@ -381,8 +427,11 @@ export async function answeringBench(): Promise<void> {
   const cisi = readCollection('cisi');
   const cranfield = CRANFIELD ? readCollection('cranfield') : null;
   out(`\n## Answering: question answering and agentic search over CISI (${cisi.docs.length} documents, ${cisi.queries.length} queries), embedded default`);
-  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-answering-'));
-  const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const dir = KEEP_DIR ?? mkdtempSync(join(tmpdir(), 'larder-bench-answering-'));
+  mkdirSync(dir, { recursive: true });
+  const keyFile = join(dir, 'bench-root-key');
+  const key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  writeFileSync(keyFile, key, { mode: 0o600 });
   const larder = new Larder(join(dir, 'data'), key);
   const llm = await startChatCompletionsDouble();
   let meter = freshMeter();
@@ -482,6 +531,16 @@ export async function answeringBench(): Promise<void> {
     }
     out(`\nserver starts for the rows (s): ${results.map((r) => (r.startMs / 1000).toFixed(1)).join(', ')}`);
 
+    // Where extractive QA's time goes: the sources' sentences embedded with the bundled model, alone.
+    const extractive = results.find((r) => r.label === 'question answering, extractive (no model)');
+    if (extractive) {
+      const e = await sentenceEmbedding(extractive.bodies.slice(0, 10));
+      const qaMean = mean(extractive.ms.slice(0, e.questions));
+      out(
+        `extractive QA: embedding the sources' first ${SENTENCES_EMBEDDED} sentences with ${e.model} alone (in this process, server stopped, same inputs, first ${e.questions} questions): ${e.sentences.toFixed(0)} sentences and ${f1(e.ms)} ms per question on average, ${share(e.ms, qaMean)} of those requests' mean latency (${f1(qaMean)} ms)`,
+      );
+    }
+
     // Quality: extractive answers on the tuning collection (and, on request, the held-out one).
     await larder.start();
     try {
@@ -503,6 +562,6 @@ export async function answeringBench(): Promise<void> {
     await larder.stop();
     await llm.close();
     agent.destroy();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP_DIR) rmSync(dir, { recursive: true, force: true });
   }
 }
