@@ -397,10 +397,10 @@ async function quality(larder: Larder, storeId: string, c: Collection, known: { 
   let sourcesHit = 0;
   let qaFirstSource = 0;
   const t0 = performance.now();
-  let reused = 0;
+  const reused = { qa: 0, search: 0 };
   const ask = async <T>(path: string, q: string, answers: Map<string, string>): Promise<T> => {
     const body = answers.get(q);
-    if (body !== undefined) return (reused++, JSON.parse(body) as T);
+    if (body !== undefined) return (answers === known.qa ? reused.qa++ : reused.search++, JSON.parse(body) as T);
     return larder.json<T>('POST', path, { query: q, store_identifiers: [storeId], top_k: TOP_K });
   };
   for (const q of judged) {
@@ -431,7 +431,7 @@ async function quality(larder: Larder, storeId: string, c: Collection, known: { 
     ['search precision@1 (top plain-search result relevant)', share(searchP1, n)],
     ["QA's first source (rank 1 of its retrieval) relevant", share(qaFirstSource, n)],
     ['some of the 10 sources relevant (ceiling for any cited)', share(sourcesHit, n)],
-    ['time for the queries (s; answers of the latency rows to the same requests reused)', `${secs.toFixed(1)} (${reused} reused)`],
+    ['time for the queries (s; answers of the latency rows to the same requests reused)', `${secs.toFixed(1)} (${reused.qa} QA answers, ${reused.search} searches reused)`],
   ];
 }
 
