@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { answeringBench } from './answering.bench';
 import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
 import { ingestionBench } from './ingestion.bench';
@@ -13,6 +14,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   'search-quality': searchQualityBench,
   'search-speed': searchSpeedBench,
   load: loadBench,
+  answering: answeringBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 
