@@ -29,6 +29,8 @@ export const citeMarker = (i: number) => `<cite i="${i}"/>`;
 
 /** Sentences considered per question (the top chunks' first sentences; bounds the work per request). */
 const MAX_SENTENCES_SCORED = 400;
+/** Sentences compared with the question by meaning (the answer's candidates). */
+const SENTENCES_COMPARED = 8;
 
 interface Candidate {
   source: number;
@@ -82,23 +84,29 @@ export async function extractiveAnswer(question: string, sources: Array<{ text: 
     return { coverage: covered / idfTotal, bm25 };
   });
   const maxBm25 = Math.max(...lexical.map((l) => l.bm25)) || 1;
+  const maxSourceScore = Math.max(...sources.map((s) => s.score), 0) || 1;
+  const lex = (i: number) => 0.5 * lexical[i].coverage + 0.5 * (lexical[i].bm25 / maxBm25);
+  const prior = (c: Candidate) => Math.max(0, sources[c.source].score) / maxSourceScore;
+
+  // Only the best few sentences by words (then, to fill up, the first sentences of the best passages)
+  // are compared by meaning: embedding every sentence costs a model call each (~25 ms with the
+  // bundled model), and an answer has at most `maxSentences` of them.
+  const byWords = pool.map((c, i) => ({ c, i, s: lexical[i].coverage > 0 ? 0.75 * lex(i) + 0.25 * prior(c) : 0 }));
+  const candidates = [...byWords.filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.i - b.i), ...byWords.filter((x) => x.s === 0)].slice(0, SENTENCES_COMPARED);
   const dense = options.similarity
     ? await options
         .similarity(
           question,
-          pool.map((c) => c.text),
+          candidates.map((x) => x.c.text),
         )
         .catch(() => null)
     : null;
-  const maxSourceScore = Math.max(...sources.map((s) => s.score), 0) || 1;
 
-  pool.forEach((c, i) => {
-    const lex = 0.5 * lexical[i].coverage + 0.5 * (lexical[i].bm25 / maxBm25);
-    const prior = Math.max(0, sources[c.source].score) / maxSourceScore;
-    const sim = dense ? Math.max(0, dense[i] ?? 0) : null;
+  candidates.forEach(({ c, i }, k) => {
+    const sim = dense ? Math.max(0, dense[k] ?? 0) : null;
     // a sentence sharing no word with the question answers it only when it is close in meaning
     if (lexical[i].coverage === 0 && (sim === null || sim < 0.5)) c.score = 0;
-    else c.score = sim === null ? 0.75 * lex + 0.25 * prior : 0.55 * lex + 0.25 * sim + 0.2 * prior;
+    else c.score = sim === null ? 0.75 * lex(i) + 0.25 * prior(c) : 0.55 * lex(i) + 0.25 * sim + 0.2 * prior(c);
   });
 
   const ranked = pool.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.source - b.source || a.position - b.position);

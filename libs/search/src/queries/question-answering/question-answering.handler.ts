@@ -22,9 +22,6 @@ export type QuestionAnsweringResponse = {
   model: string;
 };
 
-/** Sentences compared with the question by meaning (the first ones: they belong to the best passages). */
-const SENTENCES_EMBEDDED = 120;
-
 const cosine = (a: Float32Array, b: Float32Array) => {
   let dot = 0;
   let na = 0;
@@ -139,12 +136,11 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     return { answer, sources, model };
   }
 
-  /** Cosine similarity of the question to the first sentences (the rest: 0), with the search embedder. */
+  /** Cosine similarity of the question to each candidate sentence, with the search embedder. */
   private async similarity(question: string, texts: string[], questionVector: Promise<Float32Array | null>): Promise<number[] | null> {
     const q = await questionVector;
     if (!q) return null;
-    const head = texts.slice(0, SENTENCES_EMBEDDED);
-    const vectors = await this.embedder.embed(head, 'document');
+    const vectors = await this.embedder.embed(texts, 'document');
     return texts.map((_, i) => (i < vectors.length ? cosine(q, vectors[i]) : 0));
   }
 }
