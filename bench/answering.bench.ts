@@ -254,6 +254,23 @@ function scriptModel(llm: ChatCompletionsDouble, meter: () => DoubleMeter): void
     const text = (x: unknown) => (typeof x === 'string' ? x : '');
     const users = body.messages.filter((x) => x.role === 'user').map((x) => text(x.content));
     const last = users[users.length - 1] ?? '';
+    if (body.tools?.some((t) => t.function.name === 'store_search')) {
+      // a chat completion with the hosted store_search tool: search once with the question, then answer citing the first passage
+      const searched = body.messages.some((x) => x.role === 'tool');
+      const question = users[0] ?? '';
+      const reply: ChatReply = searched
+        ? {
+            content: `${question
+              .split(/\s+/)
+              .slice(0, ANSWER_TOKENS - 1)
+              .join(' ')} <cite i="0"/>`,
+          }
+        : { toolCalls: [{ name: 'store_search', arguments: { query: question.slice(0, 500) } }] };
+      const tokens = searched ? ANSWER_TOKENS : Math.ceil(Math.min(question.length, 500) / 4) + 4;
+      m.tokens += tokens;
+      await sleep(tokens * TOKEN_MS);
+      return reply;
+    }
     if (!body.tools) {
       // an answer from numbered sources: "[0] <filename>\n<text>"
       const first = /\[0\][^\n]*\n([^]*?)(?:\n\n\[1\]|\n\nQuestion:)/.exec(last)?.[1] ?? last;
@@ -475,7 +492,13 @@ export async function answeringBench(): Promise<void> {
       searchRow('agentic search, no model (default: max_rounds 3)', { agentic: true }),
       searchRow('agentic search, no model, max_rounds 2', { agentic: { max_rounds: 2 } }),
     ];
+    const chatRow = (label: string): Row => ({
+      label,
+      path: '/v1/chat/completions',
+      body: (q) => ({ model: 'bench-double', messages: [{ role: 'user', content: q }], tools: [{ type: 'store_search', store_identifiers: store }] }),
+    });
     const withModel: Row[] = [
+      chatRow('chat completion, one hosted store_search turn (2 model calls)'),
       qaRow('question answering, model answer (streamed from the double)'),
       searchRow('agentic search, model planner (default: max_rounds 3)', { agentic: true }),
       searchRow('agentic search, model planner, max_rounds 2', { agentic: { max_rounds: 2 } }),
