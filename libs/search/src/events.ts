@@ -12,24 +12,31 @@ export interface SearchEventResult {
   first_stage_source: 'dense' | 'sparse' | 'both' | null;
 }
 
+/**
+ * What every search activity event records (`SearchActivity.common`): who asked, over which stores,
+ * with which filters, what came back (the first 100 results), how fast, and when.
+ */
+export type SearchActivityCommon = {
+  searchId: string;
+  organizationId: string;
+  apiKeyId: string;
+  storeIds: string[];
+  filters: unknown;
+  topK: number;
+  results: SearchEventResult[];
+  searchTimeMs: number;
+  at: string;
+  /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
+  toolCall?: ToolCallLink;
+};
+
 /** A search was answered (appended off the request path to `search_activity-<org>`). */
 export interface StoreSearchPerformed {
   type: 'StoreSearchPerformed';
-  data: {
-    searchId: string;
-    organizationId: string;
-    apiKeyId: string;
-    storeIds: string[];
+  data: SearchActivityCommon & {
     query: string;
     rewrittenQuery: string | null;
     rerank: boolean;
-    filters: unknown;
-    topK: number;
-    results: SearchEventResult[];
-    searchTimeMs: number;
-    at: string;
-    /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
-    toolCall?: ToolCallLink;
     /** Present when the search named the web store (`mixedbread/web`, not in `storeIds`). */
     web?: WebSearchRecorded;
   };
@@ -51,18 +58,9 @@ export interface WebSearchRecorded {
 /** A grep was answered. */
 export interface StoreGrepPerformed {
   type: 'StoreGrepPerformed';
-  data: {
-    searchId: string;
-    organizationId: string;
-    apiKeyId: string;
-    storeIds: string[];
+  data: SearchActivityCommon & {
     pattern: string;
     caseSensitive: boolean;
-    filters: unknown;
-    topK: number;
-    results: SearchEventResult[];
-    searchTimeMs: number;
-    at: string;
     /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
     toolCall?: ToolCallLink;
   };
@@ -74,18 +72,9 @@ export interface StoreGrepPerformed {
  */
 export interface StoreChunksListed {
   type: 'StoreChunksListed';
-  data: {
-    searchId: string;
-    organizationId: string;
-    apiKeyId: string;
-    storeIds: string[];
+  data: SearchActivityCommon & {
     operation: 'list_chunks' | 'metadata_facets';
     query: string | null;
-    filters: unknown;
-    topK: number;
-    results: SearchEventResult[];
-    searchTimeMs: number;
-    at: string;
     /** The chat completion tool call this ran for (a hosted tool, or a redeemed tool ticket): billed at the agent rate. */
     toolCall?: ToolCallLink;
   };
@@ -116,37 +105,24 @@ export const publicToolCall = ({ duration_ms, ...c }: AgenticToolCallRecorded) =
 /** An agentic search was answered (§11.1 StoreAgenticSearchEvent). */
 export interface StoreAgenticSearchPerformed {
   type: 'StoreAgenticSearchPerformed';
-  data: {
-    searchId: string;
-    organizationId: string;
-    apiKeyId: string;
-    storeIds: string[];
+  data: SearchActivityCommon & {
     query: string;
     instructions: string | null;
     /** The planner: the configured model, or `larder-feedback-planner`. */
     model: string;
     rankingStrategy: string;
     roundsExecuted: number;
-    filters: unknown;
-    topK: number;
     tokenUsage: TokenUsage;
     toolCalls: AgenticToolCallRecorded[];
-    results: SearchEventResult[];
     startedAt: string;
     web?: WebSearchRecorded;
-    searchTimeMs: number;
-    at: string;
   };
 }
 
 /** A question was answered (one per request; its retrieval is part of it, not a separate search). */
 export interface StoreQuestionAnswered {
   type: 'StoreQuestionAnswered';
-  data: {
-    searchId: string;
-    organizationId: string;
-    apiKeyId: string;
-    storeIds: string[];
+  data: SearchActivityCommon & {
     query: string;
     instructions: string | null;
     /** The model that wrote the answer, or `larder-extractive` without one. */
@@ -157,12 +133,7 @@ export interface StoreQuestionAnswered {
     /** Source indices the answer cites. */
     citations: number[];
     agentic: boolean;
-    filters: unknown;
-    topK: number;
     tokenUsage: TokenUsage;
-    results: SearchEventResult[];
-    searchTimeMs: number;
-    at: string;
     web?: WebSearchRecorded;
   };
 }

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/commo
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal, assertEventSizes } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
-import { SearchActivityEvent, SearchEventResult } from './events';
+import { SearchActivityCommon, SearchActivityEvent, SearchEventResult } from './events';
 import { searchActivityStream } from './streams';
 import type { RankedChunk } from './retrieval';
 import type { CommonParams } from './store-query.request.dto';
@@ -40,7 +40,7 @@ export class SearchActivity implements OnApplicationShutdown {
   ) {}
 
   /** The fields every search activity event has: who asked, over which stores, what came back, how fast (since `t0`). */
-  common(p: Principal, stores: StoreRef[], params: Pick<CommonParams, 'rawFilters' | 'topK'>, results: RankedChunk[], t0: number) {
+  common(p: Principal, stores: StoreRef[], params: Pick<CommonParams, 'rawFilters' | 'topK'>, results: RankedChunk[], t0: number): SearchActivityCommon {
     return {
       searchId: this.ids.uuid(),
       organizationId: p.organizationId,

@@ -131,37 +131,24 @@ export class AgenticSearch {
           const t0 = this.clock.now();
           const started = performance.now();
           const id = `search_${index + 1}_${this.ids.uuid().slice(0, 8)}`;
-          try {
-            const retrieved =
-              index === 0 && input.searchQuestion
-                ? await input.searchQuestion(q, candidates, input.questionVector)
-                : await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined);
-            const results = retrieved.slice(0, perQuery);
-            toolCalls.push({
-              tool_call_id: id,
-              tool_name: 'store_search',
-              tool_type: 'datastore',
-              started_at: t0.toISOString(),
-              duration_ms: performance.now() - started,
-              arguments: { query: q.slice(0, 1000), top_k: perQuery },
-              result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
-              error: null,
-            });
-            trace('agentic.search.completed', { round, tool_call_id: id, query: q, result_count: results.length, results: results.slice(0, 10).map(brief) });
-            return { index, results };
-          } catch (err) {
-            toolCalls.push({
-              tool_call_id: id,
-              tool_name: 'store_search',
-              tool_type: 'datastore',
-              started_at: t0.toISOString(),
-              duration_ms: performance.now() - started,
-              arguments: { query: q.slice(0, 1000), top_k: perQuery },
-              result: null,
-              error: (err as Error).message,
-            });
-            throw err;
-          }
+          // a failed search fails the run (nothing is recorded of it), so only answered calls are recorded
+          const retrieved =
+            index === 0 && input.searchQuestion
+              ? await input.searchQuestion(q, candidates, input.questionVector)
+              : await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined);
+          const results = retrieved.slice(0, perQuery);
+          toolCalls.push({
+            tool_call_id: id,
+            tool_name: 'store_search',
+            tool_type: 'datastore',
+            started_at: t0.toISOString(),
+            duration_ms: performance.now() - started,
+            arguments: { query: q.slice(0, 1000), top_k: perQuery },
+            result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
+            error: null,
+          });
+          trace('agentic.search.completed', { round, tool_call_id: id, query: q, result_count: results.length, results: results.slice(0, 10).map(brief) });
+          return { index, results };
         }),
       );
       for (const { index, results } of found) {
