@@ -1,13 +1,13 @@
 import { spawn, ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { Agent, request } from 'http';
+import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { startChatCompletionsDouble, ChatCompletionRequestBody, ChatReply, ChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { contentTerms, sentences, words } from '@larder/search/answering/text';
-import { freePort, waitForServer } from './support';
+import { apiCall, freePort, waitForServer } from './support';
 
 /**
  * Question answering and agentic search on the embedded default (bundled USE-lite model), over the
@@ -94,30 +94,8 @@ function table(head: string[], rows: string[][], right: boolean[]): void {
 
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
-/** A kept-alive node:http call (the numbers are the server's, not a client library's). */
-function call(port: number, key: string, method: string, path: string, body?: Buffer, type = 'application/json'): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        path,
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(120_000, () => req.destroy(new Error(`${path}: no answer within 120 s`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** A kept-alive node:http call to the server on `port` (the numbers are the server's, not a client library's). */
+const call = (port: number, key: string, method: string, path: string, body?: Buffer, type = 'application/json') => apiCall(agent, `http://127.0.0.1:${port}`, key, method, path, body, type, 120_000);
 
 interface Source {
   filename: string;

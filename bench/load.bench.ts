@@ -1,10 +1,10 @@
 import { spawn } from 'child_process';
 import { randomBytes } from 'crypto';
 import { mkdtempSync, rmSync } from 'fs';
-import { Agent, request } from 'http';
+import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { freePort, memoryOf, waitForServer } from './support';
+import { apiCall, freePort, memoryOf, waitForServer } from './support';
 
 /**
  * Load isolation (issue 19): on the embedded default, 12 searchers and 4 uploaders share the server
@@ -19,30 +19,7 @@ const UPLOAD_TIMEOUT_MS = 15_000;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-function call(base: string, key: string, method: string, path: string, body?: Buffer, type = 'application/json', timeoutMs = 60_000): Promise<{ status: number; text: string }> {
-  const url = new URL(path, base);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        agent,
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname + url.search,
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
-        res.on('error', reject);
-      },
-    );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const call = (base: string, key: string, method: string, path: string, body?: Buffer, type = 'application/json', timeoutMs = 60_000) => apiCall(agent, base, key, method, path, body, type, timeoutMs);
 
 function multipart(filename: string, text: string): { body: Buffer; type: string } {
   const boundary = `----larderload${randomBytes(6).toString('hex')}`;

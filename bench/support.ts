@@ -1,4 +1,5 @@
 import { readFileSync } from 'fs';
+import { Agent, request } from 'http';
 import { createServer } from 'net';
 
 /** A free loopback port. */
@@ -30,4 +31,42 @@ export async function waitForServer(base: string, seconds = 60): Promise<void> {
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * One API call over a kept-alive node:http agent (the numbers are the server's, not a client
+ * library's): the key as a bearer token, the body as given, the answer's status and text.
+ */
+export function apiCall(
+  agent: Agent,
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: Buffer,
+  type = 'application/json',
+  timeoutMs = 60_000,
+): Promise<{ status: number; text: string }> {
+  const url = new URL(path, base);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        agent,
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname + url.search,
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+        res.on('error', reject);
+      },
+    );
+    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
+    req.on('error', reject);
+    req.end(body);
+  });
 }
