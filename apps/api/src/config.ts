@@ -1,4 +1,6 @@
 import { resolve } from 'path';
+import { OutboundPolicy, parseAllowList } from '@larder/outbound';
+import { parseMasterKey } from '@larder/secrets';
 
 /** Every setting Larder reads from the environment (the README lists them). */
 export interface LarderConfig {
@@ -112,6 +114,12 @@ export interface LarderConfig {
   rerankerTimeoutMs: number;
   rerankerMaxRetries: number;
   rerankerMaxBytes: number;
+  /** The master key sealing stored credentials (base64 or hex, 32 bytes); unset = a keyring file generated into dataDir. */
+  secretsKey: string | null;
+  /** Older master keys that still open secrets until `secrets rotate` re-seals them. */
+  secretsPreviousKeys: string | null;
+  /** Addresses, CIDRs or host names (each with an optional :port) that tenant-supplied URLs may reach although special-purpose. */
+  outboundAllow: string[];
 }
 
 /**
@@ -192,10 +200,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
   }
   if (reranker === 'onnx' && !rerankerModelDir) throw new Error('LARDER_RERANKER=onnx needs LARDER_RERANKER_MODEL_DIR (a Hugging Face ONNX export of a cross-encoder)');
   if (rootKey !== null && rootKey.length < 24) throw new Error('LARDER_ROOT_KEY must be at least 24 characters long');
+  // fail at start, not at the first bucket: a malformed master key or allow-list entry
+  if (env.LARDER_SECRETS_KEY) parseMasterKey(env.LARDER_SECRETS_KEY);
+  for (const k of (env.LARDER_SECRETS_PREVIOUS_KEYS ?? '').split(',').filter((x) => x.trim())) parseMasterKey(k, 'LARDER_SECRETS_PREVIOUS_KEYS');
+  new OutboundPolicy(parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''));
   return {
     port: int('PORT', 8000),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.LARDER_DATA_DIR || './data'),
+    secretsKey: env.LARDER_SECRETS_KEY || null,
+    secretsPreviousKeys: env.LARDER_SECRETS_PREVIOUS_KEYS || null,
+    outboundAllow: parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''),
     databaseUrl: env.DATABASE_URL || null,
     eventStoreUrl: env.EVENTSTORE_URL || null,
     eventStoreSchema: env.LARDER_EVENTS_SCHEMA || 'larder_events',

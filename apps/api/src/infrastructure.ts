@@ -35,6 +35,9 @@ import { SearxngWebSearch } from '@larder/search/web/searxng.web-search';
 import { BraveWebSearch } from '@larder/search/web/brave.web-search';
 import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
+import { OutboundPolicy } from '@larder/outbound';
+import { AesGcmSecretBox, EnvKeyringSource, FileKeyringSource, KeyringSource, SecretBox, SecretVault } from '@larder/secrets';
+import { PostgresSecretVault } from '@larder/secrets/postgres/postgres.secret-vault';
 import { LarderConfig } from './config';
 
 export interface Infrastructure {
@@ -56,7 +59,20 @@ export interface Infrastructure {
   /** The web store's providers (LARDER_WEB_SEARCH_PROVIDERS, LARDER_SEARXNG_URL, LARDER_BRAVE_API_KEY), or null when none is configured. */
   webSearch: WebSearch | null;
   signingSecret: string;
+  /** Where the master keys come from (LARDER_SECRETS_KEY or the keyring file in the data directory). */
+  keyring: KeyringSource;
+  /** Seals stored credentials (bucket keys, trace destination credentials). */
+  secretBox: SecretBox;
+  /** The sealed credentials themselves; events carry only their references. */
+  secretVault: SecretVault;
+  /** Where tenant-supplied URLs may lead (LARDER_OUTBOUND_ALLOW). */
+  outbound: OutboundPolicy;
   close(): Promise<void>;
+}
+
+/** LARDER_SECRETS_KEY (+ LARDER_SECRETS_PREVIOUS_KEYS), else `<dataDir>/secrets-keyring.json`, generated (mode 0600) on first start. */
+export function keyringSource(config: LarderConfig): KeyringSource {
+  return config.secretsKey ? new EnvKeyringSource(config.secretsKey, config.secretsPreviousKeys ?? undefined) : FileKeyringSource.inDataDir(config.dataDir);
 }
 
 /** LARDER_SIGNING_SECRET, else a key generated once into the data directory (mode 0600). */
@@ -141,6 +157,12 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     blobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
   }
 
+  const keyring = keyringSource(config);
+  const secretBox = new AesGcmSecretBox(keyring);
+  const secretVault = new PostgresSecretVault(pool, secretBox);
+  await secretVault.setup();
+  const outbound = new OutboundPolicy(config.outboundAllow);
+
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
   const reranker = createReranker(config);
@@ -194,6 +216,10 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     llm,
     webSearch,
     signingSecret: signingSecret(config),
+    keyring,
+    secretBox,
+    secretVault,
+    outbound,
     config,
     databaseUrl,
     embedded,

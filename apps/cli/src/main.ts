@@ -7,6 +7,7 @@ import { ApiKeyCreatedResponse, CreateApiKeyCommand } from '@larder/api-keys';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { NatsMessageBus } from '@larder/message-bus/nats/nats.message-bus';
 import { positionToString } from '@larder/kernel';
+import { rotateMasterKey } from '@larder/secrets';
 import { loadConfig } from '../../api/src/config';
 import { createInfrastructure, Infrastructure } from '../../api/src/infrastructure';
 import { AppModule } from '../../api/src/app.module';
@@ -22,6 +23,10 @@ const USAGE = `Usage: npm run cli -- <command>
   orgs create --name <name>   create an organization; prints its id
   keys create --org <id> [--name <name>] [--admin]
                               create an API key in an organization; prints the secret once
+  secrets rotate              re-seal every stored credential (bucket keys, trace destination
+                              credentials) with a new master key: with the keyring file a new key is
+                              generated and the old one dropped; with LARDER_SECRETS_KEY, set the new
+                              key there and the old one in LARDER_SECRETS_PREVIOUS_KEYS first
 `;
 
 function flag(args: string[], name: string): string | undefined {
@@ -137,6 +142,18 @@ async function main(argv: string[]): Promise<void> {
           const key: ApiKeyCreatedResponse = await commands.execute(new CreateApiKeyCommand(org, flag(args, 'name') ?? 'API Key', null, null, { admin: args.includes('--admin'), actor: 'cli' }));
           out(`id:     ${key.id}`);
           out(`secret: ${key.value}`);
+        });
+        return;
+      }
+      break;
+    case 'secrets':
+      if (sub === 'rotate') {
+        await withInfra(async (infra) => {
+          const r = await rotateMasterKey(infra.keyring, infra.secretVault);
+          out(`master key: ${r.previousKeyId} -> ${r.currentKeyId} (${infra.keyring.describe})`);
+          out(`re-sealed:  ${r.resealed} secret${r.resealed === 1 ? '' : 's'}`);
+          if (r.retained.length) out(`kept:       ${r.retained.join(', ')} (still in use; run rotate again)`);
+          else if (!infra.keyring.retire) out('LARDER_SECRETS_PREVIOUS_KEYS can now be emptied');
         });
         return;
       }

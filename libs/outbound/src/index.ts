@@ -1,0 +1,3 @@
+export * from './addresses';
+export * from './outbound-policy';
+export * from './outbound-fetch';
