@@ -187,6 +187,9 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     runLoops: options.runLoops ?? config.runWorker,
+    // an API process beside a separate worker keeps its own embedded chunk index up to date (a replica
+    // per process); a shared Elasticsearch index is filled by the worker alone
+    externalLoops: (options.runLoops ?? config.runWorker) || (options.role === 'server' && config.chunkIndex === 'embedded'),
     // Embedded: appends come from this process (which nudges the loops) or, rarely, from the CLI
     // beside it, so a slow poll suffices and the single-threaded database stays free for requests.
     pollMs: embedded ? 500 : 25,
