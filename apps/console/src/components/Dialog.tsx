@@ -1,8 +1,8 @@
 import { useEffect, useId, useRef, type ReactNode } from 'react';
 
 /**
- * A modal on the native <dialog>: focus moves into it and is trapped, Escape closes it, and focus goes
- * back to what opened it when it closes.
+ * A modal on the native <dialog>: focus moves into it (to the element marked `data-autofocus`, if any)
+ * and stays there, Escape closes it, and focus goes back to what opened it when it closes.
  */
 export function Dialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
@@ -10,7 +10,10 @@ export function Dialog({ title, open, onClose, children }: { title: string; open
   useEffect(() => {
     const d = ref.current;
     if (!d) return;
-    if (open && !d.open) d.showModal();
+    if (open && !d.open) {
+      d.showModal();
+      d.querySelector<HTMLElement>('[data-autofocus]')?.focus();
+    }
     if (!open && d.open) d.close();
   }, [open]);
   return (

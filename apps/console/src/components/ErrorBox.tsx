@@ -7,8 +7,8 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   const api = e instanceof ApiError ? e : null;
   return (
     <div className="error" role="alert">
-      <strong>{title ?? (api && api.status ? `Error ${api.status}` : 'Error')}</strong>
-      {api?.code ? <span className="error-code"> ({api.code})</span> : null}: {e.message}
+      <strong>{title ?? 'Error'}</strong>
+      {api && api.status ? <span className="error-code"> ({[api.status, api.code].filter(Boolean).join(' ')})</span> : null}: {e.message}
       {api && api.details.length > 0 ? (
         <ul>
           {api.details.map((d) => (

@@ -134,7 +134,7 @@ export function KeysPage() {
               <strong>This is the only time the secret is shown.</strong> Copy it now; Larder keeps only its hash.
             </p>
             <label htmlFor="secret-value">Secret</label>
-            <input id="secret-value" className="mono" readOnly value={secret.key.value} onFocus={(e) => e.target.select()} />
+            <input id="secret-value" data-autofocus className="mono" readOnly value={secret.key.value} onFocus={(e) => e.target.select()} />
             <div className="actions left">
               <CopyButton text={secret.key.value} label="Copy secret" />
             </div>
@@ -200,7 +200,7 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: ApiKeyCreated) => void })
   return (
     <form className="stack" onSubmit={(e) => void submit(e)}>
       <label htmlFor="key-name">Name</label>
-      <input id="key-name" value={name} onChange={(e) => setName(e.target.value)} placeholder="API Key" />
+      <input id="key-name" data-autofocus value={name} onChange={(e) => setName(e.target.value)} placeholder="API Key" />
       <label htmlFor="key-expires">Expires (optional)</label>
       <input id="key-expires" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
       <label htmlFor="key-scope">Scope (JSON list, optional)</label>

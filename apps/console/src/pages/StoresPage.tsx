@@ -217,7 +217,7 @@ export function StoreForm({ store, onDone }: { store: Store | null; onDone: (s: 
   return (
     <form className="stack" onSubmit={(e) => void submit(e)}>
       <label htmlFor="store-name">Name</label>
-      <input id="store-name" value={name} onChange={(e) => setName(e.target.value)} required={!store} maxLength={128} aria-describedby="store-name-help" spellCheck={false} />
+      <input id="store-name" data-autofocus value={name} onChange={(e) => setName(e.target.value)} required={!store} maxLength={128} aria-describedby="store-name-help" spellCheck={false} />
       <p id="store-name-help" className="muted small">
         Lowercase letters, digits, “.” and “-”; usable in place of the id.
       </p>
