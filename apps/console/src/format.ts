@@ -53,6 +53,11 @@ export function money(dec: string | number | null | undefined): string {
   return `$${n.toFixed(places)}`;
 }
 
+/** An axis label: at most two significant digits (`$0.00045`). */
+export function moneyTick(n: number): string {
+  return n === 0 ? '$0' : `$${Number(n.toPrecision(2))}`;
+}
+
 export function json(v: unknown): string {
   return v === undefined || v === null ? '' : JSON.stringify(v, null, 2);
 }

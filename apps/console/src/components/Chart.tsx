@@ -19,6 +19,7 @@ export function StackedBars({
   xKey,
   series,
   format,
+  tick = format,
   empty,
 }: {
   id: string;
@@ -27,6 +28,8 @@ export function StackedBars({
   xKey: string;
   series: Series[];
   format: (v: number) => string;
+  /** Axis labels (default: `format`). */
+  tick?: (v: number) => string;
   empty: string;
 }) {
   const total = rows.reduce((sum, r) => sum + series.reduce((s, x) => s + Number(r[x.key] ?? 0), 0), 0);
@@ -41,7 +44,7 @@ export function StackedBars({
             <BarChart data={rows} margin={{ top: 8, right: 8, left: 8, bottom: 8 }} accessibilityLayer>
               <CartesianGrid strokeDasharray="3 3" vertical={false} />
               <XAxis dataKey={xKey} tick={{ fontSize: 12 }} minTickGap={12} />
-              <YAxis tickFormatter={(v: number) => format(v)} tick={{ fontSize: 12 }} width={72} />
+              <YAxis tickFormatter={(v: number) => tick(v)} tick={{ fontSize: 12 }} width={72} />
               <Tooltip formatter={(v) => format(Number(v))} />
               <Legend />
               {series.map((s, i) => (

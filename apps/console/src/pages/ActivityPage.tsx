@@ -2,7 +2,7 @@ import { useMemo, useState, type FormEvent } from 'react';
 import { seg } from '../api';
 import { useApi } from '../session';
 import { useLoad } from '../hooks';
-import { count, dateTime, day, duration, money, shortTime } from '../format';
+import { count, dateTime, day, duration, money, moneyTick, shortTime } from '../format';
 import type { ActivityEvent, BillingSummary, CostBucket, CursorList, HistogramBucket, Store, StoreCost } from '../types';
 import { ErrorBox } from '../components/ErrorBox';
 import { Loading } from '../components/bits';
@@ -130,7 +130,7 @@ function Events({ stores, names }: { stores: Store[]; names: Map<string, string>
                   <td data-label="Time">{duration(e.total_time ?? e.search_time ?? e.completion_time)}</td>
                   <td data-label="Detail">
                     {e.type === 'ingestion'
-                      ? `${count(e.chunk_count)} chunks, ${e.mode ?? ''}, queued ${duration(e.queue_time)}`
+                      ? `${count(e.chunk_count)} chunk${e.chunk_count === 1 ? '' : 's'}, ${e.mode ?? ''}, queued ${duration(e.queue_time)}`
                       : e.results
                         ? `${e.results.length} results${e.results[0]?.filename ? `, first ${e.results[0].filename}` : ''}`
                         : e.rounds_executed != null
@@ -155,9 +155,9 @@ function Events({ stores, names }: { stores: Store[]; names: Map<string, string>
 function Histogram({ stores }: { stores: Store[] }) {
   const api = useApi();
   const [picked, setPicked] = useState('');
-  const [range, setRange] = useState('7d');
+  const [range, setRange] = useState('24h');
   const store = picked || stores[0]?.id || '';
-  const r = RANGES.find((x) => x.id === range) ?? RANGES[1];
+  const r = RANGES.find((x) => x.id === range) ?? RANGES[0];
   const hist = useLoad(async (signal) => {
     if (!store) return null;
     const end = new Date();
@@ -174,7 +174,7 @@ function Histogram({ stores }: { stores: Store[] }) {
       const row = byStart.get(b.bucket_start) ?? { time: r.bucket >= 86400 ? day(b.bucket_start) : shortTime(b.bucket_start) };
       row[b.type] = Number(row[b.type] ?? 0) + b.event_count;
       byStart.set(b.bucket_start, row);
-      types.add(b.type);
+      if (b.event_count > 0) types.add(b.type);
     }
     return { rows: [...byStart.values()], series: [...types].map((t) => ({ key: t, label: t })) };
   }, [hist.data, r.bucket]);
@@ -274,6 +274,7 @@ function Billing({ stores, names }: { stores: Store[]; names: Map<string, string
             xKey="product"
             series={[{ key: 'gross', label: 'gross cost' }]}
             format={money}
+            tick={moneyTick}
             empty="No costs this period yet."
           />
           <details>
@@ -322,6 +323,7 @@ function Billing({ stores, names }: { stores: Store[]; names: Map<string, string
           xKey="day"
           series={storeChart.series}
           format={money}
+          tick={moneyTick}
           empty="No cost for this store this period."
         />
       ) : null}
@@ -335,6 +337,7 @@ function Billing({ stores, names }: { stores: Store[]; names: Map<string, string
           xKey="day"
           series={parsingChart.series}
           format={money}
+          tick={moneyTick}
           empty="No parsing cost this period."
         />
       ) : null}

@@ -36,7 +36,13 @@ export function StorePage() {
   const nextId = useRef(1);
   const inFlight = uploads.some((u) => u.phase === 'uploading' || u.phase === 'attaching');
 
-  const store = useLoad((signal) => api.get<Store>(`/v1/stores/${seg(storeId)}`, undefined, signal), storeId);
+  // the store's counts and usage follow the ingestion too (its status is in_progress while any file is)
+  const store = useLoad(
+    (signal) => api.get<Store>(`/v1/stores/${seg(storeId)}`, undefined, signal),
+    storeId,
+    1000,
+    (s) => s.status === 'in_progress',
+  );
   // Live: while any file is pending or in progress the list is read again every second.
   const files = useLoad(
     (signal) =>
@@ -149,7 +155,7 @@ export function StorePage() {
           id="file-input"
           type="file"
           multiple
-          className="file-input"
+          className="sr-only"
           onChange={(e) => {
             if (e.target.files?.length) startUploads(e.target.files);
             e.target.value = '';
