@@ -19,6 +19,15 @@ const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', 
 
 jest.setTimeout(240_000);
 
+// Browser globals used by the functions the page runs (this project's lib is Node's, not the DOM's).
+declare const sessionStorage: { length: number; getItem(key: string): string | null };
+declare const localStorage: { length: number };
+declare const navigator: { clipboard: { readText(): Promise<string> } };
+declare const document: { documentElement: { scrollWidth: number }; activeElement: { id: string } | null };
+declare class DataTransfer {
+  items: { add(file: unknown): void };
+}
+
 const FILES = {
   'beans.md': '# Vegetables\n\n## Beans\n\nBlanch green beans for three minutes, cool them in ice water, then freeze them flat on a tray before bagging.\n',
   'apricots.txt': 'Apricots dry well in the sun: halve them, remove the stones and lay them cut side up on racks for four days.',
@@ -171,7 +180,7 @@ if (!existsSync(CHROMIUM)) {
       const failed = page.locator('tr[data-file="photo.bin"]');
       await failed.locator('.badge').filter({ hasText: 'failed' }).waitFor({ timeout: 120_000 });
       expect(await failed.textContent()).toMatch(/Unsupported file type[\s\S]*unsupported_file_type/);
-      const progress = await page.getByRole('progressbar', { name: 'Upload of photo.bin' }).evaluate((p: HTMLProgressElement) => [p.value, p.max]);
+      const progress = await page.getByRole('progressbar', { name: 'Upload of photo.bin' }).evaluate((p: { value: number; max: number }) => [p.value, p.max]);
       expect(progress[0]).toBe(progress[1]);
       const upload = page.getByRole('list', { name: 'Uploads' });
       expect(await upload.textContent()).not.toMatch(/failed/);
