@@ -140,19 +140,22 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     try {
-      return (await pg.query<{ ref: string; key_id: string }>(`SELECT ref, key_id FROM secret_vault_v1 WHERE organization_id = $1 AND purpose = 'trace_destination' ORDER BY ref`, [organizationId])).rows;
+      return (await pg.query<{ ref: string; key_id: string }>(`SELECT ref, key_id FROM secret_vault_v1 WHERE organization_id = $1 AND purpose = 'trace_destination' ORDER BY ref`, [organizationId]))
+        .rows;
     } finally {
       await pg.end();
     }
   }
 
   beforeAll(async () => {
-    const capture = (into: 'out' | 'err') => (chunk: unknown, ...rest: unknown[]) => {
-      logs.push(String(chunk));
-      return into === 'err' ? writes.err(chunk as string, ...(rest as [])) : true;
-    };
-    process.stdout.write = capture('out') as typeof process.stdout.write;
-    process.stderr.write = capture('err') as typeof process.stderr.write;
+    const capture =
+      (into: 'out' | 'err') =>
+      (chunk: unknown, ...rest: unknown[]) => {
+        logs.push(String(chunk));
+        return into === 'err' ? writes.err(chunk as string, ...(rest as [])) : true;
+      };
+    process.stdout.write = capture('out');
+    process.stderr.write = capture('err');
     llm = await startChatCompletionsDouble({ apiKey: 'sk-llm-e2e' });
     llm.handle(model);
     otlp = await startOtlpReceiver({ requiredHeaders: { authorization: `Bearer ${SECRETS.otlpToken}`, 'x-scope-orgid': SECRETS.otlpTenant } });
@@ -172,8 +175,8 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
   });
 
   afterAll(async () => {
-    process.stdout.write = writes.out as typeof process.stdout.write;
-    process.stderr.write = writes.err as typeof process.stderr.write;
+    process.stdout.write = writes.out;
+    process.stderr.write = writes.err;
     await larder?.close();
     await Promise.all([llm, otlp, failing, redirector, langfuse].map((d) => d?.close()));
     await db?.drop();
@@ -193,7 +196,11 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     const byName = await otlpAt('http://localhost:9/v1/traces');
     expect(byName.status).toBe(422);
     expect(byName.body.detail[0].msg).toMatch(/localhost resolves to 127\.0\.0\.1, a loopback address/);
-    const lf = await api('POST', '/v1/trace-destinations', { name: 'ssrf', kind: 'langfuse', langfuse: { host: 'http://169.254.169.254', public_key: SECRETS.lfPublic, secret_key: SECRETS.lfSecret } });
+    const lf = await api('POST', '/v1/trace-destinations', {
+      name: 'ssrf',
+      kind: 'langfuse',
+      langfuse: { host: 'http://169.254.169.254', public_key: SECRETS.lfPublic, secret_key: SECRETS.lfSecret },
+    });
     expect(lf.status).toBe(422);
     expect(lf.body.detail[0].loc).toEqual(['body', 'langfuse', 'host']);
     // an allowed endpoint that redirects to an internal address: the redirect is refused, not followed
@@ -212,7 +219,11 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     expect(wrongKey.status).toBe(400);
     expect(wrongKey.body.error).toMatchObject({ type: 'destination_check_failed', code: 400 });
     expect(wrongKey.body.message).toMatch(/Langfuse at http:\/\/127\.0\.0\.1:\d+\/ refused the key pair \(HTTP 401: .*Invalid credentials/);
-    const noHeader = await api('POST', '/v1/trace-destinations', { name: 'otlp', kind: 'otlp', otlp: { endpoint: `${otlp.url}/v1/traces`, headers: { authorization: `Bearer ${SECRETS.otlpToken}` } } });
+    const noHeader = await api('POST', '/v1/trace-destinations', {
+      name: 'otlp',
+      kind: 'otlp',
+      otlp: { endpoint: `${otlp.url}/v1/traces`, headers: { authorization: `Bearer ${SECRETS.otlpToken}` } },
+    });
     expect(noHeader.status).toBe(400);
     expect(noHeader.body.message).toMatch(/\/v1\/traces refused the credentials \(HTTP 401/);
     const noEndpoint = await api('POST', '/v1/trace-destinations', { name: 'otlp', kind: 'otlp', otlp: { endpoint: `${otlp.url}/v1/metrics` } });
@@ -223,7 +234,12 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     const missing = await api('POST', '/v1/trace-destinations', { name: 'lf', kind: 'langfuse', langfuse: { host: langfuse.url, public_key: SECRETS.lfPublic, secret_key: 7 } });
     expect(missing.status).toBe(422);
     expect(missing.body.detail).toEqual([{ loc: ['body', 'langfuse', 'secret_key'], msg: 'Input should be a non-empty string', type: 'string_type' }]);
-    const mixed = await api('POST', '/v1/trace-destinations', { name: 'x', kind: 'otlp', langfuse: { host: langfuse.url }, otlp: { endpoint: `${otlp.url}/v1/traces`, headers: { 'bad header': SECRETS.otlpToken, host: 'x' } } });
+    const mixed = await api('POST', '/v1/trace-destinations', {
+      name: 'x',
+      kind: 'otlp',
+      langfuse: { host: langfuse.url },
+      otlp: { endpoint: `${otlp.url}/v1/traces`, headers: { 'bad header': SECRETS.otlpToken, host: 'x' } },
+    });
     expect(mixed.status).toBe(422);
     expect(mixed.body.detail.map((d: any) => d.loc.join('.'))).toEqual(['body.langfuse', 'body.otlp.headers.bad header', 'body.otlp.headers.host']);
     expect((await api('POST', '/v1/trace-destinations', { kind: 'otlp' })).body.detail).toEqual([{ loc: ['body', 'name'], msg: 'Field required', type: 'missing' }]);
@@ -483,17 +499,27 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     expect((await api('GET', '/v1/trace-destinations')).body.data.map((d: any) => d.name)).toEqual(['langfuse', 'json collector']);
   });
 
-  it('master-key rotation, then a restart: the destinations still deliver with their re-sealed credentials', async () => {
+  it('master-key rotation, then a restart: queued runs survive, and the destinations deliver with their re-sealed credentials', async () => {
+    // a run waits for a failing destination when the server stops
+    await api('PATCH', `/v1/trace-destinations/${ids.failing}`, { enabled: true });
+    failing.behave({ status: 503 });
+    const waiting = 'Does the jam set on a cold plate?';
+    await qa(waiting);
+    await until('a queued, failed delivery', async () => {
+      const d = (await get(ids.failing!)).body.delivery;
+      return d.pending === 1 && d.consecutive_failures >= 1;
+    });
     const keysBefore = new Set((await vaultRows()).map((r) => r.key_id));
     const rotation = await rotateMasterKey(larder.infra.keyring, larder.infra.secretVault);
-    expect(rotation.resealed).toBeGreaterThanOrEqual(2);
+    expect(rotation.resealed).toBe(2);
     expect(keysBefore.has(rotation.currentKeyId)).toBe(false);
     await larder.close();
+    failing.behave('accept');
     await start();
     const rows = await vaultRows();
     expect(new Set(rows.map((r) => r.key_id))).toEqual(new Set([rotation.currentKeyId]));
     expect(Object.keys(JSON.parse(readFileSync(join(dataDir, 'secrets-keyring.json'), 'utf8')).keys)).toEqual([rotation.currentKeyId]);
-    await api('PATCH', `/v1/trace-destinations/${ids.failing}`, { enabled: true });
+    await until('the run queued before the restart', () => traceOf(failing, 'invoke_agent question_answering', waiting));
     const query = 'How long does the dough rise?';
     await qa(query);
     await until('Langfuse after the restart', () => traceOf(langfuse, 'invoke_agent question_answering', query));

@@ -44,7 +44,20 @@ export class TraceDestinationsProjection implements Projection {
         await m.query(
           `INSERT INTO ${T} (id, organization_id, name, kind, target, enabled, trace_kinds, credentials_ref, credentials_version, credentials_updated_at, created_at, updated_at, created_position, revision)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
-          [d.destinationId, d.organizationId, d.name, d.target.kind, JSON.stringify(d.target), d.enabled, d.traceKinds, d.credentialsRef, d.credentialsVersion, d.createdAt, positionToString(event.position), rev],
+          [
+            d.destinationId,
+            d.organizationId,
+            d.name,
+            d.target.kind,
+            JSON.stringify(d.target),
+            d.enabled,
+            d.traceKinds,
+            d.credentialsRef,
+            d.credentialsVersion,
+            d.createdAt,
+            positionToString(event.position),
+            rev,
+          ],
         );
         return;
       }
@@ -58,7 +71,18 @@ export class TraceDestinationsProjection implements Projection {
                   credentials_updated_at = CASE WHEN $6::boolean THEN $9::timestamptz ELSE credentials_updated_at END,
                   updated_at = $9, revision = $10
             WHERE id = $1 AND revision < $10`,
-          [d.destinationId, d.name ?? null, d.enabled ?? null, d.traceKinds ?? null, d.target ? JSON.stringify(d.target) : null, rotated, d.credentialsRef ?? null, d.credentialsVersion ?? null, d.updatedAt, rev],
+          [
+            d.destinationId,
+            d.name ?? null,
+            d.enabled ?? null,
+            d.traceKinds ?? null,
+            d.target ? JSON.stringify(d.target) : null,
+            rotated,
+            d.credentialsRef ?? null,
+            d.credentialsVersion ?? null,
+            d.updatedAt,
+            rev,
+          ],
         );
         return;
       }

@@ -52,7 +52,8 @@ export class TraceDestinationsReader {
       limit,
       offset,
     ]);
-    const [{ n }] = (await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1`, [organizationId])) as Array<{ n: number }>;
+    const counted: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1`, [organizationId]);
+    const n = counted[0].n;
     return { rows: rows.map(toRow), total: n };
   }
 

@@ -17,15 +17,7 @@ import { ActivityModule } from '@larder/activity';
 import { BILLING_CONFIG, BillingConfig, BillingModule, Money, priceTable } from '@larder/billing';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { SECRET_VAULT } from '@larder/secrets';
-import {
-  TRACE_DELIVERIES,
-  TRACE_DELIVERY_SIGNAL,
-  TRACE_DESTINATION_CLIENT,
-  TRACE_EXPORT_CONFIG,
-  TraceDestinationClient,
-  TraceDestinationsModule,
-  TraceExportConfig,
-} from '@larder/trace-destinations';
+import { TRACE_DELIVERIES, TRACE_DELIVERY_SIGNAL, TRACE_DESTINATION_CLIENT, TRACE_EXPORT_CONFIG, TraceDestinationClient, TraceDestinationsModule, TraceExportConfig } from '@larder/trace-destinations';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
 import { HttpExceptionFilter } from './http/http-exception.filter';
@@ -131,7 +123,18 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule, BillingModule, TraceDestinationsModule],
+      imports: [
+        InfrastructureModule.forRoot(infra),
+        CqrsModule.forRoot(),
+        OrganizationsModule,
+        ApiKeysModule,
+        FilesModule,
+        StoresModule,
+        SearchModule,
+        ActivityModule,
+        BillingModule,
+        TraceDestinationsModule,
+      ],
       controllers: options.http === false ? [] : [InfoHttpController, HealthHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

@@ -73,7 +73,9 @@ const sameTarget = (a: TraceTarget, b: TraceTarget) => JSON.stringify(a) === JSO
 export function checkUpdate(state: TraceDestinationState, target: TraceTarget | undefined, credentialsSupplied: boolean): void {
   if (!target || !state.target) return;
   if (target.kind !== state.target.kind) {
-    throw new ValidationFailedError([{ loc: ['body', 'kind'], msg: `The kind of a trace destination cannot change (this one is ${state.target.kind}); create a new destination`, type: 'value_error' }]);
+    throw new ValidationFailedError([
+      { loc: ['body', 'kind'], msg: `The kind of a trace destination cannot change (this one is ${state.target.kind}); create a new destination`, type: 'value_error' },
+    ]);
   }
   if (targetMoves(state.target, target) && !credentialsSupplied && state.credentialsRef !== null) {
     const loc = target.kind === 'langfuse' ? ['body', 'langfuse', 'secret_key'] : ['body', 'otlp', 'headers'];

@@ -80,7 +80,7 @@ export class TraceDestinationWriter {
   /** Appends a decision; a secret sealed for it is removed again when the append fails. */
   async run(command: WithoutClock<TraceDestinationCommand>, actor: string, sealed: string | null = null): Promise<CommandResult<TraceDestinationState>> {
     try {
-      return await this.writes.run(handleTraceDestination, { ...command, now: this.writes.now() } as TraceDestinationCommand, { orgId: command.organizationId, actor });
+      return await this.writes.run(handleTraceDestination, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
     } catch (err) {
       await this.discard(command.organizationId, sealed).catch(() => undefined);
       throw err;

@@ -63,7 +63,11 @@ export function scrub(text: string, credentials: TraceCredentials): string {
 }
 
 function snippet(res: OutboundResponse, credentials: TraceCredentials): string {
-  const body = res.body.subarray(0, 400).toString('utf8').replace(/[^\x20-\x7e]+/g, ' ').trim();
+  const body = res.body
+    .subarray(0, 400)
+    .toString('utf8')
+    .replace(/[^\x20-\x7e]+/g, ' ')
+    .trim();
   if (!body) return '';
   const cut = scrub(body, credentials);
   return `: ${cut.length > 200 ? `${cut.slice(0, 200)}…` : cut}`;

@@ -101,7 +101,11 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
     const claimed = await this.deliveries.claim(destinationId, now, this.config.batchSize, leaseUntil);
     if (!claimed.length) return;
     const unwanted = claimed.filter((c) => !destination.traceKinds.includes(c.traceKind));
-    if (unwanted.length) await this.deliveries.discard(destinationId, unwanted.map((c) => c.sourceEventId));
+    if (unwanted.length)
+      await this.deliveries.discard(
+        destinationId,
+        unwanted.map((c) => c.sourceEventId),
+      );
     const resource = resourceFromAttributes({
       [ATTR_SERVICE_NAME]: 'larder',
       [ATTR_SERVICE_VERSION]: this.config.serviceVersion,

@@ -81,7 +81,9 @@ describe('runSpans: a finished run as OpenTelemetry spans (GenAI conventions)', 
       'larder.qa.citations': [0],
       'larder.store_ids': ['s1'],
     });
-    expect(JSON.parse(root.attributes['gen_ai.output.messages'] as string)).toEqual([{ role: 'assistant', parts: [{ type: 'text', content: 'About three weeks <cite i="0"/>.' }], finish_reason: 'stop' }]);
+    expect(JSON.parse(root.attributes['gen_ai.output.messages'] as string)).toEqual([
+      { role: 'assistant', parts: [{ type: 'text', content: 'About three weeks <cite i="0"/>.' }], finish_reason: 'stop' },
+    ]);
     expect(JSON.parse(root.attributes['larder.results'] as string)).toEqual(results);
     expect(root.startTimeUnixNano).toBe(1767225600000000000n);
     expect(root.endTimeUnixNano).toBe(1767225601500000000n);
@@ -95,7 +97,7 @@ describe('runSpans: a finished run as OpenTelemetry spans (GenAI conventions)', 
   });
 
   it('the same run always becomes the same spans (a redelivery is the same trace); a failed tool call is an error span', () => {
-    const failing: FinishedRun = { ...qa, data: { ...qa.data, toolCalls: [{ ...qa.data.toolCalls![0], error: 'store gone' }] } } as FinishedRun;
+    const failing: FinishedRun = { ...qa, data: { ...qa.data, toolCalls: [{ ...qa.data.toolCalls![0], error: 'store gone' }] } };
     const a = runSpans(failing, resource);
     const b = runSpans(failing, resource);
     expect(a.map((s) => s.spanContext().spanId)).toEqual(b.map((s) => s.spanContext().spanId));
@@ -104,8 +106,8 @@ describe('runSpans: a finished run as OpenTelemetry spans (GenAI conventions)', 
   });
 
   it('an older question answering event (no steps recorded) is a root span alone', () => {
-    const { toolCalls: _t, startedAt: _s, ...old } = qa.data as typeof qa.data & object;
-    const spans = runSpans({ ...qa, data: old } as FinishedRun, resource);
+    const { toolCalls: _t, startedAt: _s, ...old } = qa.data;
+    const spans = runSpans({ ...qa, data: old }, resource);
     expect(spans.map((s) => s.name)).toEqual(['invoke_agent question_answering']);
     expect(spans[0].startTime).toEqual([1767225600, 0]);
   });

@@ -37,7 +37,11 @@ import { FinishedRun, traceKindOf } from './finished-run';
 export const TRACE_EXPORT_SCOPE = { name: 'larder.trace-export', version: '1' };
 
 /** Deterministic ids: the same run always becomes the same trace, so a redelivery is recognised as such. */
-const hexId = (text: string, bytes: number) => createHash('sha256').update(text).digest('hex').slice(0, bytes * 2);
+const hexId = (text: string, bytes: number) =>
+  createHash('sha256')
+    .update(text)
+    .digest('hex')
+    .slice(0, bytes * 2);
 export const traceIdOf = (eventId: string) => hexId(`larder-trace:${eventId}`, 16);
 const spanIdOf = (eventId: string, index: number) => hexId(`larder-span:${eventId}:${index}`, 8);
 

@@ -114,7 +114,7 @@ function spansOf(request: Obj, json: boolean): ReceivedSpan[] {
 /** The spans of an `ExportTraceServiceRequest` in OTLP/HTTP's protobuf (`application/x-protobuf`) or JSON encoding. */
 export function decodeTraceExport(body: Uint8Array, contentType: 'application/x-protobuf' | 'application/json'): ReceivedSpan[] {
   if (contentType === 'application/json') return spansOf(JSON.parse(Buffer.from(body).toString('utf8')) as Obj, true);
-  return spansOf(ExportRequest.toObject(ExportRequest.decode(body), { longs: String, defaults: false, oneofs: false }) as Obj, false);
+  return spansOf(ExportRequest.toObject(ExportRequest.decode(body), { longs: String, defaults: false, oneofs: false }), false);
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -157,7 +157,9 @@ async function startBackend(options: Options): Promise<TraceBackendDouble> {
         if (b.retryAfter !== undefined) headers['retry-after'] = String(b.retryAfter);
         return void res.writeHead(b.status, headers).end(b.body ?? `error ${b.status}`);
       }
-      const contentType = String(req.headers['content-type'] ?? '').split(';')[0].trim();
+      const contentType = String(req.headers['content-type'] ?? '')
+        .split(';')[0]
+        .trim();
       if (contentType !== 'application/x-protobuf' && contentType !== 'application/json') {
         return void res.writeHead(415, { 'content-type': 'text/plain' }).end(`unsupported content type ${contentType}`);
       }
