@@ -292,6 +292,30 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     expect((await vaultRows()).length).toBe(3);
   });
 
+  it('only unscoped keys manage trace destinations, and another organization sees none of them', async () => {
+    const commands = larder.app.get(CommandBus);
+    const scoped = (await commands.execute(new CreateApiKeyCommand(organizationId, 'scoped', [{ method: 'create' }, { method: 'list' }, { method: 'read' }], null))).value as string;
+    const other = await commands.execute(new CreateOrganizationCommand('other'));
+    const otherKey = (await commands.execute(new CreateApiKeyCommand(other.organizationId, 'other', null, null))).value as string;
+    const as = async (k: string, method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${baseURL}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await res.text();
+      responses.push(text);
+      return { status: res.status, body: JSON.parse(text) };
+    };
+    const body = { name: 'x', kind: 'langfuse', langfuse: { host: langfuse.url, public_key: SECRETS.lfPublic, secret_key: SECRETS.lfSecret } };
+    expect((await as(scoped, 'POST', '/v1/trace-destinations', body)).status).toBe(403);
+    expect((await as(scoped, 'GET', '/v1/trace-destinations')).status).toBe(403);
+    expect((await as(scoped, 'GET', `/v1/trace-destinations/${ids.langfuse}`)).status).toBe(403);
+    expect((await as(otherKey, 'GET', '/v1/trace-destinations')).body.data).toEqual([]);
+    for (const [method, b] of [['GET'], ['PATCH', { name: 'mine' }], ['DELETE']] as const) expect((await as(otherKey, method, `/v1/trace-destinations/${ids.langfuse}`, b)).status).toBe(404);
+    expect((await get(ids.langfuse!)).body.name).toBe('langfuse');
+  });
+
   it('a question answering run arrives as one trace: root, execute_tool and chat spans with the GenAI attributes, at OTLP and Langfuse', async () => {
     const query = 'How long does sauerkraut ferment in a crock?';
     const answer = await qa(query);
