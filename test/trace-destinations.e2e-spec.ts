@@ -5,6 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { AddressInfo } from 'net';
 import { Client } from 'pg';
+import { trace } from '@opentelemetry/api';
 import { CommandBus } from '@nestjs/cqrs';
 import Mixedbread, { toFile } from '@mixedbread/sdk';
 import { CreateOrganizationCommand } from '@larder/organizations';
@@ -576,5 +577,18 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
       expect([secret, logs.filter((l) => l.includes(secret)).length]).toEqual([secret, 0]);
     }
     expect(responses.length).toBeGreaterThan(30);
+  });
+
+  it('exports only the runs’ spans: no tracer of Larder’s own is installed, and every span received is one of a run', () => {
+    // nothing in the process records spans (a span started through the global API is a no-op)
+    const probe = trace.getTracer('probe').startSpan('probe');
+    expect(probe.isRecording()).toBe(false);
+    probe.end();
+    const received = [otlp, failing, langfuse].flatMap((d) => d.spans());
+    expect(received.length).toBeGreaterThan(20);
+    for (const s of received) {
+      expect([s.scope.name, s.attributes['gen_ai.operation.name']]).toEqual(['larder.trace-export', expect.stringMatching(/^(invoke_agent|chat|execute_tool)$/)]);
+      expect(received.some((r) => r.traceId === s.traceId && r.parentSpanId === null && r.name.startsWith('invoke_agent '))).toBe(true);
+    }
   });
 });
