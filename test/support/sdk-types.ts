@@ -16,7 +16,7 @@ export class SdkTypes {
   private readonly modules: ts.Symbol[];
 
   constructor(files: string[] = ['resources/stores/stores.d.ts', 'resources/stores/files.d.ts']) {
-    const root = dirname(require.resolve('@mixedbread/sdk/package.json'));
+    const root = dirname(require.resolve('@mixedbread/sdk')); // the package root (its main is index.js)
     const paths = files.map((f) => join(root, f));
     const program = ts.createProgram(paths, { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022 });
     this.checker = program.getTypeChecker();
@@ -74,7 +74,9 @@ export class SdkTypes {
   }
 
   private visitUnion(t: ts.UnionType, v: unknown, path: string, out: string[], extras: Record<string, string[]>): void {
-    let members = t.types;
+    // `undefined` (an optional field) and `null` only explain an absent or null value
+    let members = t.types.filter((m) => !(m.flags & ts.TypeFlags.Undefined && v !== undefined) && !(m.flags & ts.TypeFlags.Null && v !== null));
+    if (!members.length) members = t.types;
     // a discriminated union: the member whose literal `type` is the value's
     if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') {
       const tag = (v as { type: string }).type;

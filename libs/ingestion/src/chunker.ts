@@ -198,16 +198,16 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
   };
   for (const p of pieces) {
     const startsSection = p.block.kind === 'heading' && cur.some((x) => x.block.kind !== 'heading') && curTokens > budget / 3;
-    if (!fresh && curTokens + p.tokens > budget) {
-      cur = []; // the overlap would push this piece over the budget: start clean
-      curTokens = 0;
-    }
     if ((curTokens + p.tokens > budget && fresh) || startsSection) {
       emit();
       if (p.block.kind === 'heading') {
         cur = [];
         curTokens = 0;
       }
+    }
+    if (!fresh && curTokens + p.tokens > budget) {
+      cur = []; // the overlap would push this piece over the budget: start clean
+      curTokens = 0;
     }
     cur.push(p);
     curTokens += p.tokens;

@@ -205,6 +205,8 @@ describe('parsers and chunker on the committed fixtures', () => {
     }
     const long = await parseFile(Buffer.from(Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about brine, jars and cellars. `.repeat(5)).join('\n\n')), 'long.txt', 'text/plain');
     expect(chunkDocument(long, 'fast', 'long.txt', { maxChunkSize: 64 }).length).toBeGreaterThan(3 * chunkDocument(long, 'fast', 'long.txt').length);
+    // the overlap carried into a chunk never pushes it over the size (it is dropped instead)
+    for (const max of [32, 40, 64]) for (const c of chunkDocument(long, 'fast', 'long.txt', { maxChunkSize: max })) expect([max, c.tokens <= max]).toEqual([max, true]);
   });
 
   it('the embedded text gets the file context (file name, title, heading path) and metadata lines; the chunk text never does', async () => {
