@@ -12,7 +12,15 @@ const FIXTURES = join(__dirname, 'fixtures');
 /** Keys Larder adds beyond the SDK's declarations (documented in the README). */
 const EXTRAS = { PdfChunkGeneratedMetadata: ['page', 'pages'], StoreFileConfig: ['max_chunk_size'], StoreQuestionAnsweringResponse: ['model'] };
 
-type Chunk = { type: string; chunk_index: number; mime_type: string; generated_metadata: Record<string, unknown>; text?: string; ocr_text?: string; image_url?: { url: string; format: string } | null };
+type Chunk = {
+  type: string;
+  chunk_index: number;
+  mime_type: string;
+  generated_metadata: Record<string, unknown>;
+  text?: string;
+  ocr_text?: string;
+  image_url?: { url: string; format: string } | null;
+};
 type StoreFileWithChunks = { id: string; status: string; filename: string; content_url: string; last_error: unknown; config: Record<string, unknown>; chunks?: Chunk[] };
 
 describe('Chunk shapes, chunking options, contextualization and OCR through the official client', () => {
@@ -38,7 +46,7 @@ describe('Chunk shapes, chunking options, contextualization and OCR through the 
     (await c.stores.files.uploadAndPoll({
       storeIdentifier: store,
       file: await toFile(body, name, { type }),
-      body: extra as never,
+      body: extra,
       pollIntervalMs: 100,
       returnChunks: true,
     })) as unknown as StoreFileWithChunks;
@@ -141,9 +149,9 @@ describe('Chunk shapes, chunking options, contextualization and OCR through the 
       const textOnly = await c.stores.grep({ pattern: 'ROWAN', store_identifiers: [store], targets: ['text'] } as never);
       expect((textOnly as { data: unknown[] }).data).toEqual([]);
 
-      const all = await c.stores.listChunks({ store_identifiers: [store], top_k: 500 } as never);
+      const all = await c.stores.listChunks({ store_identifiers: [store], top_k: 500 });
       expect(sdk.check('StoreListChunksResponse', all, EXTRAS)).toEqual([]);
-      const types = new Set((all as unknown as { data: Chunk[] }).data.map((d) => `${d.type}/${d.generated_metadata.type}`));
+      const types = new Set((all as unknown as { data: Chunk[] }).data.map((d) => `${d.type}/${String(d.generated_metadata.type)}`));
       expect([...types].sort()).toEqual(['image_url/image', 'text/code', 'text/markdown', 'text/pdf', 'text/text']);
 
       const qa = await c.stores.questionAnswering({ query: 'How many jars of damson jam?', store_identifiers: [store], top_k: 5 });

@@ -139,7 +139,14 @@ export function conformGeneratedMetadata(m: Record<string, unknown> | null | und
         ...common,
       });
     case 'image':
-      return optional<ImageChunkMetadata>({ type: 'image', file_type: str(m.file_type) ?? 'image/jpeg', file_size: num(m.file_size) ?? undefined, width: num(m.width), height: num(m.height), ...common });
+      return optional<ImageChunkMetadata>({
+        type: 'image',
+        file_type: str(m.file_type) ?? 'image/jpeg',
+        file_size: num(m.file_size) ?? undefined,
+        width: num(m.width),
+        height: num(m.height),
+        ...common,
+      });
     default:
       return optional<TextChunkMetadata>({
         type: 'text',

@@ -46,7 +46,10 @@ export async function parseImage(
     if (err instanceof OcrError && err.code === 'image_unreadable') throw new ParseError(`Could not read the image (${mimeType}): ${err.message}`);
     throw err;
   });
-  const text = result.text.replace(/\r\n?/g, '\n').replace(/[ \t]+\n/g, '\n').trim();
+  const text = result.text
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]+\n/g, '\n')
+    .trim();
   return {
     kind: 'image',
     fileType: mimeType,

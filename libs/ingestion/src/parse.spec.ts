@@ -41,7 +41,16 @@ describe('parsers and chunker on the committed fixtures', () => {
       'ferment.py': ['code', 'text/x-python'],
     };
     for (const [name, [type, fileType]] of Object.entries(expected)) {
-      const mime = { md: 'text/markdown', html: 'text/html', docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', txt: 'text/plain', csv: 'text/csv', json: 'application/json', pdf: 'application/pdf', py: 'text/x-python' }[name.split('.')[1]]!;
+      const mime = {
+        md: 'text/markdown',
+        html: 'text/html',
+        docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+        txt: 'text/plain',
+        csv: 'text/csv',
+        json: 'application/json',
+        pdf: 'application/pdf',
+        py: 'text/x-python',
+      }[name.split('.')[1]]!;
       const { chunks } = await chunksOf(name, mime);
       expect(chunks.length).toBeGreaterThan(0);
       for (const c of chunks) {
@@ -75,7 +84,13 @@ describe('parsers and chunker on the committed fixtures', () => {
       file_extension: 'json',
     });
     expect(conformGeneratedMetadata({ type: 'text', file_type: 'text/csv' })).toMatchObject({ type: 'text', file_type: 'text/plain' });
-    expect(conformGeneratedMetadata({ type: 'pdf', file_type: 'application/pdf', total_pages: 3, page: 2, pages: [2, 3] })).toEqual({ type: 'pdf', file_type: 'application/pdf', total_pages: 3, page: 2, pages: [2, 3] });
+    expect(conformGeneratedMetadata({ type: 'pdf', file_type: 'application/pdf', total_pages: 3, page: 2, pages: [2, 3] })).toEqual({
+      type: 'pdf',
+      file_type: 'application/pdf',
+      total_pages: 3,
+      page: 2,
+      pages: [2, 3],
+    });
     expect(conformGeneratedMetadata({ type: 'spreadsheet' })).toMatchObject({ type: 'text', file_type: 'text/plain' });
     expect(conformGeneratedMetadata(null)).toBeNull();
   });

@@ -139,13 +139,18 @@ export class StoreFilesWriter implements FileReferences {
     if (existing.present && existing.added) {
       // Upsert: the same content and options only update metadata; anything else re-ingests.
       const a = existing.added;
-      const same =
-        a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && (a.maxChunkSize ?? null) === maxChunkSize && a.externalId === externalId;
+      const same = a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && (a.maxChunkSize ?? null) === maxChunkSize && a.externalId === externalId;
       const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
         if (input.metadata === undefined) return before ?? storeFileRowFromState(existing, null)!;
         const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor);
-        const again = await this.reembedForMetadata(organizationId, actor, { storeId: s.id, fileId: file.id, filename: a.filename, externalId, contextualization: a.contextualization }, existing.metadata, input.metadata);
+        const again = await this.reembedForMetadata(
+          organizationId,
+          actor,
+          { storeId: s.id, fileId: file.id, filename: a.filename, externalId, contextualization: a.contextualization },
+          existing.metadata,
+          input.metadata,
+        );
         return this.answer(organizationId, s.id, file.id, again ?? r, before);
       }
       await this.removeSuperseded(organizationId, s.id, file.id, actor);

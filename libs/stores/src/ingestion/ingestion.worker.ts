@@ -203,8 +203,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable);
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
       const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
-      const code =
-        err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
+      const code = err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
       const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.attemptTimeoutMs} ms` : (err as Error).message;
       this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
       await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {

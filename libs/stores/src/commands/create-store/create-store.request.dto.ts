@@ -19,12 +19,7 @@ const isContextualization = (v: unknown) =>
     (v.with_file_context === undefined || typeof v.with_file_context === 'boolean'));
 
 export class StoreConfigDto {
-  @Check(
-    'contextualization',
-    'value_error',
-    'contextualization is a boolean or {with_metadata: boolean | list of up to 100 metadata paths, with_file_context: boolean}',
-    isContextualization,
-  )
+  @Check('contextualization', 'value_error', 'contextualization is a boolean or {with_metadata: boolean | list of up to 100 metadata paths, with_file_context: boolean}', isContextualization)
   contextualization?: boolean | ContextualizationDto;
   @IsOptional() @IsBoolean() save_content?: boolean;
   @IsOptional() @Allow() lsf?: Record<string, unknown> | null;
