@@ -31,7 +31,10 @@ export async function parseImage(
 ): Promise<ParsedDocument> {
   let size: { width: number; height: number; type?: string };
   try {
-    size = imageSize(new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    // image-size reads through DataViews of the whole underlying ArrayBuffer: a Buffer that is a slice
+    // of a larger (pooled) one is copied, so a truncated header fails instead of reading foreign bytes
+    const own = data.byteOffset === 0 && data.buffer.byteLength === data.byteLength ? new Uint8Array(data.buffer) : new Uint8Array(data);
+    size = imageSize(own);
   } catch (err) {
     throw new ParseError(`Could not read the image (${meta.mimeType}): ${(err as Error).message}`);
   }
