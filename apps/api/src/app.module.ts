@@ -10,7 +10,7 @@ import { OrganizationsModule } from '@larder/organizations';
 import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
 import { BLOB_STORAGE } from '@larder/blob-storage';
 import { CHUNK_INDEX } from '@larder/chunk-index';
-import { EMBEDDER, LLM } from '@larder/ai';
+import { EMBEDDER, LLM, OCR } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import { CHAT_CONFIG, ChatConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule, WEB_SEARCH } from '@larder/search';
 import { ActivityModule } from '@larder/activity';
@@ -53,6 +53,8 @@ export class InfrastructureModule {
       },
       { provide: CHUNK_INDEX, useValue: infra.chunkIndex },
       { provide: EMBEDDER, useValue: infra.embedder },
+      // null with LARDER_OCR=false: inject with @Optional() @Inject(OCR) ocr: Ocr | null
+      { provide: OCR, useValue: infra.ocr },
       {
         provide: STORES_CONFIG,
         useValue: {
@@ -67,6 +69,7 @@ export class InfrastructureModule {
           publicUrl: infra.config.publicUrl,
           contentUrlTtlSeconds: infra.config.contentUrlTtlSeconds,
           expirySweepMs: infra.config.storeExpirySweepMs,
+          ocrMaxPixels: infra.config.ocrMaxPixels,
         } satisfies StoresConfig,
       },
       {

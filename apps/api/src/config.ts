@@ -74,6 +74,12 @@ export interface LarderConfig {
   ingestionPollMs: number;
   contentUrlTtlSeconds: number;
   storeExpirySweepMs: number;
+  /** Images are read by OCR (tesseract.js, English data from npm) when true (LARDER_OCR, default true); else they fail as unsupported. */
+  ocr: boolean;
+  /** Images with more pixels are refused before OCR (LARDER_OCR_MAX_PIXELS). */
+  ocrMaxPixels: number;
+  /** Longest OCR of one image (LARDER_OCR_TIMEOUT_MS); a timeout is retried like other transient failures. */
+  ocrTimeoutMs: number;
   /** OpenAI-compatible base URL up to `/chat/completions`; unset = no LLM (answering runs without one). */
   llmUrl: string | null;
   llmApiKey: string | null;
@@ -282,6 +288,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ingestionPollMs: Math.max(10, int('LARDER_INGESTION_POLL_MS', 500)),
     contentUrlTtlSeconds: int('LARDER_CONTENT_URL_TTL_SECONDS', 3600),
     storeExpirySweepMs: Math.max(1000, int('LARDER_STORE_EXPIRY_SWEEP_SECONDS', 60) * 1000),
+    ocr: bool('LARDER_OCR', true),
+    ocrMaxPixels: Math.max(1, int('LARDER_OCR_MAX_PIXELS', 25_000_000)),
+    ocrTimeoutMs: Math.max(1000, int('LARDER_OCR_TIMEOUT_MS', 120_000)),
     llmUrl,
     llmApiKey: env.LARDER_LLM_API_KEY || null,
     llmModel,

@@ -18,11 +18,12 @@ import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
 import { ChunkIndex } from '@larder/chunk-index';
 import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { Embedder, Llm } from '@larder/ai';
+import { Embedder, Llm, Ocr } from '@larder/ai';
 import { OpenAiLlm } from '@larder/ai/http/openai.llm';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
+import { TesseractOcr } from '@larder/ai/local/tesseract.ocr';
 import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
 import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { ActivityStreamReactor } from '@larder/activity';
@@ -59,6 +60,8 @@ export interface Infrastructure {
   reranker: Reranker | null;
   /** The chat model behind LARDER_LLM_URL, or null when none is configured (answering then runs without one). */
   llm: Llm | null;
+  /** Reads images for ingestion (LARDER_OCR), or null when turned off: images then fail as unsupported. */
+  ocr: Ocr | null;
   /** The web store's providers (LARDER_WEB_SEARCH_PROVIDERS, LARDER_SEARXNG_URL, LARDER_BRAVE_API_KEY), or null when none is configured. */
   webSearch: WebSearch | null;
   signingSecret: string;
@@ -180,6 +183,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const llm = createLlm(config);
   if (llm && options.role !== 'cli') logger.log(`LLM ${llm.model} at ${llm.endpoint}`);
   const webSearch = createWebSearch(config);
+  // the tesseract worker thread starts with the first image and stops after a minute without one
+  const ocr = config.ocr ? new TesseractOcr({ timeoutMs: config.ocrTimeoutMs, idleMs: 60_000 }) : null;
   if (webSearch && options.role !== 'cli') logger.log(`web search providers: ${webSearch.providers.join(', ')}`);
 
   // the copy process manager waits on the stores read model, which the runner built below maintains
@@ -229,6 +234,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     reranker,
     llm,
     webSearch,
+    ocr,
     signingSecret: signingSecret(config),
     keyring,
     secretBox,
@@ -249,6 +255,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       await runner.stop();
       await embedder.close().catch(() => undefined);
       await reranker?.close().catch(() => undefined);
+      await ocr?.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);
       await bus.close().catch(() => undefined);
       await eventStore.close().catch(() => undefined);
