@@ -126,6 +126,17 @@ export interface LarderConfig {
   secretsPreviousKeys: string | null;
   /** Addresses, CIDRs or host names (each with an optional :port) that tenant-supplied URLs may reach although special-purpose. */
   outboundAllow: string[];
+  /** Trace export to trace destinations (README, Trace destinations). */
+  traceExport: {
+    /** One exchange with a destination (its check or one export), redirects included. */
+    timeoutMs: number;
+    pollMs: number;
+    concurrency: number;
+    batchSize: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    maxAttempts: number;
+  };
 }
 
 /**
@@ -306,5 +317,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     rerankerTimeoutMs: Math.max(1, int('LARDER_RERANKER_TIMEOUT_MS', 10_000)),
     rerankerMaxRetries: Math.min(5, int('LARDER_RERANKER_MAX_RETRIES', 2)),
     rerankerMaxBytes: Math.max(1024, int('LARDER_RERANKER_MAX_BYTES', 4 * 1024 * 1024)),
+    traceExport: {
+      timeoutMs: Math.max(100, int('LARDER_TRACE_EXPORT_TIMEOUT_MS', 10_000)),
+      pollMs: Math.max(10, int('LARDER_TRACE_EXPORT_POLL_MS', 1000)),
+      concurrency: Math.min(64, Math.max(1, int('LARDER_TRACE_EXPORT_CONCURRENCY', 4))),
+      batchSize: Math.min(500, Math.max(1, int('LARDER_TRACE_EXPORT_BATCH_SIZE', 20))),
+      retryBaseMs: Math.max(10, int('LARDER_TRACE_EXPORT_RETRY_BASE_MS', 1000)),
+      retryMaxMs: Math.max(10, int('LARDER_TRACE_EXPORT_RETRY_MAX_MS', 300_000)),
+      maxAttempts: Math.max(1, int('LARDER_TRACE_EXPORT_MAX_ATTEMPTS', 20)),
+    },
   };
 }

@@ -39,6 +39,9 @@ import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-inde
 import { OutboundPolicy } from '@larder/outbound';
 import { AesGcmSecretBox, EnvKeyringSource, FileKeyringSource, KeyringSource, SecretBox, SecretVault } from '@larder/secrets';
 import { PostgresSecretVault } from '@larder/secrets/postgres/postgres.secret-vault';
+import { TraceDeliveries, TraceDeliverySignal, TraceExportReactor } from '@larder/trace-destinations';
+import { PostgresTraceDeliveries } from '@larder/trace-destinations/postgres/postgres.trace-deliveries';
+import { TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { LarderConfig } from './config';
 
 export interface Infrastructure {
@@ -70,6 +73,10 @@ export interface Infrastructure {
   secretVault: SecretVault;
   /** Where tenant-supplied URLs may lead (LARDER_OUTBOUND_ALLOW). */
   outbound: OutboundPolicy;
+  /** The trace export queue (runs waiting per destination) and delivery outcomes. */
+  traceDeliveries: TraceDeliveries;
+  /** Wakes this process's delivery loop when its export reactor queued runs. */
+  traceDeliverySignal: TraceDeliverySignal;
   close(): Promise<void>;
 }
 
@@ -165,6 +172,9 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const secretVault = new PostgresSecretVault(pool, secretBox);
   await secretVault.setup();
   const outbound = new OutboundPolicy(config.outboundAllow);
+  const traceDeliveries = new PostgresTraceDeliveries(pool);
+  await traceDeliveries.setup();
+  const traceDeliverySignal = new TraceDeliverySignal();
 
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
@@ -188,6 +198,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
           new EventRelayReactor(bus, config.natsSubjectPrefix),
           new ActivityStreamReactor(eventStore),
           new StoreCopyReactor(eventStore, consistency, copySource, new SystemClock(), new RandomIdGenerator()),
+          new TraceExportReactor(eventStore, consistency, new TraceDestinationsReader(dataSource), traceDeliveries, secretVault, new SystemClock(), traceDeliverySignal),
         ];
   const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
@@ -229,6 +240,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     secretBox,
     secretVault,
     outbound,
+    traceDeliveries,
+    traceDeliverySignal,
     config,
     databaseUrl,
     embedded,
