@@ -33,6 +33,8 @@ export class StoresProjection implements Projection {
       retry_at timestamptz, chunks_key text, vectors_key text, model text, chunk_count int NOT NULL DEFAULT 0,
       usage_tokens bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
       revision bigint NOT NULL, PRIMARY KEY (store_id, file_id))`);
+    // added after the first release: rows of earlier events have none (= the strategy's chunk size)
+    await m.query(`ALTER TABLE ${F} ADD COLUMN IF NOT EXISTS max_chunk_size int`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_store_created ON ${F} (store_id, created_at DESC, file_id DESC)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_file ON ${F} (organization_id, file_id)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_due ON ${F} (status, created_at) WHERE status IN ('pending', 'in_progress')`);
@@ -112,11 +114,11 @@ export class StoresProjection implements Projection {
         const copied = d.copiedFrom ?? null;
         await m.query(
           `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
-              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22)
+              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, max_chunk_size)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23)
            ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
               bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
-              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, contextualization = EXCLUDED.contextualization,
+              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, contextualization = EXCLUDED.contextualization, max_chunk_size = EXCLUDED.max_chunk_size,
               status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
               chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
               usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
@@ -144,6 +146,7 @@ export class StoresProjection implements Projection {
             copied?.usageTokens ?? 0,
             d.at,
             rev,
+            d.maxChunkSize ?? null,
           ],
         );
         await touch(m, d.storeId, d.at);

@@ -135,6 +135,13 @@ export interface StoreQuestionAnswered {
     agentic: boolean;
     tokenUsage: TokenUsage;
     web?: WebSearchRecorded;
+    /**
+     * When the run started, and its steps in order: the retrieval (`store_search`, or an agentic
+     * search's tool calls and planner turns) and the answer's model turn (`generation`, with its
+     * usage). Recorded since trace export; absent in older events.
+     */
+    startedAt?: string;
+    toolCalls?: AgenticToolCallRecorded[];
   };
 }
 

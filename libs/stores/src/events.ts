@@ -103,6 +103,8 @@ export interface StoreFileAdded {
     metadata: unknown;
     externalId: string | null;
     parsingStrategy: ParsingStrategy;
+    /** `config.max_chunk_size` (tokens) when the file set one; absent in events of earlier releases (= the strategy's size). */
+    maxChunkSize?: number | null;
     contextualization: StoreConfigData['contextualization'];
     /** Set when the chunks come from another store (copy): nothing is parsed or embedded. */
     copiedFrom?: { storeId: string; chunksKey: string; vectorsKey: string | null; model: string | null; chunkCount: number; usageTokens: number } | null;

@@ -26,6 +26,7 @@ export type StoreFileCommand =
       metadata: unknown;
       externalId: string | null;
       parsingStrategy: ParsingStrategy;
+      maxChunkSize?: number | null;
       contextualization: StoreConfigData['contextualization'];
       copiedFrom?: StoreFileAdded['data']['copiedFrom'];
       now: Date;

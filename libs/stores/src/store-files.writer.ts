@@ -7,6 +7,7 @@ import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file
 import { storeExternalIdDecider, ClaimStoreExternalId } from './store-external-id.aggregate';
 import { storeExternalIdStream, storeFileStream } from './streams';
 import { ParsingStrategy } from './events';
+import { embedsMetadata } from '@larder/ingestion/embedding-context';
 
 export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 
@@ -35,6 +36,7 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
     metadata: s.metadata,
     externalId: a.externalId,
     parsingStrategy: a.parsingStrategy,
+    maxChunkSize: a.maxChunkSize ?? null,
     contextualization: a.contextualization,
     status: s.status ?? 'pending',
     lastError: before?.lastError ?? null,
@@ -55,8 +57,8 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
 export interface AddStoreFileInput {
   file_id: string;
   metadata?: unknown;
-  config?: { parsing_strategy?: ParsingStrategy } | null;
-  experimental?: { parsing_strategy?: ParsingStrategy } | null;
+  config?: { parsing_strategy?: ParsingStrategy; max_chunk_size?: number | null } | null;
+  experimental?: { parsing_strategy?: ParsingStrategy; max_chunk_size?: number | null } | null;
   external_id?: string | null;
   overwrite?: boolean;
 }
@@ -130,18 +132,26 @@ export class StoreFilesWriter implements FileReferences {
     const file = await this.uploader.find(organizationId, input.file_id);
     if (!file) throw new NotFoundError(`File ${input.file_id} not found`);
     const strategy: ParsingStrategy = input.experimental?.parsing_strategy ?? input.config?.parsing_strategy ?? 'fast';
+    const maxChunkSize = input.experimental?.max_chunk_size ?? input.config?.max_chunk_size ?? null;
     const externalId = input.external_id ?? null;
     // the store file's own stream, not the read model (which may lag), says whether it is there
     const existing = await this.stateOf(s.id, file.id);
     if (existing.present && existing.added) {
       // Upsert: the same content and options only update metadata; anything else re-ingests.
       const a = existing.added;
-      const same = a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && a.externalId === externalId;
+      const same = a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && (a.maxChunkSize ?? null) === maxChunkSize && a.externalId === externalId;
       const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
         if (input.metadata === undefined) return before ?? storeFileRowFromState(existing, null)!;
         const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor);
-        return this.answer(organizationId, s.id, file.id, r, before);
+        const again = await this.reembedForMetadata(
+          organizationId,
+          actor,
+          { storeId: s.id, fileId: file.id, filename: a.filename, externalId, contextualization: a.contextualization },
+          existing.metadata,
+          input.metadata,
+        );
+        return this.answer(organizationId, s.id, file.id, again ?? r, before);
       }
       await this.removeSuperseded(organizationId, s.id, file.id, actor);
     }
@@ -177,6 +187,7 @@ export class StoreFilesWriter implements FileReferences {
         metadata: input.metadata ?? null,
         externalId,
         parsingStrategy: strategy,
+        maxChunkSize,
         contextualization: s.config.contextualization as boolean,
       },
       actor,
@@ -230,7 +241,27 @@ export class StoreFilesWriter implements FileReferences {
     const f = await this.reader.get(organizationId, s.id, fileIdentifier);
     if (!f) throw new NotFoundError(`File ${fileIdentifier} not found in store ${storeIdentifier}`);
     const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: f.fileId, metadata: metadata ?? null }, actor);
-    return this.answer(organizationId, s.id, f.fileId, r, f);
+    const again = await this.reembedForMetadata(organizationId, actor, f, f.metadata, metadata ?? null);
+    return this.answer(organizationId, s.id, f.fileId, again ?? r, f);
+  }
+
+  /**
+   * A store whose contextualization embeds file metadata (`with_metadata`, or `true`) embeds a file
+   * again when its metadata changes: the file gets a new generation and goes through ingestion (its
+   * chunks artifact is reused; only the vectors are computed anew), billed like any ingestion.
+   */
+  private async reembedForMetadata(
+    organizationId: string,
+    actor: string,
+    f: { storeId: string; fileId: string; filename: string; externalId: string | null; contextualization: unknown },
+    before: unknown,
+    after: unknown,
+  ): Promise<(CommandResult<StoreFileState> & { settled: boolean }) | null> {
+    if (!embedsMetadata(f.contextualization) || JSON.stringify(before ?? null) === JSON.stringify(after ?? null)) return null;
+    return this.decide(
+      { type: 'ReingestStoreFile', storeId: f.storeId, organizationId, fileId: f.fileId, filename: f.filename, externalId: f.externalId, metadata: after ?? null, billable: true },
+      actor,
+    );
   }
 
   async remove(organizationId: string, actor: string, storeIdentifier: string, fileIdentifier: string): Promise<{ id: string; deleted: true; object: 'store.file' }> {

@@ -43,9 +43,9 @@ export function toStoreFileResponse(r: StoreFileRow, contentUrl: string | null, 
     version: r.fileVersion,
     usage_bytes: r.bytes,
     usage_tokens: r.usageTokens,
-    config: { parsing_strategy: r.parsingStrategy },
+    config: { parsing_strategy: r.parsingStrategy, ...(r.maxChunkSize ? { max_chunk_size: r.maxChunkSize } : {}) },
     object: 'store.file' as const,
-    ...(chunks ? { chunks: chunks.map(toChunkResponse) } : {}),
+    ...(chunks ? { chunks: chunks.map((ch) => toChunkResponse(ch, contentUrl)) } : {}),
     content_url: contentUrl,
   };
 }
