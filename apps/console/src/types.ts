@@ -38,10 +38,17 @@ export interface Chunk {
   chunk_index: number;
   mime_type?: string;
   text?: string | null;
+  /** image_url chunks: the text OCR read; audio and video: the transcription. */
+  ocr_text?: string | null;
+  transcription?: string | null;
+  summary?: string | null;
   offset?: number;
   generated_metadata?: Record<string, unknown> | null;
   model?: string | null;
 }
+
+/** The readable text of a chunk of any type (text, OCR text of an image, transcription, summary). */
+export const chunkText = (c: Chunk): string => c.text ?? c.ocr_text ?? c.transcription ?? c.summary ?? '';
 
 export interface StoreFile {
   id: string;

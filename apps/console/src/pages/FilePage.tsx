@@ -4,7 +4,7 @@ import { seg } from '../api';
 import { useApi } from '../session';
 import { useLoad } from '../hooks';
 import { bytes, count, dateTime, json, parseJsonField } from '../format';
-import type { Chunk, Store, StoreFile } from '../types';
+import { chunkText, type Chunk, type Store, type StoreFile } from '../types';
 import { ErrorBox } from '../components/ErrorBox';
 import { Confirm } from '../components/Dialog';
 import { Loading, StatusBadge } from '../components/bits';
@@ -96,7 +96,7 @@ export function FilePage() {
               Remove from store
             </button>
           </div>
-          <MetadataEditor key={`${f.id}|${JSON.stringify(f.metadata ?? null)}`} storeId={storeId} file={f} onSaved={file.reload} />
+          <MetadataEditor key={f.id} storeId={storeId} file={f} onSaved={file.reload} />
           <h2>Chunks</h2>
           {f.chunks && f.chunks.length ? (
             <ol className="chunks" aria-label="Chunks">
@@ -185,7 +185,7 @@ function chunkPlace(c: Chunk): { headings: string; page: string | null } {
 
 function ChunkView({ chunk, open }: { chunk: Chunk; open: boolean }) {
   const { headings, page } = chunkPlace(chunk);
-  const text = chunk.text ?? '';
+  const text = chunkText(chunk);
   return (
     <li id={`chunk-${chunk.chunk_index}`}>
       <details open={open}>

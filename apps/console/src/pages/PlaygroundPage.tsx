@@ -4,7 +4,7 @@ import { apiError, parseServerTiming, readEvents } from '../api';
 import { useApi } from '../session';
 import { useLoad } from '../hooks';
 import { json, parseJsonField } from '../format';
-import type { CursorList, ScoredChunk, Store } from '../types';
+import { chunkText, type CursorList, type ScoredChunk, type Store } from '../types';
 import { ErrorBox } from '../components/ErrorBox';
 import { Loading } from '../components/bits';
 import { grepTerms, highlight, queryTerms } from '../highlight';
@@ -264,7 +264,7 @@ function Results({ outcome, storeNames }: { outcome: Outcome; storeNames: Map<st
       {outcome.results.length === 0 ? <p>Nothing matched.</p> : null}
       <ol className="results">
         {outcome.results.map((r, i) => {
-          const { nodes } = highlight(r.text ?? '', outcome.marker);
+          const { nodes } = highlight(chunkText(r), outcome.marker);
           return (
             <li key={`${r.file_id}:${r.chunk_index}:${i}`} className="result">
               <div className="result-head">
