@@ -208,6 +208,7 @@ if (!existsSync(CHROMIUM)) {
       await page.getByRole('button', { name: 'Grep', exact: true }).click();
       await page.locator('.result .filename').filter({ hasText: 'cherries.txt' }).waitFor();
       expect(await page.locator('.result').first().locator('mark').allTextContents()).toEqual(['brandy', 'brandy']);
+      await page.locator('tr[data-step="grep"]').waitFor();
 
       await page.getByRole('radio', { name: 'Search' }).check();
       await page.getByRole('checkbox', { name: 'Stream' }).check();
