@@ -54,37 +54,39 @@ export function StackedBars({
           </ResponsiveContainer>
         </div>
       )}
-      <details>
-        <summary>Data table</summary>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{xKey}</th>
-                {series.map((s) => (
-                  <th scope="col" key={s.key}>
-                    {s.label}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {rows
-                .filter((r) => series.some((s) => Number(r[s.key] ?? 0) !== 0))
-                .map((r) => (
-                  <tr key={String(r[xKey])}>
-                    <th scope="row">{r[xKey]}</th>
-                    {series.map((s) => (
-                      <td key={s.key} className="num">
-                        {format(Number(r[s.key] ?? 0))}
-                      </td>
-                    ))}
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </div>
-      </details>
+      {total === 0 ? null : (
+        <details>
+          <summary>Data table</summary>
+          <div className="table-wrap">
+            <table>
+              <thead>
+                <tr>
+                  <th scope="col">{xKey}</th>
+                  {series.map((s) => (
+                    <th scope="col" key={s.key}>
+                      {s.label}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {rows
+                  .filter((r) => series.some((s) => Number(r[s.key] ?? 0) !== 0))
+                  .map((r) => (
+                    <tr key={String(r[xKey])}>
+                      <th scope="row">{r[xKey]}</th>
+                      {series.map((s) => (
+                        <td key={s.key} className="num">
+                          {format(Number(r[s.key] ?? 0))}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      )}
     </figure>
   );
 }
