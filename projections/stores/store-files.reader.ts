@@ -18,6 +18,8 @@ export interface StoreFileRow {
   metadata: unknown;
   externalId: string | null;
   parsingStrategy: 'fast' | 'high_quality';
+  /** A chunk size overriding the parsing strategy's (OpenAI's static `chunking_strategy`); null: the strategy's. */
+  chunking: { maxTokens: number; overlapTokens: number } | null;
   contextualization: unknown;
   status: 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
   lastError: { message: string; code: string } | null;
@@ -49,6 +51,7 @@ const toRow = (r: Raw): StoreFileRow => ({
   metadata: r.metadata ?? null,
   externalId: (r.external_id as string) ?? null,
   parsingStrategy: r.parsing_strategy as StoreFileRow['parsingStrategy'],
+  chunking: (r.chunking as StoreFileRow['chunking']) ?? null,
   contextualization: r.contextualization,
   status: r.status as StoreFileRow['status'],
   lastError: (r.last_error as StoreFileRow['lastError']) ?? null,

@@ -10,11 +10,13 @@ export interface StoreRow {
   id: string;
   organizationId: string;
   name: string;
+  /** Free text (OpenAI's vector store name), not unique; null: none (OpenAI shows `name`). */
+  displayName: string | null;
   description: string | null;
   isPublic: boolean;
   license: string | null;
   metadata: unknown;
-  config: { contextualization: boolean | Record<string, unknown>; save_content: boolean; lsf?: unknown };
+  config: { contextualization: boolean | Record<string, unknown>; save_content: boolean; lsf?: unknown; chunking?: { maxTokens: number; overlapTokens: number } | null };
   expiresAfter: { anchor: 'last_active_at'; days: number } | null;
   status: string;
   copyState: { role: string; status: string; peer_store_id: string; started_at: string; error: string | null } | null;
@@ -42,6 +44,7 @@ const toRow = (r: Raw): StoreRow => ({
   id: r.id as string,
   organizationId: r.organization_id as string,
   name: r.name as string,
+  displayName: (r.display_name as string) ?? null,
   description: (r.description as string) ?? null,
   isPublic: r.is_public as boolean,
   license: (r.license as string) ?? null,

@@ -92,9 +92,27 @@ function cleanPdf(blocks: Block[]): Block[] {
   return out;
 }
 
-/** Packs a parsed document into chunks under the mode's token budget, respecting block boundaries. */
-export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string): Chunk[] {
-  const { maxTokens, overlapTokens } = CHUNKING[mode];
+/** A chunk size chosen by the caller instead of the mode's (OpenAI's static `chunking_strategy`). */
+export interface ChunkSizes {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+/**
+ * The artifact key's strategy part: the mode alone for its own sizes (so existing artifacts stay
+ * valid), the mode and the sizes otherwise.
+ */
+export function chunkingKey(mode: ChunkingMode, sizes?: ChunkSizes | null): string {
+  if (!sizes || (sizes.maxTokens === CHUNKING[mode].maxTokens && sizes.overlapTokens === CHUNKING[mode].overlapTokens)) return mode;
+  return `${mode}:${sizes.maxTokens}:${sizes.overlapTokens}`;
+}
+
+/**
+ * Packs a parsed document into chunks under the token budget (the mode's, or `sizes`), respecting
+ * block boundaries. The mode still decides how blocks are cut (sentences or lines) and what is embedded.
+ */
+export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string, sizes?: ChunkSizes | null): Chunk[] {
+  const { maxTokens, overlapTokens } = sizes ?? CHUNKING[mode];
   const prefix = doc.chunkPrefix ? `${doc.chunkPrefix}\n` : '';
   const budget = Math.max(32, maxTokens - estimateTokens(prefix));
   const blocks = mode === 'high_quality' && doc.kind === 'pdf' ? cleanPdf(doc.blocks) : doc.blocks;

@@ -6,7 +6,7 @@ import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
 import { storeExternalIdDecider, ClaimStoreExternalId } from './store-external-id.aggregate';
 import { storeExternalIdStream, storeFileStream } from './streams';
-import { ParsingStrategy } from './events';
+import { ChunkingData, ParsingStrategy } from './events';
 
 export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 
@@ -35,6 +35,7 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
     metadata: s.metadata,
     externalId: a.externalId,
     parsingStrategy: a.parsingStrategy,
+    chunking: a.chunking ?? null,
     contextualization: a.contextualization,
     status: s.status ?? 'pending',
     lastError: before?.lastError ?? null,
@@ -59,7 +60,11 @@ export interface AddStoreFileInput {
   experimental?: { parsing_strategy?: ParsingStrategy } | null;
   external_id?: string | null;
   overwrite?: boolean;
+  /** A chunk size for this file (OpenAI's static `chunking_strategy`); absent: the store's, else the parsing strategy's. */
+  chunking?: ChunkingData | null;
 }
+
+const sameChunking = (a: ChunkingData | null | undefined, b: ChunkingData | null) => (a ?? null) === b || (!!a && !!b && a.maxTokens === b.maxTokens && a.overlapTokens === b.overlapTokens);
 
 /** Store files: attach, metadata, remove; the ingestion worker records its progress through `decide`. */
 @Injectable()
@@ -123,7 +128,8 @@ export class StoreFilesWriter implements FileReferences {
     return f;
   }
 
-  async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput): Promise<StoreFileRow> {
+  /** Attaches a file. `wait: false` answers from the decided state without waiting for the read models (a batch waits once, for its last file). */
+  async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput, wait = true): Promise<StoreFileRow> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     this.assertWritable(s);
     // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet
@@ -131,16 +137,24 @@ export class StoreFilesWriter implements FileReferences {
     if (!file) throw new NotFoundError(`File ${input.file_id} not found`);
     const strategy: ParsingStrategy = input.experimental?.parsing_strategy ?? input.config?.parsing_strategy ?? 'fast';
     const externalId = input.external_id ?? null;
+    const chunking = input.chunking ?? s.config.chunking ?? null;
     // the store file's own stream, not the read model (which may lag), says whether it is there
     const existing = await this.stateOf(s.id, file.id);
     if (existing.present && existing.added) {
       // Upsert: the same content and options only update metadata; anything else re-ingests.
       const a = existing.added;
-      const same = a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && a.externalId === externalId;
+      // a cancelled ingestion is never "the same": attaching the file again ingests it
+      const same =
+        a.fileVersion === file.version &&
+        a.sha256 === file.sha256 &&
+        a.parsingStrategy === strategy &&
+        sameChunking(a.chunking, chunking) &&
+        a.externalId === externalId &&
+        existing.status !== 'cancelled';
       const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
         if (input.metadata === undefined) return before ?? storeFileRowFromState(existing, null)!;
-        const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor);
+        const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor, wait);
         return this.answer(organizationId, s.id, file.id, r, before);
       }
       await this.removeSuperseded(organizationId, s.id, file.id, actor);
@@ -177,9 +191,11 @@ export class StoreFilesWriter implements FileReferences {
         metadata: input.metadata ?? null,
         externalId,
         parsingStrategy: strategy,
+        chunking,
         contextualization: s.config.contextualization as boolean,
       },
       actor,
+      wait,
     );
     // Stored: from here on nothing may turn this into an error.
     if (externalId) await this.dropIfSuperseded(organizationId, s.id, externalId, file.id, actor);
@@ -240,6 +256,21 @@ export class StoreFilesWriter implements FileReferences {
     if (!f) throw new NotFoundError(`File ${fileIdentifier} not found in store ${storeIdentifier}`);
     await this.decide({ type: 'RemoveStoreFile', storeId: s.id, organizationId, fileId: f.fileId, reason: 'deleted' }, actor);
     return { id: f.fileId, deleted: true, object: 'store.file' };
+  }
+
+  /**
+   * Cancels a store file's ingestion if it is still waiting or running (a file batch's cancel): it
+   * stays in the store as `cancelled`. Answers the position of the cancel, or null when there was
+   * nothing to cancel (finished, or gone).
+   */
+  async cancel(organizationId: string, actor: string, storeId: string, fileId: string): Promise<CommandResult<StoreFileState>['position'] | null> {
+    try {
+      const r = await this.decide({ type: 'CancelStoreFileIngestion', storeId, organizationId, fileId }, actor, false);
+      return r.events.length ? r.position : null;
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
   }
 
   /** FileReferences: the Files API deletes a file only after every store has dropped it. */

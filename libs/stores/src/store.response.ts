@@ -4,6 +4,9 @@ import { IndexedChunk, toChunkResponse } from '@larder/chunk-index';
 
 /** `Store` (§12.2). */
 export function toStoreResponse(r: StoreRow) {
+  // a chunk size chosen through the OpenAI API is not part of Mixedbread's store config
+  const { chunking: _chunking, ...config } = r.config;
+  void _chunking;
   const expiresAt = r.expiresAfter ? new Date(r.lastActiveAt.getTime() + r.expiresAfter.days * 86_400_000).toISOString() : null;
   return {
     id: r.id,
@@ -12,7 +15,7 @@ export function toStoreResponse(r: StoreRow) {
     is_public: r.isPublic,
     license: r.license,
     metadata: r.metadata,
-    config: r.config,
+    config,
     bucket_id: null,
     file_counts: r.fileCounts,
     expires_after: r.expiresAfter,

@@ -3,7 +3,7 @@ import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
 import { EMBEDDER, Embedder, EmbeddingError } from '@larder/ai';
-import { chunkDocument, parseFile, PARSER_VERSION, ParseError, UnsupportedFileError } from '@larder/ingestion';
+import { chunkDocument, chunkingKey, parseFile, PARSER_VERSION, ParseError, UnsupportedFileError } from '@larder/ingestion';
 import { chunksArtifactKey, readChunksArtifact, vectorsArtifactKey, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFilesWriter } from '../store-files.writer';
@@ -112,8 +112,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     const t0 = Date.now();
     try {
       const deadline = AbortSignal.timeout(this.config.attemptTimeoutMs);
-      // 1. parse and chunk (once per content, strategy and parser version)
-      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, row.parsingStrategy, PARSER_VERSION);
+      // 1. parse and chunk (once per content, strategy, chunk size and parser version)
+      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
       let artifact: ChunksArtifact;
       if ((await this.blobs.size(chunksKey)) !== null) {
         artifact = await readChunksArtifact(this.blobs, chunksKey);
@@ -123,7 +123,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           if (err instanceof UnsupportedFileError || err instanceof ParseError) throw new PermanentFailure(err.message, err.code);
           throw new PermanentFailure(`Could not parse ${row.filename}: ${err.message}`, 'parse_error');
         });
-        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename);
+        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename, row.chunking);
         artifact = {
           format: 1,
           chunks: chunks.map((c) => ({
