@@ -28,9 +28,9 @@ export class UploadFileHttpController {
   @RequireScope({ method: 'create', resourceType: 'file' })
   async upload(@CurrentPrincipal() p: Principal, @Req() req: Request): Promise<FileObjectResponse> {
     const { result } = await readMultipart(req, async (f, fields) => {
-      const purpose = fields.then(purposeOf);
-      purpose.catch(() => undefined); // awaited by the handler once the content is stored; never an unhandled rejection
-      const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream, purpose));
+      const asked = fields.then(purposeOf);
+      asked.catch(() => undefined); // awaited by the handler once the content is stored; never an unhandled rejection
+      const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream, asked));
       const { id, filename, bytes, mime_type, version, created_at, updated_at, object, purpose, status } = uploaded;
       return { id, filename, bytes, mime_type, version, created_at, updated_at, object, purpose, status };
     });
