@@ -115,7 +115,12 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
         { file_id: kimchi.id, attributes: { cuisine: 'ferment', year: 2022 } },
       ],
     });
-    expect(batch).toMatchObject({ object: 'vector_store.files_batch', vector_store_id: bakery.id, status: 'completed', file_counts: { in_progress: 0, completed: 2, failed: 0, cancelled: 0, total: 2 } });
+    expect(batch).toMatchObject({
+      object: 'vector_store.files_batch',
+      vector_store_id: bakery.id,
+      status: 'completed',
+      file_counts: { in_progress: 0, completed: 2, failed: 0, cancelled: 0, total: 2 },
+    });
     const inBatch = await openai.vectorStores.fileBatches.listFiles(batch.id, { vector_store_id: bakery.id });
     expect(inBatch.data.map((f) => f.id).sort()).toEqual([rye.id, kimchi.id].sort());
     expect((await openai.vectorStores.fileBatches.retrieve(batch.id, { vector_store_id: bakery.id })).status).toBe('completed');
@@ -141,12 +146,24 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
 
     const older = await openai.vectorStores.search(bakery.id, {
       query: 'rye',
-      filters: { type: 'and', filters: [{ key: 'cuisine', type: 'eq', value: 'bread' }, { key: 'year', type: 'lt', value: 2020 }] },
+      filters: {
+        type: 'and',
+        filters: [
+          { key: 'cuisine', type: 'eq', value: 'bread' },
+          { key: 'year', type: 'lt', value: 2020 },
+        ],
+      },
     });
     expect(new Set(older.data.map((r) => r.filename))).toEqual(new Set(['rye.md']));
     const either = await openai.vectorStores.search(bakery.id, {
       query: 'cabbage starter loaf',
-      filters: { type: 'or', filters: [{ key: 'cuisine', type: 'in', value: ['ferment'] }, { key: 'year', type: 'gte', value: 2021 }] },
+      filters: {
+        type: 'or',
+        filters: [
+          { key: 'cuisine', type: 'in', value: ['ferment'] },
+          { key: 'year', type: 'gte', value: 2021 },
+        ],
+      },
     });
     expect(new Set(either.data.map((r) => r.filename))).toEqual(new Set(['kimchi.md', 'starter.md']));
     const notBread = await openai.vectorStores.search(bakery.id, { query: 'cabbage starter loaf', filters: { key: 'cuisine', type: 'ne', value: 'bread' } });
@@ -155,7 +172,14 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
     expect(high.data.every((r) => r.score >= 0.99)).toBe(true);
     await expect(openai.vectorStores.search(bakery.id, { query: 'x', filters: { key: 'year', type: 'between' as any, value: 1 } })).rejects.toMatchObject({ status: 422 });
 
-    const viaMixedbread = await mxb.stores.search({ query: 'rye', store_identifiers: [bakery.id], filters: [{ key: 'cuisine', operator: 'eq', value: 'bread' }, { key: 'year', operator: 'lt', value: 2020 }] });
+    const viaMixedbread = await mxb.stores.search({
+      query: 'rye',
+      store_identifiers: [bakery.id],
+      filters: [
+        { key: 'cuisine', operator: 'eq', value: 'bread' },
+        { key: 'year', operator: 'lt', value: 2020 },
+      ],
+    });
     expect(new Set(viaMixedbread.data.map((c: any) => c.file_id))).toEqual(new Set(older.data.map((r) => r.file_id)));
     // one store, one activity: every search of both APIs is a search event of the store
     let events: any[] = [];
@@ -196,9 +220,9 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
     const bigger = (await mxb.stores.files.retrieve(defaults.id, { store_identifier: bakery.id, return_chunks: true })).chunks as any[];
     expect(chunks.length).toBeGreaterThan(bigger.length);
     for (const c of chunks) expect(estimateTokens(c.text)).toBeLessThanOrEqual(100);
-    await expect(
-      openai.vectorStores.create({ name: 'bad', chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 80 } } }),
-    ).rejects.toMatchObject({ status: 422 });
+    await expect(openai.vectorStores.create({ name: 'bad', chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 80 } } })).rejects.toMatchObject({
+      status: 422,
+    });
     await openai.vectorStores.delete(small.id);
   });
 

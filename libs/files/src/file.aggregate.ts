@@ -84,7 +84,19 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
       return [
         {
           type: 'FileUploaded',
-          data: { fileId: c.fileId, organizationId: c.organizationId, filename, mimeType, bytes, sha256, blobKey, version: 1, at, ...(c.uploadId ? { uploadId: c.uploadId } : {}), ...(c.purpose ? { purpose: c.purpose } : {}) },
+          data: {
+            fileId: c.fileId,
+            organizationId: c.organizationId,
+            filename,
+            mimeType,
+            bytes,
+            sha256,
+            blobKey,
+            version: 1,
+            at,
+            ...(c.uploadId ? { uploadId: c.uploadId } : {}),
+            ...(c.purpose ? { purpose: c.purpose } : {}),
+          },
         },
       ];
     }

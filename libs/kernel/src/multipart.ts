@@ -19,10 +19,7 @@ const missing = (msg: string) => new ValidationFailedError([{ loc: ['body', 'fil
  * settled once the whole body is read: fields may come after the file (the openai client sends
  * `purpose` after `file`), so a consumer that needs them reads the file part first, then awaits them.
  */
-export function readMultipart<T>(
-  req: Request,
-  consume: (file: IncomingFile, fields: Promise<Record<string, string>>) => Promise<T>,
-): Promise<{ result: T; fields: Record<string, string> }> {
+export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fields: Promise<Record<string, string>>) => Promise<T>): Promise<{ result: T; fields: Record<string, string> }> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {

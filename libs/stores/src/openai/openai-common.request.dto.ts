@@ -30,9 +30,21 @@ export const attributesProblem = (v: unknown) =>
   mapProblem(v, 'attributes', (x) => shortString(x) || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)), `a string of at most ${MAX_VALUE} characters, a number or a boolean`);
 
 /** `metadata`: up to 16 keys of 64 characters, string values of 512; null clears it. */
-export const IsOpenAiMetadata = () => Check('openAiMetadata', 'value_error', (v) => metadataProblem(v) ?? '', (v) => metadataProblem(v) === null);
+export const IsOpenAiMetadata = () =>
+  Check(
+    'openAiMetadata',
+    'value_error',
+    (v) => metadataProblem(v) ?? '',
+    (v) => metadataProblem(v) === null,
+  );
 /** `attributes`: up to 16 keys of 64 characters, values strings of 512, numbers or booleans; null clears them. */
-export const IsAttributes = () => Check('attributes', 'value_error', (v) => attributesProblem(v) ?? '', (v) => attributesProblem(v) === null);
+export const IsAttributes = () =>
+  Check(
+    'attributes',
+    'value_error',
+    (v) => attributesProblem(v) ?? '',
+    (v) => attributesProblem(v) === null,
+  );
 
 /** OpenAI's bounds for a static chunking strategy. */
 export const MIN_CHUNK_TOKENS = 100;
@@ -54,7 +66,13 @@ export function chunkingProblem(v: unknown): string | null {
   if (overlap > max / 2) return 'chunking_strategy.static.chunk_overlap_tokens must not exceed half of max_chunk_size_tokens';
   return null;
 }
-export const IsChunkingStrategy = () => Check('chunkingStrategy', 'value_error', (v) => chunkingProblem(v) ?? '', (v) => chunkingProblem(v) === null);
+export const IsChunkingStrategy = () =>
+  Check(
+    'chunkingStrategy',
+    'value_error',
+    (v) => chunkingProblem(v) ?? '',
+    (v) => chunkingProblem(v) === null,
+  );
 
 /** A validated `chunking_strategy` as a chunk size: `static` gives one; `auto` or absent none (the parsing strategy's). */
 export function chunkingOf(v: unknown): ChunkingData | null {

@@ -64,7 +64,11 @@ export class SearchVectorStoreHandler implements IQueryHandler<SearchVectorStore
         temperature: 0,
         maxTokens: 256,
       });
-      const rewritten = (r.message.content ?? '').trim().split('\n')[0].replace(/^["'“”]+|["'“”]+$/g, '').trim();
+      const rewritten = (r.message.content ?? '')
+        .trim()
+        .split('\n')[0]
+        .replace(/^["'“”]+|["'“”]+$/g, '')
+        .trim();
       rewrite = {
         from: text,
         model: r.model,

@@ -19,7 +19,11 @@ export class ListVectorStoreFilesHandler implements IQueryHandler<ListVectorStor
     const s = await this.storeFiles.resolveStore(organizationId, vectorStoreId);
     const fileIds = batchId ? (await this.batches.get(organizationId, s.id, batchId)).fileIds : null;
     const query = { statuses: status ? larderStatuses(status) : null, fileIds };
-    const page = await paginateByIdCursor<StoreFileRow>(paging, (f) => f.fileId, (q) => this.reader.pageById(s.id, query, q));
+    const page = await paginateByIdCursor<StoreFileRow>(
+      paging,
+      (f) => f.fileId,
+      (q) => this.reader.pageById(s.id, query, q),
+    );
     return { ...page, data: page.data.map(toVectorStoreFile) };
   }
 }

@@ -10,7 +10,11 @@ export class ListVectorStoresHandler implements IQueryHandler<ListVectorStoresQu
   constructor(private readonly reader: StoresReader) {}
 
   async execute({ organizationId, paging }: ListVectorStoresQuery): Promise<IdCursorPage<VectorStoreResponse>> {
-    const page = await paginateByIdCursor<StoreRow>(paging, (s) => s.id, (q) => this.reader.pageById(organizationId, q));
+    const page = await paginateByIdCursor<StoreRow>(
+      paging,
+      (s) => s.id,
+      (q) => this.reader.pageById(organizationId, q),
+    );
     return { ...page, data: page.data.map(toVectorStore) };
   }
 }
