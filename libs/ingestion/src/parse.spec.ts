@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { chunkDocument, CHUNKING } from './chunker';
+import { chunkDocument, CHUNKING, chunkingKey } from './chunker';
 import { estimateTokens, ParseError, UnsupportedFileError } from './document';
 import { parseFile, parserFor } from './parse';
 
@@ -131,5 +131,22 @@ describe('parsers and chunker on the committed fixtures', () => {
       expect(chunks[1].text).toContain(tail.slice(tail.indexOf(' ') + 1));
     }
     expect(chunkDocument(doc, 'high_quality', 'long.txt').length).toBeGreaterThan(chunkDocument(doc, 'fast', 'long.txt').length);
+  });
+
+  it('a chosen chunk size (OpenAI static chunking) replaces the mode’s budget and overlap; the artifact key tells them apart', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}. ` + 'Dried apricots keep their colour when they are sulphured first. '.repeat(5)).join('\n\n');
+    const doc = await parseFile(Buffer.from(text), 'long.txt', 'text/plain');
+    const small = chunkDocument(doc, 'fast', 'long.txt', { maxTokens: 100, overlapTokens: 0 });
+    for (const c of small) expect(estimateTokens(c.text)).toBeLessThanOrEqual(100);
+    expect(small.length).toBeGreaterThan(chunkDocument(doc, 'fast', 'long.txt').length);
+    // overlap is carried where the budget leaves room for it: short paragraphs here
+    const short = await parseFile(Buffer.from(Array.from({ length: 60 }, (_, i) => `Jar ${i} holds apricots in light syrup.`).join('\n\n')), 'jars.txt', 'text/plain');
+    const apart = chunkDocument(short, 'fast', 'jars.txt', { maxTokens: 100, overlapTokens: 0 });
+    const overlapping = chunkDocument(short, 'fast', 'jars.txt', { maxTokens: 100, overlapTokens: 50 });
+    expect(overlapping.length).toBeGreaterThan(apart.length);
+    expect(overlapping[1].text).toContain(overlapping[0].text.split('\n\n').pop());
+    expect(chunkingKey('fast')).toBe('fast');
+    expect(chunkingKey('fast', CHUNKING.fast)).toBe('fast'); // the mode's own sizes reuse its artifacts
+    expect(chunkingKey('fast', { maxTokens: 100, overlapTokens: 50 })).toBe('fast:100:50');
   });
 });
