@@ -193,7 +193,7 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
   it('rewrite_query asks the configured model, searches its rewrite, records it on the search event and meters its tokens', async () => {
     double.reply({ content: 'kimchi cabbage paste', usage: { prompt_tokens: 40, completion_tokens: 4 } });
     const page = await openai.vectorStores.search(bakery.id, { query: 'umm what was that spicy korean cabbage thing again??', rewrite_query: true });
-    expect((page.body as any).search_query).toEqual(['kimchi cabbage paste']); // the page as sent
+    expect((page as unknown as { body: { search_query: string[] } }).body.search_query).toEqual(['kimchi cabbage paste']); // the page as sent
     expect(page.data[0].filename).toBe('kimchi.md');
     const asked = double.requests[double.requests.length - 1].body;
     expect(asked.messages[asked.messages.length - 1]).toMatchObject({ role: 'user', content: 'umm what was that spicy korean cabbage thing again??' });
