@@ -54,11 +54,11 @@ describe('store decider', () => {
     it('keeps a free-text display name beside the identifier, and writes it only when there is one', () => {
       const named: StoreEvent = { ...created, data: { ...(created.data as object), displayName: 'Sourdough Notes' } } as StoreEvent;
       const { state } = given(storeDecider)
-        .when({ ...(create), displayName: 'Sourdough Notes' })
+        .when({ ...create, displayName: 'Sourdough Notes' })
         .then(named);
       expect(state).toMatchObject({ name: 'handbook', view: { displayName: 'Sourdough Notes' } });
       given(storeDecider)
-        .when({ ...(create), displayName: null })
+        .when({ ...create, displayName: null })
         .then(created);
       const renamed = given(storeDecider, named)
         .when(update({ displayName: 'Bakery Notes' }))
