@@ -105,6 +105,32 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
     expect(store.usage_bytes).toBe(DOCS.starter.length);
   });
 
+  it('/v1/files takes purpose before or after the file part, refuses an unknown one and stores nothing then', async () => {
+    const upload = async (parts: Array<[string, string | Blob, string?]>) => {
+      const form = new FormData();
+      for (const [name, value, filename] of parts) {
+        if (typeof value === 'string') form.append(name, value);
+        else form.append(name, value, filename);
+      }
+      return fetch(`${t.baseURL}/v1/files`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    };
+    const blob = new Blob(['# Jam\n\nBoil and jar.\n'], { type: 'text/markdown' });
+    const first = await upload([
+      ['purpose', 'vision'],
+      ['file', blob, 'jam.md'],
+    ]);
+    expect(first.status).toBe(201);
+    expect(await first.json()).toMatchObject({ object: 'file', purpose: 'vision', status: 'processed', filename: 'jam.md' });
+    const before = (await mxb.files.list({ limit: 100 })).data.length;
+    const bad = await upload([
+      ['file', blob, 'jam.md'],
+      ['purpose', 'wallpaper'],
+    ]);
+    expect(bad.status).toBe(422);
+    expect(((await bad.json()) as any).detail[0]).toMatchObject({ loc: ['body', 'purpose'], type: 'enum' });
+    expect((await mxb.files.list({ limit: 100 })).data.length).toBe(before);
+  });
+
   it('fileBatches.createAndPoll attaches files with their own attributes; the batch lists its files; content is the parsed text', async () => {
     const rye = await openai.files.create({ file: await md('rye'), purpose: 'assistants' });
     const kimchi = await openai.files.create({ file: await md('kimchi'), purpose: 'user_data' });
