@@ -276,6 +276,21 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
     }
   });
 
+  it('a key scoped to one store reads, searches and lists its files there only, and writes nothing', async () => {
+    const other = await openai.vectorStores.create({ name: 'Elsewhere' });
+    const scoped = (await mxb.apiKeys.create({ name: 'bakery reader', scope: [{ method: 'read', resource_type: 'store', resource_id: bakery.id }] as never })).value;
+    const reader = new OpenAI({ apiKey: scoped, baseURL: `${t.baseURL}/v1`, maxRetries: 0 });
+    expect((await reader.vectorStores.retrieve(bakery.id)).id).toBe(bakery.id);
+    expect((await reader.vectorStores.search(bakery.id, { query: 'rye' })).data.length).toBeGreaterThan(0); // read grants search
+    await expect(reader.vectorStores.retrieve(other.id)).rejects.toMatchObject({ status: 403 });
+    await expect(reader.vectorStores.search(other.id, { query: 'rye' })).rejects.toMatchObject({ status: 403 });
+    await expect(reader.vectorStores.update(bakery.id, { name: 'Mine now' })).rejects.toMatchObject({ status: 403 });
+    await expect(reader.vectorStores.files.list(bakery.id)).rejects.toMatchObject({ status: 403 }); // listing needs list
+    await expect(reader.vectorStores.create({ name: 'x' })).rejects.toMatchObject({ status: 403 });
+    await expect(reader.vectorStores.delete(bakery.id)).rejects.toMatchObject({ status: 403 });
+    await openai.vectorStores.delete(other.id);
+  });
+
   it('deletes a file and a store, after which a retrieve answers 404 through either API', async () => {
     const files = await openai.vectorStores.files.list(bakery.id);
     const victim = files.data[0];
