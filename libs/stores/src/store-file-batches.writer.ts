@@ -49,18 +49,19 @@ export class StoreFileBatchesWriter {
       { type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id), now: this.writes.now() },
       { orgId: organizationId, actor },
     );
-    for (const f of files) await this.storeFiles.add(organizationId, actor, s.id, f, false);
-    // one wait for every file of the batch (the head covers them all)
-    await this.writes.settle(STORE_FILE_PROJECTIONS, await this.writes.store.headPosition());
+    let last = created.position;
+    for (const f of files) last = (await this.storeFiles.attach(organizationId, actor, s.id, f, false)).position ?? last;
+    // one wait for every file of the batch: the appends are in order, so the last one covers them all
+    await this.writes.settle(STORE_FILE_PROJECTIONS, last);
     return this.answer(organizationId, s.id, batchId, created.state);
   }
 
   async cancel(organizationId: string, actor: string, storeIdentifier: string, batchId: string): Promise<StoreFileBatchRow> {
     const b = await this.get(organizationId, storeIdentifier, batchId);
     const cancelled = await this.writes.run(handleBatch, { type: 'CancelStoreFileBatch', batchId, storeId: b.storeId, organizationId, now: this.writes.now() }, { orgId: organizationId, actor });
-    let last = null;
+    let last = cancelled.position;
     for (const fileId of b.fileIds) last = (await this.storeFiles.cancel(organizationId, actor, b.storeId, fileId)) ?? last;
-    await this.writes.settle(STORE_FILE_PROJECTIONS, last ?? (await this.writes.store.headPosition()));
+    await this.writes.settle(STORE_FILE_PROJECTIONS, last);
     return this.answer(organizationId, b.storeId, batchId, cancelled.state, b);
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
-import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, NotFoundError } from '@larder/kernel';
+import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, NotFoundError, Position } from '@larder/kernel';
 import { commandHandler, CommandResult, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -128,8 +128,16 @@ export class StoreFilesWriter implements FileReferences {
     return f;
   }
 
-  /** Attaches a file. `wait: false` answers from the decided state without waiting for the read models (a batch waits once, for its last file). */
-  async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput, wait = true): Promise<StoreFileRow> {
+  /** Attaches a file (an upsert: the same content and options only update metadata), once the read models show it. */
+  async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput): Promise<StoreFileRow> {
+    return (await this.attach(organizationId, actor, storeIdentifier, input, true)).row;
+  }
+
+  /**
+   * Attaches a file; with `wait: false` it answers from the decided state at once, with the position of
+   * its last append (null: nothing appended), for a caller that waits once for many (a file batch).
+   */
+  async attach(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput, wait: boolean): Promise<{ row: StoreFileRow; position: Position | null }> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     this.assertWritable(s);
     // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet
@@ -153,9 +161,9 @@ export class StoreFilesWriter implements FileReferences {
         existing.status !== 'cancelled';
       const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
-        if (input.metadata === undefined) return before ?? storeFileRowFromState(existing, null)!;
+        if (input.metadata === undefined) return { row: before ?? storeFileRowFromState(existing, null)!, position: null };
         const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor, wait);
-        return this.answer(organizationId, s.id, file.id, r, before);
+        return { row: await this.answer(organizationId, s.id, file.id, r, before), position: r.position };
       }
       await this.removeSuperseded(organizationId, s.id, file.id, actor);
     }
@@ -199,7 +207,7 @@ export class StoreFilesWriter implements FileReferences {
     );
     // Stored: from here on nothing may turn this into an error.
     if (externalId) await this.dropIfSuperseded(organizationId, s.id, externalId, file.id, actor);
-    return this.answer(organizationId, s.id, file.id, added, null);
+    return { row: await this.answer(organizationId, s.id, file.id, added, null), position: added.position };
   }
 
   /**
