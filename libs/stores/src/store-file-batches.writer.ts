@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { FILE_UPLOADER, FileUploader, NotFoundError, Problems } from '@larder/kernel';
+import { ConflictError, FILE_UPLOADER, FileUploader, NotFoundError, Problems } from '@larder/kernel';
 import { commandHandler, Writes } from '@larder/event-store';
 import { StoreFileBatchesReader, StoreFileBatchRow } from '@larder/projections/stores/store-file-batches.reader';
 import { StoreFileBatchCommand, storeFileBatchDecider, StoreFileBatchState } from './store-file-batch.aggregate';
@@ -35,6 +35,8 @@ export class StoreFileBatchesWriter {
   /** Every file must exist (422 at its `loc` otherwise) before anything is stored; `loc(i)` places file i in the request. */
   async create(organizationId: string, actor: string, storeIdentifier: string, files: BatchFileInput[], loc: (i: number) => (string | number)[]): Promise<StoreFileBatchRow> {
     const s = await this.storeFiles.resolveStore(organizationId, storeIdentifier);
+    // refused before anything is stored, as each attach would be
+    if (s.copyState?.status === 'in_progress') throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
     const p = new Problems();
     const seen = new Set<string>();
     for (const [i, f] of files.entries()) {
