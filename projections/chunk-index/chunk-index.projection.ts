@@ -67,6 +67,10 @@ export class ChunkIndexProjection implements ExternalProjection {
           });
           break;
         }
+        case 'StoreFileIngestionCancelled':
+          // the file stays (cancelled), its chunks go: nothing of an unfinished ingestion is searchable
+          ops.push({ op: 'setChunks', storeId: e.data.storeId, fileId: e.data.fileId, generation: e.data.generation, chunks: [] });
+          break;
         case 'StoreFileRemoved':
           ops.push({ op: 'deleteFile', storeId: e.data.storeId, fileId: e.data.fileId });
           break;

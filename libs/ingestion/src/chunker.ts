@@ -23,7 +23,7 @@ export const MAX_CHUNK_SIZE = { min: 32, max: 8192 } as const;
  * The token budget and overlap of a mode, with the file's `max_chunk_size` when it set one: the
  * overlap keeps the mode's share of the chunk (fast 48/512, high_quality 64/256).
  */
-export function chunkingFor(mode: ChunkingMode, maxChunkSize?: number | null): { maxTokens: number; overlapTokens: number } {
+export function chunkingFor(mode: ChunkingMode, maxChunkSize?: number | null): ChunkSizes {
   const base = CHUNKING[mode];
   if (!maxChunkSize) return base;
   return { maxTokens: maxChunkSize, overlapTokens: Math.floor((base.overlapTokens * maxChunkSize) / base.maxTokens) };
@@ -141,12 +141,31 @@ function cleanPdf(blocks: Block[]): Block[] {
 const rendered = (doc: ParsedDocument, b: Block, text: string) => (b.kind === 'heading' && doc.kind === 'markdown' ? `${'#'.repeat(b.level ?? 1)} ${text}` : text);
 
 /**
- * Packs a parsed document into chunks under the token budget (the mode's, or `maxChunkSize`),
- * respecting block boundaries: every chunk's text, a repeated prefix (a CSV header) included, is at
- * most the budget, unless one heading or one word alone is longer or the prefix leaves less than 16.
+ * A chunk size chosen by the caller instead of the mode's: Mixedbread's `config.max_chunk_size`
+ * (through `chunkingFor`) or OpenAI's static `chunking_strategy`.
  */
-export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string, options: { maxChunkSize?: number | null } = {}): Chunk[] {
-  const { maxTokens, overlapTokens } = chunkingFor(mode, options.maxChunkSize);
+export interface ChunkSizes {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+/**
+ * The artifact key's strategy part: the mode alone for its own sizes (so existing artifacts stay
+ * valid), the mode and the sizes otherwise.
+ */
+export function chunkingKey(mode: ChunkingMode, sizes?: ChunkSizes | null): string {
+  if (!sizes || (sizes.maxTokens === CHUNKING[mode].maxTokens && sizes.overlapTokens === CHUNKING[mode].overlapTokens)) return mode;
+  return `${mode}:${sizes.maxTokens}:${sizes.overlapTokens}`;
+}
+
+/**
+ * Packs a parsed document into chunks under the token budget (the mode's, or `sizes`), respecting
+ * block boundaries: every chunk's text, a repeated prefix (a CSV header) included, is at most the
+ * budget, unless one heading or one word alone is longer or the prefix leaves less than 16. The mode
+ * still decides how blocks are cut (sentences or lines) and what is embedded.
+ */
+export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string, sizes?: ChunkSizes | null): Chunk[] {
+  const { maxTokens, overlapTokens } = sizes ?? CHUNKING[mode];
   const prefix = doc.chunkPrefix ? `${doc.chunkPrefix}\n` : '';
   const budget = Math.max(MAX_CHUNK_SIZE.min / 2, maxTokens - estimateTokens(prefix));
   const blocks = mode === 'high_quality' && doc.kind === 'pdf' ? cleanPdf(doc.blocks) : doc.blocks;

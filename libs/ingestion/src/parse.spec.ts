@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
-import { chunkDocument, CHUNKING, chunkingFor, embeddingInput } from './chunker';
+import { chunkDocument, CHUNKING, chunkingFor, chunkingKey, embeddingInput } from './chunker';
 import { estimateTokens, ParseError, UnsupportedFileError, UnsupportedMediaError } from './document';
 import { conformGeneratedMetadata } from './generated-metadata';
 import { parseFile, parserFor } from './parse';
@@ -211,7 +211,7 @@ describe('parsers and chunker on the committed fixtures', () => {
       const doc = await parseFile(load(name), name, mime);
       const counts: number[] = [];
       for (const max of [512, 96, 48]) {
-        const chunks = chunkDocument(doc, 'fast', name, { maxChunkSize: max });
+        const chunks = chunkDocument(doc, 'fast', name, chunkingFor('fast', max));
         for (const c of chunks) expect([name, max, c.tokens <= max]).toEqual([name, max, true]);
         counts.push(chunks.length);
       }
@@ -219,9 +219,9 @@ describe('parsers and chunker on the committed fixtures', () => {
       expect(counts[1]).toBeGreaterThanOrEqual(counts[0]);
     }
     const long = await parseFile(Buffer.from(Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about brine, jars and cellars. `.repeat(5)).join('\n\n')), 'long.txt', 'text/plain');
-    expect(chunkDocument(long, 'fast', 'long.txt', { maxChunkSize: 64 }).length).toBeGreaterThan(3 * chunkDocument(long, 'fast', 'long.txt').length);
+    expect(chunkDocument(long, 'fast', 'long.txt', chunkingFor('fast', 64)).length).toBeGreaterThan(3 * chunkDocument(long, 'fast', 'long.txt').length);
     // the overlap carried into a chunk never pushes it over the size (it is dropped instead)
-    for (const max of [32, 40, 64]) for (const c of chunkDocument(long, 'fast', 'long.txt', { maxChunkSize: max })) expect([max, c.tokens <= max]).toEqual([max, true]);
+    for (const max of [32, 40, 64]) for (const c of chunkDocument(long, 'fast', 'long.txt', chunkingFor('fast', max))) expect([max, c.tokens <= max]).toEqual([max, true]);
   });
 
   it('the embedded text gets the file context (file name, title, heading path) and metadata lines; the chunk text never does', async () => {
@@ -252,5 +252,22 @@ describe('parsers and chunker on the committed fixtures', () => {
       expect(chunks[1].text).toContain(tail.slice(tail.indexOf(' ') + 1));
     }
     expect(chunkDocument(doc, 'high_quality', 'long.txt').length).toBeGreaterThan(chunkDocument(doc, 'fast', 'long.txt').length);
+  });
+
+  it('a chosen chunk size (OpenAI static chunking) replaces the mode’s budget and overlap; the artifact key tells them apart', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}. ` + 'Dried apricots keep their colour when they are sulphured first. '.repeat(5)).join('\n\n');
+    const doc = await parseFile(Buffer.from(text), 'long.txt', 'text/plain');
+    const small = chunkDocument(doc, 'fast', 'long.txt', { maxTokens: 100, overlapTokens: 0 });
+    for (const c of small) expect(estimateTokens(c.text)).toBeLessThanOrEqual(100);
+    expect(small.length).toBeGreaterThan(chunkDocument(doc, 'fast', 'long.txt').length);
+    // overlap is carried where the budget leaves room for it: short paragraphs here
+    const short = await parseFile(Buffer.from(Array.from({ length: 60 }, (_, i) => `Jar ${i} holds apricots in light syrup.`).join('\n\n')), 'jars.txt', 'text/plain');
+    const apart = chunkDocument(short, 'fast', 'jars.txt', { maxTokens: 100, overlapTokens: 0 });
+    const overlapping = chunkDocument(short, 'fast', 'jars.txt', { maxTokens: 100, overlapTokens: 50 });
+    expect(overlapping.length).toBeGreaterThan(apart.length);
+    expect(overlapping[1].text).toContain(overlapping[0].text.split('\n\n').pop());
+    expect(chunkingKey('fast')).toBe('fast');
+    expect(chunkingKey('fast', CHUNKING.fast)).toBe('fast'); // the mode's own sizes reuse its artifacts
+    expect(chunkingKey('fast', { maxTokens: 100, overlapTokens: 50 })).toBe('fast:100:50');
   });
 });

@@ -36,6 +36,9 @@ export interface StoreSearchPerformed {
   data: SearchActivityCommon & {
     query: string;
     rewrittenQuery: string | null;
+    /** The model that rewrote the query (OpenAI's `rewrite_query`), and its tokens (metered as model tokens). Absent otherwise. */
+    rewriteModel?: string;
+    tokenUsage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
     rerank: boolean;
     /** Present when the search named the web store (`mixedbread/web`, not in `storeIds`). */
     web?: WebSearchRecorded;

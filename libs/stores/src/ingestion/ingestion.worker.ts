@@ -5,6 +5,7 @@ import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
 import { EMBEDDER, Embedder, EmbeddingError, OCR, Ocr, OcrError } from '@larder/ai';
 import {
   chunkDocument,
+  chunkingKey,
   contextualizationPlan,
   embeddingInput,
   ImageTooLargeError,
@@ -125,9 +126,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     const t0 = Date.now();
     try {
       const deadline = AbortSignal.timeout(this.config.attemptTimeoutMs);
-      // 1. parse and chunk (once per content, chunking options and parser version)
-      const chunking = row.maxChunkSize ? `${row.parsingStrategy}:max_chunk_size=${row.maxChunkSize}` : row.parsingStrategy;
-      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, chunking, PARSER_VERSION);
+      // 1. parse and chunk (once per content, strategy, chunk size and parser version)
+      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
       let artifact: ChunksArtifact;
       if ((await this.blobs.size(chunksKey)) !== null) {
         artifact = await readChunksArtifact(this.blobs, chunksKey);
@@ -140,7 +140,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           if (err instanceof OcrError || err.name === 'TimeoutError' || err.name === 'AbortError') throw err; // may pass: retried
           throw new PermanentFailure(`Could not parse ${row.filename}: ${err.message}`, 'parse_error');
         });
-        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename, { maxChunkSize: row.maxChunkSize });
+        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename, row.chunking);
         artifact = {
           format: 2,
           chunks: chunks.map((c) => ({
