@@ -55,4 +55,4 @@ export async function parseFile(data: Buffer, filename: string, mimeType: string
 }
 
 /** Bumped when parsing or chunking changes, so content-addressed chunk artifacts are rebuilt. */
-export const PARSER_VERSION = 1;
+export const PARSER_VERSION = 2;
