@@ -1,7 +1,7 @@
-import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { CurrentPrincipal, Principal, RequireScope, withMultipartFile } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, withMultipartFile, UuidParam } from '@larder/kernel';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
 import { ReplaceFileCommand } from './replace-file.command';
@@ -17,7 +17,7 @@ export class ReplaceFileHttpController {
   @Post(':file_id')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'file', resourceIdParam: 'file_id' })
-  async replace(@CurrentPrincipal() p: Principal, @Param('file_id') id: string, @Req() req: Request): Promise<FileObjectResponse> {
+  async replace(@CurrentPrincipal() p: Principal, @UuidParam('file_id') id: string, @Req() req: Request): Promise<FileObjectResponse> {
     await this.files.mustExist(p.organizationId, id).catch((err: unknown) => {
       req.resume();
       throw err;
