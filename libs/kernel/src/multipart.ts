@@ -7,6 +7,11 @@ export interface IncomingFile {
   filename: string;
   mimeType: string | undefined;
   stream: Readable;
+  /**
+   * Every text part of the request, those after the file part included: settles once the whole body
+   * has been read (consume the stream first), rejects with the 422 of a malformed body.
+   */
+  fields: Promise<Record<string, string>>;
 }
 
 const missing = (msg: string) => new ValidationFailedError([{ loc: ['body', 'file'], msg, type: 'missing' }]);
@@ -29,21 +34,30 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile) => 
     }
     const fields: Record<string, string> = {};
     let consumed: Promise<T> | null = null;
+    let endFields: (f: Record<string, string>) => void = () => undefined;
+    let failFields: (err: Error) => void = () => undefined;
+    const allFields = new Promise<Record<string, string>>((res, rej) => ((endFields = res), (failFields = rej)));
+    allFields.catch(() => undefined); // a consumer that never asks for the fields leaves no unhandled rejection
     bb.on('field', (name, value) => (fields[name] = value));
     const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
     bb.on('file', (name, stream, info) => {
       // a truncated body errors the part's stream too: never an unhandled 'error' (it ended the process)
-      stream.on('error', (err: Error) => reject(malformed(err)));
+      stream.on('error', (err: Error) => {
+        reject(malformed(err));
+        failFields(malformed(err));
+      });
       if (name !== 'file' || consumed) return stream.resume();
-      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream });
+      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream, fields: allFields });
       consumed.catch(() => stream.resume());
     });
     bb.on('error', (err) => {
       reject(malformed(err as Error));
+      failFields(malformed(err as Error));
       req.unpipe(bb);
       req.resume();
     });
     bb.on('close', () => {
+      endFields({ ...fields });
       if (!consumed) return reject(missing('Field required: a file part named "file"'));
       consumed.then((result) => resolve({ result, fields }), reject);
     });

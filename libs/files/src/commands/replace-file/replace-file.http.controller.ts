@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { CurrentPrincipal, Principal, RequireScope, withMultipartFile, UuidParam } from '@larder/kernel';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
+import { fileDescription } from '../../file-description';
 import { ReplaceFileCommand } from './replace-file.command';
 
 @Controller('v1/files')
@@ -13,7 +14,10 @@ export class ReplaceFileHttpController {
     private readonly files: FileWriter,
   ) {}
 
-  /** Replaces the content; `version` goes up by one. An unknown file is refused before its body is read. */
+  /**
+   * Replaces the content; `version` goes up by one. A `description` part replaces the description
+   * (empty: clears it); without one it is kept. An unknown file is refused before its body is read.
+   */
   @Post(':file_id')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'file', resourceIdParam: 'file_id' })
@@ -22,6 +26,6 @@ export class ReplaceFileHttpController {
       req.resume();
       throw err;
     });
-    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream)));
+    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, f.fields.then(fileDescription))));
   }
 }

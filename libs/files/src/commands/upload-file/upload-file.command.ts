@@ -8,5 +8,7 @@ export class UploadFileCommand {
     /** As declared by the client; missing or generic types are guessed from the extension. */
     readonly mimeType: string | undefined,
     readonly body: Readable,
+    /** The `description` part, known once the whole request body is read (after the content). */
+    readonly description: Promise<string | null | undefined> = Promise.resolve(undefined),
   ) {}
 }
