@@ -19,3 +19,13 @@ export function fileDescription(fields: Record<string, string>): string | null |
   const text = v.trim();
   return text ? text : null;
 }
+
+/**
+ * The checked description of a multipart request, once its whole body is read. Its rejection is
+ * handled when it happens (the handler asks for it only after storing the content).
+ */
+export function describedBy(fields: Promise<Record<string, string>>): Promise<string | null | undefined> {
+  const description = fields.then(fileDescription);
+  description.catch(() => undefined);
+  return description;
+}

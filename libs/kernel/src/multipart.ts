@@ -26,7 +26,8 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile) => 
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { files: 1, fields: 50, fieldSize: 1024 * 1024 } });
+      // file names and text parts are UTF-8, as every client sends them (busboy's default is latin1)
+      bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 50, fieldSize: 1024 * 1024 } });
     } catch {
       reject(missing('Expected multipart/form-data with a file part named "file"'));
       req.resume();

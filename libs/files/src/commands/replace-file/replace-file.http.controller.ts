@@ -4,7 +4,7 @@ import type { Request } from 'express';
 import { CurrentPrincipal, Principal, RequireScope, withMultipartFile, UuidParam } from '@larder/kernel';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
-import { fileDescription } from '../../file-description';
+import { describedBy } from '../../file-description';
 import { ReplaceFileCommand } from './replace-file.command';
 
 @Controller('v1/files')
@@ -26,6 +26,6 @@ export class ReplaceFileHttpController {
       req.resume();
       throw err;
     });
-    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, f.fields.then(fileDescription))));
+    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(f.fields))));
   }
 }
