@@ -14,5 +14,6 @@ export class FileEntity {
   @Column('text', { nullable: true }) description!: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
+  @Column('text', { nullable: true }) purpose!: string | null;
   @Column('bigint') revision!: string;
 }

@@ -40,6 +40,7 @@ describe('files projection', () => {
         created_at: t(1),
         updated_at: t(20),
         revision: '2',
+        purpose: null,
       },
       {
         id: file(3),
@@ -54,6 +55,7 @@ describe('files projection', () => {
         created_at: t(3),
         updated_at: t(25),
         revision: '1',
+        purpose: null,
       },
     ]);
   });

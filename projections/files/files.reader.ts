@@ -17,6 +17,7 @@ interface Row {
   created_at: Date;
   updated_at: Date;
   revision: string;
+  purpose: string | null;
 }
 const toEntity = (r: Row): FileEntity =>
   Object.assign(new FileEntity(), {
@@ -32,6 +33,7 @@ const toEntity = (r: Row): FileEntity =>
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     revision: r.revision,
+    purpose: r.purpose ?? null,
   });
 
 /** How well `$2` (the query) matches a file: the name as a whole or in part, or a part of the description. */

@@ -13,6 +13,8 @@ export interface FileUploaded {
     uploadId?: string;
     /** What the uploader said the file is (`q` of the file list matches it); absent when none was given. */
     description?: string;
+    /** OpenAI's `purpose`, when the upload named one (absent otherwise). */
+    purpose?: string;
   };
 }
 export interface FileReplaced {

@@ -16,6 +16,8 @@ export interface FileState {
   description: string | null;
   createdAt: string | null;
   updatedAt: string | null;
+  /** OpenAI's `purpose` the upload named; null: none. */
+  purpose: string | null;
 }
 
 export interface FileContent {
@@ -27,7 +29,7 @@ export interface FileContent {
 }
 
 export type FileCommand =
-  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; description?: string | null } & FileContent)
+  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; purpose?: string | null; description?: string | null } & FileContent)
   | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date; description?: string | null } & FileContent)
   | { type: 'DeleteFile'; fileId: string; organizationId: string; now: Date };
 
@@ -44,6 +46,7 @@ export const initialFileState = (): FileState => ({
   description: null,
   createdAt: null,
   updatedAt: null,
+  purpose: null,
 });
 
 export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
@@ -65,6 +68,7 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
           description: d.description ?? null,
           createdAt: d.at,
           updatedAt: d.at,
+          purpose: d.purpose ?? null,
         };
       }
       case 'FileReplaced': {
@@ -106,6 +110,7 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
             at,
             ...(c.uploadId ? { uploadId: c.uploadId } : {}),
             ...(c.description ? { description: c.description } : {}),
+            ...(c.purpose ? { purpose: c.purpose } : {}),
           },
         },
       ];
@@ -126,6 +131,6 @@ export function isLive(s: FileState, organizationId: string): boolean {
 }
 
 /** The file as its read model row shows it, built from the decided state. */
-export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date } {
-  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!) };
+export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date; purpose: string | null } {
+  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!), purpose: s.purpose };
 }

@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { CurrentPrincipal, Principal, RequireScope, withMultipartFile, UuidParam } from '@larder/kernel';
+import { CurrentPrincipal, Principal, readMultipart, RequireScope, UuidParam } from '@larder/kernel';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
 import { describedBy } from '../../file-description';
@@ -26,6 +26,9 @@ export class ReplaceFileHttpController {
       req.resume();
       throw err;
     });
-    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(f.fields))));
+    const { result } = await readMultipart(req, (f, fields): Promise<FileObjectResponse> =>
+      this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(fields))),
+    );
+    return result;
   }
 }
