@@ -271,7 +271,7 @@ if (!existsSync(CHROMIUM)) {
       const secretDialog = page.getByRole('dialog', { name: 'Secret of console-e2e' });
       await secretDialog.waitFor();
       const secret = await secretDialog.getByLabel('Secret').inputValue();
-      expect(secret).toMatch(/^lrd_/);
+      expect(secret).toMatch(/^mxb_/);
       secrets.push(secret);
       await secretDialog.getByRole('button', { name: 'Copy secret' }).click();
       await secretDialog.getByText('Copied to the clipboard.').waitFor();
