@@ -114,6 +114,8 @@ export interface LarderConfig {
   rerankerTimeoutMs: number;
   rerankerMaxRetries: number;
   rerankerMaxBytes: number;
+  /** Other names for served models (LARDER_MODEL_ALIASES `alias=model,…`): `/v1/embeddings` and `/v1/reranking` answer them with that model. */
+  modelAliases: Record<string, string>;
   /** The master key sealing stored credentials (base64 or hex, 32 bytes); unset = a keyring file generated into dataDir. */
   secretsKey: string | null;
   /** Older master keys that still open secrets until `secrets rotate` re-seals them. */
@@ -204,7 +206,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
   if (env.LARDER_SECRETS_KEY) parseMasterKey(env.LARDER_SECRETS_KEY);
   for (const k of (env.LARDER_SECRETS_PREVIOUS_KEYS ?? '').split(',').filter((x) => x.trim())) parseMasterKey(k, 'LARDER_SECRETS_PREVIOUS_KEYS');
   new OutboundPolicy(parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''));
+  const modelAliases = parseModelAliases(env.LARDER_MODEL_ALIASES ?? '');
   return {
+    modelAliases,
     port: int('PORT', 8000),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.LARDER_DATA_DIR || './data'),
@@ -298,4 +302,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     rerankerMaxRetries: Math.min(5, int('LARDER_RERANKER_MAX_RETRIES', 2)),
     rerankerMaxBytes: Math.max(1024, int('LARDER_RERANKER_MAX_BYTES', 4 * 1024 * 1024)),
   };
+}
+
+/**
+ * `LARDER_MODEL_ALIASES`: comma-separated `alias=model` pairs (`mixedbread-ai/mxbai-embed-large-v1=universal-sentence-encoder-lite`).
+ * Whether each model is served is checked when the server starts (it knows its models then).
+ */
+export function parseModelAliases(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of value
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const alias = pair.slice(0, eq).trim();
+    const model = pair.slice(eq + 1).trim();
+    if (eq < 0 || !alias || !model) throw new Error(`LARDER_MODEL_ALIASES: ${JSON.stringify(pair)} is not alias=model (pairs are separated by commas)`);
+    if (out[alias] !== undefined && out[alias] !== model) throw new Error(`LARDER_MODEL_ALIASES maps ${alias} twice`);
+    out[alias] = model;
+  }
+  return out;
 }
