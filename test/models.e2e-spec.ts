@@ -3,7 +3,7 @@ import Mixedbread from '@mixedbread/sdk';
 import OpenAI from 'openai';
 import { MixedbreadAI, MixedbreadAIClient } from '@mixedbread-ai/sdk';
 import { MixedbreadAIEmbeddings, MixedbreadAIReranker } from '@llamaindex/mixedbread';
-import { TextNode } from '@llamaindex/core/schema';
+import { MetadataMode, TextNode } from '@llamaindex/core/schema';
 import { createMixedbread } from 'mixedbread-ai-provider';
 import { embed, embedMany, rerank } from 'ai';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
@@ -69,7 +69,13 @@ describe('models: embeddings, reranking and the model list, through every client
   };
 
   beforeAll(async () => {
-    t = await startTestLarder({ env: { LARDER_MODEL_ALIASES: Object.entries(ALIASES).map(([a, m]) => `${a}=${m}`).join(',') } });
+    t = await startTestLarder({
+      env: {
+        LARDER_MODEL_ALIASES: Object.entries(ALIASES)
+          .map(([a, m]) => `${a}=${m}`)
+          .join(','),
+      },
+    });
     const org = await t.newOrganization('models');
     key = org.apiKey;
     orgId = org.organizationId;
@@ -114,7 +120,7 @@ describe('models: embeddings, reranking and the model list, through every client
       for (const i of [0, 1]) {
         expect(floats.data[i].embedding).toHaveLength(512);
         expect(decoded.data[i].embedding).toEqual(floats.data[i].embedding);
-        expect(float32(b64.data[i].embedding as unknown as string)).toEqual(floats.data[i].embedding);
+        expect(float32(b64.data[i].embedding)).toEqual(floats.data[i].embedding);
         expect(norm(floats.data[i].embedding)).toBeCloseTo(1, 5);
       }
       // `dimensions`: the first n values, back to unit length
@@ -206,7 +212,7 @@ describe('models: embeddings, reranking and the model list, through every client
       const nodes = DOCS.map((text) => ({ node: new TextNode({ text }), score: 0 }));
       const out = await reranker.postprocessNodes(nodes, QUERY);
       expect(out).toHaveLength(4);
-      expect(out[0].node.getContent()).toBe(DOCS[0]);
+      expect(out[0].node.getContent(MetadataMode.NONE)).toBe(DOCS[0]);
       const scores = out.map((n) => n.score!);
       expect([...scores].sort((a, b) => b - a)).toEqual(scores);
     });
@@ -303,7 +309,7 @@ describe('models: embeddings, reranking and the model list, through every client
     });
 
     it('scopes: running a model needs create on completions; listing models needs list on completions', async () => {
-      const create = async (scope: unknown) => (await mxbai.apiKeys.create({ name: 'scoped', scope: scope as any })).value!;
+      const create = async (scope: unknown) => (await mxbai.apiKeys.create({ name: 'scoped', scope: scope as any })).value;
       const storeOnly = await create([{ method: 'search', resource_type: 'store' }]);
       const modelsOnly = await create([{ method: 'create', resource_type: 'completions' }]);
       expect((await json('/v1/embeddings', { model: USE_LITE, input: 'x' }, storeOnly)).status).toBe(403);
@@ -319,12 +325,22 @@ describe('models: embeddings, reranking and the model list, through every client
       const e = await mxbai.embed({ model: USE_LITE, input: ['one text to bill', 'and another'] });
       const r = await mxbai.rerank({ query: 'bill', input: ['a bill', 'a duck'] });
       const events = await until('/v1/events?event_type=embedding&limit=100', (b) => b.data.some((x: any) => x.input_count === 2 && x.token_usage.prompt_tokens === e.usage.prompt_tokens));
-      expect(events.data.find((x: any) => x.input_count === 2)).toMatchObject({ type: 'embedding', model: USE_LITE, requested_model: USE_LITE, dimensions: 512, normalized: true, encoding_formats: ['float'], store_ids: [] });
+      expect(events.data.find((x: any) => x.input_count === 2)).toMatchObject({
+        type: 'embedding',
+        model: USE_LITE,
+        requested_model: USE_LITE,
+        dimensions: 512,
+        normalized: true,
+        encoding_formats: ['float'],
+        store_ids: [],
+      });
       const reranks = await until('/v1/events?event_type=reranking&limit=100', (b) => b.data.some((x: any) => x.document_count === 2 && x.token_usage.prompt_tokens === r.usage.prompt_tokens));
       expect(reranks.data[0]).toMatchObject({ type: 'reranking', model: HYBRID, method: 'hybrid', duration: expect.stringMatching(/^PT/) });
       const after = await until(
         '/v1/billing/summary',
-        (s) => Number(s.usages.embedding_tokens.current) >= Number(before.embedding_tokens.current) + e.usage.prompt_tokens && Number(s.usages.rerank_tokens.current) >= Number(before.rerank_tokens.current) + r.usage.prompt_tokens,
+        (s) =>
+          Number(s.usages.embedding_tokens.current) >= Number(before.embedding_tokens.current) + e.usage.prompt_tokens &&
+          Number(s.usages.rerank_tokens.current) >= Number(before.rerank_tokens.current) + r.usage.prompt_tokens,
       );
       expect(after.usages.embedding_tokens.unit).toBe('tokens');
       expect(after.cost.products.map((p: any) => p.product_name)).toEqual(expect.arrayContaining(['Embeddings', 'Reranking']));

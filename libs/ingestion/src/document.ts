@@ -65,7 +65,7 @@ export function truncateToTokens(text: string, max: number, keep: 'head' | 'tail
   if (keep === 'head') {
     for (const m of pieces) {
       const c = cost(m);
-      if (c > left) return text.slice(0, m.index! + left * 6);
+      if (c > left) return text.slice(0, m.index + left * 6);
       left -= c;
     }
     return text;
@@ -73,7 +73,7 @@ export function truncateToTokens(text: string, max: number, keep: 'head' | 'tail
   for (let i = pieces.length - 1; i >= 0; i--) {
     const m = pieces[i];
     const c = cost(m);
-    if (c > left) return text.slice(m.index! + m[0].length - left * 6);
+    if (c > left) return text.slice(m.index + m[0].length - left * 6);
     left -= c;
   }
   return text;

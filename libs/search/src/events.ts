@@ -224,14 +224,7 @@ export interface DocumentsReranked {
 }
 
 export type SearchActivityEvent =
-  | StoreSearchPerformed
-  | StoreGrepPerformed
-  | StoreChunksListed
-  | StoreAgenticSearchPerformed
-  | StoreQuestionAnswered
-  | ChatCompletionCreated
-  | EmbeddingsCreated
-  | DocumentsReranked;
+  StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered | ChatCompletionCreated | EmbeddingsCreated | DocumentsReranked;
 export const SEARCH_ACTIVITY_EVENT_TYPES = [
   'StoreSearchPerformed',
   'StoreGrepPerformed',

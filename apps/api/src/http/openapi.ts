@@ -149,13 +149,13 @@ HAND_WRITTEN.EmbeddingCreateParams = {
         { type: 'array', minItems: 1, maxItems: 2048, items: { oneOf: [{ type: 'string', minLength: 1, maxLength: 64000 }, textInput] } },
       ],
     },
-    dimensions: { type: ['integer', 'null'], minimum: 1, description: 'keep the first n values (at most the model\'s), renormalized when `normalized`' },
+    dimensions: { type: ['integer', 'null'], minimum: 1, description: "keep the first n values (at most the model's), renormalized when `normalized`" },
     prompt: { type: ['string', 'null'], minLength: 1, maxLength: 32000, description: 'prepended to every input' },
     normalized: { type: ['boolean', 'null'], default: true },
     normalize: { type: ['boolean', 'null'], description: 'the same as `normalized` (the Vercel AI provider sends this name)' },
     encoding_format: { oneOf: [encodingFormat, { type: 'array', minItems: 1, items: encodingFormat }, { type: 'null' }], default: 'float', description: 'several formats → `embedding_dict` items' },
     truncation_strategy: { oneOf: [{ enum: ['start', 'end', 'none'] }, { type: 'null' }], default: 'end' },
-    user: { type: ['string', 'null'], description: 'OpenAI\'s end-user id: accepted, not stored' },
+    user: { type: ['string', 'null'], description: "OpenAI's end-user id: accepted, not stored" },
   },
 };
 /** `POST /v1/reranking` (§17.3). */

@@ -30,7 +30,7 @@ describe('embedding encodings', () => {
     expect(packBits(v, true)).toEqual([39, 0]);
   });
 
-  it('quantizes over [-1, 1] for unit vectors and over the vector\'s own range otherwise', () => {
+  it("quantizes over [-1, 1] for unit vectors and over the vector's own range otherwise", () => {
     expect(quantize([1, -1, 0.5, 0], true, false)).toEqual([127, -127, 64, 0]);
     expect(quantize([1, -1, 0.5, 0], true, true)).toEqual([255, 0, 191, 128]);
     expect(quantize([4, -2, 1], false, false)).toEqual([127, -63, 32]);

@@ -3,7 +3,7 @@ import type { ScoredChunk } from '@larder/chunk-index';
 import { fuse, FusionMethod } from '../ranking';
 import { candidateBm25, cosine } from '../web/joint-ranking';
 
-const str = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+const str = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 
 /** The value at a dotted path of an object (`meta.title`), or undefined. */
 function at(doc: Record<string, unknown>, path: string): unknown {

@@ -31,7 +31,9 @@ describe('ServedModels', () => {
     expect(m.resolve('embedding', 'mixedbread-ai/mxbai-embed-large-v1').id).toBe(embedder.model);
     expect(m.models[0].aliases).toEqual(['mixedbread-ai/mxbai-embed-large-v1']);
     expect(() => m.resolve('embedding', 'text-embedding-3-small')).toThrow(ModelNotFoundError);
-    expect(() => m.resolve('embedding', 'text-embedding-3-small')).toThrow(/universal-sentence-encoder-lite \(default\).*mixedbread-ai\/mxbai-embed-large-v1 → universal-sentence-encoder-lite.*LARDER_MODEL_ALIASES/);
+    expect(() => m.resolve('embedding', 'text-embedding-3-small')).toThrow(
+      /universal-sentence-encoder-lite \(default\).*mixedbread-ai\/mxbai-embed-large-v1 → universal-sentence-encoder-lite.*LARDER_MODEL_ALIASES/,
+    );
     expect(() => m.resolve('reranking', embedder.model)).toThrow(WrongModelKindError);
     expect(() => m.resolve('embedding', 'mixedbread-ai/mxbai-rerank-large-v2')).toThrow(/larder-hybrid-rerank \(which "mixedbread-ai\/mxbai-rerank-large-v2" maps to\) is a reranking model/);
   });

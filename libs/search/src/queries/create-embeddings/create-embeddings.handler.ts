@@ -53,7 +53,12 @@ export class CreateEmbeddingsHandler implements IQueryHandler<CreateEmbeddingsQu
     const embedder = this.models.embedder;
     const problems = new Problems();
     if (params.dimensions !== null && params.dimensions > embedder.dimensions) {
-      problems.add(['body', 'dimensions'], `${model.id} gives ${embedder.dimensions} dimensions: ask for 1 to ${embedder.dimensions} (fewer keep the first ones)`, 'less_than_equal', params.dimensions);
+      problems.add(
+        ['body', 'dimensions'],
+        `${model.id} gives ${embedder.dimensions} dimensions: ask for 1 to ${embedder.dimensions} (fewer keep the first ones)`,
+        'less_than_equal',
+        params.dimensions,
+      );
     }
     const texts = this.fitted(params.texts, params.prompt, params.truncation, problems, params.inputIsList);
     problems.throwIfAny();
@@ -116,7 +121,12 @@ export class CreateEmbeddingsHandler implements IQueryHandler<CreateEmbeddingsQu
       const n = estimateTokens(text);
       if (n > budget) {
         if (truncation === 'none') {
-          problems.add(list ? ['body', 'input', i] : ['body', 'input'], `This input has about ${n} tokens and the model reads at most ${budget} after the prompt (truncation_strategy: none)`, 'string_too_long', text.length);
+          problems.add(
+            list ? ['body', 'input', i] : ['body', 'input'],
+            `This input has about ${n} tokens and the model reads at most ${budget} after the prompt (truncation_strategy: none)`,
+            'string_too_long',
+            text.length,
+          );
         } else {
           text = truncateToTokens(text, budget, truncation === 'start' ? 'tail' : 'head');
         }

@@ -57,7 +57,8 @@ export class RerankRequestDto {
     if (absent(this.input)) p.add(['body', 'input'], 'Field required', 'missing');
     else if (!Array.isArray(this.input)) p.add(['body', 'input'], 'Input should be a valid list', 'list_type', this.input);
     else if (!this.input.length) p.add(['body', 'input'], 'List should have at least 1 item after validation, not 0', 'too_short', this.input);
-    else if (this.input.length > MAX_RERANK_DOCUMENTS) p.add(['body', 'input'], `List should have at most ${MAX_RERANK_DOCUMENTS} items after validation, not ${this.input.length}`, 'too_long', this.input.length);
+    else if (this.input.length > MAX_RERANK_DOCUMENTS)
+      p.add(['body', 'input'], `List should have at most ${MAX_RERANK_DOCUMENTS} items after validation, not ${this.input.length}`, 'too_long', this.input.length);
     else {
       this.input.forEach((d, i) => {
         if (typeof d !== 'string' && !isPlainObject(d) && !Array.isArray(d)) p.add(['body', 'input', i], 'Input should be a string, an object or a list', 'value_error', d);
