@@ -4,6 +4,7 @@ import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
 import { ingestionBench } from './ingestion.bench';
 import { searchQualityBench } from './search-quality.bench';
+import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { loadBench } from './load.bench';
 
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   'search-speed': searchSpeedBench,
   load: loadBench,
   answering: answeringBench,
+  reranking: rerankingQualityBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 

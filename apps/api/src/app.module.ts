@@ -71,6 +71,7 @@ export class InfrastructureModule {
         useValue: {
           fusion: infra.config.searchFusion,
           lexicalWeight: infra.config.searchLexicalWeight,
+          rerankLexicalWeight: infra.config.rerankLexicalWeight,
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,

@@ -60,6 +60,8 @@ export interface LarderConfig {
   indexReadWorker: boolean;
   searchFusion: 'relative' | 'rrf';
   searchLexicalWeight: number;
+  /** Weight of the lexical list in the hybrid reranking (`larder-hybrid-rerank`) of `POST /v1/reranking`. */
+  rerankLexicalWeight: number;
   /** RM3 pseudo-relevance feedback in the embedded index's BM25 query (LARDER_SEARCH_LEXICAL_FEEDBACK, default off) */
   searchLexicalFeedback: boolean;
   searchCandidateFactor: number;
@@ -133,6 +135,17 @@ export interface LarderConfig {
 export const DEFAULT_FUSION: { method: 'relative' | 'rrf'; lexicalWeight: Record<LarderConfig['embedder'], number> } = {
   method: 'relative',
   lexicalWeight: { 'use-lite': 0.7, openai: 0.5, onnx: 0.5 },
+};
+
+/**
+ * The fusion of `POST /v1/reranking` without a reranking model (`larder-hybrid-rerank`), per embedder,
+ * chosen by measurement (bench/reranking-quality.bench.ts; README, Reranking without a reranking model):
+ * BM25 over the few documents of one request has poorer statistics than over a collection, so the
+ * embedding earns a larger share than in a store search. Other embedders are not measured here.
+ */
+export const DEFAULT_RERANK_FUSION: { method: 'relative'; lexicalWeight: Record<LarderConfig['embedder'], number> } = {
+  method: 'relative',
+  lexicalWeight: { 'use-lite': 0.5, openai: 0.5, onnx: 0.5 },
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -265,6 +278,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),
     searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', false),
+    rerankLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
     ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),

@@ -45,8 +45,8 @@ export interface HybridRankingOptions {
  *   their statistics taken over that set;
  * - dense: cosine similarity of the query's embedding (as a query, with the configured query prefix)
  *   and each document's, by the configured embedding model;
- * then the two lists fused with the search's fusion (`LARDER_SEARCH_FUSION`, `LARDER_SEARCH_LEXICAL_WEIGHT`)
- * into one score in [0, 1]. A document neither list scores gets 0. Scores rank documents of one
+ * then the two lists fused as the search fuses them (`relative`: min-max normalised, weighted by
+ * `LARDER_RERANK_LEXICAL_WEIGHT`) into one score in [0, 1]. A document neither list scores gets 0. Scores rank documents of one
  * request; they are not probabilities and do not compare across requests.
  */
 export async function hybridScores(embedder: Embedder, query: string, texts: string[], options: HybridRankingOptions): Promise<number[]> {

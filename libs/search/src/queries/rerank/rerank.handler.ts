@@ -47,7 +47,7 @@ export class RerankHandler implements IQueryHandler<RerankQuery, RerankResponse>
       if (model.method === 'cross_encoder') {
         scores = await this.models.reranker!.score(params.query, texts);
       } else {
-        scores = await hybridScores(this.models.embedder, params.query, texts, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight });
+        scores = await hybridScores(this.models.embedder, params.query, texts, { method: 'relative', lexicalWeight: this.config.rerankLexicalWeight ?? this.config.lexicalWeight });
       }
       if (scores.length !== texts.length || scores.some((s) => !Number.isFinite(s))) throw new Error(`${scores.length} scores for ${texts.length} documents`);
     } catch (err) {
