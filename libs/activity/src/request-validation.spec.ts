@@ -44,7 +44,11 @@ describe('activity request DTOs answer the contract’s 422 entries (loc, type, 
   it.each<[string, unknown, Problem[]]>([
     ['bucket_seconds 0', { bucket_seconds: 0 }, [[['body', 'bucket_seconds'], 'value_error', 'Input should be a positive integer']]],
     ['a bad start', { start_time: 'monday' }, [[['body', 'start_time'], 'datetime_parsing', 'Input should be a valid datetime']]],
-    ['an unknown kind', { event_types: ['qa', 'upload'] }, [[['body', 'event_types'], 'enum', 'Input should be a list of ingestion, search, agentic_search, grep, completion, qa, embedding, reranking']]],
+    [
+      'an unknown kind',
+      { event_types: ['qa', 'upload'] },
+      [[['body', 'event_types'], 'enum', 'Input should be a list of ingestion, search, agentic_search, grep, completion, qa, embedding, reranking']],
+    ],
     ['an end before the start', { start_time: '2026-01-02T00:00:00Z', end_time: '2026-01-01T00:00:00Z' }, [[['body', 'end_time'], 'value_error', 'end_time must be after start_time']]],
     ['too many buckets', { bucket_seconds: 1 }, [[['body', 'bucket_seconds'], 'value_error', 'That makes 604800 buckets; at most 10000']]],
   ])('histogram: %s', async (_, body, expected) => {
