@@ -7,6 +7,7 @@ import { searchQualityBench } from './search-quality.bench';
 import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { loadBench } from './load.bench';
+import { ocrBench } from './ocr.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -17,6 +18,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   load: loadBench,
   answering: answeringBench,
   reranking: rerankingQualityBench,
+  ocr: ocrBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 

@@ -13,8 +13,11 @@ export interface FileState {
   mimeType: string | null;
   bytes: number;
   sha256: string | null;
+  description: string | null;
   createdAt: string | null;
   updatedAt: string | null;
+  /** OpenAI's `purpose` the upload named; null: none. */
+  purpose: string | null;
 }
 
 export interface FileContent {
@@ -26,8 +29,8 @@ export interface FileContent {
 }
 
 export type FileCommand =
-  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string } & FileContent)
-  | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date } & FileContent)
+  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; purpose?: string | null; description?: string | null } & FileContent)
+  | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date; description?: string | null } & FileContent)
   | { type: 'DeleteFile'; fileId: string; organizationId: string; now: Date };
 
 export const initialFileState = (): FileState => ({
@@ -40,8 +43,10 @@ export const initialFileState = (): FileState => ({
   mimeType: null,
   bytes: 0,
   sha256: null,
+  description: null,
   createdAt: null,
   updatedAt: null,
+  purpose: null,
 });
 
 export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
@@ -60,13 +65,26 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
           mimeType: d.mimeType,
           bytes: d.bytes,
           sha256: d.sha256,
+          description: d.description ?? null,
           createdAt: d.at,
           updatedAt: d.at,
+          purpose: d.purpose ?? null,
         };
       }
       case 'FileReplaced': {
         const d = e.data;
-        return { ...state, version: d.version, blobKey: d.blobKey, replacedBlobKey: state.blobKey, filename: d.filename, mimeType: d.mimeType, bytes: d.bytes, sha256: d.sha256, updatedAt: d.at };
+        return {
+          ...state,
+          version: d.version,
+          blobKey: d.blobKey,
+          replacedBlobKey: state.blobKey,
+          filename: d.filename,
+          mimeType: d.mimeType,
+          bytes: d.bytes,
+          sha256: d.sha256,
+          description: d.description !== undefined ? d.description : state.description,
+          updatedAt: d.at,
+        };
       }
       case 'FileDeleted':
         return { ...state, status: 'deleted' };
@@ -80,14 +98,28 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
       return [
         {
           type: 'FileUploaded',
-          data: { fileId: c.fileId, organizationId: c.organizationId, filename, mimeType, bytes, sha256, blobKey, version: 1, at, ...(c.uploadId ? { uploadId: c.uploadId } : {}) },
+          data: {
+            fileId: c.fileId,
+            organizationId: c.organizationId,
+            filename,
+            mimeType,
+            bytes,
+            sha256,
+            blobKey,
+            version: 1,
+            at,
+            ...(c.uploadId ? { uploadId: c.uploadId } : {}),
+            ...(c.description ? { description: c.description } : {}),
+            ...(c.purpose ? { purpose: c.purpose } : {}),
+          },
         },
       ];
     }
     if (!isLive(s, c.organizationId)) throw new NotFoundError(`File ${c.fileId} not found`);
     if (c.type === 'ReplaceFile') {
       const { filename, mimeType, bytes, sha256, blobKey } = c;
-      return [{ type: 'FileReplaced', data: { fileId: c.fileId, filename, mimeType, bytes, sha256, blobKey, version: s.version + 1, at } }];
+      const description = c.description !== undefined ? { description: c.description } : {};
+      return [{ type: 'FileReplaced', data: { fileId: c.fileId, filename, mimeType, bytes, sha256, blobKey, version: s.version + 1, at, ...description } }];
     }
     return [{ type: 'FileDeleted', data: { fileId: c.fileId, organizationId: c.organizationId, blobKey: s.blobKey!, at } }];
   },
@@ -99,6 +131,6 @@ export function isLive(s: FileState, organizationId: string): boolean {
 }
 
 /** The file as its read model row shows it, built from the decided state. */
-export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date } {
-  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!) };
+export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date; purpose: string | null } {
+  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!), purpose: s.purpose };
 }

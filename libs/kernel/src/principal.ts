@@ -43,7 +43,7 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 export interface RequiredScope {
   method: ScopeMethod;
-  /** `store`, `completions`, or `api_key` (API-key management: unscoped keys only). */
+  /** `store`, `completions`, or `api_key` / `trace_destination` (management of keys and trace destinations: unscoped keys only). */
   resourceType: string;
   /** Route parameter holding the resource id a scope entry may be pinned to. */
   resourceIdParam?: string;
@@ -70,7 +70,8 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
  */
 export function scopeAllows(scope: ScopeEntry[] | null, required: RequiredScope, resourceId: string | undefined): boolean {
   if (scope === null) return true;
-  if (required.resourceType === 'api_key') return false;
+  // a scoped key never manages API keys, nor trace destinations (a destination receives every run of the organization)
+  if (required.resourceType === 'api_key' || required.resourceType === 'trace_destination') return false;
   return scope.some(
     (s) =>
       s.method === required.method && (s.resource_type == null || s.resource_type === required.resourceType) && (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),

@@ -45,6 +45,8 @@ import { ListModelsHandler } from './queries/list-models/list-models.handler';
 import { ListModelsHttpController } from './queries/list-models/list-models.http.controller';
 import { GetModelHandler } from './queries/get-model/get-model.handler';
 import { GetModelHttpController } from './queries/get-model/get-model.http.controller';
+import { SearchVectorStoreHandler } from './openai/queries/search-vector-store/search-vector-store.handler';
+import { SearchVectorStoreHttpController } from './openai/queries/search-vector-store/search-vector-store.http.controller';
 
 export { SEARCH_CONFIG } from './search.config';
 export type { SearchConfig } from './search.config';
@@ -81,6 +83,8 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     RerankHttpController,
     ListModelsHttpController,
     GetModelHttpController,
+    // OpenAI's vector store search: the store search above, in OpenAI's wire shape
+    SearchVectorStoreHttpController,
   ],
   providers: [
     StoresReader,
@@ -112,6 +116,7 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     RerankHandler,
     ListModelsHandler,
     GetModelHandler,
+    SearchVectorStoreHandler,
   ],
   exports: [StoreAccess, Retrieval],
 })

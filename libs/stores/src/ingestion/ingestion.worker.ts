@@ -1,9 +1,21 @@
-import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
-import { EMBEDDER, Embedder, EmbeddingError } from '@larder/ai';
-import { chunkDocument, parseFile, PARSER_VERSION, ParseError, UnsupportedFileError } from '@larder/ingestion';
+import { EMBEDDER, Embedder, EmbeddingError, OCR, Ocr, OcrError } from '@larder/ai';
+import {
+  chunkDocument,
+  chunkingKey,
+  contextualizationPlan,
+  embeddingInput,
+  ImageTooLargeError,
+  metadataLines,
+  parseFile,
+  PARSER_VERSION,
+  ParseError,
+  UnsupportedFileError,
+  UnsupportedMediaError,
+} from '@larder/ingestion';
 import { chunksArtifactKey, readChunksArtifact, vectorsArtifactKey, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFilesWriter } from '../store-files.writer';
@@ -42,6 +54,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     private readonly reader: StoreFilesReader,
     private readonly writer: StoreFilesWriter,
+    // null with LARDER_OCR=false: images then fail as unsupported
+    @Optional() @Inject(OCR) private readonly ocr: Ocr | null = null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -112,27 +126,30 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     const t0 = Date.now();
     try {
       const deadline = AbortSignal.timeout(this.config.attemptTimeoutMs);
-      // 1. parse and chunk (once per content, strategy and parser version)
-      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, row.parsingStrategy, PARSER_VERSION);
+      // 1. parse and chunk (once per content, strategy, chunk size and parser version)
+      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
       let artifact: ChunksArtifact;
       if ((await this.blobs.size(chunksKey)) !== null) {
         artifact = await readChunksArtifact(this.blobs, chunksKey);
       } else {
         const content = await this.readContent(row);
-        const doc = await parseFile(content, row.filename, row.mimeType).catch((err: Error) => {
-          if (err instanceof UnsupportedFileError || err instanceof ParseError) throw new PermanentFailure(err.message, err.code);
+        const doc = await parseFile(content, row.filename, row.mimeType, { ocr: this.ocr, maxImagePixels: this.config.ocrMaxPixels, signal: deadline }).catch((err: Error) => {
+          if (err instanceof UnsupportedFileError || err instanceof ParseError || err instanceof UnsupportedMediaError || err instanceof ImageTooLargeError) {
+            throw new PermanentFailure(err.message, err.code);
+          }
+          if (err instanceof OcrError || err.name === 'TimeoutError' || err.name === 'AbortError') throw err; // may pass: retried
           throw new PermanentFailure(`Could not parse ${row.filename}: ${err.message}`, 'parse_error');
         });
-        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename);
+        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename, row.chunking);
         artifact = {
-          format: 1,
+          format: 2,
           chunks: chunks.map((c) => ({
             chunkIndex: c.chunkIndex,
             text: c.text,
-            embedText: c.embedText,
+            context: c.context,
             offset: c.offset,
             tokens: c.tokens,
-            mimeType: 'text/plain',
+            mimeType: c.mimeType,
             generatedMetadata: c.generatedMetadata,
           })),
         };
@@ -142,10 +159,17 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       deadline.throwIfAborted();
       await this.writer.decide({ type: 'RecordParsed', ...base, chunksKey, chunkCount: artifact.chunks.length, usageTokens, parseMs: Date.now() - t0 }, 'system', false);
 
-      // 2. embed (once per model and chunk inputs, across files, stores and copies)
+      // 2. embed (once per model and chunk inputs, across files, stores and copies); the store's
+      // contextualization decides what is put before each chunk's text
+      const plan = contextualizationPlan(row.contextualization);
+      const metadata = metadataLines(row.metadata, plan.metadata);
       let vectorsKey: string | null = null;
       if (artifact.chunks.length) {
-        const inputs = artifact.chunks.map((c) => c.embedText);
+        const inputs = artifact.chunks.map((c) =>
+          c.context
+            ? embeddingInput({ text: c.text, context: c.context }, { filename: row.filename, mode: row.parsingStrategy, fileContext: plan.fileContext, metadataLines: metadata })
+            : (c.embedText ?? c.text),
+        );
         vectorsKey = vectorsArtifactKey(row.organizationId, this.embedder.model, inputs);
         if ((await this.blobs.size(vectorsKey)) === null) {
           const vectors = await this.embedder.embed(inputs, 'document');
@@ -166,7 +190,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           chunkCount: artifact.chunks.length,
           usageTokens,
           mode: row.parsingStrategy,
-          contextualization: row.contextualization === true || (typeof row.contextualization === 'object' && row.contextualization !== null),
+          contextualization: plan.fileContext || metadata !== null,
           queueMs: Math.max(0, claim.startedAt.getTime() - row.createdAt.getTime()),
           ingestionMs: Date.now() - t0,
           totalMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
@@ -179,7 +203,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable);
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
       const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
-      const code = err instanceof PermanentFailure ? err.code : err instanceof EmbeddingError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
+      const code = err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
       const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.attemptTimeoutMs} ms` : (err as Error).message;
       this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
       await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
