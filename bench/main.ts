@@ -4,6 +4,7 @@ import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
 import { ingestionBench } from './ingestion.bench';
 import { searchQualityBench } from './search-quality.bench';
+import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
@@ -16,6 +17,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   'search-speed': searchSpeedBench,
   load: loadBench,
   answering: answeringBench,
+  reranking: rerankingQualityBench,
   ocr: ocrBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };

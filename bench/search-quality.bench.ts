@@ -89,7 +89,7 @@ function gcide(words: Set<string>): Map<string, string> {
 }
 
 /** nDCG@10 with the judgments' gains as given (linear gain). */
-function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
+export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
   let dcg = 0;
   ranked.slice(0, 10).forEach((id, i) => (dcg += (gains.get(id) ?? 0) / Math.log2(i + 2)));
   const ideal = [...gains.values()]
@@ -100,13 +100,13 @@ function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
 }
 const recallAt = (ranked: string[], gains: Map<string, number>, k: number) => ranked.slice(0, k).filter((id) => gains.has(id)).length / gains.size;
 
-interface Doc {
+export interface Doc {
   id: string;
   /** the file's bytes as uploaded, and its name (parsed and chunked as the API does) */
   filename: string;
   body: string;
 }
-interface Judged {
+export interface Judged {
   text: string;
   /** document id → gain */
   gains: Map<string, number>;
@@ -278,7 +278,7 @@ function table(title: string, rs: Array<[string, Score, string]>, extra?: string
 }
 
 /** A BEIR-layout collection (corpus.jsonl, queries.jsonl, qrels/test.tsv), each document uploaded as `<id>.md`: `# title` then the text. */
-function beir(dir: string): { docs: Doc[]; queries: Judged[] } {
+export function beir(dir: string): { docs: Doc[]; queries: Judged[] } {
   const lines = (f: string) =>
     readFileSync(join(dir, f), 'utf8')
       .split('\n')
@@ -299,7 +299,7 @@ function beir(dir: string): { docs: Doc[]; queries: Judged[] } {
   return { docs, queries };
 }
 
-const DATA = process.env.BENCH_QUALITY_DATA ?? join(__dirname, '..', '..', '..', 'shared', 'data');
+export const DATA = process.env.BENCH_QUALITY_DATA ?? join(__dirname, '..', '..', '..', 'shared', 'data');
 
 export async function searchQualityBench(): Promise<void> {
   const embedder = new UseLiteEmbedder();

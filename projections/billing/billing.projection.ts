@@ -28,6 +28,8 @@ export class BillingProjection implements Projection {
     'StoreAgenticSearchPerformed',
     'StoreQuestionAnswered',
     'ChatCompletionCreated',
+    'EmbeddingsCreated',
+    'DocumentsReranked',
   ];
 
   async setup(m: EntityManager): Promise<void> {
@@ -125,6 +127,13 @@ export class BillingProjection implements Projection {
         this.usage(usage, event, store, 'model_completion_tokens', d.tokenUsage.completion_tokens, d.at);
         return;
       }
+      case 'EmbeddingsCreated':
+        // no store: an organization-level product
+        this.usage(usage, event, null, 'embedding_tokens', e.data.tokenUsage.prompt_tokens, e.data.at);
+        return;
+      case 'DocumentsReranked':
+        this.usage(usage, event, null, 'rerank_tokens', e.data.tokenUsage.prompt_tokens, e.data.at);
+        return;
       case 'StoreAgenticSearchPerformed':
       case 'StoreQuestionAnswered': {
         const d = e.data;

@@ -291,12 +291,15 @@ function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitra
         return pools.includes(fx.other) ? [fx.otherOrganizationId] : [fx.organizationId];
       case 'part_number':
         return ['1', '2', '3', '10000'];
+      case 'model':
+        return [...SERVED_MODELS];
       default:
         return [];
     }
   };
   const mine = real(own);
-  const theirs = name === 'part_number' ? [] : real([fx.other]);
+  // part numbers and models are no organization's resources
+  const theirs = name === 'part_number' || name === 'model' ? [] : real([fx.other]);
   const alts: Array<{ weight: number; arbitrary: fc.Arbitrary<Tagged> }> = [
     { weight: 1, arbitrary: fc.uuid().map((value) => ({ value, tag: 'random_uuid' })) },
     { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).map((s) => ({ value: encodeURIComponent(s), tag: 'string' })) },
@@ -877,7 +880,7 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
         ...(auth.tag === 'main' ? [] : [auth.tag]),
         ...(Object.keys(extra).length ? ['headers:odd'] : []),
       ];
-      const tenantParams = ps.filter((_, k) => op.pathParams[k] !== 'part_number');
+      const tenantParams = ps.filter((_, k) => op.pathParams[k] !== 'part_number' && op.pathParams[k] !== 'model');
       const crossTenant =
         !op.public &&
         ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) ||
@@ -886,6 +889,9 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
       return { operation: op.route, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
     });
 }
+
+/** The models a test server with the default configuration serves (`GET /v1/models`). */
+const SERVED_MODELS = ['universal-sentence-encoder-lite', 'larder-hybrid-rerank'];
 
 /** Requests over every operation of the document, each operation equally likely. */
 export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options: { only?: RegExp; hints?: Hints } = {}): { operations: FuzzOperation[]; arbitrary: fc.Arbitrary<FuzzRequest> } {
@@ -900,6 +906,8 @@ export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options:
     'file_ids[]': fc.constantFrom(...files, ...fx.other.files),
     // the document says "any" for metadata; the service takes an object
     metadata: fc.oneof(anyObject(2), fc.constant(null)),
+    // embeddings and reranking name a served model (or `default`) to get past the 404
+    model: fc.constantFrom(...SERVED_MODELS, 'default', 'not-a-served-model'),
     ...options.hints,
   };
   const arbs = new SchemaArbitraries(componentsOf(doc), hints);

@@ -12,7 +12,7 @@ import { BLOB_STORAGE } from '@larder/blob-storage';
 import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER, LLM, OCR } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
-import { CHAT_CONFIG, ChatConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule, WEB_SEARCH } from '@larder/search';
+import { CHAT_CONFIG, ChatConfig, MODELS_CONFIG, ModelsConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule, WEB_SEARCH } from '@larder/search';
 import { ActivityModule } from '@larder/activity';
 import { BILLING_CONFIG, BillingConfig, BillingModule, Money, priceTable } from '@larder/billing';
 import { ProjectionRunner } from '@larder/projections/runner';
@@ -77,12 +77,14 @@ export class InfrastructureModule {
         useValue: {
           fusion: infra.config.searchFusion,
           lexicalWeight: infra.config.searchLexicalWeight,
+          rerankLexicalWeight: infra.config.rerankLexicalWeight,
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,
         } satisfies SearchConfig,
       },
       { provide: RERANKER, useValue: infra.reranker },
+      { provide: MODELS_CONFIG, useValue: { aliases: infra.config.modelAliases } satisfies ModelsConfig },
       { provide: CHAT_CONFIG, useValue: { signingSecret: infra.signingSecret, toolTicketTtlSeconds: infra.config.toolTicketTtlSeconds } satisfies ChatConfig },
       // null without LARDER_LLM_URL: inject with @Optional() @Inject(LLM) llm: Llm | null
       { provide: LLM, useValue: infra.llm },

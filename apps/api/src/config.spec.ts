@@ -154,3 +154,15 @@ describe('search fusion configuration', () => {
     });
   });
 });
+
+describe('model aliases', () => {
+  it('reads LARDER_MODEL_ALIASES as comma-separated alias=model pairs (names may hold slashes and colons)', () => {
+    expect(loadConfig({}).modelAliases).toEqual({});
+    expect(loadConfig({ LARDER_MODEL_ALIASES: ' mixedbread-ai/mxbai-embed-large-v1 = universal-sentence-encoder-lite , text-embedding-3-small=onnx:bge ' }).modelAliases).toEqual({
+      'mixedbread-ai/mxbai-embed-large-v1': 'universal-sentence-encoder-lite',
+      'text-embedding-3-small': 'onnx:bge',
+    });
+    expect(() => loadConfig({ LARDER_MODEL_ALIASES: 'just-a-name' })).toThrow(/not alias=model/);
+    expect(() => loadConfig({ LARDER_MODEL_ALIASES: 'a=x,a=y' })).toThrow(/maps a twice/);
+  });
+});

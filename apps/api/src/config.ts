@@ -60,6 +60,8 @@ export interface LarderConfig {
   indexReadWorker: boolean;
   searchFusion: 'relative' | 'rrf';
   searchLexicalWeight: number;
+  /** Weight of the lexical list in the hybrid reranking (`larder-hybrid-rerank`) of `POST /v1/reranking`. */
+  rerankLexicalWeight: number;
   /** RM3 pseudo-relevance feedback in the embedded index's BM25 query (LARDER_SEARCH_LEXICAL_FEEDBACK, default off) */
   searchLexicalFeedback: boolean;
   searchCandidateFactor: number;
@@ -120,6 +122,8 @@ export interface LarderConfig {
   rerankerTimeoutMs: number;
   rerankerMaxRetries: number;
   rerankerMaxBytes: number;
+  /** Other names for served models (LARDER_MODEL_ALIASES `alias=model,…`): `/v1/embeddings` and `/v1/reranking` answer them with that model. */
+  modelAliases: Record<string, string>;
   /** The master key sealing stored credentials (base64 or hex, 32 bytes); unset = a keyring file generated into dataDir. */
   secretsKey: string | null;
   /** Older master keys that still open secrets until `secrets rotate` re-seals them. */
@@ -150,6 +154,17 @@ export interface LarderConfig {
 export const DEFAULT_FUSION: { method: 'relative' | 'rrf'; lexicalWeight: Record<LarderConfig['embedder'], number> } = {
   method: 'relative',
   lexicalWeight: { 'use-lite': 0.7, openai: 0.5, onnx: 0.5 },
+};
+
+/**
+ * The fusion of `POST /v1/reranking` without a reranking model (`larder-hybrid-rerank`), per embedder,
+ * chosen by measurement (bench/reranking-quality.bench.ts; README, Reranking without a reranking model):
+ * BM25 over the few documents of one request has poorer statistics than over a collection, so the
+ * embedding earns a larger share than in a store search. Other embedders are not measured here.
+ */
+export const DEFAULT_RERANK_FUSION: { method: 'relative'; lexicalWeight: Record<LarderConfig['embedder'], number> } = {
+  method: 'relative',
+  lexicalWeight: { 'use-lite': 0.5, openai: 0.5, onnx: 0.5 },
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
@@ -223,7 +238,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
   if (env.LARDER_SECRETS_KEY) parseMasterKey(env.LARDER_SECRETS_KEY);
   for (const k of (env.LARDER_SECRETS_PREVIOUS_KEYS ?? '').split(',').filter((x) => x.trim())) parseMasterKey(k, 'LARDER_SECRETS_PREVIOUS_KEYS');
   new OutboundPolicy(parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''));
+  const modelAliases = parseModelAliases(env.LARDER_MODEL_ALIASES ?? '');
   return {
+    modelAliases,
     port: int('PORT', 8000),
     host: env.HOST || '127.0.0.1',
     dataDir: resolve(env.LARDER_DATA_DIR || './data'),
@@ -281,6 +298,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),
     searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', false),
+    rerankLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
     ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 2)),
@@ -330,4 +348,24 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
       maxAttempts: Math.max(1, int('LARDER_TRACE_EXPORT_MAX_ATTEMPTS', 20)),
     },
   };
+}
+
+/**
+ * `LARDER_MODEL_ALIASES`: comma-separated `alias=model` pairs (`mixedbread-ai/mxbai-embed-large-v1=universal-sentence-encoder-lite`).
+ * Whether each model is served is checked when the server starts (it knows its models then).
+ */
+export function parseModelAliases(value: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of value
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    const alias = pair.slice(0, eq).trim();
+    const model = pair.slice(eq + 1).trim();
+    if (eq < 0 || !alias || !model) throw new Error(`LARDER_MODEL_ALIASES: ${JSON.stringify(pair)} is not alias=model (pairs are separated by commas)`);
+    if (out[alias] !== undefined && out[alias] !== model) throw new Error(`LARDER_MODEL_ALIASES maps ${alias} twice`);
+    out[alias] = model;
+  }
+  return out;
 }

@@ -3,6 +3,8 @@ import { EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
 import {
   ChatCompletionCreated,
+  DocumentsReranked,
+  EmbeddingsCreated,
   publicToolCall,
   SEARCH_ACTIVITY_EVENT_TYPES,
   StoreAgenticSearchPerformed,
@@ -162,6 +164,46 @@ export function activityOf(e: RecordedEvent): Activity | null {
           tool_calls: d.toolCalls.map(publicToolCall),
           client_tool_calls: d.clientToolCalls,
           metadata: d.metadata,
+        },
+      };
+    }
+    case 'EmbeddingsCreated': {
+      const d = e.data as unknown as EmbeddingsCreated['data'];
+      return {
+        kind: 'embedding',
+        storeIds: [],
+        at: d.at,
+        event: {
+          type: 'embedding',
+          store_ids: [],
+          model: d.model,
+          requested_model: d.requestedModel,
+          input_count: d.inputs,
+          dimensions: d.dimensions,
+          encoding_formats: d.encodingFormats,
+          normalized: d.normalized,
+          token_usage: d.tokenUsage,
+          duration: isoDuration(d.durationMs),
+        },
+      };
+    }
+    case 'DocumentsReranked': {
+      const d = e.data as unknown as DocumentsReranked['data'];
+      return {
+        kind: 'reranking',
+        storeIds: [],
+        at: d.at,
+        event: {
+          type: 'reranking',
+          store_ids: [],
+          model: d.model,
+          requested_model: d.requestedModel,
+          method: d.method,
+          document_count: d.documents,
+          top_k: d.topK,
+          result_count: d.returned,
+          token_usage: d.tokenUsage,
+          duration: isoDuration(d.durationMs),
         },
       };
     }

@@ -15,6 +15,8 @@ export const PLATFORM_EVENT: Record<string, string> = {
   grep: 'store.grep',
   qa: 'store.question_answer',
   completion: 'model_request',
+  embedding: 'model_request',
+  reranking: 'model_request',
 };
 
 /** One public activity event (§11.1). */

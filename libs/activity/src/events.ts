@@ -1,5 +1,5 @@
-/** The public event families of contract §11 (`completion` and `qa` arrive with the answering issue). */
-export const ACTIVITY_KINDS = ['ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa'] as const;
+/** The public event families of contract §11, plus Larder's `completion`, `qa`, `embedding` and `reranking`. */
+export const ACTIVITY_KINDS = ['ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /**
@@ -13,7 +13,7 @@ export interface ActivityRecorded {
     activityId: string;
     organizationId: string;
     kind: ActivityKind;
-    /** Stores the event concerns (none for an organization-level completion). */
+    /** Stores the event concerns (none for an organization-level completion, embedding or reranking). */
     storeIds: string[];
     sourceEventId: string;
     at: string;

@@ -21,7 +21,7 @@ const NOW = new Date('2026-03-01T12:00:00.000Z');
 describe('activity request DTOs answer the contract’s 422 entries (loc, type, msg)', () => {
   it.each<[string, Record<string, string>, Problem[]]>([
     ['no event_type', {}, [[['query', 'event_type'], 'missing', 'Field required']]],
-    ['an unknown kind', { event_type: 'upload' }, [[['query', 'event_type'], 'enum', "Input should be 'ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa'"]]],
+    ['an unknown kind', { event_type: 'upload' }, [[['query', 'event_type'], 'enum', "Input should be 'ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'"]]],
     ['limit 0', { event_type: 'search', limit: '0' }, [[['query', 'limit'], 'value_error', 'Input should be an integer from 1 to 100']]],
     ['limit 2.5', { event_type: 'search', limit: '2.5' }, [[['query', 'limit'], 'value_error', 'Input should be an integer from 1 to 100']]],
     ['a bad date', { event_type: 'search', filter_after: 'yesterday' }, [[['query', 'filter_after'], 'datetime_parsing', 'Input should be a valid datetime']]],
@@ -44,7 +44,11 @@ describe('activity request DTOs answer the contract’s 422 entries (loc, type, 
   it.each<[string, unknown, Problem[]]>([
     ['bucket_seconds 0', { bucket_seconds: 0 }, [[['body', 'bucket_seconds'], 'value_error', 'Input should be a positive integer']]],
     ['a bad start', { start_time: 'monday' }, [[['body', 'start_time'], 'datetime_parsing', 'Input should be a valid datetime']]],
-    ['an unknown kind', { event_types: ['qa', 'upload'] }, [[['body', 'event_types'], 'enum', 'Input should be a list of ingestion, search, agentic_search, grep, completion, qa']]],
+    [
+      'an unknown kind',
+      { event_types: ['qa', 'upload'] },
+      [[['body', 'event_types'], 'enum', 'Input should be a list of ingestion, search, agentic_search, grep, completion, qa, embedding, reranking']],
+    ],
     ['an end before the start', { start_time: '2026-01-02T00:00:00Z', end_time: '2026-01-01T00:00:00Z' }, [[['body', 'end_time'], 'value_error', 'end_time must be after start_time']]],
     ['too many buckets', { bucket_seconds: 1 }, [[['body', 'bucket_seconds'], 'value_error', 'That makes 604800 buckets; at most 10000']]],
   ])('histogram: %s', async (_, body, expected) => {

@@ -5,8 +5,22 @@ export interface Embedder {
   readonly dimensions: number;
   /** Largest batch the adapter sends at once (callers may pass more; it splits). */
   readonly batchSize: number;
-  embed(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]>;
+  /**
+   * The longest input the model reads, in Larder's token estimate (`estimateTokens`); the model cuts
+   * longer texts itself. Unset where Larder cannot know it (an endpoint decides).
+   */
+  readonly maxInputTokens?: number;
+  /**
+   * `options.normalize: false` asks for the model's own vectors without L2 normalization where the
+   * adapter normalizes them itself (ONNX); adapters whose model answers as it does ignore it.
+   */
+  embed(texts: string[], kind: 'document' | 'query', options?: EmbedOptions): Promise<Float32Array[]>;
   close(): Promise<void>;
+}
+
+export interface EmbedOptions {
+  /** Default true. */
+  normalize?: boolean;
 }
 
 export const EMBEDDER = Symbol('EMBEDDER');

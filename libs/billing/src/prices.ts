@@ -15,6 +15,10 @@ export const METRICS = {
   /** Tokens of the configured model (LARDER_LLM_URL) used by answering: priced at 0 unless the operator sets a price. */
   model_prompt_tokens: { unit: 'tokens', product: 'Model usage', per: 1_000_000n },
   model_completion_tokens: { unit: 'tokens', product: 'Model usage', per: 1_000_000n },
+  /** Tokens embedded through `POST /v1/embeddings` (the inputs with their prompt). */
+  embedding_tokens: { unit: 'tokens', product: 'Embeddings', per: 1_000_000n },
+  /** Tokens reranked through `POST /v1/reranking` (the query once per document, plus the documents). */
+  rerank_tokens: { unit: 'tokens', product: 'Reranking', per: 1_000_000n },
 } as const;
 export type Metric = keyof typeof METRICS;
 
@@ -34,6 +38,8 @@ export const DEFAULT_PRICES: Record<Metric, string> = {
   agent_tool_calls: '0.25',
   model_prompt_tokens: '0.00',
   model_completion_tokens: '0.00',
+  embedding_tokens: '0.02',
+  rerank_tokens: '0.02',
 };
 
 export type PriceTable = Record<Metric, Money>;

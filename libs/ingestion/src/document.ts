@@ -81,3 +81,28 @@ export function estimateTokens(text: string): number {
   for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)) n += m[0].length > 6 ? Math.ceil(m[0].length / 6) : 1;
   return n;
 }
+
+/**
+ * The text cut to at most `max` tokens of `estimateTokens`, keeping its beginning (`keep: 'head'`) or
+ * its end (`'tail'`); a word longer than the budget left is cut inside.
+ */
+export function truncateToTokens(text: string, max: number, keep: 'head' | 'tail'): string {
+  const pieces = [...text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)];
+  const cost = (m: RegExpMatchArray) => (m[0].length > 6 ? Math.ceil(m[0].length / 6) : 1);
+  let left = Math.max(0, max);
+  if (keep === 'head') {
+    for (const m of pieces) {
+      const c = cost(m);
+      if (c > left) return text.slice(0, m.index + left * 6);
+      left -= c;
+    }
+    return text;
+  }
+  for (let i = pieces.length - 1; i >= 0; i--) {
+    const m = pieces[i];
+    const c = cost(m);
+    if (c > left) return text.slice(m.index + m[0].length - left * 6);
+    left -= c;
+  }
+  return text;
+}

@@ -185,7 +185,56 @@ export interface ChatCompletionCreated {
   };
 }
 
-export type SearchActivityEvent = StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered | ChatCompletionCreated;
+/**
+ * An embeddings request was answered (`POST /v1/embeddings`, one per request): who asked, the model
+ * that answered and the name the request used for it (itself, an alias or `default`), how many
+ * inputs, in which shape, and the tokens. Never a text or a vector.
+ */
+export interface EmbeddingsCreated {
+  type: 'EmbeddingsCreated';
+  data: {
+    requestId: string;
+    organizationId: string;
+    apiKeyId: string;
+    model: string;
+    requestedModel: string;
+    inputs: number;
+    /** Of the vectors returned (the model's, or fewer when `dimensions` asked for a truncation). */
+    dimensions: number;
+    encodingFormats: string[];
+    normalized: boolean;
+    tokenUsage: TokenUsage;
+    durationMs: number;
+    at: string;
+  };
+}
+
+/**
+ * A reranking request was answered (`POST /v1/reranking`, one per request): the model that ranked
+ * (a cross-encoder, or the hybrid lexical + embedding ranking), how many documents, how many
+ * returned, the tokens. Never the query or a document.
+ */
+export interface DocumentsReranked {
+  type: 'DocumentsReranked';
+  data: {
+    requestId: string;
+    organizationId: string;
+    apiKeyId: string;
+    model: string;
+    requestedModel: string | null;
+    method: 'cross_encoder' | 'hybrid';
+    documents: number;
+    /** As asked (null: all). */
+    topK: number | null;
+    returned: number;
+    tokenUsage: TokenUsage;
+    durationMs: number;
+    at: string;
+  };
+}
+
+export type SearchActivityEvent =
+  StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered | ChatCompletionCreated | EmbeddingsCreated | DocumentsReranked;
 export const SEARCH_ACTIVITY_EVENT_TYPES = [
   'StoreSearchPerformed',
   'StoreGrepPerformed',
@@ -193,4 +242,6 @@ export const SEARCH_ACTIVITY_EVENT_TYPES = [
   'StoreAgenticSearchPerformed',
   'StoreQuestionAnswered',
   'ChatCompletionCreated',
+  'EmbeddingsCreated',
+  'DocumentsReranked',
 ] as const;

@@ -36,6 +36,15 @@ import { CreateChatCompletionHttpController } from './commands/create-chat-compl
 import { HostedTools } from './chat/hosted-tools';
 import { Conversations } from './chat/conversations';
 import { ToolTickets } from './tool-tickets/tool-tickets';
+import { ServedModels } from './models/served-models';
+import { CreateEmbeddingsHandler } from './queries/create-embeddings/create-embeddings.handler';
+import { CreateEmbeddingsHttpController } from './queries/create-embeddings/create-embeddings.http.controller';
+import { RerankHandler } from './queries/rerank/rerank.handler';
+import { RerankHttpController } from './queries/rerank/rerank.http.controller';
+import { ListModelsHandler } from './queries/list-models/list-models.handler';
+import { ListModelsHttpController } from './queries/list-models/list-models.http.controller';
+import { GetModelHandler } from './queries/get-model/get-model.handler';
+import { GetModelHttpController } from './queries/get-model/get-model.http.controller';
 import { SearchVectorStoreHandler } from './openai/queries/search-vector-store/search-vector-store.handler';
 import { SearchVectorStoreHttpController } from './openai/queries/search-vector-store/search-vector-store.http.controller';
 
@@ -45,10 +54,16 @@ export { RERANKER } from './reranker.port';
 export { CHAT_CONFIG } from './chat/chat.config';
 export type { ChatConfig } from './chat/chat.config';
 export type { Reranker } from './reranker.port';
+export { MODELS_CONFIG } from './models/models.config';
+export type { ModelsConfig } from './models/models.config';
 export { WEB_SEARCH, WEB_STORE } from './web/web-search.port';
 export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from './web/web-search.port';
 
-/** Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks, facets and question answering (contract §14–§16.4). */
+/**
+ * Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks,
+ * facets and question answering (contract §14–§16.4); chat completions, embeddings, reranking and
+ * the served models (§17).
+ */
 @Module({
   imports: [CqrsModule],
   controllers: [
@@ -64,6 +79,10 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     DeleteSearchRuleHttpController,
     DeleteSearchRuleEntryHttpController,
     CreateChatCompletionHttpController,
+    CreateEmbeddingsHttpController,
+    RerankHttpController,
+    ListModelsHttpController,
+    GetModelHttpController,
     // OpenAI's vector store search: the store search above, in OpenAI's wire shape
     SearchVectorStoreHttpController,
   ],
@@ -92,6 +111,11 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     Conversations,
     ToolTickets,
     CreateChatCompletionHandler,
+    ServedModels,
+    CreateEmbeddingsHandler,
+    RerankHandler,
+    ListModelsHandler,
+    GetModelHandler,
     SearchVectorStoreHandler,
   ],
   exports: [StoreAccess, Retrieval],

@@ -8,6 +8,8 @@ export interface SearchConfig {
   candidateFactor: number;
   /** list-chunks with `sort_by` sorts at most this many chunks (400 beyond: narrow it with filters or file_ids). */
   maxSortScan: number;
+  /** Weight of the lexical list in the hybrid reranking of `POST /v1/reranking` (default: `lexicalWeight`). */
+  rerankLexicalWeight?: number;
   /** Results asked of each web search provider for a search naming `mixedbread/web` (default 20). */
   webMaxResults?: number;
 }

@@ -1,6 +1,6 @@
 import { streamName } from '@larder/kernel';
 export const searchRuleStream = (id: string) => streamName('search_rule', id);
-/** Search, grep and listing activity of an organization, appended off the request path. */
+/** Search, grep, listing and model (embeddings, reranking) activity of an organization, appended off the request path. */
 export const searchActivityStream = (organizationId: string) => streamName('search_activity', organizationId);
 /** A stored chat completion (`store: true`). */
 export const chatCompletionStream = (completionId: string) => streamName('chat_completion', completionId);

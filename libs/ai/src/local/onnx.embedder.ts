@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'fs';
 import { basename, dirname, join, resolve } from 'path';
-import { Embedder } from '../embedder.port';
+import { EmbedOptions, Embedder } from '../embedder.port';
 import { EmbeddingWorkerHost } from './worker-host';
 
 export interface OnnxEmbedderOptions {
@@ -26,18 +26,21 @@ export class OnnxEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
   readonly batchSize: number;
+  readonly maxInputTokens: number;
   private readonly host: EmbeddingWorkerHost;
 
   constructor(private readonly options: OnnxEmbedderOptions) {
     const dir = resolve(options.modelDir);
     const configPath = join(dir, 'config.json');
     if (!existsSync(configPath)) throw new Error(`LARDER_ONNX_MODEL_DIR ${dir} has no config.json (expected a Hugging Face ONNX export)`);
-    const config = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: number; d_model?: number; dim?: number };
+    const config = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: number; d_model?: number; dim?: number; max_position_embeddings?: number };
     const dims = config.hidden_size ?? config.d_model ?? config.dim;
     if (!dims) throw new Error(`${configPath} names no hidden_size`);
     this.dimensions = dims;
     this.model = options.model || `onnx:${basename(dir)}`;
     this.batchSize = options.batchSize ?? 16;
+    // the tokenizer cuts at the model's positions, two of which hold [CLS] and [SEP]
+    this.maxInputTokens = Math.max(1, (config.max_position_embeddings ?? 512) - 2);
     const transformers = require.resolve('@huggingface/transformers');
     const code = `
       const { parentPort, workerData } = require('worker_threads');
@@ -47,11 +50,11 @@ export class OnnxEmbedder implements Embedder {
       env.localModelPath = workerData.parent;
       const ready = pipeline('feature-extraction', workerData.name, { dtype: workerData.dtype, device: 'cpu' });
       ready.catch(() => undefined);
-      parentPort.on('message', async ({ id, texts, kind }) => {
+      parentPort.on('message', async ({ id, texts, kind, normalize }) => {
         try {
           const extract = await ready;
           const input = kind === 'query' && workerData.queryPrefix ? texts.map((t) => workerData.queryPrefix + t) : texts;
-          const out = await extract(input, { pooling: workerData.pooling, normalize: true });
+          const out = await extract(input, { pooling: workerData.pooling, normalize: normalize !== false });
           const flat = Float32Array.from(out.data);
           parentPort.postMessage({ id, flat }, [flat.buffer]);
         } catch (err) {
@@ -68,13 +71,15 @@ export class OnnxEmbedder implements Embedder {
     });
   }
 
-  async embed(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  /** L2-normalized vectors (what the index stores), or the pooled output as the model gives it with `normalize: false`. */
+  async embed(texts: string[], kind: 'document' | 'query', options: EmbedOptions = {}): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       out.push(
         ...(await this.host.run(
           texts.slice(i, i + this.batchSize).map((t) => t || ' '),
           kind,
+          { normalize: options.normalize !== false },
         )),
       );
     }

@@ -10,6 +10,8 @@ export class UseLiteEmbedder implements Embedder {
   readonly model = 'universal-sentence-encoder-lite';
   readonly dimensions = 512;
   readonly batchSize = 32;
+  /** Larder's bound for this model (the adapter also cuts a text at 8000 characters). */
+  readonly maxInputTokens = 1024;
   private readonly host: EmbeddingWorkerHost;
 
   constructor() {

@@ -4,7 +4,7 @@ import { EmbeddingError } from '../embedder.port';
 /**
  * Runs a local model in a worker thread: its JavaScript (tokenizers, TensorFlow.js) runs on the CPU
  * synchronously, so the event loop (HTTP, projections) stays responsive while it embeds. The worker
- * code answers `{id, texts, kind}` with `{id, flat}` (the vectors concatenated) or `{id, error}`.
+ * code answers `{id, texts, kind, ...extra}` with `{id, flat}` (the vectors concatenated) or `{id, error}`.
  * The thread starts on first use and does not keep the process alive while idle.
  */
 export class EmbeddingWorkerHost {
@@ -46,12 +46,12 @@ export class EmbeddingWorkerHost {
     this.pending.clear();
   }
 
-  async run(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  async run(texts: string[], kind: 'document' | 'query', extra: Record<string, unknown> = {}): Promise<Float32Array[]> {
     const w = this.start();
     const id = this.nextId++;
     const result = new Promise<Float32Array[]>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     w.ref();
-    w.postMessage({ id, texts, kind });
+    w.postMessage({ ...extra, id, texts, kind });
     try {
       return await result;
     } finally {

@@ -22,7 +22,7 @@ import { hashSecret } from '../secrets';
 import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
 
 /**
- * Resolves `Authorization: Bearer <key>` to a principal on every non-public route: unknown, revoked
+ * Resolves `Authorization: Bearer <key>` (or `Authorization: <key>`) to a principal on every non-public route: unknown, revoked
  * and expired keys get 401; a key whose scope does not grant the route, or a non-admin key on an
  * admin route, gets 403.
  */
@@ -57,7 +57,8 @@ export class ApiKeyAuthGuard implements CanActivate {
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; params: Record<string, string>; principal?: Principal }>();
     const header = req.headers['authorization'] ?? '';
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    // `Bearer <key>`, or the key alone (@mixedbread-ai/sdk 2.x and the clients built on it send no scheme)
+    const match = /^\s*(?:Bearer\s+)?([^\s]+)\s*$/i.exec(header);
     if (!match) throw new UnauthorizedError('Missing API key: send it as "Authorization: Bearer <key>".');
     const key = await this.lookup(hashSecret(match[1]));
     if (!key) throw new UnauthorizedError('Invalid API key.');

@@ -18,7 +18,7 @@ export interface BillingSummaryResponse {
   generated_at: string;
 }
 
-const PRODUCT_ORDER = ['Store', 'Parsing', 'Agentic search', 'Question answering', 'Completions'];
+const PRODUCT_ORDER = ['Store', 'Parsing', 'Agentic search', 'Question answering', 'Completions', 'Embeddings', 'Reranking'];
 
 /** The period's costs per product, the credit applied to them, the balance and the usage per metric (§7). */
 @QueryHandler(GetBillingSummaryQuery)

@@ -1,0 +1,8 @@
+/**
+ * Model inference (embeddings, reranking) belongs to the `completions` resource type of key scopes
+ * (contract §18 row 7), as chat completions do: `create` runs a model; `list` and `read` see which
+ * models are served.
+ */
+export const MODEL_CREATE_SCOPE = { method: 'create', resourceType: 'completions' } as const;
+export const MODEL_LIST_SCOPE = { method: 'list', resourceType: 'completions' } as const;
+export const MODEL_READ_SCOPE = { method: 'read', resourceType: 'completions' } as const;
