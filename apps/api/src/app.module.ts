@@ -8,7 +8,9 @@ import { MESSAGE_BUS } from '@larder/message-bus';
 import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api-keys';
 import { OrganizationsModule } from '@larder/organizations';
 import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
-import { BLOB_STORAGE } from '@larder/blob-storage';
+import { BLOB_STORAGE, BUCKET_CONNECTOR, BUCKET_HEALTH } from '@larder/blob-storage';
+import { SECRET_VAULT } from '@larder/secrets';
+import { BucketsModule } from '@larder/buckets';
 import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER, LLM } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
@@ -37,6 +39,9 @@ export class InfrastructureModule {
       { provide: ProjectionRunner, useValue: infra.runner },
       { provide: READ_MODEL_CONSISTENCY, useValue: infra.runner },
       { provide: BLOB_STORAGE, useValue: infra.blobs },
+      { provide: SECRET_VAULT, useValue: infra.secretVault },
+      { provide: BUCKET_CONNECTOR, useValue: infra.bucketConnector },
+      { provide: BUCKET_HEALTH, useValue: infra.bucketStorages },
       {
         provide: FILES_CONFIG,
         useValue: {
@@ -102,7 +107,7 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule, BillingModule],
+      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule, BillingModule, BucketsModule],
       controllers: options.http === false ? [] : [InfoHttpController, HealthHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

@@ -12,7 +12,10 @@ import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.m
 import { EmbeddedPostgres, ensureDatabase, publishEmbeddedDatabase, runningEmbeddedDatabase, startEmbeddedPostgres, unpublishEmbeddedDatabase } from '@larder/database';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
-import { BlobStorage } from '@larder/blob-storage';
+import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-storage';
+import { S3BucketConnector } from '@larder/blob-storage/s3/s3.bucket-connector';
+import { BucketObjectsReactor, BucketStorages } from '@larder/buckets';
+import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk.blob-storage';
 import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
@@ -49,7 +52,12 @@ export interface Infrastructure {
   eventStore: EventStore;
   bus: MessageBus;
   runner: ProjectionRunner;
+  /** Platform storage, with `buckets/<id>/…` keys routed to customer buckets. */
   blobs: BlobStorage;
+  /** Connects to customer buckets (S3 protocol, STS for assume_role), through the outbound policy. */
+  bucketConnector: BucketConnector;
+  /** Customer buckets by id with their current credentials; also records a bucket's failures (BUCKET_HEALTH). */
+  bucketStorages: BucketStorages;
   chunkIndex: ChunkIndex;
   embedder: Embedder;
   /** The cross-encoder behind `rerank` (LARDER_RERANKER), or null when none is configured: the hybrid fusion is then the ranking. */
@@ -141,7 +149,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
 
   const bus: MessageBus = config.natsUrl ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] }) : new InProcessMessageBus();
 
-  let blobs: BlobStorage;
+  let platformBlobs: BlobStorage;
   if (config.blobStorage === 's3') {
     const s3 = new S3BlobStorage({
       bucket: config.s3.bucket,
@@ -152,9 +160,9 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       prefix: config.s3.prefix,
     });
     await s3.ensureBucket();
-    blobs = s3;
+    platformBlobs = s3;
   } else {
-    blobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
+    platformBlobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
   }
 
   const keyring = keyringSource(config);
@@ -162,6 +170,18 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const secretVault = new PostgresSecretVault(pool, secretBox);
   await secretVault.setup();
   const outbound = new OutboundPolicy(config.outboundAllow);
+
+  const bucketConnector = new S3BucketConnector({
+    outbound,
+    sts: {
+      endpoint: config.sts.endpoint,
+      region: config.sts.region,
+      credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
+    },
+    requestTimeoutMs: config.bucketRequestTimeoutMs,
+  });
+  const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
+  const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
 
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
@@ -183,6 +203,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
           new EventRelayReactor(bus, config.natsSubjectPrefix),
           new ActivityStreamReactor(eventStore),
           new StoreCopyReactor(eventStore, consistency, copySource, new SystemClock(), new RandomIdGenerator()),
+          new BucketObjectsReactor(bucketStorages, secretVault),
         ];
   const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
@@ -210,6 +231,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
 
   return {
     blobs,
+    bucketConnector,
+    bucketStorages,
     chunkIndex,
     embedder,
     reranker,
@@ -234,6 +257,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       await embedder.close().catch(() => undefined);
       await reranker?.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);
+      bucketConnector.close();
       await bus.close().catch(() => undefined);
       await eventStore.close().catch(() => undefined);
       await dataSource.destroy().catch(() => undefined);

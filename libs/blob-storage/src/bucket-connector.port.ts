@@ -84,3 +84,14 @@ export const BUCKET_CONNECTOR = Symbol('BUCKET_CONNECTOR');
 export function objectPrefix(prefix: string): string {
   return prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
 }
+
+/**
+ * Told when Larder's own use of a bucket (ingestion, cleanup) failed or worked again, so the bucket's
+ * status shows it (`error` with the reason, then `active`). Implemented by the buckets context.
+ */
+export interface BucketHealth {
+  failed(bucketId: string, reason: string): Promise<void>;
+  worked(bucketId: string): Promise<void>;
+}
+
+export const BUCKET_HEALTH = Symbol('BUCKET_HEALTH');

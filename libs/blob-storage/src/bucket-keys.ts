@@ -19,3 +19,20 @@ export function parseBucketBlobKey(key: string): { bucketId: string; key: string
   if (slash <= 0) return null;
   return { bucketId: rest.slice(0, slash), key: rest.slice(slash + 1) };
 }
+
+/**
+ * The layout of a store's objects in its bucket (below the bucket's prefix):
+ * `stores/<store>/files/<file>/g<generation>/<name>`. Each generation of a store file (a re-add or a
+ * re-ingestion) writes below its own folder, so removing an old generation never touches the objects
+ * a newer one is writing.
+ */
+export const storeObjectsPrefix = (bucketId: string, storeId: string) => bucketBlobKey(bucketId, `stores/${storeId}/`);
+export const storeFileObjectsPrefix = (bucketId: string, storeId: string, fileId: string) => bucketBlobKey(bucketId, `stores/${storeId}/files/${fileId}/`);
+export const storeFileObjectKey = (bucketId: string, storeId: string, fileId: string, generation: number, name: string) =>
+  bucketBlobKey(bucketId, `stores/${storeId}/files/${fileId}/g${generation}/${name}`);
+
+/** The generation folder a store file object key is in (null when the key is not one). */
+export function generationOfObjectKey(key: string): number | null {
+  const m = /\/files\/[^/]+\/g(\d+)\//.exec(key);
+  return m ? Number(m[1]) : null;
+}

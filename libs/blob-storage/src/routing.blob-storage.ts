@@ -1,7 +1,7 @@
 import { Readable } from 'stream';
 import { BlobStorage, ByteRange, PartInfo, StoredBlob } from './blob-storage.port';
 import { parseBucketBlobKey } from './bucket-keys';
-import type { BucketStorage } from './bucket-connector.port';
+import { BucketAccessError, BucketStorage } from './bucket-connector.port';
 
 /** Finds the storage of a customer bucket (with its current credentials). */
 export interface BucketStorageResolver {
@@ -22,11 +22,15 @@ export class RoutingBlobStorage implements BlobStorage {
     return this.platform.kind;
   }
 
-  private async route<T>(key: string, op: (storage: BlobStorage, key: string) => Promise<T>): Promise<T> {
+  private async route<T>(key: string, op: (storage: BucketStorage | BlobStorage, key: string) => Promise<T>): Promise<T> {
     const inBucket = parseBucketBlobKey(key);
     if (!inBucket) return op(this.platform, key);
-    const { storage } = await this.buckets.storageFor(inBucket.bucketId);
-    return op(storage, inBucket.key);
+    const { storage, describe } = await this.buckets.storageFor(inBucket.bucketId);
+    try {
+      return await op(storage, inBucket.key);
+    } catch (err) {
+      throw err instanceof BucketAccessError ? err.about(describe) : err;
+    }
   }
 
   put(key: string, body: Readable, options?: { contentType?: string; maxBytes?: number }): Promise<StoredBlob> {
@@ -65,19 +69,16 @@ export class RoutingBlobStorage implements BlobStorage {
   }
 
   /** Deletes every object below a `buckets/<id>/…` prefix; answers how many. */
-  async deletePrefix(prefix: string): Promise<number> {
-    const inBucket = parseBucketBlobKey(prefix);
-    if (!inBucket) throw new Error(`deletePrefix is only for customer buckets, not ${prefix}`);
-    const { storage } = await this.buckets.storageFor(inBucket.bucketId);
-    return storage.deletePrefix(inBucket.key);
+  deletePrefix(prefix: string): Promise<number> {
+    if (!parseBucketBlobKey(prefix)) throw new Error(`deletePrefix is only for customer buckets, not ${prefix}`);
+    return this.route(prefix, (s, k) => (s as BucketStorage).deletePrefix(k));
   }
 
   /** Every key below a `buckets/<id>/…` prefix, as full routed keys. */
   async list(prefix: string): Promise<string[]> {
     const inBucket = parseBucketBlobKey(prefix);
     if (!inBucket) throw new Error(`list is only for customer buckets, not ${prefix}`);
-    const { storage } = await this.buckets.storageFor(inBucket.bucketId);
     const base = prefix.slice(0, prefix.length - inBucket.key.length);
-    return (await storage.list(inBucket.key)).map((k) => base + k);
+    return (await this.route(prefix, (s, k) => (s as BucketStorage).list(k))).map((k) => base + k);
   }
 }

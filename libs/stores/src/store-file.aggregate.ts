@@ -28,6 +28,8 @@ export type StoreFileCommand =
       parsingStrategy: ParsingStrategy;
       contextualization: StoreConfigData['contextualization'];
       copiedFrom?: StoreFileAdded['data']['copiedFrom'];
+      /** Only when the store keeps its objects in a bucket. */
+      bucketId?: string;
       now: Date;
     } & StoreFileContentData)
   | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
@@ -123,7 +125,19 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
       case 'UpdateStoreFileMetadata':
         return [{ type: 'StoreFileMetadataUpdated', data: { storeId: c.storeId, fileId: c.fileId, metadata: c.metadata, at } }];
       case 'RemoveStoreFile':
-        return [{ type: 'StoreFileRemoved', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, reason: c.reason, at } }];
+        return [
+          {
+            type: 'StoreFileRemoved',
+            data: {
+              storeId: c.storeId,
+              fileId: c.fileId,
+              organizationId: c.organizationId,
+              reason: c.reason,
+              ...(s.added?.bucketId ? { bucketId: s.added.bucketId, generation: s.generation } : {}),
+              at,
+            },
+          },
+        ];
       case 'ReingestStoreFile':
         return [
           {

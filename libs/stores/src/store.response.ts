@@ -13,7 +13,7 @@ export function toStoreResponse(r: StoreRow) {
     license: r.license,
     metadata: r.metadata,
     config: r.config,
-    bucket_id: null,
+    bucket_id: r.bucketId,
     file_counts: r.fileCounts,
     expires_after: r.expiresAfter,
     status: r.status,
