@@ -42,10 +42,7 @@ const created: BucketEvent = {
 };
 const createdWithRole: BucketEvent = {
   type: 'BucketCreated',
-  data: { ...created.data, authType: 'assume_role', roleArn: 'arn:aws:iam::123456789012:role/larder', externalId: 'larder-ext', secretRef: null, accessKeyIdLast4: null } as Extract<
-    BucketEvent,
-    { type: 'BucketCreated' }
-  >['data'],
+  data: { ...created.data, authType: 'assume_role', roleArn: 'arn:aws:iam::123456789012:role/larder', externalId: 'larder-ext', secretRef: null, accessKeyIdLast4: null },
 };
 const rotate = (organizationId = ORG): BucketCommand => ({
   type: 'RotateBucketCredentials',

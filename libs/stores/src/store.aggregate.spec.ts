@@ -56,14 +56,14 @@ describe('store decider', () => {
       const BUCKET = '44444444-4444-4444-8444-444444444444';
       const inBucket = { ...created, data: { ...created.data, bucketId: BUCKET } } as StoreEvent;
       const { state } = given(storeDecider)
-        .when({ ...create, bucketId: BUCKET } as StoreCommand)
+        .when({ ...create, bucketId: BUCKET })
         .then(inBucket);
       expect(state.bucketId).toBe(BUCKET);
       given(storeDecider, inBucket)
         .when(remove())
         .then({ type: 'StoreDeleted', data: { ...base, name: 'handbook', bucketId: BUCKET, at: at(6) } });
       given(storeDecider)
-        .when({ ...create, bucketId: null } as StoreCommand)
+        .when({ ...create, bucketId: null })
         .then(created);
     });
 
