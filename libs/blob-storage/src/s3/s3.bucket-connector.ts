@@ -168,7 +168,8 @@ export class S3BucketConnector implements BucketConnector {
     if (network) return new BucketAccessError('unreachable', `STS could not be reached (${network})`);
     const e = err as AwsError;
     const code = e.name ?? e.Code ?? 'Error';
-    const detail = scrub(`${code}: ${e.message}`, secrets);
+    const own = this.options.sts.credentials;
+    const detail = scrub(`${code}: ${e.message}`, [...secrets, ...(own ? [own.accessKeyId, own.secretAccessKey, own.sessionToken ?? ''] : [])]);
     if (code === 'CredentialsProviderError' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'ExpiredToken') {
       return new BucketAccessError(
         'other',

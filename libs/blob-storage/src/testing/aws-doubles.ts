@@ -120,6 +120,8 @@ export interface S3Double {
   createBucket(name: string): Promise<void>;
   /** The keys of the objects in `bucket` below `prefix`, read from the backing server directly. */
   listKeys(bucket: string, prefix?: string): Promise<string[]>;
+  /** An object's bytes, read from the backing server directly (null when absent). */
+  readObject(bucket: string, key: string): Promise<Buffer | null>;
   close(): Promise<void>;
 }
 
@@ -168,16 +170,20 @@ export async function startS3Double(): Promise<S3Double> {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const anonymous = (method: string, path: string) =>
-    new Promise<{ status: number; body: string }>((resolve, reject) => {
+  const anonymousRaw = (method: string, path: string) =>
+    new Promise<{ status: number; body: Buffer }>((resolve, reject) => {
       const r = http.request({ host: backendUrl.hostname, port: backendUrl.port, method, path }, (res) => {
-        let body = '';
-        res.on('data', (c) => (body += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
       });
       r.on('error', reject);
       r.end();
     });
+  const anonymous = async (method: string, path: string) => {
+    const r = await anonymousRaw(method, path);
+    return { status: r.status, body: r.body.toString('utf8') };
+  };
   return {
     endpoint: `http://127.0.0.1:${port}`,
     port,
@@ -199,6 +205,12 @@ export async function startS3Double(): Promise<S3Double> {
         token = next[1];
       }
       return out;
+    },
+    async readObject(bucket, key) {
+      const r = await anonymousRaw('GET', `/${bucket}/${key.split('/').map(encodeURIComponent).join('/')}`);
+      if (r.status === 404) return null;
+      if (r.status !== 200) throw new Error(`reading ${bucket}/${key}: ${r.status}`);
+      return r.body;
     },
     async close() {
       server.closeAllConnections();
@@ -268,7 +280,8 @@ export async function startStsDouble(s3: S3Double, options: { durationCapSeconds
         return stsError(res, 400, 'ValidationError', "1 validation error detected: Value at 'roleSessionName' failed to satisfy constraint");
       }
       const role = roles.get(roleArn);
-      const denied = `User: arn:aws:iam::000000000000:user/${verdict.accessKeyId} is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`;
+      // as AWS words it: the caller's user ARN (never its access key id)
+      const denied = `User: arn:aws:iam::000000000000:user/larder is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`;
       if (!role || !role.trustedCallers.includes(verdict.accessKeyId) || role.externalId === null || role.externalId !== externalId) {
         record('AccessDenied', verdict.accessKeyId);
         return stsError(res, 403, 'AccessDenied', denied);
