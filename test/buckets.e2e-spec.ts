@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
 import { spawnSync } from 'child_process';
 import { randomBytes } from 'crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';

@@ -134,6 +134,41 @@ const HAND_WRITTEN: Record<string, unknown> = {
   },
 };
 
+/** Buckets (contract §8): `credentials` is a union discriminated by `type` (the DTO leaves it to the writer, which never echoes it). */
+const bucketCredentials = {
+  oneOf: [
+    { type: 'object', required: ['role_arn'], properties: { type: { const: 'assume_role', default: 'assume_role' }, role_arn: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    {
+      type: 'object',
+      required: ['access_key_id', 'secret_access_key'],
+      properties: {
+        type: { const: 'access_key', default: 'access_key' },
+        access_key_id: { type: 'string', minLength: 1, maxLength: 128 },
+        secret_access_key: { type: 'string', minLength: 1, maxLength: 1024, writeOnly: true },
+      },
+    },
+  ],
+};
+HAND_WRITTEN.BucketCreateParams = {
+  type: 'object',
+  required: ['name', 'bucket', 'credentials'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    provider: { enum: ['aws_s3'], default: 'aws_s3' },
+    bucket: { type: 'string', minLength: 1, maxLength: 255 },
+    region: { type: ['string', 'null'], maxLength: 64 },
+    endpoint_url: { type: ['string', 'null'], maxLength: 2048, description: 'S3-compatible endpoint; omitted for AWS. Checked against the outbound policy (LARDER_OUTBOUND_ALLOW).' },
+    prefix: { type: ['string', 'null'], maxLength: 1024, default: '' },
+    sse_kms_key_id: { type: ['string', 'null'], maxLength: 2048 },
+    credentials: bucketCredentials,
+  },
+};
+HAND_WRITTEN.BucketRotateCredentialsParams = {
+  type: 'object',
+  required: ['credentials'],
+  properties: { credentials: bucketCredentials.oneOf[1] },
+};
+
 /** File search (`POST /v1/stores/files/search`): a search's body, its `search_options` with `return_chunks` and `chunks_per_file`. */
 const searchBody = HAND_WRITTEN.StoreSearchParams as { properties: Record<string, unknown> };
 HAND_WRITTEN.StoreFileSearchOptions = {
@@ -162,6 +197,8 @@ const BODIES: Record<string, string> = {
   MetadataFacetsHttpController_facets: 'StoreMetadataFacetsParams',
   CreateSearchRuleHttpController_create: 'SearchRuleCreateParams',
   UpdateSearchRuleHttpController_update: 'SearchRuleCreateParams',
+  CreateBucketHttpController_create: 'BucketCreateParams',
+  RotateBucketCredentialsHttpController_rotate: 'BucketRotateCredentialsParams',
 };
 
 /**

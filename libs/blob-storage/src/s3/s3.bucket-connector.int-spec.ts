@@ -101,6 +101,13 @@ describe('S3BucketConnector against the S3 and STS doubles', () => {
     }
   });
 
+  it('says what it knows of a refused request without an error body (HEAD)', async () => {
+    const storage = connector.open(at(), { ...good, accessKeyId: 'AKIAREVOKED00001' });
+    const err = await failure(storage.size('anything'));
+    expect(err.failure).toBe('denied');
+    expect(err.message).toBe(`access to bucket ${bucket} was denied (HTTP 403 without an error body: the key was revoked, or it lacks the permission)`);
+  });
+
   it('tells a missing bucket from a forbidden one when the key may see it', async () => {
     s3.keys.set('AKIAALLBUCKETS01', { secretAccessKey: 'all-secret', buckets: '*' });
     const err = await failure(connector.probe(at({ bucket: 'no-such-bucket' }), { type: 'access_key', accessKeyId: 'AKIAALLBUCKETS01', secretAccessKey: 'all-secret' }));

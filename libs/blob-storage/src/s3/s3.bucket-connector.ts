@@ -217,7 +217,11 @@ export class S3BucketStorage implements BucketStorage {
     const e = err as AwsError;
     const code = e.name ?? e.Code ?? 'Error';
     const status = e.$metadata?.httpStatusCode;
-    const detail = scrub(`${code}${e.message && e.message !== code ? `: ${e.message}` : ''}`, this.secrets);
+    // a HEAD answer has no body, so no error code: say what is known
+    const bodiless = code === 'Unknown' || code === 'UnknownError' || e.message === 'UnknownError';
+    const detail = bodiless
+      ? `HTTP ${status ?? 'error'} without an error body${status === 403 ? ': the key was revoked, or it lacks the permission' : ''}`
+      : scrub(`${code}${e.message && e.message !== code ? `: ${e.message}` : ''}`, this.secrets);
     const failure: BucketAccessFailure = CREDENTIAL_CODES.has(code)
       ? 'credentials'
       : code === 'NoSuchBucket'
