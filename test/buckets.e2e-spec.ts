@@ -1,5 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
-import { spawnSync } from 'child_process';
+import { execFile } from 'child_process';
+import { promisify } from 'util';
 import { randomBytes } from 'crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
@@ -50,6 +51,8 @@ describe('buckets', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'larder-buckets-'));
   const rootKey = `lrd_buckets_${randomBytes(24).toString('base64url')}`;
   let env: Record<string, string>;
+  /** What server processes wrote before a restart (stdout and stderr). */
+  const earlierLogs: string[] = [];
   /** Every response body the server sent, raw. */
   const responses: string[] = [];
   const ids: { keyBucket?: string; roleBucket?: string; revokeBucket?: string; store?: string; externalId?: string } = {};
@@ -80,6 +83,16 @@ describe('buckets', () => {
   });
   const bucketEvents = async () => (await pool.query(`SELECT type, data FROM larder_events.events WHERE stream_id LIKE 'bucket-%' ORDER BY global_position`)).rows;
   const vaultRows = async () => (await pool.query<{ ref: string; key_id: string; sealed: string }>(`SELECT ref, key_id, sealed FROM secret_vault_v1 ORDER BY created_at`)).rows;
+  /** `npm run cli -- …` (compiled) with the server's environment; resolves to its output. */
+  const cli = async (...args: string[]): Promise<string> => {
+    const { stdout } = await promisify(execFile)(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/cli/src/main.js'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'warn', ...env },
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    return stdout.trim();
+  };
   const until = async <T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> => {
     const deadline = Date.now() + ms;
     for (;;) {
@@ -353,19 +366,63 @@ describe('buckets', () => {
       pollIntervalMs: 200,
     });
     expect(next.status).toBe('completed');
+
+    // deleted once no store uses it: gone from reads, its objects and then its sealed keys removed
+    const ref = (await bucketEvents()).filter((e) => e.data.bucketId === ids.revokeBucket).at(-1)!.data.secretRef as string;
+    expect((await vaultRows()).map((r) => r.ref)).toContain(ref);
+    await client.stores.delete(store.id);
+    const deleted = await api('DELETE', `/v1/buckets/${ids.revokeBucket}`);
+    expect(deleted).toEqual({ status: 200, body: { id: ids.revokeBucket, deleted: true, object: 'bucket' } });
+    expect((await api('GET', `/v1/buckets/${ids.revokeBucket}`)).status).toBe(404);
+    expect((await api('DELETE', `/v1/buckets/${ids.revokeBucket}`)).status).toBe(404);
+    expect((await api('GET', '/v1/buckets')).body.data.map((b: any) => b.id)).not.toContain(ids.revokeBucket);
+    await until(
+      'the deleted bucket’s sealed keys',
+      async () => (await vaultRows()).map((r) => r.ref),
+      (refs) => !refs.includes(ref),
+    );
+    expect(await s3.listKeys('acme-revoke')).toEqual([]);
+    const late: any = await client.stores.create({ name: 'too-late', bucket_id: ids.revokeBucket } as never).catch((e: unknown) => e);
+    expect(late.status).toBe(422);
+    expect(late.error.detail[0]).toMatchObject({ loc: ['body', 'bucket_id'] });
+  });
+
+  it('keeps buckets to their organization and to unscoped keys', async () => {
+    const org = /[0-9a-f-]{36}/.exec(await cli('orgs', 'create', '--name', 'other'))![0];
+    const otherKey = /secret: +(\S+)/.exec(await cli('keys', 'create', '--org', org))![1];
+    const other = async (method: string, path: string, body?: unknown) => {
+      const res = await recordingFetch(`${server.baseURL}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${otherKey}`, 'content-type': 'application/json' },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    expect((await other('GET', '/v1/buckets')).body.data).toEqual([]);
+    expect((await other('GET', `/v1/buckets/${ids.keyBucket}`)).status).toBe(404);
+    expect((await other('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.good) })).status).toBe(404);
+    expect((await other('DELETE', `/v1/buckets/${ids.keyBucket}`)).status).toBe(404);
+    const foreign = await other('POST', '/v1/stores', { name: 'foreign', bucket_id: ids.keyBucket });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.detail[0].loc).toEqual(['body', 'bucket_id']);
+    // another organization gets its own external id
+    const refused = await other('POST', '/v1/buckets', createBody({ bucket: 'acme-role', prefix: '', credentials: { type: 'assume_role', role_arn: ROLE } }));
+    expect(refused.status).toBe(422);
+    const theirs = /with external id (larder-[0-9a-f-]{36})/.exec(refused.body.detail[0].msg)?.[1];
+    expect(theirs).toBeDefined();
+    expect(theirs).not.toBe(ids.externalId);
+
+    const scoped = await api('POST', '/v1/api-keys', { name: 'scoped', scope: [{ method: 'create' }, { method: 'list' }, { method: 'read' }] });
+    const byScoped = await recordingFetch(`${server.baseURL}/v1/buckets`, { headers: { authorization: `Bearer ${scoped.body.value}` } });
+    expect(byScoped.status).toBe(403);
+    expect(((await byScoped.json()) as any).message).toMatch(/Buckets can only be managed with a key that has no scope restrictions/);
   });
 
   it('survives a master-key rotation (`secrets rotate`) and a restart: the buckets still work', async () => {
     const before = await vaultRows();
     const keyIdBefore = before[0].key_id;
-    const cli = spawnSync(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/cli/src/main.js'), 'secrets', 'rotate'], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'warn', ...env },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
-    expect(cli.status).toBe(0);
-    expect(cli.stdout).toMatch(/re-sealed: {2}2 secrets/);
+    // the CLI against the running server's database and data directory (its keyring file)
+    expect(await cli('secrets', 'rotate')).toMatch(/re-sealed: {2}1 secret\b/);
     const after = await vaultRows();
     expect(after.map((r) => r.ref)).toEqual(before.map((r) => r.ref));
     expect(new Set(after.map((r) => r.key_id))).toEqual(new Set([after[0].key_id]));
@@ -374,6 +431,7 @@ describe('buckets', () => {
     expect(Object.keys(keyring.keys)).toEqual([after[0].key_id]); // the old master key is gone
 
     await server.stop();
+    earlierLogs.push(server.output());
     server = await startServerProcess(env, port);
     client = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0, timeout: 60_000, fetch: recordingFetch });
     const store: any = await client.stores.create({ name: 'after-restart', bucket_id: ids.keyBucket } as never);
@@ -401,7 +459,8 @@ describe('buckets', () => {
     );
     const vault = (await vaultRows()).map((r) => r.sealed);
     const readModels = (await pool.query(`SELECT row_to_json(b)::text AS row FROM buckets_v1 b`)).rows.map((r) => r.row);
-    const logs = server.output();
+    const logs = [...earlierLogs, server.output()].join('\n');
+    expect(logs).toMatch(/removed 3 objects of store/); // the first process's lines are there too
     expect(responses.length).toBeGreaterThan(30);
     expect(events.length).toBeGreaterThan(30);
     expect(logs.length).toBeGreaterThan(0);
