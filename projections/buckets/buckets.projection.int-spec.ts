@@ -16,7 +16,7 @@ describe('buckets projection', () => {
   it('builds one row per bucket through create, failure, rotation and deletion; never a credential, only the vault reference', async () => {
     const log = new TestEventLog();
     let clock = 0;
-    const decide = (c: Cmd<BucketCommand>) => log.decide(bucketDecider, bucketStream(c.bucketId), { ...c, now: t(++clock) } as BucketCommand, { orgId: ORG, actor: 'key' });
+    const decide = (c: Cmd<BucketCommand>) => log.decide(bucketDecider, bucketStream(c.bucketId), { ...c, now: t(++clock) }, { orgId: ORG, actor: 'key' });
     const identity = { organizationId: ORG, name: 'docs', provider: 'aws_s3' as const, bucket: 'acme', region: null, endpointUrl: 'https://s3.example', prefix: 'p/', sseKmsKeyId: null };
     decide({ type: 'CreateBucket', bucketId: bucket(1), ...identity, authType: 'access_key', roleArn: null, externalId: null, secretRef: 'sec_a', accessKeyIdLast4: 'WXYZ', validatedAt: t(1) });
     decide({ type: 'RecordBucketAccessFailure', bucketId: bucket(1), organizationId: ORG, reason: 'keys revoked' });
