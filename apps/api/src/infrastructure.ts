@@ -179,6 +179,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
     },
     requestTimeoutMs: config.bucketRequestTimeoutMs,
+    // a file's copy, its chunks and its vectors are each of the order of the file itself
+    maxObjectBytes: 2 * config.maxFileBytes,
   });
   const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
   const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);

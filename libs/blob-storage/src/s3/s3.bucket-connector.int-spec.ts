@@ -75,6 +75,19 @@ describe('S3BucketConnector against the S3 and STS doubles', () => {
     expect(await s3.listKeys(bucket)).toEqual([]);
   });
 
+  it('cuts off an object larger than the limit', async () => {
+    const small = new S3BucketConnector({ outbound: new OutboundPolicy([`127.0.0.1:${s3.port}`]), sts: { endpoint: null, region: 'us-east-1' }, maxObjectBytes: 1000 });
+    try {
+      const storage = small.open(at(), good);
+      await storage.put('big', Readable.from([Buffer.alloc(5000, 1)]));
+      const err = await failure(storage.readAll('big'));
+      expect(err.message).toBe(`bucket ${bucket} answered more than 1000 bytes for big`);
+      await storage.delete('big');
+    } finally {
+      small.close();
+    }
+  });
+
   it('names what is wrong, and never a credential', async () => {
     const cases: [string, () => Promise<unknown>, string, RegExp][] = [
       ['wrong secret', () => connector.probe(at(), { ...good, secretAccessKey: 'not-the-secret' }), 'credentials', /SignatureDoesNotMatch/],

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { Readable } from 'stream';
+import { Readable, Transform } from 'stream';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { Agent } from 'http';
 import { OutboundPolicy, OutboundRefusedError } from '@larder/outbound';
@@ -29,6 +29,8 @@ export interface S3BucketConnectorOptions {
   requestTimeoutMs?: number;
   /** How long assumed-role credentials are asked for (seconds, 900–43200). */
   roleSessionSeconds?: number;
+  /** The most bytes read of one object (a bucket that answers more is cut off with an error); default 10 GiB. */
+  maxObjectBytes?: number;
 }
 
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
@@ -130,7 +132,7 @@ export class S3BucketConnector implements BucketConnector {
       requestHandler: this.requestHandler as never,
       maxAttempts: options.maxAttempts ?? 3,
     });
-    return new S3BucketStorage(s3, location, secrets);
+    return new S3BucketStorage(s3, location, secrets, this.options.maxObjectBytes ?? 10 * 1024 ** 3);
   }
 
   /** Temporary credentials of the assumed role, renewed five minutes before they expire. */
@@ -205,6 +207,7 @@ export class S3BucketStorage implements BucketStorage {
     private readonly s3: S3BlobStorage,
     private readonly location: BucketLocation,
     private readonly secrets: string[],
+    private readonly maxObjectBytes: number,
   ) {}
 
   private classify(err: unknown): unknown {
@@ -255,13 +258,31 @@ export class S3BucketStorage implements BucketStorage {
   put(key: string, body: Readable, options?: { contentType?: string; maxBytes?: number }): Promise<StoredBlob> {
     return this.run(() => this.s3.put(key, body, options));
   }
+  /** The object's bytes, cut off with an error beyond `maxObjectBytes` (a bucket is not trusted to answer sensibly). */
   get(key: string, range?: ByteRange): Promise<Readable> {
-    return this.run(() => this.s3.get(key, range));
+    return this.run(async () => {
+      const body = await this.s3.get(key, range);
+      const limit = this.maxObjectBytes;
+      let seen = 0;
+      const bucket = this.location.bucket;
+      return body.pipe(
+        new Transform({
+          transform(chunk: Buffer, _enc, done) {
+            seen += chunk.length;
+            if (seen > limit) {
+              body.destroy();
+              return done(new BucketAccessError('other', `bucket ${bucket} answered more than ${limit} bytes for ${key}`));
+            }
+            done(null, chunk);
+          },
+        }),
+      );
+    });
   }
   async readAll(key: string): Promise<Buffer> {
     return this.run(async () => {
       const parts: Buffer[] = [];
-      for await (const c of await this.s3.get(key)) parts.push(c as Buffer);
+      for await (const c of await this.get(key)) parts.push(c as Buffer);
       return Buffer.concat(parts);
     });
   }
