@@ -114,6 +114,23 @@ describe('S3BucketConnector against the S3 and STS doubles', () => {
     }
   });
 
+  it('refuses a host name that rebinds to a loopback address between the check and the connection', async () => {
+    let lookups = 0;
+    const rebinding = new S3BucketConnector({
+      // the first answer (the check before the probe) is public, every later one (the connection) loopback
+      outbound: new OutboundPolicy([`127.0.0.1:${s3.port}`], { resolver: async () => [{ address: lookups++ === 0 ? '93.184.216.34' : '127.0.0.1', family: 4 }] }),
+      sts: { endpoint: null, region: 'us-east-1' },
+    });
+    try {
+      const err = await failure(rebinding.probe(at({ endpointUrl: `http://rebind.example:${dead}` }), good));
+      expect(lookups).toBeGreaterThanOrEqual(2);
+      expect(err.failure).toBe('refused');
+      expect(err.message).toMatch(/rebind\.example resolves to 127\.0\.0\.1, a loopback address/);
+    } finally {
+      rebinding.close();
+    }
+  });
+
   it('says what it knows of a refused request without an error body (HEAD)', async () => {
     const storage = connector.open(at(), { ...good, accessKeyId: 'AKIAREVOKED00001' });
     const err = await failure(storage.size('anything'));
