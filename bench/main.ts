@@ -6,6 +6,7 @@ import { ingestionBench } from './ingestion.bench';
 import { searchQualityBench } from './search-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { loadBench } from './load.bench';
+import { ocrBench } from './ocr.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   'search-speed': searchSpeedBench,
   load: loadBench,
   answering: answeringBench,
+  ocr: ocrBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 

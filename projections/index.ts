@@ -12,6 +12,7 @@ import { SearchRulesProjection } from './search/search-rules.projection';
 import { ActivityProjection } from './activity/activity.projection';
 import { BillingProjection } from './billing/billing.projection';
 import { BucketsProjection } from './buckets/buckets.projection';
+import { TraceDestinationsProjection } from './trace-destinations/trace-destinations.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
 export function allProjections(): Projection[] {
@@ -25,6 +26,7 @@ export function allProjections(): Projection[] {
     new ActivityProjection(),
     new BillingProjection(),
     new BucketsProjection(),
+    new TraceDestinationsProjection(),
   ];
 }
 

@@ -23,7 +23,19 @@ describe('Files through the official @mixedbread/sdk client', () => {
   it('uploads a small file, downloads it byte for byte with the right headers, replaces and deletes it', async () => {
     const body = Buffer.from('# Notes\n\nhello larder\n');
     const f = await c.files.create({ file: await toFile(body, 'notes.md', { type: 'text/markdown' }) });
-    expect(f).toEqual({ id: expect.any(String), filename: 'notes.md', bytes: body.length, mime_type: 'text/markdown', version: 1, created_at: expect.any(String), updated_at: expect.any(String) });
+    // Mixedbread's file object, and OpenAI's fields beside it (no purpose given: null)
+    expect(f).toEqual({
+      id: expect.any(String),
+      filename: 'notes.md',
+      bytes: body.length,
+      mime_type: 'text/markdown',
+      version: 1,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+      object: 'file',
+      purpose: null,
+      status: 'processed',
+    });
     expect(await c.files.retrieve(f.id)).toEqual(f);
 
     const res = await c.files.content(f.id);
@@ -320,6 +332,9 @@ describe('a late read model never turns a stored write into an error (LARDER_CON
       version: 1,
       created_at: expect.any(String),
       updated_at: f.created_at,
+      object: 'file',
+      purpose: null,
+      status: 'processed',
     });
     expect(response.headers.get('larder-read-lag')).toContain('files');
     expect(await eventually(() => c.files.retrieve(f.id))).toEqual(f);

@@ -110,6 +110,11 @@ export class BillingProjection implements Projection {
       case 'StoreGrepPerformed':
         // a request over several stores counts once for each store it searched; a chat completion's tool call at the agent rate
         for (const s of e.data.storeIds) this.usage(usage, event, s, e.data.toolCall ? 'agent_tool_calls' : e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
+        // a query the model rewrote first: its tokens, once per request (on its first store)
+        if (e.type === 'StoreSearchPerformed' && e.data.tokenUsage) {
+          this.usage(usage, event, e.data.storeIds[0] ?? null, 'model_prompt_tokens', e.data.tokenUsage.prompt_tokens, e.data.at);
+          this.usage(usage, event, e.data.storeIds[0] ?? null, 'model_completion_tokens', e.data.tokenUsage.completion_tokens, e.data.at);
+        }
         return;
       case 'ChatCompletionCreated': {
         // once per request (on the first store a hosted tool touched, if any), and the model's tokens

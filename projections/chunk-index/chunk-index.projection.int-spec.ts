@@ -223,4 +223,22 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
     await applyInBatches(projection, events, 1000);
     expect(await snapshot(index)).toEqual(once);
   });
+
+  it('a cancelled ingestion leaves the file without chunks; attached again, it is indexed anew', async () => {
+    const h = new History();
+    h.add(1, 6);
+    h.ingest(1, 6, ARTIFACTS.pickles, { embed: false }); // parsed: its chunks are in the index
+    h.file({ type: 'CancelStoreFileIngestion', storeId: store(1), organizationId: ORG, fileId: file(6) });
+    const { index, projection } = await freshIndex();
+    await applyInBatches(projection, h.log.events);
+    expect((await index.listFiles([store(1)], 10)).map((f) => f.fileId)).toEqual([file(6)]);
+    expect(await index.getChunks(store(1), file(6))).toEqual([]);
+    expect(await index.searchLexical({ storeIds: [store(1)], text: 'cucumbers', topK: 5 })).toEqual([]);
+
+    h.file({ type: 'RemoveStoreFile', storeId: store(1), organizationId: ORG, fileId: file(6), reason: 'overwritten' });
+    h.add(1, 6);
+    h.ingest(1, 6, ARTIFACTS.pickles, { generation: 2 });
+    await applyInBatches(projection, h.log.events.slice(-6));
+    expect((await index.searchLexical({ storeIds: [store(1)], text: 'cucumbers', topK: 5 })).map((c) => c.fileId)).toEqual([file(6)]);
+  });
 });

@@ -1,7 +1,7 @@
 import { Position, RecordedEvent, START, domainEvent } from '@larder/kernel';
 import { Logger } from '@nestjs/common';
 import { BlobNotFoundError, BlobStorage, BucketAccessError, parseBucketBlobKey } from '@larder/blob-storage';
-import { ChunkIndex, ChunkIndexOp, readChunksArtifact, readVectorsArtifact } from '@larder/chunk-index';
+import { ChunkIndex, ChunkIndexOp, chunkTypeOf, readChunksArtifact, readVectorsArtifact } from '@larder/chunk-index';
 import { STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { ExternalProjection } from '../runner/projection';
 
@@ -70,6 +70,10 @@ export class ChunkIndexProjection implements ExternalProjection {
           });
           break;
         }
+        case 'StoreFileIngestionCancelled':
+          // the file stays (cancelled), its chunks go: nothing of an unfinished ingestion is searchable
+          ops.push({ op: 'setChunks', storeId: e.data.storeId, fileId: e.data.fileId, generation: e.data.generation, chunks: [] });
+          break;
         case 'StoreFileRemoved':
           ops.push({ op: 'deleteFile', storeId: e.data.storeId, fileId: e.data.fileId });
           break;
@@ -115,7 +119,7 @@ export class ChunkIndexProjection implements ExternalProjection {
       storeId,
       fileId,
       generation,
-      chunks: artifact.chunks.map((c) => ({ chunkIndex: c.chunkIndex, type: 'text' as const, text: c.text, offset: c.offset, mimeType: c.mimeType, generatedMetadata: c.generatedMetadata })),
+      chunks: artifact.chunks.map((c) => ({ chunkIndex: c.chunkIndex, type: chunkTypeOf(c.mimeType), text: c.text, offset: c.offset, mimeType: c.mimeType, generatedMetadata: c.generatedMetadata })),
     };
   }
 

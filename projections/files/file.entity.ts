@@ -13,5 +13,6 @@ export class FileEntity {
   @Column('text', { name: 'blob_key' }) blobKey!: string;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
+  @Column('text', { nullable: true }) purpose!: string | null;
   @Column('bigint') revision!: string;
 }

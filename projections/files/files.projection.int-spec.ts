@@ -38,6 +38,7 @@ describe('files projection', () => {
         created_at: t(1),
         updated_at: t(20),
         revision: '2',
+        purpose: null,
       },
       {
         id: file(3),
@@ -51,6 +52,7 @@ describe('files projection', () => {
         created_at: t(3),
         updated_at: t(3),
         revision: '0',
+        purpose: null,
       },
     ]);
   });

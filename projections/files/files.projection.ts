@@ -4,10 +4,10 @@ import { FILE_EVENT_TYPES, FileEvent } from '@larder/files/events';
 import { Projection } from '../runner/projection';
 import { FILES_TABLE as T } from './files.tables';
 
-/** `files`: one row per live file, with a trigram index on the name for fuzzy `q`. */
+/** `files`: one row per live file, with a trigram index on the name for fuzzy `q`. Version 2 added `purpose`. */
 export class FilesProjection implements Projection {
   readonly name = 'files';
-  readonly version = 1;
+  readonly version = 2;
   readonly tables = [T];
   readonly handles = FILE_EVENT_TYPES;
 
@@ -16,7 +16,7 @@ export class FilesProjection implements Projection {
     await m.query(`CREATE TABLE IF NOT EXISTS ${T} (
       id uuid PRIMARY KEY, organization_id uuid NOT NULL, filename text NOT NULL, mime_type text NOT NULL,
       bytes bigint NOT NULL, sha256 text NOT NULL, version int NOT NULL, blob_key text NOT NULL,
-      created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, revision bigint NOT NULL)`);
+      created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, revision bigint NOT NULL, purpose text)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_created ON ${T} (organization_id, created_at DESC, id DESC)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_filename_trgm ON ${T} USING gin (lower(filename) gin_trgm_ops)`);
   }
@@ -28,9 +28,9 @@ export class FilesProjection implements Projection {
       case 'FileUploaded': {
         const d = e.data;
         await m.query(
-          `INSERT INTO ${T} (id, organization_id, filename, mime_type, bytes, sha256, version, blob_key, created_at, updated_at, revision)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (id) DO NOTHING`,
-          [d.fileId, d.organizationId, d.filename, d.mimeType, d.bytes, d.sha256, d.version, d.blobKey, d.at, rev],
+          `INSERT INTO ${T} (id, organization_id, filename, mime_type, bytes, sha256, version, blob_key, created_at, updated_at, revision, purpose)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
+          [d.fileId, d.organizationId, d.filename, d.mimeType, d.bytes, d.sha256, d.version, d.blobKey, d.at, rev, d.purpose ?? null],
         );
         return;
       }

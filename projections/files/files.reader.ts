@@ -16,6 +16,7 @@ interface Row {
   created_at: Date;
   updated_at: Date;
   revision: string;
+  purpose: string | null;
 }
 const toEntity = (r: Row): FileEntity =>
   Object.assign(new FileEntity(), {
@@ -30,6 +31,7 @@ const toEntity = (r: Row): FileEntity =>
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     revision: r.revision,
+    purpose: r.purpose ?? null,
   });
 
 /** A file as the reader answers it. */

@@ -29,6 +29,12 @@ export interface RunnerOptions {
   retryMaxMs?: number;
   /** Projections with their own storage and checkpoint (the chunk index). */
   external?: readonly ExternalProjection[];
+  /**
+   * Whether this process runs the external projections' loops although it runs no other loop (default:
+   * as runLoops). An API process beside a separate worker keeps its own embedded chunk index this way:
+   * a replica of the log and the artifacts in shared blob storage, never re-embedded.
+   */
+  externalLoops?: boolean;
 }
 
 /**
@@ -107,7 +113,8 @@ export class ProjectionRunner implements ReadModelConsistency {
   }
 
   start(): void {
-    if (!this.runsLoops || this.running.length) return;
+    const externalHere = this.options.externalLoops ?? this.runsLoops;
+    if ((!this.runsLoops && !externalHere) || this.running.length) return;
     this.controller = new AbortController();
     const signal = this.controller.signal;
     const ctx = {
@@ -121,9 +128,9 @@ export class ProjectionRunner implements ReadModelConsistency {
       retryMaxMs: this.options.retryMaxMs ?? 30_000,
     };
     this.loops = [
-      ...this.projections.map((p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx)),
-      ...this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx)),
-      ...this.reactors.map((r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx)),
+      ...(this.runsLoops ? this.projections.map((p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx)) : []),
+      ...(externalHere ? this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx)) : []),
+      ...(this.runsLoops ? this.reactors.map((r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx)) : []),
     ];
     // every loop waits on this one signal while idle or backing off (one listener each, removed after the wait)
     setMaxListeners(4 * this.loops.length + 10, signal);

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { compileFilterToPostgres, FilterNode } from '@larder/kernel';
+import { compileFilterToPostgres, FilterNode, IdCursorFetch } from '@larder/kernel';
 import { STORE_FILES_TABLE as F } from './stores.tables';
 import { isUuid } from '@larder/kernel';
 
@@ -18,6 +18,8 @@ export interface StoreFileRow {
   metadata: unknown;
   externalId: string | null;
   parsingStrategy: 'fast' | 'high_quality';
+  /** A chunk size overriding the parsing strategy's (`config.max_chunk_size`, OpenAI's static `chunking_strategy`); null: the strategy's. */
+  chunking: { maxTokens: number; overlapTokens: number } | null;
   contextualization: unknown;
   status: 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
   lastError: { message: string; code: string } | null;
@@ -51,6 +53,7 @@ const toRow = (r: Raw): StoreFileRow => ({
   metadata: r.metadata ?? null,
   externalId: (r.external_id as string) ?? null,
   parsingStrategy: r.parsing_strategy as StoreFileRow['parsingStrategy'],
+  chunking: (r.chunking as StoreFileRow['chunking']) ?? null,
   contextualization: r.contextualization,
   status: r.status as StoreFileRow['status'],
   lastError: (r.last_error as StoreFileRow['lastError']) ?? null,
@@ -70,6 +73,8 @@ const toRow = (r: Raw): StoreFileRow => ({
 
 export interface StoreFileListQuery {
   statuses?: string[] | null;
+  /** Only these files (a file batch's). */
+  fileIds?: string[] | null;
   filter?: FilterNode | null;
   q?: string | null;
 }
@@ -135,6 +140,10 @@ export class StoreFilesReader {
       params.push(query.statuses);
       conds.push(`status = ANY($${params.length}::text[])`);
     }
+    if (query.fileIds) {
+      params.push(query.fileIds);
+      conds.push(`file_id = ANY($${params.length}::uuid[])`);
+    }
     if (query.filter) conds.push(`(${compileFilterToPostgres(query.filter, { file: 'metadata', chunk: null }, params)})`);
     if (query.q) {
       params.push(query.q.toLowerCase());
@@ -157,6 +166,21 @@ export class StoreFilesReader {
     params.push(take);
     const order = direction === 'forward' ? 'DESC' : 'ASC';
     const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${order}, file_id ${order} LIMIT $${params.length}`, params);
+    return rows.map(toRow);
+  }
+
+  /** A page of OpenAI's listing (`paginateByIdCursor`): null when `anchor` is no file of the listing. */
+  async pageById(storeId: string, query: StoreFileListQuery, q: IdCursorFetch): Promise<StoreFileRow[] | null> {
+    const params: unknown[] = [];
+    let cond = this.where(storeId, query, params);
+    if (q.anchor) {
+      const at: Array<{ created_at: Date }> = await this.ds.query(`SELECT created_at FROM ${F} WHERE ${cond} AND file_id = $${params.length + 1}::uuid`, [...params, q.anchor]);
+      if (!at.length) return null;
+      params.push(at[0].created_at, q.anchor);
+      cond += ` AND (created_at, file_id) ${q.cmp} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+    }
+    params.push(q.take);
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${q.order}, file_id ${q.order} LIMIT $${params.length}`, params);
     return rows.map(toRow);
   }
 

@@ -1,24 +1,25 @@
 import { EntityManager } from 'typeorm';
 import { RecordedEvent, domainEvent } from '@larder/kernel';
-import { STORE_EVENT_TYPES, STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
+import { STORE_EVENT_TYPES, STORE_FILE_BATCH_EVENT_TYPES, STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileBatchEvent, StoreFileEvent } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
-import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
+import { STORE_FILE_BATCHES_TABLE as B, STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
 /**
- * `stores`: one row per live store and one per live store file. File counts and usage are computed
- * from the store-file rows when read, so they are exact by construction. Rows are guarded by the
- * stream revision (idempotent replays).
+ * `stores`: one row per live store, one per live store file and one per file batch of a live store.
+ * File counts and usage (of a store, of a batch) are computed from the store-file rows when read, so
+ * they are exact by construction. Rows are guarded by the stream revision (idempotent replays).
+ * Version 2 added `display_name`, the store files' `chunking` and the file batches.
  */
 export class StoresProjection implements Projection {
   readonly name = 'stores';
-  readonly version = 1;
-  readonly tables = [S, F];
-  readonly handles = [...STORE_EVENT_TYPES, ...STORE_FILE_EVENT_TYPES];
+  readonly version = 2;
+  readonly tables = [S, F, B];
+  readonly handles = [...STORE_EVENT_TYPES, ...STORE_FILE_EVENT_TYPES, ...STORE_FILE_BATCH_EVENT_TYPES];
 
   async setup(m: EntityManager): Promise<void> {
     await m.query(`CREATE EXTENSION IF NOT EXISTS pg_trgm`);
     await m.query(`CREATE TABLE IF NOT EXISTS ${S} (
-      id uuid PRIMARY KEY, organization_id uuid NOT NULL, name text NOT NULL, description text,
+      id uuid PRIMARY KEY, organization_id uuid NOT NULL, name text NOT NULL, display_name text, description text,
       is_public boolean NOT NULL, license text, metadata jsonb, config jsonb NOT NULL, expires_after jsonb,
       status text NOT NULL, copy_state jsonb, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
       last_active_at timestamptz NOT NULL, revision bigint NOT NULL)`);
@@ -28,7 +29,7 @@ export class StoresProjection implements Projection {
     await m.query(`CREATE TABLE IF NOT EXISTS ${F} (
       store_id uuid NOT NULL, file_id uuid NOT NULL, organization_id uuid NOT NULL, generation int NOT NULL,
       filename text NOT NULL, mime_type text NOT NULL, bytes bigint NOT NULL, sha256 text NOT NULL, blob_key text NOT NULL,
-      file_version int NOT NULL, metadata jsonb, external_id text, parsing_strategy text NOT NULL, contextualization jsonb,
+      file_version int NOT NULL, metadata jsonb, external_id text, parsing_strategy text NOT NULL, chunking jsonb, contextualization jsonb,
       status text NOT NULL, last_error jsonb, attempt int NOT NULL DEFAULT 0, worker_id text, lease_expires_at timestamptz,
       retry_at timestamptz, chunks_key text, vectors_key text, model text, chunk_count int NOT NULL DEFAULT 0,
       usage_tokens bigint NOT NULL DEFAULT 0, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
@@ -37,6 +38,10 @@ export class StoresProjection implements Projection {
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_file ON ${F} (organization_id, file_id)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_due ON ${F} (status, created_at) WHERE status IN ('pending', 'in_progress')`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_external ON ${F} (store_id, external_id) WHERE external_id IS NOT NULL`);
+    await m.query(`CREATE TABLE IF NOT EXISTS ${B} (
+      id uuid PRIMARY KEY, store_id uuid NOT NULL, organization_id uuid NOT NULL, file_ids uuid[] NOT NULL,
+      cancelled_at timestamptz, created_at timestamptz NOT NULL, revision bigint NOT NULL)`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${B}_store ON ${B} (store_id)`);
     // buckets (issue 14): no store had a bucket before, so the added columns are right for every existing row (null)
     await m.query(`ALTER TABLE ${S} ADD COLUMN IF NOT EXISTS bucket_id uuid`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${S}_bucket ON ${S} (organization_id, bucket_id) WHERE bucket_id IS NOT NULL`);
@@ -45,7 +50,7 @@ export class StoresProjection implements Projection {
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
     const rev = event.revision;
-    const e = domainEvent<StoreEvent | StoreFileEvent>(event);
+    const e = domainEvent<StoreEvent | StoreFileEvent | StoreFileBatchEvent>(event);
     switch (e.type) {
       case 'StoreCreated': {
         const d = e.data;
@@ -53,9 +58,23 @@ export class StoresProjection implements Projection {
         // name) only happens when the log is re-applied over rows it already built: a store deleted
         // later whose name a newer store holds now. That insert is a no-op, like one on the same id.
         await m.query(
-          `INSERT INTO ${S} (id, organization_id, name, description, is_public, license, metadata, config, expires_after, status, created_at, updated_at, last_active_at, revision, bucket_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11, $12) ON CONFLICT DO NOTHING`,
-          [d.storeId, d.organizationId, d.name, d.description, d.isPublic, d.license, json(d.metadata), JSON.stringify(d.config), json(d.expiresAfter), d.at, rev, d.bucketId ?? null],
+          `INSERT INTO ${S} (id, organization_id, name, description, is_public, license, metadata, config, expires_after, status, created_at, updated_at, last_active_at, revision, display_name, bucket_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
+          [
+            d.storeId,
+            d.organizationId,
+            d.name,
+            d.description,
+            d.isPublic,
+            d.license,
+            json(d.metadata),
+            JSON.stringify(d.config),
+            json(d.expiresAfter),
+            d.at,
+            rev,
+            d.displayName ?? null,
+            d.bucketId ?? null,
+          ],
         );
         return;
       }
@@ -68,6 +87,7 @@ export class StoresProjection implements Projection {
           sets.push(`${c} = $${params.length}`);
         };
         if (d.name !== undefined) col('name', d.name);
+        if (d.displayName !== undefined) col('display_name', d.displayName);
         if (d.description !== undefined) col('description', d.description);
         if (d.isPublic !== undefined) col('is_public', d.isPublic);
         if (d.license !== undefined) col('license', d.license);
@@ -84,6 +104,7 @@ export class StoresProjection implements Projection {
         await m.query(`UPDATE ${S} SET status = 'expired', updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`, [e.data.storeId, rev, e.data.at]);
         return;
       case 'StoreDeleted':
+        await m.query(`DELETE FROM ${B} WHERE store_id = $1`, [e.data.storeId]);
         await m.query(`DELETE FROM ${F} WHERE store_id = $1`, [e.data.storeId]);
         await m.query(`DELETE FROM ${S} WHERE id = $1`, [e.data.storeId]);
         return;
@@ -116,11 +137,11 @@ export class StoresProjection implements Projection {
         const copied = d.copiedFrom ?? null;
         await m.query(
           `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
-              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, bucket_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23)
+              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, chunking, bucket_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23, $24)
            ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
               bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
-              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, contextualization = EXCLUDED.contextualization,
+              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, chunking = EXCLUDED.chunking, contextualization = EXCLUDED.contextualization,
               status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
               chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
               usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision,
@@ -149,6 +170,7 @@ export class StoresProjection implements Projection {
             copied?.usageTokens ?? 0,
             d.at,
             rev,
+            json(d.chunking),
             d.bucketId ?? null,
           ],
         );
@@ -192,9 +214,25 @@ export class StoresProjection implements Projection {
           [e.data.generation],
         );
         return;
+      case 'StoreFileIngestionCancelled':
+        await this.update(m, e.data, rev, `status = 'cancelled', worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunk_count = 0`, []);
+        return;
       case 'StoreFileRemoved':
         await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [e.data.storeId, e.data.fileId, rev]);
         await touch(m, e.data.storeId, e.data.at);
+        return;
+      case 'StoreFileBatchCreated': {
+        const d = e.data;
+        // a batch of a store deleted meanwhile is not kept (the store's delete removed its batches)
+        await m.query(
+          `INSERT INTO ${B} (id, store_id, organization_id, file_ids, created_at, revision)
+           SELECT $1, $2, $3, $4::uuid[], $5, $6 WHERE EXISTS (SELECT 1 FROM ${S} WHERE id = $2) ON CONFLICT (id) DO NOTHING`,
+          [d.batchId, d.storeId, d.organizationId, d.fileIds, d.at, rev],
+        );
+        return;
+      }
+      case 'StoreFileBatchCancelled':
+        await m.query(`UPDATE ${B} SET cancelled_at = $2, revision = $3 WHERE id = $1 AND revision < $3`, [e.data.batchId, e.data.at, rev]);
         return;
     }
   }

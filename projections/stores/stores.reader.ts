@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid } from '@larder/kernel';
+import { IdCursorFetch, isUuid } from '@larder/kernel';
 import { DataSource } from 'typeorm';
 import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
@@ -10,11 +10,13 @@ export interface StoreRow {
   id: string;
   organizationId: string;
   name: string;
+  /** Free text (OpenAI's vector store name), not unique; null: none (OpenAI shows `name`). */
+  displayName: string | null;
   description: string | null;
   isPublic: boolean;
   license: string | null;
   metadata: unknown;
-  config: { contextualization: boolean | Record<string, unknown>; save_content: boolean; lsf?: unknown };
+  config: { contextualization: boolean | Record<string, unknown>; save_content: boolean; lsf?: unknown; chunking?: { maxTokens: number; overlapTokens: number } | null };
   expiresAfter: { anchor: 'last_active_at'; days: number } | null;
   status: string;
   copyState: { role: string; status: string; peer_store_id: string; started_at: string; error: string | null } | null;
@@ -24,8 +26,8 @@ export interface StoreRow {
   fileCounts: { pending: number; in_progress: number; cancelled: number; completed: number; failed: number; total: number };
   usageBytes: number;
   usageTokens: number;
-  /** The customer bucket that keeps the store's objects (null: platform storage). */
-  bucketId: string | null;
+  /** The customer bucket that keeps the store's objects (null or absent: platform storage). */
+  bucketId?: string | null;
 }
 
 const SELECT = `SELECT s.*,
@@ -44,6 +46,7 @@ const toRow = (r: Raw): StoreRow => ({
   id: r.id as string,
   organizationId: r.organization_id as string,
   name: r.name as string,
+  displayName: (r.display_name as string) ?? null,
   description: (r.description as string) ?? null,
   isPublic: r.is_public as boolean,
   license: (r.license as string) ?? null,
@@ -108,6 +111,20 @@ export class StoresReader {
     }
     const order = direction === 'forward' ? 'DESC' : 'ASC';
     const rows: Raw[] = await this.ds.query(`${SELECT} WHERE s.organization_id = $1 ${cond} ORDER BY s.created_at ${order}, s.id ${order} LIMIT $2`, params);
+    return rows.map(toRow);
+  }
+
+  /** A page of OpenAI's listing (`paginateByIdCursor`): null when `anchor` is no store of the organization. */
+  async pageById(organizationId: string, q: IdCursorFetch): Promise<StoreRow[] | null> {
+    const params: unknown[] = [organizationId, q.take];
+    let cond = '';
+    if (q.anchor) {
+      const at: Array<{ created_at: Date }> = await this.ds.query(`SELECT created_at FROM ${S} WHERE organization_id = $1 AND id = $2`, [organizationId, q.anchor]);
+      if (!at.length) return null;
+      params.push(at[0].created_at, q.anchor);
+      cond = `AND (s.created_at, s.id) ${q.cmp} ($3::timestamptz, $4::uuid)`;
+    }
+    const rows: Raw[] = await this.ds.query(`${SELECT} WHERE s.organization_id = $1 ${cond} ORDER BY s.created_at ${q.order}, s.id ${q.order} LIMIT $2`, params);
     return rows.map(toRow);
   }
 

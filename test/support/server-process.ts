@@ -62,3 +62,35 @@ export async function startServerProcess(env: Record<string, string>, port: numb
       }),
   };
 }
+
+/** Starts the compiled worker (`npm run start:worker`) as its own process; resolves once it runs its loops. */
+export async function startWorkerProcess(env: Record<string, string>): Promise<Omit<ServerProcess, 'baseURL'>> {
+  const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/worker/src/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'log', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (d) => (out += d));
+  child.stderr.on('data', (d) => (out += d));
+  const deadline = Date.now() + 60_000;
+  while (!out.includes('running projections, reactors and ingestion')) {
+    if (child.exitCode !== null) throw new Error(`worker exited with ${child.exitCode}:\n${out}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`worker did not start within 60 s:\n${out}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    child,
+    output: () => out,
+    kill9: () => child.kill('SIGKILL'),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}

@@ -9,20 +9,22 @@ import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api
 import { OrganizationsModule } from '@larder/organizations';
 import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
 import { BLOB_STORAGE, BUCKET_CONNECTOR, BUCKET_HEALTH } from '@larder/blob-storage';
-import { SECRET_VAULT } from '@larder/secrets';
 import { BucketsModule } from '@larder/buckets';
 import { CHUNK_INDEX } from '@larder/chunk-index';
-import { EMBEDDER, LLM } from '@larder/ai';
+import { EMBEDDER, LLM, OCR } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import { CHAT_CONFIG, ChatConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule, WEB_SEARCH } from '@larder/search';
 import { ActivityModule } from '@larder/activity';
 import { BILLING_CONFIG, BillingConfig, BillingModule, Money, priceTable } from '@larder/billing';
 import { ProjectionRunner } from '@larder/projections/runner';
+import { SECRET_VAULT } from '@larder/secrets';
+import { TRACE_DELIVERIES, TRACE_DELIVERY_SIGNAL, TRACE_DESTINATION_CLIENT, TRACE_EXPORT_CONFIG, TraceDestinationClient, TraceDestinationsModule, TraceExportConfig } from '@larder/trace-destinations';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
 import { HttpExceptionFilter } from './http/http-exception.filter';
 import { InfoHttpController } from './http/info.http.controller';
 import { HealthHttpController } from './http/health.http.controller';
+import { LARDER_VERSION } from './http/info.http.controller';
 
 export const INFRASTRUCTURE = Symbol('INFRASTRUCTURE');
 
@@ -39,7 +41,6 @@ export class InfrastructureModule {
       { provide: ProjectionRunner, useValue: infra.runner },
       { provide: READ_MODEL_CONSISTENCY, useValue: infra.runner },
       { provide: BLOB_STORAGE, useValue: infra.blobs },
-      { provide: SECRET_VAULT, useValue: infra.secretVault },
       { provide: BUCKET_CONNECTOR, useValue: infra.bucketConnector },
       { provide: BUCKET_HEALTH, useValue: infra.bucketStorages },
       {
@@ -55,6 +56,8 @@ export class InfrastructureModule {
       },
       { provide: CHUNK_INDEX, useValue: infra.chunkIndex },
       { provide: EMBEDDER, useValue: infra.embedder },
+      // null with LARDER_OCR=false: inject with @Optional() @Inject(OCR) ocr: Ocr | null
+      { provide: OCR, useValue: infra.ocr },
       {
         provide: STORES_CONFIG,
         useValue: {
@@ -69,6 +72,7 @@ export class InfrastructureModule {
           publicUrl: infra.config.publicUrl,
           contentUrlTtlSeconds: infra.config.contentUrlTtlSeconds,
           expirySweepMs: infra.config.storeExpirySweepMs,
+          ocrMaxPixels: infra.config.ocrMaxPixels,
         } satisfies StoresConfig,
       },
       {
@@ -91,6 +95,24 @@ export class InfrastructureModule {
         provide: BILLING_CONFIG,
         useValue: { prices: priceTable(infra.config.billingPrices), credit: Money.parse(infra.config.billingCredit), anchorDay: infra.config.billingAnchorDay } satisfies BillingConfig,
       },
+      // the sealed credentials of integrations (events carry only their references)
+      { provide: SECRET_VAULT, useValue: infra.secretVault },
+      {
+        provide: TRACE_EXPORT_CONFIG,
+        useValue: {
+          runWorker: infra.config.runWorker,
+          timeoutMs: infra.config.traceExport.timeoutMs,
+          pollMs: infra.config.traceExport.pollMs,
+          concurrency: infra.config.traceExport.concurrency,
+          batchSize: infra.config.traceExport.batchSize,
+          retry: { baseMs: infra.config.traceExport.retryBaseMs, maxMs: infra.config.traceExport.retryMaxMs, maxAttempts: infra.config.traceExport.maxAttempts },
+          serviceVersion: LARDER_VERSION,
+        } satisfies TraceExportConfig,
+      },
+      { provide: TRACE_DELIVERIES, useValue: infra.traceDeliveries },
+      { provide: TRACE_DELIVERY_SIGNAL, useValue: infra.traceDeliverySignal },
+      // every connection to a destination goes through the outbound policy (LARDER_OUTBOUND_ALLOW)
+      { provide: TRACE_DESTINATION_CLIENT, useValue: new TraceDestinationClient(infra.outbound, { timeoutMs: infra.config.traceExport.timeoutMs }) },
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
@@ -107,7 +129,19 @@ export class AppModule implements OnApplicationShutdown {
   static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
     return {
       module: AppModule,
-      imports: [InfrastructureModule.forRoot(infra), CqrsModule.forRoot(), OrganizationsModule, ApiKeysModule, FilesModule, StoresModule, SearchModule, ActivityModule, BillingModule, BucketsModule],
+      imports: [
+        InfrastructureModule.forRoot(infra),
+        CqrsModule.forRoot(),
+        OrganizationsModule,
+        ApiKeysModule,
+        FilesModule,
+        StoresModule,
+        SearchModule,
+        ActivityModule,
+        BillingModule,
+        TraceDestinationsModule,
+        BucketsModule,
+      ],
       controllers: options.http === false ? [] : [InfoHttpController, HealthHttpController],
       providers: [
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

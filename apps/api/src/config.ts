@@ -74,6 +74,12 @@ export interface LarderConfig {
   ingestionPollMs: number;
   contentUrlTtlSeconds: number;
   storeExpirySweepMs: number;
+  /** Images are read by OCR (tesseract.js, English data from npm) when true (LARDER_OCR, default true); else they fail as unsupported. */
+  ocr: boolean;
+  /** Images with more pixels are refused before OCR (LARDER_OCR_MAX_PIXELS). */
+  ocrMaxPixels: number;
+  /** Longest OCR of one image (LARDER_OCR_TIMEOUT_MS); a timeout is retried like other transient failures. */
+  ocrTimeoutMs: number;
   /** OpenAI-compatible base URL up to `/chat/completions`; unset = no LLM (answering runs without one). */
   llmUrl: string | null;
   llmApiKey: string | null;
@@ -124,6 +130,17 @@ export interface LarderConfig {
   sts: { endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; sessionToken: string | null };
   /** Deadline of one request to a customer bucket (the connection itself: at most 5 s). */
   bucketRequestTimeoutMs: number;
+  /** Trace export to trace destinations (README, Trace destinations). */
+  traceExport: {
+    /** One exchange with a destination (its check or one export), redirects included. */
+    timeoutMs: number;
+    pollMs: number;
+    concurrency: number;
+    batchSize: number;
+    retryBaseMs: number;
+    retryMaxMs: number;
+    maxAttempts: number;
+  };
 }
 
 /**
@@ -287,6 +304,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ingestionPollMs: Math.max(10, int('LARDER_INGESTION_POLL_MS', 500)),
     contentUrlTtlSeconds: int('LARDER_CONTENT_URL_TTL_SECONDS', 3600),
     storeExpirySweepMs: Math.max(1000, int('LARDER_STORE_EXPIRY_SWEEP_SECONDS', 60) * 1000),
+    ocr: bool('LARDER_OCR', true),
+    ocrMaxPixels: Math.max(1, int('LARDER_OCR_MAX_PIXELS', 25_000_000)),
+    ocrTimeoutMs: Math.max(1000, int('LARDER_OCR_TIMEOUT_MS', 120_000)),
     llmUrl,
     llmApiKey: env.LARDER_LLM_API_KEY || null,
     llmModel,
@@ -313,5 +333,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     rerankerTimeoutMs: Math.max(1, int('LARDER_RERANKER_TIMEOUT_MS', 10_000)),
     rerankerMaxRetries: Math.min(5, int('LARDER_RERANKER_MAX_RETRIES', 2)),
     rerankerMaxBytes: Math.max(1024, int('LARDER_RERANKER_MAX_BYTES', 4 * 1024 * 1024)),
+    traceExport: {
+      timeoutMs: Math.max(100, int('LARDER_TRACE_EXPORT_TIMEOUT_MS', 10_000)),
+      pollMs: Math.max(10, int('LARDER_TRACE_EXPORT_POLL_MS', 1000)),
+      concurrency: Math.min(64, Math.max(1, int('LARDER_TRACE_EXPORT_CONCURRENCY', 4))),
+      batchSize: Math.min(500, Math.max(1, int('LARDER_TRACE_EXPORT_BATCH_SIZE', 20))),
+      retryBaseMs: Math.max(10, int('LARDER_TRACE_EXPORT_RETRY_BASE_MS', 1000)),
+      retryMaxMs: Math.max(10, int('LARDER_TRACE_EXPORT_RETRY_MAX_MS', 300_000)),
+      maxAttempts: Math.max(1, int('LARDER_TRACE_EXPORT_MAX_ATTEMPTS', 20)),
+    },
   };
 }

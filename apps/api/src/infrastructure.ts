@@ -21,11 +21,12 @@ import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
 import { ChunkIndex } from '@larder/chunk-index';
 import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { Embedder, Llm } from '@larder/ai';
+import { Embedder, Llm, Ocr } from '@larder/ai';
 import { OpenAiLlm } from '@larder/ai/http/openai.llm';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
+import { TesseractOcr } from '@larder/ai/local/tesseract.ocr';
 import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
 import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { ActivityStreamReactor } from '@larder/activity';
@@ -41,6 +42,9 @@ import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-inde
 import { OutboundPolicy } from '@larder/outbound';
 import { AesGcmSecretBox, EnvKeyringSource, FileKeyringSource, KeyringSource, SecretBox, SecretVault } from '@larder/secrets';
 import { PostgresSecretVault } from '@larder/secrets/postgres/postgres.secret-vault';
+import { TraceDeliveries, TraceDeliverySignal, TraceExportReactor } from '@larder/trace-destinations';
+import { PostgresTraceDeliveries } from '@larder/trace-destinations/postgres/postgres.trace-deliveries';
+import { TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { LarderConfig } from './config';
 
 export interface Infrastructure {
@@ -64,6 +68,8 @@ export interface Infrastructure {
   reranker: Reranker | null;
   /** The chat model behind LARDER_LLM_URL, or null when none is configured (answering then runs without one). */
   llm: Llm | null;
+  /** Reads images for ingestion (LARDER_OCR), or null when turned off: images then fail as unsupported. */
+  ocr: Ocr | null;
   /** The web store's providers (LARDER_WEB_SEARCH_PROVIDERS, LARDER_SEARXNG_URL, LARDER_BRAVE_API_KEY), or null when none is configured. */
   webSearch: WebSearch | null;
   signingSecret: string;
@@ -75,6 +81,10 @@ export interface Infrastructure {
   secretVault: SecretVault;
   /** Where tenant-supplied URLs may lead (LARDER_OUTBOUND_ALLOW). */
   outbound: OutboundPolicy;
+  /** The trace export queue (runs waiting per destination) and delivery outcomes. */
+  traceDeliveries: TraceDeliveries;
+  /** Wakes this process's delivery loop when its export reactor queued runs. */
+  traceDeliverySignal: TraceDeliverySignal;
   close(): Promise<void>;
 }
 
@@ -170,6 +180,9 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const secretVault = new PostgresSecretVault(pool, secretBox);
   await secretVault.setup();
   const outbound = new OutboundPolicy(config.outboundAllow);
+  const traceDeliveries = new PostgresTraceDeliveries(pool);
+  await traceDeliveries.setup();
+  const traceDeliverySignal = new TraceDeliverySignal();
 
   const bucketConnector = new S3BucketConnector({
     outbound,
@@ -192,6 +205,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const llm = createLlm(config);
   if (llm && options.role !== 'cli') logger.log(`LLM ${llm.model} at ${llm.endpoint}`);
   const webSearch = createWebSearch(config);
+  // the tesseract worker thread starts with the first image and stops after a minute without one
+  const ocr = config.ocr ? new TesseractOcr({ timeoutMs: config.ocrTimeoutMs, idleMs: 60_000 }) : null;
   if (webSearch && options.role !== 'cli') logger.log(`web search providers: ${webSearch.providers.join(', ')}`);
 
   // the copy process manager waits on the stores read model, which the runner built below maintains
@@ -206,10 +221,14 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
           new ActivityStreamReactor(eventStore),
           new StoreCopyReactor(eventStore, consistency, copySource, new SystemClock(), new RandomIdGenerator()),
           new BucketObjectsReactor(bucketStorages, secretVault),
+          new TraceExportReactor(eventStore, consistency, new TraceDestinationsReader(dataSource), traceDeliveries, secretVault, new SystemClock(), traceDeliverySignal),
         ];
   const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     runLoops: options.runLoops ?? config.runWorker,
+    // an API process beside a separate worker keeps its own embedded chunk index up to date (a replica
+    // per process); a shared Elasticsearch index is filled by the worker alone
+    externalLoops: (options.runLoops ?? config.runWorker) || (options.role === 'server' && config.chunkIndex === 'embedded'),
     // Embedded: appends come from this process (which nudges the loops) or, rarely, from the CLI
     // beside it, so a slow poll suffices and the single-threaded database stays free for requests.
     pollMs: embedded ? 500 : 25,
@@ -240,11 +259,14 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     reranker,
     llm,
     webSearch,
+    ocr,
     signingSecret: signingSecret(config),
     keyring,
     secretBox,
     secretVault,
     outbound,
+    traceDeliveries,
+    traceDeliverySignal,
     config,
     databaseUrl,
     embedded,
@@ -258,6 +280,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       await runner.stop();
       await embedder.close().catch(() => undefined);
       await reranker?.close().catch(() => undefined);
+      await ocr?.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);
       bucketConnector.close();
       await bus.close().catch(() => undefined);

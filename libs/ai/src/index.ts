@@ -1,3 +1,4 @@
 export * from './embedder.port';
 export * from './llm.port';
 export * from './reranker.port';
+export * from './ocr.port';

@@ -11,14 +11,18 @@ import type { BlobStorage } from '@larder/blob-storage';
 export interface ChunkArtifactEntry {
   chunkIndex: number;
   text: string;
-  embedText: string;
+  /** Format 1: what was embedded. Format 2 computes it at embedding time from `context` and the store's contextualization. */
+  embedText?: string;
+  /** Format 2: the document's title and the headings above the chunk (for contextualized embedding). */
+  context?: { title: string | null; headings: string[] };
   offset: number;
   tokens: number;
+  /** `image/*` for the `image_url` chunks of an image (their text is the OCR text), else `text/plain`. */
   mimeType: string;
   generatedMetadata: Record<string, unknown>;
 }
 export interface ChunksArtifact {
-  format: 1;
+  format: 1 | 2;
   chunks: ChunkArtifactEntry[];
 }
 

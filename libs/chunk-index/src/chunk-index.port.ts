@@ -1,11 +1,16 @@
 import { FilterNode, Position } from '@larder/kernel';
 
-/** One chunk as stored in the index (contract §13.3, `text` type). */
+/** A chunk's type (contract §13.3) follows from its MIME type: an image's chunks are `image_url` chunks. */
+export type IndexedChunkType = 'text' | 'image_url';
+export const chunkTypeOf = (mimeType: string): IndexedChunkType => (mimeType.startsWith('image/') ? 'image_url' : 'text');
+
+/** One chunk as stored in the index (contract §13.3: `text`, or `image_url` whose `text` is the OCR text). */
 export interface IndexedChunk {
   storeId: string;
   fileId: string;
   chunkIndex: number;
-  type: 'text';
+  type: IndexedChunkType;
+  /** The chunk's text; for an `image_url` chunk the OCR text (answered as `ocr_text`). */
   text: string;
   offset: number;
   mimeType: string;

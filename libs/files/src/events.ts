@@ -1,6 +1,19 @@
 export interface FileUploaded {
   type: 'FileUploaded';
-  data: { fileId: string; organizationId: string; filename: string; mimeType: string; bytes: number; sha256: string; blobKey: string; version: number; at: string; uploadId?: string };
+  data: {
+    fileId: string;
+    organizationId: string;
+    filename: string;
+    mimeType: string;
+    bytes: number;
+    sha256: string;
+    blobKey: string;
+    version: number;
+    at: string;
+    uploadId?: string;
+    /** OpenAI's `purpose`, when the upload named one (absent otherwise). */
+    purpose?: string;
+  };
 }
 export interface FileReplaced {
   type: 'FileReplaced';

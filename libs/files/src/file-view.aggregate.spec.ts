@@ -32,6 +32,6 @@ describe('file decider', () => {
   });
 
   it('the decided state holds what the file object shows, as the files read model would', () => {
-    expect(fileView('f', given([uploaded, replaced]))).toEqual({ id: 'f', filename: 'b.md', bytes: 3, mimeType: 'text/markdown', version: 2, createdAt: now, updatedAt: later });
+    expect(fileView('f', given([uploaded, replaced]))).toEqual({ id: 'f', filename: 'b.md', bytes: 3, mimeType: 'text/markdown', version: 2, createdAt: now, updatedAt: later, purpose: null });
   });
 });

@@ -15,6 +15,8 @@ export interface FileState {
   sha256: string | null;
   createdAt: string | null;
   updatedAt: string | null;
+  /** OpenAI's `purpose` the upload named; null: none. */
+  purpose: string | null;
 }
 
 export interface FileContent {
@@ -26,7 +28,7 @@ export interface FileContent {
 }
 
 export type FileCommand =
-  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string } & FileContent)
+  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; purpose?: string | null } & FileContent)
   | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date } & FileContent)
   | { type: 'DeleteFile'; fileId: string; organizationId: string; now: Date };
 
@@ -42,6 +44,7 @@ export const initialFileState = (): FileState => ({
   sha256: null,
   createdAt: null,
   updatedAt: null,
+  purpose: null,
 });
 
 export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
@@ -62,6 +65,7 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
           sha256: d.sha256,
           createdAt: d.at,
           updatedAt: d.at,
+          purpose: d.purpose ?? null,
         };
       }
       case 'FileReplaced': {
@@ -80,7 +84,19 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
       return [
         {
           type: 'FileUploaded',
-          data: { fileId: c.fileId, organizationId: c.organizationId, filename, mimeType, bytes, sha256, blobKey, version: 1, at, ...(c.uploadId ? { uploadId: c.uploadId } : {}) },
+          data: {
+            fileId: c.fileId,
+            organizationId: c.organizationId,
+            filename,
+            mimeType,
+            bytes,
+            sha256,
+            blobKey,
+            version: 1,
+            at,
+            ...(c.uploadId ? { uploadId: c.uploadId } : {}),
+            ...(c.purpose ? { purpose: c.purpose } : {}),
+          },
         },
       ];
     }
@@ -99,6 +115,6 @@ export function isLive(s: FileState, organizationId: string): boolean {
 }
 
 /** The file as its read model row shows it, built from the decided state. */
-export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date } {
-  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!) };
+export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date; purpose: string | null } {
+  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!), purpose: s.purpose };
 }

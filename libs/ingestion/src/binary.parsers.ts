@@ -54,6 +54,5 @@ export async function parseDocx(data: Buffer, meta: { fileSize: number; extensio
   } catch (err) {
     throw new ParseError(`Could not read the DOCX document: ${(err as Error).message}`);
   }
-  const doc = parseHtml(html, { fileSize: meta.fileSize, extension: meta.extension, fileType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' });
-  return doc;
+  return parseHtml(html, { fileSize: meta.fileSize, extension: meta.extension });
 }

@@ -1,4 +1,5 @@
 import { Block, estimateTokens, Heading, ParsedDocument, countWords } from './document';
+import { GeneratedMetadata } from './generated-metadata';
 
 export type ChunkingMode = 'fast' | 'high_quality';
 
@@ -15,14 +16,58 @@ export const CHUNKING: Record<ChunkingMode, { maxTokens: number; overlapTokens: 
   high_quality: { maxTokens: 256, overlapTokens: 64 },
 };
 
+/** Bounds of a store file's `config.max_chunk_size` (tokens, as `estimateTokens` counts them). */
+export const MAX_CHUNK_SIZE = { min: 32, max: 8192 } as const;
+
+/**
+ * The token budget and overlap of a mode, with the file's `max_chunk_size` when it set one: the
+ * overlap keeps the mode's share of the chunk (fast 48/512, high_quality 64/256).
+ */
+export function chunkingFor(mode: ChunkingMode, maxChunkSize?: number | null): ChunkSizes {
+  const base = CHUNKING[mode];
+  if (!maxChunkSize) return base;
+  return { maxTokens: maxChunkSize, overlapTokens: Math.floor((base.overlapTokens * maxChunkSize) / base.maxTokens) };
+}
+
+/** Where a chunk sits in its document: the document's own title and the headings above the chunk. */
+export interface ChunkContext {
+  title: string | null;
+  headings: string[];
+}
+
 export interface Chunk {
   chunkIndex: number;
+  /** `text` chunks, or `image_url` chunks whose text is the OCR text of an image (contract §13.3). */
+  type: 'text' | 'image_url';
+  mimeType: string;
   text: string;
-  /** What is embedded: the text, or (high_quality) the text with its document context. */
+  /** What is embedded without store contextualization: the text, or (high_quality) the text with its document context. */
   embedText: string;
+  context: ChunkContext;
   offset: number;
   tokens: number;
-  generatedMetadata: Record<string, unknown>;
+  generatedMetadata: GeneratedMetadata;
+}
+
+/** `file name > title > heading > subheading`, repeated neighbours dropped (a title equal to the first heading). */
+export function contextLine(filename: string, context: ChunkContext): string {
+  const parts: string[] = [];
+  for (const p of [filename, context.title, ...context.headings]) {
+    const t = p?.replace(/\s+/g, ' ').trim();
+    if (t && t.toLowerCase() !== parts[parts.length - 1]?.toLowerCase()) parts.push(t);
+  }
+  return parts.join(' > ');
+}
+
+/**
+ * The text embedded for a chunk. Store contextualization (`config.contextualization`) prepends the
+ * file context (file name, title, heading path) and/or the file's metadata as `key: value` lines;
+ * without it, `fast` embeds the text as it is and `high_quality` with its file context. The chunk's
+ * returned text never changes.
+ */
+export function embeddingInput(chunk: Pick<Chunk, 'text' | 'context'>, o: { filename: string; mode: ChunkingMode; fileContext: boolean; metadataLines?: string | null }): string {
+  const head = [o.fileContext || o.mode === 'high_quality' ? contextLine(o.filename, chunk.context) : '', o.metadataLines ?? ''].filter(Boolean).join('\n');
+  return head ? `${head}\n\n${chunk.text}` : chunk.text;
 }
 
 interface Piece {
@@ -92,11 +137,37 @@ function cleanPdf(blocks: Block[]): Block[] {
   return out;
 }
 
-/** Packs a parsed document into chunks under the mode's token budget, respecting block boundaries. */
-export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string): Chunk[] {
-  const { maxTokens, overlapTokens } = CHUNKING[mode];
+/** A block as it is written into a chunk (Markdown headings with their `#`s). */
+const rendered = (doc: ParsedDocument, b: Block, text: string) => (b.kind === 'heading' && doc.kind === 'markdown' ? `${'#'.repeat(b.level ?? 1)} ${text}` : text);
+
+/**
+ * A chunk size chosen by the caller instead of the mode's: Mixedbread's `config.max_chunk_size`
+ * (through `chunkingFor`) or OpenAI's static `chunking_strategy`.
+ */
+export interface ChunkSizes {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
+/**
+ * The artifact key's strategy part: the mode alone for its own sizes (so existing artifacts stay
+ * valid), the mode and the sizes otherwise.
+ */
+export function chunkingKey(mode: ChunkingMode, sizes?: ChunkSizes | null): string {
+  if (!sizes || (sizes.maxTokens === CHUNKING[mode].maxTokens && sizes.overlapTokens === CHUNKING[mode].overlapTokens)) return mode;
+  return `${mode}:${sizes.maxTokens}:${sizes.overlapTokens}`;
+}
+
+/**
+ * Packs a parsed document into chunks under the token budget (the mode's, or `sizes`), respecting
+ * block boundaries: every chunk's text, a repeated prefix (a CSV header) included, is at most the
+ * budget, unless one heading or one word alone is longer or the prefix leaves less than 16. The mode
+ * still decides how blocks are cut (sentences or lines) and what is embedded.
+ */
+export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string, sizes?: ChunkSizes | null): Chunk[] {
+  const { maxTokens, overlapTokens } = sizes ?? CHUNKING[mode];
   const prefix = doc.chunkPrefix ? `${doc.chunkPrefix}\n` : '';
-  const budget = Math.max(32, maxTokens - estimateTokens(prefix));
+  const budget = Math.max(MAX_CHUNK_SIZE.min / 2, maxTokens - estimateTokens(prefix));
   const blocks = mode === 'high_quality' && doc.kind === 'pdf' ? cleanPdf(doc.blocks) : doc.blocks;
 
   // Headings open sections; every other block becomes one or more pieces under the current heading path.
@@ -106,7 +177,7 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
     if (b.kind === 'heading') {
       while (path.length && path[path.length - 1].level >= (b.level ?? 1)) path.pop();
       path.push({ level: b.level ?? 1, text: b.text });
-      pieces.push({ text: b.text, tokens: estimateTokens(b.text), block: b, headings: [...path] });
+      pieces.push({ text: b.text, tokens: estimateTokens(rendered(doc, b, b.text)), block: b, headings: [...path] });
       continue;
     }
     const tokens = estimateTokens(b.text);
@@ -146,16 +217,16 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
   };
   for (const p of pieces) {
     const startsSection = p.block.kind === 'heading' && cur.some((x) => x.block.kind !== 'heading') && curTokens > budget / 3;
-    if (!fresh && curTokens + p.tokens > budget) {
-      cur = []; // the overlap would push this piece over the budget: start clean
-      curTokens = 0;
-    }
     if ((curTokens + p.tokens > budget && fresh) || startsSection) {
       emit();
       if (p.block.kind === 'heading') {
         cur = [];
         curTokens = 0;
       }
+    }
+    if (!fresh && curTokens + p.tokens > budget) {
+      cur = []; // the overlap would push this piece over the budget: start clean
+      curTokens = 0;
     }
     cur.push(p);
     curTokens += p.tokens;
@@ -168,7 +239,7 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
 function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: string, filename: string, mode: ChunkingMode): Chunk {
   const body = pieces
     .map((p, i) => {
-      const t = p.block.kind === 'heading' && doc.kind === 'markdown' ? `${'#'.repeat(p.block.level ?? 1)} ${p.text}` : p.text;
+      const t = rendered(doc, p.block, p.text);
       // PDF lines of one page run on with a newline; everything else is separated by a blank line
       const sep = i === 0 ? '' : doc.kind === 'pdf' && p.block.page === pieces[i - 1].block.page ? '\n' : '\n\n';
       return sep + t;
@@ -179,14 +250,14 @@ function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: 
   const startLine = Math.min(...pieces.map((p) => p.block.startLine).filter((n) => n > 0), Number.MAX_SAFE_INTEGER);
   const endLine = Math.max(0, ...pieces.map((p) => p.block.endLine));
   const lineMeta = startLine !== Number.MAX_SAFE_INTEGER ? { start_line: startLine, num_lines: endLine - startLine + 1 } : { start_line: 0, num_lines: 0 };
-  const common = { file_extension: doc.fileExtension ?? undefined };
-  let generated: Record<string, unknown>;
+  const common = doc.fileExtension ? { file_extension: doc.fileExtension } : {};
   const headingContext = first.block.kind === 'heading' ? first.headings.slice(0, -1) : first.headings;
+  let generated: GeneratedMetadata;
   switch (doc.kind) {
     case 'markdown':
       generated = {
         type: 'markdown',
-        file_type: doc.fileType,
+        file_type: 'text/markdown',
         word_count: countWords(body),
         file_size: doc.fileSize,
         chunk_headings: pieces.filter((p) => p.block.kind === 'heading').map((p) => ({ level: p.block.level ?? 1, text: p.text })),
@@ -204,10 +275,30 @@ function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: 
     case 'code':
       generated = { type: 'code', file_type: doc.fileType, language: doc.language, word_count: countWords(body), file_size: doc.fileSize, ...lineMeta, ...common };
       break;
+    case 'image':
+      generated = { type: 'image', file_type: doc.fileType, file_size: doc.fileSize, width: doc.image?.width ?? null, height: doc.image?.height ?? null, ...common };
+      break;
     default:
-      generated = { type: 'text', file_type: doc.fileType, word_count: countWords(body), file_size: doc.fileSize, ...lineMeta, ...common };
+      generated = {
+        type: 'text',
+        file_type: doc.fileType === 'message/rfc822' ? 'message/rfc822' : 'text/plain',
+        word_count: countWords(body),
+        file_size: doc.fileSize,
+        ...lineMeta,
+        ...common,
+      };
   }
-  const context = [filename, ...headingContext.map((h) => h.text)].filter(Boolean).join(' > ');
-  const embedText = mode === 'high_quality' && context ? `${context}\n\n${text}` : text;
-  return { chunkIndex: index, text, embedText, offset: first.block.offset, tokens: estimateTokens(text), generatedMetadata: generated };
+  const context: ChunkContext = { title: doc.title ?? null, headings: headingContext.map((h) => h.text) };
+  const embedText = embeddingInput({ text, context }, { filename, mode, fileContext: false });
+  return {
+    chunkIndex: index,
+    type: doc.image ? 'image_url' : 'text',
+    mimeType: doc.image?.mimeType ?? 'text/plain',
+    text,
+    embedText,
+    context,
+    offset: first.block.offset,
+    tokens: estimateTokens(text),
+    generatedMetadata: generated,
+  };
 }

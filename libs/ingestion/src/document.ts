@@ -18,11 +18,22 @@ export interface Block {
   offset: number;
 }
 
-export type DocumentKind = 'markdown' | 'text' | 'pdf' | 'code';
+/**
+ * Which declared `generated_metadata` variant (contract §13.4, the SDK's `*ChunkGeneratedMetadata`)
+ * the document's chunks carry; see `generated-metadata.ts` for the mapping of every parser.
+ */
+export type DocumentKind = 'markdown' | 'text' | 'pdf' | 'code' | 'image';
+
+/** An image document's picture (its chunks are `image_url` chunks whose text is the OCR text). */
+export interface ImageInfo {
+  mimeType: string;
+  width: number;
+  height: number;
+}
 
 export interface ParsedDocument {
   kind: DocumentKind;
-  /** MIME type reported in generated metadata. */
+  /** MIME type reported in generated metadata (one the declared variant allows). */
   fileType: string;
   fileExtension: string | null;
   fileSize: number;
@@ -32,6 +43,10 @@ export interface ParsedDocument {
   totalPages?: number;
   /** Repeated before every chunk's text (e.g. a CSV header row). */
   chunkPrefix?: string;
+  /** The document's own title (front matter `title`, HTML `<title>`), when it has one. */
+  title?: string | null;
+  /** Set for images: the chunks are `image_url` chunks of this picture. */
+  image?: ImageInfo;
 }
 
 export class UnsupportedFileError extends Error {
@@ -39,6 +54,19 @@ export class UnsupportedFileError extends Error {
 }
 export class ParseError extends Error {
   readonly code = 'parse_error';
+}
+/** Audio and video: Larder has no speech recognition, so these are refused with their own codes. */
+export class UnsupportedMediaError extends Error {
+  constructor(
+    message: string,
+    readonly code: 'audio_not_supported' | 'video_not_supported',
+  ) {
+    super(message);
+  }
+}
+/** An image larger than `LARDER_OCR_MAX_PIXELS`. */
+export class ImageTooLargeError extends Error {
+  readonly code = 'image_too_large';
 }
 
 const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;

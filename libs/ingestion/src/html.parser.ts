@@ -28,9 +28,10 @@ const SKIP_TAGS = new Set(['script', 'style', 'noscript', 'template', 'svg', 'he
 
 /**
  * HTML (and DOCX, converted to HTML first): headings h1–h6 become heading blocks, block elements
- * paragraphs, `pre` code, table rows rows; scripts, styles and navigation are dropped.
+ * paragraphs, `pre` code, table rows rows; scripts, styles and navigation are dropped. The result is
+ * Markdown-structured (headings are written `#`), reported as `markdown` / `text/markdown`.
  */
-export function parseHtml(html: string, meta: { fileSize: number; extension: string | null; fileType: string }): ParsedDocument {
+export function parseHtml(html: string, meta: { fileSize: number; extension: string | null }): ParsedDocument {
   const blocks: Block[] = [];
   let buf = '';
   let kind: Block['kind'] = 'paragraph';
@@ -99,5 +100,6 @@ export function parseHtml(html: string, meta: { fileSize: number; extension: str
   parser.end();
   flush();
   if (!blocks.some((b) => b.kind === 'heading') && title.trim()) blocks.unshift({ text: title.trim(), kind: 'heading', level: 1, startLine: 0, endLine: 0, offset: 0 });
-  return { kind: 'markdown', fileType: meta.fileType, fileExtension: meta.extension, fileSize: meta.fileSize, language: null, blocks, frontmatter: title.trim() ? { title: title.trim() } : {} };
+  const t = title.replace(/\s+/g, ' ').trim();
+  return { kind: 'markdown', fileType: 'text/markdown', fileExtension: meta.extension, fileSize: meta.fileSize, language: null, blocks, frontmatter: t ? { title: t } : {}, title: t || null };
 }

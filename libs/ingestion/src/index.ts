@@ -1,3 +1,5 @@
 export * from './document';
 export * from './parse';
 export * from './chunker';
+export * from './generated-metadata';
+export * from './embedding-context';

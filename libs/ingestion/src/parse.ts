@@ -1,24 +1,58 @@
 import { extname } from 'path';
-import { ParsedDocument, UnsupportedFileError } from './document';
+import type { Ocr } from '@larder/ai';
+import { ParsedDocument, UnsupportedFileError, UnsupportedMediaError } from './document';
 import { parseCode, CODE_LANGUAGES } from './code.parser';
 import { parseHtml } from './html.parser';
 import { parseDocx, parsePdf } from './binary.parsers';
+import { IMAGE_TYPES, parseImage } from './image.parser';
 import { parseCsvText, parseJsonText, parseMarkdown, parsePlainText } from './text.parsers';
 
-export type ParserKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'json' | 'code';
+export type ParserKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'json' | 'code' | 'image' | 'audio' | 'video';
+
+const BY_EXTENSION: Record<string, ParserKind> = {
+  pdf: 'pdf',
+  docx: 'docx',
+  md: 'markdown',
+  markdown: 'markdown',
+  mdx: 'markdown',
+  html: 'html',
+  htm: 'html',
+  xhtml: 'html',
+  csv: 'csv',
+  tsv: 'csv',
+  json: 'json',
+  ...Object.fromEntries(Object.keys(IMAGE_TYPES).map((e) => [e, 'image' as const])),
+  ...Object.fromEntries(['mp3', 'wav', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'aac', 'wma', 'aif', 'aiff', 'amr', 'mid', 'midi'].map((e) => [e, 'audio' as const])),
+  ...Object.fromEntries(['mp4', 'm4v', 'mov', 'avi', 'mkv', 'webm', 'wmv', 'flv', 'mpeg', 'mpg', '3gp', 'ogv'].map((e) => [e, 'video' as const])),
+  ...Object.fromEntries(['txt', 'text', 'log', 'rst', 'eml', 'ini', 'cfg', 'conf', 'toml', 'yaml', 'yml', 'xml', 'tex'].map((e) => [e, 'text' as const])),
+};
+
+const BY_MIME: Record<string, ParserKind> = {
+  'application/pdf': 'pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'text/markdown': 'markdown',
+  'text/x-markdown': 'markdown',
+  'text/html': 'html',
+  'application/xhtml+xml': 'html',
+  'text/csv': 'csv',
+  'text/tab-separated-values': 'csv',
+  'application/json': 'json',
+  'message/rfc822': 'text',
+  ...Object.fromEntries(Object.values(IMAGE_TYPES).map((m) => [m, 'image' as const])),
+  'image/jpg': 'image',
+  'image/x-ms-bmp': 'image',
+};
 
 /** Picks a parser from the file name's extension, then the MIME type; null when unsupported. */
 export function parserFor(filename: string, mimeType: string): ParserKind | null {
   const ext = extname(filename).slice(1).toLowerCase();
   const mime = mimeType.split(';')[0].trim().toLowerCase();
-  if (ext === 'pdf' || mime === 'application/pdf') return 'pdf';
-  if (ext === 'docx' || mime === 'application/vnd.openxmlformats-officedocument.wordprocessingml.document') return 'docx';
-  if (['md', 'markdown', 'mdx'].includes(ext) || mime === 'text/markdown' || mime === 'text/x-markdown') return 'markdown';
-  if (['html', 'htm', 'xhtml'].includes(ext) || mime === 'text/html' || mime === 'application/xhtml+xml') return 'html';
-  if (['csv', 'tsv'].includes(ext) || mime === 'text/csv' || mime === 'text/tab-separated-values') return 'csv';
-  if (ext === 'json' || mime === 'application/json') return 'json';
-  if (CODE_LANGUAGES[ext]) return 'code';
-  if (['txt', 'text', 'log', 'rst', 'eml', 'ini', 'cfg', 'conf', 'toml', 'yaml', 'yml', 'xml', 'tex'].includes(ext) || mime.startsWith('text/') || mime === 'message/rfc822') return 'text';
+  const byExt = BY_EXTENSION[ext] ?? (CODE_LANGUAGES[ext] ? 'code' : undefined);
+  if (byExt) return byExt;
+  if (BY_MIME[mime]) return BY_MIME[mime];
+  if (mime.startsWith('audio/')) return 'audio';
+  if (mime.startsWith('video/')) return 'video';
+  if (mime.startsWith('text/')) return 'text';
   return null;
 }
 
@@ -27,8 +61,19 @@ function decodeText(data: Buffer): string {
   return new TextDecoder('utf-8').decode(data).replace(/^\uFEFF/, '');
 }
 
-/** Parses file content into blocks; throws UnsupportedFileError or ParseError with a message for `last_error`. */
-export async function parseFile(data: Buffer, filename: string, mimeType: string): Promise<ParsedDocument> {
+export interface ParseOptions {
+  /** Reads text in images; without it images are unsupported (`LARDER_OCR=false`). */
+  ocr?: Ocr | null;
+  /** Images with more pixels are refused (`image_too_large`) before OCR. */
+  maxImagePixels?: number;
+  /** Cancels a running OCR job (the ingestion attempt's deadline). */
+  signal?: AbortSignal;
+}
+
+const SUPPORTED = 'supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON, source code and images (PNG, JPEG, WebP, GIF, BMP, TIFF)';
+
+/** Parses file content into blocks; throws UnsupportedFileError, UnsupportedMediaError or ParseError with a message for `last_error`. */
+export async function parseFile(data: Buffer, filename: string, mimeType: string, options: ParseOptions = {}): Promise<ParsedDocument> {
   const kind = parserFor(filename, mimeType);
   const extension = extname(filename).slice(1).toLowerCase() || null;
   const meta = { fileSize: data.length, extension };
@@ -38,7 +83,7 @@ export async function parseFile(data: Buffer, filename: string, mimeType: string
     case 'docx':
       return parseDocx(data, meta);
     case 'html':
-      return parseHtml(decodeText(data), { ...meta, fileType: 'text/html' });
+      return parseHtml(decodeText(data), meta);
     case 'markdown':
       return parseMarkdown({ text: decodeText(data), ...meta, mimeType });
     case 'csv':
@@ -48,11 +93,22 @@ export async function parseFile(data: Buffer, filename: string, mimeType: string
     case 'code':
       return parseCode({ text: decodeText(data), ...meta, mimeType: mimeType.startsWith('text/') || mimeType.startsWith('application/') ? mimeType.split(';')[0] : 'text/plain' });
     case 'text':
-      return parsePlainText({ text: decodeText(data), ...meta, mimeType });
+      return parsePlainText({ text: decodeText(data), ...meta, mimeType: extension === 'eml' ? 'message/rfc822' : mimeType.split(';')[0].trim().toLowerCase() });
+    case 'image':
+      if (!options.ocr) throw new UnsupportedFileError(`Images are not ingested on this server: OCR is turned off (LARDER_OCR=false)`);
+      return parseImage(data, { ...meta, mimeType }, options.ocr, { maxPixels: options.maxImagePixels ?? Infinity, signal: options.signal });
+    case 'audio':
+      throw new UnsupportedMediaError(`Audio files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`, 'audio_not_supported');
+    case 'video':
+      throw new UnsupportedMediaError(`Video files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`, 'video_not_supported');
     default:
-      throw new UnsupportedFileError(`Unsupported file type '${mimeType}'${extension ? ` (.${extension})` : ''}: supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON and source code`);
+      throw new UnsupportedFileError(`Unsupported file type '${mimeType}'${extension ? ` (.${extension})` : ''}: ${SUPPORTED}`);
   }
 }
 
-/** Bumped when parsing or chunking changes, so content-addressed chunk artifacts are rebuilt. */
-export const PARSER_VERSION = 1;
+/**
+ * Bumped when parsing or chunking changes, so content-addressed chunk artifacts are rebuilt.
+ * 2: declared generated-metadata shapes (§13.4), chunk context (title, heading path) kept beside the
+ * text, images through OCR.
+ */
+export const PARSER_VERSION = 2;

@@ -124,10 +124,11 @@ export function parseMarkdown(src: Source): ParsedDocument {
     offset += line.length + 1;
   }
   flush(lines.length - 1);
-  return { kind: 'markdown', fileType: 'text/markdown', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, frontmatter: frontmatter ?? {} };
+  const title = typeof frontmatter?.title === 'string' && frontmatter.title.trim() ? frontmatter.title.trim() : null;
+  return { kind: 'markdown', fileType: 'text/markdown', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, frontmatter: frontmatter ?? {}, title };
 }
 
-/** CSV: one block per row; the header row is repeated at the top of every chunk. */
+/** CSV: one block per row; the header row is repeated at the top of every chunk. Reported as `text/plain` (§13.4 has no CSV type). */
 export function parseCsvText(src: Source): ParsedDocument {
   let rows: string[][];
   try {
@@ -136,7 +137,7 @@ export function parseCsvText(src: Source): ParsedDocument {
   } catch (err) {
     throw new ParseError(`Invalid CSV: ${(err as Error).message}`);
   }
-  if (!rows.length) return { kind: 'text', fileType: 'text/csv', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks: [] };
+  if (!rows.length) return { kind: 'text', fileType: 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks: [] };
   const [header, ...body] = rows;
   const headerLine = header.join(', ');
   let offset = 0;
@@ -146,10 +147,10 @@ export function parseCsvText(src: Source): ParsedDocument {
     offset += text.length + 1;
     return b;
   });
-  return { kind: 'text', fileType: 'text/csv', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, chunkPrefix: headerLine };
+  return { kind: 'text', fileType: 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, chunkPrefix: headerLine };
 }
 
-/** JSON: one block per top-level member (or array element), as `path: value` lines. */
+/** JSON: one block per top-level member (or array element), as `path: value` lines (plain text: `text/plain`). */
 export function parseJsonText(src: Source): ParsedDocument {
   let value: unknown;
   try {
@@ -177,5 +178,5 @@ export function parseJsonText(src: Source): ParsedDocument {
     offset += text.length + 1;
     return b;
   });
-  return { kind: 'text', fileType: 'application/json', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks };
+  return { kind: 'text', fileType: 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks };
 }

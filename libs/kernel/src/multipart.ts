@@ -15,9 +15,11 @@ const missing = (msg: string) => new ValidationFailedError([{ loc: ['body', 'fil
  * Streams the `file` part of a multipart/form-data request into `consume` (never buffering it) and
  * collects the other parts as text fields (up to 50, 1 MiB each). Answers once the whole body has
  * been read. 422 when the request is not multipart or has no `file` part; a failing `consume` fails
- * the request (the rest of the body is drained).
+ * the request (the rest of the body is drained). `consume` also gets the text fields as a promise
+ * settled once the whole body is read: fields may come after the file (the openai client sends
+ * `purpose` after `file`), so a consumer that needs them reads the file part first, then awaits them.
  */
-export function readMultipart<T>(req: Request, consume: (file: IncomingFile) => Promise<T>): Promise<{ result: T; fields: Record<string, string> }> {
+export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fields: Promise<Record<string, string>>) => Promise<T>): Promise<{ result: T; fields: Record<string, string> }> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
@@ -29,21 +31,27 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile) => 
     }
     const fields: Record<string, string> = {};
     let consumed: Promise<T> | null = null;
+    let fieldsRead!: (f: Record<string, string>) => void;
+    let fieldsFailed!: (err: Error) => void;
+    const allFields = new Promise<Record<string, string>>((ok, fail) => ((fieldsRead = ok), (fieldsFailed = fail)));
+    allFields.catch(() => undefined);
     bb.on('field', (name, value) => (fields[name] = value));
     const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
     bb.on('file', (name, stream, info) => {
       // a truncated body errors the part's stream too: never an unhandled 'error' (it ended the process)
       stream.on('error', (err: Error) => reject(malformed(err)));
       if (name !== 'file' || consumed) return stream.resume();
-      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream });
+      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream }, allFields);
       consumed.catch(() => stream.resume());
     });
     bb.on('error', (err) => {
+      fieldsFailed(malformed(err as Error));
       reject(malformed(err as Error));
       req.unpipe(bb);
       req.resume();
     });
     bb.on('close', () => {
+      fieldsRead(fields);
       if (!consumed) return reject(missing('Field required: a file part named "file"'));
       consumed.then((result) => resolve({ result, fields }), reject);
     });

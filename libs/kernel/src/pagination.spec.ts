@@ -1,4 +1,4 @@
-import { paginateByCursor, paginateByOffset, ValidationFailedError, decodeCursor } from './index';
+import { IdCursorFetch, paginateByCursor, paginateByIdCursor, paginateByOffset, ValidationFailedError, decodeCursor } from './index';
 
 const items = Array.from({ length: 7 }, (_, i) => ({ id: i + 1 }));
 // A listing ordered by id ascending.
@@ -56,5 +56,37 @@ describe('limit/offset pagination', () => {
     await expect(paginateByCursor({ after: forged({ c: '2020-01-01T00:00:00.000Z', id: '5d0b4f0e-2c3a-4e7b-9a34-1b2c3d4e5f60' }) }, cursorOf, fetchCounting)).resolves.toMatchObject({
       object: 'list',
     });
+  });
+});
+
+describe('id-cursor pagination (OpenAI lists)', () => {
+  // ids in creation order; the fetch answers as a keyset query over (created_at, id) would
+  const ids = Array.from({ length: 5 }, (_, i) => `00000000-0000-4000-8000-00000000000${i}`);
+  const fetch = async (q: IdCursorFetch) => {
+    if (q.anchor && !ids.includes(q.anchor)) return null;
+    const at = q.anchor ? ids.indexOf(q.anchor) : q.order === 'DESC' ? ids.length : -1;
+    const rows = q.cmp === '<' ? ids.slice(0, Math.max(0, at)) : ids.slice(at + 1);
+    return (q.order === 'DESC' ? [...rows].reverse() : rows).slice(0, q.take);
+  };
+
+  it('pages newest first by default, and oldest first with order asc, with first_id, last_id and has_more', async () => {
+    const p1 = await paginateByIdCursor({ limit: 2 }, (x: string) => x, fetch);
+    expect(p1).toEqual({ object: 'list', data: [ids[4], ids[3]], first_id: ids[4], last_id: ids[3], has_more: true });
+    const p2 = await paginateByIdCursor({ limit: 2, after: p1.last_id! }, (x: string) => x, fetch);
+    expect(p2.data).toEqual([ids[2], ids[1]]);
+    const p3 = await paginateByIdCursor({ limit: 2, after: p2.last_id! }, (x: string) => x, fetch);
+    expect(p3).toMatchObject({ data: [ids[0]], has_more: false });
+    expect((await paginateByIdCursor({ limit: 3, order: 'asc' }, (x: string) => x, fetch)).data).toEqual([ids[0], ids[1], ids[2]]);
+  });
+
+  it('pages back with before, in the listing order', async () => {
+    expect(await paginateByIdCursor({ limit: 2, before: ids[1] }, (x: string) => x, fetch)).toMatchObject({ data: [ids[3], ids[2]], has_more: true });
+    expect(await paginateByIdCursor({ limit: 2, order: 'asc', before: ids[3] }, (x: string) => x, fetch)).toMatchObject({ data: [ids[1], ids[2]], has_more: true });
+  });
+
+  it('an id that is no row of the listing, a non-id, or both cursors are a 422', async () => {
+    await expect(paginateByIdCursor({ after: '00000000-0000-4000-8000-000000000009' }, (x: string) => x, fetch)).rejects.toMatchObject({ detail: [{ loc: ['query', 'after'] }] });
+    await expect(paginateByIdCursor({ before: 'vs_abc' }, (x: string) => x, fetch)).rejects.toMatchObject({ detail: [{ loc: ['query', 'before'] }] });
+    await expect(paginateByIdCursor({ after: ids[0], before: ids[1] }, (x: string) => x, fetch)).rejects.toBeInstanceOf(ValidationFailedError);
   });
 });

@@ -133,3 +133,54 @@ export async function paginateListing<T>(req: CursorRequest, q: string | null | 
     () => source.count(q),
   );
 }
+
+/** OpenAI's list parameters: `order` by creation time, `after`/`before` an object id of the listing. */
+export interface IdCursorRequest {
+  limit?: number;
+  order?: 'asc' | 'desc';
+  after?: string;
+  before?: string;
+}
+
+/** OpenAI's list object: `has_more`, `first_id` and `last_id` beside `data` (its client pages with `after=<last id>`). */
+export interface IdCursorPage<T> {
+  object: 'list';
+  data: T[];
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
+/** One keyset query of an id-cursor listing: rows beyond `anchor` (`cmp` on the sort keys) in `order`. */
+export interface IdCursorFetch {
+  /** The id whose sort keys bound the page; null: from the start. */
+  anchor: string | null;
+  cmp: '<' | '>';
+  order: 'ASC' | 'DESC';
+  take: number;
+}
+
+/**
+ * Keyset pagination of OpenAI's lists over (created_at, id). `fetch` answers null when `anchor` names
+ * no row of the listing (a 422 at `query.after`/`query.before`: a deleted or foreign id cannot say
+ * where the next page starts). `has_more` follows the direction of the request.
+ */
+export async function paginateByIdCursor<T>(req: IdCursorRequest, idOf: (row: T) => string, fetch: (q: IdCursorFetch) => Promise<T[] | null>): Promise<IdCursorPage<T>> {
+  if (req.after && req.before) throw new ValidationFailedError([{ loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' }]);
+  const limit = req.limit ?? 20;
+  const desc = (req.order ?? 'desc') === 'desc';
+  const backward = !!req.before;
+  const anchor = req.before ?? req.after ?? null;
+  const field = backward ? 'before' : 'after';
+  const unknown = () => new ValidationFailedError([{ loc: ['query', field], msg: `'${anchor}' is not an id of this listing`, type: 'value_error', input: anchor }]);
+  if (anchor !== null && !isUuid(anchor)) throw unknown();
+  // forward: beyond the anchor in the listing's order; backward: before it, read nearest first
+  const cmp = desc !== backward ? '<' : '>';
+  const order = desc !== backward ? 'DESC' : 'ASC';
+  const rows = await fetch({ anchor, cmp, order, take: limit + 1 });
+  if (rows === null) throw unknown();
+  const hasMore = rows.length > limit;
+  let data = rows.slice(0, limit);
+  if (backward) data = data.reverse();
+  return { object: 'list', data, first_id: data.length ? idOf(data[0]) : null, last_id: data.length ? idOf(data[data.length - 1]) : null, has_more: hasMore };
+}

@@ -43,7 +43,7 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 export interface RequiredScope {
   method: ScopeMethod;
-  /** `store`, `completions`, or one of UNSCOPED_ONLY (`api_key`, `bucket`: unscoped keys only). */
+  /** `store`, `completions`, or one of UNSCOPED_ONLY (`api_key`, `bucket`, `trace_destination`: unscoped keys only). */
   resourceType: string;
   /** Route parameter holding the resource id a scope entry may be pinned to. */
   resourceIdParam?: string;
@@ -65,9 +65,10 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 
 /**
  * Resources only a key without a scope list may manage: API keys (a scoped key could mint itself an
- * unscoped one) and buckets (they hold credentials and direct where tenant data is written).
+ * unscoped one), buckets (they hold credentials and direct where tenant data is written) and trace
+ * destinations (a destination receives every run of the organization).
  */
-export const UNSCOPED_ONLY: readonly string[] = ['api_key', 'bucket'];
+export const UNSCOPED_ONLY: readonly string[] = ['api_key', 'bucket', 'trace_destination'];
 
 /**
  * Whether a key's scope list allows a route. Keys without a scope list may do anything in their

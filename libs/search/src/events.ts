@@ -36,6 +36,9 @@ export interface StoreSearchPerformed {
   data: SearchActivityCommon & {
     query: string;
     rewrittenQuery: string | null;
+    /** The model that rewrote the query (OpenAI's `rewrite_query`), and its tokens (metered as model tokens). Absent otherwise. */
+    rewriteModel?: string;
+    tokenUsage?: { prompt_tokens: number; completion_tokens: number; total_tokens: number };
     rerank: boolean;
     /** Present when the search named the web store (`mixedbread/web`, not in `storeIds`). */
     web?: WebSearchRecorded;
@@ -135,6 +138,13 @@ export interface StoreQuestionAnswered {
     agentic: boolean;
     tokenUsage: TokenUsage;
     web?: WebSearchRecorded;
+    /**
+     * When the run started, and its steps in order: the retrieval (`store_search`, or an agentic
+     * search's tool calls and planner turns) and the answer's model turn (`generation`, with its
+     * usage). Recorded since trace export; absent in older events.
+     */
+    startedAt?: string;
+    toolCalls?: AgenticToolCallRecorded[];
   };
 }
 

@@ -36,6 +36,8 @@ import { CreateChatCompletionHttpController } from './commands/create-chat-compl
 import { HostedTools } from './chat/hosted-tools';
 import { Conversations } from './chat/conversations';
 import { ToolTickets } from './tool-tickets/tool-tickets';
+import { SearchVectorStoreHandler } from './openai/queries/search-vector-store/search-vector-store.handler';
+import { SearchVectorStoreHttpController } from './openai/queries/search-vector-store/search-vector-store.http.controller';
 
 export { SEARCH_CONFIG } from './search.config';
 export type { SearchConfig } from './search.config';
@@ -62,6 +64,8 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     DeleteSearchRuleHttpController,
     DeleteSearchRuleEntryHttpController,
     CreateChatCompletionHttpController,
+    // OpenAI's vector store search: the store search above, in OpenAI's wire shape
+    SearchVectorStoreHttpController,
   ],
   providers: [
     StoresReader,
@@ -88,6 +92,7 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     Conversations,
     ToolTickets,
     CreateChatCompletionHandler,
+    SearchVectorStoreHandler,
   ],
   exports: [StoreAccess, Retrieval],
 })

@@ -51,7 +51,13 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
     [
       'an image query',
       { ...S, query: { type: 'image_url', image_url: { url: 'x' } } },
-      [[['body', 'query'], 'value_error', 'Image queries need a multimodal embedding model; this server embeds text only']],
+      [
+        [
+          ['body', 'query'],
+          'value_error',
+          'Image queries are not supported: this server embeds text only. Images in stores are searchable by their OCR text: send the words you look for as a text query',
+        ],
+      ],
     ],
     ['an empty text input', { ...S, query: { type: 'text', text: ' ' } }, [[['body', 'query', 'text'], 'string_too_short', 'String should have at least 1 character']]],
     ['a number as query', { ...S, query: 5 }, [[['body', 'query'], 'value_error', 'Input should be a string or a text input {type: "text", text}']]],

@@ -156,7 +156,12 @@ export const QueryField = (required: boolean) =>
     Check('required', 'missing', 'Field required', (v) => !required || (v !== undefined && v !== null)),
     Check('stringTooShort', 'string_too_short', 'String should have at least 1 character', (v) => typeof v !== 'string' || !!v.trim()),
     Check('stringTooLong', 'string_too_long', `String should have at most ${MAX_QUERY} characters`, (v) => typeof v !== 'string' || v.length <= MAX_QUERY),
-    Check('imageQuery', 'value_error', 'Image queries need a multimodal embedding model; this server embeds text only', (v) => !(isPlainObject(v) && v.type === 'image_url')),
+    Check(
+      'imageQuery',
+      'value_error',
+      'Image queries are not supported: this server embeds text only. Images in stores are searchable by their OCR text: send the words you look for as a text query',
+      (v) => !(isPlainObject(v) && v.type === 'image_url'),
+    ),
     Check(
       'textInput',
       'value_error',

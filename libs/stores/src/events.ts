@@ -1,9 +1,17 @@
 /** The stores context's events: the only thing other contexts may import from it. */
 
+/** A chunk size chosen by the caller (OpenAI's static `chunking_strategy`), in Larder's token estimate. */
+export interface ChunkingData {
+  maxTokens: number;
+  overlapTokens: number;
+}
+
 export interface StoreConfigData {
   contextualization: boolean | { with_metadata?: boolean | string[]; with_file_context?: boolean };
   save_content: boolean;
   lsf?: Record<string, unknown> | null;
+  /** The chunk size files added to the store get unless they name their own (absent: the parsing strategy's). */
+  chunking?: ChunkingData | null;
 }
 export interface ExpiresAfterData {
   anchor: 'last_active_at';
@@ -16,6 +24,8 @@ export interface StoreCreated {
     storeId: string;
     organizationId: string;
     name: string;
+    /** A free-text, non-unique name (OpenAI's vector store `name`); `name` stays the unique identifier. Absent in older events. */
+    displayName?: string | null;
     description: string | null;
     isPublic: boolean;
     license: string | null;
@@ -32,6 +42,7 @@ export interface StoreUpdated {
   data: {
     storeId: string;
     name?: string;
+    displayName?: string | null;
     description?: string | null;
     isPublic?: boolean;
     license?: string | null;
@@ -106,6 +117,11 @@ export interface StoreFileAdded {
     metadata: unknown;
     externalId: string | null;
     parsingStrategy: ParsingStrategy;
+    /**
+     * A chunk size overriding the parsing strategy's: Mixedbread's `config.max_chunk_size` (with the
+     * strategy's share of overlap) or OpenAI's static `chunking_strategy`; absent in older events (the strategy's).
+     */
+    chunking?: ChunkingData | null;
     contextualization: StoreConfigData['contextualization'];
     /** The store's bucket (absent: platform storage): ingestion writes the content copy and artifacts there. */
     bucketId?: string;
@@ -164,6 +180,14 @@ export interface StoreFileIngestionFailed {
   type: 'StoreFileIngestionFailed';
   data: { storeId: string; fileId: string; generation: number; attempt: number; error: { message: string; code: string }; retryAt: string | null; at: string };
 }
+/**
+ * Ingestion was cancelled (a file batch was cancelled) before it finished: the file stays in the store
+ * as `cancelled`, its chunks leave the index, and the worker's later results for it are refused.
+ */
+export interface StoreFileIngestionCancelled {
+  type: 'StoreFileIngestionCancelled';
+  data: { storeId: string; fileId: string; organizationId: string; generation: number; at: string };
+}
 export interface StoreFileRemoved {
   type: 'StoreFileRemoved';
   data: {
@@ -186,6 +210,7 @@ export type StoreFileEvent =
   | StoreFileIngested
   | StoreFileIngestionFailed
   | StoreFileReingestionRequested
+  | StoreFileIngestionCancelled
   | StoreFileRemoved;
 export const STORE_FILE_EVENT_TYPES = [
   'StoreFileAdded',
@@ -196,5 +221,19 @@ export const STORE_FILE_EVENT_TYPES = [
   'StoreFileIngested',
   'StoreFileIngestionFailed',
   'StoreFileReingestionRequested',
+  'StoreFileIngestionCancelled',
   'StoreFileRemoved',
 ] as const;
+
+/** The files one batch attaches (OpenAI's vector store file batches): one stream per batch. */
+export interface StoreFileBatchCreated {
+  type: 'StoreFileBatchCreated';
+  data: { batchId: string; storeId: string; organizationId: string; fileIds: string[]; at: string };
+}
+/** The batch was cancelled: its files still waiting or in ingestion were cancelled with it. */
+export interface StoreFileBatchCancelled {
+  type: 'StoreFileBatchCancelled';
+  data: { batchId: string; storeId: string; organizationId: string; at: string };
+}
+export type StoreFileBatchEvent = StoreFileBatchCreated | StoreFileBatchCancelled;
+export const STORE_FILE_BATCH_EVENT_TYPES = ['StoreFileBatchCreated', 'StoreFileBatchCancelled'] as const;

@@ -40,13 +40,44 @@ import { ListStoreFilesHandler } from './queries/list-store-files/list-store-fil
 import { ListStoreFilesHttpController } from './queries/list-store-files/list-store-files.http.controller';
 import { DownloadStoreFileContentHandler } from './queries/download-store-file-content/download-store-file-content.handler';
 import { DownloadStoreFileContentHttpController } from './queries/download-store-file-content/download-store-file-content.http.controller';
+import { StoreFileBatchesReader } from '@larder/projections/stores/store-file-batches.reader';
+import { StoreFileBatchesWriter } from './store-file-batches.writer';
+import { CreateVectorStoreHandler } from './openai/commands/create-vector-store/create-vector-store.handler';
+import { CreateVectorStoreHttpController } from './openai/commands/create-vector-store/create-vector-store.http.controller';
+import { UpdateVectorStoreHandler } from './openai/commands/update-vector-store/update-vector-store.handler';
+import { UpdateVectorStoreHttpController } from './openai/commands/update-vector-store/update-vector-store.http.controller';
+import { DeleteVectorStoreHttpController } from './openai/commands/delete-vector-store/delete-vector-store.http.controller';
+import { CreateVectorStoreFileHandler } from './openai/commands/create-vector-store-file/create-vector-store-file.handler';
+import { CreateVectorStoreFileHttpController } from './openai/commands/create-vector-store-file/create-vector-store-file.http.controller';
+import { UpdateVectorStoreFileHandler } from './openai/commands/update-vector-store-file/update-vector-store-file.handler';
+import { UpdateVectorStoreFileHttpController } from './openai/commands/update-vector-store-file/update-vector-store-file.http.controller';
+import { DeleteVectorStoreFileHttpController } from './openai/commands/delete-vector-store-file/delete-vector-store-file.http.controller';
+import { CreateVectorStoreFileBatchHandler } from './openai/commands/create-vector-store-file-batch/create-vector-store-file-batch.handler';
+import { CreateVectorStoreFileBatchHttpController } from './openai/commands/create-vector-store-file-batch/create-vector-store-file-batch.http.controller';
+import { CancelVectorStoreFileBatchHandler } from './openai/commands/cancel-vector-store-file-batch/cancel-vector-store-file-batch.handler';
+import { CancelVectorStoreFileBatchHttpController } from './openai/commands/cancel-vector-store-file-batch/cancel-vector-store-file-batch.http.controller';
+import { GetVectorStoreHandler } from './openai/queries/get-vector-store/get-vector-store.handler';
+import { GetVectorStoreHttpController } from './openai/queries/get-vector-store/get-vector-store.http.controller';
+import { ListVectorStoresHandler } from './openai/queries/list-vector-stores/list-vector-stores.handler';
+import { ListVectorStoresHttpController } from './openai/queries/list-vector-stores/list-vector-stores.http.controller';
+import { GetVectorStoreFileHandler } from './openai/queries/get-vector-store-file/get-vector-store-file.handler';
+import { GetVectorStoreFileHttpController } from './openai/queries/get-vector-store-file/get-vector-store-file.http.controller';
+import { ListVectorStoreFilesHandler } from './openai/queries/list-vector-store-files/list-vector-store-files.handler';
+import { ListVectorStoreFilesHttpController } from './openai/queries/list-vector-store-files/list-vector-store-files.http.controller';
+import { GetVectorStoreFileContentHandler } from './openai/queries/get-vector-store-file-content/get-vector-store-file-content.handler';
+import { GetVectorStoreFileContentHttpController } from './openai/queries/get-vector-store-file-content/get-vector-store-file-content.http.controller';
+import { GetVectorStoreFileBatchHandler } from './openai/queries/get-vector-store-file-batch/get-vector-store-file-batch.handler';
+import { GetVectorStoreFileBatchHttpController } from './openai/queries/get-vector-store-file-batch/get-vector-store-file-batch.http.controller';
 
 export { STORES_CONFIG } from './stores.config';
 export type { StoresConfig } from './stores.config';
 export { IngestionWorker } from './ingestion/ingestion.worker';
 export { StoreCopyReactor } from './copy/store-copy.reactor';
 
-/** Stores, store files and ingestion (contract §12–§13). Global: the files context removes files from stores through FILE_REFERENCES; file search answers store files through STORE_FILE_VIEWS. */
+/**
+ * Stores, store files and ingestion (contract §12–§13), and the same stores in OpenAI's wire shape
+ * (`/v1/vector_stores/**`, `openai/`: its own commands and queries over the same writers and readers,
+ * or the Mixedbread routes' commands through the bus). Global: the files context removes files from stores through FILE_REFERENCES; file search answers store files through STORE_FILE_VIEWS. */
 @Global()
 @Module({
   imports: [CqrsModule],
@@ -67,6 +98,21 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     DeleteStoreHttpController,
     CopyStoreHttpController,
     ReingestStoreHttpController,
+    // OpenAI's vector stores: files and batches, then the stores themselves
+    ListVectorStoreFilesHttpController,
+    CreateVectorStoreFileHttpController,
+    GetVectorStoreFileContentHttpController,
+    GetVectorStoreFileHttpController,
+    UpdateVectorStoreFileHttpController,
+    DeleteVectorStoreFileHttpController,
+    CreateVectorStoreFileBatchHttpController,
+    GetVectorStoreFileBatchHttpController,
+    CancelVectorStoreFileBatchHttpController,
+    CreateVectorStoreHttpController,
+    ListVectorStoresHttpController,
+    GetVectorStoreHttpController,
+    UpdateVectorStoreHttpController,
+    DeleteVectorStoreHttpController,
   ],
   providers: [
     StoresReader,
@@ -96,6 +142,20 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     GetStoreFileHandler,
     ListStoreFilesHandler,
     DownloadStoreFileContentHandler,
+    StoreFileBatchesReader,
+    StoreFileBatchesWriter,
+    CreateVectorStoreHandler,
+    UpdateVectorStoreHandler,
+    CreateVectorStoreFileHandler,
+    UpdateVectorStoreFileHandler,
+    CreateVectorStoreFileBatchHandler,
+    CancelVectorStoreFileBatchHandler,
+    GetVectorStoreHandler,
+    ListVectorStoresHandler,
+    GetVectorStoreFileHandler,
+    ListVectorStoreFilesHandler,
+    GetVectorStoreFileContentHandler,
+    GetVectorStoreFileBatchHandler,
   ],
   exports: [FILE_REFERENCES, STORE_FILE_VIEWS, IngestionWorker],
 })

@@ -82,6 +82,8 @@ const recordFailed = (retryAt: Date | null, workerId = 'w1'): StoreFileCommand =
   retryAt,
   now: t(12),
 });
+const cancel = (organizationId = ORG): StoreFileCommand => ({ type: 'CancelStoreFileIngestion', ...ids, organizationId, now: t(20) });
+const cancelled = (generation = 1): StoreFileEvent => ({ type: 'StoreFileIngestionCancelled', data: { ...ids, organizationId: ORG, generation, at: at(20) } });
 const remove = (organizationId = ORG): StoreFileCommand => ({ type: 'RemoveStoreFile', ...ids, organizationId, reason: 'deleted', now: t(30) });
 const reingest = (organizationId = ORG): StoreFileCommand => ({
   type: 'ReingestStoreFile',
@@ -253,6 +255,43 @@ describe('store file decider', () => {
       given(storeFileDecider, added(), started(), parsed, ...events)
         .when(start({ generation: 2, s: 41 }))
         .thenMatches({ type: 'StoreFileIngestionStarted', data: { generation: 2, attempt: 1 } });
+    });
+  });
+
+  describe('CancelStoreFileIngestion (a file batch was cancelled)', () => {
+    it('cancels a waiting or running file; the file stays, cancelled', () => {
+      const { state } = given(storeFileDecider, added()).when(cancel()).then(cancelled());
+      expect(state).toMatchObject({ present: true, status: 'cancelled', workerId: null, leaseExpiresAt: null });
+      given(storeFileDecider, added(), started(), parsed).when(cancel()).then(cancelled());
+    });
+
+    it('leaves a finished file as it is, and cancels once', () => {
+      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } })
+        .when(cancel())
+        .thenNothing();
+      given(storeFileDecider, added(), cancelled()).when(cancel()).thenNothing();
+      given(storeFileDecider, added()).when(cancel(OTHER_ORG)).thenThrows(NotFoundError);
+    });
+
+    it('refuses the worker’s later results and a new claim: nothing of a cancelled ingestion is recorded', () => {
+      given(storeFileDecider, added(), started(), cancelled()).when(recordParsed()).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), parsed, cancelled()).when(recordIngested()).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), cancelled()).when(start()).thenThrows(IngestionSupersededError);
+    });
+
+    it('a cancelled file added again is ingested at the next generation', () => {
+      given(storeFileDecider, added(), cancelled(), removed('overwritten', 21))
+        .when(add())
+        .thenMatches({ type: 'StoreFileAdded', data: { generation: 2 } });
+    });
+
+    it('records a chosen chunk size with the file, and only when there is one', () => {
+      const { events } = given(storeFileDecider)
+        .when({ ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>), chunking: { maxTokens: 200, overlapTokens: 20 } })
+        .thenMatches({ type: 'StoreFileAdded', data: { chunking: { maxTokens: 200, overlapTokens: 20 } } });
+      expect(events).toHaveLength(1);
+      const plain = given(storeFileDecider).when(add()).thenMatches({ type: 'StoreFileAdded' });
+      expect('chunking' in plain.events[0].data).toBe(false);
     });
   });
 

@@ -1,5 +1,5 @@
 import { ConflictError, Decider, NotFoundError } from '@larder/kernel';
-import { ParsingStrategy, StoreConfigData, StoreFileAdded, StoreFileContentData, StoreFileEvent, StoreFileIngested } from './events';
+import { ChunkingData, ParsingStrategy, StoreConfigData, StoreFileAdded, StoreFileContentData, StoreFileEvent, StoreFileIngested } from './events';
 
 export type StoreFileStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 
@@ -26,6 +26,7 @@ export type StoreFileCommand =
       metadata: unknown;
       externalId: string | null;
       parsingStrategy: ParsingStrategy;
+      chunking?: ChunkingData | null;
       contextualization: StoreConfigData['contextualization'];
       copiedFrom?: StoreFileAdded['data']['copiedFrom'];
       /** Only when the store keeps its objects in a bucket. */
@@ -61,6 +62,7 @@ export type StoreFileCommand =
       now: Date;
     }
   | { type: 'ReingestStoreFile'; storeId: string; organizationId: string; fileId: string; filename: string; externalId: string | null; metadata: unknown; billable: boolean; now: Date }
+  | { type: 'CancelStoreFileIngestion'; storeId: string; organizationId: string; fileId: string; now: Date }
   | { type: 'RemoveStoreFile'; storeId: string; organizationId: string; fileId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; now: Date };
 
 /** The ingestion worker lost its lease or the file was removed or re-added meanwhile. */
@@ -107,6 +109,8 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         return { ...s, status: 'completed', leaseExpiresAt: null, workerId: null };
       case 'StoreFileIngestionFailed':
         return { ...s, status: e.data.retryAt ? 'pending' : 'failed', leaseExpiresAt: null, workerId: null };
+      case 'StoreFileIngestionCancelled':
+        return { ...s, status: 'cancelled', leaseExpiresAt: null, workerId: null };
       case 'StoreFileRemoved':
         return { ...s, present: false, status: null, leaseExpiresAt: null, workerId: null };
     }
@@ -118,12 +122,18 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
       const { type: _t, now: _n, ...rest } = c;
       void _t;
       void _n;
-      return [{ type: 'StoreFileAdded', data: { ...rest, copiedFrom: c.copiedFrom ?? null, generation: s.generation + 1, at } }];
+      const { chunking, ...fields } = rest;
+      // `chunking` is written only when set, so events of files added without one stay as they were
+      return [{ type: 'StoreFileAdded', data: { ...fields, ...(chunking ? { chunking } : {}), copiedFrom: c.copiedFrom ?? null, generation: s.generation + 1, at } }];
     }
     if (!s.present || s.organizationId !== c.organizationId) throw new NotFoundError(`File ${c.fileId} not found in store ${c.storeId}`);
     switch (c.type) {
       case 'UpdateStoreFileMetadata':
         return [{ type: 'StoreFileMetadataUpdated', data: { storeId: c.storeId, fileId: c.fileId, metadata: c.metadata, at } }];
+      case 'CancelStoreFileIngestion':
+        // only a file still waiting or in ingestion can be cancelled; a finished one stays as it is
+        if (s.status !== 'pending' && s.status !== 'in_progress') return [];
+        return [{ type: 'StoreFileIngestionCancelled', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, generation: s.generation, at } }];
       case 'RemoveStoreFile':
         return [
           {

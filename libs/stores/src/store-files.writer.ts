@@ -1,12 +1,14 @@
 import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
-import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, NotFoundError } from '@larder/kernel';
+import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, NotFoundError, Position } from '@larder/kernel';
 import { commandHandler, CommandResult, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
 import { storeExternalIdDecider, ClaimStoreExternalId } from './store-external-id.aggregate';
 import { storeExternalIdStream, storeFileStream } from './streams';
-import { ParsingStrategy } from './events';
+import { ChunkingData, ParsingStrategy } from './events';
+import { embedsMetadata } from '@larder/ingestion/embedding-context';
+import { chunkingFor } from '@larder/ingestion/chunker';
 
 export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 
@@ -35,6 +37,7 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
     metadata: s.metadata,
     externalId: a.externalId,
     parsingStrategy: a.parsingStrategy,
+    chunking: a.chunking ?? null,
     contextualization: a.contextualization,
     status: s.status ?? 'pending',
     lastError: before?.lastError ?? null,
@@ -56,11 +59,15 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
 export interface AddStoreFileInput {
   file_id: string;
   metadata?: unknown;
-  config?: { parsing_strategy?: ParsingStrategy } | null;
-  experimental?: { parsing_strategy?: ParsingStrategy } | null;
+  config?: { parsing_strategy?: ParsingStrategy; max_chunk_size?: number | null } | null;
+  experimental?: { parsing_strategy?: ParsingStrategy; max_chunk_size?: number | null } | null;
   external_id?: string | null;
   overwrite?: boolean;
+  /** A chunk size for this file (OpenAI's static `chunking_strategy`); absent: the store's, else the parsing strategy's. */
+  chunking?: ChunkingData | null;
 }
+
+const sameChunking = (a: ChunkingData | null | undefined, b: ChunkingData | null) => (a ?? null) === b || (!!a && !!b && a.maxTokens === b.maxTokens && a.overlapTokens === b.overlapTokens);
 
 /** Store files: attach, metadata, remove; the ingestion worker records its progress through `decide`. */
 @Injectable()
@@ -130,25 +137,52 @@ export class StoreFilesWriter implements FileReferences {
     return f;
   }
 
+  /** Attaches a file (an upsert: the same content and options only update metadata), once the read models show it. */
   async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput): Promise<StoreFileRow> {
+    return (await this.attach(organizationId, actor, storeIdentifier, input, true)).row;
+  }
+
+  /**
+   * Attaches a file; with `wait: false` it answers from the decided state at once, with the position of
+   * its last append (null: nothing appended), for a caller that waits once for many (a file batch).
+   */
+  async attach(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput, wait: boolean): Promise<{ row: StoreFileRow; position: Position | null }> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     this.assertWritable(s);
     // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet
     const file = await this.uploader.find(organizationId, input.file_id);
     if (!file) throw new NotFoundError(`File ${input.file_id} not found`);
     const strategy: ParsingStrategy = input.experimental?.parsing_strategy ?? input.config?.parsing_strategy ?? 'fast';
+    const maxChunkSize = input.experimental?.max_chunk_size ?? input.config?.max_chunk_size ?? null;
     const externalId = input.external_id ?? null;
+    // the file's own size (OpenAI's static strategy, or Mixedbread's max_chunk_size with the strategy's share of overlap), else the store's
+    const chunking = input.chunking ?? (maxChunkSize ? chunkingFor(strategy, maxChunkSize) : null) ?? s.config.chunking ?? null;
     // the store file's own stream, not the read model (which may lag), says whether it is there
     const existing = await this.stateOf(s.id, file.id);
     if (existing.present && existing.added) {
       // Upsert: the same content and options only update metadata; anything else re-ingests.
       const a = existing.added;
-      const same = a.fileVersion === file.version && a.sha256 === file.sha256 && a.parsingStrategy === strategy && a.externalId === externalId;
+      // a cancelled ingestion is never "the same": attaching the file again ingests it
+      const same =
+        a.fileVersion === file.version &&
+        a.sha256 === file.sha256 &&
+        a.parsingStrategy === strategy &&
+        sameChunking(a.chunking, chunking) &&
+        a.externalId === externalId &&
+        existing.status !== 'cancelled';
       const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
-        if (input.metadata === undefined) return before ?? storeFileRowFromState(existing, null)!;
-        const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor);
-        return this.answer(organizationId, s.id, file.id, r, before);
+        if (input.metadata === undefined) return { row: before ?? storeFileRowFromState(existing, null)!, position: null };
+        const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor, wait);
+        const again = await this.reembedForMetadata(
+          organizationId,
+          actor,
+          { storeId: s.id, fileId: file.id, filename: a.filename, externalId, contextualization: a.contextualization },
+          existing.metadata,
+          input.metadata,
+        );
+        const last = again ?? r;
+        return { row: await this.answer(organizationId, s.id, file.id, last, before), position: last.position };
       }
       await this.removeSuperseded(organizationId, s.id, file.id, actor);
     }
@@ -184,14 +218,16 @@ export class StoreFilesWriter implements FileReferences {
         metadata: input.metadata ?? null,
         externalId,
         parsingStrategy: strategy,
+        chunking,
         contextualization: s.config.contextualization as boolean,
         ...(s.bucketId ? { bucketId: s.bucketId } : {}),
       },
       actor,
+      wait,
     );
     // Stored: from here on nothing may turn this into an error.
     if (externalId) await this.dropIfSuperseded(organizationId, s.id, externalId, file.id, actor);
-    return this.answer(organizationId, s.id, file.id, added, null);
+    return { row: await this.answer(organizationId, s.id, file.id, added, null), position: added.position };
   }
 
   /**
@@ -238,7 +274,27 @@ export class StoreFilesWriter implements FileReferences {
     const f = await this.reader.get(organizationId, s.id, fileIdentifier);
     if (!f) throw new NotFoundError(`File ${fileIdentifier} not found in store ${storeIdentifier}`);
     const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: f.fileId, metadata: metadata ?? null }, actor);
-    return this.answer(organizationId, s.id, f.fileId, r, f);
+    const again = await this.reembedForMetadata(organizationId, actor, f, f.metadata, metadata ?? null);
+    return this.answer(organizationId, s.id, f.fileId, again ?? r, f);
+  }
+
+  /**
+   * A store whose contextualization embeds file metadata (`with_metadata`, or `true`) embeds a file
+   * again when its metadata changes: the file gets a new generation and goes through ingestion (its
+   * chunks artifact is reused; only the vectors are computed anew), billed like any ingestion.
+   */
+  private async reembedForMetadata(
+    organizationId: string,
+    actor: string,
+    f: { storeId: string; fileId: string; filename: string; externalId: string | null; contextualization: unknown },
+    before: unknown,
+    after: unknown,
+  ): Promise<(CommandResult<StoreFileState> & { settled: boolean }) | null> {
+    if (!embedsMetadata(f.contextualization) || JSON.stringify(before ?? null) === JSON.stringify(after ?? null)) return null;
+    return this.decide(
+      { type: 'ReingestStoreFile', storeId: f.storeId, organizationId, fileId: f.fileId, filename: f.filename, externalId: f.externalId, metadata: after ?? null, billable: true },
+      actor,
+    );
   }
 
   async remove(organizationId: string, actor: string, storeIdentifier: string, fileIdentifier: string): Promise<{ id: string; deleted: true; object: 'store.file' }> {
@@ -248,6 +304,21 @@ export class StoreFilesWriter implements FileReferences {
     if (!f) throw new NotFoundError(`File ${fileIdentifier} not found in store ${storeIdentifier}`);
     await this.decide({ type: 'RemoveStoreFile', storeId: s.id, organizationId, fileId: f.fileId, reason: 'deleted' }, actor);
     return { id: f.fileId, deleted: true, object: 'store.file' };
+  }
+
+  /**
+   * Cancels a store file's ingestion if it is still waiting or running (a file batch's cancel): it
+   * stays in the store as `cancelled`. Answers the position of the cancel, or null when there was
+   * nothing to cancel (finished, or gone).
+   */
+  async cancel(organizationId: string, actor: string, storeId: string, fileId: string): Promise<CommandResult<StoreFileState>['position'] | null> {
+    try {
+      const r = await this.decide({ type: 'CancelStoreFileIngestion', storeId, organizationId, fileId }, actor, false);
+      return r.events.length ? r.position : null;
+    } catch (err) {
+      if (err instanceof NotFoundError) return null;
+      throw err;
+    }
   }
 
   /** FileReferences: the Files API deletes a file only after every store has dropped it. */

@@ -48,7 +48,7 @@ describe('store decider', () => {
         name: 'handbook',
         bucketId: null,
         copying: null,
-        view: { description: 'd', isPublic: false, license: null, metadata: { team: 'a' }, expiresAfter: null, config, createdAt: at(0), updatedAt: at(0), copyState: null },
+        view: { displayName: null, description: 'd', isPublic: false, license: null, metadata: { team: 'a' }, expiresAfter: null, config, createdAt: at(0), updatedAt: at(0), copyState: null },
       });
     });
 
@@ -65,6 +65,21 @@ describe('store decider', () => {
       given(storeDecider)
         .when({ ...create, bucketId: null })
         .then(created);
+    });
+
+    it('keeps a free-text display name beside the identifier, and writes it only when there is one', () => {
+      const named: StoreEvent = { ...created, data: { ...(created.data as object), displayName: 'Sourdough Notes' } } as StoreEvent;
+      const { state } = given(storeDecider)
+        .when({ ...create, displayName: 'Sourdough Notes' })
+        .then(named);
+      expect(state).toMatchObject({ name: 'handbook', view: { displayName: 'Sourdough Notes' } });
+      given(storeDecider)
+        .when({ ...create, displayName: null })
+        .then(created);
+      const renamed = given(storeDecider, named)
+        .when(update({ displayName: 'Bakery Notes' }))
+        .then({ type: 'StoreUpdated', data: { storeId: STORE, displayName: 'Bakery Notes', at: at(4) } });
+      expect(renamed.state).toMatchObject({ name: 'handbook', view: { displayName: 'Bakery Notes' } });
     });
 
     it('refuses to create a store that exists, was deleted or expired', () => {
@@ -89,7 +104,7 @@ describe('store decider', () => {
         .when(update({ name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter }))
         .then({ type: 'StoreUpdated', data: { storeId: STORE, name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, at: at(4) } });
       expect(state.name).toBe('manual');
-      expect(state.view).toEqual({ description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, config, createdAt: at(0), updatedAt: at(4), copyState: null });
+      expect(state.view).toEqual({ displayName: null, description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, config, createdAt: at(0), updatedAt: at(4), copyState: null });
     });
 
     it('reactivates an expired store', () => {

@@ -22,6 +22,8 @@ export interface StoreView extends Omit<StoreFields, 'name'> {
 
 export interface StoreFields {
   name: string;
+  /** Free text (OpenAI's vector store name), not unique; null or absent: none. */
+  displayName?: string | null;
   description: string | null;
   isPublic: boolean;
   license: string | null;
@@ -51,6 +53,7 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
           name: d.name,
           bucketId: d.bucketId ?? null,
           view: {
+            displayName: d.displayName ?? null,
             description: d.description,
             isPublic: d.isPublic,
             license: d.license,
@@ -96,6 +99,7 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
             storeId: c.storeId,
             organizationId: c.organizationId,
             name: c.name,
+            ...(c.displayName ? { displayName: c.displayName } : {}),
             description: c.description,
             isPublic: c.isPublic,
             license: c.license,
@@ -112,7 +116,7 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
     switch (c.type) {
       case 'UpdateStore': {
         const data: Record<string, unknown> = { storeId: c.storeId, at };
-        for (const k of ['name', 'description', 'isPublic', 'license', 'metadata', 'expiresAfter'] as const) if (c[k] !== undefined) data[k] = c[k];
+        for (const k of ['name', 'displayName', 'description', 'isPublic', 'license', 'metadata', 'expiresAfter'] as const) if (c[k] !== undefined) data[k] = c[k];
         return [{ type: 'StoreUpdated', data: data as StoreEvent['data'] & { storeId: string; at: string } }];
       }
       case 'ExpireStore':

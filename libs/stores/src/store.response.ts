@@ -4,6 +4,9 @@ import { IndexedChunk, toChunkResponse } from '@larder/chunk-index';
 
 /** `Store` (§12.2). */
 export function toStoreResponse(r: StoreRow) {
+  // a chunk size chosen through the OpenAI API is not part of Mixedbread's store config
+  const { chunking: _chunking, ...config } = r.config;
+  void _chunking;
   const expiresAt = r.expiresAfter ? new Date(r.lastActiveAt.getTime() + r.expiresAfter.days * 86_400_000).toISOString() : null;
   return {
     id: r.id,
@@ -12,8 +15,8 @@ export function toStoreResponse(r: StoreRow) {
     is_public: r.isPublic,
     license: r.license,
     metadata: r.metadata,
-    config: r.config,
-    bucket_id: r.bucketId,
+    config,
+    bucket_id: r.bucketId ?? null,
     file_counts: r.fileCounts,
     expires_after: r.expiresAfter,
     status: r.status,
@@ -43,9 +46,9 @@ export function toStoreFileResponse(r: StoreFileRow, contentUrl: string | null, 
     version: r.fileVersion,
     usage_bytes: r.bytes,
     usage_tokens: r.usageTokens,
-    config: { parsing_strategy: r.parsingStrategy },
+    config: { parsing_strategy: r.parsingStrategy, ...(r.chunking ? { max_chunk_size: r.chunking.maxTokens } : {}) },
     object: 'store.file' as const,
-    ...(chunks ? { chunks: chunks.map(toChunkResponse) } : {}),
+    ...(chunks ? { chunks: chunks.map((ch) => toChunkResponse(ch, contentUrl)) } : {}),
     content_url: contentUrl,
   };
 }

@@ -15,5 +15,7 @@ export interface StoresConfig {
   publicUrl: string | null;
   contentUrlTtlSeconds: number;
   expirySweepMs: number;
+  /** Images with more pixels are refused (`image_too_large`) before OCR. */
+  ocrMaxPixels: number;
 }
 export const STORES_CONFIG = Symbol('STORES_CONFIG');

@@ -8,7 +8,7 @@ import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoreCommand, storeDecider, STORE_NAME, StoreState } from './store.aggregate';
 import { StoreNameCommand, storeNameDecider } from './store-name.aggregate';
 import { storeNameStream, storeStream } from './streams';
-import { ExpiresAfterData, StoreConfigData } from './events';
+import { ChunkingData, ExpiresAfterData, StoreConfigData } from './events';
 import { StoreFilesWriter } from './store-files.writer';
 
 export const STORE_PROJECTIONS = ['stores', 'chunk-index'] as const;
@@ -17,12 +17,17 @@ type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 export interface CreateStoreInput {
   name?: string | null;
+  /**
+   * Free text shown as OpenAI's vector store `name` (not unique, any characters). Without `name`, the
+   * store's identifier is derived from it (`derivedStoreName`).
+   */
+  display_name?: string | null;
   description?: string | null;
   is_public?: boolean;
   license?: string | null;
   metadata?: unknown;
   expires_after?: { anchor?: 'last_active_at'; days?: number } | null;
-  config?: { contextualization?: StoreConfigData['contextualization']; save_content?: boolean; lsf?: Record<string, unknown> | null } | null;
+  config?: { contextualization?: StoreConfigData['contextualization']; save_content?: boolean; lsf?: Record<string, unknown> | null; chunking?: ChunkingData | null } | null;
   file_ids?: string[] | null;
   /** A bucket of the organization that keeps the store's file content and chunk artifacts (null: platform storage). */
   bucket_id?: string | null;
@@ -44,6 +49,7 @@ export function storeRowFromState(id: string, s: StoreState, before: StoreRow | 
     id,
     organizationId: s.organizationId!,
     name: s.name!,
+    displayName: v.displayName ?? null,
     description: v.description,
     isPublic: v.isPublic,
     license: v.license,
@@ -60,6 +66,24 @@ export function storeRowFromState(id: string, s: StoreState, before: StoreRow | 
     usageTokens: before?.usageTokens ?? 0,
     bucketId: s.bucketId,
   };
+}
+
+/**
+ * The identifier (`name`) of a store created with a free-text name only (through the OpenAI API): the
+ * text as a slug, then the first 8 characters of the store id, so that two stores with one free-text
+ * name get two identifiers ("Sourdough Notes" → `sourdough-notes-1a2b3c4d`); `store-<8>` when nothing
+ * of the text survives.
+ */
+export function derivedStoreName(displayName: string, storeId: string): string {
+  const slug = displayName
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9.]+/g, '-')
+    .replace(/^[-.]+|[-.]+$/g, '')
+    .slice(0, 100)
+    .replace(/[-.]+$/g, '');
+  return `${slug || 'store'}-${storeId.slice(0, 8)}`;
 }
 
 const expires = (e: CreateStoreInput['expires_after']): ExpiresAfterData | null => (e ? { anchor: 'last_active_at', days: e.days ?? 30 } : null);
@@ -130,7 +154,7 @@ export class StoresWriter {
 
   async create(organizationId: string, actor: string, input: CreateStoreInput): Promise<StoreRow> {
     const storeId = this.writes.ids.uuid();
-    const name = input.name ?? `store-${storeId.slice(0, 8)}`;
+    const name = input.name ?? (input.display_name ? derivedStoreName(input.display_name, storeId) : `store-${storeId.slice(0, 8)}`);
     this.checkName(name, ['body', 'name']);
     const fileIds = [...new Set(input.file_ids ?? [])];
     for (const [i, id] of fileIds.entries()) {
@@ -145,6 +169,7 @@ export class StoresWriter {
       contextualization: input.config?.contextualization ?? false,
       save_content: input.config?.save_content ?? true,
       ...(input.config?.lsf !== undefined ? { lsf: input.config.lsf } : {}),
+      ...(input.config?.chunking ? { chunking: input.config.chunking } : {}),
     };
     let created: CommandResult<StoreState>;
     try {
@@ -154,6 +179,7 @@ export class StoresWriter {
           storeId,
           organizationId,
           name,
+          displayName: input.display_name ?? null,
           description: input.description ?? null,
           isPublic: input.is_public ?? false,
           license: input.license ?? null,
@@ -188,6 +214,7 @@ export class StoresWriter {
           storeId: before.id,
           organizationId,
           ...(rename ? { name: input.name! } : {}),
+          ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),
           ...(input.description !== undefined ? { description: input.description } : {}),
           ...(input.is_public !== undefined ? { isPublic: input.is_public } : {}),
           ...(input.license !== undefined ? { license: input.license } : {}),

@@ -5,3 +5,4 @@ export const storeNameStream = (organizationId: string, name: string) => streamN
 export const storeFileStreamId = (storeId: string, fileId: string) => uuidFrom(`store-file:${storeId}:${fileId}`);
 export const storeFileStream = (storeId: string, fileId: string) => streamName('store_file', storeFileStreamId(storeId, fileId));
 export const storeExternalIdStream = (storeId: string, externalId: string) => streamName('store_external_id', uuidFrom(`store-external-id:${storeId}:${externalId}`));
+export const storeFileBatchStream = (batchId: string) => streamName('store_file_batch', batchId);

@@ -168,6 +168,42 @@ HAND_WRITTEN.BucketRotateCredentialsParams = {
   required: ['credentials'],
   properties: { credentials: bucketCredentials.oneOf[1] },
 };
+/** Trace destinations (Larder's own API, README "Trace destinations"): the settings object of each kind; credentials are write-only. */
+const url = { type: 'string', format: 'uri', maxLength: 2048, description: 'http(s), without credentials, query or fragment' };
+const traceDestinationFields = (required: boolean) => ({
+  name: { type: 'string', minLength: 1, maxLength: 256 },
+  enabled: { type: 'boolean', default: true },
+  trace_kinds: { type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: ['agentic_search', 'question_answering', 'chat_completion'] }, description: 'default: all' },
+  langfuse: {
+    type: 'object',
+    description: 'with kind langfuse: spans go to <host>/api/public/otel/v1/traces with basic auth public_key:secret_key (write-only; the keys rotate together)',
+    ...(required ? { required: ['host', 'public_key', 'secret_key'] } : {}),
+    properties: { host: url, public_key: { type: 'string', minLength: 1, maxLength: 1024 }, secret_key: { type: 'string', minLength: 1, maxLength: 1024 } },
+    additionalProperties: false,
+  },
+  otlp: {
+    type: 'object',
+    description: 'with kind otlp: the OTLP/HTTP traces endpoint; header values are write-only (supplying headers replaces them all)',
+    ...(required ? { required: ['endpoint'] } : {}),
+    properties: {
+      endpoint: url,
+      protocol: { enum: ['http/protobuf', 'http/json'], default: 'http/protobuf' },
+      headers: { type: 'object', maxProperties: 32, additionalProperties: { type: 'string', maxLength: 8192 } },
+    },
+    additionalProperties: false,
+  },
+});
+HAND_WRITTEN.TraceDestinationCreateParams = {
+  type: 'object',
+  required: ['name', 'kind'],
+  description: 'non-upstream (Larder): give the settings object named by kind',
+  properties: { kind: { enum: ['langfuse', 'otlp'] }, ...traceDestinationFields(true) },
+};
+HAND_WRITTEN.TraceDestinationUpdateParams = {
+  type: 'object',
+  description: 'non-upstream (Larder): every field optional; supplied credentials rotate, omitted ones are kept; a new host or endpoint needs the credentials again',
+  properties: { kind: { enum: ['langfuse', 'otlp'], description: 'only the current kind' }, ...traceDestinationFields(false) },
+};
 
 /** File search (`POST /v1/stores/files/search`): a search's body, its `search_options` with `return_chunks` and `chunks_per_file`. */
 const searchBody = HAND_WRITTEN.StoreSearchParams as { properties: Record<string, unknown> };
@@ -199,6 +235,8 @@ const BODIES: Record<string, string> = {
   UpdateSearchRuleHttpController_update: 'SearchRuleCreateParams',
   CreateBucketHttpController_create: 'BucketCreateParams',
   RotateBucketCredentialsHttpController_rotate: 'BucketRotateCredentialsParams',
+  CreateTraceDestinationHttpController_create: 'TraceDestinationCreateParams',
+  UpdateTraceDestinationHttpController_update: 'TraceDestinationUpdateParams',
 };
 
 /**

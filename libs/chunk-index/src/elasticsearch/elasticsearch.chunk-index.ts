@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import type { QueryDslQueryContainer } from '@elastic/elasticsearch/lib/api/types';
 import { evaluateFilter } from '@larder/kernel';
-import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import { chunkTypeOf, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 interface FileDoc {
   store_id: string;
@@ -389,7 +389,7 @@ function toChunk(c: ChunkDoc): IndexedChunk {
     storeId: c.store_id,
     fileId: c.file_id,
     chunkIndex: c.chunk_index,
-    type: 'text',
+    type: chunkTypeOf(c.mime_type),
     text: c.text,
     offset: c.offset,
     mimeType: c.mime_type,

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { mkdirSync } from 'fs';
 import { dirname } from 'path';
-import { IndexedChunk, IndexedFile } from '../chunk-index.port';
+import { chunkTypeOf, IndexedChunk, IndexedFile } from '../chunk-index.port';
 
 /** A row as better-sqlite3 answers it. */
 export type Row = Record<string, unknown>;
@@ -65,7 +65,7 @@ export function toChunk(r: Row): IndexedChunk {
     storeId: r.store_id as string,
     fileId: r.file_id as string,
     chunkIndex: r.chunk_index as number,
-    type: 'text',
+    type: chunkTypeOf(r.mime_type as string),
     text: r.text as string,
     offset: r.offset as number,
     mimeType: r.mime_type as string,

@@ -179,6 +179,18 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect(await index.count(store)).toEqual(before);
     });
 
+    it('a chunk of an image (an image/* MIME type) is an image_url chunk whose OCR text is searchable', async () => {
+      const s = randomUUID();
+      const f = randomUUID();
+      const image = { ...chunk(0, 'QUINCE MARMALADE seven jars'), type: 'image_url' as const, mimeType: 'image/png', generatedMetadata: { type: 'image', file_type: 'image/png', width: 488 } };
+      await index.write([put(s, f, 'label.png', null), { op: 'setChunks', storeId: s, fileId: f, generation: 1, chunks: [image] }], cp());
+      expect(await index.getChunks(s, f)).toEqual([
+        expect.objectContaining({ type: 'image_url', mimeType: 'image/png', text: 'QUINCE MARMALADE seven jars', generatedMetadata: image.generatedMetadata }),
+      ]);
+      expect((await index.searchLexical({ storeIds: [s], text: 'marmalade', topK: 5 })).map((c) => [c.type, c.fileId])).toEqual([['image_url', f]]);
+      await index.write([{ op: 'deleteStore', storeId: s }], cp());
+    });
+
     it('a deleted file or store never appears in results again', async () => {
       await index.write([{ op: 'deleteFile', storeId: store, fileId: f1 }], cp());
       expect(await index.searchLexical({ storeIds: [store], text: 'strawberry', topK: 5 })).toEqual([]);

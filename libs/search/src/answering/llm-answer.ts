@@ -11,6 +11,9 @@ export interface LlmAnswer {
   cited: number[];
   usage: LlmUsage;
   model: string;
+  /** Why the model stopped, and how many messages it was sent (for the run's record of its model turn). */
+  finishReason: string;
+  messages: number;
 }
 
 /** The messages that ask the model to answer from numbered sources, citing them. */
@@ -64,7 +67,14 @@ export async function llmAnswer(
     if (e.type === 'content') options.onDelta?.(e.delta);
     else if (e.type === 'done') {
       const answer = e.response.message.content ?? '';
-      return { answer, cited: options.cite ? citedSources(answer, sources.length) : [], usage: e.response.usage, model: e.response.model || llm.model };
+      return {
+        answer,
+        cited: options.cite ? citedSources(answer, sources.length) : [],
+        usage: e.response.usage,
+        model: e.response.model || llm.model,
+        finishReason: e.response.finishReason,
+        messages: messages.length,
+      };
     }
   }
   throw new LlmError('The model stream ended without a final response', 'bad_response');

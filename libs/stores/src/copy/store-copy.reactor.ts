@@ -80,6 +80,7 @@ export class StoreCopyReactor {
         metadata: f.metadata,
         externalId: f.externalId,
         parsingStrategy: f.parsingStrategy,
+        chunking: f.chunking,
         contextualization: f.contextualization as boolean,
         copiedFrom: { storeId: f.storeId, chunksKey: f.chunksKey, vectorsKey: f.vectorsKey, model: f.model, chunkCount: f.chunkCount, usageTokens: f.usageTokens },
         now: this.clock.now(),

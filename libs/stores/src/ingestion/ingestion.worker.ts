@@ -2,8 +2,20 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth, storeFileObjectKey } from '@larder/blob-storage';
-import { EMBEDDER, Embedder, EmbeddingError } from '@larder/ai';
-import { chunkDocument, parseFile, PARSER_VERSION, ParseError, UnsupportedFileError } from '@larder/ingestion';
+import { EMBEDDER, Embedder, EmbeddingError, OCR, Ocr, OcrError } from '@larder/ai';
+import {
+  chunkDocument,
+  chunkingKey,
+  contextualizationPlan,
+  embeddingInput,
+  ImageTooLargeError,
+  metadataLines,
+  parseFile,
+  PARSER_VERSION,
+  ParseError,
+  UnsupportedFileError,
+  UnsupportedMediaError,
+} from '@larder/ingestion';
 import { chunksArtifactKey, readChunksArtifact, vectorsArtifactKey, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFilesWriter } from '../store-files.writer';
@@ -15,7 +27,7 @@ import { STORES_CONFIG, StoresConfig } from '../stores.config';
  * artifacts below the store file's generation folder in that bucket (`stores/<store>/files/<file>/g<n>/`).
  */
 function placementOf(row: StoreFileRow, model: string) {
-  const chunks = chunksArtifactKey(row.organizationId, row.sha256, row.parsingStrategy, PARSER_VERSION);
+  const chunks = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
   const bucketId = row.bucketId ?? null;
   // the artifact's own name (`chunks/<hash>.json`, `vectors/<hash>.f32`) below the generation folder
   const inBucket = (platformKey: string) => storeFileObjectKey(bucketId!, row.storeId, row.fileId, row.generation, platformKey.split('/').slice(-2).join('/'));
@@ -60,6 +72,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     private readonly reader: StoreFilesReader,
     private readonly writer: StoreFilesWriter,
+    // null with LARDER_OCR=false: images then fail as unsupported
+    @Optional() @Inject(OCR) private readonly ocr: Ocr | null = null,
     @Optional() @Inject(BUCKET_HEALTH) private readonly health: BucketHealth | null = null,
   ) {}
 
@@ -143,27 +157,30 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         await this.blobs.put(place.contentKey, source, { contentType: row.mimeType });
         written.push(place.contentKey);
       }
-      // 1. parse and chunk (once per content, strategy and parser version)
+      // 1. parse and chunk (once per content, strategy, chunk size and parser version)
       const chunksKey = place.chunksKey;
       let artifact: ChunksArtifact;
       if ((await this.blobs.size(chunksKey)) !== null) {
         artifact = await readChunksArtifact(this.blobs, chunksKey);
       } else {
-        const content = await this.readContent(row, place.contentKey);
-        const doc = await parseFile(content, row.filename, row.mimeType).catch((err: Error) => {
-          if (err instanceof UnsupportedFileError || err instanceof ParseError) throw new PermanentFailure(err.message, err.code);
+        const content = await this.readContent(place.contentKey);
+        const doc = await parseFile(content, row.filename, row.mimeType, { ocr: this.ocr, maxImagePixels: this.config.ocrMaxPixels, signal: deadline }).catch((err: Error) => {
+          if (err instanceof UnsupportedFileError || err instanceof ParseError || err instanceof UnsupportedMediaError || err instanceof ImageTooLargeError) {
+            throw new PermanentFailure(err.message, err.code);
+          }
+          if (err instanceof OcrError || err.name === 'TimeoutError' || err.name === 'AbortError') throw err; // may pass: retried
           throw new PermanentFailure(`Could not parse ${row.filename}: ${err.message}`, 'parse_error');
         });
-        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename);
+        const chunks = chunkDocument(doc, row.parsingStrategy, row.filename, row.chunking);
         artifact = {
-          format: 1,
+          format: 2,
           chunks: chunks.map((c) => ({
             chunkIndex: c.chunkIndex,
             text: c.text,
-            embedText: c.embedText,
+            context: c.context,
             offset: c.offset,
             tokens: c.tokens,
-            mimeType: 'text/plain',
+            mimeType: c.mimeType,
             generatedMetadata: c.generatedMetadata,
           })),
         };
@@ -174,10 +191,17 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       deadline.throwIfAborted();
       await this.writer.decide({ type: 'RecordParsed', ...base, chunksKey, chunkCount: artifact.chunks.length, usageTokens, parseMs: Date.now() - t0 }, 'system', false);
 
-      // 2. embed (once per model and chunk inputs, across files, stores and copies)
+      // 2. embed (once per model and chunk inputs, across files, stores and copies); the store's
+      // contextualization decides what is put before each chunk's text
+      const plan = contextualizationPlan(row.contextualization);
+      const metadata = metadataLines(row.metadata, plan.metadata);
       let vectorsKey: string | null = null;
       if (artifact.chunks.length) {
-        const inputs = artifact.chunks.map((c) => c.embedText);
+        const inputs = artifact.chunks.map((c) =>
+          c.context
+            ? embeddingInput({ text: c.text, context: c.context }, { filename: row.filename, mode: row.parsingStrategy, fileContext: plan.fileContext, metadataLines: metadata })
+            : (c.embedText ?? c.text),
+        );
         vectorsKey = place.vectorsKey(inputs);
         if ((await this.blobs.size(vectorsKey)) === null) {
           const vectors = await this.embedder.embed(inputs, 'document');
@@ -199,7 +223,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           chunkCount: artifact.chunks.length,
           usageTokens,
           mode: row.parsingStrategy,
-          contextualization: row.contextualization === true || (typeof row.contextualization === 'object' && row.contextualization !== null),
+          contextualization: plan.fileContext || metadata !== null,
           queueMs: Math.max(0, claim.startedAt.getTime() - row.createdAt.getTime()),
           ingestionMs: Date.now() - t0,
           totalMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
@@ -221,7 +245,13 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
       const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
       const code =
-        err instanceof PermanentFailure ? err.code : err instanceof EmbeddingError ? err.code : bucketFailure ? 'bucket_error' : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
+        err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError
+          ? err.code
+          : bucketFailure
+            ? 'bucket_error'
+            : (err as Error).name === 'TimeoutError'
+              ? 'timeout'
+              : 'ingestion_error';
       const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.attemptTimeoutMs} ms` : (err as Error).message;
       this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
       await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
@@ -267,7 +297,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  private async readContent(row: StoreFileRow, key: string): Promise<Buffer> {
+  private async readContent(key: string): Promise<Buffer> {
     const parts: Buffer[] = [];
     try {
       for await (const c of await this.blobs.get(key)) parts.push(c as Buffer);

@@ -8,5 +8,10 @@ export class UploadFileCommand {
     /** As declared by the client; missing or generic types are guessed from the extension. */
     readonly mimeType: string | undefined,
     readonly body: Readable,
+    /**
+     * OpenAI's `purpose` form field (validated; undefined when absent). It may follow the file part, so
+     * it settles once the whole body is read: the content is stored first, then the purpose awaited.
+     */
+    readonly purpose: Promise<string | undefined> = Promise.resolve(undefined),
   ) {}
 }

@@ -35,13 +35,14 @@ export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepSto
     const perStore: RankedChunk[][] = [];
     for (const s of stores) {
       const found: RankedChunk[] = [];
-      // `generated` targets (OCR text, transcriptions, summaries) do not exist for text chunks
-      if (params.targets.includes('text')) {
+      // `text` matches the text of text chunks, `generated` what ingestion derived: the OCR text of image chunks
+      const wanted = (c: { type: string }) => params.targets.includes(c.type === 'image_url' ? 'generated' : 'text');
+      if (params.targets.length) {
         let after = null as { fileId: string; chunkIndex: number } | null;
         for (;;) {
           const batch = await this.index.scanChunks({ storeId: s.id, fileIds: params.fileIds, contains: literals, after, limit: 500 });
           for (const c of batch) {
-            if (re.matcher(c.text).find() && passesFilter(c, params.filter)) found.push({ ...c, score: 1 });
+            if (wanted(c) && re.matcher(c.text).find() && passesFilter(c, params.filter)) found.push({ ...c, score: 1 });
             if (found.length >= params.topK) break;
           }
           if (found.length >= params.topK || batch.length < 500) break;

@@ -1,7 +1,9 @@
 import { Inject, Optional } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { toScoredChunkResponse } from '@larder/chunk-index';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from '@larder/kernel';
 import { EMBEDDER, Embedder, LLM, Llm, LlmUsage, NO_USAGE } from '@larder/ai';
+import type { AgenticToolCallRecorded } from '../../events';
 import { Retrieval, RankedChunk } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
@@ -51,11 +53,16 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     @Inject(EMBEDDER) private readonly embedder: Embedder,
     @Optional() @Inject(LLM) private readonly llm: Llm | null,
     private readonly webStore: WebRetrieval,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
   async execute({ principal: p, params, live, signal, setHeader }: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
     const t0 = performance.now();
+    const startedAt = this.clock.now();
     const { query, options } = params;
+    // the run's steps, for its record (and the trace an export sends): retrieval, then the answer's model turn
+    const toolCalls: AgenticToolCallRecorded[] = [];
     const prefetched = this.retrieval.embedQuery(query);
     // the web store (mixedbread/web): its providers are asked beside the store lookups; web results are sources like store chunks
     const split = WebRetrieval.split(params.storeIdentifiers);
@@ -82,11 +89,24 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
       });
       results = run.results;
       usage = run.usage;
+      toolCalls.push(...run.toolCalls);
     } else {
       const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
       const vector = effective === query ? prefetched : undefined;
+      const searchStarted = this.clock.now();
+      const s0 = performance.now();
       results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector) : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
       results = (await this.retrieval.rerank(effective, results, web ? this.webStore.rerankOptions(options) : options)).results;
+      toolCalls.push({
+        tool_call_id: `search_1_${this.ids.uuid().slice(0, 8)}`,
+        tool_name: 'store_search',
+        tool_type: 'datastore',
+        started_at: searchStarted.toISOString(),
+        duration_ms: performance.now() - s0,
+        arguments: { query: effective.slice(0, 1000), top_k: params.topK },
+        result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
+        error: null,
+      });
     }
     results = await this.pins.pin(results, pins, stores, params);
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
@@ -98,6 +118,8 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     let cited: number[];
     let model: string;
     if (this.llm) {
+      const generationStarted = this.clock.now();
+      const g0 = performance.now();
       const out = await llmAnswer(this.llm, query, results, {
         cite: params.cite,
         instructions: params.instructions,
@@ -105,6 +127,16 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         onDelta: live ? (delta) => live.send('qa.answer.delta', { type: 'qa.answer.delta', delta }) : undefined,
       });
       ({ answer, cited, model } = out);
+      toolCalls.push({
+        tool_call_id: `gen_answer_${this.ids.uuid().slice(0, 8)}`,
+        tool_name: 'generation',
+        tool_type: 'extension',
+        started_at: generationStarted.toISOString(),
+        duration_ms: performance.now() - g0,
+        arguments: { model: out.model, messages: out.messages },
+        result: { finish_reason: out.finishReason, usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens } },
+        error: null,
+      });
       usage = {
         promptTokens: usage.promptTokens + out.usage.promptTokens,
         completionTokens: usage.completionTokens + out.usage.completionTokens,
@@ -131,6 +163,8 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         agentic: !!options.agentic,
         tokenUsage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens },
         ...(web ? { web: this.webStore.activity(web) } : {}),
+        startedAt: startedAt.toISOString(),
+        toolCalls: toolCalls.slice(0, 100),
       },
     });
     return { answer, sources, model };

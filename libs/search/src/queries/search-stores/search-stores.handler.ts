@@ -97,8 +97,10 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
       type: 'StoreSearchPerformed',
       data: {
         ...this.activity.common(p, stores, params, results, t0),
-        query,
-        rewrittenQuery: rewritten,
+        // a query the model rewrote first (OpenAI's `rewrite_query`) is recorded as asked, its rewrite as the rewritten query
+        query: params.rewrite?.from ?? query,
+        rewrittenQuery: params.rewrite ? effective : rewritten,
+        ...(params.rewrite ? { rewriteModel: params.rewrite.model, tokenUsage: params.rewrite.usage } : {}),
         rerank: reranked.reranked,
         ...(web ? { web: this.webStore.activity(web) } : {}),
       },

@@ -7,6 +7,11 @@ export interface SearchStoresParams extends CommonParams {
   options: SearchOptions;
   /** Answer as server-sent events (§15.5). */
   stream: boolean;
+  /**
+   * The query was rewritten by the configured model before this search (OpenAI's `rewrite_query`):
+   * what was asked, the model and its tokens, recorded on the search's event and metered.
+   */
+  rewrite?: { from: string; model: string; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
 }
 
 /** `StoreSearchParams` (§15). */

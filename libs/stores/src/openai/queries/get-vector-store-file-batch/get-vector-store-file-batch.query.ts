@@ -1,0 +1,7 @@
+export class GetVectorStoreFileBatchQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly vectorStoreId: string,
+    readonly batchId: string,
+  ) {}
+}

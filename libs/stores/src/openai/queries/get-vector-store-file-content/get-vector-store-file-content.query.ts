@@ -1,0 +1,7 @@
+export class GetVectorStoreFileContentQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly vectorStoreId: string,
+    readonly fileId: string,
+  ) {}
+}

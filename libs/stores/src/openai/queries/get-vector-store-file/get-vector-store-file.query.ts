@@ -1,0 +1,7 @@
+export class GetVectorStoreFileQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly vectorStoreId: string,
+    readonly fileId: string,
+  ) {}
+}

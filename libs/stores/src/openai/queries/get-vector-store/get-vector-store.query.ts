@@ -1,0 +1,6 @@
+export class GetVectorStoreQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly vectorStoreId: string,
+  ) {}
+}

@@ -1,0 +1,85 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ConflictError, FILE_UPLOADER, FileUploader, NotFoundError, Problems } from '@larder/kernel';
+import { commandHandler, Writes } from '@larder/event-store';
+import { StoreFileBatchesReader, StoreFileBatchRow } from '@larder/projections/stores/store-file-batches.reader';
+import { StoreFileBatchCommand, storeFileBatchDecider, StoreFileBatchState } from './store-file-batch.aggregate';
+import { storeFileBatchStream } from './streams';
+import { AddStoreFileInput, STORE_FILE_PROJECTIONS, StoreFilesWriter } from './store-files.writer';
+
+const handleBatch = commandHandler(storeFileBatchDecider, (c: StoreFileBatchCommand) => storeFileBatchStream(c.batchId));
+
+/** One file of a batch: the file, and what it is attached with. */
+export type BatchFileInput = Pick<AddStoreFileInput, 'file_id' | 'metadata' | 'chunking'>;
+
+/**
+ * File batches: `StoreFileBatchCreated` names the files, then each is attached as a store file (the
+ * same path as a single attach); cancelling records `StoreFileBatchCancelled` and cancels the
+ * ingestion of those still waiting or running. What a batch reports is read from its store files.
+ */
+@Injectable()
+export class StoreFileBatchesWriter {
+  constructor(
+    private readonly writes: Writes,
+    private readonly storeFiles: StoreFilesWriter,
+    private readonly reader: StoreFileBatchesReader,
+    @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
+  ) {}
+
+  async get(organizationId: string, storeIdentifier: string, batchId: string): Promise<StoreFileBatchRow> {
+    const s = await this.storeFiles.resolveStore(organizationId, storeIdentifier);
+    const b = await this.reader.get(organizationId, s.id, batchId);
+    if (!b) throw new NotFoundError(`File batch ${batchId} not found in vector store ${storeIdentifier}`);
+    return b;
+  }
+
+  /** Every file must exist (422 at its `loc` otherwise) before anything is stored; `loc(i)` places file i in the request. */
+  async create(organizationId: string, actor: string, storeIdentifier: string, files: BatchFileInput[], loc: (i: number) => (string | number)[]): Promise<StoreFileBatchRow> {
+    const s = await this.storeFiles.resolveStore(organizationId, storeIdentifier);
+    // refused before anything is stored, as each attach would be
+    if (s.copyState?.status === 'in_progress') throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
+    const p = new Problems();
+    const seen = new Set<string>();
+    for (const [i, f] of files.entries()) {
+      if (seen.has(f.file_id)) p.add(loc(i), `File ${f.file_id} is named twice`, 'value_error', f.file_id);
+      else if (!(await this.uploader.find(organizationId, f.file_id))) p.add(loc(i), `File ${f.file_id} not found`, 'value_error', f.file_id);
+      seen.add(f.file_id);
+    }
+    p.throwIfAny();
+    const batchId = this.writes.ids.uuid();
+    const created = await this.writes.run(
+      handleBatch,
+      { type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id), now: this.writes.now() },
+      { orgId: organizationId, actor },
+    );
+    let last = created.position;
+    for (const f of files) last = (await this.storeFiles.attach(organizationId, actor, s.id, f, false)).position ?? last;
+    // one wait for every file of the batch: the appends are in order, so the last one covers them all
+    await this.writes.settle(STORE_FILE_PROJECTIONS, last);
+    return this.answer(organizationId, s.id, batchId, created.state);
+  }
+
+  async cancel(organizationId: string, actor: string, storeIdentifier: string, batchId: string): Promise<StoreFileBatchRow> {
+    const b = await this.get(organizationId, storeIdentifier, batchId);
+    const cancelled = await this.writes.run(handleBatch, { type: 'CancelStoreFileBatch', batchId, storeId: b.storeId, organizationId, now: this.writes.now() }, { orgId: organizationId, actor });
+    let last = cancelled.position;
+    for (const fileId of b.fileIds) last = (await this.storeFiles.cancel(organizationId, actor, b.storeId, fileId)) ?? last;
+    await this.writes.settle(STORE_FILE_PROJECTIONS, last);
+    return this.answer(organizationId, b.storeId, batchId, cancelled.state, b);
+  }
+
+  /** The batch from the read model, or (late) from its decided state: the write stands either way. */
+  private async answer(organizationId: string, storeId: string, batchId: string, state: StoreFileBatchState, before: StoreFileBatchRow | null = null): Promise<StoreFileBatchRow> {
+    const b = await this.reader.get(organizationId, storeId, batchId).catch(() => null);
+    if (b) return b;
+    const n = state.fileIds.length;
+    return {
+      id: batchId,
+      storeId,
+      organizationId,
+      fileIds: state.fileIds,
+      cancelledAt: state.status === 'cancelled' ? this.writes.now() : null,
+      createdAt: new Date(state.createdAt!),
+      fileCounts: before?.fileCounts ?? { in_progress: n, completed: 0, failed: 0, cancelled: 0, total: n },
+    };
+  }
+}

@@ -1,0 +1,7 @@
+export class DeleteTraceDestinationCommand {
+  constructor(
+    readonly organizationId: string,
+    readonly actor: string,
+    readonly destinationId: string,
+  ) {}
+}

@@ -1,0 +1,16 @@
+import { Controller, Get, Param } from '@nestjs/common';
+import { QueryBus } from '@nestjs/cqrs';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { TraceDestinationResponse } from '../../trace-destination.response';
+import { GetTraceDestinationQuery } from './get-trace-destination.query';
+
+@Controller('v1/trace-destinations')
+export class GetTraceDestinationHttpController {
+  constructor(private readonly queries: QueryBus) {}
+
+  @Get(':trace_destination_id')
+  @RequireScope({ method: 'read', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
+  get(@CurrentPrincipal() p: Principal, @Param('trace_destination_id') id: string): Promise<TraceDestinationResponse> {
+    return this.queries.execute(new GetTraceDestinationQuery(p.organizationId, id));
+  }
+}

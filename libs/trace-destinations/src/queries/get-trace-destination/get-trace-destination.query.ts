@@ -1,0 +1,6 @@
+export class GetTraceDestinationQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly destinationId: string,
+  ) {}
+}
