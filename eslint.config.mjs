@@ -4,6 +4,7 @@
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import tseslint from 'typescript-eslint';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 const nodeGlobals = {
   require: 'readonly',
@@ -17,10 +18,11 @@ const nodeGlobals = {
 };
 
 export default defineConfig(
-  { ignores: ['dist/', 'data/', 'coverage/', 'node_modules/', 'test/fixtures/', '.tmp/'] },
+  { ignores: ['dist/', 'data/', 'coverage/', 'node_modules/', 'test/fixtures/', 'test/output/', '.tmp/'] },
   js.configs.recommended,
   {
-    files: ['**/*.ts'],
+    // apps/console/**/*.tsx is type-checked through apps/console/tsconfig.json (DOM, JSX), found by the project service
+    files: ['**/*.ts', 'apps/console/**/*.tsx'],
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
@@ -39,6 +41,13 @@ export default defineConfig(
       'no-console': 'error',
       eqeqeq: ['error', 'always', { null: 'ignore' }],
     },
+  },
+  {
+    // The web console (React in the browser): the same type-checked rules plus the Rules of Hooks and the
+    // React Compiler's checks from eslint-plugin-react-hooks. It has no console output at all (no-console
+    // above), so an API key can never reach a log.
+    files: ['apps/console/**/*.{ts,tsx}'],
+    extends: [reactHooks.configs.flat['recommended-latest']],
   },
   {
     files: ['**/*.js'],

@@ -130,6 +130,8 @@ export interface LarderConfig {
   sts: { endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; sessionToken: string | null };
   /** Deadline of one request to a customer bucket (the connection itself: at most 5 s). */
   bucketRequestTimeoutMs: number;
+  /** Whether the web console is served at /console (LARDER_CONSOLE, default true). */
+  console: boolean;
   /** Trace export to trace destinations (README, Trace destinations). */
   traceExport: {
     /** One exchange with a destination (its check or one export), redirects included. */
@@ -252,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     natsSubjectPrefix: env.LARDER_NATS_SUBJECT_PREFIX || 'larder',
     rootKey,
     runWorker: bool('LARDER_RUN_WORKER', true),
+    console: bool('LARDER_CONSOLE', true),
     consistencyTimeoutMs: int('LARDER_CONSISTENCY_TIMEOUT_MS', 5000),
     dbQueryTimeoutMs: int('LARDER_DB_QUERY_TIMEOUT_MS', 30000),
     jsonLimit: env.LARDER_JSON_LIMIT || '1mb',

@@ -12,6 +12,7 @@ import { createInfrastructure, Infrastructure } from './infrastructure';
 import { LarderValidationPipe } from './http/validation.pipe';
 import { jsonBodyMiddleware } from './http/json-body.middleware';
 import { buildOpenApi, serveOpenApi } from './http/openapi';
+import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
 
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
@@ -50,6 +51,7 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
     serveOpenApi(app, buildOpenApi(app, LARDER_VERSION));
+    if (config.console) serveConsole(app, consoleDir(), { connectOrigins: uploadOrigins(config) });
     await app.init();
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
     // The root key's write is stored even when its read model was late; the server opens only once the

@@ -1,13 +1,15 @@
-import { Body, Controller, Headers, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
+import type { Response } from 'express';
 import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
+import { serverTiming } from '../../search.config';
 import { GrepStoresQuery } from './grep-stores.query';
 import { GrepStoresRequestDto } from './grep-stores.request.dto';
 import type { GrepStoresResponse } from './grep-stores.handler';
 import { ToolTickets } from '../../tool-tickets/tool-tickets';
 
-/** `X-Mxbai-Tool-Ticket` is redeemed before the grep runs, as on search. */
+/** `X-Mxbai-Tool-Ticket` is redeemed before the grep runs, as on search. `Server-Timing: grep;dur=…` says how long the grep took. */
 @Controller('v1/stores')
 export class GrepStoresHttpController {
   constructor(
@@ -18,9 +20,17 @@ export class GrepStoresHttpController {
   @Post('grep')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async grep(@CurrentPrincipal() p: Principal, @Body() body: GrepStoresRequestDto, @Headers('x-mxbai-tool-ticket') ticket?: string): Promise<GrepStoresResponse> {
+  async grep(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: GrepStoresRequestDto,
+    @Res({ passthrough: true }) res: Response,
+    @Headers('x-mxbai-tool-ticket') ticket?: string,
+  ): Promise<GrepStoresResponse> {
     const params = body.params();
     const as = ticket !== undefined ? await this.tickets.redeem(p, ticket, 'grep') : p;
-    return this.queries.execute(new GrepStoresQuery(as, params));
+    const started = performance.now();
+    const out = await this.queries.execute<GrepStoresQuery, GrepStoresResponse>(new GrepStoresQuery(as, params));
+    res.setHeader('server-timing', serverTiming({ grep: performance.now() - started }));
+    return out;
   }
 }
