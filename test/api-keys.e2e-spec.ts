@@ -29,7 +29,7 @@ describe('API keys through the official @mixedbread/sdk client', () => {
   it('runs the whole lifecycle: create, retrieve, list, update, reroll, revoke, delete', async () => {
     const created = await admin.apiKeys.create({ name: 'ci', scope: [{ method: 'read', resource_type: 'store' }], expires_at: '2099-01-01T00:00:00Z' });
     expect(created).toMatchObject({ object: 'api_key', name: 'ci', expires_at: '2099-01-01T00:00:00.000Z', scope: [{ method: 'read', resource_type: 'store' }] });
-    expect(created.value).toMatch(/^lrd_/);
+    expect(created.value).toMatch(/^mxb_[A-Za-z0-9]{43}$/);
     expect(created.redacted_value).toContain(created.value.slice(-4));
     expect(created.redacted_value).not.toContain(created.value.slice(4, 20));
     for (const f of ['id', 'name', 'redacted_value', 'created_at', 'updated_at']) expect(created).toHaveProperty(f);
@@ -153,6 +153,7 @@ describe('API keys through the official @mixedbread/sdk client', () => {
     expect(res.status).toBe(404);
     expect(await res.json()).toMatchObject({ error: { code: 404, type: 'not_found' }, message: expect.any(String) });
     const bad = await raw('/v1/api-keys/not-a-uuid');
-    expect(bad.status).toBe(404);
+    expect(bad.status).toBe(422);
+    expect(await bad.json()).toMatchObject({ detail: [{ loc: ['path', 'api_key_id'], type: 'uuid_parsing' }] });
   });
 });

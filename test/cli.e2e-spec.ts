@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { freePort, startServerProcess, ServerProcess } from './support/server-process';
@@ -21,7 +21,9 @@ const CITE = /<cite i="(\d+)(?:-(\d+))?"\s*\/>/g;
  * starts it: embedded PostgreSQL in a new data directory, the root key read from `<data dir>/root-key`,
  * then used the way the README says (`MXBAI_API_KEY`), with the base URL given each way the CLI
  * reads it: the `--base-url` flag, `MXBAI_BASE_URL`, and `MIXEDBREAD_BASE_URL` (which the SDK inside the
- * CLI reads when neither is set).
+ * CLI reads when neither is set). Then as a user who saved the key in the CLI's config
+ * (`mxbai config keys add`, `config set base_url`) with nothing in the environment, names a saved key
+ * with `--saved-key`, or gives one with `--api-key`: the CLI takes only `mxb_` keys there.
  */
 describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'larder-cli-data-'));
@@ -153,5 +155,125 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/404|not found/i);
     expect(explain(r)).not.toContain('"name": "handbook"');
+  });
+
+  describe('with saved keys and --api-key (nothing in the environment)', () => {
+    /** A second user's machine: its own HOME and config, no MXBAI_* variables at all. */
+    let user: MxbaiCli;
+    let rootKey: string;
+    const configDir = () => join(user.home, '.config', 'mixedbread');
+    const savedConfig = () => JSON.parse(readFileSync(join(configDir(), 'config.json'), 'utf8')) as { api_keys?: Record<string, string>; base_url?: string; defaults?: { api_key?: string } };
+    const as = (args: string[]) => user.ok([...args, '--format', 'json'], { cwd: docsDir });
+    /** A key of the root organization, made over HTTP as an operator would (the CLI has no key management). */
+    const createKey = async (body: Record<string, unknown>) => {
+      const res = await fetch(`${baseURL}/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect(res.status).toBe(201);
+      return (await res.json()) as { id: string; value: string };
+    };
+
+    beforeAll(() => {
+      user = new MxbaiCli();
+      rootKey = readFileSync(join(dataDir, 'root-key'), 'utf8').trim();
+    });
+    afterAll(() => user?.cleanup());
+
+    it('the keys Larder issues have the form the CLI takes; an lrd_ key is refused by the CLI itself', async () => {
+      expect(rootKey).toMatch(/^mxb_[A-Za-z0-9]{43}$/);
+      const legacy = await user.run(['config', 'keys', 'add', 'lrd_an-older-larder-key', 'legacy']);
+      expect(legacy.stdout + legacy.stderr).toContain('API key must start with "mxb_"');
+      expect(existsSync(join(configDir(), 'config.json'))).toBe(false);
+      const flag = await user.run(['store', 'list', '--api-key', 'lrd_an-older-larder-key', '--base-url', baseURL]);
+      expect(flag.code).toBe(1);
+      expect(flag.stderr).toContain("API keys must start with 'mxb_'");
+    });
+
+    it('mxbai config set base_url and config keys add: the key is saved, made the default and used at once', async () => {
+      await user.ok(['config', 'set', 'base_url', baseURL]);
+      const added = await user.ok(['config', 'keys', 'add', rootKey, 'work']);
+      expect(added.stdout + added.stderr).toContain('API key "work" saved and set as default');
+      expect(savedConfig()).toMatchObject({ base_url: baseURL, api_keys: { work: rootKey }, defaults: { api_key: 'work' } });
+      // adding a key lists the stores with it (the CLI's completion cache): a real request with the saved key
+      const cache = JSON.parse(readFileSync(join(configDir(), 'completion-cache.json'), 'utf8')) as { stores: Record<string, string[]> };
+      expect(cache.stores.work).toEqual([]);
+      const listed = await user.ok(['config', 'keys', 'list']);
+      expect(listed.stdout).toMatch(/\* work \(default\)/);
+    });
+
+    it('store workflows run with the saved default key: create, upload, get, files, search, qa, delete', async () => {
+      const created = await as(['store', 'create', 'pantry', '--description', 'saved-key store']);
+      expect(created.stdout).toMatch(/\[Using API key: work \(mxb_[A-Za-z0-9]{3}\.\.\.[A-Za-z0-9]{4}\) from config\]/);
+      const store = jsonOutput<Record<string, unknown>>(created);
+      expect(store).toMatchObject({ name: 'pantry', description: 'saved-key store' });
+
+      const up = await user.ok(['store', 'upload', 'pantry', '*.md', '*.txt'], { cwd: docsDir });
+      expect(up.stdout).toContain(`${Object.keys(DOCS).length} files uploaded successfully`);
+      for (;;) {
+        const s = jsonOutput<Record<string, unknown>>(await as(['store', 'get', 'pantry']));
+        if (s['total files'] === Object.keys(DOCS).length && s['completed files'] === s['total files']) break;
+        expect(s['failed files']).toBe(0);
+        await new Promise((res) => setTimeout(res, 500));
+      }
+      const files = jsonOutput<Array<Record<string, unknown>>>(await as(['store', 'files', 'list', 'pantry']));
+      expect(files.map((f) => f.name).sort()).toEqual(Object.keys(DOCS).sort());
+      const hits = jsonOutput<Array<Record<string, unknown>>>(await as(['store', 'search', 'pantry', 'fermented cabbage', '--top-k', '2']));
+      expect(hits[0]).toMatchObject({ filename: 'sauerkraut.txt', store_id: store.id });
+      const { answer } = qaOutput(await as(['store', 'qa', 'pantry', 'How long does sauerkraut take to ferment?']));
+      expect(answer).toMatch(/three weeks/i);
+      const listed = jsonOutput<Array<Record<string, unknown>>>(await as(['store', 'list']));
+      expect(listed.map((s) => s.name)).toEqual(['pantry']);
+    });
+
+    it('--saved-key names another saved key, and the server sees which one was used', async () => {
+      // a key that may only read stores: it lists them, and creating one is refused (403) by its scope
+      const reader = await createKey({
+        name: 'reader',
+        scope: [
+          { method: 'read', resource_type: 'store' },
+          { method: 'list', resource_type: 'store' },
+        ],
+      });
+      expect(reader.value).toMatch(/^mxb_/);
+      await user.ok(['config', 'keys', 'add', reader.value, 'reader']);
+      await user.ok(['config', 'keys', 'set-default', 'work']);
+      expect(savedConfig()).toMatchObject({ api_keys: { work: rootKey, reader: reader.value }, defaults: { api_key: 'work' } });
+
+      const listed = await as(['store', 'list', '--saved-key', 'reader']);
+      expect(listed.stdout).toContain('[Using API key: reader (');
+      expect(listed.stdout).toContain('from --saved-key]');
+      expect(jsonOutput<Array<Record<string, unknown>>>(listed).map((s) => s.name)).toEqual(['pantry']);
+      const refused = await user.run(['store', 'create', 'not-allowed', '--saved-key', 'reader', '--format', 'json']);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('403');
+      // the default key still may
+      jsonOutput(await as(['store', 'create', 'allowed']));
+      const unknown = await user.run(['store', 'list', '--saved-key', 'nobody']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toContain('No saved API key found with name "nobody"');
+    });
+
+    it('--api-key gives a key on the command line; a revoked or unknown mxb_ key is the server’s 401', async () => {
+      const extra = await createKey({ name: 'flag' });
+      const r = await as(['store', 'search', 'pantry', 'strawberry jam', '--api-key', extra.value, '--top-k', '1']);
+      expect(r.stdout).toContain('from --api-key]');
+      expect(jsonOutput<Array<Record<string, unknown>>>(r)[0]).toMatchObject({ filename: 'strawberry-jam.md' });
+
+      const revoke = await fetch(`${baseURL}/v1/api-keys/${extra.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${rootKey}` } });
+      expect(revoke.status).toBe(200);
+      const revoked = await user.run(['store', 'list', '--api-key', extra.value]);
+      expect(revoked.code).toBe(1);
+      expect(revoked.stderr).toContain('401');
+      const made_up = await user.run(['store', 'list', '--api-key', `mxb_${'x'.repeat(43)}`]);
+      expect(made_up.code).toBe(1);
+      expect(made_up.stderr).toContain('401');
+    });
+
+    it('mxbai config keys remove, then the saved key is gone', async () => {
+      await user.ok(['config', 'keys', 'remove', 'reader', '--yes']);
+      expect(savedConfig().api_keys).toEqual({ work: rootKey });
+      await user.ok(['store', 'delete', 'pantry', '--yes']);
+      await user.ok(['store', 'delete', 'allowed', '--yes']);
+      const left = await as(['store', 'list']);
+      expect(left.stdout + left.stderr).toContain('No stores found.');
+    });
   });
 });

@@ -41,7 +41,8 @@ describe('Files through the official @mixedbread/sdk client', () => {
     const res = await c.files.content(f.id);
     const got = Buffer.from(await res.arrayBuffer());
     expect(got.equals(body)).toBe(true);
-    expect(res.headers.get('content-type')).toContain('text/markdown');
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect(res.headers.get('content-length')).toBe(String(body.length));
     expect(res.headers.get('content-disposition')).toContain('notes.md');
     expect(res.headers.get('etag')).toBe(`"${sha(body)}"`);

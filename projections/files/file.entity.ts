@@ -11,6 +11,7 @@ export class FileEntity {
   @Column('text') sha256!: string;
   @Column('int') version!: number;
   @Column('text', { name: 'blob_key' }) blobKey!: string;
+  @Column('text', { nullable: true }) description!: string | null;
   @Column('timestamptz', { name: 'created_at' }) createdAt!: Date;
   @Column('timestamptz', { name: 'updated_at' }) updatedAt!: Date;
   @Column('text', { nullable: true }) purpose!: string | null;

@@ -13,6 +13,7 @@ interface Row {
   sha256: string;
   version: number;
   blob_key: string;
+  description: string | null;
   created_at: Date;
   updated_at: Date;
   revision: string;
@@ -28,11 +29,17 @@ const toEntity = (r: Row): FileEntity =>
     sha256: r.sha256,
     version: r.version,
     blobKey: r.blob_key,
+    description: r.description,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     revision: r.revision,
     purpose: r.purpose ?? null,
   });
+
+/** How well `$2` (the query) matches a file: the name as a whole or in part, or a part of the description. */
+const SCORE = `GREATEST(similarity(lower(filename), lower($2)), word_similarity(lower($2), lower(filename)), COALESCE(word_similarity(lower($2), lower(description)), 0))`;
+/** Which files `q` lists: a close enough score, or the query inside the name or the description. */
+const MATCHES = `(score >= 0.3 OR lower(filename) LIKE '%' || lower($2) || '%' OR lower(description) LIKE '%' || lower($2) || '%')`;
 
 /** A file as the reader answers it. */
 export type FileRow = FileEntity;
@@ -61,15 +68,14 @@ export class FilesReader {
   }
 
   /**
-   * Fuzzy name search, best matches first: trigram similarity of the whole name and of its best
-   * matching word span, so typos ("reprot") and partial names ("quarterly") both match.
+   * Fuzzy search over the name and the description, best matches first: trigram similarity of the
+   * whole name and of the best matching word span of either, so typos ("reprot"), partial names
+   * ("quarterly") and words of a description all match.
    */
   async search(organizationId: string, q: string, offset: number, take: number): Promise<FileEntity[]> {
     const rows: Row[] = await this.ds.query(
-      `SELECT * FROM (
-         SELECT f.*, GREATEST(similarity(lower(filename), lower($2)), word_similarity(lower($2), lower(filename))) AS score
-           FROM ${T} f WHERE organization_id = $1) s
-        WHERE score >= 0.3 OR lower(filename) LIKE '%' || lower($2) || '%'
+      `SELECT * FROM (SELECT f.*, ${SCORE} AS score FROM ${T} f WHERE organization_id = $1) s
+        WHERE ${MATCHES}
         ORDER BY score DESC, created_at DESC, id DESC
         OFFSET $3 LIMIT $4`,
       [organizationId, q, offset, take],
@@ -79,11 +85,7 @@ export class FilesReader {
 
   async count(organizationId: string, q?: string): Promise<number> {
     const rows: Array<{ n: number }> = q
-      ? await this.ds.query(
-          `SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1
-              AND (GREATEST(similarity(lower(filename), lower($2)), word_similarity(lower($2), lower(filename))) >= 0.3 OR lower(filename) LIKE '%' || lower($2) || '%')`,
-          [organizationId, q],
-        )
+      ? await this.ds.query(`SELECT count(*)::int AS n FROM (SELECT f.*, ${SCORE} AS score FROM ${T} f WHERE organization_id = $1) s WHERE ${MATCHES}`, [organizationId, q])
       : await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1`, [organizationId]);
     return rows[0].n;
   }

@@ -2,10 +2,9 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'f
 import { join } from 'path';
 import { Logger } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { randomBytes } from 'crypto';
-import { ConflictError } from '@larder/kernel';
+import { ConflictError, RandomIdGenerator } from '@larder/kernel';
 import { CreateOrganizationCommand } from '@larder/organizations';
-import { CreateApiKeyCommand, hashSecret, SECRET_PREFIX, uuidFrom } from '@larder/api-keys';
+import { CreateApiKeyCommand, hashSecret, newSecret, uuidFrom } from '@larder/api-keys';
 import { LarderConfig } from './config';
 
 export const ROOT_ORGANIZATION_ID = uuidFrom('larder:root-organization');
@@ -36,7 +35,7 @@ export async function bootstrapRootKey(commands: CommandBus, config: LarderConfi
       secret = readFileSync(file, 'utf8').trim();
     } else {
       mkdirSync(config.dataDir, { recursive: true });
-      secret = `${SECRET_PREFIX}${randomBytes(32).toString('base64url')}`;
+      secret = newSecret(new RandomIdGenerator());
       writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
       chmodSync(file, 0o600);
     }

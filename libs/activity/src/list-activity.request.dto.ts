@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { Allow } from 'class-validator';
-import { Check } from '@larder/kernel';
+import { Check, QueryBoolean } from '@larder/kernel';
 
 /** A listing of one kind of activity, as its handler reads it. */
 export interface ActivityListing {
@@ -41,8 +41,8 @@ export abstract class ListActivityRequestDto {
   @Datetime()
   filter_after?: string;
 
-  @Allow()
-  include_total?: string | boolean;
+  @QueryBoolean()
+  include_total?: boolean;
 
   @Allow()
   after?: string;
@@ -56,7 +56,7 @@ export abstract class ListActivityRequestDto {
       limit: this.limit === undefined ? 20 : Number(this.limit),
       filterBefore: date(this.filter_before),
       filterAfter: date(this.filter_after),
-      includeTotal: this.include_total === 'true' || this.include_total === true,
+      includeTotal: this.include_total === true,
       after: this.after,
       before: this.before,
     };

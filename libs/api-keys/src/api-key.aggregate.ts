@@ -126,7 +126,7 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
         if (state.status === 'revoked') return [];
         return [{ type: 'ApiKeyRevoked', data: { apiKeyId: command.apiKeyId, revokedAt: now } }];
       case 'RerollApiKey':
-        if (state.status === 'revoked') throw new ConflictError('A revoked API key cannot be rerolled; create a new one');
+        // any key that exists can be rerolled; a revoked key stays revoked (its new secret is refused too)
         return [{ type: 'ApiKeyRerolled', data: { apiKeyId: command.apiKeyId, secretHash: command.secretHash, redactedValue: command.redactedValue, rerolledAt: now } }];
       case 'DeleteApiKey':
         return [{ type: 'ApiKeyDeleted', data: { apiKeyId: command.apiKeyId, deletedAt: now } }];

@@ -24,7 +24,7 @@ export { ApiKeyAuthGuard } from './auth/api-key-auth.guard';
 export { ApiKeyUsageRecorder } from './auth/api-key-usage.recorder';
 export { CreateApiKeyCommand } from './commands/create-api-key/create-api-key.command';
 export type { ApiKeyCreatedResponse, ApiKeyResponse } from './api-key.response';
-export { hashSecret, uuidFrom, SECRET_PREFIX } from './secrets';
+export { hashSecret, newSecret, redact, uuidFrom, SECRET_PREFIX, LEGACY_SECRET_PREFIX } from './secrets';
 
 @Module({
   imports: [CqrsModule],

@@ -11,13 +11,26 @@ export interface FileUploaded {
     version: number;
     at: string;
     uploadId?: string;
+    /** What the uploader said the file is (`q` of the file list matches it); absent when none was given. */
+    description?: string;
     /** OpenAI's `purpose`, when the upload named one (absent otherwise). */
     purpose?: string;
   };
 }
 export interface FileReplaced {
   type: 'FileReplaced';
-  data: { fileId: string; filename: string; mimeType: string; bytes: number; sha256: string; blobKey: string; version: number; at: string };
+  data: {
+    fileId: string;
+    filename: string;
+    mimeType: string;
+    bytes: number;
+    sha256: string;
+    blobKey: string;
+    version: number;
+    at: string;
+    /** Present when the replace set the description (null: cleared); absent: the description is kept. */
+    description?: string | null;
+  };
 }
 /** Later contexts (stores) react to this to remove the file from every store that references it. */
 export interface FileDeleted {
@@ -40,6 +53,8 @@ export interface MultipartUploadCreated {
     storageUploadId: string;
     createdAt: string;
     expiresAt: string;
+    /** The created file's description, when one was given. */
+    description?: string;
   };
 }
 export interface MultipartUploadPartReceived {

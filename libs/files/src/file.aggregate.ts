@@ -13,6 +13,7 @@ export interface FileState {
   mimeType: string | null;
   bytes: number;
   sha256: string | null;
+  description: string | null;
   createdAt: string | null;
   updatedAt: string | null;
   /** OpenAI's `purpose` the upload named; null: none. */
@@ -28,8 +29,8 @@ export interface FileContent {
 }
 
 export type FileCommand =
-  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; purpose?: string | null } & FileContent)
-  | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date } & FileContent)
+  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; purpose?: string | null; description?: string | null } & FileContent)
+  | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date; description?: string | null } & FileContent)
   | { type: 'DeleteFile'; fileId: string; organizationId: string; now: Date };
 
 export const initialFileState = (): FileState => ({
@@ -42,6 +43,7 @@ export const initialFileState = (): FileState => ({
   mimeType: null,
   bytes: 0,
   sha256: null,
+  description: null,
   createdAt: null,
   updatedAt: null,
   purpose: null,
@@ -63,6 +65,7 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
           mimeType: d.mimeType,
           bytes: d.bytes,
           sha256: d.sha256,
+          description: d.description ?? null,
           createdAt: d.at,
           updatedAt: d.at,
           purpose: d.purpose ?? null,
@@ -70,7 +73,18 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
       }
       case 'FileReplaced': {
         const d = e.data;
-        return { ...state, version: d.version, blobKey: d.blobKey, replacedBlobKey: state.blobKey, filename: d.filename, mimeType: d.mimeType, bytes: d.bytes, sha256: d.sha256, updatedAt: d.at };
+        return {
+          ...state,
+          version: d.version,
+          blobKey: d.blobKey,
+          replacedBlobKey: state.blobKey,
+          filename: d.filename,
+          mimeType: d.mimeType,
+          bytes: d.bytes,
+          sha256: d.sha256,
+          description: d.description !== undefined ? d.description : state.description,
+          updatedAt: d.at,
+        };
       }
       case 'FileDeleted':
         return { ...state, status: 'deleted' };
@@ -95,6 +109,7 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
             version: 1,
             at,
             ...(c.uploadId ? { uploadId: c.uploadId } : {}),
+            ...(c.description ? { description: c.description } : {}),
             ...(c.purpose ? { purpose: c.purpose } : {}),
           },
         },
@@ -103,7 +118,8 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
     if (!isLive(s, c.organizationId)) throw new NotFoundError(`File ${c.fileId} not found`);
     if (c.type === 'ReplaceFile') {
       const { filename, mimeType, bytes, sha256, blobKey } = c;
-      return [{ type: 'FileReplaced', data: { fileId: c.fileId, filename, mimeType, bytes, sha256, blobKey, version: s.version + 1, at } }];
+      const description = c.description !== undefined ? { description: c.description } : {};
+      return [{ type: 'FileReplaced', data: { fileId: c.fileId, filename, mimeType, bytes, sha256, blobKey, version: s.version + 1, at, ...description } }];
     }
     return [{ type: 'FileDeleted', data: { fileId: c.fileId, organizationId: c.organizationId, blobKey: s.blobKey!, at } }];
   },

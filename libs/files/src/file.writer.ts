@@ -68,6 +68,19 @@ export class FileWriter {
     return stored;
   }
 
+  /**
+   * What the rest of the request says once stored content is in place (text parts after the file
+   * part): a request that turns out malformed or invalid deletes that content again.
+   */
+  async afterContent<T>(key: string, rest: Promise<T>): Promise<T> {
+    try {
+      return await rest;
+    } catch (err) {
+      await this.blobs.delete(key).catch(() => undefined);
+      throw err;
+    }
+  }
+
   /** The file's state from its own stream (never from a read model, which may lag). */
   async current(fileId: string): Promise<FileState> {
     return (await this.currentWithAuthor(fileId)).state;

@@ -11,6 +11,7 @@ export interface UploadState {
   /** What the upload's part URLs and response need, so writes never depend on the read model. */
   filename: string | null;
   mimeType: string | null;
+  description: string | null;
   blobKey: string | null;
   storageUploadId: string | null;
   createdAt: string | null;
@@ -31,6 +32,7 @@ export type UploadCommand =
       storageUploadId: string;
       now: Date;
       expiresAt: Date;
+      description?: string | null;
     }
   | { type: 'ReceivePart'; uploadId: string; partNumber: number; etag: string; bytes: number; now: Date }
   /** `verifyLocalParts`: Larder received the parts itself and checks them against the client's list. */
@@ -47,6 +49,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, MultipartUploadE
     expiresAt: null,
     filename: null,
     mimeType: null,
+    description: null,
     blobKey: null,
     storageUploadId: null,
     createdAt: null,
@@ -65,6 +68,7 @@ export const uploadDecider: Decider<UploadState, UploadCommand, MultipartUploadE
           expiresAt: d.expiresAt,
           filename: d.filename,
           mimeType: d.mimeType,
+          description: d.description ?? null,
           blobKey: d.blobKey,
           storageUploadId: d.storageUploadId,
           createdAt: d.createdAt,
@@ -90,7 +94,19 @@ export const uploadDecider: Decider<UploadState, UploadCommand, MultipartUploadE
       return [
         {
           type: 'MultipartUploadCreated',
-          data: { uploadId, organizationId, filename, fileSize, mimeType, partCount, blobKey, storageUploadId, createdAt: at, expiresAt: c.expiresAt.toISOString() },
+          data: {
+            uploadId,
+            organizationId,
+            filename,
+            fileSize,
+            mimeType,
+            partCount,
+            blobKey,
+            storageUploadId,
+            createdAt: at,
+            expiresAt: c.expiresAt.toISOString(),
+            ...(c.description ? { description: c.description } : {}),
+          },
         },
       ];
     }

@@ -249,7 +249,8 @@ function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: 
   const first = pieces[0];
   const startLine = Math.min(...pieces.map((p) => p.block.startLine).filter((n) => n > 0), Number.MAX_SAFE_INTEGER);
   const endLine = Math.max(0, ...pieces.map((p) => p.block.endLine));
-  const lineMeta = startLine !== Number.MAX_SAFE_INTEGER ? { start_line: startLine, num_lines: endLine - startLine + 1 } : { start_line: 0, num_lines: 0 };
+  // reported 0-based, as upstream does (mgrep prints start_line + 1); num_lines 0: the chunk has no line range
+  const lineMeta = startLine !== Number.MAX_SAFE_INTEGER ? { start_line: startLine - 1, num_lines: endLine - startLine + 1 } : { start_line: 0, num_lines: 0 };
   const common = doc.fileExtension ? { file_extension: doc.fileExtension } : {};
   const headingContext = first.block.kind === 'heading' ? first.headings.slice(0, -1) : first.headings;
   let generated: GeneratedMetadata;

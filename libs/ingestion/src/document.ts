@@ -9,7 +9,7 @@ export interface Block {
   kind: 'heading' | 'paragraph' | 'code' | 'list' | 'table' | 'definition' | 'row' | 'page';
   /** For headings. */
   level?: number;
-  /** 1-based line range in the source (text formats); 0 when unknown. */
+  /** 1-based line range in the source (text formats); 0 when unknown. Chunks report it 0-based (`start_line`). */
   startLine: number;
   endLine: number;
   /** 1-based page (PDF). */

@@ -110,9 +110,10 @@ describe('parsers and chunker on the committed fixtures', () => {
         { level: 3, text: 'Storage' },
       ]),
     );
-    // Line numbers count from the top of the file, front matter included.
+    // Line numbers count from the top of the file, front matter included, 0-based (upstream's convention)
     const lines = readFileSync(join(FIXTURES, 'guide.md'), 'utf8').split('\n');
-    expect(lines[meta.start_line - 1 + meta.num_lines - 1]).toContain('cellar');
+    expect(lines[meta.start_line + meta.num_lines - 1]).toContain('cellar');
+    expect(lines[meta.start_line]).toMatch(/\S/);
     // high_quality embeds the heading path with the text
     expect(storage.embedText.startsWith('guide.md')).toBe(true);
     expect(storage.embedText).not.toBe(storage.text);
@@ -121,7 +122,7 @@ describe('parsers and chunker on the committed fixtures', () => {
   it('plain text: paragraphs with line ranges', async () => {
     const { chunks } = await chunksOf('notes.txt', 'text/plain');
     expect(chunks).toHaveLength(1);
-    expect(chunks[0].generatedMetadata).toMatchObject({ type: 'text', file_type: 'text/plain', start_line: 1, num_lines: 5, file_extension: 'txt' });
+    expect(chunks[0].generatedMetadata).toMatchObject({ type: 'text', file_type: 'text/plain', start_line: 0, num_lines: 5, file_extension: 'txt' });
     expect(chunks[0].text).toContain('plum season');
   });
 
@@ -186,7 +187,7 @@ describe('parsers and chunker on the committed fixtures', () => {
     ]);
     const py = await chunksOf('ferment.py', 'text/x-python');
     expect(py.doc.blocks.map((b) => b.startLine)).toEqual([1, 6, 11]);
-    expect(py.chunks[0].generatedMetadata).toMatchObject({ type: 'code', language: 'python', start_line: 1, file_extension: 'py' });
+    expect(py.chunks[0].generatedMetadata).toMatchObject({ type: 'code', language: 'python', start_line: 0, file_extension: 'py' });
   });
 
   it('unsupported binary types fail clearly; audio and video with their own codes', async () => {

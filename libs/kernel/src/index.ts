@@ -14,3 +14,4 @@ export * from './validation';
 export * from './ids';
 export * from './event-stream';
 export * from './durations';
+export * from './uuid-param';

@@ -24,6 +24,8 @@ export const LIMITS = {
   /** Identifiers named in one request (stores to search, files to attach or restrict to). */
   storeIdentifiers: 16,
   fileIds: 1000,
+  /** Results of one search, grep, list-chunks, facets or QA request: a larger `top_k` is taken as this many (never a 422). */
+  results: 1000,
   /** A search query, a question, a grep pattern. */
   queryChars: 65_536,
   patternChars: 1024,
@@ -63,19 +65,32 @@ export function checkMetadata(value: unknown, loc: Loc): void {
   if (problem) throw new ValidationFailedError([{ loc, msg: problem, type: 'value_error' }]);
 }
 
-/** class-validator: a metadata object within LIMITS (null and absent pass; combine with @IsOptional). */
+const isObjectOrAbsent = (v: unknown) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v));
+
+/**
+ * class-validator: a metadata object within LIMITS (null and absent pass; combine with @IsOptional).
+ * A value that is not a JSON object is pydantic's `dict_type`; an object over a limit a `value_error`.
+ */
 export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
-  return (target: object, propertyName: string | symbol) =>
+  return (target: object, propertyName: string | symbol) => {
+    registerDecorator({
+      name: 'check.metadataObject',
+      target: target.constructor,
+      propertyName: String(propertyName),
+      options: { ...options, context: { type: 'dict_type' } },
+      validator: { validate: isObjectOrAbsent, defaultMessage: () => 'Input should be a valid dictionary (a JSON object)' },
+    });
     registerDecorator({
       name: 'isMetadata',
       target: target.constructor,
       propertyName: String(propertyName),
-      options,
+      options: { ...options, context: { type: 'value_error' } },
       validator: {
-        validate: (v: unknown) => metadataProblem(v) === null,
+        validate: (v: unknown) => !isObjectOrAbsent(v) || metadataProblem(v) === null,
         defaultMessage: (args) => metadataProblem(args?.value) ?? 'invalid metadata',
       },
     });
+  };
 }
 
 /** The event-store backstop: an event over LIMITS.eventBytes is refused before it is written. */

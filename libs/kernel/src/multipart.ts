@@ -23,7 +23,8 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { files: 1, fields: 50, fieldSize: 1024 * 1024 } });
+      // file names and text parts are UTF-8, as every client sends them (busboy's default is latin1)
+      bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { files: 1, fields: 50, fieldSize: 1024 * 1024 } });
     } catch {
       reject(missing('Expected multipart/form-data with a file part named "file"'));
       req.resume();
@@ -39,7 +40,10 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
     const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
     bb.on('file', (name, stream, info) => {
       // a truncated body errors the part's stream too: never an unhandled 'error' (it ended the process)
-      stream.on('error', (err: Error) => reject(malformed(err)));
+      stream.on('error', (err: Error) => {
+        fieldsFailed(malformed(err));
+        reject(malformed(err));
+      });
       if (name !== 'file' || consumed) return stream.resume();
       consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream }, allFields);
       consumed.catch(() => stream.resume());

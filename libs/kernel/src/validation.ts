@@ -1,4 +1,5 @@
-import { plainToInstance } from 'class-transformer';
+import { applyDecorators } from '@nestjs/common';
+import { plainToInstance, Transform } from 'class-transformer';
 import { validate, ValidateBy, ValidationError, ValidationOptions } from 'class-validator';
 import { ValidationDetail, ValidationFailedError } from './errors';
 
@@ -39,6 +40,20 @@ export const Required = (nullIsValue = false) => Check('required', 'missing', 'F
 
 /** An optional boolean (null counts as absent). */
 export const OptionalBoolean = () => Check('isBoolean', 'bool_type', 'Input should be a valid boolean', (v) => v === undefined || v === null || typeof v === 'boolean');
+
+/** How a query string spells a boolean: `true`/`false` (what the official clients send) or `1`/`0`, any case. */
+export function parseQueryBoolean(v: unknown): unknown {
+  if (typeof v !== 'string') return v;
+  const s = v.toLowerCase();
+  return s === 'true' || s === '1' ? true : s === 'false' || s === '0' ? false : v;
+}
+
+/** An optional query-string boolean: anything but `true`/`false`/`1`/`0` (`maybe`, a repeated key) is a 422 `bool_parsing`. */
+export const QueryBoolean = () =>
+  applyDecorators(
+    Transform(({ value }) => parseQueryBoolean(value)),
+    Check('queryBoolean', 'bool_parsing', 'Input should be a valid boolean, unable to interpret input', (v) => v === undefined || typeof v === 'boolean'),
+  );
 
 export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 

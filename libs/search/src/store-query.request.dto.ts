@@ -3,7 +3,12 @@ import { Check, CONDITION_OPERATORS, FilterNode, parseFilters, Problems, Require
 
 type Loc = (string | number)[];
 
-export const MAX_TOP_K = 1000;
+/**
+ * The most results one request answers. `top_k` itself has no maximum (the official clients declare
+ * none, and a larger value is no error): it is taken as at most this many, which bounds the work and
+ * the response of one request.
+ */
+export const MAX_TOP_K = LIMITS.results;
 export const MAX_STORES = LIMITS.storeIdentifiers;
 
 export interface FileIdSelection {
@@ -39,7 +44,6 @@ export abstract class StoreQueryRequestDto {
 
   @Check('isInt', 'int_type', 'Input should be a valid integer', (v) => absent(v) || isInt(v))
   @Check('min', 'greater_than_equal', 'Input should be greater than or equal to 1', (v) => !isInt(v) || v >= 1)
-  @Check('max', 'less_than_equal', `Input should be less than or equal to ${MAX_TOP_K}`, (v) => !isInt(v) || v <= MAX_TOP_K)
   top_k?: number | null;
 
   /** A filter, a condition, a list of either, or null: compiled by the kernel's filter compiler. */
@@ -63,7 +67,7 @@ export abstract class StoreQueryRequestDto {
       if (err instanceof ValidationFailedError) p.list.push(...err.detail);
       else throw err;
     }
-    return { storeIdentifiers: [...new Set(ids as string[])], topK: this.top_k ?? 10, filter, rawFilters: this.filters ?? null, fileIds: fileIds(p, this.file_ids) };
+    return { storeIdentifiers: [...new Set(ids as string[])], topK: Math.min(this.top_k ?? 10, MAX_TOP_K), filter, rawFilters: this.filters ?? null, fileIds: fileIds(p, this.file_ids) };
   }
 }
 

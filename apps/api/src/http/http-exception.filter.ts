@@ -32,6 +32,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
     }>();
     if (res.headersSent) return;
     const { status, body, headers } = this.describe(exception);
+    // a conflict does not go away by itself: the official clients would retry it twice otherwise
+    if (status === 409) headers['x-should-retry'] = 'false';
     for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
     res.status(status).json(body);
   }
@@ -41,7 +43,7 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return { status: 422, body: { detail: exception.detail, message: exception.message }, headers: {} };
     }
     if (exception instanceof DomainError) {
-      return { status: exception.status, body: errorBody(exception.status, exception.message, exception.type), headers: exception.headers };
+      return { status: exception.status, body: errorBody(exception.status, exception.message, exception.type), headers: { ...exception.headers } };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();

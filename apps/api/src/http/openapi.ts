@@ -14,7 +14,7 @@ const filter = {
 };
 const common = {
   store_identifiers: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 16, description: 'stores by id or name' },
-  top_k: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+  top_k: { type: 'integer', minimum: 1, default: 10, description: 'no maximum; one request answers at most 1,000 results' },
   filters: filter,
   file_ids: { description: 'a list of file ids, or [operator, [file ids]] with in / not_in / eq / not_eq', type: 'array' },
 };

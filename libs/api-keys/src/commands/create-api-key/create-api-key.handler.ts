@@ -6,7 +6,7 @@ import { StoresReader } from '@larder/projections/stores/stores.reader';
 import type { ScopeEntry } from '@larder/kernel';
 import { apiKeyView } from '../../api-key.aggregate';
 import { handleApiKey } from '../../api-key.writer';
-import { hashSecret, redact, SECRET_PREFIX } from '../../secrets';
+import { hashSecret, newSecret, redact } from '../../secrets';
 import { ApiKeyCreatedResponse, toApiKeyResponse } from '../../api-key.response';
 import { CreateApiKeyCommand } from './create-api-key.command';
 
@@ -43,7 +43,7 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
     }
     const scope = await this.pinStores(c.organizationId, c.scope);
     const apiKeyId = c.options.apiKeyId ?? this.writes.ids.uuid();
-    const secret = c.options.secret ?? `${SECRET_PREFIX}${this.writes.ids.secret(32)}`;
+    const secret = c.options.secret ?? newSecret(this.writes.ids);
     const result = await this.writes.run(
       handleApiKey,
       {

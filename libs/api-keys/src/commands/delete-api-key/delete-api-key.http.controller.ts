@@ -1,6 +1,6 @@
-import { Controller, Delete, Param } from '@nestjs/common';
+import { Controller, Delete } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { DeleteApiKeyCommand } from './delete-api-key.command';
 import { ApiKeyDeletedResponse } from './delete-api-key.handler';
 
@@ -10,7 +10,7 @@ export class DeleteApiKeyHttpController {
 
   @Delete(':api_key_id')
   @RequireScope({ method: 'delete', resourceType: 'api_key' })
-  remove(@CurrentPrincipal() p: Principal, @Param('api_key_id') id: string): Promise<ApiKeyDeletedResponse> {
+  remove(@CurrentPrincipal() p: Principal, @UuidParam('api_key_id') id: string): Promise<ApiKeyDeletedResponse> {
     return this.commands.execute(new DeleteApiKeyCommand(p.organizationId, id, p.apiKeyId));
   }
 }

@@ -2,7 +2,7 @@ import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { NotFoundError } from '@larder/kernel';
 import { ApiKeyWriter } from '../../api-key.writer';
 import { ApiKeyCreatedResponse } from '../../api-key.response';
-import { hashSecret, redact, SECRET_PREFIX } from '../../secrets';
+import { hashSecret, newSecret, redact } from '../../secrets';
 import { RerollApiKeyCommand } from './reroll-api-key.command';
 
 /** The old secret stops working before this returns: the lookup read model has caught up. */
@@ -11,7 +11,7 @@ export class RerollApiKeyHandler implements ICommandHandler<RerollApiKeyCommand,
   constructor(private readonly writer: ApiKeyWriter) {}
 
   async execute(c: RerollApiKeyCommand): Promise<ApiKeyCreatedResponse> {
-    const secret = `${SECRET_PREFIX}${this.writer.ids.secret(32)}`;
+    const secret = newSecret(this.writer.ids);
     const { response } = await this.writer.decide(
       { type: 'RerollApiKey', apiKeyId: c.apiKeyId, organizationId: c.organizationId, secretHash: hashSecret(secret), redactedValue: redact(secret) },
       c.actor,

@@ -1,6 +1,6 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { ApiKeyCreatedResponse } from '../../api-key.response';
 import { RerollApiKeyCommand } from './reroll-api-key.command';
 
@@ -11,7 +11,7 @@ export class RerollApiKeyHttpController {
   @Post(':api_key_id/reroll')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'api_key' })
-  reroll(@CurrentPrincipal() p: Principal, @Param('api_key_id') id: string): Promise<ApiKeyCreatedResponse> {
+  reroll(@CurrentPrincipal() p: Principal, @UuidParam('api_key_id') id: string): Promise<ApiKeyCreatedResponse> {
     return this.commands.execute(new RerollApiKeyCommand(p.organizationId, id, p.apiKeyId));
   }
 }

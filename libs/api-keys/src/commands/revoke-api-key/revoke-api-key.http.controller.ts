@@ -1,6 +1,6 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { ApiKeyResponse } from '../../api-key.response';
 import { RevokeApiKeyCommand } from './revoke-api-key.command';
 
@@ -11,7 +11,7 @@ export class RevokeApiKeyHttpController {
   @Post(':api_key_id/revoke')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'api_key' })
-  revoke(@CurrentPrincipal() p: Principal, @Param('api_key_id') id: string): Promise<ApiKeyResponse> {
+  revoke(@CurrentPrincipal() p: Principal, @UuidParam('api_key_id') id: string): Promise<ApiKeyResponse> {
     return this.commands.execute(new RevokeApiKeyCommand(p.organizationId, id, p.apiKeyId));
   }
 }

@@ -1,6 +1,6 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { ApiKeyResponse } from '../../api-key.response';
 import { GetApiKeyQuery } from './get-api-key.query';
 
@@ -10,7 +10,7 @@ export class GetApiKeyHttpController {
 
   @Get(':api_key_id')
   @RequireScope({ method: 'read', resourceType: 'api_key' })
-  get(@CurrentPrincipal() p: Principal, @Param('api_key_id') id: string): Promise<ApiKeyResponse> {
+  get(@CurrentPrincipal() p: Principal, @UuidParam('api_key_id') id: string): Promise<ApiKeyResponse> {
     return this.queries.execute(new GetApiKeyQuery(p.organizationId, id));
   }
 }

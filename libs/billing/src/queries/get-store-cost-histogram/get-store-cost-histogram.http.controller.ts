@@ -1,6 +1,6 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import type { CostHistogramResponse } from '../../priced-usage';
 import { GetStoreCostHistogramQuery } from './get-store-cost-histogram.query';
 
@@ -10,7 +10,7 @@ export class GetStoreCostHistogramHttpController {
 
   @Get('stores/:store_id/costs/histogram')
   @RequireScope({ method: 'read', resourceType: 'billing' })
-  storeHistogram(@CurrentPrincipal() p: Principal, @Param('store_id') storeId: string): Promise<CostHistogramResponse> {
+  storeHistogram(@CurrentPrincipal() p: Principal, @UuidParam('store_id') storeId: string): Promise<CostHistogramResponse> {
     return this.queries.execute(new GetStoreCostHistogramQuery(p.organizationId, storeId));
   }
 }

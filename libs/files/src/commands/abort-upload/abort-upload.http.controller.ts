@@ -1,6 +1,6 @@
-import { Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { AbortUploadCommand } from './abort-upload.command';
 import { UploadAbortedResponse } from './abort-upload.handler';
 
@@ -11,7 +11,7 @@ export class AbortUploadHttpController {
   @Post(':upload_id/abort')
   @HttpCode(200)
   @RequireScope({ method: 'delete', resourceType: 'file' })
-  abort(@CurrentPrincipal() p: Principal, @Param('upload_id') id: string): Promise<UploadAbortedResponse> {
+  abort(@CurrentPrincipal() p: Principal, @UuidParam('upload_id') id: string): Promise<UploadAbortedResponse> {
     return this.commands.execute(new AbortUploadCommand(p.organizationId, p.apiKeyId, id));
   }
 }

@@ -46,6 +46,7 @@ export class CompleteUploadHandler implements ICommandHandler<CompleteUploadComm
           uploadId: c.uploadId,
           filename: u.filename!,
           mimeType: u.mimeType!,
+          description: u.description,
           bytes: stored.bytes,
           sha256: stored.sha256,
           blobKey: u.blobKey!,

@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { FileObjectResponse } from '../../file.response';
 import { CompleteUploadCommand } from './complete-upload.command';
 import { CompleteUploadRequestDto } from './complete-upload.request.dto';
@@ -12,7 +12,7 @@ export class CompleteUploadHttpController {
   @Post(':upload_id/complete')
   @HttpCode(200)
   @RequireScope({ method: 'create', resourceType: 'file' })
-  complete(@CurrentPrincipal() p: Principal, @Param('upload_id') id: string, @Body() body: CompleteUploadRequestDto): Promise<FileObjectResponse> {
+  complete(@CurrentPrincipal() p: Principal, @UuidParam('upload_id') id: string, @Body() body: CompleteUploadRequestDto): Promise<FileObjectResponse> {
     return this.commands.execute(
       new CompleteUploadCommand(
         p.organizationId,

@@ -8,5 +8,7 @@ export class CreateUploadCommand {
     readonly partCount: number,
     /** Base URL of the request, for part URLs Larder serves itself. */
     readonly baseUrl: string,
+    /** The created file's description (`q` of the file list matches it). */
+    readonly description: string | null = null,
   ) {}
 }

@@ -45,6 +45,7 @@ export class CreateUploadHandler implements ICommandHandler<CreateUploadCommand,
           storageUploadId,
           now,
           expiresAt: new Date(now.getTime() + this.config.uploadTtlMs),
+          description: c.description,
         },
         { orgId: c.organizationId, actor: c.actor },
       );

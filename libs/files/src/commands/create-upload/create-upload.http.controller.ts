@@ -15,6 +15,8 @@ export class CreateUploadHttpController {
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'file' })
   create(@CurrentPrincipal() p: Principal, @Body() body: CreateUploadRequestDto, @Req() req: Request): Promise<UploadCreatedResponse> {
-    return this.commands.execute(new CreateUploadCommand(p.organizationId, p.apiKeyId, body.filename, body.file_size, body.mime_type, body.part_count ?? 1, baseUrlOf(req)));
+    return this.commands.execute(
+      new CreateUploadCommand(p.organizationId, p.apiKeyId, body.filename, body.file_size, body.mime_type, body.part_count ?? 1, baseUrlOf(req), body.description?.trim() || null),
+    );
   }
 }

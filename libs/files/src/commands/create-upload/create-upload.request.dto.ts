@@ -1,5 +1,6 @@
-import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, Matches, Max, MaxLength, Min, MinLength, ValidateIf } from 'class-validator';
 import { MIME_PATTERN } from '../../mime';
+import { MAX_FILE_DESCRIPTION_CHARS } from '../../file-description';
 
 /** `CreateMultipartUploadRequest`. */
 export class CreateUploadRequestDto {
@@ -7,4 +8,6 @@ export class CreateUploadRequestDto {
   @IsInt() @Min(1) file_size!: number;
   @IsString() @Matches(MIME_PATTERN, { message: 'mime_type must look like type/subtype' }) mime_type!: string;
   @IsOptional() @IsInt() @Min(1) @Max(10000) part_count?: number;
+  /** Larder's own: the created file's description (`q` of the file list matches it; not in the SDK's params). */
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(MAX_FILE_DESCRIPTION_CHARS) description?: string | null;
 }

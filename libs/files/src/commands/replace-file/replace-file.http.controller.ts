@@ -1,9 +1,10 @@
-import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { CurrentPrincipal, Principal, RequireScope, withMultipartFile } from '@larder/kernel';
+import { CurrentPrincipal, Principal, readMultipart, RequireScope, UuidParam } from '@larder/kernel';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
+import { describedBy } from '../../file-description';
 import { ReplaceFileCommand } from './replace-file.command';
 
 @Controller('v1/files')
@@ -13,15 +14,21 @@ export class ReplaceFileHttpController {
     private readonly files: FileWriter,
   ) {}
 
-  /** Replaces the content; `version` goes up by one. An unknown file is refused before its body is read. */
+  /**
+   * Replaces the content; `version` goes up by one. A `description` part replaces the description
+   * (empty: clears it); without one it is kept. An unknown file is refused before its body is read.
+   */
   @Post(':file_id')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'file', resourceIdParam: 'file_id' })
-  async replace(@CurrentPrincipal() p: Principal, @Param('file_id') id: string, @Req() req: Request): Promise<FileObjectResponse> {
+  async replace(@CurrentPrincipal() p: Principal, @UuidParam('file_id') id: string, @Req() req: Request): Promise<FileObjectResponse> {
     await this.files.mustExist(p.organizationId, id).catch((err: unknown) => {
       req.resume();
       throw err;
     });
-    return withMultipartFile(req, (f) => this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream)));
+    const { result } = await readMultipart(req, (f, fields): Promise<FileObjectResponse> =>
+      this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(fields))),
+    );
+    return result;
   }
 }

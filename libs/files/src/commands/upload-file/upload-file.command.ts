@@ -13,5 +13,7 @@ export class UploadFileCommand {
      * it settles once the whole body is read: the content is stored first, then the purpose awaited.
      */
     readonly purpose: Promise<string | undefined> = Promise.resolve(undefined),
+    /** The `description` part (checked; undefined when absent), settled the same way. */
+    readonly description: Promise<string | null | undefined> = Promise.resolve(undefined),
   ) {}
 }

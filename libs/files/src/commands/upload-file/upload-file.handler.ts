@@ -17,15 +17,9 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
     const fileId = this.files.ids.uuid();
     const blobKey = this.files.blobKey(c.organizationId, fileId);
     const { bytes, sha256 } = await this.files.storeContent(blobKey, c.body, mimeType);
-    let purpose: string | undefined;
-    try {
-      purpose = await c.purpose;
-    } catch (err) {
-      await this.files.blobs.delete(blobKey).catch(() => undefined);
-      throw err;
-    }
+    const [purpose, description] = await this.files.afterContent(blobKey, Promise.all([c.purpose, c.description]));
     const { file } = await this.files.decide(
-      { type: 'UploadFile', fileId, organizationId: c.organizationId, filename: c.filename, mimeType, bytes, sha256, blobKey, purpose, now: this.files.clock.now() },
+      { type: 'UploadFile', fileId, organizationId: c.organizationId, filename: c.filename, mimeType, bytes, sha256, blobKey, purpose, description, now: this.files.clock.now() },
       c.actor,
       blobKey,
     );

@@ -3,6 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
 import { CurrentPrincipal, Principal, readMultipart, RequireScope, ValidationFailedError } from '@larder/kernel';
 import { FileObjectResponse } from '../../file.response';
+import { describedBy } from '../../file-description';
 import { UploadFileCommand } from './upload-file.command';
 import { UploadedFile } from './upload-file.handler';
 
@@ -22,7 +23,10 @@ function purposeOf(fields: Record<string, string>): string | undefined {
 export class UploadFileHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  /** multipart/form-data with a `file` part, streamed into blob storage, and optionally OpenAI's `purpose` field. */
+  /**
+   * multipart/form-data with a `file` part, streamed into blob storage, and optionally OpenAI's
+   * `purpose` field and a `description` (which `q` of the file list matches).
+   */
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'file' })
@@ -30,7 +34,7 @@ export class UploadFileHttpController {
     const { result } = await readMultipart(req, async (f, fields) => {
       const asked = fields.then(purposeOf);
       asked.catch(() => undefined); // awaited by the handler once the content is stored; never an unhandled rejection
-      const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream, asked));
+      const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream, asked, describedBy(fields)));
       const { id, filename, bytes, mime_type, version, created_at, updated_at, object, purpose, status } = uploaded;
       return { id, filename, bytes, mime_type, version, created_at, updated_at, object, purpose, status };
     });

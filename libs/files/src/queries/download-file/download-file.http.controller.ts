@@ -1,8 +1,8 @@
-import { Controller, Get, Param, Req, Res } from '@nestjs/common';
+import { Controller, Get, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { pipeline } from 'stream/promises';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { DownloadFileQuery } from './download-file.query';
 import { FileDownload } from './download-file.handler';
 
@@ -33,13 +33,15 @@ export class DownloadFileHttpController {
   /** Streams the content: ETag (SHA-256), If-None-Match → 304, one `bytes=` Range → 206 (If-Range honoured), else 200. */
   @Get(':file_id/content')
   @RequireScope({ method: 'read', resourceType: 'file', resourceIdParam: 'file_id' })
-  async content(@CurrentPrincipal() p: Principal, @Param('file_id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async content(@CurrentPrincipal() p: Principal, @UuidParam('file_id') id: string, @Req() req: Request, @Res() res: Response): Promise<void> {
     const f: FileDownload = await this.queries.execute(new DownloadFileQuery(p.organizationId, id));
     const size = f.bytes;
     const etag = `"${f.sha256}"`;
     res.setHeader('ETag', etag);
     res.setHeader('Accept-Ranges', 'bytes');
-    res.setHeader('Content-Type', f.mimeType);
+    // raw bytes, as the contract's download answers them (the file's own type is its `mime_type`); never sniffed
+    res.setHeader('Content-Type', 'application/octet-stream');
+    res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Content-Disposition', `attachment; filename="${f.filename.replace(/[^\x20-\x7e]|["\\]/g, '_')}"; filename*=UTF-8''${encodeURIComponent(f.filename)}`);
     res.setHeader('Last-Modified', f.updatedAt.toUTCString());
     if (req.headers['if-none-match'] === etag) {

@@ -1,6 +1,6 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { FileObjectResponse } from '../../file.response';
 import { GetFileQuery } from './get-file.query';
 
@@ -10,7 +10,7 @@ export class GetFileHttpController {
 
   @Get(':file_id')
   @RequireScope({ method: 'read', resourceType: 'file', resourceIdParam: 'file_id' })
-  get(@CurrentPrincipal() p: Principal, @Param('file_id') id: string): Promise<FileObjectResponse> {
+  get(@CurrentPrincipal() p: Principal, @UuidParam('file_id') id: string): Promise<FileObjectResponse> {
     return this.queries.execute(new GetFileQuery(p.organizationId, id));
   }
 }

@@ -1,7 +1,7 @@
-import { Controller, Get, Param, Req } from '@nestjs/common';
+import { Controller, Get, Req } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { baseUrlOf, CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { baseUrlOf, CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { UploadDetail } from '../../upload.response';
 import { GetUploadQuery } from './get-upload.query';
 
@@ -11,7 +11,7 @@ export class GetUploadHttpController {
 
   @Get(':upload_id')
   @RequireScope({ method: 'read', resourceType: 'file' })
-  get(@CurrentPrincipal() p: Principal, @Param('upload_id') id: string, @Req() req: Request): Promise<UploadDetail> {
+  get(@CurrentPrincipal() p: Principal, @UuidParam('upload_id') id: string, @Req() req: Request): Promise<UploadDetail> {
     return this.queries.execute(new GetUploadQuery(p.organizationId, id, baseUrlOf(req)));
   }
 }

@@ -1,10 +1,11 @@
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
+import { QueryBoolean } from '@larder/kernel';
 
 export class ListFilesRequestDto {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
   @IsOptional() @IsString() after?: string;
   @IsOptional() @IsString() before?: string;
-  @IsOptional() @Transform(({ value }) => value === true || value === 'true') @IsBoolean() include_total?: boolean;
+  @QueryBoolean() include_total?: boolean;
   @IsOptional() @IsString() @MinLength(1) @MaxLength(255) q?: string;
 }

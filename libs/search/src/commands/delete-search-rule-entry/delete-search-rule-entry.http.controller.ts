@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { DeleteSearchRuleEntryCommand } from './delete-search-rule-entry.command';
 import { DeleteSearchRuleEntryRequestDto } from './delete-search-rule-entry.request.dto';
 import { SearchRuleEntryDeletedResponse } from './delete-search-rule-entry.handler';
@@ -15,7 +15,7 @@ export class DeleteSearchRuleEntryHttpController {
   removeSpecific(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,
-    @Param('rule_id') id: string,
+    @UuidParam('rule_id') id: string,
     @Body() body: DeleteSearchRuleEntryRequestDto,
   ): Promise<SearchRuleEntryDeletedResponse> {
     return this.commands.execute(new DeleteSearchRuleEntryCommand(p, sid, id, body.rule));

@@ -1,6 +1,6 @@
 import { Controller, Delete, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { DeleteSearchRuleCommand } from './delete-search-rule.command';
 import { SearchRuleDeletedResponse } from './delete-search-rule.handler';
 
@@ -10,7 +10,7 @@ export class DeleteSearchRuleHttpController {
 
   @Delete(':rule_id')
   @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  remove(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('rule_id') id: string): Promise<SearchRuleDeletedResponse> {
+  remove(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @UuidParam('rule_id') id: string): Promise<SearchRuleDeletedResponse> {
     return this.commands.execute(new DeleteSearchRuleCommand(p, sid, id));
   }
 }

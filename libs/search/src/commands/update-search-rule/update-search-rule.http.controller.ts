@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { SearchRuleResponse } from '../../rules/search-rule.response';
 import { UpdateSearchRuleCommand } from './update-search-rule.command';
 import { UpdateSearchRuleRequestDto } from './update-search-rule.request.dto';
@@ -11,7 +11,7 @@ export class UpdateSearchRuleHttpController {
 
   @Put(':rule_id')
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  update(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('rule_id') id: string, @Body() body: UpdateSearchRuleRequestDto): Promise<SearchRuleResponse> {
+  update(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @UuidParam('rule_id') id: string, @Body() body: UpdateSearchRuleRequestDto): Promise<SearchRuleResponse> {
     return this.commands.execute(new UpdateSearchRuleCommand(p, sid, id, { query: body.query ?? undefined, rules: body.rules ?? undefined }));
   }
 }

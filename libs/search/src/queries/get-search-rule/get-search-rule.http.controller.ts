@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { SearchRuleResponse } from '../../rules/search-rule.response';
 import { GetSearchRuleQuery } from './get-search-rule.query';
 
@@ -10,7 +10,7 @@ export class GetSearchRuleHttpController {
 
   @Get(':rule_id')
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  get(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Param('rule_id') id: string): Promise<SearchRuleResponse> {
+  get(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @UuidParam('rule_id') id: string): Promise<SearchRuleResponse> {
     return this.queries.execute(new GetSearchRuleQuery(p, sid, id));
   }
 }

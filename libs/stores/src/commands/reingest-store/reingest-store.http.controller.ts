@@ -20,7 +20,7 @@ export class ReingestStoreHttpController {
         path.organization_id.toLowerCase(),
         path.store_identifier,
         query.statuses ?? null,
-        query.billable === 'true' || query.billable === '1',
+        query.billable === true,
       ),
     );
   }

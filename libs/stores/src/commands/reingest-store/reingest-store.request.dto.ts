@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsBooleanString, IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
+import { IsIn, IsOptional, IsString, IsUUID } from 'class-validator';
+import { QueryBoolean } from '@larder/kernel';
 
 export const REINGEST_STATUSES = ['pending', 'in_progress', 'cancelled', 'completed', 'failed'] as const;
 
@@ -16,5 +17,5 @@ export class ReingestStoreQueryDto {
   @IsIn(REINGEST_STATUSES, { each: true, message: `Input should be ${REINGEST_STATUSES.map((s) => `'${s}'`).join(', ')}` })
   statuses?: string[];
 
-  @IsOptional() @IsBooleanString({ message: 'Input should be a valid boolean' }) billable?: string;
+  @QueryBoolean() billable?: boolean;
 }

@@ -1,6 +1,6 @@
 import { plainToInstance } from 'class-transformer';
 import { validate } from 'class-validator';
-import { plainInputProblem, reservedKey, ValidationFailedError } from '@larder/kernel';
+import { plainInputProblem, reservedKey, ValidationFailedError, validationDetail } from '@larder/kernel';
 import { AddStoreFileRequestDto, StoreFileConfigDto } from '../add-store-file/add-store-file.request.dto';
 
 const parseJson = (name: string, text: string): unknown => {
@@ -34,7 +34,8 @@ export async function uploadParams(fields: Record<string, string>, fileId: strin
   const dto = plainToInstance(AddStoreFileRequestDto, { ...params, file_id: fileId });
   const errors = await validate(dto, { whitelist: true });
   if (errors.length) {
-    throw new ValidationFailedError(errors.map((e) => ({ loc: ['body', 'params', e.property], msg: Object.values(e.constraints ?? { invalid: 'invalid value' })[0], type: 'value_error' })));
+    // a field sent as its own part is located there, the rest inside `params`
+    throw new ValidationFailedError(errors.flatMap((e) => validationDetail([e], fields[e.property] !== undefined ? ['body'] : ['body', 'params'])));
   }
   if (dto.config) dto.config = plainToInstance(StoreFileConfigDto, dto.config);
   return dto;

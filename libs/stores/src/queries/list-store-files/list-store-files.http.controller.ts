@@ -1,10 +1,14 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOperation } from '@nestjs/swagger';
 import { QueryBus } from '@nestjs/cqrs';
-import type { Request } from 'express';
+import type { Request, Response } from 'express';
 import { baseUrlOf, CurrentPrincipal, CursorPage, Principal, RequireScope } from '@larder/kernel';
 import { StoreFileResponse } from '../../store.response';
 import { ListStoreFilesQuery } from './list-store-files.query';
 import { ListStoreFilesDeprecatedRequestDto, ListStoreFilesRequestDto } from './list-store-files.request.dto';
+
+/** RFC 9745 `Deprecation` value of the query-string listing: `@` and the Unix time it was deprecated (2025-01-01T00:00:00Z). */
+const DEPRECATED_SINCE = '@1735689600';
 
 @Controller('v1/stores/:store_identifier/files')
 export class ListStoreFilesHttpController {
@@ -17,15 +21,22 @@ export class ListStoreFilesHttpController {
     return this.queries.execute(new ListStoreFilesQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, body, body.statuses ?? null, body.metadata_filter, body.q?.trim() || null));
   }
 
-  /** Deprecated listing (query string). */
+  /**
+   * Deprecated listing (query string), as upstream marks it: its answers carry `Deprecation`
+   * (RFC 9745: deprecated since 2025-01-01) and a `Link` to the successor, `POST …/files/list`.
+   */
   @Get()
+  @ApiOperation({ deprecated: true, summary: 'List store files (deprecated: use POST /v1/stores/{store_identifier}/files/list)' })
   @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'store_identifier' })
   listDeprecated(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,
     @Query() query: ListStoreFilesDeprecatedRequestDto,
     @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
   ): Promise<CursorPage<StoreFileResponse>> {
+    res.setHeader('Deprecation', DEPRECATED_SINCE);
+    res.setHeader('Link', `</v1/stores/${encodeURIComponent(sid)}/files/list>; rel="successor-version"`);
     return this.queries.execute(new ListStoreFilesQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, query, query.statuses ?? null));
   }
 }

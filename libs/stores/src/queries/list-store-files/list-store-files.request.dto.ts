@@ -1,5 +1,6 @@
 import { Transform, Type } from 'class-transformer';
 import { Allow, IsArray, IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength, MaxLength, ValidateIf } from 'class-validator';
+import { QueryBoolean } from '@larder/kernel';
 
 export const STORE_FILE_STATUSES = ['pending', 'in_progress', 'cancelled', 'completed', 'failed'] as const;
 
@@ -21,6 +22,6 @@ export class ListStoreFilesDeprecatedRequestDto {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
   @IsOptional() @IsString() after?: string;
   @IsOptional() @IsString() before?: string;
-  @IsOptional() @Transform(({ value }) => value === true || value === 'true') @IsBoolean() include_total?: boolean;
+  @QueryBoolean() include_total?: boolean;
   @IsOptional() @Transform(toList) @IsArray() @IsIn(STORE_FILE_STATUSES, { each: true }) statuses?: string[];
 }

@@ -1,6 +1,6 @@
-import { Controller, Delete, Param } from '@nestjs/common';
+import { Controller, Delete } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { DeleteTraceDestinationCommand } from './delete-trace-destination.command';
 import { TraceDestinationDeletedResponse } from './delete-trace-destination.handler';
 
@@ -10,7 +10,7 @@ export class DeleteTraceDestinationHttpController {
 
   @Delete(':trace_destination_id')
   @RequireScope({ method: 'delete', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
-  remove(@CurrentPrincipal() p: Principal, @Param('trace_destination_id') id: string): Promise<TraceDestinationDeletedResponse> {
+  remove(@CurrentPrincipal() p: Principal, @UuidParam('trace_destination_id') id: string): Promise<TraceDestinationDeletedResponse> {
     return this.commands.execute(new DeleteTraceDestinationCommand(p.organizationId, p.apiKeyId, id));
   }
 }

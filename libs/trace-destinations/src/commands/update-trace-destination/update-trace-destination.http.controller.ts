@@ -1,6 +1,6 @@
-import { Body, Controller, Param, Patch } from '@nestjs/common';
+import { Body, Controller, Patch } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { TraceDestinationResponse } from '../../trace-destination.response';
 import { UpdateTraceDestinationCommand } from './update-trace-destination.command';
 import { UpdateTraceDestinationRequestDto } from './update-trace-destination.request.dto';
@@ -11,7 +11,7 @@ export class UpdateTraceDestinationHttpController {
 
   @Patch(':trace_destination_id')
   @RequireScope({ method: 'write', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
-  update(@CurrentPrincipal() p: Principal, @Param('trace_destination_id') id: string, @Body() body: UpdateTraceDestinationRequestDto): Promise<TraceDestinationResponse> {
+  update(@CurrentPrincipal() p: Principal, @UuidParam('trace_destination_id') id: string, @Body() body: UpdateTraceDestinationRequestDto): Promise<TraceDestinationResponse> {
     return this.commands.execute(new UpdateTraceDestinationCommand(p.organizationId, p.apiKeyId, id, body));
   }
 }

@@ -1,6 +1,6 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { TraceDestinationResponse } from '../../trace-destination.response';
 import { GetTraceDestinationQuery } from './get-trace-destination.query';
 
@@ -10,7 +10,7 @@ export class GetTraceDestinationHttpController {
 
   @Get(':trace_destination_id')
   @RequireScope({ method: 'read', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
-  get(@CurrentPrincipal() p: Principal, @Param('trace_destination_id') id: string): Promise<TraceDestinationResponse> {
+  get(@CurrentPrincipal() p: Principal, @UuidParam('trace_destination_id') id: string): Promise<TraceDestinationResponse> {
     return this.queries.execute(new GetTraceDestinationQuery(p.organizationId, id));
   }
 }
