@@ -280,6 +280,9 @@ describe('buckets', () => {
     expect(onRole.status).toBe(400);
     expect(onRole.body.message).toMatch(/only access_key buckets have credentials to rotate/);
     expect((await api('POST', `/v1/buckets/${randomUuid()}/credentials`, { credentials: accessKey(KEYS.good) })).status).toBe(404);
+    const malformed = await api('GET', '/v1/buckets/not-a-uuid');
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.detail[0]).toMatchObject({ loc: ['path', 'bucket_id'], type: 'uuid_parsing' });
     expect((await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: { type: 'assume_role', role_arn: ROLE } })).status).toBe(422);
 
     const rotated = await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.rotated) });

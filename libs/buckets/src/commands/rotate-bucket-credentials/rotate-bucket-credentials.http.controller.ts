@@ -1,6 +1,6 @@
-import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { BucketResponse } from '../../bucket.response';
 import { RotateBucketCredentialsCommand } from './rotate-bucket-credentials.command';
 import { RotateBucketCredentialsRequestDto } from './rotate-bucket-credentials.request.dto';
@@ -12,7 +12,7 @@ export class RotateBucketCredentialsHttpController {
   @Post(':bucket_id/credentials')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'bucket', resourceIdParam: 'bucket_id' })
-  rotate(@CurrentPrincipal() p: Principal, @Param('bucket_id') id: string, @Body() body: RotateBucketCredentialsRequestDto): Promise<BucketResponse> {
+  rotate(@CurrentPrincipal() p: Principal, @UuidParam('bucket_id') id: string, @Body() body: RotateBucketCredentialsRequestDto): Promise<BucketResponse> {
     return this.commands.execute(new RotateBucketCredentialsCommand(p.organizationId, p.apiKeyId, id, body.credentials));
   }
 }

@@ -1,6 +1,6 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
 import { BucketResponse } from '../../bucket.response';
 import { GetBucketQuery } from './get-bucket.query';
 
@@ -10,7 +10,7 @@ export class GetBucketHttpController {
 
   @Get(':bucket_id')
   @RequireScope({ method: 'read', resourceType: 'bucket', resourceIdParam: 'bucket_id' })
-  get(@CurrentPrincipal() p: Principal, @Param('bucket_id') id: string): Promise<BucketResponse> {
+  get(@CurrentPrincipal() p: Principal, @UuidParam('bucket_id') id: string): Promise<BucketResponse> {
     return this.queries.execute(new GetBucketQuery(p.organizationId, id));
   }
 }
