@@ -11,6 +11,7 @@ import { StoresProjection } from './stores/stores.projection';
 import { SearchRulesProjection } from './search/search-rules.projection';
 import { ActivityProjection } from './activity/activity.projection';
 import { BillingProjection } from './billing/billing.projection';
+import { BucketsProjection } from './buckets/buckets.projection';
 import { TraceDestinationsProjection } from './trace-destinations/trace-destinations.projection';
 
 /** The registry: every projection with its name, version and handled event types. */
@@ -24,6 +25,7 @@ export function allProjections(): Projection[] {
     new SearchRulesProjection(),
     new ActivityProjection(),
     new BillingProjection(),
+    new BucketsProjection(),
     new TraceDestinationsProjection(),
   ];
 }

@@ -1,5 +1,6 @@
 import { Position, RecordedEvent, START, domainEvent } from '@larder/kernel';
-import type { BlobStorage } from '@larder/blob-storage';
+import { Logger } from '@nestjs/common';
+import { BlobNotFoundError, BlobStorage, BucketAccessError, parseBucketBlobKey } from '@larder/blob-storage';
 import { ChunkIndex, ChunkIndexOp, chunkTypeOf, readChunksArtifact, readVectorsArtifact } from '@larder/chunk-index';
 import { STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { ExternalProjection } from '../runner/projection';
@@ -13,6 +14,7 @@ export class ChunkIndexProjection implements ExternalProjection {
   readonly name = 'chunk-index';
   readonly version = 1;
   readonly handles = [...STORE_FILE_EVENT_TYPES, 'StoreDeleted'] as const;
+  private readonly logger = new Logger('ChunkIndex');
 
   constructor(
     private readonly index: ChunkIndex,
@@ -35,6 +37,7 @@ export class ChunkIndexProjection implements ExternalProjection {
 
   async applyBatch(events: RecordedEvent[], last: Position): Promise<void> {
     const ops: ChunkIndexOp[] = [];
+    const push = (op: ChunkIndexOp | null) => op && ops.push(op);
     for (const event of events) {
       const e = domainEvent<StoreFileEvent | StoreEvent>(event);
       switch (e.type) {
@@ -45,8 +48,8 @@ export class ChunkIndexProjection implements ExternalProjection {
             file: { storeId: d.storeId, fileId: d.fileId, organizationId: d.organizationId, filename: d.filename, externalId: d.externalId, metadata: d.metadata, generation: d.generation },
           });
           if (d.copiedFrom) {
-            ops.push(await this.chunksOp(d.storeId, d.fileId, d.generation, d.copiedFrom.chunksKey));
-            if (d.copiedFrom.vectorsKey) ops.push(await this.vectorsOp(d.storeId, d.fileId, d.generation, d.copiedFrom.vectorsKey));
+            push(await this.chunksOp(d.storeId, d.fileId, d.generation, d.copiedFrom.chunksKey));
+            if (d.copiedFrom.vectorsKey) push(await this.vectorsOp(d.storeId, d.fileId, d.generation, d.copiedFrom.vectorsKey));
           }
           break;
         }
@@ -54,10 +57,10 @@ export class ChunkIndexProjection implements ExternalProjection {
           ops.push({ op: 'setMetadata', storeId: e.data.storeId, fileId: e.data.fileId, metadata: e.data.metadata });
           break;
         case 'StoreFileParsed':
-          ops.push(await this.chunksOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.chunksKey));
+          push(await this.chunksOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.chunksKey));
           break;
         case 'StoreFileIngested':
-          if (e.data.vectorsKey) ops.push(await this.vectorsOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.vectorsKey));
+          if (e.data.vectorsKey) push(await this.vectorsOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.vectorsKey));
           break;
         case 'StoreFileReingestionRequested': {
           const d = e.data;
@@ -84,8 +87,33 @@ export class ChunkIndexProjection implements ExternalProjection {
     await this.index.write(ops, { projection: this.name, version: this.version, position: last });
   }
 
-  private async chunksOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp> {
-    const artifact = await readChunksArtifact(this.blobs, key);
+  /**
+   * Reads an artifact. One in a customer's bucket may be gone (the store file was removed since, and
+   * its objects with it: a later event removes it from the index anyway) or unreadable (the bucket's
+   * credentials were revoked): that file's op is skipped with a warning rather than holding up the
+   * index for every tenant; a network failure is retried a few times first. Platform artifacts are
+   * always there, so any failure reading one is retried by the runner.
+   */
+  private async artifact<T>(key: string, what: string, read: () => Promise<T>): Promise<T | null> {
+    if (!parseBucketBlobKey(key)) return read();
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await read();
+      } catch (err) {
+        if (err instanceof BucketAccessError && err.transient && attempt < 3) {
+          await new Promise((r) => setTimeout(r, attempt * 1000));
+          continue;
+        }
+        if (!(err instanceof BlobNotFoundError) && !(err instanceof BucketAccessError)) throw err;
+        this.logger.warn(`${what} skipped: ${err instanceof BlobNotFoundError ? `its artifact ${key} is no longer in the bucket` : err.message}`);
+        return null;
+      }
+    }
+  }
+
+  private async chunksOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp | null> {
+    const artifact = await this.artifact(key, `chunks of ${fileId} in store ${storeId}`, () => readChunksArtifact(this.blobs, key));
+    if (!artifact) return null;
     return {
       op: 'setChunks',
       storeId,
@@ -95,8 +123,9 @@ export class ChunkIndexProjection implements ExternalProjection {
     };
   }
 
-  private async vectorsOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp> {
-    const { model, vectors } = await readVectorsArtifact(this.blobs, key);
-    return { op: 'setVectors', storeId, fileId, generation, model, vectors };
+  private async vectorsOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp | null> {
+    const artifact = await this.artifact(key, `vectors of ${fileId} in store ${storeId}`, () => readVectorsArtifact(this.blobs, key));
+    if (!artifact) return null;
+    return { op: 'setVectors', storeId, fileId, generation, model: artifact.model, vectors: artifact.vectors };
   }
 }

@@ -34,6 +34,8 @@ export interface StoreFileRow {
   usageTokens: number;
   createdAt: Date;
   updatedAt: Date;
+  /** The store's customer bucket, where ingestion writes the content copy and artifacts (null/absent: platform storage). */
+  bucketId?: string | null;
 }
 
 type Raw = Record<string, unknown>;
@@ -66,6 +68,7 @@ const toRow = (r: Raw): StoreFileRow => ({
   usageTokens: Number(r.usage_tokens),
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
+  bucketId: (r.bucket_id as string) ?? null,
 });
 
 export interface StoreFileListQuery {

@@ -124,6 +124,7 @@ describe('stores projection', () => {
       updated_at: t(13),
       last_active_at: t(13),
       revision: '3',
+      bucket_id: null,
     });
     expect(byId(stores, store(2))).toMatchObject({
       status: 'completed',
@@ -192,6 +193,7 @@ describe('stores projection', () => {
     // re-ingestion: a new generation, back to pending, its previous chunks forgotten
     expect(fileRow(files, 1, 1)).toEqual({
       ...fresh,
+      bucket_id: null,
       store_id: store(1),
       file_id: file(1),
       organization_id: ORG,
@@ -297,5 +299,45 @@ describe('stores projection', () => {
 
     h.store({ type: 'DeleteStore', storeId: store(1), organizationId: ORG });
     expect((await pg.project(new StoresProjection(), h.log.events))[STORE_FILE_BATCHES_TABLE]).toEqual([]);
+  });
+
+  it('a store in a bucket, and its files, carry the bucket id', async () => {
+    const BUCKET = 'b0c4e700-0000-4000-8000-000000000001';
+    const h = new History();
+    h.store({
+      type: 'CreateStore',
+      storeId: store(1),
+      organizationId: ORG,
+      name: 'in-bucket',
+      description: null,
+      isPublic: false,
+      license: null,
+      metadata: null,
+      config,
+      expiresAfter: null,
+      bucketId: BUCKET,
+    });
+    h.file({
+      type: 'AddStoreFile',
+      storeId: store(1),
+      organizationId: ORG,
+      fileId: file(1),
+      filename: 'a.md',
+      mimeType: 'text/markdown',
+      bytes: 1,
+      sha256: 's',
+      blobKey: 'files/a',
+      fileVersion: 1,
+      metadata: null,
+      externalId: null,
+      parsingStrategy: 'fast',
+      contextualization: false,
+      bucketId: BUCKET,
+    });
+    h.createStore(2, 'platform');
+    const rows = await pg.project(new StoresProjection(), h.log.events);
+    expect(byId(rows[STORES_TABLE], store(1))).toMatchObject({ bucket_id: BUCKET });
+    expect(byId(rows[STORES_TABLE], store(2))).toMatchObject({ bucket_id: null });
+    expect(fileRow(rows[STORE_FILES_TABLE], 1, 1)).toMatchObject({ bucket_id: BUCKET });
   });
 });

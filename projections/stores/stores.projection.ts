@@ -42,6 +42,10 @@ export class StoresProjection implements Projection {
       id uuid PRIMARY KEY, store_id uuid NOT NULL, organization_id uuid NOT NULL, file_ids uuid[] NOT NULL,
       cancelled_at timestamptz, created_at timestamptz NOT NULL, revision bigint NOT NULL)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${B}_store ON ${B} (store_id)`);
+    // buckets (issue 14): no store had a bucket before, so the added columns are right for every existing row (null)
+    await m.query(`ALTER TABLE ${S} ADD COLUMN IF NOT EXISTS bucket_id uuid`);
+    await m.query(`CREATE INDEX IF NOT EXISTS ${S}_bucket ON ${S} (organization_id, bucket_id) WHERE bucket_id IS NOT NULL`);
+    await m.query(`ALTER TABLE ${F} ADD COLUMN IF NOT EXISTS bucket_id uuid`);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
@@ -54,9 +58,23 @@ export class StoresProjection implements Projection {
         // name) only happens when the log is re-applied over rows it already built: a store deleted
         // later whose name a newer store holds now. That insert is a no-op, like one on the same id.
         await m.query(
-          `INSERT INTO ${S} (id, organization_id, name, description, is_public, license, metadata, config, expires_after, status, created_at, updated_at, last_active_at, revision, display_name)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11, $12) ON CONFLICT DO NOTHING`,
-          [d.storeId, d.organizationId, d.name, d.description, d.isPublic, d.license, json(d.metadata), JSON.stringify(d.config), json(d.expiresAfter), d.at, rev, d.displayName ?? null],
+          `INSERT INTO ${S} (id, organization_id, name, description, is_public, license, metadata, config, expires_after, status, created_at, updated_at, last_active_at, revision, display_name, bucket_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'completed', $10, $10, $10, $11, $12, $13) ON CONFLICT DO NOTHING`,
+          [
+            d.storeId,
+            d.organizationId,
+            d.name,
+            d.description,
+            d.isPublic,
+            d.license,
+            json(d.metadata),
+            JSON.stringify(d.config),
+            json(d.expiresAfter),
+            d.at,
+            rev,
+            d.displayName ?? null,
+            d.bucketId ?? null,
+          ],
         );
         return;
       }
@@ -119,14 +137,15 @@ export class StoresProjection implements Projection {
         const copied = d.copiedFrom ?? null;
         await m.query(
           `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
-              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, chunking)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23)
+              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, chunking, bucket_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23, $24)
            ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
               bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
               external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, chunking = EXCLUDED.chunking, contextualization = EXCLUDED.contextualization,
               status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
               chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
-              usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision
+              usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision,
+              bucket_id = EXCLUDED.bucket_id
             WHERE ${F}.revision < EXCLUDED.revision`,
           [
             d.storeId,
@@ -152,6 +171,7 @@ export class StoresProjection implements Projection {
             d.at,
             rev,
             json(d.chunking),
+            d.bucketId ?? null,
           ],
         );
         await touch(m, d.storeId, d.at);

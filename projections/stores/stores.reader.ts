@@ -26,6 +26,8 @@ export interface StoreRow {
   fileCounts: { pending: number; in_progress: number; cancelled: number; completed: number; failed: number; total: number };
   usageBytes: number;
   usageTokens: number;
+  /** The customer bucket that keeps the store's objects (null or absent: platform storage). */
+  bucketId?: string | null;
 }
 
 const SELECT = `SELECT s.*,
@@ -66,6 +68,7 @@ const toRow = (r: Raw): StoreRow => ({
   },
   usageBytes: Number(r.usage_bytes),
   usageTokens: Number(r.usage_tokens),
+  bucketId: (r.bucket_id as string) ?? null,
 });
 
 /** Queries over the `stores` read model, always scoped to one organization. */
@@ -147,6 +150,12 @@ export class StoresReader {
   }
 
   /** Stores whose inactivity expiry has passed (all organizations; for the expiry sweeper). */
+  /** Names of the organization's stores that keep their objects in `bucketId`. */
+  async usingBucket(organizationId: string, bucketId: string): Promise<string[]> {
+    const rows: { name: string }[] = await this.ds.query(`SELECT name FROM ${S} WHERE organization_id = $1 AND bucket_id = $2 ORDER BY created_at`, [organizationId, bucketId]);
+    return rows.map((r) => r.name);
+  }
+
   async expiredBy(now: Date, limit = 100): Promise<Array<{ id: string; organizationId: string }>> {
     const rows: Raw[] = await this.ds.query(
       `SELECT id, organization_id FROM ${S} WHERE status <> 'expired' AND expires_after IS NOT NULL

@@ -8,7 +8,8 @@ import { MESSAGE_BUS } from '@larder/message-bus';
 import { ApiKeyAuthGuard, ApiKeysModule, ApiKeyUsageRecorder } from '@larder/api-keys';
 import { OrganizationsModule } from '@larder/organizations';
 import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
-import { BLOB_STORAGE } from '@larder/blob-storage';
+import { BLOB_STORAGE, BUCKET_CONNECTOR, BUCKET_HEALTH } from '@larder/blob-storage';
+import { BucketsModule } from '@larder/buckets';
 import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER, LLM, OCR } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
@@ -40,6 +41,8 @@ export class InfrastructureModule {
       { provide: ProjectionRunner, useValue: infra.runner },
       { provide: READ_MODEL_CONSISTENCY, useValue: infra.runner },
       { provide: BLOB_STORAGE, useValue: infra.blobs },
+      { provide: BUCKET_CONNECTOR, useValue: infra.bucketConnector },
+      { provide: BUCKET_HEALTH, useValue: infra.bucketStorages },
       {
         provide: FILES_CONFIG,
         useValue: {
@@ -139,6 +142,7 @@ export class AppModule implements OnApplicationShutdown {
         ActivityModule,
         BillingModule,
         TraceDestinationsModule,
+        BucketsModule,
       ],
       controllers: options.http === false ? [] : [InfoHttpController, HealthHttpController],
       providers: [

@@ -130,6 +130,10 @@ export interface LarderConfig {
   secretsPreviousKeys: string | null;
   /** Addresses, CIDRs or host names (each with an optional :port) that tenant-supplied URLs may reach although special-purpose. */
   outboundAllow: string[];
+  /** How Larder assumes customers' roles (assume_role buckets): an STS-compatible endpoint (null: AWS's regional STS), its region, and Larder's own identity (null: the AWS SDK's default credential chain). */
+  sts: { endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; sessionToken: string | null };
+  /** Deadline of one request to a customer bucket (the connection itself: at most 5 s). */
+  bucketRequestTimeoutMs: number;
   /** Whether the web console is served at /console (LARDER_CONSOLE, default true). */
   console: boolean;
   /** Trace export to trace destinations (README, Trace destinations). */
@@ -239,6 +243,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
   for (const k of (env.LARDER_SECRETS_PREVIOUS_KEYS ?? '').split(',').filter((x) => x.trim())) parseMasterKey(k, 'LARDER_SECRETS_PREVIOUS_KEYS');
   new OutboundPolicy(parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''));
   const modelAliases = parseModelAliases(env.LARDER_MODEL_ALIASES ?? '');
+  const stsEndpoint = env.LARDER_STS_ENDPOINT || null;
+  if (stsEndpoint && (!URL.canParse(stsEndpoint) || !/^https?:$/.test(new URL(stsEndpoint).protocol)))
+    throw new Error('LARDER_STS_ENDPOINT must be an http(s) URL such as https://sts.eu-west-1.amazonaws.com');
+  if (!!env.LARDER_STS_ACCESS_KEY_ID !== !!env.LARDER_STS_SECRET_ACCESS_KEY) throw new Error('LARDER_STS_ACCESS_KEY_ID and LARDER_STS_SECRET_ACCESS_KEY go together');
   return {
     modelAliases,
     port: int('PORT', 8000),
@@ -247,6 +255,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     secretsKey: env.LARDER_SECRETS_KEY || null,
     secretsPreviousKeys: env.LARDER_SECRETS_PREVIOUS_KEYS || null,
     outboundAllow: parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''),
+    sts: {
+      endpoint: stsEndpoint,
+      region: env.LARDER_STS_REGION || 'us-east-1',
+      accessKeyId: env.LARDER_STS_ACCESS_KEY_ID || null,
+      secretAccessKey: env.LARDER_STS_SECRET_ACCESS_KEY || null,
+      sessionToken: env.LARDER_STS_SESSION_TOKEN || null,
+    },
+    bucketRequestTimeoutMs: int('LARDER_BUCKET_REQUEST_TIMEOUT_MS', 30000),
     databaseUrl: env.DATABASE_URL || null,
     eventStoreUrl: env.EVENTSTORE_URL || null,
     eventStoreSchema: env.LARDER_EVENTS_SCHEMA || 'larder_events',

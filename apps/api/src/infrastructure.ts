@@ -12,7 +12,10 @@ import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.m
 import { EmbeddedPostgres, ensureDatabase, publishEmbeddedDatabase, runningEmbeddedDatabase, startEmbeddedPostgres, unpublishEmbeddedDatabase } from '@larder/database';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
-import { BlobStorage } from '@larder/blob-storage';
+import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-storage';
+import { S3BucketConnector } from '@larder/blob-storage/s3/s3.bucket-connector';
+import { BucketObjectsReactor, BucketStorages } from '@larder/buckets';
+import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk.blob-storage';
 import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
@@ -53,7 +56,12 @@ export interface Infrastructure {
   eventStore: EventStore;
   bus: MessageBus;
   runner: ProjectionRunner;
+  /** Platform storage, with `buckets/<id>/…` keys routed to customer buckets. */
   blobs: BlobStorage;
+  /** Connects to customer buckets (S3 protocol, STS for assume_role), through the outbound policy. */
+  bucketConnector: BucketConnector;
+  /** Customer buckets by id with their current credentials; also records a bucket's failures (BUCKET_HEALTH). */
+  bucketStorages: BucketStorages;
   chunkIndex: ChunkIndex;
   embedder: Embedder;
   /** The cross-encoder behind `rerank` (LARDER_RERANKER), or null when none is configured: the hybrid fusion is then the ranking. */
@@ -151,7 +159,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
 
   const bus: MessageBus = config.natsUrl ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] }) : new InProcessMessageBus();
 
-  let blobs: BlobStorage;
+  let platformBlobs: BlobStorage;
   if (config.blobStorage === 's3') {
     const s3 = new S3BlobStorage({
       bucket: config.s3.bucket,
@@ -162,9 +170,9 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       prefix: config.s3.prefix,
     });
     await s3.ensureBucket();
-    blobs = s3;
+    platformBlobs = s3;
   } else {
-    blobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
+    platformBlobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
   }
 
   const keyring = keyringSource(config);
@@ -175,6 +183,20 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const traceDeliveries = new PostgresTraceDeliveries(pool);
   await traceDeliveries.setup();
   const traceDeliverySignal = new TraceDeliverySignal();
+
+  const bucketConnector = new S3BucketConnector({
+    outbound,
+    sts: {
+      endpoint: config.sts.endpoint,
+      region: config.sts.region,
+      credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
+    },
+    requestTimeoutMs: config.bucketRequestTimeoutMs,
+    // a file's copy, its chunks and its vectors are each of the order of the file itself
+    maxObjectBytes: 2 * config.maxFileBytes,
+  });
+  const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
+  const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
 
   const chunkIndex = createChunkIndex(config);
   const embedder = createEmbedder(config);
@@ -198,6 +220,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
           new EventRelayReactor(bus, config.natsSubjectPrefix),
           new ActivityStreamReactor(eventStore),
           new StoreCopyReactor(eventStore, consistency, copySource, new SystemClock(), new RandomIdGenerator()),
+          new BucketObjectsReactor(bucketStorages, secretVault),
           new TraceExportReactor(eventStore, consistency, new TraceDestinationsReader(dataSource), traceDeliveries, secretVault, new SystemClock(), traceDeliverySignal),
         ];
   const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
@@ -229,6 +252,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
 
   return {
     blobs,
+    bucketConnector,
+    bucketStorages,
     chunkIndex,
     embedder,
     reranker,
@@ -257,6 +282,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
       await reranker?.close().catch(() => undefined);
       await ocr?.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);
+      bucketConnector.close();
       await bus.close().catch(() => undefined);
       await eventStore.close().catch(() => undefined);
       await dataSource.destroy().catch(() => undefined);

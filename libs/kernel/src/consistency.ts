@@ -3,7 +3,7 @@ import { ConsistencyTimeoutError } from './errors';
 import { reportReadLag } from './read-lag';
 
 /** The read models a write can wait for (the projection names of the registry). */
-export type ProjectionName = 'organizations' | 'api-keys' | 'files' | 'file-uploads' | 'stores' | 'chunk-index' | 'search-rules' | 'activity' | 'billing' | 'trace-destinations';
+export type ProjectionName = 'organizations' | 'api-keys' | 'files' | 'file-uploads' | 'stores' | 'chunk-index' | 'search-rules' | 'activity' | 'billing' | 'buckets' | 'trace-destinations';
 
 /**
  * Read-your-writes: a command endpoint calls `waitFor` with the position its append returned and

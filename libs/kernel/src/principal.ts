@@ -43,7 +43,7 @@ export const Public = () => SetMetadata(IS_PUBLIC, true);
 
 export interface RequiredScope {
   method: ScopeMethod;
-  /** `store`, `completions`, or `api_key` / `trace_destination` (management of keys and trace destinations: unscoped keys only). */
+  /** `store`, `completions`, or one of UNSCOPED_ONLY (`api_key`, `bucket`, `trace_destination`: unscoped keys only). */
   resourceType: string;
   /** Route parameter holding the resource id a scope entry may be pinned to. */
   resourceIdParam?: string;
@@ -64,14 +64,20 @@ export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: Execution
 });
 
 /**
+ * Resources only a key without a scope list may manage: API keys (a scoped key could mint itself an
+ * unscoped one), buckets (they hold credentials and direct where tenant data is written) and trace
+ * destinations (a destination receives every run of the organization).
+ */
+export const UNSCOPED_ONLY: readonly string[] = ['api_key', 'bucket', 'trace_destination'];
+
+/**
  * Whether a key's scope list allows a route. Keys without a scope list may do anything in their
  * organization; keys with one may only do what an entry grants, and never manage API keys (a scoped
  * key could otherwise mint itself an unscoped one).
  */
 export function scopeAllows(scope: ScopeEntry[] | null, required: RequiredScope, resourceId: string | undefined): boolean {
   if (scope === null) return true;
-  // a scoped key never manages API keys, nor trace destinations (a destination receives every run of the organization)
-  if (required.resourceType === 'api_key' || required.resourceType === 'trace_destination') return false;
+  if (UNSCOPED_ONLY.includes(required.resourceType)) return false;
   return scope.some(
     (s) =>
       s.method === required.method && (s.resource_type == null || s.resource_type === required.resourceType) && (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),

@@ -32,6 +32,8 @@ export interface StoreCreated {
     metadata: unknown;
     config: StoreConfigData;
     expiresAfter: ExpiresAfterData | null;
+    /** The customer bucket that keeps the store's file content and chunk artifacts (absent: platform storage). */
+    bucketId?: string;
     at: string;
   };
 }
@@ -56,7 +58,8 @@ export interface StoreExpired {
 }
 export interface StoreDeleted {
   type: 'StoreDeleted';
-  data: { storeId: string; organizationId: string; name: string; at: string };
+  /** `bucketId`: the store's objects in that bucket are removed (bucket-objects reactor). */
+  data: { storeId: string; organizationId: string; name: string; bucketId?: string; at: string };
 }
 /** A copy began: recorded on both sides (`role`). */
 export interface StoreCopyStarted {
@@ -120,6 +123,8 @@ export interface StoreFileAdded {
      */
     chunking?: ChunkingData | null;
     contextualization: StoreConfigData['contextualization'];
+    /** The store's bucket (absent: platform storage): ingestion writes the content copy and artifacts there. */
+    bucketId?: string;
     /** Set when the chunks come from another store (copy): nothing is parsed or embedded. */
     copiedFrom?: { storeId: string; chunksKey: string; vectorsKey: string | null; model: string | null; chunkCount: number; usageTokens: number } | null;
     at: string;
@@ -185,7 +190,16 @@ export interface StoreFileIngestionCancelled {
 }
 export interface StoreFileRemoved {
   type: 'StoreFileRemoved';
-  data: { storeId: string; fileId: string; organizationId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; at: string };
+  data: {
+    storeId: string;
+    fileId: string;
+    organizationId: string;
+    reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten';
+    /** In a bucket store: the bucket and the generation removed (its objects up to that generation are deleted). */
+    bucketId?: string;
+    generation?: number;
+    at: string;
+  };
 }
 export type StoreFileEvent =
   | StoreFileAdded

@@ -4,6 +4,7 @@ import { FILE_REFERENCES, STORE_FILE_VIEWS } from '@larder/kernel';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
+import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoresWriter } from './stores.writer';
 import { StoreFilesWriter } from './store-files.writer';
 import { ContentUrls } from './content-urls';
@@ -117,6 +118,7 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     StoresReader,
     StoreFilesReader,
     FilesReader,
+    BucketsReader,
     StoresWriter,
     StoreFilesWriter,
     ContentUrls,

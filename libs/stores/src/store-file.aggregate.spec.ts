@@ -117,6 +117,16 @@ describe('store file decider', () => {
         .thenThrows(ConflictError, /already in store/);
     });
 
+    it('in a bucket store, records the bucket, and its removal names the bucket and the generation removed', () => {
+      const BUCKET = '44444444-4444-4444-8444-444444444444';
+      const { events } = given(storeFileDecider, added(1), removed())
+        .when({ ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>), bucketId: BUCKET })
+        .thenMatches({ type: 'StoreFileAdded', data: { generation: 2, bucketId: BUCKET } });
+      given(storeFileDecider, added(1), removed(), ...events)
+        .when(remove())
+        .then({ type: 'StoreFileRemoved', data: { ...ids, organizationId: ORG, reason: 'deleted', bucketId: BUCKET, generation: 2, at: at(30) } });
+    });
+
     it('re-adds a removed file at the next generation', () => {
       const { state } = given(storeFileDecider, added(1), started(), removed('overwritten'))
         .when(add())

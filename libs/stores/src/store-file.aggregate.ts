@@ -29,6 +29,8 @@ export type StoreFileCommand =
       chunking?: ChunkingData | null;
       contextualization: StoreConfigData['contextualization'];
       copiedFrom?: StoreFileAdded['data']['copiedFrom'];
+      /** Only when the store keeps its objects in a bucket. */
+      bucketId?: string;
       now: Date;
     } & StoreFileContentData)
   | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
@@ -133,7 +135,19 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         if (s.status !== 'pending' && s.status !== 'in_progress') return [];
         return [{ type: 'StoreFileIngestionCancelled', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, generation: s.generation, at } }];
       case 'RemoveStoreFile':
-        return [{ type: 'StoreFileRemoved', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, reason: c.reason, at } }];
+        return [
+          {
+            type: 'StoreFileRemoved',
+            data: {
+              storeId: c.storeId,
+              fileId: c.fileId,
+              organizationId: c.organizationId,
+              reason: c.reason,
+              ...(s.added?.bucketId ? { bucketId: s.added.bucketId, generation: s.generation } : {}),
+              at,
+            },
+          },
+        ];
       case 'ReingestStoreFile':
         return [
           {

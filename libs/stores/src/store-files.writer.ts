@@ -52,6 +52,7 @@ export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | 
     usageTokens: s.parsed?.usageTokens ?? copied?.usageTokens ?? 0,
     createdAt: before?.createdAt ?? new Date(a.at),
     updatedAt: before?.updatedAt ?? new Date(a.at),
+    bucketId: a.bucketId ?? null,
   };
 }
 
@@ -95,6 +96,12 @@ export class StoreFilesWriter implements FileReferences {
 
   private stateOf(storeId: string, fileId: string): Promise<StoreFileState> {
     return this.writes.fold(storeFileDecider, storeFileStream(storeId, fileId));
+  }
+
+  /** The generation a store file is at, from its own stream; null once it is removed. */
+  async currentGeneration(storeId: string, fileId: string): Promise<number | null> {
+    const s = await this.stateOf(storeId, fileId);
+    return s.present ? s.generation : null;
   }
 
   /** Removes a store file that another write superseded; already gone is fine. */
@@ -213,6 +220,7 @@ export class StoreFilesWriter implements FileReferences {
         parsingStrategy: strategy,
         chunking,
         contextualization: s.config.contextualization as boolean,
+        ...(s.bucketId ? { bucketId: s.bucketId } : {}),
       },
       actor,
       wait,

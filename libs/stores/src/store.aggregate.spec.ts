@@ -46,9 +46,25 @@ describe('store decider', () => {
         status: 'active',
         organizationId: ORG,
         name: 'handbook',
+        bucketId: null,
         copying: null,
         view: { displayName: null, description: 'd', isPublic: false, license: null, metadata: { team: 'a' }, expiresAfter: null, config, createdAt: at(0), updatedAt: at(0), copyState: null },
       });
+    });
+
+    it('records the bucket a store keeps its objects in, and names it again when the store is deleted', () => {
+      const BUCKET = '44444444-4444-4444-8444-444444444444';
+      const inBucket = { ...created, data: { ...created.data, bucketId: BUCKET } } as StoreEvent;
+      const { state } = given(storeDecider)
+        .when({ ...create, bucketId: BUCKET })
+        .then(inBucket);
+      expect(state.bucketId).toBe(BUCKET);
+      given(storeDecider, inBucket)
+        .when(remove())
+        .then({ type: 'StoreDeleted', data: { ...base, name: 'handbook', bucketId: BUCKET, at: at(6) } });
+      given(storeDecider)
+        .when({ ...create, bucketId: null })
+        .then(created);
     });
 
     it('keeps a free-text display name beside the identifier, and writes it only when there is one', () => {

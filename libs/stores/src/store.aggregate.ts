@@ -5,6 +5,8 @@ export interface StoreState {
   status: 'absent' | 'active' | 'expired' | 'deleted';
   organizationId: string | null;
   name: string | null;
+  /** The customer bucket the store keeps its objects in (null: platform storage). */
+  bucketId: string | null;
   /** Set while a copy runs (either side). */
   copying: { role: 'source' | 'target'; peerStoreId: string } | null;
   /** What the store's response shows, so a write can answer from its decided state when the read model is late. */
@@ -30,7 +32,7 @@ export interface StoreFields {
 }
 
 export type StoreCommand =
-  | ({ type: 'CreateStore'; storeId: string; organizationId: string; config: StoreConfigData; now: Date } & StoreFields)
+  | ({ type: 'CreateStore'; storeId: string; organizationId: string; config: StoreConfigData; bucketId?: string | null; now: Date } & StoreFields)
   | ({ type: 'UpdateStore'; storeId: string; organizationId: string; now: Date } & Partial<StoreFields>)
   | { type: 'ExpireStore'; storeId: string; organizationId: string; now: Date }
   | { type: 'DeleteStore'; storeId: string; organizationId: string; now: Date }
@@ -38,7 +40,7 @@ export type StoreCommand =
   | { type: 'FinishCopy'; storeId: string; organizationId: string; role: 'source' | 'target'; peerStoreId: string; error: string | null; now: Date };
 
 export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
-  initialState: () => ({ status: 'absent', organizationId: null, name: null, copying: null, view: null }),
+  initialState: () => ({ status: 'absent', organizationId: null, name: null, bucketId: null, copying: null, view: null }),
   evolve(s, e) {
     const view = s.view;
     switch (e.type) {
@@ -49,6 +51,7 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
           status: 'active',
           organizationId: d.organizationId,
           name: d.name,
+          bucketId: d.bucketId ?? null,
           view: {
             displayName: d.displayName ?? null,
             description: d.description,
@@ -103,6 +106,7 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
             metadata: c.metadata,
             config: c.config,
             expiresAfter: c.expiresAfter,
+            ...(c.bucketId ? { bucketId: c.bucketId } : {}),
             at,
           },
         },
@@ -119,7 +123,7 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
         return s.status === 'expired' ? [] : [{ type: 'StoreExpired', data: { storeId: c.storeId, at } }];
       case 'DeleteStore':
         if (s.copying) throw new ConflictError(`Store ${c.storeId} is being copied; delete it when the copy has finished`);
-        return [{ type: 'StoreDeleted', data: { storeId: c.storeId, organizationId: c.organizationId, name: s.name!, at } }];
+        return [{ type: 'StoreDeleted', data: { storeId: c.storeId, organizationId: c.organizationId, name: s.name!, ...(s.bucketId ? { bucketId: s.bucketId } : {}), at } }];
       case 'StartCopy':
         if (s.copying) throw new ConflictError(`Store ${c.storeId} is already being copied`);
         return [{ type: 'StoreCopyStarted', data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, at } }];

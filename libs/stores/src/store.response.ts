@@ -16,7 +16,7 @@ export function toStoreResponse(r: StoreRow) {
     license: r.license,
     metadata: r.metadata,
     config,
-    bucket_id: null,
+    bucket_id: r.bucketId ?? null,
     file_counts: r.fileCounts,
     expires_after: r.expiresAfter,
     status: r.status,

@@ -1,9 +1,10 @@
 import { Injectable } from '@nestjs/common';
-import { ConflictError, NotFoundError, ValidationFailedError } from '@larder/kernel';
+import { BadRequestError, ConflictError, NotFoundError, ValidationFailedError } from '@larder/kernel';
 import { commandHandler, CommandResult, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
+import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoreCommand, storeDecider, STORE_NAME, StoreState } from './store.aggregate';
 import { StoreNameCommand, storeNameDecider } from './store-name.aggregate';
 import { storeNameStream, storeStream } from './streams';
@@ -28,6 +29,8 @@ export interface CreateStoreInput {
   expires_after?: { anchor?: 'last_active_at'; days?: number } | null;
   config?: { contextualization?: StoreConfigData['contextualization']; save_content?: boolean; lsf?: Record<string, unknown> | null; chunking?: ChunkingData | null } | null;
   file_ids?: string[] | null;
+  /** A bucket of the organization that keeps the store's file content and chunk artifacts (null: platform storage). */
+  bucket_id?: string | null;
 }
 
 export const handleStore = commandHandler(storeDecider, (c: StoreCommand) => storeStream(c.storeId));
@@ -61,6 +64,7 @@ export function storeRowFromState(id: string, s: StoreState, before: StoreRow | 
     fileCounts: before?.fileCounts ?? empty,
     usageBytes: before?.usageBytes ?? 0,
     usageTokens: before?.usageTokens ?? 0,
+    bucketId: s.bucketId,
   };
 }
 
@@ -93,6 +97,7 @@ export class StoresWriter {
     private readonly storeFiles: StoreFilesReader,
     private readonly files: FilesReader,
     private readonly storeFilesWriter: StoreFilesWriter,
+    private readonly buckets: BucketsReader,
   ) {}
 
   async resolve(organizationId: string, identifier: string): Promise<StoreRow> {
@@ -155,6 +160,10 @@ export class StoresWriter {
     for (const [i, id] of fileIds.entries()) {
       if (!(await this.files.get(organizationId, id))) throw new ValidationFailedError([{ loc: ['body', 'file_ids', i], msg: `File ${id} not found`, type: 'value_error', input: id }]);
     }
+    const bucketId = input.bucket_id ?? null;
+    if (bucketId && !(await this.buckets.get(organizationId, bucketId))) {
+      throw new ValidationFailedError([{ loc: ['body', 'bucket_id'], msg: `Bucket ${bucketId} not found`, type: 'value_error', input: bucketId }]);
+    }
     await this.claim(organizationId, name, storeId, actor);
     const config: StoreConfigData = {
       contextualization: input.config?.contextualization ?? false,
@@ -177,6 +186,7 @@ export class StoresWriter {
           metadata: input.metadata ?? null,
           config,
           expiresAfter: expires(input.expires_after),
+          bucketId,
         },
         actor,
       );
@@ -248,6 +258,8 @@ export class StoresWriter {
    */
   async copy(organizationId: string, actor: string, identifier: string, input: { name: string; description?: string | null; metadata?: unknown }): Promise<StoreRow> {
     const source = await this.resolve(organizationId, identifier);
+    // its files' artifacts live in the bucket below the source store's own folder, which its deletion empties
+    if (source.bucketId) throw new BadRequestError(`Store ${source.name} keeps its files in bucket ${source.bucketId}; stores in a bucket cannot be copied`);
     if (source.copyState?.status === 'in_progress') throw new ConflictError(`Store ${source.name} is already being copied`);
     if ((await this.storeFiles.countInProgress(source.id)) > 0) throw new ConflictError(`Store ${source.name} has files still processing; copy it when they are done`);
     const target = await this.create(organizationId, actor, {

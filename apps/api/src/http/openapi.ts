@@ -172,6 +172,40 @@ HAND_WRITTEN.RerankParams = {
     rewrite_query: { type: ['boolean', 'null'], enum: [false, null], default: false },
   },
 };
+/** Buckets (contract §8): `credentials` is a union discriminated by `type` (the DTO leaves it to the writer, which never echoes it). */
+const bucketCredentials = {
+  oneOf: [
+    { type: 'object', required: ['role_arn'], properties: { type: { const: 'assume_role', default: 'assume_role' }, role_arn: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    {
+      type: 'object',
+      required: ['access_key_id', 'secret_access_key'],
+      properties: {
+        type: { const: 'access_key', default: 'access_key' },
+        access_key_id: { type: 'string', minLength: 1, maxLength: 128 },
+        secret_access_key: { type: 'string', minLength: 1, maxLength: 1024, writeOnly: true },
+      },
+    },
+  ],
+};
+HAND_WRITTEN.BucketCreateParams = {
+  type: 'object',
+  required: ['name', 'bucket', 'credentials'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    provider: { enum: ['aws_s3'], default: 'aws_s3' },
+    bucket: { type: 'string', minLength: 1, maxLength: 255 },
+    region: { type: ['string', 'null'], maxLength: 64 },
+    endpoint_url: { type: ['string', 'null'], maxLength: 2048, description: 'S3-compatible endpoint; omitted for AWS. Checked against the outbound policy (LARDER_OUTBOUND_ALLOW).' },
+    prefix: { type: ['string', 'null'], maxLength: 1024, default: '' },
+    sse_kms_key_id: { type: ['string', 'null'], maxLength: 2048 },
+    credentials: bucketCredentials,
+  },
+};
+HAND_WRITTEN.BucketRotateCredentialsParams = {
+  type: 'object',
+  required: ['credentials'],
+  properties: { credentials: bucketCredentials.oneOf[1] },
+};
 /** Trace destinations (Larder's own API, README "Trace destinations"): the settings object of each kind; credentials are write-only. */
 const url = { type: 'string', format: 'uri', maxLength: 2048, description: 'http(s), without credentials, query or fragment' };
 const traceDestinationFields = (required: boolean) => ({
@@ -239,6 +273,8 @@ const BODIES: Record<string, string> = {
   UpdateSearchRuleHttpController_update: 'SearchRuleCreateParams',
   CreateEmbeddingsHttpController_create: 'EmbeddingCreateParams',
   RerankHttpController_rerank: 'RerankParams',
+  CreateBucketHttpController_create: 'BucketCreateParams',
+  RotateBucketCredentialsHttpController_rotate: 'BucketRotateCredentialsParams',
   CreateTraceDestinationHttpController_create: 'TraceDestinationCreateParams',
   UpdateTraceDestinationHttpController_update: 'TraceDestinationUpdateParams',
 };

@@ -87,7 +87,9 @@ export class ApiKeyAuthGuard implements CanActivate {
         throw new ForbiddenError(
           required.resourceType === 'api_key'
             ? 'API keys can only be managed with a key that has no scope restrictions.'
-            : `This API key's scope does not allow ${required.method} on ${required.resourceType}${resourceId ? ` ${resourceId}` : ''}.`,
+            : required.resourceType === 'bucket'
+              ? 'Buckets can only be managed with a key that has no scope restrictions.'
+              : `This API key's scope does not allow ${required.method} on ${required.resourceType}${resourceId ? ` ${resourceId}` : ''}.`,
         );
       }
     }

@@ -7,8 +7,10 @@ import {
   GetObjectCommand,
   HeadBucketCommand,
   HeadObjectCommand,
+  ListObjectsV2Command,
   ListPartsCommand,
   S3Client,
+  S3ClientConfig,
   UploadPartCommand,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
@@ -26,6 +28,13 @@ export interface S3BlobStorageOptions {
   forcePathStyle?: boolean;
   /** Key prefix inside the bucket. */
   prefix?: string;
+  /** A credentials provider (temporary credentials from STS); takes precedence over the key pair. */
+  credentials?: S3ClientConfig['credentials'];
+  /** Transport (an http(s) agent that enforces the outbound policy, timeouts). */
+  requestHandler?: S3ClientConfig['requestHandler'];
+  maxAttempts?: number;
+  /** Objects are written with SSE-KMS under this key. */
+  sseKmsKeyId?: string | null;
 }
 
 /** Blobs in an S3-compatible bucket; multipart parts go straight to S3 through presigned UploadPart URLs. */
@@ -34,15 +43,19 @@ export class S3BlobStorage implements BlobStorage {
   readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
+  private readonly sse: { ServerSideEncryption?: 'aws:kms'; SSEKMSKeyId?: string };
 
   constructor(options: S3BlobStorageOptions) {
     this.bucket = options.bucket;
     this.prefix = options.prefix ?? '';
+    this.sse = options.sseKmsKeyId ? { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: options.sseKmsKeyId } : {};
     this.client = new S3Client({
       region: options.region ?? 'us-east-1',
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle ?? !!options.endpoint,
-      credentials: options.accessKeyId ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey ?? '' } : undefined,
+      credentials: options.credentials ?? (options.accessKeyId ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey ?? '' } : undefined),
+      ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
+      ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
     });
   }
 
@@ -63,7 +76,7 @@ export class S3BlobStorage implements BlobStorage {
     body.on('error', (e) => hasher.destroy(e));
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: this.k(key), Body: body.pipe(hasher), ContentType: options.contentType },
+      params: { Bucket: this.bucket, Key: this.k(key), Body: body.pipe(hasher), ContentType: options.contentType, ...this.sse },
       queueSize: 2,
       partSize: 5 * 1024 * 1024,
     });
@@ -95,8 +108,27 @@ export class S3BlobStorage implements BlobStorage {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.k(key) }));
   }
 
+  /** Every key below `prefix` (relative to this storage's own prefix). */
+  async list(prefix: string): Promise<string[]> {
+    const keys: string[] = [];
+    let token: string | undefined;
+    do {
+      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.k(prefix), ContinuationToken: token }));
+      for (const o of res.Contents ?? []) if (o.Key?.startsWith(this.prefix)) keys.push(o.Key.slice(this.prefix.length));
+      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+    } while (token);
+    return keys;
+  }
+
+  /** Deletes every object below `prefix` (one DeleteObject each: every S3-compatible server has it); answers how many. */
+  async deletePrefix(prefix: string): Promise<number> {
+    const keys = await this.list(prefix);
+    for (let i = 0; i < keys.length; i += 8) await Promise.all(keys.slice(i, i + 8).map((k) => this.delete(k)));
+    return keys.length;
+  }
+
   async createMultipart(key: string, contentType: string): Promise<string> {
-    const res = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.k(key), ContentType: contentType }));
+    const res = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.k(key), ContentType: contentType, ...this.sse }));
     return res.UploadId!;
   }
 

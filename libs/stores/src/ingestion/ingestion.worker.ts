@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
-import { BLOB_STORAGE, BlobStorage } from '@larder/blob-storage';
+import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth, storeFileObjectKey } from '@larder/blob-storage';
 import { EMBEDDER, Embedder, EmbeddingError, OCR, Ocr, OcrError } from '@larder/ai';
 import {
   chunkDocument,
@@ -20,6 +20,24 @@ import { chunksArtifactKey, readChunksArtifact, vectorsArtifactKey, writeChunksA
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFilesWriter } from '../store-files.writer';
 import { STORES_CONFIG, StoresConfig } from '../stores.config';
+
+/**
+ * Where one ingestion attempt keeps its objects. Platform storage: the file's own content and the
+ * organization's content-addressed artifacts. A store in a bucket: a copy of the content and the
+ * artifacts below the store file's generation folder in that bucket (`stores/<store>/files/<file>/g<n>/`).
+ */
+function placementOf(row: StoreFileRow, model: string) {
+  const chunks = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
+  const bucketId = row.bucketId ?? null;
+  // the artifact's own name (`chunks/<hash>.json`, `vectors/<hash>.f32`) below the generation folder
+  const inBucket = (platformKey: string) => storeFileObjectKey(bucketId!, row.storeId, row.fileId, row.generation, platformKey.split('/').slice(-2).join('/'));
+  return {
+    bucketId,
+    contentKey: bucketId ? storeFileObjectKey(bucketId, row.storeId, row.fileId, row.generation, 'content') : row.blobKey,
+    chunksKey: bucketId ? inBucket(chunks) : chunks,
+    vectorsKey: (inputs: string[]) => (bucketId ? inBucket(vectorsArtifactKey(row.organizationId, model, inputs)) : vectorsArtifactKey(row.organizationId, model, inputs)),
+  };
+}
 
 class PermanentFailure extends Error {
   constructor(
@@ -56,6 +74,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     private readonly writer: StoreFilesWriter,
     // null with LARDER_OCR=false: images then fail as unsupported
     @Optional() @Inject(OCR) private readonly ocr: Ocr | null = null,
+    @Optional() @Inject(BUCKET_HEALTH) private readonly health: BucketHealth | null = null,
   ) {}
 
   onApplicationBootstrap(): void {
@@ -124,15 +143,27 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   private async ingest(row: StoreFileRow, claim: { startedAt: Date; attempt: number }): Promise<void> {
     const base = { storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId };
     const t0 = Date.now();
+    const place = placementOf(row, this.embedder.model);
+    /** Objects this attempt created in the bucket: removed again if the store file turns out to be gone. */
+    const written: string[] = [];
     try {
       const deadline = AbortSignal.timeout(this.config.attemptTimeoutMs);
+      // 0. a store in a bucket keeps its own copy of the content there
+      if (place.bucketId && (await this.blobs.size(place.contentKey)) === null) {
+        const source = await this.blobs.get(row.blobKey).catch(async (err: unknown) => {
+          if ((await this.blobs.size(row.blobKey)) === null) throw new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
+          throw err;
+        });
+        await this.blobs.put(place.contentKey, source, { contentType: row.mimeType });
+        written.push(place.contentKey);
+      }
       // 1. parse and chunk (once per content, strategy, chunk size and parser version)
-      const chunksKey = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
+      const chunksKey = place.chunksKey;
       let artifact: ChunksArtifact;
       if ((await this.blobs.size(chunksKey)) !== null) {
         artifact = await readChunksArtifact(this.blobs, chunksKey);
       } else {
-        const content = await this.readContent(row);
+        const content = await this.readContent(place.contentKey);
         const doc = await parseFile(content, row.filename, row.mimeType, { ocr: this.ocr, maxImagePixels: this.config.ocrMaxPixels, signal: deadline }).catch((err: Error) => {
           if (err instanceof UnsupportedFileError || err instanceof ParseError || err instanceof UnsupportedMediaError || err instanceof ImageTooLargeError) {
             throw new PermanentFailure(err.message, err.code);
@@ -154,6 +185,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           })),
         };
         await writeChunksArtifact(this.blobs, chunksKey, artifact);
+        if (place.bucketId) written.push(chunksKey);
       }
       const usageTokens = artifact.chunks.reduce((n, c) => n + c.tokens, 0);
       deadline.throwIfAborted();
@@ -170,11 +202,12 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
             ? embeddingInput({ text: c.text, context: c.context }, { filename: row.filename, mode: row.parsingStrategy, fileContext: plan.fileContext, metadataLines: metadata })
             : (c.embedText ?? c.text),
         );
-        vectorsKey = vectorsArtifactKey(row.organizationId, this.embedder.model, inputs);
+        vectorsKey = place.vectorsKey(inputs);
         if ((await this.blobs.size(vectorsKey)) === null) {
           const vectors = await this.embedder.embed(inputs, 'document');
           deadline.throwIfAborted();
           await writeVectorsArtifact(this.blobs, vectorsKey, this.embedder.model, vectors);
+          if (place.bucketId) written.push(vectorsKey);
         }
       }
       const now = this.clock.now();
@@ -198,12 +231,27 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         'system',
         false,
       );
+      if (place.bucketId) await this.health?.worked(place.bucketId).catch((e: Error) => this.logger.warn(`bucket ${place.bucketId}: recording that it works again failed: ${e.message}`));
     } catch (err) {
-      if (err instanceof ConflictError || err instanceof NotFoundError) return; // superseded: removed, re-added or lease lost
-      const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable);
+      if (err instanceof ConflictError || err instanceof NotFoundError) {
+        // superseded: removed, re-added or lease lost; objects written for a generation that is gone are removed
+        if (written.length) await this.dropIfGone(row, written);
+        return;
+      }
+      const bucketFailure = err instanceof BucketAccessError;
+      if (bucketFailure && place.bucketId)
+        await this.health?.failed(place.bucketId, err.message).catch((e: Error) => this.logger.warn(`bucket ${place.bucketId}: recording its failure failed: ${e.message}`));
+      const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable) || (bucketFailure && !err.transient);
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
       const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
-      const code = err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError ? err.code : (err as Error).name === 'TimeoutError' ? 'timeout' : 'ingestion_error';
+      const code =
+        err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError
+          ? err.code
+          : bucketFailure
+            ? 'bucket_error'
+            : (err as Error).name === 'TimeoutError'
+              ? 'timeout'
+              : 'ingestion_error';
       const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.attemptTimeoutMs} ms` : (err as Error).message;
       this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
       await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
@@ -249,14 +297,26 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 
-  private async readContent(row: StoreFileRow): Promise<Buffer> {
+  private async readContent(key: string): Promise<Buffer> {
     const parts: Buffer[] = [];
     try {
-      for await (const c of await this.blobs.get(row.blobKey)) parts.push(c as Buffer);
+      for await (const c of await this.blobs.get(key)) parts.push(c as Buffer);
     } catch (err) {
-      if ((await this.blobs.size(row.blobKey)) === null) throw new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
+      if (err instanceof BucketAccessError) throw err;
+      if ((await this.blobs.size(key)) === null) throw new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
       throw err;
     }
     return Buffer.concat(parts);
+  }
+
+  /** After a refused result: when the store file was removed or re-added meanwhile, what this attempt wrote into its bucket goes. */
+  private async dropIfGone(row: StoreFileRow, keys: string[]): Promise<void> {
+    try {
+      const generation = await this.writer.currentGeneration(row.storeId, row.fileId);
+      if (generation === row.generation) return; // the same generation lives on (another worker took over): its objects stay
+      for (const k of keys) await this.blobs.delete(k);
+    } catch (err) {
+      this.logger.warn(`objects of a superseded ingestion of ${row.fileId} not removed: ${(err as Error).message}`);
+    }
   }
 }

@@ -1,0 +1,7 @@
+export class DeleteBucketCommand {
+  constructor(
+    readonly organizationId: string,
+    readonly actor: string,
+    readonly bucketId: string,
+  ) {}
+}

@@ -1,0 +1,6 @@
+export class GetBucketQuery {
+  constructor(
+    readonly organizationId: string,
+    readonly bucketId: string,
+  ) {}
+}
