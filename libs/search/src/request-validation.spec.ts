@@ -38,7 +38,8 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
     ],
     ['a store that is no string', { query: 'x', store_identifiers: ['s1', 7] }, [[['body', 'store_identifiers', 1], 'string_type', 'Input should be a valid string']]],
     ['top_k 0', { ...S, query: 'x', top_k: 0 }, [[['body', 'top_k'], 'greater_than_equal', 'Input should be greater than or equal to 1']]],
-    ['top_k 1001', { ...S, query: 'x', top_k: 1001 }, [[['body', 'top_k'], 'less_than_equal', 'Input should be less than or equal to 1000']]],
+    // no upper bound (the SDK declares none; answers hold at most LIMITS.results): only the lower one
+    ['top_k -3', { ...S, query: 'x', top_k: -3 }, [[['body', 'top_k'], 'greater_than_equal', 'Input should be greater than or equal to 1']]],
     ['top_k 1.5', { ...S, query: 'x', top_k: 1.5 }, [[['body', 'top_k'], 'int_type', 'Input should be a valid integer']]],
     [
       'an unknown filter operator',
