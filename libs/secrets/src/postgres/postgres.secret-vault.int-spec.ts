@@ -14,6 +14,7 @@ describe('PostgresSecretVault (machine PostgreSQL)', () => {
   beforeAll(async () => {
     db = await createServerTestDatabase('larder_vault');
     pool = new Pool({ connectionString: db.url, max: 3 });
+    pool.on('error', () => undefined); // idle clients are cut when the database is dropped
   });
   afterAll(async () => {
     await pool.end();
