@@ -29,7 +29,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
     });
     const key = init.key === undefined ? o.apiKey : init.key;
     const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...init.headers };
-    let body: BodyInit | undefined;
+    let body: FormData | string | undefined;
     if (init.form) body = init.form;
     else if (init.body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -93,7 +93,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   const url = new URL(upload.part_urls[0].url, t.baseURL);
   const partTemplate = '/v1/files/uploads/{upload_id}/parts/{part_number}';
   const put = await fetch(`${t.baseURL}${url.pathname}${url.search}`, { method: 'PUT', body: text });
-  samples.push({ operation: `PUT ${partTemplate}`, status: put.status, contentType: put.headers.get('content-type') ?? '', body: await put.text() });
+  samples.push({ operation: `PUT ${partTemplate}`, status: put.status, contentType: put.headers.get('content-type') ?? '', body: (await put.json()) as unknown });
   if (put.status !== 200) throw new Error(`the part upload answered ${put.status}`);
   await must(200, 'GET', '/v1/files/uploads');
   await must(200, 'GET', '/v1/files/uploads/{upload_id}', { upload_id: upload.id });
