@@ -179,7 +179,7 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     top_k: int,
     return_input: bool,
   }),
-  StoreEvent: obj({ id: str, created_at: dt, type: oneOfEnum('ingestion', 'search', 'agentic_search', 'grep'), store_id: str }, { queue_time: dur, total_time: dur }),
+  StoreEvent: obj({ id: str, created_at: dt, type: oneOfEnum('ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'), store_id: nullable(str) }, { queue_time: dur, total_time: dur }),
   StoreEventList: cursorList('StoreEvent'),
   StoreEventHistogram: obj({ object: lit('store.histogram'), data: arr(obj({ bucket_start: dt, bucket_end: dt, event_count: int, type: str })) }),
   BillingSummary: obj({

@@ -415,7 +415,7 @@ function handlerFacts(controller: Type | undefined, method: string, fromDtos: Re
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number; data?: unknown }>;
   const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as Array<Type | undefined>;
   const query: QueryParameter[] = [];
-  for (const [key, arg] of Object.entries(args)) {
+  for (const [key, arg] of Object.entries(args).sort(([, a], [, b]) => a.index - b.index)) {
     if (Number(key.split(':')[0]) !== Number(RouteParamtypes.QUERY)) continue;
     if (typeof arg.data === 'string') {
       query.push(q(arg.data, { type: 'string' }));
@@ -429,6 +429,20 @@ function handlerFacts(controller: Type | undefined, method: string, fromDtos: Re
   const handler = (controller.prototype as Record<string, unknown>)[method];
   const isPublic = Reflect.getMetadata(IS_PUBLIC, handler as object) === true || Reflect.getMetadata(IS_PUBLIC, controller) === true;
   return { query, isPublic };
+}
+
+/**
+ * class-validator-jsonschema names the design type of a property it cannot describe (`unknown`,
+ * `object`, `T[]` of a union) as `$ref: #/components/schemas/Object` / `Array`: schemas that do not
+ * exist. Those become what they mean: any JSON value, any array.
+ */
+function builtinRefsReplaced<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => builtinRefsReplaced(v)) as T;
+  if (!value || typeof value !== 'object') return value;
+  const ref = (value as { $ref?: unknown }).$ref;
+  if (ref === '#/components/schemas/Object') return {} as T;
+  if (ref === '#/components/schemas/Array') return { type: 'array' } as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, builtinRefsReplaced(v)])) as T;
 }
 
 /** The responses of an operation: its success answer and the errors it can answer. */
@@ -471,7 +485,7 @@ export function buildOpenApi(app: INestApplication, version: string): OpenAPIObj
     .build();
   const doc = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller}_${method}` });
   doc.openapi = '3.1.0';
-  const fromDtos = validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' }) as Record<string, { properties?: Record<string, unknown> }>;
+  const fromDtos = builtinRefsReplaced(validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' })) as Record<string, { properties?: Record<string, unknown> }>;
   const controllers = controllersOf(app);
   // the document itself and its interactive page are served outside Nest's router
   const paths = doc.paths as Record<string, Record<string, Operation>>;
