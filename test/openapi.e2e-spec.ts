@@ -120,7 +120,8 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
 
   it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', () => {
     // the validator is an ES module: it runs in its own node process
-    const script = "import { Validator } from '@seriousme/openapi-schema-validator'; import { readFileSync } from 'fs'; const r = await new Validator().validate(JSON.parse(readFileSync(0, 'utf8'))); process.stdout.write(JSON.stringify(r));";
+    const script =
+      "import { Validator } from '@seriousme/openapi-schema-validator'; import { readFileSync } from 'fs'; const r = await new Validator().validate(JSON.parse(readFileSync(0, 'utf8'))); process.stdout.write(JSON.stringify(r));";
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(doc), cwd: process.cwd(), encoding: 'utf8' });
     const result = JSON.parse(out);
     expect(result.errors ?? []).toEqual([]);
@@ -138,7 +139,7 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
   it('documents every route the server serves, and serves every documented one', () => {
     // the routes of the Express application under Nest (Nest's controllers and the document's own routes);
     // Swagger UI's assets under /docs/ belong to the documented page /docs
-    const stack = (t.larder.app.getHttpAdapter().getInstance() as any).router.stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>;
+    const stack = t.larder.app.getHttpAdapter().getInstance().router.stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>;
     const served = new Set<string>();
     for (const layer of stack) {
       if (!layer.route || layer.route.path.startsWith('/docs/')) continue;
@@ -183,7 +184,8 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     expect(doc.components.securitySchemes).toEqual({ ApiKeyAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
     expect(doc.security).toEqual([{ ApiKeyAuth: [] }]);
     const at = (key: string) => operations.find((o) => o.key === key)!.op;
-    for (const key of ['GET /health/live', 'GET /health/ready', 'GET /v1/schemas/mxjson', 'GET /openapi.json', 'GET /docs', 'PUT /v1/files/uploads/{upload_id}/parts/{part_number}']) expect(at(key).security).toEqual([]);
+    for (const key of ['GET /health/live', 'GET /health/ready', 'GET /v1/schemas/mxjson', 'GET /openapi.json', 'GET /docs', 'PUT /v1/files/uploads/{upload_id}/parts/{part_number}'])
+      expect(at(key).security).toEqual([]);
     expect(at('GET /v1/stores').security).toBeUndefined();
     const ticketed = operations.filter((o) => o.op.parameters.some((p: any) => p.in === 'header' && p.name === 'X-Mxbai-Tool-Ticket')).map((o) => o.key);
     expect(ticketed.sort()).toEqual(['POST /v1/stores/grep', 'POST /v1/stores/search']);
@@ -193,7 +195,11 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     expect(at('POST /v1/stores/{store_identifier}/files/upload').requestBody.content['multipart/form-data']).toBeDefined();
     // query parameters come from the handlers' DTOs, with their constraints
     expect(at('GET /v1/files').parameters.find((p: any) => p.name === 'limit')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
-    expect(at('GET /v1/stores/{store_identifier}/events').parameters.find((p: any) => p.name === 'event_type')).toMatchObject({ in: 'query', required: true, schema: { enum: expect.arrayContaining(['ingestion']) } });
+    expect(at('GET /v1/stores/{store_identifier}/events').parameters.find((p: any) => p.name === 'event_type')).toMatchObject({
+      in: 'query',
+      required: true,
+      schema: { enum: expect.arrayContaining(['ingestion']) },
+    });
     expect(at('GET /v1/stores/{store_identifier}/files/{file_identifier}/content').parameters.map((p: any) => p.name)).toEqual(['store_identifier', 'file_identifier', 'expires', 'signature']);
   });
 
@@ -213,7 +219,7 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
       expect(samples.filter((s) => s.status >= 400).map((s) => s.status)).toEqual(expect.arrayContaining([401, 404, 422]));
     });
 
-    it("each match the documented response of their status: content type and JSON schema", () => {
+    it('each match the documented response of their status: content type and JSON schema', () => {
       const problems: string[] = [];
       for (const s of samples) {
         const o = operations.find((x) => x.key === s.operation);

@@ -93,7 +93,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   const url = new URL(upload.part_urls[0].url, t.baseURL);
   const partTemplate = '/v1/files/uploads/{upload_id}/parts/{part_number}';
   const put = await fetch(`${t.baseURL}${url.pathname}${url.search}`, { method: 'PUT', body: text });
-  samples.push({ operation: `PUT ${partTemplate}`, status: put.status, contentType: put.headers.get('content-type') ?? '', body: (await put.json()) as unknown });
+  samples.push({ operation: `PUT ${partTemplate}`, status: put.status, contentType: put.headers.get('content-type') ?? '', body: await put.json() });
   if (put.status !== 200) throw new Error(`the part upload answered ${put.status}`);
   await must(200, 'GET', '/v1/files/uploads');
   await must(200, 'GET', '/v1/files/uploads/{upload_id}', { upload_id: upload.id });
@@ -128,7 +128,13 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
 
   // search rules
   const rule = await must(201, 'POST', '/v1/stores/{store_identifier}/rules', s, {
-    body: { query: 'marmalade', rules: [{ type: 'query_string', substitution: 'jam' }, { type: 'file_search_result', file_id: jam.id, result_index: 0 }] },
+    body: {
+      query: 'marmalade',
+      rules: [
+        { type: 'query_string', substitution: 'jam' },
+        { type: 'file_search_result', file_id: jam.id, result_index: 0 },
+      ],
+    },
   });
   const r = { ...s, rule_id: rule.id };
   await must(200, 'GET', '/v1/stores/{store_identifier}/rules/{rule_id}', r);

@@ -290,7 +290,12 @@ interface QueryParameter {
   required?: true;
   description?: string;
 }
-const q = (name: string, schema: Record<string, unknown>, description?: string, required?: true): QueryParameter => ({ name, schema, ...(description ? { description } : {}), ...(required ? { required } : {}) });
+const q = (name: string, schema: Record<string, unknown>, description?: string, required?: true): QueryParameter => ({
+  name,
+  schema,
+  ...(description ? { description } : {}),
+  ...(required ? { required } : {}),
+});
 const cursorQuery = [
   q('limit', { type: 'integer', minimum: 1, maximum: 100, default: 20 }, 'page size'),
   q('after', { type: 'string' }, 'cursor: the items after it (pagination.last_cursor)'),
@@ -330,9 +335,16 @@ const QUERY_PARAMETERS: Record<string, QueryParameter[]> = {
   OpenAiListRequestDto: openAiListQuery,
   OpenAiFileListRequestDto: [...openAiListQuery, q('filter', { enum: ['in_progress', 'completed', 'failed', 'cancelled'] }, 'only files in this state')],
   GetStoreFileRequestDto: [
-    q('return_chunks', { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0 } }], default: false }, 'true: every chunk; or the chunk indices to return (repeated or comma-separated)'),
+    q(
+      'return_chunks',
+      { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0 } }], default: false },
+      'true: every chunk; or the chunk indices to return (repeated or comma-separated)',
+    ),
   ],
-  ReingestStoreQueryDto: [q('statuses', fileStatuses, 'only files in these states (repeated or comma-separated; default all)'), q('billable', { type: 'boolean', default: false }, 'charge the reingestion')],
+  ReingestStoreQueryDto: [
+    q('statuses', fileStatuses, 'only files in these states (repeated or comma-separated; default all)'),
+    q('billable', { type: 'boolean', default: false }, 'charge the reingestion'),
+  ],
   UploadPartRequestDto: [q('expires', { type: 'string' }, 'expiry of the signed URL (Unix seconds)', true), q('signature', { type: 'string' }, 'HMAC signature of the URL', true)],
 };
 
@@ -342,7 +354,11 @@ const MULTIPART: Record<string, Record<string, unknown>> = {
   'POST /v1/files': {
     type: 'object',
     required: ['file'],
-    properties: { file: fileField, purpose: { type: 'string', description: "OpenAI's file purpose, echoed on the file" }, description: { type: 'string', description: 'matched by `q` of the file list' } },
+    properties: {
+      file: fileField,
+      purpose: { type: 'string', description: "OpenAI's file purpose, echoed on the file" },
+      description: { type: 'string', description: 'matched by `q` of the file list' },
+    },
   },
   'POST /v1/files/{file_id}': { type: 'object', required: ['file'], properties: { file: fileField } },
   'POST /v1/stores/{store_identifier}/files/upload': {
@@ -413,7 +429,7 @@ function controllersOf(app: INestApplication): Map<string, Type> {
 function handlerFacts(controller: Type | undefined, method: string, fromDtos: Record<string, { properties?: Record<string, unknown>; required?: string[] }>) {
   if (!controller) return { query: [] as QueryParameter[], isPublic: false };
   const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number; data?: unknown }>;
-  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype, method) ?? []) as Array<Type | undefined>;
+  const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, method) ?? []) as Array<Type | undefined>;
   const query: QueryParameter[] = [];
   for (const [key, arg] of Object.entries(args).sort(([, a], [, b]) => a.index - b.index)) {
     if (Number(key.split(':')[0]) !== Number(RouteParamtypes.QUERY)) continue;
@@ -478,11 +494,7 @@ function responsesOf(key: string, spec: OperationSpec | undefined, facts: { isPu
  * handlers' query DTOs (read from Nest's route metadata).
  */
 export function buildOpenApi(app: INestApplication, version: string): OpenAPIObject {
-  const config = new DocumentBuilder()
-    .setTitle('Larder')
-    .setDescription('Self-hosted document store and search service, wire-compatible with the Mixedbread API.')
-    .setVersion(version)
-    .build();
+  const config = new DocumentBuilder().setTitle('Larder').setDescription('Self-hosted document store and search service, wire-compatible with the Mixedbread API.').setVersion(version).build();
   const doc = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller}_${method}` });
   doc.openapi = '3.1.0';
   const fromDtos = builtinRefsReplaced(validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' })) as Record<string, { properties?: Record<string, unknown> }>;
