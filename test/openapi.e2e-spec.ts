@@ -213,6 +213,24 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
       samples = await driveEveryOperation(t, await t.newOrganization('openapi'), collector.url);
     });
 
+    it('answered requests whose JSON bodies the documented request schemas accept', () => {
+      const problems: string[] = [];
+      let checked = 0;
+      for (const s of samples) {
+        if (s.request === undefined || s.status >= 400) continue;
+        const o = operations.find((x) => x.key === s.operation)!;
+        if (!o.op.requestBody?.content?.['application/json']) {
+          problems.push(`${s.operation}: takes a JSON body the document does not describe`);
+          continue;
+        }
+        const validate = ajv.getSchema(`openapi.json${pointer('#', 'paths', o.path, o.method, 'requestBody', 'content', 'application/json', 'schema')}`)!;
+        checked++;
+        if (!validate(s.request)) problems.push(`${s.operation}: ${JSON.stringify(s.request).slice(0, 200)}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
+      }
+      expect(problems).toEqual([]);
+      expect(checked).toBeGreaterThan(30);
+    });
+
     it('are sampled for every documented operation', () => {
       const sampled = new Set(samples.map((s) => s.operation));
       expect(operations.map((o) => o.key).filter((k) => !sampled.has(k))).toEqual([]);

@@ -10,6 +10,8 @@ export interface Sample {
   status: number;
   contentType: string;
   body: unknown;
+  /** the JSON body sent, if any */
+  request?: unknown;
 }
 
 type Init = { key?: string | null; body?: unknown; form?: FormData; headers?: Record<string, string>; query?: string };
@@ -39,7 +41,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
     const contentType = res.headers.get('content-type') ?? '';
     const text = await res.text();
     const parsed = contentType.includes('application/json') ? (JSON.parse(text) as unknown) : text;
-    samples.push({ operation: `${method} ${template}`, status: res.status, contentType, body: parsed });
+    samples.push({ operation: `${method} ${template}`, status: res.status, contentType, body: parsed, ...(init.body !== undefined ? { request: init.body } : {}) });
     return { status: res.status, body: parsed, headers: res.headers };
   };
   const must = async (expected: number, ...args: Parameters<typeof call>) => {

@@ -3,6 +3,7 @@ import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { getMetadataStorage, validateSync } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
 import { CONDITION_OPERATORS, IS_PUBLIC } from '@larder/kernel';
 import { OPERATIONS, OperationSpec, RESPONSE_SCHEMAS } from './openapi-responses';
@@ -452,13 +453,37 @@ function handlerFacts(controller: Type | undefined, method: string, fromDtos: Re
  * `object`, `T[]` of a union) as `$ref: #/components/schemas/Object` / `Array`: schemas that do not
  * exist. Those become what they mean: any JSON value, any array.
  */
-function builtinRefsReplaced<T>(value: T): T {
+function builtinRefsReplaced<T>(value: T, key = ''): T {
   if (Array.isArray(value)) return value.map((v: unknown) => builtinRefsReplaced(v)) as T;
   if (!value || typeof value !== 'object') return value;
   const ref = (value as { $ref?: unknown }).$ref;
   if (ref === '#/components/schemas/Object') return {} as T;
-  if (ref === '#/components/schemas/Array') return { type: 'array' } as T;
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, builtinRefsReplaced(v)])) as T;
+  // an array's items of an unknown type: any value
+  if (ref === '#/components/schemas/Array') return (key === 'items' ? {} : { type: 'array' }) as T;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, builtinRefsReplaced(v, k)])) as T;
+}
+
+/**
+ * class-validator-jsonschema calls every property without `@IsOptional` required, though many
+ * validators (Larder's `Check`, conditional ones) accept an absent value. What is required is found
+ * out instead: an empty instance of each DTO is validated, and a property stays required only when
+ * its absence fails.
+ */
+function requiredByValidation(schemas: Record<string, { required?: string[] }>): void {
+  const targets = (getMetadataStorage() as unknown as { validationMetadatas: Map<unknown, unknown> }).validationMetadatas;
+  for (const target of targets.keys()) {
+    if (typeof target !== 'function') continue;
+    const schema = schemas[(target as Type).name];
+    if (!schema?.required?.length) continue;
+    let missing: Set<string>;
+    try {
+      missing = new Set(validateSync(new (target as Type)() as object).map((e) => e.property));
+    } catch {
+      continue;
+    }
+    schema.required = schema.required.filter((p) => missing.has(p));
+    if (!schema.required.length) delete schema.required;
+  }
 }
 
 /** The responses of an operation: its success answer and the errors it can answer. */
@@ -497,7 +522,8 @@ export function buildOpenApi(app: INestApplication, version: string): OpenAPIObj
   const config = new DocumentBuilder().setTitle('Larder').setDescription('Self-hosted document store and search service, wire-compatible with the Mixedbread API.').setVersion(version).build();
   const doc = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller}_${method}` });
   doc.openapi = '3.1.0';
-  const fromDtos = builtinRefsReplaced(validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' })) as Record<string, { properties?: Record<string, unknown> }>;
+  const fromDtos = builtinRefsReplaced(validationMetadatasToSchemas({ refPointerPrefix: '#/components/schemas/' })) as Record<string, { properties?: Record<string, unknown>; required?: string[] }>;
+  requiredByValidation(fromDtos);
   const controllers = controllersOf(app);
   // the document itself and its interactive page are served outside Nest's router
   const paths = doc.paths as Record<string, Record<string, Operation>>;
