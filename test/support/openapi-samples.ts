@@ -14,7 +14,7 @@ export interface Sample {
   request?: unknown;
 }
 
-type Init = { key?: string | null; body?: unknown; form?: FormData; headers?: Record<string, string>; query?: string };
+type Init = { key?: string | null; body?: unknown; raw?: string; form?: FormData; headers?: Record<string, string>; query?: string };
 
 /**
  * Drives every operation of the API once with real requests (and a few error answers), in an order
@@ -33,6 +33,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
     const headers: Record<string, string> = { ...(key ? { authorization: `Bearer ${key}` } : {}), ...init.headers };
     let body: FormData | string | undefined;
     if (init.form) body = init.form;
+    else if (init.raw !== undefined) body = init.raw;
     else if (init.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.body);
@@ -122,6 +123,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
     async () => (await call('GET', '/v1/stores/{store_identifier}/files/{file_identifier}', { ...s, file_identifier: uploaded.id })).body,
     (b) => b.status === 'completed',
   );
+  await must(200, 'GET', '/v1/stores/{store_identifier}/files/{file_identifier}', f, { query: 'return_chunks=true' });
   await must(200, 'GET', '/v1/stores/{store_identifier}/files', s, { query: 'limit=5' });
   await must(200, 'POST', '/v1/stores/{store_identifier}/files/list', s, { body: { limit: 5 } });
   const withUrl = await must(200, 'PATCH', '/v1/stores/{store_identifier}/files/{file_identifier}', f, { body: { metadata: { shelf: 'upper' } } });
@@ -153,7 +155,9 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'POST', '/v1/stores/list-chunks', {}, { body: { store_identifiers: [store.id] } });
   await must(200, 'POST', '/v1/stores/metadata-facets', {}, { body: { store_identifiers: [store.id] } });
   await must(200, 'POST', '/v1/stores/question-answering', {}, { body: query });
+  await must(200, 'POST', '/v1/stores/question-answering', {}, { body: { ...query, stream: true } });
   await must(200, 'POST', '/v1/chat/completions', {}, { body: { messages: [{ role: 'user', content: 'Hello' }] } });
+  await must(200, 'POST', '/v1/chat/completions', {}, { body: { messages: [{ role: 'user', content: 'Hello' }], stream: true } });
   const models = await must(200, 'GET', '/v1/models');
   await must(200, 'GET', '/v1/models/{model}', { model: models.data[0].id });
   await must(200, 'POST', '/v1/embeddings', {}, { body: { model: 'default', input: ['strawberry jam'] } });
@@ -211,8 +215,10 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'DELETE', '/v1/vector_stores/{vector_store_id}/files/{file_id}', vf);
   await must(200, 'DELETE', '/v1/vector_stores/{vector_store_id}', v);
 
-  // errors: no key, an unknown store, an invalid body
+  // errors: no key, an unknown store, an invalid body, a malformed one (422 json_invalid), a name in use
   await must(401, 'GET', '/v1/stores', {}, { key: null });
+  await must(422, 'POST', '/v1/stores', {}, { headers: { 'content-type': 'application/json' }, raw: '{"name": ' });
+  await must(409, 'POST', '/v1/stores', {}, { body: { name: store.name } });
   await must(404, 'GET', '/v1/stores/{store_identifier}', { store_identifier: 'no-such-store' });
   await must(422, 'POST', '/v1/stores/search', {}, { body: { store_identifiers: [store.id] } });
 

@@ -375,7 +375,7 @@ const MULTIPART: Record<string, Record<string, unknown>> = {
 };
 
 const ERROR_RESPONSES: Record<string, { description: string; schema: string }> = {
-  '400': { description: 'Bad request: a malformed body, or a request the service refuses', schema: 'Error' },
+  '400': { description: 'Bad request: a request the service refuses as asked (a malformed JSON body is a 422 json_invalid)', schema: 'Error' },
   '401': { description: 'No API key, or an unknown, revoked or expired one', schema: 'Error' },
   '403': { description: "The key's scope does not allow this", schema: 'Error' },
   '404': { description: 'Not found (or not visible to this organization)', schema: 'Error' },
