@@ -193,6 +193,9 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     expect(operations.filter((o) => o.op.deprecated).map((o) => o.key)).toEqual(['GET /v1/stores/{store_identifier}/files']);
     expect(at('POST /v1/files').requestBody.content['multipart/form-data'].schema.required).toEqual(['file']);
     expect(at('POST /v1/stores/{store_identifier}/files/upload').requestBody.content['multipart/form-data']).toBeDefined();
+    // path parameters bound with UuidParam are UUIDs
+    expect(at('GET /v1/files/{file_id}').parameters[0]).toMatchObject({ name: 'file_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
+    expect(at('GET /v1/stores/{store_identifier}').parameters[0].schema).toEqual({ type: 'string' });
     // query parameters come from the handlers' DTOs, with their constraints
     expect(at('GET /v1/files').parameters.find((p: any) => p.name === 'limit')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
     expect(at('GET /v1/stores/{store_identifier}/events').parameters.find((p: any) => p.name === 'event_type')).toMatchObject({

@@ -5,7 +5,7 @@ import { ModulesContainer } from '@nestjs/core';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { getMetadataStorage, validateSync } from 'class-validator';
 import { validationMetadatasToSchemas } from 'class-validator-jsonschema';
-import { CONDITION_OPERATORS, IS_PUBLIC } from '@larder/kernel';
+import { CONDITION_OPERATORS, IS_PUBLIC, ParseUuidParamPipe } from '@larder/kernel';
 import { OPERATIONS, OperationSpec, RESPONSE_SCHEMAS } from './openapi-responses';
 
 const filter = {
@@ -428,11 +428,13 @@ function controllersOf(app: INestApplication): Map<string, Type> {
 
 /** What a route handler reads: its query DTO or named query values, and whether it is public. */
 function handlerFacts(controller: Type | undefined, method: string, fromDtos: Record<string, { properties?: Record<string, unknown>; required?: string[] }>) {
-  if (!controller) return { query: [] as QueryParameter[], isPublic: false };
-  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number; data?: unknown }>;
+  if (!controller) return { query: [] as QueryParameter[], isPublic: false, uuids: new Set<string>() };
+  const args = (Reflect.getMetadata(ROUTE_ARGS_METADATA, controller, method) ?? {}) as Record<string, { index: number; data?: unknown; pipes?: unknown[] }>;
   const types = (Reflect.getMetadata('design:paramtypes', controller.prototype as object, method) ?? []) as Array<Type | undefined>;
   const query: QueryParameter[] = [];
+  const uuids = new Set<string>();
   for (const [key, arg] of Object.entries(args).sort(([, a], [, b]) => a.index - b.index)) {
+    if (Number(key.split(':')[0]) === Number(RouteParamtypes.PARAM) && typeof arg.data === 'string' && arg.pipes?.includes(ParseUuidParamPipe)) uuids.add(arg.data);
     if (Number(key.split(':')[0]) !== Number(RouteParamtypes.QUERY)) continue;
     if (typeof arg.data === 'string') {
       query.push(q(arg.data, { type: 'string' }));
@@ -445,8 +447,17 @@ function handlerFacts(controller: Type | undefined, method: string, fromDtos: Re
   }
   const handler = (controller.prototype as Record<string, unknown>)[method];
   const isPublic = Reflect.getMetadata(IS_PUBLIC, handler as object) === true || Reflect.getMetadata(IS_PUBLIC, controller) === true;
-  return { query, isPublic };
+  return { query, isPublic, uuids };
 }
+
+/** What the path parameters are. */
+const PATH_PARAMETERS: Record<string, string> = {
+  store_identifier: 'a store id or its name',
+  file_identifier: 'the file id',
+  model: 'a model id or alias (it may contain `/`)',
+  organization_id: 'the organization the store belongs to',
+  vector_store_id: 'the vector store (a store) id',
+};
 
 /**
  * class-validator-jsonschema names the design type of a property it cannot describe (`unknown`,
@@ -538,7 +549,13 @@ export function buildOpenApi(app: INestApplication, version: string): OpenAPIObj
       const isPublic = facts.isPublic || path === '/v1/schemas/mxjson' || path === '/openapi.json' || path === '/docs';
       const pathNames = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       const parameters: Array<Record<string, unknown>> = [
-        ...pathNames.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+        ...pathNames.map((name) => ({
+          name,
+          in: 'path',
+          required: true,
+          schema: facts.uuids.has(name) ? { type: 'string', format: 'uuid' } : { type: 'string' },
+          ...(PATH_PARAMETERS[name] ? { description: PATH_PARAMETERS[name] } : {}),
+        })),
         ...facts.query.map((p) => ({ in: 'query', ...p, ...(p.schema.type === 'array' ? { style: 'form', explode: true } : {}) })),
       ];
       if (spec?.toolTicket) {
