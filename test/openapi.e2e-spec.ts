@@ -5,6 +5,7 @@ import addFormats from 'ajv-formats';
 import { startChatCompletionsDouble, ChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 import { driveEveryOperation, Sample, startCollector } from './support/openapi-samples';
+import { SdkTypes } from './support/sdk-types';
 
 jest.setTimeout(120_000);
 
@@ -204,6 +205,60 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
       schema: { enum: expect.arrayContaining(['ingestion']) },
     });
     expect(at('GET /v1/stores/{store_identifier}/files/{file_identifier}/content').parameters.map((p: any) => p.name)).toEqual(['store_identifier', 'file_identifier', 'expires', 'signature']);
+  });
+
+  it("names every field of the official SDK's response types, and requires those the SDK requires", () => {
+    // the document's schema (allOf merged) → the SDK's declared type of the same answer
+    const flat = (schema: any): { properties: Record<string, unknown>; required: string[] } => {
+      if (schema.$ref) return flat(resolve(doc, schema.$ref));
+      const parts = (schema.allOf ?? []).map(flat);
+      return {
+        properties: Object.assign({}, schema.properties, ...parts.map((p: any) => p.properties)),
+        required: [...(schema.required ?? []), ...parts.flatMap((p: any) => p.required)],
+      };
+    };
+    // two programs: the stores' files module has names the others have too (FileDeleteResponse)
+    const pairs: Array<[string[], Record<string, string>]> = [
+      [
+        ['resources/api-keys.d.ts', 'resources/files/files.d.ts', 'resources/files/uploads.d.ts', 'resources/stores/stores.d.ts', 'resources/top-level.d.ts'],
+        {
+          ApiKey: 'APIKey',
+          ApiKeyCreated: 'APIKeyCreated',
+          ApiKeyDeleted: 'APIKeyDeleteResponse',
+          FileObject: 'FileObject',
+          FileDeleted: 'FileDeleteResponse',
+          MultipartUploadCreated: 'UploadCreateResponse',
+          MultipartUploadDetail: 'UploadRetrieveResponse',
+          MultipartUploadList: 'UploadListResponse',
+          Store: 'Store',
+          StoreDeleted: 'StoreDeleteResponse',
+          ScoredChunk: 'ScoredTextInputChunk',
+          StoreSearchResponse: 'StoreSearchResponse',
+          ScoredChunkList: 'StoreGrepResponse',
+          MetadataFacets: 'StoreMetadataFacetsResponse',
+          StoreQAResults: 'StoreQuestionAnsweringResponse',
+          EmbeddingResponse: 'EmbeddingCreateResponse',
+          RerankResponse: 'RerankResponse',
+          InfoResponse: 'InfoResponse',
+        },
+      ],
+      [['resources/stores/files.d.ts'], { StoreFile: 'StoreFile', StoreFileDeleted: 'FileDeleteResponse' }],
+    ];
+    const problems: string[] = [];
+    let checked = 0;
+    for (const [files, map] of pairs) {
+      const sdk = new SdkTypes(files);
+      for (const [ours, theirs] of Object.entries(map)) {
+        const schema = flat({ $ref: `#/components/schemas/${ours}` });
+        for (const p of sdk.properties(theirs)) {
+          checked++;
+          if (!(p.name in schema.properties)) problems.push(`${ours}.${p.name}: declared by the SDK's ${theirs}, not by the document`);
+          else if (!p.optional && !schema.required.includes(p.name)) problems.push(`${ours}.${p.name}: required by the SDK's ${theirs}, optional in the document`);
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(100);
+    expect(problems).toEqual([]);
   });
 
   describe('real answers', () => {
