@@ -508,7 +508,7 @@ function responsesOf(key: string, spec: OperationSpec | undefined, facts: { isPu
     else if (spec.response === 'any-file') content = { '*/*': { schema: { type: 'string', description: "the file's own MIME type (application/octet-stream when unknown)" } } };
     else content = json(spec.response);
     if (spec.streams) content['text/event-stream'] = { schema: { type: 'string', description: 'with `stream: true`: server-sent events, `data: <JSON>` each, ending with `data: [DONE]`' } };
-    responses[String(spec.status)] = { description: spec.description ?? 'Success', content };
+    responses[String(spec.status)] = { description: 'Success', content };
   }
   const errors: string[] = [];
   const method = key.split(' ')[0];
