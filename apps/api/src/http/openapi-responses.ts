@@ -303,7 +303,6 @@ export interface OperationSpec {
   /** a schema name of RESPONSE_SCHEMAS; `html` / `binary` / `any-file` for the answers that are not JSON */
   response: string;
   description?: string;
-  deprecated?: true;
   /** `stream: true` answers server-sent events */
   streams?: true;
   /** accepts `X-Mxbai-Tool-Ticket` */
@@ -379,7 +378,6 @@ export const OPERATIONS: Record<string, OperationSpec> = {
 
   'POST /v1/stores/{store_identifier}/files': op('create_store_file', 'store_files', 201, 'StoreFile'),
   'GET /v1/stores/{store_identifier}/files': op('list_store_files', 'store_files', 200, 'StoreFileList', {
-    deprecated: true,
     description: 'deprecated (answers carry a `Deprecation` header): use POST /v1/stores/{store_identifier}/files/list',
   }),
   'POST /v1/stores/{store_identifier}/files/upload': op('upload_store_file', 'store_files', 201, 'StoreFile'),

@@ -576,13 +576,15 @@ export function buildOpenApi(app: INestApplication, version: string): OpenAPIObj
       }
       item[method] = {
         operationId: spec?.operationId ?? operation.operationId,
+        ...(operation.summary ? { summary: operation.summary } : {}),
         ...(spec?.description ? { description: spec.description } : {}),
         tags: [spec?.tag ?? 'other'],
         parameters,
         ...(operation.requestBody ? { requestBody: operation.requestBody } : {}),
         responses: responsesOf(key, spec, { isPublic, hasParams: parameters.length > 0, hasPath: pathNames.length > 0, hasBody: !!operation.requestBody }),
         ...(isPublic ? { security: [] } : {}),
-        ...(spec?.deprecated ? { deprecated: true } : {}),
+        // a controller marks its route deprecated with @ApiOperation({ deprecated: true })
+        ...(operation.deprecated ? { deprecated: true } : {}),
       };
     }
   }
