@@ -72,6 +72,8 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'GET', '/v1/schemas/mxjson', {}, { key: null });
   await must(200, 'GET', '/openapi.json', {}, { key: null });
   await must(200, 'GET', '/docs', {}, { key: null });
+  // the console's page (404 until `npm run build` built it)
+  await call('GET', '/console', {}, { key: null });
 
   // API keys
   const key2 = await must(201, 'POST', '/v1/api-keys', {}, { body: { name: 'second' } });

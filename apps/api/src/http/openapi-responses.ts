@@ -321,6 +321,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /health/ready': op('get_readiness', 'service', 200, 'HealthReady', { description: 'each dependency; 503 with the same body when one fails (no API key)' }),
   'GET /v1/schemas/mxjson': op('get_mxbai_json_schema', 'service', 200, 'OpenApiDocument', { description: 'this document' }),
   'GET /openapi.json': op('get_openapi_document', 'service', 200, 'OpenApiDocument', { description: 'this document (the same as /v1/schemas/mxjson)' }),
+  'GET /console': op('get_console', 'service', 200, 'html', { description: 'the web console (a single-page app: every path under /console/ answers this page; no API key)' }),
   'GET /docs': op('get_api_docs', 'service', 200, 'html', { description: 'interactive documentation (Swagger UI, its assets under /docs/)' }),
 
   'POST /v1/files': op('create_file', 'files', 201, 'FileObject'),

@@ -378,7 +378,7 @@ const ERROR_RESPONSES: Record<string, { description: string; schema: string }> =
   '400': { description: 'Bad request: a request the service refuses as asked (a malformed JSON body is a 422 json_invalid)', schema: 'Error' },
   '401': { description: 'No API key, or an unknown, revoked or expired one', schema: 'Error' },
   '403': { description: "The key's scope does not allow this", schema: 'Error' },
-  '404': { description: 'Not found (or not visible to this organization)', schema: 'Error' },
+  '404': { description: 'Not found (or not visible to this organization; for /console: the console is not built)', schema: 'Error' },
   '409': { description: 'Conflict (a concurrent write, a name in use, a redeemed tool ticket); not worth retrying', schema: 'Error' },
   '413': { description: 'The body or the file is larger than the configured limit', schema: 'Error' },
   '422': { description: 'Validation failed', schema: 'ValidationError' },
@@ -518,6 +518,7 @@ function responsesOf(key: string, spec: OperationSpec | undefined, facts: { isPu
   if (facts.hasPath || (!facts.isPublic && method !== 'GET')) errors.push('404');
   if (!facts.isPublic && (writes || spec?.toolTicket)) errors.push('409');
   if (facts.hasBody) errors.push('413');
+  if (key === 'GET /console') errors.push('404');
   if (key === 'GET /health/ready') responses['503'] = { description: 'A dependency fails (the same body)', content: { 'application/json': { schema: { $ref: '#/components/schemas/HealthReady' } } } };
   for (const status of [...new Set(errors)].sort()) responses[status] = { $ref: `#/components/responses/${status}` };
   return responses;
@@ -529,7 +530,7 @@ function responsesOf(key: string, spec: OperationSpec | undefined, facts: { isPu
  * operation ids, response schemas and errors from ./openapi-responses; query parameters from the
  * handlers' query DTOs (read from Nest's route metadata).
  */
-export function buildOpenApi(app: INestApplication, version: string): OpenAPIObject {
+export function buildOpenApi(app: INestApplication, version: string, options: { console?: boolean } = {}): OpenAPIObject {
   const config = new DocumentBuilder().setTitle('Larder').setDescription('Self-hosted document store and search service, wire-compatible with the Mixedbread API.').setVersion(version).build();
   const doc = SwaggerModule.createDocument(app, config, { operationIdFactory: (controller, method) => `${controller}_${method}` });
   doc.openapi = '3.1.0';
@@ -538,7 +539,9 @@ export function buildOpenApi(app: INestApplication, version: string): OpenAPIObj
   const controllers = controllersOf(app);
   // the document itself and its interactive page are served outside Nest's router
   const paths = doc.paths as Record<string, Record<string, Operation>>;
-  for (const path of ['/v1/schemas/mxjson', '/openapi.json', '/docs']) paths[path] = { get: { operationId: `service_${path}`, responses: {} } };
+  // (and the web console, a page whose own routes are in the browser: /console/* answers the same page)
+  const pages = ['/v1/schemas/mxjson', '/openapi.json', '/docs', ...(options.console ? ['/console'] : [])];
+  for (const path of pages) paths[path] = { get: { operationId: `service_${path}`, responses: {} } };
   for (const [path, item] of Object.entries(paths)) {
     for (const [method, operation] of Object.entries(item)) {
       const key = `${method.toUpperCase()} ${path}`;
@@ -546,7 +549,7 @@ export function buildOpenApi(app: INestApplication, version: string): OpenAPIObj
       const id = operation.operationId ?? '';
       const [controllerName, handler] = [id.slice(0, id.indexOf('_')), id.slice(id.indexOf('_') + 1)];
       const facts = handlerFacts(controllers.get(controllerName), handler, fromDtos);
-      const isPublic = facts.isPublic || path === '/v1/schemas/mxjson' || path === '/openapi.json' || path === '/docs';
+      const isPublic = facts.isPublic || pages.includes(path);
       const pathNames = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
       const parameters: Array<Record<string, unknown>> = [
         ...pathNames.map((name) => ({
