@@ -6,6 +6,7 @@ import { startChatCompletionsDouble, ChatCompletionsDouble } from '@larder/ai/te
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 import { driveEveryOperation, Sample, startCollector } from './support/openapi-samples';
 import { SdkTypes } from './support/sdk-types';
+import { QUERY_PARAMETERS } from '../apps/api/src/http/openapi';
 
 jest.setTimeout(120_000);
 
@@ -197,6 +198,10 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     expect(operations.filter((o) => o.op.deprecated).map((o) => o.key)).toEqual(['GET /v1/stores/{store_identifier}/files']);
     expect(at('POST /v1/files').requestBody.content['multipart/form-data'].schema.required).toEqual(['file']);
     expect(at('POST /v1/stores/{store_identifier}/files/upload').requestBody.content['multipart/form-data']).toBeDefined();
+    // the query parameters written for a DTO are exactly its properties (a new property must be described)
+    for (const [dto, params] of Object.entries(QUERY_PARAMETERS)) {
+      expect({ dto, names: params.map((p) => p.name).sort() }).toEqual({ dto, names: Object.keys(doc.components.schemas[dto].properties).sort() });
+    }
     // path parameters bound with UuidParam are UUIDs
     expect(at('GET /v1/files/{file_id}').parameters[0]).toMatchObject({ name: 'file_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
     expect(at('GET /v1/stores/{store_identifier}').parameters[0].schema).toEqual({ type: 'string' });

@@ -324,7 +324,7 @@ const openAiListQuery = [
   q('before', { type: 'string' }, 'an object id: the items before it'),
 ];
 /** The query parameters of each query DTO (by class name); a DTO not listed here is described from its class-validator schema. */
-const QUERY_PARAMETERS: Record<string, QueryParameter[]> = {
+export const QUERY_PARAMETERS: Record<string, QueryParameter[]> = {
   ListFilesRequestDto: [...cursorQuery, q('q', { type: 'string', minLength: 1, maxLength: 255 }, 'fuzzy match on the file name and description')],
   ListStoresRequestDto: [...cursorQuery, q('q', { type: 'string', minLength: 1, maxLength: 255 }, 'fuzzy match on the store name and description')],
   ListBucketsRequestDto: cursorQuery,
