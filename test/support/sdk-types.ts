@@ -37,6 +37,11 @@ export class SdkTypes {
     throw new Error(`the SDK declares no type named ${name}`);
   }
 
+  /** The properties the SDK declares on the type `name`: each with whether it may be absent. */
+  properties(name: string): Array<{ name: string; optional: boolean }> {
+    return this.checker.getPropertiesOfType(this.typeNamed(name)).map((p) => ({ name: p.name, optional: !!(p.flags & ts.SymbolFlags.Optional) }));
+  }
+
   /** Every way `value` departs from the SDK's type `name` (empty when it conforms), each as `path: problem`. */
   check(name: string, value: unknown, extras: Record<string, string[]> = {}): string[] {
     const out: string[] = [];

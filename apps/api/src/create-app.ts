@@ -50,7 +50,7 @@ export async function createLarderApp(config: LarderConfig): Promise<LarderApp> 
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
-    serveOpenApi(app, buildOpenApi(app, LARDER_VERSION));
+    serveOpenApi(app, buildOpenApi(app, LARDER_VERSION, { console: config.console }));
     if (config.console) serveConsole(app, consoleDir(), { connectOrigins: uploadOrigins(config) });
     await app.init();
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
