@@ -78,7 +78,7 @@ export class UseLiteEmbedder implements Embedder {
         this.runtime = 'tfjs';
         const hosts = [this.onnx.query, this.onnx.document];
         this.onnx.query = this.onnx.document = null;
-        await Promise.all(hosts.map((h) => h?.close()));
+        for (const h of hosts) await h?.close();
       }
     }
     return this.tfjsHost().run(texts, 'document');
