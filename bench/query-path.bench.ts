@@ -112,7 +112,9 @@ async function modelAlone(docs: string[], queries: string[]): Promise<void> {
         ['TensorFlow.js (fallback)', f2(pct(b.ms, 50)), f2(pct(b.ms, 99)), dTfjs.toFixed(1)],
       ],
     );
-    out(`Least cosine, onnxruntime vs TensorFlow.js, over all ${queries.length} CISI queries: ${cosines[worst].toFixed(8)} (1 − ${(1 - cosines[worst]).toExponential(1)}, query ${worst + 1}); median ${pct(cosines, 50).toFixed(7)}.`);
+    out(
+      `Least cosine, onnxruntime vs TensorFlow.js, over all ${queries.length} CISI queries: ${cosines[worst].toFixed(8)} (1 − ${(1 - cosines[worst]).toExponential(1)}, query ${worst + 1}); median ${pct(cosines, 50).toFixed(7)}.`,
+    );
   } finally {
     await onnx.close();
     await tfjs.close();
