@@ -11,7 +11,7 @@ import { onnx } from 'onnx-proto';
  * is the same computation written densely over a `[batch, tokens]` id matrix and a 0/1 mask — the
  * padded positions are zeroed where the tfjs graph leaves them out, and masked out of attention with
  * the same -1e9 bias — so every real position sees exactly the operations, weights and constants of
- * the original (tests compare the two on every CISI query):
+ * the original (the spec compares the two on a sample, `npm run bench -- query-path` on every CISI query):
  *
  *   x = mask · (2·E[id] + timing[t])                      (the graph adds the embedding twice)
  *   layer 0 (256 → 512, 4 heads of 64):  x = MHA(LN(x)) + mask·(x·W + b);  x = x + mask·FFN(LN(x))
