@@ -56,8 +56,11 @@ describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorF
     expect(cosine(vectors[69], v69)).toBeGreaterThanOrEqual(0.99999);
   });
 
-  it('falls back to TensorFlow.js for good where onnxruntime cannot load', async () => {
-    const broken = new UseLiteEmbedder({ onnxRuntimeModule: 'onnxruntime-node-that-is-not-installed' });
+  it.each([
+    ['is not installed', 'onnxruntime-node-that-is-not-installed'],
+    ['cannot start a session (the worker fails)', 'path'],
+  ])('falls back to TensorFlow.js for good where onnxruntime %s', async (_why, module) => {
+    const broken = new UseLiteEmbedder({ onnxRuntimeModule: module });
     const warned = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
     try {
       const [v] = await broken.embed([texts[0]], 'query');
