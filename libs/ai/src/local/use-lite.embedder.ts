@@ -7,9 +7,9 @@ import { EmbeddingWorkerHost, ModelWorkerHost } from './worker-host';
 export interface UseLiteOptions {
   /**
    * `onnx` (default): the model's weights as an ONNX graph built in memory at first use, run by
-   * onnxruntime-node in a worker thread (≈6 ms a query on one core); where onnxruntime cannot load,
+   * onnxruntime-node in a worker thread (4–13 ms a CISI query on this loaded 2-core machine); where onnxruntime cannot load,
    * it falls back to `tfjs` for good. `tfjs`: TensorFlow.js' WebAssembly backend, the original graph
-   * (≈40 ms a query). Both give the same vectors (cosine ≥ 0.999; the specs compare them).
+   * (49–69 ms). Both give the same vectors (cosine ≥ 0.999; the spec compares them).
    */
   runtime?: 'onnx' | 'tfjs';
   /** onnxruntime's threads for one call (default 2). */
@@ -74,7 +74,8 @@ export class UseLiteEmbedder implements Embedder {
         return await this.embedOnnx(texts, kind);
       } catch (err) {
         if (!(err instanceof RuntimeUnavailable)) throw err;
-        process.emitWarning(`onnxruntime is unavailable (${err.message}); universal-sentence-encoder-lite embeds with TensorFlow.js`, 'LarderWarning');
+        // concurrent calls may all fail: the first one switches
+        if (this.runtime === 'onnx') process.emitWarning(`onnxruntime is unavailable (${err.message}); universal-sentence-encoder-lite embeds with TensorFlow.js`, 'LarderWarning');
         this.runtime = 'tfjs';
         const hosts = [this.onnx.query, this.onnx.document];
         this.onnx.query = this.onnx.document = null;
