@@ -155,6 +155,14 @@ describe('search fusion configuration', () => {
   });
 });
 
+describe('bundled model runtime', () => {
+  it('runs the bundled model with onnxruntime unless LARDER_USE_LITE_RUNTIME says tfjs, and names a bad value', () => {
+    expect(loadConfig({}).useLiteRuntime).toBe('onnx');
+    expect(loadConfig({ LARDER_USE_LITE_RUNTIME: 'tfjs' }).useLiteRuntime).toBe('tfjs');
+    expect(() => loadConfig({ LARDER_USE_LITE_RUNTIME: 'gpu' })).toThrow('LARDER_USE_LITE_RUNTIME must be onnx (default) or tfjs');
+  });
+});
+
 describe('model aliases', () => {
   it('reads LARDER_MODEL_ALIASES as comma-separated alias=model pairs (names may hold slashes and colons)', () => {
     expect(loadConfig({}).modelAliases).toEqual({});

@@ -49,6 +49,8 @@ export interface LarderConfig {
   onnxModelDir: string | null;
   onnxDtype: 'fp32' | 'fp16' | 'q8';
   onnxPooling: 'mean' | 'cls';
+  /** How the bundled model runs (LARDER_USE_LITE_RUNTIME): `onnx` (onnxruntime, default; tfjs where it cannot load) or `tfjs`. Same vectors. */
+  useLiteRuntime: 'onnx' | 'tfjs';
   /** JSON object of decimal prices per metric (README, Billing); unset = the defaults. */
   billingPrices: string | null;
   billingCredit: string;
@@ -301,6 +303,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     embeddingDimensions: int('LARDER_EMBEDDING_DIMENSIONS', 0),
     embeddingBatchSize: int('LARDER_EMBEDDING_BATCH_SIZE', 64),
     onnxModelDir: env.LARDER_ONNX_MODEL_DIR || null,
+    useLiteRuntime: ((): LarderConfig['useLiteRuntime'] => {
+      const v = env.LARDER_USE_LITE_RUNTIME || 'onnx';
+      if (v !== 'onnx' && v !== 'tfjs') throw new Error('LARDER_USE_LITE_RUNTIME must be onnx (default) or tfjs');
+      return v;
+    })(),
     onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '') ? env.LARDER_ONNX_DTYPE : 'fp32') as LarderConfig['onnxDtype'],
     onnxPooling: env.LARDER_ONNX_POOLING === 'cls' ? 'cls' : 'mean',
     embeddingQueryPrefix: env.LARDER_EMBEDDING_QUERY_PREFIX || null,

@@ -334,7 +334,7 @@ export function createEmbedder(config: LarderConfig): Embedder {
         batchSize: Math.min(config.embeddingBatchSize, 32),
       });
     default:
-      return new UseLiteEmbedder();
+      return new UseLiteEmbedder({ runtime: config.useLiteRuntime });
   }
 }
 

@@ -1,0 +1,276 @@
+import { spawn, ChildProcess } from 'child_process';
+import { randomBytes } from 'crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { Agent, request } from 'http';
+import { loadavg, tmpdir } from 'os';
+import { join } from 'path';
+import Mixedbread from '@mixedbread/sdk';
+import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
+import { apiCall, freePort, waitForServer } from './support';
+
+/**
+ * The default query path (issue 15): a search's query embedded by the bundled model (USE lite) and
+ * answered, through the official client, on the embedded default.
+ *
+ * 1. The model alone, in process: every CISI query embedded once by each runtime (onnxruntime, the
+ *    default; TensorFlow.js, the fallback), p50/p99, the least cosine between the two over all
+ *    queries, and documents per second on CISI's first documents (batches of 32).
+ * 2. End to end, per runtime (LARDER_USE_LITE_RUNTIME): a fresh server, CISI uploaded through the API
+ *    (one text file per document, BENCH_QUERY_PATH_UPLOADS at a time, default 4) and ingested, then
+ *    every CISI query once through `@mixedbread/sdk` (`client.stores.search`, top_k 10) after five
+ *    warm-up queries on other text. Each query is asked once, so the server's cache of recent query
+ *    embeddings never answers: every search runs the model. Printed: p50/p99 end to end (client), the
+ *    `Server-Timing` steps (median) and the API's own overhead (client time − the server's `search`),
+ *    through the SDK and, for the same queries again, through a kept-alive node:http agent.
+ *
+ * BENCH_QUERY_PATH_RUNTIMES: the servers' runtimes (default `onnx,tfjs`); BENCH_DATA_DIR: the collections (../shared/data).
+ */
+const ROOT = join(__dirname, '..', '..');
+const DATA = process.env.BENCH_DATA_DIR ?? join(ROOT, '..', 'shared', 'data');
+const UPLOADS = Number(process.env.BENCH_QUERY_PATH_UPLOADS ?? 4);
+const RUNTIMES = (process.env.BENCH_QUERY_PATH_RUNTIMES ?? 'onnx,tfjs').split(',').filter((r): r is 'onnx' | 'tfjs' => r === 'onnx' || r === 'tfjs');
+const DOCS_EMBEDDED = 320;
+const TOPICS = ['pickled cucumbers in brine', 'how to set jam with pectin', 'library catalogue automation', 'citation indexing of journals', 'machine translation of abstracts'];
+/** Warm-up queries (not CISI's): the server's and the client's code paths run hot before the timed queries. */
+const WARMUP = Array.from({ length: 30 }, (_, i) => `${TOPICS[i % TOPICS.length]} ${i}`);
+
+const out = (s = '') => process.stdout.write(`${s}\n`);
+const pct = (xs: number[], p: number) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+};
+const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function table(head: string[], rows: string[][]): void {
+  const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => (i ? c.padStart(w[i]) : c.padEnd(w[i]))).join(' | ')} |`;
+  out(line(head));
+  out(`|${w.map((n, i) => (i ? `${'-'.repeat(n + 1)}:` : '-'.repeat(n + 2))).join('|')}|`);
+  for (const r of rows) out(line(r));
+}
+
+const cosine = (a: Float32Array, b: Float32Array): number => {
+  let dot = 0;
+  let na = 0;
+  let nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
+  return dot / Math.sqrt(na * nb);
+};
+
+function readCisi(): { docs: Array<{ id: string; title: string; text: string }>; queries: string[] } {
+  const jsonl = <T>(file: string) =>
+    readFileSync(join(DATA, 'cisi', file), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as T);
+  return {
+    docs: jsonl<{ _id: string; title?: string; text?: string }>('corpus.jsonl').map((d) => ({ id: d._id, title: d.title ?? '', text: d.text ?? '' })),
+    queries: jsonl<{ text: string }>('queries.jsonl').map((q) => q.text),
+  };
+}
+
+/** Each query once, one at a time: milliseconds per query and the vectors. */
+async function embedEach(embedder: UseLiteEmbedder, queries: string[]): Promise<{ ms: number[]; vectors: Float32Array[] }> {
+  for (const w of WARMUP) await embedder.embed([w], 'query');
+  const ms: number[] = [];
+  const vectors: Float32Array[] = [];
+  for (const q of queries) {
+    const t = performance.now();
+    const [v] = await embedder.embed([q], 'query');
+    ms.push(performance.now() - t);
+    vectors.push(v);
+  }
+  return { ms, vectors };
+}
+
+async function modelAlone(docs: string[], queries: string[]): Promise<void> {
+  const onnx = new UseLiteEmbedder();
+  const tfjs = new UseLiteEmbedder({ runtime: 'tfjs' });
+  try {
+    const a = await embedEach(onnx, queries);
+    if (onnx.activeRuntime !== 'onnx') throw new Error('onnxruntime did not load: the default path fell back to TensorFlow.js');
+    const b = await embedEach(tfjs, queries);
+    const cosines = a.vectors.map((v, i) => cosine(v, b.vectors[i]));
+    const worst = cosines.indexOf(Math.min(...cosines));
+    const docsPerSecond = async (e: UseLiteEmbedder) => {
+      const t = performance.now();
+      await e.embed(docs, 'document');
+      return docs.length / ((performance.now() - t) / 1000);
+    };
+    const dOnnx = await docsPerSecond(onnx);
+    const dTfjs = await docsPerSecond(tfjs);
+    out(`\nThe model alone, in process (${queries.length} CISI queries, each once after ${WARMUP.length} warm-up queries; load average ${loadavg()[0].toFixed(2)}):`);
+    table(
+      ['runtime', 'query p50 ms', 'query p99 ms', `documents/s (${docs.length} CISI documents, batches of 32)`],
+      [
+        ['onnxruntime (default)', f2(pct(a.ms, 50)), f2(pct(a.ms, 99)), dOnnx.toFixed(1)],
+        ['TensorFlow.js (fallback)', f2(pct(b.ms, 50)), f2(pct(b.ms, 99)), dTfjs.toFixed(1)],
+      ],
+    );
+    out(
+      `Least cosine, onnxruntime vs TensorFlow.js, over all ${queries.length} CISI queries: ${cosines[worst].toFixed(8)} (1 − ${(1 - cosines[worst]).toExponential(1)}, query ${worst + 1}); median ${pct(cosines, 50).toFixed(7)}.`,
+    );
+  } finally {
+    await onnx.close();
+    await tfjs.close();
+  }
+}
+
+/** A server on a fresh data directory, CISI ingested through the API, every query once through the official client. */
+async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; title: string; text: string }>, queries: string[]): Promise<string[][]> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'larder-query-path-'));
+  const key = `larder_root_${randomBytes(12).toString('hex')}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  let child: ChildProcess | null = null;
+  const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+  try {
+    child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], {
+      env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: dataDir, LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn', LARDER_USE_LITE_RUNTIME: runtime },
+      stdio: 'inherit',
+    });
+    await waitForServer(base, 120);
+    const client = new Mixedbread({ apiKey: key, baseURL: base, maxRetries: 0, timeout: 120_000 });
+    const store = await client.stores.create({ name: `query-path-${runtime}` });
+
+    const t0 = performance.now();
+    let next = 0;
+    let failed = 0;
+    const uploader = async () => {
+      while (next < docs.length) {
+        const d = docs[next++];
+        const boundary = `----larderbench${randomBytes(6).toString('hex')}`;
+        const body = Buffer.from(
+          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${d.id}.txt"\r\nContent-Type: text/plain\r\n\r\n${d.title}\n\n${d.text}\r\n--${boundary}--\r\n`,
+        );
+        const r = await apiCall(agent, base, key, 'POST', `/v1/stores/${store.id}/files/upload`, body, `multipart/form-data; boundary=${boundary}`, 120_000);
+        if (r.status !== 201) failed++;
+      }
+    };
+    await Promise.all(Array.from({ length: UPLOADS }, uploader));
+    let counts: { completed: number; failed: number; pending: number; in_progress: number };
+    for (;;) {
+      counts = (await client.stores.retrieve(store.id)).file_counts as typeof counts;
+      if (!counts.pending && !counts.in_progress) break;
+      await sleep(250);
+    }
+    const ingested = (performance.now() - t0) / 1000;
+    if (failed || counts.failed || counts.completed !== docs.length) throw new Error(`${runtime}: ${failed} uploads failed, ${counts.completed} files completed, ${counts.failed} failed`);
+    // every projection and reactor current: the queries then run on a server with nothing left to catch up
+    for (let i = 0; i < 1200; i++) {
+      const r = await apiCall(agent, base, key, 'GET', '/health/ready').catch(() => null);
+      const items = r ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ lag: number }> } } }).checks?.projections?.items ?? []) : [];
+      if (items.length && items.every((p) => p.lag === 0)) break;
+      await sleep(100);
+    }
+    const settled = (performance.now() - t0) / 1000 - ingested;
+
+    const search = async (query: string) => {
+      const t = performance.now();
+      const { data, response } = await client.stores.search({ query, store_identifiers: [store.id], top_k: 10 }).withResponse();
+      const ms = performance.now() - t;
+      if (!data.data.length) throw new Error(`no results for ${query}`);
+      const header = response.headers.get('server-timing') ?? '';
+      const steps = Object.fromEntries(header.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])]));
+      return { ms, steps };
+    };
+    for (const w of WARMUP) await search(w);
+    const load = loadavg()[0];
+    const runs: Array<{ ms: number; steps: Record<string, number> }> = [];
+    for (const q of queries) runs.push(await search(q));
+    // The same queries again over a kept-alive node:http agent: the API's overhead without the client library
+    // (the embeddings are cached now, which the overhead does not include).
+    const raw = (query: string) =>
+      new Promise<number>((resolve, reject) => {
+        const body = JSON.stringify({ query, store_identifiers: [store.id], top_k: 10 });
+        const t = performance.now();
+        const req = request(
+          {
+            host: '127.0.0.1',
+            port,
+            path: '/v1/stores/search',
+            method: 'POST',
+            agent,
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+          },
+          (res) => {
+            res.resume();
+            res.on('end', () => {
+              const total = Number(/search;dur=([\d.]+)/.exec(String(res.headers['server-timing']))?.[1]);
+              resolve(performance.now() - t - total);
+            });
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    for (const w of WARMUP) await raw(w);
+    const rawOverhead: number[] = [];
+    for (const q of queries) rawOverhead.push(await raw(q));
+    const med = (name: string) =>
+      pct(
+        runs.map((r) => r.steps[name] ?? 0),
+        50,
+      );
+    const overhead = runs.map((r) => r.ms - (r.steps.search ?? NaN));
+    const label = runtime === 'onnx' ? 'onnxruntime (default)' : 'TensorFlow.js';
+    out(
+      `\n${label}: ${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time), projections current ${settled.toFixed(1)} s later; ${queries.length} queries, load average ${load.toFixed(2)} before them.`,
+    );
+    return [
+      [
+        label,
+        f2(
+          pct(
+            runs.map((r) => r.ms),
+            50,
+          ),
+        ),
+        f2(
+          pct(
+            runs.map((r) => r.ms),
+            99,
+          ),
+        ),
+        f2(med('embed')),
+        f2(med('lexical')),
+        f2(med('dense')),
+        f2(med('search')),
+        f2(pct(overhead, 50)),
+        f2(pct(overhead, 99)),
+        `${f2(pct(rawOverhead, 50))} / ${f2(pct(rawOverhead, 99))}`,
+        ingested.toFixed(1),
+      ],
+    ];
+  } finally {
+    agent.destroy();
+    if (child && child.exitCode === null) {
+      const c = child;
+      const kill = setTimeout(() => c.kill('SIGKILL'), 20_000);
+      await new Promise((r) => (c.once('exit', r), c.kill('SIGTERM')));
+      clearTimeout(kill);
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+export async function queryPathBench(): Promise<void> {
+  const { docs, queries } = readCisi();
+  out(`\n## Query path: CISI queries embedded by the bundled model (USE lite) and searched through the official client`);
+  await modelAlone(
+    docs.slice(0, DOCS_EMBEDDED).map((d) => `${d.title}\n\n${d.text}`),
+    queries,
+  );
+  const rows: string[][] = [];
+  for (const r of RUNTIMES) rows.push(...(await endToEnd(r, docs, queries)));
+  out(
+    `\nEnd to end (\`client.stores.search\`, top_k 10, every query once: no cached embeddings); Server-Timing medians; overhead = client time − the server's \`search\` step (node:http: the same queries over a kept-alive node:http agent instead of the SDK):`,
+  );
+  table(['runtime', 'p50 ms', 'p99 ms', 'embed', 'lexical', 'dense', 'search (server total)', 'overhead p50', 'overhead p99', 'overhead, node:http p50 / p99', 'ingestion s'], rows);
+}
