@@ -6,6 +6,7 @@ import { ingestionBench } from './ingestion.bench';
 import { searchQualityBench } from './search-quality.bench';
 import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
+import { searchSpeedRealBench } from './search-speed-real.bench';
 import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
 
@@ -15,6 +16,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   ingestion: ingestionBench,
   'search-quality': searchQualityBench,
   'search-speed': searchSpeedBench,
+  'search-speed-real': searchSpeedRealBench,
   load: loadBench,
   answering: answeringBench,
   reranking: rerankingQualityBench,

@@ -14,6 +14,9 @@ export interface IvfOptions {
   ivfRetrainFactor?: number;
 }
 
+/** The defaults of the IVF options. */
+export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10 };
+
 interface Ann {
   model: string;
   ivf: IvfIndex;
@@ -54,7 +57,7 @@ export class IvfCatalogue {
     private readonly db: Database.Database,
     options: IvfOptions = {},
   ) {
-    this.opts = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ...options };
+    this.opts = { ...DEFAULT_IVF_OPTIONS, ...options };
   }
 
   /** (Re)loads the IVF lists from the file: at start, and after another process wrote to it. */
