@@ -8,7 +8,7 @@ export type Row = Record<string, unknown>;
 
 /**
  * The embedded chunk index's SQLite file: `files`, `chunks` (text, vector, IVF list), the FTS5 BM25
- * index `chunks_fts` and trigram index `chunks_tri` (kept by triggers), `checkpoints`, `ivf_centroids`;
+ * index `chunks_fts` and trigram index `chunks_tri` (kept by triggers), `checkpoints`, and the persisted IVF (`ivf_centroids`, `ivf_lists`, `ivf_delta`, `ivf_stores`: ivf.catalogue.ts);
  * and the port's types read from its rows.
  */
 
@@ -56,6 +56,9 @@ export function migrateChunkDatabase(db: Database.Database): void {
   db.exec(`
     CREATE TABLE IF NOT EXISTS ivf_centroids (model TEXT PRIMARY KEY, dims INTEGER NOT NULL, centroids BLOB NOT NULL, trained_count INTEGER NOT NULL);
     CREATE INDEX IF NOT EXISTS chunks_model ON chunks (model) WHERE vector IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS ivf_lists (model TEXT NOT NULL, list INTEGER NOT NULL, size INTEGER NOT NULL, ids BLOB NOT NULL, groups BLOB NOT NULL, codes BLOB NOT NULL, PRIMARY KEY (model, list));
+    CREATE TABLE IF NOT EXISTS ivf_delta (model TEXT NOT NULL, list INTEGER NOT NULL, id INTEGER NOT NULL, grp INTEGER, code BLOB, PRIMARY KEY (model, list, id)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ivf_stores (store_id TEXT PRIMARY KEY, grp INTEGER NOT NULL);
   `);
 }
 
