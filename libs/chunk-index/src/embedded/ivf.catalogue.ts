@@ -12,10 +12,12 @@ export interface IvfOptions {
   ivfProbes?: number;
   /** The centroids are retrained (and every vector reassigned) when the model's vectors grow this many times. */
   ivfRetrainFactor?: number;
+  /** A list's persisted delta is folded into its base once it has more rows than this and an eighth of the list. */
+  ivfCompactMinDelta?: number;
 }
 
 /** The defaults of the IVF options. */
-export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10 };
+export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ivfCompactMinDelta: 256 };
 
 interface Ann {
   model: string;
@@ -99,24 +101,48 @@ export class IvfCatalogue {
     this.lastLoad = { ms: performance.now() - t0, vectors, from };
   }
 
-  /** The model's lists from `ivf_lists` and `ivf_delta`; false when the file has none (an older release's). */
+  /**
+   * The model's lists from `ivf_lists` and `ivf_delta`; false when the file has none (an older release's).
+   * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
+   * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
+   * in two bases: the one it left and the one it went to), then the delta's codes are added.
+   */
   private loadPersisted(a: Ann): boolean {
     const stride = a.ivf.stride;
+    const counts = new Map<number, number>();
+    const tombs = new Map<number, Set<number>>();
+    const adds: Array<[number, number, number, Buffer]> = [];
+    for (const row of this.db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
+      const [list, id, grp, code] = row;
+      counts.set(list, (counts.get(list) ?? 0) + 1);
+      if (code === null || grp === null) {
+        let t = tombs.get(list);
+        if (!t) tombs.set(list, (t = new Set()));
+        t.add(id);
+      } else if (code.length === stride) adds.push([list, id, grp, code]);
+    }
     let found = false;
     const int32s = (b: Buffer) => (b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
-    for (const [list, ids, groups, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, Buffer, Buffer, Buffer]>) {
+    for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, Buffer, Buffer, Buffer]>) {
       found = true;
       if (list >= a.ivf.nlist) throw new Error(`IVF of ${a.model}: persisted list ${list} has no centroid`);
-      a.ivf.loadList(list, int32s(ids), int32s(groups), codes);
+      let ids = int32s(idBlob);
+      let groups = int32s(groupBlob);
+      let kept: Uint8Array = codes;
+      const t = tombs.get(list);
+      if (t?.size) {
+        const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
+        const k = new Uint8Array(keep.length * stride);
+        keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
+        ids = Int32Array.from(keep, (j) => ids[j]);
+        groups = Int32Array.from(keep, (j) => groups[j]);
+        kept = k;
+      }
+      a.ivf.loadList(list, ids, groups, kept);
     }
     if (!found) return false;
-    const counts = new Map<number, number>();
     this.deltas.set(a.model, counts);
-    for (const [list, id, grp, code] of this.db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
-      counts.set(list, (counts.get(list) ?? 0) + 1);
-      if (code === null) a.ivf.removeFrom(id, list);
-      else if (code.length === stride) a.ivf.addCode(id, grp!, list, code);
-    }
+    for (const [list, id, grp, code] of adds) a.ivf.addCode(id, grp, list, code);
     return true;
   }
 
@@ -167,7 +193,7 @@ export class IvfCatalogue {
     for (const [model, counts] of this.deltas) {
       const a = this.anns.get(model);
       if (!a) continue;
-      for (const [list, n] of counts) if (n > Math.max(COMPACT_MIN_DELTA, a.ivf.slots(list) / 8)) due.push([a, list]);
+      for (const [list, n] of counts) if (n > Math.max(this.opts.ivfCompactMinDelta, a.ivf.slots(list) / 8)) due.push([a, list]);
     }
     if (!due.length) return;
     const tx = this.db.transaction(() => {
@@ -222,7 +248,7 @@ export class IvfCatalogue {
 
   private countDelta(model: string, list: number): void {
     let m = this.deltas.get(model);
-    if (!m) this.deltas.set(model, (m = new Map()));
+    if (!m) this.deltas.set(model, (m = new Map<number, number>()));
     m.set(list, (m.get(list) ?? 0) + 1);
   }
 
@@ -399,9 +425,6 @@ export class IvfCatalogue {
     this.anns.set(model, a);
   }
 }
-
-/** A list's delta is folded into its base once it has more rows than this and an eighth of the list. */
-const COMPACT_MIN_DELTA = 256;
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see `search`). */
 const RESCORE_MARGIN = 0.02;
