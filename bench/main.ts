@@ -7,6 +7,7 @@ import { searchQualityBench } from './search-quality.bench';
 import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { searchSpeedRealBench } from './search-speed-real.bench';
+import { restartBench } from './restart.bench';
 import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
 
@@ -17,6 +18,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   'search-quality': searchQualityBench,
   'search-speed': searchSpeedBench,
   'search-speed-real': searchSpeedRealBench,
+  restart: restartBench,
   load: loadBench,
   answering: answeringBench,
   reranking: rerankingQualityBench,
