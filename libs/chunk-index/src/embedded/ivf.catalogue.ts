@@ -201,7 +201,12 @@ export class IvfCatalogue {
       if (this.db.pragma('data_version', { simple: true }) !== this.loadedVersion) return;
       for (const [a, list] of due) this.persistList(a, list);
     });
-    tx.immediate();
+    try {
+      tx.immediate();
+    } catch (err) {
+      // another connection holds the file (SQLITE_BUSY): the deltas stay, and are folded after a later write
+      if (!(err instanceof Error && /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${err.message}`))) throw err;
+    }
   }
 
   /** Reloads the lists when another connection has committed since they were loaded. */
