@@ -121,6 +121,12 @@ export class IvfCatalogue {
         t.add(id);
       } else if (code.length === stride) adds.push([list, id, grp, code]);
     }
+    // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
+    const sizes = this.db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(a.model) as Array<[number, number]>;
+    if (!sizes.length) return false;
+    const room = new Map<number, number>();
+    for (const [list] of adds) room.set(list, (room.get(list) ?? 0) + 1);
+    a.ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
     let found = false;
     const int32s = (b: Buffer) => (b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
     for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, Buffer, Buffer, Buffer]>) {
@@ -138,7 +144,7 @@ export class IvfCatalogue {
         groups = Int32Array.from(keep, (j) => groups[j]);
         kept = k;
       }
-      a.ivf.loadList(list, ids, groups, kept);
+      a.ivf.loadList(list, ids, groups, kept, room.get(list) ?? 0);
     }
     if (!found) return false;
     this.deltas.set(a.model, counts);

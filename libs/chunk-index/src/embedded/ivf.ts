@@ -192,14 +192,13 @@ export class IvfIndex {
    * Fills an empty list from a persisted copy (`exportList`): `ids` and `groups` as int32s, `codes`
    * `stride` bytes each. Capacity stays a power-of-two multiple of 64, as lists grow.
    */
-  loadList(list: number, ids: Int32Array, groups: Int32Array, codes: Uint8Array): void {
+  loadList(list: number, ids: Int32Array, groups: Int32Array, codes: Uint8Array, room = 0): void {
     const l = this.lists[list];
     if (l.size) throw new Error(`IVF list ${list} is not empty`);
     const n = ids.length;
     if (groups.length !== n || codes.length !== n * this.stride) throw new Error(`IVF list ${list}: persisted copy is inconsistent`);
     if (!n) return;
-    let capacity = 64;
-    while (capacity < n) capacity *= 2;
+    const capacity = IvfIndex.capacityFor(n + room);
     const { arena, at } = this.place(capacity);
     arena.v.i8.set(new Int8Array(codes.buffer, codes.byteOffset, codes.byteLength), at);
     const lids = new Int32Array(capacity);
@@ -208,6 +207,22 @@ export class IvfIndex {
     lgroups.set(groups);
     Object.assign(l, { ids: lids, groups: lgroups, arena, at, size: n });
     for (let j = 0; j < n; j++) this.setWhere(ids[j], list);
+  }
+
+  /** The capacity a list of `n` entries gets: a power-of-two multiple of 64, as lists grow. */
+  static capacityFor(n: number): number {
+    let capacity = 64;
+    while (capacity < n) capacity *= 2;
+    return capacity;
+  }
+
+  /** Before loading lists of these capacities: the first arena grown once to hold them (up to its bound). */
+  reserve(capacities: number[]): void {
+    const bytes = capacities.reduce((s, c) => s + c * this.stride, 0);
+    if (!bytes || this.arenas.length) return;
+    const arena = new CodeArena(this.stride, ARENA_BYTES);
+    arena.reserve(bytes + capacities.length * 16); // at most the arena's bound: the rest grows as it comes
+    this.arenas.push(arena);
   }
 
   /** A list's live entries (removed slots shed), as `loadList` takes them back. */
