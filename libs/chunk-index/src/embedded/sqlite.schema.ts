@@ -8,7 +8,7 @@ export type Row = Record<string, unknown>;
 
 /**
  * The embedded chunk index's SQLite file: `files`, `chunks` (text, vector, IVF list), the FTS5 BM25
- * index `chunks_fts` and trigram index `chunks_tri` (kept by triggers), `checkpoints`, and the persisted IVF (`ivf_centroids`, `ivf_lists`, `ivf_delta`, `ivf_stores`: ivf.catalogue.ts);
+ * index `chunks_fts` and trigram index `chunks_tri` (kept by triggers), `checkpoints`, `ivf_centroids`;
  * and the port's types read from its rows.
  */
 
@@ -50,7 +50,8 @@ export function migrateChunkDatabase(db: Database.Database): void {
       INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text); END;
   `);
   if (!hadTrigrams) db.exec(`INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
-  // IVF (ivf.catalogue.ts): centroids per model, and each vector's list
+  // IVF (ivf.catalogue.ts): centroids per model, each vector's list, and the lists persisted (`ivf_lists`:
+  // per list, blobs of ids, store groups and int8 codes; `ivf_delta`: codes and tombstones since; `ivf_stores`)
   const cols = (db.prepare(`PRAGMA table_info(chunks)`).all() as Row[]).map((r) => r.name);
   if (!cols.includes('list')) db.exec(`ALTER TABLE chunks ADD COLUMN list INTEGER`);
   db.exec(`
