@@ -6,6 +6,8 @@ import { ingestionBench } from './ingestion.bench';
 import { searchQualityBench } from './search-quality.bench';
 import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
+import { searchSpeedRealBench } from './search-speed-real.bench';
+import { restartBench } from './restart.bench';
 import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
 import { queryPathBench } from './query-path.bench';
@@ -16,6 +18,8 @@ const SUITES: Record<string, () => Promise<void>> = {
   ingestion: ingestionBench,
   'search-quality': searchQualityBench,
   'search-speed': searchSpeedBench,
+  'search-speed-real': searchSpeedRealBench,
+  restart: restartBench,
   load: loadBench,
   answering: answeringBench,
   reranking: rerankingQualityBench,

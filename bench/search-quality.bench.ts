@@ -24,7 +24,7 @@ const uuidOf = (s: string) => {
 };
 
 /** Installs Debian's dict-gcide and wordnet-base when they are missing (the collection's sources). */
-function ensureSources(): void {
+export function ensureSources(): void {
   if (existsSync(GCIDE) && existsSync(join(WORDNET, 'data.noun'))) return;
   process.stdout.write('installing dict-gcide and wordnet-base from Debian…\n');
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
@@ -33,13 +33,13 @@ function ensureSources(): void {
   run(['apt-get', 'install', '-y', '-qq', 'dict-gcide', 'wordnet-base']);
 }
 
-interface Synset {
+export interface Synset {
   id: string;
   lemmas: string[];
   gloss: string;
 }
 
-function wordnet(): Synset[] {
+export function wordnet(): Synset[] {
   const out: Synset[] = [];
   for (const pos of ['noun', 'verb', 'adj', 'adv']) {
     for (const line of readFileSync(join(WORDNET, `data.${pos}`), 'latin1').split('\n')) {
@@ -59,7 +59,7 @@ const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const b64 = (s: string) => [...s].reduce((n, c) => n * 64 + B64.indexOf(c), 0);
 
 /** The first sense of each single-word GCIDE headword, as plain text. */
-function gcide(words: Set<string>): Map<string, string> {
+export function gcide(words: Set<string>): Map<string, string> {
   const dict = gunzipSync(readFileSync(GCIDE));
   const out = new Map<string, string>();
   for (const line of readFileSync(GCIDE_INDEX, 'utf8').split('\n')) {

@@ -11,13 +11,13 @@ import { DEFAULT_FUSION } from '../apps/api/src/config';
 import { freePort, waitForServer } from './support';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
-const DIMS = 384;
+export const DIMS = 384;
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
-const MODEL = 'bench-synthetic-384';
+export const MODEL = 'bench-synthetic-384';
 const ROOT = join(__dirname, '..', '..');
 
 /** Deterministic PRNG (mulberry32) and a standard normal from it. */
-function rng(seed: number) {
+export function rng(seed: number) {
   let a = seed >>> 0;
   const next = () => {
     a = (a + 0x6d2b79f5) >>> 0;
@@ -39,7 +39,7 @@ const normalize = (v: Float32Array) => {
 };
 
 /** Synthetic corpus: Zipf-distributed words over a 20k vocabulary, vectors from 512 Gaussian clusters. */
-function corpus() {
+export function corpus() {
   const r = rng(42);
   const vocab = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x`);
   const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(r.next() * Math.log(vocab.length))) - 1)];
@@ -56,7 +56,7 @@ const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(
 const fmt = (x: number) => x.toFixed(2);
 
 /** An OpenAI-compatible embeddings endpoint answering synthetic 384-d vectors (stands for a remote model). */
-async function syntheticEmbeddings(): Promise<{ url: string; close: () => void }> {
+export async function syntheticEmbeddings(): Promise<{ url: string; close: () => void }> {
   const server = createHttpServer((req, res) => {
     let body = '';
     req.on('data', (d) => (body += d));
@@ -82,16 +82,17 @@ interface Written {
   keys: string[];
 }
 
-async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<typeof corpus>): Promise<Written> {
-  const matrix = new Float32Array(N * DIMS);
+/** Writes `n` chunks (100 per file) of the corpus into the index; keeps every vector for an exact scan when `keep`. */
+export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<typeof corpus>, n = N, keep = true, progress?: (done: number) => void): Promise<Written> {
+  const matrix = new Float32Array(keep ? n * DIMS : 0);
   const keys: string[] = [];
   await index.setup();
   let seq = 0n;
   const perFile = 100;
-  for (let f = 0; f * perFile < N; f++) {
+  for (let f = 0; f * perFile < n; f++) {
     const fileId = `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`;
-    const n = Math.min(perFile, N - f * perFile);
-    const chunks = Array.from({ length: n }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: c.text(40), offset: i * 300, mimeType: 'text/plain', generatedMetadata: { type: 'text' } }));
+    const m = Math.min(perFile, n - f * perFile);
+    const chunks = Array.from({ length: m }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: c.text(40), offset: i * 300, mimeType: 'text/plain', generatedMetadata: { type: 'text' } }));
     const ops: ChunkIndexOp[] = [
       { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `doc-${f}.txt`, externalId: null, metadata: { shard: f % 10 }, generation: 1 } },
       { op: 'setChunks', storeId, fileId, generation: 1, chunks },
@@ -103,13 +104,16 @@ async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<type
         model: MODEL,
         vectors: chunks.map((ch) => {
           const v = c.vector();
-          matrix.set(v, keys.length * DIMS);
-          keys.push(`${fileId}:${ch.chunkIndex}`);
+          if (keep) {
+            matrix.set(v, keys.length * DIMS);
+            keys.push(`${fileId}:${ch.chunkIndex}`);
+          }
           return v;
         }),
       },
     ];
     await index.write(ops, { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
+    if (progress && (f + 1) % 1000 === 0) progress((f + 1) * perFile);
   }
   return { matrix, keys };
 }
@@ -232,11 +236,12 @@ export async function searchSpeedBench(): Promise<void> {
     );
     process.stdout.write(`dense recall@10 against exact search (100 queries): ${recall.toFixed(3)}\n`);
     await index.close();
-    // what a server start pays before it listens: opening the index loads every vector into the IVF lists
+    // what a server start pays for the index before it listens (bench/restart.bench.ts times a whole restart)
     const r0 = performance.now();
     const reopened = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'));
     await reopened.setup();
-    process.stdout.write(`reopening the index (IVF lists loaded from the file): ${((performance.now() - r0) / 1000).toFixed(2)} s\n\n`);
+    const { ms, from } = reopened.ivfLoad;
+    process.stdout.write(`reopening the index: ${((performance.now() - r0) / 1000).toFixed(2)} s (IVF lists ${from === 'persisted' ? 'read from their persisted copy' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s)\n\n`);
     await reopened.close();
 
     // End to end through the running server (query embedding by the synthetic endpoint included).

@@ -305,6 +305,19 @@ export class CodeArena {
     return at;
   }
 
+  /** Grows the memory at once to hold `bytes` more (a load that knows its size: no growth step by step). */
+  reserve(bytes: number): void {
+    const end = Math.min(this.maxBytes, align(this.top + bytes));
+    const have = this.memory.buffer.byteLength;
+    if (end > have) {
+      try {
+        this.memory.grow(Math.ceil((end - have) / PAGE));
+      } catch {
+        // left to alloc, step by step
+      }
+    }
+  }
+
   release(at: number, bytes: number): void {
     const l = this.free.get(bytes) ?? [];
     l.push(at);

@@ -12,7 +12,12 @@ export interface IvfOptions {
   ivfProbes?: number;
   /** The centroids are retrained (and every vector reassigned) when the model's vectors grow this many times. */
   ivfRetrainFactor?: number;
+  /** A list's persisted delta is folded into its base once it has more rows than this and an eighth of the list. */
+  ivfCompactMinDelta?: number;
 }
+
+/** The defaults of the IVF options. */
+export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ivfCompactMinDelta: 256 };
 
 interface Ann {
   model: string;
@@ -29,12 +34,18 @@ export interface IvfPlacement {
 }
 
 /**
- * The embedded chunk index's IVF indexes, one per embedding model, in memory (ivf.ts), with their
- * centroids and each vector's list kept in the SQLite file (`ivf_centroids`, `chunks.list`). It loads
- * them at start and reloads them after another connection's commit; trains a model's index once the
- * model has `ivfMinVectors` vectors and retrains it when they have grown `ivfRetrainFactor` times;
- * mirrors a write's added and removed vectors once its transaction commits; drops them all on reset;
- * and answers dense queries on stores large enough for the IVF to pay off.
+ * The embedded chunk index's IVF indexes, one per embedding model, in memory (ivf.ts), and persisted
+ * in the SQLite file so that a start reads them in bulk instead of rebuilding them from every vector:
+ * `ivf_centroids` (per model), `ivf_lists` (per list: ids, store groups and int8 codes as blobs, the
+ * base), `ivf_delta` (per vector added or removed since its list's base: its code, or a tombstone),
+ * `ivf_stores` (the store groups) and `chunks.list`. A write's delta rows go in the write's own
+ * transaction, so the file is always consistent with its chunks (a crash at any point leaves both as
+ * of the last commit); a list whose delta has grown past an eighth of it is folded into a new base
+ * (one list's blob, in its own transaction). A file without persisted lists (an older release) is
+ * loaded from its vectors once and persisted. The catalogue trains a model's index once the model has
+ * `ivfMinVectors` vectors and retrains it when they have grown `ivfRetrainFactor` times; mirrors a
+ * write's added and removed vectors once its transaction commits; reloads after another connection's
+ * commit; drops them all on reset; and answers dense queries on stores large enough for the IVF to pay off.
  */
 export class IvfCatalogue {
   private readonly opts: Required<IvfOptions>;
@@ -44,8 +55,14 @@ export class IvfCatalogue {
   /** SQLite's data_version when the in-memory IVF lists were loaded (another connection's commit changes it). */
   private loadedVersion: number | null = null;
   /** The open write's vectors, applied to the lists once its transaction commits. */
-  private pendingAdds: Array<{ model: string; id: number; storeId: string; list: number; unit: Float32Array }> = [];
-  private pendingRemovals: number[] = [];
+  private pendingAdds: Array<{ model: string; id: number; group: number; list: number; code: Int8Array }> = [];
+  private pendingRemovals: Array<{ model: string; id: number; list: number }> = [];
+  /** Store groups the open write created (forgotten if it rolls back). */
+  private pendingGroups: string[] = [];
+  /** Rows in `ivf_delta` per model and list (a list's base is rewritten once they outgrow it). */
+  private readonly deltas = new Map<string, Map<number, number>>();
+  /** How long the last `load()` took, and how (for the benchmarks and the logs). */
+  lastLoad: { ms: number; vectors: number; from: 'persisted' | 'vectors' | 'none' } = { ms: 0, vectors: 0, from: 'none' };
   /** Vectors written per model since they were last counted (cheap trigger for the exact count). */
   private readonly written = new Map<string, number>();
   private readonly counted = new Map<string, number>();
@@ -54,36 +71,148 @@ export class IvfCatalogue {
     private readonly db: Database.Database,
     options: IvfOptions = {},
   ) {
-    this.opts = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ...options };
+    this.opts = { ...DEFAULT_IVF_OPTIONS, ...options };
   }
 
   /** (Re)loads the IVF lists from the file: at start, and after another process wrote to it. */
   load(): void {
+    const t0 = performance.now();
     this.anns.clear();
     this.groups.clear();
+    this.deltas.clear();
+    this.discard();
+    for (const r of this.db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>) this.groups.set(r[0], r[1]);
+    let from: 'persisted' | 'vectors' | 'none' = 'none';
+    let vectors = 0;
     for (const c of this.db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
-      const buf = c.centroids as Buffer;
-      const centroids = new Float32Array(buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength));
-      const a: Ann = { model: c.model as string, ivf: new IvfIndex(c.dims as number, centroids), trainedCount: c.trained_count as number, perGroup: new Map() };
+      const a: Ann = { model: c.model as string, ivf: new IvfIndex(c.dims as number, blobVector(c.centroids as Buffer)), trainedCount: c.trained_count as number, perGroup: new Map() };
       this.anns.set(a.model, a);
-      const unassigned: Array<[number, number]> = [];
-      // raw rows and no per-row copies: a start loads every vector of the model
-      const rows = this.db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).raw();
-      for (const [id, storeId, stored, blob] of rows.iterate(a.model) as IterableIterator<[number, string, number | null, Buffer]>) {
-        const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : blobVector(blob);
-        if (v.length !== a.ivf.dims) continue;
-        let list = stored;
-        if (list === null) unassigned.push([(list = a.ivf.listOf(v)), id]); // a list choice needs no normalising
-        this.add(a, id, storeId, list, v);
+      if (this.loadPersisted(a)) from = from === 'vectors' ? from : 'persisted';
+      else {
+        this.loadFromVectors(a);
+        from = 'vectors';
       }
-      if (unassigned.length) {
-        const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
-        this.db.transaction(() => unassigned.forEach(([l, id]) => upd.run(l, id)))();
-      }
+      a.perGroup = a.ivf.groupCounts();
+      vectors += a.ivf.size;
     }
+    // models without an IVF are counted when a write could bring them to the threshold (trainDue)
     this.counted.clear();
-    for (const r of this.db.prepare(`SELECT model, count(*) AS n FROM chunks WHERE vector IS NOT NULL GROUP BY model`).all() as Row[]) this.counted.set(r.model as string, r.n as number);
     this.loadedVersion = this.db.pragma('data_version', { simple: true }) as number;
+    this.lastLoad = { ms: performance.now() - t0, vectors, from };
+  }
+
+  /**
+   * The model's lists from `ivf_lists` and `ivf_delta`; false when the file has none (an older release's).
+   * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
+   * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
+   * in two bases: the one it left and the one it went to), then the delta's codes are added.
+   */
+  private loadPersisted(a: Ann): boolean {
+    const stride = a.ivf.stride;
+    const counts = new Map<number, number>();
+    const tombs = new Map<number, Set<number>>();
+    const adds: Array<[number, number, number, Buffer]> = [];
+    for (const row of this.db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
+      const [list, id, grp, code] = row;
+      counts.set(list, (counts.get(list) ?? 0) + 1);
+      if (code === null || grp === null) {
+        let t = tombs.get(list);
+        if (!t) tombs.set(list, (t = new Set()));
+        t.add(id);
+      } else if (code.length === stride) adds.push([list, id, grp, code]);
+    }
+    // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
+    const sizes = this.db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(a.model) as Array<[number, number]>;
+    if (!sizes.length) return false;
+    const room = new Map<number, number>();
+    for (const [list] of adds) room.set(list, (room.get(list) ?? 0) + 1);
+    a.ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
+    let found = false;
+    const int32s = (b: Buffer) => (b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
+    for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, Buffer, Buffer, Buffer]>) {
+      found = true;
+      if (list >= a.ivf.nlist) throw new Error(`IVF of ${a.model}: persisted list ${list} has no centroid`);
+      let ids = int32s(idBlob);
+      let groups = int32s(groupBlob);
+      let kept: Uint8Array = codes;
+      const t = tombs.get(list);
+      if (t?.size) {
+        const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
+        const k = new Uint8Array(keep.length * stride);
+        keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
+        ids = Int32Array.from(keep, (j) => ids[j]);
+        groups = Int32Array.from(keep, (j) => groups[j]);
+        kept = k;
+      }
+      a.ivf.loadList(list, ids, groups, kept, room.get(list) ?? 0);
+    }
+    if (!found) return false;
+    this.deltas.set(a.model, counts);
+    for (const [list, id, grp, code] of adds) a.ivf.addCode(id, grp, list, code);
+    return true;
+  }
+
+  /** The model's lists rebuilt from every stored vector (a file of an older release), then persisted. */
+  private loadFromVectors(a: Ann): void {
+    const unassigned: Array<[number, number]> = [];
+    // raw rows and no per-row copies: this reads every vector of the model
+    const rows = this.db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).raw();
+    const entries: Array<[number, string, number, Float32Array]> = [];
+    for (const [id, storeId, stored, blob] of rows.iterate(a.model) as IterableIterator<[number, string, number | null, Buffer]>) {
+      const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : blobVector(blob);
+      if (v.length !== a.ivf.dims) continue;
+      let list = stored;
+      if (list === null) unassigned.push([(list = a.ivf.listOf(v)), id]); // a list choice needs no normalising
+      entries.push([id, storeId, list, v]);
+    }
+    this.db.transaction(() => {
+      for (const [id, storeId, list, v] of entries) a.ivf.add(id, this.group(storeId), list, v);
+      const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
+      for (const [l, id] of unassigned) upd.run(l, id);
+      this.persistAll(a);
+    })();
+    this.pendingGroups = [];
+  }
+
+  /** Inside a transaction: every list of the model as its new base, no delta. */
+  private persistAll(a: Ann): void {
+    this.db.prepare(`DELETE FROM ivf_lists WHERE model = ?`).run(a.model);
+    this.db.prepare(`DELETE FROM ivf_delta WHERE model = ?`).run(a.model);
+    for (let l = 0; l < a.ivf.nlist; l++) this.persistList(a, l);
+    this.deltas.set(a.model, new Map());
+  }
+
+  /** Inside a transaction: one list's in-memory entries as its new base (its delta folded in). */
+  private persistList(a: Ann, list: number): void {
+    const { ids, groups, codes } = a.ivf.exportList(list);
+    const buf = (x: Int32Array | Uint8Array) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
+    this.db
+      .prepare(`INSERT INTO ivf_lists (model, list, size, ids, groups, codes) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model, list) DO UPDATE SET size = excluded.size, ids = excluded.ids, groups = excluded.groups, codes = excluded.codes`)
+      .run(a.model, list, ids.length, buf(ids), buf(groups), buf(codes));
+    this.db.prepare(`DELETE FROM ivf_delta WHERE model = ? AND list = ?`).run(a.model, list);
+    this.deltas.get(a.model)?.delete(list);
+  }
+
+  /** Folds the delta of each list that has outgrown an eighth of it into a new base (after a commit). */
+  private compactDue(): void {
+    const due: Array<[Ann, number]> = [];
+    for (const [model, counts] of this.deltas) {
+      const a = this.anns.get(model);
+      if (!a) continue;
+      for (const [list, n] of counts) if (n > Math.max(this.opts.ivfCompactMinDelta, a.ivf.slots(list) / 8)) due.push([a, list]);
+    }
+    if (!due.length) return;
+    const tx = this.db.transaction(() => {
+      // the in-memory lists are the file's only while no other connection has written since they were loaded
+      if (this.db.pragma('data_version', { simple: true }) !== this.loadedVersion) return;
+      for (const [a, list] of due) this.persistList(a, list);
+    });
+    try {
+      tx.immediate();
+    } catch (err) {
+      // another connection holds the file (SQLITE_BUSY): the deltas stay, and are folded after a later write
+      if (!(err instanceof Error && /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${err.message}`))) throw err;
+    }
   }
 
   /** Reloads the lists when another connection has committed since they were loaded. */
@@ -91,9 +220,9 @@ export class IvfCatalogue {
     if (this.db.pragma('data_version', { simple: true }) !== this.loadedVersion) this.load();
   }
 
-  /** Inside the caller's transaction: forgets every model's centroids (call `load()` once it commits). */
+  /** Inside the caller's transaction: forgets every model's centroids and lists (call `load()` once it commits). */
   drop(): void {
-    this.db.exec(`DELETE FROM ivf_centroids`);
+    this.db.exec(`DELETE FROM ivf_centroids; DELETE FROM ivf_lists; DELETE FROM ivf_delta; DELETE FROM ivf_stores;`);
   }
 
   /** A write begins: up to date with the file, nothing pending. */
@@ -102,27 +231,47 @@ export class IvfCatalogue {
     this.discard();
   }
 
-  /** The write's transaction failed: its vectors never reach the lists. */
+  /** The write's transaction failed (or is done with): its vectors never reach the lists, its new store groups are forgotten. */
   discard(): void {
+    for (const s of this.pendingGroups) this.groups.delete(s);
+    this.pendingGroups = [];
     this.pendingAdds = [];
     this.pendingRemovals = [];
   }
 
-  /** The write's transaction committed: mirror it in memory, then train or retrain where due. */
+  /** The write's transaction committed: mirror it in memory, then train, retrain or fold deltas where due. */
   commit(): void {
-    for (const id of this.pendingRemovals) for (const a of this.anns.values()) this.remove(a, id);
+    for (const r of this.pendingRemovals) {
+      const a = this.anns.get(r.model);
+      if (a) this.remove(a, r.id);
+      this.countDelta(r.model, r.list);
+    }
     for (const x of this.pendingAdds) {
       const a = this.anns.get(x.model);
-      if (a) this.add(a, x.id, x.storeId, x.list, x.unit);
+      if (a) this.addCode(a, x.id, x.group, x.list, x.code);
+      this.countDelta(x.model, x.list);
     }
+    this.pendingGroups = [];
     this.discard();
     this.trainDue();
+    this.compactDue();
+  }
+
+  private countDelta(model: string, list: number): void {
+    let m = this.deltas.get(model);
+    if (!m) this.deltas.set(model, (m = new Map<number, number>()));
+    m.set(list, (m.get(list) ?? 0) + 1);
   }
 
   /** Inside the write: rows about to be deleted (or re-vectored) leave the lists once the transaction commits. */
   removing(where: string, ...args: unknown[]): void {
     if (!this.anns.size) return;
-    for (const r of this.db.prepare(`SELECT id FROM chunks WHERE ${where} AND list IS NOT NULL`).all(...args) as Row[]) this.pendingRemovals.push(r.id as number);
+    const tomb = this.db.prepare(`INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, NULL, NULL) ON CONFLICT (model, list, id) DO UPDATE SET grp = NULL, code = NULL`);
+    for (const [id, model, list] of this.db.prepare(`SELECT id, model, list FROM chunks WHERE ${where} AND list IS NOT NULL`).raw().all(...args) as Array<[number, string, number]>) {
+      if (!this.anns.has(model)) continue;
+      tomb.run(model, list, id);
+      this.pendingRemovals.push({ model, id, list });
+    }
   }
 
   /**
@@ -144,7 +293,14 @@ export class IvfCatalogue {
 
   /** Inside the write: the placed vector of row `id` joins its list once the transaction commits. */
   adding(model: string, id: number, storeId: string, p: IvfPlacement): void {
-    this.pendingAdds.push({ model, id, storeId, list: p.list, unit: p.unit });
+    const a = this.anns.get(model)!;
+    const code = new Int8Array(a.ivf.stride);
+    a.ivf.quantize(p.unit, code);
+    const group = this.group(storeId);
+    this.db
+      .prepare(`INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, list, id) DO UPDATE SET grp = excluded.grp, code = excluded.code`)
+      .run(model, p.list, id, group, Buffer.from(code.buffer, code.byteOffset, code.byteLength));
+    this.pendingAdds.push({ model, id, group, list: p.list, code });
   }
 
   /**
@@ -196,18 +352,21 @@ export class IvfCatalogue {
     return n >= this.opts.ivfMinVectors ? a : null;
   }
 
+  /** A store's group; a new one is persisted (call inside a transaction). */
   private group(storeId: string): number {
     let g = this.groups.get(storeId);
-    if (g === undefined) this.groups.set(storeId, (g = this.groups.size));
+    if (g === undefined) {
+      this.groups.set(storeId, (g = this.groups.size));
+      this.pendingGroups.push(storeId);
+      this.db.prepare(`INSERT INTO ivf_stores (store_id, grp) VALUES (?, ?) ON CONFLICT (store_id) DO UPDATE SET grp = excluded.grp`).run(storeId, g);
+    }
     return g;
   }
 
-  /** `vector` need not be normalised (the IVF quantises its direction). */
-  private add(a: Ann, id: number, storeId: string, list: number, vector: Float32Array): void {
+  private addCode(a: Ann, id: number, group: number, list: number, code: Int8Array): void {
     this.remove(a, id);
-    const g = this.group(storeId);
-    a.ivf.add(id, g, list, vector);
-    a.perGroup.set(g, (a.perGroup.get(g) ?? 0) + 1);
+    a.ivf.addCode(id, group, list, code);
+    a.perGroup.set(group, (a.perGroup.get(group) ?? 0) + 1);
   }
 
   private remove(a: Ann, id: number): void {
@@ -217,13 +376,19 @@ export class IvfCatalogue {
 
   /** Trains a model's IVF once it has enough vectors, and retrains it when it has grown `ivfRetrainFactor` times. */
   private trainDue(): void {
+    const count = (model: string) => (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE model = ? AND vector IS NOT NULL`).get(model) as Row).n as number;
     for (const [model, added] of this.written) {
       const a = this.anns.get(model);
+      if (!a && !this.counted.has(model)) {
+        // the first write of a model without an IVF since the load: counted once (not at start)
+        this.counted.set(model, count(model));
+        this.written.set(model, 0);
+      }
       // models with an IVF know their size; others are counted only when the writes could reach the threshold
-      const estimate = a ? a.ivf.size : (this.counted.get(model) ?? 0) + added;
+      const estimate = a ? a.ivf.size : this.counted.get(model)! + (this.written.get(model) ?? added);
       const due = a ? estimate >= a.trainedCount * this.opts.ivfRetrainFactor : estimate >= this.opts.ivfMinVectors;
       if (!due) continue;
-      const n = (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE model = ? AND vector IS NOT NULL`).get(model) as Row).n as number;
+      const n = count(model);
       this.counted.set(model, n);
       this.written.set(model, 0);
       if (n < this.opts.ivfMinVectors || (a && n < a.trainedCount * this.opts.ivfRetrainFactor)) continue;
@@ -248,6 +413,7 @@ export class IvfCatalogue {
     const ivf = new IvfIndex(dims, centroids);
     const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
     const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
+    const code = new Int8Array(ivf.stride);
     this.db.transaction(() => {
       for (const r of this.db.prepare(`SELECT id, store_id, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).all(model) as Row[]) {
         const v = blobVector(r.vector as Buffer);
@@ -255,14 +421,18 @@ export class IvfCatalogue {
         const unit = normalize(v);
         const list = ivf.listOf(unit);
         upd.run(list, r.id);
-        this.add(a, r.id as number, r.store_id as string, list, unit);
+        ivf.quantize(unit, code);
+        this.addCode(a, r.id as number, this.group(r.store_id as string), list, code);
       }
+      this.deltas.set(model, new Map());
+      this.persistAll(a);
       this.db
         .prepare(
           `INSERT INTO ivf_centroids (model, dims, centroids, trained_count) VALUES (?, ?, ?, ?) ON CONFLICT (model) DO UPDATE SET dims = excluded.dims, centroids = excluded.centroids, trained_count = excluded.trained_count`,
         )
         .run(model, dims, Buffer.from(centroids.buffer, centroids.byteOffset, centroids.byteLength), n);
     })();
+    this.pendingGroups = [];
     this.anns.set(model, a);
   }
 }

@@ -133,8 +133,9 @@ const ARENA_BYTES = 1 << 30;
 /** The lists of one embedding model. `group` is a small integer per store (the caller's mapping). */
 export class IvfIndex {
   private readonly lists: List[];
-  /** The list of each live id; a replaced or removed id's old slot gets group -1 (skipped). */
-  private readonly where = new Map<number, number>();
+  /** The list of each live id, plus one (0: none), indexed by id; a replaced or removed id's old slot gets group -1 (skipped). */
+  private where = new Int32Array(1024);
+  private live = 0;
   private readonly arenas: CodeArena[] = [];
   /** the centroids as int8 codes, to choose lists */
   private readonly coarse: Int8Matrix;
@@ -151,7 +152,105 @@ export class IvfIndex {
   }
 
   get size(): number {
-    return this.where.size;
+    return this.live;
+  }
+
+  /** Lists (centroids). */
+  get nlist(): number {
+    return this.lists.length;
+  }
+
+  /** Slots of a list, removed ones included (what a persisted copy would shed). */
+  slots(list: number): number {
+    return this.lists[list].size;
+  }
+
+  private listOfId(id: number): number {
+    return id < this.where.length ? this.where[id] - 1 : -1;
+  }
+
+  private setWhere(id: number, list: number): void {
+    if (id >= this.where.length) {
+      const grown = new Int32Array(Math.max(id + 1, this.where.length * 2));
+      grown.set(this.where);
+      this.where = grown;
+    }
+    if (!this.where[id]) this.live++;
+    this.where[id] = list + 1;
+  }
+
+  /** `vector`'s direction as an int8 code of `stride` bytes (any length; it is normalised), written at `at` of `out`. */
+  quantize(vector: Float32Array, out: Int8Array, at = 0): void {
+    let n = 0;
+    for (let d = 0; d < this.dims; d++) n += vector[d] * vector[d];
+    const k = 127 / (Math.sqrt(n) || 1);
+    for (let d = 0; d < this.dims; d++) out[at + d] = Math.max(-127, Math.min(127, Math.round(vector[d] * k)));
+    if (this.dims < this.stride) out.fill(0, at + this.dims, at + this.stride);
+  }
+
+  /**
+   * Fills an empty list from a persisted copy (`exportList`): `ids` and `groups` as int32s, `codes`
+   * `stride` bytes each. Capacity stays a power-of-two multiple of 64, as lists grow.
+   */
+  loadList(list: number, ids: Int32Array, groups: Int32Array, codes: Uint8Array, room = 0): void {
+    const l = this.lists[list];
+    if (l.size) throw new Error(`IVF list ${list} is not empty`);
+    const n = ids.length;
+    if (groups.length !== n || codes.length !== n * this.stride) throw new Error(`IVF list ${list}: persisted copy is inconsistent`);
+    if (!n) return;
+    const capacity = IvfIndex.capacityFor(n + room);
+    const { arena, at } = this.place(capacity);
+    arena.v.i8.set(new Int8Array(codes.buffer, codes.byteOffset, codes.byteLength), at);
+    const lids = new Int32Array(capacity);
+    lids.set(ids);
+    const lgroups = new Int32Array(capacity);
+    lgroups.set(groups);
+    Object.assign(l, { ids: lids, groups: lgroups, arena, at, size: n });
+    for (let j = 0; j < n; j++) this.setWhere(ids[j], list);
+  }
+
+  /** The capacity a list of `n` entries gets: a power-of-two multiple of 64, as lists grow. */
+  static capacityFor(n: number): number {
+    let capacity = 64;
+    while (capacity < n) capacity *= 2;
+    return capacity;
+  }
+
+  /** Before loading lists of these capacities: the first arena grown once to hold them (up to its bound). */
+  reserve(capacities: number[]): void {
+    const bytes = capacities.reduce((s, c) => s + c * this.stride, 0);
+    if (!bytes || this.arenas.length) return;
+    const arena = new CodeArena(this.stride, ARENA_BYTES);
+    arena.reserve(bytes + capacities.length * 16); // at most the arena's bound: the rest grows as it comes
+    this.arenas.push(arena);
+  }
+
+  /** A list's live entries (removed slots shed), as `loadList` takes them back. */
+  exportList(list: number): { ids: Int32Array; groups: Int32Array; codes: Uint8Array } {
+    const l = this.lists[list];
+    let n = 0;
+    for (let j = 0; j < l.size; j++) if (l.groups[j] >= 0) n++;
+    const ids = new Int32Array(n);
+    const groups = new Int32Array(n);
+    const codes = new Uint8Array(n * this.stride);
+    if (!l.arena) return { ids, groups, codes };
+    const src = new Uint8Array(l.arena.v.i8.buffer);
+    let k = 0;
+    for (let j = 0; j < l.size; j++) {
+      if (l.groups[j] < 0) continue;
+      ids[k] = l.ids[j];
+      groups[k] = l.groups[j];
+      codes.set(src.subarray(l.at + j * this.stride, l.at + (j + 1) * this.stride), k * this.stride);
+      k++;
+    }
+    return { ids, groups, codes };
+  }
+
+  /** Vectors per store group in the lists (live entries). */
+  groupCounts(): Map<number, number> {
+    const out = new Map<number, number>();
+    for (const l of this.lists) for (let j = 0; j < l.size; j++) if (l.groups[j] >= 0) out.set(l.groups[j], (out.get(l.groups[j]) ?? 0) + 1);
+    return out;
   }
 
   listOf(unit: Float32Array): number {
@@ -189,27 +288,40 @@ export class IvfIndex {
 
   /** Adds a vector (any length; it is normalised) to a list, quantised straight into the list's codes. */
   add(id: number, group: number, list: number, vector: Float32Array): void {
+    const { l, at } = this.slot(id, group, list);
+    this.quantize(vector, l.arena!.v.i8, at);
+  }
+
+  /** Adds an id with its int8 code (`stride` bytes, as `quantize` writes it) to a list. */
+  addCode(id: number, group: number, list: number, code: Int8Array | Uint8Array): void {
+    const { l, at } = this.slot(id, group, list);
+    l.arena!.v.i8.set(code instanceof Int8Array ? code : new Int8Array(code.buffer, code.byteOffset, code.byteLength), at);
+  }
+
+  /** A new slot in `list` for `id` (its old one, anywhere, removed): answers the list and the code's offset. */
+  private slot(id: number, group: number, list: number): { l: List; at: number } {
     this.remove(id);
     const l = this.lists[list];
     if (l.size === l.capacity) this.grow(l);
     l.ids[l.size] = id;
     l.groups[l.size] = group;
-    const i8 = l.arena!.v.i8;
     const at = l.at + l.size * this.stride;
-    let n = 0;
-    for (let d = 0; d < this.dims; d++) n += vector[d] * vector[d];
-    const k = 127 / (Math.sqrt(n) || 1);
-    for (let d = 0; d < this.dims; d++) i8[at + d] = Math.max(-127, Math.min(127, Math.round(vector[d] * k)));
-    if (this.dims < this.stride) i8.fill(0, at + this.dims, at + this.stride);
     l.size++;
-    this.where.set(id, list);
+    this.setWhere(id, list);
+    return { l, at };
+  }
+
+  /** Removes an id if it is in `list`; answers the group it was in, or -1. */
+  removeFrom(id: number, list: number): number {
+    return this.listOfId(id) === list ? this.remove(id) : -1;
   }
 
   /** Removes an id; answers the group it was in, or -1. */
   remove(id: number): number {
-    const list = this.where.get(id);
-    if (list === undefined) return -1;
-    this.where.delete(id);
+    const list = this.listOfId(id);
+    if (list < 0) return -1;
+    this.where[id] = 0;
+    this.live--;
     const l = this.lists[list];
     for (let j = l.size - 1; j >= 0; j--) {
       if (l.ids[j] === id && l.groups[j] >= 0) {

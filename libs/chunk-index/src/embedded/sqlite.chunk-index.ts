@@ -57,6 +57,11 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.ivf.load();
   }
 
+  /** How the IVF lists were last loaded: from their persisted copy, or rebuilt from the vectors (an older file). */
+  get ivfLoad(): { ms: number; vectors: number; from: 'persisted' | 'vectors' | 'none' } {
+    return this.ivf.lastLoad;
+  }
+
   async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
     const r = this.db.prepare(`SELECT * FROM checkpoints WHERE projection = ?`).get(projection) as Row | undefined;
     return r ? { version: r.version as number, position: { commit: BigInt(r.position_commit as string), prepare: BigInt(r.position_prepare as string) } } : null;

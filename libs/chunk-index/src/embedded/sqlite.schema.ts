@@ -50,12 +50,16 @@ export function migrateChunkDatabase(db: Database.Database): void {
       INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text); END;
   `);
   if (!hadTrigrams) db.exec(`INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
-  // IVF (ivf.catalogue.ts): centroids per model, and each vector's list
+  // IVF (ivf.catalogue.ts): centroids per model, each vector's list, and the lists persisted (`ivf_lists`:
+  // per list, blobs of ids, store groups and int8 codes; `ivf_delta`: codes and tombstones since; `ivf_stores`)
   const cols = (db.prepare(`PRAGMA table_info(chunks)`).all() as Row[]).map((r) => r.name);
   if (!cols.includes('list')) db.exec(`ALTER TABLE chunks ADD COLUMN list INTEGER`);
   db.exec(`
     CREATE TABLE IF NOT EXISTS ivf_centroids (model TEXT PRIMARY KEY, dims INTEGER NOT NULL, centroids BLOB NOT NULL, trained_count INTEGER NOT NULL);
     CREATE INDEX IF NOT EXISTS chunks_model ON chunks (model) WHERE vector IS NOT NULL;
+    CREATE TABLE IF NOT EXISTS ivf_lists (model TEXT NOT NULL, list INTEGER NOT NULL, size INTEGER NOT NULL, ids BLOB NOT NULL, groups BLOB NOT NULL, codes BLOB NOT NULL, PRIMARY KEY (model, list));
+    CREATE TABLE IF NOT EXISTS ivf_delta (model TEXT NOT NULL, list INTEGER NOT NULL, id INTEGER NOT NULL, grp INTEGER, code BLOB, PRIMARY KEY (model, list, id)) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS ivf_stores (store_id TEXT PRIMARY KEY, grp INTEGER NOT NULL);
   `);
 }
 

@@ -1,0 +1,142 @@
+import { randomBytes } from 'crypto';
+import { spawn } from 'child_process';
+import { Agent } from 'http';
+import { mkdtempSync, rmSync, statSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { apiCall, freePort, waitForServer } from './support';
+import { corpus, DIMS, fill, MODEL, syntheticEmbeddings } from './search-speed.bench';
+
+const N = Number(process.env.BENCH_RESTART_CHUNKS ?? 1_000_000);
+const RESTARTS = Number(process.env.BENCH_RESTART_TIMES ?? 3);
+const ROOT = join(__dirname, '..', '..');
+
+/**
+ * How long a server restart takes with `BENCH_RESTART_CHUNKS` chunks in its embedded index: the
+ * synthetic corpus of the search-speed bench is written straight into the server's index, the server
+ * is stopped, then started again `BENCH_RESTART_TIMES` times; each start is timed from spawning the
+ * process to its first answer to `GET /` and to its first successful `POST /v1/stores/search`. The
+ * index's open alone (what a start pays for the index: schema check, IVF lists read) is timed too, and
+ * a start of the same server with an empty store beside it, for what a start costs whatever the index.
+ */
+export async function restartBench(): Promise<void> {
+  process.stdout.write(`\n## Restart: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors, embedded index\n`);
+  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-restart-'));
+  const embeddings = await syntheticEmbeddings();
+  const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const envOf = (dataDir: string) => ({
+    ...process.env,
+    PORT: String(port),
+    LARDER_DATA_DIR: dataDir,
+    LARDER_ROOT_KEY: key,
+    LARDER_LOG_LEVEL: 'warn',
+    LARDER_EMBEDDER: 'openai',
+    LARDER_EMBEDDING_URL: embeddings.url,
+    LARDER_EMBEDDING_MODEL: MODEL,
+    LARDER_EMBEDDING_DIMENSIONS: String(DIMS),
+  });
+  const spawnServer = (dataDir: string) => spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: 'inherit' });
+  const stop = (child: ReturnType<typeof spawn>) =>
+    new Promise<void>((r) => {
+      if (child.exitCode !== null) return r();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      child.once('exit', () => (clearTimeout(kill), r()));
+      child.kill('SIGTERM');
+    });
+  /** A store in a fresh server at `dataDir`, the server stopped again. */
+  const createStore = async (dataDir: string) => {
+    const child = spawnServer(dataDir);
+    await waitForServer(base, 120);
+    const agent = new Agent({ keepAlive: false });
+    const res = await apiCall(agent, base, key, 'POST', '/v1/stores', Buffer.from(JSON.stringify({ name: 'bench-restart' })));
+    agent.destroy();
+    await stop(child);
+    if (res.status >= 300) throw new Error(`creating a store: ${res.status} ${res.text}`);
+    return (JSON.parse(res.text) as { id: string }).id;
+  };
+  /** Spawns the server and polls until it answers: ms to `GET /` and to a successful search. */
+  const timeStart = async (dataDir: string, storeId: string) => {
+    const t0 = performance.now();
+    const child = spawnServer(dataDir);
+    const agent = new Agent({ keepAlive: false });
+    let listening = NaN;
+    const body = Buffer.from(JSON.stringify({ query: 'w1x w2x', store_identifiers: [storeId], top_k: 10 }));
+    try {
+      for (;;) {
+        if (child.exitCode !== null) throw new Error(`server exited ${child.exitCode}`);
+        if (performance.now() - t0 > 600_000) throw new Error('no search answer within 10 minutes');
+        try {
+          if (Number.isNaN(listening) && (await fetch(`${base}/`)).ok) listening = performance.now() - t0;
+          const res = await apiCall(agent, base, key, 'POST', '/v1/stores/search', body, 'application/json', 60_000);
+          if (res.status === 200 && (JSON.parse(res.text) as { data: unknown[] }).data.length) return { listening, searched: performance.now() - t0 };
+        } catch {
+          // not listening yet
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      agent.destroy();
+      await stop(child);
+    }
+  };
+  try {
+    const dataDir = join(dir, 'data');
+    const storeId = await createStore(dataDir);
+    const path = join(dataDir, 'chunk-index', 'chunks.sqlite');
+    const f0 = performance.now();
+    const index = new SqliteChunkIndex(path, { readWorker: false });
+    await fill(index, storeId, corpus(), N, false, (n) => {
+      if (n % 100_000 === 0) process.stdout.write(`  ${n.toLocaleString('en')} chunks written (${((performance.now() - f0) / 1000).toFixed(0)} s)\n`);
+    });
+    await index.close();
+    const size = ['', '-wal'].reduce((s, x) => {
+      try {
+        return s + statSync(path + x).size;
+      } catch {
+        return s;
+      }
+    }, 0);
+    process.stdout.write(`index filled in ${((performance.now() - f0) / 1000).toFixed(1)} s (${(size / 2 ** 30).toFixed(2)} GiB)\n`);
+
+    // the index's open alone, as a start does it (file opened, schema checked, IVF lists read)
+    const opens: string[] = [];
+    for (let i = 0; i < RESTARTS; i++) {
+      const o0 = performance.now();
+      const reopened = new SqliteChunkIndex(path);
+      await reopened.setup();
+      const opened = performance.now() - o0;
+      const q = corpus().vector();
+      const s0 = performance.now();
+      const hits = await reopened.searchDense({ storeIds: [storeId], vector: q, topK: 10, model: MODEL });
+      const first = performance.now() - s0;
+      const { ms, from, vectors } = reopened.ivfLoad;
+      await reopened.close();
+      if (hits.length !== 10) throw new Error(`reopened index answered ${hits.length} hits`);
+      opens.push(`${(opened / 1000).toFixed(2)} s (IVF: ${vectors.toLocaleString('en')} vectors ${from === 'persisted' ? 'read from their persisted lists' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s; first dense search ${first.toFixed(1)} ms)`);
+    }
+    process.stdout.write(`index open alone: ${opens.join('; ')}\n`);
+
+    // a start with an empty store: what a start costs whatever the index holds
+    const emptyDir = join(dir, 'empty');
+    const emptyStore = await createStore(emptyDir);
+    const emptyIndex = new SqliteChunkIndex(join(emptyDir, 'chunk-index', 'chunks.sqlite'), { readWorker: false });
+    await fill(emptyIndex, emptyStore, corpus(), 100, false);
+    await emptyIndex.close();
+
+    const rows: string[] = [];
+    for (let i = 0; i < RESTARTS; i++) {
+      const full = await timeStart(dataDir, storeId);
+      const small = await timeStart(emptyDir, emptyStore);
+      rows.push(`| ${i + 1} | ${(full.listening / 1000).toFixed(2)} | ${(full.searched / 1000).toFixed(2)} | ${(small.listening / 1000).toFixed(2)} | ${(small.searched / 1000).toFixed(2)} |`);
+    }
+    process.stdout.write(
+      `\n| start | ${N.toLocaleString('en')} chunks: GET / s | ${N.toLocaleString('en')} chunks: first search s | 100 chunks: GET / s | 100 chunks: first search s |\n|---|---:|---:|---:|---:|\n${rows.join('\n')}\n\n`,
+    );
+  } finally {
+    embeddings.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
