@@ -8,6 +8,7 @@ import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
+import { peersBench } from './peers.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -19,6 +20,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   answering: answeringBench,
   reranking: rerankingQualityBench,
   ocr: ocrBench,
+  peers: peersBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 
