@@ -100,8 +100,7 @@ async function time(queries: Data['queries'], fn: (q: Data['queries'][number]) =
 
 const recallOf = (got: number[][], truth: number[][]) => got.reduce((hit, ids, qi) => hit + ids.filter((id) => truth[qi].includes(id)).length, 0) / (truth.length * 10);
 
-const diskBytes = (dir: string): number =>
-  readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? diskBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+const diskBytes = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? diskBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
 
 function vmHwm(): number {
   return Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
@@ -237,9 +236,7 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
       const table = new arrow.Table({
         id: arrow.makeVector(Int32Array.from({ length: n }, (_, i) => i)),
         text: arrow.vectorFromArray(data.texts, new arrow.Utf8()),
-        vector: arrow.makeVector(
-          arrow.makeData({ type: vectorType, length: n, nullCount: 0, child: arrow.makeData({ type: new arrow.Float32(), length: n * DIMS, data: data.matrix.slice() }) }),
-        ),
+        vector: arrow.makeVector(arrow.makeData({ type: vectorType, length: n, nullCount: 0, child: arrow.makeData({ type: new arrow.Float32(), length: n * DIMS, data: data.matrix.slice() }) })),
       });
       const tbl = await db.createTable('chunks', table);
       const tData = performance.now();
@@ -266,16 +263,7 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
         ([p, r]) => `nprobes ${p}, refine ×${r}`,
         async ([p, r]) =>
           async (v) =>
-            ids(
-              await tbl
-                .vectorSearch(v)
-                .distanceType('dot')
-                .nprobes(p)
-                .refineFactor(r)
-                .select(['id'])
-                .limit(10)
-                .toArray(),
-            ),
+            ids(await tbl.vectorSearch(v).distanceType('dot').nprobes(p).refineFactor(r).select(['id']).limit(10).toArray()),
       );
       lexical = async (text) => ids(await tbl.query().fullTextSearch(text).select(['id']).limit(10).toArray());
       const result = await measure();
@@ -288,7 +276,8 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
     // wants arrays) and Float32Arrays in its vector index; vector search is an exact scan.
     const orama = await import('@orama/orama');
     const db = orama.create({ schema: { text: 'string', embedding: `vector[${DIMS}]` } as const });
-    const docs = (from: number, to: number) => Array.from({ length: to - from }, (_, j) => ({ id: String(from + j), text: data.texts[from + j], embedding: Array.from(data.matrix.subarray((from + j) * DIMS, (from + j + 1) * DIMS)) }));
+    const docs = (from: number, to: number) =>
+      Array.from({ length: to - from }, (_, j) => ({ id: String(from + j), text: data.texts[from + j], embedding: Array.from(data.matrix.subarray((from + j) * DIMS, (from + j + 1) * DIMS)) }));
     for (let i = 0; i < n; i += 10_000) await orama.insertMultiple(db, docs(i, Math.min(n, i + 10_000)), 1000);
     built();
     index = 'in memory: exact vector scan + BM25 inverted index';
@@ -301,7 +290,9 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
       async (similarity) => async (v) => ids(await orama.search(db, { mode: 'vector', vector: { value: Array.from(v), property: 'embedding' }, similarity, limit: 10, includeVectors: false })),
     );
     lexical = async (text) => ids(await orama.search(db, { term: text, properties: ['text'], limit: 10 }));
-    notes.push('Orama: the similarity floor is its only dense knob (the scan is exact; a floor above the 10th hit returns fewer than 10); its full-text search matches query words as prefixes (its default)');
+    notes.push(
+      'Orama: the similarity floor is its only dense knob (the scan is exact; a floor above the 10th hit returns fewer than 10); its full-text search matches query words as prefixes (its default)',
+    );
     return await measure();
 
     async function measure(): Promise<Result> {
@@ -335,7 +326,9 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
 async function child(system: System, truthFile: string, dir: string): Promise<Result | { system: System; error: string }> {
   const out = join(dir, `${system}.json`);
   const heap = process.env.BENCH_PEERS_HEAP_MB ?? '12288';
-  const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${heap}`, '-r', join(ROOT, 'tools/paths.js'), __filename, system, truthFile, out], { stdio: ['ignore', 'inherit', 'pipe'] });
+  const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${heap}`, '-r', join(ROOT, 'tools/paths.js'), __filename, system, truthFile, out], {
+    stdio: ['ignore', 'inherit', 'pipe'],
+  });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   const code = await new Promise<number | null>((r) => proc.once('exit', (c, sig) => r(c ?? (sig ? 128 : null))));
@@ -394,7 +387,7 @@ export async function peersBench(): Promise<void> {
     process.stdout.write(`\n| ${header.join(' | ')} |\n|${header.map((_, i) => (i ? '---:' : '---')).join('|')}|\n`);
     for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
     process.stdout.write(
-      '\n(ratio) = peer / Larder, below 1 the peer is ahead. RSS Δ: resident memory after the build and a full GC, less before it (the input data held by the bench excluded); peak Δ: the build\'s peak over the same baseline. Queries run one at a time.\n',
+      "\n(ratio) = peer / Larder, below 1 the peer is ahead. RSS Δ: resident memory after the build and a full GC, less before it (the input data held by the bench excluded); peak Δ: the build's peak over the same baseline. Queries run one at a time.\n",
     );
   } finally {
     rmSync(dir, { recursive: true, force: true });
