@@ -86,16 +86,18 @@ interface Result {
   notes: string[];
 }
 
-async function time(queries: Data['queries'], fn: (q: Data['queries'][number]) => unknown): Promise<Timed> {
-  await fn(queries[0]);
+/** Times the queries one at a time (after the first 20 as a warm-up) and keeps their answers. */
+async function time<T>(queries: Data['queries'], fn: (q: Data['queries'][number]) => Promise<T> | T): Promise<Timed & { answers: T[] }> {
+  for (const q of queries.slice(0, 20)) await fn(q);
   const ms: number[] = [];
+  const answers: T[] = [];
   const w0 = performance.now();
   for (const q of queries) {
     const s = performance.now();
-    await fn(q);
+    answers.push(await fn(q));
     ms.push(performance.now() - s);
   }
-  return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000) };
+  return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000), answers };
 }
 
 const recallOf = (got: number[][], truth: number[][]) => got.reduce((hit, ids, qi) => hit + ids.filter((id) => truth[qi].includes(id)).length, 0) / (truth.length * 10);
@@ -255,10 +257,11 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
           [20, 1],
           [20, 5],
           [20, 10],
-          [40, 10],
+          [20, 15],
+          [20, 20],
           [40, 20],
-          [80, 20],
-          [160, 40],
+          [40, 40],
+          [80, 40],
         ],
         ([p, r]) => `nprobes ${p}, refine ×${r}`,
         async ([p, r]) =>
@@ -297,12 +300,11 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
 
     async function measure(): Promise<Result> {
       if (!measured) throw new Error('build not measured');
-      const denseTimed = await time(data.queries, (q) => dense.search(q.vector));
+      const d = await time(data.queries, (q) => dense.search(q.vector));
       let lex: Result['lexical'] = null;
       if (system !== 'usearch') {
-        const ids: number[][] = [];
-        for (const q of data.queries) ids.push(await lexical(q.text));
-        lex = { ...(await time(data.queries, (q) => lexical(q.text))), ids };
+        const { answers, ...timed } = await time(data.queries, (q) => lexical(q.text));
+        lex = { ...timed, ids: answers };
       }
       return {
         system,
@@ -311,7 +313,7 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
         rssDelta,
         peakDelta,
         disk: system === 'larder' || system === 'lancedb' ? diskBytes(dir) : null,
-        dense: { ...denseTimed, recall: dense.recall, setting: dense.setting },
+        dense: { p50: d.p50, p99: d.p99, qps: d.qps, recall: dense.recall, setting: dense.setting },
         tried: dense.tried,
         lexical: lex,
         notes,
