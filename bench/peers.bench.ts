@@ -333,7 +333,11 @@ async function child(system: System, truthFile: string, dir: string): Promise<Re
   });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
+  // a hung peer (LanceDB 0.31.0 once stopped answering at 100k) fails its row instead of the run
+  const limit = Number(process.env.BENCH_PEERS_CHILD_TIMEOUT_S ?? 1800);
+  const timer = setTimeout(() => proc.kill('SIGKILL'), limit * 1000);
   const code = await new Promise<number | null>((r) => proc.once('exit', (c, sig) => r(c ?? (sig ? 128 : null))));
+  clearTimeout(timer);
   if (code !== 0) return { system, error: `exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' / ')}` };
   return JSON.parse(readFileSync(out, 'utf8')) as Result;
 }
