@@ -142,7 +142,8 @@ async function tune<S>(
 async function runSystem(system: System, truth: number[][]): Promise<Result> {
   const data = dataset(N, QUERIES);
   const n = data.texts.length;
-  const dir = mkdtempSync(join(tmpdir(), `larder-bench-peers-${system}-`));
+  // under the parent's folder, so a child killed for hanging leaves nothing behind
+  const dir = mkdtempSync(join(process.env.BENCH_PEERS_DIR ?? tmpdir(), `larder-bench-peers-${system}-`));
   const notes: string[] = [];
   try {
     const rss0 = settledRss();
@@ -330,6 +331,7 @@ async function child(system: System, truthFile: string, dir: string): Promise<Re
   const heap = process.env.BENCH_PEERS_HEAP_MB ?? '12288';
   const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${heap}`, '-r', join(ROOT, 'tools/paths.js'), __filename, system, truthFile, out], {
     stdio: ['ignore', 'inherit', 'pipe'],
+    env: { ...process.env, BENCH_PEERS_DIR: dir },
   });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
