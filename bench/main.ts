@@ -11,6 +11,7 @@ import { restartBench } from './restart.bench';
 import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
 import { queryPathBench } from './query-path.bench';
+import { peersBench } from './peers.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -25,6 +26,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   reranking: rerankingQualityBench,
   ocr: ocrBench,
   'query-path': queryPathBench,
+  peers: peersBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 

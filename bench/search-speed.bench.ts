@@ -52,7 +52,7 @@ export function corpus() {
   return { vocab, text, vector, r };
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (x: number) => x.toFixed(2);
 
 /** An OpenAI-compatible embeddings endpoint answering synthetic 384-d vectors (stands for a remote model). */
@@ -82,38 +82,52 @@ interface Written {
   keys: string[];
 }
 
+/** The bench's queries (after the corpus is drawn): three words (ranks < 2000, < 200, < 20) and a vector. */
+export function benchQueries(c: ReturnType<typeof corpus>, count: number): Array<{ text: string; vector: Float32Array }> {
+  const qr = rng(7);
+  return Array.from({ length: count }, () => ({
+    text: `${c.vocab[Math.floor(qr.next() * 2000)]} ${c.vocab[Math.floor(qr.next() * 200)]} ${c.vocab[Math.floor(qr.next() * 20)]}`,
+    vector: c.vector(),
+  }));
+}
+
+/** The corpus's chunks file by file (100 a file), in the order `fill` writes them: a file's texts, then its vectors. */
+export function* corpusFiles(c: ReturnType<typeof corpus>, n: number): Generator<{ f: number; fileId: string; texts: string[]; vectors: Float32Array[] }> {
+  const perFile = 100;
+  for (let f = 0; f * perFile < n; f++) {
+    const count = Math.min(perFile, n - f * perFile);
+    const texts = Array.from({ length: count }, () => c.text(40));
+    const vectors = texts.map(() => c.vector());
+    yield { f, fileId: `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`, texts, vectors };
+  }
+}
+
+/** The chunk index ops that write one corpus file (file, chunks, vectors). */
+export function fileOps(storeId: string, file: { f: number; fileId: string; texts: string[]; vectors: Float32Array[] }, model = MODEL): ChunkIndexOp[] {
+  const { f, fileId } = file;
+  const chunks = file.texts.map((text, i) => ({ chunkIndex: i, type: 'text' as const, text, offset: i * 300, mimeType: 'text/plain', generatedMetadata: { type: 'text' } }));
+  return [
+    { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `doc-${f}.txt`, externalId: null, metadata: { shard: f % 10 }, generation: 1 } },
+    { op: 'setChunks', storeId, fileId, generation: 1, chunks },
+    { op: 'setVectors', storeId, fileId, generation: 1, model, vectors: file.vectors },
+  ];
+}
+
 /** Writes `n` chunks (100 per file) of the corpus into the index; keeps every vector for an exact scan when `keep`. */
 export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<typeof corpus>, n = N, keep = true, progress?: (done: number) => void): Promise<Written> {
   const matrix = new Float32Array(keep ? n * DIMS : 0);
   const keys: string[] = [];
   await index.setup();
   let seq = 0n;
-  const perFile = 100;
-  for (let f = 0; f * perFile < n; f++) {
-    const fileId = `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`;
-    const m = Math.min(perFile, n - f * perFile);
-    const chunks = Array.from({ length: m }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: c.text(40), offset: i * 300, mimeType: 'text/plain', generatedMetadata: { type: 'text' } }));
-    const ops: ChunkIndexOp[] = [
-      { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `doc-${f}.txt`, externalId: null, metadata: { shard: f % 10 }, generation: 1 } },
-      { op: 'setChunks', storeId, fileId, generation: 1, chunks },
-      {
-        op: 'setVectors',
-        storeId,
-        fileId,
-        generation: 1,
-        model: MODEL,
-        vectors: chunks.map((ch) => {
-          const v = c.vector();
-          if (keep) {
-            matrix.set(v, keys.length * DIMS);
-            keys.push(`${fileId}:${ch.chunkIndex}`);
-          }
-          return v;
-        }),
-      },
-    ];
-    await index.write(ops, { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
-    if (progress && (f + 1) % 1000 === 0) progress((f + 1) * perFile);
+  for (const file of corpusFiles(c, n)) {
+    if (keep) {
+      for (const [i, v] of file.vectors.entries()) {
+        matrix.set(v, keys.length * DIMS);
+        keys.push(`${file.fileId}:${i}`);
+      }
+    }
+    await index.write(fileOps(storeId, file), { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
+    if (progress && (file.f + 1) % 1000 === 0) progress((file.f + 1) * 100);
   }
   return { matrix, keys };
 }
@@ -201,11 +215,7 @@ export async function searchSpeedBench(): Promise<void> {
     process.stdout.write(`index filled in ${((performance.now() - t0) / 1000).toFixed(1)} s (IVF lists trained and assigned on the way)\n`);
 
     // The index alone.
-    const qr = rng(7);
-    const queries = Array.from({ length: QUERIES }, () => ({
-      text: `${c.vocab[Math.floor(qr.next() * 2000)]} ${c.vocab[Math.floor(qr.next() * 200)]} ${c.vocab[Math.floor(qr.next() * 20)]}`,
-      vector: c.vector(),
-    }));
+    const queries = benchQueries(c, QUERIES);
     const time = async (fn: (q: (typeof queries)[number]) => Promise<unknown>) => {
       await fn(queries[0]);
       const ms: number[] = [];
@@ -241,7 +251,9 @@ export async function searchSpeedBench(): Promise<void> {
     const reopened = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'));
     await reopened.setup();
     const { ms, from } = reopened.ivfLoad;
-    process.stdout.write(`reopening the index: ${((performance.now() - r0) / 1000).toFixed(2)} s (IVF lists ${from === 'persisted' ? 'read from their persisted copy' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s)\n\n`);
+    process.stdout.write(
+      `reopening the index: ${((performance.now() - r0) / 1000).toFixed(2)} s (IVF lists ${from === 'persisted' ? 'read from their persisted copy' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s)\n\n`,
+    );
     await reopened.close();
 
     // End to end through the running server (query embedding by the synthetic endpoint included).
