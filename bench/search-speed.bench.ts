@@ -210,7 +210,7 @@ export async function searchSpeedBench(): Promise<void> {
     // Fill the server's own embedded index directly (the pipeline is measured by the ingestion bench).
     const c = corpus();
     const t0 = performance.now();
-    const index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { ivfProbes: Number(process.env.LARDER_IVF_PROBES ?? 8) });
+    const index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { ivfProbes: Number(process.env.LARDER_IVF_PROBES ?? 16) });
     const written = await fill(index, storeId, c);
     process.stdout.write(`index filled in ${((performance.now() - t0) / 1000).toFixed(1)} s (IVF lists trained and assigned on the way)\n`);
 

@@ -316,7 +316,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     billingAnchorDay: Math.min(28, Math.max(1, int('LARDER_BILLING_PERIOD_START_DAY', 1))),
     ivfMinVectors: Math.max(1000, int('LARDER_IVF_MIN_VECTORS', 20_000)),
     ivfLists: Math.min(4096, Math.max(16, int('LARDER_IVF_LISTS', 256))),
-    ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 8)),
+    ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 16)),
     indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),

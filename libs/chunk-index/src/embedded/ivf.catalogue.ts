@@ -17,7 +17,7 @@ export interface IvfOptions {
 }
 
 /** The defaults of the IVF options. */
-export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 8, ivfRetrainFactor: 10, ivfCompactMinDelta: 256 };
+export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 256, ivfProbes: 16, ivfRetrainFactor: 10, ivfCompactMinDelta: 256 };
 
 interface Ann {
   model: string;
