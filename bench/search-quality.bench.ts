@@ -115,10 +115,10 @@ type Score = { ndcg: number; recall: number };
 
 /** The lexical variants measured: before (plain BM25 as it was), and each technique added. */
 const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9').split(';').map((v) => v.split(',').map(Number));
-const LEXICAL_VARIANTS: Array<[string, LexicalOptions]> = [
+const LEXICAL_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
   ['BM25 (FTS5, Porter), as before', { stopWords: false, feedback: null }],
   ['+ stop words', { stopWords: true, feedback: null }],
-  ...RM3.map(([docs, terms, originalWeight]): [string, LexicalOptions] => [
+  ...RM3.map(([docs, terms, originalWeight]): [string, Partial<LexicalOptions>] => [
     `+ stop words + RM3 (${docs} docs, ${terms} terms, λ ${originalWeight})`,
     { stopWords: true, feedback: { docs, terms, originalWeight } },
   ]),

@@ -1,0 +1,266 @@
+import type Database from 'better-sqlite3';
+import { analyzeChunk, headingContextOf } from './analyzer';
+import { BLOCK_SIZE, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
+
+/**
+ * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
+ * and the projection checkpoint commit together):
+ *
+ * - `lex_stores`: per store (a small integer key, never reused) its live chunks `n`, their total length
+ *   in words, its tombstones `dead` and a compaction generation `cgen`;
+ * - `lex_terms`: per (store, term) the live chunks holding it (`df`), its blocks, a generation `gen`
+ *   bumped on every change (the read worker's caches key on it);
+ * - `lex_dir` / `lex_data`: per (store, term, block) the block's directory entry and its data
+ *   (postings.ts);
+ * - `lex_dead`: tombstones, chunks deleted whose postings are still in lists (skipped when read);
+ * - `lex_meta`: the schema version, the next chunk id and the next store key.
+ *
+ * Chunk ids come from `next_id`, so they only increase (SQLite's own rowids would reuse the largest
+ * after a delete): appends extend a list's tail block. A store's lists are compacted (tombstoned
+ * postings dropped) when a quarter of its chunks are dead.
+ */
+export const LEXICAL_SCHEMA_VERSION = 1;
+
+export class LexicalWriter {
+  /** Postings waiting to be appended, per store key and term, and per store the statistics' change. */
+  private pending = new Map<number, Map<string, Posting[]>>();
+  private statDelta = new Map<number, { n: number; length: number; dead: number }>();
+  private keys = new Map<string, number>();
+  private nextId = 0;
+
+  constructor(private readonly db: Database.Database) {}
+
+  /** Creates the tables; on a file of an older release (FTS5) builds the index once from the chunks and drops FTS5. */
+  migrate(): void {
+    const db = this.db;
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS lex_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lex_terms (store_key INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, blocks INTEGER NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (store_key, term)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_dir (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
+        max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_data (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_dead (store_key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (store_key, id)) WITHOUT ROWID;
+    `);
+    const version = (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
+    if (version < LEXICAL_SCHEMA_VERSION) {
+      db.transaction(() => {
+        const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
+        this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
+        this.load();
+        // built once, in id order, from the chunks already indexed
+        const rows = db.prepare(`SELECT id, store_id, text, generated_metadata FROM chunks ORDER BY id`).iterate() as IterableIterator<Row>;
+        let k = 0;
+        for (const r of rows) {
+          this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
+          if (++k % 20_000 === 0) this.flush();
+        }
+        this.flush();
+        db.exec(`DROP TRIGGER IF EXISTS chunks_ai; DROP TRIGGER IF EXISTS chunks_ad; DROP TABLE IF EXISTS chunks_fts;`);
+        this.setMeta('version', LEXICAL_SCHEMA_VERSION);
+      })();
+    }
+    this.load();
+  }
+
+  private meta(key: string): number {
+    return (this.db.prepare(`SELECT value FROM lex_meta WHERE key = ?`).pluck().get(key) as number | undefined) ?? 0;
+  }
+
+  private setMeta(key: string, value: number): void {
+    this.db.prepare(`INSERT INTO lex_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(key, value);
+  }
+
+  /** (Re)reads the id counter (after a commit or a rollback). */
+  private load(): void {
+    const maxId = (this.db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
+    this.nextId = Math.max(this.meta('next_id'), maxId + 1);
+  }
+
+  /** The id of the next chunk inserted. */
+  takeId(): number {
+    return this.nextId++;
+  }
+
+  private storeKey(storeId: string, create: boolean): number | null {
+    let key = this.keys.get(storeId);
+    if (key !== undefined) return key;
+    key = this.db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).pluck().get(storeId) as number | undefined;
+    if (key === undefined) {
+      if (!create) return null;
+      key = Math.max(this.meta('store_seq'), (this.db.prepare(`SELECT max(store_key) FROM lex_stores`).pluck().get() as number | null) ?? 0) + 1;
+      this.setMeta('store_seq', key);
+      this.db.prepare(`INSERT INTO lex_stores (store_key, store_id, n, total_length, dead, cgen) VALUES (?, ?, 0, 0, 0, 0)`).run(key, storeId);
+    }
+    this.keys.set(storeId, key);
+    return key;
+  }
+
+  private delta(key: number) {
+    let d = this.statDelta.get(key);
+    if (!d) this.statDelta.set(key, (d = { n: 0, length: 0, dead: 0 }));
+    return d;
+  }
+
+  /** Indexes a chunk just inserted (its id from takeId, so larger than every id indexed). */
+  add(storeId: string, id: number, text: string, generatedMetadata: unknown): void {
+    const key = this.storeKey(storeId, true)!;
+    const a = analyzeChunk(text, headingContextOf(generatedMetadata));
+    let terms = this.pending.get(key);
+    if (!terms) this.pending.set(key, (terms = new Map()));
+    for (const [term, tf] of a.terms) {
+      let ps = terms.get(term);
+      if (!ps) terms.set(term, (ps = []));
+      ps.push({ id, body: tf.body, heading: tf.heading, length: a.length });
+    }
+    const d = this.delta(key);
+    d.n++;
+    d.length += a.length;
+  }
+
+  /** Unindexes chunks about to be deleted: statistics and document frequencies drop, the postings become tombstones. */
+  remove(storeId: string, rows: Array<{ id: number; text: string; generated_metadata: string | null }>): void {
+    if (!rows.length) return;
+    const key = this.storeKey(storeId, false);
+    if (key === null) return;
+    this.flush();
+    const dfDrop = new Map<string, number>();
+    let length = 0;
+    const dead = this.db.prepare(`INSERT OR IGNORE INTO lex_dead (store_key, id) VALUES (?, ?)`);
+    for (const r of rows) {
+      const a = analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null));
+      for (const term of a.terms.keys()) dfDrop.set(term, (dfDrop.get(term) ?? 0) + 1);
+      length += a.length;
+      dead.run(key, r.id);
+    }
+    const upd = this.db.prepare(`UPDATE lex_terms SET df = df - ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
+    for (const [term, k] of dfDrop) upd.run(k, key, term);
+    const s = this.db.prepare(`UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`).get(rows.length, length, rows.length, key) as {
+      n: number;
+      dead: number;
+    };
+    if (s.dead >= 16 && s.dead * 4 >= s.n + s.dead) this.compact(key);
+  }
+
+  /** Drops a store's whole index. */
+  dropStore(storeId: string): void {
+    this.flush();
+    const key = this.storeKey(storeId, false);
+    if (key === null) return;
+    for (const t of ['lex_terms', 'lex_dir', 'lex_data', 'lex_dead', 'lex_stores']) this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
+    this.keys.delete(storeId);
+  }
+
+  /** Drops every store's index (the id counter and store keys go on: neither is ever reused). */
+  reset(): void {
+    this.pending.clear();
+    this.statDelta.clear();
+    this.keys.clear();
+    this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_dir; DELETE FROM lex_data; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
+  }
+
+  /** Writes the pending postings and statistics (in the caller's transaction). */
+  flush(): void {
+    const db = this.db;
+    if (this.pending.size) {
+      const term = db.prepare(`SELECT blocks FROM lex_terms WHERE store_key = ? AND term = ?`).pluck();
+      const tail = db.prepare(`SELECT d.first, d.count, x.data FROM lex_dir d JOIN lex_data x USING (store_key, term, block) WHERE d.store_key = ? AND d.term = ? AND d.block = ?`);
+      const putDir = db.prepare(
+        `INSERT OR REPLACE INTO lex_dir (store_key, term, block, first, last, count, max_body, max_heading, min_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      const putData = db.prepare(`INSERT OR REPLACE INTO lex_data (store_key, term, block, data) VALUES (?, ?, ?, ?)`);
+      const putTerm = db.prepare(
+        `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
+         ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
+      );
+      for (const [key, terms] of this.pending) {
+        for (const [t, ps] of terms) {
+          let blocks = (term.get(key, t) as number | undefined) ?? 0;
+          let list = ps;
+          if (blocks > 0) {
+            const last = tail.get(key, t, blocks - 1) as { first: number; count: number; data: Buffer };
+            if (last.count < BLOCK_SIZE) {
+              list = [...blockPostings(decodeBlock(last.data, last.first, last.count)), ...ps];
+              blocks--;
+            }
+          }
+          const df = ps.length;
+          for (let i = 0; i < list.length; i += BLOCK_SIZE) {
+            const { meta, data } = encodeBlock(list.slice(i, i + BLOCK_SIZE));
+            putDir.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength);
+            putData.run(key, t, blocks, data);
+            blocks++;
+          }
+          putTerm.run(key, t, df, blocks);
+        }
+      }
+      this.pending.clear();
+    }
+    if (this.statDelta.size) {
+      const upd = db.prepare(`UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`);
+      for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.dead, key);
+      this.statDelta.clear();
+    }
+    this.setMeta('next_id', this.nextId);
+  }
+
+  /** After the transaction committed. */
+  commit(): void {
+    this.keys.clear();
+  }
+
+  /** After the transaction rolled back: what was pending is dropped, the counter re-read. */
+  discard(): void {
+    this.pending.clear();
+    this.statDelta.clear();
+    this.keys.clear();
+    this.load();
+  }
+
+  /** Rewrites a store's lists without their tombstoned postings. */
+  private compact(key: number): void {
+    const db = this.db;
+    const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(key) as number[]);
+    const terms = db.prepare(`SELECT term FROM lex_terms WHERE store_key = ?`).pluck().all(key) as string[];
+    const blocksOf = db.prepare(`SELECT d.first, d.count, x.data FROM lex_dir d JOIN lex_data x USING (store_key, term, block) WHERE d.store_key = ? AND d.term = ? ORDER BY d.block`);
+    const delDir = db.prepare(`DELETE FROM lex_dir WHERE store_key = ? AND term = ?`);
+    const delData = db.prepare(`DELETE FROM lex_data WHERE store_key = ? AND term = ?`);
+    const putDir = db.prepare(`INSERT INTO lex_dir (store_key, term, block, first, last, count, max_body, max_heading, min_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const putData = db.prepare(`INSERT INTO lex_data (store_key, term, block, data) VALUES (?, ?, ?, ?)`);
+    const updTerm = db.prepare(`UPDATE lex_terms SET blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
+    const delTerm = db.prepare(`DELETE FROM lex_terms WHERE store_key = ? AND term = ?`);
+    for (const t of terms) {
+      const live: Posting[] = [];
+      let changed = false;
+      for (const b of blocksOf.all(key, t) as Array<{ first: number; count: number; data: Buffer }>) {
+        for (const p of blockPostings(decodeBlock(b.data, b.first, b.count))) {
+          if (dead.has(p.id)) changed = true;
+          else live.push(p);
+        }
+      }
+      if (!changed) continue;
+      delDir.run(key, t);
+      delData.run(key, t);
+      if (!live.length) {
+        delTerm.run(key, t);
+        continue;
+      }
+      let blocks = 0;
+      for (let i = 0; i < live.length; i += BLOCK_SIZE, blocks++) {
+        const { meta, data } = encodeBlock(live.slice(i, i + BLOCK_SIZE));
+        putDir.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength);
+        putData.run(key, t, blocks, data);
+      }
+      updTerm.run(blocks, key, t);
+    }
+    db.prepare(`DELETE FROM lex_dead WHERE store_key = ?`).run(key);
+    db.prepare(`UPDATE lex_stores SET dead = 0, cgen = cgen + 1 WHERE store_key = ?`).run(key);
+  }
+}
+
+interface Row {
+  id: number;
+  store_id: string;
+  text: string;
+  generated_metadata: string | null;
+}
