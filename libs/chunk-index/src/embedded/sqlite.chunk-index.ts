@@ -14,6 +14,8 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
   readWorker?: boolean;
   /** How the BM25 query is built (lexical/search.ts); defaults: DEFAULT_LEXICAL_OPTIONS. */
   lexical?: Partial<LexicalOptions>;
+  /** Chunks per postings block (default 128; tests use small blocks to exercise the block bounds). */
+  lexicalBlockSize?: number;
 }
 
 /**
@@ -52,11 +54,11 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, ...ivf } = { readWorker: true, ...options };
+    const { readWorker, lexical, lexicalBlockSize, ...ivf } = { readWorker: true, ...options };
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
     this.db = openChunkDatabase(path);
     this.ivf = new IvfCatalogue(this.db, ivf);
-    this.lex = new LexicalWriter(this.db);
+    this.lex = new LexicalWriter(this.db, lexicalBlockSize);
     this.reader = new SqliteReadWorker(
       path,
       this.db,

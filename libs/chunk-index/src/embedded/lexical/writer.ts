@@ -28,7 +28,11 @@ export class LexicalWriter {
   private keys = new Map<string, number>();
   private nextId = 0;
 
-  constructor(private readonly db: Database.Database) {}
+  /** `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly blockSize = BLOCK_SIZE,
+  ) {}
 
   /** Creates the tables; on a file of an older release (FTS5) builds the index once from the chunks and drops FTS5. */
   migrate(): void {
@@ -179,14 +183,14 @@ export class LexicalWriter {
           let list = ps;
           if (blocks > 0) {
             const last = tail.get(key, t, blocks - 1) as { first: number; count: number; data: Buffer };
-            if (last.count < BLOCK_SIZE) {
+            if (last.count < this.blockSize) {
               list = [...blockPostings(decodeBlock(last.data, last.first, last.count)), ...ps];
               blocks--;
             }
           }
           const df = ps.length;
-          for (let i = 0; i < list.length; i += BLOCK_SIZE) {
-            const { meta, data } = encodeBlock(list.slice(i, i + BLOCK_SIZE));
+          for (let i = 0; i < list.length; i += this.blockSize) {
+            const { meta, data } = encodeBlock(list.slice(i, i + this.blockSize));
             putDir.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength);
             putData.run(key, t, blocks, data);
             blocks++;
@@ -246,8 +250,8 @@ export class LexicalWriter {
         continue;
       }
       let blocks = 0;
-      for (let i = 0; i < live.length; i += BLOCK_SIZE, blocks++) {
-        const { meta, data } = encodeBlock(live.slice(i, i + BLOCK_SIZE));
+      for (let i = 0; i < live.length; i += this.blockSize, blocks++) {
+        const { meta, data } = encodeBlock(live.slice(i, i + this.blockSize));
         putDir.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength);
         putData.run(key, t, blocks, data);
       }
