@@ -153,6 +153,13 @@ describe('search fusion configuration', () => {
       searchLexicalFeedback: true,
     });
   });
+
+  it('reads BM25 k1, b and the heading weight, refusing values out of range', () => {
+    expect(loadConfig({})).toMatchObject({ searchBm25K1: null, searchBm25B: null, searchHeadingWeight: null });
+    expect(loadConfig({ LARDER_SEARCH_BM25_K1: '1.5', LARDER_SEARCH_BM25_B: '0.4', LARDER_SEARCH_HEADING_WEIGHT: '2' })).toMatchObject({ searchBm25K1: 1.5, searchBm25B: 0.4, searchHeadingWeight: 2 });
+    expect(() => loadConfig({ LARDER_SEARCH_BM25_B: '1.5' })).toThrow(/LARDER_SEARCH_BM25_B must be a number from 0 to 1/);
+    expect(() => loadConfig({ LARDER_SEARCH_BM25_K1: 'fast' })).toThrow(/LARDER_SEARCH_BM25_K1/);
+  });
 });
 
 describe('model aliases', () => {

@@ -167,8 +167,13 @@ export class LexicalWriter {
   flush(): void {
     const db = this.db;
     if (this.pending.size) {
-      const term = db.prepare(`SELECT blocks FROM lex_terms WHERE store_key = ? AND term = ?`).pluck();
-      const tail = db.prepare(`SELECT d.first, d.count, x.data FROM lex_dir d JOIN lex_data x USING (store_key, term, block) WHERE d.store_key = ? AND d.term = ? AND d.block = ?`);
+      // the list's block count and its tail block, in one lookup
+      const tail = db.prepare(
+        `SELECT t.blocks, d.first, d.count, x.data FROM lex_terms t
+           LEFT JOIN lex_dir d ON d.store_key = t.store_key AND d.term = t.term AND d.block = t.blocks - 1
+           LEFT JOIN lex_data x ON x.store_key = t.store_key AND x.term = t.term AND x.block = t.blocks - 1
+          WHERE t.store_key = ? AND t.term = ?`,
+      );
       const putDir = db.prepare(
         `INSERT OR REPLACE INTO lex_dir (store_key, term, block, first, last, count, max_body, max_heading, min_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
@@ -179,14 +184,12 @@ export class LexicalWriter {
       );
       for (const [key, terms] of this.pending) {
         for (const [t, ps] of terms) {
-          let blocks = (term.get(key, t) as number | undefined) ?? 0;
+          const last = tail.get(key, t) as { blocks: number; first: number | null; count: number | null; data: Buffer | null } | undefined;
+          let blocks = last?.blocks ?? 0;
           let list = ps;
-          if (blocks > 0) {
-            const last = tail.get(key, t, blocks - 1) as { first: number; count: number; data: Buffer };
-            if (last.count < this.blockSize) {
-              list = [...blockPostings(decodeBlock(last.data, last.first, last.count)), ...ps];
-              blocks--;
-            }
+          if (last && last.data && last.count! < this.blockSize) {
+            list = [...blockPostings(decodeBlock(last.data, last.first!, last.count!)), ...ps];
+            blocks--;
           }
           const df = ps.length;
           for (let i = 0; i < list.length; i += this.blockSize) {
