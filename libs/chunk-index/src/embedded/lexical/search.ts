@@ -218,9 +218,11 @@ function rankStore(
       }
       return b;
     };
-    cursors.push(new Cursor(dir, scale, s.avgLength, input, load));
+    cursors.push(new Cursor(dir, scale, s.avgLength, input, load, cursors.length));
   }
   if (!cursors.length) return [];
+  // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
+  const contrib = new Float64Array(cursors.length);
   cursors.sort((a, b) => a.ub - b.ub);
   const m = cursors.length;
   const prefix = new Float64Array(m);
@@ -262,10 +264,13 @@ function rankStore(
       continue;
     }
     let score = 0;
+    contrib.fill(0);
     for (let i = ne; i < m; i++) {
       const c = cursors[i];
       if (c.doc() === d) {
-        score += c.score();
+        const x = c.score();
+        score += x;
+        contrib[c.order] = x;
         c.next();
       }
     }
@@ -277,9 +282,15 @@ function rankStore(
       }
       const c = cursors[i];
       c.advance(d);
-      if (c.doc() === d) score += c.score();
+      if (c.doc() === d) {
+        const x = c.score();
+        score += x;
+        contrib[c.order] = x;
+      }
     }
     if (pruned) continue;
+    score = 0;
+    for (let i = 0; i < m; i++) score += contrib[i];
     if (heap.push(d, score) && heap.full) {
       theta = heap.minScore();
       updateNe();
@@ -373,6 +384,8 @@ class Cursor {
     private readonly avgLength: number,
     private readonly p: Bm25Params,
     private readonly load: (bi: number) => Block,
+    /** the term's place in the query */
+    readonly order: number,
   ) {
     this.blockUb = new Float64Array(dir.size);
     let ub = 0;
