@@ -189,7 +189,7 @@ function rankStore(
 ): Array<{ id: number; score: number }> {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-  const dataStmt = (st.data ??= db.prepare(`SELECT data FROM lex_data WHERE store_key = ? AND term = ? AND block = ?`).pluck());
+  const dataStmt = (st.data ??= db.prepare(`SELECT data FROM lex_blocks WHERE store_key = ? AND term = ? AND block = ?`).pluck());
   const dead = deadSet(db, state, s);
   const cursors: Cursor[] = [];
   for (const [term, w] of weights) {
@@ -323,7 +323,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
   }
   const from = cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
   const rows = db
-    .prepare(`SELECT block, first, last, count, max_body, max_heading, min_length FROM lex_dir WHERE store_key = ? AND term = ? AND block >= ? ORDER BY block`)
+    .prepare(`SELECT block, first, last, count, max_body, max_heading, min_length FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? ORDER BY block`)
     .raw()
     .all(s.key, term, from) as number[][];
   const size = from + rows.length;

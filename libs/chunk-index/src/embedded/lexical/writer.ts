@@ -10,8 +10,7 @@ import { BLOCK_SIZE, blockPostings, decodeBlock, encodeBlock, Posting } from './
  *   in words, its tombstones `dead` and a compaction generation `cgen`;
  * - `lex_terms`: per (store, term) the live chunks holding it (`df`), its blocks, a generation `gen`
  *   bumped on every change (the read worker's caches key on it);
- * - `lex_dir` / `lex_data`: per (store, term, block) the block's directory entry and its data
- *   (postings.ts);
+ * - `lex_blocks`: per (store, term, block) the block's directory entry and its data (postings.ts);
  * - `lex_dead`: tombstones, chunks deleted whose postings are still in lists (skipped when read);
  * - `lex_meta`: the schema version, the next chunk id and the next store key.
  *
@@ -21,12 +20,19 @@ import { BLOCK_SIZE, blockPostings, decodeBlock, encodeBlock, Posting } from './
  */
 export const LEXICAL_SCHEMA_VERSION = 1;
 
+/** Tails remembered by the writer (beyond, forgotten and read again). */
+const MAX_TAILS = 500_000;
+
 export class LexicalWriter {
   /** Postings waiting to be appended, per store key and term, and per store the statistics' change. */
   private pending = new Map<number, Map<string, Posting[]>>();
   private statDelta = new Map<number, { n: number; length: number; dead: number }>();
   private keys = new Map<string, number>();
   private nextId = 0;
+  /** Per (store key, term): its block count and tail block's postings as last written (cleared on a rollback, compaction, drop). */
+  private readonly tails = new Map<string, { blocks: number; tail: Posting[] }>();
+  /** lex_meta's write generation as this writer last set it */
+  private wgen = -1;
 
   /** `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds). */
   constructor(
@@ -41,9 +47,8 @@ export class LexicalWriter {
       CREATE TABLE IF NOT EXISTS lex_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL);
       CREATE TABLE IF NOT EXISTS lex_terms (store_key INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, blocks INTEGER NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (store_key, term)) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS lex_dir (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
-        max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
-      CREATE TABLE IF NOT EXISTS lex_data (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_blocks (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
+        max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_dead (store_key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (store_key, id)) WITHOUT ROWID;
     `);
     const version = (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
@@ -151,7 +156,8 @@ export class LexicalWriter {
     this.flush();
     const key = this.storeKey(storeId, false);
     if (key === null) return;
-    for (const t of ['lex_terms', 'lex_dir', 'lex_data', 'lex_dead', 'lex_stores']) this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
+    this.tails.clear();
+    for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_stores']) this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
     this.keys.delete(storeId);
   }
 
@@ -160,45 +166,55 @@ export class LexicalWriter {
     this.pending.clear();
     this.statDelta.clear();
     this.keys.clear();
-    this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_dir; DELETE FROM lex_data; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
+    this.tails.clear();
+    this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
   }
 
   /** Writes the pending postings and statistics (in the caller's transaction). */
   flush(): void {
     const db = this.db;
     if (this.pending.size) {
-      // the list's block count and its tail block, in one lookup
+      // the list's block count and its tail block (remembered from the last append, else read)
       const tail = db.prepare(
-        `SELECT t.blocks, d.first, d.count, x.data FROM lex_terms t
-           LEFT JOIN lex_dir d ON d.store_key = t.store_key AND d.term = t.term AND d.block = t.blocks - 1
-           LEFT JOIN lex_data x ON x.store_key = t.store_key AND x.term = t.term AND x.block = t.blocks - 1
+        `SELECT t.blocks, b.first, b.count, b.data FROM lex_terms t
+           LEFT JOIN lex_blocks b ON b.store_key = t.store_key AND b.term = t.term AND b.block = t.blocks - 1
           WHERE t.store_key = ? AND t.term = ?`,
       );
-      const putDir = db.prepare(
-        `INSERT OR REPLACE INTO lex_dir (store_key, term, block, first, last, count, max_body, max_heading, min_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      const putBlock = db.prepare(
+        `INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       );
-      const putData = db.prepare(`INSERT OR REPLACE INTO lex_data (store_key, term, block, data) VALUES (?, ?, ?, ?)`);
       const putTerm = db.prepare(
         `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
          ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
       );
+      // another connection wrote since this one last did: what it remembers may be stale
+      const wgen = this.meta('wgen');
+      if (wgen !== this.wgen || this.tails.size > MAX_TAILS) this.tails.clear();
+      this.wgen = wgen + 1;
+      this.setMeta('wgen', this.wgen);
       for (const [key, terms] of this.pending) {
         for (const [t, ps] of terms) {
-          const last = tail.get(key, t) as { blocks: number; first: number | null; count: number | null; data: Buffer | null } | undefined;
-          let blocks = last?.blocks ?? 0;
+          const tk = `${key}\u0000${t}`;
+          let known = this.tails.get(tk);
+          if (!known) {
+            const r = tail.get(key, t) as { blocks: number; first: number | null; count: number | null; data: Buffer | null } | undefined;
+            known = { blocks: r?.blocks ?? 0, tail: r && r.data ? blockPostings(decodeBlock(r.data, r.first!, r.count!)) : [] };
+          }
+          let blocks = known.blocks;
           let list = ps;
-          if (last && last.data && last.count! < this.blockSize) {
-            list = [...blockPostings(decodeBlock(last.data, last.first!, last.count!)), ...ps];
+          if (known.tail.length && known.tail.length < this.blockSize) {
+            list = known.tail.concat(ps);
             blocks--;
           }
-          const df = ps.length;
+          let last: Posting[] = [];
           for (let i = 0; i < list.length; i += this.blockSize) {
-            const { meta, data } = encodeBlock(list.slice(i, i + this.blockSize));
-            putDir.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength);
-            putData.run(key, t, blocks, data);
+            last = list.slice(i, i + this.blockSize);
+            const { meta, data } = encodeBlock(last);
+            putBlock.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength, data);
             blocks++;
           }
-          putTerm.run(key, t, df, blocks);
+          putTerm.run(key, t, ps.length, blocks);
+          this.tails.set(tk, { blocks, tail: last });
         }
       }
       this.pending.clear();
@@ -218,6 +234,7 @@ export class LexicalWriter {
 
   /** After the transaction rolled back: what was pending is dropped, the counter re-read. */
   discard(): void {
+    this.tails.clear();
     this.pending.clear();
     this.statDelta.clear();
     this.keys.clear();
@@ -229,11 +246,12 @@ export class LexicalWriter {
     const db = this.db;
     const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(key) as number[]);
     const terms = db.prepare(`SELECT term FROM lex_terms WHERE store_key = ?`).pluck().all(key) as string[];
-    const blocksOf = db.prepare(`SELECT d.first, d.count, x.data FROM lex_dir d JOIN lex_data x USING (store_key, term, block) WHERE d.store_key = ? AND d.term = ? ORDER BY d.block`);
-    const delDir = db.prepare(`DELETE FROM lex_dir WHERE store_key = ? AND term = ?`);
-    const delData = db.prepare(`DELETE FROM lex_data WHERE store_key = ? AND term = ?`);
-    const putDir = db.prepare(`INSERT INTO lex_dir (store_key, term, block, first, last, count, max_body, max_heading, min_length) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const putData = db.prepare(`INSERT INTO lex_data (store_key, term, block, data) VALUES (?, ?, ?, ?)`);
+    this.tails.clear();
+    const blocksOf = db.prepare(`SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`);
+    const delBlocks = db.prepare(`DELETE FROM lex_blocks WHERE store_key = ? AND term = ?`);
+    const putBlock = db.prepare(
+      `INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
     const updTerm = db.prepare(`UPDATE lex_terms SET blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
     const delTerm = db.prepare(`DELETE FROM lex_terms WHERE store_key = ? AND term = ?`);
     for (const t of terms) {
@@ -246,8 +264,7 @@ export class LexicalWriter {
         }
       }
       if (!changed) continue;
-      delDir.run(key, t);
-      delData.run(key, t);
+      delBlocks.run(key, t);
       if (!live.length) {
         delTerm.run(key, t);
         continue;
@@ -255,8 +272,7 @@ export class LexicalWriter {
       let blocks = 0;
       for (let i = 0; i < live.length; i += this.blockSize, blocks++) {
         const { meta, data } = encodeBlock(live.slice(i, i + this.blockSize));
-        putDir.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength);
-        putData.run(key, t, blocks, data);
+        putBlock.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength, data);
       }
       updTerm.run(blocks, key, t);
     }
