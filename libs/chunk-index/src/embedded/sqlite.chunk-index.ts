@@ -59,12 +59,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.db = openChunkDatabase(path);
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
-    this.reader = new SqliteReadWorker(
-      path,
-      this.db,
-      { lexical: { module: require.resolve('./lexical/search'), name: 'lexicalProgram', fn: lexicalProgram } },
-      readWorker && path !== ':memory:',
-    );
+    this.reader = new SqliteReadWorker(path, this.db, { lexical: { module: require.resolve('./lexical/search'), name: 'lexicalProgram', fn: lexicalProgram } }, readWorker && path !== ':memory:');
   }
 
   async setup(): Promise<void> {

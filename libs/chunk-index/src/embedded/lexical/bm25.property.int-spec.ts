@@ -28,7 +28,10 @@ const text = fc
   .map(([heading, body]) => (heading ? `# ${heading.join(' ')}\n` : '') + body.join(' '));
 const chunkArb = fc.record({ text, context: fc.option(fc.array(word, { maxLength: 2 }), { nil: null }) });
 const op = fc.oneof(
-  { weight: 6, arbitrary: fc.record({ kind: fc.constant('put' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES), chunks: fc.array(chunkArb, { minLength: 1, maxLength: 60 }) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({ kind: fc.constant('put' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES), chunks: fc.array(chunkArb, { minLength: 1, maxLength: 60 }) }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteFile' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteStore' as const), store: fc.constantFrom(...STORES) }) },
 );

@@ -36,32 +36,39 @@ export interface Posting {
   length: number;
 }
 
-function putVarint(out: number[], v: number): void {
-  while (v >= 0x80) {
-    out.push((v & 0x7f) | 0x80);
-    v = Math.floor(v / 128);
-  }
-  out.push(v);
-}
+const scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
 
-/** Encodes postings (ids increasing) as one block, with its directory entry. */
-export function encodeBlock(ps: Posting[]): { meta: BlockMeta; data: Buffer } {
-  const out: number[] = [];
-  let prev = ps[0].id;
-  let maxBody = 0;
-  let maxHeading = 0;
-  let minLength = Infinity;
+/**
+ * Encodes postings (ids increasing) as a block, or appends them to `to` (a block's entry and data,
+ * the postings' ids all after its last); answers the block's entry and data.
+ */
+export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer } | null = null): { meta: BlockMeta; data: Buffer } {
+  let buf = scratch.length >= ps.length * 20 ? scratch : new Uint8Array(ps.length * 20);
+  let n = 0;
+  const put = (v: number) => {
+    while (v >= 0x80) {
+      buf[n++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    buf[n++] = v;
+  };
+  const meta: BlockMeta = to ? { ...to.meta } : { first: ps[0].id, last: ps[0].id, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity };
+  let prev = to ? meta.last : meta.first;
   for (const p of ps) {
-    putVarint(out, p.id - prev);
-    putVarint(out, p.body);
-    putVarint(out, p.heading);
-    putVarint(out, p.length);
+    put(p.id - prev);
+    put(p.body);
+    put(p.heading);
+    put(p.length);
     prev = p.id;
-    if (p.body > maxBody) maxBody = p.body;
-    if (p.heading > maxHeading) maxHeading = p.heading;
-    if (p.length < minLength) minLength = p.length;
+    if (p.body > meta.maxBody) meta.maxBody = p.body;
+    if (p.heading > meta.maxHeading) meta.maxHeading = p.heading;
+    if (p.length < meta.minLength) meta.minLength = p.length;
   }
-  return { meta: { first: ps[0].id, last: prev, count: ps.length, maxBody, maxHeading, minLength }, data: Buffer.from(out) };
+  meta.last = prev;
+  meta.count += ps.length;
+  const part = Buffer.from(buf.subarray(0, n));
+  buf = scratch;
+  return { meta, data: to ? Buffer.concat([to.data, part]) : part };
 }
 
 /** Decodes a block's data, given its first id and count. */

@@ -81,8 +81,7 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
   const stores: StoreStats[] = [];
   for (const storeId of input.storeIds) {
     const r = stmt('store', `SELECT store_key, n, total_length, dead, cgen FROM lex_stores WHERE store_id = ?`).get(storeId) as
-      | { store_key: number; n: number; total_length: number; dead: number; cgen: number }
-      | undefined;
+      { store_key: number; n: number; total_length: number; dead: number; cgen: number } | undefined;
     if (r && r.n > 0) stores.push({ storeId, key: r.store_key, n: r.n, avgLength: Math.max(r.total_length / r.n, 1e-9), dead: r.dead, cgen: r.cgen });
   }
   if (!stores.length) return [];
@@ -140,8 +139,7 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
     }
   }
   const n = stores.reduce((x, s) => x + s.n, 0);
-  const dfOf = (t: string) =>
-    stores.reduce((x, s) => x + (((stmt('term', `SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`).get(s.key, t) as { df: number } | undefined)?.df ?? 0) as number), 0);
+  const dfOf = (t: string) => stores.reduce((x, s) => x + ((stmt('term', `SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`).get(s.key, t) as { df: number } | undefined)?.df ?? 0), 0);
   const expansion: Array<[string, number]> = [];
   for (const [t, p] of [...model.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
     if (expansion.length >= fb.terms) break;
@@ -167,7 +165,11 @@ function filePredicate(db: Database.Database, input: LexicalInput, storeId: stri
     const out = new Set<number>();
     for (let i = 0; i < files.length; i += 500) {
       const part = files.slice(i, i + 500);
-      for (const id of db.prepare(`SELECT id FROM chunks WHERE store_id = ? AND file_id IN (${part.map(() => '?').join(',')})`).pluck().all(storeId, ...part) as number[]) out.add(id);
+      for (const id of db
+        .prepare(`SELECT id FROM chunks WHERE store_id = ? AND file_id IN (${part.map(() => '?').join(',')})`)
+        .pluck()
+        .all(storeId, ...part) as number[])
+        out.add(id);
     }
     return out;
   };
@@ -201,7 +203,7 @@ function rankStore(
     const scale = w * idf(s.n, r.df);
     const load = (bi: number): Block => {
       const key = `${s.key}\u0000${term}\u0000${dir.first[bi]}\u0000${dir.last[bi]}\u0000${dir.count[bi]}`;
-      const blocks = (state.blocks ??= new Map());
+      const blocks = (state.blocks ??= new Map<string, Block>());
       let b = blocks.get(key);
       if (b) {
         blocks.delete(key);
@@ -214,7 +216,7 @@ function rankStore(
       while ((state.blockPostings ?? 0) > MAX_BLOCK_POSTINGS && blocks.size > 1) {
         const [k0, b0] = blocks.entries().next().value as [string, Block];
         blocks.delete(k0);
-        state.blockPostings! -= b0.count;
+        state.blockPostings -= b0.count;
       }
       return b;
     };
@@ -302,7 +304,7 @@ function rankStore(
 /** A store's tombstones (cached until its count or compaction changes). */
 function deadSet(db: Database.Database, state: LexicalState, s: StoreStats): Set<number> | null {
   if (!s.dead) return null;
-  const cache = (state.dead ??= new Map());
+  const cache = (state.dead ??= new Map<number, { cgen: number; dead: number; ids: Set<number> }>());
   const c = cache.get(s.key);
   if (c && c.cgen === s.cgen && c.dead === s.dead) return c.ids;
   const ids = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(s.key) as number[]);
@@ -313,7 +315,7 @@ function deadSet(db: Database.Database, state: LexicalState, s: StoreStats): Set
 
 /** A list's directory: cached by (store, term); on a new generation only its tail is re-read (unless compacted). */
 function directory(db: Database.Database, state: LexicalState, s: StoreStats, term: string, gen: number): Directory {
-  const dirs = (state.dirs ??= new Map());
+  const dirs = (state.dirs ??= new Map<string, Directory>());
   const key = `${s.key}\u0000${term}`;
   const cached = dirs.get(key);
   if (cached && cached.gen === gen && cached.cgen === s.cgen) {
@@ -361,7 +363,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
   while ((state.dirEntries ?? 0) > MAX_DIR_ENTRIES && dirs.size > 1) {
     const [k0, d0] = dirs.entries().next().value as [string, Directory];
     dirs.delete(k0);
-    state.dirEntries! -= d0.size;
+    state.dirEntries -= d0.size;
   }
   return dir;
 }

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, headingContextOf } from './analyzer';
-import { BLOCK_SIZE, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
+import { BLOCK_SIZE, BlockMeta, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 
 /**
  * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
@@ -30,7 +30,7 @@ export class LexicalWriter {
   private keys = new Map<string, number>();
   private nextId = 0;
   /** Per (store key, term): its block count and tail block's postings as last written (cleared on a rollback, compaction, drop). */
-  private readonly tails = new Map<string, { blocks: number; tail: Posting[] }>();
+  private readonly tails = new Map<string, { blocks: number; tail: { meta: BlockMeta; data: Buffer } | null }>();
   /** lex_meta's write generation as this writer last set it */
   private wgen = -1;
 
@@ -116,7 +116,7 @@ export class LexicalWriter {
     const key = this.storeKey(storeId, true)!;
     const a = analyzeChunk(text, headingContextOf(generatedMetadata));
     let terms = this.pending.get(key);
-    if (!terms) this.pending.set(key, (terms = new Map()));
+    if (!terms) this.pending.set(key, (terms = new Map<string, Posting[]>()));
     for (const [term, tf] of a.terms) {
       let ps = terms.get(term);
       if (!ps) terms.set(term, (ps = []));
@@ -176,13 +176,11 @@ export class LexicalWriter {
     if (this.pending.size) {
       // the list's block count and its tail block (remembered from the last append, else read)
       const tail = db.prepare(
-        `SELECT t.blocks, b.first, b.count, b.data FROM lex_terms t
+        `SELECT t.blocks, b.first, b.last, b.count, b.max_body, b.max_heading, b.min_length, b.data FROM lex_terms t
            LEFT JOIN lex_blocks b ON b.store_key = t.store_key AND b.term = t.term AND b.block = t.blocks - 1
           WHERE t.store_key = ? AND t.term = ?`,
       );
-      const putBlock = db.prepare(
-        `INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
+      const putBlock = db.prepare(`INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       const putTerm = db.prepare(
         `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
          ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
@@ -192,29 +190,34 @@ export class LexicalWriter {
       if (wgen !== this.wgen || this.tails.size > MAX_TAILS) this.tails.clear();
       this.wgen = wgen + 1;
       this.setMeta('wgen', this.wgen);
+      const put = (key: number, t: string, block: number, b: { meta: BlockMeta; data: Buffer }) =>
+        putBlock.run(key, t, block, b.meta.first, b.meta.last, b.meta.count, b.meta.maxBody, b.meta.maxHeading, b.meta.minLength, b.data);
       for (const [key, terms] of this.pending) {
         for (const [t, ps] of terms) {
           const tk = `${key}\u0000${t}`;
           let known = this.tails.get(tk);
           if (!known) {
-            const r = tail.get(key, t) as { blocks: number; first: number | null; count: number | null; data: Buffer | null } | undefined;
-            known = { blocks: r?.blocks ?? 0, tail: r && r.data ? blockPostings(decodeBlock(r.data, r.first!, r.count!)) : [] };
+            const r = tail.get(key, t) as { blocks: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer | null } | undefined;
+            known = {
+              blocks: r?.blocks ?? 0,
+              tail: r && r.data ? { meta: { first: r.first, last: r.last, count: r.count, maxBody: r.max_body, maxHeading: r.max_heading, minLength: r.min_length }, data: r.data } : null,
+            };
           }
           let blocks = known.blocks;
-          let list = ps;
-          if (known.tail.length && known.tail.length < this.blockSize) {
-            list = known.tail.concat(ps);
-            blocks--;
+          let cur = known.tail;
+          let i = 0;
+          if (cur && cur.meta.count < this.blockSize) {
+            // the tail block grows: only the new postings are encoded
+            i = Math.min(this.blockSize - cur.meta.count, ps.length);
+            cur = encodeBlock(ps.slice(0, i), cur);
+            put(key, t, blocks - 1, cur);
           }
-          let last: Posting[] = [];
-          for (let i = 0; i < list.length; i += this.blockSize) {
-            last = list.slice(i, i + this.blockSize);
-            const { meta, data } = encodeBlock(last);
-            putBlock.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength, data);
-            blocks++;
+          for (; i < ps.length; i += this.blockSize) {
+            cur = encodeBlock(ps.slice(i, i + this.blockSize));
+            put(key, t, blocks++, cur);
           }
           putTerm.run(key, t, ps.length, blocks);
-          this.tails.set(tk, { blocks, tail: last });
+          this.tails.set(tk, { blocks, tail: cur });
         }
       }
       this.pending.clear();
@@ -249,9 +252,7 @@ export class LexicalWriter {
     this.tails.clear();
     const blocksOf = db.prepare(`SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`);
     const delBlocks = db.prepare(`DELETE FROM lex_blocks WHERE store_key = ? AND term = ?`);
-    const putBlock = db.prepare(
-      `INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
+    const putBlock = db.prepare(`INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const updTerm = db.prepare(`UPDATE lex_terms SET blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
     const delTerm = db.prepare(`DELETE FROM lex_terms WHERE store_key = ? AND term = ?`);
     for (const t of terms) {
