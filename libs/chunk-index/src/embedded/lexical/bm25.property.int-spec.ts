@@ -48,6 +48,8 @@ const params = fc.record({
   exactBonus: fc.constantFrom(0, 0.2, 1),
   stopWords: fc.boolean(),
   blockSize: fc.constantFrom(2, 5, 16, 128),
+  // reads in the worker thread (the module loaded there) or on the index's connection
+  readWorker: fc.boolean(),
 });
 
 let run = 0;
@@ -98,10 +100,25 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), params, async (ops, queries, p) => {
         const path = join(dir, `p${run++}.sqlite`);
-        const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { ...p, feedback: null }, lexicalBlockSize: p.blockSize });
+        const index = new SqliteChunkIndex(path, { readWorker: p.readWorker, lexical: { ...p, feedback: null }, lexicalBlockSize: p.blockSize });
         await index.setup();
-        const check = new Database(path, { readonly: true });
+        const reader = new Database(path, { readonly: true });
         try {
+          const check = async (q: (typeof queries)[number]) => {
+            const expected = bruteForce(reader, q, p);
+            const hits = await index.searchLexical({
+              storeIds: q.stores,
+              text: q.words.join(' '),
+              topK: 10,
+              fileIds: q.include || q.exclude ? { include: q.include ?? undefined, exclude: q.exclude ?? undefined } : null,
+            });
+            const got = hits.map((h) => ({ key: `${h.storeId}/${h.fileId}/${h.chunkIndex}`, score: h.score }));
+            expect(got.length).toBe(expected.length);
+            got.forEach((g, i) => expect(Math.abs(g.score - expected[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected[i].score))));
+            // the same chunks, unless scores tie within rounding (then either order is right)
+            const nearTie = expected.some((e, i) => i > 0 && Math.abs(e.score - expected[i - 1].score) <= 1e-9 * Math.abs(e.score) && e.score !== expected[i - 1].score);
+            if (!nearTie) expect(got.map((g) => g.key)).toEqual(expected.map((e) => e.key));
+          };
           const generation = new Map<string, number>();
           let seq = 0n;
           // ops go in batches of a few (several per transaction, as the projection writes them)
@@ -135,24 +152,11 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
               }
             }
             await index.write(batch, { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } });
+            await check(queries[0]); // between writes too: the reader's caches follow them
           }
-          for (const q of queries) {
-            const expected = bruteForce(check, q, p);
-            const hits = await index.searchLexical({
-              storeIds: q.stores,
-              text: q.words.join(' '),
-              topK: 10,
-              fileIds: q.include || q.exclude ? { include: q.include ?? undefined, exclude: q.exclude ?? undefined } : null,
-            });
-            const got = hits.map((h) => ({ key: `${h.storeId}/${h.fileId}/${h.chunkIndex}`, score: h.score }));
-            expect(got.length).toBe(expected.length);
-            got.forEach((g, i) => expect(Math.abs(g.score - expected[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected[i].score))));
-            // the same chunks, unless scores tie within rounding (then either order is right)
-            const nearTie = expected.some((e, i) => i > 0 && Math.abs(e.score - expected[i - 1].score) <= 1e-9 * Math.abs(e.score) && e.score !== expected[i - 1].score);
-            if (!nearTie) expect(got.map((g) => g.key)).toEqual(expected.map((e) => e.key));
-          }
+          for (const q of queries) await check(q);
         } finally {
-          check.close();
+          reader.close();
           await index.close();
           rmSync(path, { force: true });
         }

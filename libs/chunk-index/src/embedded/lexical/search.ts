@@ -25,7 +25,9 @@ export interface LexicalInput extends Bm25Params {
 export interface LexicalState {
   dirs?: Map<string, Directory>;
   dirEntries?: number;
-  blocks?: Map<string, Block>;
+  /** decoded blocks in the order they were decoded (each lives in its directory's `blocks`), the oldest at `blockHead` */
+  blockQueue?: Array<[Directory, number] | null>;
+  blockHead?: number;
   blockPostings?: number;
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
@@ -42,6 +44,8 @@ interface Directory {
   maxHeading: Uint32Array;
   minLength: Uint32Array;
   size: number;
+  /** decoded blocks (a cache: the oldest dropped when many are kept; a new generation starts empty) */
+  blocks: Array<Block | undefined>;
 }
 
 const MAX_DIR_ENTRIES = 2_000_000;
@@ -100,14 +104,11 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
     if (!top.length) return [];
     const score = new Map(top.map((t) => [t.id, t.score]));
     const out: Array<Record<string, unknown>> = [];
-    for (let i = 0; i < top.length; i += 500) {
-      const ids = top.slice(i, i + 500).map((t) => t.id);
-      out.push(
-        ...(db.prepare(`SELECT ${input.columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Array<
-          Record<string, unknown>
-        >),
-      );
-    }
+    const byIds = stmt(
+      `rows:${input.columns}`,
+      `SELECT ${input.columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    );
+    out.push(...(byIds.all(JSON.stringify(top.map((t) => t.id))) as Array<Record<string, unknown>>));
     for (const r of out) r.score = score.get(r.id as number);
     return out.sort((a, b) => (b.score as number) - (a.score as number) || (a.id as number) - (b.id as number));
   };
@@ -198,6 +199,7 @@ function rankStore(
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
   const dataStmt = (st.data ??= db.prepare(`SELECT data FROM lex_blocks WHERE store_key = ? AND term = ? AND block = ?`).pluck());
   const dead = deadSet(db, state, s);
+  state.blockHead ??= 0;
   const cursors: Cursor[] = [];
   for (const [term, w] of weights) {
     if (!(w > 0)) continue;
@@ -207,21 +209,24 @@ function rankStore(
     if (!dir.size) continue;
     const scale = w * idf(s.n, r.df);
     const load = (bi: number): Block => {
-      const key = `${s.key}\u0000${term}\u0000${dir.first[bi]}\u0000${dir.last[bi]}\u0000${dir.count[bi]}`;
-      const blocks = (state.blocks ??= new Map<string, Block>());
-      let b = blocks.get(key);
-      if (b) {
-        blocks.delete(key);
-        blocks.set(key, b);
-        return b;
-      }
+      let b = dir.blocks[bi];
+      if (b && b.count === dir.count[bi]) return b;
       b = decodeBlock(dataStmt.get(s.key, term, bi) as Buffer, dir.first[bi], dir.count[bi]);
-      blocks.set(key, b);
+      dir.blocks[bi] = b;
+      // decoded blocks are kept up to a bound, the oldest dropped first
+      const queue = (state.blockQueue ??= []);
+      queue.push([dir, bi]);
       state.blockPostings = (state.blockPostings ?? 0) + b.count;
-      while ((state.blockPostings ?? 0) > MAX_BLOCK_POSTINGS && blocks.size > 1) {
-        const [k0, b0] = blocks.entries().next().value as [string, Block];
-        blocks.delete(k0);
-        state.blockPostings -= b0.count;
+      while (state.blockPostings > MAX_BLOCK_POSTINGS && state.blockHead! < queue.length) {
+        const [d0, b0] = queue[state.blockHead!]!;
+        queue[state.blockHead!++] = null;
+        const old = d0.blocks[b0];
+        if (old) state.blockPostings -= old.count;
+        d0.blocks[b0] = undefined;
+      }
+      if (state.blockHead! > 100_000 && state.blockHead! * 2 > queue.length) {
+        state.blockQueue = queue.slice(state.blockHead);
+        state.blockHead = 0;
       }
       return b;
     };
@@ -344,6 +349,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     maxHeading: new Uint32Array(size),
     minLength: new Uint32Array(size),
     size,
+    blocks: [],
   };
   if (from && cached) {
     dir.first.set(cached.first.subarray(0, from));
