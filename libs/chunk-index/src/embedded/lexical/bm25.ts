@@ -10,7 +10,7 @@ export interface Bm25Params {
 }
 
 /** Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks). */
-export const DEFAULT_BM25: Bm25Params = { k1: 1.2, b: 0.75, headingWeight: 1 };
+export const DEFAULT_BM25: Bm25Params = { k1: 1.6, b: 0.4, headingWeight: 2 };
 
 export function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
