@@ -144,7 +144,7 @@ describe('reranker configuration', () => {
 
 describe('search fusion configuration', () => {
   it('gives the bundled model the measured lexical weight and other embedders an even share, unless set', () => {
-    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.7, searchLexicalFeedback: false });
+    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.8, searchLexicalFeedback: false });
     expect(loadConfig({ LARDER_EMBEDDING_URL: 'http://127.0.0.1:9/v1' }).searchLexicalWeight).toBe(0.5);
     expect(loadConfig({ LARDER_ONNX_MODEL_DIR: '/models/x' }).searchLexicalWeight).toBe(0.5);
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_WEIGHT: '0.3', LARDER_SEARCH_FUSION: 'rrf', LARDER_SEARCH_LEXICAL_FEEDBACK: 'true' })).toMatchObject({
