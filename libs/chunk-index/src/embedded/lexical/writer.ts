@@ -57,14 +57,15 @@ export class LexicalWriter {
         const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
         this.load();
-        // built once, in id order, from the chunks already indexed
-        const rows = db.prepare(`SELECT id, store_id, text, generated_metadata FROM chunks ORDER BY id`).iterate() as IterableIterator<Row>;
-        let k = 0;
-        for (const r of rows) {
-          this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
-          if (++k % 20_000 === 0) this.flush();
+        // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
+        const page = db.prepare(`SELECT id, store_id, text, generated_metadata FROM chunks WHERE id > ? ORDER BY id LIMIT 5000`);
+        for (let after = 0; ;) {
+          const rows = page.all(after) as Row[];
+          if (!rows.length) break;
+          for (const r of rows) this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
+          this.flush();
+          after = rows[rows.length - 1].id;
         }
-        this.flush();
         db.exec(`DROP TRIGGER IF EXISTS chunks_ai; DROP TRIGGER IF EXISTS chunks_ad; DROP TABLE IF EXISTS chunks_fts;`);
         this.setMeta('version', LEXICAL_SCHEMA_VERSION);
       })();
