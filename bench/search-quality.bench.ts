@@ -113,15 +113,32 @@ export interface Judged {
 }
 type Score = { ndcg: number; recall: number };
 
-/** The lexical variants measured: before (plain BM25 as it was), and each technique added. */
+/**
+ * The lexical variants measured: BM25 over every query word, the default (stop words dropped, the
+ * default k1, b, heading weight and exact-form bonus), RM3 feedback variants, and with
+ * BENCH_QUALITY_GRID (`k1,…|b,…|heading weight,…|exact bonus,…`) every combination of those
+ * parameters (hybrid: the default fusion only).
+ */
 const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9').split(';').map((v) => v.split(',').map(Number));
-const LEXICAL_VARIANTS: Array<[string, LexicalOptions]> = [
-  ['BM25 (FTS5, Porter), as before', { stopWords: false, feedback: null }],
+const GRID = (process.env.BENCH_QUALITY_GRID ?? '').split('|').map((v) => v.split(',').filter(Boolean).map(Number));
+const GRID_VARIANTS: Array<[string, Partial<LexicalOptions>]> =
+  GRID.length === 4
+    ? GRID[0].flatMap((k1) =>
+        GRID[1].flatMap((b) =>
+          GRID[2].flatMap((headingWeight) =>
+            GRID[3].map((exactBonus): [string, Partial<LexicalOptions>] => [`k1 ${k1}, b ${b}, heading ${headingWeight}, exact ${exactBonus}`, { k1, b, headingWeight, exactBonus }]),
+          ),
+        ),
+      )
+    : [];
+const LEXICAL_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
+  ['BM25, every query word', { stopWords: false, feedback: null }],
   ['+ stop words', { stopWords: true, feedback: null }],
-  ...RM3.map(([docs, terms, originalWeight]): [string, LexicalOptions] => [
+  ...RM3.map(([docs, terms, originalWeight]): [string, Partial<LexicalOptions>] => [
     `+ stop words + RM3 (${docs} docs, ${terms} terms, λ ${originalWeight})`,
     { stopWords: true, feedback: { docs, terms, originalWeight } },
   ]),
+  ...GRID_VARIANTS,
 ];
 
 /** The embedder's vectors, kept on disk between runs (BENCH_QUALITY_CACHE, default in the temp folder: the model is the slow part). */
@@ -243,7 +260,13 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
     results.set('dense', d);
     rows.push([`dense (${embedder.model})`, d, '']);
     const hybridRows: Array<[string, Score, string]> = [];
-    for (const [name] of [LEXICAL_VARIANTS[0], ...LEXICAL_VARIANTS.slice(1)]) {
+    for (const [name] of GRID_VARIANTS) {
+      const [method, weight] = [DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']];
+      const s = hybrid(lexical.get(name)!, method, weight);
+      results.set(`hybrid ${method} ${weight}: ${name}`, s);
+      hybridRows.push([`${method} ${weight}: ${name}`, s, '']);
+    }
+    for (const [name] of LEXICAL_VARIANTS.slice(0, LEXICAL_VARIANTS.length - GRID_VARIANTS.length)) {
       const lists = lexical.get(name)!;
       for (const w of WEIGHTS) {
         const s = hybrid(lists, 'relative', w);

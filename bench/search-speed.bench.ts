@@ -265,8 +265,8 @@ export async function searchSpeedBench(): Promise<void> {
     const grepUnsel = await time(() => post('/v1/stores/grep', { pattern: `${common}\\s+\\w+`, store_identifiers: [storeId], top_k: 10 }));
     const rows: Array<[string, { p50: number; p99: number; qps: number }]> = [
       ['index: dense top-10 (IVF above 20k vectors, exact re-scoring)', dense],
-      ['index: lexical top-10 (FTS5 BM25)', lexical],
-      ['index: lexical top-10 (FTS5 BM25 + RM3 feedback, opt-in)', lexicalRm3],
+      ['index: lexical top-10 (BM25, MaxScore)', lexical],
+      ['index: lexical top-10 (BM25 + RM3 feedback, opt-in)', lexicalRm3],
       ['index: hybrid top-10 (50 + 50 candidates, fused)', hybrid],
       ['POST /v1/stores/search end to end (hybrid)', e2e],
       [`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel],

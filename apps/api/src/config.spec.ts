@@ -144,7 +144,7 @@ describe('reranker configuration', () => {
 
 describe('search fusion configuration', () => {
   it('gives the bundled model the measured lexical weight and other embedders an even share, unless set', () => {
-    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.7, searchLexicalFeedback: false });
+    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.8, searchLexicalFeedback: false });
     expect(loadConfig({ LARDER_EMBEDDING_URL: 'http://127.0.0.1:9/v1' }).searchLexicalWeight).toBe(0.5);
     expect(loadConfig({ LARDER_ONNX_MODEL_DIR: '/models/x' }).searchLexicalWeight).toBe(0.5);
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_WEIGHT: '0.3', LARDER_SEARCH_FUSION: 'rrf', LARDER_SEARCH_LEXICAL_FEEDBACK: 'true' })).toMatchObject({
@@ -152,6 +152,13 @@ describe('search fusion configuration', () => {
       searchLexicalWeight: 0.3,
       searchLexicalFeedback: true,
     });
+  });
+
+  it('reads BM25 k1, b and the heading weight, refusing values out of range', () => {
+    expect(loadConfig({})).toMatchObject({ searchBm25K1: null, searchBm25B: null, searchHeadingWeight: null });
+    expect(loadConfig({ LARDER_SEARCH_BM25_K1: '1.5', LARDER_SEARCH_BM25_B: '0.4', LARDER_SEARCH_HEADING_WEIGHT: '2' })).toMatchObject({ searchBm25K1: 1.5, searchBm25B: 0.4, searchHeadingWeight: 2 });
+    expect(() => loadConfig({ LARDER_SEARCH_BM25_B: '1.5' })).toThrow(/LARDER_SEARCH_BM25_B must be a number from 0 to 1/);
+    expect(() => loadConfig({ LARDER_SEARCH_BM25_K1: 'fast' })).toThrow(/LARDER_SEARCH_BM25_K1/);
   });
 });
 

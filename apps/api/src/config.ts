@@ -66,6 +66,10 @@ export interface LarderConfig {
   rerankLexicalWeight: number;
   /** RM3 pseudo-relevance feedback in the embedded index's BM25 query (LARDER_SEARCH_LEXICAL_FEEDBACK, default off) */
   searchLexicalFeedback: boolean;
+  /** The embedded index's BM25 k1, b and heading weight (LARDER_SEARCH_BM25_K1, _B, LARDER_SEARCH_HEADING_WEIGHT; null: the index's defaults, chosen on CISI) */
+  searchBm25K1: number | null;
+  searchBm25B: number | null;
+  searchHeadingWeight: number | null;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
   /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
@@ -154,12 +158,12 @@ export interface LarderConfig {
 /**
  * The fusion's defaults, per embedder, chosen by measurement (bench/search-quality.bench.ts; README,
  * Benchmarks): on CISI and GCIDE → WordNet the bundled USE-lite model is much weaker than BM25 and
- * earns a smaller share (0.7 lexical is best on both, with and without RM3 feedback). Models behind an endpoint or an ONNX directory are not measured
+ * earns a smaller share (with the own BM25 engine, 0.8 lexical is best on CISI and ties 0.7 on GCIDE, at nDCG@10 and recall@100). Models behind an endpoint or an ONNX directory are not measured
  * here (none can be had offline) and keep an even share until one is.
  */
 export const DEFAULT_FUSION: { method: 'relative' | 'rrf'; lexicalWeight: Record<LarderConfig['embedder'], number> } = {
   method: 'relative',
-  lexicalWeight: { 'use-lite': 0.7, openai: 0.5, onnx: 0.5 },
+  lexicalWeight: { 'use-lite': 0.8, openai: 0.5, onnx: 0.5 },
 };
 
 /**
@@ -179,6 +183,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     if (v === undefined || v === '') return def;
     const n = Number(v);
     if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`);
+    return n;
+  };
+  /** A decimal in [min, max], or null when unset. */
+  const decimal = (name: string, min: number, max: number) => {
+    const v = env[name];
+    if (v === undefined || v === '') return null;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max}, got ${v}`);
     return n;
   };
   const bool = (name: string, def: boolean) => {
@@ -321,6 +333,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),
     searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', false),
+    searchBm25K1: decimal('LARDER_SEARCH_BM25_K1', 0, 100),
+    searchBm25B: decimal('LARDER_SEARCH_BM25_B', 0, 1),
+    searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),
     rerankLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),

@@ -304,7 +304,12 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
     ivfLists: config.ivfLists,
     ivfProbes: config.ivfProbes,
     readWorker: config.indexReadWorker,
-    lexical: config.searchLexicalFeedback ? { feedback: RM3_FEEDBACK } : {},
+    lexical: {
+      ...(config.searchLexicalFeedback ? { feedback: RM3_FEEDBACK } : {}),
+      ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
+      ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),
+      ...(config.searchHeadingWeight !== null ? { headingWeight: config.searchHeadingWeight } : {}),
+    },
   });
 }
 

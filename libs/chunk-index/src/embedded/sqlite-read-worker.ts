@@ -1,17 +1,34 @@
 import Database from 'better-sqlite3';
 import { Worker } from 'worker_threads';
 
-/** A read program: a self-contained function of a connection, an input and state kept where it runs. */
+/** A read program: a function of a connection, an input and state kept where it runs (passed as a function, self-contained: the worker runs its source text). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ReadProgram = (db: Database.Database, input: any, state: any) => unknown;
+
+/**
+ * A read program that the worker loads from its module (so it may import other modules): `fn` is the
+ * module's export `name`, which runs here when the worker cannot. A `.ts` module (tests, run from the
+ * sources) is compiled on load with @swc/core.
+ */
+export interface ModuleProgram {
+  module: string;
+  name: string;
+  fn: ReadProgram;
+}
 
 const WORKER = `
 const { parentPort, workerData } = require('worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 db.pragma('cache_size = -65536');
+if (workerData.swc) {
+  const swc = require(workerData.swc);
+  const fs = require('fs');
+  require.extensions['.ts'] = (m, filename) =>
+    m._compile(swc.transformSync(fs.readFileSync(filename, 'utf8'), { filename, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }).code, filename);
+}
 const programs = {};
-for (const [name, source] of Object.entries(workerData.programs)) programs[name] = (0, eval)('(' + source + ')');
+for (const [name, p] of Object.entries(workerData.programs)) programs[name] = typeof p === 'string' ? (0, eval)('(' + p + ')') : require(p.module)[p.name];
 const state = {};
 parentPort.on('message', ({ id, program, input }) => {
   try {
@@ -44,14 +61,16 @@ export class SqliteReadWorker {
   constructor(
     private readonly path: string,
     private readonly local: Database.Database,
-    private readonly programs: Record<string, ReadProgram>,
+    private readonly programs: Record<string, ReadProgram | ModuleProgram>,
     private readonly enabled = path !== ':memory:',
   ) {}
 
   private start(): Promise<boolean> {
     if (this.ready) return this.ready;
-    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, f]) => [k, f.toString()]));
-    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs } });
+    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, typeof p === 'function' ? p.toString() : { module: p.module, name: p.name }]));
+    const fromSources = Object.values(this.programs).some((p) => typeof p !== 'function' && p.module.endsWith('.ts'));
+    const swc = fromSources ? require.resolve('@swc/core') : null;
+    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs, swc } });
     this.worker = w;
     w.unref();
     this.ready = new Promise<boolean>((resolve) => {
@@ -94,7 +113,8 @@ export class SqliteReadWorker {
     }
     let state = this.localState.get(program);
     if (!state) this.localState.set(program, (state = {}));
-    return this.programs[program](this.local, input, state) as T;
+    const p = this.programs[program];
+    return (typeof p === 'function' ? p : p.fn)(this.local, input, state) as T;
   }
 
   async close(): Promise<void> {

@@ -7,4 +7,4 @@ import { SqliteChunkIndex } from './sqlite.chunk-index';
 const dir = mkdtempSync(join(tmpdir(), 'larder-chunk-index-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-chunkIndexContract('embedded (SQLite + FTS5)', async () => new SqliteChunkIndex(join(dir, 'chunks.sqlite')));
+chunkIndexContract('embedded (SQLite)', async () => new SqliteChunkIndex(join(dir, 'chunks.sqlite')));

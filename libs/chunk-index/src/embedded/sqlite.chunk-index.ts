@@ -2,7 +2,9 @@ import Database from 'better-sqlite3';
 import { evaluateFilter } from '@larder/kernel';
 import { cosine, normalize, TopK } from './ivf';
 import { IvfCatalogue, IvfOptions } from './ivf.catalogue';
-import { LexicalInput, lexicalProgram } from './lexical.program';
+import { Bm25Params, DEFAULT_BM25 } from './lexical/bm25';
+import { LexicalInput, lexicalProgram } from './lexical/search';
+import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
 import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
@@ -10,27 +12,33 @@ import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, In
 export interface SqliteChunkIndexOptions extends IvfOptions {
   /** Lexical reads on a read-only connection in a worker thread (file databases; default true). */
   readWorker?: boolean;
-  /** How the BM25 query is built (lexical.program.ts); defaults: DEFAULT_LEXICAL_OPTIONS. */
-  lexical?: LexicalOptions;
+  /** How the BM25 query is built (lexical/search.ts); defaults: DEFAULT_LEXICAL_OPTIONS. */
+  lexical?: Partial<LexicalOptions>;
+  /** Chunks per postings block (default 128; tests use small blocks to exercise the block bounds). */
+  lexicalBlockSize?: number;
 }
 
-/** The lexical query's options: stop words dropped, RM3 pseudo-relevance feedback (null: none). */
-export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback'>;
+/**
+ * The lexical query's options: stop words dropped, the exact form's bonus, RM3 pseudo-relevance
+ * feedback (null: none), BM25's k1 and b and the headings' weight.
+ */
+export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus'> & Bm25Params;
 
 /**
- * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on; RM3
- * feedback (when turned on) with 10 chunks, 10 terms and the query weighted 0.9. Feedback is off by
- * default: it wins on CISI but costs a second BM25 pass (4× the lexical p50 at 100k chunks).
+ * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on, a
+ * word's exact form worth 0.3 of its stem, k1 1.6, b 0.4, headings ×2; RM3 feedback (when turned on)
+ * with 10 chunks, 10 terms and the query weighted 0.9. Feedback is off by default: it wins on CISI
+ * and Cranfield but loses on GCIDE, and costs a second BM25 pass (about 2× the lexical p50 at 100k chunks).
  */
 export const RM3_FEEDBACK = { docs: 10, terms: 10, originalWeight: 0.9 };
-export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: null };
+export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: null, exactBonus: 0.3, ...DEFAULT_BM25 };
 
 /**
  * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL; sqlite.schema.ts) holding files,
- * chunks, vectors, an FTS5 BM25 index and an FTS5 trigram index, with the projection checkpoint written
+ * chunks, vectors, Larder's own BM25 index (lexical/) and an FTS5 trigram index, with the projection checkpoint written
  * in the same transaction as the ops, so it is exactly-once across crashes. Dense search is an exact
  * cosine scan for small stores and an in-memory IVF over int8 codes above `ivfMinVectors` (ivf.catalogue.ts);
- * BM25 reads run in a worker thread (sqlite-read-worker.ts, lexical.program.ts).
+ * BM25 reads run in a worker thread (sqlite-read-worker.ts, lexical/search.ts).
  */
 export class SqliteChunkIndex implements ChunkIndex {
   readonly kind = 'embedded';
@@ -40,20 +48,24 @@ export class SqliteChunkIndex implements ChunkIndex {
   /** BM25 reads run here, in a worker thread beside the event loop where it can. */
   private readonly reader: SqliteReadWorker;
   private readonly lexical: LexicalOptions;
+  /** Larder's own inverted index (lexical/): postings and per-store statistics, written with the chunks. */
+  private readonly lex: LexicalWriter;
 
   constructor(
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, ...ivf } = { readWorker: true, ...options };
+    const { readWorker, lexical, lexicalBlockSize, ...ivf } = { readWorker: true, ...options };
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
     this.db = openChunkDatabase(path);
     this.ivf = new IvfCatalogue(this.db, ivf);
-    this.reader = new SqliteReadWorker(path, this.db, { lexical: lexicalProgram }, readWorker && path !== ':memory:');
+    this.lex = new LexicalWriter(this.db, lexicalBlockSize);
+    this.reader = new SqliteReadWorker(path, this.db, { lexical: { module: require.resolve('./lexical/search'), name: 'lexicalProgram', fn: lexicalProgram } }, readWorker && path !== ':memory:');
   }
 
   async setup(): Promise<void> {
     migrateChunkDatabase(this.db);
+    this.lex.migrate();
     this.ivf.load();
   }
 
@@ -71,6 +83,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.ivf.begin();
     const tx = this.db.transaction(() => {
       for (const op of ops) this.applyOp(op);
+      this.lex.flush();
       this.db
         .prepare(
           `INSERT INTO checkpoints (projection, version, position_commit, position_prepare) VALUES (?, ?, ?, ?)
@@ -82,9 +95,11 @@ export class SqliteChunkIndex implements ChunkIndex {
       tx();
     } catch (err) {
       this.ivf.discard();
+      this.lex.discard();
       throw err;
     }
     this.ivf.commit();
+    this.lex.commit();
   }
 
   private applyOp(op: ChunkIndexOp): void {
@@ -95,8 +110,7 @@ export class SqliteChunkIndex implements ChunkIndex {
         const cur = db.prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`).get(f.storeId, f.fileId) as Row | undefined;
         if (cur && (cur.generation as number) > f.generation) return;
         if (cur && (cur.generation as number) < f.generation) {
-          this.ivf.removing(`store_id = ? AND file_id = ?`, f.storeId, f.fileId);
-          db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(f.storeId, f.fileId);
+          this.removeChunks(f.storeId, f.fileId);
         }
         db.prepare(
           `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -106,10 +120,13 @@ export class SqliteChunkIndex implements ChunkIndex {
       }
       case 'setChunks': {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
-        this.ivf.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
-        db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
-        const ins = db.prepare(`INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-        for (const c of op.chunks) ins.run(op.storeId, op.fileId, c.chunkIndex, c.text, c.offset, c.mimeType, c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null);
+        this.removeChunks(op.storeId, op.fileId);
+        const ins = db.prepare(`INSERT INTO chunks (id, store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+        for (const c of op.chunks) {
+          const id = this.lex.takeId();
+          ins.run(id, op.storeId, op.fileId, c.chunkIndex, c.text, c.offset, c.mimeType, c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null);
+          this.lex.add(op.storeId, id, c.text, c.generatedMetadata);
+        }
         return;
       }
       case 'setVectors': {
@@ -127,16 +144,28 @@ export class SqliteChunkIndex implements ChunkIndex {
         db.prepare(`UPDATE files SET metadata = ? WHERE store_id = ? AND file_id = ?`).run(JSON.stringify(op.metadata ?? null), op.storeId, op.fileId);
         return;
       case 'deleteFile':
-        this.ivf.removing(`store_id = ? AND file_id = ?`, op.storeId, op.fileId);
-        db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
+        this.removeChunks(op.storeId, op.fileId);
         db.prepare(`DELETE FROM files WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
         return;
       case 'deleteStore':
         this.ivf.removing(`store_id = ?`, op.storeId);
+        this.lex.dropStore(op.storeId);
         db.prepare(`DELETE FROM chunks WHERE store_id = ?`).run(op.storeId);
         db.prepare(`DELETE FROM files WHERE store_id = ?`).run(op.storeId);
         return;
     }
+  }
+
+  /** Deletes a file's chunks (their vectors leave the IVF lists, their postings become tombstones). */
+  private removeChunks(storeId: string, fileId: string): void {
+    this.ivf.removing(`store_id = ? AND file_id = ?`, storeId, fileId);
+    const rows = this.db.prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? AND file_id = ?`).all(storeId, fileId) as Array<{
+      id: number;
+      text: string;
+      generated_metadata: string | null;
+    }>;
+    this.lex.remove(storeId, rows);
+    this.db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(storeId, fileId);
   }
 
   private atGeneration(storeId: string, fileId: string, generation: number): boolean {
@@ -146,7 +175,8 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async reset(projection: string, version: number): Promise<void> {
     this.db.transaction(() => {
-      this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild'); INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
+      this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
+      this.lex.reset();
       this.db.prepare(`DELETE FROM checkpoints WHERE projection = ?`).run(projection);
       this.ivf.drop();
       void version;
@@ -178,14 +208,13 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
     if (!q.storeIds.length) return [];
-    const params: unknown[] = [];
     const input: LexicalInput = {
       text: q.text ?? '',
       columns: HIT_COLUMNS,
-      where: this.candidateSql(q, params),
-      params,
+      storeIds: [...new Set(q.storeIds)],
+      includeFiles: q.fileIds?.include ?? null,
+      excludeFiles: q.fileIds?.exclude ?? null,
       limit: q.filter ? Math.max(q.topK * 20, 1000) : q.topK,
-      budget: LEXICAL_POSTINGS_BUDGET,
       ...this.lexical,
     };
     const rows = await this.reader.run<Row[]>('lexical', input);
@@ -296,6 +325,3 @@ export class SqliteChunkIndex implements ChunkIndex {
 
 /** The columns a hit is made of (`c`: chunks, `f`: files). */
 const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
-
-/** Postings the lexical query may score (see lexicalProgram). */
-const LEXICAL_POSTINGS_BUDGET = 30_000;

@@ -7,8 +7,9 @@ import { chunkTypeOf, IndexedChunk, IndexedFile } from '../chunk-index.port';
 export type Row = Record<string, unknown>;
 
 /**
- * The embedded chunk index's SQLite file: `files`, `chunks` (text, vector, IVF list), the FTS5 BM25
- * index `chunks_fts` and trigram index `chunks_tri` (kept by triggers), `checkpoints`, `ivf_centroids`;
+ * The embedded chunk index's SQLite file: `files`, `chunks` (text, vector, IVF list), the FTS5
+ * trigram index `chunks_tri` (kept by triggers), `checkpoints`, `ivf_centroids`, the lexical index's
+ * `lex_*` tables (lexical/writer.ts, which also drops an older release's FTS5 BM25 index `chunks_fts`);
  * and the port's types read from its rows.
  */
 
@@ -33,11 +34,6 @@ export function migrateChunkDatabase(db: Database.Database): void {
       text TEXT NOT NULL, offset INTEGER NOT NULL, mime_type TEXT NOT NULL, generated_metadata TEXT, model TEXT, vector BLOB,
       UNIQUE (store_id, file_id, chunk_index));
     CREATE INDEX IF NOT EXISTS chunks_store ON chunks (store_id);
-    CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
-    CREATE TRIGGER IF NOT EXISTS chunks_ai AFTER INSERT ON chunks BEGIN
-      INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
-    CREATE TRIGGER IF NOT EXISTS chunks_ad AFTER DELETE ON chunks BEGIN
-      INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
     CREATE TABLE IF NOT EXISTS checkpoints (projection TEXT PRIMARY KEY, version INTEGER NOT NULL, position_commit TEXT NOT NULL, position_prepare TEXT NOT NULL);
   `);
   // The trigram index (grep's n-gram pre-filter) arrived after the first release: built once if missing.

@@ -2,8 +2,8 @@ import { randomUUID } from 'crypto';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { ChunkIndexOp } from '../chunk-index.port';
-import { SqliteChunkIndex } from './sqlite.chunk-index';
+import { ChunkIndexOp } from '../../chunk-index.port';
+import { SqliteChunkIndex } from '../sqlite.chunk-index';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,167 @@
+import Database from 'better-sqlite3';
+import fc from 'fast-check';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { ChunkIndexOp } from '../../chunk-index.port';
+import { SqliteChunkIndex } from '../sqlite.chunk-index';
+import { analyzeChunk, headingContextOf, queryTerms } from './analyzer';
+
+/**
+ * The lexical engine's contract: whatever the corpus, the appends and deletes across stores, the
+ * parameters and the query, its top 10 is the exhaustive BM25 top 10 over the live chunks, scored with
+ * each store's own statistics (ids, and scores within 1e-9 relative).
+ */
+
+const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-property-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+// a small vocabulary: stems shared by several forms, stop words, a heading-only word
+const VOCAB = ['jam', 'jams', 'jamming', 'apple', 'apples', 'garden', 'gardens', 'gardening', 'pectin', 'sugar', 'boil', 'boiled', 'the', 'of', 'until', 'zest', 'café', 'cafe', '42'];
+const STORES = ['s1', 's2', 's3'];
+const FILES = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'];
+
+// skewed: the first words are common, the last rare (so lists differ in length and bounds prune)
+const word = fc.nat({ max: 9999 }).map((x) => VOCAB[Math.floor(VOCAB.length * (x / 10000) ** 2)]);
+const text = fc
+  .tuple(fc.option(fc.array(word, { minLength: 1, maxLength: 3 }), { nil: null }), fc.array(word, { minLength: 0, maxLength: 12 }))
+  .map(([heading, body]) => (heading ? `# ${heading.join(' ')}\n` : '') + body.join(' '));
+const chunkArb = fc.record({ text, context: fc.option(fc.array(word, { maxLength: 2 }), { nil: null }) });
+const op = fc.oneof(
+  {
+    weight: 6,
+    arbitrary: fc.record({ kind: fc.constant('put' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES), chunks: fc.array(chunkArb, { minLength: 1, maxLength: 60 }) }),
+  },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteFile' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteStore' as const), store: fc.constantFrom(...STORES) }) },
+);
+const query = fc.record({
+  words: fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 4 }),
+  stores: fc.subarray(STORES, { minLength: 1 }),
+  include: fc.option(fc.subarray(FILES), { nil: null }),
+  exclude: fc.option(fc.subarray(FILES), { nil: null }),
+});
+const params = fc.record({
+  k1: fc.double({ min: 0.1, max: 3, noNaN: true }),
+  b: fc.double({ min: 0, max: 1, noNaN: true }),
+  headingWeight: fc.double({ min: 0.25, max: 4, noNaN: true }),
+  exactBonus: fc.constantFrom(0, 0.2, 1),
+  stopWords: fc.boolean(),
+  blockSize: fc.constantFrom(2, 5, 16, 128),
+  // reads in the worker thread (the module loaded there) or on the index's connection
+  readWorker: fc.boolean(),
+});
+
+let run = 0;
+
+/** The exhaustive BM25 top 10: every live chunk of the asked stores and files, per-store statistics. */
+function bruteForce(
+  db: Database.Database,
+  q: { words: string[]; stores: string[]; include: string[] | null; exclude: string[] | null },
+  p: { k1: number; b: number; headingWeight: number; exactBonus: number; stopWords: boolean },
+): Array<{ key: string; score: number }> {
+  const weights = queryTerms(q.words.join(' '), p);
+  const out: Array<{ id: number; key: string; score: number }> = [];
+  for (const store of q.stores) {
+    const rows = db.prepare(`SELECT id, file_id, chunk_index, text, generated_metadata FROM chunks WHERE store_id = ?`).all(store) as Array<{
+      id: number;
+      file_id: string;
+      chunk_index: number;
+      text: string;
+      generated_metadata: string | null;
+    }>;
+    if (!rows.length) continue;
+    const docs = rows.map((r) => ({ ...r, a: analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null)) }));
+    const n = docs.length;
+    const avg = docs.reduce((s, d) => s + d.a.length, 0) / n || 1e-9;
+    const df = new Map<string, number>();
+    for (const d of docs) for (const t of d.a.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
+    for (const d of docs) {
+      if (q.include && !q.include.includes(d.file_id)) continue;
+      if (q.exclude && q.exclude.includes(d.file_id)) continue;
+      let score = 0;
+      let matched = false;
+      for (const [t, w] of weights) {
+        const tf = d.a.terms.get(t);
+        if (!tf) continue;
+        matched = true;
+        const f = tf.body + p.headingWeight * tf.heading;
+        const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
+        score += (w * idf * (f * (p.k1 + 1))) / (f + p.k1 * (1 - p.b + (p.b * d.a.length) / avg));
+      }
+      if (matched) out.push({ id: d.id, key: `${store}/${d.file_id}/${d.chunk_index}`, score });
+    }
+  }
+  return out.sort((x, y) => y.score - x.score || x.id - y.id).slice(0, 10);
+}
+
+describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', () => {
+  it('holds for random corpora, appends, deletes, parameters and queries', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), params, async (ops, queries, p) => {
+        const path = join(dir, `p${run++}.sqlite`);
+        const index = new SqliteChunkIndex(path, { readWorker: p.readWorker, lexical: { ...p, feedback: null }, lexicalBlockSize: p.blockSize });
+        await index.setup();
+        const reader = new Database(path, { readonly: true });
+        try {
+          const check = async (q: (typeof queries)[number]) => {
+            const expected = bruteForce(reader, q, p);
+            const hits = await index.searchLexical({
+              storeIds: q.stores,
+              text: q.words.join(' '),
+              topK: 10,
+              fileIds: q.include || q.exclude ? { include: q.include ?? undefined, exclude: q.exclude ?? undefined } : null,
+            });
+            const got = hits.map((h) => ({ key: `${h.storeId}/${h.fileId}/${h.chunkIndex}`, score: h.score }));
+            expect(got.length).toBe(expected.length);
+            got.forEach((g, i) => expect(Math.abs(g.score - expected[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected[i].score))));
+            // the same chunks, unless scores tie within rounding (then either order is right)
+            const nearTie = expected.some((e, i) => i > 0 && Math.abs(e.score - expected[i - 1].score) <= 1e-9 * Math.abs(e.score) && e.score !== expected[i - 1].score);
+            if (!nearTie) expect(got.map((g) => g.key)).toEqual(expected.map((e) => e.key));
+          };
+          const generation = new Map<string, number>();
+          let seq = 0n;
+          // ops go in batches of a few (several per transaction, as the projection writes them)
+          for (let i = 0; i < ops.length; i += 3) {
+            const batch: ChunkIndexOp[] = [];
+            for (const o of ops.slice(i, i + 3)) {
+              const k = `${o.kind === 'deleteStore' ? '' : o.file}@${o.store}`;
+              if (o.kind === 'put') {
+                const g = (generation.get(k) ?? 0) + 1;
+                generation.set(k, g);
+                batch.push({ op: 'putFile', file: { storeId: o.store, fileId: o.file, organizationId: 'org', filename: `${o.file}.md`, externalId: null, metadata: null, generation: g } });
+                batch.push({
+                  op: 'setChunks',
+                  storeId: o.store,
+                  fileId: o.file,
+                  generation: g,
+                  chunks: o.chunks.map((c, j) => ({
+                    chunkIndex: j,
+                    type: 'text' as const,
+                    text: c.text,
+                    offset: 0,
+                    mimeType: 'text/markdown',
+                    generatedMetadata: c.context ? { heading_context: c.context.map((h) => ({ level: 1, text: h })) } : null,
+                  })),
+                });
+              } else if (o.kind === 'deleteFile') {
+                batch.push({ op: 'deleteFile', storeId: o.store, fileId: o.file });
+              } else {
+                batch.push({ op: 'deleteStore', storeId: o.store });
+                for (const key of [...generation.keys()]) if (key.endsWith(`@${o.store}`)) generation.delete(key);
+              }
+            }
+            await index.write(batch, { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } });
+            await check(queries[0]); // between writes too: the reader's caches follow them
+          }
+          for (const q of queries) await check(q);
+        } finally {
+          reader.close();
+          await index.close();
+          rmSync(path, { force: true });
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

@@ -1,0 +1,23 @@
+/**
+ * BM25 with a heading field (BM25F-style: a term's count is its body count plus `headingWeight` × its
+ * heading count, lengths are all words), and Lucene's always-positive IDF. Per store: `n` live chunks,
+ * `avgLength` their mean length in words, `df` the live chunks holding the term.
+ */
+export interface Bm25Params {
+  k1: number;
+  b: number;
+  headingWeight: number;
+}
+
+/** Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks). */
+export const DEFAULT_BM25: Bm25Params = { k1: 1.6, b: 0.4, headingWeight: 2 };
+
+export function idf(n: number, df: number): number {
+  return Math.log(1 + (n - df + 0.5) / (df + 0.5));
+}
+
+/** A term's saturated, length-normalised count (times idf and the query weight it is the term's score). */
+export function tfNorm(body: number, heading: number, length: number, avgLength: number, p: Bm25Params): number {
+  const tf = body + p.headingWeight * heading;
+  return (tf * (p.k1 + 1)) / (tf + p.k1 * (1 - p.b + (p.b * length) / avgLength));
+}

@@ -1,0 +1,107 @@
+/**
+ * Postings blocks: a term's postings in one store, in chunk id order, cut into blocks of up to
+ * BLOCK_SIZE chunks. A block's data is, per chunk, varints of: the id's gap from the previous chunk
+ * of the block (the first chunk's from the block's `first` id, so 0), the term's count in the body,
+ * in the headings, and the chunk's length in words. Its directory entry (a row of its own) holds
+ * first/last id, count, the largest body and heading counts and the shortest length, which bound the
+ * block's BM25 contribution whatever the store's statistics become.
+ */
+
+export const BLOCK_SIZE = 128;
+
+/** A block decoded: parallel arrays of `count` entries. */
+export interface Block {
+  ids: Uint32Array;
+  body: Uint32Array;
+  heading: Uint32Array;
+  length: Uint32Array;
+  count: number;
+}
+
+/** A block's directory entry. */
+export interface BlockMeta {
+  first: number;
+  last: number;
+  count: number;
+  maxBody: number;
+  maxHeading: number;
+  minLength: number;
+}
+
+/** Postings to append: one entry per chunk, ids increasing. */
+export interface Posting {
+  id: number;
+  body: number;
+  heading: number;
+  length: number;
+}
+
+const scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
+
+/**
+ * Encodes postings (ids increasing) as a block, or appends them to `to` (a block's entry and data,
+ * the postings' ids all after its last); answers the block's entry and data.
+ */
+export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer } | null = null): { meta: BlockMeta; data: Buffer } {
+  let buf = scratch.length >= ps.length * 20 ? scratch : new Uint8Array(ps.length * 20);
+  let n = 0;
+  const put = (v: number) => {
+    while (v >= 0x80) {
+      buf[n++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    buf[n++] = v;
+  };
+  const meta: BlockMeta = to ? { ...to.meta } : { first: ps[0].id, last: ps[0].id, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity };
+  let prev = to ? meta.last : meta.first;
+  for (const p of ps) {
+    put(p.id - prev);
+    put(p.body);
+    put(p.heading);
+    put(p.length);
+    prev = p.id;
+    if (p.body > meta.maxBody) meta.maxBody = p.body;
+    if (p.heading > meta.maxHeading) meta.maxHeading = p.heading;
+    if (p.length < meta.minLength) meta.minLength = p.length;
+  }
+  meta.last = prev;
+  meta.count += ps.length;
+  const part = Buffer.from(buf.subarray(0, n));
+  buf = scratch;
+  return { meta, data: to ? Buffer.concat([to.data, part]) : part };
+}
+
+/** Decodes a block's data, given its first id and count. */
+export function decodeBlock(data: Uint8Array, first: number, count: number): Block {
+  const ids = new Uint32Array(count);
+  const body = new Uint32Array(count);
+  const heading = new Uint32Array(count);
+  const length = new Uint32Array(count);
+  let pos = 0;
+  const next = () => {
+    let v = 0;
+    let mul = 1;
+    for (;;) {
+      const byte = data[pos++];
+      v += (byte & 0x7f) * mul;
+      if (byte < 0x80) return v;
+      mul *= 128;
+    }
+  };
+  let id = first;
+  for (let i = 0; i < count; i++) {
+    id += next();
+    ids[i] = id;
+    body[i] = next();
+    heading[i] = next();
+    length[i] = next();
+  }
+  return { ids, body, heading, length, count };
+}
+
+/** The postings of a decoded block, as entries. */
+export function blockPostings(b: Block): Posting[] {
+  const out: Posting[] = [];
+  for (let i = 0; i < b.count; i++) out.push({ id: b.ids[i], body: b.body[i], heading: b.heading[i], length: b.length[i] });
+  return out;
+}

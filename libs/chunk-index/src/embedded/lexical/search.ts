@@ -1,0 +1,530 @@
+import type Database from 'better-sqlite3';
+import { analyzeChunk, EXACT, headingContextOf, queryTerms, stemOf, STOP_WORDS } from './analyzer';
+import { Bm25Params, idf, tfNorm } from './bm25';
+import { Block, decodeBlock } from './postings';
+
+export interface LexicalInput extends Bm25Params {
+  text: string;
+  /** the columns of a hit (`c`: chunks, `f`: files) */
+  columns: string;
+  storeIds: string[];
+  /** only chunks of these files (null: any) / none of these */
+  includeFiles?: string[] | null;
+  excludeFiles?: string[] | null;
+  /** rows wanted (before any metadata filter, which the caller applies) */
+  limit: number;
+  /** drop English stop words from the query (kept when the query has nothing else) */
+  stopWords: boolean;
+  /** weight of a query word's exact (unstemmed) form, beside its stem's 1 (0: none) */
+  exactBonus: number;
+  /** RM3 pseudo-relevance feedback: expansion terms from the `docs` best chunks of a first pass, `terms` of them, the original query weighted `originalWeight` */
+  feedback?: { docs: number; terms: number; originalWeight: number } | null;
+}
+
+/** What the program keeps between calls where it runs: bounded caches of directories, blocks and tombstones. */
+export interface LexicalState {
+  dirs?: Map<string, Directory>;
+  dirEntries?: number;
+  /** decoded blocks in the order they were decoded (each lives in its directory's `blocks`), the oldest at `blockHead` */
+  blockQueue?: Array<[Directory, number] | null>;
+  blockHead?: number;
+  blockPostings?: number;
+  dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
+  statements?: Record<string, Database.Statement>;
+}
+
+/** A list's block directory, as read (cached by the term's generation). */
+interface Directory {
+  gen: number;
+  cgen: number;
+  first: Float64Array;
+  last: Float64Array;
+  count: Uint32Array;
+  maxBody: Uint32Array;
+  maxHeading: Uint32Array;
+  minLength: Uint32Array;
+  size: number;
+  /** decoded blocks (a cache: the oldest dropped when many are kept; a new generation starts empty) */
+  blocks: Array<Block | undefined>;
+}
+
+const MAX_DIR_ENTRIES = 2_000_000;
+const MAX_BLOCK_POSTINGS = 4_000_000;
+/** Bounds are inflated by this much before they prune, so rounding never prunes a chunk that belongs in the top. */
+const EPS = 1e-9;
+
+interface StoreStats {
+  storeId: string;
+  key: number;
+  n: number;
+  avgLength: number;
+  dead: number;
+  cgen: number;
+}
+
+/**
+ * Lexical retrieval on Larder's own index (writer.ts): exact BM25 top-k per store with that store's
+ * statistics, by MaxScore with block-max bounds, then the stores' tops merged. Runs in the read worker
+ * (loaded by path) or on the index's own connection.
+ *
+ * Terms are ordered by their list's largest block bound; those whose bounds together cannot lift a
+ * chunk above the current k-th score are non-essential: candidates come from the other lists only, and
+ * a non-essential list is probed (skipping whole blocks by their directory) only while the candidate
+ * could still enter. Before scoring a candidate, the bounds of the blocks holding it in every list are
+ * summed; when they cannot enter, every candidate up to the nearest block boundary is skipped undecoded.
+ * Tombstoned chunks and chunks outside the asked files never enter.
+ *
+ * With `feedback` (RM3), the `docs` best chunks of a first pass give a relevance model (Σ over them of
+ * p(term | chunk) × the chunk's share of their scores; stop words, numbers and terms in more than a
+ * tenth of the asked chunks left out); its `terms` best terms are interpolated with the query's
+ * (weighted `originalWeight`) and the weighted query ranks again.
+ */
+export function lexicalProgram(db: Database.Database, input: LexicalInput, state: LexicalState): Array<Record<string, unknown>> {
+  const st = (state.statements ??= {});
+  const stmt = (name: string, sql: string) => (st[name] ??= db.prepare(sql));
+  const stores: StoreStats[] = [];
+  for (const storeId of input.storeIds) {
+    const r = stmt('store', `SELECT store_key, n, total_length, dead, cgen FROM lex_stores WHERE store_id = ?`).get(storeId) as
+      { store_key: number; n: number; total_length: number; dead: number; cgen: number } | undefined;
+    if (r && r.n > 0) stores.push({ storeId, key: r.store_key, n: r.n, avgLength: Math.max(r.total_length / r.n, 1e-9), dead: r.dead, cgen: r.cgen });
+  }
+  if (!stores.length) return [];
+  const query = queryTerms(input.text, { stopWords: input.stopWords, exactBonus: input.exactBonus });
+  if (!query.size) return [];
+  const allowed = new Map<number, ((id: number) => boolean) | null>();
+  for (const s of stores) allowed.set(s.key, filePredicate(db, input, s.storeId));
+
+  const rank = (weights: Map<string, number>, limit: number) => {
+    const tops: Array<{ id: number; score: number }> = [];
+    for (const s of stores) tops.push(...rankStore(db, state, input, s, weights, limit, allowed.get(s.key)!));
+    tops.sort((a, b) => b.score - a.score || a.id - b.id);
+    return tops.slice(0, limit);
+  };
+  const rows = (top: Array<{ id: number; score: number }>) => {
+    if (!top.length) return [];
+    const score = new Map(top.map((t) => [t.id, t.score]));
+    const out: Array<Record<string, unknown>> = [];
+    const byIds = stmt(
+      `rows:${input.columns}`,
+      `SELECT ${input.columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))`,
+    );
+    out.push(...(byIds.all(JSON.stringify(top.map((t) => t.id))) as Array<Record<string, unknown>>));
+    for (const r of out) r.score = score.get(r.id as number);
+    return out.sort((a, b) => (b.score as number) - (a.score as number) || (a.id as number) - (b.id as number));
+  };
+
+  const fb = input.feedback;
+  if (!fb || fb.docs <= 0 || fb.terms <= 0) return rows(rank(query, input.limit));
+  const first = rank(query, fb.docs);
+  const total = first.reduce((s, r) => s + r.score, 0);
+  if (!first.length || !(total > 0)) return rows(rank(query, input.limit));
+  const texts = new Map(
+    (
+      db.prepare(`SELECT id, text, generated_metadata FROM chunks WHERE id IN (${first.map(() => '?').join(',')})`).all(...first.map((r) => r.id)) as Array<{
+        id: number;
+        text: string;
+        generated_metadata: string | null;
+      }>
+    ).map((r) => [r.id, r]),
+  );
+  const model = new Map<string, number>();
+  for (const r of first) {
+    const row = texts.get(r.id);
+    if (!row) continue;
+    const a = analyzeChunk(row.text, headingContextOf(row.generated_metadata ? JSON.parse(row.generated_metadata) : null));
+    if (!a.length) continue;
+    const share = r.score / total / a.length;
+    for (const [t, tf] of a.terms) {
+      if (t.startsWith(EXACT) || t.length < 2 || t.length > 20 || STOP_WORDS.has(t) || /^\d+$/.test(t)) continue;
+      model.set(t, (model.get(t) ?? 0) + share * (tf.body + tf.heading));
+    }
+  }
+  const n = stores.reduce((x, s) => x + s.n, 0);
+  const dfOf = (t: string) => stores.reduce((x, s) => x + ((stmt('term', `SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`).get(s.key, t) as { df: number } | undefined)?.df ?? 0), 0);
+  const expansion: Array<[string, number]> = [];
+  for (const [t, p] of [...model.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+    if (expansion.length >= fb.terms) break;
+    if (dfOf(t) > n * 0.1) continue;
+    expansion.push([t, p]);
+  }
+  if (!expansion.length) return rows(rank(query, input.limit));
+  const stems = [...query.entries()].filter(([t]) => !t.startsWith(EXACT));
+  const qTotal = stems.reduce((x, [, w]) => x + w, 0);
+  const eTotal = expansion.reduce((x, [, p]) => x + p, 0);
+  const weight = new Map<string, number>();
+  for (const [t, w] of stems) weight.set(t, (fb.originalWeight * w) / qTotal);
+  for (const [t, p] of expansion) weight.set(t, (weight.get(t) ?? 0) + ((1 - fb.originalWeight) * p) / eTotal);
+  const max = Math.max(...weight.values());
+  for (const [t, w] of weight) weight.set(t, w / max);
+  // an exact form keeps its weight relative to its stem's
+  for (const [t, w] of query) {
+    if (!t.startsWith(EXACT)) continue;
+    const s = stemOf(t.slice(EXACT.length));
+    weight.set(t, ((weight.get(s) ?? 0) * w) / query.get(s)!);
+  }
+  return rows(rank(weight, input.limit));
+}
+
+/** The chunks of a store the query may answer (asked files, not excluded ones); null: all. */
+function filePredicate(db: Database.Database, input: LexicalInput, storeId: string): ((id: number) => boolean) | null {
+  const idsOf = (files: string[]) => {
+    const out = new Set<number>();
+    for (let i = 0; i < files.length; i += 500) {
+      const part = files.slice(i, i + 500);
+      for (const id of db
+        .prepare(`SELECT id FROM chunks WHERE store_id = ? AND file_id IN (${part.map(() => '?').join(',')})`)
+        .pluck()
+        .all(storeId, ...part) as number[])
+        out.add(id);
+    }
+    return out;
+  };
+  const include = input.includeFiles ? idsOf(input.includeFiles) : null;
+  const exclude = input.excludeFiles?.length ? idsOf(input.excludeFiles) : null;
+  if (!include && !exclude) return null;
+  return (id) => (!include || include.has(id)) && (!exclude || !exclude.has(id));
+}
+
+/** One store's exact BM25 top `limit` for weighted terms. */
+function rankStore(
+  db: Database.Database,
+  state: LexicalState,
+  input: LexicalInput,
+  s: StoreStats,
+  weights: Map<string, number>,
+  limit: number,
+  allowed: ((id: number) => boolean) | null,
+): Array<{ id: number; score: number }> {
+  const st = (state.statements ??= {});
+  const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
+  const dataStmt = (st.data ??= db.prepare(`SELECT data FROM lex_blocks WHERE store_key = ? AND term = ? AND block = ?`).pluck());
+  const dead = deadSet(db, state, s);
+  state.blockHead ??= 0;
+  const cursors: Cursor[] = [];
+  for (const [term, w] of weights) {
+    if (!(w > 0)) continue;
+    const r = termStmt.get(s.key, term) as { df: number; gen: number } | undefined;
+    if (!r || r.df <= 0) continue;
+    const dir = directory(db, state, s, term, r.gen);
+    if (!dir.size) continue;
+    const scale = w * idf(s.n, r.df);
+    const load = (bi: number): Block => {
+      let b = dir.blocks[bi];
+      if (b && b.count === dir.count[bi]) return b;
+      b = decodeBlock(dataStmt.get(s.key, term, bi) as Buffer, dir.first[bi], dir.count[bi]);
+      dir.blocks[bi] = b;
+      // decoded blocks are kept up to a bound, the oldest dropped first
+      const queue = (state.blockQueue ??= []);
+      queue.push([dir, bi]);
+      state.blockPostings = (state.blockPostings ?? 0) + b.count;
+      while (state.blockPostings > MAX_BLOCK_POSTINGS && state.blockHead! < queue.length) {
+        const [d0, b0] = queue[state.blockHead!]!;
+        queue[state.blockHead!++] = null;
+        const old = d0.blocks[b0];
+        if (old) state.blockPostings -= old.count;
+        d0.blocks[b0] = undefined;
+      }
+      if (state.blockHead! > 100_000 && state.blockHead! * 2 > queue.length) {
+        state.blockQueue = queue.slice(state.blockHead);
+        state.blockHead = 0;
+      }
+      return b;
+    };
+    cursors.push(new Cursor(dir, scale, s.avgLength, input, load, cursors.length));
+  }
+  if (!cursors.length) return [];
+  // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
+  const contrib = new Float64Array(cursors.length);
+  cursors.sort((a, b) => a.ub - b.ub);
+  const m = cursors.length;
+  const prefix = new Float64Array(m);
+  for (let i = 0, acc = 0; i < m; i++) prefix[i] = acc += cursors[i].ub;
+  const heap = new TopK(limit);
+  let theta = -Infinity;
+  let ne = 0; // cursors[0..ne) are non-essential
+  const updateNe = () => {
+    while (ne < m && prefix[ne] * (1 + EPS) <= theta) ne++;
+  };
+  for (;;) {
+    if (ne >= m) break;
+    let d = Infinity;
+    for (let i = ne; i < m; i++) {
+      const x = cursors[i].doc();
+      if (x < d) d = x;
+    }
+    if (d === Infinity) break;
+    if (heap.full) {
+      let bound = 0;
+      let end = Infinity;
+      for (let i = 0; i < m; i++) {
+        const c = cursors[i];
+        const j = c.blockAt(d);
+        if (j >= c.dir.size) continue;
+        if (c.dir.first[j] > d) end = Math.min(end, c.dir.first[j] - 1);
+        else {
+          bound += c.blockUb[j];
+          end = Math.min(end, c.dir.last[j]);
+        }
+      }
+      if (bound * (1 + EPS) <= theta) {
+        for (let i = ne; i < m; i++) cursors[i].advance(end + 1);
+        continue;
+      }
+    }
+    if ((allowed && !allowed(d)) || (dead && dead.has(d))) {
+      for (let i = ne; i < m; i++) if (cursors[i].doc() === d) cursors[i].next();
+      continue;
+    }
+    let score = 0;
+    contrib.fill(0);
+    for (let i = ne; i < m; i++) {
+      const c = cursors[i];
+      if (c.doc() === d) {
+        const x = c.score();
+        score += x;
+        contrib[c.order] = x;
+        c.next();
+      }
+    }
+    let pruned = false;
+    for (let i = ne - 1; i >= 0; i--) {
+      if ((score + prefix[i]) * (1 + EPS) <= theta) {
+        pruned = true;
+        break;
+      }
+      const c = cursors[i];
+      c.advance(d);
+      if (c.doc() === d) {
+        const x = c.score();
+        score += x;
+        contrib[c.order] = x;
+      }
+    }
+    if (pruned) continue;
+    score = 0;
+    for (let i = 0; i < m; i++) score += contrib[i];
+    if (heap.push(d, score) && heap.full) {
+      theta = heap.minScore();
+      updateNe();
+    }
+  }
+  return heap.sorted();
+}
+
+/** A store's tombstones (cached until its count or compaction changes). */
+function deadSet(db: Database.Database, state: LexicalState, s: StoreStats): Set<number> | null {
+  if (!s.dead) return null;
+  const cache = (state.dead ??= new Map<number, { cgen: number; dead: number; ids: Set<number> }>());
+  const c = cache.get(s.key);
+  if (c && c.cgen === s.cgen && c.dead === s.dead) return c.ids;
+  const ids = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(s.key) as number[]);
+  if (cache.size > 64) cache.clear();
+  cache.set(s.key, { cgen: s.cgen, dead: s.dead, ids });
+  return ids;
+}
+
+/** A list's directory: cached by (store, term); on a new generation only its tail is re-read (unless compacted). */
+function directory(db: Database.Database, state: LexicalState, s: StoreStats, term: string, gen: number): Directory {
+  const dirs = (state.dirs ??= new Map<string, Directory>());
+  const key = `${s.key}\u0000${term}`;
+  const cached = dirs.get(key);
+  if (cached && cached.gen === gen && cached.cgen === s.cgen) {
+    dirs.delete(key);
+    dirs.set(key, cached);
+    return cached;
+  }
+  const from = cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
+  const rows = db
+    .prepare(`SELECT block, first, last, count, max_body, max_heading, min_length FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? ORDER BY block`)
+    .raw()
+    .all(s.key, term, from) as number[][];
+  const size = from + rows.length;
+  const dir: Directory = {
+    gen,
+    cgen: s.cgen,
+    first: new Float64Array(size),
+    last: new Float64Array(size),
+    count: new Uint32Array(size),
+    maxBody: new Uint32Array(size),
+    maxHeading: new Uint32Array(size),
+    minLength: new Uint32Array(size),
+    size,
+    blocks: [],
+  };
+  if (from && cached) {
+    dir.first.set(cached.first.subarray(0, from));
+    dir.last.set(cached.last.subarray(0, from));
+    dir.count.set(cached.count.subarray(0, from));
+    dir.maxBody.set(cached.maxBody.subarray(0, from));
+    dir.maxHeading.set(cached.maxHeading.subarray(0, from));
+    dir.minLength.set(cached.minLength.subarray(0, from));
+  }
+  for (const [block, first, last, count, maxBody, maxHeading, minLength] of rows) {
+    dir.first[block] = first;
+    dir.last[block] = last;
+    dir.count[block] = count;
+    dir.maxBody[block] = maxBody;
+    dir.maxHeading[block] = maxHeading;
+    dir.minLength[block] = minLength;
+  }
+  if (cached) state.dirEntries = (state.dirEntries ?? 0) - cached.size;
+  dirs.delete(key);
+  dirs.set(key, dir);
+  state.dirEntries = (state.dirEntries ?? 0) + size;
+  while ((state.dirEntries ?? 0) > MAX_DIR_ENTRIES && dirs.size > 1) {
+    const [k0, d0] = dirs.entries().next().value as [string, Directory];
+    dirs.delete(k0);
+    state.dirEntries -= d0.size;
+  }
+  return dir;
+}
+
+/** A cursor over one list: a block index, the block (decoded when first needed) and a position in it. */
+class Cursor {
+  /** per block: an upper bound of the term's weighted score in it */
+  readonly blockUb: Float64Array;
+  /** the largest block bound */
+  readonly ub: number;
+  private bi = 0;
+  private block: Block | null = null;
+  private pos = 0;
+  /** the first id wanted in the block not yet decoded */
+  private target = 0;
+
+  constructor(
+    readonly dir: Directory,
+    private readonly scale: number,
+    private readonly avgLength: number,
+    private readonly p: Bm25Params,
+    private readonly load: (bi: number) => Block,
+    /** the term's place in the query */
+    readonly order: number,
+  ) {
+    this.blockUb = new Float64Array(dir.size);
+    let ub = 0;
+    for (let j = 0; j < dir.size; j++) {
+      const u = scale * tfNorm(dir.maxBody[j], dir.maxHeading[j], dir.minLength[j], avgLength, p);
+      this.blockUb[j] = u;
+      if (u > ub) ub = u;
+    }
+    this.ub = ub;
+  }
+
+  /** The current chunk id (Infinity: exhausted). */
+  doc(): number {
+    if (this.bi >= this.dir.size) return Infinity;
+    if (!this.block) {
+      const b = (this.block = this.load(this.bi));
+      let pos = 0;
+      while (pos < b.count && b.ids[pos] < this.target) pos++;
+      if (pos >= b.count) {
+        // cannot happen (the block's last id ≥ target), kept for safety
+        this.bi++;
+        this.block = null;
+        return this.doc();
+      }
+      this.pos = pos;
+    }
+    return this.block.ids[this.pos];
+  }
+
+  score(): number {
+    const b = this.block!;
+    return this.scale * tfNorm(b.body[this.pos], b.heading[this.pos], b.length[this.pos], this.avgLength, this.p);
+  }
+
+  next(): void {
+    if (!this.block) this.doc();
+    if (!this.block) return;
+    if (++this.pos >= this.block.count) {
+      this.bi++;
+      this.block = null;
+      this.target = 0;
+    }
+  }
+
+  /** The first block at or after the current one whose last id ≥ target (size: none). */
+  blockAt(target: number): number {
+    const last = this.dir.last;
+    let lo = this.bi;
+    let hi = this.dir.size;
+    if (lo < hi && last[lo] >= target) return lo;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (last[mid] < target) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  /** Moves to the first chunk ≥ target (decoding nothing until doc() is asked). */
+  advance(target: number): void {
+    const j = this.blockAt(target);
+    if (j !== this.bi) {
+      this.bi = j;
+      this.block = null;
+      this.target = target;
+      return;
+    }
+    if (!this.block) {
+      if (target > this.target) this.target = target;
+      return;
+    }
+    const ids = this.block.ids;
+    while (ids[this.pos] < target) this.pos++; // the block's last id ≥ target
+  }
+}
+
+/** The k best (score desc, id asc) of a stream of chunks in increasing id order. */
+class TopK {
+  private readonly scores: number[] = [];
+  private readonly ids: number[] = [];
+  constructor(private readonly k: number) {}
+  get full(): boolean {
+    return this.scores.length >= this.k;
+  }
+  minScore(): number {
+    return this.scores[0];
+  }
+  /** A min-heap on (score, -id): the root is the worst kept. */
+  private worse(i: number, j: number): boolean {
+    return this.scores[i] < this.scores[j] || (this.scores[i] === this.scores[j] && this.ids[i] > this.ids[j]);
+  }
+  private swap(i: number, j: number): void {
+    [this.scores[i], this.scores[j]] = [this.scores[j], this.scores[i]];
+    [this.ids[i], this.ids[j]] = [this.ids[j], this.ids[i]];
+  }
+  push(id: number, score: number): boolean {
+    if (this.k <= 0) return false;
+    if (this.full) {
+      if (!(score > this.scores[0] || (score === this.scores[0] && id < this.ids[0]))) return false;
+      this.scores[0] = score;
+      this.ids[0] = id;
+      let i = 0;
+      for (;;) {
+        const l = 2 * i + 1;
+        const r = l + 1;
+        let w = i;
+        if (l < this.scores.length && this.worse(l, w)) w = l;
+        if (r < this.scores.length && this.worse(r, w)) w = r;
+        if (w === i) break;
+        this.swap(i, w);
+        i = w;
+      }
+      return true;
+    }
+    this.scores.push(score);
+    this.ids.push(id);
+    let i = this.scores.length - 1;
+    while (i > 0) {
+      const p = (i - 1) >>> 1;
+      if (!this.worse(i, p)) break;
+      this.swap(i, p);
+      i = p;
+    }
+    return true;
+  }
+  sorted(): Array<{ id: number; score: number }> {
+    return this.ids.map((id, i) => ({ id, score: this.scores[i] })).sort((a, b) => b.score - a.score || a.id - b.id);
+  }
+}

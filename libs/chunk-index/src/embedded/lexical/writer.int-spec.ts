@@ -1,0 +1,54 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { SqliteChunkIndex } from '../sqlite.chunk-index';
+import { migrateChunkDatabase } from '../sqlite.schema';
+
+const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-writer-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('lexical index: migration from an FTS5 release', () => {
+  const path = join(dir, 'old.sqlite');
+
+  beforeAll(() => {
+    // a file as the FTS5 release left it: chunks, and the FTS5 index its triggers kept
+    const db = new Database(path);
+    migrateChunkDatabase(db);
+    db.exec(`
+      CREATE VIRTUAL TABLE chunks_fts USING fts5(text, content='chunks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2');
+      CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
+      CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
+    `);
+    const file = db.prepare(`INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`);
+    const chunk = db.prepare(`INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`);
+    file.run('s1', 'a', 'a.txt');
+    file.run('s1', 'b', 'b.txt');
+    file.run('s2', 'c', 'c.txt');
+    chunk.run('s1', 'a', 0, 'Quince jelly sets firm.');
+    chunk.run('s1', 'b', 0, 'Apple butter cooks slowly.');
+    chunk.run('s2', 'c', 0, 'Quince paste, quince cheese.');
+    db.close();
+  });
+
+  it('builds the index once from the chunks, drops FTS5, and never rebuilds it at start', async () => {
+    const index = new SqliteChunkIndex(path, { readWorker: false });
+    await index.setup();
+    const hits = await index.searchLexical({ storeIds: ['s1'], text: 'quinces', topK: 10 });
+    expect(hits.map((h) => h.fileId)).toEqual(['a']);
+    await index.close();
+
+    const db = new Database(path);
+    expect(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name IN ('chunks_fts', 'chunks_ai', 'chunks_ad')`).pluck().get()).toBe(0);
+    // a chunk written behind the index's back is not picked up by a rebuild at the next start
+    db.prepare(`INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES ('s1', 'b', 1, 'Quince tart.', 0, 'text/plain')`).run();
+    db.close();
+    const again = new SqliteChunkIndex(path, { readWorker: false });
+    await again.setup();
+    expect((await again.searchLexical({ storeIds: ['s1'], text: 'quince', topK: 10 })).map((h) => h.fileId)).toEqual(['a']);
+    // per-store statistics: s2's chunks are s2's alone
+    const s2 = await again.searchLexical({ storeIds: ['s2'], text: 'quince', topK: 10 });
+    expect(s2.map((h) => h.fileId)).toEqual(['c']);
+    await again.close();
+  });
+});

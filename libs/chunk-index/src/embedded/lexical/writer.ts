@@ -1,0 +1,291 @@
+import type Database from 'better-sqlite3';
+import { analyzeChunk, headingContextOf } from './analyzer';
+import { BLOCK_SIZE, BlockMeta, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
+
+/**
+ * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
+ * and the projection checkpoint commit together):
+ *
+ * - `lex_stores`: per store (a small integer key, never reused) its live chunks `n`, their total length
+ *   in words, its tombstones `dead` and a compaction generation `cgen`;
+ * - `lex_terms`: per (store, term) the live chunks holding it (`df`), its blocks, a generation `gen`
+ *   bumped on every change (the read worker's caches key on it);
+ * - `lex_blocks`: per (store, term, block) the block's directory entry and its data (postings.ts);
+ * - `lex_dead`: tombstones, chunks deleted whose postings are still in lists (skipped when read);
+ * - `lex_meta`: the schema version, the next chunk id and the next store key.
+ *
+ * Chunk ids come from `next_id`, so they only increase (SQLite's own rowids would reuse the largest
+ * after a delete): appends extend a list's tail block. A store's lists are compacted (tombstoned
+ * postings dropped) when a quarter of its chunks are dead.
+ */
+export const LEXICAL_SCHEMA_VERSION = 1;
+
+/** Tails remembered by the writer (beyond, forgotten and read again). */
+const MAX_TAILS = 500_000;
+
+export class LexicalWriter {
+  /** Postings waiting to be appended, per store key and term, and per store the statistics' change. */
+  private pending = new Map<number, Map<string, Posting[]>>();
+  private statDelta = new Map<number, { n: number; length: number; dead: number }>();
+  private keys = new Map<string, number>();
+  private nextId = 0;
+  /** Per (store key, term): its block count and tail block's postings as last written (cleared on a rollback, compaction, drop). */
+  private readonly tails = new Map<string, { blocks: number; tail: { meta: BlockMeta; data: Buffer } | null }>();
+  /** lex_meta's write generation as this writer last set it */
+  private wgen = -1;
+
+  /** `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds). */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly blockSize = BLOCK_SIZE,
+  ) {}
+
+  /** Creates the tables; on a file of an older release (FTS5) builds the index once from the chunks and drops FTS5. */
+  migrate(): void {
+    const db = this.db;
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS lex_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lex_terms (store_key INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, blocks INTEGER NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (store_key, term)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_blocks (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
+        max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_dead (store_key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (store_key, id)) WITHOUT ROWID;
+    `);
+    const version = (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
+    if (version < LEXICAL_SCHEMA_VERSION) {
+      db.transaction(() => {
+        const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
+        this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
+        this.load();
+        // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
+        const page = db.prepare(`SELECT id, store_id, text, generated_metadata FROM chunks WHERE id > ? ORDER BY id LIMIT 5000`);
+        for (let after = 0; ;) {
+          const rows = page.all(after) as Row[];
+          if (!rows.length) break;
+          for (const r of rows) this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
+          this.flush();
+          after = rows[rows.length - 1].id;
+        }
+        db.exec(`DROP TRIGGER IF EXISTS chunks_ai; DROP TRIGGER IF EXISTS chunks_ad; DROP TABLE IF EXISTS chunks_fts;`);
+        this.setMeta('version', LEXICAL_SCHEMA_VERSION);
+      })();
+    }
+    this.load();
+  }
+
+  private meta(key: string): number {
+    return (this.db.prepare(`SELECT value FROM lex_meta WHERE key = ?`).pluck().get(key) as number | undefined) ?? 0;
+  }
+
+  private setMeta(key: string, value: number): void {
+    this.db.prepare(`INSERT INTO lex_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(key, value);
+  }
+
+  /** (Re)reads the id counter (after a commit or a rollback). */
+  private load(): void {
+    const maxId = (this.db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
+    this.nextId = Math.max(this.meta('next_id'), maxId + 1);
+  }
+
+  /** The id of the next chunk inserted. */
+  takeId(): number {
+    return this.nextId++;
+  }
+
+  private storeKey(storeId: string, create: boolean): number | null {
+    let key = this.keys.get(storeId);
+    if (key !== undefined) return key;
+    key = this.db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).pluck().get(storeId) as number | undefined;
+    if (key === undefined) {
+      if (!create) return null;
+      key = Math.max(this.meta('store_seq'), (this.db.prepare(`SELECT max(store_key) FROM lex_stores`).pluck().get() as number | null) ?? 0) + 1;
+      this.setMeta('store_seq', key);
+      this.db.prepare(`INSERT INTO lex_stores (store_key, store_id, n, total_length, dead, cgen) VALUES (?, ?, 0, 0, 0, 0)`).run(key, storeId);
+    }
+    this.keys.set(storeId, key);
+    return key;
+  }
+
+  private delta(key: number) {
+    let d = this.statDelta.get(key);
+    if (!d) this.statDelta.set(key, (d = { n: 0, length: 0, dead: 0 }));
+    return d;
+  }
+
+  /** Indexes a chunk just inserted (its id from takeId, so larger than every id indexed). */
+  add(storeId: string, id: number, text: string, generatedMetadata: unknown): void {
+    const key = this.storeKey(storeId, true)!;
+    const a = analyzeChunk(text, headingContextOf(generatedMetadata));
+    let terms = this.pending.get(key);
+    if (!terms) this.pending.set(key, (terms = new Map<string, Posting[]>()));
+    for (const [term, tf] of a.terms) {
+      let ps = terms.get(term);
+      if (!ps) terms.set(term, (ps = []));
+      ps.push({ id, body: tf.body, heading: tf.heading, length: a.length });
+    }
+    const d = this.delta(key);
+    d.n++;
+    d.length += a.length;
+  }
+
+  /** Unindexes chunks about to be deleted: statistics and document frequencies drop, the postings become tombstones. */
+  remove(storeId: string, rows: Array<{ id: number; text: string; generated_metadata: string | null }>): void {
+    if (!rows.length) return;
+    const key = this.storeKey(storeId, false);
+    if (key === null) return;
+    this.flush();
+    const dfDrop = new Map<string, number>();
+    let length = 0;
+    const dead = this.db.prepare(`INSERT OR IGNORE INTO lex_dead (store_key, id) VALUES (?, ?)`);
+    for (const r of rows) {
+      const a = analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null));
+      for (const term of a.terms.keys()) dfDrop.set(term, (dfDrop.get(term) ?? 0) + 1);
+      length += a.length;
+      dead.run(key, r.id);
+    }
+    const upd = this.db.prepare(`UPDATE lex_terms SET df = df - ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
+    for (const [term, k] of dfDrop) upd.run(k, key, term);
+    const s = this.db.prepare(`UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`).get(rows.length, length, rows.length, key) as {
+      n: number;
+      dead: number;
+    };
+    if (s.dead >= 16 && s.dead * 4 >= s.n + s.dead) this.compact(key);
+  }
+
+  /** Drops a store's whole index. */
+  dropStore(storeId: string): void {
+    this.flush();
+    const key = this.storeKey(storeId, false);
+    if (key === null) return;
+    this.tails.clear();
+    for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_stores']) this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
+    this.keys.delete(storeId);
+  }
+
+  /** Drops every store's index (the id counter and store keys go on: neither is ever reused). */
+  reset(): void {
+    this.pending.clear();
+    this.statDelta.clear();
+    this.keys.clear();
+    this.tails.clear();
+    this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
+  }
+
+  /** Writes the pending postings and statistics (in the caller's transaction). */
+  flush(): void {
+    const db = this.db;
+    if (this.pending.size) {
+      // the list's block count and its tail block (remembered from the last append, else read)
+      const tail = db.prepare(
+        `SELECT t.blocks, b.first, b.last, b.count, b.max_body, b.max_heading, b.min_length, b.data FROM lex_terms t
+           LEFT JOIN lex_blocks b ON b.store_key = t.store_key AND b.term = t.term AND b.block = t.blocks - 1
+          WHERE t.store_key = ? AND t.term = ?`,
+      );
+      const putBlock = db.prepare(`INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      const putTerm = db.prepare(
+        `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
+         ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
+      );
+      // another connection wrote since this one last did: what it remembers may be stale
+      const wgen = this.meta('wgen');
+      if (wgen !== this.wgen || this.tails.size > MAX_TAILS) this.tails.clear();
+      this.wgen = wgen + 1;
+      this.setMeta('wgen', this.wgen);
+      const put = (key: number, t: string, block: number, b: { meta: BlockMeta; data: Buffer }) =>
+        putBlock.run(key, t, block, b.meta.first, b.meta.last, b.meta.count, b.meta.maxBody, b.meta.maxHeading, b.meta.minLength, b.data);
+      for (const [key, terms] of this.pending) {
+        for (const [t, ps] of terms) {
+          const tk = `${key}\u0000${t}`;
+          let known = this.tails.get(tk);
+          if (!known) {
+            const r = tail.get(key, t) as { blocks: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer | null } | undefined;
+            known = {
+              blocks: r?.blocks ?? 0,
+              tail: r && r.data ? { meta: { first: r.first, last: r.last, count: r.count, maxBody: r.max_body, maxHeading: r.max_heading, minLength: r.min_length }, data: r.data } : null,
+            };
+          }
+          let blocks = known.blocks;
+          let cur = known.tail;
+          let i = 0;
+          if (cur && cur.meta.count < this.blockSize) {
+            // the tail block grows: only the new postings are encoded
+            i = Math.min(this.blockSize - cur.meta.count, ps.length);
+            cur = encodeBlock(ps.slice(0, i), cur);
+            put(key, t, blocks - 1, cur);
+          }
+          for (; i < ps.length; i += this.blockSize) {
+            cur = encodeBlock(ps.slice(i, i + this.blockSize));
+            put(key, t, blocks++, cur);
+          }
+          putTerm.run(key, t, ps.length, blocks);
+          this.tails.set(tk, { blocks, tail: cur });
+        }
+      }
+      this.pending.clear();
+    }
+    if (this.statDelta.size) {
+      const upd = db.prepare(`UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`);
+      for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.dead, key);
+      this.statDelta.clear();
+    }
+    this.setMeta('next_id', this.nextId);
+  }
+
+  /** After the transaction committed. */
+  commit(): void {
+    this.keys.clear();
+  }
+
+  /** After the transaction rolled back: what was pending is dropped, the counter re-read. */
+  discard(): void {
+    this.tails.clear();
+    this.pending.clear();
+    this.statDelta.clear();
+    this.keys.clear();
+    this.load();
+  }
+
+  /** Rewrites a store's lists without their tombstoned postings. */
+  private compact(key: number): void {
+    const db = this.db;
+    const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(key) as number[]);
+    const terms = db.prepare(`SELECT term FROM lex_terms WHERE store_key = ?`).pluck().all(key) as string[];
+    this.tails.clear();
+    const blocksOf = db.prepare(`SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`);
+    const delBlocks = db.prepare(`DELETE FROM lex_blocks WHERE store_key = ? AND term = ?`);
+    const putBlock = db.prepare(`INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const updTerm = db.prepare(`UPDATE lex_terms SET blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
+    const delTerm = db.prepare(`DELETE FROM lex_terms WHERE store_key = ? AND term = ?`);
+    for (const t of terms) {
+      const live: Posting[] = [];
+      let changed = false;
+      for (const b of blocksOf.all(key, t) as Array<{ first: number; count: number; data: Buffer }>) {
+        for (const p of blockPostings(decodeBlock(b.data, b.first, b.count))) {
+          if (dead.has(p.id)) changed = true;
+          else live.push(p);
+        }
+      }
+      if (!changed) continue;
+      delBlocks.run(key, t);
+      if (!live.length) {
+        delTerm.run(key, t);
+        continue;
+      }
+      let blocks = 0;
+      for (let i = 0; i < live.length; i += this.blockSize, blocks++) {
+        const { meta, data } = encodeBlock(live.slice(i, i + this.blockSize));
+        putBlock.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength, data);
+      }
+      updTerm.run(blocks, key, t);
+    }
+    db.prepare(`DELETE FROM lex_dead WHERE store_key = ?`).run(key);
+    db.prepare(`UPDATE lex_stores SET dead = 0, cgen = cgen + 1 WHERE store_key = ?`).run(key);
+  }
+}
+
+interface Row {
+  id: number;
+  store_id: string;
+  text: string;
+  generated_metadata: string | null;
+}
