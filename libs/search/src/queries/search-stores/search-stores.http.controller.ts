@@ -10,6 +10,20 @@ import type { SearchStoresResponse } from './search-stores.handler';
 import { ToolTickets } from '../../tool-tickets/tool-tickets';
 
 /**
+ * A 200 with a JSON body, written straight to the socket: what `res.json` sends less its per-response
+ * work that a search answer does not need (the body's SHA-1 for a weak `ETag`, which no client of a
+ * POST can use, and Express's content-type and charset parsing), measured at ~0.3-0.9 ms a search on
+ * CISI-sized answers (issue 15).
+ */
+function sendJson(res: Response, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = 200;
+  res.setHeader('content-type', 'application/json; charset=utf-8');
+  res.setHeader('content-length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
  * `POST /v1/stores/search`. With `stream: true` the answer is server-sent events: an agentic
  * search's trace events as they happen, then `search.completed` with the response, then `[DONE]`.
  * `X-Mxbai-Tool-Ticket` (a chat completion's tool ticket) is redeemed before the search runs: once
@@ -36,7 +50,7 @@ export class SearchStoresHttpController {
     if (!params.stream) {
       const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res), setHeader));
       res.setHeader('server-timing', serverTiming(timing));
-      res.status(200).json(out);
+      sendJson(res, out);
       return;
     }
     const live = new EventStream(res, req);
