@@ -194,7 +194,8 @@ export async function searchSpeedBench(): Promise<void> {
             const text = Buffer.concat(parts).toString('utf8');
             if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path}: ${res.statusCode} ${text}`));
             const st = res.headers['server-timing'];
-            if (typeof st === 'string') serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
+            // the search requests' steps only (grep answers carry their own `grep` step)
+            if (typeof st === 'string' && path === '/v1/stores/search') serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
             resolve(JSON.parse(text) as { data?: unknown[]; id?: string });
           });
         },
