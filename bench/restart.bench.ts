@@ -115,7 +115,9 @@ export async function restartBench(): Promise<void> {
       const { ms, from, vectors } = reopened.ivfLoad;
       await reopened.close();
       if (hits.length !== 10) throw new Error(`reopened index answered ${hits.length} hits`);
-      opens.push(`${(opened / 1000).toFixed(2)} s (IVF: ${vectors.toLocaleString('en')} vectors ${from === 'persisted' ? 'read from their persisted lists' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s; first dense search ${first.toFixed(1)} ms)`);
+      opens.push(
+        `${(opened / 1000).toFixed(2)} s (IVF: ${vectors.toLocaleString('en')} vectors ${from === 'persisted' ? 'read from their persisted lists' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s; first dense search ${first.toFixed(1)} ms)`,
+      );
     }
     process.stdout.write(`index open alone: ${opens.join('; ')}\n`);
 

@@ -129,7 +129,9 @@ export class IvfCatalogue {
     a.ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
     let found = false;
     const int32s = (b: Buffer) => (b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
-    for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, Buffer, Buffer, Buffer]>) {
+    for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<
+      [number, Buffer, Buffer, Buffer]
+    >) {
       found = true;
       if (list >= a.ivf.nlist) throw new Error(`IVF of ${a.model}: persisted list ${list} has no centroid`);
       let ids = int32s(idBlob);
@@ -187,7 +189,9 @@ export class IvfCatalogue {
     const { ids, groups, codes } = a.ivf.exportList(list);
     const buf = (x: Int32Array | Uint8Array) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
     this.db
-      .prepare(`INSERT INTO ivf_lists (model, list, size, ids, groups, codes) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model, list) DO UPDATE SET size = excluded.size, ids = excluded.ids, groups = excluded.groups, codes = excluded.codes`)
+      .prepare(
+        `INSERT INTO ivf_lists (model, list, size, ids, groups, codes) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model, list) DO UPDATE SET size = excluded.size, ids = excluded.ids, groups = excluded.groups, codes = excluded.codes`,
+      )
       .run(a.model, list, ids.length, buf(ids), buf(groups), buf(codes));
     this.db.prepare(`DELETE FROM ivf_delta WHERE model = ? AND list = ?`).run(a.model, list);
     this.deltas.get(a.model)?.delete(list);
@@ -267,7 +271,10 @@ export class IvfCatalogue {
   removing(where: string, ...args: unknown[]): void {
     if (!this.anns.size) return;
     const tomb = this.db.prepare(`INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, NULL, NULL) ON CONFLICT (model, list, id) DO UPDATE SET grp = NULL, code = NULL`);
-    for (const [id, model, list] of this.db.prepare(`SELECT id, model, list FROM chunks WHERE ${where} AND list IS NOT NULL`).raw().all(...args) as Array<[number, string, number]>) {
+    for (const [id, model, list] of this.db
+      .prepare(`SELECT id, model, list FROM chunks WHERE ${where} AND list IS NOT NULL`)
+      .raw()
+      .all(...args) as Array<[number, string, number]>) {
       if (!this.anns.has(model)) continue;
       tomb.run(model, list, id);
       this.pendingRemovals.push({ model, id, list });

@@ -17,7 +17,12 @@ function committed(path: string): Map<string, Float32Array> {
   const db = new Database(path, { readonly: true });
   try {
     const out = new Map<string, Float32Array>();
-    for (const r of db.prepare(`SELECT store_id, file_id, chunk_index, vector FROM chunks WHERE vector IS NOT NULL AND model = ?`).all(CRASH_MODEL) as Array<{ store_id: string; file_id: string; chunk_index: number; vector: Buffer }>) {
+    for (const r of db.prepare(`SELECT store_id, file_id, chunk_index, vector FROM chunks WHERE vector IS NOT NULL AND model = ?`).all(CRASH_MODEL) as Array<{
+      store_id: string;
+      file_id: string;
+      chunk_index: number;
+      vector: Buffer;
+    }>) {
       out.set(`${r.store_id}:${r.file_id}:${r.chunk_index}`, new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)));
     }
     return out;
@@ -71,7 +76,13 @@ async function addFiles(index: SqliteChunkIndex, r: () => number, storeId: strin
     ids.push(fileId);
     const ops: ChunkIndexOp[] = [
       { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `${fileId}.txt`, externalId: null, metadata: null, generation: 1 } },
-      { op: 'setChunks', storeId, fileId, generation: 1, chunks: Array.from({ length: per }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })) },
+      {
+        op: 'setChunks',
+        storeId,
+        fileId,
+        generation: 1,
+        chunks: Array.from({ length: per }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+      },
       { op: 'setVectors', storeId, fileId, generation: 1, model: CRASH_MODEL, vectors: Array.from({ length: per }, () => crashVector(r, CRASH_DIMS)) },
     ];
     await index.write(ops, cp());
@@ -144,16 +155,23 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     let totalWrites = 0;
     for (let round = 0; round < rounds; round++) {
       const target = 3 + Math.floor(kills() * 60);
-      const child = spawn(process.execPath, ['-r', join(__dirname, '..', 'testing', 'ts-register.js'), join(__dirname, '..', 'testing', 'ivf-crash.writer.ts'), path, String(Math.floor(kills() * 1e9))], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      const child = spawn(
+        process.execPath,
+        ['-r', join(__dirname, '..', 'testing', 'ts-register.js'), join(__dirname, '..', 'testing', 'ivf-crash.writer.ts'), path, String(Math.floor(kills() * 1e9))],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       let stderr = '';
       child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
       let writes = 0;
       await new Promise<void>((resolve, reject) => {
         child.stdout.on('data', (d: Buffer) => {
-          writes += d.toString().split('\n').filter((l) => l === 'wrote').length;
+          writes += d
+            .toString()
+            .split('\n')
+            .filter((l) => l === 'wrote').length;
           // killed after `target` commits and a random few milliseconds more: anywhere in the next write
           if (writes >= target && child.exitCode === null) setTimeout(() => (child.kill('SIGKILL'), resolve()), Math.floor(kills() * 8));
         });

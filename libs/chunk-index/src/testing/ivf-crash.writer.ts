@@ -21,11 +21,19 @@ async function main(): Promise<void> {
     const pick = r();
     const ops: ChunkIndexOp[] = [];
     if (pick < 0.5 || files.length < 4) {
-      const fileId = `00000000-0000-4000-8000-${Math.floor(r() * 2 ** 40).toString(16).padStart(12, '0')}`;
+      const fileId = `00000000-0000-4000-8000-${Math.floor(r() * 2 ** 40)
+        .toString(16)
+        .padStart(12, '0')}`;
       const n = 5 + Math.floor(r() * 40);
       ops.push(
         { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `${fileId}.txt`, externalId: null, metadata: null, generation: 1 } },
-        { op: 'setChunks', storeId, fileId, generation: 1, chunks: Array.from({ length: n }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })) },
+        {
+          op: 'setChunks',
+          storeId,
+          fileId,
+          generation: 1,
+          chunks: Array.from({ length: n }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+        },
         { op: 'setVectors', storeId, fileId, generation: 1, model: CRASH_MODEL, vectors: vectors(n) },
       );
     } else {
@@ -38,7 +46,13 @@ async function main(): Promise<void> {
         const m = 5 + Math.floor(r() * 40);
         ops.push(
           { op: 'putFile', file: { ...f, generation } },
-          { op: 'setChunks', storeId, fileId: f.fileId, generation, chunks: Array.from({ length: m }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })) },
+          {
+            op: 'setChunks',
+            storeId,
+            fileId: f.fileId,
+            generation,
+            chunks: Array.from({ length: m }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+          },
           { op: 'setVectors', storeId, fileId: f.fileId, generation, model: CRASH_MODEL, vectors: vectors(m) },
         );
       }
