@@ -50,6 +50,8 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly lexical: LexicalOptions;
   /** Larder's own inverted index (lexical/): postings and per-store statistics, written with the chunks. */
   private readonly lex: LexicalWriter;
+  /** Exact scans' vectors by (model, stores), most recent last (see `smallScan`). */
+  private readonly scans = new Map<string, SmallScan>();
 
   constructor(
     readonly path: string,
@@ -225,17 +227,51 @@ export class SqliteChunkIndex implements ChunkIndex {
     if (!q.vector || !q.storeIds.length) return [];
     const viaIvf = this.ivf.search(q);
     if (viaIvf) return this.hits(viaIvf, q);
-    const params: unknown[] = [];
-    const where = this.candidateSql(q, params);
     const qv = normalize(q.vector);
-    if (q.model) params.push(q.model);
-    const stmt = this.db.prepare(`SELECT c.id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${q.model ? ' AND c.model = ?' : ''}`);
     const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
-    for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; vector: Buffer }>) {
-      const v = new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4);
-      if (v.length === qv.length) best.push(cosine(qv, v), r.id);
+    const scan = this.smallScan(q.storeIds, q.model ?? null);
+    const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
+    const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
+    for (let i = 0; i < scan.ids.length; i++) {
+      const f = scan.files[i];
+      if ((include && !include.has(f)) || exclude?.has(f)) continue;
+      const v = scan.vectors[i];
+      if (v.length === qv.length) best.push(cosine(qv, v), scan.ids[i]);
     }
     return this.hits(best.sorted(), q);
+  }
+
+  /**
+   * The vectors an exact scan reads (stores below the IVF's threshold), kept in memory between
+   * queries while the file has not changed: SQLite's `data_version` (another connection's commit) and
+   * this connection's `total_changes()` (its own writes) are the key's version, so a cached scan is
+   * never stale. Bounded (`SMALL_SCAN_MAX_VECTORS` per scan, `SMALL_SCAN_ENTRIES` scans).
+   */
+  private smallScan(storeIds: string[], model: string | null): SmallScan {
+    const version = `${this.db.pragma('data_version', { simple: true }) as number}:${(this.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n}`;
+    const key = `${model ?? ''}\u0000${[...new Set(storeIds)].sort().join('\u0000')}`;
+    const hit = this.scans.get(key);
+    if (hit && hit.version === version) {
+      this.scans.delete(key);
+      this.scans.set(key, hit);
+      return hit;
+    }
+    const params: unknown[] = [];
+    const where = this.candidateSql({ storeIds }, params);
+    if (model) params.push(model);
+    const stmt = this.db.prepare(`SELECT c.id, c.file_id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''}`);
+    const scan: SmallScan = { version, ids: [], files: [], vectors: [] };
+    for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; file_id: string; vector: Buffer }>) {
+      scan.ids.push(r.id);
+      scan.files.push(r.file_id);
+      scan.vectors.push(new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4));
+    }
+    this.scans.delete(key);
+    if (scan.ids.length <= SMALL_SCAN_MAX_VECTORS) {
+      this.scans.set(key, scan);
+      while (this.scans.size > SMALL_SCAN_ENTRIES) this.scans.delete(this.scans.keys().next().value as string);
+    }
+    return scan;
   }
 
   /** The rows of scored chunk ids, best first, through the query's metadata filter, at most topK. */
@@ -324,4 +360,16 @@ export class SqliteChunkIndex implements ChunkIndex {
 }
 
 /** The columns a hit is made of (`c`: chunks, `f`: files). */
+/** One exact scan's vectors, with the file version they were read at. */
+interface SmallScan {
+  version: string;
+  ids: number[];
+  files: string[];
+  vectors: Float32Array[];
+}
+/** An exact scan is kept in memory up to this many vectors (the IVF takes over at 20k by default). */
+const SMALL_SCAN_MAX_VECTORS = 25_000;
+/** Exact scans kept in memory at once (a few stores searched alone or together). */
+const SMALL_SCAN_ENTRIES = 8;
+
 const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
