@@ -5,6 +5,7 @@ import { Agent, request } from 'http';
 import { loadavg, tmpdir } from 'os';
 import { join } from 'path';
 import Mixedbread from '@mixedbread/sdk';
+import { cosineSimilarity as cosine } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { apiCall, freePort, waitForServer } from './support';
 
@@ -49,18 +50,6 @@ function table(head: string[], rows: string[][]): void {
   out(`|${w.map((n, i) => (i ? `${'-'.repeat(n + 1)}:` : '-'.repeat(n + 2))).join('|')}|`);
   for (const r of rows) out(line(r));
 }
-
-const cosine = (a: Float32Array, b: Float32Array): number => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 function readCisi(): { docs: Array<{ id: string; title: string; text: string }>; queries: string[] } {
   const jsonl = <T>(file: string) =>

@@ -2,3 +2,4 @@ export * from './embedder.port';
 export * from './llm.port';
 export * from './reranker.port';
 export * from './ocr.port';
+export * from './vectors';

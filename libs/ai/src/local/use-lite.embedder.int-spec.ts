@@ -1,16 +1,5 @@
+import { cosineSimilarity as cosine } from '../vectors';
 import { UseLiteEmbedder } from './use-lite.embedder';
-
-const cosine = (a: Float32Array, b: Float32Array): number => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return dot / Math.sqrt(na * nb);
-};
 
 describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorFlow.js graph', () => {
   const onnx = new UseLiteEmbedder();

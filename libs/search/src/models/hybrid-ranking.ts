@@ -1,7 +1,8 @@
 import type { Embedder } from '@larder/ai';
 import type { ScoredChunk } from '@larder/chunk-index';
 import { fuse, FusionMethod } from '../ranking';
-import { candidateBm25, cosine } from '../web/joint-ranking';
+import { cosineSimilarity as cosine } from '@larder/ai';
+import { candidateBm25 } from '../web/joint-ranking';
 
 const str = (v: unknown) => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 

@@ -1,3 +1,4 @@
+import { cosineSimilarity as cosine } from '@larder/ai';
 import { uuidFrom } from '@larder/kernel';
 import type { ScoredChunk } from '@larder/chunk-index';
 import { contentTerms } from '../answering/text';
@@ -29,18 +30,6 @@ export function webChunk(r: WebResult): ScoredChunk {
     metadata: { url: r.url, title: r.title, snippet: r.snippet, published: r.published, provider: r.provider, providers: r.providers ?? [r.provider] },
   };
 }
-
-export const cosine = (a: Float32Array, b: Float32Array) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length && i < b.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
-};
 
 /**
  * Okapi BM25 (k1 1.2, b 0.75) of `query` against every text of one candidate set, document

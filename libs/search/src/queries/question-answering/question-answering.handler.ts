@@ -2,7 +2,7 @@ import { Inject, Optional } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { toScoredChunkResponse } from '@larder/chunk-index';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from '@larder/kernel';
-import { EMBEDDER, Embedder, LLM, Llm, LlmUsage, NO_USAGE } from '@larder/ai';
+import { cosineSimilarity as cosine, EMBEDDER, Embedder, LLM, Llm, LlmUsage, NO_USAGE } from '@larder/ai';
 import type { AgenticToolCallRecorded } from '../../events';
 import { Retrieval, RankedChunk } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
@@ -22,18 +22,6 @@ export type QuestionAnsweringResponse = {
   sources: ReturnType<typeof toScoredChunkResponse>[];
   /** The model that wrote the answer (`larder-extractive`: the best sentences of the sources, no model). */
   model: string;
-};
-
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i];
-    na += a[i] * a[i];
-    nb += b[i] * b[i];
-  }
-  return na && nb ? dot / Math.sqrt(na * nb) : 0;
 };
 
 /**
