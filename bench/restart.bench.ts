@@ -6,7 +6,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { apiCall, freePort, waitForServer } from './support';
-import { corpus, DIMS, fill, MODEL, syntheticEmbeddings } from './search-speed.bench';
+import { corpus, DIMS, fill, MODEL, serverEnv, syntheticEmbeddings } from './search-speed.bench';
 
 const N = Number(process.env.BENCH_RESTART_CHUNKS ?? 1_000_000);
 const RESTARTS = Number(process.env.BENCH_RESTART_TIMES ?? 3);
@@ -27,17 +27,7 @@ export async function restartBench(): Promise<void> {
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const envOf = (dataDir: string) => ({
-    ...process.env,
-    PORT: String(port),
-    LARDER_DATA_DIR: dataDir,
-    LARDER_ROOT_KEY: key,
-    LARDER_LOG_LEVEL: 'warn',
-    LARDER_EMBEDDER: 'openai',
-    LARDER_EMBEDDING_URL: embeddings.url,
-    LARDER_EMBEDDING_MODEL: MODEL,
-    LARDER_EMBEDDING_DIMENSIONS: String(DIMS),
-  });
+  const envOf = (dataDir: string) => serverEnv(port, dataDir, key, embeddings.url);
   const spawnServer = (dataDir: string) => spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: 'inherit' });
   const stop = (child: ReturnType<typeof spawn>) =>
     new Promise<void>((r) => {

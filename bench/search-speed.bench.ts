@@ -76,6 +76,21 @@ export async function syntheticEmbeddings(): Promise<{ url: string; close: () =>
   return { url: `http://127.0.0.1:${port}/v1`, close: () => server.close() };
 }
 
+/** The environment of a bench server on the embedded default whose query vectors come from the synthetic endpoint. */
+export function serverEnv(port: number, dataDir: string, key: string, embeddingsUrl: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    PORT: String(port),
+    LARDER_DATA_DIR: dataDir,
+    LARDER_ROOT_KEY: key,
+    LARDER_LOG_LEVEL: 'warn',
+    LARDER_EMBEDDER: 'openai',
+    LARDER_EMBEDDING_URL: embeddingsUrl,
+    LARDER_EMBEDDING_MODEL: MODEL,
+    LARDER_EMBEDDING_DIMENSIONS: String(DIMS),
+  };
+}
+
 /** Every vector written, in one matrix (for exact ground truth), with its (file, chunk) key. */
 interface Written {
   matrix: Float32Array;
@@ -160,17 +175,7 @@ export async function searchSpeedBench(): Promise<void> {
   const embeddings = await syntheticEmbeddings();
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  const env = {
-    ...process.env,
-    PORT: String(port),
-    LARDER_DATA_DIR: join(dir, 'data'),
-    LARDER_ROOT_KEY: key,
-    LARDER_LOG_LEVEL: 'warn',
-    LARDER_EMBEDDER: 'openai',
-    LARDER_EMBEDDING_URL: embeddings.url,
-    LARDER_EMBEDDING_MODEL: MODEL,
-    LARDER_EMBEDDING_DIMENSIONS: String(DIMS),
-  };
+  const env = serverEnv(port, join(dir, 'data'), key, embeddings.url);
   const start = async () => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
