@@ -4,12 +4,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { gunzipSync } from 'zlib';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { LexicalOptions, RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { contentWordCount, LexicalOptions, RM3_MIN_QUERY_WORDS, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config';
 import { chunkDocument, parseFile } from '@larder/ingestion';
 import { ScoredChunk } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { fuse, FusionMethod } from '@larder/search/ranking';
+import { Embedder } from '@larder/ai';
+import { embedDocuments, EmbeddingWindows } from './embedding-windows';
 
 const GCIDE = '/usr/share/dictd/gcide.dict.dz';
 const GCIDE_INDEX = '/usr/share/dictd/gcide.index';
@@ -134,9 +136,10 @@ const GRID_VARIANTS: Array<[string, Partial<LexicalOptions>]> =
 const LEXICAL_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
   ['BM25, every query word', { stopWords: false, feedback: null }],
   ['+ stop words', { stopWords: true, feedback: null }],
+  [`default: + stop words + RM3 from ${RM3_MIN_QUERY_WORDS} words`, {}],
   ...RM3.map(([docs, terms, originalWeight]): [string, Partial<LexicalOptions>] => [
     `+ stop words + RM3 (${docs} docs, ${terms} terms, λ ${originalWeight})`,
-    { stopWords: true, feedback: { docs, terms, originalWeight } },
+    { stopWords: true, feedback: { docs, terms, originalWeight }, feedbackMinWords: 0 },
   ]),
   ...GRID_VARIANTS,
 ];
@@ -144,19 +147,65 @@ const LEXICAL_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
 /** The embedder's vectors, kept on disk between runs (BENCH_QUALITY_CACHE, default in the temp folder: the model is the slow part). */
 const CACHE = process.env.BENCH_QUALITY_CACHE ?? join(tmpdir(), 'larder-bench-quality-vectors');
 async function embedCached(embedder: UseLiteEmbedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+  const fileOf = (t: string) => join(CACHE, 'text', `${sha([embedder.model, kind, t].join('\u0000'))}.f32`);
+  const read = (f: string) => {
+    const buf = readFileSync(f);
+    return new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice();
+  };
+  mkdirSync(join(CACHE, 'text'), { recursive: true });
   const file = join(CACHE, `${sha([embedder.model, kind, ...texts].join('\u0000'))}.f32`);
   if (existsSync(file)) {
-    const buf = readFileSync(file);
-    const all = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4);
+    // a batch cached whole (earlier runs): its texts are cached one by one as well
+    const all = read(file);
     const dims = all.length / texts.length;
-    return texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
+    const out = texts.map((_, i) => all.slice(i * dims, (i + 1) * dims));
+    texts.forEach((t, i) => existsSync(fileOf(t)) || writeFileSync(fileOf(t), Buffer.from(out[i].buffer)));
+    return out;
   }
-  const vectors = await embedder.embed(texts, kind);
-  mkdirSync(CACHE, { recursive: true });
-  writeFileSync(file, Buffer.concat(vectors.map((v) => Buffer.from(v.buffer, v.byteOffset, v.byteLength))));
-  return vectors;
+  const out: Array<Float32Array | null> = texts.map((t) => (existsSync(fileOf(t)) ? read(fileOf(t)) : null));
+  const missing = [...new Set(texts.filter((_, i) => !out[i]))];
+  if (missing.length) {
+    const vectors = await embedder.embed(missing, kind);
+    const got = new Map(missing.map((t, i) => [t, vectors[i]]));
+    missing.forEach((t, i) => writeFileSync(fileOf(t), Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength)));
+    texts.forEach((t, i) => (out[i] ??= got.get(t)!));
+  }
+  return out as Float32Array[];
 }
+/** The embedder through the vector cache (for `embedDocuments`). */
+const cachedEmbedder = (e: UseLiteEmbedder): Embedder => ({
+  model: e.model,
+  dimensions: e.dimensions,
+  batchSize: e.batchSize,
+  maxInputTokens: e.maxInputTokens,
+  embed: (texts, kind) => embedCached(e, texts, kind),
+  close: async () => undefined,
+});
 const WEIGHTS = [0.5, 0.6, 0.7, 0.8, 0.9];
+/**
+ * Dense variants (BENCH_QUALITY_WINDOWS, `words,overlap;…`, `whole` for one vector of the whole text):
+ * each chunk's embedding input embedded in windows and mean-pooled, ranked by an exact cosine scan here,
+ * and fused with the default lexical variant.
+ */
+const WINDOW_VARIANTS: Array<EmbeddingWindows | null> = (process.env.BENCH_QUALITY_WINDOWS ?? '')
+  .split(';')
+  .filter(Boolean)
+  .map((v) => (v === 'whole' ? null : { words: Number(v.split(',')[0]), overlap: Number(v.split(',')[1] ?? 0) }));
+
+/** Fusion by z-scores: each list's scores standardised over the list, a chunk missing from a list given that list's lowest; convex combination. */
+export function fuseZ(lexical: ScoredChunk[], dense: ScoredChunk[], lexicalWeight: number): ScoredChunk[] {
+  const z = (list: ScoredChunk[]) => {
+    const s = list.map((c) => c.score);
+    const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
+    const sd = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / (s.length || 1)) || 1;
+    return { of: new Map(list.map((c) => [`${c.fileId}\u0000${c.chunkIndex}`, (c.score - mean) / sd])), min: s.length ? (Math.min(...s) - mean) / sd : 0 };
+  };
+  const zl = z(lexical);
+  const zd = z(dense);
+  const all = new Map<string, ScoredChunk>();
+  for (const c of [...lexical, ...dense]) all.set(`${c.fileId}\u0000${c.chunkIndex}`, c);
+  return [...all.entries()].map(([k, c]) => ({ ...c, score: lexicalWeight * (zl.of.get(k) ?? zl.min) + (1 - lexicalWeight) * (zd.of.get(k) ?? zd.min) })).sort((a, b) => b.score - a.score);
+}
 
 /**
  * Indexes `docs` through the API's path (parseFile, chunkDocument `fast`, the default embedder on each
@@ -175,17 +224,16 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
     const e0 = performance.now();
     let seq = 0n;
     let chunkCount = 0;
+    const allChunks: Array<{ fileId: string; chunkIndex: number; embedText: string }> = [];
     for (let i = 0; i < docs.length; i += 64) {
       const batch = await Promise.all(
         docs
           .slice(i, i + 64)
           .map(async (d) => ({ d, chunks: chunkDocument(await parseFile(Buffer.from(d.body), d.filename, d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain'), 'fast', d.filename) })),
       );
-      const vectors = await embedCached(
-        embedder,
-        batch.flatMap((b) => b.chunks.map((c) => c.embedText)),
-        'document',
-      );
+      const texts = batch.flatMap((b) => b.chunks.map((c) => c.embedText));
+      const vectors = await embedCached(embedder, texts, 'document');
+      batch.forEach(({ d, chunks }) => chunks.forEach((c) => allChunks.push({ fileId: uuidOf(d.id), chunkIndex: c.chunkIndex, embedText: c.embedText })));
       let v = 0;
       await index.write(
         batch.flatMap(({ d, chunks }) => {
@@ -282,6 +330,77 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
         hybridRows.push([`rrf (k 60) ${w}: ${name}`, sw, '']);
       }
     }
+    // RM3 only for queries of at least N words that are not stop words (the rest without feedback)
+    const contentWords = queries.map((q) => contentWordCount(q.text));
+    for (const [name] of LEXICAL_VARIANTS.filter(([, o]) => o.feedback && !o.feedbackMinWords)) {
+      for (const n of [6, 10, 14, 18, 24, 30]) {
+        const lists = lexical.get(name)!.map((l, i) => (contentWords[i] >= n ? l : lexical.get(PREVIOUS_VARIANT)![i]));
+        const sl = score(lists);
+        results.set(`lexical: ${name} from ${n} words`, sl);
+        rows.push([`lexical: ${name} from ${n} words`, sl, '']);
+        const s = hybrid(lists, DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']);
+        results.set(`hybrid default: ${name} from ${n} words`, s);
+        hybridRows.push([`default: ${name} from ${n} words (${contentWords.filter((c) => c >= n).length} queries)`, s, '']);
+      }
+    }
+    // fusion by z-scores, with the default lexical variant
+    for (const w of WEIGHTS) {
+      const lists = lexical.get(DEFAULT_VARIANT)!;
+      const s = score(
+        lists.map((l, i) => fuseZ(l, dense[i], w)),
+        lists.map((l, i) => fuseZ(l.slice(0, 50), dense[i].slice(0, 50), w)),
+      );
+      results.set(`hybrid zscore ${w}: ${DEFAULT_VARIANT}`, s);
+      hybridRows.push([`zscore ${w}: ${DEFAULT_VARIANT}`, s, '']);
+    }
+    // dense variants: windows, mean-pooled; exact cosine scan here
+    for (const win of WINDOW_VARIANTS) {
+      const name = win ? `windows ${win.words}/${win.overlap}` : 'whole text';
+      const vecs = await embedDocuments(
+        cachedEmbedder(embedder),
+        allChunks.map((c) => c.embedText),
+        win,
+      );
+      const dv: ScoredChunk[][] = [];
+      for (const q of queries) {
+        const [qv] = await embedCached(embedder, [q.text], 'query');
+        const qn = Math.sqrt(qv.reduce((a, b) => a + b * b, 0)) || 1;
+        dv.push(
+          allChunks
+            .map((c, i) => {
+              let dot = 0;
+              let n = 0;
+              for (let k = 0; k < qv.length; k++) {
+                dot += qv[k] * vecs[i][k];
+                n += vecs[i][k] * vecs[i][k];
+              }
+              return { storeId: store, fileId: c.fileId, chunkIndex: c.chunkIndex, score: dot / (qn * (Math.sqrt(n) || 1)) } as unknown as ScoredChunk;
+            })
+            .sort((a, b) => b.score - a.score)
+            .slice(0, 100),
+        );
+      }
+      const sd = score(dv);
+      results.set(`dense ${name}`, sd);
+      rows.push([`dense ${name}`, sd, '']);
+      const lists = lexical.get(DEFAULT_VARIANT)!;
+      for (const w of WEIGHTS) {
+        for (const method of ['relative', 'rrf'] as const) {
+          const s = score(
+            lists.map((l, i) => fuse(l, dv[i], { method, lexicalWeight: w })),
+            lists.map((l, i) => fuse(l.slice(0, 50), dv[i].slice(0, 50), { method, lexicalWeight: w })),
+          );
+          results.set(`hybrid ${method} ${w} dense ${name}: ${DEFAULT_VARIANT}`, s);
+          hybridRows.push([`${method} ${w}, dense ${name}: ${DEFAULT_VARIANT}`, s, '']);
+        }
+        const s = score(
+          lists.map((l, i) => fuseZ(l, dv[i], w)),
+          lists.map((l, i) => fuseZ(l.slice(0, 50), dv[i].slice(0, 50), w)),
+        );
+        results.set(`hybrid zscore ${w} dense ${name}: ${DEFAULT_VARIANT}`, s);
+        hybridRows.push([`zscore ${w}, dense ${name}: ${DEFAULT_VARIANT}`, s, '']);
+      }
+    }
     table(`${title}: retrieval`, rows, 'top-10 ms p50 / p99');
     table(`${title}: hybrid (lexical weight: lexical variant)`, hybridRows);
     return results;
@@ -347,25 +466,24 @@ export async function searchQualityBench(): Promise<void> {
   } finally {
     await embedder.close();
   }
-  const before = `lexical: ${LEXICAL_VARIANTS[0][0]}`;
+  const bm25 = `lexical: ${LEXICAL_VARIANTS[0][0]}`;
   const pick = (m: Map<string, Score>, k: string) => m.get(k) ?? { ndcg: NaN, recall: NaN };
-  const now = `lexical: ${DEFAULT_VARIANT}`;
+  const fusion = `${DEFAULT_SEARCH_FUSION.method} ${DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']}`;
   process.stdout.write(
-    `## Before / after (nDCG@10 / recall@100)\n\n| collection | lexical before | lexical now | lexical + RM3 (opt-in) | dense | hybrid before (relative 0.5, BM25 as before) | hybrid now (${DEFAULT_FUSION}) | hybrid + RM3 (${DEFAULT_FUSION}) |\n|---|---|---|---|---|---|---|---|\n`,
+    `## Before / after (nDCG@10 / recall@100)\n\n| collection | BM25, every query word | lexical before (${PREVIOUS_VARIANT}) | lexical now (${DEFAULT_VARIANT}) | dense | hybrid before (relative 0.8, ${PREVIOUS_VARIANT}) | hybrid now (${fusion}, ${DEFAULT_VARIANT}) |\n|---|---|---|---|---|---|---|\n`,
   );
   const f = (s: Score) => `${s.ndcg.toFixed(3)} / ${s.recall.toFixed(3)}`;
   for (const [label, m] of summary) {
     process.stdout.write(
-      `| ${label} | ${f(pick(m, before))} | ${f(pick(m, now))} | ${f(pick(m, `lexical: ${RM3_VARIANT}`))} | ${f(pick(m, 'dense'))} | ${f(pick(m, `hybrid relative 0.5: ${LEXICAL_VARIANTS[0][0]}`))} | ${f(pick(m, `hybrid ${DEFAULT_FUSION}: ${DEFAULT_VARIANT}`))} | ${f(pick(m, `hybrid ${DEFAULT_FUSION}: ${RM3_VARIANT}`))} |\n`,
+      `| ${label} | ${f(pick(m, bm25))} | ${f(pick(m, `lexical: ${PREVIOUS_VARIANT}`))} | ${f(pick(m, `lexical: ${DEFAULT_VARIANT}`))} | ${f(pick(m, 'dense'))} | ${f(pick(m, `hybrid relative 0.8: ${PREVIOUS_VARIANT}`))} | ${f(pick(m, `hybrid ${fusion}: ${DEFAULT_VARIANT}`))} |\n`,
     );
   }
   process.stdout.write('\n');
 }
 
-/** The variant and fusion that are the defaults (chosen on CISI and GCIDE), and the opt-in feedback. */
-const DEFAULT_VARIANT = '+ stop words';
-const RM3_VARIANT = `+ stop words + RM3 (${RM3_FEEDBACK.docs} docs, ${RM3_FEEDBACK.terms} terms, λ ${RM3_FEEDBACK.originalWeight})`;
-const DEFAULT_FUSION = `${DEFAULT_SEARCH_FUSION.method} ${DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']}`;
+/** The lexical variant that is the default (chosen on CISI and GCIDE), and the one before it (no feedback). */
+const DEFAULT_VARIANT = `default: + stop words + RM3 from ${RM3_MIN_QUERY_WORDS} words`;
+const PREVIOUS_VARIANT = '+ stop words';
 
 async function gcideBench(embedder: UseLiteEmbedder): Promise<Map<string, Score>> {
   ensureSources();

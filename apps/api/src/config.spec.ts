@@ -144,14 +144,17 @@ describe('reranker configuration', () => {
 
 describe('search fusion configuration', () => {
   it('gives the bundled model the measured lexical weight and other embedders an even share, unless set', () => {
-    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.8, searchLexicalFeedback: false });
+    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.8, searchLexicalFeedback: true, searchLexicalFeedbackMinWords: null });
     expect(loadConfig({ LARDER_EMBEDDING_URL: 'http://127.0.0.1:9/v1' }).searchLexicalWeight).toBe(0.5);
     expect(loadConfig({ LARDER_ONNX_MODEL_DIR: '/models/x' }).searchLexicalWeight).toBe(0.5);
-    expect(loadConfig({ LARDER_SEARCH_LEXICAL_WEIGHT: '0.3', LARDER_SEARCH_FUSION: 'rrf', LARDER_SEARCH_LEXICAL_FEEDBACK: 'true' })).toMatchObject({
+    expect(loadConfig({ LARDER_SEARCH_LEXICAL_WEIGHT: '0.3', LARDER_SEARCH_FUSION: 'rrf', LARDER_SEARCH_LEXICAL_FEEDBACK: 'false' })).toMatchObject({
       searchFusion: 'rrf',
       searchLexicalWeight: 0.3,
-      searchLexicalFeedback: true,
+      searchLexicalFeedback: false,
     });
+    expect(loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: '0' }).searchLexicalFeedbackMinWords).toBe(0);
+    expect(loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: '20' }).searchLexicalFeedbackMinWords).toBe(20);
+    expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: 'many' })).toThrow(/LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS/);
   });
 
   it('reads BM25 k1, b and the heading weight, refusing values out of range', () => {

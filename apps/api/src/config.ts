@@ -64,8 +64,10 @@ export interface LarderConfig {
   searchLexicalWeight: number;
   /** Weight of the lexical list in the hybrid reranking (`larder-hybrid-rerank`) of `POST /v1/reranking`. */
   rerankLexicalWeight: number;
-  /** RM3 pseudo-relevance feedback in the embedded index's BM25 query (LARDER_SEARCH_LEXICAL_FEEDBACK, default off) */
+  /** RM3 pseudo-relevance feedback in the embedded index's BM25 query (LARDER_SEARCH_LEXICAL_FEEDBACK, default on, for long queries) */
   searchLexicalFeedback: boolean;
+  /** Feedback only for queries of at least this many words that are not stop words (LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS; 0: every query; null: the index's default, 14, chosen on CISI and GCIDE). */
+  searchLexicalFeedbackMinWords: number | null;
   /** The embedded index's BM25 k1, b and heading weight (LARDER_SEARCH_BM25_K1, _B, LARDER_SEARCH_HEADING_WEIGHT; null: the index's defaults, chosen on CISI) */
   searchBm25K1: number | null;
   searchBm25B: number | null;
@@ -332,7 +334,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
     searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),
-    searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', false),
+    searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', true),
+    searchLexicalFeedbackMinWords: env.LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS ? int('LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS', 0) : null,
     searchBm25K1: decimal('LARDER_SEARCH_BM25_K1', 0, 100),
     searchBm25B: decimal('LARDER_SEARCH_BM25_B', 0, 1),
     searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),

@@ -305,7 +305,8 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
     ivfProbes: config.ivfProbes,
     readWorker: config.indexReadWorker,
     lexical: {
-      ...(config.searchLexicalFeedback ? { feedback: RM3_FEEDBACK } : {}),
+      feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
+      ...(config.searchLexicalFeedbackMinWords !== null ? { feedbackMinWords: config.searchLexicalFeedbackMinWords } : {}),
       ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
       ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),
       ...(config.searchHeadingWeight !== null ? { headingWeight: config.searchHeadingWeight } : {}),

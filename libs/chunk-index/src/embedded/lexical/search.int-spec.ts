@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
-import { SqliteChunkIndex } from '../sqlite.chunk-index';
+import { contentWordCount, DEFAULT_LEXICAL_OPTIONS, SqliteChunkIndex } from '../sqlite.chunk-index';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,8 +38,8 @@ describe('lexical program: RM3 pseudo-relevance feedback', () => {
     await index.close();
   });
 
-  const search = async (feedback: boolean, text: string) => {
-    const index = new SqliteChunkIndex(path, { lexical: { stopWords: true, feedback: feedback ? { docs: 2, terms: 5, originalWeight: 0.5 } : null } });
+  const search = async (feedback: boolean, text: string, feedbackMinWords = 0) => {
+    const index = new SqliteChunkIndex(path, { lexical: { stopWords: true, feedback: feedback ? { docs: 2, terms: 5, originalWeight: 0.5 } : null, feedbackMinWords } });
     await index.setup();
     try {
       return (await index.searchLexical({ storeIds: [store], text, topK: 10 })).map((h) => fileOf.get(h.fileId));
@@ -63,5 +63,17 @@ describe('lexical program: RM3 pseudo-relevance feedback', () => {
     // the expansion comes from the asked store's chunks only: the other store's strawberry chunk adds nothing
     expect(hits).not.toContain('d.txt');
     expect(hits).not.toContain('x.txt');
+  });
+
+  it('gives feedback only to queries of at least `feedbackMinWords` words that are not stop words', async () => {
+    // 'strawberry' alone is one word: below 3, no expansion
+    expect((await search(true, 'strawberry', 3)).sort()).toEqual(['a.txt', 'b.txt']);
+    // three words (stop words not counted), each occurrence counted: expanded
+    const long = await search(true, 'what is the strawberry strawberry strawberry of it', 3);
+    expect(long.slice(0, 2).sort()).toEqual(['a.txt', 'b.txt']);
+    expect(long).toContain('c.txt');
+    // the default: 14 words
+    expect(DEFAULT_LEXICAL_OPTIONS.feedbackMinWords).toBe(14);
+    expect(contentWordCount('What is the usual relevance of the content of articles to their titles?')).toBe(5);
   });
 });
