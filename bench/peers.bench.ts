@@ -1,7 +1,7 @@
 import { spawn } from 'child_process';
 import { randomUUID } from 'crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { cpus, tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { benchQueries, corpus, corpusFiles, DIMS, fileOps, pct } from './search-speed.bench';
@@ -132,11 +132,15 @@ async function tune<S>(
     const got: number[][] = [];
     for (const q of data.queries) got.push(await search(q.vector));
     const recall = recallOf(got, truth);
+    progress(`${label(s)} → recall@10 ${recall.toFixed(3)}`);
     tried.push({ setting: label(s), recall });
     if (recall >= TARGET || s === settings[settings.length - 1]) return { search, setting: label(s), recall, tried };
   }
   throw new Error('no settings');
 }
+
+/** A child's progress on stderr: the parent shows its tail when the child fails or is killed for hanging. */
+const progress = (line: string) => process.stderr.write(`${process.argv[2] ?? ''}: ${line}\n`);
 
 /** Builds one system, measures it, and answers its Result (runs in the child process). */
 async function runSystem(system: System, truth: number[][]): Promise<Result> {
@@ -185,13 +189,13 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
         await ix.write(fileOps(storeId, file, MODEL), { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
       }
       built();
-      index = 'SQLite: IVF (256 lists, int8 codes, exact re-scoring) + FTS5 BM25';
+      index = 'SQLite: IVF (256 lists, int8 codes, exact re-scoring) + its own BM25 engine (block-max MaxScore)';
       const rowOf = (r: { fileId: string; chunkIndex: number }) => parseInt(r.fileId.slice(-12), 16) * 100 + r.chunkIndex;
       dense = await tune(
         data,
         truth,
         [8, 16, 32, 64],
-        (p) => `probes ${p}${p === 8 ? ' (default)' : ''}`,
+        (p) => `probes ${p}${p === 16 ? ' (the server default, LARDER_IVF_PROBES)' : ''}`,
         async (p) => {
           if (p !== 8) {
             await ix.close();
@@ -243,10 +247,13 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
       });
       const tbl = await db.createTable('chunks', table);
       const tData = performance.now();
+      progress(`table written in ${((tData - t0) / 1000).toFixed(1)} s`);
       await tbl.createIndex('vector', { config: lancedb.Index.ivfPq({ distanceType: 'dot' }) });
       const tVec = performance.now();
+      progress(`IVF_PQ built in ${((tVec - tData) / 1000).toFixed(1)} s`);
       await tbl.createIndex('text', { config: lancedb.Index.fts() });
       const tFts = performance.now();
+      progress(`FTS built in ${((tFts - tVec) / 1000).toFixed(1)} s`);
       built();
       notes.push(`LanceDB: table written in ${((tData - t0) / 1000).toFixed(1)} s, IVF_PQ in ${((tVec - tData) / 1000).toFixed(1)} s, FTS in ${((tFts - tVec) / 1000).toFixed(1)} s`);
       index = `Lance files: IVF_PQ (${Math.round(Math.sqrt(n))} partitions, ${DIMS / 16} sub-vectors × 8 bits, dot) + FTS (BM25)`;
@@ -302,9 +309,11 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
     async function measure(): Promise<Result> {
       if (!measured) throw new Error('build not measured');
       const d = await time(data.queries, (q) => dense.search(q.vector));
+      progress(`dense timed: p50 ${d.p50.toFixed(2)} ms`);
       let lex: Result['lexical'] = null;
       if (system !== 'usearch') {
         const { answers, ...timed } = await time(data.queries, (q) => lexical(q.text));
+        progress(`BM25 timed: p50 ${timed.p50.toFixed(2)} ms`);
         lex = { ...timed, ids: answers };
       }
       return {
@@ -331,11 +340,17 @@ async function child(system: System, truthFile: string, dir: string): Promise<Re
   const heap = process.env.BENCH_PEERS_HEAP_MB ?? '12288';
   const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${heap}`, '-r', join(ROOT, 'tools/paths.js'), __filename, system, truthFile, out], {
     stdio: ['ignore', 'inherit', 'pipe'],
-    env: { ...process.env, BENCH_PEERS_DIR: dir },
+    env: {
+      ...process.env,
+      BENCH_PEERS_DIR: dir,
+      // LanceDB's FTS build deadlocks when its CPU pool is sized from ≤ 2 cores (lancedb/lancedb#3568: a
+      // producer parks the pool's only blocking thread); an explicit size of at least 2 avoids it
+      ...(system === 'lancedb' && !process.env.LANCE_CPU_THREADS ? { LANCE_CPU_THREADS: String(Math.max(2, cpus().length)) } : {}),
+    },
   });
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
-  // a hung peer (LanceDB 0.31.0 once stopped answering at 100k) fails its row instead of the run
+  // a hung peer fails its row instead of the run (its stderr tail says how far it got)
   const limit = Number(process.env.BENCH_PEERS_CHILD_TIMEOUT_S ?? 1800);
   const timer = setTimeout(() => proc.kill('SIGKILL'), limit * 1000);
   const code = await new Promise<number | null>((r) => proc.once('exit', (c, sig) => r(c ?? (sig ? 128 : null))));
