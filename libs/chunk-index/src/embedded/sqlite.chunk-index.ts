@@ -64,6 +64,7 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly scans = new Map<string, SmallScan>();
   /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): part of a cached scan's version. */
   private writes = 0;
+  private readonly hitsStatements = new Map<number, Database.Statement>();
 
   constructor(
     readonly path: string,
@@ -337,14 +338,23 @@ export class SqliteChunkIndex implements ChunkIndex {
     const rows: Row[] = [];
     for (let i = 0; i < scored.length; i += 500) {
       const ids = scored.slice(i, i + 500).map((c) => c.id);
-      const batch = this.db
-        .prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`)
-        .all(...ids) as Row[];
+      const batch = this.hitsStatement(ids.length).all(...ids) as Row[];
       rows.push(...batch);
     }
     for (const r of rows) r.score = score.get(r.id as number);
     rows.sort((x, y) => (y.score as number) - (x.score as number));
     return this.postFilter(rows, q).slice(0, q.topK);
+  }
+
+  /** The statement reading the hits of `n` ids, prepared once per count (a search's candidate count is nearly always the same). */
+  private hitsStatement(n: number): Database.Statement {
+    let stmt = this.hitsStatements.get(n);
+    if (!stmt) {
+      stmt = this.db.prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${Array(n).fill('?').join(',')})`);
+      if (this.hitsStatements.size >= 32) this.hitsStatements.delete(this.hitsStatements.keys().next().value as number);
+      this.hitsStatements.set(n, stmt);
+    }
+    return stmt;
   }
 
   private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
