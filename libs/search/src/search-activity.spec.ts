@@ -49,6 +49,26 @@ describe('SearchActivity: events appended at a pause in the searches', () => {
     expect(count()).toBe(n);
   });
 
+  it('waits for searches under way (a slow one too), at most FLUSH_MAX_DELAY_MS after the oldest event', async () => {
+    activity.record('o1', event(1));
+    const ended = activity.searching();
+    await jest.advanceTimersByTimeAsync(FLUSH_IDLE_MS * 3);
+    expect(appends).toEqual([]);
+    ended();
+    ended(); // once only
+    await jest.advanceTimersByTimeAsync(FLUSH_IDLE_MS - 5);
+    expect(appends).toEqual([]);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(count()).toBe(1);
+    // a search that never ends does not hold the events back for good
+    activity.searching();
+    activity.record('o1', event(2));
+    await jest.advanceTimersByTimeAsync(FLUSH_MAX_DELAY_MS - 5);
+    expect(count()).toBe(1);
+    await jest.advanceTimersByTimeAsync(10);
+    expect(count()).toBe(2);
+  });
+
   it('appends at once when FLUSH_MAX_QUEUED are queued, and flush() (shutdown) appends what is left', async () => {
     for (let i = 0; i < FLUSH_MAX_QUEUED; i++) activity.record('o1', event(i));
     await jest.advanceTimersByTimeAsync(0);

@@ -33,7 +33,7 @@ export const FLUSH_MAX_QUEUED = 1000;
  * embedded default an append, and the projections and reactors it wakes (activity, billing, the
  * activity stream, every loop's checkpoint), run in the single-threaded embedded database on the
  * event loop, stalling whatever search is in flight. So the flush waits for a pause in the searches
- * (`FLUSH_IDLE_MS` without a new event), at most `FLUSH_MAX_DELAY_MS` after the oldest queued event
+ * (none under way, and none ended or recorded for `FLUSH_IDLE_MS`), at most `FLUSH_MAX_DELAY_MS` after the oldest queued event
  * or until `FLUSH_MAX_QUEUED` are queued: a steady stream of searches costs one append (and one round
  * of projection work) a second instead of one every 100 ms, issue 15. A clean shutdown flushes
  * everything that was queued. (A crash may lose the events of the last second of searches: they are
@@ -45,9 +45,11 @@ export class SearchActivity implements OnApplicationShutdown {
   private queue: Array<{ organizationId: string; event: SearchActivityEvent }> = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
-  /** When the oldest queued event and the newest were queued (performance.now()). */
+  /** When the oldest queued event was queued, and when the last event was queued or search ended (performance.now()). */
   private oldestAt = 0;
   private newestAt = 0;
+  /** Searches under way (`searching`): the flush waits for them too. */
+  private inFlight = 0;
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
@@ -86,6 +88,21 @@ export class SearchActivity implements OnApplicationShutdown {
     if (!this.timer) this.arm(FLUSH_IDLE_MS);
   }
 
+  /**
+   * A search began; call what this returns when it ends (answered or failed). While searches are
+   * under way, and for FLUSH_IDLE_MS after the last one ended, the flush waits (FLUSH_MAX_DELAY_MS at most).
+   */
+  searching(): () => void {
+    this.inFlight++;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.inFlight--;
+      this.newestAt = performance.now();
+    };
+  }
+
   private arm(ms: number): void {
     this.timer = setTimeout(() => this.due(), Math.max(1, ms));
     this.timer.unref();
@@ -96,7 +113,7 @@ export class SearchActivity implements OnApplicationShutdown {
     this.timer = null;
     if (!this.queue.length) return;
     const now = performance.now();
-    const idle = FLUSH_IDLE_MS - (now - this.newestAt);
+    const idle = this.inFlight > 0 ? FLUSH_IDLE_MS : FLUSH_IDLE_MS - (now - this.newestAt);
     const left = FLUSH_MAX_DELAY_MS - (now - this.oldestAt);
     if (idle > 0 && left > 0) this.arm(Math.min(idle, left));
     else void this.flush();
