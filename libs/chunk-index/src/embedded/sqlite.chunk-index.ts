@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { evaluateFilter } from '@larder/kernel';
-import { cosine, normalize, TopK } from './ivf';
+import { normalize, TopK } from './ivf';
 import { IvfCatalogue, IvfOptions } from './ivf.catalogue';
 import { STOP_WORDS, words } from './lexical/analyzer';
 import { Bm25Params, DEFAULT_BM25 } from './lexical/bm25';
@@ -62,6 +62,9 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly lex: LexicalWriter;
   /** Exact scans' vectors by (model, stores), most recent last (see `smallScan`). */
   private readonly scans = new Map<string, SmallScan>();
+  /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): part of a cached scan's version. */
+  private writes = 0;
+  private readonly hitsStatements = new Map<number, Database.Statement>();
 
   constructor(
     readonly path: string,
@@ -92,6 +95,8 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async write(ops: ChunkIndexOp[], cp: { projection: string } & IndexCheckpoint): Promise<void> {
+    // a failed (rolled back) write costs the next scan a re-read, nothing more
+    if (ops.length) this.writes++;
     this.ivf.begin();
     const tx = this.db.transaction(() => {
       for (const op of ops) this.applyOp(op);
@@ -186,6 +191,7 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async reset(projection: string, version: number): Promise<void> {
+    this.writes++;
     this.db.transaction(() => {
       this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
       this.lex.reset();
@@ -244,11 +250,29 @@ export class SqliteChunkIndex implements ChunkIndex {
     const scan = this.smallScan(q.storeIds, q.model ?? null);
     const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
     const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
+    const { units, offsets, lengths } = scan;
+    const d = qv.length;
     for (let i = 0; i < scan.ids.length; i++) {
-      const f = scan.files[i];
-      if ((include && !include.has(f)) || exclude?.has(f)) continue;
-      const v = scan.vectors[i];
-      if (v.length === qv.length) best.push(cosine(qv, v), scan.ids[i]);
+      if (lengths[i] !== d) continue;
+      if (include || exclude) {
+        const f = scan.files[i];
+        if ((include && !include.has(f)) || exclude?.has(f)) continue;
+      }
+      // the stored vectors are kept as unit vectors: the cosine is their dot product with the query's
+      const o = offsets[i];
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let j = 0;
+      for (; j + 3 < d; j += 4) {
+        s0 += qv[j] * units[o + j];
+        s1 += qv[j + 1] * units[o + j + 1];
+        s2 += qv[j + 2] * units[o + j + 2];
+        s3 += qv[j + 3] * units[o + j + 3];
+      }
+      for (; j < d; j++) s0 += qv[j] * units[o + j];
+      best.push(s0 + s1 + (s2 + s3), scan.ids[i]);
     }
     return this.hits(best.sorted(), q);
   }
@@ -256,11 +280,12 @@ export class SqliteChunkIndex implements ChunkIndex {
   /**
    * The vectors an exact scan reads (stores below the IVF's threshold), kept in memory between
    * queries while the file has not changed: SQLite's `data_version` (another connection's commit) and
-   * this connection's `total_changes()` (its own writes) are the key's version, so a cached scan is
-   * never stale. Bounded (`SMALL_SCAN_MAX_VECTORS` per scan, `SMALL_SCAN_ENTRIES` scans).
+   * the count of this index's writes that changed something (`writes`: a batch with ops, a reset) are
+   * the key's version, so a cached scan is never stale, and a batch that moves only the checkpoint (a
+   * search's activity event and other events the index does not handle) keeps it. Bounded (`SMALL_SCAN_MAX_VECTORS` per scan, `SMALL_SCAN_ENTRIES` scans).
    */
   private smallScan(storeIds: string[], model: string | null): SmallScan {
-    const version = `${this.db.pragma('data_version', { simple: true }) as number}:${(this.db.prepare('SELECT total_changes() AS n').get() as { n: number }).n}`;
+    const version = `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`;
     const key = `${model ?? ''}\u0000${[...new Set(storeIds)].sort().join('\u0000')}`;
     const hit = this.scans.get(key);
     if (hit && hit.version === version) {
@@ -272,12 +297,33 @@ export class SqliteChunkIndex implements ChunkIndex {
     const where = this.candidateSql({ storeIds }, params);
     if (model) params.push(model);
     const stmt = this.db.prepare(`SELECT c.id, c.file_id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''}`);
-    const scan: SmallScan = { version, ids: [], files: [], vectors: [] };
+    const ids: number[] = [];
+    const files: string[] = [];
+    const blobs: Buffer[] = [];
+    let floats = 0;
     for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; file_id: string; vector: Buffer }>) {
-      scan.ids.push(r.id);
-      scan.files.push(r.file_id);
-      scan.vectors.push(new Float32Array(r.vector.buffer, r.vector.byteOffset, r.vector.byteLength / 4));
+      ids.push(r.id);
+      files.push(r.file_id);
+      blobs.push(r.vector);
+      floats += r.vector.byteLength >> 2;
     }
+    // one array of unit vectors (a zero vector stays zero: its cosine is 0, as `cosine` gives)
+    const units = new Float32Array(floats);
+    const offsets = new Int32Array(ids.length);
+    const lengths = new Int32Array(ids.length);
+    let o = 0;
+    for (let i = 0; i < blobs.length; i++) {
+      const b = blobs[i];
+      const v = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.byteLength & ~3)));
+      let n = 0;
+      for (let j = 0; j < v.length; j++) n += v[j] * v[j];
+      const inv = n ? 1 / Math.sqrt(n) : 0;
+      for (let j = 0; j < v.length; j++) units[o + j] = v[j] * inv;
+      offsets[i] = o;
+      lengths[i] = v.length;
+      o += v.length;
+    }
+    const scan: SmallScan = { version, ids, files, units, offsets, lengths };
     this.scans.delete(key);
     if (scan.ids.length <= SMALL_SCAN_MAX_VECTORS) {
       this.scans.set(key, scan);
@@ -292,14 +338,23 @@ export class SqliteChunkIndex implements ChunkIndex {
     const rows: Row[] = [];
     for (let i = 0; i < scored.length; i += 500) {
       const ids = scored.slice(i, i + 500).map((c) => c.id);
-      const batch = this.db
-        .prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${ids.map(() => '?').join(',')})`)
-        .all(...ids) as Row[];
+      const batch = this.hitsStatement(ids.length).all(...ids) as Row[];
       rows.push(...batch);
     }
     for (const r of rows) r.score = score.get(r.id as number);
     rows.sort((x, y) => (y.score as number) - (x.score as number));
     return this.postFilter(rows, q).slice(0, q.topK);
+  }
+
+  /** The statement reading the hits of `n` ids, prepared once per count (a search's candidate count is nearly always the same). */
+  private hitsStatement(n: number): Database.Statement {
+    let stmt = this.hitsStatements.get(n);
+    if (!stmt) {
+      stmt = this.db.prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${Array(n).fill('?').join(',')})`);
+      if (this.hitsStatements.size >= 32) this.hitsStatements.delete(this.hitsStatements.keys().next().value as number);
+      this.hitsStatements.set(n, stmt);
+    }
+    return stmt;
   }
 
   private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
@@ -377,7 +432,10 @@ interface SmallScan {
   version: string;
   ids: number[];
   files: string[];
-  vectors: Float32Array[];
+  /** The vectors as unit vectors, one after another: row i at `offsets[i]`, `lengths[i]` floats. */
+  units: Float32Array;
+  offsets: Int32Array;
+  lengths: Int32Array;
 }
 /** An exact scan is kept in memory up to this many vectors (the IVF takes over at 20k by default). */
 const SMALL_SCAN_MAX_VECTORS = 25_000;

@@ -27,7 +27,17 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     private readonly webStore: WebRetrieval,
   ) {}
 
-  async execute({ principal: p, params, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
+  async execute(query: SearchStoresQuery): Promise<SearchStoresResponse> {
+    // the activity of earlier searches is appended once the searches pause (search-activity.ts)
+    const ended = this.activity.searching();
+    try {
+      return await this.search(query);
+    } finally {
+      ended();
+    }
+  }
+
+  private async search({ principal: p, params, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
     const { query, options } = params;
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
