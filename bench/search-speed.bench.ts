@@ -13,6 +13,10 @@ import { freePort, waitForServer } from './support';
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
 export const DIMS = 384;
 const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
+/** Files (100 chunks each) written per transaction by `fill`: 1 as one file's events apply, more as a projection's catch-up batch applies. */
+const FILL_FILES = Math.max(1, Number(process.env.BENCH_SEARCH_FILL_FILES ?? 1));
+/** BENCH_SEARCH_FILL_ONLY=1: time the fill and stop (no queries). */
+const FILL_ONLY = process.env.BENCH_SEARCH_FILL_ONLY === '1';
 export const MODEL = 'bench-synthetic-384';
 const ROOT = join(__dirname, '..', '..');
 
@@ -128,12 +132,19 @@ export function fileOps(storeId: string, file: { f: number; fileId: string; text
   ];
 }
 
-/** Writes `n` chunks (100 per file) of the corpus into the index; keeps every vector for an exact scan when `keep`. */
-export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<typeof corpus>, n = N, keep = true, progress?: (done: number) => void): Promise<Written> {
+/** Writes `n` chunks (100 per file, `files` files a transaction) of the corpus into the index; keeps every vector for an exact scan when `keep`. */
+export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<typeof corpus>, n = N, keep = true, progress?: (done: number) => void, files = FILL_FILES): Promise<Written> {
   const matrix = new Float32Array(keep ? n * DIMS : 0);
   const keys: string[] = [];
   await index.setup();
   let seq = 0n;
+  let ops: ChunkIndexOp[] = [];
+  let batched = 0;
+  const write = async () => {
+    await index.write(ops, { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
+    ops = [];
+    batched = 0;
+  };
   for (const file of corpusFiles(c, n)) {
     if (keep) {
       for (const [i, v] of file.vectors.entries()) {
@@ -141,9 +152,11 @@ export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnTy
         keys.push(`${file.fileId}:${i}`);
       }
     }
-    await index.write(fileOps(storeId, file), { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
+    ops.push(...fileOps(storeId, file));
+    if (++batched >= files) await write();
     if (progress && (file.f + 1) % 1000 === 0) progress((file.f + 1) * 100);
   }
+  if (ops.length) await write();
   return { matrix, keys };
 }
 
@@ -217,8 +230,14 @@ export async function searchSpeedBench(): Promise<void> {
     const c = corpus();
     const t0 = performance.now();
     const index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { ivfProbes: Number(process.env.LARDER_IVF_PROBES ?? 16) });
-    const written = await fill(index, storeId, c);
-    process.stdout.write(`index filled in ${((performance.now() - t0) / 1000).toFixed(1)} s (IVF lists trained and assigned on the way)\n`);
+    const written = await fill(index, storeId, c, N, !FILL_ONLY);
+    process.stdout.write(
+      `index filled in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${FILL_FILES} file${FILL_FILES > 1 ? 's' : ''} (${FILL_FILES * 100} chunks) a transaction (IVF lists trained and assigned on the way)\n`,
+    );
+    if (FILL_ONLY) {
+      await index.close();
+      return;
+    }
 
     // The index alone.
     const queries = benchQueries(c, QUERIES);

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, headingContextOf } from './analyzer';
-import { BLOCK_SIZE, BlockMeta, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
+import { BLOCK_SIZE, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 
 /**
  * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
@@ -24,15 +24,21 @@ export const LEXICAL_SCHEMA_VERSION = 1;
 const MAX_TAILS = 500_000;
 
 export class LexicalWriter {
-  /** Postings waiting to be appended, per store key and term, and per store the statistics' change. */
-  private pending = new Map<number, Map<string, Posting[]>>();
+  /**
+   * Postings waiting to be appended, per store key and term: flat, four numbers a posting (id, body
+   * count, heading count, length; ids increasing), so a batch allocates one array per term, not per posting.
+   */
+  private pending = new Map<number, Map<string, number[]>>();
   private statDelta = new Map<number, { n: number; length: number; dead: number }>();
   private keys = new Map<string, number>();
   private nextId = 0;
-  /** Per (store key, term): its block count and tail block's postings as last written (cleared on a rollback, compaction, drop). */
-  private readonly tails = new Map<string, { blocks: number; tail: { meta: BlockMeta; data: Buffer } | null }>();
+  /** Per store key and term: its block count and tail block as last written (cleared on a rollback, compaction, drop). */
+  private readonly tails = new Map<number, Map<string, Tail>>();
+  private tailCount = 0;
   /** lex_meta's write generation as this writer last set it */
   private wgen = -1;
+  /** The flush's statements, prepared once (after migrate: the tables exist). */
+  private stmts: ReturnType<LexicalWriter['prepareFlush']> | null = null;
 
   /** `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds). */
   constructor(
@@ -117,11 +123,11 @@ export class LexicalWriter {
     const key = this.storeKey(storeId, true)!;
     const a = analyzeChunk(text, headingContextOf(generatedMetadata));
     let terms = this.pending.get(key);
-    if (!terms) this.pending.set(key, (terms = new Map<string, Posting[]>()));
+    if (!terms) this.pending.set(key, (terms = new Map<string, number[]>()));
     for (const [term, tf] of a.terms) {
-      let ps = terms.get(term);
-      if (!ps) terms.set(term, (ps = []));
-      ps.push({ id, body: tf.body, heading: tf.heading, length: a.length });
+      const ps = terms.get(term);
+      if (ps) ps.push(id, tf.body, tf.heading, a.length);
+      else terms.set(term, [id, tf.body, tf.heading, a.length]);
     }
     const d = this.delta(key);
     d.n++;
@@ -157,7 +163,7 @@ export class LexicalWriter {
     this.flush();
     const key = this.storeKey(storeId, false);
     if (key === null) return;
-    this.tails.clear();
+    this.forgetTails();
     for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_stores']) this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
     this.keys.delete(storeId);
   }
@@ -167,68 +173,102 @@ export class LexicalWriter {
     this.pending.clear();
     this.statDelta.clear();
     this.keys.clear();
-    this.tails.clear();
+    this.forgetTails();
     this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
   }
 
-  /** Writes the pending postings and statistics (in the caller's transaction). */
-  flush(): void {
+  private prepareFlush() {
     const db = this.db;
-    if (this.pending.size) {
-      // the list's block count and its tail block (remembered from the last append, else read)
-      const tail = db.prepare(
+    return {
+      // the list's block count and its tail block (when not remembered from the last append)
+      tail: db.prepare(
         `SELECT t.blocks, b.first, b.last, b.count, b.max_body, b.max_heading, b.min_length, b.data FROM lex_terms t
            LEFT JOIN lex_blocks b ON b.store_key = t.store_key AND b.term = t.term AND b.block = t.blocks - 1
           WHERE t.store_key = ? AND t.term = ?`,
-      );
-      const putBlock = db.prepare(`INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-      const putTerm = db.prepare(
+      ),
+      insertBlock: db.prepare(`INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      growBlock: db.prepare(`UPDATE lex_blocks SET last = ?, count = ?, max_body = ?, max_heading = ?, min_length = ?, data = ? WHERE store_key = ? AND term = ? AND block = ?`),
+      upsertTerm: db.prepare(
         `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
          ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
-      );
+      ),
+      updateTerm: db.prepare(`UPDATE lex_terms SET df = df + ?, blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`),
+      stats: db.prepare(`UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`),
+    };
+  }
+
+  private forgetTails(): void {
+    this.tails.clear();
+    this.tailCount = 0;
+  }
+
+  /**
+   * Writes the pending postings and statistics (in the caller's transaction): per term, its new
+   * postings are encoded once and appended to its tail block (one UPDATE of the block while it has
+   * room, an INSERT per block started) and its lex_terms row updated once, however many chunks of the
+   * batch hold it. The tail blocks written are remembered for the next batch (not read back).
+   */
+  flush(): void {
+    if (this.pending.size) {
+      const st = (this.stmts ??= this.prepareFlush());
       // another connection wrote since this one last did: what it remembers may be stale
       const wgen = this.meta('wgen');
-      if (wgen !== this.wgen || this.tails.size > MAX_TAILS) this.tails.clear();
+      if (wgen !== this.wgen || this.tailCount > MAX_TAILS) this.forgetTails();
       this.wgen = wgen + 1;
       this.setMeta('wgen', this.wgen);
-      const put = (key: number, t: string, block: number, b: { meta: BlockMeta; data: Buffer }) =>
-        putBlock.run(key, t, block, b.meta.first, b.meta.last, b.meta.count, b.meta.maxBody, b.meta.maxHeading, b.meta.minLength, b.data);
+      const size = this.blockSize;
       for (const [key, terms] of this.pending) {
+        let known = this.tails.get(key);
+        if (!known) this.tails.set(key, (known = new Map<string, Tail>()));
         for (const [t, ps] of terms) {
-          const tk = `${key}\u0000${t}`;
-          let known = this.tails.get(tk);
-          if (!known) {
-            const r = tail.get(key, t) as { blocks: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer | null } | undefined;
-            known = {
-              blocks: r?.blocks ?? 0,
-              tail: r && r.data ? { meta: { first: r.first, last: r.last, count: r.count, maxBody: r.max_body, maxHeading: r.max_heading, minLength: r.min_length }, data: r.data } : null,
-            };
+          let tail = known.get(t);
+          if (!tail) {
+            tail = this.readTail(st.tail, key, t);
+            known.set(t, tail);
+            this.tailCount++;
           }
-          let blocks = known.blocks;
-          let cur = known.tail;
+          const count = ps.length >> 2;
           let i = 0;
-          if (cur && cur.meta.count < this.blockSize) {
-            // the tail block grows: only the new postings are encoded
-            i = Math.min(this.blockSize - cur.meta.count, ps.length);
-            cur = encodeBlock(ps.slice(0, i), cur);
-            put(key, t, blocks - 1, cur);
+          if (tail.data && tail.count < size) {
+            // the tail block grows: only the new postings are encoded, after its data
+            i = Math.min(size - tail.count, count);
+            const part = encodeInto(ps, 0, i, tail, tail.last);
+            const data = Buffer.allocUnsafe(tail.data.length + part);
+            tail.data.copy(data, 0);
+            data.set(scratch.subarray(0, part), tail.data.length);
+            tail.data = data;
+            st.growBlock.run(tail.last, tail.count, tail.maxBody, tail.maxHeading, tail.minLength, data, key, t, tail.blocks - 1);
           }
-          for (; i < ps.length; i += this.blockSize) {
-            cur = encodeBlock(ps.slice(i, i + this.blockSize));
-            put(key, t, blocks++, cur);
+          while (i < count) {
+            const j = Math.min(i + size, count);
+            tail.first = ps[i << 2];
+            tail.count = tail.maxBody = tail.maxHeading = 0;
+            tail.minLength = Infinity;
+            const n = encodeInto(ps, i, j, tail, tail.first);
+            tail.data = Buffer.from(scratch.subarray(0, n));
+            st.insertBlock.run(key, t, tail.blocks++, tail.first, tail.last, tail.count, tail.maxBody, tail.maxHeading, tail.minLength, tail.data);
+            i = j;
           }
-          putTerm.run(key, t, ps.length, blocks);
-          this.tails.set(tk, { blocks, tail: cur });
+          if (tail.listed) st.updateTerm.run(count, tail.blocks, key, t);
+          else st.upsertTerm.run(key, t, count, tail.blocks);
+          tail.listed = true;
         }
       }
       this.pending.clear();
     }
     if (this.statDelta.size) {
-      const upd = db.prepare(`UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`);
+      const upd = (this.stmts ??= this.prepareFlush()).stats;
       for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.dead, key);
       this.statDelta.clear();
     }
     this.setMeta('next_id', this.nextId);
+  }
+
+  /** A list's block count and tail block as stored (a list not yet stored: no blocks). */
+  private readTail(stmt: Database.Statement, key: number, t: string): Tail {
+    const r = stmt.get(key, t) as { blocks: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer | null } | undefined;
+    if (!r) return { listed: false, blocks: 0, first: 0, last: 0, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity, data: null };
+    return { listed: true, blocks: r.blocks, first: r.first, last: r.last, count: r.count, maxBody: r.max_body, maxHeading: r.max_heading, minLength: r.min_length, data: r.data };
   }
 
   /** After the transaction committed. */
@@ -238,7 +278,7 @@ export class LexicalWriter {
 
   /** After the transaction rolled back: what was pending is dropped, the counter re-read. */
   discard(): void {
-    this.tails.clear();
+    this.forgetTails();
     this.pending.clear();
     this.statDelta.clear();
     this.keys.clear();
@@ -250,7 +290,7 @@ export class LexicalWriter {
     const db = this.db;
     const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(key) as number[]);
     const terms = db.prepare(`SELECT term FROM lex_terms WHERE store_key = ?`).pluck().all(key) as string[];
-    this.tails.clear();
+    this.forgetTails();
     const blocksOf = db.prepare(`SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`);
     const delBlocks = db.prepare(`DELETE FROM lex_blocks WHERE store_key = ? AND term = ?`);
     const putBlock = db.prepare(`INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -281,6 +321,69 @@ export class LexicalWriter {
     db.prepare(`DELETE FROM lex_dead WHERE store_key = ?`).run(key);
     db.prepare(`UPDATE lex_stores SET dead = 0, cgen = cgen + 1 WHERE store_key = ?`).run(key);
   }
+}
+
+/**
+ * A list's tail as this writer last wrote it: whether its lex_terms row exists, its block count, and
+ * its last block's directory entry and data (null: the list has no blocks).
+ */
+interface Tail {
+  listed: boolean;
+  blocks: number;
+  first: number;
+  last: number;
+  count: number;
+  maxBody: number;
+  maxHeading: number;
+  minLength: number;
+  data: Buffer | null;
+}
+
+/** Where postings are encoded before they are copied into a block's data (a block's postings at most, 4 varints of ≤ 5 bytes each). */
+let scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
+
+/**
+ * Encodes the postings [from, to) of flat `ps` (id, body, heading, length; ids increasing, after
+ * `prev`) into `scratch` as postings.ts lays a block's data out (varints: id gap, body, heading,
+ * length), and folds them into the block's entry `into` (last, count and bounds). Answers the bytes written.
+ */
+export function encodeInto(ps: ArrayLike<number>, from: number, to: number, into: Pick<Tail, 'last' | 'count' | 'maxBody' | 'maxHeading' | 'minLength'>, prev: number): number {
+  if (scratch.length < (to - from) * 20) scratch = new Uint8Array((to - from) * 20);
+  const buf = scratch;
+  let n = 0;
+  let maxBody = into.maxBody;
+  let maxHeading = into.maxHeading;
+  let minLength = into.minLength;
+  for (let k = from << 2, end = to << 2; k < end; k += 4) {
+    const id = ps[k];
+    const body = ps[k + 1];
+    const heading = ps[k + 2];
+    const length = ps[k + 3];
+    n = varint(buf, n, id - prev);
+    n = varint(buf, n, body);
+    n = varint(buf, n, heading);
+    n = varint(buf, n, length);
+    prev = id;
+    if (body > maxBody) maxBody = body;
+    if (heading > maxHeading) maxHeading = heading;
+    if (length < minLength) minLength = length;
+  }
+  into.last = prev;
+  into.count += to - from;
+  into.maxBody = maxBody;
+  into.maxHeading = maxHeading;
+  into.minLength = minLength;
+  return n;
+}
+
+/** Writes `v` (≥ 0) as a varint at `n`; answers the position after it. */
+function varint(buf: Uint8Array, n: number, v: number): number {
+  while (v >= 0x80) {
+    buf[n++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[n++] = v;
+  return n;
 }
 
 interface Row {
