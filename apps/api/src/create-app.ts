@@ -14,6 +14,7 @@ import { jsonBodyMiddleware } from './http/json-body.middleware';
 import { buildOpenApi, serveOpenApi } from './http/openapi';
 import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
+import type { StartTimeline } from './start-timeline';
 
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -37,26 +38,31 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 }
 
 /** Builds the whole HTTP server (not yet listening) from configuration. */
-export async function createLarderApp(config: LarderConfig): Promise<LarderApp> {
+export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline } = {}): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
-  const infra = await createInfrastructure(config, { role: 'server' });
+  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline });
   try {
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
       logger: logLevels(config.logLevel),
       bodyParser: false,
     });
+    options.timeline?.mark('nest modules');
     app.use((_req: unknown, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => withReadLagReporting(res, next));
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
-    serveOpenApi(app, buildOpenApi(app, LARDER_VERSION, { console: config.console }));
+    // the document is built on its first request: a start does not pay for it
+    serveOpenApi(app, () => buildOpenApi(app, LARDER_VERSION, { console: config.console }));
     if (config.console) serveConsole(app, consoleDir(), { connectOrigins: uploadOrigins(config) });
+    options.timeline?.mark('openapi');
     await app.init();
+    options.timeline?.mark('nest init');
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
     // The root key's write is stored even when its read model was late; the server opens only once the
     // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
     await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);
+    options.timeline?.mark('root key');
     let closing: Promise<void> | null = null;
     return {
       app,
