@@ -15,6 +15,7 @@ import { buildOpenApi, serveOpenApi } from './http/openapi';
 import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
 import type { StartTimeline } from './start-timeline';
+import type { EmbeddedPostgres } from '@larder/database';
 
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -38,9 +39,9 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 }
 
 /** Builds the whole HTTP server (not yet listening) from configuration. */
-export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline } = {}): Promise<LarderApp> {
+export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres> } = {}): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
-  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline });
+  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded });
   try {
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {

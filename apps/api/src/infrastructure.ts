@@ -109,7 +109,10 @@ function signingSecret(config: LarderConfig): string {
  * Chooses and starts every adapter from configuration: embedded Postgres unless DATABASE_URL, the
  * Postgres event store unless EVENTSTORE_URL, the in-process bus unless NATS_URL.
  */
-export async function createInfrastructure(config: LarderConfig, options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli'; timeline?: StartTimeline } = {}): Promise<Infrastructure> {
+export async function createInfrastructure(
+  config: LarderConfig,
+  options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli'; timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres> } = {},
+): Promise<Infrastructure> {
   const logger = new Logger('Infrastructure');
   const mark = (step: string) => options.timeline?.mark(step);
   let embedded: EmbeddedPostgres | null = null;
@@ -119,12 +122,17 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     if (running && options.role === 'cli') {
       databaseUrl = running; // talk to the live server's embedded database
     } else {
-      if (running) throw new Error(`Another Larder process is using ${config.dataDir}; stop it or set LARDER_DATA_DIR.`);
+      if (running) {
+        await options.embedded?.then((pg) => pg.stop()).catch(() => undefined);
+        throw new Error(`Another Larder process is using ${config.dataDir}; stop it or set LARDER_DATA_DIR.`);
+      }
       mkdirSync(config.dataDir, { recursive: true });
-      embedded = await startEmbeddedPostgres({
-        dataDir: join(config.dataDir, 'pg'),
-        onConnectionError: (err) => logger.warn(err.message),
-      });
+      // started by the caller already (in its own thread, while the modules loaded), or here
+      embedded = await (options.embedded ??
+        startEmbeddedPostgres({
+          dataDir: join(config.dataDir, 'pg'),
+          onConnectionError: (err) => logger.warn(err.message),
+        }));
       databaseUrl = embedded.url;
       if (options.role !== 'cli') publishEmbeddedDatabase(config.dataDir, embedded.url);
       logger.log(`embedded Postgres (PGlite) on ${embedded.url}, data in ${join(config.dataDir, 'pg')}`);
