@@ -9,6 +9,7 @@ import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { LarderConfig } from './config';
 import { createInfrastructure, Infrastructure } from './infrastructure';
+import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { LarderValidationPipe } from './http/validation.pipe';
 import { jsonBodyMiddleware } from './http/json-body.middleware';
 import { buildOpenApi, serveOpenApi } from './http/openapi';
@@ -98,6 +99,16 @@ async function stopAccepting(app: INestApplication): Promise<void> {
   } finally {
     clearInterval(idle);
   }
+}
+
+/**
+ * Starts the bundled embedder's query session once the server listens, rather than with the first
+ * search (which joins it while it starts): a local model, so nothing is sent anywhere. A failure is
+ * logged here and is the first search's to report.
+ */
+export function warmUp(infra: Infrastructure, logger: Logger): void {
+  if (!(infra.embedder instanceof UseLiteEmbedder)) return;
+  infra.embedder.embed(['warm up'], 'query').catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
 }
 
 /** LARDER_SHUTDOWN_TIMEOUT_MS (default 10000): how long a drain on SIGTERM or SIGINT may take. */

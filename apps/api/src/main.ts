@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   // the rest of the server's modules load now, while the database starts
   const { Logger } = await import('@nestjs/common');
   infraLogger = new Logger('Infrastructure');
-  const { createLarderApp, exitOnSignals, shutdownTimeoutMs } = await import('./create-app');
+  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp } = await import('./create-app');
   timeline.mark('modules');
   const shutdownMs = shutdownTimeoutMs();
   const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined });
@@ -39,6 +39,8 @@ async function main(): Promise<void> {
     `listening on http://${config.host}:${config.port} ` + `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
   );
   logger.log(`started in ${timeline.toString()}`);
+  // the bundled model's query session starts now rather than with the first search (which then joins it)
+  warmUp(larder.infra, logger);
   exitOnSignals(() => larder.close(), logger, shutdownMs);
 }
 
