@@ -7,7 +7,9 @@ import { EventStore } from '@larder/event-store';
 import { PostgresEventStore } from '@larder/event-store/postgres/postgres.event-store';
 import { MessageBus, EventRelayReactor } from '@larder/message-bus';
 import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.message-bus';
-import { EmbeddedPostgres, ensureDatabase, publishEmbeddedDatabase, runningEmbeddedDatabase, startEmbeddedPostgres, unpublishEmbeddedDatabase } from '@larder/database';
+import type { EmbeddedPostgres } from '@larder/database';
+import { ensureDatabase } from '@larder/database/server-database';
+import { publishEmbeddedDatabase, runningEmbeddedDatabase, unpublishEmbeddedDatabase } from '@larder/database/embedded-database-lock';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
 import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-storage';
@@ -129,7 +131,7 @@ export async function createInfrastructure(
       mkdirSync(config.dataDir, { recursive: true });
       // started by the caller already (in its own thread, while the modules loaded), or here
       embedded = await (options.embedded ??
-        startEmbeddedPostgres({
+        (await import('@larder/database/embedded-postgres')).startEmbeddedPostgres({
           dataDir: join(config.dataDir, 'pg'),
           onConnectionError: (err) => logger.warn(err.message),
         }));
