@@ -49,8 +49,10 @@ export function startEmbeddedPostgresThread(options: { dataDir: string; port?: n
     let onStopped: ((error?: string) => void) | null = null;
     worker.on('message', (m: FromWorker) => {
       if (m.type === 'connection-error') options.onConnectionError?.(new Error(m.message));
-      else if (m.type === 'failed') void worker.terminate().finally(() => reject(new Error(`the embedded database did not start: ${m.error}`)));
-      else if (m.type === 'stopped') onStopped?.(m.error);
+      else if (m.type === 'failed') {
+        reject(new Error(`the embedded database did not start: ${m.error}`));
+        void worker.terminate();
+      } else if (m.type === 'stopped') onStopped?.(m.error);
       else if (m.type === 'started') {
         started = true;
         resolve({
