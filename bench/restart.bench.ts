@@ -1,7 +1,7 @@
 import { randomBytes } from 'crypto';
 import { spawn } from 'child_process';
 import { Agent } from 'http';
-import { mkdtempSync, rmSync, statSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
@@ -10,6 +10,8 @@ import { corpus, DIMS, fill, MODEL, serverEnv, syntheticEmbeddings } from './sea
 
 const N = Number(process.env.BENCH_RESTART_CHUNKS ?? 1_000_000);
 const RESTARTS = Number(process.env.BENCH_RESTART_TIMES ?? 3);
+/** Opt-in: the data directories are kept there and reused by the next run with the same chunk count (a 1M fill takes long). */
+const KEEP_DIR = process.env.BENCH_RESTART_DIR || null;
 const ROOT = join(__dirname, '..', '..');
 
 /**
@@ -19,12 +21,22 @@ const ROOT = join(__dirname, '..', '..');
  * process to its first answer to `GET /` and to its first successful `POST /v1/stores/search`. The
  * index's open alone (what a start pays for the index: schema check, IVF lists read) is timed too, and
  * a start of the same server with an empty store beside it, for what a start costs whatever the index.
+ * With `BENCH_RESTART_DIR` the filled directories are kept there, and a later run with the same
+ * `BENCH_RESTART_CHUNKS` starts the servers on them instead of filling again.
  */
 export async function restartBench(): Promise<void> {
   process.stdout.write(`\n## Restart: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors, embedded index\n`);
-  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-restart-'));
+  const dir = KEEP_DIR ?? mkdtempSync(join(tmpdir(), 'larder-bench-restart-'));
+  const marker = join(dir, 'filled.json');
+  type Filled = { chunks: number; key: string; storeId: string; emptyStore: string };
+  const kept: Filled | null = KEEP_DIR && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as Filled) : null;
+  const reuse = kept?.chunks === N ? kept : null;
+  if (KEEP_DIR && !reuse) {
+    for (const sub of ['data', 'empty', 'filled.json']) rmSync(join(dir, sub), { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+  }
   const embeddings = await syntheticEmbeddings();
-  const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const key = reuse?.key ?? `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   const envOf = (dataDir: string) => serverEnv(port, dataDir, key, embeddings.url);
@@ -74,14 +86,17 @@ export async function restartBench(): Promise<void> {
   };
   try {
     const dataDir = join(dir, 'data');
-    const storeId = await createStore(dataDir);
+    const emptyDir = join(dir, 'empty');
+    const storeId = reuse?.storeId ?? (await createStore(dataDir));
     const path = join(dataDir, 'chunk-index', 'chunks.sqlite');
     const f0 = performance.now();
-    const index = new SqliteChunkIndex(path, { readWorker: false });
-    await fill(index, storeId, corpus(), N, false, (n) => {
-      if (n % 100_000 === 0) process.stdout.write(`  ${n.toLocaleString('en')} chunks written (${((performance.now() - f0) / 1000).toFixed(0)} s)\n`);
-    });
-    await index.close();
+    if (!reuse) {
+      const index = new SqliteChunkIndex(path, { readWorker: false });
+      await fill(index, storeId, corpus(), N, false, (n) => {
+        if (n % 100_000 === 0) process.stdout.write(`  ${n.toLocaleString('en')} chunks written (${((performance.now() - f0) / 1000).toFixed(0)} s)\n`);
+      });
+      await index.close();
+    }
     const size = ['', '-wal'].reduce((s, x) => {
       try {
         return s + statSync(path + x).size;
@@ -89,7 +104,9 @@ export async function restartBench(): Promise<void> {
         return s;
       }
     }, 0);
-    process.stdout.write(`index filled in ${((performance.now() - f0) / 1000).toFixed(1)} s (${(size / 2 ** 30).toFixed(2)} GiB)\n`);
+    process.stdout.write(
+      reuse ? `index reused from ${dataDir} (${(size / 2 ** 30).toFixed(2)} GiB)\n` : `index filled in ${((performance.now() - f0) / 1000).toFixed(1)} s (${(size / 2 ** 30).toFixed(2)} GiB)\n`,
+    );
 
     // the index's open alone, as a start does it (file opened, schema checked, IVF lists read)
     const opens: string[] = [];
@@ -112,11 +129,14 @@ export async function restartBench(): Promise<void> {
     process.stdout.write(`index open alone: ${opens.join('; ')}\n`);
 
     // a start with an empty store: what a start costs whatever the index holds
-    const emptyDir = join(dir, 'empty');
-    const emptyStore = await createStore(emptyDir);
-    const emptyIndex = new SqliteChunkIndex(join(emptyDir, 'chunk-index', 'chunks.sqlite'), { readWorker: false });
-    await fill(emptyIndex, emptyStore, corpus(), 100, false);
-    await emptyIndex.close();
+    let emptyStore = reuse?.emptyStore;
+    if (!emptyStore) {
+      emptyStore = await createStore(emptyDir);
+      const emptyIndex = new SqliteChunkIndex(join(emptyDir, 'chunk-index', 'chunks.sqlite'), { readWorker: false });
+      await fill(emptyIndex, emptyStore, corpus(), 100, false);
+      await emptyIndex.close();
+      if (KEEP_DIR) writeFileSync(marker, JSON.stringify({ chunks: N, key, storeId, emptyStore } satisfies Filled));
+    }
 
     const rows: string[] = [];
     for (let i = 0; i < RESTARTS; i++) {
@@ -129,6 +149,6 @@ export async function restartBench(): Promise<void> {
     );
   } finally {
     embeddings.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!KEEP_DIR) rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -9,11 +9,14 @@ import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { LarderConfig } from './config';
 import { createInfrastructure, Infrastructure } from './infrastructure';
+import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { LarderValidationPipe } from './http/validation.pipe';
 import { jsonBodyMiddleware } from './http/json-body.middleware';
 import { buildOpenApi, serveOpenApi } from './http/openapi';
 import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
+import type { StartTimeline } from './start-timeline';
+import type { EmbeddedPostgres } from '@larder/database';
 
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
@@ -37,26 +40,31 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 }
 
 /** Builds the whole HTTP server (not yet listening) from configuration. */
-export async function createLarderApp(config: LarderConfig): Promise<LarderApp> {
+export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres> } = {}): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
-  const infra = await createInfrastructure(config, { role: 'server' });
+  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded });
   try {
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
       logger: logLevels(config.logLevel),
       bodyParser: false,
     });
+    options.timeline?.mark('nest modules');
     app.use((_req: unknown, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => withReadLagReporting(res, next));
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');
-    serveOpenApi(app, buildOpenApi(app, LARDER_VERSION, { console: config.console }));
+    // the document is built on its first request: a start does not pay for it
+    serveOpenApi(app, () => buildOpenApi(app, LARDER_VERSION, { console: config.console }));
     if (config.console) serveConsole(app, consoleDir(), { connectOrigins: uploadOrigins(config) });
+    options.timeline?.mark('openapi');
     await app.init();
+    options.timeline?.mark('nest init');
     const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
     // The root key's write is stored even when its read model was late; the server opens only once the
     // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
     await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);
+    options.timeline?.mark('root key');
     let closing: Promise<void> | null = null;
     return {
       app,
@@ -91,6 +99,16 @@ async function stopAccepting(app: INestApplication): Promise<void> {
   } finally {
     clearInterval(idle);
   }
+}
+
+/**
+ * Starts the bundled embedder's query session once the server listens, rather than with the first
+ * search (which joins it while it starts): a local model, so nothing is sent anywhere. A failure is
+ * logged here and is the first search's to report.
+ */
+export function warmUp(infra: Infrastructure, logger: Logger): void {
+  if (!(infra.embedder instanceof UseLiteEmbedder)) return;
+  infra.embedder.embed(['warm up'], 'query').catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
 }
 
 /** LARDER_SHUTDOWN_TIMEOUT_MS (default 10000): how long a drain on SIGTERM or SIGINT may take. */

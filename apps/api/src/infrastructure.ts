@@ -5,19 +5,17 @@ import { Pool } from 'pg';
 import { DataSource } from 'typeorm';
 import { EventStore } from '@larder/event-store';
 import { PostgresEventStore } from '@larder/event-store/postgres/postgres.event-store';
-import { EsdbEventStore } from '@larder/event-store/esdb/esdb.event-store';
 import { MessageBus, EventRelayReactor } from '@larder/message-bus';
-import { NatsMessageBus } from '@larder/message-bus/nats/nats.message-bus';
 import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.message-bus';
-import { EmbeddedPostgres, ensureDatabase, publishEmbeddedDatabase, runningEmbeddedDatabase, startEmbeddedPostgres, unpublishEmbeddedDatabase } from '@larder/database';
+import type { EmbeddedPostgres } from '@larder/database';
+import { ensureDatabase } from '@larder/database/server-database';
+import { publishEmbeddedDatabase, runningEmbeddedDatabase, unpublishEmbeddedDatabase } from '@larder/database/embedded-database-lock';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
 import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-storage';
-import { S3BucketConnector } from '@larder/blob-storage/s3/s3.bucket-connector';
 import { BucketObjectsReactor, BucketStorages } from '@larder/buckets';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk.blob-storage';
-import { S3BlobStorage } from '@larder/blob-storage/s3/s3.blob-storage';
 import { randomBytes } from 'crypto';
 import { ChunkIndex } from '@larder/chunk-index';
 import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
@@ -37,7 +35,6 @@ import type { Reranker, WebSearch, WebSearchProvider } from '@larder/search';
 import { MixedWebSearch } from '@larder/search/web/mixed-web-search';
 import { SearxngWebSearch } from '@larder/search/web/searxng.web-search';
 import { BraveWebSearch } from '@larder/search/web/brave.web-search';
-import { ElasticsearchChunkIndex } from '@larder/chunk-index/elasticsearch/elasticsearch.chunk-index';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { OutboundPolicy } from '@larder/outbound';
 import { AesGcmSecretBox, EnvKeyringSource, FileKeyringSource, KeyringSource, SecretBox, SecretVault } from '@larder/secrets';
@@ -46,6 +43,8 @@ import { TraceDeliveries, TraceDeliverySignal, TraceExportReactor } from '@larde
 import { PostgresTraceDeliveries } from '@larder/trace-destinations/postgres/postgres.trace-deliveries';
 import { TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { LarderConfig } from './config';
+import type { StartTimeline } from './start-timeline';
+import { LazyBucketConnector } from './lazy-adapters';
 
 export interface Infrastructure {
   config: LarderConfig;
@@ -112,8 +111,12 @@ function signingSecret(config: LarderConfig): string {
  * Chooses and starts every adapter from configuration: embedded Postgres unless DATABASE_URL, the
  * Postgres event store unless EVENTSTORE_URL, the in-process bus unless NATS_URL.
  */
-export async function createInfrastructure(config: LarderConfig, options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli' } = {}): Promise<Infrastructure> {
+export async function createInfrastructure(
+  config: LarderConfig,
+  options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli'; timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres> } = {},
+): Promise<Infrastructure> {
   const logger = new Logger('Infrastructure');
+  const mark = (step: string) => options.timeline?.mark(step);
   let embedded: EmbeddedPostgres | null = null;
   let databaseUrl: string;
   if (!config.databaseUrl) {
@@ -121,12 +124,17 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     if (running && options.role === 'cli') {
       databaseUrl = running; // talk to the live server's embedded database
     } else {
-      if (running) throw new Error(`Another Larder process is using ${config.dataDir}; stop it or set LARDER_DATA_DIR.`);
+      if (running) {
+        await options.embedded?.then((pg) => pg.stop()).catch(() => undefined);
+        throw new Error(`Another Larder process is using ${config.dataDir}; stop it or set LARDER_DATA_DIR.`);
+      }
       mkdirSync(config.dataDir, { recursive: true });
-      embedded = await startEmbeddedPostgres({
-        dataDir: join(config.dataDir, 'pg'),
-        onConnectionError: (err) => logger.warn(err.message),
-      });
+      // started by the caller already (in its own thread, while the modules loaded), or here
+      embedded = await (options.embedded ??
+        (await import('@larder/database/embedded-postgres')).startEmbeddedPostgres({
+          dataDir: join(config.dataDir, 'pg'),
+          onConnectionError: (err) => logger.warn(err.message),
+        }));
       databaseUrl = embedded.url;
       if (options.role !== 'cli') publishEmbeddedDatabase(config.dataDir, embedded.url);
       logger.log(`embedded Postgres (PGlite) on ${embedded.url}, data in ${join(config.dataDir, 'pg')}`);
@@ -135,6 +143,7 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     databaseUrl = config.databaseUrl;
     await ensureDatabase(databaseUrl);
   }
+  mark('database');
 
   // a call the database never answers fails (503 to its request) instead of holding a connection forever
   const pool = new Pool({ connectionString: databaseUrl, max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs });
@@ -147,9 +156,11 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     extra: { max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs },
   });
   await dataSource.initialize();
+  mark('read models');
 
   let eventStore: EventStore;
   if (config.eventStoreUrl) {
+    const { EsdbEventStore } = await import('@larder/event-store/esdb/esdb.event-store');
     eventStore = EsdbEventStore.fromConnectionString(config.eventStoreUrl);
   } else {
     const pg = new PostgresEventStore(pool, { schema: config.eventStoreSchema, listen: !embedded && !!config.databaseUrl });
@@ -157,10 +168,14 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     eventStore = pg;
   }
 
-  const bus: MessageBus = config.natsUrl ? await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] }) : new InProcessMessageBus();
+  // the adapters a configuration does not use (EventStoreDB, NATS, S3, Elasticsearch) are not even loaded
+  const bus: MessageBus = config.natsUrl
+    ? await (await import('@larder/message-bus/nats/nats.message-bus')).NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] })
+    : new InProcessMessageBus();
 
   let platformBlobs: BlobStorage;
   if (config.blobStorage === 's3') {
+    const { S3BlobStorage } = await import('@larder/blob-storage/s3/s3.blob-storage');
     const s3 = new S3BlobStorage({
       bucket: config.s3.bucket,
       endpoint: config.s3.endpoint ?? undefined,
@@ -183,17 +198,23 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
   const traceDeliveries = new PostgresTraceDeliveries(pool);
   await traceDeliveries.setup();
   const traceDeliverySignal = new TraceDeliverySignal();
+  mark('event store and vaults');
 
-  const bucketConnector = new S3BucketConnector({
-    outbound,
-    sts: {
-      endpoint: config.sts.endpoint,
-      region: config.sts.region,
-      credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
-    },
-    requestTimeoutMs: config.bucketRequestTimeoutMs,
-    // a file's copy, its chunks and its vectors are each of the order of the file itself
-    maxObjectBytes: 2 * config.maxFileBytes,
+  // made on its first use (a customer bucket's probe or open): the AWS SDK loads only then
+  const bucketConnector = new LazyBucketConnector(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { S3BucketConnector } = require('@larder/blob-storage/s3/s3.bucket-connector') as typeof import('@larder/blob-storage/s3/s3.bucket-connector');
+    return new S3BucketConnector({
+      outbound,
+      sts: {
+        endpoint: config.sts.endpoint,
+        region: config.sts.region,
+        credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
+      },
+      requestTimeoutMs: config.bucketRequestTimeoutMs,
+      // a file's copy, its chunks and its vectors are each of the order of the file itself
+      maxObjectBytes: 2 * config.maxFileBytes,
+    });
   });
   const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
   const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
@@ -234,7 +255,9 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
     pollMs: embedded ? 500 : 25,
     external: [new ChunkIndexProjection(chunkIndex, blobs)],
   });
+  mark('adapters');
   await runner.setup();
+  mark('projections and index');
 
   // temporary files of writes cut off by a crash (kill -9 mid upload) are removed at start and then hourly
   const TEMP_AGE_MS = 15 * 60_000;
@@ -297,6 +320,8 @@ export async function createInfrastructure(config: LarderConfig, options: { runL
 
 function createChunkIndex(config: LarderConfig): ChunkIndex {
   if (config.chunkIndex === 'elasticsearch') {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ElasticsearchChunkIndex } = require('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index') as typeof import('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index');
     return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
   }
   return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), {

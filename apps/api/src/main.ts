@@ -1,17 +1,46 @@
 import 'reflect-metadata';
-import { Logger } from '@nestjs/common';
-import { loadConfig } from './config';
-import { createLarderApp, exitOnSignals, shutdownTimeoutMs } from './create-app';
+import { join } from 'path';
+import type { Logger } from '@nestjs/common';
+import type { EmbeddedPostgres } from '@larder/database';
+import { runningEmbeddedDatabase } from '@larder/database/embedded-database-lock';
+import { startEmbeddedPostgresThread } from '@larder/database/embedded-postgres.thread';
+import { LarderConfig, loadConfig } from './config';
+import { StartTimeline } from './start-timeline';
+
+/**
+ * The embedded database, started at once in its own thread so that it starts while the server's
+ * modules load (null with DATABASE_URL, or when another process holds the data directory: the
+ * infrastructure then says so).
+ */
+function startDatabaseEarly(config: LarderConfig, logger: () => Logger): Promise<EmbeddedPostgres> | null {
+  if (config.databaseUrl || runningEmbeddedDatabase(config.dataDir)) return null;
+  const started = startEmbeddedPostgresThread({ dataDir: join(config.dataDir, 'pg'), onConnectionError: (err) => logger().warn(err.message) });
+  // a failure is the infrastructure's to report (it awaits this promise), not an unhandled rejection meanwhile
+  started.catch(() => undefined);
+  return started;
+}
 
 async function main(): Promise<void> {
+  const timeline = new StartTimeline('node');
   const config = loadConfig();
+  let infraLogger: Logger | null = null;
+  const embedded = startDatabaseEarly(config, () => infraLogger!);
+  // the rest of the server's modules load now, while the database starts
+  const { Logger } = await import('@nestjs/common');
+  infraLogger = new Logger('Infrastructure');
+  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp } = await import('./create-app');
+  timeline.mark('modules');
   const shutdownMs = shutdownTimeoutMs();
-  const larder = await createLarderApp(config);
+  const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined });
   await larder.app.listen(config.port, config.host);
+  timeline.mark('listen');
   const logger = new Logger('Larder');
   logger.log(
     `listening on http://${config.host}:${config.port} ` + `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
   );
+  logger.log(`started in ${timeline.toString()}`);
+  // the bundled model's query session starts now rather than with the first search (which then joins it)
+  warmUp(larder.infra, logger);
   exitOnSignals(() => larder.close(), logger, shutdownMs);
 }
 

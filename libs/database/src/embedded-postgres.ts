@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'fs';
-import { join } from 'path';
+import { mkdirSync } from 'fs';
 import { PGlite } from '@electric-sql/pglite';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: import('@electric-sql/pglite').Extension };
@@ -45,32 +44,4 @@ export async function startEmbeddedPostgres(
   };
 }
 
-/** The file in a data directory through which a running server lends its embedded database to the CLI. */
-export const EMBEDDED_DATABASE_LOCK_FILE = 'embedded-postgres.json';
-
-/** Records that this process serves `url` for `dataDir` (mode 0600: the address is the only credential). */
-export function publishEmbeddedDatabase(dataDir: string, url: string): void {
-  writeFileSync(join(dataDir, EMBEDDED_DATABASE_LOCK_FILE), JSON.stringify({ pid: process.pid, url }), { mode: 0o600 });
-}
-
-/** If a live process serves an embedded database on this data directory, the URL of that database. */
-export function runningEmbeddedDatabase(dataDir: string): string | null {
-  const file = join(dataDir, EMBEDDED_DATABASE_LOCK_FILE);
-  if (!existsSync(file)) return null;
-  try {
-    const { pid, url } = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; url: string };
-    process.kill(pid, 0);
-    return url;
-  } catch {
-    return null;
-  }
-}
-
-/** Removes the record written by `publishEmbeddedDatabase`. */
-export function unpublishEmbeddedDatabase(dataDir: string): void {
-  try {
-    unlinkSync(join(dataDir, EMBEDDED_DATABASE_LOCK_FILE));
-  } catch {
-    /* already gone */
-  }
-}
+export { EMBEDDED_DATABASE_LOCK_FILE, publishEmbeddedDatabase, runningEmbeddedDatabase, unpublishEmbeddedDatabase } from './embedded-database-lock';

@@ -1,4 +1,3 @@
-import { Parser } from 'htmlparser2';
 import { Block, ParsedDocument } from './document';
 
 const BLOCK_TAGS = new Set([
@@ -50,6 +49,9 @@ export function parseHtml(html: string, meta: { fileSize: number; extension: str
     buf = '';
     kind = 'paragraph';
   };
+  // loaded on the first HTML document, not at start
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Parser } = require('htmlparser2') as typeof import('htmlparser2');
   const parser = new Parser(
     {
       onopentag(name) {

@@ -1,4 +1,3 @@
-import { imageSize } from 'image-size';
 import { Ocr, OcrError } from '@larder/ai';
 import { ImageTooLargeError, ParsedDocument, ParseError } from './document';
 import { paragraphs } from './text.parsers';
@@ -34,7 +33,9 @@ export async function parseImage(
     // image-size reads through DataViews of the whole underlying ArrayBuffer: a Buffer that is a slice
     // of a larger (pooled) one is copied, so a truncated header fails instead of reading foreign bytes
     const own = data.byteOffset === 0 && data.buffer.byteLength === data.byteLength ? new Uint8Array(data.buffer) : new Uint8Array(data);
-    size = imageSize(own);
+    // loaded on the first image, not at start
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    size = (require('image-size') as typeof import('image-size')).imageSize(own);
   } catch (err) {
     throw new ParseError(`Could not read the image (${meta.mimeType}): ${(err as Error).message}`);
   }

@@ -1,5 +1,4 @@
 import { parse as parseCsv } from 'csv-parse/sync';
-import { parse as parseYaml } from 'yaml';
 import { Block, ParsedDocument, ParseError } from './document';
 
 interface Source {
@@ -59,7 +58,9 @@ export function parseMarkdown(src: Source): ParsedDocument {
   const fm = /^---\n([\s\S]*?)\n(?:---|\.\.\.)\n/.exec(text);
   if (fm) {
     try {
-      const v = parseYaml(fm[1]) as unknown;
+      // loaded on the first front matter, not at start
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const v = (require('yaml') as typeof import('yaml')).parse(fm[1]) as unknown;
       if (v && typeof v === 'object' && !Array.isArray(v)) frontmatter = v as Record<string, unknown>;
     } catch (err) {
       throw new ParseError(`Invalid YAML front matter: ${(err as Error).message.split('\n')[0]}`);

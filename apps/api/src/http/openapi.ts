@@ -603,9 +603,14 @@ export function buildOpenApi(app: INestApplication, version: string, options: { 
   return doc;
 }
 
-/** Serves the document at /openapi.json and /v1/schemas/mxjson, and interactive docs at /docs (offline assets). */
-export function serveOpenApi(app: INestApplication, doc: OpenAPIObject): void {
-  SwaggerModule.setup('docs', app, doc, { jsonDocumentUrl: 'openapi.json', raw: ['json'], customSiteTitle: 'Larder API' });
+/**
+ * Serves the document at /openapi.json and /v1/schemas/mxjson, and interactive docs at /docs (offline
+ * assets). Given a function, the document is built on its first request (once), not while the server starts.
+ */
+export function serveOpenApi(app: INestApplication, docOrBuild: OpenAPIObject | (() => OpenAPIObject)): void {
+  let doc: OpenAPIObject | null = typeof docOrBuild === 'function' ? null : docOrBuild;
+  const document = () => (doc ??= (docOrBuild as () => OpenAPIObject)());
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', raw: ['json'], customSiteTitle: 'Larder API' });
   const http = app.getHttpAdapter();
-  http.get('/v1/schemas/mxjson', (_req: unknown, res: { json: (b: unknown) => void }) => res.json(doc));
+  http.get('/v1/schemas/mxjson', (_req: unknown, res: { json: (b: unknown) => void }) => res.json(document()));
 }

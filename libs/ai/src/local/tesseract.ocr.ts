@@ -1,5 +1,5 @@
 import { dirname, join } from 'path';
-import { createWorker, OEM, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
 import { Ocr, OcrError, OcrResult } from '../ocr.port';
 
 export interface TesseractOcrOptions {
@@ -41,6 +41,9 @@ export class TesseractOcr implements Ocr {
   }
 
   private start(): Promise<Worker> {
+    // tesseract.js is loaded with the first image, not at start
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createWorker, OEM } = require('tesseract.js') as typeof import('tesseract.js');
     this.worker ??= createWorker('eng', OEM.LSTM_ONLY, {
       langPath: this.langPath,
       gzip: true,

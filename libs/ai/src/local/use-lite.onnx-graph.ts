@@ -1,6 +1,6 @@
 import { readFileSync } from 'fs';
 import { dirname, join } from 'path';
-import { onnx } from 'onnx-proto';
+import type { onnx } from 'onnx-proto';
 
 /**
  * Universal Sentence Encoder lite as an ONNX graph, built in memory from the TensorFlow.js graph model
@@ -57,6 +57,9 @@ export function readTfjsWeights(modelJson: string): Map<string, { shape: number[
 
 /** The ONNX model (opset 17) of the bundled USE lite, serialized; `modelJson` is the tfjs model.json beside its shards. */
 export function buildUseLiteOnnx(modelJson: string): Uint8Array {
+  // onnx-proto (protobufjs) is loaded with the first graph built, not when the server starts
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { onnx } = require('onnx-proto') as typeof import('onnx-proto');
   const weights = readTfjsWeights(modelJson);
   const initializers: onnx.ITensorProto[] = [];
   const nodes: onnx.INodeProto[] = [];

@@ -1,5 +1,4 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { OutboundFailure, OutboundPolicy, OutboundResponse, outboundFetch } from '@larder/outbound';
 import type { TraceTarget } from '../events';
 
@@ -151,6 +150,9 @@ export class TraceDestinationClient {
 
   private async post(target: TraceTarget, credentials: TraceCredentials, spans: ReadableSpan[]): Promise<OutboundResponse> {
     const json = target.kind === 'otlp' && target.protocol === 'http/json';
+    // loaded on the first export, not at start (a large module tree most servers never use)
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { JsonTraceSerializer, ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
     const body = (json ? JsonTraceSerializer : ProtobufTraceSerializer).serializeRequest(spans) ?? new Uint8Array();
     const headers = { ...authHeaders(credentials), 'content-type': json ? 'application/json' : 'application/x-protobuf' };
     return this.exchange(exportUrl(target), { method: 'POST', headers, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }, credentials);

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
-import { resourceFromAttributes } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { CLOCK, Clock } from '@larder/kernel';
@@ -106,6 +105,9 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
         destinationId,
         unwanted.map((c) => c.sourceEventId),
       );
+    // loaded with the first delivery, not at start
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { resourceFromAttributes } = require('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
     const resource = resourceFromAttributes({
       [ATTR_SERVICE_NAME]: 'larder',
       [ATTR_SERVICE_VERSION]: this.config.serviceVersion,
