@@ -71,30 +71,33 @@ export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer }
   return { meta, data: to ? Buffer.concat([to.data, part]) : part };
 }
 
-/** Decodes a block's data, given its first id and count. */
+/** Decodes a block's data, given its first id and count (one allocation: the four arrays share a buffer). */
 export function decodeBlock(data: Uint8Array, first: number, count: number): Block {
-  const ids = new Uint32Array(count);
-  const body = new Uint32Array(count);
-  const heading = new Uint32Array(count);
-  const length = new Uint32Array(count);
+  const all = new Uint32Array(count * 4);
+  const ids = all.subarray(0, count);
+  const body = all.subarray(count, count * 2);
+  const heading = all.subarray(count * 2, count * 3);
+  const length = all.subarray(count * 3, count * 4);
   let pos = 0;
-  const next = () => {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const byte = data[pos++];
-      v += (byte & 0x7f) * mul;
-      if (byte < 0x80) return v;
-      mul *= 128;
-    }
-  };
   let id = first;
   for (let i = 0; i < count; i++) {
-    id += next();
-    ids[i] = id;
-    body[i] = next();
-    heading[i] = next();
-    length[i] = next();
+    // four varints, the one-byte case first (nearly all of them)
+    let byte = data[pos++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    ids[i] = id += v;
+    byte = data[pos++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    body[i] = v;
+    byte = data[pos++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    heading[i] = v;
+    byte = data[pos++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    length[i] = v;
   }
   return { ids, body, heading, length, count };
 }

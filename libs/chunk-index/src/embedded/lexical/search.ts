@@ -50,6 +50,8 @@ interface Directory {
 
 const MAX_DIR_ENTRIES = 2_000_000;
 const MAX_BLOCK_POSTINGS = 4_000_000;
+/** The most blocks one statement reads ahead of a list read in order. */
+const MAX_RUN = 64;
 /** Bounds are inflated by this much before they prune, so rounding never prunes a chunk that belongs in the top. */
 const EPS = 1e-9;
 
@@ -197,7 +199,7 @@ function rankStore(
 ): Array<{ id: number; score: number }> {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-  const dataStmt = (st.data ??= db.prepare(`SELECT data FROM lex_blocks WHERE store_key = ? AND term = ? AND block = ?`).pluck());
+  const rangeStmt = (st.range ??= db.prepare(`SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ?`).raw());
   const dead = deadSet(db, state, s);
   state.blockHead ??= 0;
   const cursors: Cursor[] = [];
@@ -208,10 +210,23 @@ function rankStore(
     const dir = directory(db, state, s, term, r.gen);
     if (!dir.size) continue;
     const scale = w * idf(s.n, r.df);
+    // a block's data, read in runs of blocks while the list is read in order (one statement for many blocks)
+    let raw: Buffer[] = [];
+    let rawFrom = 0;
+    let run = 1;
+    let lastLoaded = -2;
     const load = (bi: number): Block => {
       let b = dir.blocks[bi];
       if (b && b.count === dir.count[bi]) return b;
-      b = decodeBlock(dataStmt.get(s.key, term, bi) as Buffer, dir.first[bi], dir.count[bi]);
+      if (bi - rawFrom >= raw.length || bi < rawFrom || !raw[bi - rawFrom]) {
+        run = bi === lastLoaded + 1 ? Math.min(run * 2, MAX_RUN) : 1;
+        raw = [];
+        rawFrom = bi;
+        for (const [block, data] of rangeStmt.iterate(s.key, term, bi, bi + run) as IterableIterator<[number, Buffer]>) raw[block - bi] = data;
+      }
+      lastLoaded = bi;
+      b = decodeBlock(raw[bi - rawFrom], dir.first[bi], dir.count[bi]);
+      raw[bi - rawFrom] = undefined as unknown as Buffer;
       dir.blocks[bi] = b;
       // decoded blocks are kept up to a bound, the oldest dropped first
       const queue = (state.blockQueue ??= []);
@@ -242,21 +257,26 @@ function rankStore(
   const heap = new TopK(limit);
   let theta = -Infinity;
   let ne = 0; // cursors[0..ne) are non-essential
+  // candidates up to this id lie in blocks whose bounds were found to let them in at the current threshold
+  let checkedTo = -1;
   const updateNe = () => {
     while (ne < m && prefix[ne] * (1 + EPS) <= theta) ne++;
+    checkedTo = -1;
   };
   for (;;) {
     if (ne >= m) break;
+    // the smallest id the essential lists may give next: a lower bound while a list's block is not decoded
     let d = Infinity;
     for (let i = ne; i < m; i++) {
-      const x = cursors[i].doc();
+      const x = cursors[i].lower();
       if (x < d) d = x;
     }
     if (d === Infinity) break;
-    if (heap.full) {
-      let bound = 0;
+    if (heap.full && d > checkedTo) {
+      // the essential lists' blocks at d with the other lists' whole-list bounds: skips runs of blocks undecoded
+      let bound = ne > 0 ? prefix[ne - 1] : 0;
       let end = Infinity;
-      for (let i = 0; i < m; i++) {
+      for (let i = ne; i < m; i++) {
         const c = cursors[i];
         const j = c.blockAt(d);
         if (j >= c.dir.size) continue;
@@ -266,20 +286,47 @@ function rankStore(
           end = Math.min(end, c.dir.last[j]);
         }
       }
+      if (bound * (1 + EPS) > theta) {
+        // every list's block at d
+        bound = 0;
+        end = Infinity;
+        for (let i = 0; i < m; i++) {
+          const c = cursors[i];
+          const j = c.blockAt(d);
+          if (j >= c.dir.size) continue;
+          if (c.dir.first[j] > d) end = Math.min(end, c.dir.first[j] - 1);
+          else {
+            bound += c.blockUb[j];
+            end = Math.min(end, c.dir.last[j]);
+          }
+        }
+      }
       if (bound * (1 + EPS) <= theta) {
         for (let i = ne; i < m; i++) cursors[i].advance(end + 1);
         continue;
       }
+      // the same blocks hold every id up to end: their bounds need no second look until the threshold moves
+      checkedTo = end;
     }
+    // d may enter: decode the essential blocks that may hold it, then d is a chunk of one of them (or moves on)
+    let shallow = false;
+    for (let i = ne; i < m; i++) {
+      const c = cursors[i];
+      if (!c.decoded && c.lower() === d) {
+        c.doc();
+        shallow = true;
+      }
+    }
+    if (shallow) continue;
     if ((allowed && !allowed(d)) || (dead && dead.has(d))) {
-      for (let i = ne; i < m; i++) if (cursors[i].doc() === d) cursors[i].next();
+      for (let i = ne; i < m; i++) if (cursors[i].decoded && cursors[i].doc() === d) cursors[i].next();
       continue;
     }
     let score = 0;
     contrib.fill(0);
     for (let i = ne; i < m; i++) {
       const c = cursors[i];
-      if (c.doc() === d) {
+      if (c.decoded && c.doc() === d) {
         const x = c.score();
         score += x;
         contrib[c.order] = x;
@@ -408,6 +455,19 @@ class Cursor {
       if (u > ub) ub = u;
     }
     this.ub = ub;
+  }
+
+  /** Whether the current block is decoded (else lower() is only a bound). */
+  get decoded(): boolean {
+    return this.block !== null;
+  }
+
+  /** A lower bound of the current chunk id, decoding nothing: the id itself once the block is decoded (Infinity: exhausted). */
+  lower(): number {
+    if (this.bi >= this.dir.size) return Infinity;
+    if (this.block) return this.block.ids[this.pos];
+    const f = this.dir.first[this.bi];
+    return this.target > f ? this.target : f;
   }
 
   /** The current chunk id (Infinity: exhausted). */
