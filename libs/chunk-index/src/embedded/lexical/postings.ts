@@ -73,11 +73,24 @@ export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer }
 
 /** Decodes a block's data, given its first id and count (one allocation: the four arrays share a buffer). */
 export function decodeBlock(data: Uint8Array, first: number, count: number): Block {
-  const all = new Uint32Array(count * 4);
-  const ids = all.subarray(0, count);
-  const body = all.subarray(count, count * 2);
-  const heading = all.subarray(count * 2, count * 3);
-  const length = all.subarray(count * 3, count * 4);
+  return decodeBlockInto(data, first, count, emptyBlock(count));
+}
+
+/** A block with room for `capacity` postings (its arrays share one buffer). */
+export function emptyBlock(capacity: number): Block {
+  const all = new Uint32Array(capacity * 4);
+  return {
+    ids: all.subarray(0, capacity),
+    body: all.subarray(capacity, capacity * 2),
+    heading: all.subarray(capacity * 2, capacity * 3),
+    length: all.subarray(capacity * 3, capacity * 4),
+    count: 0,
+  };
+}
+
+/** Decodes a block's data into `into` (room for `count` postings, which it then holds): no allocation. */
+export function decodeBlockInto(data: Uint8Array, first: number, count: number, into: Block): Block {
+  const { ids, body, heading, length } = into;
   let pos = 0;
   let id = first;
   for (let i = 0; i < count; i++) {
@@ -99,7 +112,8 @@ export function decodeBlock(data: Uint8Array, first: number, count: number): Blo
     for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
     length[i] = v;
   }
-  return { ids, body, heading, length, count };
+  into.count = count;
+  return into;
 }
 
 /** The postings of a decoded block, as entries. */

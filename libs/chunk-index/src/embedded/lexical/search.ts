@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, EXACT, headingContextOf, queryTerms, stemOf, STOP_WORDS } from './analyzer';
 import { Bm25Params, idf, tfNorm } from './bm25';
-import { Block, decodeBlock } from './postings';
+import { BLOCK_SIZE } from './postings';
 
 export interface LexicalInput extends Bm25Params {
   text: string;
@@ -25,10 +25,10 @@ export interface LexicalInput extends Bm25Params {
 export interface LexicalState {
   dirs?: Map<string, Directory>;
   dirEntries?: number;
-  /** decoded blocks in the order they were decoded (each lives in its directory's `blocks`), the oldest at `blockHead` */
+  /** blocks' data in the order they were read (each lives in its directory's `data`), the oldest at `blockHead` */
   blockQueue?: Array<[Directory, number] | null>;
   blockHead?: number;
-  blockPostings?: number;
+  blockBytes?: number;
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
 }
@@ -44,12 +44,13 @@ interface Directory {
   maxHeading: Uint32Array;
   minLength: Uint32Array;
   size: number;
-  /** decoded blocks (a cache: the oldest dropped when many are kept; a new generation starts empty) */
-  blocks: Array<Block | undefined>;
+  /** blocks' data as read (a cache: the oldest dropped past a bound; a new generation starts empty) */
+  data: Array<Buffer | undefined>;
 }
 
 const MAX_DIR_ENTRIES = 2_000_000;
-const MAX_BLOCK_POSTINGS = 4_000_000;
+/** Blocks' data kept (compressed, about 4 bytes a posting: some 16 million postings). */
+const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
 /** The most blocks one statement reads ahead of a list read in order. */
 const MAX_RUN = 64;
 /** Bounds are inflated by this much before they prune, so rounding never prunes a chunk that belongs in the top. */
@@ -210,40 +211,35 @@ function rankStore(
     const dir = directory(db, state, s, term, r.gen);
     if (!dir.size) continue;
     const scale = w * idf(s.n, r.df);
-    // a block's data, read in runs of blocks while the list is read in order (one statement for many blocks)
-    let raw: Buffer[] = [];
-    let rawFrom = 0;
+    // a block's data: kept between queries (bounded), read in runs of blocks while the list is read in order
     let run = 1;
-    let lastLoaded = -2;
-    const load = (bi: number): Block => {
-      let b = dir.blocks[bi];
-      if (b && b.count === dir.count[bi]) return b;
-      if (bi - rawFrom >= raw.length || bi < rawFrom || !raw[bi - rawFrom]) {
-        run = bi === lastLoaded + 1 ? Math.min(run * 2, MAX_RUN) : 1;
-        raw = [];
-        rawFrom = bi;
-        for (const [block, data] of rangeStmt.iterate(s.key, term, bi, bi + run) as IterableIterator<[number, Buffer]>) raw[block - bi] = data;
-      }
-      lastLoaded = bi;
-      b = decodeBlock(raw[bi - rawFrom], dir.first[bi], dir.count[bi]);
-      raw[bi - rawFrom] = undefined as unknown as Buffer;
-      dir.blocks[bi] = b;
-      // decoded blocks are kept up to a bound, the oldest dropped first
+    let lastRead = -2;
+    const load = (bi: number): Uint8Array => {
+      const have = dir.data[bi];
+      if (have) return have;
+      run = bi === lastRead + 1 ? Math.min(run * 2, MAX_RUN) : 1;
       const queue = (state.blockQueue ??= []);
-      queue.push([dir, bi]);
-      state.blockPostings = (state.blockPostings ?? 0) + b.count;
-      while (state.blockPostings > MAX_BLOCK_POSTINGS && state.blockHead! < queue.length) {
+      for (const [block, data] of rangeStmt.iterate(s.key, term, bi, bi + run) as IterableIterator<[number, Buffer]>) {
+        if (dir.data[block]) continue;
+        dir.data[block] = data;
+        queue.push([dir, block]);
+        state.blockBytes = (state.blockBytes ?? 0) + data.length;
+      }
+      lastRead = bi + run - 1;
+      const got = dir.data[bi]!;
+      // the oldest dropped past the bound
+      while (state.blockBytes! > MAX_BLOCK_BYTES && state.blockHead! < queue.length) {
         const [d0, b0] = queue[state.blockHead!]!;
         queue[state.blockHead!++] = null;
-        const old = d0.blocks[b0];
-        if (old) state.blockPostings -= old.count;
-        d0.blocks[b0] = undefined;
+        const old = d0.data[b0];
+        if (old) state.blockBytes! -= old.length;
+        d0.data[b0] = undefined;
       }
       if (state.blockHead! > 100_000 && state.blockHead! * 2 > queue.length) {
         state.blockQueue = queue.slice(state.blockHead);
         state.blockHead = 0;
       }
-      return b;
+      return got;
     };
     cursors.push(new Cursor(dir, scale, s.avgLength, input, load, cursors.length));
   }
@@ -381,11 +377,16 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     return cached;
   }
   const from = cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
-  const rows = db
-    .prepare(`SELECT block, first, last, count, max_body, max_heading, min_length FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? ORDER BY block`)
-    .raw()
-    .all(s.key, term, from) as number[][];
-  const size = from + rows.length;
+  // one row of seven JSON arrays (a column each): parsing them costs half of reading a row per block
+  const st = (state.statements ??= {});
+  const cols = (st.dir ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(first), json_group_array(last), json_group_array(count), json_group_array(max_body), json_group_array(max_heading), json_group_array(min_length)
+       FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ?`,
+    )
+    .raw());
+  const [block, first, last, count, maxBody, maxHeading, minLength] = (cols.get(s.key, term, from) as string[]).map((x) => JSON.parse(x) as number[]);
+  const size = from + block.length;
   const dir: Directory = {
     gen,
     cgen: s.cgen,
@@ -396,7 +397,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     maxHeading: new Uint32Array(size),
     minLength: new Uint32Array(size),
     size,
-    blocks: [],
+    data: [],
   };
   if (from && cached) {
     dir.first.set(cached.first.subarray(0, from));
@@ -406,13 +407,14 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     dir.maxHeading.set(cached.maxHeading.subarray(0, from));
     dir.minLength.set(cached.minLength.subarray(0, from));
   }
-  for (const [block, first, last, count, maxBody, maxHeading, minLength] of rows) {
-    dir.first[block] = first;
-    dir.last[block] = last;
-    dir.count[block] = count;
-    dir.maxBody[block] = maxBody;
-    dir.maxHeading[block] = maxHeading;
-    dir.minLength[block] = minLength;
+  for (let i = 0; i < block.length; i++) {
+    const b = block[i];
+    dir.first[b] = first[i];
+    dir.last[b] = last[i];
+    dir.count[b] = count[i];
+    dir.maxBody[b] = maxBody[i];
+    dir.maxHeading[b] = maxHeading[i];
+    dir.minLength[b] = minLength[i];
   }
   if (cached) state.dirEntries = (state.dirEntries ?? 0) - cached.size;
   dirs.delete(key);
@@ -426,16 +428,29 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
   return dir;
 }
 
-/** A cursor over one list: a block index, the block (decoded when first needed) and a position in it. */
+/**
+ * A cursor over one list: a block index, the block (opened when first needed, its postings decoded
+ * only as far as the cursor goes, into the cursor's own arrays) and a position in it.
+ */
 class Cursor {
   /** per block: an upper bound of the term's weighted score in it */
   readonly blockUb: Float64Array;
   /** the largest block bound */
   readonly ub: number;
   private bi = 0;
-  private block: Block | null = null;
+  /** the current block's data (null: not opened), its postings decoded so far (`have`) and where its next starts */
+  private data: Uint8Array | null = null;
+  private have = 0;
+  private byte = 0;
+  private prevId = 0;
+  private count = 0;
+  private ids: Uint32Array;
+  private body: Uint32Array;
+  private heading: Uint32Array;
+  private length: Uint32Array;
+  /** the position in the opened block (< have) */
   private pos = 0;
-  /** the first id wanted in the block not yet decoded */
+  /** the first id wanted in the block not yet opened */
   private target = 0;
 
   constructor(
@@ -443,64 +458,107 @@ class Cursor {
     private readonly scale: number,
     private readonly avgLength: number,
     private readonly p: Bm25Params,
-    private readonly load: (bi: number) => Block,
+    private readonly load: (bi: number) => Uint8Array,
     /** the term's place in the query */
     readonly order: number,
   ) {
     this.blockUb = new Float64Array(dir.size);
     let ub = 0;
+    let most = BLOCK_SIZE;
     for (let j = 0; j < dir.size; j++) {
       const u = scale * tfNorm(dir.maxBody[j], dir.maxHeading[j], dir.minLength[j], avgLength, p);
       this.blockUb[j] = u;
       if (u > ub) ub = u;
+      if (dir.count[j] > most) most = dir.count[j];
     }
     this.ub = ub;
+    const all = new Uint32Array(most * 4);
+    this.ids = all.subarray(0, most);
+    this.body = all.subarray(most, most * 2);
+    this.heading = all.subarray(most * 2, most * 3);
+    this.length = all.subarray(most * 3);
   }
 
-  /** Whether the current block is decoded (else lower() is only a bound). */
+  /** Whether the current block is open (else lower() is only a bound). */
   get decoded(): boolean {
-    return this.block !== null;
+    return this.data !== null;
   }
 
-  /** A lower bound of the current chunk id, decoding nothing: the id itself once the block is decoded (Infinity: exhausted). */
+  /** A lower bound of the current chunk id, opening nothing: the id itself once the block is open (Infinity: exhausted). */
   lower(): number {
     if (this.bi >= this.dir.size) return Infinity;
-    if (this.block) return this.block.ids[this.pos];
+    if (this.data) return this.ids[this.pos];
     const f = this.dir.first[this.bi];
     return this.target > f ? this.target : f;
   }
 
+  /** Decodes the block's next posting (its four varints). */
+  private decodeNext(): void {
+    const data = this.data!;
+    let p = this.byte;
+    const i = this.have++;
+    let byte = data[p++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
+    this.ids[i] = this.prevId += v;
+    byte = data[p++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
+    this.body[i] = v;
+    byte = data[p++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
+    this.heading[i] = v;
+    byte = data[p++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
+    this.length[i] = v;
+    this.byte = p;
+  }
+
+  /** Moves within the open block to its first chunk ≥ target (false: none in it). */
+  private seek(target: number): boolean {
+    for (;;) {
+      if (this.pos >= this.have) {
+        if (this.have >= this.count) return false;
+        this.decodeNext();
+      }
+      if (this.ids[this.pos] >= target) return true;
+      this.pos++;
+    }
+  }
+
   /** The current chunk id (Infinity: exhausted). */
   doc(): number {
-    if (this.bi >= this.dir.size) return Infinity;
-    if (!this.block) {
-      const b = (this.block = this.load(this.bi));
-      let pos = 0;
-      while (pos < b.count && b.ids[pos] < this.target) pos++;
-      if (pos >= b.count) {
-        // cannot happen (the block's last id ≥ target), kept for safety
-        this.bi++;
-        this.block = null;
-        return this.doc();
-      }
-      this.pos = pos;
+    for (;;) {
+      if (this.bi >= this.dir.size) return Infinity;
+      if (this.data) return this.ids[this.pos];
+      this.data = this.load(this.bi);
+      this.count = this.dir.count[this.bi];
+      this.have = 0;
+      this.byte = 0;
+      this.prevId = this.dir.first[this.bi];
+      this.pos = 0;
+      if (this.seek(this.target)) return this.ids[this.pos];
+      // cannot happen (the block's last id ≥ target), kept for safety
+      this.bi++;
+      this.data = null;
     }
-    return this.block.ids[this.pos];
   }
 
   score(): number {
-    const b = this.block!;
-    return this.scale * tfNorm(b.body[this.pos], b.heading[this.pos], b.length[this.pos], this.avgLength, this.p);
+    const i = this.pos;
+    return this.scale * tfNorm(this.body[i], this.heading[i], this.length[i], this.avgLength, this.p);
   }
 
   next(): void {
-    if (!this.block) this.doc();
-    if (!this.block) return;
-    if (++this.pos >= this.block.count) {
+    if (!this.data) this.doc();
+    if (!this.data) return;
+    if (++this.pos >= this.count) {
       this.bi++;
-      this.block = null;
+      this.data = null;
       this.target = 0;
-    }
+    } else if (this.pos >= this.have) this.decodeNext();
   }
 
   /** The first block at or after the current one whose last id ≥ target (size: none). */
@@ -517,21 +575,20 @@ class Cursor {
     return lo;
   }
 
-  /** Moves to the first chunk ≥ target (decoding nothing until doc() is asked). */
+  /** Moves to the first chunk ≥ target (opening nothing until doc() is asked). */
   advance(target: number): void {
     const j = this.blockAt(target);
     if (j !== this.bi) {
       this.bi = j;
-      this.block = null;
+      this.data = null;
       this.target = target;
       return;
     }
-    if (!this.block) {
+    if (!this.data) {
       if (target > this.target) this.target = target;
       return;
     }
-    const ids = this.block.ids;
-    while (ids[this.pos] < target) this.pos++; // the block's last id ≥ target
+    this.seek(target); // the block's last id ≥ target
   }
 }
 
