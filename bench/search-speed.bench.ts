@@ -217,7 +217,7 @@ export async function searchSpeedBench(): Promise<void> {
     });
   let child = await start();
   try {
-    const storeId = kept?.storeId ?? (await post('/v1/stores', { name: 'bench-speed' })).id;
+    const storeId: string = kept?.storeId ?? ((await post('/v1/stores', { name: 'bench-speed' })).id as string);
     await stop(child);
 
     // Fill the server's own embedded index directly (the pipeline is measured by the ingestion bench).
