@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, EXACT, headingContextOf, queryTerms, stemOf, STOP_WORDS } from './analyzer';
 import { Bm25Params, idf, tfNorm } from './bm25';
-import { BLOCK_SIZE } from './postings';
 
 export interface LexicalInput extends Bm25Params {
   text: string;
@@ -429,8 +428,9 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
 }
 
 /**
- * A cursor over one list: a block index, the block (opened when first needed, its postings decoded
- * only as far as the cursor goes, into the cursor's own arrays) and a position in it.
+ * A cursor over one list: a block index, the block (opened when first needed) and a place in it. A block's
+ * postings are read in place, as far as the cursor goes: a chunk's id when the cursor moves onto it, its
+ * counts only when it is scored.
  */
 class Cursor {
   /** per block: an upper bound of the term's weighted score in it */
@@ -438,18 +438,13 @@ class Cursor {
   /** the largest block bound */
   readonly ub: number;
   private bi = 0;
-  /** the current block's data (null: not opened), its postings decoded so far (`have`) and where its next starts */
+  /** the current block's data (null: not opened), its count, the current chunk's place in it and id */
   private data: Uint8Array | null = null;
-  private have = 0;
-  private byte = 0;
-  private prevId = 0;
   private count = 0;
-  private ids: Uint32Array;
-  private body: Uint32Array;
-  private heading: Uint32Array;
-  private length: Uint32Array;
-  /** the position in the opened block (< have) */
-  private pos = 0;
+  private index = 0;
+  private id = 0;
+  /** where the current chunk's counts start in `data` */
+  private at = 0;
   /** the first id wanted in the block not yet opened */
   private target = 0;
 
@@ -464,19 +459,12 @@ class Cursor {
   ) {
     this.blockUb = new Float64Array(dir.size);
     let ub = 0;
-    let most = BLOCK_SIZE;
     for (let j = 0; j < dir.size; j++) {
       const u = scale * tfNorm(dir.maxBody[j], dir.maxHeading[j], dir.minLength[j], avgLength, p);
       this.blockUb[j] = u;
       if (u > ub) ub = u;
-      if (dir.count[j] > most) most = dir.count[j];
     }
     this.ub = ub;
-    const all = new Uint32Array(most * 4);
-    this.ids = all.subarray(0, most);
-    this.body = all.subarray(most, most * 2);
-    this.heading = all.subarray(most * 2, most * 3);
-    this.length = all.subarray(most * 3);
   }
 
   /** Whether the current block is open (else lower() is only a bound). */
@@ -487,59 +475,51 @@ class Cursor {
   /** A lower bound of the current chunk id, opening nothing: the id itself once the block is open (Infinity: exhausted). */
   lower(): number {
     if (this.bi >= this.dir.size) return Infinity;
-    if (this.data) return this.ids[this.pos];
+    if (this.data) return this.id;
     const f = this.dir.first[this.bi];
     return this.target > f ? this.target : f;
   }
 
-  /** Decodes the block's next posting (its four varints). */
-  private decodeNext(): void {
+  /** Reads the id of the chunk whose id gap starts at `p` (false: the block has no more). */
+  private readId(p: number): boolean {
+    if (this.index >= this.count) return false;
     const data = this.data!;
-    let p = this.byte;
-    const i = this.have++;
     let byte = data[p++];
     let v = byte & 0x7f;
     for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
-    this.ids[i] = this.prevId += v;
-    byte = data[p++];
-    v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
-    this.body[i] = v;
-    byte = data[p++];
-    v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
-    this.heading[i] = v;
-    byte = data[p++];
-    v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
-    this.length[i] = v;
-    this.byte = p;
+    this.id += v;
+    this.at = p;
+    return true;
+  }
+
+  /** Moves to the block's next chunk (false: none). */
+  private step(): boolean {
+    // past the current chunk's three counts
+    const data = this.data!;
+    let p = this.at;
+    while (data[p++] >= 0x80);
+    while (data[p++] >= 0x80);
+    while (data[p++] >= 0x80);
+    this.index++;
+    return this.readId(p);
   }
 
   /** Moves within the open block to its first chunk ≥ target (false: none in it). */
   private seek(target: number): boolean {
-    for (;;) {
-      if (this.pos >= this.have) {
-        if (this.have >= this.count) return false;
-        this.decodeNext();
-      }
-      if (this.ids[this.pos] >= target) return true;
-      this.pos++;
-    }
+    while (this.id < target) if (!this.step()) return false;
+    return true;
   }
 
   /** The current chunk id (Infinity: exhausted). */
   doc(): number {
     for (;;) {
       if (this.bi >= this.dir.size) return Infinity;
-      if (this.data) return this.ids[this.pos];
+      if (this.data) return this.id;
       this.data = this.load(this.bi);
       this.count = this.dir.count[this.bi];
-      this.have = 0;
-      this.byte = 0;
-      this.prevId = this.dir.first[this.bi];
-      this.pos = 0;
-      if (this.seek(this.target)) return this.ids[this.pos];
+      this.index = 0;
+      this.id = this.dir.first[this.bi];
+      if (this.readId(0) && this.seek(this.target)) return this.id;
       // cannot happen (the block's last id ≥ target), kept for safety
       this.bi++;
       this.data = null;
@@ -547,18 +527,28 @@ class Cursor {
   }
 
   score(): number {
-    const i = this.pos;
-    return this.scale * tfNorm(this.body[i], this.heading[i], this.length[i], this.avgLength, this.p);
+    const data = this.data!;
+    let p = this.at;
+    let byte = data[p++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[p++]) & 0x7f) * mul;
+    byte = data[p++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[p++]) & 0x7f) * mul;
+    byte = data[p++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[p++]) & 0x7f) * mul;
+    return this.scale * tfNorm(body, heading, length, this.avgLength, this.p);
   }
 
   next(): void {
     if (!this.data) this.doc();
     if (!this.data) return;
-    if (++this.pos >= this.count) {
+    if (!this.step()) {
       this.bi++;
       this.data = null;
       this.target = 0;
-    } else if (this.pos >= this.have) this.decodeNext();
+    }
   }
 
   /** The first block at or after the current one whose last id ≥ target (size: none). */
