@@ -216,7 +216,8 @@ function rankStore(
     const load = (bi: number): Uint8Array => {
       const have = dir.data[bi];
       if (have) return have;
-      run = bi === lastRead + 1 ? Math.min(run * 2, MAX_RUN) : 1;
+      // a list probed block after block (or a few apart) is read ahead too
+      run = bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1;
       const queue = (state.blockQueue ??= []);
       for (const [block, data] of rangeStmt.iterate(s.key, term, bi, bi + run) as IterableIterator<[number, Buffer]>) {
         if (dir.data[block]) continue;
