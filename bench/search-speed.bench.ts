@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'crypto';
 import { spawn } from 'child_process';
 import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest } from 'http';
-import { mkdtempSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
@@ -184,9 +184,16 @@ async function recallAt10(index: SqliteChunkIndex, storeId: string, written: Wri
 
 export async function searchSpeedBench(): Promise<void> {
   process.stdout.write(`\n## Search speed: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors (512 clusters), 40-word Zipf texts, ${QUERIES} queries\n`);
-  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-speed-'));
+  // BENCH_SEARCH_DIR: keep the filled data directory there and reuse it when it holds a filled index of N chunks (fill once, measure often)
+  const keepDir = process.env.BENCH_SEARCH_DIR || null;
+  if (keepDir) mkdirSync(keepDir, { recursive: true });
+  const dir = keepDir ?? mkdtempSync(join(tmpdir(), 'larder-bench-speed-'));
+  const markFile = join(dir, 'bench-fill.json');
+  const kept = keepDir && existsSync(markFile) ? (JSON.parse(readFileSync(markFile, 'utf8')) as { n: number; storeId: string; key: string }) : null;
+  if (kept && kept.n !== N) throw new Error(`${dir} holds ${kept.n} chunks, not ${N}: use another BENCH_SEARCH_DIR`);
+  if (keepDir && !kept) rmSync(join(dir, 'data'), { recursive: true, force: true });
   const embeddings = await syntheticEmbeddings();
-  const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const key = kept?.key ?? `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const env = serverEnv(port, join(dir, 'data'), key, embeddings.url);
   const start = async () => {
@@ -223,25 +230,39 @@ export async function searchSpeedBench(): Promise<void> {
     });
   let child = await start();
   try {
-    const storeId = (await post('/v1/stores', { name: 'bench-speed' })).id as string;
+    const storeId: string = kept?.storeId ?? ((await post('/v1/stores', { name: 'bench-speed' })).id as string);
     await stop(child);
 
     // Fill the server's own embedded index directly (the pipeline is measured by the ingestion bench).
     const c = corpus();
     const t0 = performance.now();
     const index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { ivfProbes: Number(process.env.LARDER_IVF_PROBES ?? 16) });
-    const written = await fill(index, storeId, c, N, !FILL_ONLY);
-    process.stdout.write(
-      `index filled in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${FILL_FILES} file${FILL_FILES > 1 ? 's' : ''} (${FILL_FILES * 100} chunks) a transaction (IVF lists trained and assigned on the way)\n`,
-    );
-    if (FILL_ONLY) {
-      await index.close();
-      return;
+    let written: Written;
+    if (kept) {
+      // the corpus drawn again (the queries are drawn after it), not written: the index already holds it
+      await index.setup();
+      written = { matrix: new Float32Array(N * DIMS), keys: [] };
+      for (const file of corpusFiles(c, N))
+        for (const [i, v] of file.vectors.entries()) {
+          written.matrix.set(v, written.keys.length * DIMS);
+          written.keys.push(`${file.fileId}:${i}`);
+        }
+      process.stdout.write(`index reused from ${dir} (corpus drawn again in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+    } else {
+      written = await fill(index, storeId, c, N, !FILL_ONLY);
+      process.stdout.write(
+        `index filled in ${((performance.now() - t0) / 1000).toFixed(1)} s, ${FILL_FILES} file${FILL_FILES > 1 ? 's' : ''} (${FILL_FILES * 100} chunks) a transaction (IVF lists trained and assigned on the way)\n`,
+      );
+      if (keepDir) writeFileSync(markFile, JSON.stringify({ n: N, storeId, key }));
+      if (FILL_ONLY) {
+        await index.close();
+        return;
+      }
     }
 
     // The index alone.
     const queries = benchQueries(c, QUERIES);
-    const time = async (fn: (q: (typeof queries)[number]) => Promise<unknown>) => {
+    const time = async (fn: (q: (typeof queries)[number]) => Promise<unknown>, slowest?: string) => {
       await fn(queries[0]);
       const ms: number[] = [];
       const w0 = performance.now();
@@ -250,19 +271,29 @@ export async function searchSpeedBench(): Promise<void> {
         await fn(q);
         ms.push(performance.now() - s);
       }
+      if (slowest) {
+        const worst = ms
+          .map((t, i) => [t, i] as const)
+          .sort((a, b) => b[0] - a[0])
+          .slice(0, 5);
+        process.stdout.write(`slowest ${slowest} queries: ${worst.map(([t, i]) => `"${queries[i].text}" ${fmt(t)} ms`).join(', ')}\n`);
+      }
       return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000) };
     };
     const q0 = { storeIds: [storeId], topK: 10 };
     const dense = await time((q) => index.searchDense({ ...q0, vector: q.vector, model: MODEL }));
-    const lexical = await time((q) => index.searchLexical({ ...q0, text: q.text }));
+    const lexical = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'lexical');
     const rm3Index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { lexical: { feedback: RM3_FEEDBACK, feedbackMinWords: 0 } });
     await rm3Index.setup();
-    const lexicalRm3 = await time((q) => rm3Index.searchLexical({ ...q0, text: q.text }));
+    const lexicalRm3 = await time((q) => rm3Index.searchLexical({ ...q0, text: q.text }), 'RM3 lexical');
     await rm3Index.close();
+    // the hybrid's two halves alone (50 candidates each): lexical runs in the read worker, dense on this thread
+    const lexical50 = await time((q) => index.searchLexical({ ...q0, topK: 50, text: q.text }));
+    const dense50 = await time((q) => index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL }));
     const hybrid = await time(async (q) => {
       const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
       return fuse(l, d, { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] }).slice(0, 10);
-    });
+    }, 'hybrid');
     const recall = await recallAt10(
       index,
       storeId,
@@ -292,6 +323,8 @@ export async function searchSpeedBench(): Promise<void> {
       ['index: dense top-10 (IVF above 20k vectors, exact re-scoring)', dense],
       ['index: lexical top-10 (BM25, MaxScore)', lexical],
       ['index: lexical top-10 + RM3 feedback (forced; by default only queries of 14+ words get it)', lexicalRm3],
+      ["index: lexical top-50 (the hybrid's lexical half)", lexical50],
+      ["index: dense top-50 (the hybrid's dense half)", dense50],
       ['index: hybrid top-10 (50 + 50 candidates, fused)', hybrid],
       ['POST /v1/stores/search end to end (hybrid)', e2e],
       [`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel],
@@ -323,6 +356,6 @@ export async function searchSpeedBench(): Promise<void> {
     }
     agent.destroy();
     embeddings.close();
-    rmSync(dir, { recursive: true, force: true });
+    if (!keepDir) rmSync(dir, { recursive: true, force: true });
   }
 }

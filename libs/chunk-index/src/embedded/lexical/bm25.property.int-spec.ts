@@ -165,4 +165,67 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     );
     // 100 runs take 20-30 s on a loaded 2-core machine: jest's 30 s default cut it off beside other specs
   }, 120_000);
+
+  // Long lists in small blocks, skewed words and counts: the threshold soon passes the rarer lists' bounds, so
+  // whole runs of blocks are skipped by their bounds (with or without the other lists' whole-list bounds)
+  // and lists are probed block by block: every skip must keep the exhaustive top 10.
+  it('holds where block bounds skip runs of blocks of long lists', async () => {
+    const skewed = fc.nat({ max: 9999 }).map((x) => VOCAB[Math.floor(VOCAB.length * (x / 10000) ** 3)]);
+    // a word, sometimes repeated (counts vary from block to block, so block bounds differ)
+    const burst = fc.tuple(skewed, fc.constantFrom(1, 1, 1, 2, 3, 6)).map(([w, k]) => Array.from({ length: k }, () => w).join(' '));
+    const chunk = fc.array(burst, { minLength: 1, maxLength: 10 }).map((ws) => ({ text: ws.join(' '), context: null }));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(chunk, { minLength: 20, maxLength: 120 }), { minLength: 1, maxLength: 5 }),
+        fc.array(fc.array(fc.constantFrom(...VOCAB), { minLength: 2, maxLength: 4 }), { minLength: 1, maxLength: 8 }),
+        fc.constantFrom(2, 3, 8),
+        fc.record({
+          k1: fc.double({ min: 0.5, max: 2, noNaN: true }),
+          b: fc.double({ min: 0, max: 1, noNaN: true }),
+          headingWeight: fc.constant(2),
+          exactBonus: fc.constantFrom(0, 0.3),
+          stopWords: fc.constant(true),
+        }),
+        async (files, queries, blockSize, p) => {
+          const path = join(dir, `skip${run++}.sqlite`);
+          const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { ...p, feedback: null }, lexicalBlockSize: blockSize });
+          await index.setup();
+          const reader = new Database(path, { readonly: true });
+          try {
+            let seq = 0n;
+            for (const [f, chunks] of files.entries()) {
+              const fileId = `f${f}`;
+              await index.write(
+                [
+                  { op: 'putFile', file: { storeId: 's1', fileId, organizationId: 'org', filename: `${fileId}.md`, externalId: null, metadata: null, generation: 1 } },
+                  {
+                    op: 'setChunks',
+                    storeId: 's1',
+                    fileId,
+                    generation: 1,
+                    chunks: chunks.map((c, j) => ({ chunkIndex: j, type: 'text' as const, text: c.text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+                  },
+                ],
+                { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } },
+              );
+            }
+            for (const words of queries) {
+              const q = { words, stores: ['s1'], include: null, exclude: null };
+              const expected = bruteForce(reader, q, p);
+              const hits = await index.searchLexical({ storeIds: ['s1'], text: words.join(' '), topK: 10 });
+              expect(hits.length).toBe(expected.length);
+              hits.forEach((h, i) => expect(Math.abs(h.score - expected[i].score)).toBeLessThanOrEqual(1e-9 * Math.max(1, Math.abs(expected[i].score))));
+              const nearTie = expected.some((e, i) => i > 0 && Math.abs(e.score - expected[i - 1].score) <= 1e-9 * Math.abs(e.score) && e.score !== expected[i - 1].score);
+              if (!nearTie) expect(hits.map((h) => `s1/${h.fileId}/${h.chunkIndex}`)).toEqual(expected.map((e) => e.key));
+            }
+          } finally {
+            reader.close();
+            await index.close();
+            rmSync(path, { force: true });
+          }
+        },
+      ),
+      { numRuns: 40, endOnFailure: true },
+    );
+  }, 120_000);
 });

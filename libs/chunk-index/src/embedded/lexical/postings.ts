@@ -71,32 +71,49 @@ export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer }
   return { meta, data: to ? Buffer.concat([to.data, part]) : part };
 }
 
-/** Decodes a block's data, given its first id and count. */
+/** Decodes a block's data, given its first id and count (one allocation: the four arrays share a buffer). */
 export function decodeBlock(data: Uint8Array, first: number, count: number): Block {
-  const ids = new Uint32Array(count);
-  const body = new Uint32Array(count);
-  const heading = new Uint32Array(count);
-  const length = new Uint32Array(count);
-  let pos = 0;
-  const next = () => {
-    let v = 0;
-    let mul = 1;
-    for (;;) {
-      const byte = data[pos++];
-      v += (byte & 0x7f) * mul;
-      if (byte < 0x80) return v;
-      mul *= 128;
-    }
+  return decodeBlockInto(data, first, count, emptyBlock(count));
+}
+
+/** A block with room for `capacity` postings (its arrays share one buffer). */
+export function emptyBlock(capacity: number): Block {
+  const all = new Uint32Array(capacity * 4);
+  return {
+    ids: all.subarray(0, capacity),
+    body: all.subarray(capacity, capacity * 2),
+    heading: all.subarray(capacity * 2, capacity * 3),
+    length: all.subarray(capacity * 3, capacity * 4),
+    count: 0,
   };
+}
+
+/** Decodes a block's data into `into` (room for `count` postings, which it then holds): no allocation. */
+export function decodeBlockInto(data: Uint8Array, first: number, count: number, into: Block): Block {
+  const { ids, body, heading, length } = into;
+  let pos = 0;
   let id = first;
   for (let i = 0; i < count; i++) {
-    id += next();
-    ids[i] = id;
-    body[i] = next();
-    heading[i] = next();
-    length[i] = next();
+    // four varints, the one-byte case first (nearly all of them)
+    let byte = data[pos++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    ids[i] = id += v;
+    byte = data[pos++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    body[i] = v;
+    byte = data[pos++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    heading[i] = v;
+    byte = data[pos++];
+    v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    length[i] = v;
   }
-  return { ids, body, heading, length, count };
+  into.count = count;
+  return into;
 }
 
 /** The postings of a decoded block, as entries. */

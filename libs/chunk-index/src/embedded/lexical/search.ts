@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, EXACT, headingContextOf, queryTerms, stemOf, STOP_WORDS } from './analyzer';
 import { Bm25Params, idf, tfNorm } from './bm25';
-import { Block, decodeBlock } from './postings';
 
 export interface LexicalInput extends Bm25Params {
   text: string;
@@ -25,10 +24,10 @@ export interface LexicalInput extends Bm25Params {
 export interface LexicalState {
   dirs?: Map<string, Directory>;
   dirEntries?: number;
-  /** decoded blocks in the order they were decoded (each lives in its directory's `blocks`), the oldest at `blockHead` */
+  /** blocks' data in the order they were read (each lives in its directory's `data`), the oldest at `blockHead` */
   blockQueue?: Array<[Directory, number] | null>;
   blockHead?: number;
-  blockPostings?: number;
+  blockBytes?: number;
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
 }
@@ -44,12 +43,15 @@ interface Directory {
   maxHeading: Uint32Array;
   minLength: Uint32Array;
   size: number;
-  /** decoded blocks (a cache: the oldest dropped when many are kept; a new generation starts empty) */
-  blocks: Array<Block | undefined>;
+  /** blocks' data as read (a cache: the oldest dropped past a bound; a new generation starts empty) */
+  data: Array<Buffer | undefined>;
 }
 
 const MAX_DIR_ENTRIES = 2_000_000;
-const MAX_BLOCK_POSTINGS = 4_000_000;
+/** Blocks' data kept (compressed, about 4 bytes a posting: some 16 million postings). */
+const MAX_BLOCK_BYTES = 64 * 1024 * 1024;
+/** The most blocks one statement reads ahead of a list read in order. */
+const MAX_RUN = 64;
 /** Bounds are inflated by this much before they prune, so rounding never prunes a chunk that belongs in the top. */
 const EPS = 1e-9;
 
@@ -197,7 +199,7 @@ function rankStore(
 ): Array<{ id: number; score: number }> {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-  const dataStmt = (st.data ??= db.prepare(`SELECT data FROM lex_blocks WHERE store_key = ? AND term = ? AND block = ?`).pluck());
+  const rangeStmt = (st.range ??= db.prepare(`SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ?`).raw());
   const dead = deadSet(db, state, s);
   state.blockHead ??= 0;
   const cursors: Cursor[] = [];
@@ -208,27 +210,36 @@ function rankStore(
     const dir = directory(db, state, s, term, r.gen);
     if (!dir.size) continue;
     const scale = w * idf(s.n, r.df);
-    const load = (bi: number): Block => {
-      let b = dir.blocks[bi];
-      if (b && b.count === dir.count[bi]) return b;
-      b = decodeBlock(dataStmt.get(s.key, term, bi) as Buffer, dir.first[bi], dir.count[bi]);
-      dir.blocks[bi] = b;
-      // decoded blocks are kept up to a bound, the oldest dropped first
+    // a block's data: kept between queries (bounded), read in runs of blocks while the list is read in order
+    let run = 1;
+    let lastRead = -2;
+    const load = (bi: number): Uint8Array => {
+      const have = dir.data[bi];
+      if (have) return have;
+      // a list probed block after block (or a few apart) is read ahead too
+      run = bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1;
       const queue = (state.blockQueue ??= []);
-      queue.push([dir, bi]);
-      state.blockPostings = (state.blockPostings ?? 0) + b.count;
-      while (state.blockPostings > MAX_BLOCK_POSTINGS && state.blockHead! < queue.length) {
+      for (const [block, data] of rangeStmt.iterate(s.key, term, bi, bi + run) as IterableIterator<[number, Buffer]>) {
+        if (dir.data[block]) continue;
+        dir.data[block] = data;
+        queue.push([dir, block]);
+        state.blockBytes = (state.blockBytes ?? 0) + data.length;
+      }
+      lastRead = bi + run - 1;
+      const got = dir.data[bi]!;
+      // the oldest dropped past the bound
+      while (state.blockBytes! > MAX_BLOCK_BYTES && state.blockHead! < queue.length) {
         const [d0, b0] = queue[state.blockHead!]!;
         queue[state.blockHead!++] = null;
-        const old = d0.blocks[b0];
-        if (old) state.blockPostings -= old.count;
-        d0.blocks[b0] = undefined;
+        const old = d0.data[b0];
+        if (old) state.blockBytes! -= old.length;
+        d0.data[b0] = undefined;
       }
       if (state.blockHead! > 100_000 && state.blockHead! * 2 > queue.length) {
         state.blockQueue = queue.slice(state.blockHead);
         state.blockHead = 0;
       }
-      return b;
+      return got;
     };
     cursors.push(new Cursor(dir, scale, s.avgLength, input, load, cursors.length));
   }
@@ -242,21 +253,26 @@ function rankStore(
   const heap = new TopK(limit);
   let theta = -Infinity;
   let ne = 0; // cursors[0..ne) are non-essential
+  // candidates up to this id lie in blocks whose bounds were found to let them in at the current threshold
+  let checkedTo = -1;
   const updateNe = () => {
     while (ne < m && prefix[ne] * (1 + EPS) <= theta) ne++;
+    checkedTo = -1;
   };
   for (;;) {
     if (ne >= m) break;
+    // the smallest id the essential lists may give next: a lower bound while a list's block is not decoded
     let d = Infinity;
     for (let i = ne; i < m; i++) {
-      const x = cursors[i].doc();
+      const x = cursors[i].lower();
       if (x < d) d = x;
     }
     if (d === Infinity) break;
-    if (heap.full) {
-      let bound = 0;
+    if (heap.full && d > checkedTo) {
+      // the essential lists' blocks at d with the other lists' whole-list bounds: skips runs of blocks undecoded
+      let bound = ne > 0 ? prefix[ne - 1] : 0;
       let end = Infinity;
-      for (let i = 0; i < m; i++) {
+      for (let i = ne; i < m; i++) {
         const c = cursors[i];
         const j = c.blockAt(d);
         if (j >= c.dir.size) continue;
@@ -266,20 +282,47 @@ function rankStore(
           end = Math.min(end, c.dir.last[j]);
         }
       }
+      if (bound * (1 + EPS) > theta) {
+        // every list's block at d
+        bound = 0;
+        end = Infinity;
+        for (let i = 0; i < m; i++) {
+          const c = cursors[i];
+          const j = c.blockAt(d);
+          if (j >= c.dir.size) continue;
+          if (c.dir.first[j] > d) end = Math.min(end, c.dir.first[j] - 1);
+          else {
+            bound += c.blockUb[j];
+            end = Math.min(end, c.dir.last[j]);
+          }
+        }
+      }
       if (bound * (1 + EPS) <= theta) {
         for (let i = ne; i < m; i++) cursors[i].advance(end + 1);
         continue;
       }
+      // the same blocks hold every id up to end: their bounds need no second look until the threshold moves
+      checkedTo = end;
     }
+    // d may enter: decode the essential blocks that may hold it, then d is a chunk of one of them (or moves on)
+    let shallow = false;
+    for (let i = ne; i < m; i++) {
+      const c = cursors[i];
+      if (!c.decoded && c.lower() === d) {
+        c.doc();
+        shallow = true;
+      }
+    }
+    if (shallow) continue;
     if ((allowed && !allowed(d)) || (dead && dead.has(d))) {
-      for (let i = ne; i < m; i++) if (cursors[i].doc() === d) cursors[i].next();
+      for (let i = ne; i < m; i++) if (cursors[i].decoded && cursors[i].doc() === d) cursors[i].next();
       continue;
     }
     let score = 0;
     contrib.fill(0);
     for (let i = ne; i < m; i++) {
       const c = cursors[i];
-      if (c.doc() === d) {
+      if (c.decoded && c.doc() === d) {
         const x = c.score();
         score += x;
         contrib[c.order] = x;
@@ -334,11 +377,16 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     return cached;
   }
   const from = cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
-  const rows = db
-    .prepare(`SELECT block, first, last, count, max_body, max_heading, min_length FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? ORDER BY block`)
-    .raw()
-    .all(s.key, term, from) as number[][];
-  const size = from + rows.length;
+  // one row of seven JSON arrays (a column each): parsing them costs half of reading a row per block
+  const st = (state.statements ??= {});
+  const cols = (st.dir ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(first), json_group_array(last), json_group_array(count), json_group_array(max_body), json_group_array(max_heading), json_group_array(min_length)
+       FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ?`,
+    )
+    .raw());
+  const [block, first, last, count, maxBody, maxHeading, minLength] = (cols.get(s.key, term, from) as string[]).map((x) => JSON.parse(x) as number[]);
+  const size = from + block.length;
   const dir: Directory = {
     gen,
     cgen: s.cgen,
@@ -349,7 +397,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     maxHeading: new Uint32Array(size),
     minLength: new Uint32Array(size),
     size,
-    blocks: [],
+    data: [],
   };
   if (from && cached) {
     dir.first.set(cached.first.subarray(0, from));
@@ -359,13 +407,14 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     dir.maxHeading.set(cached.maxHeading.subarray(0, from));
     dir.minLength.set(cached.minLength.subarray(0, from));
   }
-  for (const [block, first, last, count, maxBody, maxHeading, minLength] of rows) {
-    dir.first[block] = first;
-    dir.last[block] = last;
-    dir.count[block] = count;
-    dir.maxBody[block] = maxBody;
-    dir.maxHeading[block] = maxHeading;
-    dir.minLength[block] = minLength;
+  for (let i = 0; i < block.length; i++) {
+    const b = block[i];
+    dir.first[b] = first[i];
+    dir.last[b] = last[i];
+    dir.count[b] = count[i];
+    dir.maxBody[b] = maxBody[i];
+    dir.maxHeading[b] = maxHeading[i];
+    dir.minLength[b] = minLength[i];
   }
   if (cached) state.dirEntries = (state.dirEntries ?? 0) - cached.size;
   dirs.delete(key);
@@ -379,16 +428,25 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
   return dir;
 }
 
-/** A cursor over one list: a block index, the block (decoded when first needed) and a position in it. */
+/**
+ * A cursor over one list: a block index, the block (opened when first needed) and a place in it. A block's
+ * postings are read in place, as far as the cursor goes: a chunk's id when the cursor moves onto it, its
+ * counts only when it is scored.
+ */
 class Cursor {
   /** per block: an upper bound of the term's weighted score in it */
   readonly blockUb: Float64Array;
   /** the largest block bound */
   readonly ub: number;
   private bi = 0;
-  private block: Block | null = null;
-  private pos = 0;
-  /** the first id wanted in the block not yet decoded */
+  /** the current block's data (null: not opened), its count, the current chunk's place in it and id */
+  private data: Uint8Array | null = null;
+  private count = 0;
+  private index = 0;
+  private id = 0;
+  /** where the current chunk's counts start in `data` */
+  private at = 0;
+  /** the first id wanted in the block not yet opened */
   private target = 0;
 
   constructor(
@@ -396,7 +454,7 @@ class Cursor {
     private readonly scale: number,
     private readonly avgLength: number,
     private readonly p: Bm25Params,
-    private readonly load: (bi: number) => Block,
+    private readonly load: (bi: number) => Uint8Array,
     /** the term's place in the query */
     readonly order: number,
   ) {
@@ -410,35 +468,86 @@ class Cursor {
     this.ub = ub;
   }
 
+  /** Whether the current block is open (else lower() is only a bound). */
+  get decoded(): boolean {
+    return this.data !== null;
+  }
+
+  /** A lower bound of the current chunk id, opening nothing: the id itself once the block is open (Infinity: exhausted). */
+  lower(): number {
+    if (this.bi >= this.dir.size) return Infinity;
+    if (this.data) return this.id;
+    const f = this.dir.first[this.bi];
+    return this.target > f ? this.target : f;
+  }
+
+  /** Reads the id of the chunk whose id gap starts at `p` (false: the block has no more). */
+  private readId(p: number): boolean {
+    if (this.index >= this.count) return false;
+    const data = this.data!;
+    let byte = data[p++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
+    this.id += v;
+    this.at = p;
+    return true;
+  }
+
+  /** Moves to the block's next chunk (false: none). */
+  private step(): boolean {
+    // past the current chunk's three counts
+    const data = this.data!;
+    let p = this.at;
+    while (data[p++] >= 0x80);
+    while (data[p++] >= 0x80);
+    while (data[p++] >= 0x80);
+    this.index++;
+    return this.readId(p);
+  }
+
+  /** Moves within the open block to its first chunk ≥ target (false: none in it). */
+  private seek(target: number): boolean {
+    while (this.id < target) if (!this.step()) return false;
+    return true;
+  }
+
   /** The current chunk id (Infinity: exhausted). */
   doc(): number {
-    if (this.bi >= this.dir.size) return Infinity;
-    if (!this.block) {
-      const b = (this.block = this.load(this.bi));
-      let pos = 0;
-      while (pos < b.count && b.ids[pos] < this.target) pos++;
-      if (pos >= b.count) {
-        // cannot happen (the block's last id ≥ target), kept for safety
-        this.bi++;
-        this.block = null;
-        return this.doc();
-      }
-      this.pos = pos;
+    for (;;) {
+      if (this.bi >= this.dir.size) return Infinity;
+      if (this.data) return this.id;
+      this.data = this.load(this.bi);
+      this.count = this.dir.count[this.bi];
+      this.index = 0;
+      this.id = this.dir.first[this.bi];
+      if (this.readId(0) && this.seek(this.target)) return this.id;
+      // cannot happen (the block's last id ≥ target), kept for safety
+      this.bi++;
+      this.data = null;
     }
-    return this.block.ids[this.pos];
   }
 
   score(): number {
-    const b = this.block!;
-    return this.scale * tfNorm(b.body[this.pos], b.heading[this.pos], b.length[this.pos], this.avgLength, this.p);
+    const data = this.data!;
+    let p = this.at;
+    let byte = data[p++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[p++]) & 0x7f) * mul;
+    byte = data[p++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[p++]) & 0x7f) * mul;
+    byte = data[p++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[p++]) & 0x7f) * mul;
+    return this.scale * tfNorm(body, heading, length, this.avgLength, this.p);
   }
 
   next(): void {
-    if (!this.block) this.doc();
-    if (!this.block) return;
-    if (++this.pos >= this.block.count) {
+    if (!this.data) this.doc();
+    if (!this.data) return;
+    if (!this.step()) {
       this.bi++;
-      this.block = null;
+      this.data = null;
       this.target = 0;
     }
   }
@@ -457,21 +566,20 @@ class Cursor {
     return lo;
   }
 
-  /** Moves to the first chunk ≥ target (decoding nothing until doc() is asked). */
+  /** Moves to the first chunk ≥ target (opening nothing until doc() is asked). */
   advance(target: number): void {
     const j = this.blockAt(target);
     if (j !== this.bi) {
       this.bi = j;
-      this.block = null;
+      this.data = null;
       this.target = target;
       return;
     }
-    if (!this.block) {
+    if (!this.data) {
       if (target > this.target) this.target = target;
       return;
     }
-    const ids = this.block.ids;
-    while (ids[this.pos] < target) this.pos++; // the block's last id ≥ target
+    this.seek(target); // the block's last id ≥ target
   }
 }
 
