@@ -74,21 +74,28 @@ export class IvfCatalogue {
     this.opts = { ...DEFAULT_IVF_OPTIONS, ...options };
   }
 
-  /** (Re)loads the IVF lists from the file: at start, and after another process wrote to it. */
-  load(): void {
+  /**
+   * (Re)loads the IVF lists from the file: at start, and after another process wrote to it. `read` is
+   * what `readIvf` answers for the file as it is now (a start reads it in a worker thread meanwhile:
+   * ivf.prefetch.ts); without it the file is read here.
+   */
+  load(read?: IvfRead): void {
     const t0 = performance.now();
     this.anns.clear();
     this.groups.clear();
     this.deltas.clear();
     this.discard();
-    for (const r of this.db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>) this.groups.set(r[0], r[1]);
+    const r = read ?? readIvf(this.db);
+    for (const [storeId, grp] of r.groups) this.groups.set(storeId, grp);
     let from: 'persisted' | 'vectors' | 'none' = 'none';
     let vectors = 0;
-    for (const c of this.db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
-      const a: Ann = { model: c.model as string, ivf: new IvfIndex(c.dims as number, blobVector(c.centroids as Buffer)), trainedCount: c.trained_count as number, perGroup: new Map() };
+    for (const m of r.models) {
+      const a: Ann = { model: m.model, ivf: new IvfIndex(m.dims, m.centroids), trainedCount: m.trainedCount, perGroup: new Map() };
       this.anns.set(a.model, a);
-      if (this.loadPersisted(a)) from = from === 'vectors' ? from : 'persisted';
-      else {
+      if (m.lists) {
+        this.loadPersisted(a, m.lists);
+        from = from === 'vectors' ? from : 'persisted';
+      } else {
         this.loadFromVectors(a);
         from = 'vectors';
       }
@@ -101,57 +108,17 @@ export class IvfCatalogue {
     this.lastLoad = { ms: performance.now() - t0, vectors, from };
   }
 
-  /**
-   * The model's lists from `ivf_lists` and `ivf_delta`; false when the file has none (an older release's).
-   * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
-   * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
-   * in two bases: the one it left and the one it went to), then the delta's codes are added.
-   */
-  private loadPersisted(a: Ann): boolean {
-    const stride = a.ivf.stride;
-    const counts = new Map<number, number>();
-    const tombs = new Map<number, Set<number>>();
-    const adds: Array<[number, number, number, Buffer]> = [];
-    for (const row of this.db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
-      const [list, id, grp, code] = row;
-      counts.set(list, (counts.get(list) ?? 0) + 1);
-      if (code === null || grp === null) {
-        let t = tombs.get(list);
-        if (!t) tombs.set(list, (t = new Set()));
-        t.add(id);
-      } else if (code.length === stride) adds.push([list, id, grp, code]);
-    }
+  /** The model's lists as `readIvf` read them from `ivf_lists` and `ivf_delta`. */
+  private loadPersisted(a: Ann, p: PersistedLists): void {
     // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
-    const sizes = this.db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(a.model) as Array<[number, number]>;
-    if (!sizes.length) return false;
-    const room = new Map<number, number>();
-    for (const [list] of adds) room.set(list, (room.get(list) ?? 0) + 1);
-    a.ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
-    let found = false;
-    const int32s = (b: Buffer) => (b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
-    for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<
-      [number, Buffer, Buffer, Buffer]
-    >) {
-      found = true;
+    a.ivf.reserve(p.sizes.map(([, size, room]) => (size + room ? IvfIndex.capacityFor(size + room) : 0)));
+    const rooms = new Map(p.sizes.map(([list, , room]) => [list, room]));
+    for (const { list, ids, groups, codes } of p.bases) {
       if (list >= a.ivf.nlist) throw new Error(`IVF of ${a.model}: persisted list ${list} has no centroid`);
-      let ids = int32s(idBlob);
-      let groups = int32s(groupBlob);
-      let kept: Uint8Array = codes;
-      const t = tombs.get(list);
-      if (t?.size) {
-        const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
-        const k = new Uint8Array(keep.length * stride);
-        keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
-        ids = Int32Array.from(keep, (j) => ids[j]);
-        groups = Int32Array.from(keep, (j) => groups[j]);
-        kept = k;
-      }
-      a.ivf.loadList(list, ids, groups, kept, room.get(list) ?? 0);
+      a.ivf.loadList(list, ids, groups, codes, rooms.get(list) ?? 0);
     }
-    if (!found) return false;
-    this.deltas.set(a.model, counts);
-    for (const [list, id, grp, code] of adds) a.ivf.addCode(id, grp, list, code);
-    return true;
+    this.deltas.set(a.model, new Map(p.deltaCounts));
+    for (const { list, id, grp, code } of p.adds) a.ivf.addCode(id, grp, list, code);
   }
 
   /** The model's lists rebuilt from every stored vector (a file of an older release), then persisted. */
@@ -446,3 +413,104 @@ export class IvfCatalogue {
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see `search`). */
 const RESCORE_MARGIN = 0.02;
+
+/** What `readIvf` reads of a model's persisted lists (plain arrays: a worker thread can hand them over). */
+export interface PersistedLists {
+  /** [list, base size, delta codes to add] per list of `ivf_lists` */
+  sizes: Array<[number, number, number]>;
+  /** each list's base without its tombstoned ids */
+  bases: Array<{ list: number; ids: Int32Array; groups: Int32Array; codes: Uint8Array }>;
+  /** the delta's codes, added after the bases */
+  adds: Array<{ list: number; id: number; grp: number; code: Uint8Array }>;
+  /** rows of `ivf_delta` per list */
+  deltaCounts: Array<[number, number]>;
+}
+
+/** The IVF state of a chunk index file: store groups, and per model its centroids and persisted lists (null: none, an older file's). */
+export interface IvfRead {
+  groups: Array<[string, number]>;
+  models: Array<{ model: string; dims: number; centroids: Float32Array; trainedCount: number; lists: PersistedLists | null }>;
+}
+
+/**
+ * Reads the IVF state of the file (call in one read transaction, for a consistent snapshot). Only
+ * reads: it runs on the index's connection, or on a read-only one in a worker thread (ivf.prefetch.ts).
+ */
+export function readIvf(db: Database.Database): IvfRead {
+  const groups = db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>;
+  const models: IvfRead['models'] = [];
+  for (const c of db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
+    const dims = c.dims as number;
+    models.push({ model: c.model as string, dims, centroids: blobVector(c.centroids as Buffer), trainedCount: c.trained_count as number, lists: readLists(db, c.model as string, (dims + 15) & ~15) });
+  }
+  return { groups, models };
+}
+
+/**
+ * A model's lists from `ivf_lists` and `ivf_delta`; null when the file has none (an older release's).
+ * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
+ * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
+ * in two bases: the one it left and the one it went to), and the delta's codes are added after them.
+ */
+function readLists(db: Database.Database, model: string, stride: number): PersistedLists | null {
+  const counts = new Map<number, number>();
+  const tombs = new Map<number, Set<number>>();
+  const adds: PersistedLists['adds'] = [];
+  for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
+    const [list, id, grp, code] = row;
+    counts.set(list, (counts.get(list) ?? 0) + 1);
+    if (code === null || grp === null) {
+      let t = tombs.get(list);
+      if (!t) tombs.set(list, (t = new Set()));
+      t.add(id);
+    } else if (code.length === stride) adds.push({ list, id, grp, code: own(code) });
+  }
+  const room = new Map<number, number>();
+  for (const { list } of adds) room.set(list, (room.get(list) ?? 0) + 1);
+  const sizes = (db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>).map(([list, size]): [number, number, number] => [
+    list,
+    size,
+    room.get(list) ?? 0,
+  ]);
+  if (!sizes.length) return null;
+  const int32s = (b: Buffer) => new Int32Array(own(b).buffer, 0, b.byteLength >> 2);
+  const bases: PersistedLists['bases'] = [];
+  for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
+    [number, Buffer, Buffer, Buffer]
+  >) {
+    let ids = int32s(idBlob);
+    let groups = int32s(groupBlob);
+    let codes = own(codeBlob);
+    const t = tombs.get(list);
+    if (t?.size) {
+      const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
+      const k = new Uint8Array(keep.length * stride);
+      keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
+      ids = Int32Array.from(keep, (j) => ids[j]);
+      groups = Int32Array.from(keep, (j) => groups[j]);
+      codes = k;
+    }
+    bases.push({ list, ids, groups, codes });
+  }
+  if (!bases.length) return null;
+  return { sizes, bases, adds, deltaCounts: [...counts] };
+}
+
+/** The bytes of a blob in an ArrayBuffer of their own (aligned, and transferable to another thread). */
+function own(b: Uint8Array): Uint8Array {
+  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : new Uint8Array(b);
+}
+
+/** The ArrayBuffers of an `IvfRead`, to transfer them to another thread rather than copy them. */
+export function ivfReadBuffers(r: IvfRead): ArrayBuffer[] {
+  const out = new Set<ArrayBuffer>();
+  const add = (x: ArrayBufferView) => {
+    if (x.byteOffset === 0 && x.byteLength === x.buffer.byteLength && x.buffer instanceof ArrayBuffer) out.add(x.buffer);
+  };
+  for (const m of r.models) {
+    add(m.centroids);
+    for (const b of m.lists?.bases ?? []) for (const x of [b.ids, b.groups, b.codes]) add(x);
+    for (const x of m.lists?.adds ?? []) add(x.code);
+  }
+  return [...out];
+}
