@@ -118,7 +118,9 @@ export class IvfCatalogue {
       a.ivf.loadList(list, ids, groups, codes, rooms.get(list) ?? 0);
     }
     this.deltas.set(a.model, new Map(p.deltaCounts));
-    for (const { list, id, grp, code } of p.adds) a.ivf.addCode(id, grp, list, code);
+    const { lists, ids, grps, codes } = p.adds;
+    const stride = a.ivf.stride;
+    for (let i = 0; i < ids.length; i++) a.ivf.addCode(ids[i], grps[i], lists[i], codes.subarray(i * stride, (i + 1) * stride));
   }
 
   /** The model's lists rebuilt from every stored vector (a file of an older release), then persisted. */
@@ -420,8 +422,8 @@ export interface PersistedLists {
   sizes: Array<[number, number, number]>;
   /** each list's base without its tombstoned ids */
   bases: Array<{ list: number; ids: Int32Array; groups: Int32Array; codes: Uint8Array }>;
-  /** the delta's codes, added after the bases */
-  adds: Array<{ list: number; id: number; grp: number; code: Uint8Array }>;
+  /** the delta's codes, added after the bases: entry i is in list `lists[i]`, id `ids[i]`, group `grps[i]`, code at `i * stride` of `codes` (flat arrays: a few to hand over, however long the delta) */
+  adds: { lists: Int32Array; ids: Int32Array; grps: Int32Array; codes: Uint8Array };
   /** rows of `ivf_delta` per list */
   deltaCounts: Array<[number, number]>;
 }
@@ -455,7 +457,10 @@ export function readIvf(db: Database.Database): IvfRead {
 function readLists(db: Database.Database, model: string, stride: number): PersistedLists | null {
   const counts = new Map<number, number>();
   const tombs = new Map<number, Set<number>>();
-  const adds: PersistedLists['adds'] = [];
+  const addLists: number[] = [];
+  const addIds: number[] = [];
+  const addGrps: number[] = [];
+  const addCodes: Buffer[] = [];
   for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
     const [list, id, grp, code] = row;
     counts.set(list, (counts.get(list) ?? 0) + 1);
@@ -463,10 +468,18 @@ function readLists(db: Database.Database, model: string, stride: number): Persis
       let t = tombs.get(list);
       if (!t) tombs.set(list, (t = new Set()));
       t.add(id);
-    } else if (code.length === stride) adds.push({ list, id, grp, code: own(code) });
+    } else if (code.length === stride) {
+      addLists.push(list);
+      addIds.push(id);
+      addGrps.push(grp);
+      addCodes.push(code);
+    }
   }
+  const codes = new Uint8Array(addCodes.length * stride);
+  addCodes.forEach((c, i) => codes.set(c, i * stride));
+  const adds = { lists: Int32Array.from(addLists), ids: Int32Array.from(addIds), grps: Int32Array.from(addGrps), codes };
   const room = new Map<number, number>();
-  for (const { list } of adds) room.set(list, (room.get(list) ?? 0) + 1);
+  for (const list of addLists) room.set(list, (room.get(list) ?? 0) + 1);
   const sizes = (db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>).map(([list, size]): [number, number, number] => [
     list,
     size,
@@ -480,7 +493,7 @@ function readLists(db: Database.Database, model: string, stride: number): Persis
   >) {
     let ids = int32s(idBlob);
     let groups = int32s(groupBlob);
-    let codes = own(codeBlob);
+    let codes: Uint8Array = own(codeBlob);
     const t = tombs.get(list);
     if (t?.size) {
       const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
@@ -510,7 +523,7 @@ export function ivfReadBuffers(r: IvfRead): ArrayBuffer[] {
   for (const m of r.models) {
     add(m.centroids);
     for (const b of m.lists?.bases ?? []) for (const x of [b.ids, b.groups, b.codes]) add(x);
-    for (const x of m.lists?.adds ?? []) add(x.code);
+    if (m.lists) for (const x of Object.values(m.lists.adds)) add(x);
   }
   return [...out];
 }
