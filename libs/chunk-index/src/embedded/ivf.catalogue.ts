@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { blobVector, cosine, IvfIndex, kmeans, normalize } from './ivf';
+import { blobVector, cosine, IvfIndex, IvfIndexState, kmeans, normalize } from './ivf';
 import { Row } from './sqlite.schema';
 import { ChunkQuery } from '../chunk-index.port';
 
@@ -75,52 +75,47 @@ export class IvfCatalogue {
   }
 
   /**
-   * (Re)loads the IVF lists from the file: at start, and after another process wrote to it. `read` is
-   * what `readIvf` answers for the file as it is now (a start reads it in a worker thread meanwhile:
+   * (Re)loads the IVF lists from the file: at start, and after another process wrote to it. `built` is
+   * what `buildIvf` answers for the file as it is now (a start builds it in a worker thread meanwhile:
    * ivf.prefetch.ts); without it the file is read here.
    */
-  load(read?: IvfRead): void {
+  load(built?: IvfBuilt): void {
     const t0 = performance.now();
     this.anns.clear();
     this.groups.clear();
     this.deltas.clear();
     this.discard();
-    const r = read ?? readIvf(this.db);
+    const r = built ?? readIvf(this.db);
     for (const [storeId, grp] of r.groups) this.groups.set(storeId, grp);
     let from: 'persisted' | 'vectors' | 'none' = 'none';
     let vectors = 0;
-    for (const m of r.models) {
-      const a: Ann = { model: m.model, ivf: new IvfIndex(m.dims, m.centroids), trainedCount: m.trainedCount, perGroup: new Map() };
+    for (const m of r.models as Array<IvfRead['models'][number] | IvfBuilt['models'][number]>) {
+      let ivf: IvfIndex;
+      let persisted: { deltaCounts: Array<[number, number]>; perGroup?: Array<[number, number]> } | null;
+      if ('built' in m) {
+        ivf = m.built ? IvfIndex.adopt(m.built.ivf) : new IvfIndex(m.dims, m.centroids);
+        persisted = m.built;
+      } else {
+        ivf = new IvfIndex(m.dims, m.centroids);
+        if (m.lists) fillPersisted(ivf, m.model, m.lists);
+        persisted = m.lists;
+      }
+      const a: Ann = { model: m.model, ivf, trainedCount: m.trainedCount, perGroup: new Map() };
       this.anns.set(a.model, a);
-      if (m.lists) {
-        this.loadPersisted(a, m.lists);
+      if (persisted) {
+        this.deltas.set(a.model, new Map(persisted.deltaCounts));
         from = from === 'vectors' ? from : 'persisted';
       } else {
         this.loadFromVectors(a);
         from = 'vectors';
       }
-      a.perGroup = a.ivf.groupCounts();
+      a.perGroup = persisted?.perGroup ? new Map(persisted.perGroup) : a.ivf.groupCounts();
       vectors += a.ivf.size;
     }
     // models without an IVF are counted when a write could bring them to the threshold (trainDue)
     this.counted.clear();
     this.loadedVersion = this.db.pragma('data_version', { simple: true }) as number;
     this.lastLoad = { ms: performance.now() - t0, vectors, from };
-  }
-
-  /** The model's lists as `readIvf` read them from `ivf_lists` and `ivf_delta`. */
-  private loadPersisted(a: Ann, p: PersistedLists): void {
-    // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
-    a.ivf.reserve(p.sizes.map(([, size, room]) => (size + room ? IvfIndex.capacityFor(size + room) : 0)));
-    const rooms = new Map(p.sizes.map(([list, , room]) => [list, room]));
-    for (const { list, ids, groups, codes } of p.bases) {
-      if (list >= a.ivf.nlist) throw new Error(`IVF of ${a.model}: persisted list ${list} has no centroid`);
-      a.ivf.loadList(list, ids, groups, codes, rooms.get(list) ?? 0);
-    }
-    this.deltas.set(a.model, new Map(p.deltaCounts));
-    const { lists, ids, grps, codes } = p.adds;
-    const stride = a.ivf.stride;
-    for (let i = 0; i < ids.length; i++) a.ivf.addCode(ids[i], grps[i], lists[i], codes.subarray(i * stride, (i + 1) * stride));
   }
 
   /** The model's lists rebuilt from every stored vector (a file of an older release), then persisted. */
@@ -509,21 +504,49 @@ function readLists(db: Database.Database, model: string, stride: number): Persis
   return { sizes, bases, adds, deltaCounts: [...counts] };
 }
 
+/** Fills an empty index with a model's lists as `readIvf` read them (the bases, then the delta's codes). */
+function fillPersisted(ivf: IvfIndex, model: string, p: PersistedLists): void {
+  // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
+  ivf.reserve(p.sizes.map(([, size, room]) => (size + room ? IvfIndex.capacityFor(size + room) : 0)));
+  const rooms = new Map(p.sizes.map(([list, , room]) => [list, room]));
+  for (const { list, ids, groups, codes } of p.bases) {
+    if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
+    ivf.loadList(list, ids, groups, codes, rooms.get(list) ?? 0);
+  }
+  const { lists, ids, grps, codes } = p.adds;
+  const stride = ivf.stride;
+  for (let i = 0; i < ids.length; i++) ivf.addCode(ids[i], grps[i], lists[i], codes.subarray(i * stride, (i + 1) * stride));
+}
+
+/** The IVF indexes of the file built (in shared memory) by a thread other than the one that uses them: `IvfCatalogue.load` takes them over without a copy. */
+export interface IvfBuilt {
+  groups: Array<[string, number]>;
+  models: Array<{
+    model: string;
+    dims: number;
+    centroids: Float32Array;
+    trainedCount: number;
+    /** null: the file has no persisted lists for the model (an older release's): the catalogue rebuilds them from the vectors */
+    built: { ivf: IvfIndexState; deltaCounts: Array<[number, number]>; perGroup: Array<[number, number]> } | null;
+  }>;
+}
+
+/** Reads the file's IVF state (`readIvf`, in one read transaction) and builds each model's index in shared memory, for another thread (ivf.prefetch.ts). */
+export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: ArrayBuffer[] } {
+  const r = db.transaction(() => readIvf(db))();
+  const transfer: ArrayBuffer[] = [];
+  const models = r.models.map((m) => {
+    if (!m.lists) return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: null };
+    const ivf = new IvfIndex(m.dims, m.centroids, true);
+    fillPersisted(ivf, m.model, m.lists);
+    const state = ivf.state();
+    transfer.push(...IvfIndex.transferables(state));
+    return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: { ivf: state, deltaCounts: m.lists.deltaCounts, perGroup: [...ivf.groupCounts()] } };
+  });
+  return { built: { groups: r.groups, models }, transfer };
+}
+
 /** The bytes of a blob in an ArrayBuffer of their own (aligned, and transferable to another thread). */
 function own(b: Uint8Array): Uint8Array {
   return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : new Uint8Array(b);
-}
-
-/** The ArrayBuffers of an `IvfRead`, to transfer them to another thread rather than copy them. */
-export function ivfReadBuffers(r: IvfRead): ArrayBuffer[] {
-  const out = new Set<ArrayBuffer>();
-  const add = (x: ArrayBufferView) => {
-    if (x.byteOffset === 0 && x.byteLength === x.buffer.byteLength && x.buffer instanceof ArrayBuffer) out.add(x.buffer);
-  };
-  for (const m of r.models) {
-    add(m.centroids);
-    for (const b of m.lists?.bases ?? []) for (const x of [b.ids, b.groups, b.codes]) add(x);
-    if (m.lists) for (const x of Object.values(m.lists.adds)) add(x);
-  }
-  return [...out];
 }

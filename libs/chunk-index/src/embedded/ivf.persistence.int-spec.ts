@@ -144,6 +144,15 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     const taken = await expectExact(path, queries, 'prefetch');
     expect(taken).toMatchObject({ from: 'persisted', vectors: 980 });
     expect(taken.prefetched).not.toBeNull();
+    // the lists built in the worker (shared memory) are this index's from then on: writes grow and rewrite them
+    const started = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetchIvf(path) });
+    await started.setup();
+    expect(started.ivfLoad.prefetched).not.toBeNull();
+    await addFiles(started, r, CRASH_STORES[1], 20, 20, 9);
+    for (const fileId of a.slice(2, 8)) await started.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId }], cp());
+    await expectExact(path, queries, started);
+    await started.close();
+    expect(await expectExact(path, queries, 'prefetch')).toMatchObject({ from: 'persisted', vectors: 980 + 400 - 120 });
     // a commit after the worker read (another connection): the index reads the lists itself, and sees it
     const pre = prefetchIvf(path)!;
     await pre.done;
@@ -152,7 +161,7 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     await writer.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId: a[1] }], cp());
     const reader = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: pre });
     await reader.setup();
-    expect(reader.ivfLoad).toMatchObject({ from: 'persisted', vectors: 960, prefetched: null });
+    expect(reader.ivfLoad).toMatchObject({ from: 'persisted', vectors: 1240, prefetched: null });
     await expectExact(path, queries, reader);
     await reader.close();
     await writer.close();

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'fs';
 import { Worker } from 'worker_threads';
-import type { IvfRead } from './ivf.catalogue';
+import type { IvfBuilt } from './ivf.catalogue';
 
 /**
  * A start's early read of the chunk index's IVF lists (`readIvf`, the bulk of opening a large index)
@@ -11,7 +11,7 @@ import type { IvfRead } from './ivf.catalogue';
  */
 export interface IvfPrefetch {
   /** The file's state before the worker's read began, and what it read; null when it could not (the index reads the lists itself). */
-  readonly done: Promise<{ state: string; read: IvfRead; ms: number } | null>;
+  readonly done: Promise<{ state: string; built: IvfBuilt; ms: number } | null>;
   /** Stops the worker if it is still reading (the result is then null). */
   cancel(): void;
 }
@@ -53,11 +53,11 @@ const t0 = performance.now();
 const { fileState } = require(workerData.self);
 const state = fileState(workerData.path);
 const Database = require(workerData.driver);
-const { readIvf, ivfReadBuffers } = require(workerData.catalogue);
+const { buildIvf } = require(workerData.catalogue);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 try {
-  const read = db.transaction(() => readIvf(db))();
-  parentPort.postMessage({ state, read, ms: performance.now() - t0 }, ivfReadBuffers(read));
+  const { built, transfer } = buildIvf(db);
+  parentPort.postMessage({ state, built, ms: performance.now() - t0 }, transfer);
 } finally {
   db.close();
 }
@@ -85,8 +85,8 @@ export function prefetchIvf(path: string): IvfPrefetch | null {
   } catch {
     return null;
   }
-  const done = new Promise<{ state: string; read: IvfRead; ms: number } | null>((resolve) => {
-    worker.once('message', (m: { state: string; read: IvfRead; ms: number }) => resolve(m));
+  const done = new Promise<{ state: string; built: IvfBuilt; ms: number } | null>((resolve) => {
+    worker.once('message', (m: { state: string; built: IvfBuilt; ms: number }) => resolve(m));
     // any failure (no such table in an older file, a locked or damaged file): the index reads the lists itself
     worker.once('error', () => resolve(null));
     worker.once('exit', () => resolve(null));

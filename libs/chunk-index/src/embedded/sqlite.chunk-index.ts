@@ -93,7 +93,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.prefetchWait = performance.now() - t0;
     // the worker's read is the file's only if nothing (another process, this connection's migrations) committed since it began
     if (pre && this.path !== ':memory:' && fileState(this.path) === pre.state) {
-      this.ivf.load(pre.read);
+      this.ivf.load(pre.built);
       this.prefetched = pre.ms;
     } else {
       this.ivf.load();
