@@ -150,7 +150,7 @@ export async function restartBench(): Promise<void> {
     const prefetched: string[] = [];
     for (let i = 0; i < RESTARTS; i++) {
       const o0 = performance.now();
-      const reopened = new SqliteChunkIndex(path, { ivfPrefetch: prefetchIvf(path) });
+      const reopened = new SqliteChunkIndex(path, { ivfPrefetch: prefetchIvf(path, 0) });
       await reopened.setup();
       const opened = performance.now() - o0;
       const { ms, prefetched: worker, waited } = reopened.ivfLoad;

@@ -42,7 +42,7 @@ async function expectExact(path: string, queries: Float32Array[], open?: SqliteC
   const prefetch = open === 'prefetch';
   if (open === 'prefetch') open = undefined;
   // a start reads the lists in a worker thread (ivf.prefetch.ts) while it loads its modules
-  const index = open ?? new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetch ? prefetchIvf(path) : null });
+  const index = open ?? new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetch ? prefetchIvf(path, 0) : null });
   try {
     if (!open) {
       await index.setup();
@@ -145,7 +145,7 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     expect(taken).toMatchObject({ from: 'persisted', vectors: 980 });
     expect(taken.prefetched).not.toBeNull();
     // the lists built in the worker (shared memory) are this index's from then on: writes grow and rewrite them
-    const started = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetchIvf(path) });
+    const started = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetchIvf(path, 0) });
     await started.setup();
     expect(started.ivfLoad.prefetched).not.toBeNull();
     await addFiles(started, r, CRASH_STORES[1], 20, 20, 9);
@@ -154,7 +154,7 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     await started.close();
     expect(await expectExact(path, queries, 'prefetch')).toMatchObject({ from: 'persisted', vectors: 980 + 400 - 120 });
     // a commit after the worker read (another connection): the index reads the lists itself, and sees it
-    const pre = prefetchIvf(path)!;
+    const pre = prefetchIvf(path, 0)!;
     await pre.done;
     const writer = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS });
     await writer.setup();
@@ -168,7 +168,7 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     // a file the worker cannot read as an index (no IVF tables yet): read here, as without a prefetch
     const bare = join(dir, 'bare.sqlite');
     new Database(bare).close();
-    const unread = prefetchIvf(bare)!;
+    const unread = prefetchIvf(bare, 0)!;
     expect(await unread.done).toBeNull();
     const fresh = new SqliteChunkIndex(bare, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: unread });
     await fresh.setup();

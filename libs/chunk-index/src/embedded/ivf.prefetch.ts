@@ -64,11 +64,19 @@ try {
 `;
 
 /**
- * Starts reading the IVF lists of the chunk index at `path` in a worker thread; null when there is no
- * file yet (a new index has no lists to read).
+ * A file below this size (with its WAL) is opened without a worker: its lists, if any, are read in tens
+ * of milliseconds, less than a worker thread costs the start's other work on a small machine.
  */
-export function prefetchIvf(path: string): IvfPrefetch | null {
+export const PREFETCH_MIN_BYTES = 128 * 2 ** 20;
+
+/**
+ * Starts reading the IVF lists of the chunk index at `path` in a worker thread; null when there is no
+ * file yet (a new index has no lists to read) or it is smaller than `minBytes`.
+ */
+export function prefetchIvf(path: string, minBytes = PREFETCH_MIN_BYTES): IvfPrefetch | null {
   if (path === ':memory:' || !existsSync(path)) return null;
+  const size = (p: string) => (existsSync(p) ? statSync(p).size : 0);
+  if (size(path) + size(`${path}-wal`) < minBytes) return null;
   const fromSources = __filename.endsWith('.ts');
   let worker: Worker;
   try {
