@@ -27,7 +27,7 @@ async function main(): Promise<void> {
   let infraLogger: Logger | null = null;
   const embedded = startDatabaseEarly(config, () => infraLogger!);
   // the embedded chunk index's IVF lists are read in a worker thread meanwhile too (the index takes them if the file is unchanged)
-  const ivfPrefetch = config.chunkIndex === 'embedded' ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite')) : null;
+  const ivfPrefetch = config.chunkIndex === 'embedded' ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes) : null;
   // the rest of the server's modules load now, while the database starts
   const { Logger } = await import('@nestjs/common');
   infraLogger = new Logger('Infrastructure');
