@@ -4,6 +4,7 @@ import { Agent } from 'http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { prefetchIvf } from '@larder/chunk-index/embedded/ivf.prefetch';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { apiCall, freePort, waitForServer } from './support';
 import { corpus, DIMS, fill, MODEL, serverEnv, syntheticEmbeddings } from './search-speed.bench';
@@ -39,8 +40,25 @@ export async function restartBench(): Promise<void> {
   const key = reuse?.key ?? `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const envOf = (dataDir: string) => serverEnv(port, dataDir, key, embeddings.url);
-  const spawnServer = (dataDir: string) => spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: 'inherit' });
+  // the server's logs at level log, for its start timeline (`started in …`); its warnings and errors pass through
+  const envOf = (dataDir: string) => ({ ...serverEnv(port, dataDir, key, embeddings.url), LARDER_LOG_LEVEL: 'log' });
+  const timelines: string[] = [];
+  const spawnServer = (dataDir: string) => {
+    const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
+    let rest = '';
+    child.stdout.on('data', (d: Buffer) => {
+      const lines = (rest + d.toString()).split('\n');
+      rest = lines.pop()!;
+      for (const line of lines) {
+        // eslint-disable-next-line no-control-regex
+        const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
+        const m = /started in (.*)$/.exec(plain);
+        if (m) timelines.push(m[1]);
+        else if (/\b(WARN|ERROR)\b/.test(plain)) process.stdout.write(`${plain}\n`);
+      }
+    });
+    return child;
+  };
   const stop = (child: ReturnType<typeof spawn>) =>
     new Promise<void>((r) => {
       if (child.exitCode !== null) return r();
@@ -128,6 +146,22 @@ export async function restartBench(): Promise<void> {
     }
     process.stdout.write(`index open alone: ${opens.join('; ')}\n`);
 
+    // the same, with the lists built in a worker thread (as a start does, beside its module loading): what the open's own thread spends
+    const prefetched: string[] = [];
+    for (let i = 0; i < RESTARTS; i++) {
+      const o0 = performance.now();
+      const reopened = new SqliteChunkIndex(path, { ivfPrefetch: prefetchIvf(path, 0) });
+      await reopened.setup();
+      const opened = performance.now() - o0;
+      const { ms, prefetched: worker, waited } = reopened.ivfLoad;
+      const hits = await reopened.searchDense({ storeIds: [storeId], vector: corpus().vector(), topK: 10, model: MODEL });
+      await reopened.close();
+      if (hits.length !== 10) throw new Error(`reopened index answered ${hits.length} hits`);
+      if (worker === null) throw new Error('the lists read in the worker were not taken');
+      prefetched.push(`${(opened / 1000).toFixed(2)} s (worker ${(worker / 1000).toFixed(2)} s, waited for ${(waited / 1000).toFixed(2)} s; lists taken over in ${ms.toFixed(0)} ms)`);
+    }
+    process.stdout.write(`index open, lists built in a worker: ${prefetched.join('; ')}\n`);
+
     // a start with an empty store: what a start costs whatever the index holds
     let emptyStore = reuse?.emptyStore;
     if (!emptyStore) {
@@ -140,8 +174,10 @@ export async function restartBench(): Promise<void> {
 
     const rows: string[] = [];
     for (let i = 0; i < RESTARTS; i++) {
+      timelines.length = 0;
       const full = await timeStart(dataDir, storeId);
       const small = await timeStart(emptyDir, emptyStore);
+      process.stdout.write(`start ${i + 1}, ${N.toLocaleString('en')} chunks: ${timelines[0] ?? '?'}\n           100 chunks: ${timelines[1] ?? '?'}\n`);
       rows.push(`| ${i + 1} | ${(full.listening / 1000).toFixed(2)} | ${(full.searched / 1000).toFixed(2)} | ${(small.listening / 1000).toFixed(2)} | ${(small.searched / 1000).toFixed(2)} |`);
     }
     process.stdout.write(

@@ -92,9 +92,12 @@ export class ProjectionRunner implements ReadModelConsistency {
 
   /** Creates checkpoint and projection tables; a projection whose version changed is rebuilt from START. */
   async setup(): Promise<void> {
+    // the external indexes (the embedded chunk index: its own file, its lists read in a worker) open meanwhile
+    const external = Promise.all(this.external.map((x) => x.setup()));
+    // one failure is the setup's failure: the other is awaited, not left unhandled
+    external.catch(() => undefined);
     await setupCheckpoints(this.ds);
     await setupStuckLoops(this.ds);
-    for (const x of this.external) await x.setup();
     for (const p of this.projections) {
       await this.ds.transaction(async (m) => {
         await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`larder-projection-setup-${p.name}`]);
@@ -110,6 +113,7 @@ export class ProjectionRunner implements ReadModelConsistency {
     for (const r of this.reactors) {
       await this.ds.transaction((m) => lockCheckpoint(m, r.name, 'reactor', 1));
     }
+    await external;
   }
 
   start(): void {

@@ -58,6 +58,8 @@ export interface LarderConfig {
   ivfMinVectors: number;
   ivfLists: number;
   ivfProbes: number;
+  /** An embedded index file at least this large has its IVF lists read in a worker thread from the process's start (ivf.prefetch.ts). */
+  ivfPrefetchMinBytes: number;
   /** The embedded index reads BM25 on a second connection in a worker thread. */
   indexReadWorker: boolean;
   searchFusion: 'relative' | 'rrf';
@@ -330,6 +332,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     billingAnchorDay: Math.min(28, Math.max(1, int('LARDER_BILLING_PERIOD_START_DAY', 1))),
     ivfMinVectors: Math.max(1000, int('LARDER_IVF_MIN_VECTORS', 20_000)),
     ivfLists: Math.min(4096, Math.max(16, int('LARDER_IVF_LISTS', 256))),
+    ivfPrefetchMinBytes: Math.max(0, int('LARDER_IVF_PREFETCH_MIN_BYTES', 128 * 2 ** 20)),
     ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 16)),
     indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),
     searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,

@@ -16,6 +16,7 @@ import { buildOpenApi, serveOpenApi } from './http/openapi';
 import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
 import type { StartTimeline } from './start-timeline';
+import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import type { EmbeddedPostgres } from '@larder/database';
 
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
@@ -40,9 +41,9 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 }
 
 /** Builds the whole HTTP server (not yet listening) from configuration. */
-export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres> } = {}): Promise<LarderApp> {
+export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres>; ivfPrefetch?: IvfPrefetch } = {}): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
-  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded });
+  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch });
   try {
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {

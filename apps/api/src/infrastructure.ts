@@ -44,6 +44,7 @@ import { PostgresTraceDeliveries } from '@larder/trace-destinations/postgres/pos
 import { TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { LarderConfig } from './config';
 import type { StartTimeline } from './start-timeline';
+import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import { LazyBucketConnector } from './lazy-adapters';
 
 export interface Infrastructure {
@@ -113,7 +114,15 @@ function signingSecret(config: LarderConfig): string {
  */
 export async function createInfrastructure(
   config: LarderConfig,
-  options: { runLoops?: boolean; reactors?: boolean; role?: 'server' | 'cli'; timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres> } = {},
+  options: {
+    runLoops?: boolean;
+    reactors?: boolean;
+    role?: 'server' | 'cli';
+    timeline?: StartTimeline;
+    embedded?: Promise<EmbeddedPostgres>;
+    /** The embedded chunk index's IVF lists, read in a worker thread since the process began (main.ts). */
+    ivfPrefetch?: IvfPrefetch;
+  } = {},
 ): Promise<Infrastructure> {
   const logger = new Logger('Infrastructure');
   const mark = (step: string) => options.timeline?.mark(step);
@@ -219,7 +228,7 @@ export async function createInfrastructure(
   const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
   const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
 
-  const chunkIndex = createChunkIndex(config);
+  const chunkIndex = createChunkIndex(config, options.ivfPrefetch);
   const embedder = createEmbedder(config);
   const reranker = createReranker(config);
   if (reranker && options.role !== 'cli') logger.log(`reranker ${reranker.model}${reranker instanceof HttpReranker ? ` at ${reranker.endpoint} (${config.rerankerFormat} format)` : ''}`);
@@ -318,8 +327,9 @@ export async function createInfrastructure(
   };
 }
 
-function createChunkIndex(config: LarderConfig): ChunkIndex {
+function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch): ChunkIndex {
   if (config.chunkIndex === 'elasticsearch') {
+    ivfPrefetch?.cancel();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { ElasticsearchChunkIndex } = require('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index') as typeof import('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index');
     return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
@@ -329,6 +339,7 @@ function createChunkIndex(config: LarderConfig): ChunkIndex {
     ivfLists: config.ivfLists,
     ivfProbes: config.ivfProbes,
     readWorker: config.indexReadWorker,
+    ivfPrefetch,
     lexical: {
       feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
       ...(config.searchLexicalFeedbackMinWords !== null ? { feedbackMinWords: config.searchLexicalFeedbackMinWords } : {}),

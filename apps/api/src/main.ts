@@ -4,6 +4,7 @@ import type { Logger } from '@nestjs/common';
 import type { EmbeddedPostgres } from '@larder/database';
 import { runningEmbeddedDatabase } from '@larder/database/embedded-database-lock';
 import { startEmbeddedPostgresThread } from '@larder/database/embedded-postgres.thread';
+import { prefetchIvf } from '@larder/chunk-index/embedded/ivf.prefetch';
 import { LarderConfig, loadConfig } from './config';
 import { StartTimeline } from './start-timeline';
 
@@ -25,13 +26,15 @@ async function main(): Promise<void> {
   const config = loadConfig();
   let infraLogger: Logger | null = null;
   const embedded = startDatabaseEarly(config, () => infraLogger!);
+  // the embedded chunk index's IVF lists are read in a worker thread meanwhile too (the index takes them if the file is unchanged)
+  const ivfPrefetch = config.chunkIndex === 'embedded' ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes) : null;
   // the rest of the server's modules load now, while the database starts
   const { Logger } = await import('@nestjs/common');
   infraLogger = new Logger('Infrastructure');
   const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp } = await import('./create-app');
   timeline.mark('modules');
   const shutdownMs = shutdownTimeoutMs();
-  const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined });
+  const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined, ivfPrefetch: ivfPrefetch ?? undefined });
   await larder.app.listen(config.port, config.host);
   timeline.mark('listen');
   const logger = new Logger('Larder');

@@ -13,14 +13,14 @@
 
 /** The part of the WebAssembly JS API used here (the project's type libraries do not declare it). */
 export interface WasmMemory {
-  readonly buffer: ArrayBuffer;
+  readonly buffer: ArrayBuffer | SharedArrayBuffer;
   grow(pages: number): number;
 }
 interface WasmApi {
   validate(bytes: Uint8Array): boolean;
   Module: new (bytes: Uint8Array) => object;
   Instance: new (module: object, imports: object) => { exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number; maximum?: number }) => WasmMemory;
+  Memory: new (descriptor: { initial: number; maximum?: number; shared?: boolean }) => WasmMemory;
 }
 const wasm = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
@@ -195,31 +195,34 @@ const body = [
   END,
 ];
 
-const moduleBytes = Uint8Array.from([
-  0x00,
-  0x61,
-  0x73,
-  0x6d,
-  0x01,
-  0x00,
-  0x00,
-  0x00,
-  ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
-  ...section(2, [1, ...str('env'), ...str('memory'), 0x02, 0x00, 1]),
-  ...section(3, [1, 0]),
-  ...section(7, [1, ...str('scan'), 0x00, 0]),
-  ...section(10, [1, ...uleb(body.length), ...body]),
-]);
+/** The module, importing its memory as a plain one or as a shared one (up to 4 GiB: an arena's bound is lower). */
+const moduleBytesFor = (shared: boolean) =>
+  Uint8Array.from([
+    0x00,
+    0x61,
+    0x73,
+    0x6d,
+    0x01,
+    0x00,
+    0x00,
+    0x00,
+    ...section(1, [1, 0x60, 5, 0x7f, 0x7f, 0x7f, 0x7f, 0x7f, 0]),
+    ...section(2, [1, ...str('env'), ...str('memory'), 0x02, ...(shared ? [0x03, 1, ...uleb(65536)] : [0x00, 1])]),
+    ...section(3, [1, 0]),
+    ...section(7, [1, ...str('scan'), 0x00, 0]),
+    ...section(10, [1, ...uleb(body.length), ...body]),
+  ]);
 
 export type ScanFn = (query: number, codes: number, n: number, stride: number, out: number) => void;
 
-let compiled: object | null | undefined;
-/** The SIMD module, or null where this runtime cannot run it (or LARDER_IVF_SIMD=0). */
-function simdModule(): object | null {
-  if (compiled === undefined) {
-    compiled = process.env.LARDER_IVF_SIMD !== '0' && wasm.validate(moduleBytes) ? new wasm.Module(moduleBytes) : null;
+const compiled = new Map<boolean, object | null>();
+/** The SIMD module (over a plain or a shared memory), or null where this runtime cannot run it (or LARDER_IVF_SIMD=0). */
+function simdModule(shared = false): object | null {
+  if (!compiled.has(shared)) {
+    const bytes = moduleBytesFor(shared);
+    compiled.set(shared, process.env.LARDER_IVF_SIMD !== '0' && wasm.validate(bytes) ? new wasm.Module(bytes) : null);
   }
-  return compiled;
+  return compiled.get(shared)!;
 }
 
 export const simdAvailable = (): boolean => simdModule() !== null;
@@ -241,8 +244,8 @@ export function scanScalar(memory: WasmMemory): ScanFn {
 }
 
 /** A scan function over `memory`: SIMD where available. */
-export function scanOver(memory: WasmMemory): ScanFn {
-  const mod = simdModule();
+export function scanOver(memory: WasmMemory, shared = false): ScanFn {
+  const mod = simdModule(shared);
   if (!mod) return scanScalar(memory);
   return new wasm.Instance(mod, { env: { memory } }).exports.scan as ScanFn;
 }
@@ -262,17 +265,37 @@ export class CodeArena {
   readonly out: number;
   private top: number;
   private readonly free = new Map<number, number[]>();
-  private views: { buf: ArrayBuffer; i8: Int8Array; i16: Int16Array; i32: Int32Array } | null = null;
+  private views: { buf: ArrayBuffer | SharedArrayBuffer; i8: Int8Array; i16: Int16Array; i32: Int32Array } | null = null;
 
+  /**
+   * `shared`: the memory is a shared one, which another thread can fill and hand over (`state`,
+   * `CodeArena.adopt`): a start's IVF lists are loaded so (ivf.prefetch.ts).
+   */
   constructor(
     readonly stride: number,
     private readonly maxBytes = 1 << 30,
+    readonly shared = false,
+    adopted?: WasmMemory,
   ) {
-    this.memory = new wasm.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE) });
-    this.scan = scanOver(this.memory);
+    this.memory = adopted ?? new wasm.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE), ...(shared ? { shared: true } : {}) });
+    this.scan = scanOver(this.memory, shared);
     this.query = 0;
     this.out = align(stride * 2);
     this.top = align(this.out + CodeArena.SCAN_BATCH * 4);
+  }
+
+  /** What another thread needs to take this arena over (a shared one: its memory is not copied). */
+  state(): CodeArenaState {
+    if (!this.shared) throw new Error('only a shared code arena can be handed to another thread');
+    return { memory: this.memory, stride: this.stride, maxBytes: this.maxBytes, top: this.top, free: [...this.free] };
+  }
+
+  /** The arena `state` describes, over the same (shared) memory. */
+  static adopt(state: CodeArenaState): CodeArena {
+    const arena = new CodeArena(state.stride, state.maxBytes, true, state.memory);
+    arena.top = state.top;
+    for (const [bytes, ats] of state.free) arena.free.set(bytes, [...ats]);
+    return arena;
   }
 
   /** Typed views of the memory (renewed after it grew). */
@@ -337,6 +360,15 @@ export class CodeArena {
 }
 
 const align = (n: number) => (n + 15) & ~15;
+
+/** A shared code arena as it is handed to another thread (`CodeArena.state`, `CodeArena.adopt`). */
+export interface CodeArenaState {
+  memory: WasmMemory;
+  stride: number;
+  maxBytes: number;
+  top: number;
+  free: Array<[number, number[]]>;
+}
 
 /**
  * A fixed set of unit vectors (k-means centroids) as int8 codes, for choosing lists: the scores of a

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { blobVector, cosine, IvfIndex, kmeans, normalize } from './ivf';
+import { blobVector, cosine, IvfIndex, IvfIndexState, kmeans, normalize } from './ivf';
 import { Row } from './sqlite.schema';
 import { ChunkQuery } from '../chunk-index.port';
 
@@ -74,84 +74,48 @@ export class IvfCatalogue {
     this.opts = { ...DEFAULT_IVF_OPTIONS, ...options };
   }
 
-  /** (Re)loads the IVF lists from the file: at start, and after another process wrote to it. */
-  load(): void {
+  /**
+   * (Re)loads the IVF lists from the file: at start, and after another process wrote to it. `built` is
+   * what `buildIvf` answers for the file as it is now (a start builds it in a worker thread meanwhile:
+   * ivf.prefetch.ts); without it the file is read here.
+   */
+  load(built?: IvfBuilt): void {
     const t0 = performance.now();
     this.anns.clear();
     this.groups.clear();
     this.deltas.clear();
     this.discard();
-    for (const r of this.db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>) this.groups.set(r[0], r[1]);
+    const r = built ?? readIvf(this.db);
+    for (const [storeId, grp] of r.groups) this.groups.set(storeId, grp);
     let from: 'persisted' | 'vectors' | 'none' = 'none';
     let vectors = 0;
-    for (const c of this.db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
-      const a: Ann = { model: c.model as string, ivf: new IvfIndex(c.dims as number, blobVector(c.centroids as Buffer)), trainedCount: c.trained_count as number, perGroup: new Map() };
+    for (const m of r.models as Array<IvfRead['models'][number] | IvfBuilt['models'][number]>) {
+      let ivf: IvfIndex;
+      let persisted: { deltaCounts: Array<[number, number]>; perGroup?: Array<[number, number]> } | null;
+      if ('built' in m) {
+        ivf = m.built ? IvfIndex.adopt(m.built.ivf) : new IvfIndex(m.dims, m.centroids);
+        persisted = m.built;
+      } else {
+        ivf = new IvfIndex(m.dims, m.centroids);
+        if (m.lists) fillPersisted(ivf, m.model, m.lists);
+        persisted = m.lists;
+      }
+      const a: Ann = { model: m.model, ivf, trainedCount: m.trainedCount, perGroup: new Map() };
       this.anns.set(a.model, a);
-      if (this.loadPersisted(a)) from = from === 'vectors' ? from : 'persisted';
-      else {
+      if (persisted) {
+        this.deltas.set(a.model, new Map(persisted.deltaCounts));
+        from = from === 'vectors' ? from : 'persisted';
+      } else {
         this.loadFromVectors(a);
         from = 'vectors';
       }
-      a.perGroup = a.ivf.groupCounts();
+      a.perGroup = persisted?.perGroup ? new Map(persisted.perGroup) : a.ivf.groupCounts();
       vectors += a.ivf.size;
     }
     // models without an IVF are counted when a write could bring them to the threshold (trainDue)
     this.counted.clear();
     this.loadedVersion = this.db.pragma('data_version', { simple: true }) as number;
     this.lastLoad = { ms: performance.now() - t0, vectors, from };
-  }
-
-  /**
-   * The model's lists from `ivf_lists` and `ivf_delta`; false when the file has none (an older release's).
-   * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
-   * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
-   * in two bases: the one it left and the one it went to), then the delta's codes are added.
-   */
-  private loadPersisted(a: Ann): boolean {
-    const stride = a.ivf.stride;
-    const counts = new Map<number, number>();
-    const tombs = new Map<number, Set<number>>();
-    const adds: Array<[number, number, number, Buffer]> = [];
-    for (const row of this.db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(a.model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
-      const [list, id, grp, code] = row;
-      counts.set(list, (counts.get(list) ?? 0) + 1);
-      if (code === null || grp === null) {
-        let t = tombs.get(list);
-        if (!t) tombs.set(list, (t = new Set()));
-        t.add(id);
-      } else if (code.length === stride) adds.push([list, id, grp, code]);
-    }
-    // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
-    const sizes = this.db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(a.model) as Array<[number, number]>;
-    if (!sizes.length) return false;
-    const room = new Map<number, number>();
-    for (const [list] of adds) room.set(list, (room.get(list) ?? 0) + 1);
-    a.ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
-    let found = false;
-    const int32s = (b: Buffer) => (b.byteOffset % 4 === 0 ? new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : new Int32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength)));
-    for (const [list, idBlob, groupBlob, codes] of this.db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(a.model) as IterableIterator<
-      [number, Buffer, Buffer, Buffer]
-    >) {
-      found = true;
-      if (list >= a.ivf.nlist) throw new Error(`IVF of ${a.model}: persisted list ${list} has no centroid`);
-      let ids = int32s(idBlob);
-      let groups = int32s(groupBlob);
-      let kept: Uint8Array = codes;
-      const t = tombs.get(list);
-      if (t?.size) {
-        const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
-        const k = new Uint8Array(keep.length * stride);
-        keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
-        ids = Int32Array.from(keep, (j) => ids[j]);
-        groups = Int32Array.from(keep, (j) => groups[j]);
-        kept = k;
-      }
-      a.ivf.loadList(list, ids, groups, kept, room.get(list) ?? 0);
-    }
-    if (!found) return false;
-    this.deltas.set(a.model, counts);
-    for (const [list, id, grp, code] of adds) a.ivf.addCode(id, grp, list, code);
-    return true;
   }
 
   /** The model's lists rebuilt from every stored vector (a file of an older release), then persisted. */
@@ -446,3 +410,143 @@ export class IvfCatalogue {
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see `search`). */
 const RESCORE_MARGIN = 0.02;
+
+/** What `readIvf` reads of a model's persisted lists (plain arrays: a worker thread can hand them over). */
+export interface PersistedLists {
+  /** [list, base size, delta codes to add] per list of `ivf_lists` */
+  sizes: Array<[number, number, number]>;
+  /** each list's base without its tombstoned ids */
+  bases: Array<{ list: number; ids: Int32Array; groups: Int32Array; codes: Uint8Array }>;
+  /** the delta's codes, added after the bases: entry i is in list `lists[i]`, id `ids[i]`, group `grps[i]`, code at `i * stride` of `codes` (flat arrays: a few to hand over, however long the delta) */
+  adds: { lists: Int32Array; ids: Int32Array; grps: Int32Array; codes: Uint8Array };
+  /** rows of `ivf_delta` per list */
+  deltaCounts: Array<[number, number]>;
+}
+
+/** The IVF state of a chunk index file: store groups, and per model its centroids and persisted lists (null: none, an older file's). */
+export interface IvfRead {
+  groups: Array<[string, number]>;
+  models: Array<{ model: string; dims: number; centroids: Float32Array; trainedCount: number; lists: PersistedLists | null }>;
+}
+
+/**
+ * Reads the IVF state of the file (call in one read transaction, for a consistent snapshot). Only
+ * reads: it runs on the index's connection, or on a read-only one in a worker thread (ivf.prefetch.ts).
+ */
+export function readIvf(db: Database.Database): IvfRead {
+  const groups = db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>;
+  const models: IvfRead['models'] = [];
+  for (const c of db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
+    const dims = c.dims as number;
+    models.push({ model: c.model as string, dims, centroids: blobVector(c.centroids as Buffer), trainedCount: c.trained_count as number, lists: readLists(db, c.model as string, (dims + 15) & ~15) });
+  }
+  return { groups, models };
+}
+
+/**
+ * A model's lists from `ivf_lists` and `ivf_delta`; null when the file has none (an older release's).
+ * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
+ * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
+ * in two bases: the one it left and the one it went to), and the delta's codes are added after them.
+ */
+function readLists(db: Database.Database, model: string, stride: number): PersistedLists | null {
+  const counts = new Map<number, number>();
+  const tombs = new Map<number, Set<number>>();
+  const addLists: number[] = [];
+  const addIds: number[] = [];
+  const addGrps: number[] = [];
+  const addCodes: Buffer[] = [];
+  for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
+    const [list, id, grp, code] = row;
+    counts.set(list, (counts.get(list) ?? 0) + 1);
+    if (code === null || grp === null) {
+      let t = tombs.get(list);
+      if (!t) tombs.set(list, (t = new Set()));
+      t.add(id);
+    } else if (code.length === stride) {
+      addLists.push(list);
+      addIds.push(id);
+      addGrps.push(grp);
+      addCodes.push(code);
+    }
+  }
+  const codes = new Uint8Array(addCodes.length * stride);
+  addCodes.forEach((c, i) => codes.set(c, i * stride));
+  const adds = { lists: Int32Array.from(addLists), ids: Int32Array.from(addIds), grps: Int32Array.from(addGrps), codes };
+  const room = new Map<number, number>();
+  for (const list of addLists) room.set(list, (room.get(list) ?? 0) + 1);
+  const sizes = (db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>).map(([list, size]): [number, number, number] => [
+    list,
+    size,
+    room.get(list) ?? 0,
+  ]);
+  if (!sizes.length) return null;
+  const int32s = (b: Buffer) => new Int32Array(own(b).buffer, 0, b.byteLength >> 2);
+  const bases: PersistedLists['bases'] = [];
+  for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
+    [number, Buffer, Buffer, Buffer]
+  >) {
+    let ids = int32s(idBlob);
+    let groups = int32s(groupBlob);
+    let codes: Uint8Array = own(codeBlob);
+    const t = tombs.get(list);
+    if (t?.size) {
+      const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
+      const k = new Uint8Array(keep.length * stride);
+      keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
+      ids = Int32Array.from(keep, (j) => ids[j]);
+      groups = Int32Array.from(keep, (j) => groups[j]);
+      codes = k;
+    }
+    bases.push({ list, ids, groups, codes });
+  }
+  if (!bases.length) return null;
+  return { sizes, bases, adds, deltaCounts: [...counts] };
+}
+
+/** Fills an empty index with a model's lists as `readIvf` read them (the bases, then the delta's codes). */
+function fillPersisted(ivf: IvfIndex, model: string, p: PersistedLists): void {
+  // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
+  ivf.reserve(p.sizes.map(([, size, room]) => (size + room ? IvfIndex.capacityFor(size + room) : 0)));
+  const rooms = new Map(p.sizes.map(([list, , room]) => [list, room]));
+  for (const { list, ids, groups, codes } of p.bases) {
+    if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
+    ivf.loadList(list, ids, groups, codes, rooms.get(list) ?? 0);
+  }
+  const { lists, ids, grps, codes } = p.adds;
+  const stride = ivf.stride;
+  for (let i = 0; i < ids.length; i++) ivf.addCode(ids[i], grps[i], lists[i], codes.subarray(i * stride, (i + 1) * stride));
+}
+
+/** The IVF indexes of the file built (in shared memory) by a thread other than the one that uses them: `IvfCatalogue.load` takes them over without a copy. */
+export interface IvfBuilt {
+  groups: Array<[string, number]>;
+  models: Array<{
+    model: string;
+    dims: number;
+    centroids: Float32Array;
+    trainedCount: number;
+    /** null: the file has no persisted lists for the model (an older release's): the catalogue rebuilds them from the vectors */
+    built: { ivf: IvfIndexState; deltaCounts: Array<[number, number]>; perGroup: Array<[number, number]> } | null;
+  }>;
+}
+
+/** Reads the file's IVF state (`readIvf`, in one read transaction) and builds each model's index in shared memory, for another thread (ivf.prefetch.ts). */
+export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: ArrayBuffer[] } {
+  const r = db.transaction(() => readIvf(db))();
+  const transfer: ArrayBuffer[] = [];
+  const models = r.models.map((m) => {
+    if (!m.lists) return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: null };
+    const ivf = new IvfIndex(m.dims, m.centroids, true);
+    fillPersisted(ivf, m.model, m.lists);
+    const state = ivf.state();
+    transfer.push(...IvfIndex.transferables(state));
+    return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: { ivf: state, deltaCounts: m.lists.deltaCounts, perGroup: [...ivf.groupCounts()] } };
+  });
+  return { built: { groups: r.groups, models }, transfer };
+}
+
+/** The bytes of a blob in an ArrayBuffer of their own (aligned, and transferable to another thread). */
+function own(b: Uint8Array): Uint8Array {
+  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : new Uint8Array(b);
+}

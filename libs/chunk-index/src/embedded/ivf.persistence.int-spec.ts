@@ -5,6 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../chunk-index.port';
 import { CRASH_DIMS, CRASH_MODEL, CRASH_OPTIONS, CRASH_STORES, crashRng, crashVector } from '../testing/ivf-crash.support';
+import { prefetchIvf } from './ivf.prefetch';
 import { SqliteChunkIndex } from './sqlite.chunk-index';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-ivf-persist-'));
@@ -36,9 +37,12 @@ function committed(path: string): Map<string, Float32Array> {
  * exhaustive scan of the committed vectors answers: the exact top 10 of each query, and, asked for as
  * many as there are, every committed vector of the stores and nothing else.
  */
-async function expectExact(path: string, queries: Float32Array[], open?: SqliteChunkIndex): Promise<SqliteChunkIndex['ivfLoad']> {
+async function expectExact(path: string, queries: Float32Array[], open?: SqliteChunkIndex | 'prefetch'): Promise<SqliteChunkIndex['ivfLoad']> {
   const truth = committed(path);
-  const index = open ?? new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS });
+  const prefetch = open === 'prefetch';
+  if (open === 'prefetch') open = undefined;
+  // a start reads the lists in a worker thread (ivf.prefetch.ts) while it loads its modules
+  const index = open ?? new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetch ? prefetchIvf(path, 0) : null });
   try {
     if (!open) {
       await index.setup();
@@ -128,6 +132,50 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     await index.close();
   });
 
+  it('is read in a worker thread at a start, and taken only when the file has not changed since', async () => {
+    const path = join(dir, 'prefetch.sqlite');
+    const index = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS });
+    await index.setup();
+    const a = await addFiles(index, r, CRASH_STORES[0], 30, 20, 7);
+    await addFiles(index, r, CRASH_STORES[1], 20, 20, 8);
+    await index.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId: a[0] }], cp());
+    await index.close();
+    // unchanged since the worker began: its arrays are taken (tombstones and delta codes included)
+    const taken = await expectExact(path, queries, 'prefetch');
+    expect(taken).toMatchObject({ from: 'persisted', vectors: 980 });
+    expect(taken.prefetched).not.toBeNull();
+    // the lists built in the worker (shared memory) are this index's from then on: writes grow and rewrite them
+    const started = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetchIvf(path, 0) });
+    await started.setup();
+    expect(started.ivfLoad.prefetched).not.toBeNull();
+    await addFiles(started, r, CRASH_STORES[1], 20, 20, 9);
+    for (const fileId of a.slice(2, 8)) await started.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId }], cp());
+    await expectExact(path, queries, started);
+    await started.close();
+    expect(await expectExact(path, queries, 'prefetch')).toMatchObject({ from: 'persisted', vectors: 980 + 400 - 120 });
+    // a commit after the worker read (another connection): the index reads the lists itself, and sees it
+    const pre = prefetchIvf(path, 0)!;
+    await pre.done;
+    const writer = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS });
+    await writer.setup();
+    await writer.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId: a[1] }], cp());
+    const reader = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: pre });
+    await reader.setup();
+    expect(reader.ivfLoad).toMatchObject({ from: 'persisted', vectors: 1240, prefetched: null });
+    await expectExact(path, queries, reader);
+    await reader.close();
+    await writer.close();
+    // a file the worker cannot read as an index (no IVF tables yet): read here, as without a prefetch
+    const bare = join(dir, 'bare.sqlite');
+    new Database(bare).close();
+    const unread = prefetchIvf(bare, 0)!;
+    expect(await unread.done).toBeNull();
+    const fresh = new SqliteChunkIndex(bare, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: unread });
+    await fresh.setup();
+    expect(fresh.ivfLoad).toMatchObject({ from: 'none', vectors: 0, prefetched: null });
+    await fresh.close();
+  });
+
   it('is rebuilt from the vectors, once, for a file of a release that did not persist it', async () => {
     const path = join(dir, 'older.sqlite');
     const index = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS });
@@ -179,8 +227,10 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
       });
       await exited;
       totalWrites += writes;
-      const load = await expectExact(path, queries);
+      const load = await expectExact(path, queries, round % 2 ? 'prefetch' : undefined);
       expect(load.from).toBe('persisted');
+      // the worker's read of the killed writer's file (its WAL recovered read-only) is taken, and exact
+      if (round % 2) expect(load.prefetched).not.toBeNull();
     }
     expect(totalWrites).toBeGreaterThanOrEqual(rounds * 3);
     // the kills fell among delta writes and list rewrites alike: bases were rewritten on the way

@@ -1,4 +1,4 @@
-import { CodeArena, Int8Matrix } from './int8-kernel';
+import { CodeArena, CodeArenaState, Int8Matrix } from './int8-kernel';
 
 /**
  * An inverted-file (IVF) index over int8-quantised unit vectors, for the embedded chunk index's dense
@@ -134,7 +134,7 @@ const ARENA_BYTES = 1 << 30;
 export class IvfIndex {
   private readonly lists: List[];
   /** The list of each live id, plus one (0: none), indexed by id; a replaced or removed id's old slot gets group -1 (skipped). */
-  private where = new Int32Array(1024);
+  private where: Int32Array = new Int32Array(1024);
   private live = 0;
   private readonly arenas: CodeArena[] = [];
   /** the centroids as int8 codes, to choose lists */
@@ -142,13 +142,44 @@ export class IvfIndex {
   /** bytes per code: the dimensions rounded up to 16 */
   readonly stride: number;
 
+  /** `shared`: codes in shared memory, so that the index can be built in one thread and used in another (`state`, `IvfIndex.adopt`). */
   constructor(
     readonly dims: number,
-    centroids: Float32Array,
+    private readonly centroids: Float32Array,
+    private readonly shared = false,
   ) {
     this.lists = Array.from({ length: centroids.length / dims }, () => new List());
     this.stride = (dims + 15) & ~15;
     this.coarse = new Int8Matrix(centroids, dims);
+  }
+
+  /** The index as another thread takes it over (`IvfIndex.adopt`): its codes stay where they are (shared memory), the rest are plain arrays. */
+  state(): IvfIndexState {
+    return {
+      dims: this.dims,
+      centroids: this.centroids,
+      lists: this.lists.map((l) => ({ ids: l.ids, groups: l.groups, size: l.size, arena: l.arena ? this.arenas.indexOf(l.arena) : -1, at: l.at })),
+      where: this.where,
+      live: this.live,
+      arenas: this.arenas.map((a) => a.state()),
+    };
+  }
+
+  /** The index `state` describes (built by another thread, with shared arenas): nothing is copied. */
+  static adopt(state: IvfIndexState): IvfIndex {
+    const ivf = new IvfIndex(state.dims, state.centroids, true);
+    ivf.arenas.push(...state.arenas.map((a) => CodeArena.adopt(a)));
+    state.lists.forEach((s, i) => Object.assign(ivf.lists[i], { ids: s.ids, groups: s.groups, size: s.size, arena: s.arena >= 0 ? ivf.arenas[s.arena] : null, at: s.at }));
+    ivf.where = state.where;
+    ivf.live = state.live;
+    return ivf;
+  }
+
+  /** The ArrayBuffers of a `state`, to transfer to another thread rather than copy (the codes' memory is shared, not among them). */
+  static transferables(state: IvfIndexState): ArrayBuffer[] {
+    const out = new Set<ArrayBuffer>([state.where.buffer as ArrayBuffer]);
+    for (const l of state.lists) for (const x of [l.ids, l.groups]) if (x.byteLength === x.buffer.byteLength && x.buffer instanceof ArrayBuffer) out.add(x.buffer);
+    return [...out];
   }
 
   get size(): number {
@@ -220,7 +251,7 @@ export class IvfIndex {
   reserve(capacities: number[]): void {
     const bytes = capacities.reduce((s, c) => s + c * this.stride, 0);
     if (!bytes || this.arenas.length) return;
-    const arena = new CodeArena(this.stride, ARENA_BYTES);
+    const arena = new CodeArena(this.stride, ARENA_BYTES, this.shared);
     arena.reserve(bytes + capacities.length * 16); // at most the arena's bound: the rest grows as it comes
     this.arenas.push(arena);
   }
@@ -264,7 +295,7 @@ export class IvfIndex {
       const at = arena.alloc(bytes);
       if (at !== null) return { arena, at };
     }
-    const arena = new CodeArena(this.stride, Math.max(ARENA_BYTES, bytes + (1 << 20)));
+    const arena = new CodeArena(this.stride, Math.max(ARENA_BYTES, bytes + (1 << 20)), this.shared);
     this.arenas.push(arena);
     const at = arena.alloc(bytes);
     if (at === null) throw new Error(`cannot allocate ${bytes} bytes of IVF codes`);
@@ -364,4 +395,14 @@ export class IvfIndex {
     }
     return top.sorted().map((x) => ({ id: x.id, score: x.score / 127 }));
   }
+}
+
+/** An `IvfIndex` handed to another thread: its lists' arrays, and its shared code arenas. */
+export interface IvfIndexState {
+  dims: number;
+  centroids: Float32Array;
+  lists: Array<{ ids: Int32Array; groups: Int32Array; size: number; arena: number; at: number }>;
+  where: Int32Array;
+  live: number;
+  arenas: CodeArenaState[];
 }
