@@ -63,11 +63,14 @@ const MAX_RUN = 64;
 /** Bounds are inflated by this much before they prune, so rounding never prunes a chunk that belongs in the top. */
 const EPS = 1e-9;
 /**
- * Query postings up to which a store is scored term at a time (every posting read once, ~15 ns each)
- * rather than by MaxScore (~0.6 µs a posting of a long query where nearly every chunk is a candidate;
- * it wins where pruning skips most postings, i.e. large stores). Measured on CISI and the 1M store.
+ * Query postings up to which a store is scored term at a time (every posting read once) rather than by
+ * MaxScore. Measured in process (lexicalProgram, top 50): on CISI (1,478 chunks, long queries of ~34
+ * terms, ~4,800 postings at p50, 11,000 at most) MaxScore spends ~0.6 µs a posting, nearly every chunk a
+ * candidate, and the flat scorer is 2–3× faster; on the synthetic store of search-speed (3-word queries)
+ * the flat scorer is a little faster at 20k chunks (≤ ~15k postings) but slower at 100k chunks from
+ * 15k postings on (MaxScore prunes most of them: 0.98 vs 1.29 ms at 15–25k postings).
  */
-export const FLAT_MAX_POSTINGS = 100_000;
+export const FLAT_MAX_POSTINGS = 16_384;
 /** The flat scorer's id range, at most this many times its postings (else ids are too sparse for an array). */
 const FLAT_RANGE_PER_POSTING = 8;
 /** Result rows fetched with `IN (?, …)` (placeholders padded to a power of two, statements cached) up to this many. */
