@@ -95,7 +95,9 @@ interface StoreStats {
  * a non-essential list is probed (skipping whole blocks by their directory) only while the candidate
  * could still enter. Before scoring a candidate, the bounds of the blocks holding it in every list are
  * summed; when they cannot enter, every candidate up to the nearest block boundary is skipped undecoded.
- * Tombstoned chunks and chunks outside the asked files never enter.
+ * Tombstoned chunks and chunks outside the asked files never enter. Where the query's lists in a store
+ * are short (FLAT_MAX_POSTINGS: small stores, long queries), every posting is read instead, term at a
+ * time into a flat array (rankFlat): the same top, cheaper where nearly every chunk is a candidate.
  *
  * With `feedback` (RM3), the `docs` best chunks of a first pass give a relevance model (Σ over them of
  * p(term | chunk) × the chunk's share of their scores; stop words, numbers and terms in more than a
