@@ -36,39 +36,64 @@ export interface Posting {
   length: number;
 }
 
-const scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
+/** Where postings are encoded before they are copied into a block's data (4 varints of ≤ 5 bytes a posting). */
+let scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
 
 /**
  * Encodes postings (ids increasing) as a block, or appends them to `to` (a block's entry and data,
  * the postings' ids all after its last); answers the block's entry and data.
  */
 export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer } | null = null): { meta: BlockMeta; data: Buffer } {
-  let buf = scratch.length >= ps.length * 20 ? scratch : new Uint8Array(ps.length * 20);
-  let n = 0;
-  const put = (v: number) => {
-    while (v >= 0x80) {
-      buf[n++] = (v & 0x7f) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    buf[n++] = v;
-  };
+  const flat = new Array<number>(ps.length * 4);
+  ps.forEach((p, i) => ((flat[i * 4] = p.id), (flat[i * 4 + 1] = p.body), (flat[i * 4 + 2] = p.heading), (flat[i * 4 + 3] = p.length)));
   const meta: BlockMeta = to ? { ...to.meta } : { first: ps[0].id, last: ps[0].id, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity };
-  let prev = to ? meta.last : meta.first;
-  for (const p of ps) {
-    put(p.id - prev);
-    put(p.body);
-    put(p.heading);
-    put(p.length);
-    prev = p.id;
-    if (p.body > meta.maxBody) meta.maxBody = p.body;
-    if (p.heading > meta.maxHeading) meta.maxHeading = p.heading;
-    if (p.length < meta.minLength) meta.minLength = p.length;
-  }
-  meta.last = prev;
-  meta.count += ps.length;
-  const part = Buffer.from(buf.subarray(0, n));
-  buf = scratch;
+  const part = Buffer.from(encodeFlat(flat, 0, ps.length, meta, to ? meta.last : meta.first));
   return { meta, data: to ? Buffer.concat([to.data, part]) : part };
+}
+
+/**
+ * Encodes the postings [from, to) of flat `ps` (id, body, heading, length; ids increasing, after
+ * `prev`) as a block's data (varints: id gap, body, heading, length), and folds them into the block's
+ * entry `into` (last, count and bounds). Answers the bytes, a view of a shared buffer that the next
+ * call overwrites: copy it before then.
+ */
+export function encodeFlat(ps: ArrayLike<number>, from: number, to: number, into: Pick<BlockMeta, 'last' | 'count' | 'maxBody' | 'maxHeading' | 'minLength'>, prev: number): Uint8Array {
+  if (scratch.length < (to - from) * 20) scratch = new Uint8Array((to - from) * 20);
+  const buf = scratch;
+  let n = 0;
+  let maxBody = into.maxBody;
+  let maxHeading = into.maxHeading;
+  let minLength = into.minLength;
+  for (let k = from << 2, end = to << 2; k < end; k += 4) {
+    const id = ps[k];
+    const body = ps[k + 1];
+    const heading = ps[k + 2];
+    const length = ps[k + 3];
+    n = varint(buf, n, id - prev);
+    n = varint(buf, n, body);
+    n = varint(buf, n, heading);
+    n = varint(buf, n, length);
+    prev = id;
+    if (body > maxBody) maxBody = body;
+    if (heading > maxHeading) maxHeading = heading;
+    if (length < minLength) minLength = length;
+  }
+  into.last = prev;
+  into.count += to - from;
+  into.maxBody = maxBody;
+  into.maxHeading = maxHeading;
+  into.minLength = minLength;
+  return buf.subarray(0, n);
+}
+
+/** Writes `v` (≥ 0) as a varint at `n`; answers the position after it. */
+function varint(buf: Uint8Array, n: number, v: number): number {
+  while (v >= 0x80) {
+    buf[n++] = (v & 0x7f) | 0x80;
+    v = Math.floor(v / 128);
+  }
+  buf[n++] = v;
+  return n;
 }
 
 /** Decodes a block's data, given its first id and count (one allocation: the four arrays share a buffer). */

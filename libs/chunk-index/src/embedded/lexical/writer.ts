@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, headingContextOf } from './analyzer';
-import { BLOCK_SIZE, blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
+import { BLOCK_SIZE, BlockMeta, blockPostings, decodeBlock, encodeBlock, encodeFlat, Posting } from './postings';
 
 /**
  * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
@@ -232,10 +232,10 @@ export class LexicalWriter {
           if (tail.data && tail.count < size) {
             // the tail block grows: only the new postings are encoded, after its data
             i = Math.min(size - tail.count, count);
-            const part = encodeInto(ps, 0, i, tail, tail.last);
-            const data = Buffer.allocUnsafe(tail.data.length + part);
+            const part = encodeFlat(ps, 0, i, tail, tail.last);
+            const data = Buffer.allocUnsafe(tail.data.length + part.length);
             tail.data.copy(data, 0);
-            data.set(scratch.subarray(0, part), tail.data.length);
+            data.set(part, tail.data.length);
             tail.data = data;
             st.growBlock.run(tail.last, tail.count, tail.maxBody, tail.maxHeading, tail.minLength, data, key, t, tail.blocks - 1);
           }
@@ -244,8 +244,7 @@ export class LexicalWriter {
             tail.first = ps[i << 2];
             tail.count = tail.maxBody = tail.maxHeading = 0;
             tail.minLength = Infinity;
-            const n = encodeInto(ps, i, j, tail, tail.first);
-            tail.data = Buffer.from(scratch.subarray(0, n));
+            tail.data = Buffer.from(encodeFlat(ps, i, j, tail, tail.first));
             st.insertBlock.run(key, t, tail.blocks++, tail.first, tail.last, tail.count, tail.maxBody, tail.maxHeading, tail.minLength, tail.data);
             i = j;
           }
@@ -327,63 +326,10 @@ export class LexicalWriter {
  * A list's tail as this writer last wrote it: whether its lex_terms row exists, its block count, and
  * its last block's directory entry and data (null: the list has no blocks).
  */
-interface Tail {
+interface Tail extends BlockMeta {
   listed: boolean;
   blocks: number;
-  first: number;
-  last: number;
-  count: number;
-  maxBody: number;
-  maxHeading: number;
-  minLength: number;
   data: Buffer | null;
-}
-
-/** Where postings are encoded before they are copied into a block's data (a block's postings at most, 4 varints of ≤ 5 bytes each). */
-let scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
-
-/**
- * Encodes the postings [from, to) of flat `ps` (id, body, heading, length; ids increasing, after
- * `prev`) into `scratch` as postings.ts lays a block's data out (varints: id gap, body, heading,
- * length), and folds them into the block's entry `into` (last, count and bounds). Answers the bytes written.
- */
-export function encodeInto(ps: ArrayLike<number>, from: number, to: number, into: Pick<Tail, 'last' | 'count' | 'maxBody' | 'maxHeading' | 'minLength'>, prev: number): number {
-  if (scratch.length < (to - from) * 20) scratch = new Uint8Array((to - from) * 20);
-  const buf = scratch;
-  let n = 0;
-  let maxBody = into.maxBody;
-  let maxHeading = into.maxHeading;
-  let minLength = into.minLength;
-  for (let k = from << 2, end = to << 2; k < end; k += 4) {
-    const id = ps[k];
-    const body = ps[k + 1];
-    const heading = ps[k + 2];
-    const length = ps[k + 3];
-    n = varint(buf, n, id - prev);
-    n = varint(buf, n, body);
-    n = varint(buf, n, heading);
-    n = varint(buf, n, length);
-    prev = id;
-    if (body > maxBody) maxBody = body;
-    if (heading > maxHeading) maxHeading = heading;
-    if (length < minLength) minLength = length;
-  }
-  into.last = prev;
-  into.count += to - from;
-  into.maxBody = maxBody;
-  into.maxHeading = maxHeading;
-  into.minLength = minLength;
-  return n;
-}
-
-/** Writes `v` (≥ 0) as a varint at `n`; answers the position after it. */
-function varint(buf: Uint8Array, n: number, v: number): number {
-  while (v >= 0x80) {
-    buf[n++] = (v & 0x7f) | 0x80;
-    v = Math.floor(v / 128);
-  }
-  buf[n++] = v;
-  return n;
 }
 
 interface Row {
