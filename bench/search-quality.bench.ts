@@ -113,7 +113,35 @@ export interface Judged {
   /** document id → gain */
   gains: Map<string, number>;
 }
-type Score = { ndcg: number; recall: number };
+/** Mean nDCG@10 and recall@100, and each query's nDCG@10 (for the paired test). */
+type Score = { ndcg: number; recall: number; perQuery?: number[] };
+
+/**
+ * Two-sided paired randomization test (Smucker, Allan & Carterette 2007) of mean(a) − mean(b) over
+ * the same queries: each query's difference has its sign flipped at random `rounds` times (seeded, so
+ * a run repeats); p is the share of rounds whose |mean| reaches the observed one.
+ */
+export function pairedRandomization(a: number[], b: number[], rounds = 10_000, seed = 7): { delta: number; p: number } {
+  if (a.length !== b.length || !a.length) throw new Error('paired test: the same queries on both sides');
+  const d = a.map((x, i) => x - b[i]);
+  const observed = Math.abs(d.reduce((s, x) => s + x, 0));
+  let x = seed >>> 0;
+  let reach = 0;
+  for (let r = 0; r < rounds; r++) {
+    let sum = 0;
+    for (const v of d) {
+      // xorshift32: one bit per query
+      x ^= x << 13;
+      x >>>= 0;
+      x ^= x >>> 17;
+      x ^= x << 5;
+      x >>>= 0;
+      sum += x & 1 ? v : -v;
+    }
+    if (Math.abs(sum) >= observed - 1e-12) reach++;
+  }
+  return { delta: d.reduce((s, v) => s + v, 0) / d.length, p: (reach + 1) / (rounds + 1) };
+}
 
 /**
  * The lexical variants measured: BM25 over every query word, the default (stop words dropped, the
@@ -264,11 +292,14 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
     const score = (lists: ScoredChunk[][], top10 = lists): Score => {
       let n = 0;
       let r = 0;
+      const perQuery: number[] = [];
       lists.forEach((list, i) => {
-        n += ndcgAt10(docsOf(top10[i]), queries[i].gains);
+        const q = ndcgAt10(docsOf(top10[i]), queries[i].gains);
+        perQuery.push(q);
+        n += q;
         r += recallAt(docsOf(list), queries[i].gains, 100);
       });
-      return { ndcg: n / lists.length, recall: r / lists.length };
+      return { ndcg: n / lists.length, recall: r / lists.length, perQuery };
     };
     // the API fuses max(top_k × 5, 50) candidates of each list: 50 for top_k 10, 100 here for recall@100
     const hybrid = (lists: ScoredChunk[][], method: FusionMethod, lexicalWeight: number) =>
@@ -477,6 +508,23 @@ export async function searchQualityBench(): Promise<void> {
     process.stdout.write(
       `| ${label} | ${f(pick(m, bm25))} | ${f(pick(m, `lexical: ${PREVIOUS_VARIANT}`))} | ${f(pick(m, `lexical: ${DEFAULT_VARIANT}`))} | ${f(pick(m, 'dense'))} | ${f(pick(m, `hybrid relative 0.8: ${PREVIOUS_VARIANT}`))} | ${f(pick(m, `hybrid ${fusion}: ${DEFAULT_VARIANT}`))} |\n`,
     );
+  }
+  // is the default's gain over plain BM25 more than chance? (per-query nDCG@10, paired)
+  process.stdout.write(
+    `\n## The default against BM25 over every query word (nDCG@10 per query, paired randomization test, 10,000 rounds, two-sided)\n\n| collection | queries | lexical now − BM25 (p) | hybrid now − BM25 (p) | queries better / worse (hybrid) |\n|---|---:|---|---|---|\n`,
+  );
+  for (const [label, m] of summary) {
+    const base = m.get(bm25)?.perQuery;
+    const lex = m.get(`lexical: ${DEFAULT_VARIANT}`)?.perQuery;
+    const hyb = m.get(`hybrid ${fusion}: ${DEFAULT_VARIANT}`)?.perQuery;
+    if (!base || !lex || !hyb) continue;
+    const t = (a: number[]) => {
+      const { delta, p } = pairedRandomization(a, base);
+      return `${delta >= 0 ? '+' : ''}${delta.toFixed(3)} (p ${p < 0.001 ? '< 0.001' : p.toFixed(3)})`;
+    };
+    const better = hyb.filter((x, i) => x > base[i] + 1e-12).length;
+    const worse = hyb.filter((x, i) => x < base[i] - 1e-12).length;
+    process.stdout.write(`| ${label} | ${base.length} | ${t(lex)} | ${t(hyb)} | ${better} / ${worse} |\n`);
   }
   process.stdout.write('\n');
 }
