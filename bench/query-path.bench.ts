@@ -248,7 +248,10 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
       });
     for (const w of WARMUP) await raw(w);
     const rawOverhead: number[] = [];
+    const rawCpu0 = process.cpuUsage();
     for (const q of queries) rawOverhead.push(await raw(q));
+    const rawCpu = process.cpuUsage(rawCpu0);
+    const rawClientCpu = (rawCpu.user + rawCpu.system) / 1000 / queries.length;
     const med = (name: string) =>
       pct(
         runs.map((r) => r.steps[name] ?? 0),
@@ -257,7 +260,7 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
     const overhead = runs.map((r) => r.ms - (r.steps.search ?? NaN));
     const label = runtime === 'onnx' ? 'onnxruntime (default)' : 'TensorFlow.js';
     out(
-      `\n${label}: ${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time), projections current ${settled.toFixed(1)} s later; ${queries.length} queries, load average ${load.toFixed(2)} before them; CPU time per search through the SDK: the server ${f2(cpu.server)} ms (all its threads), the client ${f2(cpu.client)} ms.`,
+      `\n${label}: ${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time), projections current ${settled.toFixed(1)} s later; ${queries.length} queries, load average ${load.toFixed(2)} before them; CPU time per search through the SDK: the server ${f2(cpu.server)} ms (all its threads), the client ${f2(cpu.client)} ms (through node:http: ${f2(rawClientCpu)} ms).`,
     );
     return [
       [
