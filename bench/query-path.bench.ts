@@ -1,6 +1,6 @@
 import { spawn, ChildProcess } from 'child_process';
 import { randomBytes } from 'crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { Agent, request } from 'http';
 import { loadavg, tmpdir } from 'os';
 import { join } from 'path';
@@ -25,10 +25,18 @@ import { apiCall, freePort, waitForServer } from './support';
  *    through the SDK and, for the same queries again, through a kept-alive node:http agent.
  *
  * BENCH_QUERY_PATH_RUNTIMES: the servers' runtimes (default `onnx,tfjs`); BENCH_DATA_DIR: the collections (../shared/data).
+ * BENCH_QUERY_PATH_KEEP=<dir>: the servers' data directories are kept under <dir> (one per runtime) and,
+ * where one already holds an ingested CISI store, reused: the searches run without the ingestion (for
+ * A/B runs of the query path; the model-alone part is then skipped too).
+ * BENCH_QUERY_PATH_RESULTS=<file>: every CISI query's answer through the SDK (chunk ids and scores) is
+ * written there, or, where the file exists, compared with it (the run fails on other chunks, another order, or a
+ * score more than 1e-5 away).
  */
 const ROOT = join(__dirname, '..', '..');
 const DATA = process.env.BENCH_DATA_DIR ?? join(ROOT, '..', 'shared', 'data');
 const UPLOADS = Number(process.env.BENCH_QUERY_PATH_UPLOADS ?? 4);
+const KEEP = process.env.BENCH_QUERY_PATH_KEEP || null;
+const RESULTS = process.env.BENCH_QUERY_PATH_RESULTS || null;
 const RUNTIMES = (process.env.BENCH_QUERY_PATH_RUNTIMES ?? 'onnx,tfjs').split(',').filter((r): r is 'onnx' | 'tfjs' => r === 'onnx' || r === 'tfjs');
 const DOCS_EMBEDDED = 320;
 const TOPICS = ['pickled cucumbers in brine', 'how to set jam with pectin', 'library catalogue automation', 'citation indexing of journals', 'machine translation of abstracts'];
@@ -42,6 +50,16 @@ const pct = (xs: number[], p: number) => {
 };
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** CPU time (user + system) a process has used so far, all its threads, in ms (Linux /proc; NaN elsewhere). */
+function cpuMs(pid: number | undefined): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return NaN;
+  }
+}
 
 function table(head: string[], rows: string[][]): void {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
@@ -112,8 +130,12 @@ async function modelAlone(docs: string[], queries: string[]): Promise<void> {
 
 /** A server on a fresh data directory, CISI ingested through the API, every query once through the official client. */
 async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; title: string; text: string }>, queries: string[]): Promise<string[][]> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'larder-query-path-'));
-  const key = `larder_root_${randomBytes(12).toString('hex')}`;
+  const dataDir = KEEP ? join(KEEP, runtime) : mkdtempSync(join(tmpdir(), 'larder-query-path-'));
+  const marker = join(dataDir, 'query-path-bench.json');
+  const kept = KEEP && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { key: string; storeId: string }) : null;
+  if (KEEP && !kept) rmSync(dataDir, { recursive: true, force: true });
+  if (KEEP) mkdirSync(dataDir, { recursive: true });
+  const key = kept?.key ?? `larder_root_${randomBytes(12).toString('hex')}`;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
   let child: ChildProcess | null = null;
@@ -125,31 +147,34 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
     });
     await waitForServer(base, 120);
     const client = new Mixedbread({ apiKey: key, baseURL: base, maxRetries: 0, timeout: 120_000 });
-    const store = await client.stores.create({ name: `query-path-${runtime}` });
+    const store = kept ? { id: kept.storeId } : await client.stores.create({ name: `query-path-${runtime}` });
 
     const t0 = performance.now();
-    let next = 0;
-    let failed = 0;
-    const uploader = async () => {
-      while (next < docs.length) {
-        const d = docs[next++];
-        const boundary = `----larderbench${randomBytes(6).toString('hex')}`;
-        const body = Buffer.from(
-          `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${d.id}.txt"\r\nContent-Type: text/plain\r\n\r\n${d.title}\n\n${d.text}\r\n--${boundary}--\r\n`,
-        );
-        const r = await apiCall(agent, base, key, 'POST', `/v1/stores/${store.id}/files/upload`, body, `multipart/form-data; boundary=${boundary}`, 120_000);
-        if (r.status !== 201) failed++;
+    if (!kept) {
+      let next = 0;
+      let failed = 0;
+      const uploader = async () => {
+        while (next < docs.length) {
+          const d = docs[next++];
+          const boundary = `----larderbench${randomBytes(6).toString('hex')}`;
+          const body = Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${d.id}.txt"\r\nContent-Type: text/plain\r\n\r\n${d.title}\n\n${d.text}\r\n--${boundary}--\r\n`,
+          );
+          const r = await apiCall(agent, base, key, 'POST', `/v1/stores/${store.id}/files/upload`, body, `multipart/form-data; boundary=${boundary}`, 120_000);
+          if (r.status !== 201) failed++;
+        }
+      };
+      await Promise.all(Array.from({ length: UPLOADS }, uploader));
+      let counts: { completed: number; failed: number; pending: number; in_progress: number };
+      for (;;) {
+        counts = (await client.stores.retrieve(store.id)).file_counts as typeof counts;
+        if (!counts.pending && !counts.in_progress) break;
+        await sleep(250);
       }
-    };
-    await Promise.all(Array.from({ length: UPLOADS }, uploader));
-    let counts: { completed: number; failed: number; pending: number; in_progress: number };
-    for (;;) {
-      counts = (await client.stores.retrieve(store.id)).file_counts as typeof counts;
-      if (!counts.pending && !counts.in_progress) break;
-      await sleep(250);
+      if (failed || counts.failed || counts.completed !== docs.length) throw new Error(`${runtime}: ${failed} uploads failed, ${counts.completed} files completed, ${counts.failed} failed`);
+      if (KEEP) writeFileSync(marker, JSON.stringify({ key, storeId: store.id }));
     }
-    const ingested = (performance.now() - t0) / 1000;
-    if (failed || counts.failed || counts.completed !== docs.length) throw new Error(`${runtime}: ${failed} uploads failed, ${counts.completed} files completed, ${counts.failed} failed`);
+    const ingested = kept ? NaN : (performance.now() - t0) / 1000;
     // every projection and reactor current: the queries then run on a server with nothing left to catch up
     for (let i = 0; i < 1200; i++) {
       const r = await apiCall(agent, base, key, 'GET', '/health/ready').catch(() => null);
@@ -157,13 +182,15 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
       if (items.length && items.every((p) => p.lag === 0)) break;
       await sleep(100);
     }
-    const settled = (performance.now() - t0) / 1000 - ingested;
+    const settled = (performance.now() - t0) / 1000 - (kept ? 0 : ingested);
 
+    const answers: string[][] = [];
     const search = async (query: string) => {
       const t = performance.now();
       const { data, response } = await client.stores.search({ query, store_identifiers: [store.id], top_k: 10 }).withResponse();
       const ms = performance.now() - t;
       if (!data.data.length) throw new Error(`no results for ${query}`);
+      answers.push(data.data.map((c) => `${c.file_id}#${c.chunk_index} ${c.score.toFixed(6)}`));
       const header = response.headers.get('server-timing') ?? '';
       const steps = Object.fromEntries(header.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])]));
       return { ms, steps };
@@ -171,7 +198,27 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
     for (const w of WARMUP) await search(w);
     const load = loadavg()[0];
     const runs: Array<{ ms: number; steps: Record<string, number> }> = [];
+    answers.length = 0;
+    const cpu0 = { server: cpuMs(child.pid), client: process.cpuUsage() };
     for (const q of queries) runs.push(await search(q));
+    const clientCpu = process.cpuUsage(cpu0.client);
+    const cpu = { server: (cpuMs(child.pid) - cpu0.server) / queries.length, client: (clientCpu.user + clientCpu.system) / 1000 / queries.length };
+    if (RESULTS) {
+      const file = `${RESULTS}.${runtime}.json`;
+      if (!existsSync(file)) writeFileSync(file, JSON.stringify(answers));
+      else {
+        const before = JSON.parse(readFileSync(file, 'utf8')) as string[][];
+        // the same chunks in the same order, each score within 1e-5 (vectors computed in another float order move the 6th decimal)
+        const same = (a: string[], b: string[]) =>
+          a.length === b.length && a.every((x, j) => x.split(' ')[0] === b[j].split(' ')[0] && Math.abs(Number(x.split(' ')[1]) - Number(b[j].split(' ')[1])) <= 1e-5);
+        const differ = before.map((b, i) => (same(b, answers[i]) ? -1 : i)).filter((i) => i >= 0);
+        if (differ.length)
+          throw new Error(
+            `${runtime}: ${differ.length} queries answered otherwise than in ${file} (first: query ${differ[0] + 1}: ${JSON.stringify(before[differ[0]])} vs ${JSON.stringify(answers[differ[0]])})`,
+          );
+        out(`\n${runtime}: all ${answers.length} answers as in ${file}.`);
+      }
+    }
     // The same queries again over a kept-alive node:http agent: the API's overhead without the client library
     // (the embeddings are cached now, which the overhead does not include).
     const raw = (query: string) =>
@@ -201,7 +248,10 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
       });
     for (const w of WARMUP) await raw(w);
     const rawOverhead: number[] = [];
+    const rawCpu0 = process.cpuUsage();
     for (const q of queries) rawOverhead.push(await raw(q));
+    const rawCpu = process.cpuUsage(rawCpu0);
+    const rawClientCpu = (rawCpu.user + rawCpu.system) / 1000 / queries.length;
     const med = (name: string) =>
       pct(
         runs.map((r) => r.steps[name] ?? 0),
@@ -210,7 +260,7 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
     const overhead = runs.map((r) => r.ms - (r.steps.search ?? NaN));
     const label = runtime === 'onnx' ? 'onnxruntime (default)' : 'TensorFlow.js';
     out(
-      `\n${label}: ${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time), projections current ${settled.toFixed(1)} s later; ${queries.length} queries, load average ${load.toFixed(2)} before them.`,
+      `\n${label}: ${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time), projections current ${settled.toFixed(1)} s later; ${queries.length} queries, load average ${load.toFixed(2)} before them; CPU time per search through the SDK: the server ${f2(cpu.server)} ms (all its threads), the client ${f2(cpu.client)} ms (through node:http: ${f2(rawClientCpu)} ms).`,
     );
     return [
       [
@@ -245,17 +295,18 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
       await new Promise((r) => (c.once('exit', r), c.kill('SIGTERM')));
       clearTimeout(kill);
     }
-    rmSync(dataDir, { recursive: true, force: true });
+    if (!KEEP) rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
 export async function queryPathBench(): Promise<void> {
   const { docs, queries } = readCisi();
   out(`\n## Query path: CISI queries embedded by the bundled model (USE lite) and searched through the official client`);
-  await modelAlone(
-    docs.slice(0, DOCS_EMBEDDED).map((d) => `${d.title}\n\n${d.text}`),
-    queries,
-  );
+  if (!KEEP || !RUNTIMES.every((r) => existsSync(join(KEEP, r, 'query-path-bench.json'))))
+    await modelAlone(
+      docs.slice(0, DOCS_EMBEDDED).map((d) => `${d.title}\n\n${d.text}`),
+      queries,
+    );
   const rows: string[][] = [];
   for (const r of RUNTIMES) rows.push(...(await endToEnd(r, docs, queries)));
   out(

@@ -47,6 +47,38 @@ export function contentWordCount(text: string): number {
 }
 
 /**
+ * The exact scan's loop, in a function of its own: inside `searchDense` V8 only ever compiled it
+ * on-stack (OSR) and threw that code away at the loop's exit, every search (a deopt for missing
+ * type feedback in the code after it), so the scan mostly ran in the interpreter (issue 15).
+ */
+function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, include: Set<string> | null, exclude: Set<string> | null): void {
+  const { units, offsets, lengths, ids, files } = scan;
+  const d = qv.length;
+  for (let i = 0; i < ids.length; i++) {
+    if (lengths[i] !== d) continue;
+    if (include || exclude) {
+      const f = files[i];
+      if ((include && !include.has(f)) || exclude?.has(f)) continue;
+    }
+    // the stored vectors are kept as unit vectors: the cosine is their dot product with the query's
+    const o = offsets[i];
+    let s0 = 0;
+    let s1 = 0;
+    let s2 = 0;
+    let s3 = 0;
+    let j = 0;
+    for (; j + 3 < d; j += 4) {
+      s0 += qv[j] * units[o + j];
+      s1 += qv[j + 1] * units[o + j + 1];
+      s2 += qv[j + 2] * units[o + j + 2];
+      s3 += qv[j + 3] * units[o + j + 3];
+    }
+    for (; j < d; j++) s0 += qv[j] * units[o + j];
+    best.push(s0 + s1 + (s2 + s3), ids[i]);
+  }
+}
+
+/**
  * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL; sqlite.schema.ts) holding files,
  * chunks, vectors, Larder's own BM25 index (lexical/) and an FTS5 trigram index, with the projection checkpoint written
  * in the same transaction as the ops, so it is exactly-once across crashes. Dense search is an exact
@@ -271,30 +303,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     const scan = this.smallScan(q.storeIds, q.model ?? null);
     const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
     const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
-    const { units, offsets, lengths } = scan;
-    const d = qv.length;
-    for (let i = 0; i < scan.ids.length; i++) {
-      if (lengths[i] !== d) continue;
-      if (include || exclude) {
-        const f = scan.files[i];
-        if ((include && !include.has(f)) || exclude?.has(f)) continue;
-      }
-      // the stored vectors are kept as unit vectors: the cosine is their dot product with the query's
-      const o = offsets[i];
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j + 3 < d; j += 4) {
-        s0 += qv[j] * units[o + j];
-        s1 += qv[j + 1] * units[o + j + 1];
-        s2 += qv[j + 2] * units[o + j + 2];
-        s3 += qv[j + 3] * units[o + j + 3];
-      }
-      for (; j < d; j++) s0 += qv[j] * units[o + j];
-      best.push(s0 + s1 + (s2 + s3), scan.ids[i]);
-    }
+    scanInto(best, qv, scan, include, exclude);
     return this.hits(best.sorted(), q);
   }
 
