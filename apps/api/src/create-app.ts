@@ -19,6 +19,9 @@ import type { StartTimeline } from './start-timeline';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import type { EmbeddedPostgres } from '@larder/database';
 
+/** Nest's logger, for main.ts (which loads the server's modules through this one, possibly bundled). */
+export { Logger };
+
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await reader.get(key.organizationId, key.apiKeyId))) {
@@ -43,7 +46,8 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 /** Builds the whole HTTP server (not yet listening) from configuration. */
 export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres>; ivfPrefetch?: IvfPrefetch } = {}): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
-  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch });
+  // the chunk index opens (its IVF lists taken from the prefetch worker) while the HTTP app is built below
+  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch, indexOpenLater: true });
   try {
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
@@ -66,6 +70,9 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
     // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
     await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);
     options.timeline?.mark('root key');
+    // nothing before this touches the chunk index (it serves requests only, and its loop starts once it is open)
+    await infra.runner.externalReady;
+    options.timeline?.mark('index');
     let closing: Promise<void> | null = null;
     return {
       app,
@@ -103,11 +110,13 @@ async function stopAccepting(app: INestApplication): Promise<void> {
 }
 
 /**
- * Starts the bundled embedder's query session once the server listens, rather than with the first
- * search (which joins it while it starts): a local model, so nothing is sent anywhere. A failure is
- * logged here and is the first search's to report.
+ * Starts the bundled embedder's query session and the chunk index's read worker once the server
+ * listens, rather than with the first search (which joins them while they start): a local model, so
+ * nothing is sent anywhere. A failure is logged here and is the first search's to report.
  */
 export function warmUp(infra: Infrastructure, logger: Logger): void {
+  // the embedded index's read worker (a thread that opens the file and loads the lexical search) too
+  infra.chunkIndex.warmUp?.();
   if (!(infra.embedder instanceof UseLiteEmbedder)) return;
   infra.embedder.embed(['warm up'], 'query').catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
 }

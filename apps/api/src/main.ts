@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { statSync } from 'fs';
 import { join } from 'path';
 import type { Logger } from '@nestjs/common';
 import type { EmbeddedPostgres } from '@larder/database';
@@ -21,6 +22,28 @@ function startDatabaseEarly(config: LarderConfig, logger: () => Logger): Promise
   return started;
 }
 
+/**
+ * The server's modules: from the one-file bundle `npm run build` writes beside this file
+ * (tools/bundle-server.js: a start then reads one file instead of resolving and reading ~2,400), or
+ * module by module when there is none, when tsc rebuilt dist/ after it (a bundle of older code is never
+ * run), or with LARDER_SERVER_BUNDLE=off.
+ */
+async function loadServer(): Promise<{ server: typeof import('./create-app'); bundled: boolean }> {
+  const bundle = join(__dirname, 'create-app.bundle.js');
+  const off = ['off', '0', 'false'].includes(process.env.LARDER_SERVER_BUNDLE ?? '');
+  if (!off && !__filename.endsWith('.ts')) {
+    const built = (file: string) => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? null;
+    const bundled = built(bundle);
+    // tsc's last writes to dist/ (tsconfig.build.json's and tsconfig.json's incremental build info)
+    const compiled = Math.max(...['.tsbuildinfo.build', '.tsbuildinfo'].map((f) => built(join(__dirname, '..', '..', '..', f)) ?? 0));
+    if (bundled !== null && bundled >= compiled) {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      return { server: require(bundle) as typeof import('./create-app'), bundled: true };
+    }
+  }
+  return { server: await import('./create-app'), bundled: false };
+}
+
 async function main(): Promise<void> {
   const timeline = new StartTimeline('node');
   const config = loadConfig();
@@ -28,11 +51,11 @@ async function main(): Promise<void> {
   const embedded = startDatabaseEarly(config, () => infraLogger!);
   // the embedded chunk index's IVF lists are read in a worker thread meanwhile too (the index takes them if the file is unchanged)
   const ivfPrefetch = config.chunkIndex === 'embedded' ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes) : null;
-  // the rest of the server's modules load now, while the database starts
-  const { Logger } = await import('@nestjs/common');
+  // the rest of the server's modules load now, while the database starts (Nest's Logger from them too: one copy of @nestjs/common)
+  const { server, bundled } = await loadServer();
+  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp, Logger } = server;
   infraLogger = new Logger('Infrastructure');
-  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp } = await import('./create-app');
-  timeline.mark('modules');
+  timeline.mark(bundled ? 'modules (bundle)' : 'modules');
   const shutdownMs = shutdownTimeoutMs();
   const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined, ivfPrefetch: ivfPrefetch ?? undefined });
   await larder.app.listen(config.port, config.host);
