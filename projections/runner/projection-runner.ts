@@ -209,6 +209,8 @@ export class ProjectionRunner implements ReadModelConsistency {
    * whether its loop runs in this process, and what it is stuck on.
    */
   async status(options: { maxLag?: number } = {}): Promise<ProjectionStatus[]> {
+    // an external index's checkpoint is read once it is set up
+    await this.externalSetup;
     const loops = this.runsLoops ? this.loops.map((l) => ({ name: l.name, running: l.running, stuck: l.stuck, position: this.tracker.local(l.name) })) : null;
     return readStatus({ ds: this.ds, store: this.store, external: this.external, loops, maxLag: options.maxLag ?? 100_000 });
   }
