@@ -49,6 +49,8 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
   // the chunk index opens (its IVF lists taken from the prefetch worker) while the HTTP app is built below
   const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch, indexOpenLater: true });
   try {
+    // the index's read worker (a thread of its own: it opens the file read-only and loads the lexical search) starts now, beside the rest of the start, not with the first search
+    infra.chunkIndex.warmUp?.();
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
       logger: logLevels(config.logLevel),
@@ -110,13 +112,11 @@ async function stopAccepting(app: INestApplication): Promise<void> {
 }
 
 /**
- * Starts the bundled embedder's query session and the chunk index's read worker once the server
- * listens, rather than with the first search (which joins them while they start): a local model, so
- * nothing is sent anywhere. A failure is logged here and is the first search's to report.
+ * Starts the bundled embedder's query session once the server listens, rather than with the first
+ * search (which joins it while it starts): a local model, so nothing is sent anywhere. A failure is
+ * logged here and is the first search's to report.
  */
 export function warmUp(infra: Infrastructure, logger: Logger): void {
-  // the embedded index's read worker (a thread that opens the file and loads the lexical search) too
-  infra.chunkIndex.warmUp?.();
   if (!(infra.embedder instanceof UseLiteEmbedder)) return;
   infra.embedder.embed(['warm up'], 'query').catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
 }
