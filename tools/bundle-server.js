@@ -14,8 +14,9 @@
 // - worker threads load their entry modules by path from dist/ as before: in the bundled copies of
 //   dist's modules, __dirname, __filename and require.resolve keep meaning the module's own file.
 //
-// main.js uses the bundle only when it is newer than tsc's last build of dist (dist/.tsbuildinfo.build),
-// so a tsc-only rebuild never runs stale bundled code; LARDER_SERVER_BUNDLE=off turns it off.
+// main.js uses the bundle only while every file it was made of (dist/'s modules, and node_modules through
+// its .package-lock.json) has the size and modification time create-app.bundle.json recorded, so a
+// tsc-only rebuild or an npm install never runs stale bundled code; LARDER_SERVER_BUNDLE=off turns it off.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -26,6 +27,7 @@ const DIST = path.join(ROOT, 'dist');
 const SRC = path.join(DIST, 'apps/api/src');
 const ENTRY = path.join(SRC, 'create-app.js');
 const OUT = path.join(SRC, 'create-app.bundle.js');
+const MANIFEST = path.join(SRC, 'create-app.bundle.json');
 const MAIN = path.join(SRC, 'main.js');
 
 const EXTERNAL = [
@@ -103,7 +105,7 @@ async function mainModules() {
             const p = resolveAlias(args.path);
             return p ? { path: p } : { errors: [{ text: `cannot resolve ${args.path}` }] };
           });
-          b.onResolve({ filter: /^\.\/create-app$/ }, (args) => ({ path: args.path, external: true }));
+          b.onResolve({ filter: /^\.\/create-app(\.bundle)?$/ }, (args) => ({ path: args.path, external: true }));
           // only dist's own modules matter here
           b.onResolve({ filter: /^[^./]/ }, (args) => ({ path: args.path, external: true }));
         },
@@ -114,6 +116,8 @@ async function mainModules() {
 }
 
 async function main() {
+  // no bundle at all until this build has finished (main.js then loads the modules one by one)
+  fs.rmSync(MANIFEST, { force: true });
   const shared = await mainModules();
   const outDir = path.dirname(OUT);
   const unsafe = new Set();
@@ -170,7 +174,7 @@ async function main() {
     logLevel: 'warning',
     banner: { js: 'const __larderBundleDir = __dirname;' },
     plugins: [plugin],
-    metafile: !!process.env.BUNDLE_METAFILE,
+    metafile: true,
   });
   if (process.env.BUNDLE_METAFILE) fs.writeFileSync(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
   if (unsafe.size) {
@@ -178,10 +182,23 @@ async function main() {
     throw new Error(`these bundled packages read __dirname or __filename; add them to EXTERNAL in tools/bundle-server.js:\n  ${[...unsafe].join('\n  ')}`);
   }
   if (result.errors.length) process.exit(1);
+  // What the bundle was made of: main.js runs it only while every one of these files is as it was
+  // (size and modification time), so that a later tsc build or npm install is never hidden by it.
+  const inputs = Object.keys(result.metafile.inputs)
+    .map((f) => path.resolve(ROOT, f))
+    .filter((f) => f.startsWith(DIST + path.sep));
+  const lock = path.join(ROOT, 'node_modules', '.package-lock.json');
+  if (fs.existsSync(lock)) inputs.push(lock);
+  const files = [...new Set([...inputs, ...shared])].sort().map((f) => {
+    const st = fs.statSync(f);
+    return [path.relative(outDir, f).split(path.sep).join('/'), st.size, st.mtimeMs];
+  });
+  fs.writeFileSync(MANIFEST, JSON.stringify({ bundle: path.basename(OUT), files }));
 }
 
 main().catch((err) => {
   fs.rmSync(OUT, { force: true });
+  fs.rmSync(MANIFEST, { force: true });
   console.error(err.message ?? err);
   process.exit(1);
 });

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { statSync } from 'fs';
+import { readFileSync, statSync } from 'fs';
 import { join } from 'path';
 import type { Logger } from '@nestjs/common';
 import type { EmbeddedPostgres } from '@larder/database';
@@ -25,23 +25,29 @@ function startDatabaseEarly(config: LarderConfig, logger: () => Logger): Promise
 /**
  * The server's modules: from the one-file bundle `npm run build` writes beside this file
  * (tools/bundle-server.js: a start then reads one file instead of resolving and reading ~2,400), or
- * module by module when there is none, when tsc rebuilt dist/ after it (a bundle of older code is never
- * run), or with LARDER_SERVER_BUNDLE=off.
+ * module by module when there is none, when any file it was made of has changed since (a tsc build or
+ * an npm install after it: bundled code of older sources is never run), or with LARDER_SERVER_BUNDLE=off.
  */
 async function loadServer(): Promise<{ server: typeof import('./create-app'); bundled: boolean }> {
-  const bundle = join(__dirname, 'create-app.bundle.js');
   const off = ['off', '0', 'false'].includes(process.env.LARDER_SERVER_BUNDLE ?? '');
-  if (!off && !__filename.endsWith('.ts')) {
-    const built = (file: string) => statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? null;
-    const bundled = built(bundle);
-    // tsc's last writes to dist/ (tsconfig.build.json's and tsconfig.json's incremental build info)
-    const compiled = Math.max(...['.tsbuildinfo.build', '.tsbuildinfo'].map((f) => built(join(__dirname, '..', '..', '..', f)) ?? 0));
-    if (bundled !== null && bundled >= compiled) {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      return { server: require(bundle) as typeof import('./create-app'), bundled: true };
-    }
+  if (!off && !__filename.endsWith('.ts') && bundleIsCurrent(join(__dirname, 'create-app.bundle.json'))) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return { server: require('./create-app.bundle') as typeof import('./create-app'), bundled: true };
   }
   return { server: await import('./create-app'), bundled: false };
+}
+
+/** Whether the bundle's manifest exists and every file it lists has the size and modification time it recorded. */
+function bundleIsCurrent(manifest: string): boolean {
+  try {
+    const { files } = JSON.parse(readFileSync(manifest, 'utf8')) as { files: Array<[string, number, number]> };
+    return files.every(([file, size, mtimeMs]) => {
+      const st = statSync(join(__dirname, file), { throwIfNoEntry: false });
+      return st !== undefined && st.size === size && st.mtimeMs === mtimeMs;
+    });
+  } catch {
+    return false;
+  }
 }
 
 async function main(): Promise<void> {
