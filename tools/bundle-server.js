@@ -176,6 +176,7 @@ async function main() {
     plugins: [plugin],
     metafile: true,
   });
+  // BUNDLE_METAFILE=path: esbuild's account of what went into the bundle, for looking into its size
   if (process.env.BUNDLE_METAFILE) fs.writeFileSync(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
   if (unsafe.size) {
     fs.rmSync(OUT, { force: true });
