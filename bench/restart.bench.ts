@@ -44,7 +44,9 @@ export async function restartBench(): Promise<void> {
   const envOf = (dataDir: string) => ({ ...serverEnv(port, dataDir, key, embeddings.url), LARDER_LOG_LEVEL: 'log' });
   const timelines: string[] = [];
   const spawnServer = (dataDir: string) => {
-    const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
+    // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
+    const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const child = spawn(process.execPath, [...extra, '-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
     let rest = '';
     child.stdout.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');

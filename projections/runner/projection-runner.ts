@@ -52,6 +52,8 @@ export class ProjectionRunner implements ReadModelConsistency {
   private controller = new AbortController();
   private loops: PullLoop[] = [];
   private running: Promise<void>[] = [];
+  /** The external indexes' setup, begun by `setup` (their loops and checkpoints wait for it). */
+  private externalSetup: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly store: EventStore,
@@ -87,19 +89,27 @@ export class ProjectionRunner implements ReadModelConsistency {
 
   private async checkpointOf(name: string): Promise<Position> {
     const x = this.external.find((p) => p.name === name);
-    return x ? x.readCheckpoint() : readCheckpoint(this.ds, name);
+    return x ? this.externalSetup.then(() => x.readCheckpoint()) : readCheckpoint(this.ds, name);
   }
 
-  /** Creates checkpoint and projection tables; a projection whose version changed is rebuilt from START. */
-  async setup(): Promise<void> {
-    // the external indexes (the embedded chunk index: its own file, its lists read in a worker) open meanwhile
-    const external = Promise.all(this.external.map((x) => x.setup()));
+  /**
+   * Creates checkpoint and projection tables; a projection whose version changed is rebuilt from START.
+   * The external indexes (the embedded chunk index: its own file, its lists read in a worker) are set up
+   * meanwhile; with `awaitExternal: false` this returns without waiting for them (a server start builds
+   * its HTTP app meanwhile, and awaits `externalReady` before it listens): their loops start only once
+   * they are set up, and their checkpoints are read only then.
+   */
+  async setup(options: { awaitExternal?: boolean } = {}): Promise<void> {
+    const external = Promise.all(this.external.map((x) => x.setup())).then(() => undefined);
     // one failure is the setup's failure: the other is awaited, not left unhandled
     external.catch(() => undefined);
+    this.externalSetup = external;
     await setupCheckpoints(this.ds);
     await setupStuckLoops(this.ds);
-    for (const p of this.projections) {
-      await this.ds.transaction(async (m) => {
+    // one transaction for them all: one commit (each checkpoint's locking no-op update is a write) instead
+    // of one per projection and reactor, which the single-session embedded database pays at every start
+    await this.ds.transaction(async (m) => {
+      for (const p of this.projections) {
         await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`larder-projection-setup-${p.name}`]);
         await p.setup(m);
         const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
@@ -108,12 +118,15 @@ export class ProjectionRunner implements ReadModelConsistency {
           await m.query(`TRUNCATE ${p.tables.join(', ')}`);
           await writeCheckpoint(m, p.name, p.version, START);
         }
-      });
-    }
-    for (const r of this.reactors) {
-      await this.ds.transaction((m) => lockCheckpoint(m, r.name, 'reactor', 1));
-    }
-    await external;
+      }
+      for (const r of this.reactors) await lockCheckpoint(m, r.name, 'reactor', 1);
+    });
+    if (options.awaitExternal !== false) await external;
+  }
+
+  /** Settles once the external indexes' setup (begun by `setup`) has: rejects with its failure. */
+  get externalReady(): Promise<void> {
+    return this.externalSetup;
   }
 
   start(): void {
@@ -131,14 +144,24 @@ export class ProjectionRunner implements ReadModelConsistency {
       retryBaseMs: this.options.retryBaseMs ?? 100,
       retryMaxMs: this.options.retryMaxMs ?? 30_000,
     };
+    const externalLoops = externalHere ? this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx)) : [];
     this.loops = [
       ...(this.runsLoops ? this.projections.map((p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx)) : []),
-      ...(externalHere ? this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx)) : []),
+      ...externalLoops,
       ...(this.runsLoops ? this.reactors.map((r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx)) : []),
     ];
     // every loop waits on this one signal while idle or backing off (one listener each, removed after the wait)
     setMaxListeners(4 * this.loops.length + 10, signal);
-    this.running = this.loops.map((l) => l.run(signal));
+    // an external index's loop starts once the index is set up (a failed setup fails the start: no loop then)
+    const external = this.externalSetup;
+    this.running = this.loops.map((l) =>
+      externalLoops.includes(l)
+        ? external.then(
+            () => (signal.aborted ? undefined : l.run(signal)),
+            () => undefined,
+          )
+        : l.run(signal),
+    );
   }
 
   async stop(): Promise<void> {
@@ -186,6 +209,8 @@ export class ProjectionRunner implements ReadModelConsistency {
    * whether its loop runs in this process, and what it is stuck on.
    */
   async status(options: { maxLag?: number } = {}): Promise<ProjectionStatus[]> {
+    // an external index's checkpoint is read once it is set up
+    await this.externalSetup;
     const loops = this.runsLoops ? this.loops.map((l) => ({ name: l.name, running: l.running, stuck: l.stuck, position: this.tracker.local(l.name) })) : null;
     return readStatus({ ds: this.ds, store: this.store, external: this.external, loops, maxLag: options.maxLag ?? 100_000 });
   }

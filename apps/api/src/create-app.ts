@@ -19,6 +19,9 @@ import type { StartTimeline } from './start-timeline';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import type { EmbeddedPostgres } from '@larder/database';
 
+/** Nest's logger, for main.ts (which loads the server's modules through this one, possibly bundled). */
+export { Logger };
+
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await reader.get(key.organizationId, key.apiKeyId))) {
@@ -43,8 +46,11 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 /** Builds the whole HTTP server (not yet listening) from configuration. */
 export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres>; ivfPrefetch?: IvfPrefetch } = {}): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
-  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch });
+  // the chunk index opens (its IVF lists taken from the prefetch worker) while the HTTP app is built below
+  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch, indexOpenLater: true });
   try {
+    // the index's read worker (a thread of its own: it opens the file read-only and loads the lexical search) starts now, beside the rest of the start, not with the first search
+    infra.chunkIndex.warmUp?.();
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
       logger: logLevels(config.logLevel),
@@ -66,6 +72,9 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
     // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
     await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);
     options.timeline?.mark('root key');
+    // nothing before this touches the chunk index (it serves requests only, and its loop starts once it is open)
+    await infra.runner.externalReady;
+    options.timeline?.mark('index');
     let closing: Promise<void> | null = null;
     return {
       app,

@@ -122,6 +122,11 @@ export async function createInfrastructure(
     embedded?: Promise<EmbeddedPostgres>;
     /** The embedded chunk index's IVF lists, read in a worker thread since the process began (main.ts). */
     ivfPrefetch?: IvfPrefetch;
+    /**
+     * Whether to return before the chunk index is open (default false: it is open on return): the server
+     * builds its HTTP app meanwhile and awaits `runner.externalReady` before it listens.
+     */
+    indexOpenLater?: boolean;
   } = {},
 ): Promise<Infrastructure> {
   const logger = new Logger('Infrastructure');
@@ -265,8 +270,8 @@ export async function createInfrastructure(
     external: [new ChunkIndexProjection(chunkIndex, blobs)],
   });
   mark('adapters');
-  await runner.setup();
-  mark('projections and index');
+  await runner.setup({ awaitExternal: !options.indexOpenLater });
+  mark(options.indexOpenLater ? 'projections' : 'projections and index');
 
   // temporary files of writes cut off by a crash (kill -9 mid upload) are removed at start and then hourly
   const TEMP_AGE_MS = 15 * 60_000;

@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { readFileSync, statSync } from 'fs';
 import { join } from 'path';
 import type { Logger } from '@nestjs/common';
 import type { EmbeddedPostgres } from '@larder/database';
@@ -21,6 +22,34 @@ function startDatabaseEarly(config: LarderConfig, logger: () => Logger): Promise
   return started;
 }
 
+/**
+ * The server's modules: from the one-file bundle `npm run build` writes beside this file
+ * (tools/bundle-server.js: a start then reads one file instead of resolving and reading ~2,400), or
+ * module by module when there is none, when any file it was made of has changed since (a tsc build or
+ * an npm install after it: bundled code of older sources is never run), or with LARDER_SERVER_BUNDLE=off.
+ */
+async function loadServer(): Promise<{ server: typeof import('./create-app'); bundled: boolean }> {
+  const off = ['off', '0', 'false'].includes(process.env.LARDER_SERVER_BUNDLE ?? '');
+  if (!off && !__filename.endsWith('.ts') && bundleIsCurrent(join(__dirname, 'create-app.bundle.json'))) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return { server: require('./create-app.bundle') as typeof import('./create-app'), bundled: true };
+  }
+  return { server: await import('./create-app'), bundled: false };
+}
+
+/** Whether the bundle's manifest exists and every file it lists has the size and modification time it recorded. */
+function bundleIsCurrent(manifest: string): boolean {
+  try {
+    const { files } = JSON.parse(readFileSync(manifest, 'utf8')) as { files: Array<[string, number, number]> };
+    return files.every(([file, size, mtimeMs]) => {
+      const st = statSync(join(__dirname, file), { throwIfNoEntry: false });
+      return st !== undefined && st.size === size && st.mtimeMs === mtimeMs;
+    });
+  } catch {
+    return false;
+  }
+}
+
 async function main(): Promise<void> {
   const timeline = new StartTimeline('node');
   const config = loadConfig();
@@ -28,11 +57,11 @@ async function main(): Promise<void> {
   const embedded = startDatabaseEarly(config, () => infraLogger!);
   // the embedded chunk index's IVF lists are read in a worker thread meanwhile too (the index takes them if the file is unchanged)
   const ivfPrefetch = config.chunkIndex === 'embedded' ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes) : null;
-  // the rest of the server's modules load now, while the database starts
-  const { Logger } = await import('@nestjs/common');
+  // the rest of the server's modules load now, while the database starts (Nest's Logger from them too: one copy of @nestjs/common)
+  const { server, bundled } = await loadServer();
+  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp, Logger } = server;
   infraLogger = new Logger('Infrastructure');
-  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp } = await import('./create-app');
-  timeline.mark('modules');
+  timeline.mark(bundled ? 'modules (bundle)' : 'modules');
   const shutdownMs = shutdownTimeoutMs();
   const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined, ivfPrefetch: ivfPrefetch ?? undefined });
   await larder.app.listen(config.port, config.host);

@@ -93,6 +93,8 @@ export interface IndexCheckpoint {
 export interface ChunkIndex {
   readonly kind: string;
   setup(): Promise<void>;
+  /** Starts now what the first query would otherwise start (the embedded index's read worker); optional. */
+  warmUp?(): void;
   readCheckpoint(projection: string): Promise<IndexCheckpoint | null>;
   /** Applies ops in order and records the checkpoint: atomically, or idempotently so a repeat is harmless. */
   write(ops: ChunkIndexOp[], checkpoint: { projection: string } & IndexCheckpoint): Promise<void>;

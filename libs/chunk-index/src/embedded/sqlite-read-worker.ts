@@ -117,6 +117,11 @@ export class SqliteReadWorker {
     return (typeof p === 'function' ? p : p.fn)(this.local, input, state) as T;
   }
 
+  /** Starts the worker now, if it runs, rather than with the first program (a server calls this while it starts). */
+  warmUp(): void {
+    if (this.enabled && !this.failed) void this.start();
+  }
+
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = null;

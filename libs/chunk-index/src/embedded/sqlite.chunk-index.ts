@@ -450,6 +450,11 @@ export class SqliteChunkIndex implements ChunkIndex {
     return { files, chunks, vectors };
   }
 
+  /** Starts the read worker (lexical queries) now rather than with the first search. */
+  warmUp(): void {
+    this.reader.warmUp();
+  }
+
   async close(): Promise<void> {
     this.ivfPrefetch?.cancel();
     this.ivfPrefetch = null;
