@@ -43,7 +43,7 @@ export interface LexicalState {
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
-  flat?: { acc: Float64Array; seen: Uint8Array; memo: Float64Array; spanMax: Float64Array };
+  flat?: { acc: Float64Array; seen: Uint8Array; memo: Float64Array; memoOf: Uint32Array; lists: number; spanMax: Float64Array };
 }
 
 /** A list's block directory, as read (cached by the term's generation). */
@@ -501,9 +501,16 @@ function rankFlat(
   let flat = state.flat;
   if (!flat || flat.acc.length < range) {
     const size = Math.max(range, 4096);
-    flat = state.flat = { acc: new Float64Array(size), seen: new Uint8Array(size), memo: new Float64Array(BODY_SLOTS * LENGTH_SLOTS), spanMax: new Float64Array((size >>> SPAN_SHIFT) + 1) };
+    flat = state.flat = {
+      acc: new Float64Array(size),
+      seen: new Uint8Array(size),
+      memo: new Float64Array(BODY_SLOTS * LENGTH_SLOTS),
+      memoOf: new Uint32Array(BODY_SLOTS * LENGTH_SLOTS),
+      lists: 0,
+      spanMax: new Float64Array((size >>> SPAN_SHIFT) + 1),
+    };
   }
-  const { acc, seen, memo, spanMax } = flat;
+  const { acc, seen, memo, memoOf, spanMax } = flat;
   const spans = (range >>> SPAN_SHIFT) + 1;
   let postings = 0;
   for (const l of lists) postings += l.df;
@@ -512,8 +519,12 @@ function rankFlat(
   const avgLength = s.avgLength;
   try {
     for (const { dir, scale, load } of lists) {
-      // memo[body × LENGTH_SLOTS + length]: this list's contribution (0: not computed yet; a contribution is > 0)
-      memo.fill(0);
+      // memo[body × LENGTH_SLOTS + length]: this list's contribution where memoOf holds the list's number (nothing to clear)
+      if (++flat.lists > 0xfffffff0) {
+        flat.lists = 1;
+        memoOf.fill(0);
+      }
+      const list = flat.lists;
       for (let bi = 0; bi < dir.size; bi++) {
         const data = load(bi, MAX_RUN);
         const count = dir.count[bi];
@@ -536,8 +547,11 @@ function rankFlat(
           let x: number;
           if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
             const slot = body * LENGTH_SLOTS + length;
-            x = memo[slot];
-            if (x === 0) x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
+            if (memoOf[slot] === list) x = memo[slot];
+            else {
+              x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
+              memoOf[slot] = list;
+            }
           } else x = scale * tfNorm(body, heading, length, avgLength, p);
           if (!dense && !seen[id]) {
             seen[id] = 1;
