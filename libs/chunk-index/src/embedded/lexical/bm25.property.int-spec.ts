@@ -51,11 +51,18 @@ const params = fc.record({
   blockSize: fc.constantFrom(2, 5, 16, 128),
   // reads in the worker thread (the module loaded there) or on the index's connection
   readWorker: fc.boolean(),
-  // term at a time into a flat array (every query) or MaxScore with block bounds (none)
-  flatMaxPostings: fc.constantFrom(Infinity, 0),
+  // term at a time into a flat array (every query), MaxScore with block bounds (none), or chosen by cost
+  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const),
 });
 
 let run = 0;
+
+/** Which scorer answers: the flat one always, MaxScore always, or the default choice by cost (FLAT_COST_RATIO; no postings floor). */
+const SCORERS = {
+  flat: { flatMaxPostings: Infinity },
+  maxscore: { flatMaxPostings: 0, flatCostRatio: 0 },
+  cost: { flatMaxPostings: 0 },
+};
 
 /** The exhaustive BM25 top 10 (and the chunks below it within rounding of the 10th): every live chunk of the asked stores and files, per-store statistics. */
 function bruteForce(
@@ -106,7 +113,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), params, async (ops, queries, p) => {
         const path = join(dir, `p${run++}.sqlite`);
-        const index = new SqliteChunkIndex(path, { readWorker: p.readWorker, lexical: { ...p, feedback: null }, lexicalBlockSize: p.blockSize });
+        const index = new SqliteChunkIndex(path, { readWorker: p.readWorker, lexical: { ...p, feedback: null, ...SCORERS[p.scorer] }, lexicalBlockSize: p.blockSize });
         await index.setup();
         const reader = new Database(path, { readonly: true });
         try {
@@ -126,7 +133,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             const nearTie = band.some((e, i) => i > 0 && Math.abs(e.score - band[i - 1].score) <= 1e-9 * Math.abs(e.score) && e.score !== band[i - 1].score);
             if (!nearTie) expect(got.map((g) => g.key)).toEqual(expected.map((e) => e.key));
             // with RM3 feedback too, the flat scorer and MaxScore give the very same hits and scores
-            const both = (flatMaxPostings: number) =>
+            const both = (scorer: keyof typeof SCORERS) =>
               lexicalProgram(
                 reader,
                 {
@@ -142,11 +149,13 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                   stopWords: p.stopWords,
                   exactBonus: p.exactBonus,
                   feedback: { docs: 3, terms: 5, originalWeight: 0.5 },
-                  flatMaxPostings,
+                  ...SCORERS[scorer],
                 },
                 {},
               );
-            expect(both(Infinity)).toEqual(both(0));
+            const maxScore = both('maxscore');
+            expect(both('flat')).toEqual(maxScore);
+            expect(both('cost')).toEqual(maxScore);
           };
           const generation = new Map<string, number>();
           let seq = 0n;
@@ -219,7 +228,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         }),
         async (files, queries, blockSize, p) => {
           const path = join(dir, `skip${run++}.sqlite`);
-          const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { ...p, feedback: null, flatMaxPostings: 0 }, lexicalBlockSize: blockSize });
+          const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { ...p, feedback: null, ...SCORERS.maxscore }, lexicalBlockSize: blockSize });
           await index.setup();
           const reader = new Database(path, { readonly: true });
           try {
@@ -258,6 +267,67 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         },
       ),
       { numRuns: 40, endOnFailure: true },
+    );
+  }, 120_000);
+
+  // Stores of thousands of chunks, two interleaved (so a store's ids have gaps): the flat scorer's two ways
+  // to its top (the touched ids where the postings are sparse in the id range; else spans of 256 ids read
+  // best first) and its per-(count, length) contributions must give MaxScore's very hits and scores, ties
+  // (many, in a small vocabulary) included, at several depths.
+  it('the flat scorer answers as MaxScore over stores of many spans of ids', async () => {
+    const skewed = fc.nat({ max: 9999 }).map((x) => VOCAB[Math.floor(VOCAB.length * (x / 10000) ** 4)]);
+    const chunk = fc.tuple(fc.array(skewed, { minLength: 1, maxLength: 12 }), fc.option(skewed, { nil: null })).map(([ws, h]) => (h ? `# ${h}\n` : '') + ws.join(' '));
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 6, max: 30 }),
+        fc.integer({ min: 0, max: 2 ** 31 - 1 }),
+        fc.array(fc.array(fc.constantFrom(...VOCAB), { minLength: 1, maxLength: 4 }), { minLength: 4, maxLength: 10 }),
+        fc.record({
+          k1: fc.double({ min: 0.5, max: 2, noNaN: true }),
+          b: fc.double({ min: 0, max: 1, noNaN: true }),
+          headingWeight: fc.constantFrom(0.5, 2),
+          exactBonus: fc.constantFrom(0, 0.3),
+          stopWords: fc.constant(true),
+        }),
+        async (files, seed, queries, p) => {
+          const path = join(dir, `spans${run++}.sqlite`);
+          const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { ...p, feedback: null } });
+          await index.setup();
+          const reader = new Database(path, { readonly: true });
+          try {
+            // 100 chunks a file, files alternating between the stores (texts drawn from the seed)
+            const texts = fc.sample(chunk, { numRuns: files * 100, seed });
+            const ops: ChunkIndexOp[] = [];
+            for (let f = 0; f < files; f++) {
+              const storeId = `s${f % 2}`;
+              const fileId = `f${f}`;
+              ops.push(
+                { op: 'putFile', file: { storeId, fileId, organizationId: 'org', filename: `${fileId}.md`, externalId: null, metadata: null, generation: 1 } },
+                {
+                  op: 'setChunks',
+                  storeId,
+                  fileId,
+                  generation: 1,
+                  chunks: texts.slice(f * 100, f * 100 + 100).map((text, j) => ({ chunkIndex: j, type: 'text' as const, text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+                },
+              );
+            }
+            await index.write(ops, { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } });
+            for (const words of queries)
+              for (const limit of [1, 10, 50])
+                for (const storeIds of [['s0'], ['s1'], ['s0', 's1']]) {
+                  const answer = (scorer: keyof typeof SCORERS) =>
+                    lexicalProgram(reader, { text: words.join(' '), columns: 'c.id AS id', storeIds, limit, ...p, feedback: null, ...SCORERS[scorer] }, {});
+                  expect(answer('flat')).toEqual(answer('maxscore'));
+                }
+          } finally {
+            reader.close();
+            await index.close();
+            rmSync(path, { force: true });
+          }
+        },
+      ),
+      { numRuns: 12, endOnFailure: true },
     );
   }, 120_000);
 });

@@ -24,6 +24,12 @@ export interface LexicalInput extends Bm25Params {
    * FLAT_MAX_POSTINGS). Either way the top is the same, scores summed in the query's term order.
    */
   flatMaxPostings?: number;
+  /**
+   * Above flatMaxPostings, the flat scorer still when the query's postings are at most this many times
+   * the postings of the list MaxScore must read whole (the one of the largest bound); 0: never
+   * (default FLAT_COST_RATIO).
+   */
+  flatCostRatio?: number;
 }
 
 /** What the program keeps between calls where it runs: bounded caches of directories, blocks and tombstones. */
@@ -37,7 +43,7 @@ export interface LexicalState {
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
-  flat?: { acc: Float64Array; seen: Uint8Array };
+  flat?: { acc: Float64Array; seen: Uint8Array; memo: Float64Array; memoOf: Uint32Array; lists: number; spanMax: Float64Array };
 }
 
 /** A list's block directory, as read (cached by the term's generation). */
@@ -71,6 +77,15 @@ const EPS = 1e-9;
  * 15k postings on (MaxScore prunes most of them: 0.98 vs 1.29 ms at 15–25k postings).
  */
 export const FLAT_MAX_POSTINGS = 16_384;
+/**
+ * Above FLAT_MAX_POSTINGS, the flat scorer still where the query's postings are at most this many times
+ * those of the list MaxScore must walk whole (the one of the largest bound: every chunk of it is a
+ * candidate), for there MaxScore prunes little and costs several times as much a posting. Measured
+ * in process on search-speed's 1M store (3-word queries, top 10, warm block cache, CPU ms): MaxScore
+ * p50 1.26 / p99 12.7, every query flat 2.6 / 7.1, flat at ratio ≤ 8 (5 queries of 200: two or three
+ * words each in 4–26% of the chunks) 1.26 / 5.4; ratios 8–15 choose about the same.
+ */
+export const FLAT_COST_RATIO = 8;
 /** The flat scorer's id range, at most this many times its postings (else ids are too sparse for an array). */
 const FLAT_RANGE_PER_POSTING = 8;
 /** Result rows fetched with `IN (?, …)` (placeholders padded to a power of two, statements cached) up to this many. */
@@ -96,8 +111,10 @@ interface StoreStats {
  * could still enter. Before scoring a candidate, the bounds of the blocks holding it in every list are
  * summed; when they cannot enter, every candidate up to the nearest block boundary is skipped undecoded.
  * Tombstoned chunks and chunks outside the asked files never enter. Where the query's lists in a store
- * are short (FLAT_MAX_POSTINGS: small stores, long queries), every posting is read instead, term at a
- * time into a flat array (rankFlat): the same top, cheaper where nearly every chunk is a candidate.
+ * are short (FLAT_MAX_POSTINGS: small stores, long queries), or MaxScore could prune little (its
+ * essential list holds a large share of the query's postings: FLAT_COST_RATIO), every posting is read
+ * instead, term at a time into a flat array (rankFlat): the same top, cheaper where nearly every chunk
+ * is a candidate.
  *
  * With `feedback` (RM3), the `docs` best chunks of a first pass give a relevance model (Σ over them of
  * p(term | chunk) × the chunk's share of their scores; stop words, numbers and terms in more than a
@@ -236,7 +253,14 @@ function rankStore(
 ): Array<{ id: number; score: number }> {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-  const rangeStmt = (st.range ??= db.prepare(`SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ?`).raw());
+  // a run of blocks in one row: their data concatenated (group_concat keeps a blob's bytes; cast back to one), each block's number and length
+  // in the same order (one Buffer a run, its blocks views of it: a row and a Buffer per block cost twice as much)
+  const rangeStmt = (st.range ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
+       FROM (SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
+    )
+    .raw());
   const dead = deadSet(db, state, s);
   state.blockHead ??= 0;
   // the query's lists in its term order
@@ -251,17 +275,23 @@ function rankStore(
     // a block's data: kept between queries (bounded), read in runs of blocks while the list is read in order
     let run = 1;
     let lastRead = -2;
-    const load = (bi: number): Uint8Array => {
+    const load = (bi: number, ahead = 1): Uint8Array => {
       const have = dir.data[bi];
       if (have) return have;
       // a list probed block after block (or a few apart) is read ahead too
-      run = bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1;
+      run = Math.max(ahead, bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1);
       const queue = (state.blockQueue ??= []);
-      for (const [block, data] of rangeStmt.iterate(s.key, term, bi, bi + run) as IterableIterator<[number, Buffer]>) {
-        if (dir.data[block]) continue;
-        dir.data[block] = data;
-        queue.push([dir, block]);
-        state.blockBytes = (state.blockBytes ?? 0) + data.length;
+      const [blocks, lengths, all] = rangeStmt.get(s.key, term, bi, bi + run) as [string, string, Buffer | null];
+      if (all) {
+        const bs = JSON.parse(blocks) as number[];
+        const ls = JSON.parse(lengths) as number[];
+        for (let i = 0, at = 0; i < bs.length; at += ls[i++]) {
+          const block = bs[i];
+          if (dir.data[block]) continue;
+          dir.data[block] = all.subarray(at, at + ls[i]);
+          queue.push([dir, block]);
+          state.blockBytes = (state.blockBytes ?? 0) + ls[i];
+        }
       }
       lastRead = bi + run - 1;
       const got = dir.data[bi]!;
@@ -290,8 +320,22 @@ function rankStore(
     lo = Math.min(lo, l.dir.first[0]);
     hi = Math.max(hi, l.dir.last[l.dir.size - 1]);
   }
-  if (postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS) && hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING))
-    return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  const fits = hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING);
+  if (fits && postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS)) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  const ratio = input.flatCostRatio ?? FLAT_COST_RATIO;
+  if (fits && ratio > 0) {
+    // MaxScore reads at least the list of the largest bound whole
+    let top = lists[0];
+    let topUb = -1;
+    for (const l of lists) {
+      const ub = listBound(l, s.avgLength, input);
+      if (ub > topUb) {
+        topUb = ub;
+        top = l;
+      }
+    }
+    if (postings <= ratio * top.df) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  }
   const cursors = lists.map((l, i) => new Cursor(l.dir, l.scale, s.avgLength, input, l.load, i));
   // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
   const contrib = new Float64Array(cursors.length);
@@ -403,18 +447,45 @@ function rankStore(
   return heap.sorted();
 }
 
+/** The largest of a list's block bounds. */
+function listBound(l: ListRef, avgLength: number, p: Bm25Params): number {
+  const d = l.dir;
+  let ub = 0;
+  for (let j = 0; j < d.size; j++) {
+    const u = l.scale * tfNorm(d.maxBody[j], d.maxHeading[j], d.minLength[j], avgLength, p);
+    if (u > ub) ub = u;
+  }
+  return ub;
+}
+
 /** A term's list in a store: its directory, weighted idf and block reader. */
 interface ListRef {
   dir: Directory;
   scale: number;
-  load: (bi: number) => Uint8Array;
+  /** a block's data (read with at least `ahead` blocks from it where not kept) */
+  load: (bi: number, ahead?: number) => Uint8Array;
   df: number;
 }
+
+/** Contributions cached by (body count, length) for postings with no heading count: BODY_SLOTS × LENGTH_SLOTS of them. */
+const BODY_SLOTS = 16;
+const LENGTH_SLOTS = 1024;
+/**
+ * Where the query's postings are at least this share of the id range, the flat scorer keeps no list of
+ * the chunks it touched (pushing 200k ids costs more than zeroing the array) but each span's best sum,
+ * and takes its top from the spans best first.
+ */
+const DENSE_SHARE = 1 / 16;
+/** The dense flat scorer keeps each span of 2^SPAN_SHIFT ids' best sum, and reads the spans for its top best first. */
+const SPAN_SHIFT = 8;
 
 /**
  * One store's exact BM25 top `limit`, term at a time: every posting of every list read in the query's
  * term order and summed into a flat array by chunk id (ids `lo` to `lo + range`), then the top taken. A
- * chunk's score is the same sum, in the same order, as MaxScore's.
+ * chunk's score is the same sum, in the same order, as MaxScore's. A posting's contribution is
+ * `scale × tfNorm` computed once per (body count, length) of a list and then looked up (the same
+ * expression, so the same double). Where the postings are dense in the range, the top is taken by one
+ * scan of the array (no list of touched ids to keep).
  */
 function rankFlat(
   state: LexicalState,
@@ -430,53 +501,123 @@ function rankFlat(
   let flat = state.flat;
   if (!flat || flat.acc.length < range) {
     const size = Math.max(range, 4096);
-    flat = state.flat = { acc: new Float64Array(size), seen: new Uint8Array(size) };
+    flat = state.flat = {
+      acc: new Float64Array(size),
+      seen: new Uint8Array(size),
+      memo: new Float64Array(BODY_SLOTS * LENGTH_SLOTS),
+      memoOf: new Uint32Array(BODY_SLOTS * LENGTH_SLOTS),
+      lists: 0,
+      spanMax: new Float64Array((size >>> SPAN_SHIFT) + 1),
+    };
   }
-  const { acc, seen } = flat;
+  const { acc, seen, memo, memoOf, spanMax } = flat;
+  const spans = (range >>> SPAN_SHIFT) + 1;
+  let postings = 0;
+  for (const l of lists) postings += l.df;
+  const dense = postings >= range * DENSE_SHARE;
   const touched: number[] = [];
   const avgLength = s.avgLength;
   try {
     for (const { dir, scale, load } of lists) {
-      for (let bi = 0; bi < dir.size; bi++) {
-        const data = load(bi);
-        const count = dir.count[bi];
-        let id = dir.first[bi] - lo;
-        let q = 0;
-        for (let i = 0; i < count; i++) {
-          let byte = data[q++];
-          let v = byte & 0x7f;
-          for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
-          id += v;
-          byte = data[q++];
-          let body = byte & 0x7f;
-          for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
-          byte = data[q++];
-          let heading = byte & 0x7f;
-          for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
-          byte = data[q++];
-          let length = byte & 0x7f;
-          for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
-          if (!seen[id]) {
-            seen[id] = 1;
-            touched.push(id);
-          }
-          acc[id] += scale * tfNorm(body, heading, length, avgLength, p);
-        }
+      // memo[body × LENGTH_SLOTS + length]: this list's contribution where memoOf holds the list's number (nothing to clear)
+      if (++flat.lists > 0xfffffff0) {
+        flat.lists = 1;
+        memoOf.fill(0);
       }
+      const list = flat.lists;
+      const add: AddBlock = { acc, memo, memoOf, list, scale, avgLength, p, dense, spanMax, seen, touched };
+      for (let bi = 0; bi < dir.size; bi++) addBlock(add, load(bi, MAX_RUN), dir.count[bi], (dir.first[bi] - lo) | 0);
     }
     const heap = new TopK(limit);
-    for (const x of touched) {
+    // below the k-th score a chunk cannot enter (a tie is the heap's to judge, by id)
+    let min = -Infinity;
+    const consider = (x: number) => {
+      const v = acc[x];
+      if (v < min) return;
       const id = x + lo;
-      if ((allowed && !allowed(id)) || (dead && dead.has(id))) continue;
-      heap.push(id, acc[x]);
+      if ((allowed && !allowed(id)) || (dead && dead.has(id))) return;
+      if (heap.push(id, v) && heap.full) min = heap.minScore();
+    };
+    if (dense) {
+      // spans of ids by their best chunk, best first, until the k-th score is above a span's best
+      const order: number[] = [];
+      for (let j = 0; j < spans; j++) if (spanMax[j] > 0) order.push(j);
+      order.sort((a, b) => spanMax[b] - spanMax[a]);
+      for (const j of order) {
+        if (spanMax[j] < min) break;
+        // an untouched chunk sums 0 (every contribution is > 0)
+        for (let x = j << SPAN_SHIFT, end = Math.min(range, (j + 1) << SPAN_SHIFT); x < end; x++) if (acc[x] > 0) consider(x);
+      }
+    } else {
+      for (const x of touched) consider(x);
     }
     return heap.sorted();
   } finally {
     // the arrays are left zero for the next query, whatever happened
-    for (const x of touched) {
-      acc[x] = 0;
-      seen[x] = 0;
+    if (dense) {
+      acc.fill(0, 0, range);
+      spanMax.fill(0, 0, spans);
+    } else
+      for (const x of touched) {
+        acc[x] = 0;
+        seen[x] = 0;
+      }
+  }
+}
+
+/** What addBlock adds a block's postings to (the flat scorer's arrays and the list's weights). */
+interface AddBlock {
+  acc: Float64Array;
+  memo: Float64Array;
+  memoOf: Uint32Array;
+  list: number;
+  scale: number;
+  avgLength: number;
+  p: Bm25Params;
+  dense: boolean;
+  spanMax: Float64Array;
+  seen: Uint8Array;
+  touched: number[];
+}
+
+/**
+ * Adds a block's postings (the first chunk's id `id`, less the range's start) to the flat scorer's
+ * sums. A function of its own, called per block: V8 optimises it after a few blocks of the first
+ * query that needs it, where a loop inside rankFlat waited for on-stack replacement (a cold query
+ * then ran a list of 200k postings unoptimised: 40 ms once instead of 3).
+ */
+function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): void {
+  const { acc, memo, memoOf, list, scale, avgLength, p, dense, spanMax, seen, touched } = a;
+  let q = 0;
+  for (let i = 0; i < count; i++) {
+    let byte = data[q++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
+    id = (id + v) | 0;
+    byte = data[q++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
+    byte = data[q++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
+    byte = data[q++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
+    let x: number;
+    if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
+      const slot = body * LENGTH_SLOTS + length;
+      if (memoOf[slot] === list) x = memo[slot];
+      else {
+        x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
+        memoOf[slot] = list;
+      }
+    } else x = scale * tfNorm(body, heading, length, avgLength, p);
+    if (!dense && !seen[id]) {
+      seen[id] = 1;
+      touched.push(id);
     }
+    const sum = (acc[id] += x);
+    if (dense && sum > spanMax[id >>> SPAN_SHIFT]) spanMax[id >>> SPAN_SHIFT] = sum;
   }
 }
 
