@@ -285,7 +285,8 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         fc.record({
           k1: fc.double({ min: 0.5, max: 2, noNaN: true }),
           b: fc.double({ min: 0, max: 1, noNaN: true }),
-          headingWeight: fc.constantFrom(0.5, 2),
+          // 0: a heading-only match sums 0 and is still a hit, as MaxScore answers it
+          headingWeight: fc.constantFrom(0, 0.5, 2),
           exactBonus: fc.constantFrom(0, 0.3),
           stopWords: fc.constant(true),
         }),
@@ -330,4 +331,46 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       { numRuns: 12, endOnFailure: true },
     );
   }, 120_000);
+
+  // With heading weight 0 a chunk whose only match is in its heading sums 0 and is still a hit (MaxScore
+  // answers it below the others); the flat scorer's dense path must not take "sums 0" for "not touched".
+  it('a hit that sums 0 is answered by every scorer', async () => {
+    const path = join(dir, `zero${run++}.sqlite`);
+    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
+    await index.setup();
+    const reader = new Database(path, { readonly: true });
+    try {
+      // 2,000 chunks: "pectin" in the body of every tenth (200), "zest" in the heading of five only
+      const chunks = Array.from({ length: 2000 }, (_, j) => ({
+        chunkIndex: j,
+        type: 'text' as const,
+        text: `${j % 400 === 7 ? '# zest\n' : ''}apple garden ${j % 10 === 3 ? 'pectin' : 'sugar'} boil`,
+        offset: 0,
+        mimeType: 'text/markdown',
+        generatedMetadata: null,
+      }));
+      await index.write(
+        [
+          { op: 'putFile', file: { storeId: 's', fileId: 'f', organizationId: 'org', filename: 'f.md', externalId: null, metadata: null, generation: 1 } },
+          { op: 'setChunks', storeId: 's', fileId: 'f', generation: 1, chunks },
+        ],
+        { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } },
+      );
+      const answer = (scorer: keyof typeof SCORERS) =>
+        lexicalProgram(
+          reader,
+          { text: 'pectin zest', columns: 'c.id AS id', storeIds: ['s'], limit: 300, k1: 1.2, b: 0.75, headingWeight: 0, exactBonus: 0, stopWords: true, feedback: null, ...SCORERS[scorer] },
+          {},
+        );
+      const maxScore = answer('maxscore');
+      expect(maxScore).toHaveLength(205);
+      expect(maxScore.filter((r) => r.score === 0)).toHaveLength(5);
+      expect(answer('flat')).toEqual(maxScore);
+      expect(answer('cost')).toEqual(maxScore);
+    } finally {
+      reader.close();
+      await index.close();
+      rmSync(path, { force: true });
+    }
+  }, 60_000);
 });

@@ -507,7 +507,7 @@ function rankFlat(
       memo: new Float64Array(BODY_SLOTS * LENGTH_SLOTS),
       memoOf: new Uint32Array(BODY_SLOTS * LENGTH_SLOTS),
       lists: 0,
-      spanMax: new Float64Array((size >>> SPAN_SHIFT) + 1),
+      spanMax: new Float64Array((size >>> SPAN_SHIFT) + 1).fill(-1),
     };
   }
   const { acc, seen, memo, memoOf, spanMax } = flat;
@@ -541,12 +541,12 @@ function rankFlat(
     if (dense) {
       // spans of ids by their best chunk, best first, until the k-th score is above a span's best
       const order: number[] = [];
-      for (let j = 0; j < spans; j++) if (spanMax[j] > 0) order.push(j);
+      // (a span no posting reached keeps -1; a chunk's sum may be 0, as a heading-only match with heading weight 0)
+      for (let j = 0; j < spans; j++) if (spanMax[j] >= 0) order.push(j);
       order.sort((a, b) => spanMax[b] - spanMax[a]);
       for (const j of order) {
         if (spanMax[j] < min) break;
-        // an untouched chunk sums 0 (every contribution is > 0)
-        for (let x = j << SPAN_SHIFT, end = Math.min(range, (j + 1) << SPAN_SHIFT); x < end; x++) if (acc[x] > 0) consider(x);
+        for (let x = j << SPAN_SHIFT, end = Math.min(range, (j + 1) << SPAN_SHIFT); x < end; x++) if (seen[x]) consider(x);
       }
     } else {
       for (const x of touched) consider(x);
@@ -556,7 +556,8 @@ function rankFlat(
     // the arrays are left zero for the next query, whatever happened
     if (dense) {
       acc.fill(0, 0, range);
-      spanMax.fill(0, 0, spans);
+      seen.fill(0, 0, range);
+      spanMax.fill(-1, 0, spans);
     } else
       for (const x of touched) {
         acc[x] = 0;
@@ -612,7 +613,8 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
         memoOf[slot] = list;
       }
     } else x = scale * tfNorm(body, heading, length, avgLength, p);
-    if (!dense && !seen[id]) {
+    if (dense) seen[id] = 1;
+    else if (!seen[id]) {
       seen[id] = 1;
       touched.push(id);
     }
