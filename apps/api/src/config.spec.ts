@@ -163,6 +163,12 @@ describe('search fusion configuration', () => {
     expect(() => loadConfig({ LARDER_SEARCH_BM25_B: '1.5' })).toThrow(/LARDER_SEARCH_BM25_B must be a number from 0 to 1/);
     expect(() => loadConfig({ LARDER_SEARCH_BM25_K1: 'fast' })).toThrow(/LARDER_SEARCH_BM25_K1/);
   });
+
+  it('reads the lexical block cache size in MiB (default 256)', () => {
+    expect(loadConfig({}).searchLexicalCacheMb).toBe(256);
+    expect(loadConfig({ LARDER_SEARCH_LEXICAL_CACHE_MB: '64' }).searchLexicalCacheMb).toBe(64);
+    expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_CACHE_MB: 'lots' })).toThrow(/LARDER_SEARCH_LEXICAL_CACHE_MB/);
+  });
 });
 
 describe('bundled model runtime', () => {

@@ -347,6 +347,7 @@ function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch): Chun
     ivfPrefetch,
     lexical: {
       feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
+      blockCacheBytes: config.searchLexicalCacheMb * 2 ** 20,
       ...(config.searchLexicalFeedbackMinWords !== null ? { feedbackMinWords: config.searchLexicalFeedbackMinWords } : {}),
       ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
       ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),

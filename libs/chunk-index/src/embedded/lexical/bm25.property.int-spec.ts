@@ -6,7 +6,8 @@ import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { analyzeChunk, headingContextOf, queryTerms } from './analyzer';
-import { lexicalProgram } from './search';
+import { LexicalState, lexicalProgram } from './search';
+import { DEFAULT_BM25 } from './bm25';
 
 /**
  * The lexical engine's contract: whatever the corpus, the appends and deletes across stores, the
@@ -383,6 +384,47 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       expect(maxScore.filter((r) => r.score === 0)).toHaveLength(5);
       expect(answer('flat')).toEqual(maxScore);
       expect(answer('cost')).toEqual(maxScore);
+    } finally {
+      reader.close();
+      await index.close();
+      rmSync(path, { force: true });
+    }
+  }, 60_000);
+
+  // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
+  // answers the same whatever its size.
+  it('keeps its block cache within blockCacheBytes, with the same answers', async () => {
+    const path = join(dir, `cache${run++}.sqlite`);
+    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null }, lexicalBlockSize: 8 });
+    await index.setup();
+    const reader = new Database(path, { readonly: true });
+    try {
+      const words = ['jam', 'apple', 'garden', 'pectin', 'sugar', 'boil', 'zest'];
+      const chunks = Array.from({ length: 1500 }, (_, j) => ({
+        chunkIndex: j,
+        type: 'text' as const,
+        text: words.filter((_, k) => (j * (k + 3)) % (k + 2) === 0).join(' ') + ` ${words[j % 7]}`,
+        offset: 0,
+        mimeType: 'text/plain',
+        generatedMetadata: null,
+      }));
+      await index.write(
+        [
+          { op: 'putFile', file: { storeId: 's', fileId: 'f', organizationId: 'org', filename: 'f.txt', externalId: null, metadata: null, generation: 1 } },
+          { op: 'setChunks', storeId: 's', fileId: 'f', generation: 1, chunks },
+        ],
+        { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } },
+      );
+      const small: LexicalState = {};
+      const big: LexicalState = {};
+      for (const text of ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin']) {
+        const input = { text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null, ...SCORERS.maxscore };
+        const want = lexicalProgram(reader, input, big);
+        expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
+        expect(small.blockBytes).toBeLessThanOrEqual(2048);
+      }
+      // the default keeps what it read
+      expect(big.blockBytes).toBeGreaterThan(2048);
     } finally {
       reader.close();
       await index.close();
