@@ -104,11 +104,12 @@ interface Written {
 }
 
 /** The bench's queries (after the corpus is drawn): three words (ranks < 2000, < 200, < 20) and a vector. */
-export function benchQueries(c: ReturnType<typeof corpus>, count: number, seed = 7): Array<{ text: string; vector: Float32Array }> {
+/** Three-word queries (words of ranks < 2000, < 200, < 20) drawn with `seed`, their vectors drawn from the corpus (or given by `vectorOf`). */
+export function benchQueries(c: ReturnType<typeof corpus>, count: number, seed = 7, vectorOf: (i: number) => Float32Array = () => c.vector()): Array<{ text: string; vector: Float32Array }> {
   const qr = rng(seed);
-  return Array.from({ length: count }, () => ({
+  return Array.from({ length: count }, (_, i) => ({
     text: `${c.vocab[Math.floor(qr.next() * 2000)]} ${c.vocab[Math.floor(qr.next() * 200)]} ${c.vocab[Math.floor(qr.next() * 20)]}`,
-    vector: c.vector(),
+    vector: vectorOf(i),
   }));
 }
 
@@ -268,7 +269,7 @@ export async function searchSpeedBench(): Promise<void> {
     // are not disturbed): WARMUP of them before each measured pass, as a serving index has answered others
     // before (its code optimised, the common lists' blocks cached); and a cold pass on a set of their own
     // (the first queries after the index opens: lists read and code optimised on the way).
-    const otherQueries = (seed: number, n: number) => benchQueries({ ...c, vector: () => queries[(seed * 31 + n++) % queries.length].vector }, n, seed);
+    const otherQueries = (seed: number, n: number) => benchQueries(c, n, seed, (i) => queries[(seed * 31 + i) % queries.length].vector);
     const warmQueries = otherQueries(8, WARMUP);
     const coldQueries = otherQueries(9, QUERIES);
     const time = async (fn: (q: (typeof queries)[number]) => Promise<unknown>, slowest?: string, measured = queries, warmUp = warmQueries) => {

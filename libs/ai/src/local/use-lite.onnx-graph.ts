@@ -113,6 +113,8 @@ export function buildUseLiteOnnx(modelJson: string): Uint8Array {
 
   const one = scalar(1);
   const mask3 = op('Unsqueeze', ['mask', ints(2)]);
+  // the real positions of each text, [batch, 1]
+  const realCount = op('ReduceSum', ['mask', ints(1)], { keepdims: 1 });
   const bias = op('Unsqueeze', [op('Mul', [op('Sub', ['mask', one]), scalar(1e9)]), ints(1, 2)]);
   const tokens = op('Slice', [op('Shape', ['ids']), ints(1), ints(2)]);
   const positions = op('Slice', [tensor('timing', [USE_LITE_MAX_TOKENS, 256], timing), ints(0), tokens, ints(0)]);
@@ -158,13 +160,12 @@ export function buildUseLiteOnnx(modelJson: string): Uint8Array {
     // The last layer's output is only averaged over the real positions, and its FFN's second
     // projection is linear: Σ_t m_t·(f1_t·W2 + b2) = (Σ_t m_t·f1_t)·W2 + n·b2. So it is applied once,
     // to the masked sum of f1, instead of at every position (a sixth of the model's multiplications).
-    const n = op('ReduceSum', ['mask', ints(1)], { keepdims: 1 });
-    const ffnSum = op('Add', [op('MatMul', [op('ReduceSum', [op('Mul', [f1, mask3]), ints(1)], { keepdims: 0 }), w2]), op('Mul', [n, b2])]);
+    const ffnSum = op('Add', [op('MatMul', [op('ReduceSum', [op('Mul', [f1, mask3]), ints(1)], { keepdims: 0 }), w2]), op('Mul', [realCount, b2])]);
     x = op('Add', [op('ReduceSum', [op('Mul', [x, mask3]), ints(1)], { keepdims: 0 }), ffnSum]);
   }
 
   // x: the sum of the last layer's outputs over the real positions, [batch, 512]
-  const mean = op('Div', [x, op('Max', [op('ReduceSum', ['mask', ints(1)], { keepdims: 1 }), one])]);
+  const mean = op('Div', [x, op('Max', [realCount, one])]);
   const hidden = op('Tanh', [op('Add', [op('MatMul', [mean, weight('module/Encoder_en/hidden_layers/tanh_layer_0/weights')]), weight('module/Encoder_en/hidden_layers/tanh_layer_0/bias')])]);
   const norm = op('Reciprocal', [op('Sqrt', [op('Max', [op('ReduceSum', [op('Mul', [hidden, hidden]), ints(1)], { keepdims: 1 }), scalar(1e-12)])])]);
   const output = op('Mul', [hidden, norm]);

@@ -349,23 +349,17 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     );
   }, 120_000);
 
-  // With heading weight 0 a chunk whose only match is in its heading sums 0 and is still a hit (MaxScore
-  // answers it below the others); the flat scorer's dense path must not take "sums 0" for "not touched".
-  it('a hit that sums 0 is answered by every scorer', async () => {
-    const path = join(dir, `zero${run++}.sqlite`);
-    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
+  /**
+   * Runs `fn` on a store `s` of one Markdown file holding `texts` (a chunk each), read through its own
+   * read-only connection, and removes it after.
+   */
+  const oneFileStore = async (name: string, texts: string[], lexicalBlockSize: number | undefined, fn: (reader: Database.Database) => void): Promise<void> => {
+    const path = join(dir, `${name}${run++}.sqlite`);
+    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null }, lexicalBlockSize });
     await index.setup();
     const reader = new Database(path, { readonly: true });
     try {
-      // 2,000 chunks: "pectin" in the body of every tenth (200), "zest" in the heading of five only
-      const chunks = Array.from({ length: 2000 }, (_, j) => ({
-        chunkIndex: j,
-        type: 'text' as const,
-        text: `${j % 400 === 7 ? '# zest\n' : ''}apple garden ${j % 10 === 3 ? 'pectin' : 'sugar'} boil`,
-        offset: 0,
-        mimeType: 'text/markdown',
-        generatedMetadata: null,
-      }));
+      const chunks = texts.map((text, j) => ({ chunkIndex: j, type: 'text' as const, text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null }));
       await index.write(
         [
           { op: 'putFile', file: { storeId: 's', fileId: 'f', organizationId: 'org', filename: 'f.md', externalId: null, metadata: null, generation: 1 } },
@@ -373,6 +367,20 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         ],
         { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } },
       );
+      fn(reader);
+    } finally {
+      reader.close();
+      await index.close();
+      rmSync(path, { force: true });
+    }
+  };
+
+  // With heading weight 0 a chunk whose only match is in its heading sums 0 and is still a hit (MaxScore
+  // answers it below the others); the flat scorer's dense path must not take "sums 0" for "not touched".
+  it('a hit that sums 0 is answered by every scorer', async () => {
+    // 2,000 chunks: "pectin" in the body of every tenth (200), "zest" in the heading of five only
+    const texts = Array.from({ length: 2000 }, (_, j) => `${j % 400 === 7 ? '# zest\n' : ''}apple garden ${j % 10 === 3 ? 'pectin' : 'sugar'} boil`);
+    await oneFileStore('zero', texts, undefined, (reader) => {
       const answer = (scorer: keyof typeof SCORERS) =>
         lexicalProgram(
           reader,
@@ -384,37 +392,15 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       expect(maxScore.filter((r) => r.score === 0)).toHaveLength(5);
       expect(answer('flat')).toEqual(maxScore);
       expect(answer('cost')).toEqual(maxScore);
-    } finally {
-      reader.close();
-      await index.close();
-      rmSync(path, { force: true });
-    }
+    });
   }, 60_000);
 
   // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
   // answers the same whatever its size.
   it('keeps its block cache within blockCacheBytes, with the same answers', async () => {
-    const path = join(dir, `cache${run++}.sqlite`);
-    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null }, lexicalBlockSize: 8 });
-    await index.setup();
-    const reader = new Database(path, { readonly: true });
-    try {
-      const words = ['jam', 'apple', 'garden', 'pectin', 'sugar', 'boil', 'zest'];
-      const chunks = Array.from({ length: 1500 }, (_, j) => ({
-        chunkIndex: j,
-        type: 'text' as const,
-        text: words.filter((_, k) => (j * (k + 3)) % (k + 2) === 0).join(' ') + ` ${words[j % 7]}`,
-        offset: 0,
-        mimeType: 'text/plain',
-        generatedMetadata: null,
-      }));
-      await index.write(
-        [
-          { op: 'putFile', file: { storeId: 's', fileId: 'f', organizationId: 'org', filename: 'f.txt', externalId: null, metadata: null, generation: 1 } },
-          { op: 'setChunks', storeId: 's', fileId: 'f', generation: 1, chunks },
-        ],
-        { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } },
-      );
+    const words = ['jam', 'apple', 'garden', 'pectin', 'sugar', 'boil', 'zest'];
+    const texts = Array.from({ length: 1500 }, (_, j) => words.filter((_, k) => (j * (k + 3)) % (k + 2) === 0).join(' ') + ` ${words[j % 7]}`);
+    await oneFileStore('cache', texts, 8, (reader) => {
       const small: LexicalState = {};
       const big: LexicalState = {};
       for (const text of ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin']) {
@@ -425,10 +411,6 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       }
       // the default keeps what it read
       expect(big.blockBytes).toBeGreaterThan(2048);
-    } finally {
-      reader.close();
-      await index.close();
-      rmSync(path, { force: true });
-    }
+    });
   }, 60_000);
 });

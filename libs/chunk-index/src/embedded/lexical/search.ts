@@ -337,7 +337,7 @@ function rankStore(
     let top = lists[0];
     let topUb = -1;
     for (const l of lists) {
-      const ub = listBound(l, s.avgLength, input);
+      const ub = boundsOf(l, s.avgLength, input).ub;
       if (ub > topUb) {
         topUb = ub;
         top = l;
@@ -345,7 +345,7 @@ function rankStore(
     }
     if (postings <= ratio * top.df) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
   }
-  const cursors = lists.map((l, i) => new Cursor(l.dir, l.scale, s.avgLength, input, l.load, i));
+  const cursors = lists.map((l, i) => new Cursor(l.dir, l.scale, boundsOf(l, s.avgLength, input), s.avgLength, input, l.load, i));
   // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
   const contrib = new Float64Array(cursors.length);
   cursors.sort((a, b) => a.ub - b.ub);
@@ -456,15 +456,24 @@ function rankStore(
   return heap.sorted();
 }
 
-/** The largest of a list's block bounds. */
-function listBound(l: ListRef, avgLength: number, p: Bm25Params): number {
+/** A list's bounds: per block, an upper bound of the term's weighted score in it, and their largest. */
+interface Bounds {
+  blockUb: Float64Array;
+  ub: number;
+}
+
+/** A list's block bounds, computed once per query (by the scorer choice, then MaxScore's cursor). */
+function boundsOf(l: ListRef, avgLength: number, p: Bm25Params): Bounds {
+  if (l.bounds) return l.bounds;
   const d = l.dir;
+  const blockUb = new Float64Array(d.size);
   let ub = 0;
   for (let j = 0; j < d.size; j++) {
     const u = l.scale * tfNorm(d.maxBody[j], d.maxHeading[j], d.minLength[j], avgLength, p);
+    blockUb[j] = u;
     if (u > ub) ub = u;
   }
-  return ub;
+  return (l.bounds = { blockUb, ub });
 }
 
 /** A term's list in a store: its directory, weighted idf and block reader. */
@@ -474,6 +483,8 @@ interface ListRef {
   /** a block's data (read with at least `ahead` blocks from it where not kept) */
   load: (bi: number, ahead?: number) => Uint8Array;
   df: number;
+  /** its block bounds, once computed (boundsOf) */
+  bounds?: Bounds;
 }
 
 /** Contributions cached by (body count, length) for postings with no heading count: BODY_SLOTS × LENGTH_SLOTS of them. */
@@ -730,20 +741,15 @@ class Cursor {
   constructor(
     readonly dir: Directory,
     private readonly scale: number,
+    bounds: Bounds,
     private readonly avgLength: number,
     private readonly p: Bm25Params,
     private readonly load: (bi: number) => Uint8Array,
     /** the term's place in the query */
     readonly order: number,
   ) {
-    this.blockUb = new Float64Array(dir.size);
-    let ub = 0;
-    for (let j = 0; j < dir.size; j++) {
-      const u = scale * tfNorm(dir.maxBody[j], dir.maxHeading[j], dir.minLength[j], avgLength, p);
-      this.blockUb[j] = u;
-      if (u > ub) ub = u;
-    }
-    this.ub = ub;
+    this.blockUb = bounds.blockUb;
+    this.ub = bounds.ub;
   }
 
   /** Whether the current block is open (else lower() is only a bound). */
