@@ -215,6 +215,16 @@ const WEIGHTS = [0.5, 0.6, 0.7, 0.8, 0.9];
  * each chunk's embedding input embedded in windows and mean-pooled, ranked by an exact cosine scan here,
  * and fused with the default lexical variant.
  */
+/**
+ * Dense pseudo-relevance feedback (Rocchio on vectors; BENCH_QUALITY_PRF, `source,k,α;…`, source `lex` or
+ * `hyb`): the query vector moved towards the mean of the first pass's k best chunks' vectors
+ * (q' = α q̂ + (1 − α) mean v̂), searched again and fused with the default lexical list.
+ */
+const PRF_VARIANTS = (process.env.BENCH_QUALITY_PRF ?? '')
+  .split(';')
+  .filter(Boolean)
+  .map((v) => v.split(','))
+  .map(([source, k, alpha]) => ({ source: source as 'lex' | 'hyb', k: Number(k), alpha: Number(alpha) }));
 const WINDOW_VARIANTS: Array<EmbeddingWindows | null> = (process.env.BENCH_QUALITY_WINDOWS ?? '')
   .split(';')
   .filter(Boolean)
@@ -253,6 +263,7 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
     let seq = 0n;
     let chunkCount = 0;
     const allChunks: Array<{ fileId: string; chunkIndex: number; embedText: string }> = [];
+    const vectorOf = new Map<string, Float32Array>();
     for (let i = 0; i < docs.length; i += 64) {
       const batch = await Promise.all(
         docs
@@ -263,6 +274,10 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       const vectors = await embedCached(embedder, texts, 'document');
       batch.forEach(({ d, chunks }) => chunks.forEach((c) => allChunks.push({ fileId: uuidOf(d.id), chunkIndex: c.chunkIndex, embedText: c.embedText })));
       let v = 0;
+      {
+        let w = 0;
+        for (const { d, chunks } of batch) for (const c of chunks) vectorOf.set(`${uuidOf(d.id)}\u0000${c.chunkIndex}`, vectors[w++]);
+      }
       await index.write(
         batch.flatMap(({ d, chunks }) => {
           const fileId = uuidOf(d.id);
@@ -383,6 +398,39 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       );
       results.set(`hybrid zscore ${w}: ${DEFAULT_VARIANT}`, s);
       hybridRows.push([`zscore ${w}: ${DEFAULT_VARIANT}`, s, '']);
+    }
+    // dense pseudo-relevance feedback: the query vector moved towards the first pass's best chunks
+    for (const prf of PRF_VARIANTS) {
+      const lists = lexical.get(DEFAULT_VARIANT)!;
+      const w0 = DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'];
+      const unit = (v: Float32Array) => {
+        const n = Math.sqrt(v.reduce((a, b) => a + b * b, 0)) || 1;
+        return v.map((x) => x / n);
+      };
+      const dv: ScoredChunk[][] = [];
+      for (let i = 0; i < queries.length; i++) {
+        const first = prf.source === 'lex' ? lists[i] : fuse(lists[i].slice(0, 50), dense[i].slice(0, 50), { method: 'relative', lexicalWeight: w0 });
+        const [qv] = await embedCached(embedder, [queries[i].text], 'query');
+        const top = first.slice(0, prf.k).map((c) => vectorOf.get(`${c.fileId}\u0000${c.chunkIndex}`)!);
+        const q = unit(qv).map((x) => x * prf.alpha);
+        for (const v of top) {
+          const u = unit(v);
+          for (let k = 0; k < q.length; k++) q[k] += ((1 - prf.alpha) * u[k]) / top.length;
+        }
+        dv.push(await index.searchDense({ storeIds: [store], vector: unit(q), topK: 100, model: embedder.model }));
+      }
+      const name = `dense PRF ${prf.source} k ${prf.k} α ${prf.alpha}`;
+      const sd = score(dv);
+      results.set(name, sd);
+      rows.push([name, sd, '']);
+      for (const w of WEIGHTS) {
+        const s = score(
+          lists.map((l, i) => fuse(l, dv[i], { method: 'relative', lexicalWeight: w })),
+          lists.map((l, i) => fuse(l.slice(0, 50), dv[i].slice(0, 50), { method: 'relative', lexicalWeight: w })),
+        );
+        results.set(`hybrid relative ${w} ${name}: ${DEFAULT_VARIANT}`, s);
+        hybridRows.push([`relative ${w}, ${name}: default`, s, '']);
+      }
     }
     // dense variants: windows, mean-pooled; exact cosine scan here
     for (const win of WINDOW_VARIANTS) {
