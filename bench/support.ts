@@ -70,3 +70,35 @@ export function apiCall(
     req.end(body);
   });
 }
+
+/** A `Server-Timing` header as step → milliseconds (`embed;dur=3.20, search;dur=9.81`). */
+export function parseServerTiming(header: string | string[] | null | undefined): Record<string, number> {
+  const text = Array.isArray(header) ? header.join(', ') : (header ?? '');
+  return Object.fromEntries(
+    text
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)
+      .map((x) => [x.split(';')[0], Number(/dur=([\d.]+)/.exec(x)?.[1] ?? NaN)]),
+  );
+}
+
+/**
+ * What a search request spent waiting on the query's embedding, the index and a reranker, from its
+ * `Server-Timing` steps: `embed_wait` (the embedding still running once the stores and rules were
+ * looked up), `dense` (the dense search, on the event loop), `lexical_wait` (the lexical search, in
+ * the read worker, still running once the dense one was done) and `rerank`. These are the steps on the
+ * request's critical path that are not the API's own work; the embedding and lexical time that
+ * overlaps other work is not on it.
+ */
+export const waitedMs = (steps: Record<string, number>): number => (steps.embed_wait ?? 0) + (steps.dense ?? 0) + (steps.lexical_wait ?? 0) + (steps.rerank ?? 0);
+
+/**
+ * The API's own time of one search request: `total` (the server's time on it, from its first
+ * middleware to its JSON body written out) less `waitedMs`; and, with the client's time, the
+ * endpoint's time less the same waits (the server's own time plus the transport and the client).
+ */
+export function ownTime(steps: Record<string, number>, clientMs?: number): { server: number; endpoint: number } {
+  const waited = waitedMs(steps);
+  return { server: (steps.total ?? NaN) - waited, endpoint: clientMs === undefined ? NaN : clientMs - waited };
+}

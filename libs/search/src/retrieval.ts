@@ -110,7 +110,8 @@ export class Retrieval {
     pendingLexical.catch(() => undefined);
     const v = await timed('embed_wait', () => vector);
     const dense = v ? await timed('dense', () => this.index.searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
-    const lexical = await pendingLexical;
+    // what the lexical search still takes once the dense one is done (the index's share of the wait)
+    const lexical = await timed('lexical_wait', () => pendingLexical);
     return { lexical, dense, vector: v };
   }
 
