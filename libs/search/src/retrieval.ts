@@ -3,7 +3,7 @@ import { evaluateFilter, FilterNode } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkHit, ChunkIndex, ChunkQuery, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
-import { chunkKey, fuse } from './ranking';
+import { chunkKey, fuse, fuseHits } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
 import { SEARCH_CONFIG, SearchConfig, Timing } from './search.config';
 import type { CommonParams } from './store-query.request.dto';
@@ -110,7 +110,7 @@ export class Retrieval {
       (q) => this.index.searchLexicalHits(q),
       (q) => this.index.searchDenseHits(q),
     );
-    return withFirstStage(fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }), lexical, dense);
+    return fuseHits(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight });
   }
 
   /**
