@@ -26,6 +26,8 @@ const ENDPOINT_ONLY = process.env.BENCH_SEARCH_ENDPOINT_ONLY === '1';
 const WARMUP = Math.max(0, Number(process.env.BENCH_SEARCH_WARMUP ?? 50));
 export const MODEL = 'bench-synthetic-384';
 const ROOT = join(__dirname, '..', '..');
+/** BENCH_SERVER_ROOT: the checkout whose built server the bench starts (default this one): A/B runs of two builds with the same client. */
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || ROOT;
 
 /** Deterministic PRNG (mulberry32) and a standard normal from it. */
 export function rng(seed: number) {
@@ -207,7 +209,7 @@ export async function searchSpeedBench(): Promise<void> {
   const start = async () => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')], { env, stdio: 'inherit' });
     await waitForServer(`http://127.0.0.1:${port}`, 60);
     return child;
   };
@@ -250,9 +252,11 @@ export async function searchSpeedBench(): Promise<void> {
     if (kept) {
       // the corpus drawn again (the queries are drawn after it), not written: the index already holds it
       await index.setup();
-      written = { matrix: new Float32Array(N * DIMS), keys: [] };
+      // (kept only for the recall, which an endpoint-only run skips)
+      written = { matrix: new Float32Array(ENDPOINT_ONLY ? 0 : N * DIMS), keys: [] };
       for (const file of corpusFiles(c, N))
         for (const [i, v] of file.vectors.entries()) {
+          if (ENDPOINT_ONLY) continue;
           written.matrix.set(v, written.keys.length * DIMS);
           written.keys.push(`${file.fileId}:${i}`);
         }
@@ -375,11 +379,10 @@ export async function searchSpeedBench(): Promise<void> {
     for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${fmt(v.p50).padStart(6)} | ${fmt(v.p99).padStart(6)} | ${fmt(v.qps).padStart(9)} |\n`);
     process.stdout.write(`\nendpoint overhead over the index's hybrid query (the 10 chunks read) at p50 (a difference of two rows' p50s): ${fmt(e2e.p50 - hybrid.p50)} ms\n`);
     const own = measured.map((r) => ownTime(r.steps, r.ms));
-    const ownServer = own.map((o) => o.server);
-    const ownEndpoint = own.map((o) => o.endpoint);
+    const p5099 = (xs: number[]) => `p50 ${fmt(pct(xs, 50))} / p99 ${fmt(pct(xs, 99))} ms`;
     process.stdout.write(
-      `the API's own time per search request, from its Server-Timing (waits: embed_wait + dense + lexical_wait): in the server (total − waits) p50 ${fmt(pct(ownServer, 50))} / p99 ${fmt(pct(ownServer, 99))} ms; ` +
-        `endpoint − index − embedding (time at the client − waits) p50 ${fmt(pct(ownEndpoint, 50))} / p99 ${fmt(pct(ownEndpoint, 99))} ms\n`,
+      `the API's own time per search request, from its Server-Timing (bench/support.ts ownTime): endpoint − index − embedding (time at the client − embed − dense − lexical_wait) ${p5099(own.map((o) => o.endpoint))}; ` +
+        `the same in the server (total − embed − dense − lexical_wait) ${p5099(own.map((o) => o.server))}; on the critical path (total − embed_wait − dense − lexical_wait) ${p5099(own.map((o) => o.critical))}\n`,
     );
     const serverTimings = measured.map((r) => r.steps);
     const keys = [...new Set(serverTimings.flatMap((t) => Object.keys(t)))];

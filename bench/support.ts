@@ -84,21 +84,24 @@ export function parseServerTiming(header: string | string[] | null | undefined):
 }
 
 /**
- * What a search request spent waiting on the query's embedding, the index and a reranker, from its
- * `Server-Timing` steps: `embed_wait` (the embedding still running once the stores and rules were
- * looked up), `dense` (the dense search, on the event loop), `lexical_wait` (the lexical search, in
- * the read worker, still running once the dense one was done) and `rerank`. These are the steps on the
- * request's critical path that are not the API's own work; the embedding and lexical time that
- * overlaps other work is not on it.
+ * The API's own time of one search request, from its `Server-Timing` steps (ms), by two definitions:
+ *
+ * - `endpoint` / `server`: endpoint − index − embedding, as the issue words it: the time at the client
+ *   (`endpoint`) or the server's `total` (`server`: from its first middleware to its JSON body) less the
+ *   query's embedding (`embed`, the whole step: the stores and rules lookup runs beside it), the dense
+ *   search (`dense`, on the event loop), what the lexical search (in the read worker, beside the
+ *   embedding and the dense search) took after the dense one (`lexical_wait`) and a reranker's `rerank`.
+ * - `critical`: stricter, the server's `total` less only what the request waited for on its path:
+ *   `embed_wait` (the embedding still running once the stores were looked up) instead of `embed`. Work
+ *   that overlaps the embedding counts as the API's here, and so does the time the event loop loses to
+ *   the embedding's and the read worker's threads when they take its core (on 2 cores, most of it).
  */
-export const waitedMs = (steps: Record<string, number>): number => (steps.embed_wait ?? 0) + (steps.dense ?? 0) + (steps.lexical_wait ?? 0) + (steps.rerank ?? 0);
-
-/**
- * The API's own time of one search request: `total` (the server's time on it, from its first
- * middleware to its JSON body written out) less `waitedMs`; and, with the client's time, the
- * endpoint's time less the same waits (the server's own time plus the transport and the client).
- */
-export function ownTime(steps: Record<string, number>, clientMs?: number): { server: number; endpoint: number } {
-  const waited = waitedMs(steps);
-  return { server: (steps.total ?? NaN) - waited, endpoint: clientMs === undefined ? NaN : clientMs - waited };
+export function ownTime(steps: Record<string, number>, clientMs?: number): { endpoint: number; server: number; critical: number } {
+  const index = (steps.dense ?? 0) + (steps.lexical_wait ?? 0) + (steps.rerank ?? 0);
+  const total = steps.total ?? NaN;
+  return {
+    endpoint: clientMs === undefined ? NaN : clientMs - (steps.embed ?? 0) - index,
+    server: total - (steps.embed ?? 0) - index,
+    critical: total - (steps.embed_wait ?? 0) - index,
+  };
 }
