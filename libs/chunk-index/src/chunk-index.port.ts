@@ -57,6 +57,8 @@ export interface ChunkHit {
   fileId: string;
   chunkIndex: number;
   score: number;
+  /** The adapter's own handle of the chunk where it has one (the embedded index's row id): `hydrate` reads by it, and still checks the place. Opaque to callers. */
+  ref?: number;
 }
 
 export interface ChunkQuery {

@@ -37,6 +37,7 @@ export function fuseHits(lexical: ChunkHit[], dense: ChunkHit[], options: { meth
       fileId: c.fileId,
       chunkIndex: c.chunkIndex,
       score,
+      ref: c.ref,
       firstStagePosition: Math.min(l, d),
       firstStageSource: l !== Infinity && d !== Infinity ? 'both' : l !== Infinity ? 'sparse' : 'dense',
     };

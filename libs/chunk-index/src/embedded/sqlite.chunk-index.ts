@@ -332,12 +332,22 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {
-    const stmt = (this.hydrateStatement ??= this.db.prepare(
-      `SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.store_id = ? AND c.file_id = ? AND c.chunk_index = ?`,
-    ));
+    // by row id where the hits carry theirs (one statement), each checked against the hit's place (a row id
+    // of a deleted chunk may come back as another chunk's); by place where they do not, or the check fails
+    const byRef = new Map<number, Row>();
+    const refs = hits.filter((h) => h.ref !== undefined).map((h) => h.ref!);
+    for (let i = 0; i < refs.length; i += 500) {
+      const ids = refs.slice(i, i + 500);
+      for (const r of this.hitsStatement(HIT_COLUMNS, ids.length).all(...ids) as Row[]) byRef.set(r.id as number, r);
+    }
     const out: ScoredChunk[] = [];
     for (const h of hits) {
-      const r = stmt.get(h.storeId, h.fileId, h.chunkIndex) as Row | undefined;
+      let r = h.ref !== undefined ? byRef.get(h.ref) : undefined;
+      if (!r || r.store_id !== h.storeId || r.file_id !== h.fileId || r.chunk_index !== h.chunkIndex) {
+        r = (this.hydrateStatement ??= this.db.prepare(
+          `SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.store_id = ? AND c.file_id = ? AND c.chunk_index = ?`,
+        )).get(h.storeId, h.fileId, h.chunkIndex) as Row | undefined;
+      }
       if (r) out.push(toScored(r, h.score));
     }
     return out;
@@ -532,5 +542,5 @@ function toScored(r: Row, score: number): ScoredChunk {
   };
 }
 
-const rowHit = (r: Row): ChunkHit => ({ storeId: r.store_id as string, fileId: r.file_id as string, chunkIndex: r.chunk_index as number, score: r.score as number });
+const rowHit = (r: Row): ChunkHit => ({ storeId: r.store_id as string, fileId: r.file_id as string, chunkIndex: r.chunk_index as number, score: r.score as number, ref: r.id as number });
 const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });
