@@ -29,7 +29,7 @@ export interface FusedHit extends ChunkHit {
  */
 export function fuseHits(lexical: ChunkHit[], dense: ChunkHit[], options: { method: FusionMethod; lexicalWeight: number }): FusedHit[] {
   const entries = fused(lexical, dense, options, true);
-  const out: FusedHit[] = new Array(entries.length);
+  const out = new Array<FusedHit>(entries.length);
   for (let i = 0; i < entries.length; i++) {
     const { chunk: c, score, lexical: l, dense: d } = entries[i];
     out[i] = {
