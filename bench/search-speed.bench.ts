@@ -2,13 +2,13 @@ import { createHash, randomBytes } from 'crypto';
 import { spawn } from 'child_process';
 import { Agent as HttpAgent, createServer as createHttpServer, request as httpRequest } from 'http';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { loadavg, tmpdir } from 'os';
 import { join } from 'path';
 import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
 import { DEFAULT_FUSION } from '../apps/api/src/config';
-import { freePort, waitForServer } from './support';
+import { freePort, ownTime, parseServerTiming, waitForServer } from './support';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
 export const DIMS = 384;
@@ -17,10 +17,17 @@ const QUERIES = Number(process.env.BENCH_SEARCH_QUERIES ?? 200);
 const FILL_FILES = Math.max(1, Number(process.env.BENCH_SEARCH_FILL_FILES ?? 1));
 /** BENCH_SEARCH_FILL_ONLY=1: time the fill and stop (no queries). */
 const FILL_ONLY = process.env.BENCH_SEARCH_FILL_ONLY === '1';
+/**
+ * BENCH_SEARCH_ENDPOINT_ONLY=1: only the index's hybrid query and the search endpoint (the API's overhead
+ * over the index, for A/B runs): no other index rows, recall, reopening or grep.
+ */
+const ENDPOINT_ONLY = process.env.BENCH_SEARCH_ENDPOINT_ONLY === '1';
 /** Queries (other words than the measured ones) answered before each measured pass: BENCH_SEARCH_WARMUP. */
 const WARMUP = Math.max(0, Number(process.env.BENCH_SEARCH_WARMUP ?? 50));
 export const MODEL = 'bench-synthetic-384';
 const ROOT = join(__dirname, '..', '..');
+/** BENCH_SERVER_ROOT: the checkout whose built server the bench starts (default this one): A/B runs of two builds with the same client. */
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || ROOT;
 
 /** Deterministic PRNG (mulberry32) and a standard normal from it. */
 export function rng(seed: number) {
@@ -202,17 +209,19 @@ export async function searchSpeedBench(): Promise<void> {
   const start = async () => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env, stdio: 'inherit' });
+    const child = spawn(process.execPath, [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')], { env, stdio: 'inherit' });
     await waitForServer(`http://127.0.0.1:${port}`, 60);
     return child;
   };
   const stop = (child: ReturnType<typeof spawn>) => new Promise((r) => (child.once('exit', r), child.kill('SIGTERM')));
-  const serverTimings: Array<Record<string, number>> = [];
+  /** Each search request's `Server-Timing` steps and its time at the client (ms). */
+  const searches: Array<{ steps: Record<string, number>; ms: number }> = [];
   // A kept-alive node:http client: the numbers are the server's, not a client library's (fetch adds ~0.6 ms here).
   const agent = new HttpAgent({ keepAlive: true, maxSockets: 1 });
   const post = (path: string, body: unknown) =>
     new Promise<{ data?: unknown[]; id?: string }>((resolve, reject) => {
       const payload = JSON.stringify(body);
+      const t = performance.now();
       const req = httpRequest(
         { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
         (res) => {
@@ -221,9 +230,8 @@ export async function searchSpeedBench(): Promise<void> {
           res.on('end', () => {
             const text = Buffer.concat(parts).toString('utf8');
             if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path}: ${res.statusCode} ${text}`));
-            const st = res.headers['server-timing'];
             // the search requests' steps only (grep answers carry their own `grep` step)
-            if (typeof st === 'string' && path === '/v1/stores/search') serverTimings.push(Object.fromEntries(st.split(', ').map((x) => [x.split(';')[0], Number(x.split('dur=')[1])])));
+            if (path === '/v1/stores/search') searches.push({ steps: parseServerTiming(res.headers['server-timing']), ms: performance.now() - t });
             resolve(JSON.parse(text) as { data?: unknown[]; id?: string });
           });
         },
@@ -244,12 +252,15 @@ export async function searchSpeedBench(): Promise<void> {
     if (kept) {
       // the corpus drawn again (the queries are drawn after it), not written: the index already holds it
       await index.setup();
-      written = { matrix: new Float32Array(N * DIMS), keys: [] };
-      for (const file of corpusFiles(c, N))
-        for (const [i, v] of file.vectors.entries()) {
-          written.matrix.set(v, written.keys.length * DIMS);
-          written.keys.push(`${file.fileId}:${i}`);
-        }
+      // (an endpoint-only run skips it: its queries' words are drawn apart from the corpus, and their
+      // vectors, which only the index's hybrid rows use, then come from the corpus's clusters undrawn)
+      written = { matrix: new Float32Array(ENDPOINT_ONLY ? 0 : N * DIMS), keys: [] };
+      if (!ENDPOINT_ONLY)
+        for (const file of corpusFiles(c, N))
+          for (const [i, v] of file.vectors.entries()) {
+            written.matrix.set(v, written.keys.length * DIMS);
+            written.keys.push(`${file.fileId}:${i}`);
+          }
       process.stdout.write(`index reused from ${dir} (corpus drawn again in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
     } else {
       written = await fill(index, storeId, c, N, !FILL_ONLY);
@@ -291,61 +302,130 @@ export async function searchSpeedBench(): Promise<void> {
       return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000) };
     };
     const q0 = { storeIds: [storeId], topK: 10 };
-    const dense = await time((q) => index.searchDense({ ...q0, vector: q.vector, model: MODEL }));
-    const lexicalCold = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'cold lexical', coldQueries, []);
-    const lexical = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'lexical');
-    const rm3Index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { lexical: { feedback: RM3_FEEDBACK, feedbackMinWords: 0 } });
-    await rm3Index.setup();
-    const lexicalRm3 = await time((q) => rm3Index.searchLexical({ ...q0, text: q.text }), 'RM3 lexical');
-    await rm3Index.close();
-    // the hybrid's two halves alone (50 candidates each): lexical runs in the read worker, dense on this thread
-    const lexical50 = await time((q) => index.searchLexical({ ...q0, topK: 50, text: q.text }));
-    const dense50 = await time((q) => index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL }));
-    const hybrid = await time(async (q) => {
+    const rows: Array<[string, { p50: number; p99: number; qps: number }]> = [];
+    if (!ENDPOINT_ONLY) {
+      const dense = await time((q) => index.searchDense({ ...q0, vector: q.vector, model: MODEL }));
+      const lexicalCold = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'cold lexical', coldQueries, []);
+      const lexical = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'lexical');
+      const rm3Index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { lexical: { feedback: RM3_FEEDBACK, feedbackMinWords: 0 } });
+      await rm3Index.setup();
+      const lexicalRm3 = await time((q) => rm3Index.searchLexical({ ...q0, text: q.text }), 'RM3 lexical');
+      await rm3Index.close();
+      // the hybrid's two halves alone (50 candidates each): lexical runs in the read worker, dense on this thread
+      const lexical50 = await time((q) => index.searchLexical({ ...q0, topK: 50, text: q.text }));
+      const dense50 = await time((q) => index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL }));
+      rows.push(
+        ['index: dense top-10 (IVF above 20k vectors, exact re-scoring)', dense],
+        [`index: lexical top-10, cold (the first ${QUERIES} queries after the index opens, other words)`, lexicalCold],
+        [`index: lexical top-10 (BM25; after ${WARMUP} other queries)`, lexical],
+        ['index: lexical top-10 + RM3 feedback (forced; by default only queries of 14+ words get it)', lexicalRm3],
+        ["index: lexical top-50 (the hybrid's lexical half)", lexical50],
+        ["index: dense top-50 (the hybrid's dense half)", dense50],
+      );
+    }
+    const fusion = { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] };
+    // as the search endpoint asks the index: the candidates' places and scores, fused, then the answer's 10 chunks read
+    const hitsThenRead = async (q: (typeof queries)[number]) => {
+      const [l, d] = await Promise.all([index.searchLexicalHits({ ...q0, topK: 50, text: q.text }), index.searchDenseHits({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
+      return index.hydrate(fuse(l, d, fusion).slice(0, 10));
+    };
+    // every candidate's row read (text, metadata, file fields), as the endpoint asked before
+    const wholeRows = async (q: (typeof queries)[number]) => {
       const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
-      return fuse(l, d, { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] }).slice(0, 10);
-    }, 'hybrid');
-    const recall = await recallAt10(
-      index,
-      storeId,
-      written,
-      queries.slice(0, 100).map((q) => q.vector),
+      return fuse(l, d, fusion).slice(0, 10);
+    };
+    // the two timed query by query, in turns (which goes first alternates), so that both meet the same
+    // cache state: one after the other, the first would read the lists the second then finds cached
+    const pair = async () => {
+      for (const q of warmQueries) {
+        await hitsThenRead(q);
+        await wholeRows(q);
+      }
+      const a: number[] = [];
+      const b: number[] = [];
+      const sa = { t: 0 };
+      const sb = { t: 0 };
+      const one = async (q: (typeof queries)[number], fn: typeof wholeRows, into: number[], sum: { t: number }) => {
+        const t = performance.now();
+        await fn(q);
+        const ms = performance.now() - t;
+        into.push(ms);
+        sum.t += ms;
+      };
+      for (const [i, q] of queries.entries()) {
+        if (i % 2) {
+          await one(q, wholeRows, b, sb);
+          await one(q, hitsThenRead, a, sa);
+        } else {
+          await one(q, hitsThenRead, a, sa);
+          await one(q, wholeRows, b, sb);
+        }
+      }
+      const row = (ms: number[], sum: { t: number }) => ({ p50: pct(ms, 50), p99: pct(ms, 99), qps: ms.length / (sum.t / 1000) });
+      return [row(a, sa), row(b, sb)];
+    };
+    const [hybrid, hybridRows] = await pair();
+    rows.push(
+      ['index: hybrid top-10 (50 + 50 candidates fused, the 10 chunks read; timed in turns with the next row)', hybrid],
+      ['index: hybrid top-10, every candidate read (50 + 50 whole rows, fused)', hybridRows],
     );
-    process.stdout.write(`dense recall@10 against exact search (100 queries): ${recall.toFixed(3)}\n`);
+    if (!ENDPOINT_ONLY) {
+      const recall = await recallAt10(
+        index,
+        storeId,
+        written,
+        queries.slice(0, 100).map((q) => q.vector),
+      );
+      process.stdout.write(`dense recall@10 against exact search (100 queries): ${recall.toFixed(3)}\n`);
+    }
     await index.close();
-    // what a server start pays for the index before it listens (bench/restart.bench.ts times a whole restart)
-    const r0 = performance.now();
-    const reopened = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'));
-    await reopened.setup();
-    const { ms, from } = reopened.ivfLoad;
-    process.stdout.write(
-      `reopening the index: ${((performance.now() - r0) / 1000).toFixed(2)} s (IVF lists ${from === 'persisted' ? 'read from their persisted copy' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s)\n\n`,
-    );
-    await reopened.close();
+    if (!ENDPOINT_ONLY) {
+      // what a server start pays for the index before it listens (bench/restart.bench.ts times a whole restart)
+      const r0 = performance.now();
+      const reopened = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'));
+      await reopened.setup();
+      const { ms, from } = reopened.ivfLoad;
+      process.stdout.write(
+        `reopening the index: ${((performance.now() - r0) / 1000).toFixed(2)} s (IVF lists ${from === 'persisted' ? 'read from their persisted copy' : 'rebuilt from the vectors'} in ${(ms / 1000).toFixed(2)} s)\n\n`,
+      );
+      await reopened.close();
+    }
 
     // End to end through the running server (query embedding by the synthetic endpoint included).
     child = await start();
     const e2e = await time((q) => post('/v1/stores/search', { query: q.text, store_identifiers: [storeId], top_k: 10 }));
-    const common = c.vocab[0];
-    const rare = c.vocab[19_000];
-    const grepSel = await time(() => post('/v1/stores/grep', { pattern: `\\b${rare}\\b`, store_identifiers: [storeId], top_k: 10 }), undefined, queries, queries.slice(0, 1));
-    const grepUnsel = await time(() => post('/v1/stores/grep', { pattern: `${common}\\s+\\w+`, store_identifiers: [storeId], top_k: 10 }), undefined, queries, queries.slice(0, 1));
-    const rows: Array<[string, { p50: number; p99: number; qps: number }]> = [
-      ['index: dense top-10 (IVF above 20k vectors, exact re-scoring)', dense],
-      [`index: lexical top-10, cold (the first ${QUERIES} queries after the index opens, other words)`, lexicalCold],
-      [`index: lexical top-10 (BM25; after ${WARMUP} other queries)`, lexical],
-      ['index: lexical top-10 + RM3 feedback (forced; by default only queries of 14+ words get it)', lexicalRm3],
-      ["index: lexical top-50 (the hybrid's lexical half)", lexical50],
-      ["index: dense top-50 (the hybrid's dense half)", dense50],
-      ['index: hybrid top-10 (50 + 50 candidates, fused)', hybrid],
-      ['POST /v1/stores/search end to end (hybrid)', e2e],
-      [`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel],
-      [`POST /v1/stores/grep, unselective (${common}\\s+\\w+)`, grepUnsel],
-    ];
+    // the measured searches (not the warm-up before them)
+    const measured = searches.slice(-queries.length);
+    rows.push(['POST /v1/stores/search end to end (hybrid)', e2e]);
+    if (!ENDPOINT_ONLY) {
+      const common = c.vocab[0];
+      const rare = c.vocab[19_000];
+      const grepSel = await time(() => post('/v1/stores/grep', { pattern: `\\b${rare}\\b`, store_identifiers: [storeId], top_k: 10 }), undefined, queries, queries.slice(0, 1));
+      const grepUnsel = await time(() => post('/v1/stores/grep', { pattern: `${common}\\s+\\w+`, store_identifiers: [storeId], top_k: 10 }), undefined, queries, queries.slice(0, 1));
+      rows.push([`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel], [`POST /v1/stores/grep, unselective (${common}\\s+\\w+)`, grepUnsel]);
+    }
     const w = Math.max(...rows.map((r) => r[0].length));
+    process.stdout.write(
+      `load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(', ')}\n`,
+    );
     process.stdout.write(`| ${'operation'.padEnd(w)} | p50 ms | p99 ms | queries/s |\n|${'-'.repeat(w + 2)}|-------:|-------:|----------:|\n`);
     for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${fmt(v.p50).padStart(6)} | ${fmt(v.p99).padStart(6)} | ${fmt(v.qps).padStart(9)} |\n`);
-    process.stdout.write(`\nendpoint overhead over the index's hybrid query at p50: ${fmt(e2e.p50 - hybrid.p50)} ms\n`);
+    const embedMedian = pct(
+      measured.map((r) => r.steps.embed ?? 0),
+      50,
+    );
+    process.stdout.write(
+      `\nendpoint overhead over the index's hybrid query (the 10 chunks read) at p50 (a difference of two rows' p50s): ${fmt(e2e.p50 - hybrid.p50)} ms; less the embedding's median (${fmt(embedMedian)} ms): ${fmt(e2e.p50 - hybrid.p50 - embedMedian)} ms\n`,
+    );
+    const own = measured.map((r) => ownTime(r.steps, r.ms));
+    const p5099 = (xs: number[]) => `p50 ${fmt(pct(xs, 50))} / p99 ${fmt(pct(xs, 99))} ms`;
+    process.stdout.write(
+      `the API's own time per search request, from its Server-Timing (bench/support.ts ownTime): endpoint − index − embedding (time at the client − embed − dense − lexical_wait) ${p5099(own.map((o) => o.endpoint))}; ` +
+        `the same in the server (total − embed − dense − lexical_wait) ${p5099(own.map((o) => o.server))}; on the critical path (total − embed_wait − dense − lexical_wait) ${p5099(own.map((o) => o.critical))}\n`,
+    );
+    const serverTimings = measured.map((r) => r.steps);
     const keys = [...new Set(serverTimings.flatMap((t) => Object.keys(t)))];
     process.stdout.write(
       `server-side steps of the search requests (median ms): ${keys

@@ -70,3 +70,39 @@ export function apiCall(
     req.end(body);
   });
 }
+
+/** A `Server-Timing` header as step → milliseconds (`embed;dur=3.20, search;dur=9.81`). */
+export function parseServerTiming(header: string | string[] | null | undefined): Record<string, number> {
+  const text = Array.isArray(header) ? header.join(', ') : (header ?? '');
+  return Object.fromEntries(
+    text
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean)
+      .map((x) => [x.split(';')[0], Number(/dur=([\d.]+)/.exec(x)?.[1] ?? NaN)]),
+  );
+}
+
+/**
+ * The API's own time of one search request, from its `Server-Timing` steps (ms), by two definitions:
+ *
+ * - `endpoint` / `server`: endpoint − index − embedding, as the issue words it: the time at the client
+ *   (`endpoint`) or the server's `total` (`server`: from its first middleware to its JSON body) less the
+ *   query's embedding (`embed`, the whole step: the stores and rules lookup runs beside it), the dense
+ *   search (`dense`, on the event loop), what the lexical search (in the read worker, beside the
+ *   embedding and the dense search) took after the dense one (`lexical_wait`), the index's reading of the
+ *   answer's chunks (`hydrate`: before, the searches read every candidate's) and a reranker's `rerank`.
+ * - `critical`: stricter, the server's `total` less only what the request waited for on its path:
+ *   `embed_wait` (the embedding still running once the stores were looked up) instead of `embed`. Work
+ *   that overlaps the embedding counts as the API's here, and so does the time the event loop loses to
+ *   the embedding's and the read worker's threads when they take its core (on 2 cores, most of it).
+ */
+export function ownTime(steps: Record<string, number>, clientMs?: number): { endpoint: number; server: number; critical: number } {
+  const index = (steps.dense ?? 0) + (steps.lexical_wait ?? 0) + (steps.hydrate ?? 0) + (steps.rerank ?? 0);
+  const total = steps.total ?? NaN;
+  return {
+    endpoint: clientMs === undefined ? NaN : clientMs - (steps.embed ?? 0) - index,
+    server: total - (steps.embed ?? 0) - index,
+    critical: total - (steps.embed_wait ?? 0) - index,
+  };
+}

@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'http';
-import { withReadLagReporting } from '@larder/kernel';
+import { stampRequestStart, withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
@@ -57,7 +57,11 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
       bodyParser: false,
     });
     options.timeline?.mark('nest modules');
-    app.use((_req: unknown, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => withReadLagReporting(res, next));
+    // the first middleware: when the server began on the request (a search's `Server-Timing: total`), and its read-lag scope
+    app.use((req: object, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => {
+      stampRequestStart(req);
+      withReadLagReporting(res, next);
+    });
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');

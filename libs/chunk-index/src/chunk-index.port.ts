@@ -48,6 +48,19 @@ export interface ScoredChunk extends IndexedChunk {
   metadata: unknown;
 }
 
+/**
+ * A search hit before its chunk is read: the chunk's place and its score. What fusion and ranking
+ * need; `hydrate` reads the chunks (text, metadata, the file's fields) of the few hits an answer keeps.
+ */
+export interface ChunkHit {
+  storeId: string;
+  fileId: string;
+  chunkIndex: number;
+  score: number;
+  /** The adapter's own handle of the chunk where it has one (the embedded index's row id): `hydrate` reads by it, and still checks the place. Opaque to callers. */
+  ref?: number;
+}
+
 export interface ChunkQuery {
   storeIds: string[];
   topK: number;
@@ -105,6 +118,12 @@ export interface ChunkIndex {
   searchLexical(q: ChunkQuery): Promise<ScoredChunk[]>;
   /** Best chunks by cosine similarity to `vector` (score = cosine). */
   searchDense(q: ChunkQuery): Promise<ScoredChunk[]>;
+  /** `searchLexical`'s hits (the same chunks, order and scores; the filter applies) without reading the chunks' texts or their files' fields. */
+  searchLexicalHits(q: ChunkQuery): Promise<ChunkHit[]>;
+  /** `searchDense`'s hits, likewise. */
+  searchDenseHits(q: ChunkQuery): Promise<ChunkHit[]>;
+  /** The chunks of `hits` as the searches return them, in the hits' order with the hits' scores; a hit whose chunk is gone (deleted since) is left out. */
+  hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]>;
   /**
    * Chunks of one store in the adapter's stable index order (a file's chunks in chunk order) after
    * `after` (the last chunk of the previous page), pre-filtered by `contains`; score 0.

@@ -9,6 +9,7 @@ export * from './filters';
 export * from './file-ports';
 export * from './multipart';
 export * from './read-lag';
+export * from './request-start';
 export * from './limits';
 export * from './validation';
 export * from './ids';

@@ -1,24 +1,68 @@
-import type { ScoredChunk } from '@larder/chunk-index';
+import type { ChunkHit } from '@larder/chunk-index';
 
 export type FusionMethod = 'relative' | 'rrf';
 
 export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: number }) => `${c.storeId}\u0000${c.fileId}\u0000${c.chunkIndex}`;
 
 /**
- * Fuses a lexical (BM25) and a dense (cosine) candidate list into one score in [0, 1].
+ * Fuses a lexical (BM25) and a dense (cosine) candidate list (chunks, or hits not read yet) into one score in [0, 1].
  * - `relative` (default): each list's scores are min-max normalised over the list, then combined
  *   with the weights (a list that is empty gives its weight to the other); a chunk found by only one
  *   retriever gets only that retriever's share.
  * - `rrf`: reciprocal rank fusion, Σ w/(60 + rank), divided by its largest possible value.
  * Ties are broken by lexical rank, then by position in the file.
  */
-export function fuse(lexical: ScoredChunk[], dense: ScoredChunk[], options: { method: FusionMethod; lexicalWeight: number }): ScoredChunk[] {
+export function fuse<T extends ChunkHit>(lexical: T[], dense: T[], options: { method: FusionMethod; lexicalWeight: number }): T[] {
+  return fused(lexical, dense, options).map((x) => ({ ...x.chunk, score: x.score }));
+}
+
+/** Where a fused hit came from: its best rank in the lexical and dense lists, and which of them found it. */
+export interface FusedHit extends ChunkHit {
+  firstStagePosition: number;
+  firstStageSource: 'dense' | 'sparse' | 'both';
+}
+
+/**
+ * `fuse` of two lists of hits, each fused hit with where it came from (its best rank in the two lists,
+ * and which of them found it), in one pass over the lists: what `withFirstStage(fuse(…))` gives, as
+ * plain hits of one shape.
+ */
+export function fuseHits(lexical: ChunkHit[], dense: ChunkHit[], options: { method: FusionMethod; lexicalWeight: number }): FusedHit[] {
+  const entries = fused(lexical, dense, options, true);
+  const out = new Array<FusedHit>(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const { chunk: c, score, lexical: l, dense: d } = entries[i];
+    out[i] = {
+      storeId: c.storeId,
+      fileId: c.fileId,
+      chunkIndex: c.chunkIndex,
+      score,
+      ref: c.ref,
+      firstStagePosition: Math.min(l, d),
+      firstStageSource: l !== Infinity && d !== Infinity ? 'both' : l !== Infinity ? 'sparse' : 'dense',
+    };
+  }
+  return out;
+}
+
+interface Fused<T> {
+  chunk: T;
+  score: number;
+  /** Rank in the lexical list for the tie-break (MAX_SAFE_INTEGER when it is not in it). */
+  lexRank: number;
+  /** Ranks in the two lists (Infinity: not in it), with `ranks`. */
+  lexical: number;
+  dense: number;
+}
+
+/** The fusion, best first; with `ranks`, each entry's ranks in both lists, a list of weight 0 included. */
+function fused<T extends ChunkHit>(lexical: T[], dense: T[], options: { method: FusionMethod; lexicalWeight: number }, ranks = false): Fused<T>[] {
   let wl = options.lexicalWeight;
   let wd = 1 - wl;
   if (!dense.length) [wl, wd] = [1, 0];
   else if (!lexical.length) [wl, wd] = [0, 1];
-  const out = new Map<string, { chunk: ScoredChunk; score: number; lexRank: number }>();
-  const add = (list: ScoredChunk[], weight: number, lexical: boolean) => {
+  const out = new Map<string, Fused<T>>();
+  const add = (list: T[], weight: number, isLexical: boolean) => {
     if (!list.length || weight === 0) return;
     const scores = list.map((c) => c.score);
     const max = Math.max(...scores);
@@ -27,15 +71,28 @@ export function fuse(lexical: ScoredChunk[], dense: ScoredChunk[], options: { me
       const part = options.method === 'rrf' ? weight / (60 + rank + 1) : weight * (max === min ? 1 : (c.score - min) / (max - min));
       const k = chunkKey(c);
       const cur = out.get(k);
-      if (cur) cur.score += part;
-      else out.set(k, { chunk: c, score: part, lexRank: lexical ? rank : Number.MAX_SAFE_INTEGER });
+      if (cur) {
+        cur.score += part;
+        if (isLexical) cur.lexical = rank;
+        else cur.dense = rank;
+      } else out.set(k, { chunk: c, score: part, lexRank: isLexical ? rank : Number.MAX_SAFE_INTEGER, lexical: isLexical ? rank : Infinity, dense: isLexical ? Infinity : rank });
     });
   };
   add(lexical, wl, true);
   add(dense, wd, false);
+  if (ranks) {
+    // a list of weight 0 adds no chunks, but a fused chunk it holds still came from it too
+    const mark = (list: T[], isLexical: boolean) =>
+      list.forEach((c, rank) => {
+        const cur = out.get(chunkKey(c));
+        if (cur && isLexical) cur.lexical = rank;
+        else if (cur) cur.dense = rank;
+      });
+    if (wl === 0) mark(lexical, true);
+    if (wd === 0) mark(dense, false);
+  }
   const norm = options.method === 'rrf' ? (wl + wd) / 61 : 1;
   return [...out.values()]
     .map((x) => ({ ...x, score: Math.min(1, Math.max(0, x.score / norm)) }))
-    .sort((a, b) => b.score - a.score || a.lexRank - b.lexRank || a.chunk.chunkIndex - b.chunk.chunkIndex)
-    .map((x) => ({ ...x.chunk, score: x.score }));
+    .sort((a, b) => b.score - a.score || a.lexRank - b.lexRank || a.chunk.chunkIndex - b.chunk.chunkIndex);
 }

@@ -1,29 +1,34 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { evaluateFilter, FilterNode } from '@larder/kernel';
-import { CHUNK_INDEX, ChunkIndex, ScoredChunk } from '@larder/chunk-index';
+import { CHUNK_INDEX, ChunkHit, ChunkIndex, ChunkQuery, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
-import { chunkKey, fuse } from './ranking';
+import { chunkKey, fuse, fuseHits } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
 import { SEARCH_CONFIG, SearchConfig, Timing } from './search.config';
 import type { CommonParams } from './store-query.request.dto';
 import type { SearchOptions } from './search-options.request.dto';
 
+/** Where a fused chunk came from: its best rank in the lexical and dense lists, and which of them found it. */
+export type FirstStage = { firstStagePosition?: number | null; firstStageSource?: 'dense' | 'sparse' | 'both' | null };
 /** A chunk on its way to the response, with where it came from. */
-export type RankedChunk = ScoredChunk & { firstStagePosition?: number | null; firstStageSource?: 'dense' | 'sparse' | 'both' | null };
+export type RankedChunk = ScoredChunk & FirstStage;
+/** A fused hit whose chunk is not read yet (`Retrieval.hydrate` reads it), with where it came from. */
+export type RankedHit = ChunkHit & FirstStage;
 
 /** Whether a chunk passes a compiled filter (file metadata, and `generated_metadata.*` the chunk's). */
 export const passesFilter = (c: ScoredChunk, filter: FilterNode | null): boolean => !filter || evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
 
 /** A fused list annotated with where each chunk came from: its best rank in the lexical and dense lists, and which of them found it. */
-export function withFirstStage(fused: ScoredChunk[], lexical: ScoredChunk[], dense: ScoredChunk[]): RankedChunk[] {
+export function withFirstStage<T extends ChunkHit>(fused: T[], lexical: T[], dense: T[]): Array<T & FirstStage> {
   const lexRank = new Map(lexical.map((c, i) => [chunkKey(c), i]));
   const denseRank = new Map(dense.map((c, i) => [chunkKey(c), i]));
   return fused.map((c) => {
     const k = chunkKey(c);
     const l = lexRank.get(k);
     const d = denseRank.get(k);
-    return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense' };
+    const source: FirstStage['firstStageSource'] = l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense';
+    return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: source };
   });
 }
 
@@ -83,6 +88,59 @@ export class Retrieval {
     return withFirstStage(fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }), lexical, dense);
   }
 
+  /**
+   * As `retrieve`, the fused list as hits whose chunks are not read yet: the index reads no texts or
+   * metadata of the 50 + 50 candidates, and `hydrate` reads those of the few an answer keeps.
+   */
+  async retrieveHits(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise?: Promise<Float32Array | null>,
+    timing: Timing = {},
+  ): Promise<RankedHit[]> {
+    const { lexical, dense } = await this.lists(
+      stores,
+      query,
+      params,
+      candidates,
+      vectorPromise,
+      timing,
+      (q) => this.index.searchLexicalHits(q),
+      (q) => this.index.searchDenseHits(q),
+    );
+    return fuseHits(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight });
+  }
+
+  /**
+   * The chunks of the first `n` hits whose chunks still exist (a chunk deleted since the search is
+   * passed over), in the hits' order with their scores and first stage. Timed as `hydrate`.
+   */
+  async hydrate(hits: RankedHit[], n: number, timing: Timing = {}): Promise<RankedChunk[]> {
+    const t = performance.now();
+    const out: RankedChunk[] = [];
+    try {
+      for (let next = 0; out.length < n && next < hits.length;) {
+        const batch = hits.slice(next, next + n - out.length);
+        next += batch.length;
+        const byKey = new Map(batch.map((h) => [chunkKey(h), h]));
+        for (const c of await this.index.hydrate(batch)) {
+          const h = byKey.get(chunkKey(c));
+          if (h) out.push({ ...c, firstStagePosition: h.firstStagePosition, firstStageSource: h.firstStageSource });
+        }
+      }
+      return out;
+    } finally {
+      timing.hydrate = (timing.hydrate ?? 0) + performance.now() - t;
+    }
+  }
+
+  /** Whether `rerank` reranks with these options: a reranker is configured and the search asks for it. */
+  reranks(options: SearchOptions): boolean {
+    return !!options.rerank && !!this.reranker;
+  }
+
   /** The chunk index's lexical (BM25) and dense (cosine) candidate lists, before fusion (the web store ranks its results with them). */
   async candidateLists(
     stores: StoreRef[],
@@ -92,6 +150,28 @@ export class Retrieval {
     vectorPromise?: Promise<Float32Array | null>,
     timing: Timing = {},
   ): Promise<{ lexical: ScoredChunk[]; dense: ScoredChunk[]; vector: Float32Array | null }> {
+    return this.lists(
+      stores,
+      query,
+      params,
+      candidates,
+      vectorPromise,
+      timing,
+      (q) => this.index.searchLexical(q),
+      (q) => this.index.searchDense(q),
+    );
+  }
+
+  private async lists<T>(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise: Promise<Float32Array | null> | undefined,
+    timing: Timing,
+    searchLexical: (q: ChunkQuery) => Promise<T[]>,
+    searchDense: (q: ChunkQuery) => Promise<T[]>,
+  ): Promise<{ lexical: T[]; dense: T[]; vector: Float32Array | null }> {
     const vector = vectorPromise ?? this.embedQuery(query);
     if (!stores.length) return { lexical: [], dense: [], vector: await vector };
     const storeIds = stores.map((s) => s.id);
@@ -106,11 +186,12 @@ export class Retrieval {
     };
     // The lexical search runs beside the query's embedding and the dense search (the embedded index
     // reads BM25 in a worker thread); the timings overlap.
-    const pendingLexical = timed('lexical', () => this.index.searchLexical({ ...q, text: query }));
+    const pendingLexical = timed('lexical', () => searchLexical({ ...q, text: query }));
     pendingLexical.catch(() => undefined);
     const v = await timed('embed_wait', () => vector);
-    const dense = v ? await timed('dense', () => this.index.searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
-    const lexical = await pendingLexical;
+    const dense = v ? await timed('dense', () => searchDense({ ...q, vector: v, model: this.embedder.model })) : [];
+    // what the lexical search still takes once the dense one is done (the index's share of the wait)
+    const lexical = await timed('lexical_wait', () => pendingLexical);
     return { lexical, dense, vector: v };
   }
 

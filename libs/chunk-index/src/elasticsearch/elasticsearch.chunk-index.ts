@@ -1,7 +1,7 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import type { QueryDslQueryContainer } from '@elastic/elasticsearch/lib/api/types';
 import { evaluateFilter } from '@larder/kernel';
-import { chunkTypeOf, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import { chunkTypeOf, ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 interface FileDoc {
   store_id: string;
@@ -325,6 +325,34 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     return this.scored(r.hits.hits, q, (s) => 2 * s - 1);
   }
 
+  // A search answers its hits with their sources in one request: the hits are those of the whole search.
+  async searchLexicalHits(q: ChunkQuery): Promise<ChunkHit[]> {
+    return (await this.searchLexical(q)).map(toHit);
+  }
+
+  async searchDenseHits(q: ChunkQuery): Promise<ChunkHit[]> {
+    return (await this.searchDense(q)).map(toHit);
+  }
+
+  async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {
+    if (!hits.length) return [];
+    const chunks = await this.client.mget<ChunkDoc>({ index: this.chunks, ids: hits.map((h) => chunkId(h.storeId, h.fileId, h.chunkIndex)), _source_excludes: ['vector_*'] });
+    const fileIds = [...new Set(hits.map((h) => fileId(h.storeId, h.fileId)))];
+    const files = await this.client.mget<FileDoc>({ index: this.files, ids: fileIds });
+    const byId = new Map<string, FileDoc>();
+    for (const d of files.docs) if ('found' in d && d.found && d._source) byId.set(d._id, d._source);
+    const out: ScoredChunk[] = [];
+    chunks.docs.forEach((d, i) => {
+      if (!('found' in d) || !d.found || !d._source) return;
+      const c = d._source;
+      const f = byId.get(fileId(c.store_id, c.file_id));
+      // as a search: a chunk of another generation than its file's is not (or no longer) the file's
+      if (!f || f.generation !== c.generation) return;
+      out.push({ ...toChunk(c), score: hits[i].score, filename: f.filename, externalId: f.external_id, metadata: f.metadata });
+    });
+    return out;
+  }
+
   async scanChunks(q: ScanQuery): Promise<ScoredChunk[]> {
     const filter: QueryDslQueryContainer[] = [{ term: { store_id: q.storeId } }];
     if (q.fileIds?.include) filter.push({ terms: { file_id: q.fileIds.include } });
@@ -383,6 +411,8 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     await this.client.close();
   }
 }
+
+const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });
 
 function toChunk(c: ChunkDoc): IndexedChunk {
   return {

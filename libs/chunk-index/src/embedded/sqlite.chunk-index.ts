@@ -9,7 +9,7 @@ import { LexicalInput, lexicalProgram } from './lexical/search';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
-import { ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import { ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 export interface SqliteChunkIndexOptions extends IvfOptions {
   /** Lexical reads on a read-only connection in a worker thread (file databases; default true). */
@@ -99,7 +99,7 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly scans = new Map<string, SmallScan>();
   /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): part of a cached scan's version. */
   private writes = 0;
-  private readonly hitsStatements = new Map<number, Database.Statement>();
+  private readonly hitsStatements = new Map<string, Database.Statement>();
   private ivfPrefetch: IvfPrefetch | null;
 
   constructor(
@@ -279,10 +279,23 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
     if (!q.storeIds.length) return [];
+    const rows = await this.reader.run<Row[]>('lexical', this.lexicalInput(q, HIT_COLUMNS));
+    return this.postFilter(rows, q).slice(0, q.topK);
+  }
+
+  /** As `searchLexical`, the rows carrying only the chunks' places (the worker reads no texts and sends none): a filtered search reads whole rows, which the filter needs. */
+  async searchLexicalHits(q: ChunkQuery): Promise<ChunkHit[]> {
+    if (q.filter) return (await this.searchLexical(q)).map(toHit);
+    if (!q.storeIds.length) return [];
+    const rows = await this.reader.run<Row[]>('lexical', this.lexicalInput(q, KEY_COLUMNS));
+    return rows.slice(0, q.topK).map(rowHit);
+  }
+
+  private lexicalInput(q: ChunkQuery, columns: string): LexicalInput {
     const { feedbackMinWords, ...lexical } = this.lexical;
-    const input: LexicalInput = {
+    return {
       text: q.text ?? '',
-      columns: HIT_COLUMNS,
+      columns,
       storeIds: [...new Set(q.storeIds)],
       includeFiles: q.fileIds?.include ?? null,
       excludeFiles: q.fileIds?.exclude ?? null,
@@ -290,22 +303,57 @@ export class SqliteChunkIndex implements ChunkIndex {
       ...lexical,
       feedback: lexical.feedback && (feedbackMinWords <= 0 || contentWordCount(q.text ?? '') >= feedbackMinWords) ? lexical.feedback : null,
     };
-    const rows = await this.reader.run<Row[]>('lexical', input);
-    return this.postFilter(rows, q).slice(0, q.topK);
   }
 
   async searchDense(q: ChunkQuery): Promise<ScoredChunk[]> {
-    if (!q.vector || !q.storeIds.length) return [];
+    const scored = this.denseScored(q);
+    return scored ? this.hits(scored, q) : [];
+  }
+
+  /** As `searchDense`, reading only the chunks' places (a filtered search reads whole rows, which the filter needs). */
+  async searchDenseHits(q: ChunkQuery): Promise<ChunkHit[]> {
+    if (q.filter) return (await this.searchDense(q)).map(toHit);
+    const scored = this.denseScored(q);
+    return scored ? this.scoredRows(scored, KEY_COLUMNS).slice(0, q.topK).map(rowHit) : [];
+  }
+
+  /** The best chunk ids by cosine, best first (null: nothing to search). */
+  private denseScored(q: ChunkQuery): Array<{ id: number; score: number }> | null {
+    if (!q.vector || !q.storeIds.length) return null;
     const viaIvf = this.ivf.search(q);
-    if (viaIvf) return this.hits(viaIvf, q);
+    if (viaIvf) return viaIvf;
     const qv = normalize(q.vector);
     const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
     const scan = this.smallScan(q.storeIds, q.model ?? null);
     const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
     const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
     scanInto(best, qv, scan, include, exclude);
-    return this.hits(best.sorted(), q);
+    return best.sorted();
   }
+
+  async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {
+    // by row id where the hits carry theirs (one statement), each checked against the hit's place (a row id
+    // of a deleted chunk may come back as another chunk's); by place where they do not, or the check fails
+    const byRef = new Map<number, Row>();
+    const refs = hits.filter((h) => h.ref !== undefined).map((h) => h.ref!);
+    for (let i = 0; i < refs.length; i += 500) {
+      const ids = refs.slice(i, i + 500);
+      for (const r of this.hitsStatement(HIT_COLUMNS, ids.length).all(...ids) as Row[]) byRef.set(r.id as number, r);
+    }
+    const out: ScoredChunk[] = [];
+    for (const h of hits) {
+      let r = h.ref !== undefined ? byRef.get(h.ref) : undefined;
+      if (!r || r.store_id !== h.storeId || r.file_id !== h.fileId || r.chunk_index !== h.chunkIndex) {
+        r = (this.hydrateStatement ??= this.db.prepare(
+          `SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.store_id = ? AND c.file_id = ? AND c.chunk_index = ?`,
+        )).get(h.storeId, h.fileId, h.chunkIndex) as Row | undefined;
+      }
+      if (r) out.push(toScored(r, h.score));
+    }
+    return out;
+  }
+
+  private hydrateStatement: Database.Statement | null = null;
 
   /**
    * The vectors an exact scan reads (stores below the IVF's threshold), kept in memory between
@@ -364,25 +412,31 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   /** The rows of scored chunk ids, best first, through the query's metadata filter, at most topK. */
   private hits(scored: Array<{ id: number; score: number }>, q: ChunkQuery): ScoredChunk[] {
+    return this.postFilter(this.scoredRows(scored, HIT_COLUMNS), q).slice(0, q.topK);
+  }
+
+  /** The rows (these columns) of scored chunk ids, each with its score, best first. */
+  private scoredRows(scored: Array<{ id: number; score: number }>, columns: string): Row[] {
     const score = new Map(scored.map((x) => [x.id, x.score]));
     const rows: Row[] = [];
     for (let i = 0; i < scored.length; i += 500) {
       const ids = scored.slice(i, i + 500).map((c) => c.id);
-      const batch = this.hitsStatement(ids.length).all(...ids) as Row[];
+      const batch = this.hitsStatement(columns, ids.length).all(...ids) as Row[];
       rows.push(...batch);
     }
     for (const r of rows) r.score = score.get(r.id as number);
     rows.sort((x, y) => (y.score as number) - (x.score as number));
-    return this.postFilter(rows, q).slice(0, q.topK);
+    return rows;
   }
 
-  /** The statement reading the hits of `n` ids, prepared once per count (a search's candidate count is nearly always the same). */
-  private hitsStatement(n: number): Database.Statement {
-    let stmt = this.hitsStatements.get(n);
+  /** The statement reading these columns of `n` ids' hits, prepared once per count (a search's candidate count is nearly always the same). */
+  private hitsStatement(columns: string, n: number): Database.Statement {
+    const key = `${columns}:${n}`;
+    let stmt = this.hitsStatements.get(key);
     if (!stmt) {
-      stmt = this.db.prepare(`SELECT ${HIT_COLUMNS} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${Array(n).fill('?').join(',')})`);
-      if (this.hitsStatements.size >= 32) this.hitsStatements.delete(this.hitsStatements.keys().next().value as number);
-      this.hitsStatements.set(n, stmt);
+      stmt = this.db.prepare(`SELECT ${columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${Array(n).fill('?').join(',')})`);
+      if (this.hitsStatements.size >= 32) this.hitsStatements.delete(this.hitsStatements.keys().next().value as string);
+      this.hitsStatements.set(key, stmt);
     }
     return stmt;
   }
@@ -390,13 +444,7 @@ export class SqliteChunkIndex implements ChunkIndex {
   private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
     const out: ScoredChunk[] = [];
     for (const r of rows) {
-      const hit: ScoredChunk = {
-        ...toChunk(r),
-        score: r.score as number,
-        filename: r.filename as string,
-        externalId: (r.external_id as string) ?? null,
-        metadata: r.metadata ? JSON.parse(r.metadata as string) : null,
-      };
+      const hit = toScored(r, r.score as number);
       if (q.filter && !evaluateFilter(q.filter, { file: hit.metadata, chunk: hit.generatedMetadata })) continue;
       out.push(hit);
     }
@@ -480,3 +528,19 @@ const SMALL_SCAN_MAX_VECTORS = 25_000;
 const SMALL_SCAN_ENTRIES = 8;
 
 const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
+/** The columns of a hit that is not read yet (`searchLexicalHits`, `searchDenseHits`): the chunk's place. */
+const KEY_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index`;
+
+/** A row of HIT_COLUMNS as the port's scored chunk. */
+function toScored(r: Row, score: number): ScoredChunk {
+  return {
+    ...toChunk(r),
+    score,
+    filename: r.filename as string,
+    externalId: (r.external_id as string) ?? null,
+    metadata: r.metadata ? JSON.parse(r.metadata as string) : null,
+  };
+}
+
+const rowHit = (r: Row): ChunkHit => ({ storeId: r.store_id as string, fileId: r.file_id as string, chunkIndex: r.chunk_index as number, score: r.score as number, ref: r.id as number });
+const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });

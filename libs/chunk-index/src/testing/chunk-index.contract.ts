@@ -143,6 +143,55 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { exclude: [f1] } })).map((h) => h.fileId)).toEqual([f2]);
     });
 
+    it('hits are the searches’ chunks, order and scores, filtered alike; hydrate reads their chunks in the hits’ order with their scores', async () => {
+      const key = (h: { storeId: string; fileId: string; chunkIndex: number; score: number }) => ({ storeId: h.storeId, fileId: h.fileId, chunkIndex: h.chunkIndex, score: h.score });
+      const en = parseFilters({ key: 'lang', operator: 'eq', value: 'en' });
+      const queries = [
+        { storeIds: [store, other], text: 'strawberry jam apricot cucumbers', topK: 5 },
+        { storeIds: [store, other], text: 'strawberry', topK: 1 },
+        { storeIds: [store], text: 'strawberry apricot brine', topK: 5, filter: en },
+      ];
+      for (const q of queries) {
+        const full = await index.searchLexical(q);
+        expect(full.length).toBeGreaterThan(0);
+        const hits = await index.searchLexicalHits(q);
+        expect(hits.map(key)).toEqual(full.map(key));
+        expect(await index.hydrate(hits)).toEqual(full);
+      }
+      for (const q of [
+        { storeIds: [store], vector: vec(0.9, 0.1), topK: 3, model: 'test-model' },
+        { storeIds: [store], vector: vec(0.2, 0.9), topK: 2 },
+        { storeIds: [store], vector: vec(0, 1), topK: 3, filter: en },
+      ]) {
+        const full = await index.searchDense(q);
+        expect(full.length).toBeGreaterThan(0);
+        const hits = await index.searchDenseHits(q);
+        expect(hits.map(key)).toEqual(full.map(key));
+        expect(await index.hydrate(hits)).toEqual(full);
+        // a hit's place decides, whatever adapter handle (`ref`) it carries
+        if (hits.length > 1)
+          expect(
+            await index.hydrate([
+              { ...hits[0], ref: hits[1].ref ?? 123456 },
+              { ...hits[1], ref: 987654 },
+            ]),
+          ).toEqual(full.slice(0, 2));
+      }
+      expect(await index.searchLexicalHits({ storeIds: [store], text: 'zzzunknownword', topK: 5 })).toEqual([]);
+      expect(await index.searchDenseHits({ storeIds: [], vector: vec(1, 0), topK: 5 })).toEqual([]);
+      // any order and scores, as given; a chunk that does not exist is left out
+      const dense = await index.searchDense({ storeIds: [store], vector: vec(0.9, 0.1), topK: 3 });
+      const given = [...dense].reverse().map((c, i) => ({ ...key(c), score: i / 10 }));
+      const missing = [
+        { storeId: store, fileId: f1, chunkIndex: 7, score: 1 },
+        { storeId: store, fileId: randomUUID(), chunkIndex: 0, score: 1 },
+      ];
+      const read = await index.hydrate([missing[0], ...given.slice(0, 2), missing[1], ...given.slice(2)]);
+      expect(read.map(key)).toEqual(given);
+      expect(read[0]).toEqual({ ...dense[2], score: 0 });
+      expect(await index.hydrate([])).toEqual([]);
+    });
+
     it('metadata updates are searchable at once, without touching chunks or vectors', async () => {
       await index.write([{ op: 'setMetadata', storeId: store, fileId: f2, metadata: { lang: 'nl' } }], cp());
       const f = parseFilters({ key: 'lang', operator: 'eq', value: 'nl' });
@@ -192,8 +241,12 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     });
 
     it('a deleted file or store never appears in results again', async () => {
+      const before = await index.searchLexicalHits({ storeIds: [store], text: 'strawberry', topK: 5 });
+      expect(before.map((h) => h.fileId)).toEqual([f1]);
       await index.write([{ op: 'deleteFile', storeId: store, fileId: f1 }], cp());
       expect(await index.searchLexical({ storeIds: [store], text: 'strawberry', topK: 5 })).toEqual([]);
+      expect(await index.searchLexicalHits({ storeIds: [store], text: 'strawberry', topK: 5 })).toEqual([]);
+      expect(await index.hydrate(before)).toEqual([]);
       expect(await index.getChunks(store, f1)).toEqual([]);
       await index.write([{ op: 'deleteStore', storeId: other }], cp());
       expect(await index.searchLexical({ storeIds: [other], text: 'strawberry', topK: 5 })).toEqual([]);

@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { toScoredChunkResponse } from '@larder/chunk-index';
-import { Retrieval } from '../../retrieval';
+import { RankedChunk, Retrieval } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
@@ -94,12 +94,26 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
 
     const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
     const vector = effective === query ? prefetched : undefined;
-    let results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector, timing) : await this.retrieval.retrieve(stores, effective, params, candidates, vector, timing);
-    const rerank = web ? this.webStore.rerankOptions(options) : options;
-    const reranked = await this.retrieval.rerank(effective, results, rerank, timing);
-    results = reranked.results;
-    results = await this.pins.pin(results, pins, stores, params);
-    results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+    let results: RankedChunk[];
+    let reranked: { reranked: boolean };
+    if (!web && !pins.length && !this.retrieval.reranks(options)) {
+      // The ranking is the fusion's: only the chunks of the answer's hits are read, not those of all the candidates.
+      const hits = await this.retrieval.retrieveHits(stores, effective, params, candidates, vector, timing);
+      results = await this.retrieval.hydrate(
+        hits.filter((c) => c.score >= options.scoreThreshold),
+        params.topK,
+        timing,
+      );
+      reranked = { reranked: false };
+    } else {
+      results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector, timing) : await this.retrieval.retrieve(stores, effective, params, candidates, vector, timing);
+      const rerank = web ? this.webStore.rerankOptions(options) : options;
+      const out = await this.retrieval.rerank(effective, results, rerank, timing);
+      reranked = out;
+      results = out.results;
+      results = await this.pins.pin(results, pins, stores, params);
+      results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+    }
 
     const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
     timing.search = performance.now() - t0;
