@@ -46,6 +46,8 @@ export interface LexicalState {
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
   flat?: { acc: Float64Array; seen: Uint8Array; memo: Float64Array; memoOf: Uint32Array; lists: number; spanMax: Float64Array };
+  /** a preload's progress (preloadLexical) */
+  preload?: PreloadState;
 }
 
 /** A list's block directory, as read (cached by the term's generation). */
@@ -261,17 +263,8 @@ function rankStore(
 ): Array<{ id: number; score: number }> {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-  // a run of blocks in one row: their data concatenated (group_concat keeps a blob's bytes; cast back to one), each block's number and length
-  // in the same order (one Buffer a run, its blocks views of it: a row and a Buffer per block cost twice as much)
-  const rangeStmt = (st.range ??= db
-    .prepare(
-      `SELECT json_group_array(block), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
-       FROM (SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
-    )
-    .raw());
   const dead = deadSet(db, state, s);
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
-  state.blockHead ??= 0;
   // the query's lists in its term order
   const lists: ListRef[] = [];
   for (const [term, w] of weights) {
@@ -289,34 +282,9 @@ function rankStore(
       if (have) return have;
       // a list probed block after block (or a few apart) is read ahead too
       run = Math.max(ahead, bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1);
-      const queue = (state.blockQueue ??= []);
-      const [blocks, lengths, all] = rangeStmt.get(s.key, term, bi, bi + run) as [string, string, Buffer | null];
-      if (all) {
-        const bs = JSON.parse(blocks) as number[];
-        const ls = JSON.parse(lengths) as number[];
-        for (let i = 0, at = 0; i < bs.length; at += ls[i++]) {
-          const block = bs[i];
-          if (dir.data[block]) continue;
-          dir.data[block] = all.subarray(at, at + ls[i]);
-          queue.push([dir, block]);
-          state.blockBytes = (state.blockBytes ?? 0) + ls[i];
-        }
-      }
+      readRun(db, state, s.key, term, dir, bi, bi + run, cacheBytes);
       lastRead = bi + run - 1;
-      const got = dir.data[bi]!;
-      // the oldest dropped past the bound
-      while (state.blockBytes! > cacheBytes && state.blockHead! < queue.length) {
-        const [d0, b0] = queue[state.blockHead!]!;
-        queue[state.blockHead!++] = null;
-        const old = d0.data[b0];
-        if (old) state.blockBytes! -= old.length;
-        d0.data[b0] = undefined;
-      }
-      if (state.blockHead! > 100_000 && state.blockHead! * 2 > queue.length) {
-        state.blockQueue = queue.slice(state.blockHead);
-        state.blockHead = 0;
-      }
-      return got;
+      return dir.data[bi]!;
     };
     lists.push({ dir, scale, load, df: r.df });
   }
@@ -641,6 +609,227 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
     const sum = (acc[id] += x);
     if (dense && sum > spanMax[id >>> SPAN_SHIFT]) spanMax[id >>> SPAN_SHIFT] = sum;
   }
+}
+
+/**
+ * Reads blocks [from, to) of a list that are not cached into `dir.data` (one statement, one row: their
+ * data concatenated by group_concat, which keeps a blob's bytes, and cast back to one blob; each block's
+ * number and length in the same order: one Buffer a run, its blocks views of it, where a row and a
+ * Buffer per block cost twice as much), then drops the oldest blocks past `cacheBytes`. With `share`
+ * (the preload's), the run's own blocks past it are dropped instead (`full`), from the last. Returns the
+ * bytes and blocks added.
+ */
+function readRun(
+  db: Database.Database,
+  state: LexicalState,
+  key: number,
+  term: string,
+  dir: Directory,
+  from: number,
+  to: number,
+  cacheBytes: number,
+  share = Infinity,
+): { bytes: number; blocks: number; full: boolean } {
+  const st = (state.statements ??= {});
+  const rangeStmt = (st.range ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
+       FROM (SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
+    )
+    .raw());
+  state.blockHead ??= 0;
+  state.blockBytes ??= 0;
+  const queue = (state.blockQueue ??= []);
+  const [numbers, lengths, all] = rangeStmt.get(key, term, from, to) as [string, string, Buffer | null];
+  let added = 0;
+  const mark = queue.length;
+  if (all) {
+    const bs = JSON.parse(numbers) as number[];
+    const ls = JSON.parse(lengths) as number[];
+    for (let i = 0, at = 0; i < bs.length; at += ls[i++]) {
+      const block = bs[i];
+      if (dir.data[block]) continue;
+      dir.data[block] = all.subarray(at, at + ls[i]);
+      queue.push([dir, block]);
+      added += ls[i];
+    }
+  }
+  state.blockBytes += added;
+  let full = false;
+  while (state.blockBytes > share && queue.length > mark) {
+    const [d0, b0] = queue.pop()!;
+    const data = d0.data[b0]!;
+    state.blockBytes -= data.length;
+    added -= data.length;
+    d0.data[b0] = undefined;
+    full = true;
+  }
+  const blocks = queue.length - mark;
+  // the oldest dropped past the bound
+  while (state.blockBytes > cacheBytes && state.blockHead < queue.length) {
+    const [d0, b0] = queue[state.blockHead]!;
+    queue[state.blockHead++] = null;
+    const old = d0.data[b0];
+    if (old) state.blockBytes -= old.length;
+    d0.data[b0] = undefined;
+  }
+  if (state.blockHead > 100_000 && state.blockHead * 2 > queue.length) {
+    state.blockQueue = queue.slice(state.blockHead);
+    state.blockHead = 0;
+  }
+  return { bytes: added, blocks, full };
+}
+
+/** What preloadLexical is asked: the cache's bound, its own share of it and how long a slice may run. */
+export interface LexicalPreloadInput {
+  /** the block cache's bound (as the queries' `blockCacheBytes`; default DEFAULT_BLOCK_CACHE_BYTES) */
+  blockCacheBytes?: number;
+  /** blocks preloaded while the cache holds less than this many bytes (capped at blockCacheBytes; default DEFAULT_PRELOAD_BYTES; 0: none) */
+  preloadBytes?: number;
+  /** a slice returns after about this many ms (default PRELOAD_SLICE_MS; it takes one step at least) */
+  sliceMs?: number;
+  /** lists of fewer postings are left to the queries (default PRELOAD_MIN_DF) */
+  minPostings?: number;
+}
+
+/** Where a preload stands between its slices (LexicalState.preload). */
+export interface PreloadState {
+  /** 'scan': choosing lists (lex_terms read in key order from `after`); 'load': reading them, largest first */
+  phase: 'scan' | 'load' | 'done';
+  after: [number, string] | null;
+  /** the lists chosen (largest df first once loading), `next` the one being read, `block` its next block */
+  lists: Array<{ key: number; term: string; df: number }>;
+  next: number;
+  block: number;
+  /** the lists' directories, blocks and bytes read */
+  stats: { lists: number; blocks: number; bytes: number; ms: number };
+}
+
+/** The preload's default share of the block cache (LARDER_SEARCH_LEXICAL_PRELOAD_MB): half of its default bound. */
+export const DEFAULT_PRELOAD_BYTES = 128 * 1024 * 1024;
+/** How long one preload slice runs before it yields to the queries (ms). */
+export const PRELOAD_SLICE_MS = 4;
+/** Lists shorter than this are not preloaded (a query reads one in a statement or two). */
+export const PRELOAD_MIN_DF = 1024;
+/** lex_terms rows read a statement while the preload chooses its lists. */
+const PRELOAD_SCAN_ROWS = 8192;
+/** Blocks read a statement while the preload reads a list. */
+const PRELOAD_RUN = 256;
+/** Bytes a posting, about, while choosing lists for the preload's share (the share itself is counted exactly). */
+const PRELOAD_BYTES_PER_POSTING = 4;
+
+/**
+ * Fills the block cache from the largest lists down (the lists of the most common terms, which a query
+ * reads whole or nearly, and whose first reading from SQLite is what makes a query slow), as queries
+ * would read them, while the cache holds less than `preloadBytes`: never more, and never dropping a
+ * block a query read. Runs in slices of about `sliceMs`, each in a read transaction of its own, and
+ * returns whether there is more to do (the read worker runs the next slice when no query waits). A list
+ * changed between slices is read at its new generation, as a query would; answers never depend on what
+ * is cached.
+ */
+export function preloadLexical(db: Database.Database, input: LexicalPreloadInput, state: LexicalState): boolean {
+  const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
+  const budget = Math.min(cacheBytes, input.preloadBytes ?? DEFAULT_PRELOAD_BYTES);
+  const p = (state.preload ??= { phase: 'scan', after: null, lists: [], next: 0, block: 0, stats: { lists: 0, blocks: 0, bytes: 0, ms: 0 } });
+  if (p.phase === 'done' || budget <= 0) return false;
+  const t0 = performance.now();
+  const until = t0 + (input.sliceMs ?? PRELOAD_SLICE_MS);
+  const st = (state.statements ??= {});
+  try {
+    if (p.phase === 'scan') {
+      const first = (st.preloadFirst ??= db.prepare(`SELECT store_key, term, df FROM lex_terms WHERE df >= ? ORDER BY store_key, term LIMIT ?`).raw());
+      const after = (st.preloadAfter ??= db.prepare(`SELECT store_key, term, df FROM lex_terms WHERE (store_key, term) > (?, ?) AND df >= ? ORDER BY store_key, term LIMIT ?`).raw());
+      const minDf = Math.max(1, input.minPostings ?? PRELOAD_MIN_DF);
+      // the largest lists whose postings (about) fill the share: a min-heap by df
+      const heap = p.lists;
+      let total = 0;
+      for (const l of heap) total += l.df * PRELOAD_BYTES_PER_POSTING;
+      do {
+        const rows = (p.after ? after.all(p.after[0], p.after[1], minDf, PRELOAD_SCAN_ROWS) : first.all(minDf, PRELOAD_SCAN_ROWS)) as Array<[number, string, number]>;
+        for (const [key, term, df] of rows) {
+          heapPush(heap, { key, term, df });
+          total += df * PRELOAD_BYTES_PER_POSTING;
+          while (heap.length > 1 && total - heap[0].df * PRELOAD_BYTES_PER_POSTING >= budget) total -= heapPop(heap).df * PRELOAD_BYTES_PER_POSTING;
+        }
+        if (rows.length < PRELOAD_SCAN_ROWS) {
+          p.phase = 'load';
+          heap.sort((a, b) => b.df - a.df || a.key - b.key || (a.term < b.term ? -1 : 1));
+          break;
+        }
+        const last = rows[rows.length - 1];
+        p.after = [last[0], last[1]];
+      } while (performance.now() < until);
+    }
+    if (p.phase === 'load') {
+      const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
+      const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, n, total_length, dead, cgen FROM lex_stores WHERE store_key = ?`));
+      // at least one step a slice, however short
+      for (let steps = 0; steps === 0 || performance.now() < until; steps++) {
+        if (p.next >= p.lists.length || (state.blockBytes ?? 0) >= budget) {
+          p.phase = 'done';
+          break;
+        }
+        const l = p.lists[p.next];
+        const r = termStmt.get(l.key, l.term) as { df: number; gen: number } | undefined;
+        const s = storeStmt.get(l.key) as { key: number; cgen: number } | undefined;
+        if (!r || !s) {
+          p.next++;
+          p.block = 0;
+          continue;
+        }
+        const dir = directory(db, state, { storeId: '', key: s.key, n: 0, avgLength: 1, dead: 0, cgen: s.cgen }, l.term, r.gen);
+        if (p.block === 0) p.stats.lists++;
+        while (p.block < dir.size && dir.data[p.block]) p.block++;
+        if (p.block >= dir.size) {
+          p.next++;
+          p.block = 0;
+          continue;
+        }
+        const from = p.block;
+        const got = readRun(db, state, s.key, l.term, dir, from, from + PRELOAD_RUN, cacheBytes, budget);
+        p.stats.bytes += got.bytes;
+        p.stats.blocks += got.blocks;
+        if (got.full) {
+          p.phase = 'done';
+          break;
+        }
+        p.block = from + PRELOAD_RUN;
+      }
+    }
+  } finally {
+    p.stats.ms += performance.now() - t0;
+  }
+  return p.phase !== 'done';
+}
+
+/** A min-heap of lists by df (the preload's choice). */
+function heapPush(h: Array<{ df: number }>, x: { key: number; term: string; df: number }): void {
+  h.push(x);
+  for (let i = h.length - 1; i > 0;) {
+    const q = (i - 1) >>> 1;
+    if (h[q].df <= h[i].df) break;
+    [h[q], h[i]] = [h[i], h[q]];
+    i = q;
+  }
+}
+
+function heapPop<T extends { df: number }>(h: T[]): T {
+  const top = h[0];
+  const last = h.pop()!;
+  if (h.length) {
+    h[0] = last;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && h[l].df < h[m].df) m = l;
+      if (r < h.length && h[r].df < h[m].df) m = r;
+      if (m === i) break;
+      [h[m], h[i]] = [h[i], h[m]];
+      i = m;
+    }
+  }
+  return top;
 }
 
 /** A store's tombstones (cached until its count or compaction changes). */
