@@ -271,7 +271,7 @@ function rankStore(
     if (!(w > 0)) continue;
     const r = termStmt.get(s.key, term) as { df: number; gen: number } | undefined;
     if (!r || r.df <= 0) continue;
-    const dir = directory(db, state, s, term, r.gen);
+    const { dir } = directory(db, state, s, term, r.gen, cacheBytes);
     if (!dir.size) continue;
     const scale = w * idf(s.n, r.df);
     // a block's data: kept between queries (bounded), read in runs of blocks while the list is read in order
@@ -282,9 +282,9 @@ function rankStore(
       if (have) return have;
       // a list probed block after block (or a few apart) is read ahead too
       run = Math.max(ahead, bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1);
-      readRun(db, state, s.key, term, dir, bi, bi + run, cacheBytes);
+      const got = readRun(db, state, s.key, term, dir, bi, bi + run, cacheBytes);
       lastRead = bi + run - 1;
-      return dir.data[bi]!;
+      return got;
     };
     lists.push({ dir, scale, load, df: r.df });
   }
@@ -611,25 +611,8 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
   }
 }
 
-/**
- * Reads blocks [from, to) of a list that are not cached into `dir.data` (one statement, one row: their
- * data concatenated by group_concat, which keeps a blob's bytes, and cast back to one blob; each block's
- * number and length in the same order: one Buffer a run, its blocks views of it, where a row and a
- * Buffer per block cost twice as much), then drops the oldest blocks past `cacheBytes`. With `share`
- * (the preload's), the run's own blocks past it are dropped instead (`full`), from the last. Returns the
- * bytes and blocks added.
- */
-function readRun(
-  db: Database.Database,
-  state: LexicalState,
-  key: number,
-  term: string,
-  dir: Directory,
-  from: number,
-  to: number,
-  cacheBytes: number,
-  share = Infinity,
-): { bytes: number; blocks: number; full: boolean } {
+/** Reads blocks [from, to) of a list into the cache (those not there; one statement: readPart's concatenated data); returns block `from`'s data. */
+function readRun(db: Database.Database, state: LexicalState, key: number, term: string, dir: Directory, from: number, to: number, cacheBytes: number): Uint8Array {
   const st = (state.statements ??= {});
   const rangeStmt = (st.range ??= db
     .prepare(
@@ -637,34 +620,51 @@ function readRun(
        FROM (SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
     )
     .raw());
+  const [numbers, lengths, all] = rangeStmt.get(key, term, from, to) as [string, string, Buffer | null];
+  const bs = JSON.parse(numbers) as number[];
+  const ls = JSON.parse(lengths) as number[];
+  // (taken before the cache drops its oldest: a run may be larger than the whole cache)
+  const got = dir.data[from] ?? (bs[0] === from && all ? all.subarray(0, ls[0]) : undefined);
+  cacheBlocks(state, dir, bs, ls, all, cacheBytes);
+  if (!got) throw new Error(`lexical index: block ${from} of a list is missing`);
+  return got;
+}
+
+/**
+ * Keeps blocks read (`numbers`, their data end to end in `all`, each `lengths` long; one Buffer, the
+ * blocks views of it: a row and a Buffer per block cost twice as much) in `dir.data`, those not there
+ * yet, then drops the oldest blocks past `cacheBytes`. With `share` (the preload's), blocks are kept only
+ * while the cache holds at most that many bytes (`full`: some were not).
+ */
+function cacheBlocks(
+  state: LexicalState,
+  dir: Directory,
+  numbers: number[],
+  lengths: number[],
+  all: Buffer | null,
+  cacheBytes: number,
+  share = Infinity,
+): { bytes: number; blocks: number; full: boolean } {
   state.blockHead ??= 0;
   state.blockBytes ??= 0;
   const queue = (state.blockQueue ??= []);
-  const [numbers, lengths, all] = rangeStmt.get(key, term, from, to) as [string, string, Buffer | null];
-  let added = 0;
-  const mark = queue.length;
-  if (all) {
-    const bs = JSON.parse(numbers) as number[];
-    const ls = JSON.parse(lengths) as number[];
-    for (let i = 0, at = 0; i < bs.length; at += ls[i++]) {
-      const block = bs[i];
-      if (dir.data[block]) continue;
-      dir.data[block] = all.subarray(at, at + ls[i]);
-      queue.push([dir, block]);
-      added += ls[i];
-    }
-  }
-  state.blockBytes += added;
+  let bytes = 0;
+  let blocks = 0;
   let full = false;
-  while (state.blockBytes > share && queue.length > mark) {
-    const [d0, b0] = queue.pop()!;
-    const data = d0.data[b0]!;
-    state.blockBytes -= data.length;
-    added -= data.length;
-    d0.data[b0] = undefined;
-    full = true;
-  }
-  const blocks = queue.length - mark;
+  if (all)
+    for (let i = 0, at = 0; i < numbers.length; at += lengths[i++]) {
+      const block = numbers[i];
+      if (dir.data[block]) continue;
+      if (state.blockBytes + lengths[i] > share) {
+        full = true;
+        break;
+      }
+      dir.data[block] = all.subarray(at, at + lengths[i]);
+      queue.push([dir, block]);
+      state.blockBytes += lengths[i];
+      bytes += lengths[i];
+      blocks++;
+    }
   // the oldest dropped past the bound
   while (state.blockBytes > cacheBytes && state.blockHead < queue.length) {
     const [d0, b0] = queue[state.blockHead]!;
@@ -677,7 +677,7 @@ function readRun(
     state.blockQueue = queue.slice(state.blockHead);
     state.blockHead = 0;
   }
-  return { bytes: added, blocks, full };
+  return { bytes, blocks, full };
 }
 
 /** What preloadLexical is asked: the cache's bound, its own share of it and how long a slice may run. */
@@ -701,8 +701,12 @@ export interface PreloadState {
   lists: Array<{ key: number; term: string; df: number }>;
   next: number;
   block: number;
+  /** the list being read: its parts so far, at generation `gen` (compaction `cgen`) */
+  parts: ListPart[];
+  gen: number;
+  cgen: number;
   /** the lists' directories, blocks and bytes read */
-  stats: { lists: number; blocks: number; bytes: number; ms: number };
+  stats: { lists: number; bytes: number; ms: number };
 }
 
 /** The preload's default share of the block cache (LARDER_SEARCH_LEXICAL_PRELOAD_MB): half of its default bound. */
@@ -713,8 +717,8 @@ export const PRELOAD_SLICE_MS = 4;
 export const PRELOAD_MIN_DF = 1024;
 /** lex_terms rows read a statement while the preload chooses its lists. */
 const PRELOAD_SCAN_ROWS = 8192;
-/** Blocks read a statement while the preload reads a list. */
-const PRELOAD_RUN = 256;
+/** Blocks (entries and data) read a step while the preload reads a list (~1 ms at 1M chunks). */
+const PRELOAD_RUN = 1024;
 /** Bytes a posting, about, while choosing lists for the preload's share (the share itself is counted exactly). */
 const PRELOAD_BYTES_PER_POSTING = 4;
 
@@ -730,7 +734,7 @@ const PRELOAD_BYTES_PER_POSTING = 4;
 export function preloadLexical(db: Database.Database, input: LexicalPreloadInput, state: LexicalState): boolean {
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
   const budget = Math.min(cacheBytes, input.preloadBytes ?? DEFAULT_PRELOAD_BYTES);
-  const p = (state.preload ??= { phase: 'scan', after: null, lists: [], next: 0, block: 0, stats: { lists: 0, blocks: 0, bytes: 0, ms: 0 } });
+  const p = (state.preload ??= { phase: 'scan', after: null, lists: [], next: 0, block: 0, parts: [], gen: 0, cgen: 0, stats: { lists: 0, bytes: 0, ms: 0 } });
   if (p.phase === 'done' || budget <= 0) return false;
   const t0 = performance.now();
   const until = t0 + (input.sliceMs ?? PRELOAD_SLICE_MS);
@@ -762,7 +766,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
     }
     if (p.phase === 'load') {
       const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-      const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, n, total_length, dead, cgen FROM lex_stores WHERE store_key = ?`));
+      const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, cgen FROM lex_stores WHERE store_key = ?`));
       // at least one step a slice, however short
       for (let steps = 0; steps === 0 || performance.now() < until; steps++) {
         if (p.next >= p.lists.length || (state.blockBytes ?? 0) >= budget) {
@@ -772,28 +776,47 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         const l = p.lists[p.next];
         const r = termStmt.get(l.key, l.term) as { df: number; gen: number } | undefined;
         const s = storeStmt.get(l.key) as { key: number; cgen: number } | undefined;
-        if (!r || !s) {
+        const stats: StoreStats = { storeId: '', key: l.key, n: 0, avgLength: 1, dead: 0, cgen: s?.cgen ?? 0 };
+        const cached = state.dirs?.get(`${l.key}\u0000${l.term}`);
+        if (!r || !s || (cached && cached.gen === r.gen && cached.cgen === s.cgen)) {
+          // gone, or a query read its directory since: its blocks not cached yet, a run a step
+          if (r && s && cached) {
+            while (p.block < cached.size && cached.data[p.block]) p.block++;
+            if (p.block < cached.size) {
+              const before = state.blockBytes ?? 0;
+              readRun(db, state, l.key, l.term, cached, p.block, p.block + PRELOAD_RUN, cacheBytes);
+              p.stats.bytes += (state.blockBytes ?? 0) - before;
+              p.block += PRELOAD_RUN;
+              continue;
+            }
+          }
           p.next++;
           p.block = 0;
+          p.parts = [];
           continue;
         }
-        const dir = directory(db, state, { storeId: '', key: s.key, n: 0, avgLength: 1, dead: 0, cgen: s.cgen }, l.term, r.gen);
-        if (p.block === 0) p.stats.lists++;
-        while (p.block < dir.size && dir.data[p.block]) p.block++;
-        if (p.block >= dir.size) {
-          p.next++;
+        // the list's directory and data, PRELOAD_RUN blocks a step; kept once whole, if it has not changed since its first step
+        if (p.parts.length && (p.gen !== r.gen || p.cgen !== s.cgen)) p.parts = [];
+        if (!p.parts.length) {
+          p.gen = r.gen;
+          p.cgen = s.cgen;
           p.block = 0;
-          continue;
         }
-        const from = p.block;
-        const got = readRun(db, state, s.key, l.term, dir, from, from + PRELOAD_RUN, cacheBytes, budget);
-        p.stats.bytes += got.bytes;
-        p.stats.blocks += got.blocks;
-        if (got.full) {
+        const part = readPart(db, state, l.key, l.term, p.block, p.block + PRELOAD_RUN);
+        p.parts.push(part);
+        p.block += PRELOAD_RUN;
+        if (part.block.length === PRELOAD_RUN) continue;
+        const before = state.blockBytes ?? 0;
+        const { full } = directory(db, state, stats, l.term, r.gen, cacheBytes, p.parts, budget);
+        p.stats.lists++;
+        p.stats.bytes += (state.blockBytes ?? 0) - before;
+        p.next++;
+        p.block = 0;
+        p.parts = [];
+        if (full) {
           p.phase = 'done';
           break;
         }
-        p.block = from + PRELOAD_RUN;
       }
     }
   } finally {
@@ -844,27 +867,59 @@ function deadSet(db: Database.Database, state: LexicalState, s: StoreStats): Set
   return ids;
 }
 
-/** A list's directory: cached by (store, term); on a new generation only its tail is re-read (unless compacted). */
-function directory(db: Database.Database, state: LexicalState, s: StoreStats, term: string, gen: number): Directory {
+/** Blocks of a list as one statement reads them: their directory entries and data (`all`, the blocks' data end to end; `length`, each one's). */
+interface ListPart {
+  block: number[];
+  first: number[];
+  last: number[];
+  count: number[];
+  maxBody: number[];
+  maxHeading: number[];
+  minLength: number[];
+  length: number[];
+  all: Buffer | null;
+}
+
+/**
+ * Blocks [from, to) of a list, entries and data, in one statement and one row: a JSON array a column (parsing
+ * them costs half of reading a row per block) and the data concatenated (group_concat keeps a blob's bytes;
+ * cast back to one). Walking a list's rows is most of what reading its directory costs (a row holds its
+ * block's data: ~4 µs a page of 7), so the data comes with it: a list's first reading walks its rows once, not
+ * twice (at 1M chunks 7–8 ms of SQL each time for a query's three common lists).
+ */
+function readPart(db: Database.Database, state: LexicalState, key: number, term: string, from: number, to: number): ListPart {
+  const st = (state.statements ??= {});
+  const stmt = (st.part ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(first), json_group_array(last), json_group_array(count), json_group_array(max_body), json_group_array(max_heading),
+              json_group_array(min_length), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
+       FROM (SELECT block, first, last, count, max_body, max_heading, min_length, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
+    )
+    .raw());
+  const row = stmt.get(key, term, from, to) as [string, string, string, string, string, string, string, string, Buffer | null];
+  const [block, first, last, count, maxBody, maxHeading, minLength, length] = row.slice(0, 8).map((x) => JSON.parse(x as string) as number[]);
+  return { block, first, last, count, maxBody, maxHeading, minLength, length, all: row[8] };
+}
+
+/**
+ * A list's directory: cached by (store, term); on a new generation only its tail is re-read (unless
+ * compacted). The blocks' data read with it is cached too (within `cacheBytes`; with `share`, the
+ * preload's, only while the cache holds less: `full` says some were left out). `parts`: the list as
+ * the preload read it (whole, at generation `gen`).
+ */
+function directory(db: Database.Database, state: LexicalState, s: StoreStats, term: string, gen: number, cacheBytes: number, parts?: ListPart[], share = Infinity): { dir: Directory; full: boolean } {
   const dirs = (state.dirs ??= new Map<string, Directory>());
   const key = `${s.key}\u0000${term}`;
   const cached = dirs.get(key);
-  if (cached && cached.gen === gen && cached.cgen === s.cgen) {
+  if (!parts && cached && cached.gen === gen && cached.cgen === s.cgen) {
     dirs.delete(key);
     dirs.set(key, cached);
-    return cached;
+    return { dir: cached, full: false };
   }
-  const from = cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
-  // one row of seven JSON arrays (a column each): parsing them costs half of reading a row per block
-  const st = (state.statements ??= {});
-  const cols = (st.dir ??= db
-    .prepare(
-      `SELECT json_group_array(block), json_group_array(first), json_group_array(last), json_group_array(count), json_group_array(max_body), json_group_array(max_heading), json_group_array(min_length)
-       FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ?`,
-    )
-    .raw());
-  const [block, first, last, count, maxBody, maxHeading, minLength] = (cols.get(s.key, term, from) as string[]).map((x) => JSON.parse(x) as number[]);
-  const size = from + block.length;
+  const from = !parts && cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
+  parts ??= [readPart(db, state, s.key, term, from, 2 ** 31)];
+  let size = from;
+  for (const part of parts) size += part.block.length;
   const dir: Directory = {
     gen,
     cgen: s.cgen,
@@ -885,15 +940,16 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     dir.maxHeading.set(cached.maxHeading.subarray(0, from));
     dir.minLength.set(cached.minLength.subarray(0, from));
   }
-  for (let i = 0; i < block.length; i++) {
-    const b = block[i];
-    dir.first[b] = first[i];
-    dir.last[b] = last[i];
-    dir.count[b] = count[i];
-    dir.maxBody[b] = maxBody[i];
-    dir.maxHeading[b] = maxHeading[i];
-    dir.minLength[b] = minLength[i];
-  }
+  for (const { block, first, last, count, maxBody, maxHeading, minLength } of parts)
+    for (let i = 0; i < block.length; i++) {
+      const b = block[i];
+      dir.first[b] = first[i];
+      dir.last[b] = last[i];
+      dir.count[b] = count[i];
+      dir.maxBody[b] = maxBody[i];
+      dir.maxHeading[b] = maxHeading[i];
+      dir.minLength[b] = minLength[i];
+    }
   if (cached) state.dirEntries = (state.dirEntries ?? 0) - cached.size;
   dirs.delete(key);
   dirs.set(key, dir);
@@ -903,7 +959,9 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     dirs.delete(k0);
     state.dirEntries -= d0.size;
   }
-  return dir;
+  let full = false;
+  for (const part of parts) full = cacheBlocks(state, dir, part.block, part.length, part.all, cacheBytes, share).full || full;
+  return { dir, full };
 }
 
 /**
