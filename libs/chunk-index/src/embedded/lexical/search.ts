@@ -514,8 +514,7 @@ function rankFlat(
       }
       const list = flat.lists;
       const add: AddBlock = { acc, memo, memoOf, list, scale, avgLength, p, dense, spanMax, seen, touched };
-      if (dense) for (let bi = 0; bi < dir.size; bi++) addBlockDense(add, load(bi, MAX_RUN), dir.count[bi], (dir.first[bi] - lo) | 0);
-      else for (let bi = 0; bi < dir.size; bi++) addBlock(add, load(bi, MAX_RUN), dir.count[bi], (dir.first[bi] - lo) | 0);
+      for (let bi = 0; bi < dir.size; bi++) addBlock(add, load(bi, MAX_RUN), dir.count[bi], (dir.first[bi] - lo) | 0);
     }
     const heap = new TopK(limit);
     // below the k-th score a chunk cannot enter (a tie is the heap's to judge, by id)
@@ -577,7 +576,7 @@ interface AddBlock {
  * then ran a list of 200k postings unoptimised: 40 ms once instead of 3).
  */
 function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): void {
-  const { acc, memo, memoOf, list, scale, avgLength, p, seen, touched } = a;
+  const { acc, memo, memoOf, list, scale, avgLength, p, dense, spanMax, seen, touched } = a;
   let q = 0;
   for (let i = 0; i < count; i++) {
     let byte = data[q++];
@@ -602,44 +601,13 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
         memoOf[slot] = list;
       }
     } else x = scale * tfNorm(body, heading, length, avgLength, p);
-    if (!seen[id]) {
+    if (dense) seen[id] = 1;
+    else if (!seen[id]) {
       seen[id] = 1;
       touched.push(id);
     }
-    acc[id] += x;
-  }
-}
-
-/** addBlock where the postings are dense in the range (no touched list; each span's best sum kept): a function of its own, so neither kind of query deoptimises the other's loop (a first dense query after sparse ones ran at 2-3× its steady cost while V8 recompiled the shared one). */
-function addBlockDense(a: AddBlock, data: Uint8Array, count: number, id: number): void {
-  const { acc, memo, memoOf, list, scale, avgLength, p, spanMax, seen } = a;
-  let q = 0;
-  for (let i = 0; i < count; i++) {
-    let byte = data[q++];
-    let v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
-    id = (id + v) | 0;
-    byte = data[q++];
-    let body = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
-    byte = data[q++];
-    let heading = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
-    byte = data[q++];
-    let length = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
-    let x: number;
-    if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
-      const slot = body * LENGTH_SLOTS + length;
-      if (memoOf[slot] === list) x = memo[slot];
-      else {
-        x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
-        memoOf[slot] = list;
-      }
-    } else x = scale * tfNorm(body, heading, length, avgLength, p);
-    seen[id] = 1;
     const sum = (acc[id] += x);
-    if (sum > spanMax[id >>> SPAN_SHIFT]) spanMax[id >>> SPAN_SHIFT] = sum;
+    if (dense && sum > spanMax[id >>> SPAN_SHIFT]) spanMax[id >>> SPAN_SHIFT] = sum;
   }
 }
 
