@@ -239,7 +239,12 @@ export async function searchSpeedBench(): Promise<void> {
     // Fill the server's own embedded index directly (the pipeline is measured by the ingestion bench).
     const c = corpus();
     const t0 = performance.now();
-    const index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { ivfProbes: Number(process.env.LARDER_IVF_PROBES ?? 16) });
+    // the server's lexical preload setting, if given, for the index's own rows too
+    const preloadMb = process.env.LARDER_SEARCH_LEXICAL_PRELOAD_MB;
+    const index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), {
+      ivfProbes: Number(process.env.LARDER_IVF_PROBES ?? 16),
+      ...(preloadMb ? { lexicalPreloadBytes: Number(preloadMb) * 2 ** 20 } : {}),
+    });
     let written: Written;
     if (kept) {
       // the corpus drawn again (the queries are drawn after it), not written: the index already holds it
