@@ -12,6 +12,7 @@ import { loadBench } from './load.bench';
 import { ocrBench } from './ocr.bench';
 import { queryPathBench } from './query-path.bench';
 import { peersBench } from './peers.bench';
+import { lexicalColdBench } from './lexical-cold.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -27,6 +28,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   ocr: ocrBench,
   'query-path': queryPathBench,
   peers: peersBench,
+  'lexical-cold': lexicalColdBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 

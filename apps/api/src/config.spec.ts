@@ -169,6 +169,12 @@ describe('search fusion configuration', () => {
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_CACHE_MB: '64' }).searchLexicalCacheMb).toBe(64);
     expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_CACHE_MB: 'lots' })).toThrow(/LARDER_SEARCH_LEXICAL_CACHE_MB/);
   });
+
+  it('reads the lexical preload in MiB (default 128, 0: none)', () => {
+    expect(loadConfig({}).searchLexicalPreloadMb).toBe(128);
+    expect(loadConfig({ LARDER_SEARCH_LEXICAL_PRELOAD_MB: '0' }).searchLexicalPreloadMb).toBe(0);
+    expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_PRELOAD_MB: '-1' })).toThrow(/LARDER_SEARCH_LEXICAL_PRELOAD_MB/);
+  });
 });
 
 describe('bundled model runtime', () => {

@@ -76,6 +76,8 @@ export interface LarderConfig {
   searchHeadingWeight: number | null;
   /** The embedded index's cache of compressed postings blocks in MiB (LARDER_SEARCH_LEXICAL_CACHE_MB, default 256): filled as queries read them. */
   searchLexicalCacheMb: number;
+  /** Of that cache, MiB the read worker fills from the largest lists down once it starts, between queries (LARDER_SEARCH_LEXICAL_PRELOAD_MB, default 128; 0: none). */
+  searchLexicalPreloadMb: number;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
   /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
@@ -345,6 +347,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     searchBm25B: decimal('LARDER_SEARCH_BM25_B', 0, 1),
     searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),
     searchLexicalCacheMb: Math.max(1, int('LARDER_SEARCH_LEXICAL_CACHE_MB', 256)),
+    searchLexicalPreloadMb: Math.max(0, int('LARDER_SEARCH_LEXICAL_PRELOAD_MB', 128)),
     rerankLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0)),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),

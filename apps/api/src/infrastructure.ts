@@ -345,6 +345,7 @@ function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch): Chun
     ivfProbes: config.ivfProbes,
     readWorker: config.indexReadWorker,
     ivfPrefetch,
+    lexicalPreloadBytes: config.searchLexicalPreloadMb * 2 ** 20,
     lexical: {
       feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
       blockCacheBytes: config.searchLexicalCacheMb * 2 ** 20,

@@ -30,6 +30,22 @@ if (workerData.swc) {
 const programs = {};
 for (const [name, p] of Object.entries(workerData.programs)) programs[name] = typeof p === 'string' ? (0, eval)('(' + p + ')') : require(p.module)[p.name];
 const state = {};
+// a background program (the lexical preload): run in slices, each in a read transaction of its own, while it
+// returns true; a slice runs only when no query's message waits (messages are taken between slices)
+const idle = workerData.idle;
+if (idle) {
+  const fn = require(idle.module)[idle.name];
+  const slice = () => {
+    let more = false;
+    try {
+      more = db.transaction(() => fn(db, idle.input, (state[idle.state] ??= {})))();
+    } catch (err) {
+      more = false;
+    }
+    if (more) setImmediate(slice);
+  };
+  setImmediate(slice);
+}
 parentPort.on('message', ({ id, program, input }) => {
   try {
     // one snapshot per program run: its statements all see the same committed state
@@ -41,6 +57,14 @@ parentPort.on('message', ({ id, program, input }) => {
 });
 parentPort.postMessage({ ready: true });
 `;
+
+/** A program the worker runs in the background, in slices while it returns true (`state`: the program whose state it shares). */
+export interface IdleProgram {
+  module: string;
+  name: string;
+  input: unknown;
+  state: string;
+}
 
 /**
  * Runs read programs on a second, read-only connection to the same SQLite file in a worker thread, so
@@ -63,6 +87,8 @@ export class SqliteReadWorker {
     private readonly local: Database.Database,
     private readonly programs: Record<string, ReadProgram | ModuleProgram>,
     private readonly enabled = path !== ':memory:',
+    /** run in the worker once it starts, between the programs (only where the worker runs) */
+    private readonly idle: IdleProgram | null = null,
   ) {}
 
   private start(): Promise<boolean> {
@@ -70,7 +96,7 @@ export class SqliteReadWorker {
     const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, typeof p === 'function' ? p.toString() : { module: p.module, name: p.name }]));
     const fromSources = Object.values(this.programs).some((p) => typeof p !== 'function' && p.module.endsWith('.ts'));
     const swc = fromSources ? require.resolve('@swc/core') : null;
-    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs, swc } });
+    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs, swc, idle: this.idle } });
     this.worker = w;
     w.unref();
     this.ready = new Promise<boolean>((resolve) => {

@@ -5,7 +5,7 @@ import { IvfCatalogue, IvfOptions } from './ivf.catalogue';
 import { fileState, IvfPrefetch } from './ivf.prefetch';
 import { STOP_WORDS, words } from './lexical/analyzer';
 import { Bm25Params, DEFAULT_BM25 } from './lexical/bm25';
-import { LexicalInput, lexicalProgram } from './lexical/search';
+import { DEFAULT_PRELOAD_BYTES, LexicalInput, LexicalPreloadInput, lexicalProgram } from './lexical/search';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
@@ -20,6 +20,12 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
   lexicalBlockSize?: number;
   /** The IVF lists being read in a worker thread since the process began (ivf.prefetch.ts): `setup()` takes them if the file has not changed since. */
   ivfPrefetch?: IvfPrefetch | null;
+  /**
+   * Bytes of the largest lists' blocks the read worker reads into its block cache once it starts, in
+   * slices between queries (preloadLexical; default DEFAULT_PRELOAD_BYTES, capped at the cache's bound;
+   * 0: none). Only where the read worker runs.
+   */
+  lexicalPreloadBytes?: number;
 }
 
 /**
@@ -106,13 +112,21 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, ...ivf } = { readWorker: true, ...options };
+    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, ...ivf } = { readWorker: true, ...options };
     this.ivfPrefetch = ivfPrefetch ?? null;
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
     this.db = openChunkDatabase(path);
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
-    this.reader = new SqliteReadWorker(path, this.db, { lexical: { module: require.resolve('./lexical/search'), name: 'lexicalProgram', fn: lexicalProgram } }, readWorker && path !== ':memory:');
+    const module = require.resolve('./lexical/search');
+    const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
+    this.reader = new SqliteReadWorker(
+      path,
+      this.db,
+      { lexical: { module, name: 'lexicalProgram', fn: lexicalProgram } },
+      readWorker && path !== ':memory:',
+      preload.preloadBytes! > 0 ? { module, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
+    );
   }
 
   async setup(): Promise<void> {

@@ -6,7 +6,7 @@ import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { analyzeChunk, headingContextOf, queryTerms } from './analyzer';
-import { LexicalState, lexicalProgram } from './search';
+import { LexicalState, lexicalProgram, preloadLexical } from './search';
 import { DEFAULT_BM25 } from './bm25';
 
 /**
@@ -54,6 +54,8 @@ const params = fc.record({
   readWorker: fc.boolean(),
   // term at a time into a flat array (every query), MaxScore with block bounds (none), or chosen by cost
   scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const),
+  // the preload's share of the block cache (preloadLexical) in bytes: a few blocks, or every list
+  preloadShare: fc.constantFrom(200, 1 << 30),
 });
 
 let run = 0;
@@ -151,7 +153,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             const got = hits.map((h) => ({ key: `${h.storeId}/${h.fileId}/${h.chunkIndex}`, score: h.score }));
             expectTop(got, band);
             // with RM3 feedback too, the flat scorer and MaxScore give the very same hits and scores
-            const both = (scorer: keyof typeof SCORERS) =>
+            const both = (scorer: keyof typeof SCORERS, state: LexicalState = {}) =>
               lexicalProgram(
                 reader,
                 {
@@ -169,11 +171,21 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                   feedback: { docs: 3, terms: 5, originalWeight: 0.5 },
                   ...SCORERS[scorer],
                 },
-                {},
+                state,
               );
             const maxScore = both('maxscore');
             expect(both('flat')).toEqual(maxScore);
             expect(both('cost')).toEqual(maxScore);
+            // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
+            const fresh: LexicalState = {};
+            preload(fresh);
+            expect(both(p.scorer, fresh)).toEqual(maxScore);
+            if (!kept.preload) preload(kept);
+            expect(both(p.scorer, kept)).toEqual(maxScore);
+          };
+          const kept: LexicalState = {};
+          const preload = (state: LexicalState) => {
+            while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0 }, state))());
           };
           const generation = new Map<string, number>();
           let seq = 0n;
@@ -411,6 +423,58 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       }
       // the default keeps what it read
       expect(big.blockBytes).toBeGreaterThan(2048);
+    });
+  }, 60_000);
+
+  // The preload fills the block cache from the largest lists down, in slices, up to its share (never more,
+  // never dropping what queries read), and the answers are the same as with a cold cache.
+  it('preloads the largest lists within its share, with the same answers', async () => {
+    const words = ['jam', 'apple', 'garden', 'pectin', 'sugar', 'boil', 'zest'];
+    // "jam" in every chunk, "apple" in every second, ... "zest" in every seventh
+    const texts = Array.from({ length: 3000 }, (_, j) => words.filter((_, k) => j % (k + 1) === 0).join(' ') + ` w${j % 13}`);
+    await oneFileStore('preload', texts, 8, (reader) => {
+      const input = (text: string) => ({ text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null });
+      const queries = ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin', 'w3 jam', 'w7 zest garden'];
+      const preload = (state: LexicalState, preloadBytes: number, minPostings = 1) => {
+        let slices = 1;
+        while (reader.transaction(() => preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0 }, state))()) slices++;
+        return slices;
+      };
+      const all: LexicalState = {};
+      // one step a slice: the lists chosen, then each list's runs of blocks
+      expect(preload(all, 1 << 30)).toBeGreaterThan(words.length);
+      const everything = all.blockBytes!;
+      expect(everything).toBeGreaterThan(0);
+      for (const scorer of ['flat', 'maxscore', 'cost'] as const)
+        for (const text of queries) {
+          const cold: LexicalState = {};
+          const want = lexicalProgram(reader, { ...input(text), ...SCORERS[scorer] }, cold);
+          expect(lexicalProgram(reader, { ...input(text), ...SCORERS[scorer] }, all)).toEqual(want);
+          // every block the query needed was preloaded: it read none
+          expect(all.blockBytes).toBe(everything);
+        }
+      // a share of a third: the largest lists first, within the share
+      const third: LexicalState = {};
+      preload(third, Math.floor(everything / 3));
+      expect(third.blockBytes).toBeLessThanOrEqual(Math.floor(everything / 3));
+      expect(third.blockBytes).toBeGreaterThan(everything / 6);
+      const cached = (state: LexicalState, term: string) => {
+        const d = state.dirs?.get(`${(reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }).store_key}\u0000${term}`);
+        return d ? d.data.filter(Boolean).length / d.size : 0;
+      };
+      expect(cached(third, 'jam')).toBe(1);
+      expect(cached(third, 'zest')).toBe(0);
+      for (const text of queries) expect(lexicalProgram(reader, input(text), third)).toEqual(lexicalProgram(reader, input(text), {}));
+      // lists below minPostings are left out; nothing is preloaded where queries already filled the share
+      const large: LexicalState = {};
+      preload(large, 1 << 30, 1000);
+      expect(cached(large, 'jam')).toBe(1);
+      expect(cached(large, 'zest')).toBe(0);
+      const used: LexicalState = {};
+      for (const text of queries) lexicalProgram(reader, input(text), used);
+      const before = used.blockBytes!;
+      expect(preload(used, before)).toBe(1);
+      expect(used.blockBytes).toBe(before);
     });
   }, 60_000);
 });

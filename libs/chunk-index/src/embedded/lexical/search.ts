@@ -46,6 +46,8 @@ export interface LexicalState {
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
   flat?: { acc: Float64Array; seen: Uint8Array; memo: Float64Array; memoOf: Uint32Array; lists: number; spanMax: Float64Array };
+  /** a preload's progress (preloadLexical) */
+  preload?: PreloadState;
 }
 
 /** A list's block directory, as read (cached by the term's generation). */
@@ -261,24 +263,15 @@ function rankStore(
 ): Array<{ id: number; score: number }> {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-  // a run of blocks in one row: their data concatenated (group_concat keeps a blob's bytes; cast back to one), each block's number and length
-  // in the same order (one Buffer a run, its blocks views of it: a row and a Buffer per block cost twice as much)
-  const rangeStmt = (st.range ??= db
-    .prepare(
-      `SELECT json_group_array(block), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
-       FROM (SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
-    )
-    .raw());
   const dead = deadSet(db, state, s);
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
-  state.blockHead ??= 0;
   // the query's lists in its term order
   const lists: ListRef[] = [];
   for (const [term, w] of weights) {
     if (!(w > 0)) continue;
     const r = termStmt.get(s.key, term) as { df: number; gen: number } | undefined;
     if (!r || r.df <= 0) continue;
-    const dir = directory(db, state, s, term, r.gen);
+    const { dir } = directory(db, state, s, term, r.gen, cacheBytes);
     if (!dir.size) continue;
     const scale = w * idf(s.n, r.df);
     // a block's data: kept between queries (bounded), read in runs of blocks while the list is read in order
@@ -289,33 +282,8 @@ function rankStore(
       if (have) return have;
       // a list probed block after block (or a few apart) is read ahead too
       run = Math.max(ahead, bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1);
-      const queue = (state.blockQueue ??= []);
-      const [blocks, lengths, all] = rangeStmt.get(s.key, term, bi, bi + run) as [string, string, Buffer | null];
-      if (all) {
-        const bs = JSON.parse(blocks) as number[];
-        const ls = JSON.parse(lengths) as number[];
-        for (let i = 0, at = 0; i < bs.length; at += ls[i++]) {
-          const block = bs[i];
-          if (dir.data[block]) continue;
-          dir.data[block] = all.subarray(at, at + ls[i]);
-          queue.push([dir, block]);
-          state.blockBytes = (state.blockBytes ?? 0) + ls[i];
-        }
-      }
+      const got = readRun(db, state, s.key, term, dir, bi, bi + run, cacheBytes);
       lastRead = bi + run - 1;
-      const got = dir.data[bi]!;
-      // the oldest dropped past the bound
-      while (state.blockBytes! > cacheBytes && state.blockHead! < queue.length) {
-        const [d0, b0] = queue[state.blockHead!]!;
-        queue[state.blockHead!++] = null;
-        const old = d0.data[b0];
-        if (old) state.blockBytes! -= old.length;
-        d0.data[b0] = undefined;
-      }
-      if (state.blockHead! > 100_000 && state.blockHead! * 2 > queue.length) {
-        state.blockQueue = queue.slice(state.blockHead);
-        state.blockHead = 0;
-      }
       return got;
     };
     lists.push({ dir, scale, load, df: r.df });
@@ -643,6 +611,250 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
   }
 }
 
+/** Reads blocks [from, to) of a list into the cache (those not there; one statement: readPart's concatenated data); returns block `from`'s data. */
+function readRun(db: Database.Database, state: LexicalState, key: number, term: string, dir: Directory, from: number, to: number, cacheBytes: number): Uint8Array {
+  const st = (state.statements ??= {});
+  const rangeStmt = (st.range ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
+       FROM (SELECT block, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
+    )
+    .raw());
+  const [numbers, lengths, all] = rangeStmt.get(key, term, from, to) as [string, string, Buffer | null];
+  const bs = JSON.parse(numbers) as number[];
+  const ls = JSON.parse(lengths) as number[];
+  // (taken before the cache drops its oldest: a run may be larger than the whole cache)
+  const got = dir.data[from] ?? (bs[0] === from && all ? all.subarray(0, ls[0]) : undefined);
+  cacheBlocks(state, dir, bs, ls, all, cacheBytes);
+  if (!got) throw new Error(`lexical index: block ${from} of a list is missing`);
+  return got;
+}
+
+/**
+ * Keeps blocks read (`numbers`, their data end to end in `all`, each `lengths` long; one Buffer, the
+ * blocks views of it: a row and a Buffer per block cost twice as much) in `dir.data`, those not there
+ * yet, then drops the oldest blocks past `cacheBytes`. With `share` (the preload's), blocks are kept only
+ * while the cache holds at most that many bytes (`full`: some were not).
+ */
+function cacheBlocks(
+  state: LexicalState,
+  dir: Directory,
+  numbers: number[],
+  lengths: number[],
+  all: Buffer | null,
+  cacheBytes: number,
+  share = Infinity,
+): { bytes: number; blocks: number; full: boolean } {
+  state.blockHead ??= 0;
+  state.blockBytes ??= 0;
+  const queue = (state.blockQueue ??= []);
+  let bytes = 0;
+  let blocks = 0;
+  let full = false;
+  if (all)
+    for (let i = 0, at = 0; i < numbers.length; at += lengths[i++]) {
+      const block = numbers[i];
+      if (dir.data[block]) continue;
+      if (state.blockBytes + lengths[i] > share) {
+        full = true;
+        break;
+      }
+      dir.data[block] = all.subarray(at, at + lengths[i]);
+      queue.push([dir, block]);
+      state.blockBytes += lengths[i];
+      bytes += lengths[i];
+      blocks++;
+    }
+  // the oldest dropped past the bound
+  while (state.blockBytes > cacheBytes && state.blockHead < queue.length) {
+    const [d0, b0] = queue[state.blockHead]!;
+    queue[state.blockHead++] = null;
+    const old = d0.data[b0];
+    if (old) state.blockBytes -= old.length;
+    d0.data[b0] = undefined;
+  }
+  if (state.blockHead > 100_000 && state.blockHead * 2 > queue.length) {
+    state.blockQueue = queue.slice(state.blockHead);
+    state.blockHead = 0;
+  }
+  return { bytes, blocks, full };
+}
+
+/** What preloadLexical is asked: the cache's bound, its own share of it and how long a slice may run. */
+export interface LexicalPreloadInput {
+  /** the block cache's bound (as the queries' `blockCacheBytes`; default DEFAULT_BLOCK_CACHE_BYTES) */
+  blockCacheBytes?: number;
+  /** blocks preloaded while the cache holds less than this many bytes (capped at blockCacheBytes; default DEFAULT_PRELOAD_BYTES; 0: none) */
+  preloadBytes?: number;
+  /** a slice returns after about this many ms (default PRELOAD_SLICE_MS; it takes one step at least) */
+  sliceMs?: number;
+  /** lists of fewer postings are left to the queries (default PRELOAD_MIN_DF) */
+  minPostings?: number;
+}
+
+/** Where a preload stands between its slices (LexicalState.preload). */
+export interface PreloadState {
+  /** 'scan': choosing lists (lex_terms read in key order from `after`); 'load': reading them, largest first */
+  phase: 'scan' | 'load' | 'done';
+  after: [number, string] | null;
+  /** the lists chosen (largest df first once loading), `next` the one being read, `block` its next block */
+  lists: Array<{ key: number; term: string; df: number }>;
+  next: number;
+  block: number;
+  /** the list being read: its parts so far, at generation `gen` (compaction `cgen`) */
+  parts: ListPart[];
+  gen: number;
+  cgen: number;
+  /** the lists' directories, blocks and bytes read */
+  stats: { lists: number; bytes: number; ms: number };
+}
+
+/** The preload's default share of the block cache (LARDER_SEARCH_LEXICAL_PRELOAD_MB): half of its default bound. */
+export const DEFAULT_PRELOAD_BYTES = 128 * 1024 * 1024;
+/** How long one preload slice runs before it yields to the queries (ms). */
+export const PRELOAD_SLICE_MS = 4;
+/** Lists shorter than this are not preloaded (a query reads one in a statement or two). */
+export const PRELOAD_MIN_DF = 1024;
+/** lex_terms rows read a statement while the preload chooses its lists. */
+const PRELOAD_SCAN_ROWS = 8192;
+/** Blocks (entries and data) read a step while the preload reads a list (~1 ms at 1M chunks). */
+const PRELOAD_RUN = 1024;
+/** Bytes a posting, about, while choosing lists for the preload's share (the share itself is counted exactly). */
+const PRELOAD_BYTES_PER_POSTING = 4;
+
+/**
+ * Fills the block cache from the largest lists down (the lists of the most common terms, which a query
+ * reads whole or nearly, and whose first reading from SQLite is what makes a query slow), as queries
+ * would read them, while the cache holds less than `preloadBytes`: never more, and never dropping a
+ * block a query read. Runs in slices of about `sliceMs`, each in a read transaction of its own, and
+ * returns whether there is more to do (the read worker runs the next slice when no query waits). A list
+ * changed between slices is read at its new generation, as a query would; answers never depend on what
+ * is cached.
+ */
+export function preloadLexical(db: Database.Database, input: LexicalPreloadInput, state: LexicalState): boolean {
+  const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
+  const budget = Math.min(cacheBytes, input.preloadBytes ?? DEFAULT_PRELOAD_BYTES);
+  const p = (state.preload ??= { phase: 'scan', after: null, lists: [], next: 0, block: 0, parts: [], gen: 0, cgen: 0, stats: { lists: 0, bytes: 0, ms: 0 } });
+  if (p.phase === 'done' || budget <= 0) return false;
+  const t0 = performance.now();
+  const until = t0 + (input.sliceMs ?? PRELOAD_SLICE_MS);
+  const st = (state.statements ??= {});
+  try {
+    if (p.phase === 'scan') {
+      const first = (st.preloadFirst ??= db.prepare(`SELECT store_key, term, df FROM lex_terms WHERE df >= ? ORDER BY store_key, term LIMIT ?`).raw());
+      const after = (st.preloadAfter ??= db.prepare(`SELECT store_key, term, df FROM lex_terms WHERE (store_key, term) > (?, ?) AND df >= ? ORDER BY store_key, term LIMIT ?`).raw());
+      const minDf = Math.max(1, input.minPostings ?? PRELOAD_MIN_DF);
+      // the largest lists whose postings (about) fill the share: a min-heap by df
+      const heap = p.lists;
+      let total = 0;
+      for (const l of heap) total += l.df * PRELOAD_BYTES_PER_POSTING;
+      do {
+        const rows = (p.after ? after.all(p.after[0], p.after[1], minDf, PRELOAD_SCAN_ROWS) : first.all(minDf, PRELOAD_SCAN_ROWS)) as Array<[number, string, number]>;
+        for (const [key, term, df] of rows) {
+          heapPush(heap, { key, term, df });
+          total += df * PRELOAD_BYTES_PER_POSTING;
+          while (heap.length > 1 && total - heap[0].df * PRELOAD_BYTES_PER_POSTING >= budget) total -= heapPop(heap).df * PRELOAD_BYTES_PER_POSTING;
+        }
+        if (rows.length < PRELOAD_SCAN_ROWS) {
+          p.phase = 'load';
+          heap.sort((a, b) => b.df - a.df || a.key - b.key || (a.term < b.term ? -1 : 1));
+          break;
+        }
+        const last = rows[rows.length - 1];
+        p.after = [last[0], last[1]];
+      } while (performance.now() < until);
+    }
+    if (p.phase === 'load') {
+      const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
+      const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, cgen FROM lex_stores WHERE store_key = ?`));
+      // at least one step a slice, however short
+      for (let steps = 0; steps === 0 || performance.now() < until; steps++) {
+        if (p.next >= p.lists.length || (state.blockBytes ?? 0) >= budget) {
+          p.phase = 'done';
+          break;
+        }
+        const l = p.lists[p.next];
+        const r = termStmt.get(l.key, l.term) as { df: number; gen: number } | undefined;
+        const s = storeStmt.get(l.key) as { key: number; cgen: number } | undefined;
+        const stats: StoreStats = { storeId: '', key: l.key, n: 0, avgLength: 1, dead: 0, cgen: s?.cgen ?? 0 };
+        const cached = state.dirs?.get(`${l.key}\u0000${l.term}`);
+        if (!r || !s || (cached && cached.gen === r.gen && cached.cgen === s.cgen)) {
+          // gone, or a query read its directory since: its blocks not cached yet, a run a step
+          if (r && s && cached) {
+            while (p.block < cached.size && cached.data[p.block]) p.block++;
+            if (p.block < cached.size) {
+              const before = state.blockBytes ?? 0;
+              readRun(db, state, l.key, l.term, cached, p.block, p.block + PRELOAD_RUN, cacheBytes);
+              p.stats.bytes += (state.blockBytes ?? 0) - before;
+              p.block += PRELOAD_RUN;
+              continue;
+            }
+          }
+          p.next++;
+          p.block = 0;
+          p.parts = [];
+          continue;
+        }
+        // the list's directory and data, PRELOAD_RUN blocks a step; kept once whole, if it has not changed since its first step
+        if (p.parts.length && (p.gen !== r.gen || p.cgen !== s.cgen)) p.parts = [];
+        if (!p.parts.length) {
+          p.gen = r.gen;
+          p.cgen = s.cgen;
+          p.block = 0;
+        }
+        const part = readPart(db, state, l.key, l.term, p.block, p.block + PRELOAD_RUN);
+        p.parts.push(part);
+        p.block += PRELOAD_RUN;
+        if (part.block.length === PRELOAD_RUN) continue;
+        const before = state.blockBytes ?? 0;
+        const { full } = directory(db, state, stats, l.term, r.gen, cacheBytes, p.parts, budget);
+        p.stats.lists++;
+        p.stats.bytes += (state.blockBytes ?? 0) - before;
+        p.next++;
+        p.block = 0;
+        p.parts = [];
+        if (full) {
+          p.phase = 'done';
+          break;
+        }
+      }
+    }
+  } finally {
+    p.stats.ms += performance.now() - t0;
+  }
+  return p.phase !== 'done';
+}
+
+/** A min-heap of lists by df (the preload's choice). */
+function heapPush(h: Array<{ df: number }>, x: { key: number; term: string; df: number }): void {
+  h.push(x);
+  for (let i = h.length - 1; i > 0;) {
+    const q = (i - 1) >>> 1;
+    if (h[q].df <= h[i].df) break;
+    [h[q], h[i]] = [h[i], h[q]];
+    i = q;
+  }
+}
+
+function heapPop<T extends { df: number }>(h: T[]): T {
+  const top = h[0];
+  const last = h.pop()!;
+  if (h.length) {
+    h[0] = last;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < h.length && h[l].df < h[m].df) m = l;
+      if (r < h.length && h[r].df < h[m].df) m = r;
+      if (m === i) break;
+      [h[m], h[i]] = [h[i], h[m]];
+      i = m;
+    }
+  }
+  return top;
+}
+
 /** A store's tombstones (cached until its count or compaction changes). */
 function deadSet(db: Database.Database, state: LexicalState, s: StoreStats): Set<number> | null {
   if (!s.dead) return null;
@@ -655,27 +867,59 @@ function deadSet(db: Database.Database, state: LexicalState, s: StoreStats): Set
   return ids;
 }
 
-/** A list's directory: cached by (store, term); on a new generation only its tail is re-read (unless compacted). */
-function directory(db: Database.Database, state: LexicalState, s: StoreStats, term: string, gen: number): Directory {
+/** Blocks of a list as one statement reads them: their directory entries and data (`all`, the blocks' data end to end; `length`, each one's). */
+interface ListPart {
+  block: number[];
+  first: number[];
+  last: number[];
+  count: number[];
+  maxBody: number[];
+  maxHeading: number[];
+  minLength: number[];
+  length: number[];
+  all: Buffer | null;
+}
+
+/**
+ * Blocks [from, to) of a list, entries and data, in one statement and one row: a JSON array a column (parsing
+ * them costs half of reading a row per block) and the data concatenated (group_concat keeps a blob's bytes;
+ * cast back to one). Walking a list's rows is most of what reading its directory costs (a row holds its
+ * block's data: ~4 µs a page of 7), so the data comes with it: a list's first reading walks its rows once, not
+ * twice (at 1M chunks 7–8 ms of SQL each time for a query's three common lists).
+ */
+function readPart(db: Database.Database, state: LexicalState, key: number, term: string, from: number, to: number): ListPart {
+  const st = (state.statements ??= {});
+  const stmt = (st.part ??= db
+    .prepare(
+      `SELECT json_group_array(block), json_group_array(first), json_group_array(last), json_group_array(count), json_group_array(max_body), json_group_array(max_heading),
+              json_group_array(min_length), json_group_array(length(data)), CAST(group_concat(data, '') AS BLOB)
+       FROM (SELECT block, first, last, count, max_body, max_heading, min_length, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
+    )
+    .raw());
+  const row = stmt.get(key, term, from, to) as [string, string, string, string, string, string, string, string, Buffer | null];
+  const [block, first, last, count, maxBody, maxHeading, minLength, length] = row.slice(0, 8).map((x) => JSON.parse(x as string) as number[]);
+  return { block, first, last, count, maxBody, maxHeading, minLength, length, all: row[8] };
+}
+
+/**
+ * A list's directory: cached by (store, term); on a new generation only its tail is re-read (unless
+ * compacted). The blocks' data read with it is cached too (within `cacheBytes`; with `share`, the
+ * preload's, only while the cache holds less: `full` says some were left out). `parts`: the list as
+ * the preload read it (whole, at generation `gen`).
+ */
+function directory(db: Database.Database, state: LexicalState, s: StoreStats, term: string, gen: number, cacheBytes: number, parts?: ListPart[], share = Infinity): { dir: Directory; full: boolean } {
   const dirs = (state.dirs ??= new Map<string, Directory>());
   const key = `${s.key}\u0000${term}`;
   const cached = dirs.get(key);
-  if (cached && cached.gen === gen && cached.cgen === s.cgen) {
+  if (!parts && cached && cached.gen === gen && cached.cgen === s.cgen) {
     dirs.delete(key);
     dirs.set(key, cached);
-    return cached;
+    return { dir: cached, full: false };
   }
-  const from = cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
-  // one row of seven JSON arrays (a column each): parsing them costs half of reading a row per block
-  const st = (state.statements ??= {});
-  const cols = (st.dir ??= db
-    .prepare(
-      `SELECT json_group_array(block), json_group_array(first), json_group_array(last), json_group_array(count), json_group_array(max_body), json_group_array(max_heading), json_group_array(min_length)
-       FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ?`,
-    )
-    .raw());
-  const [block, first, last, count, maxBody, maxHeading, minLength] = (cols.get(s.key, term, from) as string[]).map((x) => JSON.parse(x) as number[]);
-  const size = from + block.length;
+  const from = !parts && cached && cached.cgen === s.cgen ? Math.max(0, cached.size - 1) : 0;
+  parts ??= [readPart(db, state, s.key, term, from, 2 ** 31)];
+  let size = from;
+  for (const part of parts) size += part.block.length;
   const dir: Directory = {
     gen,
     cgen: s.cgen,
@@ -696,15 +940,16 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     dir.maxHeading.set(cached.maxHeading.subarray(0, from));
     dir.minLength.set(cached.minLength.subarray(0, from));
   }
-  for (let i = 0; i < block.length; i++) {
-    const b = block[i];
-    dir.first[b] = first[i];
-    dir.last[b] = last[i];
-    dir.count[b] = count[i];
-    dir.maxBody[b] = maxBody[i];
-    dir.maxHeading[b] = maxHeading[i];
-    dir.minLength[b] = minLength[i];
-  }
+  for (const { block, first, last, count, maxBody, maxHeading, minLength } of parts)
+    for (let i = 0; i < block.length; i++) {
+      const b = block[i];
+      dir.first[b] = first[i];
+      dir.last[b] = last[i];
+      dir.count[b] = count[i];
+      dir.maxBody[b] = maxBody[i];
+      dir.maxHeading[b] = maxHeading[i];
+      dir.minLength[b] = minLength[i];
+    }
   if (cached) state.dirEntries = (state.dirEntries ?? 0) - cached.size;
   dirs.delete(key);
   dirs.set(key, dir);
@@ -714,7 +959,9 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     dirs.delete(k0);
     state.dirEntries -= d0.size;
   }
-  return dir;
+  let full = false;
+  for (const part of parts) full = cacheBlocks(state, dir, part.block, part.length, part.all, cacheBytes, share).full || full;
+  return { dir, full };
 }
 
 /**
