@@ -445,6 +445,10 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       expect(preload(all, 1 << 30)).toBeGreaterThan(words.length);
       const everything = all.blockBytes!;
       expect(everything).toBeGreaterThan(0);
+      // and the flat scorer's arrays are there for every id of the file before a query needs them
+      const maxId = reader.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number;
+      expect(all.flat!.acc.length).toBeGreaterThan(maxId);
+      const arrays = all.flat!.acc;
       for (const scorer of ['flat', 'maxscore', 'cost'] as const)
         for (const text of queries) {
           const cold: LexicalState = {};
@@ -453,6 +457,8 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
           // every block the query needed was preloaded: it read none
           expect(all.blockBytes).toBe(everything);
         }
+      // no query allocated them again
+      expect(all.flat!.acc).toBe(arrays);
       // a share of a third: the largest lists first, within the share
       const third: LexicalState = {};
       preload(third, Math.floor(everything / 3));
