@@ -1,18 +1,7 @@
 import type { ChunkHit } from '@larder/chunk-index';
 import { fuse, fuseHits, FusionMethod } from './ranking';
 import { withFirstStage } from './retrieval';
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as rng } from '@larder/kernel/testing/random';
 
 describe('fuseHits', () => {
   it('is withFirstStage(fuse(…)) of the same lists: the same hits, order, scores and first stages', () => {

@@ -7,21 +7,10 @@ import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-inde
 import { parseFilters } from '@larder/kernel';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { Retrieval } from './retrieval';
+import { seededRandom as rng } from '@larder/kernel/testing/random';
 
 const DIMS = 16;
 const MODEL = 'test-model';
-
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['jam', 'brine', 'pickle', 'sugar', 'lemon', 'apricot', 'cucumber', 'salt', 'vinegar', 'pectin', 'jar', 'seal', 'boil', 'ferment', 'dill', 'garlic'];
 

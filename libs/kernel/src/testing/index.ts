@@ -6,3 +6,4 @@
 export * from './decider.testing';
 export * from './event-log.testing';
 export * from './projection.testing';
+export * from './random';
