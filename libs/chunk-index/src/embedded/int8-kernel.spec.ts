@@ -29,6 +29,22 @@ describe('int8 dot-product kernel', () => {
     }
   });
 
+  it.each([0, 1, 2, 3, 5, 6, 7, 9, 1001, 1003])('scores every one of %i codes as the TypeScript loop does, and writes nothing past them', (n) => {
+    const r = rnd(n + 1);
+    const arena = new CodeArena(384);
+    const at = arena.alloc(Math.max(n, 1) * arena.stride)!;
+    const i8 = arena.v.i8;
+    for (let i = 0; i < n * arena.stride; i++) i8[at + i] = Math.round(r() * 127);
+    arena.setQuery(Float32Array.from({ length: 384 }, r));
+    const o = arena.out >> 2;
+    arena.v.i32.fill(-1, o, o + n + 4);
+    arena.scan(arena.query, at, n, arena.stride, arena.out);
+    const simd = arena.v.i32.slice(o, o + n + 4);
+    scanScalar(arena.memory)(arena.query, at, n, arena.stride, arena.out);
+    expect(Array.from(simd.subarray(0, n))).toEqual(Array.from(arena.v.i32.slice(o, o + n)));
+    expect(Array.from(simd.subarray(n))).toEqual([-1, -1, -1, -1]); // nothing written past the n scores
+  });
+
   it('keeps codes across memory growth, reuses freed blocks and refuses beyond its limit', () => {
     const arena = new CodeArena(16, 4 << 20);
     const a = arena.alloc(64 * 16)!;
