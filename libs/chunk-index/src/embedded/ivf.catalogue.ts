@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { blobVector, cosine, IvfIndex, IvfIndexState, kmeans, normalize } from './ivf';
+import { blobCosine, blobVector, IvfIndex, IvfIndexState, kmeans, normalize } from './ivf';
 import { Row } from './sqlite.schema';
 import { ChunkQuery } from '../chunk-index.port';
 
@@ -59,6 +59,8 @@ export class IvfCatalogue {
   private pendingRemovals: Array<{ model: string; id: number; list: number }> = [];
   /** Store groups the open write created (forgotten if it rolls back). */
   private pendingGroups: string[] = [];
+  /** The re-scoring's statements, by placeholder count (and whether they read the file ids an exclusion needs). */
+  private readonly rescoreStatements: Record<string, Database.Statement> = {};
   /** Rows in `ivf_delta` per model and list (a list's base is rewritten once they outgrow it). */
   private readonly deltas = new Map<string, Map<number, number>>();
   /** How long the last `load()` took, and how (for the benchmarks and the logs). */
@@ -301,12 +303,17 @@ export class IvfCatalogue {
       candidates = candidates.filter((c, i) => i < q.topK || c.score >= floor);
     }
     // exact scores from the stored vectors; the full rows are the caller's, only of those that can be answered
-    const exclude = new Set(q.fileIds?.exclude ?? []);
+    const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
     const exact: Array<{ id: number; score: number }> = [];
-    for (let i = 0; i < candidates.length; i += 500) {
-      const ids = candidates.slice(i, i + 500).map((c) => c.id);
-      const vs = this.db.prepare(`SELECT id, file_id, vector FROM chunks WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Row[];
-      for (const r of vs) if (!exclude.has(r.file_id as string)) exact.push({ id: r.id as number, score: cosine(unit, blobVector(r.vector as Buffer)) });
+    for (let i = 0; i < candidates.length; i += RESCORE_BATCH) {
+      const ids: Array<number | null> = candidates.slice(i, i + RESCORE_BATCH).map((c) => c.id);
+      // the statement's placeholders padded (NULL) to a power of two: a few cached statements serve every count
+      let slots = 16;
+      while (slots < ids.length) slots *= 2;
+      while (ids.length < slots) ids.push(null);
+      const key = `${exclude ? 'x' : ''}${slots}`;
+      const stmt = (this.rescoreStatements[key] ??= this.db.prepare(`SELECT id, ${exclude ? 'file_id, ' : ''}vector FROM chunks WHERE id IN (${'?,'.repeat(slots - 1)}?)`));
+      for (const r of stmt.all(...ids) as Row[]) if (!exclude?.has(r.file_id as string)) exact.push({ id: r.id as number, score: blobCosine(unit, r.vector as Buffer) });
     }
     exact.sort((x, y) => y.score - x.score);
     return filtered ? exact : exact.slice(0, q.topK);
@@ -410,6 +417,8 @@ export class IvfCatalogue {
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see `search`). */
 const RESCORE_MARGIN = 0.02;
+/** Candidates re-scored a statement (`RESCORE_BATCH` placeholders at most). */
+const RESCORE_BATCH = 512;
 
 /** What `readIvf` reads of a model's persisted lists (plain arrays: a worker thread can hand them over). */
 export interface PersistedLists {

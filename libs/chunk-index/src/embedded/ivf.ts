@@ -32,6 +32,11 @@ export function blobVector(b: Buffer): Float32Array {
   return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
 }
 
+/** A stored vector's cosine with a unit query, read in place where the blob is aligned (no copy: a query re-scores its candidates so). */
+export function blobCosine(qn: Float32Array, b: Buffer): number {
+  return cosine(qn, b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : blobVector(b));
+}
+
 /** Spherical k-means on unit vectors (deterministic seeding), `iterations` rounds. */
 export function kmeans(sample: Float32Array[], nlist: number, iterations = 6): Float32Array {
   const dims = sample[0].length;
