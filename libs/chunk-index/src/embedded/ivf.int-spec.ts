@@ -92,7 +92,11 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
     // every answer of a larger top (its candidates re-scored from the stored vectors) has its exact cosine, best first
     const hits = await index.searchDenseHits({ storeIds: [A], vector: q, topK: 50, model: 'm' });
     expect(hits).toHaveLength(50);
-    for (const h of hits) expect(h.score).toBeCloseTo(owner.get(`${A}:${h.fileId}:${h.chunkIndex}`)!.reduce((s, x, i) => s + x * q[i], 0), 5);
+    for (const h of hits)
+      expect(h.score).toBeCloseTo(
+        owner.get(`${A}:${h.fileId}:${h.chunkIndex}`)!.reduce((s, x, i) => s + x * q[i], 0),
+        5,
+      );
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
   });
 
