@@ -7,6 +7,7 @@ import { stampRequestStart, withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { LarderConfig } from './config';
 import { createInfrastructure, Infrastructure } from './infrastructure';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
@@ -71,7 +72,7 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
     options.timeline?.mark('openapi');
     await app.init();
     options.timeline?.mark('nest init');
-    const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
+    const rootKey = await bootstrapRootKey(app.get(CommandBus), config, { organizations: app.get(OrganizationsReader), apiKeys: app.get(ApiKeysReader) });
     // The root key's write is stored even when its read model was late; the server opens only once the
     // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
     await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);
