@@ -27,15 +27,36 @@ export interface RootKeyReaders {
 }
 
 /**
+ * The id of this configuration's root key when it and the root organization are both in their read
+ * models already (rows exist only once their streams do), else null: a restart's check, which the
+ * server begins before its projection loops start (their first reads would queue ahead of it). Reads
+ * the secret as `bootstrapRootKey` does, but never creates the key file; a failure answers null.
+ */
+export async function knownRootKey(config: LarderConfig, readers: RootKeyReaders): Promise<string | null> {
+  try {
+    const file = join(config.dataDir, ROOT_KEY_FILE);
+    const secret = config.rootKey ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
+    if (!secret) return null;
+    const secretHash = hashSecret(secret);
+    const apiKeyId = uuidFrom(`larder:root-key:${secretHash}`);
+    const [organization, key] = await Promise.all([readers.organizations.get(ROOT_ORGANIZATION_ID), readers.apiKeys.get(ROOT_ORGANIZATION_ID, apiKeyId)]);
+    return organization !== null && key !== null && key.secretHash === secretHash ? apiKeyId : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Creates, or keeps, the root organization and its admin key. The secret comes from LARDER_ROOT_KEY,
  * else from `<data dir>/root-key` (written with mode 0600 on the first start). Ids are derived from
  * the secret's hash, so concurrent or repeated starts append nothing new.
  *
- * A restart finds both in their read models (rows exist only once their streams do): the two create
- * commands would each read a stream and be refused as a conflict, so they are not run. Anything else
- * (a first start, a new LARDER_ROOT_KEY, a deleted key, a read model rebuilding) runs them as before.
+ * When `known` (`knownRootKey`) found this very key and the root organization in their read models,
+ * the two create commands, which would each read a stream and be refused as a conflict, are not run.
+ * Anything else (a first start, a new LARDER_ROOT_KEY, a deleted key, a read model rebuilding) runs
+ * them as before.
  */
-export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig, readers?: RootKeyReaders): Promise<RootKeyResult> {
+export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig, known?: Promise<string | null>): Promise<RootKeyResult> {
   const logger = new Logger('Bootstrap');
   let secret = config.rootKey;
   let source: RootKeyResult['source'] = 'env';
@@ -52,10 +73,9 @@ export async function bootstrapRootKey(commands: CommandBus, config: LarderConfi
       chmodSync(file, 0o600);
     }
   }
-  const secretHash = hashSecret(secret);
-  const apiKeyId = uuidFrom(`larder:root-key:${secretHash}`);
+  const apiKeyId = uuidFrom(`larder:root-key:${hashSecret(secret)}`);
   let created = true;
-  if (readers && (await existsAlready(readers, apiKeyId, secretHash))) {
+  if (known && (await known) === apiKeyId) {
     created = false;
   } else {
     await commands.execute(new CreateOrganizationCommand('root', { organizationId: ROOT_ORGANIZATION_ID, root: true }));
@@ -72,10 +92,4 @@ export async function bootstrapRootKey(commands: CommandBus, config: LarderConfi
     logger.log(`root admin key ${apiKeyId} kept${file ? ` (secret in ${file})` : ' (LARDER_ROOT_KEY)'}`);
   }
   return { organizationId: ROOT_ORGANIZATION_ID, apiKeyId, source, file, created };
-}
-
-/** Whether the root organization and this secret's root key are both in their read models (the key as the secret's own). */
-async function existsAlready(readers: RootKeyReaders, apiKeyId: string, secretHash: string): Promise<boolean> {
-  const [organization, key] = await Promise.all([readers.organizations.get(ROOT_ORGANIZATION_ID), readers.apiKeys.get(ROOT_ORGANIZATION_ID, apiKeyId)]);
-  return organization !== null && key !== null && key.secretHash === secretHash;
 }
