@@ -14,6 +14,14 @@ const RESTARTS = Number(process.env.BENCH_RESTART_TIMES ?? 3);
 /** Opt-in: the data directories are kept there and reused by the next run with the same chunk count (a 1M fill takes long). */
 const KEEP_DIR = process.env.BENCH_RESTART_DIR || null;
 const ROOT = join(__dirname, '..', '..');
+/**
+ * BENCH_RESTART_SERVERS: checkouts (comma-separated roots, each built) whose servers are started in
+ * turn on the same data, start by start, for an A/B comparison in the same minutes; default this one.
+ */
+const SERVERS = (process.env.BENCH_RESTART_SERVERS ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean);
 
 /**
  * How long a server restart takes with `BENCH_RESTART_CHUNKS` chunks in its embedded index: the
@@ -43,10 +51,10 @@ export async function restartBench(): Promise<void> {
   // the server's logs at level log, for its start timeline (`started in …`); its warnings and errors pass through
   const envOf = (dataDir: string) => ({ ...serverEnv(port, dataDir, key, embeddings.url), LARDER_LOG_LEVEL: 'log' });
   const timelines: string[] = [];
-  const spawnServer = (dataDir: string) => {
+  const spawnServer = (dataDir: string, root = ROOT) => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...extra, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
     let rest = '';
     child.stdout.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');
@@ -80,9 +88,9 @@ export async function restartBench(): Promise<void> {
     return (JSON.parse(res.text) as { id: string }).id;
   };
   /** Spawns the server and polls until it answers: ms to `GET /` and to a successful search. */
-  const timeStart = async (dataDir: string, storeId: string) => {
+  const timeStart = async (dataDir: string, storeId: string, root = ROOT) => {
     const t0 = performance.now();
-    const child = spawnServer(dataDir);
+    const child = spawnServer(dataDir, root);
     const agent = new Agent({ keepAlive: false });
     let listening = NaN;
     const body = Buffer.from(JSON.stringify({ query: 'w1x w2x', store_identifiers: [storeId], top_k: 10 }));
@@ -174,16 +182,25 @@ export async function restartBench(): Promise<void> {
       if (KEEP_DIR) writeFileSync(marker, JSON.stringify({ chunks: N, key, storeId, emptyStore } satisfies Filled));
     }
 
+    const roots = SERVERS.length ? SERVERS : [ROOT];
+    const label = (root: string) => (roots.length > 1 ? `${root}: ` : '');
     const rows: string[] = [];
     for (let i = 0; i < RESTARTS; i++) {
-      timelines.length = 0;
-      const full = await timeStart(dataDir, storeId);
-      const small = await timeStart(emptyDir, emptyStore);
-      process.stdout.write(`start ${i + 1}, ${N.toLocaleString('en')} chunks: ${timelines[0] ?? '?'}\n           100 chunks: ${timelines[1] ?? '?'}\n`);
-      rows.push(`| ${i + 1} | ${(full.listening / 1000).toFixed(2)} | ${(full.searched / 1000).toFixed(2)} | ${(small.listening / 1000).toFixed(2)} | ${(small.searched / 1000).toFixed(2)} |`);
+      // with several servers, each start's order alternates (no build always runs right after the fill or another's start)
+      const order = i % 2 ? [...roots].reverse() : roots;
+      for (const root of order) {
+        timelines.length = 0;
+        const full = await timeStart(dataDir, storeId, root);
+        const small = await timeStart(emptyDir, emptyStore, root);
+        process.stdout.write(`${label(root)}start ${i + 1}, ${N.toLocaleString('en')} chunks: ${timelines[0] ?? '?'}\n           100 chunks: ${timelines[1] ?? '?'}\n`);
+        rows.push(
+          `| ${roots.length > 1 ? `${root} | ` : ''}${i + 1} | ${(full.listening / 1000).toFixed(2)} | ${(full.searched / 1000).toFixed(2)} | ${(small.listening / 1000).toFixed(2)} | ${(small.searched / 1000).toFixed(2)} |`,
+        );
+      }
     }
+    const serverColumn = roots.length > 1 ? ['server | ', '---|'] : ['', ''];
     process.stdout.write(
-      `\n| start | ${N.toLocaleString('en')} chunks: GET / s | ${N.toLocaleString('en')} chunks: first search s | 100 chunks: GET / s | 100 chunks: first search s |\n|---|---:|---:|---:|---:|\n${rows.join('\n')}\n\n`,
+      `\n| ${serverColumn[0]}start | ${N.toLocaleString('en')} chunks: GET / s | ${N.toLocaleString('en')} chunks: first search s | 100 chunks: GET / s | 100 chunks: first search s |\n|${serverColumn[1]}---|---:|---:|---:|---:|\n${rows.join('\n')}\n\n`,
     );
   } finally {
     embeddings.close();

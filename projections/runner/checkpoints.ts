@@ -12,9 +12,10 @@ export interface CheckpointRow {
 }
 
 export async function setupCheckpoints(ds: DataSource): Promise<void> {
-  await ds.transaction(async (m) => {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext('larder-checkpoints-setup'))`);
-    await m.query(`CREATE TABLE IF NOT EXISTS ${CHECKPOINT_TABLE} (
+  // one simple query of two statements: Postgres runs them as one transaction (the lock held to its
+  // end), as a transaction block around them would, in one round trip instead of four
+  await ds.query(`SELECT pg_advisory_xact_lock(hashtext('larder-checkpoints-setup'));
+    CREATE TABLE IF NOT EXISTS ${CHECKPOINT_TABLE} (
       name text PRIMARY KEY,
       kind text NOT NULL,
       version int NOT NULL,
@@ -22,7 +23,6 @@ export async function setupCheckpoints(ds: DataSource): Promise<void> {
       prepare_pos numeric(20) NOT NULL DEFAULT 0,
       updated_at timestamptz
     )`);
-  });
 }
 
 function toRow(r: { name: string; kind: string; version: number; commit_pos: string; prepare_pos: string; updated_at: Date | null }): CheckpointRow {
@@ -44,6 +44,21 @@ export async function lockCheckpoint(m: EntityManager, name: string, kind: Check
     [name, kind, version],
   );
   return toRow(rows[0]);
+}
+
+/**
+ * `lockCheckpoint` for several names in one statement (one round trip): each row created if missing,
+ * locked, and returned as it was, by name. The names must differ.
+ */
+export async function lockCheckpoints(m: EntityManager, entries: ReadonlyArray<{ name: string; kind: CheckpointRow['kind']; version: number }>): Promise<Map<string, CheckpointRow>> {
+  if (new Set(entries.map((e) => e.name)).size !== entries.length) throw new Error('lockCheckpoints: the names must differ');
+  if (!entries.length) return new Map();
+  const values = entries.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}, $${3 * i + 3}::int)`).join(', ');
+  const rows: Array<Parameters<typeof toRow>[0]> = await m.query(
+    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ${values} ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
+    entries.flatMap((e) => [e.name, e.kind, e.version]),
+  );
+  return new Map(rows.map((r) => [r.name, toRow(r)]));
 }
 
 export async function writeCheckpoint(m: EntityManager, name: string, version: number, position: Position): Promise<void> {

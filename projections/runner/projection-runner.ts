@@ -1,10 +1,10 @@
 import { setMaxListeners } from 'events';
 import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { Position, READ_MODEL_CONSISTENCY, ReadModelConsistency, START } from '@larder/kernel';
 import type { EventStore } from '@larder/event-store';
 import { ExternalProjection, Projection, Reactor } from './projection';
-import { lockCheckpoint, readCheckpoint, setupCheckpoints, writeCheckpoint } from './checkpoints';
+import { lockCheckpoints, readCheckpoint, setupCheckpoints, writeCheckpoint } from './checkpoints';
 import { HeadWatcher } from './head-watcher';
 import { SharedLogReader } from './log-reader';
 import { LoopSteps } from './loop-steps';
@@ -12,7 +12,7 @@ import { PullLoop } from './pull-loop';
 import { ReadYourWrites } from './read-your-writes';
 import { ReplayResult, replayExternal, replayProjection } from './replay';
 import { ProjectionStatus, readStatus } from './runner-status';
-import { StuckInfo, setupStuckLoops } from './stuck-loops';
+import { StuckInfo, setupStuckLoops, stuckLoopNames } from './stuck-loops';
 
 export { READ_MODEL_CONSISTENCY };
 export type { ProjectionStatus };
@@ -54,6 +54,8 @@ export class ProjectionRunner implements ReadModelConsistency {
   private running: Promise<void>[] = [];
   /** The external indexes' setup, begun by `setup` (their loops and checkpoints wait for it). */
   private externalSetup: Promise<void> = Promise.resolve();
+  /** The loops with a stuck row when `setup` ran (null before: every loop then clears its row on its first success). */
+  private stuckAtSetup: Set<string> | null = null;
 
   constructor(
     private readonly store: EventStore,
@@ -106,20 +108,30 @@ export class ProjectionRunner implements ReadModelConsistency {
     this.externalSetup = external;
     await setupCheckpoints(this.ds);
     await setupStuckLoops(this.ds);
-    // one transaction for them all: one commit (each checkpoint's locking no-op update is a write) instead
-    // of one per projection and reactor, which the single-session embedded database pays at every start
+    // which loops have a stuck row to clear on their next success (the others' first success writes nothing)
+    this.stuckAtSetup = await stuckLoopNames(this.ds);
+    // One transaction for them all, in four round trips whatever their number (the single-session
+    // embedded database pays each one at every start): the projections' setup statements behind each
+    // one's advisory lock, as one simple query; then every checkpoint locked (a no-op update) and read.
     await this.ds.transaction(async (m) => {
+      const statements: string[] = [];
       for (const p of this.projections) {
-        await m.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`larder-projection-setup-${p.name}`]);
-        await p.setup(m);
-        const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
+        statements.push(`SELECT pg_advisory_xact_lock(hashtext(${literal(`larder-projection-setup-${p.name}`)}))`);
+        await p.setup(collectingDdl(m, statements));
+      }
+      if (statements.length) await m.query(joinStatements(statements));
+      const checkpoints = await lockCheckpoints(m, [
+        ...this.projections.map((p) => ({ name: p.name, kind: 'projection' as const, version: p.version })),
+        ...this.reactors.map((r) => ({ name: r.name, kind: 'reactor' as const, version: 1 })),
+      ]);
+      for (const p of this.projections) {
+        const cp = checkpoints.get(p.name)!;
         if (cp.version !== p.version) {
           this.logger.log(`projection ${p.name}: version ${cp.version} → ${p.version}, rebuilding from the start`);
           await m.query(`TRUNCATE ${p.tables.join(', ')}`);
           await writeCheckpoint(m, p.name, p.version, START);
         }
       }
-      for (const r of this.reactors) await lockCheckpoint(m, r.name, 'reactor', 1);
     });
     if (options.awaitExternal !== false) await external;
   }
@@ -127,6 +139,10 @@ export class ProjectionRunner implements ReadModelConsistency {
   /** Settles once the external indexes' setup (begun by `setup`) has: rejects with its failure. */
   get externalReady(): Promise<void> {
     return this.externalSetup;
+  }
+
+  private hadStuckRow(name: string): boolean {
+    return this.stuckAtSetup?.has(name) ?? true;
   }
 
   start(): void {
@@ -144,11 +160,11 @@ export class ProjectionRunner implements ReadModelConsistency {
       retryBaseMs: this.options.retryBaseMs ?? 100,
       retryMaxMs: this.options.retryMaxMs ?? 30_000,
     };
-    const externalLoops = externalHere ? this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx)) : [];
+    const externalLoops = externalHere ? this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx, this.hadStuckRow(x.name))) : [];
     this.loops = [
-      ...(this.runsLoops ? this.projections.map((p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx)) : []),
+      ...(this.runsLoops ? this.projections.map((p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx, this.hadStuckRow(p.name))) : []),
       ...externalLoops,
-      ...(this.runsLoops ? this.reactors.map((r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx)) : []),
+      ...(this.runsLoops ? this.reactors.map((r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx, this.hadStuckRow(r.name))) : []),
     ];
     // every loop waits on this one signal while idle or backing off (one listener each, removed after the wait)
     setMaxListeners(4 * this.loops.length + 10, signal);
@@ -214,4 +230,31 @@ export class ProjectionRunner implements ReadModelConsistency {
     const loops = this.runsLoops ? this.loops.map((l) => ({ name: l.name, running: l.running, stuck: l.stuck, position: this.tracker.local(l.name) })) : null;
     return readStatus({ ds: this.ds, store: this.store, external: this.external, loops, maxLag: options.maxLag ?? 100_000 });
   }
+}
+
+/** Statements as one simple query (each on lines of its own: a statement's trailing line comment ends before the separator). */
+function joinStatements(statements: readonly string[]): string {
+  return statements.join('\n;\n');
+}
+
+/** A string as an SQL literal. */
+function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/**
+ * The manager a projection's setup runs through: its DDL (CREATE, ALTER, DROP or COMMENT, without
+ * parameters: a setup's statements) is collected into `statements`, to run later in the same
+ * transaction, in order, with the others; anything else runs at once, after what was collected.
+ */
+function collectingDdl(m: EntityManager, statements: string[]): EntityManager {
+  const query = async (sql: string, parameters?: unknown[]): Promise<unknown> => {
+    if (!parameters?.length && /^\s*(CREATE|ALTER|DROP|COMMENT)\b/i.test(sql)) {
+      statements.push(sql);
+      return [];
+    }
+    if (statements.length) await m.query(joinStatements(statements.splice(0)));
+    return m.query(sql, parameters);
+  };
+  return new Proxy(m, { get: (target, prop, receiver): unknown => (prop === 'query' ? query : Reflect.get(target, prop, receiver)) });
 }

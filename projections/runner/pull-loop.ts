@@ -35,7 +35,7 @@ export class PullLoop {
   stuck: StuckInfo | null = null;
   private lastLogged = 0;
   /** A stuck row of this loop may exist (from this run or an earlier process) and is cleared on the next success. */
-  private stuckRow = true;
+  private stuckRow: boolean;
   /** Writes to the stuck-loops table, in order, never awaited by the loop (a database that hangs must not hang the loop). */
   private writes: Promise<void> = Promise.resolve();
 
@@ -44,7 +44,11 @@ export class PullLoop {
     readonly kind: 'projection' | 'reactor',
     private readonly step: LoopStep,
     private readonly ctx: PullLoopContext,
-  ) {}
+    /** Whether a stuck row of this loop may exist now (the runner read the table at setup); by default it may. */
+    stuckRow = true,
+  ) {
+    this.stuckRow = stuckRow;
+  }
 
   async run(signal: AbortSignal): Promise<void> {
     this.running = true;

@@ -19,9 +19,9 @@ export interface StuckInfo {
 
 /** One row per stuck loop, so that another process (the CLI, an API beside a separate worker) sees it too. */
 export async function setupStuckLoops(ds: DataSource): Promise<void> {
-  await ds.transaction(async (m) => {
-    await m.query(`SELECT pg_advisory_xact_lock(hashtext('larder-stuck-loops-setup'))`);
-    await m.query(`CREATE TABLE IF NOT EXISTS ${STUCK_TABLE} (
+  // one simple query: its statements run as one transaction, the lock held to its end (see setupCheckpoints)
+  await ds.query(`SELECT pg_advisory_xact_lock(hashtext('larder-stuck-loops-setup'));
+    CREATE TABLE IF NOT EXISTS ${STUCK_TABLE} (
       name text PRIMARY KEY,
       event_id text,
       type text,
@@ -32,7 +32,12 @@ export async function setupStuckLoops(ds: DataSource): Promise<void> {
       since timestamptz NOT NULL,
       updated_at timestamptz NOT NULL DEFAULT now()
     )`);
-  });
+}
+
+/** The names of the loops with a stuck row. */
+export async function stuckLoopNames(ds: DataSource): Promise<Set<string>> {
+  const rows: Array<{ name: string }> = await ds.query(`SELECT name FROM ${STUCK_TABLE}`);
+  return new Set(rows.map((r) => r.name));
 }
 
 export async function recordStuck(ds: DataSource, name: string, s: StuckInfo): Promise<void> {

@@ -6,7 +6,7 @@ import { PostgresEventStore } from '@larder/event-store/postgres/postgres.event-
 import { createServerTestDatabase, TestDatabase } from '../../libs/database/src/testing/test-databases';
 import { Projection, Reactor } from './projection';
 import { ProjectionRunner } from './projection-runner';
-import { readStuck } from './stuck-loops';
+import { readStuck, recordStuck } from './stuck-loops';
 
 /** A projection that writes one row per `ThingHappened`, and throws on the poisoned one while `fault` holds. */
 function thingsProjection(name: string, table: string, fault: { on: boolean }): Projection {
@@ -155,6 +155,22 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
     expect(status.find((s) => s.name === 'fragile-things')).toMatchObject({ stuck: null, lag: 0 });
     await until(async () => (await runner.status()).find((s) => s.name === `picky-reactor-${tag}`)!.stuck === null);
     expect(reacted).toContain(poison.id);
+    await until(async () => (await readStuck(ds)).size === 0);
+  });
+
+  it('a stuck row an earlier process left is cleared by the next process’s loop once it applies an event', async () => {
+    await runner.stop();
+    const left = { eventId: poison.id, type: 'ThingHappened', stream: poison.streamId, position: positionToString(poison.position), error: 'left by a crash', attempts: 3, since: new Date() };
+    await recordStuck(ds, 'good-things', left);
+    await recordStuck(ds, `picky-reactor-${tag}`, left);
+    expect([...(await readStuck(ds)).keys()].sort()).toEqual(['good-things', `picky-reactor-${tag}`].sort());
+    const projections = [thingsProjection('good-things', `good_things_${tag}`, { on: false }), thingsProjection('fragile-things', `fragile_things_${tag}`, fault)];
+    const reactor: Reactor = { name: `picky-reactor-${tag}`, handles: ['ThingHappened'], handle: async () => undefined };
+    runner = new ProjectionRunner(store, ds, projections, [reactor], { pollMs: 10, consistencyTimeoutMs: 600, retryBaseMs: 20, retryMaxMs: 200 });
+    await runner.setup();
+    runner.start();
+    await append(100);
+    await runner.waitFor(['good-things'], last);
     await until(async () => (await readStuck(ds)).size === 0);
   });
 });

@@ -5,6 +5,8 @@ import { CommandBus } from '@nestjs/cqrs';
 import { ConflictError, RandomIdGenerator } from '@larder/kernel';
 import { CreateOrganizationCommand } from '@larder/organizations';
 import { CreateApiKeyCommand, hashSecret, newSecret, uuidFrom } from '@larder/api-keys';
+import type { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import type { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { LarderConfig } from './config';
 
 export const ROOT_ORGANIZATION_ID = uuidFrom('larder:root-organization');
@@ -18,12 +20,43 @@ export interface RootKeyResult {
   created: boolean;
 }
 
+/** The read models a restart looks in first: a root organization and key already there need no command. */
+export interface RootKeyReaders {
+  organizations: Pick<OrganizationsReader, 'get'>;
+  apiKeys: Pick<ApiKeysReader, 'get'>;
+}
+
+/**
+ * The id of this configuration's root key when it and the root organization are both in their read
+ * models already (rows exist only once their streams do), else null: a restart's check, which the
+ * server begins before its projection loops start (their first reads would queue ahead of it). Reads
+ * the secret as `bootstrapRootKey` does, but never creates the key file; a failure answers null.
+ */
+export async function knownRootKey(config: LarderConfig, readers: RootKeyReaders): Promise<string | null> {
+  try {
+    const file = join(config.dataDir, ROOT_KEY_FILE);
+    const secret = config.rootKey ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
+    if (!secret) return null;
+    const secretHash = hashSecret(secret);
+    const apiKeyId = uuidFrom(`larder:root-key:${secretHash}`);
+    const [organization, key] = await Promise.all([readers.organizations.get(ROOT_ORGANIZATION_ID), readers.apiKeys.get(ROOT_ORGANIZATION_ID, apiKeyId)]);
+    return organization !== null && key !== null && key.secretHash === secretHash ? apiKeyId : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Creates, or keeps, the root organization and its admin key. The secret comes from LARDER_ROOT_KEY,
  * else from `<data dir>/root-key` (written with mode 0600 on the first start). Ids are derived from
  * the secret's hash, so concurrent or repeated starts append nothing new.
+ *
+ * When `known` (`knownRootKey`) found this very key and the root organization in their read models,
+ * the two create commands, which would each read a stream and be refused as a conflict, are not run.
+ * Anything else (a first start, a new LARDER_ROOT_KEY, a deleted key, a read model rebuilding) runs
+ * them as before.
  */
-export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig): Promise<RootKeyResult> {
+export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig, known?: Promise<string | null>): Promise<RootKeyResult> {
   const logger = new Logger('Bootstrap');
   let secret = config.rootKey;
   let source: RootKeyResult['source'] = 'env';
@@ -40,14 +73,18 @@ export async function bootstrapRootKey(commands: CommandBus, config: LarderConfi
       chmodSync(file, 0o600);
     }
   }
-  await commands.execute(new CreateOrganizationCommand('root', { organizationId: ROOT_ORGANIZATION_ID, root: true }));
   const apiKeyId = uuidFrom(`larder:root-key:${hashSecret(secret)}`);
   let created = true;
-  try {
-    await commands.execute(new CreateApiKeyCommand(ROOT_ORGANIZATION_ID, 'root admin key', null, null, { admin: true, apiKeyId, secret, actor: 'bootstrap' }));
-  } catch (err) {
-    if (!(err instanceof ConflictError)) throw err;
+  if (known && (await known) === apiKeyId) {
     created = false;
+  } else {
+    await commands.execute(new CreateOrganizationCommand('root', { organizationId: ROOT_ORGANIZATION_ID, root: true }));
+    try {
+      await commands.execute(new CreateApiKeyCommand(ROOT_ORGANIZATION_ID, 'root admin key', null, null, { admin: true, apiKeyId, secret, actor: 'bootstrap' }));
+    } catch (err) {
+      if (!(err instanceof ConflictError)) throw err;
+      created = false;
+    }
   }
   if (created) {
     logger.log(source === 'env' ? `root admin key ${apiKeyId} created from LARDER_ROOT_KEY` : `root admin key ${apiKeyId} created; its secret is in ${file} (mode 0600)`);

@@ -5,8 +5,9 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'http';
 import { stampRequestStart, withReadLagReporting } from '@larder/kernel';
 import { AppModule } from './app.module';
-import { bootstrapRootKey, RootKeyResult } from './bootstrap-root-key';
+import { bootstrapRootKey, knownRootKey, RootKeyResult } from './bootstrap-root-key';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
+import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { LarderConfig } from './config';
 import { createInfrastructure, Infrastructure } from './infrastructure';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
@@ -51,6 +52,8 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
   try {
     // the index's read worker (a thread of its own: it opens the file read-only and loads the lexical search) starts now, beside the rest of the start, not with the first search
     infra.chunkIndex.warmUp?.();
+    // a restart's root key found in its read models needs no command: looked up now, ahead of the loops' first reads
+    const knownKey = knownRootKey(config, { organizations: new OrganizationsReader(infra.dataSource), apiKeys: new ApiKeysReader(infra.dataSource) });
     infra.runner.start();
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
       logger: logLevels(config.logLevel),
@@ -71,7 +74,7 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
     options.timeline?.mark('openapi');
     await app.init();
     options.timeline?.mark('nest init');
-    const rootKey = await bootstrapRootKey(app.get(CommandBus), config);
+    const rootKey = await bootstrapRootKey(app.get(CommandBus), config, knownKey);
     // The root key's write is stored even when its read model was late; the server opens only once the
     // key authenticates (however short LARDER_CONSISTENCY_TIMEOUT_MS is), or gives up after a minute.
     await untilKeyReadable(app.get(ApiKeysReader), rootKey, 60_000);

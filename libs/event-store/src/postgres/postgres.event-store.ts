@@ -57,37 +57,26 @@ export class PostgresEventStore implements EventStore {
   }
 
   async setup(): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`larder-es-setup-${this.schema}`]);
-      await client.query(`CREATE SCHEMA IF NOT EXISTS "${this.schema}"`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${this.t.events} (
-          global_position bigserial PRIMARY KEY,
-          transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
-          event_id uuid NOT NULL UNIQUE,
-          stream_id text NOT NULL,
-          stream_revision bigint NOT NULL,
-          type text NOT NULL,
-          data jsonb NOT NULL,
-          metadata jsonb NOT NULL,
-          created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
-          UNIQUE (stream_id, stream_revision)
-        )`);
-      await client.query(`CREATE INDEX IF NOT EXISTS events_tx_pos ON ${this.t.events} (transaction_id, global_position)`);
-      await client.query(`
-        CREATE TABLE IF NOT EXISTS ${this.t.streams} (
-          stream_id text PRIMARY KEY,
-          revision bigint NOT NULL
-        )`);
-      await client.query('COMMIT');
-    } catch (e) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw e;
-    } finally {
-      client.release();
-    }
+    // one simple query (one round trip): Postgres runs its statements as one transaction, the lock held to its end
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtext('larder-es-setup-${this.schema}'));
+      CREATE SCHEMA IF NOT EXISTS "${this.schema}";
+      CREATE TABLE IF NOT EXISTS ${this.t.events} (
+        global_position bigserial PRIMARY KEY,
+        transaction_id xid8 NOT NULL DEFAULT pg_current_xact_id(),
+        event_id uuid NOT NULL UNIQUE,
+        stream_id text NOT NULL,
+        stream_revision bigint NOT NULL,
+        type text NOT NULL,
+        data jsonb NOT NULL,
+        metadata jsonb NOT NULL,
+        created_at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        UNIQUE (stream_id, stream_revision)
+      );
+      CREATE INDEX IF NOT EXISTS events_tx_pos ON ${this.t.events} (transaction_id, global_position);
+      CREATE TABLE IF NOT EXISTS ${this.t.streams} (
+        stream_id text PRIMARY KEY,
+        revision bigint NOT NULL
+      )`);
     if (this.options.listen) await this.startListening();
   }
 

@@ -11,6 +11,7 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
   constructor(private readonly pool: Pool) {}
 
   async setup(): Promise<void> {
+    // one simple query (one round trip, one transaction)
     await this.pool.query(`CREATE TABLE IF NOT EXISTS ${QUEUE} (
       destination_id text NOT NULL,
       source_event_id text NOT NULL,
@@ -22,9 +23,9 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
       next_attempt_at timestamptz NOT NULL,
       leased_until timestamptz,
       PRIMARY KEY (destination_id, source_event_id)
-    )`);
-    await this.pool.query(`CREATE INDEX IF NOT EXISTS ${QUEUE}_due ON ${QUEUE} (next_attempt_at)`);
-    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${OUTCOMES} (
+    );
+    CREATE INDEX IF NOT EXISTS ${QUEUE}_due ON ${QUEUE} (next_attempt_at);
+    CREATE TABLE IF NOT EXISTS ${OUTCOMES} (
       destination_id text PRIMARY KEY,
       organization_id text NOT NULL,
       last_attempt_at timestamptz,
