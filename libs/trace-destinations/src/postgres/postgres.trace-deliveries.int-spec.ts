@@ -14,7 +14,6 @@ describe('PostgresTraceDeliveries.setup, on the machine’s PostgreSQL', () => {
     await db.drop();
   });
 
-  // (two setups at once on a fresh database fail on the catalog, as they did before it was one query: it takes no lock)
   it('creates the queue, its index and the outcomes table, and again without error', async () => {
     await new PostgresTraceDeliveries(pool).setup();
     await new PostgresTraceDeliveries(pool).setup();
@@ -22,5 +21,18 @@ describe('PostgresTraceDeliveries.setup, on the machine’s PostgreSQL', () => {
     expect(tables).toEqual(['trace_deliveries_v1', 'trace_delivery_outcomes_v1']);
     const indexes = (await pool.query(`SELECT indexname FROM pg_indexes WHERE tablename = 'trace_deliveries_v1' ORDER BY 1`)).rows.map((r: { indexname: string }) => r.indexname);
     expect(indexes).toEqual(['trace_deliveries_v1_due', 'trace_deliveries_v1_pkey']);
+  });
+
+  it('sets up a fresh database from several processes at once (the setup takes a lock)', async () => {
+    const fresh = await createServerTestDatabase();
+    const pools = [0, 1, 2, 3].map(() => new Pool({ connectionString: fresh.url, max: 1 }));
+    try {
+      await Promise.all(pools.map((p) => new PostgresTraceDeliveries(p).setup()));
+      const tables = (await pools[0].query(`SELECT tablename FROM pg_tables WHERE tablename LIKE 'trace_deliver%' ORDER BY 1`)).rows.map((r: { tablename: string }) => r.tablename);
+      expect(tables).toEqual(['trace_deliveries_v1', 'trace_delivery_outcomes_v1']);
+    } finally {
+      await Promise.all(pools.map((p) => p.end()));
+      await fresh.drop();
+    }
   });
 });

@@ -11,8 +11,10 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
   constructor(private readonly pool: Pool) {}
 
   async setup(): Promise<void> {
-    // one simple query (one round trip, one transaction)
-    await this.pool.query(`CREATE TABLE IF NOT EXISTS ${QUEUE} (
+    // one simple query (one round trip, one transaction), behind a lock held to its end: two processes setting
+    // up a fresh database at once would otherwise both create the tables and one fail on the catalog
+    await this.pool.query(`SELECT pg_advisory_xact_lock(hashtext('larder-trace-deliveries-setup'));
+    CREATE TABLE IF NOT EXISTS ${QUEUE} (
       destination_id text NOT NULL,
       source_event_id text NOT NULL,
       organization_id text NOT NULL,
