@@ -52,19 +52,23 @@ const params = fc.record({
   blockSize: fc.constantFrom(2, 5, 16, 128),
   // reads in the worker thread (the module loaded there) or on the index's connection
   readWorker: fc.boolean(),
-  // term at a time into a flat array (every query), MaxScore with block bounds (none), or chosen by cost
-  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const),
+  // term at a time into a flat array (every query), MaxScore with block bounds (none), chosen by cost, or by impacts wherever a list is dense
+  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const),
   // the preload's share of the block cache (preloadLexical) in bytes: a few blocks, or every list
   preloadShare: fc.constantFrom(200, 1 << 30),
 });
 
 let run = 0;
 
-/** Which scorer answers: the flat one always, MaxScore always, or the default choice by cost (FLAT_COST_RATIO; no postings floor). */
+/**
+ * Which scorer answers: the flat one always, MaxScore always, the default choice by cost (FLAT_COST_RATIO; no
+ * postings floor), or by impacts (rankImpact) wherever a list fills an eighth of its id range, however short.
+ */
 const SCORERS = {
-  flat: { flatMaxPostings: Infinity },
-  maxscore: { flatMaxPostings: 0, flatCostRatio: 0 },
+  flat: { flatMaxPostings: Infinity, denseMinPostings: Infinity },
+  maxscore: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: Infinity },
   cost: { flatMaxPostings: 0 },
+  impact: { denseMinPostings: 1 },
 };
 
 /** The exhaustive BM25 top 10 (and the chunks below it within rounding of the 10th): every live chunk of the asked stores and files, per-store statistics. */
@@ -176,6 +180,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             const maxScore = both('maxscore');
             expect(both('flat')).toEqual(maxScore);
             expect(both('cost')).toEqual(maxScore);
+            expect(both('impact')).toEqual(maxScore);
             // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
             const fresh: LexicalState = {};
             preload(fresh);
@@ -348,7 +353,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                 for (const storeIds of [['s0'], ['s1'], ['s0', 's1']]) {
                   const answer = (scorer: keyof typeof SCORERS) =>
                     lexicalProgram(reader, { text: words.join(' '), columns: 'c.id AS id', storeIds, limit, ...p, feedback: null, ...SCORERS[scorer] }, {});
-                  expect(answer('flat')).toEqual(answer('maxscore'));
+                  const maxScore = answer('maxscore');
+                  expect(answer('flat')).toEqual(maxScore);
+                  expect(answer('impact')).toEqual(maxScore);
                 }
           } finally {
             reader.close();
@@ -404,6 +411,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       expect(maxScore.filter((r) => r.score === 0)).toHaveLength(5);
       expect(answer('flat')).toEqual(maxScore);
       expect(answer('cost')).toEqual(maxScore);
+      expect(answer('impact')).toEqual(maxScore);
     });
   }, 60_000);
 

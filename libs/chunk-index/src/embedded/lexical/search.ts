@@ -32,16 +32,24 @@ export interface LexicalInput extends Bm25Params {
    * (default FLAT_COST_RATIO).
    */
   flatCostRatio?: number;
+  /**
+   * Lists of at least this many postings that fill at least 1/DENSE_RANGE_PER_POSTING of their id range
+   * are kept decoded by id (DenseList) and the query's top taken by impacts (rankImpact); Infinity: never
+   * (default DENSE_MIN_POSTINGS).
+   */
+  denseMinPostings?: number;
 }
 
 /** What the program keeps between calls where it runs: bounded caches of directories, blocks and tombstones. */
 export interface LexicalState {
   dirs?: Map<string, Directory>;
   dirEntries?: number;
-  /** blocks' data in the order they were read (each lives in its directory's `data`), the oldest at `blockHead` */
+  /** blocks' data in the order they were read (each lives in its directory's `data`; block -1: its dense form), the oldest at `blockHead` */
   blockQueue?: Array<[Directory, number] | null>;
   blockHead?: number;
   blockBytes?: number;
+  /** bytes of the lists' dense forms kept (Directory.dense; within blockCacheBytes with blockBytes, in the same queue) */
+  denseBytes?: number;
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
@@ -63,6 +71,8 @@ interface Directory {
   size: number;
   /** blocks' data as read (a cache: the oldest dropped past a bound; a new generation starts empty) */
   data: Array<Buffer | undefined>;
+  /** the list decoded by id (denseForm; undefined: not built, null: not worth it), dropped with the directory */
+  dense?: DenseList | null;
 }
 
 const MAX_DIR_ENTRIES = 2_000_000;
@@ -298,6 +308,12 @@ function rankStore(
     hi = Math.max(hi, l.dir.last[l.dir.size - 1]);
   }
   const fits = hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING);
+  // lists of common words kept dense (or worth it): their top by impacts (rankImpact), whatever the rest
+  const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
+  if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE && lists.some((l) => l.dir.dense || denseWorthy(l.dir, denseMin))) {
+    const denses = lists.map((l) => denseForm(state, l, cacheBytes, denseMin));
+    if (denses.some((d) => d)) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
+  }
   if (fits && postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS)) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
   const ratio = input.flatCostRatio ?? FLAT_COST_RATIO;
   if (fits && ratio > 0) {
@@ -623,6 +639,409 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
   }
 }
 
+/**
+ * A list decoded by chunk id, for the flat scorer: `pairs[id - first]` is 0 where the chunk is not in the
+ * list, else 1 + the index of its (body count, heading count, length) among the list's distinct ones
+ * (`body`, `heading`, `length`, index 0 unused). Scoring it is then a lookup per id in a table of the
+ * list's contributions for this query (the same expression as a posting's, so the same double), added in
+ * the query's term order as before: no varints read. Kept beside the list's blocks for lists of at least
+ * DENSE_MIN_POSTINGS postings that fill at least 1/DENSE_RANGE_PER_POSTING of their id range (2 bytes an
+ * id: at most 16 a posting, against ~4 compressed), within the block cache's bound.
+ */
+interface DenseList {
+  first: number;
+  pairs: Uint16Array;
+  body: Uint32Array;
+  heading: Uint32Array;
+  length: Uint32Array;
+  /** distinct (body, heading, length), index 0 included */
+  kinds: number;
+  /** the list's ids less `first` by kind (then id): kind k's are byKind[start[k] .. start[k + 1]) */
+  byKind: Uint32Array;
+  start: Uint32Array;
+  bytes: number;
+}
+
+/** Lists of fewer postings are never kept dense (a query reads them in well under a millisecond). */
+export const DENSE_MIN_POSTINGS = 8192;
+/** A list is kept dense only where its id range is at most this many times its postings. */
+export const DENSE_RANGE_PER_POSTING = 8;
+/** The most distinct (body, heading, length) of a dense list (its ids are 16 bits, 0 for none). */
+const DENSE_MAX_KINDS = 65_535;
+/** A list's id range and postings. */
+function listSpan(dir: Directory): { first: number; range: number; postings: number } {
+  let postings = 0;
+  for (let j = 0; j < dir.size; j++) postings += dir.count[j];
+  const first = dir.size ? dir.first[0] : 0;
+  return { first, range: dir.size ? dir.last[dir.size - 1] - first + 1 : 0, postings };
+}
+
+/** Whether a list is worth a dense form (DenseList): at least `minPostings` postings, at least 1/DENSE_RANGE_PER_POSTING of its id range. */
+function denseWorthy(dir: Directory, minPostings: number): boolean {
+  if (dir.dense === null) return false;
+  const { range, postings } = listSpan(dir);
+  return postings >= minPostings && range <= postings * DENSE_RANGE_PER_POSTING;
+}
+
+/** (body, heading, length) → kind while a dense list is built, for small counts and lengths (stamped by build: nothing to clear). */
+const KIND_HEADINGS = 4;
+let kindSlot = new Int32Array(0);
+let kindStamp = new Uint32Array(0);
+let kindBuild = 0;
+
+/**
+ * Builds a list's dense form a few blocks a step (`step(blocks)`: true once whole; `load` gives a block's
+ * data, null where it is not at hand: the build is then given up). The result is the list as its blocks
+ * hold it, whatever the order of the steps.
+ */
+class DenseBuilder {
+  private next = 0;
+  private readonly first: number;
+  private readonly pairs: Uint16Array;
+  private readonly body: number[] = [0];
+  private readonly heading: number[] = [0];
+  private readonly length: number[] = [0];
+  private readonly other = new Map<string, number>();
+  private readonly stamp: number;
+  failed = false;
+
+  constructor(readonly dir: Directory) {
+    const { first, range } = listSpan(dir);
+    this.first = first;
+    this.pairs = new Uint16Array(range);
+    if (kindSlot.length === 0) {
+      kindSlot = new Int32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
+      kindStamp = new Uint32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
+    }
+    if (++kindBuild > 0xfffffff0) {
+      kindBuild = 1;
+      kindStamp.fill(0);
+    }
+    this.stamp = kindBuild;
+  }
+
+  get done(): boolean {
+    return this.next >= this.dir.size;
+  }
+
+  /** Decodes up to `blocks` more blocks; true once the list is whole (or the build failed: `failed`). */
+  step(load: (bi: number) => Uint8Array | null, blocks: number): boolean {
+    const { dir, pairs, body: bodies, heading: headings, length: lengths, other } = this;
+    const stamp = this.stamp;
+    // (the shared slot table may have been used by another build since the last step)
+    if (kindBuild !== stamp) {
+      this.failed = true;
+      return true;
+    }
+    for (const end = Math.min(dir.size, this.next + blocks); this.next < end; this.next++) {
+      const data = load(this.next);
+      if (!data) {
+        this.failed = true;
+        return true;
+      }
+      const count = dir.count[this.next];
+      let id = dir.first[this.next] - this.first;
+      let q = 0;
+      for (let i = 0; i < count; i++) {
+        let byte = data[q++];
+        let v = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
+        id += v;
+        byte = data[q++];
+        let body = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
+        byte = data[q++];
+        let heading = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
+        byte = data[q++];
+        let length = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
+        let kind: number;
+        if (body < BODY_SLOTS && heading < KIND_HEADINGS && length < LENGTH_SLOTS) {
+          const slot = (body * KIND_HEADINGS + heading) * LENGTH_SLOTS + length;
+          if (kindStamp[slot] === stamp) kind = kindSlot[slot];
+          else {
+            kind = bodies.length;
+            bodies.push(body);
+            headings.push(heading);
+            lengths.push(length);
+            kindStamp[slot] = stamp;
+            kindSlot[slot] = kind;
+          }
+        } else {
+          const key = `${body},${heading},${length}`;
+          const k = other.get(key);
+          if (k !== undefined) kind = k;
+          else {
+            kind = bodies.length;
+            bodies.push(body);
+            headings.push(heading);
+            lengths.push(length);
+            other.set(key, kind);
+          }
+        }
+        if (kind > DENSE_MAX_KINDS) {
+          this.failed = true;
+          return true;
+        }
+        pairs[id] = kind;
+      }
+    }
+    return this.done;
+  }
+
+  /** The dense form, once whole. */
+  result(): DenseList {
+    const kinds = this.body.length;
+    const pairs = this.pairs;
+    // the ids grouped by kind (a counting sort: each kind's in id order)
+    const start = new Uint32Array(kinds + 1);
+    for (let x = 0; x < pairs.length; x++) start[pairs[x] + 1]++;
+    start[1] = 0;
+    for (let k = 1; k < kinds; k++) start[k + 1] += start[k];
+    const byKind = new Uint32Array(start[kinds]);
+    const at = start.slice(0, kinds);
+    for (let x = 0; x < pairs.length; x++) {
+      const k = pairs[x];
+      if (k) byKind[at[k]++] = x;
+    }
+    return {
+      first: this.first,
+      pairs,
+      body: Uint32Array.from(this.body),
+      heading: Uint32Array.from(this.heading),
+      length: Uint32Array.from(this.length),
+      kinds,
+      byKind,
+      start,
+      bytes: pairs.byteLength + byKind.byteLength + kinds * 16,
+    };
+  }
+}
+
+/** Keeps a list's dense form in the cache (counted with the blocks, dropped with the oldest of them). */
+function keepDense(state: LexicalState, dir: Directory, dense: DenseList, cacheBytes: number): void {
+  dir.dense = dense;
+  state.denseBytes = (state.denseBytes ?? 0) + dense.bytes;
+  (state.blockQueue ??= []).push([dir, -1]);
+  dropOldest(state, cacheBytes);
+}
+
+/** A list's dense form: kept, or built now from its blocks (read where not kept); null where the list is not worth one. */
+function denseForm(state: LexicalState, l: ListRef, cacheBytes: number, minPostings: number): DenseList | null {
+  const dir = l.dir;
+  if (dir.dense) return dir.dense;
+  if (!denseWorthy(dir, minPostings)) return null;
+  const b = new DenseBuilder(dir);
+  b.step((bi) => l.load(bi, MAX_RUN), dir.size);
+  if (b.failed) {
+    dir.dense = null;
+    return null;
+  }
+  const dense = b.result();
+  // (kept only where it fits the cache: else it is used for this query and dropped)
+  if (dense.bytes <= cacheBytes / 4) keepDense(state, dir, dense, cacheBytes);
+  return dense;
+}
+
+/**
+ * The top by a list's impacts where lists are dense (DenseList), Fagin's threshold algorithm: each dense
+ * list's chunks are read a kind at a time (a kind: one (body, heading, length), so one contribution), the
+ * largest contribution first, always from the list whose next kind gives most; each chunk met is scored
+ * whole at once (its kind in every list looked up by id, the contributions added in the query's term order
+ * from 0, as rankFlat adds them: the same double), once (a chunk whose kind in another list was read
+ * before is passed over). A chunk not met yet scores at most the sum of the lists' next contributions: once
+ * that is below the k-th score nothing more can enter. The other (sparse) lists' chunks are all scored
+ * first, walked in id order. Same top as rankFlat's and MaxScore's; where the common words' top is made
+ * of their higher counts, most of their postings are never read.
+ */
+function rankImpact(
+  flat: NonNullable<LexicalState['flat']>,
+  p: Bm25Params,
+  s: StoreStats,
+  lists: ListRef[],
+  denses: Array<DenseList | null>,
+  lo: number,
+  limit: number,
+  allowed: ((id: number) => boolean) | null,
+  dead: Set<number> | null,
+): Array<{ id: number; score: number }> {
+  const avgLength = s.avgLength;
+  const m = lists.length;
+  const heap = new TopK(limit);
+  let min = -Infinity;
+  const consider = (id: number, v: number) => {
+    if (v < min) return;
+    if ((allowed && !allowed(id)) || (dead && dead.has(id))) return;
+    if (heap.push(id, v) && heap.full) min = heap.minScore();
+  };
+  // per list: a dense list's contributions by kind; another's postings (ids, contributions)
+  const tables: Array<Float64Array | null> = [];
+  const ids: Array<Int32Array | null> = [];
+  const xs: Array<Float64Array | null> = [];
+  const { memo, memoOf, seen } = flat;
+  for (let j = 0; j < m; j++) {
+    const { dir, scale, load } = lists[j];
+    const d = denses[j];
+    if (d) {
+      const t = new Float64Array(d.kinds);
+      for (let k = 1; k < d.kinds; k++) t[k] = scale * tfNorm(d.body[k], d.heading[k], d.length[k], avgLength, p);
+      tables.push(t);
+      ids.push(null);
+      xs.push(null);
+      continue;
+    }
+    // (memo[body × LENGTH_SLOTS + length]: this list's contribution where memoOf holds its number, as in rankFlat)
+    if (++flat.lists > 0xfffffff0) {
+      flat.lists = 1;
+      memoOf.fill(0);
+    }
+    let postings = 0;
+    for (let bi = 0; bi < dir.size; bi++) postings += dir.count[bi];
+    const sparse: SparseList = { ids: new Int32Array(postings), xs: new Float64Array(postings), n: 0, memo, memoOf, list: flat.lists, scale, avgLength, p };
+    for (let bi = 0; bi < dir.size; bi++) sparseBlock(sparse, load(bi, MAX_RUN), dir.count[bi], dir.first[bi]);
+    tables.push(null);
+    ids.push(sparse.ids.subarray(0, sparse.n));
+    xs.push(sparse.xs);
+  }
+  const sparseLists = ids.filter((x) => x).length;
+  try {
+    // the sparse lists' chunks, in id order (each marked: the dense lists' reading passes them over)
+    if (sparseLists) {
+      const at = new Int32Array(m);
+      for (;;) {
+        let d = Infinity;
+        for (let j = 0; j < m; j++) {
+          const li = ids[j];
+          if (li && at[j] < li.length && li[at[j]] < d) d = li[at[j]];
+        }
+        if (d === Infinity) break;
+        let v = 0;
+        for (let j = 0; j < m; j++) {
+          const dl = denses[j];
+          if (dl) {
+            const x = d - dl.first;
+            if (x >= 0 && x < dl.pairs.length) v += tables[j]![dl.pairs[x]];
+          } else if (ids[j]![at[j]] === d) v += xs[j]![at[j]++];
+        }
+        seen[d - lo] = 1;
+        consider(d, v);
+      }
+    }
+    // the dense lists a kind at a time, the largest contribution first
+    const order: Array<Int32Array | null> = [];
+    const next = new Int32Array(m);
+    const read: Array<Int32Array | null> = [];
+    for (let j = 0; j < m; j++) {
+      const d = denses[j];
+      if (!d) {
+        order.push(null);
+        read.push(null);
+        continue;
+      }
+      const t = tables[j]!;
+      const ks: number[] = [];
+      for (let k = 1; k < d.kinds; k++) if (d.start[k + 1] > d.start[k]) ks.push(k);
+      ks.sort((a, b) => t[b] - t[a] || a - b);
+      order.push(Int32Array.from(ks));
+      read.push(new Int32Array(d.kinds).fill(0x7fffffff));
+    }
+    const level = (j: number) => (next[j] < order[j]!.length ? tables[j]![order[j]![next[j]]] : -1);
+    for (let step = 1; ; step++) {
+      // the most a chunk not met yet may score, and the list whose next kind gives most
+      let bound = 0;
+      let best = -1;
+      let bestLevel = -1;
+      for (let j = 0; j < m; j++) {
+        if (!denses[j]) continue;
+        const l = level(j);
+        if (l < 0) continue;
+        bound += l;
+        if (l > bestLevel) {
+          bestLevel = l;
+          best = j;
+        }
+      }
+      if (best < 0 || bound * (1 + EPS) < min) break;
+      const d = denses[best]!;
+      const k = order[best]![next[best]++];
+      read[best]![k] = step;
+      const { byKind, start, first } = d;
+      for (let g = start[k], end = start[k + 1]; g < end; g++) {
+        const id = first + byKind[g];
+        if (sparseLists && seen[id - lo]) continue;
+        if ((allowed && !allowed(id)) || (dead && dead.has(id))) continue;
+        let v = 0;
+        let met = false;
+        for (let j = 0; j < m; j++) {
+          const dl = denses[j];
+          if (!dl) continue;
+          const x = id - dl.first;
+          if (x < 0 || x >= dl.pairs.length) continue;
+          const kj = dl.pairs[x];
+          if (kj === 0) continue;
+          if (j !== best && read[j]![kj] < step) {
+            met = true;
+            break;
+          }
+          v += tables[j]![kj];
+        }
+        if (!met) consider(id, v);
+      }
+    }
+    return heap.sorted();
+  } finally {
+    for (const li of ids) if (li) for (let i = 0; i < li.length; i++) seen[li[i] - lo] = 0;
+  }
+}
+
+/** A list's postings decoded for rankImpact: ids (less the range's start) and contributions. */
+interface SparseList {
+  ids: Int32Array;
+  xs: Float64Array;
+  n: number;
+  memo: Float64Array;
+  memoOf: Uint32Array;
+  list: number;
+  scale: number;
+  avgLength: number;
+  p: Bm25Params;
+}
+
+/** Decodes a block's postings (the first chunk's id `id`, less the range's start) with their contributions (as addBlock computes them). */
+function sparseBlock(a: SparseList, data: Uint8Array, count: number, id: number): void {
+  const { ids, xs, memo, memoOf, list, scale, avgLength, p } = a;
+  let n = a.n;
+  let q = 0;
+  for (let i = 0; i < count; i++) {
+    let byte = data[q++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
+    id = (id + v) | 0;
+    byte = data[q++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
+    byte = data[q++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
+    byte = data[q++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
+    let x: number;
+    if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
+      const slot = body * LENGTH_SLOTS + length;
+      if (memoOf[slot] === list) x = memo[slot];
+      else {
+        x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
+        memoOf[slot] = list;
+      }
+    } else x = scale * tfNorm(body, heading, length, avgLength, p);
+    ids[n] = id;
+    xs[n++] = x;
+  }
+  a.n = n;
+}
+
 /** Reads blocks [from, to) of a list into the cache (those not there; one statement: readPart's concatenated data); returns block `from`'s data. */
 function readRun(db: Database.Database, state: LexicalState, key: number, term: string, dir: Directory, from: number, to: number, cacheBytes: number): Uint8Array {
   const st = (state.statements ??= {});
@@ -677,10 +1096,24 @@ function cacheBlocks(
       bytes += lengths[i];
       blocks++;
     }
-  // the oldest dropped past the bound
-  while (state.blockBytes > cacheBytes && state.blockHead < queue.length) {
+  dropOldest(state, cacheBytes);
+  return { bytes, blocks, full };
+}
+
+/** Drops the oldest blocks and dense forms while the cache holds more than `cacheBytes`. */
+function dropOldest(state: LexicalState, cacheBytes: number): void {
+  const queue = (state.blockQueue ??= []);
+  state.blockHead ??= 0;
+  state.blockBytes ??= 0;
+  state.denseBytes ??= 0;
+  while (state.blockBytes + state.denseBytes > cacheBytes && state.blockHead < queue.length) {
     const [d0, b0] = queue[state.blockHead]!;
     queue[state.blockHead++] = null;
+    if (b0 < 0) {
+      if (d0.dense) state.denseBytes -= d0.dense.bytes;
+      d0.dense = undefined;
+      continue;
+    }
     const old = d0.data[b0];
     if (old) state.blockBytes -= old.length;
     d0.data[b0] = undefined;
@@ -689,7 +1122,6 @@ function cacheBlocks(
     state.blockQueue = queue.slice(state.blockHead);
     state.blockHead = 0;
   }
-  return { bytes, blocks, full };
 }
 
 /** What preloadLexical is asked: the cache's bound, its own share of it and how long a slice may run. */
