@@ -119,7 +119,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
     const module = require.resolve('./lexical/search');
-    const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
+    const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, denseMinPostings: this.lexical.denseMinPostings, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
     this.reader = new SqliteReadWorker(
       path,
       this.db,

@@ -5,7 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
-import { analyzeChunk, headingContextOf, queryTerms } from './analyzer';
+import { analyzeChunk, headingContextOf, queryTerms, stemOf } from './analyzer';
 import { LexicalState, lexicalProgram, preloadLexical } from './search';
 import { DEFAULT_BM25 } from './bm25';
 
@@ -190,7 +190,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
           };
           const kept: LexicalState = {};
           const preload = (state: LexicalState) => {
-            while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0 }, state))());
+            // (lists made dense too where the queries use them)
+            const denseMinPostings = p.scorer === 'impact' ? 1 : undefined;
+            while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0, denseMinPostings }, state))());
           };
           const generation = new Map<string, number>();
           let seq = 0n;
@@ -423,12 +425,19 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await oneFileStore('cache', texts, 8, (reader) => {
       const small: LexicalState = {};
       const big: LexicalState = {};
+      const dense: LexicalState = {};
       for (const text of ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin']) {
         const input = { text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null, ...SCORERS.maxscore };
         const want = lexicalProgram(reader, input, big);
         expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
         expect(small.blockBytes).toBeLessThanOrEqual(2048);
+        // lists kept dense count within the bound too
+        expect(lexicalProgram(reader, { ...input, ...SCORERS.impact, blockCacheBytes: 40_000 }, dense)).toEqual(want);
+        expect((dense.blockBytes ?? 0) + (dense.denseBytes ?? 0)).toBeLessThanOrEqual(40_000);
       }
+      // (lists kept dense, and blocks dropped for them: the bound holds less than every block and dense list)
+      expect(dense.denseBytes).toBeGreaterThan(0);
+      expect(dense.blockBytes).toBeLessThan(big.blockBytes!);
       // the default keeps what it read
       expect(big.blockBytes).toBeGreaterThan(2048);
     });
@@ -443,9 +452,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await oneFileStore('preload', texts, 8, (reader) => {
       const input = (text: string) => ({ text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null });
       const queries = ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin', 'w3 jam', 'w7 zest garden'];
-      const preload = (state: LexicalState, preloadBytes: number, minPostings = 1) => {
+      const preload = (state: LexicalState, preloadBytes: number, minPostings = 1, denseMinPostings?: number) => {
         let slices = 1;
-        while (reader.transaction(() => preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0 }, state))()) slices++;
+        while (reader.transaction(() => preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0, denseMinPostings }, state))()) slices++;
         return slices;
       };
       const all: LexicalState = {};
@@ -467,6 +476,22 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         }
       // no query allocated them again
       expect(all.flat!.acc).toBe(arrays);
+      // lists of at least an eighth of the ids made dense by the preload (the w… words, a thirteenth, not); a query after it makes none and reads nothing
+      const denseAll: LexicalState = {};
+      preload(denseAll, 1 << 30, 1, 1);
+      const storeKey = (reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }).store_key;
+      const denseOf = (w: string) => denseAll.dirs?.get(`${storeKey}\u0000${stemOf(w)}`)?.dense;
+      expect(words.filter((w) => denseOf(w))).toEqual(words);
+      expect(denseAll.dirs?.get(`${storeKey}\u0000w3`)).toBeDefined();
+      expect(denseOf('w3')).toBeFalsy();
+      expect(denseAll.preload?.stats.dense).toBeGreaterThanOrEqual(words.length);
+      const denseBytes = denseAll.denseBytes!;
+      for (const text of queries) {
+        const want = lexicalProgram(reader, { ...input(text), ...SCORERS.maxscore }, {});
+        expect(lexicalProgram(reader, { ...input(text), ...SCORERS.impact }, denseAll)).toEqual(want);
+        expect(denseAll.denseBytes).toBe(denseBytes);
+        expect(denseAll.blockBytes).toBe(everything);
+      }
       // a share of a third: the largest lists first, within the share
       const third: LexicalState = {};
       preload(third, Math.floor(everything / 3));

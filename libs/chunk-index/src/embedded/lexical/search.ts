@@ -683,11 +683,8 @@ function denseWorthy(dir: Directory, minPostings: number): boolean {
   return postings >= minPostings && range <= postings * DENSE_RANGE_PER_POSTING;
 }
 
-/** (body, heading, length) → kind while a dense list is built, for small counts and lengths (stamped by build: nothing to clear). */
+/** Heading counts below this (with body counts below BODY_SLOTS and lengths below LENGTH_SLOTS) find their kind in an array while a list is made dense. */
 const KIND_HEADINGS = 4;
-let kindSlot = new Int32Array(0);
-let kindStamp = new Uint32Array(0);
-let kindBuild = 0;
 
 /**
  * Builds a list's dense form a few blocks a step (`step(blocks)`: true once whole; `load` gives a block's
@@ -701,23 +698,15 @@ class DenseBuilder {
   private readonly body: number[] = [0];
   private readonly heading: number[] = [0];
   private readonly length: number[] = [0];
+  /** (body, heading, length) → kind: small ones by slot (0: none yet), the others by key */
+  private readonly slots = new Int32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
   private readonly other = new Map<string, number>();
-  private readonly stamp: number;
   failed = false;
 
   constructor(readonly dir: Directory) {
     const { first, range } = listSpan(dir);
     this.first = first;
     this.pairs = new Uint16Array(range);
-    if (kindSlot.length === 0) {
-      kindSlot = new Int32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
-      kindStamp = new Uint32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
-    }
-    if (++kindBuild > 0xfffffff0) {
-      kindBuild = 1;
-      kindStamp.fill(0);
-    }
-    this.stamp = kindBuild;
   }
 
   get done(): boolean {
@@ -726,13 +715,7 @@ class DenseBuilder {
 
   /** Decodes up to `blocks` more blocks; true once the list is whole (or the build failed: `failed`). */
   step(load: (bi: number) => Uint8Array | null, blocks: number): boolean {
-    const { dir, pairs, body: bodies, heading: headings, length: lengths, other } = this;
-    const stamp = this.stamp;
-    // (the shared slot table may have been used by another build since the last step)
-    if (kindBuild !== stamp) {
-      this.failed = true;
-      return true;
-    }
+    const { dir, pairs, body: bodies, heading: headings, length: lengths, other, slots } = this;
     for (const end = Math.min(dir.size, this.next + blocks); this.next < end; this.next++) {
       const data = load(this.next);
       if (!data) {
@@ -759,14 +742,12 @@ class DenseBuilder {
         let kind: number;
         if (body < BODY_SLOTS && heading < KIND_HEADINGS && length < LENGTH_SLOTS) {
           const slot = (body * KIND_HEADINGS + heading) * LENGTH_SLOTS + length;
-          if (kindStamp[slot] === stamp) kind = kindSlot[slot];
-          else {
-            kind = bodies.length;
+          kind = slots[slot];
+          if (kind === 0) {
+            kind = slots[slot] = bodies.length;
             bodies.push(body);
             headings.push(heading);
             lengths.push(length);
-            kindStamp[slot] = stamp;
-            kindSlot[slot] = kind;
           }
         } else {
           const key = `${body},${heading},${length}`;
@@ -1134,6 +1115,8 @@ export interface LexicalPreloadInput {
   sliceMs?: number;
   /** lists of fewer postings are left to the queries (default PRELOAD_MIN_DF) */
   minPostings?: number;
+  /** lists made dense once read (as the queries' `denseMinPostings`; default DENSE_MIN_POSTINGS) */
+  denseMinPostings?: number;
 }
 
 /** Where a preload stands between its slices (LexicalState.preload). */
@@ -1149,8 +1132,10 @@ export interface PreloadState {
   parts: ListPart[];
   gen: number;
   cgen: number;
-  /** the lists' directories, blocks and bytes read */
-  stats: { lists: number; bytes: number; ms: number };
+  /** the lists' directories, blocks and bytes read, and the lists made dense */
+  stats: { lists: number; bytes: number; ms: number; dense?: number };
+  /** a list being made dense (its directory's key in LexicalState.dirs) */
+  dense?: { key: string; builder: DenseBuilder } | null;
 }
 
 /** The preload's default share of the block cache (LARDER_SEARCH_LEXICAL_PRELOAD_MB): half of its default bound. */
@@ -1159,6 +1144,8 @@ export const DEFAULT_PRELOAD_BYTES = 128 * 1024 * 1024;
 export const PRELOAD_SLICE_MS = 4;
 /** Lists shorter than this are not preloaded (a query reads one in a statement or two). */
 export const PRELOAD_MIN_DF = 1024;
+/** Blocks a preload step decodes while it makes a list dense (~2 ms at 1M chunks). */
+const DENSE_PRELOAD_BLOCKS = 256;
 /** lex_terms rows read a statement while the preload chooses its lists. */
 const PRELOAD_SCAN_ROWS = 8192;
 /** Blocks (entries and data) read a step while the preload reads a list (~1 ms at 1M chunks). */
@@ -1213,8 +1200,30 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
     if (p.phase === 'load') {
       const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
       const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, cgen FROM lex_stores WHERE store_key = ?`));
+      const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
+      // a list read whole (by the preload or a query) is made dense where worth it, DENSE_PRELOAD_BLOCKS blocks a step
+      const makeDense = (key: number, term: string) => {
+        const dir = state.dirs?.get(`${key}\u0000${term}`);
+        if (dir && dir.dense === undefined && denseWorthy(dir, denseMin)) p.dense = { key: `${key}\u0000${term}`, builder: new DenseBuilder(dir) };
+      };
       // at least one step a slice, however short
       for (let steps = 0; steps === 0 || performance.now() < until; steps++) {
+        if (p.dense) {
+          const { key, builder } = p.dense;
+          const dir = builder.dir;
+          // (given up where the list changed, a query made it dense or its blocks left the cache since)
+          if (state.dirs?.get(key) !== dir || dir.dense !== undefined || (builder.step((bi) => dir.data[bi] ?? null, DENSE_PRELOAD_BLOCKS) && builder.failed)) p.dense = null;
+          else if (builder.done) {
+            const dense = builder.result();
+            // within the cache's bound, dropping nothing
+            if ((state.blockBytes ?? 0) + (state.denseBytes ?? 0) + dense.bytes <= cacheBytes) {
+              keepDense(state, dir, dense, cacheBytes);
+              p.stats.dense = (p.stats.dense ?? 0) + 1;
+            }
+            p.dense = null;
+          }
+          continue;
+        }
         if (p.next >= p.lists.length || (state.blockBytes ?? 0) >= budget) {
           p.phase = 'done';
           break;
@@ -1236,6 +1245,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
               continue;
             }
           }
+          if (r && s) makeDense(l.key, l.term);
           p.next++;
           p.block = 0;
           p.parts = [];
@@ -1254,6 +1264,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         if (part.block.length === PRELOAD_RUN) continue;
         const before = state.blockBytes ?? 0;
         const { full } = directory(db, state, stats, l.term, r.gen, cacheBytes, p.parts, budget);
+        if (!full) makeDense(l.key, l.term);
         p.stats.lists++;
         p.stats.bytes += (state.blockBytes ?? 0) - before;
         p.next++;
