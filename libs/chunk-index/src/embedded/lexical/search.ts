@@ -308,13 +308,26 @@ function rankStore(
     hi = Math.max(hi, l.dir.last[l.dir.size - 1]);
   }
   const fits = hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING);
-  // lists of common words kept dense (or worth it): their top by impacts (rankImpact), whatever the rest
+  // lists of common words kept dense: the top by impacts (rankImpact). Where one worth it is not dense yet
+  // (the preload makes them dense, largest first), a query that reads every posting anyway (flat) makes it
+  // dense; one that MaxScore answers leaves it to the preload.
   const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
-  if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE && lists.some((l) => l.dir.dense || denseWorthy(l.dir, denseMin))) {
-    const denses = lists.map((l) => denseForm(state, l, cacheBytes, denseMin));
-    if (denses.some((d) => d)) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
+  let worthy = false;
+  if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE) {
+    let missing = false;
+    for (const l of lists)
+      if (l.dir.dense) worthy = true;
+      else if (denseWorthy(l.dir, denseMin)) worthy = missing = true;
+    if (worthy && !missing) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, lists.map((l) => l.dir.dense ?? null), lo, limit, allowed, dead);
   }
-  if (fits && postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS)) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  const flat = (): Array<{ id: number; score: number }> => {
+    if (worthy) {
+      const denses = lists.map((l) => denseForm(state, l, cacheBytes, denseMin));
+      if (denses.some((d) => d)) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
+    }
+    return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  };
+  if (fits && postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS)) return flat();
   const ratio = input.flatCostRatio ?? FLAT_COST_RATIO;
   if (fits && ratio > 0) {
     // MaxScore reads at least the list of the largest bound whole
@@ -327,7 +340,7 @@ function rankStore(
         top = l;
       }
     }
-    if (postings <= ratio * top.df) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+    if (postings <= ratio * top.df) return flat();
   }
   const cursors = lists.map((l, i) => new Cursor(l.dir, l.scale, boundsOf(l, s.avgLength, input), s.avgLength, input, l.load, i));
   // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
@@ -849,18 +862,11 @@ function rankImpact(
 ): Array<{ id: number; score: number }> {
   const avgLength = s.avgLength;
   const m = lists.length;
-  const heap = new TopK(limit);
-  let min = -Infinity;
-  const consider = (id: number, v: number) => {
-    if (v < min) return;
-    if ((allowed && !allowed(id)) || (dead && dead.has(id))) return;
-    if (heap.push(id, v) && heap.full) min = heap.minScore();
-  };
   // per list: a dense list's contributions by kind; another's postings (ids, contributions)
   const tables: Array<Float64Array | null> = [];
   const ids: Array<Int32Array | null> = [];
   const xs: Array<Float64Array | null> = [];
-  const { memo, memoOf, seen } = flat;
+  const { memo, memoOf } = flat;
   for (let j = 0; j < m; j++) {
     const { dir, scale, load } = lists[j];
     const d = denses[j];
@@ -885,39 +891,18 @@ function rankImpact(
     ids.push(sparse.ids.subarray(0, sparse.n));
     xs.push(sparse.xs);
   }
-  const sparseLists = ids.filter((x) => x).length;
+  const im: Impact = { m, denses, tables, ids, xs, seen: flat.seen, lo, sparse: ids.some((x) => x), heap: new TopK(limit), min: -Infinity, allowed, dead, read: [], step: 0 };
   try {
     // the sparse lists' chunks, in id order (each marked: the dense lists' reading passes them over)
-    if (sparseLists) {
-      const at = new Int32Array(m);
-      for (;;) {
-        let d = Infinity;
-        for (let j = 0; j < m; j++) {
-          const li = ids[j];
-          if (li && at[j] < li.length && li[at[j]] < d) d = li[at[j]];
-        }
-        if (d === Infinity) break;
-        let v = 0;
-        for (let j = 0; j < m; j++) {
-          const dl = denses[j];
-          if (dl) {
-            const x = d - dl.first;
-            if (x >= 0 && x < dl.pairs.length) v += tables[j]![dl.pairs[x]];
-          } else if (ids[j]![at[j]] === d) v += xs[j]![at[j]++];
-        }
-        seen[d - lo] = 1;
-        consider(d, v);
-      }
-    }
+    if (im.sparse) sparsePass(im);
     // the dense lists a kind at a time, the largest contribution first
     const order: Array<Int32Array | null> = [];
     const next = new Int32Array(m);
-    const read: Array<Int32Array | null> = [];
     for (let j = 0; j < m; j++) {
       const d = denses[j];
       if (!d) {
         order.push(null);
-        read.push(null);
+        im.read.push(null);
         continue;
       }
       const t = tables[j]!;
@@ -925,54 +910,111 @@ function rankImpact(
       for (let k = 1; k < d.kinds; k++) if (d.start[k + 1] > d.start[k]) ks.push(k);
       ks.sort((a, b) => t[b] - t[a] || a - b);
       order.push(Int32Array.from(ks));
-      read.push(new Int32Array(d.kinds).fill(0x7fffffff));
+      im.read.push(new Int32Array(d.kinds).fill(0x7fffffff));
     }
-    const level = (j: number) => (next[j] < order[j]!.length ? tables[j]![order[j]![next[j]]] : -1);
     for (let step = 1; ; step++) {
       // the most a chunk not met yet may score, and the list whose next kind gives most
       let bound = 0;
       let best = -1;
       let bestLevel = -1;
       for (let j = 0; j < m; j++) {
-        if (!denses[j]) continue;
-        const l = level(j);
-        if (l < 0) continue;
+        const o = order[j];
+        if (!o || next[j] >= o.length) continue;
+        const l = tables[j]![o[next[j]]];
         bound += l;
         if (l > bestLevel) {
           bestLevel = l;
           best = j;
         }
       }
-      if (best < 0 || bound * (1 + EPS) < min) break;
-      const d = denses[best]!;
+      if (best < 0 || bound * (1 + EPS) < im.min) break;
       const k = order[best]![next[best]++];
-      read[best]![k] = step;
-      const { byKind, start, first } = d;
-      for (let g = start[k], end = start[k + 1]; g < end; g++) {
-        const id = first + byKind[g];
-        if (sparseLists && seen[id - lo]) continue;
-        if ((allowed && !allowed(id)) || (dead && dead.has(id))) continue;
-        let v = 0;
-        let met = false;
-        for (let j = 0; j < m; j++) {
-          const dl = denses[j];
-          if (!dl) continue;
-          const x = id - dl.first;
-          if (x < 0 || x >= dl.pairs.length) continue;
-          const kj = dl.pairs[x];
-          if (kj === 0) continue;
-          if (j !== best && read[j]![kj] < step) {
-            met = true;
-            break;
-          }
-          v += tables[j]![kj];
-        }
-        if (!met) consider(id, v);
+      im.read[best]![k] = step;
+      im.step = step;
+      readKind(im, best, k);
+    }
+    return im.heap.sorted();
+  } finally {
+    for (const li of ids) if (li) for (let i = 0; i < li.length; i++) flat.seen[li[i] - lo] = 0;
+  }
+}
+
+/** What rankImpact's passes share: the lists, the top so far and its k-th score (`min`), which kinds were read at which step. */
+interface Impact {
+  m: number;
+  denses: Array<DenseList | null>;
+  tables: Array<Float64Array | null>;
+  ids: Array<Int32Array | null>;
+  xs: Array<Float64Array | null>;
+  seen: Uint8Array;
+  lo: number;
+  sparse: boolean;
+  heap: TopK;
+  min: number;
+  allowed: ((id: number) => boolean) | null;
+  dead: Set<number> | null;
+  /** per dense list, the step at which each kind was read (0x7fffffff: not yet) */
+  read: Array<Int32Array | null>;
+  step: number;
+}
+
+/** A chunk and its sum offered to the top. */
+function offer(im: Impact, id: number, v: number): void {
+  if (v < im.min) return;
+  if ((im.allowed && !im.allowed(id)) || (im.dead && im.dead.has(id))) return;
+  if (im.heap.push(id, v) && im.heap.full) im.min = im.heap.minScore();
+}
+
+/** rankImpact's first pass: every chunk of its sparse lists, in id order, scored whole and marked in `seen`. */
+function sparsePass(im: Impact): void {
+  const { m, denses, tables, ids, xs, seen, lo } = im;
+  const at = new Int32Array(m);
+  for (;;) {
+    let d = Infinity;
+    for (let j = 0; j < m; j++) {
+      const li = ids[j];
+      if (li && at[j] < li.length && li[at[j]] < d) d = li[at[j]];
+    }
+    if (d === Infinity) break;
+    let v = 0;
+    for (let j = 0; j < m; j++) {
+      const dl = denses[j];
+      if (dl) {
+        const x = d - dl.first;
+        if (x >= 0 && x < dl.pairs.length) v += tables[j]![dl.pairs[x]];
+      } else {
+        const li = ids[j]!;
+        if (at[j] < li.length && li[at[j]] === d) v += xs[j]![at[j]++];
       }
     }
-    return heap.sorted();
-  } finally {
-    for (const li of ids) if (li) for (let i = 0; i < li.length; i++) seen[li[i] - lo] = 0;
+    seen[d - lo] = 1;
+    offer(im, d, v);
+  }
+}
+
+/** Reads kind `k` of dense list `best`: each of its chunks not met before (in a sparse list, or in a kind of another list read earlier) scored whole. */
+function readKind(im: Impact, best: number, k: number): void {
+  const { m, denses, tables, seen, lo, sparse, read, step } = im;
+  const { byKind, start, first } = denses[best]!;
+  for (let g = start[k], end = start[k + 1]; g < end; g++) {
+    const id = first + byKind[g];
+    if (sparse && seen[id - lo]) continue;
+    let v = 0;
+    let met = false;
+    for (let j = 0; j < m; j++) {
+      const dl = denses[j];
+      if (!dl) continue;
+      const x = id - dl.first;
+      if (x < 0 || x >= dl.pairs.length) continue;
+      const kj = dl.pairs[x];
+      if (kj === 0) continue;
+      if (j !== best && read[j]![kj] < step) {
+        met = true;
+        break;
+      }
+      v += tables[j]![kj];
+    }
+    if (!met) offer(im, id, v);
   }
 }
 
