@@ -53,7 +53,7 @@ const params = fc.record({
   // reads in the worker thread (the module loaded there) or on the index's connection
   readWorker: fc.boolean(),
   // term at a time into a flat array (every query), MaxScore with block bounds (none), chosen by cost, or by impacts wherever a list is dense
-  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const),
+  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const, 'preloadedImpact' as const),
   // the preload's share of the block cache (preloadLexical) in bytes: a few blocks, or every list
   preloadShare: fc.constantFrom(200, 1 << 30),
 });
@@ -62,13 +62,15 @@ let run = 0;
 
 /**
  * Which scorer answers: the flat one always, MaxScore always, the default choice by cost (FLAT_COST_RATIO; no
- * postings floor), or by impacts (rankImpact) wherever a list fills an eighth of its id range, however short.
+ * postings floor), by impacts (rankImpact) wherever a list fills an eighth of its id range, however short (the
+ * query makes it dense), or by impacts only where the preload made every such list dense (else MaxScore).
  */
 const SCORERS = {
   flat: { flatMaxPostings: Infinity, denseMinPostings: Infinity },
   maxscore: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: Infinity },
   cost: { flatMaxPostings: 0 },
-  impact: { denseMinPostings: 1 },
+  impact: { flatMaxPostings: Infinity, denseMinPostings: 1 },
+  preloadedImpact: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: 1 },
 };
 
 /** The exhaustive BM25 top 10 (and the chunks below it within rounding of the 10th): every live chunk of the asked stores and files, per-store statistics. */
@@ -181,6 +183,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             expect(both('flat')).toEqual(maxScore);
             expect(both('cost')).toEqual(maxScore);
             expect(both('impact')).toEqual(maxScore);
+            expect(both('preloadedImpact')).toEqual(maxScore);
             // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
             const fresh: LexicalState = {};
             preload(fresh);
@@ -191,7 +194,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
           const kept: LexicalState = {};
           const preload = (state: LexicalState) => {
             // (lists made dense too where the queries use them)
-            const denseMinPostings = p.scorer === 'impact' ? 1 : undefined;
+            const denseMinPostings = p.scorer === 'impact' || p.scorer === 'preloadedImpact' ? 1 : undefined;
             while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0, denseMinPostings }, state))());
           };
           const generation = new Map<string, number>();
@@ -488,7 +491,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       const denseBytes = denseAll.denseBytes!;
       for (const text of queries) {
         const want = lexicalProgram(reader, { ...input(text), ...SCORERS.maxscore }, {});
-        expect(lexicalProgram(reader, { ...input(text), ...SCORERS.impact }, denseAll)).toEqual(want);
+        expect(lexicalProgram(reader, { ...input(text), ...SCORERS.preloadedImpact }, denseAll)).toEqual(want);
         expect(denseAll.denseBytes).toBe(denseBytes);
         expect(denseAll.blockBytes).toBe(everything);
       }
