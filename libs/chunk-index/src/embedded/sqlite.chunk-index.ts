@@ -33,7 +33,8 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
  * feedback (null: none) and the fewest words (not counting stop words) a query needs to get it,
  * BM25's k1 and b and the headings' weight.
  */
-export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'> & Bm25Params & { feedbackMinWords: number };
+export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'> &
+  Bm25Params & { feedbackMinWords: number };
 
 /**
  * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on, a

@@ -318,7 +318,18 @@ function rankStore(
     for (const l of lists)
       if (l.dir.dense) worthy = true;
       else if (denseWorthy(l.dir, denseMin)) worthy = missing = true;
-    if (worthy && !missing) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, lists.map((l) => l.dir.dense ?? null), lo, limit, allowed, dead);
+    if (worthy && !missing)
+      return rankImpact(
+        flatArrays(state, hi - lo + 1),
+        input,
+        s,
+        lists,
+        lists.map((l) => l.dir.dense ?? null),
+        lo,
+        limit,
+        allowed,
+        dead,
+      );
   }
   const flat = (): Array<{ id: number; score: number }> => {
     if (worthy) {
