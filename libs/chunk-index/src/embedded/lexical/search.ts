@@ -725,6 +725,13 @@ class DenseBuilder {
   /** (body, heading, length) → kind: small ones by slot (0: none yet), the others by key */
   private readonly slots = new Int32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
   private readonly other = new Map<string, number>();
+  /** per kind, its chunks (then, once decoded, where its next one goes in byKind) */
+  private readonly counts: number[] = [0];
+  private start: Uint32Array | null = null;
+  private byKind: Uint32Array | null = null;
+  private at: Uint32Array | null = null;
+  /** ids less `first` placed in byKind so far */
+  private placed = 0;
   failed = false;
 
   constructor(readonly dir: Directory) {
@@ -734,12 +741,19 @@ class DenseBuilder {
   }
 
   get done(): boolean {
-    return this.next >= this.dir.size;
+    return this.next >= this.dir.size && this.placed >= this.pairs.length;
   }
 
-  /** Decodes up to `blocks` more blocks; true once the list is whole (or the build failed: `failed`). */
+  /**
+   * Decodes up to `blocks` more blocks, or once all are, groups up to `blocks` × 1,024 ids by kind;
+   * true once the list is whole (or the build failed: `failed`).
+   */
   step(load: (bi: number) => Uint8Array | null, blocks: number): boolean {
-    const { dir, pairs, body: bodies, heading: headings, length: lengths, other, slots } = this;
+    if (this.next >= this.dir.size) {
+      this.group(blocks * 1024);
+      return this.done;
+    }
+    const { dir, pairs, body: bodies, heading: headings, length: lengths, other, slots, counts } = this;
     for (const end = Math.min(dir.size, this.next + blocks); this.next < end; this.next++) {
       const data = load(this.next);
       if (!data) {
@@ -772,6 +786,7 @@ class DenseBuilder {
             bodies.push(body);
             headings.push(heading);
             lengths.push(length);
+            counts.push(0);
           }
         } else {
           const key = `${body},${heading},${length}`;
@@ -782,6 +797,7 @@ class DenseBuilder {
             bodies.push(body);
             headings.push(heading);
             lengths.push(length);
+            counts.push(0);
             other.set(key, kind);
           }
         }
@@ -790,26 +806,37 @@ class DenseBuilder {
           return true;
         }
         pairs[id] = kind;
+        counts[kind]++;
       }
     }
     return this.done;
   }
 
-  /** The dense form, once whole. */
-  result(): DenseList {
-    const kinds = this.body.length;
+  /** Places up to `ids` more ids in byKind (each kind's in id order). */
+  private group(ids: number): void {
     const pairs = this.pairs;
-    // the ids grouped by kind (a counting sort: each kind's in id order)
-    const start = new Uint32Array(kinds + 1);
-    for (let x = 0; x < pairs.length; x++) start[pairs[x] + 1]++;
-    start[1] = 0;
-    for (let k = 1; k < kinds; k++) start[k + 1] += start[k];
-    const byKind = new Uint32Array(start[kinds]);
-    const at = start.slice(0, kinds);
-    for (let x = 0; x < pairs.length; x++) {
+    if (!this.start) {
+      const kinds = this.counts.length;
+      const start = (this.start = new Uint32Array(kinds + 1));
+      for (let k = 1; k < kinds; k++) start[k + 1] = start[k] + this.counts[k];
+      this.byKind = new Uint32Array(start[kinds]);
+      this.at = start.slice(0, kinds);
+    }
+    const byKind = this.byKind!;
+    const at = this.at!;
+    for (let x = this.placed, end = Math.min(pairs.length, this.placed + ids); x < end; x++) {
       const k = pairs[x];
       if (k) byKind[at[k]++] = x;
     }
+    this.placed = Math.min(pairs.length, this.placed + ids);
+  }
+
+  /** The dense form, once whole (done). */
+  result(): DenseList {
+    const kinds = this.body.length;
+    const pairs = this.pairs;
+    const start = this.start!;
+    const byKind = this.byKind!;
     return {
       first: this.first,
       pairs,
@@ -838,7 +865,7 @@ function denseForm(state: LexicalState, l: ListRef, cacheBytes: number, minPosti
   if (dir.dense) return dir.dense;
   if (!denseWorthy(dir, minPostings)) return null;
   const b = new DenseBuilder(dir);
-  b.step((bi) => l.load(bi, MAX_RUN), dir.size);
+  while (!b.step((bi) => l.load(bi, MAX_RUN), dir.size));
   if (b.failed) {
     dir.dense = null;
     return null;
