@@ -929,10 +929,10 @@ function rankImpact(
     ids.push(sparse.ids.subarray(0, sparse.n));
     xs.push(sparse.xs);
   }
-  const im: Impact = { m, denses, tables, ids, xs, seen: flat.seen, lo, sparse: ids.some((x) => x), heap: new TopK(limit), min: -Infinity, allowed, dead, read: [], step: 0 };
+  const im: Impact = { m, denses, tables, ids, xs, seen: flat.seen, lo, sparse: ids.some((x) => x), touched: new Int32Array(0), touchedCount: 0, heap: new TopK(limit), min: -Infinity, allowed, dead, read: [], step: 0 };
   try {
-    // the sparse lists' chunks, in id order (each marked: the dense lists' reading passes them over)
-    if (im.sparse) sparsePass(im);
+    // the sparse lists' chunks (each marked: the dense lists' reading passes them over)
+    if (im.sparse) sparsePass(im, flat.acc);
     // the dense lists a kind at a time, the largest contribution first
     const order: Array<Int32Array | null> = [];
     const next = new Int32Array(m);
@@ -973,7 +973,7 @@ function rankImpact(
     }
     return im.heap.sorted();
   } finally {
-    for (const li of ids) if (li) for (let i = 0; i < li.length; i++) flat.seen[li[i] - lo] = 0;
+    for (let i = 0; i < im.touchedCount; i++) flat.seen[im.touched[i]] = 0;
   }
 }
 
@@ -987,6 +987,9 @@ interface Impact {
   seen: Uint8Array;
   lo: number;
   sparse: boolean;
+  /** the sparse lists' chunks (ids less lo), marked in seen: the first touchedCount */
+  touched: Int32Array;
+  touchedCount: number;
   heap: TopK;
   min: number;
   allowed: ((id: number) => boolean) | null;
@@ -1003,30 +1006,60 @@ function offer(im: Impact, id: number, v: number): void {
   if (im.heap.push(id, v) && im.heap.full) im.min = im.heap.minScore();
 }
 
-/** rankImpact's first pass: every chunk of its sparse lists, in id order, scored whole and marked in `seen`. */
-function sparsePass(im: Impact): void {
+/**
+ * rankImpact's first pass: every chunk of its sparse lists (marked in `seen`, listed in `touched`), its sum
+ * taken term at a time in `acc` (a sparse list's postings added, a dense list's contributions to those chunks
+ * looked up), then offered (and `acc` left zero).
+ */
+function sparsePass(im: Impact, acc: Float64Array): void {
   const { m, denses, tables, ids, xs, seen, lo } = im;
-  const at = new Int32Array(m);
-  for (;;) {
-    let d = Infinity;
-    for (let j = 0; j < m; j++) {
-      const li = ids[j];
-      if (li && at[j] < li.length && li[at[j]] < d) d = li[at[j]];
+  let total = 0;
+  for (const li of ids) if (li) total += li.length;
+  const touched = (im.touched = new Int32Array(total));
+  let n = 0;
+  for (let j = 0; j < m; j++) {
+    const li = ids[j];
+    if (li) n = mark(seen, li, lo, touched, n);
+  }
+  im.touchedCount = n;
+  for (let j = 0; j < m; j++) {
+    const li = ids[j];
+    if (li) addSparse(acc, li, xs[j]!, lo);
+    else addLookups(acc, touched, n, denses[j]!, tables[j]!, lo);
+  }
+  for (let i = 0; i < n; i++) {
+    const x = touched[i];
+    const v = acc[x];
+    acc[x] = 0;
+    offer(im, x + lo, v);
+  }
+}
+
+/** Marks a sparse list's chunks in `seen` (by id less lo), those not marked yet listed in `touched` from `n`; answers the new count. */
+function mark(seen: Uint8Array, ids: Int32Array, lo: number, touched: Int32Array, n: number): number {
+  for (let i = 0; i < ids.length; i++) {
+    const x = ids[i] - lo;
+    if (!seen[x]) {
+      seen[x] = 1;
+      touched[n++] = x;
     }
-    if (d === Infinity) break;
-    let v = 0;
-    for (let j = 0; j < m; j++) {
-      const dl = denses[j];
-      if (dl) {
-        const x = d - dl.first;
-        if (x >= 0 && x < dl.pairs.length) v += tables[j]![dl.pairs[x]];
-      } else {
-        const li = ids[j]!;
-        if (at[j] < li.length && li[at[j]] === d) v += xs[j]![at[j]++];
-      }
-    }
-    seen[d - lo] = 1;
-    offer(im, d, v);
+  }
+  return n;
+}
+
+/** Adds a sparse list's contributions to `acc` (by id less lo). */
+function addSparse(acc: Float64Array, ids: Int32Array, xs: Float64Array, lo: number): void {
+  for (let i = 0; i < ids.length; i++) acc[ids[i] - lo] += xs[i];
+}
+
+/** Adds a dense list's contributions to the chunks `touched` (ids less lo) in `acc`. */
+function addLookups(acc: Float64Array, touched: Int32Array, count: number, d: DenseList, table: Float64Array, lo: number): void {
+  const { pairs, first } = d;
+  const n = pairs.length;
+  for (let i = 0; i < count; i++) {
+    const x = touched[i];
+    const y = x + lo - first;
+    if (y >= 0 && y < n) acc[x] += table[pairs[y]];
   }
 }
 
