@@ -435,8 +435,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
         expect(small.blockBytes).toBeLessThanOrEqual(2048);
         // lists kept dense count within the bound too
-        expect(lexicalProgram(reader, { ...input, ...SCORERS.impact, blockCacheBytes: 40_000 }, dense)).toEqual(want);
-        expect((dense.blockBytes ?? 0) + (dense.denseBytes ?? 0)).toBeLessThanOrEqual(40_000);
+        expect(lexicalProgram(reader, { ...input, ...SCORERS.impact, blockCacheBytes: 20_000 }, dense)).toEqual(want);
+        expect((dense.blockBytes ?? 0) + (dense.denseBytes ?? 0)).toBeLessThanOrEqual(20_000);
+        expect(dense.denseBytes ?? 0).toBeLessThanOrEqual(10_000);
       }
       // (lists kept dense, and blocks dropped for them: the bound holds less than every block and dense list)
       expect(dense.denseBytes).toBeGreaterThan(0);

@@ -44,12 +44,13 @@ export interface LexicalInput extends Bm25Params {
 export interface LexicalState {
   dirs?: Map<string, Directory>;
   dirEntries?: number;
-  /** blocks' data in the order they were read (each lives in its directory's `data`; block -1: its dense form), the oldest at `blockHead` */
+  /** blocks' data in the order they were read (each lives in its directory's `data`), the oldest at `blockHead` */
   blockQueue?: Array<[Directory, number] | null>;
   blockHead?: number;
   blockBytes?: number;
-  /** bytes of the lists' dense forms kept (Directory.dense; within blockCacheBytes with blockBytes, in the same queue) */
+  /** bytes of the lists' dense forms kept (Directory.dense; with blockBytes within blockCacheBytes, and at most DENSE_CACHE_SHARE of it), oldest first in denseQueue */
   denseBytes?: number;
+  denseQueue?: Directory[];
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
@@ -853,11 +854,24 @@ class DenseBuilder {
 
 /** Keeps a list's dense form in the cache (counted with the blocks, dropped with the oldest of them). */
 function keepDense(state: LexicalState, dir: Directory, dense: DenseList, cacheBytes: number): void {
+  const share = cacheBytes * DENSE_CACHE_SHARE;
+  if (dense.bytes > share) return;
+  const queue = (state.denseQueue ??= []);
+  state.denseBytes ??= 0;
+  // the oldest dense lists dropped for it (never by blocks read: a dense list costs a whole list's decoding to make again)
+  while (state.denseBytes + dense.bytes > share && queue.length) {
+    const old = queue.shift()!;
+    if (old.dense) state.denseBytes -= old.dense.bytes;
+    old.dense = undefined;
+  }
   dir.dense = dense;
-  state.denseBytes = (state.denseBytes ?? 0) + dense.bytes;
-  (state.blockQueue ??= []).push([dir, -1]);
+  state.denseBytes += dense.bytes;
+  queue.push(dir);
   dropOldest(state, cacheBytes);
 }
+
+/** The share of the block cache's bound that dense lists may hold (blocks are dropped for them, not they for blocks). */
+const DENSE_CACHE_SHARE = 1 / 2;
 
 /** A list's dense form: kept, or built now from its blocks (read where not kept); null where the list is not worth one. */
 function denseForm(state: LexicalState, l: ListRef, cacheBytes: number, minPostings: number): DenseList | null {
@@ -865,14 +879,15 @@ function denseForm(state: LexicalState, l: ListRef, cacheBytes: number, minPosti
   if (dir.dense) return dir.dense;
   if (!denseWorthy(dir, minPostings)) return null;
   const b = new DenseBuilder(dir);
-  while (!b.step((bi) => l.load(bi, MAX_RUN), dir.size));
+  // (a few blocks a call: the step is optimised after a few calls, where one call for the whole list waited for on-stack replacement)
+  while (!b.step((bi) => l.load(bi, MAX_RUN), 32));
   if (b.failed) {
     dir.dense = null;
     return null;
   }
   const dense = b.result();
-  // (kept only where it fits the cache: else it is used for this query and dropped)
-  if (dense.bytes <= cacheBytes / 4) keepDense(state, dir, dense, cacheBytes);
+  // (kept only where it fits the dense lists' share of the cache: else it is used for this query and dropped)
+  keepDense(state, dir, dense, cacheBytes);
   return dense;
 }
 
@@ -1194,7 +1209,7 @@ function cacheBlocks(
   return { bytes, blocks, full };
 }
 
-/** Drops the oldest blocks and dense forms while the cache holds more than `cacheBytes`. */
+/** Drops the oldest blocks while the cache (blocks and dense lists) holds more than `cacheBytes`. */
 function dropOldest(state: LexicalState, cacheBytes: number): void {
   const queue = (state.blockQueue ??= []);
   state.blockHead ??= 0;
@@ -1203,11 +1218,6 @@ function dropOldest(state: LexicalState, cacheBytes: number): void {
   while (state.blockBytes + state.denseBytes > cacheBytes && state.blockHead < queue.length) {
     const [d0, b0] = queue[state.blockHead]!;
     queue[state.blockHead++] = null;
-    if (b0 < 0) {
-      if (d0.dense) state.denseBytes -= d0.dense.bytes;
-      d0.dense = undefined;
-      continue;
-    }
     const old = d0.data[b0];
     if (old) state.blockBytes -= old.length;
     d0.data[b0] = undefined;
@@ -1329,7 +1339,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
           else if (builder.done) {
             const dense = builder.result();
             // within the cache's bound, dropping nothing
-            if ((state.blockBytes ?? 0) + (state.denseBytes ?? 0) + dense.bytes <= cacheBytes) {
+            if ((state.blockBytes ?? 0) + (state.denseBytes ?? 0) + dense.bytes <= cacheBytes && (state.denseBytes ?? 0) + dense.bytes <= cacheBytes * DENSE_CACHE_SHARE) {
               keepDense(state, dir, dense, cacheBytes);
               p.stats.dense = (p.stats.dense ?? 0) + 1;
             }
