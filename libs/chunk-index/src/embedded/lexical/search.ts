@@ -309,17 +309,21 @@ function rankStore(
     hi = Math.max(hi, l.dir.last[l.dir.size - 1]);
   }
   const fits = hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING);
-  // lists of common words kept dense: the top by impacts (rankImpact). Where one worth it is not dense yet
-  // (the preload makes them dense, largest first), a query that reads every posting anyway (flat) makes it
-  // dense; one that MaxScore answers leaves it to the preload.
+  // a query of common words only, each kept dense: the top by impacts (rankImpact). With other words too, by
+  // impacts only where it would go flat (rankImpact reads the other lists whole, as rankFlat would: where
+  // MaxScore skips most of them, as for RM3's expanded queries, it stays cheaper). Where a list worth it is
+  // not dense yet (the preload makes them dense, largest first), a query that goes flat makes it dense.
   const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
   let worthy = false;
   if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE) {
-    let missing = false;
+    let all = true;
     for (const l of lists)
       if (l.dir.dense) worthy = true;
-      else if (denseWorthy(l.dir, denseMin)) worthy = missing = true;
-    if (worthy && !missing)
+      else {
+        if (denseWorthy(l.dir, denseMin)) worthy = true;
+        all = false;
+      }
+    if (all)
       return rankImpact(
         flatArrays(state, hi - lo + 1),
         input,
@@ -944,7 +948,24 @@ function rankImpact(
     ids.push(sparse.ids.subarray(0, sparse.n));
     xs.push(sparse.xs);
   }
-  const im: Impact = { m, denses, tables, ids, xs, seen: flat.seen, lo, sparse: ids.some((x) => x), touched: new Int32Array(0), touchedCount: 0, heap: new TopK(limit), min: -Infinity, allowed, dead, read: [], step: 0 };
+  const im: Impact = {
+    m,
+    denses,
+    tables,
+    ids,
+    xs,
+    seen: flat.seen,
+    lo,
+    sparse: ids.some((x) => x),
+    touched: new Int32Array(0),
+    touchedCount: 0,
+    heap: new TopK(limit),
+    min: -Infinity,
+    allowed,
+    dead,
+    read: [],
+    step: 0,
+  };
   try {
     // the sparse lists' chunks (each marked: the dense lists' reading passes them over)
     if (im.sparse) sparsePass(im, flat.acc);
