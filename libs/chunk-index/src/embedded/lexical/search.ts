@@ -312,7 +312,8 @@ function rankStore(
   // a query of common words only, each kept dense: the top by impacts (rankImpact). With other words too, by
   // impacts only where it would go flat (rankImpact reads the other lists whole, as rankFlat would: where
   // MaxScore skips most of them, as for RM3's expanded queries, it stays cheaper). Where a list worth it is
-  // not dense yet (the preload makes them dense, largest first), a query that goes flat makes it dense.
+  // not dense yet (the preload makes them dense, largest first), a query that goes flat makes it dense once no
+  // preload is under way (after a write, which gives the list a new generation).
   const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
   let worthy = false;
   if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE) {
@@ -337,7 +338,8 @@ function rankStore(
       );
   }
   const flat = (): Array<{ id: number; score: number }> => {
-    if (worthy) {
+    // (while a preload is under way it makes them; a query makes one only once it is done or where none runs: a list changed since)
+    if (worthy && (!state.preload || state.preload.phase === 'done')) {
       const denses = lists.map((l) => denseForm(state, l, cacheBytes, denseMin));
       if (denses.some((d) => d)) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
     }
