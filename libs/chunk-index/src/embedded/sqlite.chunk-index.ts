@@ -33,7 +33,8 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
  * feedback (null: none) and the fewest words (not counting stop words) a query needs to get it,
  * BM25's k1 and b and the headings' weight.
  */
-export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio'> & Bm25Params & { feedbackMinWords: number };
+export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'> &
+  Bm25Params & { feedbackMinWords: number };
 
 /**
  * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on, a
@@ -119,7 +120,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
     const module = require.resolve('./lexical/search');
-    const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
+    const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, denseMinPostings: this.lexical.denseMinPostings, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
     this.reader = new SqliteReadWorker(
       path,
       this.db,

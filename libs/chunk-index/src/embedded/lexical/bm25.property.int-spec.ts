@@ -5,7 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
-import { analyzeChunk, headingContextOf, queryTerms } from './analyzer';
+import { analyzeChunk, headingContextOf, queryTerms, stemOf } from './analyzer';
 import { LexicalState, lexicalProgram, preloadLexical } from './search';
 import { DEFAULT_BM25 } from './bm25';
 
@@ -52,19 +52,25 @@ const params = fc.record({
   blockSize: fc.constantFrom(2, 5, 16, 128),
   // reads in the worker thread (the module loaded there) or on the index's connection
   readWorker: fc.boolean(),
-  // term at a time into a flat array (every query), MaxScore with block bounds (none), or chosen by cost
-  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const),
+  // term at a time into a flat array (every query), MaxScore with block bounds (none), chosen by cost, or by impacts wherever a list is dense
+  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const, 'preloadedImpact' as const),
   // the preload's share of the block cache (preloadLexical) in bytes: a few blocks, or every list
   preloadShare: fc.constantFrom(200, 1 << 30),
 });
 
 let run = 0;
 
-/** Which scorer answers: the flat one always, MaxScore always, or the default choice by cost (FLAT_COST_RATIO; no postings floor). */
+/**
+ * Which scorer answers: the flat one always, MaxScore always, the default choice by cost (FLAT_COST_RATIO; no
+ * postings floor), by impacts (rankImpact) wherever a list fills an eighth of its id range, however short (the
+ * query makes it dense), or by impacts only where the preload made every such list dense (else MaxScore).
+ */
 const SCORERS = {
-  flat: { flatMaxPostings: Infinity },
-  maxscore: { flatMaxPostings: 0, flatCostRatio: 0 },
+  flat: { flatMaxPostings: Infinity, denseMinPostings: Infinity },
+  maxscore: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: Infinity },
   cost: { flatMaxPostings: 0 },
+  impact: { flatMaxPostings: Infinity, denseMinPostings: 1 },
+  preloadedImpact: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: 1 },
 };
 
 /** The exhaustive BM25 top 10 (and the chunks below it within rounding of the 10th): every live chunk of the asked stores and files, per-store statistics. */
@@ -176,6 +182,8 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             const maxScore = both('maxscore');
             expect(both('flat')).toEqual(maxScore);
             expect(both('cost')).toEqual(maxScore);
+            expect(both('impact')).toEqual(maxScore);
+            expect(both('preloadedImpact')).toEqual(maxScore);
             // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
             const fresh: LexicalState = {};
             preload(fresh);
@@ -185,7 +193,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
           };
           const kept: LexicalState = {};
           const preload = (state: LexicalState) => {
-            while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0 }, state))());
+            // (lists made dense too where the queries use them)
+            const denseMinPostings = p.scorer === 'impact' || p.scorer === 'preloadedImpact' ? 1 : undefined;
+            while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0, denseMinPostings }, state))());
           };
           const generation = new Map<string, number>();
           let seq = 0n;
@@ -348,7 +358,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                 for (const storeIds of [['s0'], ['s1'], ['s0', 's1']]) {
                   const answer = (scorer: keyof typeof SCORERS) =>
                     lexicalProgram(reader, { text: words.join(' '), columns: 'c.id AS id', storeIds, limit, ...p, feedback: null, ...SCORERS[scorer] }, {});
-                  expect(answer('flat')).toEqual(answer('maxscore'));
+                  const maxScore = answer('maxscore');
+                  expect(answer('flat')).toEqual(maxScore);
+                  expect(answer('impact')).toEqual(maxScore);
                 }
           } finally {
             reader.close();
@@ -404,6 +416,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       expect(maxScore.filter((r) => r.score === 0)).toHaveLength(5);
       expect(answer('flat')).toEqual(maxScore);
       expect(answer('cost')).toEqual(maxScore);
+      expect(answer('impact')).toEqual(maxScore);
     });
   }, 60_000);
 
@@ -415,12 +428,20 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await oneFileStore('cache', texts, 8, (reader) => {
       const small: LexicalState = {};
       const big: LexicalState = {};
+      const dense: LexicalState = {};
       for (const text of ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin']) {
         const input = { text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null, ...SCORERS.maxscore };
         const want = lexicalProgram(reader, input, big);
         expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
         expect(small.blockBytes).toBeLessThanOrEqual(2048);
+        // lists kept dense count within the bound too
+        expect(lexicalProgram(reader, { ...input, ...SCORERS.impact, blockCacheBytes: 20_000 }, dense)).toEqual(want);
+        expect((dense.blockBytes ?? 0) + (dense.denseBytes ?? 0)).toBeLessThanOrEqual(20_000);
+        expect(dense.denseBytes ?? 0).toBeLessThanOrEqual(10_000);
       }
+      // (lists kept dense, and blocks dropped for them: the bound holds less than every block and dense list)
+      expect(dense.denseBytes).toBeGreaterThan(0);
+      expect(dense.blockBytes).toBeLessThan(big.blockBytes!);
       // the default keeps what it read
       expect(big.blockBytes).toBeGreaterThan(2048);
     });
@@ -435,9 +456,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await oneFileStore('preload', texts, 8, (reader) => {
       const input = (text: string) => ({ text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null });
       const queries = ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin', 'w3 jam', 'w7 zest garden'];
-      const preload = (state: LexicalState, preloadBytes: number, minPostings = 1) => {
+      const preload = (state: LexicalState, preloadBytes: number, minPostings = 1, denseMinPostings?: number) => {
         let slices = 1;
-        while (reader.transaction(() => preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0 }, state))()) slices++;
+        while (reader.transaction(() => preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0, denseMinPostings }, state))()) slices++;
         return slices;
       };
       const all: LexicalState = {};
@@ -459,6 +480,22 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         }
       // no query allocated them again
       expect(all.flat!.acc).toBe(arrays);
+      // lists of at least an eighth of the ids made dense by the preload (the w… words, a thirteenth, not); a query after it makes none and reads nothing
+      const denseAll: LexicalState = {};
+      preload(denseAll, 1 << 30, 1, 1);
+      const storeKey = (reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }).store_key;
+      const denseOf = (w: string) => denseAll.dirs?.get(`${storeKey}\u0000${stemOf(w)}`)?.dense;
+      expect(words.filter((w) => denseOf(w))).toEqual(words);
+      expect(denseAll.dirs?.get(`${storeKey}\u0000w3`)).toBeDefined();
+      expect(denseOf('w3')).toBeFalsy();
+      expect(denseAll.preload?.stats.dense).toBeGreaterThanOrEqual(words.length);
+      const denseBytes = denseAll.denseBytes!;
+      for (const text of queries) {
+        const want = lexicalProgram(reader, { ...input(text), ...SCORERS.maxscore }, {});
+        expect(lexicalProgram(reader, { ...input(text), ...SCORERS.preloadedImpact }, denseAll)).toEqual(want);
+        expect(denseAll.denseBytes).toBe(denseBytes);
+        expect(denseAll.blockBytes).toBe(everything);
+      }
       // a share of a third: the largest lists first, within the share
       const third: LexicalState = {};
       preload(third, Math.floor(everything / 3));

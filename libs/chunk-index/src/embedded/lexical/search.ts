@@ -32,6 +32,12 @@ export interface LexicalInput extends Bm25Params {
    * (default FLAT_COST_RATIO).
    */
   flatCostRatio?: number;
+  /**
+   * Lists of at least this many postings that fill at least 1/DENSE_RANGE_PER_POSTING of their id range
+   * are kept decoded by id (DenseList) and the query's top taken by impacts (rankImpact); Infinity: never
+   * (default DENSE_MIN_POSTINGS).
+   */
+  denseMinPostings?: number;
 }
 
 /** What the program keeps between calls where it runs: bounded caches of directories, blocks and tombstones. */
@@ -42,6 +48,9 @@ export interface LexicalState {
   blockQueue?: Array<[Directory, number] | null>;
   blockHead?: number;
   blockBytes?: number;
+  /** bytes of the lists' dense forms kept (Directory.dense; with blockBytes within blockCacheBytes, and at most DENSE_CACHE_SHARE of it), oldest first in denseQueue */
+  denseBytes?: number;
+  denseQueue?: Directory[];
   dead?: Map<number, { cgen: number; dead: number; ids: Set<number> }>;
   statements?: Record<string, Database.Statement>;
   /** the flat scorer's accumulators, by chunk id less the lists' smallest (zero between queries) */
@@ -63,6 +72,8 @@ interface Directory {
   size: number;
   /** blocks' data as read (a cache: the oldest dropped past a bound; a new generation starts empty) */
   data: Array<Buffer | undefined>;
+  /** the list decoded by id (denseForm; undefined: not built, null: not worth it), dropped with the directory */
+  dense?: DenseList | null;
 }
 
 const MAX_DIR_ENTRIES = 2_000_000;
@@ -298,7 +309,43 @@ function rankStore(
     hi = Math.max(hi, l.dir.last[l.dir.size - 1]);
   }
   const fits = hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING);
-  if (fits && postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS)) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  // a query of common words only, each kept dense: the top by impacts (rankImpact). With other words too, by
+  // impacts only where it would go flat (rankImpact reads the other lists whole, as rankFlat would: where
+  // MaxScore skips most of them, as for RM3's expanded queries, it stays cheaper). Where a list worth it is
+  // not dense yet (the preload makes them dense, largest first), a query that goes flat makes it dense once no
+  // preload is under way (after a write, which gives the list a new generation).
+  const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
+  let worthy = false;
+  if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE) {
+    let all = true;
+    for (const l of lists)
+      if (l.dir.dense) worthy = true;
+      else {
+        if (denseWorthy(l.dir, denseMin)) worthy = true;
+        all = false;
+      }
+    if (all)
+      return rankImpact(
+        flatArrays(state, hi - lo + 1),
+        input,
+        s,
+        lists,
+        lists.map((l) => l.dir.dense ?? null),
+        lo,
+        limit,
+        allowed,
+        dead,
+      );
+  }
+  const flat = (): Array<{ id: number; score: number }> => {
+    // (while a preload is under way it makes them; a query makes one only once it is done or where none runs: a list changed since)
+    if (worthy && (!state.preload || state.preload.phase === 'done')) {
+      const denses = lists.map((l) => denseForm(state, l, cacheBytes, denseMin));
+      if (denses.some((d) => d)) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
+    }
+    return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+  };
+  if (fits && postings <= (input.flatMaxPostings ?? FLAT_MAX_POSTINGS)) return flat();
   const ratio = input.flatCostRatio ?? FLAT_COST_RATIO;
   if (fits && ratio > 0) {
     // MaxScore reads at least the list of the largest bound whole
@@ -311,7 +358,7 @@ function rankStore(
         top = l;
       }
     }
-    if (postings <= ratio * top.df) return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
+    if (postings <= ratio * top.df) return flat();
   }
   const cursors = lists.map((l, i) => new Cursor(l.dir, l.scale, boundsOf(l, s.avgLength, input), s.avgLength, input, l.load, i));
   // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
@@ -623,6 +670,510 @@ function addBlock(a: AddBlock, data: Uint8Array, count: number, id: number): voi
   }
 }
 
+/**
+ * A list decoded by chunk id, for the flat scorer: `pairs[id - first]` is 0 where the chunk is not in the
+ * list, else 1 + the index of its (body count, heading count, length) among the list's distinct ones
+ * (`body`, `heading`, `length`, index 0 unused). Scoring it is then a lookup per id in a table of the
+ * list's contributions for this query (the same expression as a posting's, so the same double), added in
+ * the query's term order as before: no varints read. Kept beside the list's blocks for lists of at least
+ * DENSE_MIN_POSTINGS postings that fill at least 1/DENSE_RANGE_PER_POSTING of their id range (2 bytes an
+ * id: at most 16 a posting, against ~4 compressed), within the block cache's bound.
+ */
+interface DenseList {
+  first: number;
+  pairs: Uint16Array;
+  body: Uint32Array;
+  heading: Uint32Array;
+  length: Uint32Array;
+  /** distinct (body, heading, length), index 0 included */
+  kinds: number;
+  /** the list's ids less `first` by kind (then id): kind k's are byKind[start[k] .. start[k + 1]) */
+  byKind: Uint32Array;
+  start: Uint32Array;
+  bytes: number;
+}
+
+/** Lists of fewer postings are never kept dense (a query reads them in well under a millisecond). */
+export const DENSE_MIN_POSTINGS = 8192;
+/** A list is kept dense only where its id range is at most this many times its postings. */
+export const DENSE_RANGE_PER_POSTING = 8;
+/** The most distinct (body, heading, length) of a dense list (its ids are 16 bits, 0 for none). */
+const DENSE_MAX_KINDS = 65_535;
+/** A list's id range and postings. */
+function listSpan(dir: Directory): { first: number; range: number; postings: number } {
+  let postings = 0;
+  for (let j = 0; j < dir.size; j++) postings += dir.count[j];
+  const first = dir.size ? dir.first[0] : 0;
+  return { first, range: dir.size ? dir.last[dir.size - 1] - first + 1 : 0, postings };
+}
+
+/** Whether a list is worth a dense form (DenseList): at least `minPostings` postings, at least 1/DENSE_RANGE_PER_POSTING of its id range. */
+function denseWorthy(dir: Directory, minPostings: number): boolean {
+  if (dir.dense === null) return false;
+  const { range, postings } = listSpan(dir);
+  return postings >= minPostings && range <= postings * DENSE_RANGE_PER_POSTING;
+}
+
+/** Heading counts below this (with body counts below BODY_SLOTS and lengths below LENGTH_SLOTS) find their kind in an array while a list is made dense. */
+const KIND_HEADINGS = 4;
+
+/**
+ * Builds a list's dense form a few blocks a step (`step(blocks)`: true once whole; `load` gives a block's
+ * data, null where it is not at hand: the build is then given up). The result is the list as its blocks
+ * hold it, whatever the order of the steps.
+ */
+class DenseBuilder {
+  private next = 0;
+  private readonly first: number;
+  private readonly pairs: Uint16Array;
+  private readonly body: number[] = [0];
+  private readonly heading: number[] = [0];
+  private readonly length: number[] = [0];
+  /** (body, heading, length) → kind: small ones by slot (0: none yet), the others by key */
+  private readonly slots = new Int32Array(BODY_SLOTS * KIND_HEADINGS * LENGTH_SLOTS);
+  private readonly other = new Map<string, number>();
+  /** per kind, its chunks (then, once decoded, where its next one goes in byKind) */
+  private readonly counts: number[] = [0];
+  private start: Uint32Array | null = null;
+  private byKind: Uint32Array | null = null;
+  private at: Uint32Array | null = null;
+  /** ids less `first` placed in byKind so far */
+  private placed = 0;
+  failed = false;
+
+  constructor(readonly dir: Directory) {
+    const { first, range } = listSpan(dir);
+    this.first = first;
+    this.pairs = new Uint16Array(range);
+  }
+
+  get done(): boolean {
+    return this.next >= this.dir.size && this.placed >= this.pairs.length;
+  }
+
+  /**
+   * Decodes up to `blocks` more blocks, or once all are, groups up to `blocks` × 1,024 ids by kind;
+   * true once the list is whole (or the build failed: `failed`).
+   */
+  step(load: (bi: number) => Uint8Array | null, blocks: number): boolean {
+    if (this.next >= this.dir.size) {
+      this.group(blocks * 1024);
+      return this.done;
+    }
+    const { dir, pairs, body: bodies, heading: headings, length: lengths, other, slots, counts } = this;
+    for (const end = Math.min(dir.size, this.next + blocks); this.next < end; this.next++) {
+      const data = load(this.next);
+      if (!data) {
+        this.failed = true;
+        return true;
+      }
+      const count = dir.count[this.next];
+      let id = dir.first[this.next] - this.first;
+      let q = 0;
+      for (let i = 0; i < count; i++) {
+        let byte = data[q++];
+        let v = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
+        id += v;
+        byte = data[q++];
+        let body = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
+        byte = data[q++];
+        let heading = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
+        byte = data[q++];
+        let length = byte & 0x7f;
+        for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
+        let kind: number;
+        if (body < BODY_SLOTS && heading < KIND_HEADINGS && length < LENGTH_SLOTS) {
+          const slot = (body * KIND_HEADINGS + heading) * LENGTH_SLOTS + length;
+          kind = slots[slot];
+          if (kind === 0) {
+            kind = slots[slot] = bodies.length;
+            bodies.push(body);
+            headings.push(heading);
+            lengths.push(length);
+            counts.push(0);
+          }
+        } else {
+          const key = `${body},${heading},${length}`;
+          const k = other.get(key);
+          if (k !== undefined) kind = k;
+          else {
+            kind = bodies.length;
+            bodies.push(body);
+            headings.push(heading);
+            lengths.push(length);
+            counts.push(0);
+            other.set(key, kind);
+          }
+        }
+        if (kind > DENSE_MAX_KINDS) {
+          this.failed = true;
+          return true;
+        }
+        pairs[id] = kind;
+        counts[kind]++;
+      }
+    }
+    return this.done;
+  }
+
+  /** Places up to `ids` more ids in byKind (each kind's in id order). */
+  private group(ids: number): void {
+    const pairs = this.pairs;
+    if (!this.start) {
+      const kinds = this.counts.length;
+      const start = (this.start = new Uint32Array(kinds + 1));
+      for (let k = 1; k < kinds; k++) start[k + 1] = start[k] + this.counts[k];
+      this.byKind = new Uint32Array(start[kinds]);
+      this.at = start.slice(0, kinds);
+    }
+    const byKind = this.byKind!;
+    const at = this.at!;
+    for (let x = this.placed, end = Math.min(pairs.length, this.placed + ids); x < end; x++) {
+      const k = pairs[x];
+      if (k) byKind[at[k]++] = x;
+    }
+    this.placed = Math.min(pairs.length, this.placed + ids);
+  }
+
+  /** The dense form, once whole (done). */
+  result(): DenseList {
+    const kinds = this.body.length;
+    const pairs = this.pairs;
+    const start = this.start!;
+    const byKind = this.byKind!;
+    return {
+      first: this.first,
+      pairs,
+      body: Uint32Array.from(this.body),
+      heading: Uint32Array.from(this.heading),
+      length: Uint32Array.from(this.length),
+      kinds,
+      byKind,
+      start,
+      bytes: pairs.byteLength + byKind.byteLength + kinds * 16,
+    };
+  }
+}
+
+/** Keeps a list's dense form in the cache (counted with the blocks, dropped with the oldest of them). */
+function keepDense(state: LexicalState, dir: Directory, dense: DenseList, cacheBytes: number): void {
+  const share = cacheBytes * DENSE_CACHE_SHARE;
+  if (dense.bytes > share) return;
+  const queue = (state.denseQueue ??= []);
+  state.denseBytes ??= 0;
+  // the oldest dense lists dropped for it (never by blocks read: a dense list costs a whole list's decoding to make again)
+  while (state.denseBytes + dense.bytes > share && queue.length) {
+    const old = queue.shift()!;
+    if (old.dense) state.denseBytes -= old.dense.bytes;
+    old.dense = undefined;
+  }
+  dir.dense = dense;
+  state.denseBytes += dense.bytes;
+  queue.push(dir);
+  dropOldest(state, cacheBytes);
+}
+
+/** The share of the block cache's bound that dense lists may hold (blocks are dropped for them, not they for blocks). */
+const DENSE_CACHE_SHARE = 1 / 2;
+
+/** A list's dense form: kept, or built now from its blocks (read where not kept); null where the list is not worth one. */
+function denseForm(state: LexicalState, l: ListRef, cacheBytes: number, minPostings: number): DenseList | null {
+  const dir = l.dir;
+  if (dir.dense) return dir.dense;
+  if (!denseWorthy(dir, minPostings)) return null;
+  const b = new DenseBuilder(dir);
+  // (a few blocks a call: the step is optimised after a few calls, where one call for the whole list waited for on-stack replacement)
+  while (!b.step((bi) => l.load(bi, MAX_RUN), 32));
+  if (b.failed) {
+    dir.dense = null;
+    return null;
+  }
+  const dense = b.result();
+  // (kept only where it fits the dense lists' share of the cache: else it is used for this query and dropped)
+  keepDense(state, dir, dense, cacheBytes);
+  return dense;
+}
+
+/**
+ * The top by a list's impacts where lists are dense (DenseList), Fagin's threshold algorithm: each dense
+ * list's chunks are read a kind at a time (a kind: one (body, heading, length), so one contribution), the
+ * largest contribution first, always from the list whose next kind gives most; each chunk met is scored
+ * whole at once (its kind in every list looked up by id, the contributions added in the query's term order
+ * from 0, as rankFlat adds them: the same double), once (a chunk whose kind in another list was read
+ * before is passed over). A chunk not met yet scores at most the sum of the lists' next contributions: once
+ * that is below the k-th score nothing more can enter. The other (sparse) lists' chunks are all scored
+ * first, walked in id order. Same top as rankFlat's and MaxScore's; where the common words' top is made
+ * of their higher counts, most of their postings are never read.
+ */
+function rankImpact(
+  flat: NonNullable<LexicalState['flat']>,
+  p: Bm25Params,
+  s: StoreStats,
+  lists: ListRef[],
+  denses: Array<DenseList | null>,
+  lo: number,
+  limit: number,
+  allowed: ((id: number) => boolean) | null,
+  dead: Set<number> | null,
+): Array<{ id: number; score: number }> {
+  const avgLength = s.avgLength;
+  const m = lists.length;
+  // per list: a dense list's contributions by kind; another's postings (ids, contributions)
+  const tables: Array<Float64Array | null> = [];
+  const ids: Array<Int32Array | null> = [];
+  const xs: Array<Float64Array | null> = [];
+  const { memo, memoOf } = flat;
+  for (let j = 0; j < m; j++) {
+    const { dir, scale, load } = lists[j];
+    const d = denses[j];
+    if (d) {
+      const t = new Float64Array(d.kinds);
+      for (let k = 1; k < d.kinds; k++) t[k] = scale * tfNorm(d.body[k], d.heading[k], d.length[k], avgLength, p);
+      tables.push(t);
+      ids.push(null);
+      xs.push(null);
+      continue;
+    }
+    // (memo[body × LENGTH_SLOTS + length]: this list's contribution where memoOf holds its number, as in rankFlat)
+    if (++flat.lists > 0xfffffff0) {
+      flat.lists = 1;
+      memoOf.fill(0);
+    }
+    let postings = 0;
+    for (let bi = 0; bi < dir.size; bi++) postings += dir.count[bi];
+    const sparse: SparseList = { ids: new Int32Array(postings), xs: new Float64Array(postings), n: 0, memo, memoOf, list: flat.lists, scale, avgLength, p };
+    for (let bi = 0; bi < dir.size; bi++) sparseBlock(sparse, load(bi, MAX_RUN), dir.count[bi], dir.first[bi]);
+    tables.push(null);
+    ids.push(sparse.ids.subarray(0, sparse.n));
+    xs.push(sparse.xs);
+  }
+  const im: Impact = {
+    m,
+    denses,
+    tables,
+    ids,
+    xs,
+    seen: flat.seen,
+    lo,
+    sparse: ids.some((x) => x),
+    touched: new Int32Array(0),
+    touchedCount: 0,
+    heap: new TopK(limit),
+    min: -Infinity,
+    allowed,
+    dead,
+    read: [],
+    step: 0,
+  };
+  try {
+    // the sparse lists' chunks (each marked: the dense lists' reading passes them over)
+    if (im.sparse) sparsePass(im, flat.acc);
+    // the dense lists a kind at a time, the largest contribution first
+    const order: Array<Int32Array | null> = [];
+    const next = new Int32Array(m);
+    for (let j = 0; j < m; j++) {
+      const d = denses[j];
+      if (!d) {
+        order.push(null);
+        im.read.push(null);
+        continue;
+      }
+      const t = tables[j]!;
+      const ks: number[] = [];
+      for (let k = 1; k < d.kinds; k++) if (d.start[k + 1] > d.start[k]) ks.push(k);
+      ks.sort((a, b) => t[b] - t[a] || a - b);
+      order.push(Int32Array.from(ks));
+      im.read.push(new Int32Array(d.kinds).fill(0x7fffffff));
+    }
+    for (let step = 1; ; step++) {
+      // the most a chunk not met yet may score, and the list whose next kind gives most
+      let bound = 0;
+      let best = -1;
+      let bestLevel = -1;
+      for (let j = 0; j < m; j++) {
+        const o = order[j];
+        if (!o || next[j] >= o.length) continue;
+        const l = tables[j]![o[next[j]]];
+        bound += l;
+        if (l > bestLevel) {
+          bestLevel = l;
+          best = j;
+        }
+      }
+      if (best < 0 || bound * (1 + EPS) < im.min) break;
+      const k = order[best]![next[best]++];
+      im.read[best]![k] = step;
+      im.step = step;
+      readKind(im, best, k);
+    }
+    return im.heap.sorted();
+  } finally {
+    for (let i = 0; i < im.touchedCount; i++) flat.seen[im.touched[i]] = 0;
+  }
+}
+
+/** What rankImpact's passes share: the lists, the top so far and its k-th score (`min`), which kinds were read at which step. */
+interface Impact {
+  m: number;
+  denses: Array<DenseList | null>;
+  tables: Array<Float64Array | null>;
+  ids: Array<Int32Array | null>;
+  xs: Array<Float64Array | null>;
+  seen: Uint8Array;
+  lo: number;
+  sparse: boolean;
+  /** the sparse lists' chunks (ids less lo), marked in seen: the first touchedCount */
+  touched: Int32Array;
+  touchedCount: number;
+  heap: TopK;
+  min: number;
+  allowed: ((id: number) => boolean) | null;
+  dead: Set<number> | null;
+  /** per dense list, the step at which each kind was read (0x7fffffff: not yet) */
+  read: Array<Int32Array | null>;
+  step: number;
+}
+
+/** A chunk and its sum offered to the top. */
+function offer(im: Impact, id: number, v: number): void {
+  if (v < im.min) return;
+  if ((im.allowed && !im.allowed(id)) || (im.dead && im.dead.has(id))) return;
+  if (im.heap.push(id, v) && im.heap.full) im.min = im.heap.minScore();
+}
+
+/**
+ * rankImpact's first pass: every chunk of its sparse lists (marked in `seen`, listed in `touched`), its sum
+ * taken term at a time in `acc` (a sparse list's postings added, a dense list's contributions to those chunks
+ * looked up), then offered (and `acc` left zero).
+ */
+function sparsePass(im: Impact, acc: Float64Array): void {
+  const { m, denses, tables, ids, xs, seen, lo } = im;
+  let total = 0;
+  for (const li of ids) if (li) total += li.length;
+  const touched = (im.touched = new Int32Array(total));
+  let n = 0;
+  for (let j = 0; j < m; j++) {
+    const li = ids[j];
+    if (li) n = mark(seen, li, lo, touched, n);
+  }
+  im.touchedCount = n;
+  for (let j = 0; j < m; j++) {
+    const li = ids[j];
+    if (li) addSparse(acc, li, xs[j]!, lo);
+    else addLookups(acc, touched, n, denses[j]!, tables[j]!, lo);
+  }
+  for (let i = 0; i < n; i++) {
+    const x = touched[i];
+    const v = acc[x];
+    acc[x] = 0;
+    offer(im, x + lo, v);
+  }
+}
+
+/** Marks a sparse list's chunks in `seen` (by id less lo), those not marked yet listed in `touched` from `n`; answers the new count. */
+function mark(seen: Uint8Array, ids: Int32Array, lo: number, touched: Int32Array, n: number): number {
+  for (let i = 0; i < ids.length; i++) {
+    const x = ids[i] - lo;
+    if (!seen[x]) {
+      seen[x] = 1;
+      touched[n++] = x;
+    }
+  }
+  return n;
+}
+
+/** Adds a sparse list's contributions to `acc` (by id less lo). */
+function addSparse(acc: Float64Array, ids: Int32Array, xs: Float64Array, lo: number): void {
+  for (let i = 0; i < ids.length; i++) acc[ids[i] - lo] += xs[i];
+}
+
+/** Adds a dense list's contributions to the chunks `touched` (ids less lo) in `acc`. */
+function addLookups(acc: Float64Array, touched: Int32Array, count: number, d: DenseList, table: Float64Array, lo: number): void {
+  const { pairs, first } = d;
+  const n = pairs.length;
+  for (let i = 0; i < count; i++) {
+    const x = touched[i];
+    const y = x + lo - first;
+    if (y >= 0 && y < n) acc[x] += table[pairs[y]];
+  }
+}
+
+/** Reads kind `k` of dense list `best`: each of its chunks not met before (in a sparse list, or in a kind of another list read earlier) scored whole. */
+function readKind(im: Impact, best: number, k: number): void {
+  const { m, denses, tables, seen, lo, sparse, read, step } = im;
+  const { byKind, start, first } = denses[best]!;
+  for (let g = start[k], end = start[k + 1]; g < end; g++) {
+    const id = first + byKind[g];
+    if (sparse && seen[id - lo]) continue;
+    let v = 0;
+    let met = false;
+    for (let j = 0; j < m; j++) {
+      const dl = denses[j];
+      if (!dl) continue;
+      const x = id - dl.first;
+      if (x < 0 || x >= dl.pairs.length) continue;
+      const kj = dl.pairs[x];
+      if (kj === 0) continue;
+      if (j !== best && read[j]![kj] < step) {
+        met = true;
+        break;
+      }
+      v += tables[j]![kj];
+    }
+    if (!met) offer(im, id, v);
+  }
+}
+
+/** A list's postings decoded for rankImpact: ids (less the range's start) and contributions. */
+interface SparseList {
+  ids: Int32Array;
+  xs: Float64Array;
+  n: number;
+  memo: Float64Array;
+  memoOf: Uint32Array;
+  list: number;
+  scale: number;
+  avgLength: number;
+  p: Bm25Params;
+}
+
+/** Decodes a block's postings (the first chunk's id `id`, less the range's start) with their contributions (as addBlock computes them). */
+function sparseBlock(a: SparseList, data: Uint8Array, count: number, id: number): void {
+  const { ids, xs, memo, memoOf, list, scale, avgLength, p } = a;
+  let n = a.n;
+  let q = 0;
+  for (let i = 0; i < count; i++) {
+    let byte = data[q++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[q++]) & 0x7f) * mul;
+    id = (id + v) | 0;
+    byte = data[q++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[q++]) & 0x7f) * mul;
+    byte = data[q++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[q++]) & 0x7f) * mul;
+    byte = data[q++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[q++]) & 0x7f) * mul;
+    let x: number;
+    if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
+      const slot = body * LENGTH_SLOTS + length;
+      if (memoOf[slot] === list) x = memo[slot];
+      else {
+        x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
+        memoOf[slot] = list;
+      }
+    } else x = scale * tfNorm(body, heading, length, avgLength, p);
+    ids[n] = id;
+    xs[n++] = x;
+  }
+  a.n = n;
+}
+
 /** Reads blocks [from, to) of a list into the cache (those not there; one statement: readPart's concatenated data); returns block `from`'s data. */
 function readRun(db: Database.Database, state: LexicalState, key: number, term: string, dir: Directory, from: number, to: number, cacheBytes: number): Uint8Array {
   const st = (state.statements ??= {});
@@ -677,8 +1228,17 @@ function cacheBlocks(
       bytes += lengths[i];
       blocks++;
     }
-  // the oldest dropped past the bound
-  while (state.blockBytes > cacheBytes && state.blockHead < queue.length) {
+  dropOldest(state, cacheBytes);
+  return { bytes, blocks, full };
+}
+
+/** Drops the oldest blocks while the cache (blocks and dense lists) holds more than `cacheBytes`. */
+function dropOldest(state: LexicalState, cacheBytes: number): void {
+  const queue = (state.blockQueue ??= []);
+  state.blockHead ??= 0;
+  state.blockBytes ??= 0;
+  state.denseBytes ??= 0;
+  while (state.blockBytes + state.denseBytes > cacheBytes && state.blockHead < queue.length) {
     const [d0, b0] = queue[state.blockHead]!;
     queue[state.blockHead++] = null;
     const old = d0.data[b0];
@@ -689,7 +1249,6 @@ function cacheBlocks(
     state.blockQueue = queue.slice(state.blockHead);
     state.blockHead = 0;
   }
-  return { bytes, blocks, full };
 }
 
 /** What preloadLexical is asked: the cache's bound, its own share of it and how long a slice may run. */
@@ -702,6 +1261,8 @@ export interface LexicalPreloadInput {
   sliceMs?: number;
   /** lists of fewer postings are left to the queries (default PRELOAD_MIN_DF) */
   minPostings?: number;
+  /** lists made dense once read (as the queries' `denseMinPostings`; default DENSE_MIN_POSTINGS) */
+  denseMinPostings?: number;
 }
 
 /** Where a preload stands between its slices (LexicalState.preload). */
@@ -717,8 +1278,10 @@ export interface PreloadState {
   parts: ListPart[];
   gen: number;
   cgen: number;
-  /** the lists' directories, blocks and bytes read */
-  stats: { lists: number; bytes: number; ms: number };
+  /** the lists' directories, blocks and bytes read, and the lists made dense */
+  stats: { lists: number; bytes: number; ms: number; dense?: number };
+  /** a list being made dense (its directory's key in LexicalState.dirs) */
+  dense?: { key: string; builder: DenseBuilder } | null;
 }
 
 /** The preload's default share of the block cache (LARDER_SEARCH_LEXICAL_PRELOAD_MB): half of its default bound. */
@@ -727,6 +1290,8 @@ export const DEFAULT_PRELOAD_BYTES = 128 * 1024 * 1024;
 export const PRELOAD_SLICE_MS = 4;
 /** Lists shorter than this are not preloaded (a query reads one in a statement or two). */
 export const PRELOAD_MIN_DF = 1024;
+/** Blocks a preload step decodes while it makes a list dense (~2 ms at 1M chunks). */
+const DENSE_PRELOAD_BLOCKS = 256;
 /** lex_terms rows read a statement while the preload chooses its lists. */
 const PRELOAD_SCAN_ROWS = 8192;
 /** Blocks (entries and data) read a step while the preload reads a list (~1 ms at 1M chunks). */
@@ -781,8 +1346,30 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
     if (p.phase === 'load') {
       const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
       const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, cgen FROM lex_stores WHERE store_key = ?`));
+      const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
+      // a list read whole (by the preload or a query) is made dense where worth it, DENSE_PRELOAD_BLOCKS blocks a step
+      const makeDense = (key: number, term: string) => {
+        const dir = state.dirs?.get(`${key}\u0000${term}`);
+        if (dir && dir.dense === undefined && denseWorthy(dir, denseMin)) p.dense = { key: `${key}\u0000${term}`, builder: new DenseBuilder(dir) };
+      };
       // at least one step a slice, however short
       for (let steps = 0; steps === 0 || performance.now() < until; steps++) {
+        if (p.dense) {
+          const { key, builder } = p.dense;
+          const dir = builder.dir;
+          // (given up where the list changed, a query made it dense or its blocks left the cache since)
+          if (state.dirs?.get(key) !== dir || dir.dense !== undefined || (builder.step((bi) => dir.data[bi] ?? null, DENSE_PRELOAD_BLOCKS) && builder.failed)) p.dense = null;
+          else if (builder.done) {
+            const dense = builder.result();
+            // within the cache's bound, dropping nothing
+            if ((state.blockBytes ?? 0) + (state.denseBytes ?? 0) + dense.bytes <= cacheBytes && (state.denseBytes ?? 0) + dense.bytes <= cacheBytes * DENSE_CACHE_SHARE) {
+              keepDense(state, dir, dense, cacheBytes);
+              p.stats.dense = (p.stats.dense ?? 0) + 1;
+            }
+            p.dense = null;
+          }
+          continue;
+        }
         if (p.next >= p.lists.length || (state.blockBytes ?? 0) >= budget) {
           p.phase = 'done';
           break;
@@ -804,6 +1391,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
               continue;
             }
           }
+          if (r && s) makeDense(l.key, l.term);
           p.next++;
           p.block = 0;
           p.parts = [];
@@ -822,6 +1410,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         if (part.block.length === PRELOAD_RUN) continue;
         const before = state.blockBytes ?? 0;
         const { full } = directory(db, state, stats, l.term, r.gen, cacheBytes, p.parts, budget);
+        if (!full) makeDense(l.key, l.term);
         p.stats.lists++;
         p.stats.bytes += (state.blockBytes ?? 0) - before;
         p.next++;
