@@ -420,6 +420,32 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     });
   }, 60_000);
 
+  // The threshold algorithm may stop only once no chunk it has not met can enter: here the best chunks hold
+  // each word three times, a kind below each list's best (six times, with the other word once), and their
+  // sums beat the one-sided chunks' by ~13% (tf saturation): a stop taken while the unread kinds could still
+  // give more than that over the k-th misses them (checked: stopping at bound < 1.3 × the k-th fails here).
+  it('by impacts, answers the chunks that are best in no list alone', async () => {
+    const texts = Array.from({ length: 3000 }, (_, j) =>
+      j % 300 === 11
+        ? 'alpha alpha alpha beta beta beta'
+        : j % 3 === 0
+          ? 'alpha alpha alpha alpha alpha alpha beta'
+          : j % 3 === 1
+            ? 'alpha beta beta beta beta beta beta'
+            : 'alpha beta gamma delta epsilon zeta',
+    );
+    await oneFileStore('kinds', texts, undefined, (reader) => {
+      const answer = (scorer: keyof typeof SCORERS, limit: number) =>
+        lexicalProgram(reader, { text: 'alpha beta', columns: 'c.id AS id', storeIds: ['s'], limit, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null, ...SCORERS[scorer] }, {});
+      for (const limit of [1, 10, 12]) {
+        const maxScore = answer('maxscore', limit);
+        // the ten balanced chunks first
+        expect(maxScore.slice(0, Math.min(limit, 10)).every((r) => ((r.id as number) - 1) % 300 === 11)).toBe(true);
+        expect(answer('impact', limit)).toEqual(maxScore);
+      }
+    });
+  }, 60_000);
+
   // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
   // answers the same whatever its size.
   it('keeps its block cache within blockCacheBytes, with the same answers', async () => {
