@@ -446,6 +446,48 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     });
   }, 60_000);
 
+  // A list's dense form goes with its directory: after writes give the lists new generations, the bytes counted
+  // are those of the current directories' dense lists only (the old ones neither counted nor kept).
+  it('counts only the current directories’ dense lists after writes', async () => {
+    const path = join(dir, `dense-writes${run++}.sqlite`);
+    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
+    await index.setup();
+    const reader = new Database(path, { readonly: true });
+    try {
+      const file = (f: number) => {
+        const chunks = Array.from({ length: 500 }, (_, j) => ({
+          chunkIndex: j,
+          type: 'text' as const,
+          text: `jam apple ${j % 2 ? 'garden' : 'sugar'} boil ${f}`,
+          offset: 0,
+          mimeType: 'text/markdown',
+          generatedMetadata: null,
+        }));
+        return [
+          { op: 'putFile' as const, file: { storeId: 's', fileId: `f${f}`, organizationId: 'org', filename: `f${f}.md`, externalId: null, metadata: null, generation: 1 } },
+          { op: 'setChunks' as const, storeId: 's', fileId: `f${f}`, generation: 1, chunks },
+        ];
+      };
+      const state: LexicalState = {};
+      const ask = () => {
+        for (const text of ['jam apple', 'garden boil', 'sugar jam'])
+          lexicalProgram(reader, { text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null, ...SCORERS.impact }, state);
+        const held = [...(state.dirs?.values() ?? [])].reduce((sum, d) => sum + ((d as { dense?: { bytes: number } | null }).dense?.bytes ?? 0), 0);
+        expect(state.denseBytes ?? 0).toBe(held);
+        expect((state.denseQueue ?? []).every((d) => [...(state.dirs?.values() ?? [])].includes(d))).toBe(true);
+      };
+      for (let f = 0; f < 4; f++) {
+        await index.write(file(f), { projection: 'p', version: 1, position: { commit: BigInt(f + 1), prepare: BigInt(f + 1) } });
+        ask();
+      }
+      expect(state.denseBytes).toBeGreaterThan(0);
+    } finally {
+      reader.close();
+      await index.close();
+      rmSync(path, { force: true });
+    }
+  }, 60_000);
+
   // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
   // answers the same whatever its size.
   it('keeps its block cache within blockCacheBytes, with the same answers', async () => {

@@ -858,10 +858,24 @@ class DenseBuilder {
   }
 }
 
+/** A directory's dense form let go (the directory replaced or dropped): its bytes no longer counted, its place in the queue freed. */
+function releaseDense(state: LexicalState, dir: Directory): void {
+  if (!dir.dense) return;
+  state.denseBytes = (state.denseBytes ?? 0) - dir.dense.bytes;
+  dir.dense = undefined;
+  const queue = state.denseQueue;
+  const at = queue ? queue.indexOf(dir) : -1;
+  if (at >= 0) queue!.splice(at, 1);
+}
+
 /** Keeps a list's dense form in the cache (counted with the blocks, dropped with the oldest of them). */
 function keepDense(state: LexicalState, dir: Directory, dense: DenseList, cacheBytes: number): void {
   const share = cacheBytes * DENSE_CACHE_SHARE;
-  if (dense.bytes > share) return;
+  // larger than the share: used by the query that made it, and marked so that no later query makes it again (a new generation may)
+  if (dense.bytes > share) {
+    dir.dense = null;
+    return;
+  }
   const queue = (state.denseQueue ??= []);
   state.denseBytes ??= 0;
   // the oldest dense lists dropped for it (never by blocks read: a dense list costs a whole list's decoding to make again)
@@ -883,7 +897,8 @@ const DENSE_CACHE_SHARE = 1 / 2;
 function denseForm(state: LexicalState, l: ListRef, cacheBytes: number, minPostings: number): DenseList | null {
   const dir = l.dir;
   if (dir.dense) return dir.dense;
-  if (!denseWorthy(dir, minPostings)) return null;
+  // (null: made once and not kept, or it could not be made: not again at this generation)
+  if (dir.dense === null || !denseWorthy(dir, minPostings)) return null;
   const b = new DenseBuilder(dir);
   // (a few blocks a call: the step is optimised after a few calls, where one call for the whole list waited for on-stack replacement)
   while (!b.step((bi) => l.load(bi, MAX_RUN), 32));
@@ -1553,7 +1568,10 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
       dir.maxHeading[b] = maxHeading[i];
       dir.minLength[b] = minLength[i];
     }
-  if (cached) state.dirEntries = (state.dirEntries ?? 0) - cached.size;
+  if (cached) {
+    state.dirEntries = (state.dirEntries ?? 0) - cached.size;
+    releaseDense(state, cached);
+  }
   dirs.delete(key);
   dirs.set(key, dir);
   state.dirEntries = (state.dirEntries ?? 0) + size;
@@ -1561,6 +1579,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     const [k0, d0] = dirs.entries().next().value as [string, Directory];
     dirs.delete(k0);
     state.dirEntries -= d0.size;
+    releaseDense(state, d0);
   }
   let full = false;
   for (const part of parts) full = cacheBlocks(state, dir, part.block, part.length, part.all, cacheBytes, share).full || full;
