@@ -760,7 +760,7 @@ class DenseBuilder {
       this.group(blocks * 1024);
       return this.done;
     }
-    const { dir, pairs, body: bodies, heading: headings, length: lengths, other, slots, counts } = this;
+    const { dir, pairs, other, slots, counts } = this;
     for (const end = Math.min(dir.size, this.next + blocks); this.next < end; this.next++) {
       const data = load(this.next);
       if (!data) {
@@ -788,25 +788,12 @@ class DenseBuilder {
         if (body < BODY_SLOTS && heading < KIND_HEADINGS && length < LENGTH_SLOTS) {
           const slot = (body * KIND_HEADINGS + heading) * LENGTH_SLOTS + length;
           kind = slots[slot];
-          if (kind === 0) {
-            kind = slots[slot] = bodies.length;
-            bodies.push(body);
-            headings.push(heading);
-            lengths.push(length);
-            counts.push(0);
-          }
+          if (kind === 0) kind = slots[slot] = this.newKind(body, heading, length);
         } else {
           const key = `${body},${heading},${length}`;
           const k = other.get(key);
           if (k !== undefined) kind = k;
-          else {
-            kind = bodies.length;
-            bodies.push(body);
-            headings.push(heading);
-            lengths.push(length);
-            counts.push(0);
-            other.set(key, kind);
-          }
+          else other.set(key, (kind = this.newKind(body, heading, length)));
         }
         if (kind > DENSE_MAX_KINDS) {
           this.failed = true;
@@ -817,6 +804,15 @@ class DenseBuilder {
       }
     }
     return this.done;
+  }
+
+  /** A kind for a (body, heading, length) not met yet in this list, with no chunks so far. */
+  private newKind(body: number, heading: number, length: number): number {
+    this.body.push(body);
+    this.heading.push(heading);
+    this.length.push(length);
+    this.counts.push(0);
+    return this.body.length - 1;
   }
 
   /** Places up to `ids` more ids in byKind (each kind's in id order). */
