@@ -20,6 +20,16 @@ export interface RootKeyResult {
   created: boolean;
 }
 
+/** The root key's secret as configured: LARDER_ROOT_KEY, else the key file's (null where there is none yet). */
+function configuredSecret(config: LarderConfig): { secret: string | null; source: RootKeyResult['source']; file: string | null } {
+  if (config.rootKey) return { secret: config.rootKey, source: 'env', file: null };
+  const file = join(config.dataDir, ROOT_KEY_FILE);
+  return { secret: existsSync(file) ? readFileSync(file, 'utf8').trim() : null, source: 'file', file };
+}
+
+/** A root key's id, derived from its secret's hash (the same secret, the same key). */
+const rootKeyIdOf = (secretHash: string) => uuidFrom(`larder:root-key:${secretHash}`);
+
 /** The read models a restart looks in first: a root organization and key already there need no command. */
 export interface RootKeyReaders {
   organizations: Pick<OrganizationsReader, 'get'>;
@@ -34,11 +44,10 @@ export interface RootKeyReaders {
  */
 export async function knownRootKey(config: LarderConfig, readers: RootKeyReaders): Promise<string | null> {
   try {
-    const file = join(config.dataDir, ROOT_KEY_FILE);
-    const secret = config.rootKey ?? (existsSync(file) ? readFileSync(file, 'utf8').trim() : null);
+    const { secret } = configuredSecret(config);
     if (!secret) return null;
     const secretHash = hashSecret(secret);
-    const apiKeyId = uuidFrom(`larder:root-key:${secretHash}`);
+    const apiKeyId = rootKeyIdOf(secretHash);
     const [organization, key] = await Promise.all([readers.organizations.get(ROOT_ORGANIZATION_ID), readers.apiKeys.get(ROOT_ORGANIZATION_ID, apiKeyId)]);
     return organization !== null && key !== null && key.secretHash === secretHash ? apiKeyId : null;
   } catch {
@@ -58,22 +67,16 @@ export async function knownRootKey(config: LarderConfig, readers: RootKeyReaders
  */
 export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig, known?: Promise<string | null>): Promise<RootKeyResult> {
   const logger = new Logger('Bootstrap');
-  let secret = config.rootKey;
-  let source: RootKeyResult['source'] = 'env';
-  let file: string | null = null;
-  if (!secret) {
-    source = 'file';
-    file = join(config.dataDir, ROOT_KEY_FILE);
-    if (existsSync(file)) {
-      secret = readFileSync(file, 'utf8').trim();
-    } else {
-      mkdirSync(config.dataDir, { recursive: true });
-      secret = newSecret(new RandomIdGenerator());
-      writeFileSync(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
-      chmodSync(file, 0o600);
-    }
+  const configured = configuredSecret(config);
+  const { source, file } = configured;
+  let secret = configured.secret;
+  if (secret === null) {
+    mkdirSync(config.dataDir, { recursive: true });
+    secret = newSecret(new RandomIdGenerator());
+    writeFileSync(file!, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+    chmodSync(file!, 0o600);
   }
-  const apiKeyId = uuidFrom(`larder:root-key:${hashSecret(secret)}`);
+  const apiKeyId = rootKeyIdOf(hashSecret(secret));
   let created = true;
   if (known && (await known) === apiKeyId) {
     created = false;
