@@ -37,18 +37,13 @@ function toRow(r: { name: string; kind: string; version: number; commit_pos: str
 
 /** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
 export async function lockCheckpoint(m: EntityManager, name: string, kind: CheckpointRow['kind'], version: number): Promise<CheckpointRow> {
-  // one statement (a round trip per batch on the shared embedded backend): the no-op update locks the
-  // existing row and returns it as it was
-  const rows: Array<Parameters<typeof toRow>[0]> = await m.query(
-    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ($1, $2, $3) ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
-    [name, kind, version],
-  );
-  return toRow(rows[0]);
+  return (await lockCheckpoints(m, [{ name, kind, version }])).get(name)!;
 }
 
 /**
- * `lockCheckpoint` for several names in one statement (one round trip): each row created if missing,
- * locked, and returned as it was, by name. The names must differ.
+ * `lockCheckpoint` for several names in one statement (one round trip per batch on the shared embedded
+ * backend): each row created if missing, locked by the no-op update, and returned as it was, by name.
+ * The names must differ.
  */
 export async function lockCheckpoints(m: EntityManager, entries: ReadonlyArray<{ name: string; kind: CheckpointRow['kind']; version: number }>): Promise<Map<string, CheckpointRow>> {
   if (new Set(entries.map((e) => e.name)).size !== entries.length) throw new Error('lockCheckpoints: the names must differ');
