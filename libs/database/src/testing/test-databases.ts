@@ -24,8 +24,20 @@ export async function createServerTestDatabase(prefix = 'larder_test'): Promise<
     async drop() {
       const c = new Client({ connectionString: TEST_SERVER_URL });
       await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
+      try {
+        // A pool's end() resolves once its clients have sent Terminate, not once their sessions have
+        // gone; forcing the drop at that moment cuts those sessions, and the cut reaches the test's pool
+        // as an unhandled 'error'. So wait (up to 5 s) for the database's sessions to leave first; a
+        // test that still holds one gets it cut, as before.
+        for (let waited = 0; waited < 5000; waited += 20) {
+          const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
+          if (rows[0].n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      } finally {
+        await c.end();
+      }
     },
   };
 }
