@@ -53,7 +53,7 @@ const params = fc.record({
   // reads in the worker thread (the module loaded there) or on the index's connection
   readWorker: fc.boolean(),
   // term at a time into a flat array (every query), MaxScore with block bounds (none), chosen by cost, or by impacts wherever a list is dense
-  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const, 'preloadedImpact' as const),
+  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const, 'preloadedImpact' as const, 'preloadedMaxScore' as const),
   // the preload's share of the block cache (preloadLexical) in bytes: a few blocks, or every list
   preloadShare: fc.constantFrom(200, 1 << 30),
 });
@@ -63,7 +63,9 @@ let run = 0;
 /**
  * Which scorer answers: the flat one always, MaxScore always, the default choice by cost (FLAT_COST_RATIO; no
  * postings floor), by impacts (rankImpact) wherever a list fills an eighth of its id range, however short (the
- * query makes it dense), or by impacts only where the preload made every such list dense (else MaxScore).
+ * query makes it dense), by impacts only where the preload made a list dense (with the other lists few
+ * postings: IMPACT_SPARSE_MAX_POSTINGS; else MaxScore, looking the dense lists up), or by MaxScore looking up the
+ * lists the preload made dense (impacts only where every list is dense).
  */
 const SCORERS = {
   flat: { flatMaxPostings: Infinity, denseMinPostings: Infinity },
@@ -71,6 +73,7 @@ const SCORERS = {
   cost: { flatMaxPostings: 0 },
   impact: { flatMaxPostings: Infinity, denseMinPostings: 1 },
   preloadedImpact: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: 1 },
+  preloadedMaxScore: { flatMaxPostings: 0, flatCostRatio: 0, denseMinPostings: 1, impactSparseMaxPostings: 0 },
 };
 
 /** The exhaustive BM25 top 10 (and the chunks below it within rounding of the 10th): every live chunk of the asked stores and files, per-store statistics. */
@@ -184,6 +187,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             expect(both('cost')).toEqual(maxScore);
             expect(both('impact')).toEqual(maxScore);
             expect(both('preloadedImpact')).toEqual(maxScore);
+            expect(both('preloadedMaxScore')).toEqual(maxScore);
             // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
             const fresh: LexicalState = {};
             preload(fresh);
@@ -194,7 +198,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
           const kept: LexicalState = {};
           const preload = (state: LexicalState) => {
             // (lists made dense too where the queries use them)
-            const denseMinPostings = p.scorer === 'impact' || p.scorer === 'preloadedImpact' ? 1 : undefined;
+            const denseMinPostings = p.scorer === 'impact' || p.scorer === 'preloadedImpact' || p.scorer === 'preloadedMaxScore' ? 1 : undefined;
             while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0, denseMinPostings }, state))());
           };
           const generation = new Map<string, number>();

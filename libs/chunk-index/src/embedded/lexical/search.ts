@@ -38,6 +38,12 @@ export interface LexicalInput extends Bm25Params {
    * (default DENSE_MIN_POSTINGS).
    */
   denseMinPostings?: number;
+  /**
+   * A query with dense lists and other lists of at most this many postings in all is taken by impacts too
+   * (rankImpact reads the other lists whole first); above, by MaxScore, which probes the dense lists by
+   * lookup (default IMPACT_SPARSE_MAX_POSTINGS).
+   */
+  impactSparseMaxPostings?: number;
 }
 
 /** What the program keeps between calls where it runs: bounded caches of directories, blocks and tombstones. */
@@ -107,6 +113,11 @@ export const FLAT_MAX_POSTINGS = 16_384;
  * words each in 4–26% of the chunks) 1.26 / 5.4; ratios 8–15 choose about the same.
  */
 export const FLAT_COST_RATIO = 8;
+/**
+ * Where a query's lists are some dense, the others (sparse) of at most this many postings in all, its top
+ * is taken by impacts (rankImpact: the sparse lists read whole, then the dense ones by contribution).
+ */
+export const IMPACT_SPARSE_MAX_POSTINGS = 32_768;
 /** The flat scorer's id range, at most this many times its postings (else ids are too sparse for an array). */
 const FLAT_RANGE_PER_POSTING = 8;
 /** Result rows fetched with `IN (?, …)` (placeholders padded to a power of two, statements cached) up to this many. */
@@ -318,13 +329,16 @@ function rankStore(
   let worthy = false;
   if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE) {
     let all = true;
+    let some = false;
+    let sparse = 0;
     for (const l of lists)
-      if (l.dir.dense) worthy = true;
+      if (l.dir.dense) worthy = some = true;
       else {
         if (denseWorthy(l.dir, denseMin)) worthy = true;
         all = false;
+        sparse += l.df;
       }
-    if (all)
+    if (all || (some && sparse <= (input.impactSparseMaxPostings ?? IMPACT_SPARSE_MAX_POSTINGS)))
       return rankImpact(
         flatArrays(state, hi - lo + 1),
         input,
@@ -453,9 +467,9 @@ function rankStore(
         break;
       }
       const c = cursors[i];
-      c.advance(d);
-      if (c.doc() === d) {
-        const x = c.score();
+      // a dense list (kept decoded by id) is looked up, not walked to d
+      const x = c.dense ? c.lookup(d) : c.scoreAt(d);
+      if (x !== 0) {
         score += x;
         contrib[c.order] = x;
       }
@@ -1603,6 +1617,11 @@ class Cursor {
   /** the first id wanted in the block not yet opened */
   private target = 0;
 
+  /** the list's dense form where it is kept (probed by lookup: lookup()) */
+  readonly dense: DenseList | null;
+  /** the dense form's contributions by kind, computed as looked up (NaN: not yet) */
+  private table: Float64Array | null = null;
+
   constructor(
     readonly dir: Directory,
     private readonly scale: number,
@@ -1615,6 +1634,29 @@ class Cursor {
   ) {
     this.blockUb = bounds.blockUb;
     this.ub = bounds.ub;
+    this.dense = dir.dense ?? null;
+  }
+
+  /** The term's weighted score in chunk d (0: not in the list), moving the cursor to d (its first chunk ≥ d). */
+  scoreAt(d: number): number {
+    this.advance(d);
+    return this.doc() === d ? this.score() : 0;
+  }
+
+  /**
+   * The term's weighted score in chunk d (0: not in the list) from the list's dense form, the cursor left
+   * where it is (a non-essential list is never walked again; blockAt finds its blocks from there still).
+   * The same double as score() gives: the same (body, heading, length) through the same tfNorm.
+   */
+  lookup(d: number): number {
+    const dense = this.dense!;
+    const x = d - dense.first;
+    const k = x >= 0 && x < dense.pairs.length ? dense.pairs[x] : 0;
+    if (k === 0) return 0;
+    const t = (this.table ??= new Float64Array(dense.kinds).fill(NaN));
+    let v = t[k];
+    if (v !== v) v = t[k] = this.scale * tfNorm(dense.body[k], dense.heading[k], dense.length[k], this.avgLength, this.p);
+    return v;
   }
 
   /** Whether the current block is open (else lower() is only a bound). */
