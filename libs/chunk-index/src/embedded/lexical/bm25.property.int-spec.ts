@@ -492,6 +492,52 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     }
   }, 60_000);
 
+  // A dense list keeps its kinds' order (and tfNorm) for the next query; a write of other words changes the
+  // store's average length but not the list: the next query scores with the new length, as MaxScore does.
+  it('scores a kept dense list at the store’s new average length after writes of other words', async () => {
+    const path = join(dir, `dense-length${run++}.sqlite`);
+    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
+    await index.setup();
+    const reader = new Database(path, { readonly: true });
+    try {
+      const file = (f: number, text: (j: number) => string) => [
+        { op: 'putFile' as const, file: { storeId: 's', fileId: `f${f}`, organizationId: 'org', filename: `f${f}.md`, externalId: null, metadata: null, generation: 1 } },
+        {
+          op: 'setChunks' as const,
+          storeId: 's',
+          fileId: `f${f}`,
+          generation: 1,
+          chunks: Array.from({ length: 600 }, (_, j) => ({ chunkIndex: j, type: 'text' as const, text: text(j), offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+        },
+      ];
+      const at = (n: number) => ({ projection: 'p', version: 1, position: { commit: BigInt(n), prepare: BigInt(n) } });
+      // jam and apple in every chunk, 1–3 times, in chunks of 3–40 words
+      await index.write(
+        file(0, (j) => `${'jam '.repeat(1 + (j % 3))}${'apple '.repeat(1 + ((j * 7) % 3))}${'filler '.repeat(j % 38)}`),
+        at(1),
+      );
+      const state: LexicalState = {};
+      const input = { text: 'jam apple', columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null };
+      const denseLists = () => new Set([...(state.dirs?.values() ?? [])].map((d) => (d as { dense?: object | null }).dense).filter((d) => d));
+      expect(lexicalProgram(reader, { ...input, ...SCORERS.impact }, state)).toEqual(lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}));
+      const before = denseLists();
+      expect(before.size).toBe(2);
+      // long chunks of other words: the average length grows fourfold, jam's and apple's lists stay as they are
+      await index.write(
+        file(1, (j) => `other ${'words '.repeat(150 + (j % 5))}`),
+        at(2),
+      );
+      const want = lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {});
+      expect(lexicalProgram(reader, { ...input, ...SCORERS.impact }, state)).toEqual(want);
+      // (the same dense lists answered: their order was made again, not the lists)
+      expect([...denseLists()].filter((d) => before.has(d))).toHaveLength(2);
+    } finally {
+      reader.close();
+      await index.close();
+      rmSync(path, { force: true });
+    }
+  }, 60_000);
+
   // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
   // answers the same whatever its size.
   it('keeps its block cache within blockCacheBytes, with the same answers', async () => {

@@ -705,6 +705,24 @@ interface DenseList {
   byKind: Uint32Array;
   start: Uint32Array;
   bytes: number;
+  /** its kinds' tfNorm at the store's average length and parameters of the last query (kindOrder), and its non-empty kinds by it, largest first */
+  order?: { avgLength: number; k1: number; b: number; headingWeight: number; norm: Float64Array; kinds: Int32Array };
+}
+
+/**
+ * A dense list's kinds' tfNorm, and its non-empty kinds by it (largest first, then by kind), for a store's
+ * average length and parameters: kept on the list for the next query of the same (a term's contribution is
+ * its positive weight × idf times tfNorm, so every query orders the kinds alike).
+ */
+function kindOrder(d: DenseList, avgLength: number, p: Bm25Params): NonNullable<DenseList['order']> {
+  const o = d.order;
+  if (o && o.avgLength === avgLength && o.k1 === p.k1 && o.b === p.b && o.headingWeight === p.headingWeight) return o;
+  const norm = new Float64Array(d.kinds);
+  for (let k = 1; k < d.kinds; k++) norm[k] = tfNorm(d.body[k], d.heading[k], d.length[k], avgLength, p);
+  const ks: number[] = [];
+  for (let k = 1; k < d.kinds; k++) if (d.start[k + 1] > d.start[k]) ks.push(k);
+  ks.sort((a, b) => norm[b] - norm[a] || a - b);
+  return (d.order = { avgLength, k1: p.k1, b: p.b, headingWeight: p.headingWeight, norm, kinds: Int32Array.from(ks) });
 }
 
 /** Lists of fewer postings are never kept dense (a query reads them in well under a millisecond). */
@@ -955,8 +973,10 @@ function rankImpact(
     const { dir, scale, load } = lists[j];
     const d = denses[j];
     if (d) {
+      // (scale × tfNorm: the same double as scale * tfNorm(…) gives)
+      const { norm } = kindOrder(d, avgLength, p);
       const t = new Float64Array(d.kinds);
-      for (let k = 1; k < d.kinds; k++) t[k] = scale * tfNorm(d.body[k], d.heading[k], d.length[k], avgLength, p);
+      for (let k = 1; k < d.kinds; k++) t[k] = scale * norm[k];
       tables.push(t);
       ids.push(null);
       xs.push(null);
@@ -1006,11 +1026,8 @@ function rankImpact(
         im.read.push(null);
         continue;
       }
-      const t = tables[j]!;
-      const ks: number[] = [];
-      for (let k = 1; k < d.kinds; k++) if (d.start[k + 1] > d.start[k]) ks.push(k);
-      ks.sort((a, b) => t[b] - t[a] || a - b);
-      order.push(Int32Array.from(ks));
+      // (by tfNorm: ordered as by contribution, the scale being positive)
+      order.push(kindOrder(d, avgLength, p).kinds);
       im.read.push(new Int32Array(d.kinds).fill(0x7fffffff));
     }
     for (let step = 1; ; step++) {
