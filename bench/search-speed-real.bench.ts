@@ -17,6 +17,8 @@ import { ensureSources, gcide, wordnet } from './search-quality.bench';
 const DEFAULT_IVF_PROBES = DEFAULT_IVF_OPTIONS.ivfProbes;
 const DOCS = Number(process.env.BENCH_REAL_CHUNKS ?? 100_000);
 const QUERIES = Number(process.env.BENCH_REAL_QUERIES ?? 200);
+/** BENCH_REAL_LISTS: the IVF's lists (default DEFAULT_IVF_OPTIONS.ivfLists): recall and speed of finer or coarser lists. */
+const LISTS = Number(process.env.BENCH_REAL_LISTS ?? DEFAULT_IVF_OPTIONS.ivfLists);
 const PROBES = (process.env.BENCH_REAL_PROBES ?? `4,${DEFAULT_IVF_PROBES},16,32`).split(',').map(Number);
 /** Vectors kept on disk between runs in blocks of BLOCK texts, so an interrupted build resumes. */
 const CACHE = process.env.BENCH_REAL_CACHE ?? join(tmpdir(), 'larder-bench-real-vectors');
@@ -103,7 +105,7 @@ export async function searchSpeedRealBench(): Promise<void> {
   const path = join(dir, 'chunks.sqlite');
   const storeId = '00000000-0000-4000-8000-00000000beef';
   try {
-    const writer = new SqliteChunkIndex(path, { readWorker: false });
+    const writer = new SqliteChunkIndex(path, { readWorker: false, ivfLists: LISTS });
     await writer.setup();
     const f0 = performance.now();
     const perFile = 100;
@@ -145,7 +147,7 @@ export async function searchSpeedRealBench(): Promise<void> {
     const rows: string[] = [];
     // each probe count, then the exact scan (what a store under the IVF threshold gets) for reference
     for (const probes of [...PROBES, 0]) {
-      const index = new SqliteChunkIndex(path, { readWorker: false, ...(probes ? { ivfProbes: probes } : { ivfMinVectors: Number.MAX_SAFE_INTEGER }) });
+      const index = new SqliteChunkIndex(path, { readWorker: false, ivfLists: LISTS, ...(probes ? { ivfProbes: probes } : { ivfMinVectors: Number.MAX_SAFE_INTEGER }) });
       await index.setup();
       let hit = 0;
       const ms: number[] = [];
@@ -161,7 +163,7 @@ export async function searchSpeedRealBench(): Promise<void> {
         `| ${(probes ? `${probes}${probes === DEFAULT_IVF_PROBES ? ' (default)' : ''}` : 'exact scan').padEnd(13)} | ${(hit / (queryVectors.length * 10)).toFixed(3).padStart(9)} | ${pct(ms, 50).toFixed(2).padStart(6)} | ${pct(ms, 99).toFixed(2).padStart(6)} |`,
       );
     }
-    process.stdout.write(`\n| probes        | recall@10 | p50 ms | p99 ms |\n|---------------|----------:|-------:|-------:|\n${rows.join('\n')}\n\n`);
+    process.stdout.write(`\nIVF of ${LISTS} lists:\n\n| probes        | recall@10 | p50 ms | p99 ms |\n|---------------|----------:|-------:|-------:|\n${rows.join('\n')}\n\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
