@@ -39,9 +39,9 @@ export interface LexicalInput extends Bm25Params {
    */
   denseMinPostings?: number;
   /**
-   * A query with dense lists and other lists of at most this many postings in all is taken by impacts too
-   * (rankImpact reads the other lists whole first); above, by MaxScore, which probes the dense lists by
-   * lookup (default IMPACT_SPARSE_MAX_POSTINGS).
+   * A query with dense lists and other lists of at most this many postings in all (×4 for each dense list
+   * past the first) is taken by impacts too (rankImpact reads the other lists whole first); above, by
+   * MaxScore, which looks the dense lists up (default IMPACT_SPARSE_MAX_POSTINGS).
    */
   impactSparseMaxPostings?: number;
 }
@@ -114,10 +114,16 @@ export const FLAT_MAX_POSTINGS = 16_384;
  */
 export const FLAT_COST_RATIO = 8;
 /**
- * Where a query's lists are some dense, the others (sparse) of at most this many postings in all, its top
- * is taken by impacts (rankImpact: the sparse lists read whole, then the dense ones by contribution).
+ * Where a query's lists are some dense, the others (sparse) of at most this many postings in all (four times
+ * as many for each dense list past the first), its top is taken by impacts (rankImpact: the sparse lists read
+ * whole, then the dense ones by contribution); above, by MaxScore (the dense lists looked up). rankImpact's
+ * cost is the sparse postings; MaxScore's, the postings of the lists that stay essential, dense ones among
+ * them while the k-th score is below their bound. Measured in process on search-speed's 1M store (3-word
+ * queries with dense and other lists, top 10, preloaded cache, median of 9, mean ms MaxScore → impacts):
+ * one dense list, other postings < 16k 0.93 → 0.34, 16–32k 1.21 → 1.51, 32–64k 1.42 → 1.99, ≥ 64k 1.69 →
+ * 3.61 (max 8.71); two dense lists, < 16k 1.50 → 0.64, 16–32k 2.92 → 1.41, 32–64k 3.67 → 1.65.
  */
-export const IMPACT_SPARSE_MAX_POSTINGS = 32_768;
+export const IMPACT_SPARSE_MAX_POSTINGS = 16_384;
 /** The flat scorer's id range, at most this many times its postings (else ids are too sparse for an array). */
 const FLAT_RANGE_PER_POSTING = 8;
 /** Result rows fetched with `IN (?, …)` (placeholders padded to a power of two, statements cached) up to this many. */
@@ -321,24 +327,27 @@ function rankStore(
   }
   const fits = hi - lo < Math.max(65_536, postings * FLAT_RANGE_PER_POSTING);
   // a query of common words only, each kept dense: the top by impacts (rankImpact). With other words too, by
-  // impacts only where it would go flat (rankImpact reads the other lists whole, as rankFlat would: where
-  // MaxScore skips most of them, as for RM3's expanded queries, it stays cheaper). Where a list worth it is
+  // impacts where their lists are short (IMPACT_SPARSE_MAX_POSTINGS) or where it would go flat (rankImpact
+  // reads the other lists whole, as rankFlat would: where MaxScore skips most of them, as for RM3's expanded
+  // queries, it stays cheaper, and looks the dense lists up). Where a list worth it is
   // not dense yet (the preload makes them dense, largest first), a query that goes flat makes it dense once no
   // preload is under way (after a write, which gives the list a new generation).
   const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
   let worthy = false;
   if (fits && denseMin < Infinity && postings >= (hi - lo + 1) * DENSE_SHARE) {
     let all = true;
-    let some = false;
+    let denses = 0;
     let sparse = 0;
     for (const l of lists)
-      if (l.dir.dense) worthy = some = true;
-      else {
+      if (l.dir.dense) {
+        worthy = true;
+        denses++;
+      } else {
         if (denseWorthy(l.dir, denseMin)) worthy = true;
         all = false;
         sparse += l.df;
       }
-    if (all || (some && sparse <= (input.impactSparseMaxPostings ?? IMPACT_SPARSE_MAX_POSTINGS)))
+    if (all || (denses > 0 && sparse <= (input.impactSparseMaxPostings ?? IMPACT_SPARSE_MAX_POSTINGS) * 4 ** (denses - 1)))
       return rankImpact(
         flatArrays(state, hi - lo + 1),
         input,
