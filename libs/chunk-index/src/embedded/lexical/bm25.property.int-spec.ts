@@ -128,6 +128,41 @@ function bruteForce(
  * × its saturated count, the spec in another order, so two chunks whose sums tie exactly here may differ
  * by an ulp there (or the reverse), and either order is right.
  */
+/**
+ * A fresh index file (no feedback) and a reader on it, for a case that writes as it goes: `write(f, texts)` puts
+ * file f{f} of store `s`, one chunk a text, at the next position. The file is removed afterwards.
+ */
+async function writtenStore(name: string, fn: (write: (f: number, texts: string[]) => Promise<void>, reader: Database.Database) => Promise<void>): Promise<void> {
+  const path = join(dir, `${name}${run++}.sqlite`);
+  const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
+  await index.setup();
+  const reader = new Database(path, { readonly: true });
+  let seq = 0n;
+  const write = async (f: number, texts: string[]) => {
+    seq++;
+    await index.write(
+      [
+        { op: 'putFile', file: { storeId: 's', fileId: `f${f}`, organizationId: 'org', filename: `f${f}.md`, externalId: null, metadata: null, generation: 1 } },
+        {
+          op: 'setChunks',
+          storeId: 's',
+          fileId: `f${f}`,
+          generation: 1,
+          chunks: texts.map((text, j) => ({ chunkIndex: j, type: 'text' as const, text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+        },
+      ],
+      { projection: 'p', version: 1, position: { commit: seq, prepare: seq } },
+    );
+  };
+  try {
+    await fn(write, reader);
+  } finally {
+    reader.close();
+    await index.close();
+    rmSync(path, { force: true });
+  }
+}
+
 function expectTop(got: Array<{ key: string; score: number }>, band: Array<{ key: string; score: number }>): void {
   const expected = band.slice(0, 10);
   const tol = (x: number) => 1e-9 * Math.max(1, Math.abs(x));
@@ -453,25 +488,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
   // A list's dense form goes with its directory: after writes give the lists new generations, the bytes counted
   // are those of the current directories' dense lists only (the old ones neither counted nor kept).
   it('counts only the current directories’ dense lists after writes', async () => {
-    const path = join(dir, `dense-writes${run++}.sqlite`);
-    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
-    await index.setup();
-    const reader = new Database(path, { readonly: true });
-    try {
-      const file = (f: number) => {
-        const chunks = Array.from({ length: 500 }, (_, j) => ({
-          chunkIndex: j,
-          type: 'text' as const,
-          text: `jam apple ${j % 2 ? 'garden' : 'sugar'} boil ${f}`,
-          offset: 0,
-          mimeType: 'text/markdown',
-          generatedMetadata: null,
-        }));
-        return [
-          { op: 'putFile' as const, file: { storeId: 's', fileId: `f${f}`, organizationId: 'org', filename: `f${f}.md`, externalId: null, metadata: null, generation: 1 } },
-          { op: 'setChunks' as const, storeId: 's', fileId: `f${f}`, generation: 1, chunks },
-        ];
-      };
+    await writtenStore('dense-writes', async (write, reader) => {
       const state: LexicalState = {};
       const ask = () => {
         for (const text of ['jam apple', 'garden boil', 'sugar jam'])
@@ -481,40 +498,24 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         expect((state.denseQueue ?? []).every((d) => [...(state.dirs?.values() ?? [])].includes(d))).toBe(true);
       };
       for (let f = 0; f < 4; f++) {
-        await index.write(file(f), { projection: 'p', version: 1, position: { commit: BigInt(f + 1), prepare: BigInt(f + 1) } });
+        await write(
+          f,
+          Array.from({ length: 500 }, (_, j) => `jam apple ${j % 2 ? 'garden' : 'sugar'} boil ${f}`),
+        );
         ask();
       }
       expect(state.denseBytes).toBeGreaterThan(0);
-    } finally {
-      reader.close();
-      await index.close();
-      rmSync(path, { force: true });
-    }
+    });
   }, 60_000);
 
   // A dense list keeps its kinds' order (and tfNorm) for the next query; a write of other words changes the
   // store's average length but not the list: the next query scores with the new length, as MaxScore does.
   it('scores a kept dense list at the store’s new average length after writes of other words', async () => {
-    const path = join(dir, `dense-length${run++}.sqlite`);
-    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
-    await index.setup();
-    const reader = new Database(path, { readonly: true });
-    try {
-      const file = (f: number, text: (j: number) => string) => [
-        { op: 'putFile' as const, file: { storeId: 's', fileId: `f${f}`, organizationId: 'org', filename: `f${f}.md`, externalId: null, metadata: null, generation: 1 } },
-        {
-          op: 'setChunks' as const,
-          storeId: 's',
-          fileId: `f${f}`,
-          generation: 1,
-          chunks: Array.from({ length: 600 }, (_, j) => ({ chunkIndex: j, type: 'text' as const, text: text(j), offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
-        },
-      ];
-      const at = (n: number) => ({ projection: 'p', version: 1, position: { commit: BigInt(n), prepare: BigInt(n) } });
+    await writtenStore('dense-length', async (write, reader) => {
       // jam and apple in every chunk, 1–3 times, in chunks of 3–40 words
-      await index.write(
-        file(0, (j) => `${'jam '.repeat(1 + (j % 3))}${'apple '.repeat(1 + ((j * 7) % 3))}${'filler '.repeat(j % 38)}`),
-        at(1),
+      await write(
+        0,
+        Array.from({ length: 600 }, (_, j) => `${'jam '.repeat(1 + (j % 3))}${'apple '.repeat(1 + ((j * 7) % 3))}${'filler '.repeat(j % 38)}`),
       );
       const state: LexicalState = {};
       const input = { text: 'jam apple', columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null };
@@ -523,19 +524,15 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       const before = denseLists();
       expect(before.size).toBe(2);
       // long chunks of other words: the average length grows fourfold, jam's and apple's lists stay as they are
-      await index.write(
-        file(1, (j) => `other ${'words '.repeat(150 + (j % 5))}`),
-        at(2),
+      await write(
+        1,
+        Array.from({ length: 600 }, (_, j) => `other ${'words '.repeat(150 + (j % 5))}`),
       );
       const want = lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {});
       expect(lexicalProgram(reader, { ...input, ...SCORERS.impact }, state)).toEqual(want);
       // (the same dense lists answered: their order was made again, not the lists)
       expect([...denseLists()].filter((d) => before.has(d))).toHaveLength(2);
-    } finally {
-      reader.close();
-      await index.close();
-      rmSync(path, { force: true });
-    }
+    });
   }, 60_000);
 
   // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
