@@ -535,6 +535,26 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     });
   }, 60_000);
 
+  // MaxScore looks a dense list up for a candidate once the list is non-essential: "jam" (in every chunk, 1–4
+  // times, chunks of 2–40 words) is made dense by the preload and soon non-essential beside "apple" (every
+  // tenth chunk, too sparse to be dense); the scores are those of plain MaxScore on a cache with no dense
+  // list (a lookup one id off fails it).
+  it('by MaxScore, scores a dense list by lookup as by its blocks', async () => {
+    await writtenStore('dense-lookup', async (write, reader) => {
+      await write(
+        0,
+        Array.from({ length: 2000 }, (_, j) => `${'jam '.repeat(1 + (j % 4))}${j % 10 === 0 ? 'apple '.repeat(1 + (j % 3)) : ''}${'filler '.repeat(j % 37)}`),
+      );
+      const state: LexicalState = {};
+      while (reader.transaction(() => preloadLexical(reader, { preloadBytes: 1 << 30, minPostings: 1, sliceMs: 0, denseMinPostings: 1 }, state))());
+      expect([...(state.dirs?.values() ?? [])].some((d) => (d as { dense?: object | null }).dense)).toBe(true);
+      for (const limit of [1, 10, 50]) {
+        const input = { text: 'apple jam', columns: 'c.id AS id', storeIds: ['s'], limit, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null };
+        expect(lexicalProgram(reader, { ...input, ...SCORERS.preloadedMaxScore }, state)).toEqual(lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}));
+      }
+    });
+  }, 60_000);
+
   // The compressed-block cache keeps at most `blockCacheBytes` between queries (the oldest blocks dropped), and
   // answers the same whatever its size.
   it('keeps its block cache within blockCacheBytes, with the same answers', async () => {

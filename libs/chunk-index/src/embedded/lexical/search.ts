@@ -714,24 +714,31 @@ interface DenseList {
   byKind: Uint32Array;
   start: Uint32Array;
   bytes: number;
-  /** its kinds' tfNorm at the store's average length and parameters of the last query (kindOrder), and its non-empty kinds by it, largest first */
-  order?: { avgLength: number; k1: number; b: number; headingWeight: number; norm: Float64Array; kinds: Int32Array };
+  /** its kinds' tfNorm at the store's average length and parameters of the last query (kindNorms), and its non-empty kinds by it, largest first, once asked (kindOrder) */
+  order?: { avgLength: number; k1: number; b: number; headingWeight: number; norm: Float64Array; kinds: Int32Array | null };
 }
 
 /**
- * A dense list's kinds' tfNorm, and its non-empty kinds by it (largest first, then by kind), for a store's
- * average length and parameters: kept on the list for the next query of the same (a term's contribution is
- * its positive weight × idf times tfNorm, so every query orders the kinds alike).
+ * A dense list's kinds' tfNorm for a store's average length and parameters, kept on the list for the next
+ * query of the same (a term's contribution to a chunk of kind k is its positive weight × idf × norm[k]).
  */
-function kindOrder(d: DenseList, avgLength: number, p: Bm25Params): NonNullable<DenseList['order']> {
+function kindNorms(d: DenseList, avgLength: number, p: Bm25Params): NonNullable<DenseList['order']> {
   const o = d.order;
   if (o && o.avgLength === avgLength && o.k1 === p.k1 && o.b === p.b && o.headingWeight === p.headingWeight) return o;
   const norm = new Float64Array(d.kinds);
   for (let k = 1; k < d.kinds; k++) norm[k] = tfNorm(d.body[k], d.heading[k], d.length[k], avgLength, p);
+  return (d.order = { avgLength, k1: p.k1, b: p.b, headingWeight: p.headingWeight, norm, kinds: null });
+}
+
+/** A dense list's non-empty kinds by tfNorm, largest first, then by kind (as by contribution: every query orders them alike), kept with kindNorms. */
+function kindOrder(d: DenseList, avgLength: number, p: Bm25Params): Int32Array {
+  const o = kindNorms(d, avgLength, p);
+  if (o.kinds) return o.kinds;
+  const { norm } = o;
   const ks: number[] = [];
   for (let k = 1; k < d.kinds; k++) if (d.start[k + 1] > d.start[k]) ks.push(k);
   ks.sort((a, b) => norm[b] - norm[a] || a - b);
-  return (d.order = { avgLength, k1: p.k1, b: p.b, headingWeight: p.headingWeight, norm, kinds: Int32Array.from(ks) });
+  return (o.kinds = Int32Array.from(ks));
 }
 
 /** Lists of fewer postings are never kept dense (a query reads them in well under a millisecond). */
@@ -983,7 +990,7 @@ function rankImpact(
     const d = denses[j];
     if (d) {
       // (scale × tfNorm: the same double as scale * tfNorm(…) gives)
-      const { norm } = kindOrder(d, avgLength, p);
+      const { norm } = kindNorms(d, avgLength, p);
       const t = new Float64Array(d.kinds);
       for (let k = 1; k < d.kinds; k++) t[k] = scale * norm[k];
       tables.push(t);
@@ -1036,7 +1043,7 @@ function rankImpact(
         continue;
       }
       // (by tfNorm: ordered as by contribution, the scale being positive)
-      order.push(kindOrder(d, avgLength, p).kinds);
+      order.push(kindOrder(d, avgLength, p));
       im.read.push(new Int32Array(d.kinds).fill(0x7fffffff));
     }
     for (let step = 1; ; step++) {
@@ -1645,8 +1652,8 @@ class Cursor {
 
   /** the list's dense form where it is kept (probed by lookup: lookup()) */
   readonly dense: DenseList | null;
-  /** the dense form's contributions by kind, computed as looked up (NaN: not yet) */
-  private table: Float64Array | null = null;
+  /** the dense form's kinds' tfNorm (kindNorms), once looked up */
+  private norm: Float64Array | null = null;
 
   constructor(
     readonly dir: Directory,
@@ -1679,10 +1686,7 @@ class Cursor {
     const x = d - dense.first;
     const k = x >= 0 && x < dense.pairs.length ? dense.pairs[x] : 0;
     if (k === 0) return 0;
-    const t = (this.table ??= new Float64Array(dense.kinds).fill(NaN));
-    let v = t[k];
-    if (v !== v) v = t[k] = this.scale * tfNorm(dense.body[k], dense.heading[k], dense.length[k], this.avgLength, this.p);
-    return v;
+    return this.scale * (this.norm ??= kindNorms(dense, this.avgLength, this.p).norm)[k];
   }
 
   /** Whether the current block is open (else lower() is only a bound). */
