@@ -318,7 +318,7 @@ export class IvfCatalogue {
     }
     const filtered = !!(q.filter || q.fileIds?.exclude?.length);
     const k = filtered ? Math.max(q.topK * 20, 1000) : Math.max(q.topK * 4, 40);
-    let candidates = a.ivf.search(unit, this.opts.ivfLists > 0 ? this.opts.ivfProbes : ivfProbesFor(this.opts.ivfProbes, a.ivf.nlist), mask, k);
+    let candidates = a.ivf.search(unit, this.probesOf(a.ivf.nlist), mask, k);
     if (!candidates.length) return [];
     // An int8 score is within a few thousandths of the exact one (rounding error ≈ 0.0023 standard
     // deviation for unit vectors), so a candidate more than RESCORE_MARGIN below the topK-th can not
@@ -399,6 +399,16 @@ export class IvfCatalogue {
     }
   }
 
+  /** The lists of an IVF trained on n vectors: ivfLists where given, else by n (ivfListsFor). */
+  private listsFor(n: number): number {
+    return this.opts.ivfLists > 0 ? this.opts.ivfLists : ivfListsFor(n);
+  }
+
+  /** The lists a query scans of an IVF of nlist lists: ivfProbes where ivfLists is given, else scaled to nlist (ivfProbesFor). */
+  private probesOf(nlist: number): number {
+    return this.opts.ivfLists > 0 ? this.opts.ivfProbes : ivfProbesFor(this.opts.ivfProbes, nlist);
+  }
+
   /** k-means on a sample of up to ~20,000 of the model's vectors; every vector is (re)assigned a list. */
   private train(model: string, n: number): void {
     const step = Math.max(1, Math.floor(n / 20_000));
@@ -412,7 +422,7 @@ export class IvfCatalogue {
       if (v.length === dims) sample.push(normalize(v));
     }
     if (!sample.length) return;
-    const centroids = kmeans(sample, Math.min(this.opts.ivfLists > 0 ? this.opts.ivfLists : ivfListsFor(n), Math.max(1, Math.floor(sample.length / 8))));
+    const centroids = kmeans(sample, Math.min(this.listsFor(n), Math.max(1, Math.floor(sample.length / 8))));
     const ivf = new IvfIndex(dims, centroids);
     const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
     const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
