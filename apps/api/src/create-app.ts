@@ -50,8 +50,9 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
   // the chunk index opens (its IVF lists taken from the prefetch worker) while the HTTP app is built below
   const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch, indexOpenLater: true });
   try {
-    // the index's read worker (a thread of its own: it opens the file read-only and loads the lexical search) starts now, beside the rest of the start, not with the first search
-    infra.chunkIndex.warmUp?.();
+    // the index's read worker (a thread of its own: it opens the file read-only and loads the lexical search) starts now, beside the rest of the start, not with the first search;
+    // its lexical preload once the server listens (warmUp below)
+    infra.chunkIndex.warmUp?.({ deferBackground: true });
     // a restart's root key found in its read models needs no command: looked up now, ahead of the loops' first reads
     const knownKey = knownRootKey(config, { organizations: new OrganizationsReader(infra.dataSource), apiKeys: new ApiKeysReader(infra.dataSource) });
     infra.runner.start();
@@ -119,11 +120,14 @@ async function stopAccepting(app: INestApplication): Promise<void> {
 }
 
 /**
- * Starts the bundled embedder's query session once the server listens, rather than with the first
- * search (which joins it while it starts): a local model, so nothing is sent anywhere. A failure is
- * logged here and is the first search's to report.
+ * Once the server listens: begins the embedded index's lexical preload (deferred while it started), and
+ * starts the bundled embedder's query session rather than with the first search (which joins it while it
+ * starts): a local model, so nothing is sent anywhere. A failure is logged here and is the first search's
+ * to report.
  */
 export function warmUp(infra: Infrastructure, logger: Logger): void {
+  // the embedded index's lexical preload, deferred while the server started
+  infra.chunkIndex.startBackground?.();
   if (!(infra.embedder instanceof UseLiteEmbedder)) return;
   infra.embedder.embed(['warm up'], 'query').catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
 }

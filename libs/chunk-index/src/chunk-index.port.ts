@@ -106,8 +106,13 @@ export interface IndexCheckpoint {
 export interface ChunkIndex {
   readonly kind: string;
   setup(): Promise<void>;
-  /** Starts now what the first query would otherwise start (the embedded index's read worker); optional. */
-  warmUp?(): void;
+  /**
+   * Starts now what the first query would otherwise start (the embedded index's read worker); optional.
+   * `deferBackground`: its background work (the lexical preload) waits for startBackground.
+   */
+  warmUp?(options?: { deferBackground?: boolean }): void;
+  /** Begins the background work that warmUp deferred (a server calls it once it listens); optional. */
+  startBackground?(): void;
   readCheckpoint(projection: string): Promise<IndexCheckpoint | null>;
   /** Applies ops in order and records the checkpoint: atomically, or idempotently so a repeat is harmless. */
   write(ops: ChunkIndexOp[], checkpoint: { projection: string } & IndexCheckpoint): Promise<void>;

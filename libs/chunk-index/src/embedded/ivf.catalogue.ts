@@ -112,7 +112,7 @@ export class IvfCatalogue {
     this.groups.clear();
     this.deltas.clear();
     this.discard();
-    const r = built ?? readIvf(this.db);
+    const r = built ?? this.db.transaction(() => readIvf(this.db, (dims, centroids) => new IvfIndex(dims, centroids)))();
     for (const [storeId, grp] of r.groups) this.groups.set(storeId, grp);
     let from: 'persisted' | 'vectors' | 'none' = 'none';
     let vectors = 0;
@@ -123,8 +123,7 @@ export class IvfCatalogue {
         ivf = m.built ? IvfIndex.adopt(m.built.ivf) : new IvfIndex(m.dims, m.centroids);
         persisted = m.built;
       } else {
-        ivf = new IvfIndex(m.dims, m.centroids);
-        if (m.lists) fillPersisted(ivf, m.model, m.lists);
+        ivf = m.lists?.ivf ?? new IvfIndex(m.dims, m.centroids);
         persisted = m.lists;
       }
       const a: Ann = { model: m.model, ivf, trainedCount: m.trainedCount, perGroup: new Map() };
@@ -455,51 +454,50 @@ const RESCORE_MARGIN = 0.02;
 /** Candidates re-scored a statement (`RESCORE_BATCH` placeholders at most). */
 const RESCORE_BATCH = 512;
 
-/** What `readIvf` reads of a model's persisted lists (plain arrays: a worker thread can hand them over). */
+/** A model's persisted lists as `readIvf` loaded them: its index, filled. */
 export interface PersistedLists {
-  /** [list, base size, delta codes to add] per list of `ivf_lists` */
-  sizes: Array<[number, number, number]>;
-  /** each list's base without its tombstoned ids */
-  bases: Array<{ list: number; ids: Int32Array; groups: Int32Array; codes: Uint8Array }>;
-  /** the delta's codes, added after the bases: entry i is in list `lists[i]`, id `ids[i]`, group `grps[i]`, code at `i * stride` of `codes` (flat arrays: a few to hand over, however long the delta) */
-  adds: { lists: Int32Array; ids: Int32Array; grps: Int32Array; codes: Uint8Array };
+  ivf: IvfIndex;
   /** rows of `ivf_delta` per list */
   deltaCounts: Array<[number, number]>;
 }
 
-/** The IVF state of a chunk index file: store groups, and per model its centroids and persisted lists (null: none, an older file's). */
+/** The IVF state of a chunk index file: store groups, and per model its centroids and persisted lists, loaded (null: none, an older file's). */
 export interface IvfRead {
   groups: Array<[string, number]>;
   models: Array<{ model: string; dims: number; centroids: Float32Array; trainedCount: number; lists: PersistedLists | null }>;
 }
 
 /**
- * Reads the IVF state of the file (call in one read transaction, for a consistent snapshot). Only
- * reads: it runs on the index's connection, or on a read-only one in a worker thread (ivf.prefetch.ts).
+ * Reads the IVF state of the file and loads each model's persisted lists into an index that `make`
+ * gives (call in one read transaction, for a consistent snapshot). Only reads: it runs on the index's
+ * connection, or on a read-only one in a worker thread (ivf.prefetch.ts).
  */
-export function readIvf(db: Database.Database): IvfRead {
+export function readIvf(db: Database.Database, make: (dims: number, centroids: Float32Array) => IvfIndex): IvfRead {
   const groups = db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>;
   const models: IvfRead['models'] = [];
   for (const c of db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
     const dims = c.dims as number;
-    models.push({ model: c.model as string, dims, centroids: blobVector(c.centroids as Buffer), trainedCount: c.trained_count as number, lists: readLists(db, c.model as string, (dims + 15) & ~15) });
+    const centroids = blobVector(c.centroids as Buffer);
+    models.push({ model: c.model as string, dims, centroids, trainedCount: c.trained_count as number, lists: readLists(db, c.model as string, () => make(dims, centroids)) });
   }
   return { groups, models };
 }
 
 /**
- * A model's lists from `ivf_lists` and `ivf_delta`; null when the file has none (an older release's).
- * A (list, id) is its delta row where it has one, else its base: an id that left a list has a tombstone
- * there until that list is rewritten, so the bases are read without their tombstoned ids (an id can be
- * in two bases: the one it left and the one it went to), and the delta's codes are added after them.
+ * A model's lists from `ivf_lists` and `ivf_delta`, loaded into the index `make` gives; null when the
+ * file has none (an older release's). A (list, id) is its delta row where it has one, else its base: an
+ * id that left a list has a tombstone there until that list is rewritten, so the bases are read without
+ * their tombstoned ids (an id can be in two bases: the one it left and the one it went to), and the
+ * delta's codes are added after them. Every list is sized at once for its base and its delta's codes
+ * (one arena, grown once), and each base is copied into it as its row is read: a start holds one row's
+ * blobs at a time, not every list twice (at 1M vectors, 384 MB of codes read into buffers of their own
+ * and then copied: twice the memory, and twice the pages first touched).
  */
-function readLists(db: Database.Database, model: string, stride: number): PersistedLists | null {
+function readLists(db: Database.Database, model: string, make: () => IvfIndex): PersistedLists | null {
   const counts = new Map<number, number>();
   const tombs = new Map<number, Set<number>>();
-  const addLists: number[] = [];
-  const addIds: number[] = [];
-  const addGrps: number[] = [];
-  const addCodes: Buffer[] = [];
+  const adds: Array<[number, number, number, Buffer]> = [];
+  const room = new Map<number, number>();
   for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
     const [list, id, grp, code] = row;
     counts.set(list, (counts.get(list) ?? 0) + 1);
@@ -507,59 +505,39 @@ function readLists(db: Database.Database, model: string, stride: number): Persis
       let t = tombs.get(list);
       if (!t) tombs.set(list, (t = new Set()));
       t.add(id);
-    } else if (code.length === stride) {
-      addLists.push(list);
-      addIds.push(id);
-      addGrps.push(grp);
-      addCodes.push(code);
+    } else {
+      adds.push([list, id, grp, code]);
+      room.set(list, (room.get(list) ?? 0) + 1);
     }
   }
-  const codes = new Uint8Array(addCodes.length * stride);
-  addCodes.forEach((c, i) => codes.set(c, i * stride));
-  const adds = { lists: Int32Array.from(addLists), ids: Int32Array.from(addIds), grps: Int32Array.from(addGrps), codes };
-  const room = new Map<number, number>();
-  for (const list of addLists) room.set(list, (room.get(list) ?? 0) + 1);
-  const sizes = (db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>).map(([list, size]): [number, number, number] => [
-    list,
-    size,
-    room.get(list) ?? 0,
-  ]);
+  const sizes = db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>;
   if (!sizes.length) return null;
-  const int32s = (b: Buffer) => new Int32Array(own(b).buffer, 0, b.byteLength >> 2);
-  const bases: PersistedLists['bases'] = [];
+  const ivf = make();
+  const stride = ivf.stride;
+  for (const [list] of sizes) if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
+  ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
+  const int32s = (b: Buffer) => new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
   for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
     [number, Buffer, Buffer, Buffer]
   >) {
-    let ids = int32s(idBlob);
-    let groups = int32s(groupBlob);
-    let codes: Uint8Array = own(codeBlob);
+    // (a blob's bytes as 32-bit ints in place where aligned, else copied)
+    let ids = idBlob.byteOffset % 4 ? new Int32Array(Uint8Array.from(idBlob).buffer) : int32s(idBlob);
+    let groups = groupBlob.byteOffset % 4 ? new Int32Array(Uint8Array.from(groupBlob).buffer) : int32s(groupBlob);
+    let codes: Uint8Array = codeBlob;
     const t = tombs.get(list);
     if (t?.size) {
       const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
       const k = new Uint8Array(keep.length * stride);
       keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
-      ids = Int32Array.from(keep, (j) => ids[j]);
+      const before = ids;
+      ids = Int32Array.from(keep, (j) => before[j]);
       groups = Int32Array.from(keep, (j) => groups[j]);
       codes = k;
     }
-    bases.push({ list, ids, groups, codes });
+    ivf.loadList(list, ids, groups, codes, room.get(list) ?? 0);
   }
-  if (!bases.length) return null;
-  return { sizes, bases, adds, deltaCounts: [...counts] };
-}
-
-/** Fills an empty index with a model's lists as `readIvf` read them (the bases, then the delta's codes). */
-function fillPersisted(ivf: IvfIndex, model: string, p: PersistedLists): void {
-  // every list sized at once for its base and its delta's codes: one arena, grown once, no list regrown
-  ivf.reserve(p.sizes.map(([, size, room]) => (size + room ? IvfIndex.capacityFor(size + room) : 0)));
-  const rooms = new Map(p.sizes.map(([list, , room]) => [list, room]));
-  for (const { list, ids, groups, codes } of p.bases) {
-    if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
-    ivf.loadList(list, ids, groups, codes, rooms.get(list) ?? 0);
-  }
-  const { lists, ids, grps, codes } = p.adds;
-  const stride = ivf.stride;
-  for (let i = 0; i < ids.length; i++) ivf.addCode(ids[i], grps[i], lists[i], codes.subarray(i * stride, (i + 1) * stride));
+  for (const [list, id, grp, code] of adds) if (code.length === stride) ivf.addCode(id, grp, list, code);
+  return { ivf, deltaCounts: [...counts] };
 }
 
 /** The IVF indexes of the file built (in shared memory) by a thread other than the one that uses them: `IvfCatalogue.load` takes them over without a copy. */
@@ -577,12 +555,11 @@ export interface IvfBuilt {
 
 /** Reads the file's IVF state (`readIvf`, in one read transaction) and builds each model's index in shared memory, for another thread (ivf.prefetch.ts). */
 export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: ArrayBuffer[] } {
-  const r = db.transaction(() => readIvf(db))();
+  const r = db.transaction(() => readIvf(db, (dims, centroids) => new IvfIndex(dims, centroids, true)))();
   const transfer: ArrayBuffer[] = [];
   const models = r.models.map((m) => {
     if (!m.lists) return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: null };
-    const ivf = new IvfIndex(m.dims, m.centroids, true);
-    fillPersisted(ivf, m.model, m.lists);
+    const ivf = m.lists.ivf;
     const state = ivf.state();
     transfer.push(...IvfIndex.transferables(state));
     return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: { ivf: state, deltaCounts: m.lists.deltaCounts, perGroup: [...ivf.groupCounts()] } };
@@ -590,7 +567,3 @@ export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: Ar
   return { built: { groups: r.groups, models }, transfer };
 }
 
-/** The bytes of a blob in an ArrayBuffer of their own (aligned, and transferable to another thread). */
-function own(b: Uint8Array): Uint8Array {
-  return b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && !(b.buffer instanceof SharedArrayBuffer) ? b : new Uint8Array(b);
-}

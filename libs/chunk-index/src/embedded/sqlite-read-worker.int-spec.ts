@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync } from 'fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteReadWorker } from './sqlite-read-worker';
@@ -49,6 +49,47 @@ describe('embedded chunk index: read worker', () => {
     await expect(bad.run('bad', {})).rejects.toThrow(/no such table/);
     await expect(bad.run('bad', {})).rejects.toThrow(/no such table/);
     await bad.close();
+  });
+
+  describe('a background program', () => {
+    // (a module of its own, as the lexical preload is: `tick` runs in slices while it returns true, `probe` reads the state they share)
+    const module = join(dir, 'background.js');
+    writeFileSync(
+      module,
+      `exports.tick = (db, input, state) => { state.ticks = (state.ticks || 0) + 1; return state.ticks < 3; };
+       exports.probe = (db, input, state) => state.ticks || 0;`,
+    );
+    const probe = { module, name: 'probe', fn: () => 0 };
+    const withBackground = () => new SqliteReadWorker(path, db, { probe }, true, { module, name: 'tick', input: {}, state: 'probe' });
+    const until = async (w: SqliteReadWorker, ticks: number) => {
+      for (let i = 0; i < 200 && (await w.run<number>('probe', {})) < ticks; i++) await new Promise((r) => setTimeout(r, 10));
+      return w.run<number>('probe', {});
+    };
+
+    it('runs in slices from the worker start, while it returns true', async () => {
+      const w = withBackground();
+      w.warmUp();
+      await expect(until(w, 3)).resolves.toBe(3);
+      await w.close();
+    });
+
+    it('deferred, waits for startIdle, then runs', async () => {
+      const w = withBackground();
+      w.warmUp(60_000);
+      await w.run('probe', {});
+      await new Promise((r) => setTimeout(r, 200));
+      await expect(w.run('probe', {})).resolves.toBe(0);
+      w.startIdle();
+      await expect(until(w, 3)).resolves.toBe(3);
+      await w.close();
+    });
+
+    it('deferred, begins by itself once the wait is over', async () => {
+      const w = withBackground();
+      w.warmUp(150);
+      await expect(until(w, 3)).resolves.toBe(3);
+      await w.close();
+    });
   });
 
   it('runs on the caller connection for an in-memory database', async () => {

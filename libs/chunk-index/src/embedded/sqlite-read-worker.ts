@@ -31,8 +31,10 @@ const programs = {};
 for (const [name, p] of Object.entries(workerData.programs)) programs[name] = typeof p === 'string' ? (0, eval)('(' + p + ')') : require(p.module)[p.name];
 const state = {};
 // a background program (the lexical preload): run in slices, each in a read transaction of its own, while it
-// returns true; a slice runs only when no query's message waits (messages are taken between slices)
+// returns true; a slice runs only when no query's message waits (messages are taken between slices). Deferred
+// (workerData.idleLater), it begins with an 'idle' message, or after idleLater ms without one.
 const idle = workerData.idle;
+let beginIdle = () => {};
 if (idle) {
   const fn = require(idle.module)[idle.name];
   const slice = () => {
@@ -44,9 +46,17 @@ if (idle) {
     }
     if (more) setImmediate(slice);
   };
-  setImmediate(slice);
+  let begun = false;
+  beginIdle = () => {
+    if (begun) return;
+    begun = true;
+    setImmediate(slice);
+  };
+  if (workerData.idleLater) setTimeout(beginIdle, workerData.idleLater).unref();
+  else beginIdle();
 }
-parentPort.on('message', ({ id, program, input }) => {
+parentPort.on('message', ({ id, program, input, idle: go }) => {
+  if (go) return beginIdle();
   try {
     // one snapshot per program run: its statements all see the same committed state
     const result = db.transaction(() => programs[program](db, input, (state[program] ??= {})))();
@@ -81,6 +91,8 @@ export class SqliteReadWorker {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private readonly localState = new Map<string, object>();
+  /** ms the background program waits for startIdle (0: it begins with the worker) */
+  private idleLater = 0;
 
   constructor(
     private readonly path: string,
@@ -96,7 +108,7 @@ export class SqliteReadWorker {
     const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, typeof p === 'function' ? p.toString() : { module: p.module, name: p.name }]));
     const fromSources = Object.values(this.programs).some((p) => typeof p !== 'function' && p.module.endsWith('.ts'));
     const swc = fromSources ? require.resolve('@swc/core') : null;
-    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs, swc, idle: this.idle } });
+    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs, swc, idle: this.idle, idleLater: this.idleLater } });
     this.worker = w;
     w.unref();
     this.ready = new Promise<boolean>((resolve) => {
@@ -143,9 +155,21 @@ export class SqliteReadWorker {
     return (typeof p === 'function' ? p : p.fn)(this.local, input, state) as T;
   }
 
-  /** Starts the worker now, if it runs, rather than with the first program (a server calls this while it starts). */
-  warmUp(): void {
-    if (this.enabled && !this.failed) void this.start();
+  /**
+   * Starts the worker now, if it runs, rather than with the first program (a server calls this while it
+   * starts). With `idleLater` (ms), its background program waits for `startIdle`, or that long: what a
+   * start does beside it is not slowed by it.
+   */
+  warmUp(idleLater = 0): void {
+    if (!this.enabled || this.failed || this.ready) return;
+    this.idleLater = idleLater;
+    void this.start();
+  }
+
+  /** The background program begins now (where `warmUp` deferred it). */
+  startIdle(): void {
+    const w = this.worker;
+    if (w) w.postMessage({ idle: true });
   }
 
   async close(): Promise<void> {
