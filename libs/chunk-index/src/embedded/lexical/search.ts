@@ -50,7 +50,7 @@ export interface LexicalInput extends Bm25Params {
 export interface LexicalState {
   dirs?: Map<string, Directory>;
   dirEntries?: number;
-  /** blocks' data in the order they were read (each lives in its directory's `data`), the oldest at `blockHead` */
+  /** blocks' data in the order they were read, a part (one read's blocks, BlockData) an entry: the directory and the part's slot there; the oldest at `blockHead` */
   blockQueue?: Array<[Directory, number] | null>;
   blockHead?: number;
   blockBytes?: number;
@@ -77,7 +77,7 @@ interface Directory {
   minLength: Uint32Array;
   size: number;
   /** blocks' data as read (a cache: the oldest dropped past a bound; a new generation starts empty) */
-  data: Array<Buffer | undefined>;
+  data: BlockData;
   /** the list decoded by id (denseForm; undefined: not built, null: not worth it), dropped with the directory */
   dense?: DenseList | null;
 }
@@ -306,7 +306,7 @@ function rankStore(
     let run = 1;
     let lastRead = -2;
     const load = (bi: number, ahead = 1): Uint8Array => {
-      const have = dir.data[bi];
+      const have = dir.data.get(bi);
       if (have) return have;
       // a list probed block after block (or a few apart) is read ahead too
       run = Math.max(ahead, bi > lastRead && bi - lastRead <= Math.max(run, 4) ? Math.min(run * 2, MAX_RUN) : 1);
@@ -1234,6 +1234,74 @@ function sparseBlock(a: SparseList, data: Uint8Array, count: number, id: number)
   a.n = n;
 }
 
+/**
+ * A list's cached blocks: each block's bytes are a range of a part (the Buffer one read gave: its blocks'
+ * data end to end), found by the block's part slot, offset and length in typed arrays. A block's bytes are
+ * handed out as a view made when asked (short-lived: garbage a young collection drops for nothing), not kept
+ * as a view per block: at 1M chunks the cache held ~200,000 such views (and a queue entry each), which every
+ * collection had to trace, and which each young collection during the preload copied out of the young
+ * generation (mark-compact pauses of 15–22 ms, scavenges of up to 10 ms, in the read worker). Parts are
+ * dropped whole, oldest first (dropOldest).
+ */
+class BlockData {
+  /** per block: its part's slot (-1: not cached), its offset there and its length */
+  private readonly part: Int32Array;
+  private readonly off: Int32Array;
+  private readonly len: Int32Array;
+  /** per slot: the part's bytes and its blocks (undefined: dropped, the slot free) */
+  private readonly bufs: Array<Buffer | undefined> = [];
+  private readonly blocks: Array<Int32Array | undefined> = [];
+  private readonly free: number[] = [];
+  /** blocks cached */
+  count = 0;
+
+  constructor(size: number) {
+    this.part = new Int32Array(size).fill(-1);
+    this.off = new Int32Array(size);
+    this.len = new Int32Array(size);
+  }
+
+  has(block: number): boolean {
+    return this.part[block] >= 0;
+  }
+
+  /** A block's bytes (a view made now), or undefined where it is not cached. */
+  get(block: number): Uint8Array | undefined {
+    const p = this.part[block];
+    if (p < 0) return undefined;
+    const at = this.off[block];
+    return this.bufs[p]!.subarray(at, at + this.len[block]);
+  }
+
+  /** Keeps a part: `buf` holds `blocks` (none cached yet) end to end, each `lengths` long; answers its slot. */
+  add(buf: Buffer, blocks: number[], lengths: number[]): number {
+    const slot = this.free.length ? this.free.pop()! : this.bufs.length;
+    this.bufs[slot] = buf;
+    this.blocks[slot] = Int32Array.from(blocks);
+    for (let i = 0, at = 0; i < blocks.length; at += lengths[i++]) {
+      const b = blocks[i];
+      this.part[b] = slot;
+      this.off[b] = at;
+      this.len[b] = lengths[i];
+    }
+    this.count += blocks.length;
+    return slot;
+  }
+
+  /** Drops a part's blocks; answers their bytes. */
+  drop(slot: number): number {
+    const blocks = this.blocks[slot];
+    const buf = this.bufs[slot];
+    if (!blocks || !buf) return 0;
+    for (let i = 0; i < blocks.length; i++) this.part[blocks[i]] = -1;
+    this.count -= blocks.length;
+    this.bufs[slot] = undefined;
+    this.blocks[slot] = undefined;
+    this.free.push(slot);
+    return buf.length;
+  }
+}
+
 /** Reads blocks [from, to) of a list into the cache (those not there; one statement: readPart's concatenated data); returns block `from`'s data. */
 function readRun(db: Database.Database, state: LexicalState, key: number, term: string, dir: Directory, from: number, to: number, cacheBytes: number): Uint8Array {
   const st = (state.statements ??= {});
@@ -1247,17 +1315,18 @@ function readRun(db: Database.Database, state: LexicalState, key: number, term: 
   const bs = JSON.parse(numbers) as number[];
   const ls = JSON.parse(lengths) as number[];
   // (taken before the cache drops its oldest: a run may be larger than the whole cache)
-  const got = dir.data[from] ?? (bs[0] === from && all ? all.subarray(0, ls[0]) : undefined);
+  const got = dir.data.get(from) ?? (bs[0] === from && all ? all.subarray(0, ls[0]) : undefined);
   cacheBlocks(state, dir, bs, ls, all, cacheBytes);
   if (!got) throw new Error(`lexical index: block ${from} of a list is missing`);
   return got;
 }
 
 /**
- * Keeps blocks read (`numbers`, their data end to end in `all`, each `lengths` long; one Buffer, the
- * blocks views of it: a row and a Buffer per block cost twice as much) in `dir.data`, those not there
- * yet, then drops the oldest blocks past `cacheBytes`. With `share` (the preload's), blocks are kept only
- * while the cache holds at most that many bytes (`full`: some were not).
+ * Keeps blocks read (`numbers`, their data end to end in `all`, each `lengths` long: one Buffer, a part of
+ * `dir.data`; a row and a Buffer per block cost twice as much), those not there yet (where some are, the
+ * others' bytes are copied into a part of their own, so that a part holds only what it counts), then
+ * drops the oldest parts past `cacheBytes`. With `share` (the preload's), blocks are kept only while the
+ * cache holds at most that many bytes (`full`: some were not).
  */
 function cacheBlocks(
   state: LexicalState,
@@ -1272,40 +1341,45 @@ function cacheBlocks(
   state.blockBytes ??= 0;
   const queue = (state.blockQueue ??= []);
   let bytes = 0;
-  let blocks = 0;
   let full = false;
+  const keep: number[] = [];
+  const keepLengths: number[] = [];
+  const keepAt: number[] = [];
   if (all)
     for (let i = 0, at = 0; i < numbers.length; at += lengths[i++]) {
       const block = numbers[i];
-      if (dir.data[block]) continue;
-      if (state.blockBytes + lengths[i] > share) {
+      if (dir.data.has(block)) continue;
+      if (state.blockBytes + bytes + lengths[i] > share) {
         full = true;
         break;
       }
-      dir.data[block] = all.subarray(at, at + lengths[i]);
-      queue.push([dir, block]);
-      state.blockBytes += lengths[i];
+      keep.push(block);
+      keepLengths.push(lengths[i]);
+      keepAt.push(at);
       bytes += lengths[i];
-      blocks++;
     }
+  if (all && keep.length) {
+    const whole = keep.length === numbers.length;
+    const buf = whole ? all : Buffer.concat(keep.map((_, j) => all.subarray(keepAt[j], keepAt[j] + keepLengths[j])), bytes);
+    queue.push([dir, dir.data.add(buf, keep, keepLengths)]);
+    state.blockBytes += bytes;
+  }
   dropOldest(state, cacheBytes);
-  return { bytes, blocks, full };
+  return { bytes, blocks: keep.length, full };
 }
 
-/** Drops the oldest blocks while the cache (blocks and dense lists) holds more than `cacheBytes`. */
+/** Drops the oldest parts of blocks while the cache (blocks and dense lists) holds more than `cacheBytes`. */
 function dropOldest(state: LexicalState, cacheBytes: number): void {
   const queue = (state.blockQueue ??= []);
   state.blockHead ??= 0;
   state.blockBytes ??= 0;
   state.denseBytes ??= 0;
   while (state.blockBytes + state.denseBytes > cacheBytes && state.blockHead < queue.length) {
-    const [d0, b0] = queue[state.blockHead]!;
+    const [d0, slot] = queue[state.blockHead]!;
     queue[state.blockHead++] = null;
-    const old = d0.data[b0];
-    if (old) state.blockBytes -= old.length;
-    d0.data[b0] = undefined;
+    state.blockBytes -= d0.data.drop(slot);
   }
-  if (state.blockHead > 100_000 && state.blockHead * 2 > queue.length) {
+  if (state.blockHead > 10_000 && state.blockHead * 2 > queue.length) {
     state.blockQueue = queue.slice(state.blockHead);
     state.blockHead = 0;
   }
@@ -1418,7 +1492,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
           const { key, builder } = p.dense;
           const dir = builder.dir;
           // (given up where the list changed, a query made it dense or its blocks left the cache since)
-          if (state.dirs?.get(key) !== dir || dir.dense !== undefined || (builder.step((bi) => dir.data[bi] ?? null, DENSE_PRELOAD_BLOCKS) && builder.failed)) p.dense = null;
+          if (state.dirs?.get(key) !== dir || dir.dense !== undefined || (builder.step((bi) => dir.data.get(bi) ?? null, DENSE_PRELOAD_BLOCKS) && builder.failed)) p.dense = null;
           else if (builder.done) {
             const dense = builder.result();
             // within the cache's bound, dropping nothing
@@ -1442,7 +1516,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         if (!r || !s || (cached && cached.gen === r.gen && cached.cgen === s.cgen)) {
           // gone, or a query read its directory since: its blocks not cached yet, a run a step
           if (r && s && cached) {
-            while (p.block < cached.size && cached.data[p.block]) p.block++;
+            while (p.block < cached.size && cached.data.has(p.block)) p.block++;
             if (p.block < cached.size) {
               const before = state.blockBytes ?? 0;
               readRun(db, state, l.key, l.term, cached, p.block, p.block + PRELOAD_RUN, cacheBytes);
@@ -1593,7 +1667,7 @@ function directory(db: Database.Database, state: LexicalState, s: StoreStats, te
     maxHeading: new Uint32Array(size),
     minLength: new Uint32Array(size),
     size,
-    data: [],
+    data: new BlockData(size),
   };
   if (from && cached) {
     dir.first.set(cached.first.subarray(0, from));
