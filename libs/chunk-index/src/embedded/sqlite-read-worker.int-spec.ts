@@ -57,7 +57,14 @@ describe('embedded chunk index: read worker', () => {
     writeFileSync(
       module,
       `exports.tick = (db, input, state) => { state.ticks = (state.ticks || 0) + 1; return state.ticks < 3; };
-       exports.probe = (db, input, state) => state.ticks || 0;`,
+       exports.probe = (db, input, state) => state.ticks || 0;
+       // slices of up to 300 ms in steps of 5 ms, ending after a step once a message waits (shouldYield)
+       exports.long = (db, input, state, shouldYield) => {
+         const until = Date.now() + 300;
+         do { const step = Date.now() + 5; while (Date.now() < step) {} } while (Date.now() < until && !shouldYield());
+         state.ticks = (state.ticks || 0) + 1;
+         return state.ticks < 1000;
+       };`,
     );
     const probe = { module, name: 'probe', fn: () => 0 };
     const withBackground = () => new SqliteReadWorker(path, db, { probe }, true, { module, name: 'tick', input: {}, state: 'probe' });
@@ -70,6 +77,22 @@ describe('embedded chunk index: read worker', () => {
       const w = withBackground();
       w.warmUp();
       await expect(until(w, 3)).resolves.toBe(3);
+      await w.close();
+    });
+
+    it('lets a query in after the step under way, not after the whole slice', async () => {
+      const w = new SqliteReadWorker(path, db, { probe }, true, { module, name: 'long', input: {}, state: 'probe' });
+      w.warmUp();
+      await until(w, 2);
+      const waits: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        await new Promise((r) => setTimeout(r, 37));
+        const t = Date.now();
+        await w.run('probe', {});
+        waits.push(Date.now() - t);
+      }
+      // a slice runs up to 300 ms: without the check, queries that come during one wait for most of it
+      expect(Math.max(...waits)).toBeLessThan(100);
       await w.close();
     });
 

@@ -17,7 +17,7 @@ export interface ModuleProgram {
 }
 
 const WORKER = `
-const { parentPort, workerData } = require('worker_threads');
+const { parentPort, workerData, receiveMessageOnPort } = require('worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 db.pragma('cache_size = -65536');
@@ -30,9 +30,29 @@ if (workerData.swc) {
 const programs = {};
 for (const [name, p] of Object.entries(workerData.programs)) programs[name] = typeof p === 'string' ? (0, eval)('(' + p + ')') : require(p.module)[p.name];
 const state = {};
+// messages taken while a background slice ran (it asked whether a query waits: shouldYield), handled right after it
+const taken = [];
+const handle = ({ id, program, input, idle: go }) => {
+  if (go) return beginIdle();
+  try {
+    // one snapshot per program run: its statements all see the same committed state
+    const result = db.transaction(() => programs[program](db, input, (state[program] ??= {})))();
+    parentPort.postMessage({ id, result });
+  } catch (err) {
+    parentPort.postMessage({ id, error: String((err && err.message) || err) });
+  }
+};
+const shouldYield = () => {
+  if (taken.length) return true;
+  const m = receiveMessageOnPort(parentPort);
+  if (!m) return false;
+  taken.push(m.message);
+  return true;
+};
 // a background program (the lexical preload): run in slices, each in a read transaction of its own, while it
-// returns true; a slice runs only when no query's message waits (messages are taken between slices). Deferred
-// (workerData.idleLater), it begins with an 'idle' message, or after idleLater ms without one.
+// returns true; a slice runs only when no query's message waits (messages are taken between slices, and a
+// slice ends after its current step once one comes: shouldYield). Deferred (workerData.idleLater), it begins
+// with an 'idle' message, or after idleLater ms without one.
 const idle = workerData.idle;
 let beginIdle = () => {};
 if (idle) {
@@ -40,10 +60,11 @@ if (idle) {
   const slice = () => {
     let more = false;
     try {
-      more = db.transaction(() => fn(db, idle.input, (state[idle.state] ??= {})))();
+      more = db.transaction(() => fn(db, idle.input, (state[idle.state] ??= {}), shouldYield))();
     } catch (err) {
       more = false;
     }
+    while (taken.length) handle(taken.shift());
     if (more) setImmediate(slice);
   };
   let begun = false;
@@ -55,16 +76,7 @@ if (idle) {
   if (workerData.idleLater) setTimeout(beginIdle, workerData.idleLater).unref();
   else beginIdle();
 }
-parentPort.on('message', ({ id, program, input, idle: go }) => {
-  if (go) return beginIdle();
-  try {
-    // one snapshot per program run: its statements all see the same committed state
-    const result = db.transaction(() => programs[program](db, input, (state[program] ??= {})))();
-    parentPort.postMessage({ id, result });
-  } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err) });
-  }
-});
+parentPort.on('message', handle);
 parentPort.postMessage({ ready: true });
 `;
 

@@ -1438,11 +1438,12 @@ const PRELOAD_BYTES_PER_POSTING = 4;
  * reads whole or nearly, and whose first reading from SQLite is what makes a query slow), as queries
  * would read them, while the cache holds less than `preloadBytes`: never more, and never dropping a
  * block a query read. Runs in slices of about `sliceMs`, each in a read transaction of its own, and
- * returns whether there is more to do (the read worker runs the next slice when no query waits). A list
+ * returns whether there is more to do (the read worker runs the next slice when no query waits). A slice
+ * also ends after any step (~1–2 ms) once `shouldYield` says a query has come (the read worker's check). A list
  * changed between slices is read at its new generation, as a query would; answers never depend on what
  * is cached.
  */
-export function preloadLexical(db: Database.Database, input: LexicalPreloadInput, state: LexicalState): boolean {
+export function preloadLexical(db: Database.Database, input: LexicalPreloadInput, state: LexicalState, shouldYield: () => boolean = () => false): boolean {
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
   const budget = Math.min(cacheBytes, input.preloadBytes ?? DEFAULT_PRELOAD_BYTES);
   const p = (state.preload ??= { phase: 'scan', after: null, lists: [], next: 0, block: 0, parts: [], gen: 0, cgen: 0, stats: { lists: 0, bytes: 0, ms: 0 } });
@@ -1475,7 +1476,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         }
         const last = rows[rows.length - 1];
         p.after = [last[0], last[1]];
-      } while (performance.now() < until);
+      } while (performance.now() < until && !shouldYield());
     }
     if (p.phase === 'load') {
       const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
@@ -1487,7 +1488,7 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         if (dir && dir.dense === undefined && denseWorthy(dir, denseMin)) p.dense = { key: `${key}\u0000${term}`, builder: new DenseBuilder(dir) };
       };
       // at least one step a slice, however short
-      for (let steps = 0; steps === 0 || performance.now() < until; steps++) {
+      for (let steps = 0; steps === 0 || (performance.now() < until && !shouldYield()); steps++) {
         if (p.dense) {
           const { key, builder } = p.dense;
           const dir = builder.dir;
