@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     `listening on http://${config.host}:${config.port} ` + `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
   );
   logger.log(`started in ${timeline.toString()}`);
-  // the bundled model's query session starts now rather than with the first search (which then joins it)
+  // the embedded index's lexical preload begins now (deferred while the server started), and the bundled model's query session rather than with the first search (which then joins it)
   warmUp(larder.infra, logger);
   exitOnSignals(() => larder.close(), logger, shutdownMs);
 }

@@ -112,7 +112,14 @@ export class IvfCatalogue {
     this.groups.clear();
     this.deltas.clear();
     this.discard();
-    const r = built ?? this.db.transaction(() => readIvf(this.db, (dims, centroids) => new IvfIndex(dims, centroids)))();
+    // (the file's version read in the same snapshot as the lists: a commit by another process after it is seen by the next refresh)
+    let version: number | null = null;
+    const r =
+      built ??
+      this.db.transaction(() => {
+        version = this.db.pragma('data_version', { simple: true }) as number;
+        return readIvf(this.db, (dims, centroids) => new IvfIndex(dims, centroids));
+      })();
     for (const [storeId, grp] of r.groups) this.groups.set(storeId, grp);
     let from: 'persisted' | 'vectors' | 'none' = 'none';
     let vectors = 0;
@@ -140,7 +147,7 @@ export class IvfCatalogue {
     }
     // models without an IVF are counted when a write could bring them to the threshold (trainDue)
     this.counted.clear();
-    this.loadedVersion = this.db.pragma('data_version', { simple: true }) as number;
+    this.loadedVersion = version ?? (this.db.pragma('data_version', { simple: true }) as number);
     this.lastLoad = { ms: performance.now() - t0, vectors, from };
   }
 
@@ -514,15 +521,15 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
   if (!sizes.length) return null;
   const ivf = make();
   const stride = ivf.stride;
-  for (const [list] of sizes) if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
+  for (const list of [...sizes.map(([l]) => l), ...room.keys()]) if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
   ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
   const int32s = (b: Buffer) => new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
   for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
     [number, Buffer, Buffer, Buffer]
   >) {
     // (a blob's bytes as 32-bit ints in place where aligned, else copied)
-    let ids = idBlob.byteOffset % 4 ? new Int32Array(Uint8Array.from(idBlob).buffer) : int32s(idBlob);
-    let groups = groupBlob.byteOffset % 4 ? new Int32Array(Uint8Array.from(groupBlob).buffer) : int32s(groupBlob);
+    let ids = idBlob.byteOffset % 4 ? int32s(Buffer.from(new Uint8Array(idBlob).buffer)) : int32s(idBlob);
+    let groups = groupBlob.byteOffset % 4 ? int32s(Buffer.from(new Uint8Array(groupBlob).buffer)) : int32s(groupBlob);
     let codes: Uint8Array = codeBlob;
     const t = tombs.get(list);
     if (t?.size) {

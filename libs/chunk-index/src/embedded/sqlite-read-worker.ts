@@ -111,7 +111,7 @@ export class SqliteReadWorker {
     private readonly local: Database.Database,
     private readonly programs: Record<string, ReadProgram | ModuleProgram>,
     private readonly enabled = path !== ':memory:',
-    /** run in the worker once it starts, between the programs (only where the worker runs) */
+    /** run in the worker between the programs once it starts (or, deferred by warmUp, once startIdle says so; only where the worker runs) */
     private readonly idle: IdleProgram | null = null,
   ) {}
 
@@ -180,6 +180,8 @@ export class SqliteReadWorker {
 
   /** The background program begins now (where `warmUp` deferred it). */
   startIdle(): void {
+    // (a worker started again, after a close or an exit, begins it at once)
+    this.idleLater = 0;
     const w = this.worker;
     if (w) w.postMessage({ idle: true });
   }
