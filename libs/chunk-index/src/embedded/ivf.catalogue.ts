@@ -573,4 +573,3 @@ export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: Ar
   });
   return { built: { groups: r.groups, models }, transfer };
 }
-

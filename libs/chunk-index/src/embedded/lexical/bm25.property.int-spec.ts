@@ -576,6 +576,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
         expect(small.blockBytes).toBeLessThanOrEqual(2048);
         // what the cache counts is what its current directories hold (their blocks' bytes, each once), however parts were dropped
+        // (no writes here: a replaced directory's parts would still count until they age out)
         for (const st of [small, big]) expect(held(st)).toBe(st.blockBytes);
         // lists kept dense count within the bound too
         expect(lexicalProgram(reader, { ...input, ...SCORERS.impact, blockCacheBytes: 20_000 }, dense)).toEqual(want);

@@ -1244,10 +1244,10 @@ function sparseBlock(a: SparseList, data: Uint8Array, count: number, id: number)
  * dropped whole, oldest first (dropOldest).
  */
 class BlockData {
-  /** per block: its part's slot (-1: not cached), its offset there and its length */
-  private readonly part: Int32Array;
-  private readonly off: Int32Array;
-  private readonly len: Int32Array;
+  /** per block: its part's slot plus one (0: not cached), its offset there and its length (made with the first part: most directories never cache a block) */
+  private part: Int32Array | null = null;
+  private off: Int32Array | null = null;
+  private len: Int32Array | null = null;
   /** per slot: the part's bytes and its blocks (undefined: dropped, the slot free) */
   private readonly bufs: Array<Buffer | undefined> = [];
   private readonly blocks: Array<Int32Array | undefined> = [];
@@ -1255,34 +1255,33 @@ class BlockData {
   /** blocks cached */
   count = 0;
 
-  constructor(size: number) {
-    this.part = new Int32Array(size).fill(-1);
-    this.off = new Int32Array(size);
-    this.len = new Int32Array(size);
-  }
+  constructor(private readonly size: number) {}
 
   has(block: number): boolean {
-    return this.part[block] >= 0;
+    return this.part !== null && this.part[block] > 0;
   }
 
   /** A block's bytes (a view made now), or undefined where it is not cached. */
   get(block: number): Uint8Array | undefined {
-    const p = this.part[block];
-    if (p < 0) return undefined;
-    const at = this.off[block];
-    return this.bufs[p]!.subarray(at, at + this.len[block]);
+    const p = this.part === null ? 0 : this.part[block];
+    if (p === 0) return undefined;
+    const at = this.off![block];
+    return this.bufs[p - 1]!.subarray(at, at + this.len![block]);
   }
 
   /** Keeps a part: `buf` holds `blocks` (none cached yet) end to end, each `lengths` long; answers its slot. */
   add(buf: Buffer, blocks: number[], lengths: number[]): number {
+    const part = (this.part ??= new Int32Array(this.size));
+    const off = (this.off ??= new Int32Array(this.size));
+    const len = (this.len ??= new Int32Array(this.size));
     const slot = this.free.length ? this.free.pop()! : this.bufs.length;
     this.bufs[slot] = buf;
     this.blocks[slot] = Int32Array.from(blocks);
     for (let i = 0, at = 0; i < blocks.length; at += lengths[i++]) {
       const b = blocks[i];
-      this.part[b] = slot;
-      this.off[b] = at;
-      this.len[b] = lengths[i];
+      part[b] = slot + 1;
+      off[b] = at;
+      len[b] = lengths[i];
     }
     this.count += blocks.length;
     return slot;
@@ -1293,7 +1292,7 @@ class BlockData {
     const blocks = this.blocks[slot];
     const buf = this.bufs[slot];
     if (!blocks || !buf) return 0;
-    for (let i = 0; i < blocks.length; i++) this.part[blocks[i]] = -1;
+    for (let i = 0; i < blocks.length; i++) this.part![blocks[i]] = 0;
     this.count -= blocks.length;
     this.bufs[slot] = undefined;
     this.blocks[slot] = undefined;
@@ -1360,7 +1359,12 @@ function cacheBlocks(
     }
   if (all && keep.length) {
     const whole = keep.length === numbers.length;
-    const buf = whole ? all : Buffer.concat(keep.map((_, j) => all.subarray(keepAt[j], keepAt[j] + keepLengths[j])), bytes);
+    // (a copy of its own, not a slice of Node's shared pool, which a small part would keep whole)
+    let buf = all;
+    if (!whole) {
+      buf = Buffer.allocUnsafeSlow(bytes);
+      for (let j = 0, to = 0; j < keep.length; to += keepLengths[j++]) all.copy(buf, to, keepAt[j], keepAt[j] + keepLengths[j]);
+    }
     queue.push([dir, dir.data.add(buf, keep, keepLengths)]);
     state.blockBytes += bytes;
   }
@@ -1472,6 +1476,8 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
         if (rows.length < PRELOAD_SCAN_ROWS) {
           p.phase = 'load';
           heap.sort((a, b) => b.df - a.df || a.key - b.key || (a.term < b.term ? -1 : 1));
+          // (the loading's first step in the next slice where a query waits)
+          if (shouldYield()) return true;
           break;
         }
         const last = rows[rows.length - 1];
