@@ -121,20 +121,13 @@ function bruteForce(
 }
 
 /**
- * The engine's top 10 against the exhaustive one (`band`: its top 10 and the chunks within rounding of
- * the 10th): as many hits; at every rank the hit's score is the exhaustive one at that rank, and so is the
- * hit chunk's own exhaustive score (within 1e-9 relative); no chunk twice. So the same chunks in the same
- * order, except where scores tie within rounding: the engine computes a posting's score as idf × weight
- * × its saturated count, the spec in another order, so two chunks whose sums tie exactly here may differ
- * by an ulp there (or the reverse), and either order is right.
+ * A fresh index file (no feedback; `lexicalBlockSize` postings a block, default the writer's) and a reader on
+ * it, for a case that writes as it goes: `write(f, texts)` puts file f{f} of store `s`, one chunk a text, at
+ * the next position. The file is removed afterwards.
  */
-/**
- * A fresh index file (no feedback) and a reader on it, for a case that writes as it goes: `write(f, texts)` puts
- * file f{f} of store `s`, one chunk a text, at the next position. The file is removed afterwards.
- */
-async function writtenStore(name: string, fn: (write: (f: number, texts: string[]) => Promise<void>, reader: Database.Database) => Promise<void>): Promise<void> {
+async function writtenStore(name: string, fn: (write: (f: number, texts: string[]) => Promise<void>, reader: Database.Database) => Promise<void>, lexicalBlockSize?: number): Promise<void> {
   const path = join(dir, `${name}${run++}.sqlite`);
-  const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null } });
+  const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null }, lexicalBlockSize });
   await index.setup();
   const reader = new Database(path, { readonly: true });
   let seq = 0n;
@@ -163,6 +156,14 @@ async function writtenStore(name: string, fn: (write: (f: number, texts: string[
   }
 }
 
+/**
+ * The engine's top 10 against the exhaustive one (`band`: its top 10 and the chunks within rounding of
+ * the 10th): as many hits; at every rank the hit's score is the exhaustive one at that rank, and so is the
+ * hit chunk's own exhaustive score (within 1e-9 relative); no chunk twice. So the same chunks in the same
+ * order, except where scores tie within rounding: the engine computes a posting's score as idf × weight
+ * × its saturated count, the spec in another order, so two chunks whose sums tie exactly here may differ
+ * by an ulp there (or the reverse), and either order is right.
+ */
 function expectTop(got: Array<{ key: string; score: number }>, band: Array<{ key: string; score: number }>): void {
   const expected = band.slice(0, 10);
   const tol = (x: number) => 1e-9 * Math.max(1, Math.abs(x));
@@ -416,27 +417,16 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
    * Runs `fn` on a store `s` of one Markdown file holding `texts` (a chunk each), read through its own
    * read-only connection, and removes it after.
    */
-  const oneFileStore = async (name: string, texts: string[], lexicalBlockSize: number | undefined, fn: (reader: Database.Database) => void): Promise<void> => {
-    const path = join(dir, `${name}${run++}.sqlite`);
-    const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null }, lexicalBlockSize });
-    await index.setup();
-    const reader = new Database(path, { readonly: true });
-    try {
-      const chunks = texts.map((text, j) => ({ chunkIndex: j, type: 'text' as const, text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null }));
-      await index.write(
-        [
-          { op: 'putFile', file: { storeId: 's', fileId: 'f', organizationId: 'org', filename: 'f.md', externalId: null, metadata: null, generation: 1 } },
-          { op: 'setChunks', storeId: 's', fileId: 'f', generation: 1, chunks },
-        ],
-        { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } },
-      );
-      fn(reader);
-    } finally {
-      reader.close();
-      await index.close();
-      rmSync(path, { force: true });
-    }
-  };
+  /** A store of one file, a chunk a text, written once (writtenStore). */
+  const oneFileStore = (name: string, texts: string[], lexicalBlockSize: number | undefined, fn: (reader: Database.Database) => void): Promise<void> =>
+    writtenStore(
+      name,
+      async (write, reader) => {
+        await write(0, texts);
+        fn(reader);
+      },
+      lexicalBlockSize,
+    );
 
   // With heading weight 0 a chunk whose only match is in its heading sums 0 and is still a hit (MaxScore
   // answers it below the others); the flat scorer's dense path must not take "sums 0" for "not touched".
