@@ -177,6 +177,17 @@ describe('search fusion configuration', () => {
   });
 });
 
+describe('IVF configuration', () => {
+  it('chooses the IVF lists by the vectors unless LARDER_IVF_LISTS gives them (16 to 4,096)', () => {
+    expect(loadConfig({}).ivfLists).toBe(0);
+    expect(loadConfig({ LARDER_IVF_LISTS: '0' }).ivfLists).toBe(0);
+    expect(loadConfig({ LARDER_IVF_LISTS: '512' }).ivfLists).toBe(512);
+    expect(loadConfig({ LARDER_IVF_LISTS: '8' }).ivfLists).toBe(16);
+    expect(loadConfig({ LARDER_IVF_LISTS: '9000' }).ivfLists).toBe(4096);
+    expect(() => loadConfig({ LARDER_IVF_LISTS: '-1' })).toThrow(/LARDER_IVF_LISTS/);
+  });
+});
+
 describe('bundled model runtime', () => {
   it('runs the bundled model with onnxruntime unless LARDER_USE_LITE_RUNTIME says tfjs, and names a bad value', () => {
     expect(loadConfig({}).useLiteRuntime).toBe('onnx');

@@ -335,7 +335,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     billingCredit: env.LARDER_BILLING_CREDIT || '0',
     billingAnchorDay: Math.min(28, Math.max(1, int('LARDER_BILLING_PERIOD_START_DAY', 1))),
     ivfMinVectors: Math.max(1000, int('LARDER_IVF_MIN_VECTORS', 20_000)),
-    ivfLists: ((lists) => (lists === 0 ? 0 : Math.min(4096, Math.max(16, lists))))(int('LARDER_IVF_LISTS', 0)),
+    // 0: by the vectors trained on (ivfListsFor); otherwise 16 to 4,096
+    ivfLists: int('LARDER_IVF_LISTS', 0) && Math.min(4096, Math.max(16, int('LARDER_IVF_LISTS', 0))),
     ivfPrefetchMinBytes: Math.max(0, int('LARDER_IVF_PREFETCH_MIN_BYTES', 128 * 2 ** 20)),
     ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 16)),
     indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),

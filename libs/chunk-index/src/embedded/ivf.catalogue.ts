@@ -504,7 +504,6 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
   const counts = new Map<number, number>();
   const tombs = new Map<number, Set<number>>();
   const adds: Array<[number, number, number, Buffer]> = [];
-  const room = new Map<number, number>();
   for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
     const [list, id, grp, code] = row;
     counts.set(list, (counts.get(list) ?? 0) + 1);
@@ -512,24 +511,25 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
       let t = tombs.get(list);
       if (!t) tombs.set(list, (t = new Set()));
       t.add(id);
-    } else {
-      adds.push([list, id, grp, code]);
-      room.set(list, (room.get(list) ?? 0) + 1);
-    }
+    } else adds.push([list, id, grp, code]);
   }
   const sizes = db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>;
   if (!sizes.length) return null;
   const ivf = make();
   const stride = ivf.stride;
+  // the delta's codes (of this model's width) go after the bases: room for them in their lists
+  const fit = adds.filter(([, , , code]) => code.length === stride);
+  const room = new Map<number, number>();
+  for (const [list] of fit) room.set(list, (room.get(list) ?? 0) + 1);
   for (const list of [...sizes.map(([l]) => l), ...room.keys()]) if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
   ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
-  const int32s = (b: Buffer) => new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
+  // a blob's bytes as 32-bit ints, in place where aligned (better-sqlite3 gives each blob a buffer of its own), else copied
+  const int32s = (b: Buffer) => (b.byteOffset % 4 ? new Int32Array(new Uint8Array(b).buffer, 0, b.byteLength >> 2) : new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2));
   for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
     [number, Buffer, Buffer, Buffer]
   >) {
-    // (a blob's bytes as 32-bit ints in place where aligned, else copied)
-    let ids = idBlob.byteOffset % 4 ? int32s(Buffer.from(new Uint8Array(idBlob).buffer)) : int32s(idBlob);
-    let groups = groupBlob.byteOffset % 4 ? int32s(Buffer.from(new Uint8Array(groupBlob).buffer)) : int32s(groupBlob);
+    let ids = int32s(idBlob);
+    let groups = int32s(groupBlob);
     let codes: Uint8Array = codeBlob;
     const t = tombs.get(list);
     if (t?.size) {
@@ -543,7 +543,7 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
     }
     ivf.loadList(list, ids, groups, codes, room.get(list) ?? 0);
   }
-  for (const [list, id, grp, code] of adds) if (code.length === stride) ivf.addCode(id, grp, list, code);
+  for (const [list, id, grp, code] of fit) ivf.addCode(id, grp, list, code);
   return { ivf, deltaCounts: [...counts] };
 }
 
