@@ -1240,8 +1240,9 @@ function sparseBlock(a: SparseList, data: Uint8Array, count: number, id: number)
  * handed out as a view made when asked (short-lived: garbage a young collection drops for nothing), not kept
  * as a view per block: at 1M chunks the cache held ~200,000 such views (and a queue entry each), which every
  * collection had to trace, and which each young collection during the preload copied out of the young
- * generation (mark-compact pauses of 15–22 ms, scavenges of up to 10 ms, in the read worker). Parts are
- * dropped whole, oldest first (dropOldest).
+ * generation (measured in process at 1M, the preload and queries run as the read worker runs them:
+ * mark-compact pauses of up to 17 ms, scavenges of up to 10 ms; after, 6.7 and 2.7). Parts are dropped
+ * whole, oldest first (dropOldest).
  */
 class BlockData {
   /** per block: its part's slot plus one (0: not cached), its offset there and its length (made with the first part: most directories never cache a block) */
