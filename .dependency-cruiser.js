@@ -63,6 +63,37 @@ module.exports = {
       to: { path: '^apps/' },
     },
     {
+      name: 'no-orphans',
+      comment: 'A module nothing imports is dead code (entry points, specs, testing helpers and declarations aside).',
+      severity: 'error',
+      from: {
+        orphan: true,
+        pathNot: ['\\.(int-|e2e-)?spec\\.ts$', '/testing/', '\\.d\\.ts$', '^apps/[^/]+/src/main\\.ts$', '^apps/console/', '(^|/)[^/]+\\.(js|mjs|cjs|json)$'],
+      },
+      to: {},
+    },
+    {
+      name: 'not-to-spec',
+      comment: 'Production code never imports a spec.',
+      severity: 'error',
+      from: {},
+      to: { path: '\\.(int-|e2e-)?spec\\.ts$' },
+    },
+    {
+      name: 'not-to-dev-dep',
+      comment: 'Production code imports only dependencies, never devDependencies (the runtime image has none).',
+      severity: 'error',
+      from: { path: '^(apps|libs|projections)/', pathNot: ['\\.(int-|e2e-)?spec\\.ts$', '/testing/', '^apps/console/'] },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'Every import resolves to a file or an installed package (the server bundle is a build output).',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true, pathNot: '^\\./create-app\\.bundle$' },
+    },
+    {
       name: 'no-circular',
       severity: 'error',
       from: {},
@@ -74,6 +105,10 @@ module.exports = {
     exclude: { path: '^dist/' },
     tsConfig: { fileName: 'tsconfig.json' },
     tsPreCompilationDeps: true,
-    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+    enhancedResolveOptions: {
+      extensions: ['.ts', '.tsx', '.js'],
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

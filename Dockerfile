@@ -1,9 +1,19 @@
-FROM node:20-bookworm-slim
+# Build stage: every dependency, the compiled server and the console.
+FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json .npmrc ./
 RUN npm ci
 COPY . .
-RUN npm run build
-ENV HOST=0.0.0.0 PORT=8000 LARDER_DATA_DIR=/data
+RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
+
+# Runtime stage: the compiled server, the console and production dependencies only
+# (no devDependencies, sources, tests or benches).
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LARDER_DATA_DIR=/data
+COPY --from=build /app/package.json /app/tsconfig.json ./
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/tools/paths.js /app/tools/compile-cache.js ./tools/
 EXPOSE 8000
 CMD ["node", "-r", "./tools/paths.js", "dist/apps/api/src/main.js"]
