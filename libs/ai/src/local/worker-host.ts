@@ -1,4 +1,5 @@
 import { Worker } from 'worker_threads';
+import { moduleWorker } from '@larder/kernel/worker-module';
 import { EmbeddingError } from '../embedder.port';
 
 /**
@@ -13,14 +14,14 @@ export class EmbeddingWorkerHost {
   private readonly pending = new Map<number, { resolve: (v: Float32Array[]) => void; reject: (e: Error) => void }>();
 
   constructor(
-    private readonly code: string,
+    private readonly file: string,
     private readonly dimensions: number,
     private readonly workerData: unknown = null,
   ) {}
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const w = new Worker(this.code, { eval: true, workerData: this.workerData });
+    const w = moduleWorker(this.file, { workerData: this.workerData });
     w.unref();
     w.on('message', (m: { id: number; flat?: Float32Array; error?: string }) => {
       const p = this.pending.get(m.id);
@@ -67,7 +68,7 @@ export class EmbeddingWorkerHost {
 }
 
 /**
- * The same thread discipline for any request/answer model call: the worker code answers `{id, ...request}`
+ * The same thread discipline for any request/answer model call: the worker module answers `{id, ...request}`
  * with `{id, result}` or `{id, error}`. Starts on first use; does not keep the process alive while idle.
  */
 export class ModelWorkerHost<Req extends object, Res> {
@@ -76,14 +77,14 @@ export class ModelWorkerHost<Req extends object, Res> {
   private readonly pending = new Map<number, { resolve: (v: Res) => void; reject: (e: Error) => void }>();
 
   constructor(
-    private readonly code: string,
+    private readonly file: string,
     private readonly workerData: unknown,
     private readonly fail: (message: string, retryable: boolean) => Error,
   ) {}
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const w = new Worker(this.code, { eval: true, workerData: this.workerData });
+    const w = moduleWorker(this.file, { workerData: this.workerData });
     w.unref();
     w.on('message', (m: { id: number; result?: Res; error?: string }) => {
       const p = this.pending.get(m.id);

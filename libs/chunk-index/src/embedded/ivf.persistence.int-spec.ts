@@ -205,7 +205,7 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
       const target = 3 + Math.floor(kills() * 60);
       const child = spawn(
         process.execPath,
-        ['-r', join(__dirname, '..', 'testing', 'ts-register.js'), join(__dirname, '..', 'testing', 'ivf-crash.writer.ts'), path, String(Math.floor(kills() * 1e9))],
+        ['-r', join(__dirname, '..', '..', '..', 'kernel', 'src', 'testing', 'ts-register.js'), join(__dirname, '..', 'testing', 'ivf-crash.writer.ts'), path, String(Math.floor(kills() * 1e9))],
         {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
