@@ -1,5 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'fs';
 import { Worker } from 'worker_threads';
+import { moduleWorker } from '@larder/kernel/worker-module';
 import type { IvfBuilt } from './ivf.catalogue';
 
 /**
@@ -41,28 +42,6 @@ export function fileState(path: string): string {
   return `${main.ino}:${main.size}:${main.mtimeNs}|${wal}`;
 }
 
-const WORKER = `
-const { parentPort, workerData } = require('worker_threads');
-if (workerData.swc) {
-  const swc = require(workerData.swc);
-  const fs = require('fs');
-  require.extensions['.ts'] = (m, filename) =>
-    m._compile(swc.transformSync(fs.readFileSync(filename, 'utf8'), { filename, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }).code, filename);
-}
-const t0 = performance.now();
-const { fileState } = require(workerData.self);
-const state = fileState(workerData.path);
-const Database = require(workerData.driver);
-const { buildIvf } = require(workerData.catalogue);
-const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
-try {
-  const { built, transfer } = buildIvf(db);
-  parentPort.postMessage({ state, built, ms: performance.now() - t0 }, transfer);
-} finally {
-  db.close();
-}
-`;
-
 /**
  * A file below this size (with its WAL) is opened without a worker: its lists, if any, are read in tens
  * of milliseconds, less than a worker thread costs the start's other work on a small machine.
@@ -77,19 +56,9 @@ export function prefetchIvf(path: string, minBytes = PREFETCH_MIN_BYTES): IvfPre
   if (path === ':memory:' || !existsSync(path)) return null;
   const size = (p: string) => (existsSync(p) ? statSync(p).size : 0);
   if (size(path) + size(`${path}-wal`) < minBytes) return null;
-  const fromSources = __filename.endsWith('.ts');
   let worker: Worker;
   try {
-    worker = new Worker(WORKER, {
-      eval: true,
-      workerData: {
-        path,
-        self: __filename,
-        driver: require.resolve('better-sqlite3'),
-        catalogue: require.resolve('./ivf.catalogue'),
-        swc: fromSources ? require.resolve('@swc/core') : null,
-      },
-    });
+    worker = moduleWorker(require.resolve('./ivf-prefetch.worker'), { workerData: { path } });
   } catch {
     return null;
   }

@@ -1,18 +1,12 @@
 import Database from 'better-sqlite3';
-import { mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteReadWorker } from './sqlite-read-worker';
+import { badProgram, countProgram, probe as probeProgram } from '../testing/read-programs';
 
-/** Counts rows; remembers how many calls it served where it runs. */
-function countProgram(db: Database.Database, input: { spinMs: number }, state: { calls?: number }) {
-  const until = Date.now() + input.spinMs;
-  while (Date.now() < until) {
-    /* a slow read */
-  }
-  state.calls = (state.calls ?? 0) + 1;
-  return { n: (db.prepare(`SELECT count(*) AS n FROM t`).get() as { n: number }).n, calls: state.calls };
-}
+const programs = require.resolve('../testing/read-programs');
+const count = { module: programs, name: 'countProgram', fn: countProgram };
 
 describe('embedded chunk index: read worker', () => {
   const dir = mkdtempSync(join(tmpdir(), 'larder-read-worker-'));
@@ -20,7 +14,7 @@ describe('embedded chunk index: read worker', () => {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.exec(`CREATE TABLE t (x INTEGER)`);
-  const worker = new SqliteReadWorker(path, db, { count: countProgram });
+  const worker = new SqliteReadWorker(path, db, { count });
   afterAll(async () => {
     await worker.close();
     db.close();
@@ -45,28 +39,16 @@ describe('embedded chunk index: read worker', () => {
   });
 
   it('reports a failing read as an error and goes on', async () => {
-    const bad = new SqliteReadWorker(path, db, { bad: (d: Database.Database) => d.prepare(`SELECT * FROM missing`).all() });
+    const bad = new SqliteReadWorker(path, db, { bad: { module: programs, name: 'badProgram', fn: badProgram } });
     await expect(bad.run('bad', {})).rejects.toThrow(/no such table/);
     await expect(bad.run('bad', {})).rejects.toThrow(/no such table/);
     await bad.close();
   });
 
   describe('a background program', () => {
-    // (a module of its own, as the lexical preload is: `tick` runs in slices while it returns true, `probe` reads the state they share)
-    const module = join(dir, 'background.js');
-    writeFileSync(
-      module,
-      `exports.tick = (db, input, state) => { state.ticks = (state.ticks || 0) + 1; return state.ticks < 3; };
-       exports.probe = (db, input, state) => state.ticks || 0;
-       // slices of up to 300 ms in steps of 5 ms, ending after a step once a message waits (shouldYield)
-       exports.long = (db, input, state, shouldYield) => {
-         const until = Date.now() + 300;
-         do { const step = Date.now() + 5; while (Date.now() < step) {} } while (Date.now() < until && !shouldYield());
-         state.ticks = (state.ticks || 0) + 1;
-         return state.ticks < 1000;
-       };`,
-    );
-    const probe = { module, name: 'probe', fn: () => 0 };
+    // (in a module, as the lexical preload is: `tick` runs in slices while it returns true, `probe` reads the state they share)
+    const module = programs;
+    const probe = { module, name: 'probe', fn: probeProgram };
     const withBackground = () => new SqliteReadWorker(path, db, { probe }, true, { module, name: 'tick', input: {}, state: 'probe' });
     const until = async (w: SqliteReadWorker, ticks: number) => {
       for (let i = 0; i < 200 && (await w.run<number>('probe', {})) < ticks; i++) await new Promise((r) => setTimeout(r, 10));
@@ -118,7 +100,7 @@ describe('embedded chunk index: read worker', () => {
   it('runs on the caller connection for an in-memory database', async () => {
     const mem = new Database(':memory:');
     mem.exec(`CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)`);
-    const local = new SqliteReadWorker(':memory:', mem, { count: countProgram });
+    const local = new SqliteReadWorker(':memory:', mem, { count });
     await expect(local.run('count', { spinMs: 0 })).resolves.toEqual({ n: 1, calls: 1 });
     await local.close();
     mem.close();

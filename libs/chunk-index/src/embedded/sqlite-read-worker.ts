@@ -1,14 +1,14 @@
 import Database from 'better-sqlite3';
 import { Worker } from 'worker_threads';
+import { moduleWorker } from '@larder/kernel/worker-module';
 
-/** A read program: a function of a connection, an input and state kept where it runs (passed as a function, self-contained: the worker runs its source text). */
+/** A read program: a function of a connection, an input and state kept where it runs. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type ReadProgram = (db: Database.Database, input: any, state: any) => unknown;
 
 /**
- * A read program that the worker loads from its module (so it may import other modules): `fn` is the
- * module's export `name`, which runs here when the worker cannot. A `.ts` module (tests, run from the
- * sources) is compiled on load with @swc/core.
+ * A read program that the worker loads from its module (the export `name` of `module`, a resolved
+ * path); `fn` is the same function, which runs here when the worker cannot.
  */
 export interface ModuleProgram {
   module: string;
@@ -16,69 +16,14 @@ export interface ModuleProgram {
   fn: ReadProgram;
 }
 
-const WORKER = `
-const { parentPort, workerData, receiveMessageOnPort } = require('worker_threads');
-const Database = require(workerData.driver);
-const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
-db.pragma('cache_size = -65536');
-if (workerData.swc) {
-  const swc = require(workerData.swc);
-  const fs = require('fs');
-  require.extensions['.ts'] = (m, filename) =>
-    m._compile(swc.transformSync(fs.readFileSync(filename, 'utf8'), { filename, jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }).code, filename);
+/** What the worker thread (sqlite-read.worker.ts) is given. */
+export interface ReadWorkerData {
+  path: string;
+  programs: Record<string, { module: string; name: string }>;
+  idle: IdleProgram | null;
+  /** ms the background program waits for an 'idle' message (0: it begins at once) */
+  idleLater: number;
 }
-const programs = {};
-for (const [name, p] of Object.entries(workerData.programs)) programs[name] = typeof p === 'string' ? (0, eval)('(' + p + ')') : require(p.module)[p.name];
-const state = {};
-// messages taken while a background slice ran (it asked whether a query waits: shouldYield), handled right after it
-const taken = [];
-const handle = ({ id, program, input, idle: go }) => {
-  if (go) return beginIdle();
-  try {
-    // one snapshot per program run: its statements all see the same committed state
-    const result = db.transaction(() => programs[program](db, input, (state[program] ??= {})))();
-    parentPort.postMessage({ id, result });
-  } catch (err) {
-    parentPort.postMessage({ id, error: String((err && err.message) || err) });
-  }
-};
-const shouldYield = () => {
-  if (taken.length) return true;
-  const m = receiveMessageOnPort(parentPort);
-  if (!m) return false;
-  taken.push(m.message);
-  return true;
-};
-// a background program (the lexical preload): run in slices, each in a read transaction of its own, while it
-// returns true; a slice runs only when no query's message waits (messages are taken between slices, and a
-// slice ends after its current step once one comes: shouldYield). Deferred (workerData.idleLater), it begins
-// with an 'idle' message, or after idleLater ms without one.
-const idle = workerData.idle;
-let beginIdle = () => {};
-if (idle) {
-  const fn = require(idle.module)[idle.name];
-  const slice = () => {
-    let more = false;
-    try {
-      more = db.transaction(() => fn(db, idle.input, (state[idle.state] ??= {}), shouldYield))();
-    } catch (err) {
-      more = false;
-    }
-    while (taken.length) handle(taken.shift());
-    if (more) setImmediate(slice);
-  };
-  let begun = false;
-  beginIdle = () => {
-    if (begun) return;
-    begun = true;
-    setImmediate(slice);
-  };
-  if (workerData.idleLater) setTimeout(beginIdle, workerData.idleLater).unref();
-  else beginIdle();
-}
-parentPort.on('message', handle);
-parentPort.postMessage({ ready: true });
-`;
 
 /** A program the worker runs in the background, in slices while it returns true (`state`: the program whose state it shares). */
 export interface IdleProgram {
@@ -109,7 +54,7 @@ export class SqliteReadWorker {
   constructor(
     private readonly path: string,
     private readonly local: Database.Database,
-    private readonly programs: Record<string, ReadProgram | ModuleProgram>,
+    private readonly programs: Record<string, ModuleProgram>,
     private readonly enabled = path !== ':memory:',
     /** run in the worker between the programs once it starts (or, deferred by warmUp, once startIdle says so; only where the worker runs) */
     private readonly idle: IdleProgram | null = null,
@@ -117,10 +62,9 @@ export class SqliteReadWorker {
 
   private start(): Promise<boolean> {
     if (this.ready) return this.ready;
-    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, typeof p === 'function' ? p.toString() : { module: p.module, name: p.name }]));
-    const fromSources = Object.values(this.programs).some((p) => typeof p !== 'function' && p.module.endsWith('.ts'));
-    const swc = fromSources ? require.resolve('@swc/core') : null;
-    const w = new Worker(WORKER, { eval: true, workerData: { driver: require.resolve('better-sqlite3'), path: this.path, programs, swc, idle: this.idle, idleLater: this.idleLater } });
+    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, { module: p.module, name: p.name }]));
+    const workerData: ReadWorkerData = { path: this.path, programs, idle: this.idle, idleLater: this.idleLater };
+    const w = moduleWorker(require.resolve('./sqlite-read.worker'), { workerData });
     this.worker = w;
     w.unref();
     this.ready = new Promise<boolean>((resolve) => {
@@ -163,8 +107,7 @@ export class SqliteReadWorker {
     }
     let state = this.localState.get(program);
     if (!state) this.localState.set(program, (state = {}));
-    const p = this.programs[program];
-    return (typeof p === 'function' ? p : p.fn)(this.local, input, state) as T;
+    return this.programs[program].fn(this.local, input, state) as T;
   }
 
   /**
