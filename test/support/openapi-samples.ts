@@ -160,6 +160,11 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'POST', '/v1/stores/question-answering', {}, { body: { ...query, stream: true } });
   await must(200, 'POST', '/v1/chat/completions', {}, { body: { messages: [{ role: 'user', content: 'Hello' }] } });
   await must(200, 'POST', '/v1/chat/completions', {}, { body: { messages: [{ role: 'user', content: 'Hello' }], stream: true } });
+  const response = await must(200, 'POST', '/v1/responses', {}, { body: { model: 'any', input: 'Hello', tools: [{ type: 'file_search', vector_store_ids: [store.id] }] } });
+  await must(200, 'POST', '/v1/responses', {}, { body: { model: 'any', input: 'Hello', stream: true } });
+  await must(200, 'GET', '/v1/responses/{response_id}', { response_id: response.id });
+  await must(200, 'GET', '/v1/responses/{response_id}/input_items', { response_id: response.id }, { query: 'limit=5' });
+  await must(200, 'DELETE', '/v1/responses/{response_id}', { response_id: response.id });
   const models = await must(200, 'GET', '/v1/models');
   await must(200, 'GET', '/v1/models/{model}', { model: models.data[0].id });
   await must(200, 'POST', '/v1/embeddings', {}, { body: { model: 'default', input: ['strawberry jam'] } });

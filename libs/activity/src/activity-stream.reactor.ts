@@ -147,6 +147,7 @@ export function activityOf(e: RecordedEvent): Activity | null {
         at: d.at,
         event: {
           type: 'completion',
+          endpoint: d.endpoint ?? 'chat.completions',
           store_ids: d.storeIds,
           completion_id: d.completionId,
           root_completion_id: d.rootCompletionId,

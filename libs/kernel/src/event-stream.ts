@@ -84,6 +84,11 @@ export class EventStream implements LiveEvents {
     this.end();
   }
 
+  /** Ends a successful stream whose protocol has no terminal `[DONE]` (OpenAI's Responses events). */
+  close(): void {
+    this.end();
+  }
+
   /** Ends a failed stream with an `error` event in the contract's error shape (no `[DONE]`). */
   fail(err: unknown): void {
     this.write(`event: error\ndata: ${JSON.stringify(streamedError(err))}\n\n`);

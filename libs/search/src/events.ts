@@ -159,6 +159,8 @@ export interface ChatCompletionCreated {
     completionId: string;
     organizationId: string;
     apiKeyId: string;
+    /** The route that answered: a chat completion (absent, or `chat.completions`) or a Responses API call. */
+    endpoint?: 'chat.completions' | 'responses';
     /** Stores the hosted tools touched (may be empty). */
     storeIds: string[];
     rootCompletionId: string;

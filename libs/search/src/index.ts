@@ -33,6 +33,13 @@ import { DeleteSearchRuleEntryHandler } from './commands/delete-search-rule-entr
 import { DeleteSearchRuleEntryHttpController } from './commands/delete-search-rule-entry/delete-search-rule-entry.http.controller';
 import { CreateChatCompletionHandler } from './commands/create-chat-completion/create-chat-completion.handler';
 import { CreateChatCompletionHttpController } from './commands/create-chat-completion/create-chat-completion.http.controller';
+import { CreateResponseHandler } from './commands/create-response/create-response.handler';
+import { CreateResponseHttpController } from './commands/create-response/create-response.http.controller';
+import { DeleteResponseHandler } from './commands/delete-response/delete-response.handler';
+import { DeleteResponseHttpController } from './commands/delete-response/delete-response.http.controller';
+import { GetResponseHandler } from './queries/get-response/get-response.handler';
+import { GetResponseHttpController } from './queries/get-response/get-response.http.controller';
+import { StoredResponses } from './responses/stored-responses';
 import { HostedTools } from './chat/hosted-tools';
 import { Conversations } from './chat/conversations';
 import { ToolTickets } from './tool-tickets/tool-tickets';
@@ -61,8 +68,8 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
 
 /**
  * Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks,
- * facets and question answering (contract §14–§16.4); chat completions, embeddings, reranking and
- * the served models (§17).
+ * facets and question answering (contract §14–§16.4); chat completions and OpenAI's Responses API,
+ * embeddings, reranking and the served models (§17).
  */
 @Module({
   imports: [CqrsModule],
@@ -79,6 +86,10 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     DeleteSearchRuleHttpController,
     DeleteSearchRuleEntryHttpController,
     CreateChatCompletionHttpController,
+    // OpenAI's Responses API over the same model, tools and stores
+    CreateResponseHttpController,
+    GetResponseHttpController,
+    DeleteResponseHttpController,
     CreateEmbeddingsHttpController,
     RerankHttpController,
     ListModelsHttpController,
@@ -111,6 +122,10 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     Conversations,
     ToolTickets,
     CreateChatCompletionHandler,
+    StoredResponses,
+    CreateResponseHandler,
+    GetResponseHandler,
+    DeleteResponseHandler,
     ServedModels,
     CreateEmbeddingsHandler,
     RerankHandler,

@@ -399,6 +399,7 @@ const TAGS: Record<string, string> = {
   search_rules: 'search rules',
   search: 'search, grep, chunks, facets, question answering',
   chat: 'chat completions with store tools',
+  responses: "OpenAI's Responses API with file_search over the stores",
   embeddings: 'embeddings',
   reranking: 'reranking',
   models: 'served models',
@@ -455,6 +456,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   store_identifier: 'a store id or its name',
   file_identifier: 'the file id',
   model: 'a model id or alias (it may contain `/`)',
+  response_id: 'a response id (`resp_…`) of a stored response',
   organization_id: 'the organization the store belongs to',
   vector_store_id: 'the vector store (a store) id',
 };

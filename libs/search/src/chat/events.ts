@@ -49,5 +49,32 @@ export interface ToolTicketRedeemed {
   };
 }
 
-export type ChatEvent = ChatCompletionStored | ToolTicketRedeemed;
-export const CHAT_EVENT_TYPES = ['ChatCompletionStored', 'ToolTicketRedeemed'] as const;
+/**
+ * A Responses API response kept for retrieval and continuation (`store`, true by default), in its own
+ * stream `response-<id>`: the response as it was answered, its input items, the messages this turn
+ * added to the conversation (its input, the tool calls with their results, the answer) and the link to
+ * the response before (`previous_response_id`).
+ */
+export interface ResponseStored {
+  type: 'ResponseStored';
+  data: {
+    responseId: string;
+    organizationId: string;
+    apiKeyId: string;
+    previousResponseId: string | null;
+    response: Record<string, unknown>;
+    inputItems: Array<Record<string, unknown>>;
+    messages: StoredChatMessage[];
+    sources: ChatCompletionStored['data']['sources'];
+    at: string;
+  };
+}
+
+/** A stored response was deleted: it is no longer retrieved, listed or continued. */
+export interface ResponseDeleted {
+  type: 'ResponseDeleted';
+  data: { responseId: string; organizationId: string; at: string };
+}
+
+export type ChatEvent = ChatCompletionStored | ToolTicketRedeemed | ResponseStored | ResponseDeleted;
+export const CHAT_EVENT_TYPES = ['ChatCompletionStored', 'ToolTicketRedeemed', 'ResponseStored', 'ResponseDeleted'] as const;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { DomainError, ForbiddenError, LIMITS, parseFilters, Principal, scopeAllows, ValidationFailedError } from '@larder/kernel';
+import { DomainError, FilterNode, ForbiddenError, LIMITS, parseFilters, Principal, scopeAllows, ValidationFailedError } from '@larder/kernel';
 import type { LlmTool, LlmToolCall } from '@larder/ai';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import type { AgenticToolCallRecorded } from '../events';
@@ -29,12 +29,19 @@ export const HOSTED_TOOL_TYPES = [
   'filter_chunks',
   'inspect_metadata',
 ] as const;
-export type HostedToolType = (typeof HOSTED_TOOL_TYPES)[number];
+/** The chat hosted tools, and the Responses API's `file_search` (a store search over vector stores). */
+export type HostedToolType = (typeof HOSTED_TOOL_TYPES)[number] | 'file_search';
 
 /** What a hosted tool does: aliases run the store tool they stand for. */
 export type HostedKind = 'store_search' | 'store_grep' | 'store_list_chunks' | 'store_metadata_facets' | 'list_stores' | 'get_chunks';
 
-const ALIASES: Partial<Record<HostedToolType, HostedKind>> = { search_corpus: 'store_search', grep: 'store_grep', filter_chunks: 'store_list_chunks', inspect_metadata: 'store_metadata_facets' };
+const ALIASES: Partial<Record<HostedToolType, HostedKind>> = {
+  file_search: 'store_search',
+  search_corpus: 'store_search',
+  grep: 'store_grep',
+  filter_chunks: 'store_list_chunks',
+  inspect_metadata: 'store_metadata_facets',
+};
 export const hostedKind = (t: HostedToolType): HostedKind => ALIASES[t] ?? (t as HostedKind);
 
 /** A hosted tool as the caller declared it: what it may touch is fixed here; the model sets only the arguments of its schema. */
@@ -46,6 +53,10 @@ export interface HostedToolDecl {
   /** null: every store of the organization the key may search (the first 16). */
   storeIdentifiers: string[] | null;
   rawFilters: unknown;
+  /** Filters already parsed (the Responses API's attribute filters), combined with the model's. */
+  filter?: FilterNode | null;
+  /** The model's default `top_k` (10 where not set). */
+  topK?: number;
   scoreThreshold: number;
   citations: boolean;
   /** list_stores: stores listed. */
@@ -210,7 +221,8 @@ export class HostedTools {
           if (err instanceof ValidationFailedError) throw new ToolArgumentsError(`Invalid metadata_filters: ${err.detail.map((d) => d.msg).join('; ')}`);
           throw err;
         }
-        return { storeIdentifiers, topK: intArg(args.top_k, 10, MAX_TOP_K), filter, rawFilters: raw, fileIds: null };
+        if (decl.filter) filter = filter ? { kind: 'all' as const, children: [decl.filter, filter] } : decl.filter;
+        return { storeIdentifiers, topK: intArg(args.top_k, decl.topK ?? 10, MAX_TOP_K), filter, rawFilters: raw, fileIds: null };
       };
       const options = { ...SearchOptionsRequestDto.toOptions(null), scoreThreshold: decl.scoreThreshold };
       let chunks: ChunkView[] | null = null;

@@ -1,9 +1,16 @@
 import { addUsage, Llm, LlmError, LlmFinishReason, LlmMessage, LlmRequest, LlmResponse, LlmTool, LlmToolCall, LlmToolChoice, LlmUsage, NO_USAGE } from '@larder/ai';
 import type { AgenticToolCallRecorded } from '../events';
 import { CitationExtractor, CitedSource, FileCitation } from './citations';
-import type { CompletionChunks } from './completion-chunks';
 import type { HostedToolDecl, HostedToolOutcome } from './hosted-tools';
 import type { ChatToolChoice } from '../commands/create-chat-completion/create-chat-completion.request.dto';
+
+/** Where a streamed turn's progress goes as it happens (chat completion chunks, or the Responses API's events). */
+export interface LoopEvents {
+  content(text: string): void;
+  /** A hosted tool call: first `{type, id, status: 'in_progress'}`, then its outcome's item. */
+  hostedToolCall(item: Record<string, unknown>): void;
+  toolCalls(calls: LlmToolCall[]): void;
+}
 
 export interface ToolLoopInput {
   llm: Llm;
@@ -21,8 +28,10 @@ export interface ToolLoopInput {
   /** Numbered passages (the conversation's earlier ones first); hosted tools append to it. */
   sources: CitedSource[];
   runHosted(decl: HostedToolDecl, call: LlmToolCall): Promise<HostedToolOutcome>;
-  /** Streamed completions: the chunks go here as they happen. */
-  chunks?: CompletionChunks;
+  /** Streamed turns: their progress goes here as it happens (and the model is streamed). */
+  chunks?: LoopEvents;
+  /** Whether the model is asked for a stream (default: when `chunks` is given). */
+  streamModel?: boolean;
   signal?: AbortSignal;
   now(): Date;
 }
@@ -188,7 +197,7 @@ const finishOf = (r: LlmFinishReason): 'stop' | 'length' => (r === 'length' ? 'l
 
 /** One model call: streamed (deltas as they come) when the completion is streamed, else whole. */
 async function generate(x: ToolLoopInput, request: LlmRequest, onDelta: (delta: string) => void): Promise<LlmResponse> {
-  if (!x.chunks) {
+  if (!(x.streamModel ?? !!x.chunks)) {
     const r = await x.llm.chat(request);
     if (r.message.content) onDelta(r.message.content);
     return r;

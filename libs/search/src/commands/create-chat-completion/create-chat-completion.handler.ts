@@ -201,7 +201,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
 }
 
 /** A recorded argument or result kept small (an event stays within its size limit). */
-function truncated(v: Record<string, unknown> | null): Record<string, unknown> | null {
+export function truncated(v: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!v) return v;
   const text = JSON.stringify(v);
   return text.length <= 2000 ? v : { truncated: text.slice(0, 2000) };

@@ -280,7 +280,7 @@ function toolChoiceOf(p: Problems, v: unknown, hosted: HostedToolDecl[], functio
   return null;
 }
 
-function metadataOf(p: Problems, v: unknown): Record<string, string> | null {
+export function metadataOf(p: Problems, v: unknown): Record<string, string> | null {
   if (v === undefined || v === null) return null;
   if (!isPlainObject(v)) {
     p.add(['body', 'metadata'], 'Input should be an object of strings', 'dict_type', v);

@@ -1,0 +1,40 @@
+import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { CommandBus } from '@nestjs/cqrs';
+import type { Request, Response } from 'express';
+import { closedSignal, CurrentPrincipal, EventStream, Principal, RequireScope } from '@larder/kernel';
+import { CHAT_SCOPE } from '../create-chat-completion/create-chat-completion.http.controller';
+import { CreateResponseCommand } from './create-response.command';
+import { CreateResponseRequestDto } from './create-response.request.dto';
+import type { ResponseObject } from './create-response.handler';
+
+/**
+ * `POST /v1/responses` (OpenAI's Responses API; the same key scope as chat completions). With
+ * `stream: true`: OpenAI's named events (`response.created` … `response.completed`), each a
+ * `data:` line of JSON with its `type` and `sequence_number`; an error after the stream opened
+ * arrives as an `error` event in the contract's error shape.
+ */
+@Controller('v1/responses')
+export class CreateResponseHttpController {
+  constructor(private readonly commands: CommandBus) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequireScope(CHAT_SCOPE)
+  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateResponseRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+    const params = body.params();
+    if (!params.stream) {
+      const out = await this.commands.execute<CreateResponseCommand, ResponseObject>(new CreateResponseCommand(p, params, undefined, closedSignal(res)));
+      res.status(200).json(out);
+      return;
+    }
+    const live = new EventStream(res, req);
+    const sink = { start: () => live.start(), event: (type: string, payload: Record<string, unknown>) => live.send(type, payload) };
+    try {
+      await this.commands.execute<CreateResponseCommand, ResponseObject>(new CreateResponseCommand(p, params, sink, live.signal));
+      live.close();
+    } catch (err) {
+      if (!live.started) throw err;
+      live.fail(err);
+    }
+  }
+}

@@ -1,0 +1,8 @@
+import type { Principal } from '@larder/kernel';
+
+export class DeleteResponseCommand {
+  constructor(
+    readonly principal: Principal,
+    readonly responseId: string,
+  ) {}
+}
