@@ -16,7 +16,7 @@ interface Detail {
 }
 
 /**
- * The contract audit's list (issue 16), each item through raw HTTP or the official client: keys in the
+ * The contract audit's list, each item through raw HTTP or the official client: keys in the
  * ecosystem's `mxb_` format, 0-based line numbers, `x-should-retry: false` on conflicts, malformed
  * UUIDs in paths, strict booleans and types, `top_k` without a maximum, `q` over file descriptions,
  * file content as octet-stream, rerolling a revoked key, the deprecated store-file listing, and the

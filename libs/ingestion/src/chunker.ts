@@ -37,7 +37,7 @@ export interface ChunkContext {
 
 export interface Chunk {
   chunkIndex: number;
-  /** `text` chunks, or `image_url` chunks whose text is the OCR text of an image (contract §13.3). */
+  /** `text` chunks, or `image_url` chunks whose text is the OCR text of an image. */
   type: 'text' | 'image_url';
   mimeType: string;
   text: string;

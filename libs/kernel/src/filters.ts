@@ -15,7 +15,7 @@ export function re2(pattern: string): RE2JS {
 }
 
 /**
- * The metadata filter grammar of contract §15.2, shared by search, grep, list-chunks, facets, QA and
+ * The metadata filter grammar (`all`/`any`/`none` groups of `{key, operator, value}` conditions), shared by search, grep, list-chunks, facets, QA and
  * the store-file list: parsed once into this tree, then evaluated in memory or compiled to SQL.
  */
 export const CONDITION_OPERATORS = ['eq', 'not_eq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'like', 'not_like', 'starts_with', 'regex', 'contains'] as const;

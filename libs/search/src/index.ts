@@ -61,8 +61,8 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
 
 /**
  * Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks,
- * facets and question answering (contract §14–§16.4); chat completions, embeddings, reranking and
- * the served models (§17).
+ * facets and question answering; chat completions, embeddings, reranking and
+ * the served models.
  */
 @Module({
   imports: [CqrsModule],

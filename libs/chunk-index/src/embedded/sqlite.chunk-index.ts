@@ -62,7 +62,7 @@ export function contentWordCount(text: string): number {
 /**
  * The exact scan's loop, in a function of its own: inside `searchDense` V8 only ever compiled it
  * on-stack (OSR) and threw that code away at the loop's exit, every search (a deopt for missing
- * type feedback in the code after it), so the scan mostly ran in the interpreter (issue 15).
+ * type feedback in the code after it), so the scan mostly ran in the interpreter.
  */
 function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, include: Set<string> | null, exclude: Set<string> | null): void {
   const { units, offsets, lengths, ids, files } = scan;
