@@ -146,7 +146,7 @@ function compare(field: unknown, value: unknown): number | null {
 }
 
 /**
- * Evaluates a condition tree. Semantics (documented in the README): `eq` is JSON equality; a missing
+ * Evaluates a condition tree. Semantics (documented in docs/api.md, Metadata filters): `eq` is JSON equality; a missing
  * key matches only `not_eq`, `not_in` and `not_like`; comparisons need both sides numbers or both
  * strings; `like` uses `%`/`_` and ignores case; `contains` is substring (strings) or membership (lists).
  */

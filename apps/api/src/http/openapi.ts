@@ -211,7 +211,7 @@ HAND_WRITTEN.BucketRotateCredentialsParams = {
   required: ['credentials'],
   properties: { credentials: bucketCredentials.oneOf[1] },
 };
-/** Trace destinations (Larder's own API, README "Trace destinations"): the settings object of each kind; credentials are write-only. */
+/** Trace destinations (Larder's own API, docs/api.md "Trace destinations"): the settings object of each kind; credentials are write-only. */
 const url = { type: 'string', format: 'uri', maxLength: 2048, description: 'http(s), without credentials, query or fragment' };
 const traceDestinationFields = (required: boolean) => ({
   name: { type: 'string', minLength: 1, maxLength: 256 },
