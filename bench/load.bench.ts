@@ -7,8 +7,8 @@ import { join } from 'path';
 import { apiCall, freePort, memoryOf, waitForServer } from './support';
 
 /**
- * Load isolation (issue 19): on the embedded default, 12 searchers and 4 uploaders share the server
- * for BENCH_LOAD_SECONDS (60); then searches alone at 16 concurrent. Prints the figures the README
+ * Load isolation: on the embedded default, 12 searchers and 4 uploaders share the server
+ * for BENCH_LOAD_SECONDS (60); then searches alone at 16 concurrent. Prints the figures docs/benchmarks.md
  * lists: failed uploads, upload p99, search p99 and throughput, how long until every projection is
  * current after the load, and RSS growth.
  */

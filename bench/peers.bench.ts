@@ -8,7 +8,7 @@ import { benchQueries, corpus, corpusFiles, DIMS, fileOps, pct } from './search-
 
 /**
  * Larder's embedded chunk index beside three peers, one run, same machine, same data and queries
- * (issue 15): LanceDB (IVF_PQ + refine, its FTS index), Orama (exact vector scan, its BM25) and
+ * LanceDB (IVF_PQ + refine, its FTS index), Orama (exact vector scan, its BM25) and
  * USearch (HNSW). Each system is built and queried in its own child process (node --expose-gc), so
  * its memory is its own; the corpus is search-speed's (40 Zipf words, 384-d vectors around 512
  * centres). Dense answers are scored against an exact scan; each system's knob (IVF probes, nprobes

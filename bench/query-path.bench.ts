@@ -10,7 +10,7 @@ import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { apiCall, freePort, ownTime, parseServerTiming, waitForServer } from './support';
 
 /**
- * The default query path (issue 15): a search's query embedded by the bundled model (USE lite) and
+ * The default query path: a search's query embedded by the bundled model (USE lite) and
  * answered, through the official client, on the embedded default.
  *
  * 1. The model alone, in process: every CISI query embedded once by each runtime (onnxruntime, the

@@ -50,7 +50,7 @@ describe('Activity listings and histograms from the projected activity streams',
   });
   afterAll(async () => t?.close());
 
-  it('lists ingestion events of a store with the fields of §11.1, newest first, paged both ways', async () => {
+  it('lists ingestion events of a store with the fields of a public activity event, newest first, paged both ways', async () => {
     const all = await until(`/v1/stores/${store}/events?event_type=ingestion`, 3);
     expect(all.status).toBe(200);
     expect(all.body.data).toHaveLength(3);

@@ -13,7 +13,7 @@ interface ErrorBody {
 }
 
 /**
- * Authority in the stores context (issue 19 §4), one spec per row of the README's scope table:
+ * Authority in the stores context, one spec per row of the scope table in docs/api.md:
  * what a key's scope grants is exactly what it can do and see, checked against resolved store ids,
  * and admin keys act in their own organization unless they are the operator's.
  */

@@ -33,7 +33,7 @@ interface Answer {
 }
 
 /**
- * Buckets (contract §8) end to end against one server process (the machine's PostgreSQL), a local
+ * Buckets end to end against one server process (the machine's PostgreSQL), a local
  * S3 endpoint that verifies SigV4 (s3rver behind a signing front) and a local double of AWS STS's
  * `AssumeRole` (query protocol): create of both kinds, refused creates that store nothing, rotation,
  * a store in a bucket through the official client, a bucket whose keys stop working, secrets absent

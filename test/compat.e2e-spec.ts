@@ -5,7 +5,7 @@ import { startTestLarder, TestLarder } from './support/in-process-larder';
 
 jest.setTimeout(180_000);
 
-const README = readFileSync(join(__dirname, '..', 'README.md'), 'utf8');
+const API_NOTES = readFileSync(join(__dirname, '..', 'docs', 'api.md'), 'utf8');
 const NOT_A_UUID = 'not-a-uuid';
 const UNKNOWN_UUID = '0f0e0d0c-0b0a-4908-8706-050403020100';
 
@@ -16,18 +16,18 @@ interface Detail {
 }
 
 /**
- * The contract audit's list (issue 16), each item through raw HTTP or the official client: keys in the
+ * The contract audit's list, each item through raw HTTP or the official client: keys in the
  * ecosystem's `mxb_` format, 0-based line numbers, `x-should-retry: false` on conflicts, malformed
  * UUIDs in paths, strict booleans and types, `top_k` without a maximum, `q` over file descriptions,
  * file content as octet-stream, rerolling a revoked key, the deprecated store-file listing, and the
- * README's error codes.
+ * error codes of the API notes (docs/api.md).
  */
 describe('compatibility with the Mixedbread clients', () => {
   let t: TestLarder;
   let key: string;
   let c: Mixedbread;
   let storeId: string;
-  /** Every error `type` and ingestion `code` this suite saw the server answer (checked against the README at the end). */
+  /** Every error `type` and ingestion `code` this suite saw the server answer (checked against the API notes at the end). */
   const seenCodes = new Set<string>();
 
   const raw = async (path: string, init: RequestInit & { key?: string } = {}) => {
@@ -377,7 +377,7 @@ describe('compatibility with the Mixedbread clients', () => {
       expect(hit.generated_metadata.start_line).toBe(3);
     });
 
-    it('an unsupported file fails with last_error.code unsupported_file_type, as the README says', async () => {
+    it('an unsupported file fails with last_error.code unsupported_file_type, as the API notes say', async () => {
       const sf = await c.stores.files.uploadAndPoll({
         storeIdentifier: storeId,
         file: await toFile(Buffer.from([0, 1, 2, 3, 255, 254, 0, 0, 7]), 'blob.bin', { type: 'application/octet-stream' }),
@@ -389,15 +389,15 @@ describe('compatibility with the Mixedbread clients', () => {
     });
   });
 
-  describe('README', () => {
+  describe('API notes (docs/api.md)', () => {
     it('lists every error type and ingestion code this suite saw', () => {
-      const from = README.indexOf('### Error codes');
+      const from = API_NOTES.indexOf('### Error codes');
       expect(from).toBeGreaterThan(0);
-      const table = README.slice(from, README.indexOf('\n## ', from));
+      const table = API_NOTES.slice(from, API_NOTES.indexOf('\n## ', from));
       expect([...seenCodes].length).toBeGreaterThanOrEqual(4);
       for (const code of seenCodes) expect([code, table.includes(`\`${code}\``)]).toEqual([code, true]);
       // the store-file paragraph names the code the server answers, and the table no other
-      expect(README).toMatch(/`last_error: \{message, code\}` with codes\s+`unsupported_file_type`/);
+      expect(API_NOTES).toMatch(/`last_error: \{message, code\}` with codes\s+`unsupported_file_type`/);
       expect(table).not.toMatch(/`unsupported_file`/);
     });
   });

@@ -6,7 +6,7 @@ import { closeAgent, contractViolation, RawResponse, send, sendJson } from './su
 import { FuzzFixture, FuzzRequest, OpenApiDocument, requestArbitrary, ResourcePool } from './support/fuzz-requests';
 
 /**
- * Property-based fuzzing of every route of the service's own OpenAPI document (issue 19 §9): valid
+ * Property-based fuzzing of every route of the service's own OpenAPI document: valid
  * and broken path parameters, queries, bodies and headers, built with fast-check from the operations'
  * schemas, sent as raw HTTP to the whole API in this process (machine's PostgreSQL). Properties: no
  * answer is a 5xx, every error has the contract's shape, no key acts on another organization's

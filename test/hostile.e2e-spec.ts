@@ -24,7 +24,7 @@ function rawRequest(baseURL: string, path: string, init: { method: string; heade
   });
 }
 
-describe('a hostile tenant cannot crash, wedge or confuse the service (issue 19, raw HTTP)', () => {
+describe('a hostile tenant cannot crash, wedge or confuse the service (raw HTTP)', () => {
   let t: TestLarder;
   let key: string;
   let c: Mixedbread;
@@ -99,7 +99,7 @@ describe('a hostile tenant cannot crash, wedge or confuse the service (issue 19,
   });
 });
 
-describe('crash leftovers and cross-tenant signals (issue 19 §5, §7)', () => {
+describe('crash leftovers and cross-tenant signals', () => {
   let t: TestLarder;
   beforeAll(async () => {
     t = await startTestLarder();

@@ -9,7 +9,7 @@ import { SdkTypes } from './support/sdk-types';
 jest.setTimeout(240_000);
 
 const FIXTURES = join(__dirname, 'fixtures');
-/** Keys Larder adds beyond the SDK's declarations (documented in the README). */
+/** Keys Larder adds beyond the SDK's declarations (documented in docs/api.md). */
 const EXTRAS = { PdfChunkGeneratedMetadata: ['page', 'pages'], StoreFileConfig: ['max_chunk_size'], StoreQuestionAnsweringResponse: ['model'] };
 
 type Chunk = {

@@ -10,7 +10,7 @@ import { QUERY_PARAMETERS } from '../apps/api/src/http/openapi';
 
 jest.setTimeout(120_000);
 
-/** The operation ids of contract §0 (upstream's OAS), for the operations Larder serves. */
+/** The operation ids of upstream's OpenAPI document, for the operations Larder serves. */
 const CONTRACT_IDS: Record<string, string> = {
   'GET /': 'info',
   'GET /v1/schemas/mxjson': 'get_mxbai_json_schema',

@@ -161,7 +161,7 @@ describe('billing projection', () => {
     expect(rows[BILLING_FREE_TABLE]).toEqual([{ store_id: store(1), file_id: file(1), generation: 2 }]);
   });
 
-  // BUG (idempotency, architecture §3.4): StoreFileRemoved closes every open interval of the store
+  // BUG (idempotency: re-applying an event must change nothing): StoreFileRemoved closes every open interval of the store
   // file (`to_at IS NULL`), whatever its generation. Re-applying the log after a file was removed and
   // re-added (a replaced file's new content, or a file added again) re-applies the old removal onto
   // the new generation's open interval: generation 2 ends at the old removal time instead of staying

@@ -237,7 +237,7 @@ describe('stores projection', () => {
     ]);
   });
 
-  // BUG (idempotency, architecture §3.4): StoreCreated is guarded only by `ON CONFLICT (id)`. When a
+  // BUG (idempotency: re-applying an event must change nothing): StoreCreated is guarded only by `ON CONFLICT (id)`. When a
   // deleted store's name has been taken by a new store, re-applying the deleted store's StoreCreated
   // re-inserts its row and violates the unique index stores_v1_org_name
   // ("duplicate key value violates unique constraint"), so the projection cannot re-apply its log.

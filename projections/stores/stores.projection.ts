@@ -42,7 +42,7 @@ export class StoresProjection implements Projection {
       id uuid PRIMARY KEY, store_id uuid NOT NULL, organization_id uuid NOT NULL, file_ids uuid[] NOT NULL,
       cancelled_at timestamptz, created_at timestamptz NOT NULL, revision bigint NOT NULL)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${B}_store ON ${B} (store_id)`);
-    // buckets (issue 14): no store had a bucket before, so the added columns are right for every existing row (null)
+    // buckets: no store had a bucket before, so the added columns are right for every existing row (null)
     await m.query(`ALTER TABLE ${S} ADD COLUMN IF NOT EXISTS bucket_id uuid`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${S}_bucket ON ${S} (organization_id, bucket_id) WHERE bucket_id IS NOT NULL`);
     await m.query(`ALTER TABLE ${F} ADD COLUMN IF NOT EXISTS bucket_id uuid`);

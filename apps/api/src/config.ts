@@ -2,7 +2,7 @@ import { resolve } from 'path';
 import { OutboundPolicy, parseAllowList } from '@larder/outbound';
 import { parseMasterKey } from '@larder/secrets';
 
-/** Every setting Larder reads from the environment (the README lists them). */
+/** Every setting Larder reads from the environment (docs/configuration.md lists them). */
 export interface LarderConfig {
   port: number;
   host: string;
@@ -51,7 +51,7 @@ export interface LarderConfig {
   onnxPooling: 'mean' | 'cls';
   /** How the bundled model runs (LARDER_USE_LITE_RUNTIME): `onnx` (onnxruntime, default; tfjs where it cannot load) or `tfjs`. Same vectors. */
   useLiteRuntime: 'onnx' | 'tfjs';
-  /** JSON object of decimal prices per metric (README, Billing); unset = the defaults. */
+  /** JSON object of decimal prices per metric (docs/api.md, Billing); unset = the defaults. */
   billingPrices: string | null;
   billingCredit: string;
   billingAnchorDay: number;
@@ -150,7 +150,7 @@ export interface LarderConfig {
   bucketRequestTimeoutMs: number;
   /** Whether the web console is served at /console (LARDER_CONSOLE, default true). */
   console: boolean;
-  /** Trace export to trace destinations (README, Trace destinations). */
+  /** Trace export to trace destinations (docs/api.md, Trace destinations). */
   traceExport: {
     /** One exchange with a destination (its check or one export), redirects included. */
     timeoutMs: number;
@@ -164,8 +164,8 @@ export interface LarderConfig {
 }
 
 /**
- * The fusion's defaults, per embedder, chosen by measurement (bench/search-quality.bench.ts; README,
- * Benchmarks): on CISI and GCIDE → WordNet the bundled USE-lite model is much weaker than BM25 and
+ * The fusion's defaults, per embedder, chosen by measurement (bench/search-quality.bench.ts;
+ * docs/benchmarks.md): on CISI and GCIDE → WordNet the bundled USE-lite model is much weaker than BM25 and
  * earns a smaller share (with the own BM25 engine, 0.8 lexical is best on CISI and ties 0.7 on GCIDE, at nDCG@10 and recall@100). Models behind an endpoint or an ONNX directory are not measured
  * here (none can be had offline) and keep an even share until one is.
  */
@@ -176,7 +176,7 @@ export const DEFAULT_FUSION: { method: 'relative' | 'rrf'; lexicalWeight: Record
 
 /**
  * The fusion of `POST /v1/reranking` without a reranking model (`larder-hybrid-rerank`), per embedder,
- * chosen by measurement (bench/reranking-quality.bench.ts; README, Reranking without a reranking model):
+ * chosen by measurement (bench/reranking-quality.bench.ts; docs/benchmarks.md, reranking):
  * BM25 over the few documents of one request has poorer statistics than over a collection, so the
  * embedding earns a larger share than in a store search. Other embedders are not measured here.
  */

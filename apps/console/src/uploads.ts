@@ -2,7 +2,7 @@ import { Api, putPart, seg } from './api';
 import type { FileObject, StoreFile } from './types';
 
 /**
- * Files above this size go through the multipart upload API (contract §5.2): parts PUT to presigned
+ * Files above this size go through the multipart upload API (`/v1/files/uploads`): parts PUT to presigned
  * URLs, several at once, then `complete`; smaller ones are one multipart/form-data request.
  */
 export const MULTIPART_THRESHOLD = 8 * 1024 * 1024;

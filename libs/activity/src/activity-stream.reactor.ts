@@ -17,7 +17,7 @@ import { ActivityKind, ActivityRecorded } from './events';
 
 type Activity = { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> };
 
-/** A `search` activity event (§11.1 StoreSearchEvent) of a search, a chunk listing or a facet count. */
+/** A `search` activity event (`StoreSearchEvent`) of a search, a chunk listing or a facet count. */
 function searchActivity(d: StoreChunksListed['data'] | StoreSearchPerformed['data'], query: string | null, rewrittenQuery: string | null, rerank: boolean): Activity {
   return {
     kind: 'search',
@@ -45,7 +45,7 @@ function searchActivity(d: StoreChunksListed['data'] | StoreSearchPerformed['dat
 const toolCallOf = (d: { toolCall?: { completionId: string; toolCallId: string; via: string } }) =>
   d.toolCall ? { completion_id: d.toolCall.completionId, tool_call_id: d.toolCall.toolCallId, tool_call_via: d.toolCall.via } : {};
 
-/** The public activity event (§11.1, without id and created_at) a domain event amounts to, if any. */
+/** The public activity event (without id and created_at) a domain event amounts to, if any. */
 export function activityOf(e: RecordedEvent): Activity | null {
   switch (e.type) {
     case 'StoreFileIngested': {

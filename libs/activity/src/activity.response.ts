@@ -4,10 +4,10 @@ import { ACTIVITY_KINDS } from './events';
 /** The kinds a store's listing and histogram accept: every kind, as the organization's listing does (a store has none of some). */
 export const STORE_KINDS: string[] = [...ACTIVITY_KINDS];
 
-/** The kinds a histogram counts without `event_types`: the contract's four (§11.2). */
+/** The kinds a histogram counts without `event_types`: the four ingestion and search kinds of the public API. */
 export const HISTOGRAM_DEFAULT_KINDS = ['ingestion', 'search', 'agentic_search', 'grep'];
 
-/** Platform event names of the histogram buckets (§11.2). */
+/** Platform event names of the histogram buckets. */
 export const PLATFORM_EVENT: Record<string, string> = {
   ingestion: 'store.file.completed',
   search: 'store.search',
@@ -19,7 +19,7 @@ export const PLATFORM_EVENT: Record<string, string> = {
   reranking: 'model_request',
 };
 
-/** One public activity event (§11.1). */
+/** One public activity event, as `GET /v1/events` lists it. */
 export function toActivityEventResponse(r: ActivityRow) {
   return { id: r.id, created_at: r.createdAt.toISOString(), ...r.event };
 }

@@ -1,11 +1,11 @@
-/** The public event families of contract §11, plus Larder's `completion`, `qa`, `embedding` and `reranking`. */
+/** The public event families of the activity API (`/v1/events`), plus Larder's `completion`, `qa`, `embedding` and `reranking`. */
 export const ACTIVITY_KINDS = ['ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /**
  * One entry of an organization's activity stream (`activity-<org>`), appended by the activity
  * reactor with an id derived from its source event, so a rebuild never duplicates it. `event` is the
- * public event of §11.1 without `id` and `created_at` (those are the entry's own).
+ * public activity event without `id` and `created_at` (those are the entry's own).
  */
 export interface ActivityRecorded {
   type: 'ActivityRecorded';

@@ -11,7 +11,7 @@ import { GetStoreEventsHistogramHttpController } from './queries/get-store-event
 
 export { ActivityStreamReactor } from './activity-stream.reactor';
 
-/** Activity listings and histograms from the projected activity streams (contract §11). */
+/** Activity listings and histograms from the projected activity streams (`/v1/events`, a store's events and histogram). */
 @Module({
   imports: [CqrsModule],
   controllers: [ListStoreEventsHttpController, ListEventsHttpController, GetStoreEventsHistogramHttpController],

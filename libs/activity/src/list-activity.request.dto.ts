@@ -25,7 +25,7 @@ export const EventTypeOf = (kinds: readonly string[]) =>
 const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => v === undefined || v === '' || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())));
 const date = (v: string | undefined) => (v === undefined || v === '' ? null : new Date(v));
 
-/** The query of an activity listing (§11): one event type, newest first, cursor pages. */
+/** The query of an activity listing: one event type, newest first, cursor pages. */
 export abstract class ListActivityRequestDto {
   abstract event_type: string;
 

@@ -1,6 +1,6 @@
 import type { ScopeEntry } from '@larder/kernel';
 
-/** `ApiKey` of the contract (§6). */
+/** `ApiKey` as the API answers it (the secret only on create and reroll). */
 export interface ApiKeyResponse {
   id: string;
   name: string;

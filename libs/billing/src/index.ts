@@ -17,7 +17,7 @@ export type { BillingConfig } from './billing.config';
 export { Money } from './money';
 export { priceTable, DEFAULT_PRICES, METRICS } from './prices';
 
-/** Billing from metered activity (contract §7): the current period's metered costs, priced by the configured table. */
+/** Billing from metered activity: the current period's metered costs, priced by the configured table. */
 @Module({
   imports: [CqrsModule],
   controllers: [GetBillingSummaryHttpController, ListStoreCostsHttpController, GetStoreCostHistogramHttpController, GetParsingCostHistogramHttpController],

@@ -67,7 +67,7 @@ export interface BucketStorage extends BlobStorage {
 }
 
 /**
- * Connects to customer buckets (contract §8). `probe` proves access before anything is saved: it
+ * Connects to customer buckets. `probe` proves access before anything is saved: it
  * reaches the bucket, writes an object below the prefix, reads it back and deletes it (with
  * `assume_role`, after really assuming the role). Every connection goes through the outbound policy.
  */

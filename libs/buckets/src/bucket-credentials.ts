@@ -1,6 +1,6 @@
 import { isPlainObject, ValidationDetail, ValidationFailedError } from '@larder/kernel';
 
-/** `BucketAssumeRoleCredentials | BucketAccessKeyCredentials` (contract §8), discriminated by `type`. */
+/** `BucketAssumeRoleCredentials | BucketAccessKeyCredentials`, discriminated by `type`. */
 export type BucketCredentialsInput = { type: 'access_key'; access_key_id: string; secret_access_key: string } | { type: 'assume_role'; role_arn: string };
 
 const LIMITS = { access_key_id: 128, secret_access_key: 1024, role_arn: 2048 } as const;

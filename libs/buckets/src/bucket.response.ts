@@ -2,7 +2,7 @@ import type { BucketRow } from '@larder/projections/buckets/buckets.reader';
 import type { BucketState } from './bucket.aggregate';
 
 /**
- * `Bucket` (contract §8): never a credential. `last_error` is Larder's addition (why the status is
+ * `Bucket`: never a credential. `last_error` is Larder's addition (why the status is
  * `error`; null otherwise).
  */
 export function toBucketResponse(r: BucketRow) {

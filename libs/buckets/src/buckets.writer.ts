@@ -55,7 +55,7 @@ function locOf(e: BucketAccessError, location: BucketLocation): (string | number
 }
 
 /**
- * Buckets (contract §8): create after a successful probe, rotate access keys after probing the new
+ * Buckets: create after a successful probe, rotate access keys after probing the new
  * ones against the same bucket, delete when no store uses it. Keys go into the secret vault before
  * the event that references them is appended, and out again when that append fails.
  */
@@ -101,7 +101,7 @@ export class BucketsWriter {
     return r.state.externalId!;
   }
 
-  /** Proves access as contract §8 asks (reach, write, delete); a failure is a 422 naming the field at fault and why. */
+  /** Proves access before anything is saved (reach, write, delete); a failure is a 422 naming the field at fault and why. */
   private async probe(location: BucketLocation, credentials: BucketCredentials): Promise<void> {
     try {
       await this.connector.probe(location, credentials);

@@ -18,7 +18,7 @@ export { BucketStorages, describeBucket } from './bucket-storages';
 export { BucketObjectsReactor } from './cleanup/bucket-objects.reactor';
 export type { BucketResponse } from './bucket.response';
 
-/** Customer buckets (contract §8). Apps bind BUCKET_CONNECTOR, SECRET_VAULT and BUCKET_HEALTH (a BucketStorages). */
+/** Customer buckets (bring-your-own S3 storage for stores). Apps bind BUCKET_CONNECTOR, SECRET_VAULT and BUCKET_HEALTH (a BucketStorages). */
 @Module({
   imports: [CqrsModule],
   controllers: [ListBucketsHttpController, CreateBucketHttpController, GetBucketHttpController, DeleteBucketHttpController, RotateBucketCredentialsHttpController],

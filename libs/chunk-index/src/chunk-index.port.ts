@@ -1,10 +1,10 @@
 import { FilterNode, Position } from '@larder/kernel';
 
-/** A chunk's type (contract §13.3) follows from its MIME type: an image's chunks are `image_url` chunks. */
+/** A chunk's type follows from its MIME type: an image's chunks are `image_url` chunks. */
 export type IndexedChunkType = 'text' | 'image_url';
 export const chunkTypeOf = (mimeType: string): IndexedChunkType => (mimeType.startsWith('image/') ? 'image_url' : 'text');
 
-/** One chunk as stored in the index (contract §13.3: `text`, or `image_url` whose `text` is the OCR text). */
+/** One chunk as stored in the index (`text`, or `image_url` whose `text` is the OCR text). */
 export interface IndexedChunk {
   storeId: string;
   fileId: string;

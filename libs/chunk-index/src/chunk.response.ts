@@ -2,7 +2,7 @@ import { conformGeneratedMetadata } from '@larder/ingestion/generated-metadata';
 import type { IndexedChunk, ScoredChunk } from './chunk-index.port';
 
 /**
- * A stored chunk as the API returns it (§13.3): a `text` chunk, or an `image_url` chunk (an image's
+ * A stored chunk as the API returns it: a `text` chunk, or an `image_url` chunk (an image's
  * OCR text as `ocr_text`; `image_url.url` is the image's signed content URL where the caller may read
  * the store, else `image_url` is null). `generated_metadata` is always one of the declared variants.
  */

@@ -1,5 +1,5 @@
 /**
- * `FileObject` (§5.1): every field always present. OpenAI's file object's fields are added beside
+ * `FileObject`: every field always present. OpenAI's file object's fields are added beside
  * Mixedbread's (`object`, `purpose`, `status`; `bytes`, `id` and `filename` are shared); `created_at`
  * stays Mixedbread's ISO 8601 string where OpenAI has unix seconds.
  */

@@ -1,6 +1,6 @@
 import type { PartUrl } from './part-urls';
 
-/** `MultipartUpload` (§5.2). */
+/** `MultipartUpload`: an upload in progress with its presigned part URLs. */
 export interface UploadObject {
   id: string;
   filename: string;

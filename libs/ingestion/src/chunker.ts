@@ -4,7 +4,7 @@ import { GeneratedMetadata } from './generated-metadata';
 export type ChunkingMode = 'fast' | 'high_quality';
 
 /**
- * The two parsing strategies (README, "Ingestion"):
+ * The two parsing strategies (docs/api.md, "Parsing strategies"):
  * - `fast`: structure-aware packing of whole blocks up to 512 tokens with 48 tokens of overlap; the
  *   embedding input is the chunk text alone.
  * - `high_quality`: smaller 256-token chunks cut on sentence boundaries with 64 tokens of overlap,
@@ -37,7 +37,7 @@ export interface ChunkContext {
 
 export interface Chunk {
   chunkIndex: number;
-  /** `text` chunks, or `image_url` chunks whose text is the OCR text of an image (contract §13.3). */
+  /** `text` chunks, or `image_url` chunks whose text is the OCR text of an image. */
   type: 'text' | 'image_url';
   mimeType: string;
   text: string;

@@ -19,7 +19,7 @@ export interface Block {
 }
 
 /**
- * Which declared `generated_metadata` variant (contract §13.4, the SDK's `*ChunkGeneratedMetadata`)
+ * Which declared `generated_metadata` variant (the SDK's `*ChunkGeneratedMetadata`)
  * the document's chunks carry; see `generated-metadata.ts` for the mapping of every parser.
  */
 export type DocumentKind = 'markdown' | 'text' | 'pdf' | 'code' | 'image';

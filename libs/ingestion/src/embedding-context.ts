@@ -1,5 +1,5 @@
 /**
- * Store contextualization (`config.contextualization`, contract §12.2): what is added to each chunk's
+ * Store contextualization (`config.contextualization`): what is added to each chunk's
  * embedded text (never to its returned text).
  *  - `true`: the file context (file name, document title, heading path) and all of the file's metadata;
  *  - `{with_file_context: true}`: the file context;

@@ -1,5 +1,5 @@
 /**
- * `generated_metadata` of a chunk: the variants the official clients declare (contract §13.4; the
+ * `generated_metadata` of a chunk: the variants the official clients declare (the
  * SDK's `MarkdownChunkGeneratedMetadata`, `TextChunkGeneratedMetadata`, `PdfChunkGeneratedMetadata`,
  * `CodeChunkGeneratedMetadata`, `ImageChunkGeneratedMetadata`; discriminator `type`). A strict client
  * (the Python SDK validates literals) rejects any other `type`/`file_type` pairing, so every parser's

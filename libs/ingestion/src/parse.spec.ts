@@ -29,7 +29,7 @@ describe('parsers and chunker on the committed fixtures', () => {
     expect(parserFor('main.ts', 'video/mp2t')).toBe('code');
   });
 
-  it('every parser reports a declared generated_metadata variant (§13.4)', async () => {
+  it('every parser reports a declared generated_metadata variant', async () => {
     const expected: Record<string, [string, string]> = {
       'guide.md': ['markdown', 'text/markdown'],
       'recipes.html': ['markdown', 'text/markdown'],

@@ -108,7 +108,7 @@ export async function parseFile(data: Buffer, filename: string, mimeType: string
 
 /**
  * Bumped when parsing or chunking changes, so content-addressed chunk artifacts are rebuilt.
- * 2: declared generated-metadata shapes (§13.4), chunk context (title, heading path) kept beside the
+ * 2: declared generated-metadata shapes, chunk context (title, heading path) kept beside the
  * text, images through OCR.
  * 3: line numbers (`start_line`) 0-based, as upstream reports them.
  */

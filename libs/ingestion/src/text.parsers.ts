@@ -129,7 +129,7 @@ export function parseMarkdown(src: Source): ParsedDocument {
   return { kind: 'markdown', fileType: 'text/markdown', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, frontmatter: frontmatter ?? {}, title };
 }
 
-/** CSV: one block per row; the header row is repeated at the top of every chunk. Reported as `text/plain` (§13.4 has no CSV type). */
+/** CSV: one block per row; the header row is repeated at the top of every chunk. Reported as `text/plain` (the declared generated-metadata variants have no CSV type). */
 export function parseCsvText(src: Source): ParsedDocument {
   let rows: string[][];
   try {

@@ -24,7 +24,7 @@ export interface ReadModelConsistency {
 export const READ_MODEL_CONSISTENCY = Symbol('READ_MODEL_CONSISTENCY');
 
 /**
- * The wait that follows a stored write (architecture §3.8): true once the read models have applied
+ * The wait that follows a stored write (a stored event is a fact, never turned into an error): true once the read models have applied
  * `position`; false when they are late, in which case the write stays stored, the response says that
  * reads may lag (`Larder-Read-Lag`), and the caller answers from its decided state. Never throws a
  * timeout: a stored event is a fact, not an error.

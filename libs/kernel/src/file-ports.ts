@@ -39,7 +39,7 @@ export interface StoreFileViewer {
   baseUrl: string;
 }
 /**
- * The stores context answers store files as `StoreFile` objects (§13.2) for other contexts: file
+ * The stores context answers store files as `StoreFile` objects for other contexts: file
  * search (search context) returns each file it ranks in exactly that shape.
  */
 export interface StoreFileViews {

@@ -5,7 +5,7 @@ const file = { lang: 'en', year: 2024, tags: ['sweet', 'red'], title: 'Strawberr
 const chunk = { type: 'pdf', page: 2, heading: 'Intro' };
 const matches = (f: unknown) => evaluateFilter(parseFilters(f), { file, chunk });
 
-describe('metadata filters (contract §15.2)', () => {
+describe('metadata filters', () => {
   it.each<[string, unknown, boolean]>([
     ['eq', { key: 'lang', operator: 'eq', value: 'en' }, true],
     ['eq on a list element', { key: 'tags', operator: 'eq', value: 'red' }, true],

@@ -15,7 +15,7 @@ export function re2(pattern: string): RE2JS {
 }
 
 /**
- * The metadata filter grammar of contract §15.2, shared by search, grep, list-chunks, facets, QA and
+ * The metadata filter grammar (`all`/`any`/`none` groups of `{key, operator, value}` conditions), shared by search, grep, list-chunks, facets, QA and
  * the store-file list: parsed once into this tree, then evaluated in memory or compiled to SQL.
  */
 export const CONDITION_OPERATORS = ['eq', 'not_eq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'like', 'not_like', 'starts_with', 'regex', 'contains'] as const;
@@ -146,7 +146,7 @@ function compare(field: unknown, value: unknown): number | null {
 }
 
 /**
- * Evaluates a condition tree. Semantics (documented in the README): `eq` is JSON equality; a missing
+ * Evaluates a condition tree. Semantics (documented in docs/api.md, Metadata filters): `eq` is JSON equality; a missing
  * key matches only `not_eq`, `not_in` and `not_like`; comparisons need both sides numbers or both
  * strings; `like` uses `%`/`_` and ignores case; `contains` is substring (strings) or membership (lists).
  */

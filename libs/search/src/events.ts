@@ -1,7 +1,7 @@
 import { isoDuration } from '@larder/kernel';
 import type { ToolCallLink } from '@larder/kernel';
 
-/** One returned chunk, as activity events record it (contract §11.1 StoreSearchEventResult). */
+/** One returned chunk, as activity events record it (`StoreSearchEventResult`). */
 export interface SearchEventResult {
   store_id: string;
   file_id: string;
@@ -90,7 +90,7 @@ export interface TokenUsage {
   total_tokens: number;
 }
 
-/** One tool invocation of an agentic run (§11.1 AgenticToolCall; the duration in milliseconds). */
+/** One tool invocation of an agentic run (`AgenticToolCall`; the duration in milliseconds). */
 export interface AgenticToolCallRecorded {
   tool_call_id: string;
   tool_name: string;
@@ -102,10 +102,10 @@ export interface AgenticToolCallRecorded {
   error: string | null;
 }
 
-/** §11.1 AgenticToolCall as the API shows it: the duration as an ISO 8601 duration. */
+/** `AgenticToolCall` as the API shows it: the duration as an ISO 8601 duration. */
 export const publicToolCall = ({ duration_ms, ...c }: AgenticToolCallRecorded) => ({ ...c, duration: isoDuration(duration_ms) });
 
-/** An agentic search was answered (§11.1 StoreAgenticSearchEvent). */
+/** An agentic search was answered (`StoreAgenticSearchEvent`). */
 export interface StoreAgenticSearchPerformed {
   type: 'StoreAgenticSearchPerformed';
   data: SearchActivityCommon & {

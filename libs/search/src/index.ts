@@ -68,8 +68,8 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
 
 /**
  * Search over stores (plain and agentic) and over their files, search rules, grep, list-chunks,
- * facets and question answering (contract §14–§16.4); chat completions and OpenAI's Responses API,
- * embeddings, reranking and the served models (§17).
+ * facets and question answering; chat completions and OpenAI's Responses API, embeddings,
+ * reranking and the served models.
  */
 @Module({
   imports: [CqrsModule],

@@ -198,7 +198,7 @@ export class Retrieval {
   /**
    * With a cross-encoder behind the RERANKER port (LARDER_RERANKER: a local ONNX export or a rerank
    * endpoint), the head of the fused list is re-scored by it and reordered; without one, the hybrid
-   * fusion is the ranking and `rerank` changes nothing (README). A reranker that fails (endpoint down,
+   * fusion is the ranking and `rerank` changes nothing (docs/api.md, Search). A reranker that fails (endpoint down,
    * model error) does not fail the search: the fused ranking stands, and `reranked` says so.
    */
   async rerank(query: string, results: RankedChunk[], options: SearchOptions, timing: Timing = {}): Promise<{ results: RankedChunk[]; reranked: boolean }> {

@@ -35,7 +35,7 @@ export const FLUSH_MAX_QUEUED = 1000;
  * event loop, stalling whatever search is in flight. So the flush waits for a pause in the searches
  * (none under way, and none ended or recorded for `FLUSH_IDLE_MS`), at most `FLUSH_MAX_DELAY_MS` after the oldest queued event
  * or until `FLUSH_MAX_QUEUED` are queued: a steady stream of searches costs one append (and one round
- * of projection work) a second instead of one every 100 ms, issue 15. A clean shutdown flushes
+ * of projection work) a second instead of one every 100 ms. A clean shutdown flushes
  * everything that was queued. (A crash may lose the events of the last second of searches: they are
  * activity records, never acknowledged to anyone.)
  */

@@ -11,7 +11,7 @@ export interface RerankOptions {
   topK: number | null;
 }
 
-/** `search_options.agentic` (§15.3 AgenticSearchConfig), with the defaults applied. */
+/** `search_options.agentic` (`AgenticSearchConfig`), with the defaults applied. */
 export interface AgenticOptions {
   maxRounds: number;
   queriesPerRound: number;
@@ -52,7 +52,7 @@ export class RerankRequestDto {
 
 const intIn = (min: number, max: number) => (v: unknown) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max);
 
-/** The object form of `search_options.agentic` (§15.3 AgenticSearchConfig). */
+/** The object form of `search_options.agentic` (`AgenticSearchConfig`). */
 export class AgenticRequestDto {
   @Check('range', 'value_error', 'Input should be an integer from 1 to 10', intIn(1, 10))
   max_rounds?: number | null;
@@ -76,7 +76,7 @@ export class AgenticRequestDto {
   verbose?: boolean | null;
 }
 
-/** `search_options` (§15.3). */
+/** `search_options` of a search: score threshold, query rewriting, rerank, metadata, search rules, agentic. */
 export class SearchOptionsRequestDto {
   @Check('between', 'value_error', 'Input should be a number between 0 and 1', (v) => v === undefined || v === null || (typeof v === 'number' && v >= 0 && v <= 1))
   score_threshold?: number | null;

@@ -30,7 +30,7 @@ const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isInt
 const absent = (v: unknown) => v === undefined || v === null;
 
 /**
- * The fields every store query shares (§16): `store_identifiers`, `top_k`, `filters`, `file_ids`.
+ * The fields every store query shares (search, grep, list-chunks, facets, QA): `store_identifiers`, `top_k`, `filters`, `file_ids`.
  * Field-level checks are class-validator constraints; what lies below a field (each store name, the
  * recursive `filters` tree, the `[operator, ids]` form of `file_ids`) is compiled by `common()` with
  * the locations of its parts, after the field-level checks have passed.

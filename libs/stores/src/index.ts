@@ -75,7 +75,7 @@ export { IngestionWorker } from './ingestion/ingestion.worker';
 export { StoreCopyReactor } from './copy/store-copy.reactor';
 
 /**
- * Stores, store files and ingestion (contract §12–§13), and the same stores in OpenAI's wire shape
+ * Stores, store files and ingestion (`/v1/stores/**`), and the same stores in OpenAI's wire shape
  * (`/v1/vector_stores/**`, `openai/`: its own commands and queries over the same writers and readers,
  * or the Mixedbread routes' commands through the bus). Global: the files context removes files from stores through FILE_REFERENCES; file search answers store files through STORE_FILE_VIEWS. */
 @Global()

@@ -134,5 +134,5 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
   },
 };
 
-/** Store names: lowercase letters, digits, `.` and `-`, 1–128 characters (contract §12.2). */
+/** Store names: lowercase letters, digits, `.` and `-`, 1–128 characters. */
 export const STORE_NAME = /^[a-z0-9.-]{1,128}$/;

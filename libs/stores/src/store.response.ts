@@ -2,7 +2,7 @@ import type { StoreRow } from '@larder/projections/stores/stores.reader';
 import type { StoreFileRow } from '@larder/projections/stores/store-files.reader';
 import { IndexedChunk, toChunkResponse } from '@larder/chunk-index';
 
-/** `Store` (§12.2). */
+/** `Store`: the store object every store route answers. */
 export function toStoreResponse(r: StoreRow) {
   // a chunk size chosen through the OpenAI API is not part of Mixedbread's store config
   const { chunking: _chunking, ...config } = r.config;
@@ -32,7 +32,7 @@ export function toStoreResponse(r: StoreRow) {
 }
 export type StoreResponse = ReturnType<typeof toStoreResponse>;
 
-/** `StoreFile` (§13.2). `content_url` is null for a caller that may not read the store's content (see `ContentUrls`). */
+/** `StoreFile`: a file of a store with its ingestion status. `content_url` is null for a caller that may not read the store's content (see `ContentUrls`). */
 export function toStoreFileResponse(r: StoreFileRow, contentUrl: string | null, chunks?: IndexedChunk[]) {
   return {
     id: r.fileId,

@@ -1,5 +1,5 @@
 /**
- * Trace destinations (Larder's own design: no upstream schema exists, README "Trace destinations").
+ * Trace destinations (Larder's own design: no upstream schema exists, docs/api.md "Trace destinations").
  * Events carry only non-secret facts and a secret-vault reference (`sec_…`) to the credentials, never
  * the credentials themselves, in clear or sealed.
  */

@@ -24,7 +24,7 @@ export { TraceExportReactor } from './delivery/trace-export.reactor';
 export type { TraceDestinationResponse } from './trace-destination.response';
 
 /**
- * Trace destinations (Larder's own design; README "Trace destinations"): CRUD at
+ * Trace destinations (Larder's own design; docs/api.md "Trace destinations"): CRUD at
  * `/v1/trace-destinations`, and the delivery loop that sends finished runs as OpenTelemetry spans.
  * The export reactor is built by the apps beside the other reactors.
  */

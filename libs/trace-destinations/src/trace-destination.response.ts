@@ -2,7 +2,7 @@ import type { TraceKind, TraceTarget } from './events';
 import type { DeliveryOutcome } from './delivery/trace-deliveries.port';
 
 /**
- * `TraceDestination` (Larder's own shape, not upstream: README "Trace destinations"). Credentials are
+ * `TraceDestination` (Larder's own shape, not upstream: docs/api.md "Trace destinations"). Credentials are
  * write-only: no response carries a key or a header value, only header names and the credentials'
  * version.
  */

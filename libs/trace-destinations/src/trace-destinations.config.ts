@@ -1,6 +1,6 @@
 import type { RetryPolicy } from './delivery/trace-deliveries.port';
 
-/** How trace export runs (README, Configuration: LARDER_TRACE_EXPORT_*). */
+/** How trace export runs (docs/configuration.md: LARDER_TRACE_EXPORT_*). */
 export interface TraceExportConfig {
   /** Whether this process runs the delivery loop (where reactors run). */
   runWorker: boolean;

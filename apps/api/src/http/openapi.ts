@@ -141,7 +141,7 @@ const HAND_WRITTEN: Record<string, unknown> = {
 
 const textInput = { type: 'object', required: ['text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1 } } };
 const encodingFormat = { enum: ['float', 'float16', 'base64', 'binary', 'ubinary', 'int8', 'uint8'] };
-/** `POST /v1/embeddings`: Mixedbread's body (§17.2) and OpenAI's (`input`, `model`, `encoding_format`, `dimensions`, `user`). */
+/** `POST /v1/embeddings`: Mixedbread's body (`model`, `input`, `dimensions`, `prompt`, `normalized`, `encoding_format`, `truncation_strategy`) and OpenAI's (`input`, `model`, `encoding_format`, `dimensions`, `user`). */
 HAND_WRITTEN.EmbeddingCreateParams = {
   type: 'object',
   required: ['model', 'input'],
@@ -163,7 +163,7 @@ HAND_WRITTEN.EmbeddingCreateParams = {
     user: { type: ['string', 'null'], description: "OpenAI's end-user id: accepted, not stored" },
   },
 };
-/** `POST /v1/reranking` (§17.3). */
+/** `POST /v1/reranking`: a query, the documents to order, `top_k`, `return_input`. */
 HAND_WRITTEN.RerankParams = {
   type: 'object',
   required: ['query', 'input'],
@@ -177,7 +177,7 @@ HAND_WRITTEN.RerankParams = {
     rewrite_query: { type: ['boolean', 'null'], enum: [false, null], default: false },
   },
 };
-/** Buckets (contract §8): `credentials` is a union discriminated by `type` (the DTO leaves it to the writer, which never echoes it). */
+/** Buckets: `credentials` is a union discriminated by `type` (the DTO leaves it to the writer, which never echoes it). */
 const bucketCredentials = {
   oneOf: [
     { type: 'object', required: ['role_arn'], properties: { type: { const: 'assume_role', default: 'assume_role' }, role_arn: { type: 'string', minLength: 1, maxLength: 2048 } } },
@@ -211,7 +211,7 @@ HAND_WRITTEN.BucketRotateCredentialsParams = {
   required: ['credentials'],
   properties: { credentials: bucketCredentials.oneOf[1] },
 };
-/** Trace destinations (Larder's own API, README "Trace destinations"): the settings object of each kind; credentials are write-only. */
+/** Trace destinations (Larder's own API, docs/api.md "Trace destinations"): the settings object of each kind; credentials are write-only. */
 const url = { type: 'string', format: 'uri', maxLength: 2048, description: 'http(s), without credentials, query or fragment' };
 const traceDestinationFields = (required: boolean) => ({
   name: { type: 'string', minLength: 1, maxLength: 256 },

@@ -37,7 +37,7 @@ export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exac
   Bm25Params & { feedbackMinWords: number };
 
 /**
- * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on, a
+ * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; docs/benchmarks.md): stop words on, a
  * word's exact form worth 0.3 of its stem, k1 1.6, b 0.4, headings ×2; RM3 feedback with 10 chunks,
  * 10 terms and the query weighted 0.9, for queries of at least 14 words that are not stop words.
  * Feedback for every query wins on CISI (hybrid nDCG@10 +0.010) but loses on GCIDE (−0.005): its
@@ -62,7 +62,7 @@ export function contentWordCount(text: string): number {
 /**
  * The exact scan's loop, in a function of its own: inside `searchDense` V8 only ever compiled it
  * on-stack (OSR) and threw that code away at the loop's exit, every search (a deopt for missing
- * type feedback in the code after it), so the scan mostly ran in the interpreter (issue 15).
+ * type feedback in the code after it), so the scan mostly ran in the interpreter.
  */
 function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, include: Set<string> | null, exclude: Set<string> | null): void {
   const { units, offsets, lengths, ids, files } = scan;

@@ -45,7 +45,7 @@ function fold<TState, TEvent extends { type: string; data: unknown }>(decider: D
 }
 
 /**
- * Given/when/then for a pure decider (architecture §3.1):
+ * Given/when/then for a pure decider (`decide` → events, `evolve` → state):
  *
  *     given(storeDecider, created).when({ type: 'DeleteStore', ... }).then({ type: 'StoreDeleted', data: ... });
  *     given(storeDecider).when(update).thenThrows(NotFoundError);

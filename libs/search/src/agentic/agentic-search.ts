@@ -39,7 +39,7 @@ interface Pooled {
 const brief = (c: RankedChunk) => ({ file_id: c.fileId, filename: c.filename, chunk_index: c.chunkIndex, store_id: c.storeId, score: c.score });
 
 /**
- * Agentic search (§15.3): rounds of planning, searching and judging. Round 1 searches the question;
+ * Agentic search (`search_options.agentic`): rounds of planning, searching and judging. Round 1 searches the question;
  * then the planner — the configured model, or pseudo-relevance feedback without one — issues new
  * queries until it finishes, the rounds run out, or (without a model) a round brings nothing new
  * into the top results. Every query's results are pooled and fused into one deduplicated ranking.

@@ -8,7 +8,7 @@ export interface CitedSource {
   citable: boolean;
 }
 
-/** The `file_citation` annotation of a cited source (§17.1). */
+/** The `file_citation` annotation of a cited source, as OpenAI's chat completions carry it. */
 export interface FileCitation {
   type: 'file_citation';
   file_id: string;

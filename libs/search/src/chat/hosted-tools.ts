@@ -16,7 +16,7 @@ import { SearchOptionsRequestDto } from '../search-options.request.dto';
 import type { CommonParams } from '../store-query.request.dto';
 import type { CitedSource } from './citations';
 
-/** Hosted tool types a request may declare (§17.1): the store tools and their older aliases. */
+/** Hosted tool types a request may declare: the store tools and their older aliases. */
 export const HOSTED_TOOL_TYPES = [
   'store_search',
   'store_grep',

@@ -1,5 +1,5 @@
 /**
- * The encodings of `POST /v1/embeddings` (contract §17.2): every format is computed from the float
+ * The encodings of `POST /v1/embeddings` (`float`, `float16`, `base64`, `int8`, `uint8`, `binary`, `ubinary`): every format is computed from the float
  * vector the model gave (after truncation and normalization), so one request asking for several
  * formats gets one vector in each.
  */

@@ -1,6 +1,6 @@
 /**
  * Model inference (embeddings, reranking) belongs to the `completions` resource type of key scopes
- * (contract §18 row 7), as chat completions do: `create` runs a model; `list` and `read` see which
+ * (a resource type of their own in key scopes), as chat completions do: `create` runs a model; `list` and `read` see which
  * models are served.
  */
 export const MODEL_CREATE_SCOPE = { method: 'create', resourceType: 'completions' } as const;

@@ -9,7 +9,7 @@ export type ModelKind = 'embedding' | 'reranking';
 /**
  * The reranking Larder does with what it has when no cross-encoder is configured (and on request
  * when one is): BM25 over the documents sent plus cosine similarity by the embedding model, fused
- * as a store search fuses them (README, Reranking without a reranking model).
+ * as a store search fuses them (docs/api.md, Reranking).
  */
 export const HYBRID_RERANKER = 'larder-hybrid-rerank';
 

@@ -2,7 +2,7 @@ import { ConditionOperator, FilterNode, isPlainObject, LIMITS, Problems } from '
 
 type Loc = (string | number)[];
 
-/** OpenAI's comparison operators as Larder's (§15.2). */
+/** OpenAI's comparison operators as Larder's filter operators. */
 const COMPARISONS: Record<string, ConditionOperator> = { eq: 'eq', ne: 'not_eq', gt: 'gt', gte: 'gte', lt: 'lt', lte: 'lte', in: 'in', nin: 'not_in' };
 
 const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));

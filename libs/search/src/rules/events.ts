@@ -1,4 +1,4 @@
-/** A rule of a search rule (contract §14); `query` and `store_id` repeat the parent's. */
+/** A rule of a search rule; `query` and `store_id` repeat the parent's. */
 export type SearchRuleEntry =
   | { type: 'query_string'; query: string; store_id: string; substitution: string }
   | { type: 'query_regex'; query: string; store_id: string; pattern: string; replacement: string; flags: RegexFlag[] }

@@ -34,7 +34,7 @@ const PinIndex = (options: { optionalFor?: string; nullIsAbsent: boolean }) => {
   );
 };
 
-/** One `Rule` of a search rule (§14); `query` and `store_id` default to the parent rule's. */
+/** One `Rule` of a search rule; `query` and `store_id` default to the parent rule's. */
 export class SearchRuleEntryRequestDto {
   @Check('literal', 'literal_error', "Input should be 'query_string', 'query_regex', 'chunk_search_result' or 'file_search_result'", (v) => (RULE_TYPES as readonly unknown[]).includes(v))
   type!: SearchRuleEntry['type'];

@@ -8,7 +8,7 @@ import { normalizeUrl } from './mixed-web-search';
 import { WEB_STORE, WebResult } from './web-search.port';
 
 /**
- * A web result as a scored chunk of the response (§13.3 text chunk): `store_id` is `mixedbread/web`,
+ * A web result as a scored chunk of the response (a `text` chunk): `store_id` is `mixedbread/web`,
  * `file_id` a UUID derived from the normalized URL (the same page gets the same id in every search),
  * `chunk_index` 0, `filename` the URL (mgrep treats a filename starting with `http` as a web result),
  * `text` the title and the snippet, `metadata` `{url, title, snippet, published, provider, providers}`.

@@ -37,7 +37,7 @@ export interface WebActivity {
 }
 
 /**
- * The web store (`mixedbread/web`, contract §15.1) inside a search: the providers are asked once per
+ * The web store (`mixedbread/web`) inside a search: the providers are asked once per
  * request (beside the store lookups), their results become scored chunks and are ranked together
  * with the stores' candidates (`jointRanking`), and the web part degrades instead of failing the
  * request: without a provider, or with every provider failing, the other stores still answer and the
@@ -137,7 +137,7 @@ export class WebRetrieval {
     return jointRanking(query, vector, { lexical, dense }, part, options);
   }
 
-  /** The web store is always reranked (§15.1): `rerank` on, whatever the request said (with a reranker configured it re-scores stores and web alike). */
+  /** The web store is always reranked: `rerank` on, whatever the request said (with a reranker configured it re-scores stores and web alike). */
   rerankOptions(options: SearchOptions): SearchOptions {
     return options.rerank ? options : { ...options, rerank: { model: DEFAULT_RERANK_MODEL, withMetadata: false, topK: null } };
   }

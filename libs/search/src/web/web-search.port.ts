@@ -1,6 +1,6 @@
 import { DomainError } from '@larder/kernel';
 
-/** The reserved store identifier of the web (contract §15.1): a search naming it searches the web instead of a store. */
+/** The reserved store identifier of the web: a search naming it searches the web instead of a store. */
 export const WEB_STORE = 'mixedbread/web';
 
 /** One result of a web search provider. */

@@ -12,7 +12,7 @@ export interface StoreHistogramResponse {
   data: Array<{ bucket_start: string; bucket_end: string; event_count: number; type: string }>;
 }
 
-/** Event counts of a store per bucket and platform event name (§11.2); every bucket is listed, 0 where nothing happened. */
+/** Event counts of a store per bucket and platform event name; every bucket is listed, 0 where nothing happened. */
 @QueryHandler(GetStoreEventsHistogramQuery)
 export class GetStoreEventsHistogramHandler implements IQueryHandler<GetStoreEventsHistogramQuery, StoreHistogramResponse> {
   constructor(

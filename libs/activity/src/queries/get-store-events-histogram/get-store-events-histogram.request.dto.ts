@@ -14,7 +14,7 @@ const MAX_BUCKETS = 10_000;
 const absent = (v: unknown) => v === undefined || v === null;
 const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => absent(v) || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())));
 
-/** `StoreEventsHistogramParams` (§11.2): event counts per bucket (default: 2-hour buckets over the last 7 days, the contract's four kinds). */
+/** `StoreEventsHistogramParams`: event counts per bucket (default: 2-hour buckets over the last 7 days, the four ingestion and search kinds). */
 export class GetStoreEventsHistogramRequestDto {
   @Datetime()
   start_time?: string | null;

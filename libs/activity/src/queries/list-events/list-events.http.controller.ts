@@ -5,7 +5,7 @@ import { ActivityEventResponse } from '../../activity.response';
 import { ListEventsQuery } from './list-events.query';
 import { ListEventsRequestDto } from './list-events.request.dto';
 
-/** Organization-wide activity (contract gap, README): the same events; `store_identifier` narrows to one store. */
+/** Organization-wide activity (beyond upstream's API; docs/api.md, Activity events): the same events; `store_identifier` narrows to one store. */
 @Controller('v1/events')
 export class ListEventsHttpController {
   constructor(private readonly queries: QueryBus) {}

@@ -5,7 +5,7 @@ import { ActivityEventResponse } from '../../activity.response';
 import { ListStoreEventsQuery } from './list-store-events.query';
 import { ListStoreEventsRequestDto } from './list-store-events.request.dto';
 
-/** A store's activity (contract §11), read from the projected activity streams. */
+/** A store's activity events, read from the projected activity streams. */
 @Controller('v1/stores/:store_identifier/events')
 export class ListStoreEventsHttpController {
   constructor(private readonly queries: QueryBus) {}

@@ -20,7 +20,7 @@ export interface BillingSummaryResponse {
 
 const PRODUCT_ORDER = ['Store', 'Parsing', 'Agentic search', 'Question answering', 'Completions', 'Embeddings', 'Reranking'];
 
-/** The period's costs per product, the credit applied to them, the balance and the usage per metric (§7). */
+/** The period's costs per product, the credit applied to them, the balance and the usage per metric. */
 @QueryHandler(GetBillingSummaryQuery)
 export class GetBillingSummaryHandler implements IQueryHandler<GetBillingSummaryQuery, BillingSummaryResponse> {
   constructor(private readonly usage: PricedUsage) {}

@@ -5,7 +5,7 @@ const text = (max: number) =>
   Check(`text${max}`, 'string_type', `Input should be a string of 1 to ${max} characters`, (v) => v === undefined || v === null || (typeof v === 'string' && v.trim().length >= 1 && v.length <= max));
 
 /**
- * `BucketCreateParams` (contract §8). `credentials` is checked by the writer (`parseCredentials`),
+ * `BucketCreateParams`. `credentials` is checked by the writer (`parseCredentials`),
  * not here: a 422 from class-validator would echo the value, which may hold a secret key.
  */
 export class CreateBucketRequestDto {

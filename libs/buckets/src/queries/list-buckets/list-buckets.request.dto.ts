@@ -1,7 +1,7 @@
 import { Transform, Type } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 
-/** `GET /v1/buckets` query: cursor paging (contract §3.1). */
+/** `GET /v1/buckets` query: cursor paging (`limit`, `after`, `before`, `include_total`). */
 export class ListBucketsRequestDto {
   @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
   @IsOptional() @IsString() after?: string;

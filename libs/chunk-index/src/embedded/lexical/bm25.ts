@@ -9,7 +9,7 @@ export interface Bm25Params {
   headingWeight: number;
 }
 
-/** Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks). */
+/** Chosen on CISI and GCIDE (bench/search-quality.bench.ts; docs/benchmarks.md). */
 export const DEFAULT_BM25: Bm25Params = { k1: 1.6, b: 0.4, headingWeight: 2 };
 
 export function idf(n: number, df: number): number {

@@ -6,7 +6,7 @@ import { UploadCreatedResponse } from '../../upload.response';
 import { CreateUploadCommand } from './create-upload.command';
 import { CreateUploadRequestDto } from './create-upload.request.dto';
 
-/** Multipart (presigned) uploads, contract §5.2. */
+/** Multipart (presigned) uploads: create, part URLs, complete, abort. */
 @Controller('v1/files/uploads')
 export class CreateUploadHttpController {
   constructor(private readonly commands: CommandBus) {}

@@ -52,7 +52,7 @@ export interface ChatCompletionResponse {
 }
 
 /**
- * `POST /v1/chat/completions` (§17.1): the conversation (a stored one continued with
+ * `POST /v1/chat/completions`: the conversation (a stored one continued with
  * `previous_completion_id`, then the request's messages) goes to the configured model with the
  * declared tools; hosted store tools run here in a loop; client function tool calls come back with
  * one-shot tool tickets. One `completion` activity event per request; `store: true` keeps the turn.

@@ -6,11 +6,11 @@ import { CreateChatCompletionCommand } from './create-chat-completion.command';
 import { CreateChatCompletionRequestDto } from './create-chat-completion.request.dto';
 import type { ChatCompletionResponse } from './create-chat-completion.handler';
 
-/** Chat completions are their own resource type in key scopes (contract §18 row 7): `create` on `completions`. */
+/** Chat completions are their own resource type in key scopes: `create` on `completions`. */
 export const CHAT_SCOPE = { method: 'create', resourceType: 'completions' } as const;
 
 /**
- * `POST /v1/chat/completions` (§17.1). With `stream: true`: `chat.completion.chunk` server-sent
+ * `POST /v1/chat/completions`, OpenAI's wire shape. With `stream: true`: `chat.completion.chunk` server-sent
  * events (unnamed `data:` lines, OpenAI style), ending with `data: [DONE]`; an error after the
  * stream opened arrives as an `error` event in the contract's error shape.
  */

@@ -33,7 +33,7 @@ const MAX_TOOLS = 128;
 const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
- * `ChatCreateCompletionParams` (§17.1). Every field is taken as sent and compiled by `params()`,
+ * `ChatCreateCompletionParams`, OpenAI's chat body plus the hosted store tools. Every field is taken as sent and compiled by `params()`,
  * which reports each problem with its location (`["body","messages",2,"tool_call_id"]`).
  */
 export class CreateChatCompletionRequestDto {

@@ -5,7 +5,7 @@ import { SearchRuleResponse } from '../../rules/search-rule.response';
 import { CreateSearchRuleCommand } from './create-search-rule.command';
 import { CreateSearchRuleRequestDto } from './create-search-rule.request.dto';
 
-/** Search rules (contract §14). There is no list operation. */
+/** Search rules: a trigger query whose rules rewrite it and pin results. There is no list operation. */
 @Controller('v1/stores/:store_identifier/rules')
 export class CreateSearchRuleHttpController {
   constructor(private readonly commands: CommandBus) {}

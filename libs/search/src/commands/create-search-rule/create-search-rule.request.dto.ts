@@ -5,7 +5,7 @@ import { SearchRuleEntryRequestDto } from '../../rules/search-rule-entry.request
 
 const absent = (v: unknown) => v === undefined || v === null;
 
-/** `SearchRuleCreateParams` (§14): the trigger query and its rules. */
+/** `SearchRuleCreateParams`: the trigger query and its rules. */
 export class CreateSearchRuleRequestDto {
   @Required()
   @Check('nonEmpty', 'string_type', 'Input should be a non-empty string', (v) => absent(v) || (typeof v === 'string' && !!v.trim()))

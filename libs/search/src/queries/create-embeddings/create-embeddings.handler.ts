@@ -15,7 +15,7 @@ export interface EmbeddingsUsage {
 }
 
 /**
- * §17.2 `EmbeddingCreateResponse`, which is also OpenAI's `CreateEmbeddingResponse` with three more
+ * Mixedbread's `EmbeddingCreateResponse`, which is also OpenAI's `CreateEmbeddingResponse` with three more
  * fields (`normalized`, `encoding_format`, `dimensions`) that OpenAI's clients ignore.
  */
 export interface EmbeddingsResponse {

@@ -7,7 +7,7 @@ import { CreateEmbeddingsRequestDto } from './create-embeddings.request.dto';
 import type { EmbeddingsResponse } from './create-embeddings.handler';
 
 /**
- * `POST /v1/embeddings` (§17.2): `embeddings.create` and `embed` of @mixedbread/sdk, `embeddings` of
+ * `POST /v1/embeddings`: `embeddings.create` and `embed` of @mixedbread/sdk, `embeddings` of
  * @mixedbread-ai/sdk 2.x, the Vercel AI provider, and OpenAI's `embeddings.create` (whose default
  * `encoding_format: "base64"` is float32 little-endian here too).
  */

@@ -26,7 +26,7 @@ export interface EmbeddingsParams {
 type Loc = (string | number)[];
 
 /**
- * The body of `POST /v1/embeddings`, as every client sends it: Mixedbread's (§17.2: `model`, `input`
+ * The body of `POST /v1/embeddings`, as every client sends it: Mixedbread's (`model`, `input`
  * as a string, a list, a text input `{type?: "text", text}` or a list of them, `dimensions`, `prompt`,
  * `normalized`, `encoding_format` one or several, `truncation_strategy`; the 2.x client and
  * `@llamaindex/mixedbread` send absent options as `null`, the Vercel AI provider says `normalize`),

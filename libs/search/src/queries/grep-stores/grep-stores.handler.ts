@@ -12,7 +12,7 @@ import { GrepStoresQuery } from './grep-stores.query';
 
 export type GrepStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[] };
 
-/** RE2 over chunk text (§16.1), pre-filtered by the pattern's required literals; stores interleaved in request order. */
+/** RE2 over chunk text, pre-filtered by the pattern's required literals; stores interleaved in request order. */
 @QueryHandler(GrepStoresQuery)
 export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepStoresResponse> {
   constructor(

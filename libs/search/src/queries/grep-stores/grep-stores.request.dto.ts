@@ -10,7 +10,7 @@ export interface GrepStoresParams extends CommonParams {
   returnMetadata: boolean;
 }
 
-/** `StoreGrepParams` (§16.1): an RE2 pattern over chunk text. */
+/** `StoreGrepParams`: an RE2 pattern over chunk text. */
 export class GrepStoresRequestDto extends StoreQueryRequestDto {
   @Required(true)
   @Check('isString', 'string_type', 'Input should be a valid string', (v) => v === undefined || typeof v === 'string')

@@ -19,7 +19,7 @@ function sortValue(c: RankedChunk, sort: ChunkSort): number | null {
   return Number.isFinite(n) ? n : null;
 }
 
-/** Chunks in index order, stores interleaved, or sorted numerically by a metadata path (§16.2). Leaves a `search` activity entry, not billed. */
+/** Chunks in index order, stores interleaved, or sorted numerically by a metadata path. Leaves a `search` activity entry, not billed. */
 @QueryHandler(ListChunksQuery)
 export class ListChunksHandler implements IQueryHandler<ListChunksQuery, ListChunksResponse> {
   constructor(

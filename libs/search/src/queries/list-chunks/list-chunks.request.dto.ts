@@ -29,7 +29,7 @@ function sortOf(v: unknown): ChunkSort | null {
   return { target, path, ascending: pair[1] as boolean };
 }
 
-/** `StoreListChunksParams` (§16.2): chunks in order, or sorted numerically by a metadata path. */
+/** `StoreListChunksParams`: chunks in order, or sorted numerically by a metadata path. */
 export class ListChunksRequestDto extends StoreQueryRequestDto {
   @SearchOptionsField()
   search_options?: SearchOptionsRequestDto | null;

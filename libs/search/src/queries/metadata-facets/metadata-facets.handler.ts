@@ -9,7 +9,7 @@ import { MetadataFacetsQuery } from './metadata-facets.query';
 
 export type MetadataFacetsResponse = { facets: Record<string, Record<string, number>> };
 
-/** Per metadata field, how many of the matching files have each value (§16.3). Leaves a `search` activity entry, not billed. */
+/** Per metadata field, how many of the matching files have each value. Leaves a `search` activity entry, not billed. */
 @QueryHandler(MetadataFacetsQuery)
 export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery, MetadataFacetsResponse> {
   constructor(

@@ -14,7 +14,7 @@ export interface MetadataFacetsParams extends CommonParams {
 const IntFrom = (min: number, max: number) =>
   Check('intRange', 'value_error', `Input should be an integer from ${min} to ${max}`, (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max));
 
-/** `StoreMetadataFacetsParams` (§16.3): value counts per metadata field of the matching files. */
+/** `StoreMetadataFacetsParams`: value counts per metadata field of the matching files. */
 export class MetadataFacetsRequestDto extends StoreQueryRequestDto {
   @QueryField(false)
   query?: unknown;

@@ -25,7 +25,7 @@ export type QuestionAnsweringResponse = {
 };
 
 /**
- * Question answering (§16.4): the passages a search (or an agentic search) retrieves are the sources;
+ * Question answering: the passages a search (or an agentic search) retrieves are the sources;
  * the configured model answers from them, citing them as `<cite i="N"/>` (N indexes `sources`);
  * without a model the answer is extractive — the sentences of the sources that best answer the
  * question, each cited. One `qa` activity event per request; its retrieval is not a separate search.

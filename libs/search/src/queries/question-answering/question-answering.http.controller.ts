@@ -8,7 +8,7 @@ import { QuestionAnsweringRequestDto } from './question-answering.request.dto';
 import type { QuestionAnsweringResponse } from './question-answering.handler';
 
 /**
- * `POST /v1/stores/question-answering` (§16.4). With `stream: true`: server-sent events — an agentic
+ * `POST /v1/stores/question-answering`. With `stream: true`: server-sent events — an agentic
  * retrieval's trace events, `qa.sources`, `qa.answer.delta` pieces, `qa.completed` with the whole
  * response, then `[DONE]`.
  */

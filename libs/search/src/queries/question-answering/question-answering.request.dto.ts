@@ -22,7 +22,7 @@ export class QaOptionsRequestDto {
   multimodal?: boolean | null;
 }
 
-/** `StoreQuestionAnsweringParams` (§16.4). The question is required here (the SDK types it optional; there is nothing else to answer). */
+/** `StoreQuestionAnsweringParams`. The question is required here (the SDK types it optional; there is nothing else to answer). */
 export class QuestionAnsweringRequestDto extends StoreQueryRequestDto {
   @QueryField(true)
   query!: unknown;

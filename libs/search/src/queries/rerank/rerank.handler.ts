@@ -9,7 +9,7 @@ import { documentText, hybridScores } from '../../models/hybrid-ranking';
 import { ModelFailedError } from '../../models/model-errors';
 import { RerankQuery } from './rerank.query';
 
-/** §17.3 `RerankResponse`; `usage.completion_tokens` is always there (the Vercel AI provider requires it). */
+/** Mixedbread's `RerankResponse`; `usage.completion_tokens` is always there (the Vercel AI provider requires it). */
 export interface RerankResponse {
   object: 'list';
   model: string;

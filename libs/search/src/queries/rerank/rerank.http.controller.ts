@@ -7,7 +7,7 @@ import { RerankRequestDto } from './rerank.request.dto';
 import type { RerankResponse } from './rerank.handler';
 
 /**
- * `POST /v1/reranking` (§17.3): `rerank` of @mixedbread/sdk, `reranking` of @mixedbread-ai/sdk 2.x
+ * `POST /v1/reranking`: `rerank` of @mixedbread/sdk, `reranking` of @mixedbread-ai/sdk 2.x
  * (and the LlamaIndex node reranker over it), and the Vercel AI provider's reranking model.
  */
 @Controller('v1')

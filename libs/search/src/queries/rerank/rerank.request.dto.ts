@@ -17,7 +17,7 @@ export interface RerankParams {
 }
 
 /**
- * The body of `POST /v1/reranking` (§17.3) as the clients send it: `query` a string or a text input
+ * The body of `POST /v1/reranking` as the clients send it: `query` a string or a text input
  * `{type?: "text", text}` (@mixedbread-ai/sdk 2.x), `input` 1–1000 strings, objects or lists,
  * `rank_fields`, `top_k` (omitted, null or the OAS default −1: all), `return_input`, `model`
  * (`default` or omitted: the default reranking model), `rewrite_query` (only `false`). Absent

@@ -12,7 +12,7 @@ import { SearchFilesQuery } from './search-files.query';
 import type { SearchFilesParams } from './search-files.request.dto';
 
 /**
- * `ScoredStoreFile`: a `StoreFile` (§13.2, exactly as the store-file routes answer it) with the file's
+ * `ScoredStoreFile`: a `StoreFile` (exactly as the store-file routes answer it) with the file's
  * `score` and its best `chunks` in the scored-chunk shape of search (null with `return_chunks: false`).
  * Shape of @mixedbread/sdk up to 0.61.0 (`ScoredStoreFile` / `FileSearchResponse` in
  * `src/resources/stores/files.ts`, the last release with `stores.files.search`); the mxbai CLI (2.4.0,
@@ -49,7 +49,7 @@ export function rankFiles(chunks: RankedChunk[]): RankedFile[] {
 }
 
 /**
- * File-level search (`POST /v1/stores/files/search`): the hybrid search of §15 over chunks (rules,
+ * File-level search (`POST /v1/stores/files/search`): the hybrid store search over chunks (rules,
  * filters, `file_ids`, rerank), grouped into files ranked by their best chunk. Enough candidate chunks
  * are retrieved for `top_k` distinct files with their chunks; `score_threshold` applies to the file's
  * score and to the chunks listed under it; `chunk_search_result` rules pin a chunk in the chunk

@@ -12,7 +12,7 @@ import { SearchStoresQuery } from './search-stores.query';
 export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; trace?: unknown[] };
 
 /**
- * Search over stores (§15): rules rewrite the query and pin results; then either hybrid retrieval
+ * Search over stores (`POST /v1/stores/search`): rules rewrite the query and pin results; then either hybrid retrieval
  * with rerank, or an agentic search (`search_options.agentic`); then threshold and top_k. A streamed
  * search sends the agentic run's trace events as they happen.
  */

@@ -13,7 +13,7 @@ import { ToolTickets } from '../../tool-tickets/tool-tickets';
  * A 200 with a JSON body, written straight to the socket: what `res.json` sends less its per-response
  * work that a search answer does not need (the body's SHA-1 for a weak `ETag`, which no client of a
  * POST can use, and Express's content-type and charset parsing), measured at ~0.3-0.9 ms a search on
- * CISI-sized answers (issue 15).
+ * CISI-sized answers.
  */
 function sendJson(res: Response, body: unknown, timing: Timing, started: number | undefined): void {
   const text = JSON.stringify(body);

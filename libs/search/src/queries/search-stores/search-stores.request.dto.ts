@@ -5,7 +5,7 @@ import { QueryField, queryText, SearchOptions, SearchOptionsField, SearchOptions
 export interface SearchStoresParams extends CommonParams {
   query: string;
   options: SearchOptions;
-  /** Answer as server-sent events (§15.5). */
+  /** Answer as server-sent events. */
   stream: boolean;
   /**
    * The query was rewritten by the configured model before this search (OpenAI's `rewrite_query`):
@@ -14,7 +14,7 @@ export interface SearchStoresParams extends CommonParams {
   rewrite?: { from: string; model: string; usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number } };
 }
 
-/** `StoreSearchParams` (§15). */
+/** `StoreSearchParams`: the body of `POST /v1/stores/search`. */
 export class SearchStoresRequestDto extends StoreQueryRequestDto {
   @QueryField(true)
   query!: unknown;

@@ -9,7 +9,7 @@ export class StoreFileConfigDto {
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsInt() @Min(MAX_CHUNK_SIZE.min) @Max(MAX_CHUNK_SIZE.max) max_chunk_size?: number | null;
 }
 
-/** `StoreFileCreateParams` (§13.1). */
+/** `StoreFileCreateParams`: the body that adds a file to a store. */
 export class AddStoreFileRequestDto {
   @IsUUID('all') file_id!: string;
   @IsOptional() @IsMetadata() metadata?: unknown;

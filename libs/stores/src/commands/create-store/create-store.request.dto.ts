@@ -25,10 +25,10 @@ export class StoreConfigDto {
   @IsOptional() @Allow() lsf?: Record<string, unknown> | null;
 }
 
-/** `StoreCreateParams` (§12.1): the updatable fields plus `config`, `file_ids` and `bucket_id`. */
+/** `StoreCreateParams`: the updatable fields plus `config`, `file_ids` and `bucket_id`. */
 export class CreateStoreRequestDto extends UpdateStoreRequestDto {
   @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => StoreConfigDto) config?: StoreConfigDto | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsArray() @ArrayMaxSize(1000) @IsUUID('all', { each: true }) file_ids?: string[] | null;
-  /** Larder takes `Store.bucket_id` (§12.2) on create: the store keeps its files' content and chunk artifacts in that bucket. */
+  /** Larder takes `Store.bucket_id` on create: the store keeps its files' content and chunk artifacts in that bucket. */
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsUUID('all') bucket_id?: string | null;
 }

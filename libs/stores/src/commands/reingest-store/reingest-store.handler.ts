@@ -9,7 +9,7 @@ export interface ReingestStoreResponse {
   jobs_created: number;
 }
 
-/** Admin re-ingestion (contract §10): one job per selected store file, through the normal ingestion path. */
+/** Admin re-ingestion: one job per selected store file, through the normal ingestion path. */
 @CommandHandler(ReingestStoreCommand)
 export class ReingestStoreHandler implements ICommandHandler<ReingestStoreCommand, ReingestStoreResponse> {
   constructor(

@@ -5,7 +5,7 @@ import { ReingestStoreCommand } from './reingest-store.command';
 import { ReingestStoreResponse } from './reingest-store.handler';
 import { ReingestStorePathDto, ReingestStoreQueryDto } from './reingest-store.request.dto';
 
-/** Admin re-ingestion (contract §10): administrators only. */
+/** Admin re-ingestion: administrators only. */
 @Controller('v1/admin/stores')
 export class ReingestStoreHttpController {
   constructor(private readonly commands: CommandBus) {}

@@ -7,7 +7,7 @@ export class ExpiresAfterDto {
   @IsOptional() @IsInt() @Min(1) @Max(3650) days?: number;
 }
 
-/** `StoreUpdateParams` (§12.1). */
+/** `StoreUpdateParams`: the store fields an update may change. */
 export class UpdateStoreRequestDto {
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MinLength(1) @MaxLength(128) name?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) description?: string | null;
