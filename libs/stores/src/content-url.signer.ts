@@ -1,21 +1,18 @@
-import { createHmac, timingSafeEqual } from 'crypto';
+import { checkExpiring, Signer } from '@larder/kernel';
 
-/** HMAC-signed, expiring URLs to a store file's original content (`content_url`). */
+/** Signed, expiring URLs to a store file's original content (`content_url`). */
 export class ContentUrlSigner {
-  constructor(private readonly secret: string) {}
-
-  private mac(storeId: string, fileId: string, expires: number): string {
-    return createHmac('sha256', this.secret).update(`content.${storeId}.${fileId}.${expires}`).digest('base64url');
+  private readonly signer: Signer;
+  constructor(secret: string) {
+    this.signer = new Signer(secret);
   }
 
   url(baseUrl: string, storeId: string, fileId: string, expires: number): string {
-    return `${baseUrl.replace(/\/$/, '')}/v1/stores/${storeId}/files/${fileId}/content?expires=${expires}&signature=${this.mac(storeId, fileId, expires)}`;
+    const signature = this.signer.sign('content_url', storeId, fileId, expires);
+    return `${baseUrl.replace(/\/$/, '')}/v1/stores/${storeId}/files/${fileId}/content?expires=${expires}&signature=${signature}`;
   }
 
   verify(storeId: string, fileId: string, expires: string | undefined, signature: string | undefined, nowMs: number): boolean {
-    if (!expires || !signature || !/^\d+$/.test(expires)) return false;
-    const expected = Buffer.from(this.mac(storeId, fileId, Number(expires)));
-    const given = Buffer.from(signature);
-    return expected.length === given.length && timingSafeEqual(expected, given) && Number(expires) * 1000 >= nowMs;
+    return checkExpiring(this.signer, 'content_url', [storeId, fileId], expires, signature, nowMs) === 'ok';
   }
 }

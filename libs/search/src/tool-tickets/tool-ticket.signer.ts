@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'crypto';
+import { Signer } from '@larder/kernel';
 
 /** What a tool ticket grants: one search or grep for this tool call of this completion, in this organization, until `expiresAt`. */
 export interface ToolTicketClaims {
@@ -17,20 +17,19 @@ const PREFIX = 'mxtt1';
 const MAX_TICKET_CHARS = 2048;
 
 /**
- * Tool tickets: `mxtt1.<claims>.<mac>`, the claims as base64url JSON and the mac an HMAC-SHA256 of
- * `tool_ticket.<claims>` under the server's signing secret (the key of part URLs and content URLs).
+ * Tool tickets: `mxtt1.<claims>.<mac>`, the claims as base64url JSON and the mac the server's signature
+ * (kernel's Signer) of the claims for the purpose `tool_ticket`.
  * Verification is constant-time and checks the signature before it believes anything in the claims.
  */
 export class ToolTicketSigner {
-  constructor(private readonly secret: string) {}
-
-  private mac(encodedClaims: string): string {
-    return createHmac('sha256', this.secret).update(`tool_ticket.${encodedClaims}`).digest('base64url');
+  private readonly signer: Signer;
+  constructor(secret: string) {
+    this.signer = new Signer(secret);
   }
 
   sign(c: ToolTicketClaims): string {
     const claims = Buffer.from(JSON.stringify({ id: c.ticketId, org: c.organizationId, cmp: c.completionId, call: c.toolCallId, exp: c.expiresAt })).toString('base64url');
-    return `${PREFIX}.${claims}.${this.mac(claims)}`;
+    return `${PREFIX}.${claims}.${this.signer.sign('tool_ticket', claims)}`;
   }
 
   /** The claims of a ticket this server signed, for `organizationId`, not expired at `nowMs`. */
@@ -38,9 +37,7 @@ export class ToolTicketSigner {
     if (typeof ticket !== 'string' || ticket.length > MAX_TICKET_CHARS) return { ok: false, reason: 'malformed' };
     const parts = ticket.trim().split('.');
     if (parts.length !== 3 || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[1]) || !/^[A-Za-z0-9_-]+$/.test(parts[2])) return { ok: false, reason: 'malformed' };
-    const expected = Buffer.from(this.mac(parts[1]));
-    const given = Buffer.from(parts[2]);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return { ok: false, reason: 'bad_signature' };
+    if (!this.signer.verify('tool_ticket', parts[2], parts[1])) return { ok: false, reason: 'bad_signature' };
     let raw: unknown;
     try {
       raw = JSON.parse(Buffer.from(parts[1], 'base64url').toString('utf8'));
