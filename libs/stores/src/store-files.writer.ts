@@ -216,7 +216,9 @@ export class StoreFilesWriter implements FileReferences {
     } catch (err) {
       // nothing was added: the id goes back to the file that held it, so it is not kept from others
       if (externalId && claim?.appended) {
-        await this.externalIds.release(organizationId, actor, s.id, externalId, file.id).catch((e: Error) => this.logger.warn(`store ${s.id}: releasing external_id of ${file.id} failed: ${e.message}`));
+        await this.externalIds
+          .release(organizationId, actor, s.id, externalId, file.id)
+          .catch((e: Error) => this.logger.warn(`store ${s.id}: releasing external_id of ${file.id} failed: ${e.message}`));
       }
       throw err;
     }
