@@ -1,4 +1,6 @@
+import { randomUUID } from 'crypto';
 import Mixedbread, { toFile } from '@mixedbread/sdk';
+import { storeExternalIdStream } from '@larder/stores/streams';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
 jest.setTimeout(180_000);
@@ -155,6 +157,51 @@ describe('writes that never lie', () => {
       expect(await c.stores.files.retrieve(y.id, { store_identifier: store.id })).toMatchObject({ id: y.id, external_id: 'e2', status: 'completed' });
       // the claim went back to y: another file is still refused it without overwrite
       await expect(c.stores.files.create(store.id, { file_id: z.id, external_id: 'e2', overwrite: false })).rejects.toMatchObject({ status: 409 });
+    });
+
+    // a claim of `externalId` as a claimant appends it, for a file whose add never follows (or not yet)
+    const claimFor = async (storeId: string, externalId: string, o: { fileId: string; previousFileId: string | null; overwrite: boolean; at: Date }) => {
+      const { organizationId } = (await t.larder.infra.eventStore.readStream(`store-${storeId}`))[0].data as { organizationId: string };
+      await t.larder.infra.eventStore.appendToStream(storeExternalIdStream(storeId, externalId), [
+        {
+          type: 'StoreExternalIdClaimed',
+          data: { organizationId, storeId, externalId, fileId: o.fileId, previousFileId: o.previousFileId, fileRevision: -1, overwrite: o.overwrite, at: o.at.toISOString() },
+          metadata: { orgId: organizationId, actor: 'test' },
+        },
+      ]);
+    };
+    const upload = (store: string, text: string, externalId: string) =>
+      c.stores.files.upload({ storeIdentifier: store, file: toFile(Buffer.from(text), 'claimed.md', { type: 'text/markdown' }), body: { external_id: externalId, overwrite: false } } as never);
+
+    it('a claimant that died between its claim and its add keeps the external_id from overwrite: false only for a while', async () => {
+      const store = await c.stores.create({ name: 'died-claiming' });
+      const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
+      await claimFor(store.id, 'recent', { fileId: randomUUID(), previousFileId: null, overwrite: false, at: minutesAgo(1) });
+      await expect(upload(store.id, 'recent one', 'recent')).rejects.toMatchObject({ status: 409 });
+      await claimFor(store.id, 'long-ago', { fileId: randomUUID(), previousFileId: null, overwrite: false, at: minutesAgo(6) });
+      const f = await upload(store.id, 'long ago one', 'long-ago');
+      expect((await c.stores.files.retrieve(f.id, { store_identifier: store.id })).external_id).toBe('long-ago');
+    });
+
+    it('an attach that stalled between its claim and its add until the id was given to another file is a 409 and leaves nothing', async () => {
+      const store = await c.stores.create({ name: 'stalled-claimant' });
+      const events = t.larder.infra.eventStore;
+      const append = events.appendToStream.bind(events);
+      let tookOver = 0;
+      // just before the stalled attach's add: another file takes the id, its claim counted abandoned
+      events.appendToStream = async (stream, evs, options) => {
+        const add = evs.find((e) => e.type === 'StoreFileAdded' && e.data.externalId === 'stalled');
+        if (add && !tookOver++) await claimFor(store.id, 'stalled', { fileId: randomUUID(), previousFileId: add.data.fileId as string, overwrite: false, at: new Date() });
+        return append(stream, evs, options);
+      };
+      try {
+        await expect(upload(store.id, 'stalled one', 'stalled')).rejects.toMatchObject({ status: 409 });
+      } finally {
+        events.appendToStream = append;
+      }
+      expect(tookOver).toBe(1);
+      await caughtUp();
+      expect((await c.stores.files.list(store.id, {})).data).toEqual([]);
     });
   });
 

@@ -10,9 +10,9 @@ const B = 'f11e0000-0000-4000-8000-00000000000b';
 const C = 'f11e0000-0000-4000-8000-00000000000c';
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
-const claimed = (fileId: string, previousFileId: string | null, s: number, fileRevision = -1): StoreExternalIdEvent => ({
+const claimed = (fileId: string, previousFileId: string | null, s: number, fileRevision = -1, overwrite = false): StoreExternalIdEvent => ({
   type: 'StoreExternalIdClaimed',
-  data: { organizationId: ORG, storeId: STORE, externalId: 'docs/guide.md', fileId, previousFileId, fileRevision, at: t(s).toISOString() },
+  data: { organizationId: ORG, storeId: STORE, externalId: 'docs/guide.md', fileId, previousFileId, fileRevision, overwrite, at: t(s).toISOString() },
 });
 const released = (fileId: string, restoredFileId: string | null, s: number): StoreExternalIdEvent => ({
   type: 'StoreExternalIdReleased',
@@ -58,12 +58,12 @@ describe('store external id decider', () => {
   it('with overwrite, takes the id over and names the file to remove', () => {
     const { state } = given(storeExternalIdDecider, claimed(A, null, 1))
       .when(claim(B, 2, { overwrite: true, seen: 1 }))
-      .then(claimed(B, A, 2));
+      .then(claimed(B, A, 2, -1, true));
     expect(state.holder).toBe(B);
     // and the next upsert takes it from B
     given(storeExternalIdDecider, claimed(A, null, 1), claimed(B, A, 2))
       .when(claim(C, 3, { overwrite: true, seen: 2 }))
-      .then(claimed(C, B, 3));
+      .then(claimed(C, B, 3, -1, true));
   });
 
   it('a holder no longer in the store gives the id up even without overwrite', () => {
@@ -79,7 +79,7 @@ describe('store external id decider', () => {
     // with overwrite the later upsert wins, as it would once the holder is added
     given(storeExternalIdDecider, claimed(A, null, 1))
       .when(claim(B, 2, { holder: 'adding', seen: 1, overwrite: true }))
-      .then(claimed(B, A, 2));
+      .then(claimed(B, A, 2, -1, true));
   });
 
   it('a claim whose file was never added (its claimant died) stops holding the id after CLAIM_PENDING_MS', () => {

@@ -86,6 +86,6 @@ export const storeExternalIdDecider: Decider<StoreExternalIdState, StoreExternal
     if (s.holder && !c.overwrite && (c.holderStatus === 'present' || adding)) {
       throw new ConflictError(`A file with external_id '${c.externalId}' already exists in store ${c.storeId}`);
     }
-    return [{ type: 'StoreExternalIdClaimed', data: { ...ids, previousFileId: s.holder, fileRevision: c.fileRevision, at } }];
+    return [{ type: 'StoreExternalIdClaimed', data: { ...ids, previousFileId: s.holder, fileRevision: c.fileRevision, overwrite: c.overwrite, at } }];
   },
 };

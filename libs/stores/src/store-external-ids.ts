@@ -4,6 +4,7 @@ import { commandHandler, foldEvents, Writes } from '@larder/event-store';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { HolderStatus, storeExternalIdDecider, StoreExternalIdCommand, StoreExternalIdState } from './store-external-id.aggregate';
 import { storeFileDecider } from './store-file.aggregate';
+import { StoreExternalIdClaimed } from './events';
 import { storeExternalIdStream, storeFileStream } from './streams';
 
 const handleExternalId = commandHandler(storeExternalIdDecider, (c: StoreExternalIdCommand) => storeExternalIdStream(c.storeId, c.externalId), { retries: 0 });
@@ -62,9 +63,18 @@ export class StoreExternalIds {
     await this.writes.run(handleExternalId, release, { orgId: organizationId, actor }, { retries: 5 });
   }
 
-  /** The file that holds the id now (null: nobody). */
-  async holderOf(storeId: string, externalId: string): Promise<string | null> {
-    return (await this.writes.fold(storeExternalIdDecider, storeExternalIdStream(storeId, externalId))).holder;
+  /**
+   * Whether `fileId` lost the id after claiming it: null while it holds it; else how the claim that
+   * took over from it was made (`overwrite`, or without: its claim was given up as abandoned).
+   */
+  async lostBy(storeId: string, externalId: string, fileId: string): Promise<'overwrite' | 'abandoned' | null> {
+    const history = await this.writes.store.readStream(storeExternalIdStream(storeId, externalId));
+    if (foldEvents(storeExternalIdDecider, history).holder === fileId) return null;
+    const claims = history.filter((e) => e.type === 'StoreExternalIdClaimed').map((e) => e.data as StoreExternalIdClaimed['data']);
+    let own = claims.length - 1;
+    while (own >= 0 && claims[own].fileId !== fileId) own--;
+    const taker = claims.slice(own + 1).find((c) => c.previousFileId === fileId);
+    return taker?.overwrite === false ? 'abandoned' : 'overwrite';
   }
 
   /** The holder as its own store-file stream shows it, relative to its claim. */

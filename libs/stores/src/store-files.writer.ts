@@ -222,9 +222,14 @@ export class StoreFilesWriter implements FileReferences {
       }
       throw err;
     }
-    // Stored: from here on nothing may turn this into an error.
-    const removed = externalId && claim ? await this.dropSuperseded(organizationId, s.id, externalId, file.id, claim.superseded, actor) : null;
-    const position = removed && added.position ? maxPosition(added.position, removed) : added.position;
+    // Stored: from here on nothing turns this into an error, but for a claim given up as abandoned (below).
+    const dropped = externalId && claim ? await this.dropSuperseded(organizationId, s.id, externalId, file.id, claim.superseded, actor) : null;
+    const position = dropped?.position && added.position ? maxPosition(added.position, dropped.position) : added.position;
+    if (dropped?.lostTo === 'abandoned') {
+      // this attach stalled past CLAIM_PENDING_MS between its claim and its add, and another file took the
+      // id (without overwrite): the file removed itself again, and the attach is not acknowledged
+      throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
+    }
     if (wait) added.settled = await this.writes.settle(STORE_FILE_PROJECTIONS, position).catch(() => false);
     return { row: await this.answer(organizationId, s.id, file.id, added, null), position };
   }
@@ -235,15 +240,24 @@ export class StoreFilesWriter implements FileReferences {
    * nothing to remove yet: the file that no longer holds the claim removes itself, so exactly one
    * store file keeps the external id.
    */
-  private async dropSuperseded(organizationId: string, storeId: string, externalId: string, fileId: string, superseded: string[], actor: string): Promise<Position | null> {
-    let last: Position | null = null;
+  private async dropSuperseded(
+    organizationId: string,
+    storeId: string,
+    externalId: string,
+    fileId: string,
+    superseded: string[],
+    actor: string,
+  ): Promise<{ position: Position | null; lostTo: 'overwrite' | 'abandoned' | null }> {
+    let position: Position | null = null;
+    let lostTo: 'overwrite' | 'abandoned' | null = null;
     try {
-      for (const id of superseded) last = (await this.removeSuperseded(organizationId, storeId, id, actor)) ?? last;
-      if ((await this.externalIds.holderOf(storeId, externalId)) !== fileId) last = (await this.removeSuperseded(organizationId, storeId, fileId, actor)) ?? last;
+      for (const id of superseded) position = (await this.removeSuperseded(organizationId, storeId, id, actor)) ?? position;
+      lostTo = await this.externalIds.lostBy(storeId, externalId, fileId);
+      if (lostTo) position = (await this.removeSuperseded(organizationId, storeId, fileId, actor)) ?? position;
     } catch (err) {
       this.logger.warn(`store ${storeId}: removing files superseded on external_id by ${fileId} failed: ${(err as Error).message}`);
     }
-    return last;
+    return { position, lostTo };
   }
 
   /** Queues every store file of the store (in `statuses`, when given) for ingestion again; answers how many. */
