@@ -252,8 +252,9 @@ export class StoreFilesWriter implements FileReferences {
     let lostTo: 'overwrite' | 'abandoned' | null = null;
     try {
       for (const id of superseded) position = (await this.removeSuperseded(organizationId, storeId, id, actor)) ?? position;
-      lostTo = await this.externalIds.lostBy(storeId, externalId, fileId);
-      if (lostTo) position = (await this.removeSuperseded(organizationId, storeId, fileId, actor)) ?? position;
+      const lost = await this.externalIds.lostBy(storeId, externalId, fileId);
+      if (lost) position = (await this.removeSuperseded(organizationId, storeId, fileId, actor)) ?? position;
+      lostTo = lost; // only once removed: a file still in the store is answered as added
     } catch (err) {
       this.logger.warn(`store ${storeId}: removing files superseded on external_id by ${fileId} failed: ${(err as Error).message}`);
     }
