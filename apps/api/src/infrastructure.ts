@@ -273,7 +273,8 @@ export async function createInfrastructure(
   await runner.setup({ awaitExternal: !options.indexOpenLater });
   mark(options.indexOpenLater ? 'projections' : 'projections and index');
 
-  // temporary files of writes cut off by a crash (kill -9 mid upload) are removed at start and then hourly
+  // temporary files of writes cut off by a crash (kill -9 mid upload) are removed at start and every few
+  // minutes: a dead process's of this host at once, others once untouched for TEMP_AGE_MS
   const TEMP_AGE_MS = 15 * 60_000;
   const sweepTemporary = () =>
     blobs
@@ -281,9 +282,9 @@ export async function createInfrastructure(
       .then((n) => n && logger.log(`removed ${n} temporary blob file${n === 1 ? '' : 's'} left by an interrupted write`))
       .catch((err: Error) => logger.warn(`sweeping temporary blob files: ${err.message}`));
   let sweeper: NodeJS.Timeout | null = null;
-  if (options.role !== 'cli' && config.runWorker) {
+  if (options.role !== 'cli') {
     void sweepTemporary();
-    sweeper = setInterval(() => void sweepTemporary(), 60 * 60_000);
+    sweeper = setInterval(() => void sweepTemporary(), 5 * 60_000);
     sweeper.unref();
   }
 

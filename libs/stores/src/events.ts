@@ -87,12 +87,20 @@ export type StoreNameEvent = StoreNameClaimed | StoreNameReleased;
 /**
  * Per-store uniqueness of `external_id`: one claim stream per (store, external id), held by one file.
  * A claim that takes over from another file names it (`previousFileId`), which is then removed.
+ * `fileRevision`: the claimant's store-file stream revision when it claimed (-1: no stream yet); its
+ * add is the first `StoreFileAdded` after it. `overwrite`: whether the claimant asked to replace the
+ * holder (both absent in older events).
  */
 export interface StoreExternalIdClaimed {
   type: 'StoreExternalIdClaimed';
-  data: { organizationId: string; storeId: string; externalId: string; fileId: string; previousFileId: string | null; at: string };
+  data: { organizationId: string; storeId: string; externalId: string; fileId: string; previousFileId: string | null; fileRevision?: number; overwrite?: boolean; at: string };
 }
-export type StoreExternalIdEvent = StoreExternalIdClaimed;
+/** A claimant whose add failed gives the id back to the file that held it before (`restoredFileId`). */
+export interface StoreExternalIdReleased {
+  type: 'StoreExternalIdReleased';
+  data: { organizationId: string; storeId: string; externalId: string; fileId: string; restoredFileId: string | null; at: string };
+}
+export type StoreExternalIdEvent = StoreExternalIdClaimed | StoreExternalIdReleased;
 
 export type ParsingStrategy = 'fast' | 'high_quality';
 

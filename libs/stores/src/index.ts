@@ -7,6 +7,7 @@ import { FilesReader } from '@larder/projections/files/files.reader';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoresWriter } from './stores.writer';
 import { StoreFilesWriter } from './store-files.writer';
+import { StoreExternalIds } from './store-external-ids';
 import { ContentUrls } from './content-urls';
 import { StoreFileAnswers } from './store-file-answers';
 import { AttachAuthority } from './authority';
@@ -120,6 +121,7 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     FilesReader,
     BucketsReader,
     StoresWriter,
+    StoreExternalIds,
     StoreFilesWriter,
     ContentUrls,
     AttachAuthority,

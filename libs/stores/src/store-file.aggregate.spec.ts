@@ -127,6 +127,17 @@ describe('store file decider', () => {
         .then({ type: 'StoreFileRemoved', data: { ...ids, organizationId: ORG, reason: 'deleted', bucketId: BUCKET, generation: 2, at: at(30) } });
     });
 
+    it('replaces a file in the store (other content or options) in one decision: its removal, then the add at the next generation', () => {
+      const { state } = given(storeFileDecider, added(1), started())
+        .when({ ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>), replace: true })
+        .then(removed('overwritten', 0), added(2));
+      expect(state).toMatchObject({ present: true, generation: 2, status: 'pending', attempt: 0, workerId: null });
+      // nothing to replace: a plain add
+      given(storeFileDecider)
+        .when({ ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>), replace: true })
+        .then(added(1));
+    });
+
     it('re-adds a removed file at the next generation', () => {
       const { state } = given(storeFileDecider, added(1), started(), removed('overwritten'))
         .when(add())

@@ -31,6 +31,8 @@ export type StoreFileCommand =
       copiedFrom?: StoreFileAdded['data']['copiedFrom'];
       /** Only when the store keeps its objects in a bucket. */
       bucketId?: string;
+      /** A file in the store is replaced (other content or options): its removal and the add are one append. */
+      replace?: boolean;
       now: Date;
     } & StoreFileContentData)
   | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
@@ -67,6 +69,12 @@ export type StoreFileCommand =
 
 /** The ingestion worker lost its lease or the file was removed or re-added meanwhile. */
 export class IngestionSupersededError extends ConflictError {}
+
+type RemovalReason = Extract<StoreFileCommand, { type: 'RemoveStoreFile' }>['reason'];
+
+function removed(storeId: string, fileId: string, organizationId: string, reason: RemovalReason, s: StoreFileState, at: string): StoreFileEvent {
+  return { type: 'StoreFileRemoved', data: { storeId, fileId, organizationId, reason, ...(s.added?.bucketId ? { bucketId: s.added.bucketId, generation: s.generation } : {}), at } };
+}
 
 export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFileEvent> = {
   initialState: () => ({ present: false, organizationId: null, generation: 0, status: null, attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null, added: null, metadata: null }),
@@ -118,13 +126,15 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
   decide(c, s) {
     const at = c.now.toISOString();
     if (c.type === 'AddStoreFile') {
-      if (s.present) throw new ConflictError(`File ${c.fileId} is already in store ${c.storeId}`);
-      const { type: _t, now: _n, ...rest } = c;
+      if (s.present && !c.replace) throw new ConflictError(`File ${c.fileId} is already in store ${c.storeId}`);
+      const { type: _t, now: _n, replace: _r, ...rest } = c;
       void _t;
       void _n;
+      void _r;
       const { chunking, ...fields } = rest;
       // `chunking` is written only when set, so events of files added without one stay as they were
-      return [{ type: 'StoreFileAdded', data: { ...fields, ...(chunking ? { chunking } : {}), copiedFrom: c.copiedFrom ?? null, generation: s.generation + 1, at } }];
+      const added: StoreFileEvent = { type: 'StoreFileAdded', data: { ...fields, ...(chunking ? { chunking } : {}), copiedFrom: c.copiedFrom ?? null, generation: s.generation + 1, at } };
+      return s.present ? [removed(c.storeId, c.fileId, c.organizationId, 'overwritten', s, at), added] : [added];
     }
     if (!s.present || s.organizationId !== c.organizationId) throw new NotFoundError(`File ${c.fileId} not found in store ${c.storeId}`);
     switch (c.type) {
@@ -135,19 +145,7 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         if (s.status !== 'pending' && s.status !== 'in_progress') return [];
         return [{ type: 'StoreFileIngestionCancelled', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, generation: s.generation, at } }];
       case 'RemoveStoreFile':
-        return [
-          {
-            type: 'StoreFileRemoved',
-            data: {
-              storeId: c.storeId,
-              fileId: c.fileId,
-              organizationId: c.organizationId,
-              reason: c.reason,
-              ...(s.added?.bucketId ? { bucketId: s.added.bucketId, generation: s.generation } : {}),
-              at,
-            },
-          },
-        ];
+        return [removed(c.storeId, c.fileId, c.organizationId, c.reason, s, at)];
       case 'ReingestStoreFile':
         return [
           {

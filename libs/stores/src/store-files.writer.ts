@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
-import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, NotFoundError, Position } from '@larder/kernel';
-import { commandHandler, CommandResult, Writes } from '@larder/event-store';
+import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, maxPosition, NotFoundError, Position } from '@larder/kernel';
+import { commandHandler, CommandResult, foldEvents, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
-import { storeExternalIdDecider, ClaimStoreExternalId } from './store-external-id.aggregate';
-import { storeExternalIdStream, storeFileStream } from './streams';
+import { StoreExternalIds } from './store-external-ids';
+import { storeFileStream } from './streams';
 import { ChunkingData, ParsingStrategy } from './events';
 import { embedsMetadata } from '@larder/ingestion/embedding-context';
 import { chunkingFor } from '@larder/ingestion/chunker';
@@ -15,8 +15,6 @@ export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 export const handleStoreFile = commandHandler(storeFileDecider, (c: StoreFileCommand) => storeFileStream(c.storeId, c.fileId));
-// every concurrent upsert of one external id competes for this stream: each retry round lets one through
-const handleExternalId = commandHandler(storeExternalIdDecider, (c: ClaimStoreExternalId) => storeExternalIdStream(c.storeId, c.externalId), { retries: 200 });
 
 /** A store file as its decided state shows it (the answer of a write whose read model is late). */
 export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | null): StoreFileRow | null {
@@ -77,6 +75,7 @@ export class StoreFilesWriter implements FileReferences {
     private readonly writes: Writes,
     private readonly stores: StoresReader,
     private readonly reader: StoreFilesReader,
+    private readonly externalIds: StoreExternalIds,
     @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
   ) {}
 
@@ -105,10 +104,12 @@ export class StoreFilesWriter implements FileReferences {
   }
 
   /** Removes a store file that another write superseded; already gone is fine. */
-  private async removeSuperseded(organizationId: string, storeId: string, fileId: string, actor: string): Promise<void> {
-    await this.decide({ type: 'RemoveStoreFile', storeId, organizationId, fileId, reason: 'overwritten' }, actor, false).catch((err) => {
+  private async removeSuperseded(organizationId: string, storeId: string, fileId: string, actor: string): Promise<Position | null> {
+    const r = await this.decide({ type: 'RemoveStoreFile', storeId, organizationId, fileId, reason: 'overwritten' }, actor, false).catch((err) => {
       if (!(err instanceof NotFoundError)) throw err;
+      return null;
     });
+    return r?.position ?? null;
   }
 
   async resolveStore(organizationId: string, identifier: string): Promise<StoreRow> {
@@ -158,7 +159,8 @@ export class StoreFilesWriter implements FileReferences {
     // the file's own size (OpenAI's static strategy, or Mixedbread's max_chunk_size with the strategy's share of overlap), else the store's
     const chunking = input.chunking ?? (maxChunkSize ? chunkingFor(strategy, maxChunkSize) : null) ?? s.config.chunking ?? null;
     // the store file's own stream, not the read model (which may lag), says whether it is there
-    const existing = await this.stateOf(s.id, file.id);
+    const fileHistory = await this.writes.store.readStream(storeFileStream(s.id, file.id));
+    const existing = foldEvents(storeFileDecider, fileHistory);
     if (existing.present && existing.added) {
       // Upsert: the same content and options only update metadata; anything else re-ingests.
       const a = existing.added;
@@ -170,8 +172,8 @@ export class StoreFilesWriter implements FileReferences {
         sameChunking(a.chunking, chunking) &&
         a.externalId === externalId &&
         existing.status !== 'cancelled';
-      const before = await this.reader.get(organizationId, s.id, file.id);
       if (same) {
+        const before = await this.reader.get(organizationId, s.id, file.id);
         if (input.metadata === undefined) return { row: before ?? storeFileRowFromState(existing, null)!, position: null };
         const r = await this.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor, wait);
         const again = await this.reembedForMetadata(
@@ -184,65 +186,79 @@ export class StoreFilesWriter implements FileReferences {
         const last = again ?? r;
         return { row: await this.answer(organizationId, s.id, file.id, last, before), position: last.position };
       }
-      await this.removeSuperseded(organizationId, s.id, file.id, actor);
     }
-    if (externalId) {
-      // Files that held the external id before claims existed (read before the claim: none of them is a later claimant's).
-      const legacy = (await this.reader.byExternalId(s.id, externalId)).filter((f) => f.fileId !== file.id);
-      const history = await this.writes.store.readStream(storeExternalIdStream(s.id, externalId));
-      const holder = history.length ? (history[history.length - 1].data as { fileId: string }).fileId : null;
-      const holderPresent = holder !== null && holder !== file.id && (await this.stateOf(s.id, holder)).present;
-      if (!history.length && legacy.length && input.overwrite === false) throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
-      const claim = await this.writes.run(
-        handleExternalId,
-        { type: 'ClaimStoreExternalId', organizationId, storeId: s.id, externalId, fileId: file.id, overwrite: input.overwrite !== false, holderPresent, now: this.writes.now() },
-        { orgId: organizationId, actor },
-      );
-      const previous = (claim.events[0]?.data as { previousFileId?: string | null } | undefined)?.previousFileId ?? null;
-      const superseded = new Set([...(history.length ? [] : legacy.map((f) => f.fileId)), ...(previous ? [previous] : [])]);
-      superseded.delete(file.id);
-      for (const id of superseded) await this.removeSuperseded(organizationId, s.id, id, actor);
+    // Decide before changing anything: a refused claim (409) leaves the store as it was.
+    const fileRevision = fileHistory.length ? fileHistory[fileHistory.length - 1].revision : -1;
+    const claim = externalId ? await this.externalIds.claim(organizationId, actor, s.id, s.name, externalId, file.id, fileRevision, input.overwrite !== false) : null;
+    const add: WithoutClock<StoreFileCommand> = {
+      type: 'AddStoreFile',
+      storeId: s.id,
+      organizationId,
+      fileId: file.id,
+      filename: file.filename,
+      mimeType: file.mimeType,
+      bytes: Number(file.bytes),
+      sha256: file.sha256,
+      blobKey: file.blobKey,
+      fileVersion: file.version,
+      metadata: input.metadata ?? null,
+      externalId,
+      parsingStrategy: strategy,
+      chunking,
+      contextualization: s.config.contextualization as boolean,
+      ...(s.bucketId ? { bucketId: s.bucketId } : {}),
+      // a re-attach with other content or options replaces the file in the same append
+      ...(existing.present ? { replace: true } : {}),
+    };
+    let added: CommandResult<StoreFileState> & { settled: boolean };
+    try {
+      added = await this.decide(add, actor, false);
+    } catch (err) {
+      // nothing was added: the id goes back to the file that held it, so it is not kept from others
+      if (externalId && claim?.appended) {
+        await this.externalIds
+          .release(organizationId, actor, s.id, externalId, file.id)
+          .catch((e: Error) => this.logger.warn(`store ${s.id}: releasing external_id of ${file.id} failed: ${e.message}`));
+      }
+      throw err;
     }
-    const added = await this.decide(
-      {
-        type: 'AddStoreFile',
-        storeId: s.id,
-        organizationId,
-        fileId: file.id,
-        filename: file.filename,
-        mimeType: file.mimeType,
-        bytes: Number(file.bytes),
-        sha256: file.sha256,
-        blobKey: file.blobKey,
-        fileVersion: file.version,
-        metadata: input.metadata ?? null,
-        externalId,
-        parsingStrategy: strategy,
-        chunking,
-        contextualization: s.config.contextualization as boolean,
-        ...(s.bucketId ? { bucketId: s.bucketId } : {}),
-      },
-      actor,
-      wait,
-    );
-    // Stored: from here on nothing may turn this into an error.
-    if (externalId) await this.dropIfSuperseded(organizationId, s.id, externalId, file.id, actor);
-    return { row: await this.answer(organizationId, s.id, file.id, added, null), position: added.position };
+    // Stored: from here on nothing turns this into an error, but for a claim given up as abandoned (below).
+    const dropped = externalId && claim ? await this.dropSuperseded(organizationId, s.id, externalId, file.id, claim.superseded, actor) : null;
+    const position = dropped?.position && added.position ? maxPosition(added.position, dropped.position) : added.position;
+    if (dropped?.lostTo === 'abandoned') {
+      // this attach stalled past CLAIM_PENDING_MS between its claim and its add, and another file took the
+      // id (without overwrite): the file removed itself again, and the attach is not acknowledged
+      throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
+    }
+    if (wait) added.settled = await this.writes.settle(STORE_FILE_PROJECTIONS, position).catch(() => false);
+    return { row: await this.answer(organizationId, s.id, file.id, added, null), position };
   }
 
   /**
-   * A concurrent upsert of the same external id may have claimed it between this file's claim and its
-   * add, and found nothing to remove yet: the file that no longer holds the claim removes itself, so
-   * exactly one store file keeps the external id.
+   * After the claimant's add: the files it took the external id over from are removed. A concurrent
+   * upsert with `overwrite` may have claimed the id between this file's claim and its add, and found
+   * nothing to remove yet: the file that no longer holds the claim removes itself, so exactly one
+   * store file keeps the external id.
    */
-  private async dropIfSuperseded(organizationId: string, storeId: string, externalId: string, fileId: string, actor: string): Promise<void> {
+  private async dropSuperseded(
+    organizationId: string,
+    storeId: string,
+    externalId: string,
+    fileId: string,
+    superseded: string[],
+    actor: string,
+  ): Promise<{ position: Position | null; lostTo: 'overwrite' | 'abandoned' | null }> {
+    let position: Position | null = null;
+    let lostTo: 'overwrite' | 'abandoned' | null = null;
     try {
-      const history = await this.writes.store.readStream(storeExternalIdStream(storeId, externalId));
-      const holder = history.length ? (history[history.length - 1].data as { fileId: string }).fileId : null;
-      if (holder !== fileId) await this.removeSuperseded(organizationId, storeId, fileId, actor);
+      for (const id of superseded) position = (await this.removeSuperseded(organizationId, storeId, id, actor)) ?? position;
+      const lost = await this.externalIds.lostBy(storeId, externalId, fileId);
+      if (lost) position = (await this.removeSuperseded(organizationId, storeId, fileId, actor)) ?? position;
+      lostTo = lost; // only once removed: a file still in the store is answered as added
     } catch (err) {
-      this.logger.warn(`store ${storeId}: checking external_id holder of ${fileId} failed: ${(err as Error).message}`);
+      this.logger.warn(`store ${storeId}: removing files superseded on external_id by ${fileId} failed: ${(err as Error).message}`);
     }
+    return { position, lostTo };
   }
 
   /** Queues every store file of the store (in `statuses`, when given) for ingestion again; answers how many. */
