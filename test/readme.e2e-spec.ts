@@ -2,6 +2,7 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { runInThisContext } from 'vm';
 import { ChatCompletionsDouble, startChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
@@ -38,7 +39,7 @@ function runnable(code: string, baseURL: string): string {
       return `const ${v} = require('${mod}'); const ${def} = ${v}.default ?? ${v};${named ? ` const {${named}} = ${v};` : ''}`;
     })
     .replaceAll('http://127.0.0.1:8000', baseURL);
-  return `return (async () => {\n${body}\nreturn { ${names.join(', ')} };\n})();`;
+  return `(function (require, process) { return (async () => {\n${body}\nreturn { ${names.join(', ')} };\n})(); })`;
 }
 
 describe('README: every TypeScript block runs as written against a server', () => {
@@ -74,7 +75,8 @@ describe('README: every TypeScript block runs as written against a server', () =
     process.env.MIXEDBREAD_BASE_URL = t.baseURL;
     process.chdir(dir);
     try {
-      const result = (await new Function('require', runnable(code, t.baseURL))(require)) as Record<string, any>;
+      const program = runInThisContext(runnable(code, t.baseURL)) as (r: NodeJS.Require, p: NodeJS.Process) => Promise<Record<string, any>>;
+      const result = await program(require, process);
       // what the blocks promise
       if (result.file?.status !== undefined) expect(result.file.status).toBe('completed');
       if (result.hits) expect(result.hits.data.length).toBeGreaterThan(0);
