@@ -16,3 +16,4 @@ export * from './ids';
 export * from './event-stream';
 export * from './durations';
 export * from './uuid-param';
+export * from './segments-param';
