@@ -99,9 +99,10 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     if (!web && !pins.length && !this.retrieval.reranks(options)) {
       // The ranking is the fusion's: only the chunks of the answer's hits are read, not those of all the candidates.
       const hits = await this.retrieval.retrieveHits(stores, effective, params, candidates, vector, timing);
+      // without a reranker, `rerank.top_k` still bounds the answer
       results = await this.retrieval.hydrate(
         hits.filter((c) => c.score >= options.scoreThreshold),
-        params.topK,
+        Math.min(params.topK, options.rerank?.topK ?? params.topK),
         timing,
       );
       reranked = { reranked: false };
