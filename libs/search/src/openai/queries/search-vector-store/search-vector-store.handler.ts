@@ -1,6 +1,6 @@
 import { Inject, Optional } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { DomainError } from '@larder/kernel';
+import { DomainError, metadataAsMap } from '@larder/kernel';
 import { LLM, Llm } from '@larder/ai';
 import { DEFAULT_RERANK_MODEL } from '../../../search-options.request.dto';
 import { SearchStoresQuery } from '../../../queries/search-stores/search-stores.query';
@@ -104,7 +104,7 @@ export class SearchVectorStoreHandler implements IQueryHandler<SearchVectorStore
         file_id: c.file_id,
         filename: c.filename,
         score: c.score,
-        attributes: c.metadata ?? {},
+        attributes: metadataAsMap(c.metadata),
         content: [{ type: 'text', text: 'text' in c ? c.text : (c.ocr_text ?? '') }],
       })) /* an image chunk answers with its OCR text */,
       has_more: false,
