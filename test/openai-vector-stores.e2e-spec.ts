@@ -235,6 +235,21 @@ describe('OpenAI vector stores over the same stores, driven by the openai client
     expect(billed).not.toBeNull();
   });
 
+  it('search_options.rewrite_query of /v1/stores/search asks the model too, and searches and records its rewrite', async () => {
+    double.reply({ content: 'sourdough starter rye flour', usage: { prompt_tokens: 30, completion_tokens: 3 } });
+    const asked = 'hmm my bubbly jar thingy?';
+    const res = await mxb.stores.search({ query: asked, store_identifiers: [bakery.id], top_k: 1, search_options: { rewrite_query: true } });
+    expect(res.data[0].filename).toBe('starter.md');
+    const sent = double.requests[double.requests.length - 1].body;
+    expect(sent.messages[sent.messages.length - 1]).toMatchObject({ role: 'user', content: asked });
+    let event: any;
+    for (const deadline = Date.now() + 15_000; Date.now() < deadline && !event; await new Promise((r) => setTimeout(r, 100))) {
+      const events = ((await (await raw(`/v1/stores/${bakery.id}/events?event_type=search&limit=50`)).json()) as any).data;
+      event = events.find((e: any) => e.rewritten_query === 'sourdough starter rye flour');
+    }
+    expect(event).toMatchObject({ query: asked, rewritten_query: 'sourdough starter rye flour' });
+  });
+
   it('honours a static chunking strategy per store and per file', async () => {
     const long = Array.from({ length: 36 }, (_, i) => `Step ${i + 1}: fold the dough gently, rest it for twenty minutes, and keep it covered so that it does not dry out.`).join('\n\n');
     const small = await openai.vectorStores.create({ name: 'Small chunks', chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 100, chunk_overlap_tokens: 20 } } });

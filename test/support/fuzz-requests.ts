@@ -904,8 +904,8 @@ export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options:
     store_id: fc.constantFrom(...stores.map((s) => s.id)),
     file_id: fc.constantFrom(...files, ...fx.other.files),
     'file_ids[]': fc.constantFrom(...files, ...fx.other.files),
-    // the document says "any" for metadata; the service takes an object
-    metadata: fc.oneof(anyObject(2), fc.constant(null)),
+    // metadata is any JSON value
+    metadata: fc.oneof(anyObject(2), fc.constant(null), fc.string({ maxLength: 20 }), fc.integer(), fc.array(fc.integer(), { maxLength: 3 })),
     // embeddings and reranking name a served model (or `default`) to get past the 404
     model: fc.constantFrom(...SERVED_MODELS, 'default', 'not-a-served-model'),
     ...options.hints,

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { readFileSync, statSync } from 'fs';
+import { createServer } from 'net';
 import { join } from 'path';
 import type { Logger } from '@nestjs/common';
 import type { EmbeddedPostgres } from '@larder/database';
@@ -50,9 +51,39 @@ function bundleIsCurrent(manifest: string): boolean {
   }
 }
 
+/** One line that says why the server cannot take its address (a port in use, or not permitted), or null for any other error. */
+function cannotListen(err: NodeJS.ErrnoException, config: LarderConfig): string | null {
+  const where = `${config.host}:${config.port}`;
+  if (err?.code === 'EADDRINUSE') return `Larder cannot listen on ${where}: the port is in use. Stop what holds it, or set PORT to a free port.`;
+  if (err?.code === 'EACCES') return `Larder cannot listen on ${where}: not permitted (ports below 1024 need privileges). Set PORT to a port from 1024 up.`;
+  if (err?.code === 'EADDRNOTAVAIL') return `Larder cannot listen on ${where}: this machine has no such address. Set HOST to one of its addresses (or 0.0.0.0).`;
+  return null;
+}
+
+/** Whether the server's address can be taken: tried before anything starts, so a busy port ends the start at once, with one line. */
+function probeListen(config: LarderConfig): Promise<NodeJS.ErrnoException | null> {
+  if (!config.port) return Promise.resolve(null);
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err));
+    probe.listen(config.port, config.host, () => probe.close(() => resolve(null)));
+  });
+}
+
+/** Says why the server cannot listen and ends the process; rethrows any other error. */
+function exitUnlessListenable(err: unknown, config: LarderConfig): void {
+  const why = cannotListen(err as NodeJS.ErrnoException, config);
+  if (!why) throw err;
+  // eslint-disable-next-line no-console
+  console.error(why);
+  process.exit(1);
+}
+
 async function main(): Promise<void> {
   const timeline = new StartTimeline('node');
   const config = loadConfig();
+  const busy = await probeListen(config);
+  if (busy) exitUnlessListenable(busy, config);
   let infraLogger: Logger | null = null;
   const embedded = startDatabaseEarly(config, () => infraLogger!);
   // the embedded chunk index's IVF lists are read in a worker thread meanwhile too (the index takes them if the file is unchanged)
@@ -64,7 +95,13 @@ async function main(): Promise<void> {
   timeline.mark(bundled ? 'modules (bundle)' : 'modules');
   const shutdownMs = shutdownTimeoutMs();
   const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined, ivfPrefetch: ivfPrefetch ?? undefined });
-  await larder.app.listen(config.port, config.host);
+  try {
+    await larder.app.listen(config.port, config.host);
+  } catch (err) {
+    // taken since the probe
+    await larder.close().catch(() => undefined);
+    exitUnlessListenable(err, config);
+  }
   timeline.mark('listen');
   const logger = new Logger('Larder');
   logger.log(

@@ -70,43 +70,70 @@ export function embeddingInput(chunk: Pick<Chunk, 'text' | 'context'>, o: { file
   return head ? `${head}\n\n${chunk.text}` : chunk.text;
 }
 
+/** A block, or a part of one, packed into chunks: `offset` and the lines are those of its own text. */
 interface Piece {
   text: string;
   tokens: number;
   block: Block;
   headings: Heading[];
+  offset: number;
+  startLine: number;
+  endLine: number;
 }
 
-const SENTENCE = /[^.!?\n]+(?:[.!?]+["'”’)]*\s*|\n+|$)/g;
+/** Sentences (with what ends them), or runs of newlines: every character of the text is in one. */
+const SENTENCE = /[^.!?\n]*(?:[.!?]+["'”’)]*\s*|\n+|$)/g;
 
-function splitOversized(text: string, maxTokens: number, bySentence: boolean): string[] {
+const newlines = (s: string) => {
+  let n = 0;
+  for (let i = s.indexOf('\n'); i >= 0; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+};
+
+/** Cuts an oversized text into parts under the budget, by sentences or by lines (words when one alone is too long); `at`: where each part begins in `text`. */
+function splitOversized(text: string, maxTokens: number, bySentence: boolean): Array<{ text: string; at: number }> {
   const units = bySentence ? (text.match(SENTENCE) ?? [text]) : text.split(/(?<=\n)/);
-  const out: string[] = [];
+  const out: Array<{ text: string; at: number }> = [];
+  const push = (s: string, at: number) => {
+    if (s.trim()) out.push({ text: s.trim(), at: at + s.length - s.trimStart().length });
+  };
   let cur = '';
+  let curAt = 0;
+  let pos = 0;
   for (const u of units) {
     if (estimateTokens(u) > maxTokens) {
-      if (cur.trim()) out.push(cur.trim());
+      push(cur, curAt);
       cur = '';
-      const words = u.split(/(\s+)/);
       let w = '';
-      for (const x of words) {
+      let wAt = pos;
+      for (const x of u.split(/(\s+)/)) {
         if (estimateTokens(w + x) > maxTokens && w.trim()) {
-          out.push(w.trim());
+          push(w, wAt);
+          wAt += w.length;
           w = '';
         }
         w += x;
       }
-      if (w.trim()) cur = w;
+      if (w.trim()) [cur, curAt] = [w, wAt];
+      pos += u.length;
       continue;
     }
     if (estimateTokens(cur + u) > maxTokens && cur.trim()) {
-      out.push(cur.trim());
+      push(cur, curAt);
       cur = '';
     }
+    if (!cur) curAt = pos;
     cur += u;
+    pos += u.length;
   }
-  if (cur.trim()) out.push(cur.trim());
+  push(cur, curAt);
   return out;
+}
+
+/** The piece of `block` that is its text from `at` on (`text` long): its offset and lines in the document. */
+function pieceOf(block: Block, text: string, at: number, headings: Heading[]): Piece {
+  const startLine = block.startLine > 0 ? block.startLine + newlines(block.text.slice(0, at)) : 0;
+  return { text, tokens: estimateTokens(text), block, headings, offset: block.offset + at, startLine, endLine: startLine > 0 ? startLine + newlines(text) : 0 };
 }
 
 /** Removes lines repeated at the top or bottom of most PDF pages and joins hyphenated line breaks. */
@@ -177,12 +204,13 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
     if (b.kind === 'heading') {
       while (path.length && path[path.length - 1].level >= (b.level ?? 1)) path.pop();
       path.push({ level: b.level ?? 1, text: b.text });
-      pieces.push({ text: b.text, tokens: estimateTokens(rendered(doc, b, b.text)), block: b, headings: [...path] });
+      const tokens = estimateTokens(rendered(doc, b, b.text));
+      pieces.push({ text: b.text, tokens, block: b, headings: [...path], offset: b.offset, startLine: b.startLine, endLine: b.endLine });
       continue;
     }
     const tokens = estimateTokens(b.text);
-    const parts = tokens > budget ? splitOversized(b.text, budget, mode === 'high_quality' && b.kind !== 'code' && b.kind !== 'definition') : [b.text];
-    for (const t of parts) pieces.push({ text: t, tokens: estimateTokens(t), block: b, headings: [...path] });
+    const parts = tokens > budget ? splitOversized(b.text, budget, mode === 'high_quality' && b.kind !== 'code' && b.kind !== 'definition') : [{ text: b.text, at: 0 }];
+    for (const t of parts) pieces.push(pieceOf(b, t.text, t.at, [...path]));
   }
 
   const chunks: Chunk[] = [];
@@ -203,10 +231,14 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
     if (!carry.length && overlapTokens > 0) {
       const last = cur[cur.length - 1];
       if (last.block.kind !== 'heading' && last.block.kind !== 'definition' && last.block.kind !== 'row') {
-        const words = last.text.split(/\s+/);
-        const tail = words.slice(Math.max(1, words.length - Math.floor(overlapTokens * 0.75))).join(' ');
-        if (tail && tail !== last.text) {
-          carry.push({ ...last, text: tail, tokens: estimateTokens(tail) });
+        // the last words, as the text has them: word k begins after the k-th run of whitespace
+        const gaps = [...last.text.matchAll(/\s+/g)];
+        const k = Math.max(1, gaps.length + 1 - Math.floor(overlapTokens * 0.75));
+        const at = k <= gaps.length ? gaps[k - 1].index + gaps[k - 1][0].length : last.text.length;
+        const tail = last.text.slice(at);
+        if (tail.trim() && tail !== last.text) {
+          const start = last.offset - last.block.offset;
+          carry.push(pieceOf(last.block, tail, start + at, last.headings));
           carried += carry[0].tokens;
         }
       }
@@ -247,8 +279,8 @@ function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: 
     .join('');
   const text = prefix + body;
   const first = pieces[0];
-  const startLine = Math.min(...pieces.map((p) => p.block.startLine).filter((n) => n > 0), Number.MAX_SAFE_INTEGER);
-  const endLine = Math.max(0, ...pieces.map((p) => p.block.endLine));
+  const startLine = Math.min(...pieces.map((p) => p.startLine).filter((n) => n > 0), Number.MAX_SAFE_INTEGER);
+  const endLine = Math.max(0, ...pieces.map((p) => p.endLine));
   // reported 0-based, as upstream does (mgrep prints start_line + 1); num_lines 0: the chunk has no line range
   const lineMeta = startLine !== Number.MAX_SAFE_INTEGER ? { start_line: startLine - 1, num_lines: endLine - startLine + 1 } : { start_line: 0, num_lines: 0 };
   const common = doc.fileExtension ? { file_extension: doc.fileExtension } : {};
@@ -298,7 +330,7 @@ function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: 
     text,
     embedText,
     context,
-    offset: first.block.offset,
+    offset: first.offset,
     tokens: estimateTokens(text),
     generatedMetadata: generated,
   };

@@ -22,6 +22,11 @@ describe('store contextualization: what is put before a chunk’s embedded text'
     expect(metadataLines(m, ['author'])).toBe('author.name: Ada\nauthor.born: 1815');
     expect(metadataLines(m, false)).toBeNull();
     expect(metadataLines(null, true)).toBeNull();
+    // metadata that is no object: its value, when all of it is embedded
+    expect(metadataLines('shelf two', true)).toBe('shelf two');
+    expect(metadataLines(['jam', 3], true)).toBe('jam, 3');
+    expect(metadataLines(0, true)).toBe('0');
+    expect(metadataLines('shelf two', ['shelf'])).toBeNull();
     expect(metadataLines({ big: 'x'.repeat(10_000) }, true)!.length).toBe(METADATA_CONTEXT_CHARS);
   });
 });

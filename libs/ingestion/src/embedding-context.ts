@@ -46,9 +46,13 @@ function at(metadata: unknown, path: string): unknown {
   return v;
 }
 
-/** The metadata lines (`key: value`, dot paths for nested keys) a plan embeds, at most `METADATA_CONTEXT_CHARS`; null when none. */
+/**
+ * The metadata lines (`key: value`, dot paths for nested keys) a plan embeds, at most
+ * `METADATA_CONTEXT_CHARS`; null when none. Metadata that is no object is one line of its value
+ * (all of it), or nothing (listed paths).
+ */
 export function metadataLines(metadata: unknown, which: boolean | string[]): string | null {
-  if (which === false || !metadata || typeof metadata !== 'object' || Array.isArray(metadata)) return null;
+  if (which === false || metadata === null || metadata === undefined) return null;
   const out: string[] = [];
   if (which === true) flatten('', metadata, out);
   else for (const path of which) flatten(path, at(metadata, path), out);

@@ -111,5 +111,6 @@ export async function parseFile(data: Buffer, filename: string, mimeType: string
  * 2: declared generated-metadata shapes, chunk context (title, heading path) kept beside the
  * text, images through OCR.
  * 3: line numbers (`start_line`) 0-based, as upstream reports them.
+ * 4: a chunk's offset and lines are those of its own text (a part of a split block, an overlap tail).
  */
-export const PARSER_VERSION = 3;
+export const PARSER_VERSION = 4;

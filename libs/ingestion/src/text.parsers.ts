@@ -18,7 +18,9 @@ export function paragraphs(text: string, firstLine = 1, baseOffset = 0, kind: Bl
   let offset = 0;
   const flush = (endIdx: number) => {
     if (cur.length && cur.join('').trim()) {
-      blocks.push({ text: cur.join('\n').trim(), kind, startLine: firstLine + start, endLine: firstLine + endIdx, offset: baseOffset + startOffset });
+      // the offset of the text itself, past the first line's indentation
+      const lead = cur[0].length - cur[0].trimStart().length;
+      blocks.push({ text: cur.join('\n').trim(), kind, startLine: firstLine + start, endLine: firstLine + endIdx, offset: baseOffset + startOffset + lead });
     }
     cur = [];
   };
@@ -75,7 +77,8 @@ export function parseMarkdown(src: Source): ParsedDocument {
   let offset = offsetBase;
   const flush = (end: number) => {
     if (para && para.lines.join('').trim()) {
-      blocks.push({ text: para.lines.join('\n').trim(), kind: para.kind, startLine: lineBase + para.start, endLine: lineBase + end, offset: para.offset });
+      const lead = para.lines[0].length - para.lines[0].trimStart().length;
+      blocks.push({ text: para.lines.join('\n').trim(), kind: para.kind, startLine: lineBase + para.start, endLine: lineBase + end, offset: para.offset + lead });
     }
     para = null;
   };

@@ -17,3 +17,4 @@ export * from './event-stream';
 export * from './durations';
 export * from './uuid-param';
 export * from './signing';
+export * from './segments-param';

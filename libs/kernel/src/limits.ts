@@ -35,10 +35,12 @@ export const LIMITS = {
 
 const byteLength = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '', 'utf8');
 
-/** The first way `value` breaks the metadata limits, or null. Iterative: any nesting is safe. */
+/**
+ * The first way `value` breaks the metadata limits, or null. Metadata is any JSON value (an object,
+ * a list, a string, a number, a boolean, null), as the clients type it. Iterative: any nesting is safe.
+ */
 export function metadataProblem(value: unknown): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) return 'metadata must be a JSON object';
   if (byteLength(value) > LIMITS.metadataBytes) return `metadata must be at most ${LIMITS.metadataBytes} bytes as JSON`;
   let keys = 0;
   const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 1 }];
@@ -59,34 +61,25 @@ export function metadataProblem(value: unknown): string | null {
   return null;
 }
 
+/** Metadata where OpenAI's API types a map (a vector store's `metadata`, a file's `attributes`): an object as it is, anything else as `{}`. */
+export const metadataAsMap = (metadata: unknown): object => (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : {});
+
 /** For values that do not pass through a DTO (multipart fields): 422 at `loc` when metadata breaks a limit. */
 export function checkMetadata(value: unknown, loc: Loc): void {
   const problem = metadataProblem(value);
   if (problem) throw new ValidationFailedError([{ loc, msg: problem, type: 'value_error' }]);
 }
 
-const isObjectOrAbsent = (v: unknown) => v === null || v === undefined || (typeof v === 'object' && !Array.isArray(v));
-
-/**
- * class-validator: a metadata object within LIMITS (null and absent pass; combine with @IsOptional).
- * A value that is not a JSON object is pydantic's `dict_type`; an object over a limit a `value_error`.
- */
+/** class-validator: metadata (any JSON value) within LIMITS (null and absent pass; combine with @IsOptional); over a limit a `value_error`. */
 export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
   return (target: object, propertyName: string | symbol) => {
-    registerDecorator({
-      name: 'check.metadataObject',
-      target: target.constructor,
-      propertyName: String(propertyName),
-      options: { ...options, context: { type: 'dict_type' } },
-      validator: { validate: isObjectOrAbsent, defaultMessage: () => 'Input should be a valid dictionary (a JSON object)' },
-    });
     registerDecorator({
       name: 'isMetadata',
       target: target.constructor,
       propertyName: String(propertyName),
       options: { ...options, context: { type: 'value_error' } },
       validator: {
-        validate: (v: unknown) => !isObjectOrAbsent(v) || metadataProblem(v) === null,
+        validate: (v: unknown) => metadataProblem(v) === null,
         defaultMessage: (args) => metadataProblem(args?.value) ?? 'invalid metadata',
       },
     });

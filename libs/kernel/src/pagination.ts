@@ -151,6 +151,18 @@ export interface IdCursorPage<T> {
   has_more: boolean;
 }
 
+/** A cursor page that carries OpenAI's list fields beside its `pagination` too. */
+export type CursorPageWithIds<T> = CursorPage<T> & Omit<IdCursorPage<T>, 'object' | 'data'>;
+
+/**
+ * A cursor page answered in both shapes: Mixedbread's `pagination` and OpenAI's top-level `has_more`,
+ * `first_id` and `last_id` (OpenAI's client reads `has_more` and asks for `after=<last_id>`).
+ */
+export function withIdCursorFields<T>(page: CursorPage<T>, idOf: (item: T) => string): CursorPageWithIds<T> {
+  const { data } = page;
+  return { ...page, first_id: data.length ? idOf(data[0]) : null, last_id: data.length ? idOf(data[data.length - 1]) : null, has_more: page.pagination.has_more };
+}
+
 /** One keyset query of an id-cursor listing: rows beyond `anchor` (`cmp` on the sort keys) in `order`. */
 export interface IdCursorFetch {
   /** The id whose sort keys bound the page; null: from the start. */

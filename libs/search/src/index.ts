@@ -53,6 +53,7 @@ import { ListModelsHttpController } from './queries/list-models/list-models.http
 import { GetModelHandler } from './queries/get-model/get-model.handler';
 import { GetModelHttpController } from './queries/get-model/get-model.http.controller';
 import { SearchVectorStoreHandler } from './openai/queries/search-vector-store/search-vector-store.handler';
+import { QueryRewriter } from './query-rewriter';
 import { SearchVectorStoreHttpController } from './openai/queries/search-vector-store/search-vector-store.http.controller';
 
 export { SEARCH_CONFIG } from './search.config';
@@ -132,6 +133,7 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     ListModelsHandler,
     GetModelHandler,
     SearchVectorStoreHandler,
+    QueryRewriter,
   ],
   exports: [StoreAccess, Retrieval],
 })

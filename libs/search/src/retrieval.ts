@@ -202,7 +202,9 @@ export class Retrieval {
    * model error) does not fail the search: the fused ranking stands, and `reranked` says so.
    */
   async rerank(query: string, results: RankedChunk[], options: SearchOptions, timing: Timing = {}): Promise<{ results: RankedChunk[]; reranked: boolean }> {
-    if (!options.rerank || !this.reranker || !results.length) return { results, reranked: false };
+    // `rerank.top_k` keeps that many whether or not a reranker ranks them
+    const kept = (r: RankedChunk[]) => (options.rerank?.topK ? r.slice(0, options.rerank.topK) : r);
+    if (!options.rerank || !this.reranker || !results.length) return { results: kept(results), reranked: false };
     const head = results.slice(0, Math.min(results.length, Math.max(options.rerank.topK ?? 0, 50)));
     const docs = head.map((c) => {
       const wm = options.rerank!.withMetadata;
@@ -217,12 +219,12 @@ export class Retrieval {
       if (scores.length !== docs.length || scores.some((s) => !Number.isFinite(s))) throw new Error(`${scores.length} scores for ${docs.length} documents`);
     } catch (err) {
       this.logger.warn(`rerank with ${this.reranker.model} failed, answering with the fused ranking: ${(err as Error).message}`);
-      return { results, reranked: false };
+      return { results: kept(results), reranked: false };
     } finally {
       timing.rerank = performance.now() - t;
     }
     // stable: equal scores keep their fused order
     const reranked = head.map((c, i) => ({ ...c, score: Math.min(1, Math.max(0, scores[i])) })).sort((a, b) => b.score - a.score);
-    return { results: options.rerank.topK ? reranked.slice(0, options.rerank.topK) : reranked, reranked: true };
+    return { results: kept(reranked), reranked: true };
   }
 }

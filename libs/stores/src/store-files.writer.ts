@@ -112,7 +112,9 @@ export class StoreFilesWriter implements FileReferences {
     return r?.position ?? null;
   }
 
-  async resolveStore(organizationId: string, identifier: string): Promise<StoreRow> {
+  /** The store named by `identifier`, or the row itself when the caller already holds it (a store it just created). */
+  async resolveStore(organizationId: string, identifier: string | StoreRow): Promise<StoreRow> {
+    if (typeof identifier !== 'string') return identifier;
     const s = await this.stores.get(organizationId, identifier);
     if (!s) throw new NotFoundError(`Store ${identifier} not found`);
     return s;
@@ -139,7 +141,7 @@ export class StoreFilesWriter implements FileReferences {
   }
 
   /** Attaches a file (an upsert: the same content and options only update metadata), once the read models show it. */
-  async add(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput): Promise<StoreFileRow> {
+  async add(organizationId: string, actor: string, storeIdentifier: string | StoreRow, input: AddStoreFileInput): Promise<StoreFileRow> {
     return (await this.attach(organizationId, actor, storeIdentifier, input, true)).row;
   }
 
@@ -147,7 +149,7 @@ export class StoreFilesWriter implements FileReferences {
    * Attaches a file; with `wait: false` it answers from the decided state at once, with the position of
    * its last append (null: nothing appended), for a caller that waits once for many (a file batch).
    */
-  async attach(organizationId: string, actor: string, storeIdentifier: string, input: AddStoreFileInput, wait: boolean): Promise<{ row: StoreFileRow; position: Position | null }> {
+  async attach(organizationId: string, actor: string, storeIdentifier: string | StoreRow, input: AddStoreFileInput, wait: boolean): Promise<{ row: StoreFileRow; position: Position | null }> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     this.assertWritable(s);
     // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet

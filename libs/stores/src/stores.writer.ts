@@ -195,7 +195,10 @@ export class StoresWriter {
       await this.release(organizationId, name, storeId, actor).catch(() => undefined);
       throw err;
     }
-    for (const fileId of fileIds) await this.storeFilesWriter.add(organizationId, actor, storeId, { file_id: fileId });
+    if (!fileIds.length) return this.answer(organizationId, storeId, created);
+    // the store as created, handed to the attach: the stores read model may not list it yet
+    const store = await this.answer(organizationId, storeId, created);
+    for (const fileId of fileIds) await this.storeFilesWriter.add(organizationId, actor, store, { file_id: fileId });
     return this.answer(organizationId, storeId, created);
   }
 

@@ -454,7 +454,7 @@ function handlerFacts(controller: Type | undefined, method: string, fromDtos: Re
 /** What the path parameters are. */
 const PATH_PARAMETERS: Record<string, string> = {
   store_identifier: 'a store id or its name',
-  file_identifier: 'the file id',
+  file_identifier: 'the file id, or its external id (which may contain `/`)',
   model: 'a model id or alias (it may contain `/`)',
   response_id: 'a response id (`resp_…`) of a stored response',
   organization_id: 'the organization the store belongs to',

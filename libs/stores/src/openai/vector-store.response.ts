@@ -1,3 +1,4 @@
+import { metadataAsMap } from '@larder/kernel';
 import { CHUNKING } from '@larder/ingestion';
 import type { StoreRow } from '@larder/projections/stores/stores.reader';
 import type { StoreFileRow } from '@larder/projections/stores/store-files.reader';
@@ -37,7 +38,7 @@ export function toVectorStore(r: StoreRow) {
     expires_after: r.expiresAfter,
     expires_at: r.expiresAfter ? unix(r.lastActiveAt) + r.expiresAfter.days * 86_400 : null,
     last_active_at: unix(r.lastActiveAt),
-    metadata: r.metadata ?? {},
+    metadata: metadataAsMap(r.metadata),
   };
 }
 export type VectorStoreResponse = ReturnType<typeof toVectorStore>;
@@ -65,7 +66,7 @@ export function toVectorStoreFile(f: StoreFileRow) {
     vector_store_id: f.storeId,
     status: openAiStatus(f.status),
     last_error: lastError(f.lastError),
-    attributes: f.metadata ?? {},
+    attributes: metadataAsMap(f.metadata),
     chunking_strategy: chunkingStrategyOf(f),
   };
 }

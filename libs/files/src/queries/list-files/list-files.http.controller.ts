@@ -1,6 +1,6 @@
 import { Controller, Get, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, CursorPage, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, CursorPageWithIds, Principal, RequireScope } from '@larder/kernel';
 import { FileObjectResponse } from '../../file.response';
 import { ListFilesQuery } from './list-files.query';
 import { ListFilesRequestDto } from './list-files.request.dto';
@@ -11,7 +11,7 @@ export class ListFilesHttpController {
 
   @Get()
   @RequireScope({ method: 'list', resourceType: 'file' })
-  list(@CurrentPrincipal() p: Principal, @Query() query: ListFilesRequestDto): Promise<CursorPage<FileObjectResponse>> {
+  list(@CurrentPrincipal() p: Principal, @Query() query: ListFilesRequestDto): Promise<CursorPageWithIds<FileObjectResponse>> {
     const { q, ...page } = query;
     return this.queries.execute(new ListFilesQuery(p.organizationId, page, q?.trim() || undefined));
   }

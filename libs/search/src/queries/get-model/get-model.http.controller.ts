@@ -1,6 +1,6 @@
-import { Controller, Get, Param } from '@nestjs/common';
+import { Controller, Get } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { RequireScope } from '@larder/kernel';
+import { RequireScope, SegmentsParam } from '@larder/kernel';
 import { MODEL_READ_SCOPE } from '../../models/model-scope';
 import { GetModelQuery } from './get-model.query';
 import type { ModelObject } from '../../models/served-models';
@@ -15,7 +15,7 @@ export class GetModelHttpController {
 
   @Get('*model')
   @RequireScope(MODEL_READ_SCOPE)
-  get(@Param('model') model: string | string[]): Promise<ModelObject> {
-    return this.queries.execute(new GetModelQuery(Array.isArray(model) ? model.join('/') : model));
+  get(@SegmentsParam('model') model: string): Promise<ModelObject> {
+    return this.queries.execute(new GetModelQuery(model));
   }
 }

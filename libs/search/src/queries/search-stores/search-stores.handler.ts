@@ -7,14 +7,16 @@ import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
 import { publicToolCall } from '../../events';
 import { WebRetrieval, WEB_SEARCH_HEADER } from '../../web/web-retrieval';
+import { QueryRewriter } from '../../query-rewriter';
 import { SearchStoresQuery } from './search-stores.query';
 
 export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; trace?: unknown[] };
 
 /**
- * Search over stores (`POST /v1/stores/search`): rules rewrite the query and pin results; then either hybrid retrieval
- * with rerank, or an agentic search (`search_options.agentic`); then threshold and top_k. A streamed
- * search sends the agentic run's trace events as they happen.
+ * Search over stores (`POST /v1/stores/search`): with `rewrite_query` the configured model rewrites the query first; rules
+ * rewrite it and pin results; then either hybrid retrieval with rerank, or an agentic search
+ * (`search_options.agentic`); then threshold and top_k. A streamed search sends the agentic run's
+ * trace events as they happen.
  */
 @QueryHandler(SearchStoresQuery)
 export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, SearchStoresResponse> {
@@ -25,6 +27,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     private readonly pins: SearchRulePins,
     private readonly activity: SearchActivity,
     private readonly webStore: WebRetrieval,
+    private readonly rewriter: QueryRewriter,
   ) {}
 
   async execute(query: SearchStoresQuery): Promise<SearchStoresResponse> {
@@ -37,8 +40,10 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     }
   }
 
-  private async search({ principal: p, params, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
+  private async search({ principal: p, params: asked, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
+    // `rewrite_query`: the configured model rewrites the query first (an agentic search plans its own queries)
+    const params = asked.options.rewriteQuery && !asked.rewrite && !asked.options.agentic ? { ...asked, ...(await this.rewriter.rewrite(asked.query)) } : asked;
     const { query, options } = params;
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
     // (rare) embeds the rewritten query instead.
@@ -99,9 +104,10 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     if (!web && !pins.length && !this.retrieval.reranks(options)) {
       // The ranking is the fusion's: only the chunks of the answer's hits are read, not those of all the candidates.
       const hits = await this.retrieval.retrieveHits(stores, effective, params, candidates, vector, timing);
+      // without a reranker, `rerank.top_k` still bounds the answer
       results = await this.retrieval.hydrate(
         hits.filter((c) => c.score >= options.scoreThreshold),
-        params.topK,
+        Math.min(params.topK, options.rerank?.topK ?? params.topK),
         timing,
       );
       reranked = { reranked: false };

@@ -1,21 +1,11 @@
-import { Inject, Optional } from '@nestjs/common';
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
-import { DomainError } from '@larder/kernel';
-import { LLM, Llm } from '@larder/ai';
+import { metadataAsMap } from '@larder/kernel';
+import { QueryRewriter } from '../../../query-rewriter';
 import { DEFAULT_RERANK_MODEL } from '../../../search-options.request.dto';
 import { SearchStoresQuery } from '../../../queries/search-stores/search-stores.query';
 import type { SearchStoresResponse } from '../../../queries/search-stores/search-stores.handler';
 import type { SearchStoresParams } from '../../../queries/search-stores/search-stores.request.dto';
 import { SearchVectorStoreQuery } from './search-vector-store.query';
-
-/** `rewrite_query` without a model: refused, never ignored (the caller asked for something this server cannot do). */
-export class QueryRewriteNeedsLlmError extends DomainError {
-  readonly status = 400;
-  readonly type = 'llm_not_configured';
-  constructor() {
-    super('rewrite_query needs a language model, and none is configured: set LARDER_LLM_URL and LARDER_LLM_MODEL (an OpenAI-compatible chat model), or search without rewrite_query');
-  }
-}
 
 export interface VectorStoreSearchResult {
   file_id: string;
@@ -32,10 +22,6 @@ export interface VectorStoreSearchPage {
   next_page: null;
 }
 
-const REWRITE_PROMPT =
-  'Rewrite the user message as one search query for a document search engine over their files: keep every name, number and ' +
-  'key term, drop filler words and pleasantries, fix obvious typos. Answer with the query alone, on one line, without quotes.';
-
 /**
  * OpenAI's vector store search: the store search of `POST /v1/stores/search` (same retrieval, search
  * rules, reranking, activity event and billing) run through the bus over one store, and answered as
@@ -47,35 +33,14 @@ const REWRITE_PROMPT =
 export class SearchVectorStoreHandler implements IQueryHandler<SearchVectorStoreQuery, VectorStoreSearchPage> {
   constructor(
     private readonly queries: QueryBus,
-    @Optional() @Inject(LLM) private readonly llm: Llm | null,
+    private readonly rewriter: QueryRewriter,
   ) {}
 
   async execute({ principal, vectorStoreId, input, filter }: SearchVectorStoreQuery): Promise<VectorStoreSearchPage> {
     const asked = Array.isArray(input.query) ? input.query : [input.query];
     let text = asked.join('\n');
     let rewrite: SearchStoresParams['rewrite'];
-    if (input.rewrite_query) {
-      if (!this.llm) throw new QueryRewriteNeedsLlmError();
-      const r = await this.llm.chat({
-        messages: [
-          { role: 'system', content: REWRITE_PROMPT },
-          { role: 'user', content: text },
-        ],
-        temperature: 0,
-        maxTokens: 256,
-      });
-      const rewritten = (r.message.content ?? '')
-        .trim()
-        .split('\n')[0]
-        .replace(/^["'“”]+|["'“”]+$/g, '')
-        .trim();
-      rewrite = {
-        from: text,
-        model: r.model,
-        usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens },
-      };
-      if (rewritten) text = rewritten;
-    }
+    if (input.rewrite_query) ({ query: text, rewrite } = await this.rewriter.rewrite(text));
     const ranker = input.ranking_options?.ranker ?? 'auto';
     const params: SearchStoresParams = {
       storeIdentifiers: [vectorStoreId],
@@ -104,7 +69,7 @@ export class SearchVectorStoreHandler implements IQueryHandler<SearchVectorStore
         file_id: c.file_id,
         filename: c.filename,
         score: c.score,
-        attributes: c.metadata ?? {},
+        attributes: metadataAsMap(c.metadata),
         content: [{ type: 'text', text: 'text' in c ? c.text : (c.ocr_text ?? '') }],
       })) /* an image chunk answers with its OCR text */,
       has_more: false,

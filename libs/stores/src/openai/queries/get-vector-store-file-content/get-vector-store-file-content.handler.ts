@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { BadRequestError, NotFoundError } from '@larder/kernel';
+import { BadRequestError, metadataAsMap, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobNotFoundError, BlobStorage } from '@larder/blob-storage';
 import { parseFile, ParsedDocument } from '@larder/ingestion';
 import { StoreFilesWriter } from '../../../store-files.writer';
@@ -51,6 +51,6 @@ export class GetVectorStoreFileContentHandler implements IQueryHandler<GetVector
       throw new BadRequestError(`The content of ${f.filename} cannot be parsed as text: ${err.message}`);
     });
     const content: TextPart[] = [{ type: 'text', text: documentText(doc) }];
-    return { object: 'vector_store.file_content.page', data: content, has_more: false, next_page: null, file_id: f.fileId, filename: f.filename, attributes: f.metadata ?? {}, content };
+    return { object: 'vector_store.file_content.page', data: content, has_more: false, next_page: null, file_id: f.fileId, filename: f.filename, attributes: metadataAsMap(f.metadata), content };
   }
 }
