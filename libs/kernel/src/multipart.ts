@@ -40,9 +40,11 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
     const allFields = new Promise<Record<string, string>>((ok, fail) => ((fieldsRead = ok), (fieldsFailed = fail)));
     allFields.catch(() => undefined);
     let refused: ValidationFailedError | null = null;
-    bb.on('field', (name, value) => {
-      refused ??= textProblem(name, ['body', name], 'Field names') ?? textProblem(value, ['body', name]);
-      fields[name] = value;
+    bb.on('field', (name: string | undefined, value) => {
+      // busboy names a part without a plain `name` parameter (only `name*`, say) undefined
+      const key = name ?? '';
+      refused ??= textProblem(key, ['body', key], 'Field names') ?? textProblem(value, ['body', key]);
+      fields[key] = value;
     });
     const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
     bb.on('file', (name, stream, info) => {
