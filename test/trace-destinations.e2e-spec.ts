@@ -215,6 +215,22 @@ describe('Trace destinations (Larder’s own API): finished runs exported as Ope
     expect(await vaultRows()).toEqual([]);
   });
 
+  it('never sends the configured headers to the origin an endpoint redirects to (the check fails there for want of them)', async () => {
+    redirector.behave({ redirect: `${otlp.url}/v1/traces`, status: 307 });
+    const before = otlp.requests.length;
+    const headers = { authorization: `Bearer ${SECRETS.otlpToken}`, 'x-scope-orgid': SECRETS.otlpTenant };
+    const res = await api('POST', '/v1/trace-destinations', { name: 'moved', kind: 'otlp', otlp: { endpoint: `${redirector.url}/v1/traces`, headers } });
+    redirector.behave('accept');
+    expect(res.status).toBe(400);
+    expect(res.body.message).toMatch(/refused the credentials \(HTTP 401/);
+    expect(redirector.requests.at(-1)?.headers['x-scope-orgid']).toBe(SECRETS.otlpTenant);
+    const arrived = otlp.requests.slice(before);
+    expect(arrived.map((r) => [r.method, r.path, r.headers['content-type']])).toEqual([['POST', '/v1/traces', 'application/x-protobuf']]);
+    expect(JSON.stringify(arrived)).not.toContain(SECRETS.otlpTenant);
+    expect(JSON.stringify(arrived)).not.toContain(SECRETS.otlpToken);
+    expect((await api('GET', '/v1/trace-destinations')).body).toMatchObject({ data: [], pagination: { total: 0 } });
+  });
+
   it('checks credentials against the destination before storing them: a refused key pair or missing header is a 400 with the reason', async () => {
     const wrongKey = await api('POST', '/v1/trace-destinations', { name: 'lf', kind: 'langfuse', langfuse: { host: langfuse.url, public_key: SECRETS.lfPublic, secret_key: SECRETS.wrong } });
     expect(wrongKey.status).toBe(400);

@@ -22,8 +22,11 @@ export class FileUploaderService implements FileUploader {
     return { id: fileId, filename: s.filename!, mimeType: s.mimeType!, bytes: s.bytes, sha256: s.sha256!, blobKey: s.blobKey!, version: s.version, contentAuthor: author };
   }
 
-  async upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable): Promise<UploadedFileInfo> {
-    const f: UploadedFile = await this.commands.execute(new UploadFileCommand(organizationId, actor, filename, mimeType, body));
+  async upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable, after?: Promise<unknown>): Promise<UploadedFileInfo> {
+    // `after` rides on the command's purpose, which it awaits between storing the content and recording the file
+    const purpose = after?.then(() => undefined);
+    purpose?.catch(() => undefined); // awaited by the handler once the content is stored; never an unhandled rejection
+    const f: UploadedFile = await this.commands.execute(new UploadFileCommand(organizationId, actor, filename, mimeType, body, purpose));
     return { id: f.id, filename: f.filename, mimeType: f.mimeType, bytes: f.bytes, sha256: f.sha256, blobKey: f.blobKey, version: f.version };
   }
 

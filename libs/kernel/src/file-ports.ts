@@ -16,7 +16,11 @@ export interface UploadedFileInfo {
   version: number;
 }
 export interface FileUploader {
-  upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable): Promise<UploadedFileInfo>;
+  /**
+   * Stores `body` as a new file. With `after`, the upload waits for it once the content is stored and
+   * before the file is recorded: its rejection refuses the upload (the stored content is removed).
+   */
+  upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable, after?: Promise<unknown>): Promise<UploadedFileInfo>;
   remove(organizationId: string, actor: string, fileId: string): Promise<unknown>;
   /**
    * The file as its own event stream has it (never a read model that may lag), with the actor (API

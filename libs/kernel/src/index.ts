@@ -11,6 +11,7 @@ export * from './multipart';
 export * from './read-lag';
 export * from './request-start';
 export * from './limits';
+export * from './text';
 export * from './validation';
 export * from './ids';
 export * from './event-stream';

@@ -1,5 +1,6 @@
 import { registerDecorator, ValidationOptions } from 'class-validator';
 import { PayloadTooLargeError, ValidationFailedError } from './errors';
+import { textProblem } from './text';
 
 type Loc = (string | number)[];
 
@@ -98,16 +99,17 @@ export function assertEventSizes(events: ReadonlyArray<{ type: string; data: unk
 export const eventBytes = (e: { data: unknown; metadata?: unknown }) => byteLength(e.data) + byteLength(e.metadata ?? null);
 
 /**
- * Walks parsed input without recursion: the first value nested deeper than LIMITS.jsonDepth or holding
- * a NUL character (PostgreSQL's jsonb and text refuse it), as a 422 at its `loc`. JSON bodies and the
- * JSON carried in multipart fields both pass through it.
+ * Walks parsed input without recursion: the first value nested deeper than LIMITS.jsonDepth or a
+ * string or key that breaks `textProblem`'s rule (NUL, lone surrogate), as a 422 at its `loc`. JSON
+ * bodies and the JSON carried in multipart fields both pass through it.
  */
 export function plainInputProblem(input: unknown, at: Loc): ValidationFailedError | null {
   const stack: Array<{ value: unknown; loc: Loc }> = [{ value: input, loc: at }];
   while (stack.length) {
     const { value, loc } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return new ValidationFailedError([{ loc, msg: 'Strings must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
+      const problem = textProblem(value, loc);
+      if (problem) return problem;
       continue;
     }
     if (value === null || typeof value !== 'object') continue;
@@ -116,7 +118,8 @@ export function plainInputProblem(input: unknown, at: Loc): ValidationFailedErro
     }
     for (const [k, v] of Object.entries(value)) {
       const key = Array.isArray(value) ? Number(k) : k;
-      if (typeof key === 'string' && key.includes('\u0000')) return new ValidationFailedError([{ loc: [...loc, key], msg: 'Keys must not contain the NUL character (\\u0000)', type: 'string_nul' }]);
+      const problem = typeof key === 'string' ? textProblem(key, [...loc, key], 'Keys') : null;
+      if (problem) return problem;
       stack.push({ value: v, loc: [...loc, key] });
     }
   }

@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { Readable } from 'stream';
 import { ValidationFailedError } from './errors';
+import { textProblem } from './text';
 
 export interface IncomingFile {
   filename: string;
@@ -18,6 +19,8 @@ const missing = (msg: string) => new ValidationFailedError([{ loc: ['body', 'fil
  * the request (the rest of the body is drained). `consume` also gets the text fields as a promise
  * settled once the whole body is read: fields may come after the file (the openai client sends
  * `purpose` after `file`), so a consumer that needs them reads the file part first, then awaits them.
+ * A field name, field value or file name that `textProblem` refuses fails the request with its 422
+ * (and the fields promise with it); the file part is not consumed when it comes after one.
  */
 export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fields: Promise<Record<string, string>>) => Promise<T>): Promise<{ result: T; fields: Record<string, string> }> {
   return new Promise((resolve, reject) => {
@@ -36,7 +39,13 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
     let fieldsFailed!: (err: Error) => void;
     const allFields = new Promise<Record<string, string>>((ok, fail) => ((fieldsRead = ok), (fieldsFailed = fail)));
     allFields.catch(() => undefined);
-    bb.on('field', (name, value) => (fields[name] = value));
+    let refused: ValidationFailedError | null = null;
+    bb.on('field', (name: string | undefined, value) => {
+      // busboy names a part without a plain `name` parameter (only `name*`, say) undefined
+      const key = name ?? '';
+      refused ??= textProblem(key, ['body', key], 'Field names') ?? textProblem(value, ['body', key]);
+      fields[key] = value;
+    });
     const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
     bb.on('file', (name, stream, info) => {
       // a truncated body errors the part's stream too: never an unhandled 'error' (it ended the process)
@@ -45,6 +54,8 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
         reject(malformed(err));
       });
       if (name !== 'file' || consumed) return stream.resume();
+      refused ??= textProblem(info.filename ?? '', ['body', 'file', 'filename'], 'File names');
+      if (refused) return stream.resume();
       consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream }, allFields);
       consumed.catch(() => stream.resume());
     });
@@ -55,6 +66,10 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
       req.resume();
     });
     bb.on('close', () => {
+      if (refused) {
+        reject(refused);
+        return fieldsFailed(refused);
+      }
       fieldsRead(fields);
       if (!consumed) return reject(missing('Field required: a file part named "file"'));
       consumed.then((result) => resolve({ result, fields }), reject);

@@ -120,3 +120,62 @@ describe('outbound fetch under the policy', () => {
     expect(() => new OutboundPolicy(['not a host!'])).toThrow(/LARDER_OUTBOUND_ALLOW/);
   });
 });
+
+/** Two allowed origins on loopback: A redirects to B, which records what reached it. */
+describe('outbound fetch across origins', () => {
+  let a: Server;
+  let b: Server;
+  let aPort: number;
+  let bPort: number;
+  let policy: OutboundPolicy;
+  const atB: Array<{ method?: string; headers: Record<string, unknown>; body: string }> = [];
+
+  const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+
+  beforeAll(async () => {
+    b = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        atB.push({ method: req.method, headers: req.headers, body });
+        res.end('{}');
+      });
+    });
+    bPort = await listen(b);
+    a = createServer((req, res) => {
+      req.resume();
+      const status = Number(req.url?.slice(1)) || 307;
+      const target = status === 300 ? `http://127.0.0.1:${aPort}/307` : `http://localhost:${bPort}/v1/traces`;
+      res.writeHead(status === 300 ? 307 : status, { location: target }).end();
+    });
+    aPort = await listen(a);
+    policy = new OutboundPolicy([`127.0.0.1:${aPort}`, `127.0.0.1:${bPort}`, `localhost:${bPort}`]);
+  });
+
+  afterAll(async () => {
+    a.closeAllConnections();
+    b.closeAllConnections();
+    await new Promise((r) => a.close(r));
+    await new Promise((r) => b.close(r));
+  });
+
+  it.each([
+    ['307 (body kept)', '/307', 'POST', '{"spans":[]}'],
+    ['308 (body kept)', '/308', 'POST', '{"spans":[]}'],
+    ['302 (turned into a GET)', '/302', 'GET', ''],
+    ['303 (turned into a GET)', '/303', 'GET', ''],
+    ['a same-origin hop, then 307', '/300', 'POST', '{"spans":[]}'],
+  ])('a redirect to another origin by %s carries none of the configured headers', async (_how, path, method, body) => {
+    atB.length = 0;
+    const headers = { 'x-secret': 'hunter2', authorization: 'Bearer sk-live', 'X-Api-Key': 'key-1', 'x-honeycomb-team': 'team-key', 'content-type': 'application/json' };
+    const res = await outboundFetch(policy, `http://127.0.0.1:${aPort}${path}`, { method: 'POST', headers, body: '{"spans":[]}', maxRedirects: 3 });
+    expect(res.status).toBe(200);
+    expect(atB).toHaveLength(1);
+    const seen = atB[0];
+    expect([seen.method, seen.body]).toEqual([method, body]);
+    expect(JSON.stringify(seen.headers)).not.toMatch(/hunter2|sk-live|key-1|team-key/);
+    expect(Object.keys(seen.headers).filter((k) => !['host', 'connection', 'content-length', 'transfer-encoding', 'content-type'].includes(k))).toEqual([]);
+    // the body's format goes along with the body only
+    expect(seen.headers['content-type']).toBe(body ? 'application/json' : undefined);
+  });
+});

@@ -4,6 +4,10 @@ import { OutboundPolicy, OutboundRefusedError, redactUrl } from './outbound-poli
 
 export interface OutboundRequest {
   method?: string;
+  /**
+   * Sent to the target's origin only (they may hold configured headers and keys): a redirect to
+   * another origin carries none of them, but for `content-type` when the body goes along.
+   */
   headers?: Record<string, string>;
   body?: string | Buffer | Uint8Array;
   /** The whole exchange, redirects included (default 10 s). */
@@ -48,8 +52,8 @@ export function guardedAgents(policy: OutboundPolicy): { 'http:': http.Agent; 'h
 
 /**
  * One HTTP exchange with a user-supplied URL under the outbound policy: checked before and at
- * connection time, every redirect re-checked (and credentials dropped when it changes origin), a
- * deadline over the whole exchange and a cap on the body read.
+ * connection time, every redirect re-checked (and the caller's headers dropped when it changes
+ * origin), a deadline over the whole exchange and a cap on the body read.
  */
 export async function outboundFetch(policy: OutboundPolicy, target: string, request: OutboundRequest = {}): Promise<OutboundResponse> {
   const timeoutMs = request.timeoutMs ?? 10_000;
@@ -72,11 +76,11 @@ export async function outboundFetch(policy: OutboundPolicy, target: string, requ
       } catch (err) {
         throw err instanceof OutboundRefusedError ? new OutboundFailure('refused', `redirected to ${err.message}`) : err;
       }
-      if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => !/^(authorization|cookie|x-api-key)$/i.test(k)));
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
       }
+      if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => body !== undefined && k.toLowerCase() === 'content-type'));
       url = next;
       continue;
     }

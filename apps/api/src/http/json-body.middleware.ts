@@ -1,6 +1,6 @@
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError, plainInputProblem } from '@larder/kernel';
+import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError, plainInputProblem, textProblem } from '@larder/kernel';
 
 /** Routes whose body is not JSON: multipart uploads and raw part bytes. */
 const NON_JSON_BODY = [/^\/v1\/files\/uploads\/[^/]+\/parts\/[^/]+\/?$/];
@@ -14,8 +14,9 @@ export class UnsupportedMediaTypeError extends DomainError {
  * The JSON body parser, with its failures turned into the contract's errors before Nest sees them
  * (Nest would otherwise answer a plain 400 for invalid JSON): invalid JSON → 422 `json_invalid`,
  * too large → 413, a body that is neither JSON nor multipart → 415, nesting deeper than
- * LIMITS.jsonDepth or a NUL character in any key or string → 422 with its `loc` (PostgreSQL's jsonb and
- * text refuse NUL, and deep nesting would exhaust the validator's stack).
+ * LIMITS.jsonDepth or a key or string that breaks `textProblem`'s rule (NUL, lone surrogate) → 422 with
+ * its `loc` (PostgreSQL's jsonb and text refuse those characters, and deep nesting would exhaust the
+ * validator's stack). The path and query string pass the same rule first, on every route.
  */
 export function jsonBodyMiddleware(limit: string) {
   const parse = json({ limit });
@@ -51,7 +52,7 @@ export function jsonBodyMiddleware(limit: string) {
   };
 }
 
-/** A path or query string with a bad percent-escape or a NUL: 422 with its `loc`, before any route sees it. */
+/** A path or query string with a bad percent-escape or text that `textProblem` refuses: 422 with its `loc`, before any route sees it. */
 function oddUrl(req: Request): ValidationFailedError | null {
   const [path, query = ''] = req.originalUrl.split('?', 2);
   for (const segment of path.split('/')) {
@@ -61,7 +62,8 @@ function oddUrl(req: Request): ValidationFailedError | null {
     } catch {
       return new ValidationFailedError([{ loc: ['path'], msg: `Malformed percent-escape in the path segment '${segment}'`, type: 'url_escape', input: segment }]);
     }
-    if (decoded.includes('\u0000')) return new ValidationFailedError([{ loc: ['path'], msg: 'The path must not contain the NUL character', type: 'string_nul' }]);
+    const problem = textProblem(decoded, ['path'], 'The path');
+    if (problem) return problem;
   }
   for (const pair of query.split('&')) {
     if (!pair) continue;
@@ -74,8 +76,8 @@ function oddUrl(req: Request): ValidationFailedError | null {
     } catch {
       return new ValidationFailedError([{ loc: ['query', name], msg: 'Malformed percent-escape in the query string', type: 'url_escape', input: pair }]);
     }
-    if (k.includes('\u0000') || v.includes('\u0000'))
-      return new ValidationFailedError([{ loc: ['query', k.split('\u0000').join('')], msg: 'Query parameters must not contain the NUL character', type: 'string_nul' }]);
+    const problem = textProblem(k, ['query', k.split('\u0000').join('')], 'Query parameters') ?? textProblem(v, ['query', k], 'Query parameters');
+    if (problem) return problem;
   }
   return null;
 }

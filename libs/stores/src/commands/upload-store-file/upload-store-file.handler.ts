@@ -24,7 +24,8 @@ export class UploadStoreFileHandler implements ICommandHandler<UploadStoreFileCo
 
   async execute(c: UploadStoreFileCommand): Promise<StoreFileResponse> {
     await this.writer.resolveStore(c.organizationId, c.storeIdentifier); // 404 before reading the body
-    const { result: file, fields } = await c.body((f) => this.uploader.upload(c.organizationId, c.actor, f.filename, f.mimeType, f.stream));
+    // the file is recorded only once the rest of the body was read and passed the text rule
+    const { result: file, fields } = await c.body((f, rest) => this.uploader.upload(c.organizationId, c.actor, f.filename, f.mimeType, f.stream, rest));
     try {
       const input = await uploadParams(fields, file.id);
       const f = await this.writer.add(c.organizationId, c.actor, c.storeIdentifier, input);

@@ -3,12 +3,17 @@ import { validate } from 'class-validator';
 import { plainInputProblem, reservedKey, ValidationFailedError, validationDetail } from '@larder/kernel';
 import { AddStoreFileRequestDto, StoreFileConfigDto } from '../add-store-file/add-store-file.request.dto';
 
+/** A part holding JSON, parsed and held to the JSON body's rules at `["body", name]`. */
 const parseJson = (name: string, text: string): unknown => {
+  let value: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    value = JSON.parse(text) as unknown;
   } catch {
     throw new ValidationFailedError([{ loc: ['body', name], msg: `${name} must be a JSON string`, type: 'json_invalid', input: text }]);
   }
+  const odd = plainInputProblem(value, ['body', name]);
+  if (odd) throw odd;
+  return value;
 };
 
 /**
@@ -26,9 +31,7 @@ export async function uploadParams(fields: Record<string, string>, fileId: strin
   if (fields.metadata !== undefined) params.metadata = parseJson('metadata', fields.metadata);
   if (fields.config !== undefined) params.config = parseJson('config', fields.config);
   if (fields.external_id !== undefined) params.external_id = fields.external_id;
-  // multipart fields skip the JSON body middleware: the same checks run here
-  const odd = plainInputProblem(fields, ['body']) ?? plainInputProblem(params, ['body', 'params']);
-  if (odd) throw odd;
+  // multipart fields skip the JSON body middleware: readMultipart checked their text, parseJson the JSON they carry
   const reserved = reservedKey(params, ['body', 'params']);
   if (reserved) throw reserved;
   const dto = plainToInstance(AddStoreFileRequestDto, { ...params, file_id: fileId });
