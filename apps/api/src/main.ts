@@ -1,6 +1,8 @@
 import 'reflect-metadata';
 import { readFileSync, statSync } from 'fs';
+import type { IncomingMessage, Server, ServerResponse } from 'http';
 import { createServer } from 'net';
+import { performance } from 'perf_hooks';
 import { join } from 'path';
 import type { Logger } from '@nestjs/common';
 import type { EmbeddedPostgres } from '@larder/database';
@@ -79,6 +81,19 @@ function exitUnlessListenable(err: unknown, config: LarderConfig): void {
   process.exit(1);
 }
 
+/** Logs once when the first search is answered: start → listening → first search, in ms since the process started. */
+function logFirstSearch(server: Server, logger: Logger, listeningMs: number): void {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || !/^\/v1\/(stores|vector_stores\/[^/]+)\/search(\?|$)/.test(req.url ?? '')) return;
+    server.off('request', onRequest);
+    res.once('finish', () => {
+      const at = performance.now();
+      logger.log(`first search answered (${res.statusCode}) ${Math.round(at)} ms after the start, ${Math.round(at - listeningMs)} ms after listening`);
+    });
+  };
+  server.on('request', onRequest);
+}
+
 async function main(): Promise<void> {
   const timeline = new StartTimeline('node');
   const config = loadConfig();
@@ -108,6 +123,7 @@ async function main(): Promise<void> {
     `listening on http://${config.host}:${config.port} ` + `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
   );
   logger.log(`started in ${timeline.toString()}`);
+  logFirstSearch(larder.app.getHttpServer() as Server, logger, performance.now());
   // the embedded index's lexical preload begins now (deferred while the server started), and the bundled model's query session rather than with the first search (which then joins it)
   warmUp(larder.infra, logger);
   exitOnSignals(() => larder.close(), logger, shutdownMs);
