@@ -185,6 +185,10 @@ export interface ChatCompletionCreated {
     completionTimeMs: number;
     timeToFirstTokenMs: number | null;
     metadata: Record<string, string> | null;
+    /** The conversation's title (its first user message, cut), the last user message and the answer, each bounded. */
+    title?: string | null;
+    userMessage?: string | null;
+    answer?: string | null;
     at: string;
   };
 }
