@@ -152,7 +152,11 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
       arguments: { messages_count: 2 },
       result: { content: null, tool_calls: [{ id: 'call_search_1', name: 'store_search' }] },
     });
-    expect(ev.tool_calls[2]).toMatchObject({ tool_type: 'function', arguments: { messages_count: 4 }, result: { content: expect.stringMatching(/^It turns sour in about three weeks <cite i="\d+"\/>\.$/), tool_calls: [] } });
+    expect(ev.tool_calls[2]).toMatchObject({
+      tool_type: 'function',
+      arguments: { messages_count: 4 },
+      result: { content: expect.stringMatching(/^It turns sour in about three weeks <cite i="\d+"\/>\.$/), tool_calls: [] },
+    });
     expect(ev.tool_calls[1].result).toEqual({
       queries: ['how long does sauerkraut ferment'],
       result_count: 2,

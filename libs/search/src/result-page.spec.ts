@@ -3,7 +3,12 @@ import { orderResults, pageOf, resultSort } from './result-page';
 const chunk = (fileId: string, score: number, metadata: unknown, generatedMetadata: Record<string, unknown> | null = null) => ({ storeId: 's', fileId, score, metadata, generatedMetadata });
 
 describe('a search’s result order and pages', () => {
-  const ranked = [chunk('a', 0.9, { year: 2021, when: '2021-05-01' }), chunk('b', 0.8, { year: '2024' }, { page: 3 }), chunk('c', 0.7, {}, { page: 1 }), chunk('d', 0.6, { year: 2019, when: '2019-01-01' })];
+  const ranked = [
+    chunk('a', 0.9, { year: 2021, when: '2021-05-01' }),
+    chunk('b', 0.8, { year: '2024' }, { page: 3 }),
+    chunk('c', 0.7, {}, { page: 1 }),
+    chunk('d', 0.6, { year: 2019, when: '2019-01-01' }),
+  ];
   const ids = (xs: Array<{ fileId: string }>) => xs.map((x) => x.fileId).join('');
 
   it('keeps the ranking by score, or reverses it', () => {

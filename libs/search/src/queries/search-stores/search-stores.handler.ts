@@ -77,7 +77,11 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         searchQuestion: web ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector) : undefined,
       });
       let results = await this.pins.pin(run.results, pins, stores, params);
-      const { page, pagination } = await this.paged(p, params, results.filter((c) => c.score >= options.scoreThreshold));
+      const { page, pagination } = await this.paged(
+        p,
+        params,
+        results.filter((c) => c.score >= options.scoreThreshold),
+      );
       results = page;
       timing.search = performance.now() - t0;
       const common = this.activity.common(p, stores, params, results, t0);
@@ -117,7 +121,11 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
       reranked = out;
       results = out.results;
       results = await this.pins.pin(results, pins, stores, params);
-      ({ page: results, pagination } = await this.paged(p, params, results.filter((c) => c.score >= options.scoreThreshold)));
+      ({ page: results, pagination } = await this.paged(
+        p,
+        params,
+        results.filter((c) => c.score >= options.scoreThreshold),
+      ));
     }
 
     const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));

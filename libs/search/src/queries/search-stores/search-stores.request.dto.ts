@@ -45,12 +45,7 @@ export class SearchStoresRequestDto extends StoreQueryRequestDto {
   @Check('min', 'greater_than_equal', 'Input should be greater than or equal to 0', (v) => typeof v !== 'number' || v >= 0)
   offset?: number | null;
 
-  @Check(
-    'resultSort',
-    'value_error',
-    "Input should be 'score', 'created_at' or a metadata path, or a [field, ascending] pair",
-    (v) => absent(v) || resultSort(v) !== null,
-  )
+  @Check('resultSort', 'value_error', "Input should be 'score', 'created_at' or a metadata path, or a [field, ascending] pair", (v) => absent(v) || resultSort(v) !== null)
   sort_by?: unknown;
 
   params(): SearchStoresParams {
