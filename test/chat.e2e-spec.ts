@@ -137,6 +137,34 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
     });
     expect(ev.tool_calls.map((x: any) => x.tool_name)).toEqual(['generation', 'store_search', 'generation']);
     expect(ev.tool_calls[1]).toMatchObject({ tool_call_id: 'call_search_1', tool_type: 'datastore', arguments: { query: 'how long does sauerkraut ferment' }, duration: expect.stringMatching(/^PT/) });
+    // it names the conversation and the answer; model turns are function records with their text and tool calls; the search says what it found
+    expect(ev).toMatchObject({
+      endpoint: 'chat.completions',
+      title: 'How long does sauerkraut take?',
+      user_message: 'How long does sauerkraut take?',
+      answer: 'It turns sour in about three weeks .',
+      persisted: false,
+      total_time: expect.stringMatching(/^PT[\d.]+S$/),
+    });
+    expect(ev.tool_calls[0]).toMatchObject({
+      tool_name: 'generation',
+      tool_type: 'function',
+      arguments: { messages_count: 2 },
+      result: { content: null, tool_calls: [{ id: 'call_search_1', name: 'store_search' }] },
+    });
+    expect(ev.tool_calls[2]).toMatchObject({
+      tool_type: 'function',
+      arguments: { messages_count: 4 },
+      result: { content: expect.stringMatching(/^It turns sour in about three weeks <cite i="\d+"\/>\.$/), tool_calls: [] },
+    });
+    expect(ev.tool_calls[1].result).toEqual({
+      queries: ['how long does sauerkraut ferment'],
+      result_count: 2,
+      results: [
+        { file_id: fileIds['sauerkraut.md'], chunk_index: 0, score: expect.any(Number) },
+        { file_id: expect.any(String), chunk_index: expect.any(Number), score: expect.any(Number) },
+      ],
+    });
     // its search is a store search event linked to the completion, billed at the agent rate with the completion
     const search = (await until(`/v1/stores/${store}/events?event_type=search`, (b) => b.data?.some((e: any) => e.completion_id === r.id))).data.find((e: any) => e.completion_id === r.id);
     expect(search).toMatchObject({ query: 'how long does sauerkraut ferment', tool_call_id: 'call_search_1', tool_call_via: 'hosted_tool' });
@@ -248,6 +276,17 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
     const third = await c.chat.createCompletion({ messages: [{ role: 'user', content: 'What is my name?' }], previous_completion_id: second.id });
     expect((third as any).root_completion_id).toBe(first.id);
     expect(double.requests.at(-1)!.body.messages.map((m) => m.content)).toEqual(['My name is Ada', 'Hello Ada', 'What is my name?', 'Your name is Ada.', 'What is my name?']);
+
+    // the completion events: the conversation's title is its first user message, each answer bounded, persisted = stored
+    const events = (await until('/v1/events?event_type=completion', (x) => x.data?.some((e: any) => e.completion_id === third.id))).data;
+    const eventOf = (id: string) => events.find((e: any) => e.completion_id === id);
+    expect(eventOf(first.id)).toMatchObject({ title: 'My name is Ada', user_message: 'My name is Ada', answer: 'Hello Ada', persisted: true });
+    expect(eventOf(third.id)).toMatchObject({ title: 'My name is Ada', user_message: 'What is my name?', answer: 'Your name is Ada.', persisted: false });
+    double.handle(() => 'y'.repeat(10_000));
+    const long = await c.chat.createCompletion({ messages: [{ role: 'user', content: `  ${'x'.repeat(5000)}` }] });
+    expect(long.choices[0].message.content).toHaveLength(10_000);
+    const bounded = (await until('/v1/events?event_type=completion', (x) => x.data?.some((e: any) => e.completion_id === long.id))).data.find((e: any) => e.completion_id === long.id);
+    expect([bounded.title.length, bounded.user_message.length, bounded.answer.length, bounded.tool_calls[0].result.content.length]).toEqual([80, 2000, 4000, 500]);
 
     const other = await t.newOrganization('chat-thief');
     await expect(t.client(other.apiKey).chat.createCompletion({ messages: [{ role: 'user', content: 'x' }], previous_completion_id: first.id })).rejects.toMatchObject({ status: 404 });

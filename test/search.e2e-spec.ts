@@ -137,6 +137,75 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(bare.data.every((d) => d.metadata === null)).toBe(true);
   });
 
+  it('an embedding query is searched densely only, checked against the embedder’s dimensions and recorded without its vector', async () => {
+    const [v] = await t.larder.infra.embedder.embed(['boiling strawberries with sugar into jam'], 'query');
+    const lexical = jest.spyOn(t.larder.infra.chunkIndex, 'searchLexicalHits');
+    try {
+      const res = await c.stores.search({ query: Array.from(v) as any, store_identifiers: [store], top_k: 3 });
+      expect(res.data[0]).toMatchObject({ file_id: ids['strawberry-jam.md'], chunk_index: 0 });
+      expect(lexical).not.toHaveBeenCalled();
+    } finally {
+      lexical.mockRestore();
+    }
+    const wrong = await raw('/v1/stores/search', { query: [0.1, 0.2, 0.3], store_identifiers: [store] });
+    expect(wrong.status).toBe(422);
+    expect(((await wrong.json()) as any).detail[0]).toMatchObject({ loc: ['body', 'query'], type: 'value_error', msg: expect.stringContaining(`has ${v.length}`) });
+    await expect(c.stores.search({ query: [0.1] as any, store_identifiers: [store] })).rejects.toMatchObject({ status: 422 });
+    for (;;) {
+      const events = await t.larder.infra.eventStore.readStream(streamName('search_activity', orgId));
+      const found = events.find((e) => e.type === 'StoreSearchPerformed' && (e.data as any).queryDimensions === v.length);
+      if (found) {
+        expect(found.data).toMatchObject({ query: null, queryDimensions: v.length, results: [expect.objectContaining({ file_id: ids['strawberry-jam.md'] }), expect.anything(), expect.anything()] });
+        expect(JSON.stringify(found.data)).not.toContain(String(v[0]));
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  });
+
+  it('offset pages the ranking with a pagination total; sort_by orders by score, a metadata field or created_at, both ways', async () => {
+    const q = { query: 'recipe with salt or sugar', store_identifiers: [store] };
+    const plain = await c.stores.search({ ...q, top_k: 2 });
+    expect(plain).not.toHaveProperty('pagination');
+    const first = (await c.stores.search({ ...q, top_k: 2, offset: 0 } as any)) as any;
+    expect(first.data.map((d: any) => [d.file_id, d.chunk_index])).toEqual(plain.data.map((d) => [d.file_id, d.chunk_index]));
+    const total = first.pagination.total;
+    expect(total).toBeGreaterThanOrEqual(5);
+    expect(first.pagination).toEqual({ total, offset: 0, limit: 2, has_more: true });
+    const paged: any[] = [];
+    for (let offset = 0; ; offset += 2) {
+      const page = (await c.stores.search({ ...q, top_k: 2, offset } as any)) as any;
+      expect(page.pagination).toEqual({ total, offset, limit: 2, has_more: offset + page.data.length < total });
+      paged.push(...page.data);
+      if (!page.pagination.has_more) break;
+    }
+    const whole = (await c.stores.search({ ...q, top_k: total, offset: 0 } as any)) as any;
+    const key = (d: any) => `${d.file_id}/${d.chunk_index}`;
+    expect(paged.map(key)).toEqual(whole.data.map(key));
+    expect(new Set(paged.map(key)).size).toBe(total);
+
+    const sorted = async (sort_by: unknown) => ((await c.stores.search({ ...q, top_k: total, sort_by } as any)) as any).data as any[];
+    const scores = (await sorted(['score', true])).map((d) => d.score);
+    expect(scores).toEqual([...scores].sort((a, b) => a - b));
+    expect((await sorted('score')).map(key)).toEqual(whole.data.map(key));
+    const years = async (sort_by: unknown) => (await sorted(sort_by)).map((d) => d.metadata.year);
+    const asc = await years('year');
+    expect(asc).toEqual([...asc].sort((a, b) => a - b));
+    const desc = await years(['metadata.year', false]);
+    expect(desc).toEqual([...desc].sort((a, b) => b - a));
+    expect(desc[0]).toBeGreaterThan(desc[desc.length - 1]);
+    const uploaded = (sort_by: unknown) => sorted(sort_by).then((xs) => xs.map((d) => DOCS.findIndex((x) => ids[x.name] === d.file_id)));
+    const oldest = await uploaded('created_at');
+    expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
+    const newest = await uploaded(['created_at', false]);
+    expect(newest).toEqual([...newest].sort((a, b) => b - a));
+    expect(newest[0]).toBeGreaterThan(newest[newest.length - 1]);
+    // a sorted page is a slice of the sorted window
+    const sortedPage = (await c.stores.search({ ...q, top_k: 2, offset: 2, sort_by: 'created_at' } as any)) as any;
+    expect(sortedPage.data.map(key)).toEqual((await sorted('created_at')).slice(2, 4).map(key));
+    expect(sortedPage.pagination).toMatchObject({ total, offset: 2, limit: 2 });
+  });
+
   it('search rules rewrite the query and pin results; apply_search_rules=false ignores them', async () => {
     const base = { store_identifiers: [store], top_k: 3 };
     const plain = await c.stores.search({ ...base, query: 'winter project' });

@@ -165,6 +165,11 @@ export function activityOf(e: RecordedEvent): Activity | null {
           tool_calls: d.toolCalls.map(publicToolCall),
           client_tool_calls: d.clientToolCalls,
           metadata: d.metadata,
+          title: d.title ?? null,
+          user_message: d.userMessage ?? null,
+          answer: d.answer ?? null,
+          persisted: d.stored,
+          total_time: isoDuration(d.completionTimeMs),
         },
       };
     }

@@ -34,7 +34,9 @@ export type SearchActivityCommon = {
 export interface StoreSearchPerformed {
   type: 'StoreSearchPerformed';
   data: SearchActivityCommon & {
-    query: string;
+    /** The query's text; null for an embedding query (events carry no vectors: `queryDimensions` says how long it was). */
+    query: string | null;
+    queryDimensions?: number;
     rewrittenQuery: string | null;
     /** The model that rewrote the query (OpenAI's `rewrite_query`), and its tokens (metered as model tokens). Absent otherwise. */
     rewriteModel?: string;
@@ -183,6 +185,10 @@ export interface ChatCompletionCreated {
     completionTimeMs: number;
     timeToFirstTokenMs: number | null;
     metadata: Record<string, string> | null;
+    /** The conversation's title (its first user message, cut), the last user message and the answer, each bounded. */
+    title?: string | null;
+    userMessage?: string | null;
+    answer?: string | null;
     at: string;
   };
 }

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { CqrsModule } from '@nestjs/cqrs';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
+import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { Retrieval } from './retrieval';
 import { WebRetrieval } from './web/web-retrieval';
@@ -100,6 +101,7 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
   ],
   providers: [
     StoresReader,
+    StoreFilesReader,
     SearchRulesReader,
     StoreAccess,
     Retrieval,

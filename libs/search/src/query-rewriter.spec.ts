@@ -1,3 +1,4 @@
+import type { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Principal } from '@larder/kernel';
 import type { Llm } from '@larder/ai';
@@ -25,7 +26,7 @@ function storeSearch(rewriter: QueryRewriter) {
   const access = { resolveForSearch: jest.fn(untouched) } as unknown as StoreAccess;
   const retrieval = { embedQuery: jest.fn(untouched) } as unknown as Retrieval;
   const activity = { searching: () => () => undefined } as unknown as SearchActivity;
-  const handler = new SearchStoresHandler(access, retrieval, {} as AgenticSearch, {} as SearchRulePins, activity, {} as WebRetrieval, rewriter);
+  const handler = new SearchStoresHandler(access, retrieval, {} as AgenticSearch, {} as SearchRulePins, activity, {} as WebRetrieval, rewriter, {} as StoreFilesReader);
   return { handler, access, retrieval };
 }
 

@@ -61,7 +61,36 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
       ],
     ],
     ['an empty text input', { ...S, query: { type: 'text', text: ' ' } }, [[['body', 'query', 'text'], 'string_too_short', 'String should have at least 1 character']]],
-    ['a number as query', { ...S, query: 5 }, [[['body', 'query'], 'value_error', 'Input should be a string or a text input {type: "text", text}']]],
+    ['a number as query', { ...S, query: 5 }, [[['body', 'query'], 'value_error', 'Input should be a string, a text input {type: "text", text} or an embedding (a list of numbers)']]],
+    ['an empty embedding', { ...S, query: [] }, [[['body', 'query'], 'too_short', 'An embedding query should have at least 1 number']]],
+    [
+      'an embedding with a string',
+      { ...S, query: [0.1, 'x'] },
+      [[['body', 'query'], 'value_error', 'Input should be a string, a text input {type: "text", text} or an embedding (a list of numbers)']],
+    ],
+    [
+      'an agentic embedding query',
+      { ...S, query: [0.1, 0.2], search_options: { agentic: true } },
+      [[['body', 'search_options', 'agentic'], 'value_error', 'An agentic search needs a text query, not an embedding']],
+    ],
+    [
+      'an embedding query of the web store',
+      { store_identifiers: ['s1', 'mixedbread/web'], query: [0.1, 0.2] },
+      [[['body', 'store_identifiers'], 'value_error', 'mixedbread/web is searched by text: an embedding query searches stores only']],
+    ],
+    ['offset -1', { ...S, query: 'x', offset: -1 }, [[['body', 'offset'], 'greater_than_equal', 'Input should be greater than or equal to 0']]],
+    ['offset 1.5', { ...S, query: 'x', offset: 1.5 }, [[['body', 'offset'], 'int_type', 'Input should be a valid integer']]],
+    ['sort_by a number', { ...S, query: 'x', sort_by: 5 }, [[['body', 'sort_by'], 'value_error', "Input should be 'score', 'created_at' or a metadata path, or a [field, ascending] pair"]]],
+    [
+      'sort_by without a field',
+      { ...S, query: 'x', sort_by: ['metadata.', true] },
+      [[['body', 'sort_by'], 'value_error', "Input should be 'score', 'created_at' or a metadata path, or a [field, ascending] pair"]],
+    ],
+    [
+      'sort_by with a direction that is no boolean',
+      { ...S, query: 'x', sort_by: ['year', 'desc'] },
+      [[['body', 'sort_by'], 'value_error', "Input should be 'score', 'created_at' or a metadata path, or a [field, ascending] pair"]],
+    ],
     ['search_options not an object', { ...S, query: 'x', search_options: 5 }, [[['body', 'search_options'], 'model_type', 'Input should be an object']]],
     ['score_threshold 2', { ...S, query: 'x', search_options: { score_threshold: 2 } }, [[['body', 'search_options', 'score_threshold'], 'value_error', 'Input should be a number between 0 and 1']]],
     ['rerank top_k 0', { ...S, query: 'x', search_options: { rerank: { top_k: 0 } } }, [[['body', 'search_options', 'rerank', 'top_k'], 'greater_than', 'Input should be a positive integer']]],
@@ -105,6 +134,22 @@ describe('search request DTOs answer the contract’s 422 entries (loc, type, ms
       withMetadata: false,
       topK: null,
     });
+  });
+
+  it('search: an embedding query, offset and sort_by compile to their parameters; without them the search is not paged', async () => {
+    const plain = (await validateRequest(SearchStoresRequestDto, { ...S, query: 'jam' })).params();
+    expect(plain).not.toHaveProperty('offset');
+    expect(plain).not.toHaveProperty('sort');
+    expect(plain).not.toHaveProperty('vector');
+    const vector = (await validateRequest(SearchStoresRequestDto, { ...S, query: [0.5, -1, 0], offset: 20 })).params();
+    expect(vector).toMatchObject({ query: '', vector: [0.5, -1, 0], offset: 20, sort: { by: 'score', ascending: false } });
+    const sorts = async (sort_by: unknown) => (await validateRequest(SearchStoresRequestDto, { ...S, query: 'q', sort_by })).params();
+    expect(await sorts('score')).toMatchObject({ offset: 0, sort: { by: 'score', ascending: false } });
+    expect((await sorts(['score', true])).sort).toEqual({ by: 'score', ascending: true });
+    expect((await sorts('created_at')).sort).toEqual({ by: 'created_at', ascending: true });
+    expect((await sorts(['created_at', false])).sort).toEqual({ by: 'created_at', ascending: false });
+    expect((await sorts(['metadata.year', false])).sort).toEqual({ by: 'metadata', target: 'file', path: ['year'], ascending: false });
+    expect((await sorts('generated_metadata.page')).sort).toEqual({ by: 'metadata', target: 'chunk', path: ['page'], ascending: true });
   });
 
   it.each<[string, unknown, Problem[]]>([

@@ -54,6 +54,11 @@ export class Retrieval {
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null,
   ) {}
 
+  /** The model and dimensions of the query embeddings the dense index is searched with (an embedding query must match them). */
+  get embedding(): { model: string; dimensions: number } {
+    return { model: this.embedder.model, dimensions: this.embedder.dimensions };
+  }
+
   embedQuery(query: string): Promise<Float32Array | null> {
     const key = `${this.embedder.model}\u0000${query}`;
     const kept = this.queryVectors.get(key);
@@ -185,8 +190,8 @@ export class Retrieval {
       }
     };
     // The lexical search runs beside the query's embedding and the dense search (the embedded index
-    // reads BM25 in a worker thread); the timings overlap.
-    const pendingLexical = timed('lexical', () => searchLexical({ ...q, text: query }));
+    // reads BM25 in a worker thread); the timings overlap. An embedding query (no text) is dense only.
+    const pendingLexical = query ? timed('lexical', () => searchLexical({ ...q, text: query })) : Promise.resolve([]);
     pendingLexical.catch(() => undefined);
     const v = await timed('embed_wait', () => vector);
     const dense = v ? await timed('dense', () => searchDense({ ...q, vector: v, model: this.embedder.model })) : [];

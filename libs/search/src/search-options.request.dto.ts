@@ -150,8 +150,13 @@ export const SearchOptionsField = (options: new () => SearchOptionsRequestDto = 
 const MAX_QUERY = LIMITS.queryChars;
 const isTextInput = (v: unknown): v is { type?: 'text'; text: string } => isPlainObject(v) && (v.type === 'text' || v.type === undefined) && typeof v.text === 'string';
 
-/** `query`: a string or a `TextInput` (image queries need a multimodal embedder: 422 here). */
-export const QueryField = (required: boolean) =>
+const isNumberList = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+
+/**
+ * `query`: a string or a `TextInput` (image queries need a multimodal embedder: 422 here); with
+ * `vectors`, also an embedding (a list of numbers, checked against the embedder's dimensions where it is searched).
+ */
+export const QueryField = (required: boolean, vectors = false) =>
   applyDecorators(
     Check('required', 'missing', 'Field required', (v) => !required || (v !== undefined && v !== null)),
     Check('stringTooShort', 'string_too_short', 'String should have at least 1 character', (v) => typeof v !== 'string' || !!v.trim()),
@@ -162,13 +167,17 @@ export const QueryField = (required: boolean) =>
       'Image queries are not supported: this server embeds text only. Images in stores are searchable by their OCR text: send the words you look for as a text query',
       (v) => !(isPlainObject(v) && v.type === 'image_url'),
     ),
+    Check('emptyVector', 'too_short', 'An embedding query should have at least 1 number', (v) => !vectors || !Array.isArray(v) || v.length > 0),
     Check(
       'textInput',
       'value_error',
-      'Input should be a string or a text input {type: "text", text}',
-      (v) => v === undefined || v === null || typeof v === 'string' || isTextInput(v) || (isPlainObject(v) && v.type === 'image_url'),
+      vectors ? 'Input should be a string, a text input {type: "text", text} or an embedding (a list of numbers)' : 'Input should be a string or a text input {type: "text", text}',
+      (v) => v === undefined || v === null || typeof v === 'string' || isTextInput(v) || (isPlainObject(v) && v.type === 'image_url') || (vectors && isNumberList(v)),
     ),
   );
+
+/** The query's embedding where it is one (a list of numbers); null otherwise. */
+export const queryVector = (v: unknown): number[] | null => (isNumberList(v) && v.length ? v : null);
 
 /** The query's text (the `text` of a TextInput is checked here, at its own location); null when absent. */
 export function queryText(p: Problems, v: unknown): string | null {

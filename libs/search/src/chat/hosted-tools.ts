@@ -73,6 +73,8 @@ export interface HostedToolOutcome {
 }
 
 const MAX_TOP_K = 50;
+/** Results a hosted tool call's record keeps (ids and scores; the model saw them all). */
+const RECORDED_TOOL_RESULTS = 10;
 /** Characters of one passage, and of one tool result, shown to the model. */
 const PASSAGE_CHARS = 2_000;
 const RESULT_CHARS = 24_000;
@@ -309,7 +311,11 @@ export class HostedTools {
         }
         content = lines.length ? lines.join('\n\n') : 'No results.';
         item.results = withResults ? chunks : null;
-        result = { results: chunks.length, chunk_ids: chunks.slice(0, 20).map((c) => `${c.file_id}:${c.chunk_index}`) };
+        result = {
+          ...(Array.isArray(item.queries) ? { queries: item.queries } : {}),
+          result_count: chunks.length,
+          results: chunks.slice(0, RECORDED_TOOL_RESULTS).map((c) => ({ file_id: c.file_id, chunk_index: c.chunk_index, score: c.score })),
+        };
       }
     } catch (err) {
       const known = err instanceof ToolArgumentsError || err instanceof DomainError;

@@ -2,6 +2,7 @@ import { addUsage, Llm, LlmError, LlmFinishReason, LlmMessage, LlmRequest, LlmRe
 import type { AgenticToolCallRecorded } from '../events';
 import { CitationExtractor, CitedSource, FileCitation } from './citations';
 import type { HostedToolDecl, HostedToolOutcome } from './hosted-tools';
+import { turnContent } from './completion-summary';
 import type { ChatToolChoice } from '../commands/create-chat-completion/create-chat-completion.request.dto';
 
 /** Where a streamed turn's progress goes as it happens (chat completion chunks, or the Responses API's events). */
@@ -128,13 +129,14 @@ export async function runToolLoop(x: ToolLoopInput): Promise<ToolLoopResult> {
     records.push({
       tool_call_id: `gen_${generation}`,
       tool_name: 'generation',
-      tool_type: 'extension',
+      tool_type: 'function',
       started_at: startedAt.toISOString(),
       duration_ms: performance.now() - started,
-      arguments: { model: response.model, messages: messages.length },
+      arguments: { model: response.model, messages_count: messages.length },
       result: {
         finish_reason: response.finishReason,
-        tool_calls: calls.map((c) => c.function.name),
+        content: turnContent(response.message.content),
+        tool_calls: calls.slice(0, 20).map((c) => ({ id: c.id, name: c.function.name })),
         usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens },
       },
       error: null,

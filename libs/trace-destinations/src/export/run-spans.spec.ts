@@ -96,6 +96,13 @@ describe('runSpans: a finished run as OpenTelemetry spans (GenAI conventions)', 
     expect(spans.every((s) => s.scope.name === 'larder.trace-export')).toBe(true);
   });
 
+  it('a chat model turn’s tool calls, recorded as {id, name}, are named on its span', () => {
+    const turn = { ...qa.data.toolCalls![1], tool_type: 'function' as const, result: { finish_reason: 'tool_calls', tool_calls: [{ id: 'call_1', name: 'store_search' }] } };
+    const spans = runSpans({ ...qa, data: { ...qa.data, toolCalls: [turn] } }, resource);
+    const chat = spans.find((s) => s.attributes['gen_ai.operation.name'] === 'chat')!;
+    expect(chat.attributes['larder.turn.tool_calls']).toEqual(['store_search']);
+  });
+
   it('the same run always becomes the same spans (a redelivery is the same trace); a failed tool call is an error span', () => {
     const failing: FinishedRun = { ...qa, data: { ...qa.data, toolCalls: [{ ...qa.data.toolCalls![0], error: 'store gone' }] } };
     const a = runSpans(failing, resource);

@@ -52,6 +52,8 @@ function hrTime(ms: number): HrTime {
 }
 
 const json = (v: unknown) => JSON.stringify(v);
+/** A model turn's tool call as its generation record names it: `{id, name}`, or the name alone. */
+const toolCallName = (c: unknown): string => (c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string' ? (c as { name: string }).name : String(c));
 const text = (role: string, content: string, extra: Record<string, unknown> = {}) => json([{ role, parts: [{ type: 'text', content }], ...extra }]);
 
 /** Attributes with absent values left out (OTLP has no null). */
@@ -218,7 +220,7 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
             [ATTR_GEN_AI_RESPONSE_MODEL]: responseModel,
             [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: finish ? [finish] : null,
             'larder.turn.id': call.tool_call_id,
-            'larder.turn.tool_calls': Array.isArray(result.tool_calls) ? (result.tool_calls as unknown[]).map(String) : typeof result.tool === 'string' ? [result.tool] : null,
+            'larder.turn.tool_calls': Array.isArray(result.tool_calls) ? (result.tool_calls as unknown[]).map(toolCallName) : typeof result.tool === 'string' ? [result.tool] : null,
             'larder.turn.round': typeof args.round === 'number' ? args.round : null,
           }),
           ...usageAttrs(result.usage as TokenUsage | undefined),

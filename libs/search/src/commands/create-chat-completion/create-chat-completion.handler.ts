@@ -10,6 +10,7 @@ import type { CitedSource, FileCitation } from '../../chat/citations';
 import { CompletionChunks } from '../../chat/completion-chunks';
 import type { StoredChatMessage } from '../../chat/events';
 import { IssuedToolTicket, ToolTickets } from '../../tool-tickets/tool-tickets';
+import { completionSummary } from '../../chat/completion-summary';
 import { CreateChatCompletionCommand } from './create-chat-completion.command';
 
 /** No model is configured: chat completions need one (400, never a made-up answer). */
@@ -188,6 +189,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
         completionTimeMs: performance.now() - t0,
         timeToFirstTokenMs: run.firstContentMs,
         metadata: params.metadata,
+        ...completionSummary(messages, run.content),
         at,
       },
     });

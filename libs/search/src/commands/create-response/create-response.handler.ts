@@ -12,6 +12,7 @@ import { StoredResponses } from '../../responses/stored-responses';
 import { LlmNotConfiguredError, truncated } from '../create-chat-completion/create-chat-completion.handler';
 import type { ChatToolChoice } from '../create-chat-completion/create-chat-completion.request.dto';
 import { CreateResponseCommand } from './create-response.command';
+import { completionSummary } from '../../chat/completion-summary';
 import type { ResponseParams } from './create-response.request.dto';
 
 export type ResponseObject = Record<string, unknown> & { id: string; object: 'response'; output: Array<Record<string, unknown>> };
@@ -172,6 +173,7 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
         completionTimeMs: performance.now() - t0,
         timeToFirstTokenMs: run.firstContentMs,
         metadata: params.metadata,
+        ...completionSummary(messages, run.content),
         at,
       },
     });

@@ -6,18 +6,13 @@ import { passesFilter, RankedChunk } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { interleave, SEARCH_CONFIG, SearchConfig } from '../../search.config';
-import { ChunkSort } from './list-chunks.request.dto';
+import { ChunkSort, metadataValue, numericValue } from '../../chunk-sort';
 import { ListChunksQuery } from './list-chunks.query';
 
 export type ListChunksResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[] };
 
 /** A number at the sort path of a chunk's (or its file's) metadata; null when there is none. */
-function sortValue(c: RankedChunk, sort: ChunkSort): number | null {
-  let cur: unknown = sort.target === 'file' ? c.metadata : c.generatedMetadata;
-  for (const k of sort.path) cur = cur && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined;
-  const n = typeof cur === 'number' ? cur : typeof cur === 'string' && cur.trim() !== '' ? Number(cur) : NaN;
-  return Number.isFinite(n) ? n : null;
-}
+const sortValue = (c: RankedChunk, sort: ChunkSort): number | null => numericValue(metadataValue(c, sort));
 
 /** Chunks in index order, stores interleaved, or sorted numerically by a metadata path. Leaves a `search` activity entry, not billed. */
 @QueryHandler(ListChunksQuery)

@@ -1,6 +1,9 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { toScoredChunkResponse } from '@larder/chunk-index';
-import { RankedChunk, Retrieval } from '../../retrieval';
+import { Principal, ValidationFailedError } from '@larder/kernel';
+import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
+import { RankedChunk, RankedHit, Retrieval } from '../../retrieval';
+import { fileKey, orderResults, pageOf, RANKING_WINDOW, readsChunks, SearchPagination } from '../../result-page';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
@@ -9,14 +12,17 @@ import { publicToolCall } from '../../events';
 import { WebRetrieval, WEB_SEARCH_HEADER } from '../../web/web-retrieval';
 import { QueryRewriter } from '../../query-rewriter';
 import { SearchStoresQuery } from './search-stores.query';
+import type { SearchStoresParams } from './search-stores.request.dto';
 
-export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; trace?: unknown[] };
+export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; pagination?: SearchPagination; trace?: unknown[] };
 
 /**
- * Search over stores (`POST /v1/stores/search`): with `rewrite_query` the configured model rewrites the query first; rules
- * rewrite it and pin results; then either hybrid retrieval with rerank, or an agentic search
- * (`search_options.agentic`); then threshold and top_k. A streamed search sends the agentic run's
- * trace events as they happen.
+ * Search over stores (`POST /v1/stores/search`): with `rewrite_query` the configured model rewrites
+ * the query first; rules rewrite it and pin results; then either hybrid retrieval with rerank, or an
+ * agentic search (`search_options.agentic`); then threshold and top_k. A streamed search sends the
+ * agentic run's trace events as they happen. An embedding query is searched by the dense index alone;
+ * a paged search (`offset`, `sort_by`) ranks to `RANKING_WINDOW`, orders that window and answers one
+ * page of it with `pagination`.
  */
 @QueryHandler(SearchStoresQuery)
 export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, SearchStoresResponse> {
@@ -28,6 +34,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     private readonly activity: SearchActivity,
     private readonly webStore: WebRetrieval,
     private readonly rewriter: QueryRewriter,
+    private readonly storeFiles: StoreFilesReader,
   ) {}
 
   async execute(query: SearchStoresQuery): Promise<SearchStoresResponse> {
@@ -43,18 +50,18 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
   private async search({ principal: p, params: asked, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
     // `rewrite_query`: the configured model rewrites the query first (an agentic search plans its own queries)
-    const params = asked.options.rewriteQuery && !asked.rewrite && !asked.options.agentic ? { ...asked, ...(await this.rewriter.rewrite(asked.query)) } : asked;
+    const params = asked.options.rewriteQuery && !asked.rewrite && !asked.options.agentic && !asked.vector ? { ...asked, ...(await this.rewriter.rewrite(asked.query)) } : asked;
     const { query, options } = params;
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
-    // (rare) embeds the rewritten query instead.
+    // (rare) embeds the rewritten query instead. An embedding query is its own vector.
     const te = performance.now();
-    const prefetched = this.retrieval.embedQuery(query).then((v) => ((timing.embed = performance.now() - te), v));
+    const prefetched = params.vector ? Promise.resolve(this.queryVector(params.vector)) : this.retrieval.embedQuery(query).then((v) => ((timing.embed = performance.now() - te), v));
     // The web store (mixedbread/web): its providers are asked beside the store lookups.
     const split = WebRetrieval.split(params.storeIdentifiers);
     const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal, timing) : null;
     pendingWeb?.catch(() => undefined);
     const tr = performance.now();
-    const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules && !params.vector ? query : null);
     timing.stores_and_rules = performance.now() - tr;
     const web = pendingWeb ? await pendingWeb : null;
     if (web) setHeader?.(WEB_SEARCH_HEADER, this.webStore.header(web));
@@ -75,7 +82,12 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         searchQuestion: web ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector) : undefined,
       });
       let results = await this.pins.pin(run.results, pins, stores, params);
-      results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+      const { page, pagination } = await this.paged(
+        p,
+        params,
+        results.filter((c) => c.score >= options.scoreThreshold),
+      );
+      results = page;
       timing.search = performance.now() - t0;
       const common = this.activity.common(p, stores, params, results, t0);
       this.activity.record(p.organizationId, {
@@ -94,22 +106,20 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         },
       });
       const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
-      return options.agentic.verbose ? { object: 'list', data, trace: run.toolCalls.map(publicToolCall) } : { object: 'list', data };
+      return { object: 'list', data, ...(pagination ? { pagination } : {}), ...(options.agentic.verbose ? { trace: run.toolCalls.map(publicToolCall) } : {}) };
     }
 
-    const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
+    const candidates = params.offset === undefined ? Math.max(params.topK * this.retrieval.config.candidateFactor, 50) : RANKING_WINDOW;
     const vector = effective === query ? prefetched : undefined;
     let results: RankedChunk[];
     let reranked: { reranked: boolean };
+    let pagination: SearchPagination | undefined;
     if (!web && !pins.length && !this.retrieval.reranks(options)) {
       // The ranking is the fusion's: only the chunks of the answer's hits are read, not those of all the candidates.
-      const hits = await this.retrieval.retrieveHits(stores, effective, params, candidates, vector, timing);
+      const hits = (await this.retrieval.retrieveHits(stores, effective, params, candidates, vector, timing)).filter((c) => c.score >= options.scoreThreshold);
       // without a reranker, `rerank.top_k` still bounds the answer
-      results = await this.retrieval.hydrate(
-        hits.filter((c) => c.score >= options.scoreThreshold),
-        Math.min(params.topK, options.rerank?.topK ?? params.topK),
-        timing,
-      );
+      const topK = Math.min(params.topK, options.rerank?.topK ?? params.topK);
+      ({ results, pagination } = await this.hydratedPage(p, { ...params, topK }, hits, timing));
       reranked = { reranked: false };
     } else {
       results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector, timing) : await this.retrieval.retrieve(stores, effective, params, candidates, vector, timing);
@@ -118,7 +128,11 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
       reranked = out;
       results = out.results;
       results = await this.pins.pin(results, pins, stores, params);
-      results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
+      ({ page: results, pagination } = await this.paged(
+        p,
+        params,
+        results.filter((c) => c.score >= options.scoreThreshold),
+      ));
     }
 
     const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
@@ -128,13 +142,54 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
       data: {
         ...this.activity.common(p, stores, params, results, t0),
         // a query the model rewrote first (OpenAI's `rewrite_query`) is recorded as asked, its rewrite as the rewritten query
-        query: params.rewrite?.from ?? query,
+        query: params.vector ? null : (params.rewrite?.from ?? query),
+        ...(params.vector ? { queryDimensions: params.vector.length } : {}),
         rewrittenQuery: params.rewrite ? effective : rewritten,
         ...(params.rewrite ? { rewriteModel: params.rewrite.model, tokenUsage: params.rewrite.usage } : {}),
         rerank: reranked.reranked,
         ...(web ? { web: this.webStore.activity(web) } : {}),
       },
     });
-    return { object: 'list', data };
+    return { object: 'list', data, ...(pagination ? { pagination } : {}) };
+  }
+
+  /** An embedding query as a vector of the embedder's model: 422 at `query` when its dimensions differ. */
+  private queryVector(v: number[]): Float32Array {
+    const { model, dimensions } = this.retrieval.embedding;
+    if (v.length !== dimensions) {
+      throw new ValidationFailedError([
+        { loc: ['body', 'query'], msg: `The query embedding has ${v.length} dimensions; the stores' embedding model ${model} has ${dimensions}`, type: 'value_error', input: v.length },
+      ]);
+    }
+    return Float32Array.from(v);
+  }
+
+  /** The results of a plain search (its first `top_k`), or a paged search's page of its ranked window, ordered. */
+  private async paged<T extends RankedChunk>(p: Principal, params: SearchStoresParams, ranked: T[]): Promise<{ page: T[]; pagination?: SearchPagination }> {
+    if (params.offset === undefined || !params.sort) return { page: ranked.slice(0, params.topK) };
+    const window = ranked.slice(0, RANKING_WINDOW);
+    return pageOf(orderResults(window, params.sort, params.sort.by === 'created_at' ? await this.createdAt(p, window) : undefined), params.offset, params.topK);
+  }
+
+  /**
+   * As `paged`, over fused hits whose chunks are not read yet: only the page's chunks are read, unless
+   * the order needs every chunk of the window (a metadata field, or the files' creation times).
+   */
+  private async hydratedPage(p: Principal, params: SearchStoresParams, hits: RankedHit[], timing: Record<string, number>): Promise<{ results: RankedChunk[]; pagination?: SearchPagination }> {
+    if (params.offset === undefined || !params.sort) return { results: await this.retrieval.hydrate(hits, params.topK, timing) };
+    const window = hits.slice(0, RANKING_WINDOW);
+    if (readsChunks(params.sort)) {
+      const { page, pagination } = await this.paged(p, params, await this.retrieval.hydrate(window, RANKING_WINDOW, timing));
+      return { results: page, pagination };
+    }
+    const { page, pagination } = pageOf(params.sort.ascending ? [...window].reverse() : window, params.offset, params.topK);
+    return { results: await this.retrieval.hydrate(page, params.topK, timing), pagination };
+  }
+
+  /** The creation time (ms) of each result's store file, by `fileKey`. */
+  private async createdAt(p: Principal, results: RankedChunk[]): Promise<Map<string, number>> {
+    const files = [...new Map(results.map((c) => [fileKey(c), { storeId: c.storeId, fileId: c.fileId }])).values()];
+    const rows = await this.storeFiles.many(p.organizationId, files);
+    return new Map(rows.map((r) => [fileKey(r), r.createdAt.getTime()]));
   }
 }
