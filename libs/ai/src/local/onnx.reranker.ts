@@ -56,43 +56,8 @@ export class OnnxReranker implements Reranker {
     this.model = options.model || `onnx:${basename(dir)}`;
     this.batchSize = Math.max(1, options.batchSize ?? 16);
     this.maxLength = Math.max(8, Math.min(options.maxLength ?? 512, config.max_position_embeddings ?? 512));
-    const transformers = require.resolve('@huggingface/transformers');
-    const code = `
-      const { parentPort, workerData } = require('worker_threads');
-      const { env, AutoTokenizer, AutoModelForSequenceClassification } = require(${JSON.stringify(transformers)});
-      env.allowRemoteModels = false;
-      env.allowLocalModels = true;
-      env.localModelPath = workerData.parent;
-      const ready = Promise.all([
-        AutoTokenizer.from_pretrained(workerData.name),
-        AutoModelForSequenceClassification.from_pretrained(workerData.name, { dtype: workerData.dtype, device: 'cpu' }),
-      ]);
-      ready.catch(() => undefined);
-      parentPort.on('message', async ({ id, query, documents }) => {
-        try {
-          const [tokenizer, model] = await ready;
-          const inputs = tokenizer(documents.map(() => query), { text_pair: documents, padding: true, truncation: true, max_length: workerData.maxLength });
-          const { logits } = await model(inputs);
-          const [rows, width] = logits.dims;
-          if (rows !== documents.length) throw new Error('the model scored ' + rows + ' pairs of ' + documents.length);
-          const data = logits.data;
-          const result = [];
-          for (let r = 0; r < rows; r++) {
-            const row = Array.from(data.slice(r * width, (r + 1) * width), Number);
-            if (width === 1) result.push(1 / (1 + Math.exp(-row[0])));
-            else {
-              const m = Math.max(...row);
-              const e = row.map((x) => Math.exp(x - m));
-              result.push(e[Math.min(workerData.positive, width - 1)] / e.reduce((a, b) => a + b, 0));
-            }
-          }
-          parentPort.postMessage({ id, result });
-        } catch (err) {
-          parentPort.postMessage({ id, error: 'ONNX cross-encoder in ' + workerData.dir + ': ' + String(err && err.message || err) });
-        }
-      });`;
     this.host = new ModelWorkerHost(
-      code,
+      require.resolve('./onnx-reranker.worker'),
       { dir, parent: dirname(dir) + '/', name: basename(dir), dtype: options.dtype ?? 'fp32', maxLength: this.maxLength, labels, positive },
       (message, retryable) => new RerankError(`local rerank failed: ${message}`, retryable),
     );
