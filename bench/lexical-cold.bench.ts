@@ -2,7 +2,10 @@ import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { DEFAULT_LEXICAL_OPTIONS } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { LexicalInput, LexicalState, lexicalProgram, preloadLexical } from '@larder/chunk-index/embedded/lexical/search';
+import type { LexicalInput } from '@larder/chunk-index/embedded/lexical/input';
+import { preloadLexical } from '@larder/chunk-index/embedded/lexical/preload';
+import { lexicalProgram } from '@larder/chunk-index/embedded/lexical/search';
+import type { LexicalState } from '@larder/chunk-index/embedded/lexical/state';
 import { benchQueries, corpus, pct } from './search-speed.bench';
 
 /**

@@ -1,11 +1,14 @@
 import Database from 'better-sqlite3';
 import { evaluateFilter } from '@larder/kernel';
-import { normalize, TopK } from './ivf';
+import { normalize } from './ivf';
+import { TopK } from './top-k';
 import { IvfCatalogue, IvfOptions } from './ivf.catalogue';
 import { fileState, IvfPrefetch } from './ivf.prefetch';
 import { STOP_WORDS, words } from './lexical/analyzer';
 import { Bm25Params, DEFAULT_BM25 } from './lexical/bm25';
-import { DEFAULT_PRELOAD_BYTES, LexicalInput, LexicalPreloadInput, lexicalProgram } from './lexical/search';
+import type { LexicalInput } from './lexical/input';
+import { DEFAULT_PRELOAD_BYTES, LexicalPreloadInput } from './lexical/preload';
+import { lexicalProgram } from './lexical/search';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
@@ -87,7 +90,7 @@ function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, include: Set<st
       s3 += qv[j + 3] * units[o + j + 3];
     }
     for (; j < d; j++) s0 += qv[j] * units[o + j];
-    best.push(s0 + s1 + (s2 + s3), ids[i]);
+    best.push(ids[i], s0 + s1 + (s2 + s3));
   }
 }
 
@@ -126,13 +129,14 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
     const module = require.resolve('./lexical/search');
+    const preloadModule = require.resolve('./lexical/preload');
     const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, denseMinPostings: this.lexical.denseMinPostings, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
     this.reader = new SqliteReadWorker(
       path,
       this.db,
       { lexical: { module, name: 'lexicalProgram', fn: lexicalProgram } },
       readWorker && path !== ':memory:',
-      preload.preloadBytes! > 0 ? { module, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
+      preload.preloadBytes! > 0 ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
     );
   }
 

@@ -6,7 +6,9 @@ import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { analyzeChunk, headingContextOf, queryTerms, stemOf } from './analyzer';
-import { LexicalState, lexicalProgram, preloadLexical } from './search';
+import { preloadLexical } from './preload';
+import { lexicalProgram } from './search';
+import type { LexicalState } from './state';
 import { DEFAULT_BM25 } from './bm25';
 
 /**
