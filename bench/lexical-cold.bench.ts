@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { DEFAULT_LEXICAL_OPTIONS } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { DEFAULT_LEXICAL_OPTIONS } from '@larder/chunk-index/embedded/sqlite.options';
 import type { LexicalInput } from '@larder/chunk-index/embedded/lexical/input';
 import { preloadLexical } from '@larder/chunk-index/embedded/lexical/preload';
 import { lexicalProgram } from '@larder/chunk-index/embedded/lexical/search';

@@ -1,6 +1,6 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'fs';
 import { Worker } from 'worker_threads';
-import type { IvfBuilt } from './ivf.catalogue';
+import type { IvfBuilt } from './ivf.persisted';
 
 /**
  * A start's early read of the chunk index's IVF lists (`readIvf`, the bulk of opening a large index)
@@ -53,7 +53,7 @@ const t0 = performance.now();
 const { fileState } = require(workerData.self);
 const state = fileState(workerData.path);
 const Database = require(workerData.driver);
-const { buildIvf } = require(workerData.catalogue);
+const { buildIvf } = require(workerData.persisted);
 const db = new Database(workerData.path, { readonly: true, fileMustExist: true });
 try {
   const { built, transfer } = buildIvf(db);
@@ -86,7 +86,7 @@ export function prefetchIvf(path: string, minBytes = PREFETCH_MIN_BYTES): IvfPre
         path,
         self: __filename,
         driver: require.resolve('better-sqlite3'),
-        catalogue: require.resolve('./ivf.catalogue'),
+        persisted: require.resolve('./ivf.persisted'),
         swc: fromSources ? require.resolve('@swc/core') : null,
       },
     });
