@@ -135,7 +135,7 @@ export async function lexicalColdBench(): Promise<void> {
     const text = queries[i];
     const db = open();
     const key = (db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).get(storeId) as { store_key: number }).store_key;
-    const terms = [...(await import('@larder/chunk-index/embedded/lexical/analyzer')).queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus }).keys()];
+    const terms = [...(await import('@larder/chunk-index/analysis/analyzer')).queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus }).keys()];
     const t0 = performance.now();
     const rows = terms.map((term) => db.prepare(`SELECT df, blocks FROM lex_terms WHERE store_key = ? AND term = ?`).get(key, term) as { df: number; blocks: number } | undefined);
     const t1 = performance.now();

@@ -1,7 +1,7 @@
 import type { IvfOptions } from './ivf.options';
 import type { IvfPrefetch } from './ivf.prefetch';
-import { STOP_WORDS, words } from './lexical/analyzer';
-import { Bm25Params, DEFAULT_BM25 } from './lexical/bm25';
+import { STOP_WORDS, words } from '../analysis/analyzer';
+import { Bm25Params, DEFAULT_BM25 } from '../analysis/bm25';
 import type { LexicalInput } from './lexical/input';
 
 /** The embedded chunk index's options: the IVF's, the lexical query's and the read worker's. */

@@ -1,4 +1,4 @@
-import { Bm25Params, tfNorm } from './bm25';
+import { Bm25Params, tfNorm } from '../../analysis/bm25';
 import { Block, decodeBlockInto, emptyBlock } from './postings';
 
 /** Contributions cached by (body count, length) for postings with no heading count: BODY_SLOTS × LENGTH_SLOTS of them. */

@@ -1,4 +1,4 @@
-import { Bm25Params, tfNorm } from './bm25';
+import { Bm25Params, tfNorm } from '../../analysis/bm25';
 import { DenseList, kindNorms } from './dense-list';
 import type { Directory } from './directory';
 import type { Bounds } from './list';

@@ -1,4 +1,4 @@
-import { Bm25Params, tfNorm } from './bm25';
+import { Bm25Params, tfNorm } from '../../analysis/bm25';
 
 /**
  * A list decoded by chunk id, for the flat scorer: `pairs[id - first]` is 0 where the chunk is not in the

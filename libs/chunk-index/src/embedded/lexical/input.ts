@@ -1,4 +1,4 @@
-import { Bm25Params } from './bm25';
+import { Bm25Params } from '../../analysis/bm25';
 
 /** A lexical query, as the read worker passes it to lexicalProgram. */
 export interface LexicalInput extends Bm25Params {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { MAX_RUN, readRun } from './block-cache';
-import { Bm25Params, idf, tfNorm } from './bm25';
+import { Bm25Params, idf, tfNorm } from '../../analysis/bm25';
 import type { Directory } from './directory';
 import { directory } from './directory-cache';
 import type { StoreStats } from './input';

@@ -1,5 +1,5 @@
 import { TopK } from '../top-k';
-import type { Bm25Params } from './bm25';
+import type { Bm25Params } from '../../analysis/bm25';
 import { Cursor } from './cursor';
 import type { StoreStats } from './input';
 import { boundsOf, EPS, ListRef } from './list';

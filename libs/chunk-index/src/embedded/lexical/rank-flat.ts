@@ -1,7 +1,7 @@
 import { TopK } from '../top-k';
 import { MAX_RUN } from './block-cache';
 import { BODY_SLOTS, LENGTH_SLOTS, listWeights, scoreBlock } from './block-scores';
-import type { Bm25Params } from './bm25';
+import type { Bm25Params } from '../../analysis/bm25';
 import type { StoreStats } from './input';
 import type { ListRef } from './list';
 import type { FlatArrays, LexicalState } from './state';

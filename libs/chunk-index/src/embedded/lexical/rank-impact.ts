@@ -1,5 +1,5 @@
 import { TopK } from '../top-k';
-import type { Bm25Params } from './bm25';
+import type { Bm25Params } from '../../analysis/bm25';
 import { MAX_RUN } from './block-cache';
 import { listWeights, scoreBlock } from './block-scores';
 import { DenseList, kindNorms, kindOrder } from './dense-list';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { analyzeChunk, EXACT, headingContextOf, queryTerms, stemOf, STOP_WORDS } from './analyzer';
+import { analyzeChunk, EXACT, headingContextOf, queryTerms, stemOf, STOP_WORDS } from '../../analysis/analyzer';
 import type { LexicalInput, StoreStats } from './input';
 import { rankStore } from './rank-store';
 import type { LexicalState } from './state';
