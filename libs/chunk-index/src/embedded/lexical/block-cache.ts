@@ -4,6 +4,12 @@ import type { Directory } from './directory';
 import type { LexicalState } from './state';
 
 /**
+ * The block cache: blocks' compressed data read in runs (one statement a run), kept as parts of their
+ * directory's BlockData in the order they were read, and dropped oldest first past the cache's bound;
+ * the lists' dense forms are counted within the same bound.
+ */
+
+/**
  * Blocks' data kept between queries by default (compressed, about 4 bytes a posting: some 64 million
  * postings; `blockCacheBytes`). The 1M-chunk store of search-speed holds 153 MB of postings: with 64 MiB
  * its two-to-three-word queries kept re-reading the common lists from SQLite (the server's lexical step

@@ -1,5 +1,4 @@
 import { Bm25Params, tfNorm } from '../../analysis/bm25';
-import { Block, decodeBlockInto, emptyBlock } from './postings';
 
 /** Contributions cached by (body count, length) for postings with no heading count: BODY_SLOTS × LENGTH_SLOTS of them. */
 export const BODY_SLOTS = 16;
@@ -19,37 +18,76 @@ export interface ListWeights {
   p: Bm25Params;
 }
 
-/** The block scoreBlock decodes into (grown to the largest block met). */
-let scratch: Block = emptyBlock(128);
+/** Where scoreBlock puts a block's postings: added to the flat scorer's sums (rank-flat.ts), or listed (rank-impact.ts). */
+export type BlockSink =
+  | {
+      /** the flat scorer's arrays: sums and seen marks by id less the range's start, each span's best sum where `dense` (else the new ids in `touched`) */
+      flat: true;
+      acc: Float64Array;
+      seen: Uint8Array;
+      spanMax: Float64Array;
+      spanShift: number;
+      dense: boolean;
+      touched: number[];
+    }
+  | { flat: false; ids: Int32Array; xs: Float64Array; at: number };
 
 /**
- * Decodes a block (its first chunk's id `first`, `count` postings) and writes, from `at`, each posting's
- * id less `lo` to `ids` and its contribution to `xs`: `scale × tfNorm`, computed once per (body count,
- * length) of a list where it has no heading count and then looked up (the same expression, so the same
- * double). A function of its own, called per block: V8 optimises it after a few blocks of the first
- * query that needs it, where a loop inside a ranker waited for on-stack replacement (a cold query then
- * ran a list of 200k postings unoptimised: 40 ms once instead of 3).
+ * Reads a block (its first chunk's id `first`, `count` postings) and scores its postings: each one's
+ * contribution is `scale × tfNorm`, computed once per (body count, length) of a list where it has no
+ * heading count and then looked up (the same expression, so the same double). With a flat sink, each is
+ * added to its chunk's sum (id less `lo`); else its id (less `lo`) and contribution are listed from
+ * `at`, which moves past them. A function of its own, called per block: V8 optimises it after a few
+ * blocks of the first query that needs it, where a loop inside a ranker waited for on-stack replacement
+ * (a cold query then ran a list of 200k postings unoptimised: 40 ms once instead of 3).
  */
-export function scoreBlock(w: ListWeights, data: Uint8Array, count: number, first: number, lo: number, ids: Int32Array, xs: Float64Array, at: number): void {
-  if (scratch.ids.length < count) scratch = emptyBlock(count);
-  const b = decodeBlockInto(data, first, count, scratch);
-  const { memo, memoOf, list, scale, avgLength, p } = w;
+export function scoreBlock(w: ListWeights, data: Uint8Array, count: number, first: number, lo: number, sink: BlockSink): void {
+  // VarintReader's loop written out here, not decodeBlockInto then a second pass: with that pass the 200
+  // queries of search-speed's 100k store took ~15% longer on a preloaded cache (in process, min of 15 runs a query)
+  let pos = 0;
+  let id = (first - lo) | 0;
+  let at = sink.flat ? 0 : sink.at;
   for (let i = 0; i < count; i++) {
-    const body = b.body[i];
-    const heading = b.heading[i];
-    const length = b.length[i];
-    let x: number;
-    if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
-      const slot = body * LENGTH_SLOTS + length;
-      if (memoOf[slot] === list) x = memo[slot];
-      else {
-        x = memo[slot] = scale * tfNorm(body, heading, length, avgLength, p);
-        memoOf[slot] = list;
+    let byte = data[pos++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    id = (id + v) | 0;
+    byte = data[pos++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[pos++]) & 0x7f) * mul;
+    byte = data[pos++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[pos++]) & 0x7f) * mul;
+    byte = data[pos++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[pos++]) & 0x7f) * mul;
+    const x = contribution(w, body, heading, length);
+    if (sink.flat) {
+      const { acc, seen, spanMax, spanShift, dense } = sink;
+      if (dense) seen[id] = 1;
+      else if (!seen[id]) {
+        seen[id] = 1;
+        sink.touched.push(id);
       }
-    } else x = scale * tfNorm(body, heading, length, avgLength, p);
-    ids[at + i] = (b.ids[i] - lo) | 0;
-    xs[at + i] = x;
+      const sum = (acc[id] += x);
+      if (dense && sum > spanMax[id >>> spanShift]) spanMax[id >>> spanShift] = sum;
+    } else {
+      sink.ids[at] = id;
+      sink.xs[at++] = x;
+    }
   }
+  if (!sink.flat) sink.at = at;
+}
+
+/** A posting's contribution: `scale × tfNorm`, from the list's memo where it has no heading count. */
+function contribution(w: ListWeights, body: number, heading: number, length: number): number {
+  if (heading === 0 && body < BODY_SLOTS && length < LENGTH_SLOTS) {
+    const slot = body * LENGTH_SLOTS + length;
+    if (w.memoOf[slot] === w.list) return w.memo[slot];
+    w.memoOf[slot] = w.list;
+    return (w.memo[slot] = w.scale * tfNorm(body, heading, length, w.avgLength, w.p));
+  }
+  return w.scale * tfNorm(body, heading, length, w.avgLength, w.p);
 }
 
 /** A list's weights with a new number in the memo `m` (the flat scorer's: LexicalState['flat']). */

@@ -2,7 +2,6 @@ import { Bm25Params, tfNorm } from '../../analysis/bm25';
 import { DenseList, kindNorms } from './dense-list';
 import type { Directory } from './directory';
 import type { Bounds } from './list';
-import { VarintReader } from './postings';
 
 /**
  * A cursor over one list: a block index, the block (opened when first needed) and a place in it. A block's
@@ -22,8 +21,6 @@ export class Cursor {
   private id = 0;
   /** where the current chunk's counts start in `data` */
   private at = 0;
-  /** reads the open block's varints */
-  private readonly reader = new VarintReader();
   /** the first id wanted in the block not yet opened */
   private target = 0;
 
@@ -79,25 +76,33 @@ export class Cursor {
     return this.target > f ? this.target : f;
   }
 
-  /** Reads the id of the chunk whose id gap starts at the reader's position (false: the block has no more). */
-  private readId(): boolean {
+  /**
+   * Reads the id of the chunk whose id gap starts at `p` (false: the block has no more). The varint loops of
+   * the cursor are written out (readId, step, score) with the position in a local, not read through
+   * VarintReader: MaxScore took ~7% longer with it (in process on search-speed's 100k store, warm cache,
+   * 200 queries, min of 15 runs).
+   */
+  private readId(p: number): boolean {
     if (this.index >= this.count) return false;
-    const r = this.reader;
-    this.id += r.next();
-    this.at = r.pos;
+    const data = this.data!;
+    let byte = data[p++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[p++]) & 0x7f) * mul;
+    this.id += v;
+    this.at = p;
     return true;
   }
 
   /** Moves to the block's next chunk (false: none). */
   private step(): boolean {
     // past the current chunk's three counts
-    const r = this.reader;
-    r.pos = this.at;
-    r.skip();
-    r.skip();
-    r.skip();
+    const data = this.data!;
+    let p = this.at;
+    while (data[p++] >= 0x80);
+    while (data[p++] >= 0x80);
+    while (data[p++] >= 0x80);
     this.index++;
-    return this.readId();
+    return this.readId(p);
   }
 
   /** Moves within the open block to its first chunk ≥ target (false: none in it). */
@@ -111,12 +116,11 @@ export class Cursor {
     for (;;) {
       if (this.bi >= this.dir.size) return Infinity;
       if (this.data) return this.id;
-      this.data = this.reader.data = this.load(this.bi);
-      this.reader.pos = 0;
+      this.data = this.load(this.bi);
       this.count = this.dir.count[this.bi];
       this.index = 0;
       this.id = this.dir.first[this.bi];
-      if (this.readId() && this.seek(this.target)) return this.id;
+      if (this.readId(0) && this.seek(this.target)) return this.id;
       // cannot happen (the block's last id ≥ target), kept for safety
       this.bi++;
       this.data = null;
@@ -125,11 +129,17 @@ export class Cursor {
 
   /** The term's weighted score in the current chunk (its block open). */
   score(): number {
-    const r = this.reader;
-    r.pos = this.at;
-    const body = r.next();
-    const heading = r.next();
-    const length = r.next();
+    const data = this.data!;
+    let p = this.at;
+    let byte = data[p++];
+    let body = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) body += ((byte = data[p++]) & 0x7f) * mul;
+    byte = data[p++];
+    let heading = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) heading += ((byte = data[p++]) & 0x7f) * mul;
+    byte = data[p++];
+    let length = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) length += ((byte = data[p++]) & 0x7f) * mul;
     return this.scale * tfNorm(body, heading, length, this.avgLength, this.p);
   }
 

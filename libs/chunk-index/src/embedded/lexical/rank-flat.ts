@@ -1,6 +1,6 @@
 import { TopK } from '../top-k';
 import { MAX_RUN } from './block-cache';
-import { BODY_SLOTS, LENGTH_SLOTS, listWeights, scoreBlock } from './block-scores';
+import { BlockSink, BODY_SLOTS, LENGTH_SLOTS, listWeights, scoreBlock } from './block-scores';
 import type { Bm25Params } from '../../analysis/bm25';
 import type { StoreStats } from './input';
 import type { ListRef } from './list';
@@ -66,18 +66,11 @@ export function rankFlat(
   for (const l of lists) postings += l.df;
   const dense = postings >= range * DENSE_SHARE;
   const touched: number[] = [];
+  const sink: BlockSink = { flat: true, acc, seen, spanMax, spanShift: SPAN_SHIFT, dense, touched };
   try {
     for (const { dir, scale, load } of lists) {
       const w = listWeights(flat, scale, s.avgLength, p);
-      for (let bi = 0; bi < dir.size; bi++) {
-        const count = dir.count[bi];
-        if (blockIds.length < count) {
-          blockIds = new Int32Array(count);
-          blockXs = new Float64Array(count);
-        }
-        scoreBlock(w, load(bi, MAX_RUN), count, dir.first[bi], lo, blockIds, blockXs, 0);
-        addBlock(flat, dense, touched, count);
-      }
+      for (let bi = 0; bi < dir.size; bi++) scoreBlock(w, load(bi, MAX_RUN), dir.count[bi], dir.first[bi], lo, sink);
     }
     const heap = new TopK(limit);
     // below the k-th score a chunk cannot enter (a tie is the heap's to judge, by id)
@@ -114,30 +107,5 @@ export function rankFlat(
         acc[x] = 0;
         seen[x] = 0;
       }
-  }
-}
-
-/** A block's postings as scoreBlock gives them to rankFlat (ids less the range's start, contributions), grown to the largest block. */
-let blockIds = new Int32Array(128);
-let blockXs = new Float64Array(128);
-
-/**
- * Adds a block's contributions (blockIds, blockXs) to the flat scorer's sums, marking their chunks seen
- * (listing the new ones in `touched`, or keeping each span's best sum where dense). A function of its
- * own, called per block, as scoreBlock is (optimised after a few blocks, not on-stack replaced).
- */
-function addBlock(flat: FlatArrays, dense: boolean, touched: number[], count: number): void {
-  const { acc, seen, spanMax } = flat;
-  const ids = blockIds;
-  const xs = blockXs;
-  for (let i = 0; i < count; i++) {
-    const id = ids[i];
-    if (dense) seen[id] = 1;
-    else if (!seen[id]) {
-      seen[id] = 1;
-      touched.push(id);
-    }
-    const sum = (acc[id] += xs[i]);
-    if (dense && sum > spanMax[id >>> SPAN_SHIFT]) spanMax[id >>> SPAN_SHIFT] = sum;
   }
 }

@@ -1,7 +1,7 @@
 import { TopK } from '../top-k';
 import type { Bm25Params } from '../../analysis/bm25';
 import { MAX_RUN } from './block-cache';
-import { listWeights, scoreBlock } from './block-scores';
+import { BlockSink, listWeights, scoreBlock } from './block-scores';
 import { DenseList, kindNorms, kindOrder } from './dense-list';
 import type { StoreStats } from './input';
 import { EPS, ListRef } from './list';
@@ -52,12 +52,11 @@ export function rankImpact(
     const w = listWeights(flat, scale, avgLength, p);
     let postings = 0;
     for (let bi = 0; bi < dir.size; bi++) postings += dir.count[bi];
-    const listIds = new Int32Array(postings);
-    const listXs = new Float64Array(postings);
-    for (let bi = 0, at = 0; bi < dir.size; at += dir.count[bi++]) scoreBlock(w, load(bi, MAX_RUN), dir.count[bi], dir.first[bi], 0, listIds, listXs, at);
+    const sink: BlockSink = { flat: false, ids: new Int32Array(postings), xs: new Float64Array(postings), at: 0 };
+    for (let bi = 0; bi < dir.size; bi++) scoreBlock(w, load(bi, MAX_RUN), dir.count[bi], dir.first[bi], 0, sink);
     tables.push(null);
-    ids.push(listIds);
-    xs.push(listXs);
+    ids.push(sink.ids);
+    xs.push(sink.xs);
   }
   const im: Impact = {
     m,
