@@ -6,7 +6,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { startChatCompletionsDouble, ChatCompletionRequestBody, ChatReply, ChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
-import { contentTerms, sentences, words } from '@larder/search/answering/text';
+import { words } from '@larder/chunk-index/analysis/analyzer';
+import { contentTerms, sentences } from '@larder/search/answering/text';
 import { apiCall, freePort, waitForServer } from './support';
 
 /**

@@ -1,8 +1,11 @@
 import Database from 'better-sqlite3';
 import { existsSync, readFileSync } from 'fs';
 import { join } from 'path';
-import { DEFAULT_LEXICAL_OPTIONS } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { LexicalInput, LexicalState, lexicalProgram, preloadLexical } from '@larder/chunk-index/embedded/lexical/search';
+import { DEFAULT_LEXICAL_OPTIONS } from '@larder/chunk-index/embedded/sqlite.options';
+import type { LexicalInput } from '@larder/chunk-index/embedded/lexical/input';
+import { preloadLexical } from '@larder/chunk-index/embedded/lexical/preload';
+import { lexicalProgram } from '@larder/chunk-index/embedded/lexical/search';
+import type { LexicalState } from '@larder/chunk-index/embedded/lexical/state';
 import { benchQueries, corpus, pct } from './search-speed.bench';
 
 /**
@@ -132,7 +135,7 @@ export async function lexicalColdBench(): Promise<void> {
     const text = queries[i];
     const db = open();
     const key = (db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).get(storeId) as { store_key: number }).store_key;
-    const terms = [...(await import('@larder/chunk-index/embedded/lexical/analyzer')).queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus }).keys()];
+    const terms = [...(await import('@larder/chunk-index/analysis/analyzer')).queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus }).keys()];
     const t0 = performance.now();
     const rows = terms.map((term) => db.prepare(`SELECT df, blocks FROM lex_terms WHERE store_key = ? AND term = ?`).get(key, term) as { df: number; blocks: number } | undefined);
     const t1 = performance.now();

@@ -4,7 +4,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { gunzipSync } from 'zlib';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { contentWordCount, LexicalOptions, RM3_MIN_QUERY_WORDS, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { contentWordCount, LexicalOptions, RM3_MIN_QUERY_WORDS } from '@larder/chunk-index/embedded/sqlite.options';
 import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config';
 import { chunkDocument, parseFile } from '@larder/ingestion';
 import { ScoredChunk } from '@larder/chunk-index';

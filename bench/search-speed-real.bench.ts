@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { ChunkIndexOp } from '@larder/chunk-index';
-import { DEFAULT_IVF_OPTIONS } from '@larder/chunk-index/embedded/ivf.catalogue';
+import { DEFAULT_IVF_OPTIONS } from '@larder/chunk-index/embedded/ivf.options';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { ensureSources, gcide, wordnet } from './search-quality.bench';
 

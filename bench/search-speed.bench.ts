@@ -4,7 +4,8 @@ import { Agent as HttpAgent, createServer as createHttpServer, request as httpRe
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { loadavg, tmpdir } from 'os';
 import { join } from 'path';
-import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { RM3_FEEDBACK } from '@larder/chunk-index/embedded/sqlite.options';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
 import { DEFAULT_FUSION } from '../apps/api/src/config';

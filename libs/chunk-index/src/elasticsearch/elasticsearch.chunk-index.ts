@@ -1,31 +1,8 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import type { QueryDslQueryContainer } from '@elastic/elasticsearch/lib/api/types';
 import { evaluateFilter } from '@larder/kernel';
-import { chunkTypeOf, ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
-
-interface FileDoc {
-  store_id: string;
-  file_id: string;
-  organization_id: string;
-  filename: string;
-  external_id: string | null;
-  metadata: unknown;
-  generation: number;
-  chunk_count: number;
-}
-
-interface ChunkDoc {
-  store_id: string;
-  file_id: string;
-  generation: number;
-  chunk_index: number;
-  text: string;
-  offset: number;
-  mime_type: string;
-  generated_metadata: Record<string, unknown> | null;
-  model: string | null;
-  [vector: `vector_${number}`]: number[] | undefined;
-}
+import { ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import { CHECKPOINTS_INDEX, CHUNKS_INDEX, ChunkDoc, FILES_INDEX, FileDoc, toChunk } from './elasticsearch.mappings';
 
 export interface ElasticsearchChunkIndexOptions {
   url: string;
@@ -70,39 +47,9 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         if (!(err instanceof errors.ResponseError && /resource_already_exists/.test(String(err.message)))) throw err;
       }
     };
-    await create(this.files, {
-      mappings: {
-        dynamic: 'strict',
-        properties: {
-          store_id: { type: 'keyword' },
-          file_id: { type: 'keyword' },
-          organization_id: { type: 'keyword' },
-          filename: { type: 'keyword' },
-          external_id: { type: 'keyword' },
-          metadata: { type: 'object', enabled: false },
-          generation: { type: 'integer' },
-          chunk_count: { type: 'integer' },
-        },
-      },
-    });
-    await create(this.chunks, {
-      mappings: {
-        // known fields below; only `vector_<dims>` fields are ever added, through the template
-        dynamic_templates: [{ vectors: { match: 'vector_*', mapping: { type: 'dense_vector', index: true, similarity: 'cosine', index_options: { type: 'hnsw' } } } }],
-        properties: {
-          store_id: { type: 'keyword' },
-          file_id: { type: 'keyword' },
-          generation: { type: 'integer' },
-          chunk_index: { type: 'integer' },
-          text: { type: 'text', analyzer: 'english', fields: { raw: { type: 'wildcard' } } },
-          offset: { type: 'integer' },
-          mime_type: { type: 'keyword' },
-          generated_metadata: { type: 'object', enabled: false },
-          model: { type: 'keyword' },
-        },
-      },
-    });
-    await create(this.checkpoints, { mappings: { properties: { version: { type: 'integer' }, commit: { type: 'keyword' }, prepare: { type: 'keyword' } } } });
+    await create(this.files, FILES_INDEX);
+    await create(this.chunks, CHUNKS_INDEX);
+    await create(this.checkpoints, CHECKPOINTS_INDEX);
   }
 
   async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
@@ -413,17 +360,3 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
 }
 
 const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });
-
-function toChunk(c: ChunkDoc): IndexedChunk {
-  return {
-    storeId: c.store_id,
-    fileId: c.file_id,
-    chunkIndex: c.chunk_index,
-    type: chunkTypeOf(c.mime_type),
-    text: c.text,
-    offset: c.offset,
-    mimeType: c.mime_type,
-    generatedMetadata: c.generated_metadata ?? null,
-    model: c.model ?? null,
-  };
-}

@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'worker_threads';
-import { buildIvf } from './ivf.catalogue';
+import { buildIvf } from './ivf.persisted';
 import { fileState } from './ivf.prefetch';
 
 // The thread of prefetchIvf: the file's state, then its IVF lists read on a read-only connection; the

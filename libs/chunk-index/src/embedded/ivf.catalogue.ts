@@ -1,48 +1,10 @@
 import Database from 'better-sqlite3';
-import { blobCosine, blobVector, IvfIndex, IvfIndexState, kmeans, normalize } from './ivf';
+import { blobVector, IvfIndex, kmeans, normalize } from './ivf';
+import { DEFAULT_IVF_OPTIONS, IvfOptions, listsFor, probesOf } from './ivf.options';
+import { IvfBuilt, IvfRead, readIvf, writeList } from './ivf.persisted';
+import { rescore } from './ivf.rescore';
 import { Row } from './sqlite.schema';
 import { ChunkQuery } from '../chunk-index.port';
-
-export interface IvfOptions {
-  /** A model's vectors get an IVF index once it has this many (below, dense search is an exact scan). */
-  ivfMinVectors?: number;
-  /**
-   * Lists of the IVF index (k-means centroids); 0 (the default): by the vectors it is trained on
-   * (ivfListsFor), with ivfProbes scaled to them (ivfProbesFor).
-   */
-  ivfLists?: number;
-  /** Lists scanned per query: with ivfLists given, as given; with ivfLists 0, per 256 lists (scaled: ivfProbesFor). */
-  ivfProbes?: number;
-  /** The centroids are retrained (and every vector reassigned) when the model's vectors grow this many times. */
-  ivfRetrainFactor?: number;
-  /** A list's persisted delta is folded into its base once it has more rows than this and an eighth of the list. */
-  ivfCompactMinDelta?: number;
-}
-
-/** The defaults of the IVF options. */
-export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 0, ivfProbes: 16, ivfRetrainFactor: 10, ivfCompactMinDelta: 256 };
-
-/**
- * The lists of an IVF trained on `n` vectors where ivfLists is 0: a power of two near n / 200, from 256 to
- * 4,096 (the first training, at 20k vectors, and a 100k store: 256; a store retrained at 200k: 1,024). Finer
- * lists reach the same recall scanning a smaller share of the vectors, which is what a query at 1M costs
- * (the int8 scan is memory-bound). Measured on real text (search-speed-real, 100k WordNet glosses by the
- * bundled model, GCIDE queries), recall@10 at 6.25% of the vectors scanned: 256 lists 0.952, 512 0.966,
- * 1,024 0.980; at ~4.7%: 512 lists 0.950, 1,024 0.970; at 3.1%: 512 0.912, 1,024 0.940.
- */
-export function ivfListsFor(n: number): number {
-  return Math.min(4096, Math.max(256, 2 ** Math.round(Math.log2(Math.max(1, n / 200)))));
-}
-
-/**
- * The lists scanned of an IVF of `nlist` lists where ivfLists is 0: `probes` (the count for 256 lists)
- * × (nlist / 256)^0.75: 16 of 256 (6.25%, recall@10 0.952 on real text), 27 of 512 (5.3%; 24 gave 0.950, 32
- * 0.966), 45 of 1,024 (4.4%; 32 gave 0.940, 48 0.970). Fewer vectors read than 6.25% at 1,024 lists, for a
- * recall at least as high.
- */
-export function ivfProbesFor(probes: number, nlist: number): number {
-  return Math.min(nlist, Math.max(1, Math.round(probes * Math.pow(nlist / 256, 0.75))));
-}
 
 interface Ann {
   model: string;
@@ -183,14 +145,7 @@ export class IvfCatalogue {
 
   /** Inside a transaction: one list's in-memory entries as its new base (its delta folded in). */
   private persistList(a: Ann, list: number): void {
-    const { ids, groups, codes } = a.ivf.exportList(list);
-    const buf = (x: Int32Array | Uint8Array) => Buffer.from(x.buffer, x.byteOffset, x.byteLength);
-    this.db
-      .prepare(
-        `INSERT INTO ivf_lists (model, list, size, ids, groups, codes) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (model, list) DO UPDATE SET size = excluded.size, ids = excluded.ids, groups = excluded.groups, codes = excluded.codes`,
-      )
-      .run(a.model, list, ids.length, buf(ids), buf(groups), buf(codes));
-    this.db.prepare(`DELETE FROM ivf_delta WHERE model = ? AND list = ?`).run(a.model, list);
+    writeList(this.db, a.model, list, a.ivf);
     this.deltas.get(a.model)?.delete(list);
   }
 
@@ -324,7 +279,7 @@ export class IvfCatalogue {
     }
     const filtered = !!(q.filter || q.fileIds?.exclude?.length);
     const k = filtered ? Math.max(q.topK * 20, 1000) : Math.max(q.topK * 4, 40);
-    let candidates = a.ivf.search(unit, this.probesOf(a.ivf.nlist), mask, k);
+    let candidates = a.ivf.search(unit, probesOf(this.opts, a.ivf.nlist), mask, k);
     if (!candidates.length) return [];
     // An int8 score is within a few thousandths of the exact one (rounding error ≈ 0.0023 standard
     // deviation for unit vectors), so a candidate more than RESCORE_MARGIN below the topK-th can not
@@ -334,18 +289,7 @@ export class IvfCatalogue {
       candidates = candidates.filter((c, i) => i < q.topK || c.score >= floor);
     }
     // exact scores from the stored vectors; the full rows are the caller's, only of those that can be answered
-    const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
-    const exact: Array<{ id: number; score: number }> = [];
-    for (let i = 0; i < candidates.length; i += RESCORE_BATCH) {
-      const ids: Array<number | null> = candidates.slice(i, i + RESCORE_BATCH).map((c) => c.id);
-      // the statement's placeholders padded (NULL) to a power of two: a few cached statements serve every count
-      let slots = 16;
-      while (slots < ids.length) slots *= 2;
-      while (ids.length < slots) ids.push(null);
-      const key = `${exclude ? 'x' : ''}${slots}`;
-      const stmt = (this.rescoreStatements[key] ??= this.db.prepare(`SELECT id, ${exclude ? 'file_id, ' : ''}vector FROM chunks WHERE id IN (${'?,'.repeat(slots - 1)}?)`));
-      for (const r of stmt.all(...ids) as Row[]) if (!exclude?.has(r.file_id as string)) exact.push({ id: r.id as number, score: blobCosine(unit, r.vector as Buffer) });
-    }
+    const exact = rescore(this.db, this.rescoreStatements, unit, candidates, q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null);
     exact.sort((x, y) => y.score - x.score);
     return filtered ? exact : exact.slice(0, q.topK);
   }
@@ -405,16 +349,6 @@ export class IvfCatalogue {
     }
   }
 
-  /** The lists of an IVF trained on n vectors: ivfLists where given, else by n (ivfListsFor). */
-  private listsFor(n: number): number {
-    return this.opts.ivfLists > 0 ? this.opts.ivfLists : ivfListsFor(n);
-  }
-
-  /** The lists a query scans of an IVF of nlist lists: ivfProbes where ivfLists is given, else scaled to nlist (ivfProbesFor). */
-  private probesOf(nlist: number): number {
-    return this.opts.ivfLists > 0 ? this.opts.ivfProbes : ivfProbesFor(this.opts.ivfProbes, nlist);
-  }
-
   /** k-means on a sample of up to ~20,000 of the model's vectors; every vector is (re)assigned a list. */
   private train(model: string, n: number): void {
     const step = Math.max(1, Math.floor(n / 20_000));
@@ -428,7 +362,7 @@ export class IvfCatalogue {
       if (v.length === dims) sample.push(normalize(v));
     }
     if (!sample.length) return;
-    const centroids = kmeans(sample, Math.min(this.listsFor(n), Math.max(1, Math.floor(sample.length / 8))));
+    const centroids = kmeans(sample, Math.min(listsFor(this.opts, n), Math.max(1, Math.floor(sample.length / 8))));
     const ivf = new IvfIndex(dims, centroids);
     const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
     const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
@@ -458,118 +392,3 @@ export class IvfCatalogue {
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see `search`). */
 const RESCORE_MARGIN = 0.02;
-/** Candidates re-scored a statement (`RESCORE_BATCH` placeholders at most). */
-const RESCORE_BATCH = 512;
-
-/** A model's persisted lists as `readIvf` loaded them: its index, filled. */
-export interface PersistedLists {
-  ivf: IvfIndex;
-  /** rows of `ivf_delta` per list */
-  deltaCounts: Array<[number, number]>;
-}
-
-/** The IVF state of a chunk index file: store groups, and per model its centroids and persisted lists, loaded (null: none, an older file's). */
-export interface IvfRead {
-  groups: Array<[string, number]>;
-  models: Array<{ model: string; dims: number; centroids: Float32Array; trainedCount: number; lists: PersistedLists | null }>;
-}
-
-/**
- * Reads the IVF state of the file and loads each model's persisted lists into an index that `make`
- * gives (call in one read transaction, for a consistent snapshot). Only reads: it runs on the index's
- * connection, or on a read-only one in a worker thread (ivf.prefetch.ts).
- */
-export function readIvf(db: Database.Database, make: (dims: number, centroids: Float32Array) => IvfIndex): IvfRead {
-  const groups = db.prepare(`SELECT store_id, grp FROM ivf_stores ORDER BY grp`).raw().all() as Array<[string, number]>;
-  const models: IvfRead['models'] = [];
-  for (const c of db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
-    const dims = c.dims as number;
-    const centroids = blobVector(c.centroids as Buffer);
-    models.push({ model: c.model as string, dims, centroids, trainedCount: c.trained_count as number, lists: readLists(db, c.model as string, () => make(dims, centroids)) });
-  }
-  return { groups, models };
-}
-
-/**
- * A model's lists from `ivf_lists` and `ivf_delta`, loaded into the index `make` gives; null when the
- * file has none (an older release's). A (list, id) is its delta row where it has one, else its base: an
- * id that left a list has a tombstone there until that list is rewritten, so the bases are read without
- * their tombstoned ids (an id can be in two bases: the one it left and the one it went to), and the
- * delta's codes are added after them. Every list is sized at once for its base and its delta's codes
- * (one arena, grown once), and each base is copied into it as its row is read: a start holds one row's
- * blobs at a time, not every list twice (at 1M vectors, 384 MB of codes read into buffers of their own
- * and then copied: twice the memory, and twice the pages first touched).
- */
-function readLists(db: Database.Database, model: string, make: () => IvfIndex): PersistedLists | null {
-  const counts = new Map<number, number>();
-  const tombs = new Map<number, Set<number>>();
-  const adds: Array<[number, number, number, Buffer]> = [];
-  for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
-    const [list, id, grp, code] = row;
-    counts.set(list, (counts.get(list) ?? 0) + 1);
-    if (code === null || grp === null) {
-      let t = tombs.get(list);
-      if (!t) tombs.set(list, (t = new Set()));
-      t.add(id);
-    } else adds.push([list, id, grp, code]);
-  }
-  const sizes = db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>;
-  if (!sizes.length) return null;
-  const ivf = make();
-  const stride = ivf.stride;
-  // the delta's codes (of this model's width) go after the bases: room for them in their lists
-  const fit = adds.filter(([, , , code]) => code.length === stride);
-  const room = new Map<number, number>();
-  for (const [list] of fit) room.set(list, (room.get(list) ?? 0) + 1);
-  for (const list of [...sizes.map(([l]) => l), ...room.keys()]) if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
-  ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
-  // a blob's bytes as 32-bit ints, in place where aligned (better-sqlite3 gives each blob a buffer of its own), else copied
-  const int32s = (b: Buffer) => (b.byteOffset % 4 ? new Int32Array(new Uint8Array(b).buffer, 0, b.byteLength >> 2) : new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2));
-  for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
-    [number, Buffer, Buffer, Buffer]
-  >) {
-    let ids = int32s(idBlob);
-    let groups = int32s(groupBlob);
-    let codes: Uint8Array = codeBlob;
-    const t = tombs.get(list);
-    if (t?.size) {
-      const keep = [...ids.keys()].filter((j) => !t.has(ids[j]));
-      const k = new Uint8Array(keep.length * stride);
-      keep.forEach((j, i) => k.set(codes.subarray(j * stride, (j + 1) * stride), i * stride));
-      const before = ids;
-      ids = Int32Array.from(keep, (j) => before[j]);
-      groups = Int32Array.from(keep, (j) => groups[j]);
-      codes = k;
-    }
-    ivf.loadList(list, ids, groups, codes, room.get(list) ?? 0);
-  }
-  for (const [list, id, grp, code] of fit) ivf.addCode(id, grp, list, code);
-  return { ivf, deltaCounts: [...counts] };
-}
-
-/** The IVF indexes of the file built (in shared memory) by a thread other than the one that uses them: `IvfCatalogue.load` takes them over without a copy. */
-export interface IvfBuilt {
-  groups: Array<[string, number]>;
-  models: Array<{
-    model: string;
-    dims: number;
-    centroids: Float32Array;
-    trainedCount: number;
-    /** null: the file has no persisted lists for the model (an older release's): the catalogue rebuilds them from the vectors */
-    built: { ivf: IvfIndexState; deltaCounts: Array<[number, number]>; perGroup: Array<[number, number]> } | null;
-  }>;
-}
-
-/** Reads the file's IVF state (`readIvf`, in one read transaction) and builds each model's index in shared memory, for another thread (ivf.prefetch.ts). */
-export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: ArrayBuffer[] } {
-  const r = db.transaction(() => readIvf(db, (dims, centroids) => new IvfIndex(dims, centroids, true)))();
-  const transfer: ArrayBuffer[] = [];
-  const models = r.models.map((m) => {
-    if (!m.lists) return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: null };
-    const ivf = m.lists.ivf;
-    const state = ivf.state();
-    transfer.push(...IvfIndex.transferables(state));
-    return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: { ivf: state, deltaCounts: m.lists.deltaCounts, perGroup: [...ivf.groupCounts()] } };
-  });
-  return { built: { groups: r.groups, models }, transfer };
-}

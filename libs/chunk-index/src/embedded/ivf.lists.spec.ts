@@ -1,4 +1,4 @@
-import { ivfListsFor, ivfProbesFor } from './ivf.catalogue';
+import { ivfListsFor, ivfProbesFor } from './ivf.options';
 
 describe('IVF lists and probes by the vectors trained on (LARDER_IVF_LISTS=0)', () => {
   it('gives 256 lists up to ~70k vectors, then a power of two near n / 200, at most 4,096', () => {

@@ -1,7 +1,7 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from 'fs';
 import { Worker } from 'worker_threads';
 import { moduleWorker } from '@larder/kernel/worker-module';
-import type { IvfBuilt } from './ivf.catalogue';
+import type { IvfBuilt } from './ivf.persisted';
 
 /**
  * A start's early read of the chunk index's IVF lists (`readIvf`, the bulk of opening a large index)

@@ -1,4 +1,5 @@
 import { CodeArena, CodeArenaState, Int8Matrix } from './int8-kernel';
+import { TopK } from './top-k';
 
 /**
  * An inverted-file (IVF) index over int8-quantised unit vectors, for the embedded chunk index's dense
@@ -84,54 +85,6 @@ class List {
     return this.ids.length;
   }
 }
-/** Fixed-capacity min-heap of (score, id): keeps the `k` best. */
-export class TopK {
-  readonly scores: Float64Array;
-  readonly ids: Float64Array;
-  size = 0;
-  constructor(readonly k: number) {
-    this.scores = new Float64Array(k);
-    this.ids = new Float64Array(k);
-  }
-  get threshold(): number {
-    return this.size < this.k ? -Infinity : this.scores[0];
-  }
-  push(score: number, id: number): void {
-    if (this.size < this.k) {
-      let i = this.size++;
-      while (i > 0) {
-        const p = (i - 1) >> 1;
-        if (this.scores[p] <= score) break;
-        this.scores[i] = this.scores[p];
-        this.ids[i] = this.ids[p];
-        i = p;
-      }
-      this.scores[i] = score;
-      this.ids[i] = id;
-      return;
-    }
-    if (score <= this.scores[0]) return;
-    let i = 0;
-    for (;;) {
-      const l = 2 * i + 1;
-      if (l >= this.size) break;
-      const r = l + 1;
-      const c = r < this.size && this.scores[r] < this.scores[l] ? r : l;
-      if (this.scores[c] >= score) break;
-      this.scores[i] = this.scores[c];
-      this.ids[i] = this.ids[c];
-      i = c;
-    }
-    this.scores[i] = score;
-    this.ids[i] = id;
-  }
-  /** Best first. */
-  sorted(): Array<{ id: number; score: number }> {
-    const out = Array.from({ length: this.size }, (_, i) => ({ id: this.ids[i], score: this.scores[i] }));
-    return out.sort((a, b) => b.score - a.score);
-  }
-}
-
 /** How large one arena of codes may grow (more arenas are opened beyond it). */
 const ARENA_BYTES = 1 << 30;
 
@@ -373,7 +326,7 @@ export class IvfIndex {
   search(unit: Float32Array, probes: number, groups: Uint8Array, k: number): Array<{ id: number; score: number }> {
     const order = new TopK(Math.min(probes, this.lists.length));
     const near = this.coarse.scores(unit);
-    for (let c = 0; c < near.length; c++) order.push(near[c], c);
+    for (let c = 0; c < near.length; c++) order.push(c, near[c]);
     const top = new TopK(k);
     const scales = new Map<CodeArena, number>();
     const batch = CodeArena.SCAN_BATCH;
@@ -393,7 +346,7 @@ export class IvfIndex {
           const score = out[o + j] / s;
           if (score > top.threshold) {
             const g = gs[from + j];
-            if (g >= 0 && groups[g]) top.push(score, list.ids[from + j]);
+            if (g >= 0 && groups[g]) top.push(list.ids[from + j], score);
           }
         }
       }

@@ -1,95 +1,16 @@
 import Database from 'better-sqlite3';
-import { evaluateFilter } from '@larder/kernel';
-import { normalize, TopK } from './ivf';
-import { IvfCatalogue, IvfOptions } from './ivf.catalogue';
+import { IvfCatalogue } from './ivf.catalogue';
 import { fileState, IvfPrefetch } from './ivf.prefetch';
-import { STOP_WORDS, words } from './lexical/analyzer';
-import { Bm25Params, DEFAULT_BM25 } from './lexical/bm25';
-import { DEFAULT_PRELOAD_BYTES, LexicalInput, LexicalPreloadInput, lexicalProgram } from './lexical/search';
+import type { LexicalInput } from './lexical/input';
+import { DEFAULT_PRELOAD_BYTES, LexicalPreloadInput } from './lexical/preload';
+import { lexicalProgram } from './lexical/search';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
+import { ExactScans } from './sqlite.exact-scan';
+import { BACKGROUND_DEFER_MS, contentWordCount, DEFAULT_LEXICAL_OPTIONS, LexicalOptions, SqliteChunkIndexOptions } from './sqlite.options';
+import { candidateSql, HIT_COLUMNS, KEY_COLUMNS, postFilter, rowHit, toHit, toScored } from './sqlite.rows';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
 import { ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
-
-export interface SqliteChunkIndexOptions extends IvfOptions {
-  /** Lexical reads on a read-only connection in a worker thread (file databases; default true). */
-  readWorker?: boolean;
-  /** How the BM25 query is built (lexical/search.ts); defaults: DEFAULT_LEXICAL_OPTIONS. */
-  lexical?: Partial<LexicalOptions>;
-  /** Chunks per postings block (default 128; tests use small blocks to exercise the block bounds). */
-  lexicalBlockSize?: number;
-  /** The IVF lists being read in a worker thread since the process began (ivf.prefetch.ts): `setup()` takes them if the file has not changed since. */
-  ivfPrefetch?: IvfPrefetch | null;
-  /**
-   * Bytes of the largest lists' blocks the read worker reads into its block cache once it starts, in
-   * slices between queries (preloadLexical; default DEFAULT_PRELOAD_BYTES, capped at the cache's bound;
-   * 0: none). Only where the read worker runs.
-   */
-  lexicalPreloadBytes?: number;
-}
-
-/**
- * The lexical query's options: stop words dropped, the exact form's bonus, RM3 pseudo-relevance
- * feedback (null: none) and the fewest words (not counting stop words) a query needs to get it,
- * BM25's k1 and b and the headings' weight.
- */
-export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'> &
-  Bm25Params & { feedbackMinWords: number };
-
-/**
- * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; docs/benchmarks.md): stop words on, a
- * word's exact form worth 0.3 of its stem, k1 1.6, b 0.4, headings ×2; RM3 feedback with 10 chunks,
- * 10 terms and the query weighted 0.9, for queries of at least 14 words that are not stop words.
- * Feedback for every query wins on CISI (hybrid nDCG@10 +0.010) but loses on GCIDE (−0.005): its
- * short definitions drift; from 14 words CISI gains +0.013 and GCIDE +0.001. It costs a second BM25
- * pass, which only those long queries pay.
- */
-export const RM3_FEEDBACK = { docs: 10, terms: 10, originalWeight: 0.9 };
-export const RM3_MIN_QUERY_WORDS = 14;
-/**
- * How long a deferred lexical preload waits for startBackground (a server starts it once it listens: a
- * start at 1M chunks used ~1.5 s more CPU with the preload beside it, on a 2-core machine).
- */
-export const BACKGROUND_DEFER_MS = 5_000;
-
-export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: RM3_FEEDBACK, feedbackMinWords: RM3_MIN_QUERY_WORDS, exactBonus: 0.3, ...DEFAULT_BM25 };
-
-/** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included. */
-export function contentWordCount(text: string): number {
-  return words(text).filter((w) => !STOP_WORDS.has(w)).length;
-}
-
-/**
- * The exact scan's loop, in a function of its own: inside `searchDense` V8 only ever compiled it
- * on-stack (OSR) and threw that code away at the loop's exit, every search (a deopt for missing
- * type feedback in the code after it), so the scan mostly ran in the interpreter.
- */
-function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, include: Set<string> | null, exclude: Set<string> | null): void {
-  const { units, offsets, lengths, ids, files } = scan;
-  const d = qv.length;
-  for (let i = 0; i < ids.length; i++) {
-    if (lengths[i] !== d) continue;
-    if (include || exclude) {
-      const f = files[i];
-      if ((include && !include.has(f)) || exclude?.has(f)) continue;
-    }
-    // the stored vectors are kept as unit vectors: the cosine is their dot product with the query's
-    const o = offsets[i];
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let j = 0;
-    for (; j + 3 < d; j += 4) {
-      s0 += qv[j] * units[o + j];
-      s1 += qv[j + 1] * units[o + j + 1];
-      s2 += qv[j + 2] * units[o + j + 2];
-      s3 += qv[j + 3] * units[o + j + 3];
-    }
-    for (; j < d; j++) s0 += qv[j] * units[o + j];
-    best.push(s0 + s1 + (s2 + s3), ids[i]);
-  }
-}
 
 /**
  * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL; sqlite.schema.ts) holding files,
@@ -108,8 +29,8 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly lexical: LexicalOptions;
   /** Larder's own inverted index (lexical/): postings and per-store statistics, written with the chunks. */
   private readonly lex: LexicalWriter;
-  /** Exact scans' vectors by (model, stores), most recent last (see `smallScan`). */
-  private readonly scans = new Map<string, SmallScan>();
+  /** Exact scans' vectors by (model, stores), most recent last. */
+  private readonly exact: ExactScans;
   /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): part of a cached scan's version. */
   private writes = 0;
   private readonly hitsStatements = new Map<string, Database.Statement>();
@@ -124,15 +45,17 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
     this.db = openChunkDatabase(path);
     this.ivf = new IvfCatalogue(this.db, ivf);
+    this.exact = new ExactScans(this.db);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
     const module = require.resolve('./lexical/search');
+    const preloadModule = require.resolve('./lexical/preload');
     const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, denseMinPostings: this.lexical.denseMinPostings, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
     this.reader = new SqliteReadWorker(
       path,
       this.db,
       { lexical: { module, name: 'lexicalProgram', fn: lexicalProgram } },
       readWorker && path !== ':memory:',
-      preload.preloadBytes! > 0 ? { module, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
+      preload.preloadBytes! > 0 ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
     );
   }
 
@@ -284,24 +207,10 @@ export class SqliteChunkIndex implements ChunkIndex {
     return rows.filter((r) => !want || want.has(r.chunk_index as number)).map(toChunk);
   }
 
-  private candidateSql(q: Pick<ChunkQuery, 'storeIds' | 'fileIds'>, params: unknown[]): string {
-    const conds = [`c.store_id IN (${q.storeIds.map(() => '?').join(',')})`];
-    params.push(...q.storeIds);
-    if (q.fileIds?.include) {
-      conds.push(`c.file_id IN (${q.fileIds.include.map(() => '?').join(',') || "''"})`);
-      params.push(...q.fileIds.include);
-    }
-    if (q.fileIds?.exclude?.length) {
-      conds.push(`c.file_id NOT IN (${q.fileIds.exclude.map(() => '?').join(',')})`);
-      params.push(...q.fileIds.exclude);
-    }
-    return conds.join(' AND ');
-  }
-
   async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
     if (!q.storeIds.length) return [];
     const rows = await this.reader.run<Row[]>('lexical', this.lexicalInput(q, HIT_COLUMNS));
-    return this.postFilter(rows, q).slice(0, q.topK);
+    return postFilter(rows, q).slice(0, q.topK);
   }
 
   /** As `searchLexical`, the rows carrying only the chunks' places (the worker reads no texts and sends none): a filtered search reads whole rows, which the filter needs. */
@@ -343,13 +252,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     if (!q.vector || !q.storeIds.length) return null;
     const viaIvf = this.ivf.search(q);
     if (viaIvf) return viaIvf;
-    const qv = normalize(q.vector);
-    const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
-    const scan = this.smallScan(q.storeIds, q.model ?? null);
-    const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
-    const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
-    scanInto(best, qv, scan, include, exclude);
-    return best.sorted();
+    return this.exact.search(q, this.writes);
   }
 
   async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {
@@ -376,64 +279,9 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   private hydrateStatement: Database.Statement | null = null;
 
-  /**
-   * The vectors an exact scan reads (stores below the IVF's threshold), kept in memory between
-   * queries while the file has not changed: SQLite's `data_version` (another connection's commit) and
-   * the count of this index's writes that changed something (`writes`: a batch with ops, a reset) are
-   * the key's version, so a cached scan is never stale, and a batch that moves only the checkpoint (a
-   * search's activity event and other events the index does not handle) keeps it. Bounded (`SMALL_SCAN_MAX_VECTORS` per scan, `SMALL_SCAN_ENTRIES` scans).
-   */
-  private smallScan(storeIds: string[], model: string | null): SmallScan {
-    const version = `${this.db.pragma('data_version', { simple: true }) as number}:${this.writes}`;
-    const key = `${model ?? ''}\u0000${[...new Set(storeIds)].sort().join('\u0000')}`;
-    const hit = this.scans.get(key);
-    if (hit && hit.version === version) {
-      this.scans.delete(key);
-      this.scans.set(key, hit);
-      return hit;
-    }
-    const params: unknown[] = [];
-    const where = this.candidateSql({ storeIds }, params);
-    if (model) params.push(model);
-    const stmt = this.db.prepare(`SELECT c.id, c.file_id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''}`);
-    const ids: number[] = [];
-    const files: string[] = [];
-    const blobs: Buffer[] = [];
-    let floats = 0;
-    for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; file_id: string; vector: Buffer }>) {
-      ids.push(r.id);
-      files.push(r.file_id);
-      blobs.push(r.vector);
-      floats += r.vector.byteLength >> 2;
-    }
-    // one array of unit vectors (a zero vector stays zero: its cosine is 0, as `cosine` gives)
-    const units = new Float32Array(floats);
-    const offsets = new Int32Array(ids.length);
-    const lengths = new Int32Array(ids.length);
-    let o = 0;
-    for (let i = 0; i < blobs.length; i++) {
-      const b = blobs[i];
-      const v = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.byteLength & ~3)));
-      let n = 0;
-      for (let j = 0; j < v.length; j++) n += v[j] * v[j];
-      const inv = n ? 1 / Math.sqrt(n) : 0;
-      for (let j = 0; j < v.length; j++) units[o + j] = v[j] * inv;
-      offsets[i] = o;
-      lengths[i] = v.length;
-      o += v.length;
-    }
-    const scan: SmallScan = { version, ids, files, units, offsets, lengths };
-    this.scans.delete(key);
-    if (scan.ids.length <= SMALL_SCAN_MAX_VECTORS) {
-      this.scans.set(key, scan);
-      while (this.scans.size > SMALL_SCAN_ENTRIES) this.scans.delete(this.scans.keys().next().value as string);
-    }
-    return scan;
-  }
-
   /** The rows of scored chunk ids, best first, through the query's metadata filter, at most topK. */
   private hits(scored: Array<{ id: number; score: number }>, q: ChunkQuery): ScoredChunk[] {
-    return this.postFilter(this.scoredRows(scored, HIT_COLUMNS), q).slice(0, q.topK);
+    return postFilter(this.scoredRows(scored, HIT_COLUMNS), q).slice(0, q.topK);
   }
 
   /** The rows (these columns) of scored chunk ids, each with its score, best first. */
@@ -462,19 +310,9 @@ export class SqliteChunkIndex implements ChunkIndex {
     return stmt;
   }
 
-  private postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
-    const out: ScoredChunk[] = [];
-    for (const r of rows) {
-      const hit = toScored(r, r.score as number);
-      if (q.filter && !evaluateFilter(q.filter, { file: hit.metadata, chunk: hit.generatedMetadata })) continue;
-      out.push(hit);
-    }
-    return out;
-  }
-
   async scanChunks(q: ScanQuery): Promise<ScoredChunk[]> {
     const params: unknown[] = [];
-    const conds = [this.candidateSql({ storeIds: [q.storeId], fileIds: q.fileIds }, params)];
+    const conds = [candidateSql({ storeIds: [q.storeId], fileIds: q.fileIds }, params)];
     if (q.after) {
       // index order is insertion order (rowid): FTS5 yields matches in it, so LIMIT stops early
       conds.push(`c.id > COALESCE((SELECT id FROM chunks WHERE store_id = ? AND file_id = ? AND chunk_index = ?), 9223372036854775807)`);
@@ -501,7 +339,7 @@ export class SqliteChunkIndex implements ChunkIndex {
           WHERE ${conds.join(' AND ')} ORDER BY ${literals.length ? 'chunks_tri.rowid' : 'c.id'} LIMIT ?`,
       )
       .all(...params) as Row[];
-    return this.postFilter(rows, { storeIds: [q.storeId], topK: q.limit });
+    return postFilter(rows, { storeIds: [q.storeId], topK: q.limit });
   }
 
   async listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]> {
@@ -539,37 +377,3 @@ export class SqliteChunkIndex implements ChunkIndex {
     if (this.db.open) this.db.close();
   }
 }
-
-/** The columns a hit is made of (`c`: chunks, `f`: files). */
-/** One exact scan's vectors, with the file version they were read at. */
-interface SmallScan {
-  version: string;
-  ids: number[];
-  files: string[];
-  /** The vectors as unit vectors, one after another: row i at `offsets[i]`, `lengths[i]` floats. */
-  units: Float32Array;
-  offsets: Int32Array;
-  lengths: Int32Array;
-}
-/** An exact scan is kept in memory up to this many vectors (the IVF takes over at 20k by default). */
-const SMALL_SCAN_MAX_VECTORS = 25_000;
-/** Exact scans kept in memory at once (a few stores searched alone or together). */
-const SMALL_SCAN_ENTRIES = 8;
-
-const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
-/** The columns of a hit that is not read yet (`searchLexicalHits`, `searchDenseHits`): the chunk's place. */
-const KEY_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index`;
-
-/** A row of HIT_COLUMNS as the port's scored chunk. */
-function toScored(r: Row, score: number): ScoredChunk {
-  return {
-    ...toChunk(r),
-    score,
-    filename: r.filename as string,
-    externalId: (r.external_id as string) ?? null,
-    metadata: r.metadata ? JSON.parse(r.metadata as string) : null,
-  };
-}
-
-const rowHit = (r: Row): ChunkHit => ({ storeId: r.store_id as string, fileId: r.file_id as string, chunkIndex: r.chunk_index as number, score: r.score as number, ref: r.id as number });
-const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });

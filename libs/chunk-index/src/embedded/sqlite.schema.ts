@@ -51,7 +51,7 @@ export function migrateChunkDatabase(db: Database.Database): void {
       INSERT INTO chunks_tri(chunks_tri, rowid, text) VALUES ('delete', old.id, old.text); END;
   `);
   if (!hadTrigrams) db.exec(`INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
-  // IVF (ivf.catalogue.ts): centroids per model, each vector's list, and the lists persisted (`ivf_lists`:
+  // IVF (ivf.catalogue.ts, ivf.persisted.ts): centroids per model, each vector's list, and the lists persisted (`ivf_lists`:
   // per list, blobs of ids, store groups and int8 codes; `ivf_delta`: codes and tombstones since; `ivf_stores`)
   const cols = (db.prepare(`PRAGMA table_info(chunks)`).all() as Row[]).map((r) => r.name);
   if (!cols.includes('list')) db.exec(`ALTER TABLE chunks ADD COLUMN list INTEGER`);

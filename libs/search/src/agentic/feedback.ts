@@ -1,4 +1,5 @@
-import { contentTerms, stem, STOP_WORDS, words } from '../answering/text';
+import { stemOf, STOP_WORDS, words } from '@larder/chunk-index/analysis/analyzer';
+import { contentTerms } from '../answering/text';
 
 /**
  * Pseudo-relevance feedback (RM3's relevance model): the terms that characterise the best results of
@@ -17,7 +18,7 @@ export function feedbackTerms(question: string, top: Array<{ text: string; score
     if (!tokens.length || score <= 0) continue;
     const tf = new Map<string, number>();
     for (const w of tokens) {
-      const t = stem(w);
+      const t = stemOf(w);
       tf.set(t, (tf.get(t) ?? 0) + 1);
       const forms = surface.get(t) ?? new Map<string, number>();
       forms.set(w, (forms.get(w) ?? 0) + 1);

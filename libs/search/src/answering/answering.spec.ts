@@ -1,4 +1,5 @@
-import { contentTerms, sentences, stem } from './text';
+import { stemOf as stem } from '@larder/chunk-index/analysis/analyzer';
+import { contentTerms, sentences } from './text';
 import { extractiveAnswer, NO_ANSWER } from './extractive-answer';
 import { answerMessages, citedSources } from './llm-answer';
 import { feedbackTerms } from '../agentic/feedback';

@@ -1,4 +1,6 @@
-import { contentTerms, sentences, words } from './text';
+import { words } from '@larder/chunk-index/analysis/analyzer';
+import { idf, OKAPI_BM25, tfNorm } from '@larder/chunk-index/analysis/bm25';
+import { contentTerms, sentences } from './text';
 
 /** The answer a question gets without a language model: the sentences that best answer it, cited. */
 export interface ExtractiveAnswer {
@@ -66,8 +68,8 @@ export async function extractiveAnswer(question: string, sources: Array<{ text: 
   // inverse document frequency of the question's terms over the sentence pool
   const df = new Map<string, number>(qTerms.map((t) => [t, 0]));
   for (const c of pool) for (const t of new Set(c.terms)) if (df.has(t)) df.set(t, df.get(t)! + 1);
-  const idf = new Map(qTerms.map((t) => [t, Math.log(1 + (pool.length - df.get(t)! + 0.5) / (df.get(t)! + 0.5))]));
-  const idfTotal = qTerms.reduce((a, t) => a + idf.get(t)!, 0) || 1;
+  const idfs = new Map(qTerms.map((t) => [t, idf(pool.length, df.get(t)!)]));
+  const idfTotal = qTerms.reduce((a, t) => a + idfs.get(t)!, 0) || 1;
   const avgLen = pool.reduce((a, c) => a + c.terms.length, 0) / pool.length || 1;
 
   const lexical = pool.map((c) => {
@@ -78,8 +80,8 @@ export async function extractiveAnswer(question: string, sources: Array<{ text: 
     for (const t of qTerms) {
       const f = tf.get(t);
       if (!f) continue;
-      covered += idf.get(t)!;
-      bm25 += (idf.get(t)! * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * c.terms.length) / avgLen));
+      covered += idfs.get(t)!;
+      bm25 += idfs.get(t)! * tfNorm(f, 0, c.terms.length, avgLen, OKAPI_BM25);
     }
     return { coverage: covered / idfTotal, bm25 };
   });

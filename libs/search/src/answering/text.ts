@@ -1,39 +1,18 @@
-import { stem as porter2 } from 'porter2';
+import { stemOf, STOP_WORDS, words } from '@larder/chunk-index/analysis/analyzer';
 
 /**
- * Plain-text helpers of the answering features (extractive answers, the deterministic planner): word
- * tokens, English stop words, a stemmer for matching word forms, sentence splitting.
+ * Plain-text helpers of the answering features (extractive answers, the deterministic planner), on the
+ * index's analyzer (its folded words, stop words and Porter2 stems): topic words, sentence splitting.
  */
-
-/** Function words that carry no topic (a compact English list). */
-export const STOP_WORDS = new Set(
-  (
-    'a about above after again against all also am an and any are as at be because been before being below between both but by can could did do does doing down during each ' +
-    'either else ever few for from further get gets got had has have having he her here hers herself him himself his how however i if in into is it its itself just like may me ' +
-    'might more most much must my myself no nor not now of off on once only or other ought our ours ourselves out over own same shall she should since so some such than that the ' +
-    'their theirs them themselves then there these they this those through thus to too under until up upon us very was we were what when where whether which while who whom whose ' +
-    'why will with within without would yet you your yours yourself yourselves one two also use used using via per etc'
-  ).split(/\s+/),
-);
 
 /** Question words and request verbs that say what kind of answer is wanted, not what it is about. */
 const QUESTION_WORDS = new Set('what which who whom whose when where why how does do did is are was were can could should would will explain describe tell give list name find show'.split(' '));
-
-const WORD = /[\p{L}\p{N}][\p{L}\p{N}'’-]*/gu;
-
-/** Lower-cased word tokens (letters and digits; inner apostrophes and hyphens kept). */
-export function words(text: string): string[] {
-  return (text.toLowerCase().match(WORD) ?? []).map((w) => w.replace(/['’]s$/, '').replace(/^-+|-+$/g, '')).filter(Boolean);
-}
-
-/** The Snowball (Porter2) English stem of a lower-cased word: "retrieval", "retrieved" and "retrieving" meet at "retriev". */
-export const stem = (word: string): string => porter2(word);
 
 /** The topic words of a text: tokens that are not stop words, question words or single characters, stemmed. */
 export function contentTerms(text: string): string[] {
   return words(text)
     .filter((w) => w.length > 1 && !STOP_WORDS.has(w) && !QUESTION_WORDS.has(w))
-    .map(stem);
+    .map(stemOf);
 }
 
 /** A text's topic words as written (unstemmed), for query variants a lexical engine can match. */

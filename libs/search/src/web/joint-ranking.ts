@@ -1,6 +1,7 @@
 import { cosineSimilarity as cosine } from '@larder/ai';
 import { uuidFrom } from '@larder/kernel';
 import type { ScoredChunk } from '@larder/chunk-index';
+import { idf, OKAPI_BM25, tfNorm } from '@larder/chunk-index/analysis/bm25';
 import { contentTerms } from '../answering/text';
 import { chunkKey, fuse, FusionMethod } from '../ranking';
 import type { RankedChunk } from '../retrieval';
@@ -42,12 +43,12 @@ export function candidateBm25(query: string, texts: string[]): number[] {
   const docs = texts.map((t) => contentTerms(t));
   const avgLen = docs.reduce((a, d) => a + d.length, 0) / docs.length || 1;
   const df = new Map(qTerms.map((t) => [t, docs.filter((d) => d.includes(t)).length]));
-  const idf = new Map(qTerms.map((t) => [t, Math.log(1 + (docs.length - df.get(t)! + 0.5) / (df.get(t)! + 0.5))]));
+  const idfs = new Map(qTerms.map((t) => [t, idf(docs.length, df.get(t)!)]));
   return docs.map((d) => {
     let score = 0;
     for (const t of qTerms) {
       const f = d.filter((x) => x === t).length;
-      if (f) score += (idf.get(t)! * f * 2.2) / (f + 1.2 * (0.25 + (0.75 * d.length) / avgLen));
+      if (f) score += idfs.get(t)! * tfNorm(f, 0, d.length, avgLen, OKAPI_BM25);
     }
     return score;
   });

@@ -5,9 +5,11 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
-import { analyzeChunk, headingContextOf, queryTerms, stemOf } from './analyzer';
-import { LexicalState, lexicalProgram, preloadLexical } from './search';
-import { DEFAULT_BM25 } from './bm25';
+import { analyzeChunk, headingContextOf, queryTerms, stemOf } from '../../analysis/analyzer';
+import { preloadLexical } from './preload';
+import { lexicalProgram } from './search';
+import type { LexicalState } from './state';
+import { DEFAULT_BM25 } from '../../analysis/bm25';
 
 /**
  * The lexical engine's contract: whatever the corpus, the appends and deletes across stores, the

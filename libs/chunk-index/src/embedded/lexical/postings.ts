@@ -116,30 +116,51 @@ export function emptyBlock(capacity: number): Block {
 /** Decodes a block's data into `into` (room for `count` postings, which it then holds): no allocation. */
 export function decodeBlockInto(data: Uint8Array, first: number, count: number, into: Block): Block {
   const { ids, body, heading, length } = into;
-  let pos = 0;
+  const r = reader;
+  r.data = data;
+  r.pos = 0;
   let id = first;
   for (let i = 0; i < count; i++) {
-    // four varints, the one-byte case first (nearly all of them)
-    let byte = data[pos++];
-    let v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
-    ids[i] = id += v;
-    byte = data[pos++];
-    v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
-    body[i] = v;
-    byte = data[pos++];
-    v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
-    heading[i] = v;
-    byte = data[pos++];
-    v = byte & 0x7f;
-    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
-    length[i] = v;
+    ids[i] = id += r.next();
+    body[i] = r.next();
+    heading[i] = r.next();
+    length[i] = r.next();
   }
   into.count = count;
   return into;
 }
+
+/**
+ * Reads a block's varints in place, one at a time: `pos` is where the next one starts. The format's
+ * decoder (decodeBlockInto: the writer and the dense lists' builder); the hot loops of the rankers write
+ * its loop out, where a bench showed the calls cost (block-scores.ts: scoreBlock; cursor.ts: Cursor).
+ */
+export class VarintReader {
+  pos = 0;
+  constructor(public data: Uint8Array = new Uint8Array(0)) {}
+
+  /** The varint at `pos` (the one-byte case first: nearly all of them); `pos` moves past it. */
+  next(): number {
+    const data = this.data;
+    let pos = this.pos;
+    let byte = data[pos++];
+    let v = byte & 0x7f;
+    for (let mul = 128; byte >= 0x80; mul *= 128) v += ((byte = data[pos++]) & 0x7f) * mul;
+    this.pos = pos;
+    return v;
+  }
+
+  /** Moves `pos` past the varint there. */
+  skip(): void {
+    const data = this.data;
+    let pos = this.pos;
+    while (data[pos++] >= 0x80);
+    this.pos = pos;
+  }
+}
+
+/** decodeBlockInto's reader (one, reused: no allocation per block). */
+const reader = new VarintReader();
 
 /** The postings of a decoded block, as entries. */
 export function blockPostings(b: Block): Posting[] {

@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
-import { contentWordCount, DEFAULT_LEXICAL_OPTIONS, SqliteChunkIndex } from '../sqlite.chunk-index';
+import { SqliteChunkIndex } from '../sqlite.chunk-index';
+import { contentWordCount, DEFAULT_LEXICAL_OPTIONS } from '../sqlite.options';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

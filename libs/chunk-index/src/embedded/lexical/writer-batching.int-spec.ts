@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
-import { analyzeChunk, headingContextOf } from './analyzer';
+import { analyzeChunk, headingContextOf } from '../../analysis/analyzer';
 import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 
 /**

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { analyzeChunk, headingContextOf } from './analyzer';
+import { analyzeChunk, headingContextOf } from '../../analysis/analyzer';
 import { BLOCK_SIZE, BlockMeta, blockPostings, decodeBlock, encodeBlock, encodeFlat, Posting } from './postings';
 
 /**

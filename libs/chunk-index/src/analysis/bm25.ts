@@ -12,6 +12,9 @@ export interface Bm25Params {
 /** Chosen on CISI and GCIDE (bench/search-quality.bench.ts; docs/benchmarks.md). */
 export const DEFAULT_BM25: Bm25Params = { k1: 1.6, b: 0.4, headingWeight: 2 };
 
+/** Okapi's textbook parameters (k1 1.2, b 0.75; no heading field): the rankings of a candidate set or a pool of sentences (libs/search). */
+export const OKAPI_BM25: Bm25Params = { k1: 1.2, b: 0.75, headingWeight: 0 };
+
 export function idf(n: number, df: number): number {
   return Math.log(1 + (n - df + 0.5) / (df + 0.5));
 }

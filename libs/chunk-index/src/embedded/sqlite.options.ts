@@ -1,0 +1,55 @@
+import type { IvfOptions } from './ivf.options';
+import type { IvfPrefetch } from './ivf.prefetch';
+import { STOP_WORDS, words } from '../analysis/analyzer';
+import { Bm25Params, DEFAULT_BM25 } from '../analysis/bm25';
+import type { LexicalInput } from './lexical/input';
+
+/** The embedded chunk index's options: the IVF's, the lexical query's and the read worker's. */
+
+export interface SqliteChunkIndexOptions extends IvfOptions {
+  /** Lexical reads on a read-only connection in a worker thread (file databases; default true). */
+  readWorker?: boolean;
+  /** How the BM25 query is built (lexical/search.ts); defaults: DEFAULT_LEXICAL_OPTIONS. */
+  lexical?: Partial<LexicalOptions>;
+  /** Chunks per postings block (default 128; tests use small blocks to exercise the block bounds). */
+  lexicalBlockSize?: number;
+  /** The IVF lists being read in a worker thread since the process began (ivf.prefetch.ts): `setup()` takes them if the file has not changed since. */
+  ivfPrefetch?: IvfPrefetch | null;
+  /**
+   * Bytes of the largest lists' blocks the read worker reads into its block cache once it starts, in
+   * slices between queries (preloadLexical; default DEFAULT_PRELOAD_BYTES, capped at the cache's bound;
+   * 0: none). Only where the read worker runs.
+   */
+  lexicalPreloadBytes?: number;
+}
+
+/**
+ * The lexical query's options: stop words dropped, the exact form's bonus, RM3 pseudo-relevance
+ * feedback (null: none) and the fewest words (not counting stop words) a query needs to get it,
+ * BM25's k1 and b and the headings' weight.
+ */
+export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'> &
+  Bm25Params & { feedbackMinWords: number };
+
+/**
+ * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on, a
+ * word's exact form worth 0.3 of its stem, k1 1.6, b 0.4, headings ×2; RM3 feedback with 10 chunks,
+ * 10 terms and the query weighted 0.9, for queries of at least 14 words that are not stop words.
+ * Feedback for every query wins on CISI (hybrid nDCG@10 +0.010) but loses on GCIDE (−0.005): its
+ * short definitions drift; from 14 words CISI gains +0.013 and GCIDE +0.001. It costs a second BM25
+ * pass, which only those long queries pay.
+ */
+export const RM3_FEEDBACK = { docs: 10, terms: 10, originalWeight: 0.9 };
+export const RM3_MIN_QUERY_WORDS = 14;
+/**
+ * How long a deferred lexical preload waits for startBackground (a server starts it once it listens: a
+ * start at 1M chunks used ~1.5 s more CPU with the preload beside it, on a 2-core machine).
+ */
+export const BACKGROUND_DEFER_MS = 5_000;
+
+export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: RM3_FEEDBACK, feedbackMinWords: RM3_MIN_QUERY_WORDS, exactBonus: 0.3, ...DEFAULT_BM25 };
+
+/** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included. */
+export function contentWordCount(text: string): number {
+  return words(text).filter((w) => !STOP_WORDS.has(w)).length;
+}
