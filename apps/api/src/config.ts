@@ -96,6 +96,8 @@ export interface LarderConfig {
   ocrMaxPixels: number;
   /** Longest OCR of one image (LARDER_OCR_TIMEOUT_MS); a timeout is retried like other transient failures. */
   ocrTimeoutMs: number;
+  /** A PDF/DOCX parse's decompressed-size budget and thread heap (LARDER_PARSE_MAX_INFLATED_MB, LARDER_PARSE_MAX_HEAP_MB). */
+  parseLimits: { maxInflatedBytes: number; maxHeapMb: number };
   /** OpenAI-compatible base URL up to `/chat/completions`; unset = no LLM (answering runs without one). */
   llmUrl: string | null;
   llmApiKey: string | null;
@@ -363,6 +365,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ocr: bool('LARDER_OCR', true),
     ocrMaxPixels: Math.max(1, int('LARDER_OCR_MAX_PIXELS', 25_000_000)),
     ocrTimeoutMs: Math.max(1000, int('LARDER_OCR_TIMEOUT_MS', 120_000)),
+    parseLimits: { maxInflatedBytes: Math.max(1, int('LARDER_PARSE_MAX_INFLATED_MB', 256)) * 1024 * 1024, maxHeapMb: Math.max(64, int('LARDER_PARSE_MAX_HEAP_MB', 512)) },
     llmUrl,
     llmApiKey: env.LARDER_LLM_API_KEY || null,
     llmModel,
