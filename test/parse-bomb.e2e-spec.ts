@@ -31,11 +31,11 @@ describe('memory bounds on untrusted input', () => {
     expect(res.status).toBe(422);
     return ((await res.json()) as { detail: Detail[] }).detail.map((d) => [d.loc.join('.'), d.type]);
   };
-  const fileCount = async () => (await c.files.list({ include_total: true })).pagination.total;
+  const fileCount = async () => (await c.files.list({ include_total: true })).pagination.total ?? 0;
 
   it('fails a DOCX bomb cleanly while the server answers and other files ingest', async () => {
     const store = await c.stores.create({ name: 'bombs' });
-    const upload = (name: string, body: Buffer, type: string) => c.stores.files.uploadAndPoll({ storeIdentifier: store.id, file: toFile(body, name, { type }), pollIntervalMs: 100 });
+    const upload = async (name: string, body: Buffer, type: string) => c.stores.files.uploadAndPoll({ storeIdentifier: store.id, file: await toFile(body, name, { type }), pollIntervalMs: 100 });
     const [bomb, handbook] = await Promise.all([upload('bomb.docx', docxBomb(), DOCX), upload('handbook.docx', readFileSync(join(__dirname, 'fixtures/ingestion/handbook.docx')), DOCX)]);
     expect(bomb.status).toBe('failed');
     expect(bomb.last_error).toMatchObject({ message: expect.stringMatching(/expands to more than 256 MiB when decompressed \(LARDER_PARSE_MAX_INFLATED_MB\)/) });
@@ -65,7 +65,7 @@ describe('memory bounds on untrusted input', () => {
     const store = await c.stores.create({ name: 'parts' });
     expect(await details(await post(`/v1/stores/${store.id}/files/upload`, form({ params: '{}', surprise: '1' })))).toEqual([['body.surprise', 'extra_forbidden']]);
     expect(await fileCount()).toBe(before + 1);
-    expect((await c.stores.files.list(store.id)).data).toEqual([]);
+    expect((await c.stores.files.list(store.id, {})).data).toEqual([]);
     // the parts a route takes still work
     const ok = await post('/v1/files', form({ purpose: 'assistants', description: 'Quince paste' }));
     expect(ok.status).toBe(201);

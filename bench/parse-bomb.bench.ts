@@ -1,0 +1,105 @@
+import { randomBytes } from 'crypto';
+import { spawn } from 'child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { docxBomb } from './docx-bomb';
+import { freePort, memoryOf, waitForServer } from './support';
+
+const MiB = 1024 * 1024;
+const ROOT = join(__dirname, '..', '..');
+const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+/** Bombs uploaded at once (BENCH_PARSE_BOMBS), and how long after they failed the memory is read again (BENCH_PARSE_BOMB_SETTLE_S). */
+const BOMBS = Number(process.env.BENCH_PARSE_BOMBS ?? 2);
+const SETTLE_S = Number(process.env.BENCH_PARSE_BOMB_SETTLE_S ?? 60);
+/** Another built checkout whose server is measured instead (BENCH_PARSE_BOMB_SERVER), for a before/after. */
+const SERVER_ROOT = process.env.BENCH_PARSE_BOMB_SERVER || ROOT;
+
+/**
+ * What a DOCX bomb costs the server's memory: its document.xml inflates to 1.2 GB (bench/docx-bomb.ts,
+ * 3 MB on the wire). A server on the embedded defaults ingests one real DOCX first (so the parsers have
+ * been loaded once), rests, and its RSS is the baseline; `BENCH_PARSE_BOMBS` bombs are then uploaded to
+ * a store at once and the RSS is sampled every 20 ms until all have failed (the peak), and read again
+ * `BENCH_PARSE_BOMB_SETTLE_S` seconds later. A real file ingested after the bombs shows the server
+ * still works. Saved to bench/results/parse-bomb.json.
+ */
+export async function parseBombBench(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-bomb-'));
+  const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const port = await freePort();
+  const base = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, ['-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')], {
+    env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn', LARDER_INGESTION_POLL_MS: '100' },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const auth = { authorization: `Bearer ${key}` };
+  const rss = () => memoryOf(child.pid!).rss;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  type StoreFile = { id: string; status: string; last_error: { message: string } | null };
+  try {
+    await waitForServer(base, 120);
+    const store = (await (await fetch(`${base}/v1/stores`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bombs' }) })).json()) as {
+      id: string;
+    };
+    const upload = async (name: string, body: Buffer, type: string): Promise<string> => {
+      const form = new FormData();
+      form.append('file', new Blob([body], { type }), name);
+      const res = await fetch(`${base}/v1/stores/${store.id}/files/upload`, { method: 'POST', headers: auth, body: form });
+      if (res.status !== 201) throw new Error(`upload of ${name}: ${res.status} ${await res.text()}`);
+      return ((await res.json()) as { id: string }).id;
+    };
+    const settled = async (id: string): Promise<StoreFile & { at: number }> => {
+      for (;;) {
+        const f = (await (await fetch(`${base}/v1/stores/${store.id}/files/${id}`, { headers: auth })).json()) as StoreFile;
+        if (f.status === 'completed' || f.status === 'failed' || f.status === 'cancelled') return { ...f, at: performance.now() };
+        await sleep(50);
+      }
+    };
+    const handbook = readFileSync(join(ROOT, 'test/fixtures/ingestion/handbook.docx'));
+    const warm = await settled(await upload('handbook.docx', handbook, DOCX));
+    if (warm.status !== 'completed') throw new Error(`the warm-up DOCX did not ingest: ${JSON.stringify(warm.last_error)}`);
+    await sleep(5000);
+
+    const bomb = docxBomb();
+    const baseline = rss();
+    let peak = baseline;
+    const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
+    const t0 = performance.now();
+    const ids = await Promise.all(Array.from({ length: BOMBS }, (_, i) => upload(`bomb-${i}.docx`, bomb, DOCX)));
+    const results = await Promise.all(ids.map(settled));
+    const failedMs = Math.max(...results.map((r) => r.at)) - t0;
+    await sleep(1000);
+    clearInterval(sampler);
+    const after = await settled(await upload('handbook-after.docx', handbook, DOCX));
+    process.stdout.write(`bombs failed after ${(failedMs / 1000).toFixed(1)} s; waiting ${SETTLE_S} s\n`);
+    await sleep(SETTLE_S * 1000);
+    const later = rss();
+
+    const result = {
+      bench: 'parse-bomb',
+      date: new Date().toISOString(),
+      server: SERVER_ROOT,
+      bomb: { fileBytes: bomb.length, inflatedBytes: 1200 * MiB, count: BOMBS },
+      statuses: results.map((r) => r.status),
+      lastError: results[0].last_error?.message ?? null,
+      fileAfterwards: after.status,
+      failedAfterMs: Math.round(failedMs),
+      rssMiB: { baseline: Math.round(baseline / MiB), peak: Math.round(peak / MiB), afterSettle: Math.round(later / MiB), settleSeconds: SETTLE_S },
+      riseMiB: Math.round((peak - baseline) / MiB),
+      leftMiB: Math.round((later - baseline) / MiB),
+      pass: { riseAtMost512MiB: peak - baseline <= 512 * MiB, backWithin256MiB: later - baseline <= 256 * MiB },
+    };
+    process.stdout.write(`\n## Parse bomb: ${BOMBS} × DOCX of ${(bomb.length / MiB).toFixed(1)} MiB inflating to 1.2 GB\n\n`);
+    process.stdout.write(`| RSS baseline | peak (rise) | ${SETTLE_S} s after (left) | statuses | file afterwards |\n|---|---|---|---|---|\n`);
+    process.stdout.write(
+      `| ${result.rssMiB.baseline} MiB | ${result.rssMiB.peak} MiB (+${result.riseMiB}) | ${result.rssMiB.afterSettle} MiB (${result.leftMiB >= 0 ? '+' : ''}${result.leftMiB}) | ${result.statuses.join(', ')} | ${after.status} |\n`,
+    );
+    process.stdout.write(`last_error: ${result.lastError}\n`);
+    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+    writeFileSync(join(ROOT, 'bench/results/parse-bomb.json'), JSON.stringify(result, null, 2) + '\n');
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
