@@ -12,6 +12,8 @@ const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.doc
 /** Bombs uploaded at once (BENCH_PARSE_BOMBS), and how long after they failed the memory is read again (BENCH_PARSE_BOMB_SETTLE_S). */
 const BOMBS = Number(process.env.BENCH_PARSE_BOMBS ?? 2);
 const SETTLE_S = Number(process.env.BENCH_PARSE_BOMB_SETTLE_S ?? 60);
+/** What the bomb's document.xml inflates to (BENCH_PARSE_BOMB_MB): below the server's budget, its parse thread's heap limit is what stops it. */
+const INFLATED_MB = Number(process.env.BENCH_PARSE_BOMB_MB ?? 1200);
 /** Another built checkout whose server is measured instead (BENCH_PARSE_BOMB_SERVER), for a before/after. */
 const SERVER_ROOT = process.env.BENCH_PARSE_BOMB_SERVER || ROOT;
 
@@ -60,7 +62,7 @@ export async function parseBombBench(): Promise<void> {
     if (warm.status !== 'completed') throw new Error(`the warm-up DOCX did not ingest: ${JSON.stringify(warm.last_error)}`);
     await sleep(5000);
 
-    const bomb = docxBomb();
+    const bomb = docxBomb(INFLATED_MB * MiB);
     const baseline = rss();
     let peak = baseline;
     const sampler = setInterval(() => (peak = Math.max(peak, rss())), 20);
@@ -74,12 +76,14 @@ export async function parseBombBench(): Promise<void> {
     process.stdout.write(`bombs failed after ${(failedMs / 1000).toFixed(1)} s; waiting ${SETTLE_S} s\n`);
     await sleep(SETTLE_S * 1000);
     const later = rss();
+    const env = (k: string) => process.env[k] ?? null;
 
     const result = {
       bench: 'parse-bomb',
       date: new Date().toISOString(),
       server: SERVER_ROOT,
-      bomb: { fileBytes: bomb.length, inflatedBytes: 1200 * MiB, count: BOMBS },
+      limits: { LARDER_PARSE_MAX_INFLATED_MB: env('LARDER_PARSE_MAX_INFLATED_MB'), LARDER_PARSE_MAX_HEAP_MB: env('LARDER_PARSE_MAX_HEAP_MB') },
+      bomb: { fileBytes: bomb.length, inflatedMiB: INFLATED_MB, count: BOMBS },
       statuses: results.map((r) => r.status),
       lastError: results[0].last_error?.message ?? null,
       fileAfterwards: after.status,
@@ -89,14 +93,14 @@ export async function parseBombBench(): Promise<void> {
       leftMiB: Math.round((later - baseline) / MiB),
       pass: { riseAtMost512MiB: peak - baseline <= 512 * MiB, backWithin256MiB: later - baseline <= 256 * MiB },
     };
-    process.stdout.write(`\n## Parse bomb: ${BOMBS} × DOCX of ${(bomb.length / MiB).toFixed(1)} MiB inflating to 1.2 GB\n\n`);
+    process.stdout.write(`\n## Parse bomb: ${BOMBS} × DOCX of ${(bomb.length / MiB).toFixed(1)} MiB inflating to ${INFLATED_MB} MiB\n\n`);
     process.stdout.write(`| RSS baseline | peak (rise) | ${SETTLE_S} s after (left) | statuses | file afterwards |\n|---|---|---|---|---|\n`);
     process.stdout.write(
       `| ${result.rssMiB.baseline} MiB | ${result.rssMiB.peak} MiB (+${result.riseMiB}) | ${result.rssMiB.afterSettle} MiB (${result.leftMiB >= 0 ? '+' : ''}${result.leftMiB}) | ${result.statuses.join(', ')} | ${after.status} |\n`,
     );
     process.stdout.write(`last_error: ${result.lastError}\n`);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench/results/parse-bomb.json'), JSON.stringify(result, null, 2) + '\n');
+    writeFileSync(join(ROOT, `bench/results/parse-bomb${INFLATED_MB === 1200 ? '' : `-${INFLATED_MB}`}.json`), JSON.stringify(result, null, 2) + '\n');
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -38,7 +38,7 @@ describe('memory bounds on untrusted input', () => {
     const upload = async (name: string, body: Buffer, type: string) => c.stores.files.uploadAndPoll({ storeIdentifier: store.id, file: await toFile(body, name, { type }), pollIntervalMs: 100 });
     const [bomb, handbook] = await Promise.all([upload('bomb.docx', docxBomb(), DOCX), upload('handbook.docx', readFileSync(join(__dirname, 'fixtures/ingestion/handbook.docx')), DOCX)]);
     expect(bomb.status).toBe('failed');
-    expect(bomb.last_error).toMatchObject({ message: expect.stringMatching(/expands to more than 256 MiB when decompressed \(LARDER_PARSE_MAX_INFLATED_MB\)/) });
+    expect(bomb.last_error).toMatchObject({ message: expect.stringMatching(/expands to more than 128 MiB when decompressed \(LARDER_PARSE_MAX_INFLATED_MB\)/) });
     expect(handbook.status).toBe('completed');
     expect((await fetch(`${t.baseURL}/health/live`)).status).toBe(200);
     const after = await upload('notes.txt', readFileSync(join(__dirname, 'fixtures/ingestion/notes.txt')), 'text/plain');

@@ -1,6 +1,7 @@
 import { resolve } from 'path';
 import { OutboundPolicy, parseAllowList } from '@larder/outbound';
 import { parseMasterKey } from '@larder/secrets';
+import { DEFAULT_PARSE_LIMITS } from '@larder/ingestion/parse-thread.host';
 
 /** Every setting Larder reads from the environment (the README lists them). */
 export interface LarderConfig {
@@ -365,7 +366,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ocr: bool('LARDER_OCR', true),
     ocrMaxPixels: Math.max(1, int('LARDER_OCR_MAX_PIXELS', 25_000_000)),
     ocrTimeoutMs: Math.max(1000, int('LARDER_OCR_TIMEOUT_MS', 120_000)),
-    parseLimits: { maxInflatedBytes: Math.max(1, int('LARDER_PARSE_MAX_INFLATED_MB', 256)) * 1024 * 1024, maxHeapMb: Math.max(64, int('LARDER_PARSE_MAX_HEAP_MB', 512)) },
+    parseLimits: {
+      maxInflatedBytes: Math.max(1, int('LARDER_PARSE_MAX_INFLATED_MB', DEFAULT_PARSE_LIMITS.maxInflatedBytes / 2 ** 20)) * 2 ** 20,
+      maxHeapMb: Math.max(64, int('LARDER_PARSE_MAX_HEAP_MB', DEFAULT_PARSE_LIMITS.maxHeapMb)),
+    },
     llmUrl,
     llmApiKey: env.LARDER_LLM_API_KEY || null,
     llmModel,
