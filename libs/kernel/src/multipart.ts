@@ -17,14 +17,15 @@ export type MultipartFields = Readonly<Record<string, number>>;
 /**
  * Streams the `file` part of a multipart/form-data request into `consume` (never buffering it) and
  * collects the text parts the route declares in `accepted`, each up to its own size. A text part the
- * route does not take is a 422 at its loc: from then on the request's text parts are read past without
- * being kept (busboy holds at most the largest declared size of the part that revealed its name, and a
- * file part after it is not consumed), and so are parts beyond the number declared. Answers once the whole body has been read. 422 when the
- * request is not multipart or has no `file` part; a failing `consume` fails the request (the rest of
- * the body is drained). `consume` also gets the text fields as a promise settled once the whole body
- * is read (or rejected with the 422 of a refused part): fields may come after the file (the openai
- * client sends `purpose` after `file`), so a consumer that needs them reads the file part first, then
- * awaits them.
+ * route does not take is a 422 at its loc; from then on the request's text parts are read past
+ * without being kept, and a `file` part after it is not consumed. Busboy holds at most the largest
+ * declared size of the part that reveals an unknown name, and one part more than the route declares
+ * (a further one is a 422 too). Answers once the whole body has been read. 422 when the request is
+ * not multipart or has no `file` part; a failing `consume` fails the request (the rest of the body is
+ * drained). `consume` also gets the text fields as a promise settled once the whole body is read (or
+ * rejected with the 422 of a refused part): fields may come after the file (the openai client sends
+ * `purpose` after `file`), so a consumer that needs them reads the file part first, then awaits them
+ * before it commits anything.
  */
 export function readMultipart<T>(
   req: Request,
