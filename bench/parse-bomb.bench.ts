@@ -2,7 +2,7 @@ import { randomBytes } from 'crypto';
 import { spawn } from 'child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
-import { join } from 'path';
+import { basename, join } from 'path';
 import { docxBomb } from './docx-bomb';
 import { freePort, memoryOf, waitForServer } from './support';
 
@@ -23,7 +23,7 @@ const SERVER_ROOT = process.env.BENCH_PARSE_BOMB_SERVER || ROOT;
  * been loaded once), rests, and its RSS is the baseline; `BENCH_PARSE_BOMBS` bombs are then uploaded to
  * a store at once and the RSS is sampled every 20 ms until all have failed (the peak), and read again
  * `BENCH_PARSE_BOMB_SETTLE_S` seconds later. A real file ingested after the bombs shows the server
- * still works. Saved to bench/results/parse-bomb.json.
+ * still works. Saved to bench/results/parse-bomb[-<MB>][-<other checkout>].json.
  */
 export async function parseBombBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-bomb-'));
@@ -50,10 +50,11 @@ export async function parseBombBench(): Promise<void> {
       if (res.status !== 201) throw new Error(`upload of ${name}: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { id: string }).id;
     };
+    /** The file once ingested or failed, or as it is after five minutes. */
     const settled = async (id: string): Promise<StoreFile & { at: number }> => {
-      for (;;) {
+      for (const t0 = performance.now(); ;) {
         const f = (await (await fetch(`${base}/v1/stores/${store.id}/files/${id}`, { headers: auth })).json()) as StoreFile;
-        if (f.status === 'completed' || f.status === 'failed' || f.status === 'cancelled') return { ...f, at: performance.now() };
+        if (f.status === 'completed' || f.status === 'failed' || f.status === 'cancelled' || performance.now() - t0 > 300_000) return { ...f, at: performance.now() };
         await sleep(50);
       }
     };
@@ -100,7 +101,8 @@ export async function parseBombBench(): Promise<void> {
     );
     process.stdout.write(`last_error: ${result.lastError}\n`);
     mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-    writeFileSync(join(ROOT, `bench/results/parse-bomb${INFLATED_MB === 1200 ? '' : `-${INFLATED_MB}`}.json`), JSON.stringify(result, null, 2) + '\n');
+    const name = `parse-bomb${INFLATED_MB === 1200 ? '' : `-${INFLATED_MB}`}${SERVER_ROOT === ROOT ? '' : `-${basename(SERVER_ROOT)}`}`;
+    writeFileSync(join(ROOT, `bench/results/${name}.json`), JSON.stringify(result, null, 2) + '\n');
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));
