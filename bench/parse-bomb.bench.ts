@@ -61,7 +61,8 @@ export async function parseBombBench(): Promise<void> {
     const handbook = readFileSync(join(ROOT, 'test/fixtures/ingestion/handbook.docx'));
     const warm = await settled(await upload('handbook.docx', handbook, DOCX));
     if (warm.status !== 'completed') throw new Error(`the warm-up DOCX did not ingest: ${JSON.stringify(warm.last_error)}`);
-    await sleep(5000);
+    // past the idle time of the parse thread that read it
+    await sleep(10_000);
 
     const bomb = docxBomb(INFLATED_MB * MiB);
     const baseline = rss();

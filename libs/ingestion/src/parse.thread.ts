@@ -1,9 +1,9 @@
-import { isMainThread, parentPort, workerData } from 'worker_threads';
+import { isMainThread, parentPort } from 'worker_threads';
 import { parseDocx, parsePdf } from './binary.parsers';
 import { ParsedDocument } from './document';
 import { checkPdfInflation, checkZipInflation } from './inflation-budget';
 
-/** What a parse thread is started with (its `workerData`). */
+/** One document to parse, as a parse thread is sent it. */
 export interface ParseThreadInput {
   kind: 'pdf' | 'docx';
   data: Uint8Array;
@@ -12,13 +12,10 @@ export interface ParseThreadInput {
   maxInflatedBytes: number;
 }
 
-/** What it answers, once, before it ends. */
+/** What it answers for that document. */
 export type ParseThreadOutput = { doc: ParsedDocument } | { error: { name: string; code: string | null; message: string } };
 
-/**
- * The body of one parse thread: the document's decompressed size is measured against the budget
- * first, then the parser runs. The thread ends after answering, so all it held goes with it.
- */
+/** One document in this thread: its decompressed size is measured against the budget first, then the parser runs. */
 async function parseInThisThread(input: ParseThreadInput): Promise<ParsedDocument> {
   const data = Buffer.from(input.data.buffer, input.data.byteOffset, input.data.byteLength);
   if (input.kind === 'docx') {
@@ -29,10 +26,15 @@ async function parseInThisThread(input: ParseThreadInput): Promise<ParsedDocumen
   return parsePdf(data, input.meta);
 }
 
+// a parse thread takes one document at a time (its host waits for the answer before sending another)
 if (!isMainThread && parentPort) {
   const port = parentPort;
-  parseInThisThread(workerData as ParseThreadInput).then(
-    (doc) => port.postMessage({ doc } satisfies ParseThreadOutput),
-    (err: Error & { code?: unknown }) => port.postMessage({ error: { name: err.name, code: typeof err.code === 'string' ? err.code : null, message: err.message } } satisfies ParseThreadOutput),
+  port.on(
+    'message',
+    (input: ParseThreadInput) =>
+      void parseInThisThread(input).then(
+        (doc) => port.postMessage({ doc } satisfies ParseThreadOutput),
+        (err: Error & { code?: unknown }) => port.postMessage({ error: { name: err.name, code: typeof err.code === 'string' ? err.code : null, message: err.message } } satisfies ParseThreadOutput),
+      ),
   );
 }
