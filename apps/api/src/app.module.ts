@@ -73,6 +73,7 @@ export class InfrastructureModule {
           contentUrlTtlSeconds: infra.config.contentUrlTtlSeconds,
           expirySweepMs: infra.config.storeExpirySweepMs,
           ocrMaxPixels: infra.config.ocrMaxPixels,
+          parseLimits: infra.config.parseLimits,
         } satisfies StoresConfig,
       },
       {

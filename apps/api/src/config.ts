@@ -1,6 +1,7 @@
 import { resolve } from 'path';
 import { OutboundPolicy, parseAllowList } from '@larder/outbound';
 import { parseMasterKey } from '@larder/secrets';
+import { DEFAULT_PARSE_LIMITS } from '@larder/ingestion/parse-thread.host';
 
 /** Every setting Larder reads from the environment (docs/configuration.md lists them). */
 export interface LarderConfig {
@@ -96,6 +97,8 @@ export interface LarderConfig {
   ocrMaxPixels: number;
   /** Longest OCR of one image (LARDER_OCR_TIMEOUT_MS); a timeout is retried like other transient failures. */
   ocrTimeoutMs: number;
+  /** A PDF/DOCX parse's decompressed-size budget and thread heap (LARDER_PARSE_MAX_INFLATED_MB, LARDER_PARSE_MAX_HEAP_MB). */
+  parseLimits: { maxInflatedBytes: number; maxHeapMb: number };
   /** OpenAI-compatible base URL up to `/chat/completions`; unset = no LLM (answering runs without one). */
   llmUrl: string | null;
   llmApiKey: string | null;
@@ -363,6 +366,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): LarderConfig {
     ocr: bool('LARDER_OCR', true),
     ocrMaxPixels: Math.max(1, int('LARDER_OCR_MAX_PIXELS', 25_000_000)),
     ocrTimeoutMs: Math.max(1000, int('LARDER_OCR_TIMEOUT_MS', 120_000)),
+    parseLimits: {
+      maxInflatedBytes: Math.max(1, int('LARDER_PARSE_MAX_INFLATED_MB', DEFAULT_PARSE_LIMITS.maxInflatedBytes / 2 ** 20)) * 2 ** 20,
+      maxHeapMb: Math.max(64, int('LARDER_PARSE_MAX_HEAP_MB', DEFAULT_PARSE_LIMITS.maxHeapMb)),
+    },
     llmUrl,
     llmApiKey: env.LARDER_LLM_API_KEY || null,
     llmModel,

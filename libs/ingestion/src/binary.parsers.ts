@@ -44,13 +44,16 @@ export async function parsePdf(data: Buffer, meta: { fileSize: number; extension
   return { kind: 'pdf', fileType: 'application/pdf', fileExtension: meta.extension, fileSize: meta.fileSize, language: null, blocks, totalPages };
 }
 
-/** DOCX: converted to HTML by mammoth (headings from Word's heading styles), then parsed as HTML. */
+/**
+ * DOCX: converted to HTML by mammoth (headings from Word's heading styles), then parsed as HTML.
+ * Pictures are left unread (the HTML parser keeps text only), so their bytes are never inflated.
+ */
 export async function parseDocx(data: Buffer, meta: { fileSize: number; extension: string | null }): Promise<ParsedDocument> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const mammoth = require('mammoth') as { convertToHtml(input: { buffer: Buffer }): Promise<{ value: string }> };
+  const mammoth = require('mammoth') as typeof import('mammoth');
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: data })).value;
+    html = (await mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) })).value;
   } catch (err) {
     throw new ParseError(`Could not read the DOCX document: ${(err as Error).message}`);
   }

@@ -3,7 +3,7 @@ import type { Ocr } from '@larder/ai';
 import { ParsedDocument, UnsupportedFileError, UnsupportedMediaError } from './document';
 import { parseCode, CODE_LANGUAGES } from './code.parser';
 import { parseHtml } from './html.parser';
-import { parseDocx, parsePdf } from './binary.parsers';
+import { DEFAULT_PARSE_LIMITS, ParseLimits, parseInThread } from './parse-thread.host';
 import { IMAGE_TYPES, parseImage } from './image.parser';
 import { parseCsvText, parseJsonText, parseMarkdown, parsePlainText } from './text.parsers';
 
@@ -66,22 +66,25 @@ export interface ParseOptions {
   ocr?: Ocr | null;
   /** Images with more pixels are refused (`image_too_large`) before OCR. */
   maxImagePixels?: number;
-  /** Cancels a running OCR job (the ingestion attempt's deadline). */
+  /** Cancels a running OCR job or parse thread (the ingestion attempt's deadline). */
   signal?: AbortSignal;
+  /** The memory a PDF or DOCX parse may take (DEFAULT_PARSE_LIMITS without it). */
+  limits?: ParseLimits;
 }
 
 const SUPPORTED = 'supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON, source code and images (PNG, JPEG, WebP, GIF, BMP, TIFF)';
 
-/** Parses file content into blocks; throws UnsupportedFileError, UnsupportedMediaError or ParseError with a message for `last_error`. */
+/**
+ * Parses file content into blocks (PDF and DOCX in a parse thread of bounded memory); throws UnsupportedFileError, UnsupportedMediaError or ParseError with a message for `last_error`.
+ */
 export async function parseFile(data: Buffer, filename: string, mimeType: string, options: ParseOptions = {}): Promise<ParsedDocument> {
   const kind = parserFor(filename, mimeType);
   const extension = extname(filename).slice(1).toLowerCase() || null;
   const meta = { fileSize: data.length, extension };
   switch (kind) {
     case 'pdf':
-      return parsePdf(data, meta);
     case 'docx':
-      return parseDocx(data, meta);
+      return parseInThread(kind, data, meta, options.limits ?? DEFAULT_PARSE_LIMITS, options.signal);
     case 'html':
       return parseHtml(decodeText(data), meta);
     case 'markdown':

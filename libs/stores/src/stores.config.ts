@@ -17,5 +17,7 @@ export interface StoresConfig {
   expirySweepMs: number;
   /** Images with more pixels are refused (`image_too_large`) before OCR. */
   ocrMaxPixels: number;
+  /** The memory a PDF or DOCX parse may take (LARDER_PARSE_MAX_INFLATED_MB, LARDER_PARSE_MAX_HEAP_MB). */
+  parseLimits: { maxInflatedBytes: number; maxHeapMb: number };
 }
 export const STORES_CONFIG = Symbol('STORES_CONFIG');

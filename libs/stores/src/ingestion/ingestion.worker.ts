@@ -164,7 +164,12 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         artifact = await readChunksArtifact(this.blobs, chunksKey);
       } else {
         const content = await this.readContent(place.contentKey);
-        const doc = await parseFile(content, row.filename, row.mimeType, { ocr: this.ocr, maxImagePixels: this.config.ocrMaxPixels, signal: deadline }).catch((err: Error) => {
+        const doc = await parseFile(content, row.filename, row.mimeType, {
+          ocr: this.ocr,
+          maxImagePixels: this.config.ocrMaxPixels,
+          limits: this.config.parseLimits,
+          signal: deadline,
+        }).catch((err: Error) => {
           if (err instanceof UnsupportedFileError || err instanceof ParseError || err instanceof UnsupportedMediaError || err instanceof ImageTooLargeError) {
             throw new PermanentFailure(err.message, err.code);
           }

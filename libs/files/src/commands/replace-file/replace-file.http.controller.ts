@@ -4,8 +4,11 @@ import type { Request } from 'express';
 import { CurrentPrincipal, Principal, readMultipart, RequireScope, UuidParam } from '@larder/kernel';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
-import { describedBy } from '../../file-description';
+import { describedBy, MAX_FILE_DESCRIPTION_CHARS } from '../../file-description';
 import { ReplaceFileCommand } from './replace-file.command';
+
+/** The one text part a replace takes beside `file` (a UTF-8 character is at most 4 bytes). */
+const REPLACE_FIELDS = { description: 4 * MAX_FILE_DESCRIPTION_CHARS };
 
 @Controller('v1/files')
 export class ReplaceFileHttpController {
@@ -16,7 +19,7 @@ export class ReplaceFileHttpController {
 
   /**
    * Replaces the content; `version` goes up by one. A `description` part replaces the description
-   * (empty: clears it); without one it is kept. An unknown file is refused before its body is read.
+   * (empty: clears it); without one it is kept. Any other part is a 422. An unknown file is refused before its body is read.
    */
   @Post(':file_id')
   @HttpCode(200)
@@ -26,7 +29,7 @@ export class ReplaceFileHttpController {
       req.resume();
       throw err;
     });
-    const { result } = await readMultipart(req, (f, fields): Promise<FileObjectResponse> =>
+    const { result } = await readMultipart(req, REPLACE_FIELDS, (f, fields): Promise<FileObjectResponse> =>
       this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(fields))),
     );
     return result;

@@ -3,7 +3,7 @@ import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
 import { CurrentPrincipal, Principal, readMultipart, RequireScope, ValidationFailedError } from '@larder/kernel';
 import { FileObjectResponse } from '../../file.response';
-import { describedBy } from '../../file-description';
+import { describedBy, MAX_FILE_DESCRIPTION_CHARS } from '../../file-description';
 import { UploadFileCommand } from './upload-file.command';
 import { UploadedFile } from './upload-file.handler';
 
@@ -19,19 +19,22 @@ function purposeOf(fields: Record<string, string>): string | undefined {
   return p;
 }
 
+/** The text parts an upload takes beside `file` (a UTF-8 character is at most 4 bytes). */
+const UPLOAD_FIELDS = { purpose: 64, description: 4 * MAX_FILE_DESCRIPTION_CHARS };
+
 @Controller('v1/files')
 export class UploadFileHttpController {
   constructor(private readonly commands: CommandBus) {}
 
   /**
    * multipart/form-data with a `file` part, streamed into blob storage, and optionally OpenAI's
-   * `purpose` field and a `description` (which `q` of the file list matches).
+   * `purpose` field and a `description` (which `q` of the file list matches); any other part is a 422.
    */
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'file' })
   async upload(@CurrentPrincipal() p: Principal, @Req() req: Request): Promise<FileObjectResponse> {
-    const { result } = await readMultipart(req, async (f, fields) => {
+    const { result } = await readMultipart(req, UPLOAD_FIELDS, async (f, fields) => {
       const asked = fields.then(purposeOf);
       asked.catch(() => undefined); // awaited by the handler once the content is stored; never an unhandled rejection
       const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream, asked, describedBy(fields)));

@@ -24,15 +24,24 @@ export class UploadStoreFileHandler implements ICommandHandler<UploadStoreFileCo
 
   async execute(c: UploadStoreFileCommand): Promise<StoreFileResponse> {
     await this.writer.resolveStore(c.organizationId, c.storeIdentifier); // 404 before reading the body
-    // the file is recorded only once the rest of the body was read and passed the text rule
-    const { result: file, fields } = await c.body((f, rest) => this.uploader.upload(c.organizationId, c.actor, f.filename, f.mimeType, f.stream, rest));
+    // the file is recorded only once the rest of the body was read and its parts were taken
+    const { result: upload } = await c.body(async (f, fields) => {
+      const file = await this.uploader.upload(c.organizationId, c.actor, f.filename, f.mimeType, f.stream, fields);
+      try {
+        return { file, input: await uploadParams(await fields, file.id) };
+      } catch (err) {
+        // a refused or bad part: the stored upload is undone
+        await this.uploader.remove(c.organizationId, c.actor, file.id).catch(() => undefined);
+        throw err;
+      }
+    });
+    const { file, input } = upload;
     try {
-      const input = await uploadParams(fields, file.id);
       const f = await this.writer.add(c.organizationId, c.actor, c.storeIdentifier, input);
       this.worker.nudge();
       return this.contentUrls.respond(f, c.viewer);
     } catch (err) {
-      // `add` throws only before it appends (a refusal or a bad param): the file was never attached, so the upload is undone
+      // `add` throws only before it appends (a refusal): the file was never attached, so the upload is undone
       await this.uploader.remove(c.organizationId, c.actor, file.id).catch(() => undefined);
       throw err;
     }

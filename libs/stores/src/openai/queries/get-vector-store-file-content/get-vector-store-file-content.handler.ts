@@ -4,6 +4,7 @@ import { BadRequestError, metadataAsMap, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobNotFoundError, BlobStorage } from '@larder/blob-storage';
 import { parseFile, ParsedDocument } from '@larder/ingestion';
 import { StoreFilesWriter } from '../../../store-files.writer';
+import { STORES_CONFIG, StoresConfig } from '../../../stores.config';
 import { GetVectorStoreFileContentQuery } from './get-vector-store-file-content.query';
 
 type TextPart = { type: 'text'; text: string };
@@ -36,6 +37,7 @@ export class GetVectorStoreFileContentHandler implements IQueryHandler<GetVector
   constructor(
     private readonly storeFiles: StoreFilesWriter,
     @Inject(BLOB_STORAGE) private readonly blobs: BlobStorage,
+    @Inject(STORES_CONFIG) private readonly config: StoresConfig,
   ) {}
 
   async execute(q: GetVectorStoreFileContentQuery): Promise<VectorStoreFileContentResponse> {
@@ -47,7 +49,7 @@ export class GetVectorStoreFileContentHandler implements IQueryHandler<GetVector
       if (err instanceof BlobNotFoundError) throw new NotFoundError('This version of the file was replaced or deleted; its content is no longer available');
       throw err;
     }
-    const doc = await parseFile(Buffer.concat(parts), f.filename, f.mimeType).catch((err: Error) => {
+    const doc = await parseFile(Buffer.concat(parts), f.filename, f.mimeType, { limits: this.config.parseLimits }).catch((err: Error) => {
       throw new BadRequestError(`The content of ${f.filename} cannot be parsed as text: ${err.message}`);
     });
     const content: TextPart[] = [{ type: 'text', text: documentText(doc) }];
