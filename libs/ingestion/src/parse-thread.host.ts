@@ -1,5 +1,5 @@
-import { join } from 'path';
-import { Worker } from 'worker_threads';
+import type { Worker } from 'worker_threads';
+import { moduleWorker } from '@larder/kernel/worker-module';
 import { ParsedDocument, ParseError } from './document';
 import type { ParseThreadInput, ParseThreadOutput } from './parse.thread';
 
@@ -16,12 +16,6 @@ export interface ParseLimits {
  * stay just under both limits raises the server's RSS by about 460 MiB while its thread runs.
  */
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxInflatedBytes: 128 * 1024 * 1024, maxHeapMb: 256 };
-
-/** The compiled thread module beside this one; run from the sources (tests), a .ts module through tools/ts-thread.js. */
-function threadEntry(): { file: string; argv: string[] } {
-  if (!__filename.endsWith('.ts')) return { file: join(__dirname, 'parse.thread.js'), argv: [] };
-  return { file: join(__dirname, '../../../tools/ts-thread.js'), argv: [join(__dirname, 'parse.thread.ts')] };
-}
 
 const KINDS: Record<ParseThreadInput['kind'], string> = { pdf: 'PDF', docx: 'DOCX document' };
 
@@ -47,9 +41,7 @@ function takeThread(heapMb: number): ParseThread {
     t.worker.ref();
     return t;
   }
-  const entry = threadEntry();
-  const worker = new Worker(entry.file, {
-    argv: entry.argv,
+  const worker = moduleWorker(require.resolve('./parse.thread'), {
     resourceLimits: { maxOldGenerationSizeMb: heapMb, maxYoungGenerationSizeMb: Math.min(64, Math.max(8, heapMb / 8)) },
   });
   const t: ParseThread = { worker, heapMb, idleTimer: null };
