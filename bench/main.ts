@@ -13,6 +13,7 @@ import { ocrBench } from './ocr.bench';
 import { queryPathBench } from './query-path.bench';
 import { peersBench } from './peers.bench';
 import { lexicalColdBench } from './lexical-cold.bench';
+import { soakBench } from './soak.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -29,6 +30,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   'query-path': queryPathBench,
   peers: peersBench,
   'lexical-cold': lexicalColdBench,
+  soak: soakBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 
