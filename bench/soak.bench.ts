@@ -36,7 +36,7 @@ export async function soakBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-soak-'));
   const key = `lrd_soak_${randomBytes(24).toString('base64url')}`;
   const server = new SoakServer(
-    { LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn', LARDER_MAX_FILE_BYTES: String(MAX_FILE_BYTES) },
+    { LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'log', LARDER_MAX_FILE_BYTES: String(MAX_FILE_BYTES) },
     await freePort(),
     join(dir, 'server.log'),
   );
@@ -74,19 +74,20 @@ export async function soakBench(): Promise<void> {
     const expected = ledger.files.filter((f) => f.store === 'yes' && !f.shared && f.fileId).map((f) => f.fileId!);
     const seen = await observe(client, server.base, key, store.id, expected, unsettled);
     const { counts, findings } = verify(ledger, seen, kills);
-    failed = counts.lost + counts.duplicated + counts.refusedWithTrace + counts.unrecorded + counts.unbilled > 0;
+    failed = counts.lost + counts.duplicated + counts.refusedWithTrace + counts.conflictsAccepted + counts.unrecorded + counts.unbilled > 0;
 
     out(`\nrequests: ${ledger.ops.length} (${summarize(ledger.ops.map((op) => `${op.label}: ${op.outcome}${op.status ? ` ${op.status}` : ''}`))})`);
     out(
       `settled in ${settleS.toFixed(0)} s${unsettled.length ? `; did NOT settle: ${unsettled.join(', ')}` : ''}; store files at the end: ${seen.storeFiles.length} (${summarize(seen.storeFiles.map((f) => f.status))})`,
     );
-    out(`restarts took ${server.starts.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
+    out(`starts took ${server.starts.map((ms) => (ms / 1000).toFixed(1)).join(', ')} s`);
     out(
-      `\n| writes acked | lost | duplicated | refused with trace | searches answered | QA answered | unrecorded | unbilled | kills | unknown outcomes | not sent (server down) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| ${[
+      `\n| writes acked | lost | duplicated | refused with trace | overwrite:false accepted over a held id | searches answered | QA answered | unrecorded | unbilled | kills | unknown outcomes | not sent (server down) |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n| ${[
         counts.writesAcked,
         counts.lost,
         counts.duplicated,
         counts.refusedWithTrace,
+        counts.conflictsAccepted,
         counts.searchesAnswered,
         counts.qaAnswered,
         counts.unrecorded,
@@ -153,5 +154,6 @@ function printFindings(out: (s: string) => void, findings: Finding[]): void {
   for (const [kind, fs] of groups) {
     out(`- ${fs.length} × ${kind} (${fs.filter((f) => f.nearKill).length} near a kill)`);
     for (const f of fs.slice(0, 5)) out(`    ${f.what}`);
+    for (const h of fs[0].history ?? []) out(`      ${h}`);
   }
 }

@@ -64,6 +64,8 @@ export class Ledger {
   readonly queries: QueryModel[] = [];
   /** Attaches to the shared external ids, by id: the race the check judges. */
   readonly sharedAttaches = new Map<string, Array<{ op: Op; file: FileModel; overwrite: boolean }>>();
+  /** Attaches with overwrite:false answered 2xx while another file of the same worker held the id (per its acknowledged writes). */
+  readonly conflictsAccepted: Array<{ op: Op; file: FileModel; holder: FileModel }> = [];
   private readonly t0 = performance.now();
 
   now(): number {

@@ -134,6 +134,8 @@ export class SoakWorker {
       this.ctx.ledger.sharedAttaches.set(externalId!, list);
       return op;
     }
+    const holders = this.files.filter((h) => h !== f && !h.shared && !h.retired && h.externalId === externalId && h.store === 'yes');
+    if (externalId && !overwrite && op.outcome === 'ok') for (const holder of holders) this.ctx.ledger.conflictsAccepted.push({ op, file: f, holder });
     // an overwrite of a private id removes the worker's other file that held it
     if (externalId && overwrite) {
       for (const h of this.files) {

@@ -3,12 +3,14 @@ import { Observed } from './observe';
 
 /** One thing the end state contradicts. */
 export interface Finding {
-  category: 'lost' | 'duplicated' | 'refused-with-trace' | 'unrecorded' | 'unbilled';
+  category: 'lost' | 'duplicated' | 'refused-with-trace' | 'conflict-accepted' | 'unrecorded' | 'unbilled';
   what: string;
   /** The request that explains it (the last that concerned it) and the acknowledged write it contradicts. */
   cause: string;
   /** A kill came during that request or within 3 s after its answer. */
   nearKill: boolean;
+  /** Every request that concerned the file, in order. */
+  history?: string[];
 }
 
 export interface SoakCounts {
@@ -17,6 +19,7 @@ export interface SoakCounts {
   lost: number;
   duplicated: number;
   refusedWithTrace: number;
+  conflictsAccepted: number;
   searchesAnswered: number;
   qaAnswered: number;
   unrecorded: number;
@@ -35,8 +38,14 @@ const describe = (op: Op) => `${op.label} (worker ${op.worker}, #${op.seq}) → 
 export function verify(ledger: Ledger, seen: Observed, kills: number[]): { counts: SoakCounts; findings: Finding[] } {
   const findings: Finding[] = [];
   const nearKill = (op: Op) => kills.some((k) => k >= op.start && k <= op.end + 3000);
-  const add = (category: Finding['category'], what: string, op: Op, decided?: Op | null) =>
-    findings.push({ category, what, cause: describe(op) + (decided && decided !== op ? `; decided by ${describe(decided)}` : ''), nearKill: nearKill(op) || (!!decided && nearKill(decided)) });
+  const add = (category: Finding['category'], what: string, op: Op, decided?: Op | null, file?: FileModel) =>
+    findings.push({
+      category,
+      what,
+      cause: describe(op) + (decided && decided !== op ? `; decided by ${describe(decided)}` : ''),
+      nearKill: nearKill(op) || (!!decided && nearKill(decided)),
+      ...(file ? { history: file.touches.map((t) => `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}`) } : {}),
+    });
 
   const inStore = new Map<string, number>();
   for (const f of seen.storeFiles) inStore.set(f.id, (inStore.get(f.id) ?? 0) + 1);
@@ -56,16 +65,16 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
     if ((orgByName.get(f.filename) ?? 0) > 1) add('duplicated', `${f.filename}: ${orgByName.get(f.filename)} files of one upload`, f.orgBy);
     // the organization's file
     const there = f.fileId ? orgById.has(f.fileId) : orgByName.has(f.filename);
-    if (f.org === 'yes' && !there) add('lost', `file ${f.filename} (${f.fileId})`, lastOf(f), f.orgBy);
-    if (f.org === 'no' && there) add(f.orgBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `file ${f.filename} (${f.fileId ?? 'id never answered'}) exists`, f.orgBy);
+    if (f.org === 'yes' && !there) add('lost', `file ${f.filename} (${f.fileId})`, lastOf(f), f.orgBy, f);
+    if (f.org === 'no' && there) add(f.orgBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `file ${f.filename} (${f.fileId ?? 'id never answered'}) exists`, f.orgBy, null, f);
     if (!f.fileId || f.shared) continue;
     // the store file (a file on a shared external id is judged with its race below)
     const listed = inStore.has(f.fileId);
-    if (f.store === 'yes' && (!listed || !seen.gettable.has(f.fileId))) add('lost', `store file ${f.filename} (${f.fileId})${listed ? ' listed but not gettable' : ''}`, lastOf(f), f.storeBy);
+    if (f.store === 'yes' && (!listed || !seen.gettable.has(f.fileId))) add('lost', `store file ${f.filename} (${f.fileId})${listed ? ' listed but not gettable' : ''}`, lastOf(f), f.storeBy, f);
     if (f.store === 'no' && listed && f.storeBy) {
       // a superseded file still there shows as a duplicated external id above
       if (f.storeBy.outcome === 'ok' && f.storeBy.kind === 'attach' && f.externalId && (byExternalId.get(f.externalId)?.length ?? 0) > 1) continue;
-      add(f.storeBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `store file ${f.filename} (${f.fileId}) is present`, lastOf(f), f.storeBy);
+      add(f.storeBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `store file ${f.filename} (${f.fileId}) is present`, lastOf(f), f.storeBy, f);
     }
   }
 
@@ -74,14 +83,17 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
     for (const a of attaches) {
       const id = a.file.fileId!;
       if (a.op.outcome === 'refused' || a.op.outcome === 'down') {
-        if (inStore.has(id)) add('refused-with-trace', `store file ${a.file.filename} (${id}) on ${x} is present`, a.op);
+        if (inStore.has(id)) add('refused-with-trace', `store file ${a.file.filename} (${id}) on ${x} is present`, a.op, null, a.file);
         continue;
       }
       if (a.op.outcome !== 'ok' || inStore.has(id)) continue;
       const replacedBy = attaches.some((b) => b !== a && b.overwrite && (b.op.outcome === 'ok' || b.op.outcome === 'unknown') && b.op.end > a.op.start);
-      if (!replacedBy) add('lost', `store file ${a.file.filename} (${id}) on ${x}: no overwrite:true attach of ${x} came after it`, a.op);
+      if (!replacedBy) add('lost', `store file ${a.file.filename} (${id}) on ${x}: no overwrite:true attach of ${x} came after it`, a.op, null, a.file);
     }
   }
+
+  // overwrite:false answered 2xx over an id another file held: two files held it at once, or the holder was already gone
+  for (const c of ledger.conflictsAccepted) add('conflict-accepted', `${c.file.filename} took ${c.file.externalId ?? '?'} from ${c.holder.filename} (${c.holder.fileId})`, c.op, null, c.holder);
 
   // searches and questions answered 2xx: each in the activity, and billing counts what the activity lists
   const recorded = { search: new Set(seen.activity.search), qa: new Set(seen.activity.qa) };
@@ -98,6 +110,7 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
     lost: of('lost'),
     duplicated: of('duplicated'),
     refusedWithTrace: of('refused-with-trace'),
+    conflictsAccepted: of('conflict-accepted'),
     searchesAnswered: ledger.count((op) => op.kind === 'search' && op.outcome === 'ok'),
     qaAnswered: ledger.count((op) => op.kind === 'qa' && op.outcome === 'ok'),
     unrecorded: of('unrecorded'),
