@@ -41,22 +41,22 @@ export async function soakBench(): Promise<void> {
     join(dir, 'server.log'),
   );
   const client = new Mixedbread({ apiKey: key, baseURL: server.base, maxRetries: 0, timeout: 30_000 });
-  const ledger = new Ledger();
-  const kills: number[] = [];
   let failed: boolean;
   try {
     await server.start();
     const store = await client.stores.create({ name: `soak-${randomBytes(4).toString('hex')}` });
+    // the clock of the load (ms since it began): every request's times, and the kills'
+    const ledger = new Ledger();
+    const kills: number[] = [];
     const end = ledger.now() + MINUTES * 60_000;
     const done = () => ledger.now() >= end;
     const workers = Array.from({ length: WORKERS }, (_, w) => new SoakWorker(w, { client, storeId: store.id, ledger, maxFileBytes: MAX_FILE_BYTES, done }).run());
 
-    // the killer: kill -9, start again at once, until the load ends
+    // the killer: kill -9 once the server has been up BENCH_SOAK_KILL_S seconds, start it again at once, until the load ends
     const killer = (async () => {
-      for (;;) {
-        const next = kills.length ? kills[kills.length - 1] + KILL_S * 1000 : KILL_S * 1000;
-        if (next >= end) return;
-        await new Promise((r) => setTimeout(r, next - ledger.now()));
+      for (let up = 0; ; up = ledger.now()) {
+        await new Promise((r) => setTimeout(r, Math.min(up + KILL_S * 1000, end) - ledger.now()));
+        if (done()) return;
         kills.push(ledger.now());
         await server.kill9();
         await server.start();

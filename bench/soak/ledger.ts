@@ -18,6 +18,9 @@ export interface Op {
   status?: number;
   start: number;
   end: number;
+  /** An attach: the file and the external id it asked for. */
+  file?: string;
+  externalId?: string;
 }
 
 /** What the client expects of one thing at the end: there, gone, or unknowable (an unknown outcome decided it). */
@@ -42,6 +45,8 @@ export interface FileModel {
   retired: boolean;
   /** Every request that concerned it, in order (the last one explains a finding). */
   touches: Op[];
+  /** Every external id it was attached with (the attaches of others to them may concern it too). */
+  idsHeld: string[];
 }
 
 /** A search or question answering request, matched in `/v1/events` by its query. */

@@ -101,6 +101,7 @@ export class SoakWorker {
       shared: false,
       retired: op.outcome !== 'ok',
       touches: [op],
+      idsHeld: [],
     };
     this.files.push(file);
     this.ctx.ledger.files.push(file);
@@ -115,6 +116,8 @@ export class SoakWorker {
   private async attach(f: FileModel, externalId: string | null, overwrite: boolean, shared: boolean, label: string): Promise<Op> {
     const { op } = await this.track('attach', label, () => this.store.create(this.ctx.storeId, { file_id: f.fileId!, ...(externalId ? { external_id: externalId, overwrite } : {}) }));
     f.touches.push(op);
+    op.file = f.filename;
+    if (externalId) op.externalId = externalId;
     if (op.outcome === 'refused' || op.outcome === 'down') {
       if (f.store === 'no') f.storeBy = op;
       return op;
@@ -127,6 +130,7 @@ export class SoakWorker {
       if (previous !== externalId) f.store = 'maybe';
     }
     f.externalId = externalId;
+    if (externalId && !f.idsHeld.includes(externalId)) f.idsHeld.push(externalId);
     if (shared) {
       f.shared = true;
       const list = this.ctx.ledger.sharedAttaches.get(externalId!) ?? [];

@@ -38,14 +38,31 @@ const describe = (op: Op) => `${op.label} (worker ${op.worker}, #${op.seq}) → 
 export function verify(ledger: Ledger, seen: Observed, kills: number[]): { counts: SoakCounts; findings: Finding[] } {
   const findings: Finding[] = [];
   const nearKill = (op: Op) => kills.some((k) => k >= op.start && k <= op.end + 3000);
+  /** The file's own requests and the attaches of its worker to the external ids it held, in order. */
+  const historyOf = (f: FileModel) =>
+    ledger.ops
+      .filter((op) => f.touches.includes(op) || (op.worker === f.worker && op.externalId && f.idsHeld.includes(op.externalId)))
+      .map((t) => `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}${t.file && t.file !== f.filename ? ` [${t.file} → ${t.externalId}]` : ''}`);
   const add = (category: Finding['category'], what: string, op: Op, decided?: Op | null, file?: FileModel) =>
     findings.push({
       category,
       what,
       cause: describe(op) + (decided && decided !== op ? `; decided by ${describe(decided)}` : ''),
       nearKill: nearKill(op) || (!!decided && nearKill(decided)),
-      ...(file ? { history: file.touches.map((t) => `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}`) } : {}),
+      ...(file ? { history: historyOf(file) } : {}),
     });
+  /**
+   * What most likely undid a file's acknowledged state: its first request refused after the write
+   * that decided it, else the first acknowledged attach of another file to an id it held, else its last request.
+   */
+  const suspectOf = (f: FileModel, decided: Op | null) => {
+    const since = decided?.seq ?? -1;
+    return (
+      f.touches.find((t) => t.seq > since && t.outcome === 'refused') ??
+      ledger.ops.find((op) => op.seq > since && op.worker === f.worker && op.outcome === 'ok' && op.file !== f.filename && op.externalId && f.idsHeld.includes(op.externalId)) ??
+      f.touches[f.touches.length - 1]
+    );
+  };
 
   const inStore = new Map<string, number>();
   for (const f of seen.storeFiles) inStore.set(f.id, (inStore.get(f.id) ?? 0) + 1);
@@ -59,22 +76,22 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
   for (const f of seen.storeFiles) if (f.externalId) byExternalId.set(f.externalId, [...(byExternalId.get(f.externalId) ?? []), f.id]);
   for (const [x, ids] of byExternalId)
     if (ids.length > 1) findings.push({ category: 'duplicated', what: `external_id ${x} on ${ids.length} store files (${ids.join(', ')})`, cause: '', nearKill: false });
-  const lastOf = (f: FileModel) => f.touches[f.touches.length - 1];
 
   for (const f of ledger.files) {
     if ((orgByName.get(f.filename) ?? 0) > 1) add('duplicated', `${f.filename}: ${orgByName.get(f.filename)} files of one upload`, f.orgBy);
     // the organization's file
     const there = f.fileId ? orgById.has(f.fileId) : orgByName.has(f.filename);
-    if (f.org === 'yes' && !there) add('lost', `file ${f.filename} (${f.fileId})`, lastOf(f), f.orgBy, f);
+    if (f.org === 'yes' && !there) add('lost', `file ${f.filename} (${f.fileId})`, suspectOf(f, f.orgBy), f.orgBy, f);
     if (f.org === 'no' && there) add(f.orgBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `file ${f.filename} (${f.fileId ?? 'id never answered'}) exists`, f.orgBy, null, f);
     if (!f.fileId || f.shared) continue;
     // the store file (a file on a shared external id is judged with its race below)
     const listed = inStore.has(f.fileId);
-    if (f.store === 'yes' && (!listed || !seen.gettable.has(f.fileId))) add('lost', `store file ${f.filename} (${f.fileId})${listed ? ' listed but not gettable' : ''}`, lastOf(f), f.storeBy, f);
+    if (f.store === 'yes' && (!listed || !seen.gettable.has(f.fileId)))
+      add('lost', `store file ${f.filename} (${f.fileId})${listed ? ' listed but not gettable' : ''}`, suspectOf(f, f.storeBy), f.storeBy, f);
     if (f.store === 'no' && listed && f.storeBy) {
       // a superseded file still there shows as a duplicated external id above
       if (f.storeBy.outcome === 'ok' && f.storeBy.kind === 'attach' && f.externalId && (byExternalId.get(f.externalId)?.length ?? 0) > 1) continue;
-      add(f.storeBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `store file ${f.filename} (${f.fileId}) is present`, lastOf(f), f.storeBy, f);
+      add(f.storeBy.outcome === 'ok' ? 'lost' : 'refused-with-trace', `store file ${f.filename} (${f.fileId}) is present`, f.touches[f.touches.length - 1], f.storeBy, f);
     }
   }
 
@@ -93,7 +110,18 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
   }
 
   // overwrite:false answered 2xx over an id another file held: two files held it at once, or the holder was already gone
-  for (const c of ledger.conflictsAccepted) add('conflict-accepted', `${c.file.filename} took ${c.file.externalId ?? '?'} from ${c.holder.filename} (${c.holder.fileId})`, c.op, null, c.holder);
+  // (when a refused request had touched the holder before, the holder was lost then: counted once, as lost)
+  const lostNames = new Set(findings.filter((x) => x.category === 'lost').map((x) => x.what));
+  for (const c of ledger.conflictsAccepted) {
+    const refused = c.holder.touches.find((t) => t.seq > (c.holder.storeBy?.seq ?? -1) && t.seq < c.op.seq && t.outcome === 'refused');
+    if (refused) {
+      const what = `store file ${c.holder.filename} (${c.holder.fileId}), gone by the time ${c.file.filename} took ${c.op.externalId} with overwrite:false`;
+      if (![...lostNames].some((n) => n.startsWith(`store file ${c.holder.filename} `))) add('lost', what, refused, c.holder.storeBy, c.holder);
+      lostNames.add(what);
+      continue;
+    }
+    add('conflict-accepted', `${c.file.filename} took ${c.op.externalId} from ${c.holder.filename} (${c.holder.fileId})`, c.op, null, c.holder);
+  }
 
   // searches and questions answered 2xx: each in the activity, and billing counts what the activity lists
   const recorded = { search: new Set(seen.activity.search), qa: new Set(seen.activity.qa) };
