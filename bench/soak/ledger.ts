@@ -70,7 +70,9 @@ export class Ledger {
   /** Attaches to the shared external ids, by id: the race the check judges. */
   readonly sharedAttaches = new Map<string, Array<{ op: Op; file: FileModel; overwrite: boolean }>>();
   /** Attaches with overwrite:false answered 2xx while another file of the same worker held the id (per its acknowledged writes). */
-  readonly conflictsAccepted: Array<{ op: Op; file: FileModel; holder: FileModel }> = [];
+  readonly conflictsAccepted: Array<{ op: Op; file: FileModel; holder: FileModel; holderDecidedBy: Op | null }> = [];
+  /** Files a refused attach removed: a read right after the refusal found them gone. */
+  readonly goneAfterRefusal: Array<{ op: Op; file: FileModel; decidedBy: Op | null }> = [];
   private readonly t0 = performance.now();
 
   now(): number {

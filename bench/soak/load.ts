@@ -139,7 +139,7 @@ export class SoakWorker {
       return op;
     }
     const holders = this.files.filter((h) => h !== f && !h.shared && !h.retired && h.externalId === externalId && h.store === 'yes');
-    if (externalId && !overwrite && op.outcome === 'ok') for (const holder of holders) this.ctx.ledger.conflictsAccepted.push({ op, file: f, holder });
+    if (externalId && !overwrite && op.outcome === 'ok') for (const holder of holders) this.ctx.ledger.conflictsAccepted.push({ op, file: f, holder, holderDecidedBy: holder.storeBy });
     // an overwrite of a private id removes the worker's other file that held it
     if (externalId && overwrite) {
       for (const h of this.files) {
@@ -180,10 +180,26 @@ export class SoakWorker {
     const held = this.attached((f) => f.externalId !== null);
     const f = held.length ? pick(held) : null;
     const holder = f && this.attached((h) => h !== f && h.externalId !== null && h.externalId !== f.externalId)[0];
-    if (f && holder && Math.random() < 0.7) return this.attach(f, holder.externalId, false, false, 'attach again with a held private external_id overwrite:false');
+    if (f && holder && Math.random() < 0.7) {
+      const op = await this.attach(f, holder.externalId, false, false, 'attach again with a held private external_id overwrite:false');
+      if (op.outcome === 'refused') await this.stillThere(f, op);
+      return op;
+    }
     const plain = this.attached((x) => x.externalId === null);
     if (!plain.length) return null;
     return this.attach(pick(plain), null, true, false, 'attach again with the same options');
+  }
+
+  /** A refused request changes nothing: reads the store file right after one; gone, it is recorded and left alone from then on. */
+  private async stillThere(f: FileModel, refused: Op): Promise<void> {
+    const found = await this.store.retrieve(f.fileId!, { store_identifier: this.ctx.storeId }).then(
+      () => true,
+      (err: { status?: number }) => (err.status === 404 ? false : null), // no answer: unknown
+    );
+    if (found !== false) return;
+    this.ctx.ledger.goneAfterRefusal.push({ op: refused, file: f, decidedBy: f.storeBy });
+    f.store = 'maybe';
+    f.retired = true;
   }
 
   private async deleteStoreFile(): Promise<Op | null> {

@@ -42,7 +42,10 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
   const historyOf = (f: FileModel) =>
     ledger.ops
       .filter((op) => f.touches.includes(op) || (op.worker === f.worker && op.externalId && f.idsHeld.includes(op.externalId)))
-      .map((t) => `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}${t.file && t.file !== f.filename ? ` [${t.file} → ${t.externalId}]` : ''}`);
+      .map(
+        (t) =>
+          `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}${t.file && t.file !== f.filename ? ` [${t.file} → ${t.externalId}]` : t.externalId ? ` [→ ${t.externalId}]` : ''}`,
+      );
   const add = (category: Finding['category'], what: string, op: Op, decided?: Op | null, file?: FileModel) =>
     findings.push({
       category,
@@ -109,14 +112,17 @@ export function verify(ledger: Ledger, seen: Observed, kills: number[]): { count
     }
   }
 
+  // a file a refused attach removed (read right after the refusal)
+  for (const g of ledger.goneAfterRefusal) add('lost', `store file ${g.file.filename} (${g.file.fileId}) gone right after a refused attach`, g.op, g.decidedBy, g.file);
+
   // overwrite:false answered 2xx over an id another file held: two files held it at once, or the holder was already gone
   // (when a refused request had touched the holder before, the holder was lost then: counted once, as lost)
   const lostNames = new Set(findings.filter((x) => x.category === 'lost').map((x) => x.what));
   for (const c of ledger.conflictsAccepted) {
-    const refused = c.holder.touches.find((t) => t.seq > (c.holder.storeBy?.seq ?? -1) && t.seq < c.op.seq && t.outcome === 'refused');
+    const refused = c.holder.touches.find((t) => t.seq > (c.holderDecidedBy?.seq ?? -1) && t.seq < c.op.seq && t.outcome === 'refused');
     if (refused) {
       const what = `store file ${c.holder.filename} (${c.holder.fileId}), gone by the time ${c.file.filename} took ${c.op.externalId} with overwrite:false`;
-      if (![...lostNames].some((n) => n.startsWith(`store file ${c.holder.filename} `))) add('lost', what, refused, c.holder.storeBy, c.holder);
+      if (![...lostNames].some((n) => n.startsWith(`store file ${c.holder.filename} `))) add('lost', what, refused, c.holderDecidedBy, c.holder);
       lostNames.add(what);
       continue;
     }
