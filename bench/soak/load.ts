@@ -44,27 +44,25 @@ export class SoakWorker {
     private readonly ctx: LoadContext,
   ) {}
 
+  /** The requests a worker makes, with their weights (per 100). */
+  private readonly mix: Array<[weight: number, request: () => Promise<Op | null>]> = [
+    [25, () => this.uploadAndAttach()],
+    [5, () => this.burst()],
+    [8, () => this.upload()],
+    [8, () => this.attachUploaded()],
+    [8, () => this.reattach()],
+    [8, () => this.deleteStoreFile()],
+    [3, () => this.deleteFile()],
+    [2, () => this.uploadOversize()],
+    [20, () => this.query('search')],
+    [13, () => this.query('qa')],
+  ];
+
   async run(): Promise<void> {
     while (!this.ctx.done()) {
-      const r = Math.random();
-      const op =
-        r < 0.3
-          ? await this.uploadAndAttach()
-          : r < 0.38
-            ? await this.upload()
-            : r < 0.46
-              ? await this.attachUploaded()
-              : r < 0.54
-                ? await this.reattach()
-                : r < 0.62
-                  ? await this.deleteStoreFile()
-                  : r < 0.65
-                    ? await this.deleteFile()
-                    : r < 0.67
-                      ? await this.uploadOversize()
-                      : r < 0.87
-                        ? await this.query('search')
-                        : await this.query('qa');
+      let r = Math.random() * 100;
+      const [, request] = this.mix.find(([weight]) => (r -= weight) < 0) ?? this.mix[this.mix.length - 1];
+      const op = await request();
       // no server listening (a restart): wait a little rather than spin
       if (op?.outcome === 'down') await new Promise((r) => setTimeout(r, 250));
     }
@@ -161,6 +159,15 @@ export class SoakWorker {
     if (r < 0.34) return this.attach(f, null, true, false, 'upload + attach');
     if (r < 0.67) return this.attach(f, `w${this.w}-e${Math.floor(Math.random() * PRIVATE_IDS)}`, overwrite, false, `upload + attach private external_id overwrite:${overwrite}`);
     return this.attach(f, `shared-${Math.floor(Math.random() * SHARED_IDS)}`, overwrite, true, `upload + attach shared external_id overwrite:${overwrite}`);
+  }
+
+  /** Three new files attached at once to one new external id with overwrite:false: one may take it, the others must be refused. */
+  private async burst(): Promise<Op | null> {
+    const externalId = `burst-w${this.w}-${this.n++}`;
+    const files: FileModel[] = [];
+    for (let i = 0; i < 3; i++) if ((await this.upload()).outcome === 'ok') files.push(this.files[this.files.length - 1]);
+    const ops = await Promise.all(files.map((f) => this.attach(f, externalId, false, true, 'concurrent attaches of a new external_id overwrite:false')));
+    return ops[0] ?? null;
   }
 
   /** Attaches a file uploaded earlier and never attached: without an external id, or a private one with overwrite. */
