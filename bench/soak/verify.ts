@@ -9,8 +9,10 @@ export interface Finding {
   cause: string;
   /** A kill came during that request or within 3 s after its answer. */
   nearKill: boolean;
-  /** Every request that concerned the file, in order. */
+  /** The file's own requests, in order. */
   history?: string[];
+  /** The attaches of its worker's other files to the external ids it held, in order. */
+  idHistory?: string[];
 }
 
 export interface SoakCounts {
@@ -38,21 +40,19 @@ const describe = (op: Op) => `${op.label} (worker ${op.worker}, #${op.seq}) → 
 export function verify(ledger: Ledger, seen: Observed, kills: number[]): { counts: SoakCounts; findings: Finding[] } {
   const findings: Finding[] = [];
   const nearKill = (op: Op) => kills.some((k) => k >= op.start && k <= op.end + 3000);
-  /** The file's own requests and the attaches of its worker to the external ids it held, in order. */
-  const historyOf = (f: FileModel) =>
-    ledger.ops
-      .filter((op) => f.touches.includes(op) || (op.worker === f.worker && op.externalId && f.idsHeld.includes(op.externalId)))
-      .map(
-        (t) =>
-          `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}${t.file && t.file !== f.filename ? ` [${t.file} → ${t.externalId}]` : t.externalId ? ` [→ ${t.externalId}]` : ''}`,
-      );
+  const line = (t: Op) => `${(t.start / 1000).toFixed(1)}-${(t.end / 1000).toFixed(1)} s ${describe(t)}${t.externalId ? ` [${t.file} → ${t.externalId}]` : ''}`;
+  /** The file's own requests, and the attaches of its worker's other files to the external ids it held. */
+  const historyOf = (f: FileModel) => ({
+    history: f.touches.map(line),
+    idHistory: ledger.ops.filter((op) => !f.touches.includes(op) && op.worker === f.worker && op.externalId && f.idsHeld.includes(op.externalId)).map(line),
+  });
   const add = (category: Finding['category'], what: string, op: Op, decided?: Op | null, file?: FileModel) =>
     findings.push({
       category,
       what,
       cause: describe(op) + (decided && decided !== op ? `; decided by ${describe(decided)}` : ''),
       nearKill: nearKill(op) || (!!decided && nearKill(decided)),
-      ...(file ? { history: historyOf(file) } : {}),
+      ...(file ? historyOf(file) : {}),
     });
   /**
    * What most likely undid a file's acknowledged state: its first request refused after the write
