@@ -21,9 +21,10 @@ const RESULTS = join(__dirname, '..', '..', 'bench', 'results');
 /**
  * A crash soak: `BENCH_SOAK_MINUTES` of mixed load from `BENCH_SOAK_WORKERS` clients of the official
  * SDK (uploads attached with and without external ids, private ones and ids shared between clients,
- * with overwrite true and false; attaches of uploaded files and again of attached ones; deletes;
- * searches; question answering) against the embedded default server, which is killed with `kill -9`
- * every `BENCH_SOAK_KILL_S` seconds and started again on its data. Every request's outcome is kept
+ * with overwrite true and false, and bursts of concurrent overwrite:false attaches to one new id;
+ * attaches of uploaded files and again of attached ones; deletes; searches; question answering)
+ * against the embedded default server, which is killed with `kill -9` each time it has been up
+ * `BENCH_SOAK_KILL_S` seconds and started again on its data. Every request's outcome is kept
  * client side. At the end, after a clean restart and once ingestion, activity and billing have caught
  * up, every write answered 2xx must show exactly once, no write answered 4xx/5xx may have left a
  * trace, and every search and question answered must be listed in `/v1/events` and billed. Requests
