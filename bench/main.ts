@@ -14,6 +14,7 @@ import { queryPathBench } from './query-path.bench';
 import { peersBench } from './peers.bench';
 import { lexicalColdBench } from './lexical-cold.bench';
 import { parseBombBench } from './parse-bomb.bench';
+import { soakBench } from './soak.bench';
 
 const SUITES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
@@ -31,6 +32,7 @@ const SUITES: Record<string, () => Promise<void>> = {
   peers: peersBench,
   'lexical-cold': lexicalColdBench,
   'parse-bomb': parseBombBench,
+  soak: soakBench,
   search: async () => (await searchQualityBench(), await searchSpeedBench()),
 };
 
