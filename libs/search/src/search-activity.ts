@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal, assertEventSizes } from '@larder/kernel';
-import { EVENT_STORE, EventStore } from '@larder/event-store';
+import { EVENT_STORE, EventStore, appendIsolating } from '@larder/event-store';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { SearchActivityCommon, SearchActivityEvent, SearchEventResult } from './events';
 import { searchActivityStream } from './streams';
@@ -135,10 +135,13 @@ export class SearchActivity implements OnApplicationShutdown {
       }
       for (const [org, events] of byOrg) {
         try {
-          await this.store.appendToStream(
+          // a record the store refuses is quarantined alone; the others of the batch are appended
+          await appendIsolating(
+            this.store,
             searchActivityStream(org),
             events.map((e) => ({ type: e.type, data: e.data, metadata: { orgId: org, actor: e.data.apiKeyId } })),
-            { expectedRevision: 'any' },
+            this.logger,
+            () => this.clock.now(),
           );
         } catch (err) {
           this.logger.warn(`could not record ${events.length} search activity events: ${(err as Error).message}`);
