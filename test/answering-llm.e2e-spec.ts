@@ -158,7 +158,7 @@ describe('Answering with a model: question answering and agentic search against 
 
   it('a client that hangs up is recorded and billed for what it got: the retrieval and the model tokens spent so far', async () => {
     const qaEvents = async () => ((await get(`/v1/stores/${store}/events?event_type=qa&limit=100`)).data ?? []) as any[];
-    const billedBefore = (await get('/v1/billing/summary')) as any;
+    const billedBefore = (await get('/v1/billing/summary'));
 
     // hangs up during the answer
     double.reply({ content: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), tokenDelayMs: 50 });
