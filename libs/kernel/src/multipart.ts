@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import type { Request } from 'express';
 import { Readable } from 'stream';
 import { ValidationFailedError } from './errors';
+import { LIMITS } from './limits';
 
 export interface IncomingFile {
   filename: string;
@@ -14,7 +15,8 @@ const missing = (msg: string) => new ValidationFailedError([{ loc: ['body', 'fil
 /**
  * Streams the `file` part of a multipart/form-data request into `consume` (never buffering it) and
  * collects the other parts as text fields (up to 50, 1 MiB each). Answers once the whole body has
- * been read. 422 when the request is not multipart or has no `file` part; a failing `consume` fails
+ * been read. 422 when the request is not multipart, has no `file` part, or names it with more than
+ * LIMITS.filenameChars characters; a failing `consume` fails
  * the request (the rest of the body is drained). `consume` also gets the text fields as a promise
  * settled once the whole body is read: fields may come after the file (the openai client sends
  * `purpose` after `file`), so a consumer that needs them reads the file part first, then awaits them.
@@ -45,7 +47,15 @@ export function readMultipart<T>(req: Request, consume: (file: IncomingFile, fie
         reject(malformed(err));
       });
       if (name !== 'file' || consumed) return stream.resume();
-      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream }, allFields);
+      const filename = info.filename || 'unknown_file';
+      consumed =
+        filename.length > LIMITS.filenameChars
+          ? Promise.reject(
+              new ValidationFailedError([
+                { loc: ['body', 'file', 'filename'], msg: `File names are at most ${LIMITS.filenameChars} characters; this one has ${filename.length}`, type: 'string_too_long' },
+              ]),
+            )
+          : consume({ filename, mimeType: info.mimeType, stream }, allFields);
       consumed.catch(() => stream.resume());
     });
     bb.on('error', (err) => {
