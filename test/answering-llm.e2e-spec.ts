@@ -198,7 +198,7 @@ describe('Answering with a model: question answering and agentic search against 
     double.handle(() => 'unused');
   });
   it('a streamed agentic search whose client hangs up while the model plans is recorded and billed: the searches so far and the tokens spent', async () => {
-    const billedBefore = (await get('/v1/billing/summary'));
+    const billedBefore = await get('/v1/billing/summary');
     // the model never answers: the client leaves after the first round's search
     double.handle(() => ({ kind: 'hang' }));
     const gone = new AbortController();
