@@ -155,4 +155,66 @@ describe('Answering with a model: question answering and agentic search against 
     for (const deadline = Date.now() + 10_000; double.requests.length <= n && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 20));
     expect(await double.requests[n].closed).toBe('aborted');
   });
+
+  it('a client that hangs up is recorded and billed for what it got: the retrieval and the model tokens spent so far', async () => {
+    const qaEvents = async () => ((await get(`/v1/stores/${store}/events?event_type=qa&limit=100`)).data ?? []) as any[];
+    const billedBefore = await get('/v1/billing/summary');
+
+    // hangs up during the answer
+    double.reply({ content: Array.from({ length: 200 }, (_, i) => `word${i}`).join(' '), tokenDelayMs: 50 });
+    const gone = new AbortController();
+    const res = await post('/v1/stores/question-answering', { query: 'left during the answer', store_identifiers: [store], stream: true }, gone.signal);
+    let deltas = 0;
+    for await (const e of readEvents(res.body!)) if (e.event === 'qa.answer.delta' && ++deltas === 3) break;
+    gone.abort();
+    const during = (await until(`/v1/stores/${store}/events?event_type=qa&limit=100`, (b) => b.data?.some((x: any) => x.query === 'left during the answer'))).data.find(
+      (x: any) => x.query === 'left during the answer',
+    );
+    expect(during.answer).toMatch(/^word0 word1 word2/);
+    expect(during.results.length).toBeGreaterThan(0);
+    expect(during.token_usage.prompt_tokens).toBeGreaterThan(0);
+    expect(during.token_usage.completion_tokens).toBeGreaterThan(0);
+
+    // hangs up right after the sources, while the model has not answered a byte
+    double.reply({ kind: 'hang' });
+    const gone2 = new AbortController();
+    const res2 = await post('/v1/stores/question-answering', { query: 'left after the sources', store_identifiers: [store], stream: true }, gone2.signal);
+    for await (const e of readEvents(res2.body!)) if (e.event === 'qa.sources') break;
+    gone2.abort();
+    const after = (await until(`/v1/stores/${store}/events?event_type=qa&limit=100`, (b) => b.data?.some((x: any) => x.query === 'left after the sources'))).data.find(
+      (x: any) => x.query === 'left after the sources',
+    );
+    expect(after).toMatchObject({ answer: '', token_usage: { completion_tokens: 0 } });
+    expect(after.results.length).toBeGreaterThan(0);
+    expect(after.token_usage.prompt_tokens).toBeGreaterThan(0);
+    const all = await qaEvents();
+    expect(all.filter((x) => x.query === 'left during the answer' || x.query === 'left after the sources')).toHaveLength(2);
+
+    // billed: both requests count, with their model tokens
+    const qaCount = (b: any) => Number(b.usages?.qa?.current ?? 0);
+    const completionTokens = (b: any) => Number(b.usages?.model_completion_tokens?.current ?? 0);
+    const billed = await until('/v1/billing/summary', (b) => qaCount(b) >= qaCount(billedBefore) + 2);
+    expect(completionTokens(billed)).toBeGreaterThanOrEqual(completionTokens(billedBefore) + during.token_usage.completion_tokens);
+    double.handle(() => 'unused');
+  });
+  it('a streamed agentic search whose client hangs up while the model plans is recorded and billed: the searches so far and the tokens spent', async () => {
+    const billedBefore = await get('/v1/billing/summary');
+    // the model never answers: the client leaves after the first round's search
+    double.handle(() => ({ kind: 'hang' }));
+    const gone = new AbortController();
+    const res = await post('/v1/stores/search', { query: 'left while planning', store_identifiers: [store], stream: true, search_options: { agentic: { max_rounds: 3 } } }, gone.signal);
+    for await (const e of readEvents(res.body!)) if (e.event === 'agentic.round.completed') break;
+    await new Promise((r) => setTimeout(r, 200));
+    gone.abort();
+    const ev = (await until(`/v1/stores/${store}/events?event_type=agentic_search&limit=100`, (b) => b.data?.some((x: any) => x.query === 'left while planning'))).data.find(
+      (x: any) => x.query === 'left while planning',
+    );
+    expect(ev.rounds_executed).toBe(1);
+    expect(ev.results.length).toBeGreaterThan(0);
+    expect(ev.tool_calls.some((x: any) => x.tool_name === 'store_search')).toBe(true);
+    expect(ev.token_usage.prompt_tokens).toBeGreaterThan(0);
+    const agentic = (b: any) => Number(b.usages?.agentic_searches?.current ?? 0);
+    await until('/v1/billing/summary', (b) => agentic(b) >= agentic(billedBefore) + 1);
+    double.handle(() => 'unused');
+  });
 });

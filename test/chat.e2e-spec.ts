@@ -3,6 +3,7 @@ import Mixedbread, { toFile } from '@mixedbread/sdk';
 import { ChatCompletionsDouble, ChatCompletionRequestBody, startChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
 import { ToolTicketSigner } from '@larder/search/tool-tickets/tool-ticket.signer';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
+import { readEvents } from './support/sse';
 
 jest.setTimeout(180_000);
 
@@ -311,6 +312,40 @@ describe('Chat completions (official client, OpenAI-compatible model double): ho
     expect(locs).toEqual(expect.arrayContaining(['body.messages.0.role', 'body.messages.1.tool_call_id', 'body.temperature', 'body.max_tool_calls']));
     expect(locs.some((l: string) => l.startsWith('body.tools.0.filters'))).toBe(true);
     expect((await req('/v1/chat/completions', { body: {} })).status).toBe(422);
+  });
+
+  it('a streamed completion whose client hangs up is recorded and billed for what it got: the hosted search and the model tokens spent so far', async () => {
+    const before = { completions: await usage('completions'), completion: await usage('model_completion_tokens'), searches: await usage('searches') };
+    double.handle((body) =>
+      toolMessages(body).length
+        ? { content: Array.from({ length: 300 }, (_, i) => `word${i}`).join(' '), tokenDelayMs: 40 }
+        : { toolCalls: [{ name: 'store_search', arguments: { query: 'sauerkraut weeks' } }] },
+    );
+    const gone = new AbortController();
+    const res = await fetch(`${t.baseURL}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ messages: [{ role: 'user', content: 'hang up on me' }], tools: [{ type: 'store_search', store_identifiers: [store] }], stream: true, metadata: { case: 'hang-up' } }),
+      signal: gone.signal,
+    });
+    let id = '';
+    let words = 0;
+    for await (const e of readEvents(res.body!)) {
+      if (e.data === '[DONE]') break;
+      const chunk = JSON.parse(e.data);
+      id = chunk.id;
+      if (chunk.choices?.[0]?.delta?.content?.includes('word') && ++words === 3) break;
+    }
+    gone.abort();
+    expect(id).toMatch(/^chatcmpl-/);
+    const ev = (await until('/v1/events?event_type=completion', (b) => b.data?.some((e: any) => e.completion_id === id))).data.find((e: any) => e.completion_id === id);
+    expect(ev).toMatchObject({ finish_reason: 'client_disconnected', store_ids: [store], stream: true, metadata: { case: 'hang-up' } });
+    expect(ev.token_usage.prompt_tokens).toBeGreaterThan(0);
+    expect(ev.token_usage.completion_tokens).toBeGreaterThan(0);
+    expect(ev.tool_calls.some((x: any) => x.tool_name === 'store_search')).toBe(true);
+    await until('/v1/billing/summary', (s) => Number(s.usages.completions?.current ?? 0) >= before.completions + 1);
+    expect(await usage('model_completion_tokens')).toBeGreaterThan(before.completion);
+    double.handle(() => 'unused');
   });
 });
 

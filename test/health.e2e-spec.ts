@@ -18,6 +18,7 @@ interface Ready {
       items?: Array<{ name: string; lag: number; running: boolean | null; stuck: null | { event_id: string; type: string; error: string; attempts: number } }>;
     };
     loops: { status: string; mode: string; running?: number; total?: number };
+    quarantine: { status: string; stream?: string; count?: number; newest?: unknown[] };
   };
   error?: { message: string; code: number; type: string };
   message?: string;
@@ -69,6 +70,7 @@ describe('health endpoints', () => {
     expect(body.checks.database.status).toBe('ok');
     expect(body.checks.event_store).toMatchObject({ status: 'ok', head: expect.stringMatching(/^\d+\/\d+$/) });
     expect(body.checks.loops).toMatchObject({ status: 'ok', mode: 'in_process' });
+    expect(body.checks.quarantine).toMatchObject({ status: 'ok', stream: 'quarantine-records', count: 0, newest: [] });
     expect(body.checks.loops.running).toBe(body.checks.loops.total);
     const apiKeys = body.checks.projections.items!.find((p) => p.name === 'api-keys')!;
     expect(apiKeys).toMatchObject({ running: true, stuck: null, lag: 0 });

@@ -103,4 +103,56 @@ describe('limits: every command with maximum-size input appends events within LI
     await t.larder.app.get(SearchActivity).flush();
     expect(await commanded()).toBe(before);
   });
+  it('a store filled with files named at the maximum length is searched by every read route at top_k 1,000: all answered, all recorded and billed', async () => {
+    const name = (i: number) => `${String(i).padStart(4, '0')}${'n'.repeat(LIMITS.filenameChars - 8)}.txt`;
+    // one step beyond: a 422 at the file name, nothing uploaded
+    const tooLong = await c.files.create({ file: await toFile(Buffer.from('x'), `${'n'.repeat(LIMITS.filenameChars - 3)}.txt`, { type: 'text/plain' }) }).catch((e) => e);
+    expect(tooLong).toMatchObject({ status: 422, error: { detail: [{ loc: ['body', 'file', 'filename'] }] } });
+    const multipart = await post('/v1/files/uploads', { filename: 'u'.repeat(LIMITS.filenameChars + 1), file_size: 1, mime_type: 'text/plain' });
+    expect(multipart.status).toBe(422);
+
+    const store = await c.stores.create({ name: 'long-names' });
+    const FILES = 110;
+    for (let i = 0; i < FILES; i++) {
+      const sf = await c.stores.files.upload({ storeIdentifier: store.id, file: await toFile(Buffer.from(`pickled limits note ${i}: brine, salt and limits.`), name(i), { type: 'text/plain' }) });
+      expect(sf.filename ?? name(i)).toHaveLength(LIMITS.filenameChars);
+    }
+    for (let i = 0; i < 600 && (await c.stores.retrieve(store.id)).file_counts!.completed !== FILES; i++) await new Promise((r) => setTimeout(r, 100));
+    expect((await c.stores.retrieve(store.id)).file_counts!.completed).toBe(FILES);
+
+    const billed = async () =>
+      ((await (await fetch(`${t.baseURL}/v1/billing/summary`, { headers: { authorization: `Bearer ${key}` } })).json()) as { usages: Record<string, { current: string }> }).usages;
+    const before = await billed();
+    const q = { query: 'pickled limits brine', store_identifiers: [store.id], top_k: 1000 };
+    const routes: Array<[string, unknown, string]> = [
+      ['/v1/stores/search', q, 'searches'],
+      ['/v1/stores/search', { ...q, stream: true }, 'searches'],
+      ['/v1/stores/grep', { pattern: 'limits', store_identifiers: [store.id], top_k: 1000 }, 'greps'],
+      ['/v1/stores/question-answering', q, 'qa'],
+      ['/v1/stores/question-answering', { ...q, stream: true }, 'qa'],
+      ['/v1/stores/search', { ...q, search_options: { agentic: true } }, 'agentic_searches'],
+      ['/v1/stores/search', { ...q, stream: true, search_options: { agentic: true } }, 'agentic_searches'],
+      ['/v1/stores/files/search', q, 'searches'],
+      [`/v1/vector_stores/${store.id}/search`, { query: 'pickled limits brine', max_num_results: 50 }, 'searches'],
+    ];
+    const expected: Record<string, number> = {};
+    for (const [path, body, metric] of routes) {
+      const res = await post(path, body);
+      const text = await res.text();
+      expect([path, res.status]).toEqual([path, 200]);
+      expect([path, /^event: error/m.test(text)]).toEqual([path, false]);
+      expect([path, text.includes('n'.repeat(LIMITS.filenameChars - 8))]).toEqual([path, true]);
+      expected[metric] = (expected[metric] ?? 0) + 1;
+    }
+    await t.larder.app.get(SearchActivity).flush();
+    let usages = await billed();
+    const grown = (m: string) => Number(usages[m]?.current ?? 0) - Number(before[m]?.current ?? 0);
+    for (let i = 0; i < 100 && Object.entries(expected).some(([m, n]) => grown(m) < n); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      usages = await billed();
+    }
+    for (const [m, n] of Object.entries(expected)) expect([m, grown(m)]).toEqual([m, n]);
+    const events = (await all()).filter((e) => ['StoreSearchPerformed', 'StoreGrepPerformed', 'StoreQuestionAnswered', 'StoreAgenticSearchPerformed'].includes(e.type));
+    for (const e of events) expect([e.type, eventBytes(e) <= LIMITS.eventBytes]).toEqual([e.type, true]);
+  });
 });

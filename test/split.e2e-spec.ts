@@ -133,4 +133,38 @@ describe('split topology: API and worker as separate processes', () => {
     expect(existsSync(join(workerDir, 'blobs'))).toBe(false);
     expect(readdirSync(apiDir)).toContain('chunk-index');
   });
+
+  it('refuses a revoked, rerolled or deleted key on the very next request, also while the worker (and with it the read models) is down', async () => {
+    const call = async (method: string, path: string, key: string) => (await fetch(`${api!.baseURL}${path}`, { method, headers: { authorization: `Bearer ${key}` } })).status;
+    const keys: Array<{ id: string; value: string }> = [];
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`${api!.baseURL}/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: `split-${i}` }),
+      });
+      expect(res.status).toBe(201);
+      keys.push((await res.json()) as { id: string; value: string });
+    }
+    for (const k of keys) {
+      const deadline = Date.now() + 10_000;
+      while ((await call('GET', '/v1/stores', k.value)) !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await call('GET', '/v1/stores', k.value)).toBe(200);
+    }
+    const [revoked, rerolled, deleted] = keys;
+
+    // with the worker up
+    expect(await call('POST', `/v1/api-keys/${revoked.id}/revoke`, rootKey)).toBe(200);
+    expect(await call('GET', '/v1/stores', revoked.value)).toBe(401);
+
+    // with the worker down: the writes are stored, the read models stand still
+    worker!.kill9();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await call('POST', `/v1/api-keys/${rerolled.id}/reroll`, rootKey)).toBe(200);
+    expect(await call('GET', '/v1/stores', rerolled.value)).toBe(401);
+    expect(await call('DELETE', `/v1/api-keys/${deleted.id}`, rootKey)).toBe(200);
+    expect(await call('GET', '/v1/stores', deleted.value)).toBe(401);
+    worker = await startWorkerProcess({ ...common, LARDER_DATA_DIR: workerDir });
+    for (const k of keys) expect(await call('GET', '/v1/stores', k.value)).toBe(401);
+  });
 });

@@ -1,5 +1,6 @@
-import { isoDuration, NewEvent, RecordedEvent, streamName, uuidFrom, WrongExpectedRevisionError } from '@larder/kernel';
-import { EventStore } from '@larder/event-store';
+import { Logger } from '@nestjs/common';
+import { isoDuration, NewEvent, RecordedEvent, streamName, uuidFrom } from '@larder/kernel';
+import { appendIsolating, EventStore } from '@larder/event-store';
 import type { StoreFileIngested } from '@larder/stores/events';
 import {
   ChatCompletionCreated,
@@ -227,6 +228,7 @@ export function activityOf(e: RecordedEvent): Activity | null {
 export class ActivityStreamReactor {
   readonly name = 'activity-streams';
   readonly handles = ['StoreFileIngested', ...SEARCH_ACTIVITY_EVENT_TYPES] as const;
+  private readonly logger = new Logger('ActivityStreamReactor');
   constructor(private readonly store: EventStore) {}
 
   async handle(e: RecordedEvent): Promise<void> {
@@ -237,7 +239,8 @@ export class ActivityStreamReactor {
    * One append per organization for a whole batch: under search load each search used to cost its own
    * transaction here, which on the single-threaded embedded database starved every other write. A
    * batch that overlaps entries already appended (a re-run after a crash, cut differently) falls back
-   * to one append per entry, each a no-op when it exists.
+   * to one append per entry, each a no-op when it exists; an entry the store refuses for what it holds
+   * is quarantined (`appendIsolating`) instead of holding up every later entry.
    */
   async handleBatch(events: RecordedEvent[]): Promise<void> {
     const byOrg = new Map<string, NewEvent[]>();
@@ -255,13 +258,7 @@ export class ActivityStreamReactor {
       byOrg.set(organizationId, list);
     }
     for (const [organizationId, entries] of byOrg) {
-      const stream = streamName('activity', organizationId);
-      try {
-        await this.store.appendToStream(stream, entries, { expectedRevision: 'any' });
-      } catch (err) {
-        if (!(err instanceof WrongExpectedRevisionError) || entries.length === 1) throw err;
-        for (const entry of entries) await this.store.appendToStream(stream, [entry], { expectedRevision: 'any' });
-      }
+      await appendIsolating(this.store, streamName('activity', organizationId), entries, this.logger);
     }
   }
 }

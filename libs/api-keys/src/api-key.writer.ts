@@ -4,6 +4,7 @@ import { commandHandler, Writes } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
 import { ApiKeyCommand, apiKeyDecider, apiKeyView } from './api-key.aggregate';
 import { apiKeyStream } from './streams';
+import { UnsettledKeyChanges } from './auth/unsettled-key-changes';
 import { ApiKeyResponse, toApiKeyResponse } from './api-key.response';
 
 type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
@@ -22,12 +23,17 @@ export class ApiKeyWriter {
     @Inject(CLOCK) readonly clock: Clock,
     @Inject(ID_GENERATOR) readonly ids: IdGenerator,
     private readonly reader: ApiKeysReader,
+    private readonly unsettled: UnsettledKeyChanges,
   ) {}
 
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
     if (!isUuid(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
     const result = await this.writes.run(handleApiKey, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
     const settled = await this.writes.settle(['api-keys'], result.position);
+    // a late read model must not let a revoked, rerolled or deleted key through: the guard checks this too
+    if (!settled && result.position && result.revision !== undefined) {
+      this.unsettled.note(command.apiKeyId, result.revision, result.state, command.type === 'RerollApiKey' ? command.secretHash : undefined);
+    }
     if (result.state.status === 'deleted') return { response: null };
     if (settled) {
       const row = await this.reader.get(command.organizationId, command.apiKeyId);

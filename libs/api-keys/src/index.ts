@@ -5,6 +5,7 @@ import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { ApiKeyWriter } from './api-key.writer';
 import { ApiKeyAuthGuard } from './auth/api-key-auth.guard';
 import { ApiKeyUsageRecorder } from './auth/api-key-usage.recorder';
+import { UnsettledKeyChanges } from './auth/unsettled-key-changes';
 import { CreateApiKeyHandler } from './commands/create-api-key/create-api-key.handler';
 import { CreateApiKeyHttpController } from './commands/create-api-key/create-api-key.http.controller';
 import { UpdateApiKeyHandler } from './commands/update-api-key/update-api-key.handler';
@@ -43,6 +44,7 @@ export { hashSecret, newSecret, redact, uuidFrom, SECRET_PREFIX, LEGACY_SECRET_P
     StoresReader,
     ApiKeyWriter,
     ApiKeyUsageRecorder,
+    UnsettledKeyChanges,
     ApiKeyAuthGuard,
     CreateApiKeyHandler,
     UpdateApiKeyHandler,

@@ -6,6 +6,8 @@ export interface CommandResult<TState> {
   /** Position of the last appended event, or null when the decision produced no event. */
   position: Position | null;
   events: NewEvent[];
+  /** Revision of the stream's last event after the command (-1: no stream); absent where not known. */
+  revision?: number;
 }
 
 /** An aggregate's state from events already read (the decider sees only type and data). */
@@ -37,7 +39,7 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
     let state = foldEvents(decider, history);
     const expected: ExpectedRevision = history.length ? history[history.length - 1].revision : 'no_stream';
     const decided = decider.decide(command, state);
-    if (decided.length === 0) return { state, position: null, events: [] };
+    if (decided.length === 0) return { state, position: null, events: [], revision: history.length ? history[history.length - 1].revision : -1 };
     const events: NewEvent[] = decided.map((e) => ({
       id: options.newIds?.(),
       type: e.type,
@@ -49,7 +51,7 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
     try {
       const result = await store.appendToStream(stream, events, { expectedRevision: expected });
       for (const e of decided) state = decider.evolve(state, e);
-      return { state, position: result.position, events };
+      return { state, position: result.position, events, revision: result.nextRevision };
     } catch (err) {
       if (err instanceof WrongExpectedRevisionError && attempt < retries) continue;
       throw err;

@@ -30,6 +30,8 @@ export const LIMITS = {
   /** A search query, a question, a grep pattern. */
   queryChars: 65_536,
   patternChars: 1024,
+  /** A file name (of an upload, a multipart upload, an OpenAI file), as common filesystems bound it. */
+  filenameChars: 1024,
   /** The largest event any command may append (the event store refuses larger ones). */
   eventBytes: 1024 * 1024,
 } as const;

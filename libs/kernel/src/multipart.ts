@@ -3,6 +3,7 @@ import type { Request } from 'express';
 import { Readable } from 'stream';
 import { ValidationFailedError } from './errors';
 import { textProblem } from './text';
+import { LIMITS } from './limits';
 
 export interface IncomingFile {
   filename: string;
@@ -22,7 +23,8 @@ export type MultipartFields = Readonly<Record<string, number>>;
  * without being kept, and a `file` part after it is not consumed. Busboy holds at most the largest
  * declared size of the part that reveals an unknown name, and one part more than the route declares
  * (a further one is a 422 too). Answers once the whole body has been read. 422 when the request is
- * not multipart or has no `file` part; a failing `consume` fails the request (the rest of the body is
+ * not multipart, has no `file` part, or names it with more than
+ * LIMITS.filenameChars characters; a failing `consume` fails the request (the rest of the body is
  * drained). `consume` also gets the text fields as a promise settled once the whole body is read (or
  * rejected with the 422 of a refused part): fields may come after the file (the openai client sends
  * `purpose` after `file`), so a consumer that needs them reads the file part first, then awaits them
@@ -95,7 +97,16 @@ export function readMultipart<T>(
         refuse(text);
         return stream.resume();
       }
-      consumed = consume({ filename: info.filename || 'unknown_file', mimeType: info.mimeType, stream }, allFields);
+      const filename = info.filename || 'unknown_file';
+      if (filename.length > LIMITS.filenameChars) {
+        refuse(
+          new ValidationFailedError([
+            { loc: ['body', 'file', 'filename'], msg: `File names are at most ${LIMITS.filenameChars} characters; this one has ${filename.length}`, type: 'string_too_long' },
+          ]),
+        );
+        return stream.resume();
+      }
+      consumed = consume({ filename, mimeType: info.mimeType, stream }, allFields);
       consumed.catch(() => stream.resume());
     });
     bb.on('error', (err) => {

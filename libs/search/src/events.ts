@@ -172,7 +172,8 @@ export interface ChatCompletionCreated {
     responseModel: string;
     /** Messages the model saw on its first call (history included). */
     messagesCount: number;
-    finishReason: 'stop' | 'tool_calls' | 'length';
+    /** `client_disconnected`: the client hung up; the rest of the record is what was done until then. */
+    finishReason: 'stop' | 'tool_calls' | 'length' | 'client_disconnected';
     stream: boolean;
     stored: boolean;
     /** Model calls (`generation`) and hosted tool calls, in order. */

@@ -1,5 +1,8 @@
 import type { EventStore } from '@larder/event-store';
-import { FLUSH_IDLE_MS, FLUSH_MAX_DELAY_MS, FLUSH_MAX_QUEUED, SearchActivity } from './search-activity';
+import { eventBytes, LIMITS, Principal } from '@larder/kernel';
+import type { StoreRef } from '@larder/projections/stores/stores.reader';
+import type { RankedChunk } from './retrieval';
+import { FLUSH_IDLE_MS, FLUSH_MAX_DELAY_MS, FLUSH_MAX_QUEUED, RECORDED_FILENAME_CHARS, RECORDED_RESULTS, SearchActivity, withinEventSize } from './search-activity';
 import type { SearchActivityEvent } from './events';
 
 describe('SearchActivity: events appended at a pause in the searches', () => {
@@ -76,5 +79,48 @@ describe('SearchActivity: events appended at a pause in the searches', () => {
     activity.record('o1', event(-1));
     await activity.onApplicationShutdown();
     expect(count()).toBe(FLUSH_MAX_QUEUED + 1);
+  });
+});
+
+describe('SearchActivity: every record fits in an event', () => {
+  const common = (results: number, filename: string) => {
+    const store = { appendToStream: async () => undefined } as unknown as EventStore;
+    const activity = new SearchActivity(store, { now: () => new Date() }, { uuid: () => 'id' } as never);
+    const chunks = Array.from({ length: results }, (_, i) => ({ storeId: 's', fileId: `f${i}`, filename, chunkIndex: i, score: 1 - i / 1000, text: '' }) as unknown as RankedChunk);
+    return { activity, data: activity.common({ organizationId: 'o', apiKeyId: 'k' } as Principal, [{ id: 's' } as StoreRef], { rawFilters: null, topK: results }, chunks, 0) };
+  };
+
+  it('records a search over files with 15,000-character names at top_k 1,000 (names cut, 100 results kept)', () => {
+    const { activity, data } = common(1000, 'n'.repeat(15_000));
+    expect(data.results).toHaveLength(RECORDED_RESULTS);
+    expect(data.results[0].filename).toHaveLength(RECORDED_FILENAME_CHARS);
+    const event = { type: 'StoreSearchPerformed', data: { ...data, query: 'q'.repeat(LIMITS.queryChars), rewrittenQuery: null, rerank: false } } as unknown as SearchActivityEvent;
+    expect(() => activity.record('o', event)).not.toThrow();
+    expect(eventBytes(event)).toBeLessThanOrEqual(LIMITS.eventBytes);
+  });
+
+  it('cuts a name on a character, never between the halves of a surrogate pair', () => {
+    const { data } = common(1, 'a'.repeat(RECORDED_FILENAME_CHARS - 1) + '😀'.repeat(10));
+    expect(data.results[0].filename).toBe('a'.repeat(RECORDED_FILENAME_CHARS - 1));
+  });
+
+  it('halves the recorded results and tool calls of a record over the limit, keeping its usage', () => {
+    const warn = jest.fn();
+    const big = 'x'.repeat(20_000);
+    const event = {
+      type: 'StoreAgenticSearchPerformed',
+      data: {
+        organizationId: 'o',
+        apiKeyId: 'k',
+        results: Array.from({ length: 100 }, () => ({ filename: big })),
+        toolCalls: Array.from({ length: 100 }, () => ({ arguments: { q: big } })),
+        tokenUsage: { total_tokens: 7 },
+      },
+    } as unknown as SearchActivityEvent;
+    const kept = withinEventSize(event, { warn });
+    expect(eventBytes(kept)).toBeLessThanOrEqual(LIMITS.eventBytes);
+    expect((kept.data as unknown as { results: unknown[] }).results.length).toBeGreaterThan(10);
+    expect((kept.data as unknown as { tokenUsage: unknown }).tokenUsage).toEqual({ total_tokens: 7 });
+    expect(warn).not.toHaveBeenCalled();
   });
 });

@@ -1,16 +1,22 @@
 import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal, assertEventSizes } from '@larder/kernel';
-import { EVENT_STORE, EventStore } from '@larder/event-store';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, LIMITS, Principal, eventBytes } from '@larder/kernel';
+import { EVENT_STORE, EventStore, appendIsolating } from '@larder/event-store';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { SearchActivityCommon, SearchActivityEvent, SearchEventResult } from './events';
 import { searchActivityStream } from './streams';
 import type { RankedChunk } from './retrieval';
 import type { CommonParams } from './store-query.request.dto';
 
+/** Characters of a file name a recorded result keeps (the response has the whole name). */
+export const RECORDED_FILENAME_CHARS = 256;
+
+/** The first `n` characters of `s`, never ending in half a surrogate pair. */
+const cut = (s: string, n: number) => (s.length <= n ? s : s.slice(0, /[\ud800-\udbff]/.test(s[n - 1]) ? n - 1 : n));
+
 const eventResult = (c: RankedChunk): SearchEventResult => ({
   store_id: c.storeId,
   file_id: c.fileId,
-  filename: c.filename,
+  filename: cut(c.filename, RECORDED_FILENAME_CHARS),
   chunk_index: c.chunkIndex,
   score: c.score,
   first_stage_position: c.firstStagePosition ?? null,
@@ -75,8 +81,12 @@ export class SearchActivity implements OnApplicationShutdown {
     };
   }
 
+  /**
+   * Queues a request's record. A record never fails the request it records: one over the event size
+   * limit is cut down (`withinEventSize`) first.
+   */
   record(organizationId: string, event: SearchActivityEvent): void {
-    assertEventSizes([event]);
+    event = withinEventSize(event, this.logger);
     const now = performance.now();
     if (!this.queue.length) this.oldestAt = now;
     this.newestAt = now;
@@ -135,10 +145,13 @@ export class SearchActivity implements OnApplicationShutdown {
       }
       for (const [org, events] of byOrg) {
         try {
-          await this.store.appendToStream(
+          // a record the store refuses is quarantined alone; the others of the batch are appended
+          await appendIsolating(
+            this.store,
             searchActivityStream(org),
             events.map((e) => ({ type: e.type, data: e.data, metadata: { orgId: org, actor: e.data.apiKeyId } })),
-            { expectedRevision: 'any' },
+            this.logger,
+            () => this.clock.now(),
           );
         } catch (err) {
           this.logger.warn(`could not record ${events.length} search activity events: ${(err as Error).message}`);
@@ -155,4 +168,28 @@ export class SearchActivity implements OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     await this.flush();
   }
+}
+
+/**
+ * A record within LIMITS.eventBytes: the recorded results and tool calls are halved until it fits (the
+ * counts and usage it is billed by stay). One that still does not fit is queued as it is: its append
+ * quarantines it alone.
+ */
+export function withinEventSize(event: SearchActivityEvent, logger: { warn(message: string): void }): SearchActivityEvent {
+  const size = (e: SearchActivityEvent) => eventBytes({ data: e.data, metadata: { orgId: e.data.organizationId, actor: e.data.apiKeyId } });
+  let e = event;
+  while (size(e) > LIMITS.eventBytes) {
+    const d = e.data as { results?: unknown[]; toolCalls?: unknown[] };
+    const results = d.results?.length ?? 0;
+    const calls = d.toolCalls?.length ?? 0;
+    if (!results && !calls) {
+      logger.warn(`a ${e.type} record is ${size(e)} bytes without results or tool calls; it is kept aside when appended`);
+      return e;
+    }
+    const data = { ...e.data } as Record<string, unknown>;
+    if (results >= calls) data.results = d.results!.slice(0, Math.floor(results / 2));
+    else data.toolCalls = d.toolCalls!.slice(0, Math.floor(calls / 2));
+    e = { ...e, data } as SearchActivityEvent;
+  }
+  return e;
 }

@@ -1,7 +1,7 @@
 import { Controller, Get, Inject, Res } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { Public, positionToString } from '@larder/kernel';
-import { EVENT_STORE, EventStore } from '@larder/event-store';
+import { EVENT_STORE, EventStore, QUARANTINE_STREAM, readQuarantine } from '@larder/event-store';
 import { ProjectionRunner, StuckInfo } from '@larder/projections/runner';
 import { errorBody } from './http-exception.filter';
 
@@ -16,7 +16,7 @@ type Check = { status: 'ok' | 'fail'; error?: string; [key: string]: unknown };
  * Probes for orchestrators, public (no API key). `live`: the process answers. `ready`: the database
  * answers a real round trip, the event store its head, no projection or reactor is stuck, and the
  * loops run (here, or in a separate worker when LARDER_RUN_WORKER=false); 503 otherwise, with every
- * check in the body.
+ * check in the body. `quarantine` counts the records the event store refused (see `appendIsolating`).
  */
 @Controller('health')
 export class HealthHttpController {
@@ -45,7 +45,7 @@ export class HealthHttpController {
   }
 
   private async check(): Promise<{ ready: boolean; body: Record<string, unknown> }> {
-    const [database, eventStore, projections] = await Promise.all([
+    const [database, eventStore, projections, quarantine] = await Promise.all([
       bounded('database', async () => {
         const t0 = Date.now();
         await this.ds.query('SELECT 1');
@@ -60,8 +60,14 @@ export class HealthHttpController {
           items: rows.map((r) => ({ name: r.name, kind: r.kind, position: r.position, lag: r.lag, lag_capped: r.lagCapped, running: r.running, stuck: r.stuck && snakeStuck(r.stuck) })),
         };
       }),
+      // records the event store refused: kept aside, they do not make the service unready (this probe is
+      // public, so it names no organization and shows no record's content)
+      bounded('quarantine', async () => {
+        const q = await readQuarantine(this.store, 5);
+        return { stream: QUARANTINE_STREAM, count: q.count, newest: q.newest.map((r) => ({ record_type: r.recordType, reason: r.reason, at: r.at })) };
+      }),
     ]);
-    const checks: Record<string, Check> = { database, event_store: eventStore, projections, loops: this.loops() };
+    const checks: Record<string, Check> = { database, event_store: eventStore, projections, loops: this.loops(), quarantine };
     const failing = Object.entries(checks).filter(([, c]) => c.status === 'fail');
     if (!failing.length) return { ready: true, body: { status: 'ok', checks } };
     const message = `Not ready: ${failing.map(([name, c]) => `${name} (${c.error})`).join('; ')}`;

@@ -20,6 +20,7 @@ import { OrganizationsReader } from '@larder/projections/organizations/organizat
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { hashSecret } from '../secrets';
 import { ApiKeyUsageRecorder } from './api-key-usage.recorder';
+import { UnsettledKeyChanges } from './unsettled-key-changes';
 
 /**
  * Resolves `Authorization: Bearer <key>` (or `Authorization: <key>`) to a principal on every non-public route: unknown, revoked
@@ -37,6 +38,7 @@ export class ApiKeyAuthGuard implements CanActivate {
     private readonly usage: ApiKeyUsageRecorder,
     private readonly organizations: OrganizationsReader,
     private readonly stores: StoresReader,
+    private readonly unsettled: UnsettledKeyChanges,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(READ_MODEL_CONSISTENCY) consistency: ReadModelConsistency,
   ) {
@@ -60,13 +62,18 @@ export class ApiKeyAuthGuard implements CanActivate {
     // `Bearer <key>`, or the key alone (@mixedbread-ai/sdk 2.x and the clients built on it send no scheme)
     const match = /^\s*(?:Bearer\s+)?([^\s]+)\s*$/i.exec(header);
     if (!match) throw new UnauthorizedError('Missing API key: send it as "Authorization: Bearer <key>".');
-    const key = await this.lookup(hashSecret(match[1]));
+    const secretHash = hashSecret(match[1]);
+    const key = await this.lookup(secretHash);
     if (!key) throw new UnauthorizedError('Invalid API key.');
+    // a write this process answered that the read model has not applied yet decides over the row
+    const change = this.unsettled.pending(key);
+    if (change && (change.status === 'deleted' || (change.secretHash !== undefined && change.secretHash !== secretHash))) throw new UnauthorizedError('Invalid API key.');
     const now = this.clock.now().getTime();
-    if (key.revokedAt) throw new UnauthorizedError('This API key has been revoked.');
-    if (key.expiresAt && key.expiresAt.getTime() <= now) throw new UnauthorizedError('This API key has expired.');
+    if (key.revokedAt || change?.status === 'revoked') throw new UnauthorizedError('This API key has been revoked.');
+    const expiresAt = change ? (change.expiresAt ? new Date(change.expiresAt) : null) : key.expiresAt;
+    if (expiresAt && expiresAt.getTime() <= now) throw new UnauthorizedError('This API key has expired.');
     const operator = key.admin && !!(await this.cache.get(`root:${key.organizationId}`, ['organizations'], async () => (await this.organizations.get(key.organizationId))?.root ?? false));
-    const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, operator, scope: key.scope ?? null };
+    const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, operator, scope: (change ? change.scope : key.scope) ?? null };
     req.principal = principal;
 
     const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);

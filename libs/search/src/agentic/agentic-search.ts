@@ -7,6 +7,7 @@ import { RankedChunk, Retrieval } from '../retrieval';
 import type { CommonParams } from '../store-query.request.dto';
 import type { AgenticOptions } from '../search-options.request.dto';
 import { AgenticToolCallRecord, FeedbackPlanner, LlmPlanner, Planner, PlannerView } from './planner';
+import { spentSoFar } from '../answering/spent-so-far';
 
 /** Receives the live trace of a run (the SSE stream of a streamed search). */
 export type AgenticTrace = (name: string, data: Record<string, unknown>) => void;
@@ -21,6 +22,8 @@ export interface AgenticRun {
   rankingStrategy: string;
   startedAt: string;
   queries: string[];
+  /** The client hung up: the run stopped there, with what it had found and spent (the planner call under way at Larder's estimate). */
+  interrupted?: boolean;
 }
 
 /** Weight of the question's own score in the fused score (the rest: the best feedback query's). */
@@ -116,75 +119,87 @@ export class AgenticSearch {
     };
 
     let next = [question];
-    for (let round = 1; round <= config.maxRounds && next.length; round++) {
-      checkAborted();
-      rounds = round;
-      const before = new Set(
-        ranking()
-          .slice(0, params.topK)
-          .map((p) => p.id),
-      );
-      trace('agentic.round.started', { round, queries: next });
-      const issued = next.map((q) => ({ q, index: queries.push(q) - 1 }));
-      const found = await Promise.all(
-        issued.map(async ({ q, index }) => {
-          const t0 = this.clock.now();
-          const started = performance.now();
-          const id = `search_${index + 1}_${this.ids.uuid().slice(0, 8)}`;
-          // a failed search fails the run (nothing is recorded of it), so only answered calls are recorded
-          const retrieved =
-            index === 0 && input.searchQuestion
-              ? await input.searchQuestion(q, candidates, input.questionVector)
-              : await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined);
-          const results = retrieved.slice(0, perQuery);
-          toolCalls.push({
-            tool_call_id: id,
-            tool_name: 'store_search',
-            tool_type: 'datastore',
-            started_at: t0.toISOString(),
-            duration_ms: performance.now() - started,
-            arguments: { query: q.slice(0, 1000), top_k: perQuery },
-            result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
-            error: null,
-          });
-          trace('agentic.search.completed', { round, tool_call_id: id, query: q, result_count: results.length, results: results.slice(0, 10).map(brief) });
-          return { index, results };
-        }),
-      );
-      for (const { index, results } of found) {
-        for (const c of results) {
-          const k = chunkKey(c);
-          const p = pool.get(k) ?? { id: `r${pool.size + 1}`, chunk: c, scores: new Map<number, number>(), round };
-          p.scores.set(index, c.score);
-          pool.set(k, p);
+    /** The planner call under way, if any (for a hang-up's estimate of what it cost). */
+    let planning: PlannerView | null = null;
+    let interrupted = false;
+    try {
+      for (let round = 1; round <= config.maxRounds && next.length; round++) {
+        checkAborted();
+        rounds = round;
+        const before = new Set(
+          ranking()
+            .slice(0, params.topK)
+            .map((p) => p.id),
+        );
+        trace('agentic.round.started', { round, queries: next });
+        const issued = next.map((q) => ({ q, index: queries.push(q) - 1 }));
+        const found = await Promise.all(
+          issued.map(async ({ q, index }) => {
+            const t0 = this.clock.now();
+            const started = performance.now();
+            const id = `search_${index + 1}_${this.ids.uuid().slice(0, 8)}`;
+            // a failed search fails the run (nothing is recorded of it), so only answered calls are recorded
+            const retrieved =
+              index === 0 && input.searchQuestion
+                ? await input.searchQuestion(q, candidates, input.questionVector)
+                : await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined);
+            const results = retrieved.slice(0, perQuery);
+            toolCalls.push({
+              tool_call_id: id,
+              tool_name: 'store_search',
+              tool_type: 'datastore',
+              started_at: t0.toISOString(),
+              duration_ms: performance.now() - started,
+              arguments: { query: q.slice(0, 1000), top_k: perQuery },
+              result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
+              error: null,
+            });
+            trace('agentic.search.completed', { round, tool_call_id: id, query: q, result_count: results.length, results: results.slice(0, 10).map(brief) });
+            return { index, results };
+          }),
+        );
+        for (const { index, results } of found) {
+          for (const c of results) {
+            const k = chunkKey(c);
+            const p = pool.get(k) ?? { id: `r${pool.size + 1}`, chunk: c, scores: new Map<number, number>(), round };
+            p.scores.set(index, c.score);
+            pool.set(k, p);
+          }
         }
+        const now = ranking();
+        const entered = now.slice(0, params.topK).filter((p) => !before.has(p.id));
+        trace('agentic.round.completed', { round, total_results: pool.size, new_in_top_k: entered.length, top: now.slice(0, params.topK).map((p) => brief(p.chunk)) });
+        checkAborted();
+        // without a model: a round that brought nothing new into the top results ends the search
+        if (round > 1 && !entered.length && planner instanceof FeedbackPlanner) {
+          finish = { relevant: null, rationale: 'converged: the last round brought nothing new into the top results' };
+          break;
+        }
+        if (round === config.maxRounds && planner instanceof FeedbackPlanner) break;
+        planning = view(round);
+        const step = await planner.next(planning, signal);
+        planning = null;
+        usage = addUsage(usage, step.usage);
+        toolCalls.push(...step.calls);
+        if (step.calls.length)
+          trace('agentic.planned', {
+            round,
+            model: planner.model,
+            queries: step.queries,
+            finished: !!step.finish,
+            usage: { prompt_tokens: step.usage.promptTokens, completion_tokens: step.usage.completionTokens, total_tokens: step.usage.totalTokens },
+          });
+        if (step.finish) {
+          finish = step.finish;
+          break;
+        }
+        next = step.queries;
       }
-      const now = ranking();
-      const entered = now.slice(0, params.topK).filter((p) => !before.has(p.id));
-      trace('agentic.round.completed', { round, total_results: pool.size, new_in_top_k: entered.length, top: now.slice(0, params.topK).map((p) => brief(p.chunk)) });
-      checkAborted();
-      // without a model: a round that brought nothing new into the top results ends the search
-      if (round > 1 && !entered.length && planner instanceof FeedbackPlanner) {
-        finish = { relevant: null, rationale: 'converged: the last round brought nothing new into the top results' };
-        break;
-      }
-      if (round === config.maxRounds && planner instanceof FeedbackPlanner) break;
-      const step = await planner.next(view(round), signal);
-      usage = addUsage(usage, step.usage);
-      toolCalls.push(...step.calls);
-      if (step.calls.length)
-        trace('agentic.planned', {
-          round,
-          model: planner.model,
-          queries: step.queries,
-          finished: !!step.finish,
-          usage: { prompt_tokens: step.usage.promptTokens, completion_tokens: step.usage.completionTokens, total_tokens: step.usage.totalTokens },
-        });
-      if (step.finish) {
-        finish = step.finish;
-        break;
-      }
-      next = step.queries;
+    } catch (err) {
+      if (!signal?.aborted) throw err;
+      // the client hung up: the run ends with what it found and spent until then
+      interrupted = true;
+      if (planning) usage = addUsage(usage, spentSoFar([{ role: 'user', content: JSON.stringify(planning) }], ''));
     }
 
     const fused = ranking();
@@ -205,7 +220,7 @@ export class AgenticSearch {
       results = fused.filter((p) => config.strictTopK || p.chunk.score >= RELEVANT_SHARE * best).map((p) => p.chunk);
     }
     const rankingStrategy = finish?.relevant ? planner.strategy : planner instanceof FeedbackPlanner ? planner.strategy : `${finish?.rationale ?? 'rounds exhausted'}; results in fused order`;
-    trace('agentic.completed', { rounds_executed: rounds, queries, result_count: Math.min(results.length, params.topK), ranking_strategy: rankingStrategy });
-    return { results, roundsExecuted: rounds, toolCalls, usage, model: planner.model, rankingStrategy, startedAt, queries };
+    if (!interrupted) trace('agentic.completed', { rounds_executed: rounds, queries, result_count: Math.min(results.length, params.topK), ranking_strategy: rankingStrategy });
+    return { results, roundsExecuted: rounds, toolCalls, usage, model: planner.model, rankingStrategy, startedAt, queries, ...(interrupted ? { interrupted } : {}) };
   }
 }

@@ -1,5 +1,6 @@
 import { Llm, LlmError, LlmMessage, LlmUsage } from '@larder/ai';
 import { citeMarker } from './extractive-answer';
+import { spentSoFar } from './spent-so-far';
 
 /** Characters of one source passage put before the model (longer passages are cut). */
 const SOURCE_CHARS = 2_000;
@@ -14,6 +15,8 @@ export interface LlmAnswer {
   /** Why the model stopped, and how many messages it was sent (for the run's record of its model turn). */
   finishReason: string;
   messages: number;
+  /** The client hung up: `answer` is what was streamed until then, `usage` the estimate of what that cost. */
+  interrupted?: boolean;
 }
 
 /** The messages that ask the model to answer from numbered sources, citing them. */
@@ -54,7 +57,8 @@ export function citedSources(answer: string, sourceCount: number): number[] {
 
 /**
  * Generates the answer with the model, streaming its text through `onDelta` as it arrives. A model
- * error ends the request with its 502/504 (no answer is invented instead).
+ * error ends the request with its 502/504 (no answer is invented instead). When `signal` aborts (the
+ * client hung up) it answers what was streamed until then, marked `interrupted`.
  */
 export async function llmAnswer(
   llm: Llm,
@@ -63,19 +67,40 @@ export async function llmAnswer(
   options: { cite: boolean; instructions: string | null; signal?: AbortSignal; onDelta?: (delta: string) => void },
 ): Promise<LlmAnswer> {
   const messages = answerMessages(question, sources, options);
-  for await (const e of llm.stream({ messages, temperature: 0, signal: options.signal })) {
-    if (e.type === 'content') options.onDelta?.(e.delta);
-    else if (e.type === 'done') {
-      const answer = e.response.message.content ?? '';
-      return {
-        answer,
-        cited: options.cite ? citedSources(answer, sources.length) : [],
-        usage: e.response.usage,
-        model: e.response.model || llm.model,
-        finishReason: e.response.finishReason,
-        messages: messages.length,
-      };
+  let delivered = '';
+  /** `called`: the model was asked (its prompt counts). */
+  const partial = (called = true): LlmAnswer => ({
+    answer: delivered,
+    cited: options.cite ? citedSources(delivered, sources.length) : [],
+    usage: called ? spentSoFar(messages, delivered) : { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    model: llm.model,
+    finishReason: 'client_disconnected',
+    messages: messages.length,
+    interrupted: true,
+  });
+  if (options.signal?.aborted) return partial(false);
+  try {
+    for await (const e of llm.stream({ messages, temperature: 0, signal: options.signal })) {
+      if (e.type === 'content') {
+        delivered += e.delta;
+        options.onDelta?.(e.delta);
+      } else if (e.type === 'done') {
+        const answer = e.response.message.content ?? '';
+        return {
+          answer,
+          cited: options.cite ? citedSources(answer, sources.length) : [],
+          usage: e.response.usage,
+          model: e.response.model || llm.model,
+          finishReason: e.response.finishReason,
+          messages: messages.length,
+        };
+      }
     }
+  } catch (err) {
+    // a client that hung up: what the model had done until then is answered (and recorded by the caller)
+    if (options.signal?.aborted) return partial();
+    throw err;
   }
+  if (options.signal?.aborted) return partial();
   throw new LlmError('The model stream ended without a final response', 'bad_response');
 }

@@ -1,5 +1,6 @@
 import { addUsage, Llm, LlmError, LlmFinishReason, LlmMessage, LlmRequest, LlmResponse, LlmTool, LlmToolCall, LlmToolChoice, LlmUsage, NO_USAGE } from '@larder/ai';
 import type { AgenticToolCallRecorded } from '../events';
+import { spentSoFar } from '../answering/spent-so-far';
 import { CitationExtractor, CitedSource, FileCitation } from './citations';
 import type { HostedToolDecl, HostedToolOutcome } from './hosted-tools';
 import { turnContent } from './completion-summary';
@@ -42,7 +43,8 @@ export interface ToolLoopResult {
   annotations: FileCitation[];
   /** Client function tool calls returned to the caller. */
   clientToolCalls: LlmToolCall[];
-  finishReason: 'stop' | 'tool_calls' | 'length';
+  /** `client_disconnected`: the client hung up; the result holds what was done and sent until then. */
+  finishReason: 'stop' | 'tool_calls' | 'length' | 'client_disconnected';
   usage: LlmUsage;
   records: AgenticToolCallRecorded[];
   hostedItems: Record<string, unknown>[];
@@ -103,81 +105,100 @@ export async function runToolLoop(x: ToolLoopInput): Promise<ToolLoopResult> {
     content += text;
     x.chunks?.content(text);
   };
+  /** The model call under way, if any: its messages and the text it has streamed (for a hang-up's estimate). */
+  const under: { call: { messages: LlmMessage[]; text: string } | null } = { call: null };
 
-  for (;;) {
-    if (x.signal?.aborted) throw x.signal.reason;
-    const exhausted = hostedCalls >= x.maxToolCalls;
-    const request: LlmRequest = {
-      messages,
-      tools: x.tools.length ? x.tools : undefined,
-      toolChoice: x.tools.length ? (exhausted && x.hosted.length ? 'none' : choice) : undefined,
-      parallelToolCalls: x.tools.length && x.parallelToolCalls !== null ? x.parallelToolCalls : undefined,
-      temperature: x.temperature ?? undefined,
-      topP: x.topP ?? undefined,
-      maxTokens: x.maxTokens ?? undefined,
-      signal: x.signal,
-    };
-    const startedAt = x.now();
-    const started = performance.now();
-    // a separator between the text of two model turns
-    if (content && generation > 0) emit(extractor.push('\n\n'));
-    const response = await generate(x, request, (delta) => emit(extractor.push(delta)));
-    generation++;
-    usage = addUsage(usage, response.usage);
-    responseModel = response.model || responseModel;
-    const calls = exhausted && x.hosted.length ? [] : (response.message.tool_calls ?? []);
-    records.push({
-      tool_call_id: `gen_${generation}`,
-      tool_name: 'generation',
-      tool_type: 'function',
-      started_at: startedAt.toISOString(),
-      duration_ms: performance.now() - started,
-      arguments: { model: response.model, messages_count: messages.length },
-      result: {
-        finish_reason: response.finishReason,
-        content: turnContent(response.message.content),
-        tool_calls: calls.slice(0, 20).map((c) => ({ id: c.id, name: c.function.name })),
-        usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens },
-      },
-      error: null,
-    });
-    const assistant: LlmMessage = { role: 'assistant', content: response.message.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) };
-    messages.push(assistant);
-    added.push(assistant);
-    if (!calls.length) return done(finishOf(response.finishReason), []);
-
-    const client = calls.filter((c) => !byName.has(c.function.name) && functionNames.has(c.function.name));
-    for (const call of calls) {
-      if (client.includes(call)) continue;
-      const decl = byName.get(call.function.name);
-      let text: string;
-      if (!decl) text = `Error: there is no tool named ${call.function.name}`;
-      else if (hostedCalls >= x.maxToolCalls) text = 'Error: the tool call limit of this request was reached; answer with what you have.';
-      else {
-        hostedCalls++;
-        x.chunks?.hostedToolCall({ type: `${decl.type}_call`, id: call.id, status: 'in_progress' });
-        const out = await x.runHosted(decl, call);
-        out.storeIds.forEach((s) => storeIds.add(s));
-        records.push(out.record);
-        hostedItems.push(out.item);
-        x.chunks?.hostedToolCall(out.item);
-        text = out.content;
-      }
-      const toolMessage: LlmMessage = { role: 'tool', tool_call_id: call.id, content: text };
-      messages.push(toolMessage);
-      added.push(toolMessage);
-    }
-    if (client.length) {
-      // the caller runs these: the answer carries only them (its hosted calls are reported apart)
-      if (calls.length !== client.length) assistant.tool_calls = client;
-      x.chunks?.toolCalls(client);
-      return done('tool_calls', client);
-    }
-    // after the first round a forced choice would loop: the model decides
-    if (choice === 'required' || (typeof choice === 'object' && choice !== null)) choice = 'auto';
+  try {
+    return await loop();
+  } catch (err) {
+    if (!x.signal?.aborted) throw err;
+    // the client hung up: what was done until then, the model call under way at Larder's estimate
+    if (under.call) usage = addUsage(usage, spentSoFar(under.call.messages, under.call.text));
+    return done('client_disconnected', []);
   }
 
-  function done(finishReason: 'stop' | 'tool_calls' | 'length', clientToolCalls: LlmToolCall[]): ToolLoopResult {
+  async function loop(): Promise<ToolLoopResult> {
+    for (;;) {
+      if (x.signal?.aborted) throw x.signal.reason;
+      const exhausted = hostedCalls >= x.maxToolCalls;
+      const request: LlmRequest = {
+        messages,
+        tools: x.tools.length ? x.tools : undefined,
+        toolChoice: x.tools.length ? (exhausted && x.hosted.length ? 'none' : choice) : undefined,
+        parallelToolCalls: x.tools.length && x.parallelToolCalls !== null ? x.parallelToolCalls : undefined,
+        temperature: x.temperature ?? undefined,
+        topP: x.topP ?? undefined,
+        maxTokens: x.maxTokens ?? undefined,
+        signal: x.signal,
+      };
+      const startedAt = x.now();
+      const started = performance.now();
+      // a separator between the text of two model turns
+      if (content && generation > 0) emit(extractor.push('\n\n'));
+      const call = { messages: [...messages], text: '' };
+      under.call = call;
+      const response = await generate(x, request, (delta) => {
+        call.text += delta;
+        emit(extractor.push(delta));
+      });
+      under.call = null;
+      generation++;
+      usage = addUsage(usage, response.usage);
+      responseModel = response.model || responseModel;
+      const calls = exhausted && x.hosted.length ? [] : (response.message.tool_calls ?? []);
+      records.push({
+        tool_call_id: `gen_${generation}`,
+        tool_name: 'generation',
+        tool_type: 'function',
+        started_at: startedAt.toISOString(),
+        duration_ms: performance.now() - started,
+        arguments: { model: response.model, messages_count: messages.length },
+        result: {
+          finish_reason: response.finishReason,
+          content: turnContent(response.message.content),
+          tool_calls: calls.slice(0, 20).map((c) => ({ id: c.id, name: c.function.name })),
+          usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens },
+        },
+        error: null,
+      });
+      const assistant: LlmMessage = { role: 'assistant', content: response.message.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) };
+      messages.push(assistant);
+      added.push(assistant);
+      if (!calls.length) return done(finishOf(response.finishReason), []);
+
+      const client = calls.filter((c) => !byName.has(c.function.name) && functionNames.has(c.function.name));
+      for (const call of calls) {
+        if (client.includes(call)) continue;
+        const decl = byName.get(call.function.name);
+        let text: string;
+        if (!decl) text = `Error: there is no tool named ${call.function.name}`;
+        else if (hostedCalls >= x.maxToolCalls) text = 'Error: the tool call limit of this request was reached; answer with what you have.';
+        else {
+          hostedCalls++;
+          x.chunks?.hostedToolCall({ type: `${decl.type}_call`, id: call.id, status: 'in_progress' });
+          const out = await x.runHosted(decl, call);
+          out.storeIds.forEach((s) => storeIds.add(s));
+          records.push(out.record);
+          hostedItems.push(out.item);
+          x.chunks?.hostedToolCall(out.item);
+          text = out.content;
+        }
+        const toolMessage: LlmMessage = { role: 'tool', tool_call_id: call.id, content: text };
+        messages.push(toolMessage);
+        added.push(toolMessage);
+      }
+      if (client.length) {
+        // the caller runs these: the answer carries only them (its hosted calls are reported apart)
+        if (calls.length !== client.length) assistant.tool_calls = client;
+        x.chunks?.toolCalls(client);
+        return done('tool_calls', client);
+      }
+      // after the first round a forced choice would loop: the model decides
+      if (choice === 'required' || (typeof choice === 'object' && choice !== null)) choice = 'auto';
+    }
+  }
+
+  function done(finishReason: ToolLoopResult['finishReason'], clientToolCalls: LlmToolCall[]): ToolLoopResult {
     emit(extractor.flush());
     return {
       content: content || (clientToolCalls.length ? null : ''),

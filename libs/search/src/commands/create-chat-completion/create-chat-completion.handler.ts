@@ -1,11 +1,12 @@
 import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, DomainError, ID_GENERATOR, IdGenerator } from '@larder/kernel';
+import { CLOCK, Clock, DomainError, ID_GENERATOR, IdGenerator, Principal } from '@larder/kernel';
 import { LLM, Llm, LlmMessage } from '@larder/ai';
 import { SearchActivity } from '../../search-activity';
 import { HostedTools, hostedToolFunction } from '../../chat/hosted-tools';
 import { Conversations } from '../../chat/conversations';
-import { hostedToolRules, runToolLoop } from '../../chat/tool-loop';
+import { hostedToolRules, runToolLoop, ToolLoopResult } from '../../chat/tool-loop';
+import type { ChatCompletionCreated } from '../../events';
 import type { CitedSource, FileCitation } from '../../chat/citations';
 import { CompletionChunks } from '../../chat/completion-chunks';
 import type { StoredChatMessage } from '../../chat/events';
@@ -110,6 +111,24 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
       signal,
       now: () => this.clock.now(),
     });
+    if (run.finishReason === 'client_disconnected') {
+      // recorded (and billed) for what was done until the hang-up; nothing is stored or sent
+      this.record(p, run, {
+        completionId,
+        rootCompletionId,
+        previousCompletionId: params.previousCompletionId,
+        model: params.model ?? llm.model,
+        messagesCount: messages.length,
+        stream: !!chunks,
+        stored: false,
+        startedAt,
+        t0,
+        metadata: params.metadata,
+        summary: completionSummary(messages, run.content),
+        at: this.clock.now().toISOString(),
+      });
+      throw signal?.reason instanceof Error ? signal.reason : new Error('the client hung up');
+    }
     const tickets = run.clientToolCalls.map((c) => this.tickets.issue(p, completionId, c.id));
     const usage = {
       prompt_tokens: run.usage.promptTokens,
@@ -167,31 +186,19 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
         },
       });
     }
-    this.activity.record(p.organizationId, {
-      type: 'ChatCompletionCreated',
-      data: {
-        completionId,
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        storeIds: run.storeIds,
-        rootCompletionId,
-        previousCompletionId: params.previousCompletionId,
-        model: params.model ?? llm.model,
-        responseModel: run.responseModel,
-        messagesCount: messages.length,
-        finishReason: run.finishReason,
-        stream: !!chunks,
-        stored: params.store,
-        toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
-        clientToolCalls: run.clientToolCalls.map((c) => c.id),
-        tokenUsage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
-        startedAt: startedAt.toISOString(),
-        completionTimeMs: performance.now() - t0,
-        timeToFirstTokenMs: run.firstContentMs,
-        metadata: params.metadata,
-        ...completionSummary(messages, run.content),
-        at,
-      },
+    this.record(p, run, {
+      completionId,
+      rootCompletionId,
+      previousCompletionId: params.previousCompletionId,
+      model: params.model ?? llm.model,
+      messagesCount: messages.length,
+      stream: !!chunks,
+      stored: params.store,
+      startedAt,
+      t0,
+      metadata: params.metadata,
+      summary: completionSummary(messages, run.content),
+      at,
     });
     chunks?.finish(run.finishReason, run.annotations, {
       usage,
@@ -199,6 +206,53 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
       root_completion_id: rootCompletionId,
     });
     return response;
+  }
+
+  /** The completion's activity record (what is listed in /v1/events and billed). */
+  private record(
+    p: Principal,
+    run: ToolLoopResult,
+    c: {
+      completionId: string;
+      rootCompletionId: string;
+      previousCompletionId: string | null;
+      model: string;
+      messagesCount: number;
+      stream: boolean;
+      stored: boolean;
+      startedAt: Date;
+      t0: number;
+      metadata: ChatCompletionCreated['data']['metadata'];
+      summary: ReturnType<typeof completionSummary>;
+      at: string;
+    },
+  ): void {
+    this.activity.record(p.organizationId, {
+      type: 'ChatCompletionCreated',
+      data: {
+        completionId: c.completionId,
+        organizationId: p.organizationId,
+        apiKeyId: p.apiKeyId,
+        storeIds: run.storeIds,
+        rootCompletionId: c.rootCompletionId,
+        previousCompletionId: c.previousCompletionId,
+        model: c.model,
+        responseModel: run.responseModel,
+        messagesCount: c.messagesCount,
+        finishReason: run.finishReason,
+        stream: c.stream,
+        stored: c.stored,
+        toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
+        clientToolCalls: run.clientToolCalls.map((tc) => tc.id),
+        tokenUsage: { prompt_tokens: run.usage.promptTokens, completion_tokens: run.usage.completionTokens, total_tokens: run.usage.totalTokens },
+        startedAt: c.startedAt.toISOString(),
+        completionTimeMs: performance.now() - c.t0,
+        timeToFirstTokenMs: run.firstContentMs,
+        metadata: c.metadata,
+        ...c.summary,
+        at: c.at,
+      },
+    });
   }
 }
 

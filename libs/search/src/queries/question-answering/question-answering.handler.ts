@@ -100,7 +100,6 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     results = results.filter((c) => c.score >= options.scoreThreshold).slice(0, params.topK);
     const sources = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
     live?.send('qa.sources', { type: 'qa.sources', sources });
-    if (signal?.aborted) throw signal.reason;
 
     let answer: string;
     let cited: number[];
@@ -130,6 +129,9 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         completionTokens: usage.completionTokens + out.usage.completionTokens,
         totalTokens: usage.totalTokens + out.usage.totalTokens,
       };
+    } else if (signal?.aborted) {
+      // the client hung up after the sources: the retrieval is recorded, with no answer
+      ({ answer, cited, model } = { answer: '', cited: [], model: EXTRACTIVE_MODEL });
     } else {
       const out = await extractiveAnswer(query, results, { cite: params.cite, similarity: (q, texts) => this.similarity(q, texts, prefetched) });
       ({ answer, cited } = out);
@@ -155,6 +157,8 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         toolCalls: toolCalls.slice(0, 100),
       },
     });
+    // a client that hung up is recorded (and billed) for what it got, then the request ends
+    if (signal?.aborted) throw signal.reason;
     return { answer, sources, model };
   }
 

@@ -105,6 +105,8 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
           ...(web ? { web: this.webStore.activity(web) } : {}),
         },
       });
+      // a client that hung up is recorded (and billed) for what the run did, then the request ends
+      if (signal?.aborted) throw signal.reason;
       const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
       return { object: 'list', data, ...(pagination ? { pagination } : {}), ...(options.agentic.verbose ? { trace: run.toolCalls.map(publicToolCall) } : {}) };
     }
