@@ -37,10 +37,10 @@ const MESSAGE_LIMIT = 500;
  * An OpenAI-compatible `POST {baseUrl}/chat/completions` endpoint (OpenAI, Ollama, vLLM, llama.cpp's
  * server, LiteLLM, …) behind the `Llm` port, over Node's `fetch`.
  *
- * - Retries: 408, 429, 5xx and network failures before any byte of the answer are retried with
- *   exponential back-off and jitter (`Retry-After` honoured up to `maxRetryDelayMs`), then fail as
- *   `unavailable`; other 4xx are `refused` with the upstream's message; a stream is never retried once
- *   it has started.
+ * - Retries (the shared outbound `RetryPolicy`): 408, 429, 5xx and network failures before any byte
+ *   of the answer are retried with exponential back-off and jitter (`Retry-After` honoured up to
+ *   `maxRetryDelayMs`), then fail as `unavailable`; other 4xx are `refused` with the upstream's
+ *   message; a stream is never retried once it has started.
  * - Timeouts (`LlmError` kind `timeout`, 504): `timeoutMs` until the first byte of the answer (the
  *   whole answer for `chat()`), `streamIdleTimeoutMs` between two chunks of a stream.
  * - Usage: a server that reports none (some do not for streams) gives zeros (`NO_USAGE`); nothing is estimated.
