@@ -1,4 +1,4 @@
-import type { RetryPolicy } from './delivery/trace-deliveries.port';
+import type { DeliveryRetry } from './delivery/trace-deliveries.port';
 
 /** How trace export runs (docs/configuration.md: LARDER_TRACE_EXPORT_*). */
 export interface TraceExportConfig {
@@ -12,7 +12,7 @@ export interface TraceExportConfig {
   concurrency: number;
   /** Runs per export request. */
   batchSize: number;
-  retry: RetryPolicy;
+  retry: DeliveryRetry;
   /** `service.version` of the exported resource. */
   serviceVersion: string;
 }

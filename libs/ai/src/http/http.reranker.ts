@@ -1,5 +1,5 @@
-import * as http from 'http';
-import * as https from 'https';
+import type * as http from 'http';
+import { JsonAnswer, RetryPolicy, keepAliveAgent, postJson } from '@larder/outbound';
 import { Reranker, RerankError, sigmoid } from '../reranker.port';
 
 /** The wire formats of the hosted rerank endpoints (and of servers that copy them: TEI, Infinity, vLLM, LocalAI speak cohere/jina). */
@@ -23,44 +23,8 @@ export interface HttpRerankerOptions {
   maxRetries?: number;
   /** Largest answer read. */
   maxBytes?: number;
-  /** Base of the backoff between attempts (doubled each time; a Retry-After of at most 10 s is honoured). */
+  /** Base of the back-off between attempts (doubled each time, jittered, at most 10 s; a Retry-After is honoured up to 10 s). */
   retryBaseMs?: number;
-}
-
-interface Answer {
-  status: number;
-  body: string;
-  retryAfterMs: number | null;
-}
-
-/** POSTs JSON over a kept-alive connection; the answer is read up to `maxBytes`, the whole attempt up to `timeoutMs`. */
-function postJson(url: URL, headers: Record<string, string>, body: string, agent: http.Agent, timeoutMs: number, maxBytes: number): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      let size = 0;
-      let tooLarge = false;
-      res.on('data', (d: Buffer) => {
-        size += d.length;
-        if (tooLarge) return;
-        if (size <= maxBytes) return parts.push(d);
-        tooLarge = true;
-        reject(new Error(`answer larger than ${maxBytes} bytes`));
-        req.destroy();
-      });
-      res.on('end', () => {
-        if (tooLarge) return;
-        const after = Number(res.headers['retry-after']);
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), retryAfterMs: Number.isFinite(after) && after >= 0 ? after * 1000 : null });
-      });
-      res.on('error', reject);
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    req.on('close', () => clearTimeout(timer));
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 const DEFAULT_PATH: Record<RerankWireFormat, string> = { mixedbread: '/reranking', cohere: '/rerank', jina: '/rerank' };
@@ -83,9 +47,8 @@ export class HttpReranker implements Reranker {
   private readonly agent: http.Agent;
   private readonly batchSize: number;
   private readonly timeoutMs: number;
-  private readonly maxRetries: number;
+  private readonly retry: RetryPolicy;
   private readonly maxBytes: number;
-  private readonly retryBaseMs: number;
   private readonly format: RerankWireFormat;
   /** Kept out of the object's enumerable fields (logs, JSON). */
   readonly #apiKey: string | null;
@@ -96,13 +59,12 @@ export class HttpReranker implements Reranker {
     const base = options.url.replace(/\/+$/, '');
     this.url = new URL(/\/(rerank|reranking)$/.test(new URL(base).pathname) ? base : base + DEFAULT_PATH[options.format]);
     this.endpoint = `${this.url.origin}${this.url.pathname}`; // never the query, which may carry a secret
-    this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent = keepAliveAgent(this.url);
     this.model = options.model;
     this.batchSize = Math.max(1, options.batchSize ?? 100);
     this.timeoutMs = Math.max(1, options.timeoutMs ?? 10_000);
-    this.maxRetries = Math.max(0, options.maxRetries ?? 2);
+    this.retry = new RetryPolicy({ maxRetries: options.maxRetries ?? 2, baseMs: options.retryBaseMs ?? 250, maxDelayMs: 10_000 });
     this.maxBytes = Math.max(1024, options.maxBytes ?? 4 * 1024 * 1024);
-    this.retryBaseMs = Math.max(0, options.retryBaseMs ?? 250);
   }
 
   async score(query: string, documents: string[]): Promise<number[]> {
@@ -139,31 +101,19 @@ export class HttpReranker implements Reranker {
       ),
     );
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}) };
-    for (let attempt = 0; ; attempt++) {
-      let res: Answer;
+    return this.retry.run<number[]>(async () => {
+      let res: JsonAnswer;
       try {
         res = await postJson(this.url, headers, body, this.agent, this.timeoutMs, this.maxBytes);
       } catch (err) {
-        const e = new RerankError(`rerank endpoint ${this.endpoint} unreachable: ${this.excerpt((err as Error).message)}`, true);
-        if (attempt < this.maxRetries) {
-          await this.backoff(attempt, null);
-          continue;
-        }
-        throw e;
+        return { retry: new RerankError(`rerank endpoint ${this.endpoint} unreachable: ${this.excerpt((err as Error).message)}`, true) };
       }
-      if (res.status >= 200 && res.status < 300) return this.parse(res.body, documents.length);
-      const retryable = res.status === 408 || res.status === 429 || res.status >= 500;
-      if (retryable && attempt < this.maxRetries) {
-        await this.backoff(attempt, res.retryAfterMs);
-        continue;
-      }
-      throw new RerankError(`rerank endpoint ${this.endpoint} answered ${res.status}: ${this.excerpt(res.body)}`, retryable);
-    }
-  }
-
-  private backoff(attempt: number, retryAfterMs: number | null): Promise<void> {
-    const ms = retryAfterMs !== null && retryAfterMs <= 10_000 ? retryAfterMs : this.retryBaseMs * 2 ** attempt;
-    return new Promise((r) => setTimeout(r, ms));
+      if (res.status >= 200 && res.status < 300) return { value: this.parse(res.body, documents.length) };
+      const retryable = this.retry.retries(res.status);
+      const error = new RerankError(`rerank endpoint ${this.endpoint} answered ${res.status}: ${this.excerpt(res.body)}`, retryable);
+      if (!retryable) throw error;
+      return { retry: error, retryAfterMs: res.retryAfterMs };
+    });
   }
 
   private parse(text: string, count: number): number[] {

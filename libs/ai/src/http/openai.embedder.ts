@@ -1,22 +1,6 @@
-import * as http from 'http';
-import * as https from 'https';
+import type * as http from 'http';
+import { JsonAnswer, isRetryableStatus, keepAliveAgent, postJson } from '@larder/outbound';
 import { Embedder, EmbeddingError } from '../embedder.port';
-
-/** POSTs JSON over a kept-alive connection (node:http: a query's embedding is on search's critical path). */
-function postJson(url: URL, headers: Record<string, string>, body: string, agent: http.Agent, timeoutMs: number): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      res.on('data', (d: Buffer) => parts.push(d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8') }));
-      res.on('error', reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 export interface OpenAiEmbedderOptions {
   /** Base URL up to (not including) `/embeddings`, e.g. `https://api.openai.com/v1` or `https://api.mixedbread.com/v1`. */
@@ -32,7 +16,10 @@ export interface OpenAiEmbedderOptions {
   queryPrefix?: string;
 }
 
-/** Any OpenAI-compatible `POST /embeddings` endpoint (OpenAI, Mixedbread, vLLM, Ollama, TEI…). */
+/**
+ * Any OpenAI-compatible `POST /embeddings` endpoint (OpenAI, Mixedbread, vLLM, Ollama, TEI…). A failed
+ * call is not retried here: its error says whether it is `retryable`, and the caller decides.
+ */
 export class OpenAiEmbedder implements Embedder {
   readonly model: string;
   readonly dimensions: number;
@@ -43,7 +30,7 @@ export class OpenAiEmbedder implements Embedder {
 
   constructor(private readonly options: OpenAiEmbedderOptions) {
     this.url = new URL(`${options.baseUrl.replace(/\/+$/, '')}/embeddings`);
-    this.agent = this.url.protocol === 'https:' ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+    this.agent = keepAliveAgent(this.url);
     this.model = options.model;
     this.dimensions = options.dimensions;
     this.batchSize = options.batchSize ?? 64;
@@ -60,7 +47,7 @@ export class OpenAiEmbedder implements Embedder {
 
   private async request(input: string[]): Promise<Float32Array[]> {
     const url = this.url.toString();
-    let res: { status: number; body: string };
+    let res: JsonAnswer;
     try {
       res = await postJson(
         this.url,
@@ -74,7 +61,7 @@ export class OpenAiEmbedder implements Embedder {
     }
     const body = res.body;
     if (res.status < 200 || res.status >= 300) {
-      throw new EmbeddingError(`embedding endpoint answered ${res.status}: ${body.slice(0, 300)}`, res.status === 429 || res.status >= 500 || res.status === 408);
+      throw new EmbeddingError(`embedding endpoint answered ${res.status}: ${body.slice(0, 300)}`, isRetryableStatus(res.status));
     }
     let parsed: { data?: Array<{ embedding: number[] | string; index: number }> };
     try {

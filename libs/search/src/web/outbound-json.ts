@@ -1,4 +1,8 @@
+import { Attempt, RetryPolicy, gaveUpNote } from '@larder/outbound';
 import { WebSearchProviderError } from './web-search.port';
+
+/** Provider calls retry a 5xx or a network failure only (a 429 is the account's limit, not a passing state), soon. */
+const PROVIDER_RETRY = { baseMs: 100, maxDelayMs: 1_000, retryStatus: (status: number) => status >= 500 };
 
 export interface OutboundJsonOptions {
   /** The provider's name, for errors. */
@@ -17,7 +21,8 @@ export interface OutboundJsonOptions {
 
 /**
  * `GET url` expecting JSON, with the outbound limits every web search provider call has: one deadline
- * for the whole call, at most `retries` retries of a 5xx or a network failure while time remains, a
+ * for the whole call, at most `retries` retries of a 5xx or a network failure while time remains
+ * (under the shared retry policy: a short jittered back-off, no wait past the deadline), a
  * cap on the bytes read (the body is read as a stream and the request aborted beyond it), redirects
  * refused, and the answer parsed as JSON (anything else is `bad_response`). Error messages name the
  * provider and what went wrong, never a key, and never the upstream's body.
@@ -25,6 +30,7 @@ export interface OutboundJsonOptions {
 export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown> {
   const fail = (kind: ConstructorParameters<typeof WebSearchProviderError>[1], message: string, status: number | null = null) =>
     new WebSearchProviderError(o.provider, kind, redact(message, o.secrets), status);
+  const startedAt = Date.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('deadline')), o.timeoutMs);
   const signal = o.signal ? AbortSignal.any([deadline.signal, o.signal]) : deadline.signal;
@@ -33,42 +39,46 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
     if (deadline.signal.aborted) return fail('timeout', `${o.provider} did not answer within ${o.timeoutMs} ms`);
     return null;
   };
-  try {
-    for (let attempt = 0; ; attempt++) {
-      let res: Response;
-      try {
-        res = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...o.headers }, signal, redirect: 'manual' });
-      } catch (err) {
-        const a = aborted();
-        if (a) throw a;
-        if (attempt < o.retries) continue;
-        throw fail('unavailable', `${o.provider} is unreachable: ${causeOf(err)}${attempt ? ` (gave up after ${attempt + 1} attempts)` : ''}`);
-      }
-      if (res.status >= 500) {
-        await res.body?.cancel().catch(() => undefined);
-        if (attempt < o.retries) continue;
-        throw fail('unavailable', `${o.provider} answered ${res.status}${attempt ? ` (gave up after ${attempt + 1} attempts)` : ''}`, res.status);
-      }
-      if (res.status < 200 || res.status >= 300) {
-        await res.body?.cancel().catch(() => undefined);
-        const why = res.status >= 300 && res.status < 400 ? ', a redirect: configure the address it redirects to' : res.status === 401 || res.status === 403 ? ' (check its key or its settings)' : '';
-        throw fail('refused', `${o.provider} refused the search (${res.status})${why}`, res.status);
-      }
-      let text: string;
-      try {
-        text = await readCapped(res, o.maxBytes);
-      } catch (err) {
-        const a = aborted();
-        if (a) throw a;
-        if (err instanceof TooLarge) throw fail('too_large', `${o.provider} answered more than ${o.maxBytes} bytes; the answer was cut off and ignored`);
-        throw fail('unavailable', `${o.provider} broke off its answer: ${causeOf(err)}`);
-      }
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        throw fail('bad_response', `${o.provider} answered something that is not JSON`);
-      }
+  const policy = new RetryPolicy({ ...PROVIDER_RETRY, maxRetries: o.retries });
+  const attempt = async (): Promise<Attempt<unknown>> => {
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...o.headers }, signal, redirect: 'manual' });
+    } catch (err) {
+      const a = aborted();
+      if (a) throw a;
+      return { retry: fail('unavailable', `${o.provider} is unreachable: ${causeOf(err)}`) };
     }
+    if (policy.retries(res.status)) {
+      await res.body?.cancel().catch(() => undefined);
+      return { retry: fail('unavailable', `${o.provider} answered ${res.status}`, res.status) };
+    }
+    if (res.status < 200 || res.status >= 300) {
+      await res.body?.cancel().catch(() => undefined);
+      const why = res.status >= 300 && res.status < 400 ? ', a redirect: configure the address it redirects to' : res.status === 401 || res.status === 403 ? ' (check its key or its settings)' : '';
+      throw fail('refused', `${o.provider} refused the search (${res.status})${why}`, res.status);
+    }
+    let text: string;
+    try {
+      text = await readCapped(res, o.maxBytes);
+    } catch (err) {
+      const a = aborted();
+      if (a) throw a;
+      if (err instanceof TooLarge) throw fail('too_large', `${o.provider} answered more than ${o.maxBytes} bytes; the answer was cut off and ignored`);
+      throw fail('unavailable', `${o.provider} broke off its answer: ${causeOf(err)}`);
+    }
+    try {
+      return { value: JSON.parse(text) as unknown };
+    } catch {
+      throw fail('bad_response', `${o.provider} answered something that is not JSON`);
+    }
+  };
+  const gaveUp = (last: Error, attempts: number) =>
+    last instanceof WebSearchProviderError ? new WebSearchProviderError(o.provider, last.kind, `${last.message}${gaveUpNote(attempts)}`, last.upstreamStatus) : last;
+  try {
+    return await policy.run(attempt, { signal, gaveUp, deadline: startedAt + o.timeoutMs });
+  } catch (err) {
+    throw aborted() ?? err;
   } finally {
     clearTimeout(timer);
   }

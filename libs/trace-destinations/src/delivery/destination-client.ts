@@ -1,5 +1,5 @@
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
-import { OutboundFailure, OutboundPolicy, OutboundResponse, outboundFetch } from '@larder/outbound';
+import { OutboundFailure, OutboundPolicy, OutboundResponse, outboundFetch, retryAfterMs } from '@larder/outbound';
 import type { TraceTarget } from '../events';
 
 /** What the vault keeps of a destination (never in an event, a log line, a response or an error message). */
@@ -72,15 +72,6 @@ function snippet(res: OutboundResponse, credentials: TraceCredentials): string {
   return `: ${cut.length > 200 ? `${cut.slice(0, 200)}…` : cut}`;
 }
 
-function retryAfterMs(res: OutboundResponse): number | null {
-  const v = res.headers['retry-after'];
-  if (typeof v !== 'string') return null;
-  const seconds = Number(v);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds, 3600) * 1000;
-  const at = Date.parse(v);
-  return Number.isFinite(at) ? Math.min(Math.max(0, at - Date.now()), 3_600_000) : null;
-}
-
 /**
  * Talks to trace destinations on a tenant's behalf, only through the outbound policy (checked before
  * the request, at connection time and at every redirect): the check before a destination is saved,
@@ -145,7 +136,7 @@ export class TraceDestinationClient {
       return { ok: false, error: scrub(message, credentials), retryAfterMs: null };
     }
     if (res.status >= 200 && res.status < 300) return { ok: true };
-    return { ok: false, error: `${res.url} answered HTTP ${res.status}${snippet(res, credentials)}`, retryAfterMs: retryAfterMs(res) };
+    return { ok: false, error: `${res.url} answered HTTP ${res.status}${snippet(res, credentials)}`, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
   }
 
   private async post(target: TraceTarget, credentials: TraceCredentials, spans: ReadableSpan[]): Promise<OutboundResponse> {

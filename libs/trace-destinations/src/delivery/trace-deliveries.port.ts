@@ -38,12 +38,19 @@ export const NO_OUTCOME: DeliveryOutcome = {
   pending: 0,
 };
 
-export interface RetryPolicy {
+/** The delivery back-off settings (the waits themselves come from the shared outbound retry policy). */
+export interface DeliveryRetry {
   /** First back-off; it doubles per failed attempt up to `maxMs`. */
   baseMs: number;
   maxMs: number;
   /** A run is dropped (counted in `dropped`) after this many failed attempts. */
   maxAttempts: number;
+}
+
+/** The waits of one failed delivery, per attempt, and after how many failed attempts it is dropped. */
+export interface DeliveryBackoff {
+  maxAttempts: number;
+  delaysMs: readonly number[];
 }
 
 /**
@@ -63,10 +70,11 @@ export interface TraceDeliveries {
   /** The claimed deliveries were accepted: they leave the queue; the outcome records the success. */
   succeeded(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date): Promise<void>;
   /**
-   * The claimed deliveries failed: each is due again after its back-off (at least `minDelayMs`), or
-   * dropped after its last attempt; the outcome records the failure and why.
+   * The claimed deliveries failed: each is due again after `delaysMs[n]` (n: its failed attempts before
+   * this one; the last entry past the list's end), or dropped after its `maxAttempts`th; the outcome
+   * records the failure and why.
    */
-  failed(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date, error: string, retry: RetryPolicy, minDelayMs: number): Promise<{ dropped: number }>;
+  failed(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date, error: string, retry: DeliveryBackoff): Promise<{ dropped: number }>;
   /** Removes queued deliveries of a destination (all, or these) without sending them. */
   discard(destinationId: string, sourceEventIds?: string[]): Promise<number>;
   /** Removes everything of a deleted destination: its queue and its outcome. */

@@ -2,19 +2,21 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
 import { CLOCK, Clock } from '@larder/kernel';
+import { RetryPolicy } from '@larder/outbound';
 import { SECRET_VAULT, SecretVault } from '@larder/secrets';
 import { TraceDestinationRow, TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { runSpans } from '../export/run-spans';
 import { CREDENTIALS_PURPOSE, TRACE_EXPORT_CONFIG, TraceExportConfig } from '../trace-destinations.config';
 import { TRACE_DESTINATION_CLIENT, TraceCredentials, TraceDestinationClient } from './destination-client';
-import { TRACE_DELIVERIES, TraceDeliveries } from './trace-deliveries.port';
+import { DeliveryBackoff, TRACE_DELIVERIES, TraceDeliveries } from './trace-deliveries.port';
 import { TRACE_DELIVERY_SIGNAL, TraceDeliverySignal } from './delivery-signal';
 
 /**
  * The delivery loop: finds destinations with due deliveries and sends each its runs as OTLP spans, one
  * request per destination at a time and several destinations at once, so a destination that is slow
- * or down delays only its own deliveries. A failed request is retried with exponential back-off
- * (honouring `Retry-After`) until the last attempt, then dropped and counted; every attempt's outcome
+ * or down delays only its own deliveries. A failed request is retried with the shared outbound
+ * back-off (exponential, jittered, a longer `Retry-After` honoured up to an hour) until the last
+ * attempt, then dropped and counted; every attempt's outcome
  * is recorded per destination. Claims are leases: deliveries of a worker that died are sent again
  * (at least once, never lost).
  */
@@ -132,7 +134,7 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
     try {
       credentials = await this.credentialsOf(destination);
     } catch (err) {
-      await this.fail(destination, sending, at(), `the stored credentials cannot be opened (${(err as Error).message})`, 0, claimed[0].attempts);
+      await this.fail(destination, sending, at(), `the stored credentials cannot be opened (${(err as Error).message})`, null, claimed[0].attempts);
       return;
     }
     const outcome = await this.client.send(destination.target, credentials, spans);
@@ -142,7 +144,7 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
       this.wake?.();
       return;
     }
-    await this.fail(destination, sending, at(), outcome.error, outcome.retryAfterMs ?? 0, claimed[0].attempts);
+    await this.fail(destination, sending, at(), outcome.error, outcome.retryAfterMs, claimed[0].attempts);
   }
 
   private async credentialsOf(d: TraceDestinationRow): Promise<TraceCredentials> {
@@ -150,8 +152,16 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
     return JSON.parse(await this.vault.get(d.organizationId, CREDENTIALS_PURPOSE, d.credentialsRef)) as TraceCredentials;
   }
 
-  private async fail(d: TraceDestinationRow, ids: string[], at: Date, error: string, minDelayMs: number, attempts: number): Promise<void> {
-    const { dropped } = await this.deliveries.failed(d.id, d.organizationId, ids, at, error, this.config.retry, minDelayMs);
+  /** The waits after each failed attempt: the back-off, or the destination's `Retry-After` (up to an hour) when that is longer. */
+  private backoff(retryAfterMs: number | null): DeliveryBackoff {
+    const { maxAttempts, baseMs, maxMs } = this.config.retry;
+    const policy = new RetryPolicy({ maxRetries: maxAttempts - 1, baseMs, maxDelayMs: maxMs, maxRetryAfterMs: 3_600_000 });
+    const delaysMs = Array.from({ length: Math.max(1, maxAttempts) }, (_, n) => Math.max(policy.delayMs(n), retryAfterMs === null ? 0 : policy.delayMs(n, retryAfterMs)));
+    return { maxAttempts, delaysMs };
+  }
+
+  private async fail(d: TraceDestinationRow, ids: string[], at: Date, error: string, retryAfterMs: number | null, attempts: number): Promise<void> {
+    const { dropped } = await this.deliveries.failed(d.id, d.organizationId, ids, at, error, this.backoff(retryAfterMs));
     const attempt = attempts + 1;
     // the first failure and then attempts 2, 4, 8, … (the error is the destination's answer, credentials cut out)
     if ((attempt & (attempt - 1)) === 0 || dropped) {

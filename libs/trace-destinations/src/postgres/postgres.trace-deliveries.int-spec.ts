@@ -1,5 +1,6 @@
 import { Pool } from 'pg';
 import { createServerTestDatabase, TestDatabase } from '../../../database/src/testing/test-databases';
+import type { FinishedRun } from '../export/finished-run';
 import { PostgresTraceDeliveries } from './postgres.trace-deliveries';
 
 describe('PostgresTraceDeliveries.setup, on the machine’s PostgreSQL', () => {
@@ -34,5 +35,27 @@ describe('PostgresTraceDeliveries.setup, on the machine’s PostgreSQL', () => {
       await Promise.all(pools.map((p) => p.end()));
       await fresh.drop();
     }
+  });
+
+  it('schedules each failed delivery by its own failed attempts, and drops it after the last', async () => {
+    const deliveries = new PostgresTraceDeliveries(pool);
+    await deliveries.setup();
+    const t0 = new Date('2026-01-01T00:00:00Z');
+    const item = (id: string) => ({ destinationId: 'dst_backoff', organizationId: 'org_1', sourceEventId: id, traceKind: 'agentic_search' as const, run: {} as FinishedRun });
+    await deliveries.enqueue([item('a')], t0);
+    const backoff = { maxAttempts: 3, delaysMs: [1_000, 4_000, 9_000] };
+    await deliveries.failed('dst_backoff', 'org_1', ['a'], t0, 'down', backoff);
+    await deliveries.enqueue([item('b')], t0);
+    await deliveries.failed('dst_backoff', 'org_1', ['a', 'b'], t0, 'down', backoff);
+    const due = async () =>
+      (await pool.query(`SELECT source_event_id, attempts, next_attempt_at FROM trace_deliveries_v1 WHERE destination_id = 'dst_backoff' ORDER BY 1`)).rows.map(
+        (r: { source_event_id: string; attempts: number; next_attempt_at: Date }) => [r.source_event_id, r.attempts, r.next_attempt_at.getTime() - t0.getTime()],
+      );
+    expect(await due()).toEqual([
+      ['a', 2, 4_000],
+      ['b', 1, 1_000],
+    ]);
+    expect(await deliveries.failed('dst_backoff', 'org_1', ['a', 'b'], t0, 'down', backoff)).toEqual({ dropped: 1 });
+    expect(await due()).toEqual([['b', 2, 4_000]]);
   });
 });

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import type { TraceKind } from '../events';
 import type { FinishedRun } from '../export/finished-run';
-import { DeliveryOutcome, NO_OUTCOME, PendingDelivery, RetryPolicy, TraceDeliveries } from '../delivery/trace-deliveries.port';
+import { DeliveryOutcome, NO_OUTCOME, DeliveryBackoff, PendingDelivery, TraceDeliveries } from '../delivery/trace-deliveries.port';
 
 const QUEUE = 'trace_deliveries_v1';
 const OUTCOMES = 'trace_delivery_outcomes_v1';
@@ -83,7 +83,7 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
     );
   }
 
-  async failed(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date, error: string, retry: RetryPolicy, minDelayMs: number): Promise<{ dropped: number }> {
+  async failed(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date, error: string, retry: DeliveryBackoff): Promise<{ dropped: number }> {
     const { rowCount: dropped } = await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[]) AND attempts + 1 >= $3`, [
       destinationId,
       sourceEventIds,
@@ -91,9 +91,9 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
     ]);
     await this.pool.query(
       `UPDATE ${QUEUE} SET attempts = attempts + 1, leased_until = NULL,
-              next_attempt_at = $3::timestamptz + GREATEST($6::float8, LEAST($5::float8, $4::float8 * power(2, attempts))) * interval '1 millisecond'
+              next_attempt_at = $3::timestamptz + ($4::float8[])[LEAST(attempts + 1, cardinality($4::float8[]))] * interval '1 millisecond'
         WHERE destination_id = $1 AND source_event_id = ANY($2::text[])`,
-      [destinationId, sourceEventIds, at, retry.baseMs, retry.maxMs, minDelayMs],
+      [destinationId, sourceEventIds, at, retry.delaysMs.length ? retry.delaysMs : [0]],
     );
     await this.pool.query(
       `INSERT INTO ${OUTCOMES} (destination_id, organization_id, last_attempt_at, last_failure_at, last_error, consecutive_failures, dropped) VALUES ($1, $2, $3, $3, $4, 1, $5)
