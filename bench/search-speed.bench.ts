@@ -7,7 +7,7 @@ import { join } from 'path';
 import { RM3_FEEDBACK, SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
-import { DEFAULT_FUSION } from '../apps/api/src/config';
+import { DEFAULT_FUSION } from '../apps/api/src/config/search';
 import { freePort, ownTime, parseServerTiming, waitForServer } from './support';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
