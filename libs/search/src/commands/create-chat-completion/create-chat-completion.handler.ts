@@ -8,6 +8,7 @@ import { Conversations } from '../../chat/conversations';
 import { hostedToolRules, runToolLoop } from '../../chat/tool-loop';
 import type { CitedSource, FileCitation } from '../../chat/citations';
 import { CompletionChunks } from '../../chat/completion-chunks';
+import { chatCompletionCreated } from '../../chat/completion-activity';
 import type { StoredChatMessage } from '../../chat/events';
 import { IssuedToolTicket, ToolTickets } from '../../tool-tickets/tool-tickets';
 import { CreateChatCompletionCommand } from './create-chat-completion.command';
@@ -166,31 +167,27 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
         },
       });
     }
-    this.activity.record(p.organizationId, {
-      type: 'ChatCompletionCreated',
-      data: {
-        completionId,
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        storeIds: run.storeIds,
-        rootCompletionId,
-        previousCompletionId: params.previousCompletionId,
-        model: params.model ?? llm.model,
-        responseModel: run.responseModel,
-        messagesCount: messages.length,
-        finishReason: run.finishReason,
-        stream: !!chunks,
-        stored: params.store,
-        toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
-        clientToolCalls: run.clientToolCalls.map((c) => c.id),
-        tokenUsage: { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens },
-        startedAt: startedAt.toISOString(),
-        completionTimeMs: performance.now() - t0,
-        timeToFirstTokenMs: run.firstContentMs,
-        metadata: params.metadata,
-        at,
-      },
-    });
+    this.activity.record(
+      p.organizationId,
+      chatCompletionCreated(
+        {
+          completionId,
+          organizationId: p.organizationId,
+          apiKeyId: p.apiKeyId,
+          rootCompletionId,
+          previousCompletionId: params.previousCompletionId,
+          model: params.model ?? llm.model,
+          messagesCount: messages.length,
+          stream: !!chunks,
+          stored: params.store,
+          startedAt,
+          t0,
+          metadata: params.metadata,
+          at,
+        },
+        run,
+      ),
+    );
     chunks?.finish(run.finishReason, run.annotations, {
       usage,
       tool_tickets: tickets,
@@ -198,11 +195,4 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
     });
     return response;
   }
-}
-
-/** A recorded argument or result kept small (an event stays within its size limit). */
-export function truncated(v: Record<string, unknown> | null): Record<string, unknown> | null {
-  if (!v) return v;
-  const text = JSON.stringify(v);
-  return text.length <= 2000 ? v : { truncated: text.slice(0, 2000) };
 }

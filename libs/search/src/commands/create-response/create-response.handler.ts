@@ -9,7 +9,8 @@ import type { CitedSource } from '../../chat/citations';
 import type { StoredChatMessage } from '../../chat/events';
 import { ResponseOutput } from '../../responses/response-output';
 import { StoredResponses } from '../../responses/stored-responses';
-import { LlmNotConfiguredError, truncated } from '../create-chat-completion/create-chat-completion.handler';
+import { LlmNotConfiguredError } from '../create-chat-completion/create-chat-completion.handler';
+import { chatCompletionCreated } from '../../chat/completion-activity';
 import type { ChatToolChoice } from '../create-chat-completion/create-chat-completion.request.dto';
 import { CreateResponseCommand } from './create-response.command';
 import type { ResponseParams } from './create-response.request.dto';
@@ -149,32 +150,28 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
         },
       });
     }
-    this.activity.record(p.organizationId, {
-      type: 'ChatCompletionCreated',
-      data: {
-        completionId: id,
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        endpoint: 'responses',
-        storeIds: run.storeIds,
-        rootCompletionId: id,
-        previousCompletionId: params.previousResponseId,
-        model: params.model ?? llm.model,
-        responseModel: run.responseModel,
-        messagesCount: messages.length,
-        finishReason: run.finishReason,
-        stream: !!sink,
-        stored: params.store,
-        toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
-        clientToolCalls: run.clientToolCalls.map((c) => c.id),
-        tokenUsage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.total_tokens },
-        startedAt: startedAt.toISOString(),
-        completionTimeMs: performance.now() - t0,
-        timeToFirstTokenMs: run.firstContentMs,
-        metadata: params.metadata,
-        at,
-      },
-    });
+    this.activity.record(
+      p.organizationId,
+      chatCompletionCreated(
+        {
+          completionId: id,
+          organizationId: p.organizationId,
+          apiKeyId: p.apiKeyId,
+          endpoint: 'responses',
+          rootCompletionId: id,
+          previousCompletionId: params.previousResponseId,
+          model: params.model ?? llm.model,
+          messagesCount: messages.length,
+          stream: !!sink,
+          stored: params.store,
+          startedAt,
+          t0,
+          metadata: params.metadata,
+          at,
+        },
+        run,
+      ),
+    );
     output.emit(incomplete ? 'response.incomplete' : 'response.completed', { response });
     return response;
   }
