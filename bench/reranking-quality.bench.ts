@@ -6,7 +6,7 @@ import { cosineSimilarity as cosine, type EmbedOptions, type Embedder } from '@l
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { candidateBm25 } from '@larder/search/web/joint-ranking';
 import { fusedScores, hybridScores, HybridRankingOptions } from '@larder/search/models/hybrid-ranking';
-import { DEFAULT_RERANK_FUSION } from '../apps/api/src/config';
+import { DEFAULT_RERANK_FUSION } from '../apps/api/src/config/search';
 import { beir, DATA, ndcgAt10 } from './search-quality.bench';
 
 const CANDIDATES = Number(process.env.BENCH_RERANK_CANDIDATES ?? 100);

@@ -6,7 +6,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { contentWordCount, LexicalOptions, RM3_MIN_QUERY_WORDS } from '@larder/chunk-index/embedded/sqlite.options';
-import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config';
+import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config/search';
 import { chunkDocument, parseFile } from '@larder/ingestion';
 import { ScoredChunk } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';

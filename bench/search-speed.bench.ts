@@ -8,7 +8,7 @@ import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-inde
 import { RM3_FEEDBACK } from '@larder/chunk-index/embedded/sqlite.options';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
-import { DEFAULT_FUSION } from '../apps/api/src/config';
+import { DEFAULT_FUSION } from '../apps/api/src/config/search';
 import { freePort, ownTime, parseServerTiming, waitForServer } from './support';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);

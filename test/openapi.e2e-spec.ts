@@ -6,7 +6,7 @@ import { startChatCompletionsDouble, ChatCompletionsDouble } from '@larder/ai/te
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 import { driveEveryOperation, Sample, startCollector } from './support/openapi-samples';
 import { SdkTypes } from './support/sdk-types';
-import { QUERY_PARAMETERS } from '../apps/api/src/http/openapi';
+import { QUERY_PARAMETERS } from '../apps/api/src/http/openapi-parameters';
 
 jest.setTimeout(120_000);
 

@@ -5,7 +5,8 @@ import { join } from 'path';
 import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
 import { writeTinyCrossEncoder } from '@larder/ai/testing/tiny-onnx-model';
-import { createLlm, createReranker, createWebSearch } from './infrastructure';
+import { createLlm, createReranker } from './adapters/models';
+import { createWebSearch } from './adapters/web-search';
 
 describe('LLM configuration', () => {
   it('has no LLM without LARDER_LLM_URL', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { mkdirSync } from 'fs';
 import { join } from 'path';
 import { Logger } from '@nestjs/common';
 import { Pool } from 'pg';
@@ -15,30 +15,18 @@ import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
 import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-storage';
 import { BucketObjectsReactor, BucketStorages } from '@larder/buckets';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
-import { LocalDiskBlobStorage } from '@larder/blob-storage/local-disk/local-disk.blob-storage';
-import { randomBytes } from 'crypto';
 import { ChunkIndex } from '@larder/chunk-index';
-import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { RM3_FEEDBACK } from '@larder/chunk-index/embedded/sqlite.options';
 import { Embedder, Llm, Ocr } from '@larder/ai';
-import { OpenAiLlm } from '@larder/ai/http/openai.llm';
-import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
-import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
-import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
 import { TesseractOcr } from '@larder/ai/local/tesseract.ocr';
-import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
 import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { ActivityStreamReactor } from '@larder/activity';
 import { StoreCopyReactor } from '@larder/stores';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { Position, ProjectionName, RandomIdGenerator, SystemClock } from '@larder/kernel';
-import type { Reranker, WebSearch, WebSearchProvider } from '@larder/search';
-import { MixedWebSearch } from '@larder/search/web/mixed-web-search';
-import { SearxngWebSearch } from '@larder/search/web/searxng.web-search';
-import { BraveWebSearch } from '@larder/search/web/brave.web-search';
+import type { Reranker, WebSearch } from '@larder/search';
 import { ChunkIndexProjection } from '@larder/projections/chunk-index/chunk-index.projection';
 import { OutboundPolicy } from '@larder/outbound';
-import { AesGcmSecretBox, EnvKeyringSource, FileKeyringSource, KeyringSource, SecretBox, SecretVault } from '@larder/secrets';
+import { AesGcmSecretBox, KeyringSource, SecretBox, SecretVault } from '@larder/secrets';
 import { PostgresSecretVault } from '@larder/secrets/postgres/postgres.secret-vault';
 import { TraceDeliveries, TraceDeliverySignal, TraceExportReactor } from '@larder/trace-destinations';
 import { PostgresTraceDeliveries } from '@larder/trace-destinations/postgres/postgres.trace-deliveries';
@@ -46,7 +34,11 @@ import { TraceDestinationsReader } from '@larder/projections/trace-destinations/
 import { LarderConfig } from './config';
 import type { StartTimeline } from './start-timeline';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
-import { LazyBucketConnector } from './lazy-adapters';
+import { createBucketConnector, createPlatformBlobStorage } from './adapters/blob-storage';
+import { createChunkIndex } from './adapters/chunk-index';
+import { keyringSource, signingSecret } from './adapters/keys';
+import { createEmbedder, createLlm, createReranker } from './adapters/models';
+import { createWebSearch } from './adapters/web-search';
 
 export interface Infrastructure {
   config: LarderConfig;
@@ -87,26 +79,6 @@ export interface Infrastructure {
   /** Wakes this process's delivery loop when its export reactor queued runs. */
   traceDeliverySignal: TraceDeliverySignal;
   close(): Promise<void>;
-}
-
-/** LARDER_SECRETS_KEY (+ LARDER_SECRETS_PREVIOUS_KEYS), else `<dataDir>/secrets-keyring.json`, generated (mode 0600) on first start. */
-export function keyringSource(config: LarderConfig): KeyringSource {
-  return config.secretsKey ? new EnvKeyringSource(config.secretsKey, config.secretsPreviousKeys ?? undefined) : FileKeyringSource.inDataDir(config.dataDir);
-}
-
-/** LARDER_SIGNING_SECRET, else a key generated once into the data directory (mode 0600). */
-function signingSecret(config: LarderConfig): string {
-  if (config.signingSecret) return config.signingSecret;
-  const file = join(config.dataDir, 'signing-key');
-  mkdirSync(config.dataDir, { recursive: true });
-  if (!existsSync(file)) {
-    try {
-      writeFileSync(file, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-    } catch {
-      /* written concurrently */
-    }
-  }
-  return readFileSync(file, 'utf8').trim();
 }
 
 /**
@@ -188,22 +160,7 @@ export async function createInfrastructure(
     ? await (await import('@larder/message-bus/nats/nats.message-bus')).NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] })
     : new InProcessMessageBus();
 
-  let platformBlobs: BlobStorage;
-  if (config.blobStorage === 's3') {
-    const { S3BlobStorage } = await import('@larder/blob-storage/s3/s3.blob-storage');
-    const s3 = new S3BlobStorage({
-      bucket: config.s3.bucket,
-      endpoint: config.s3.endpoint ?? undefined,
-      region: config.s3.region,
-      accessKeyId: config.s3.accessKeyId ?? undefined,
-      secretAccessKey: config.s3.secretAccessKey ?? undefined,
-      prefix: config.s3.prefix,
-    });
-    await s3.ensureBucket();
-    platformBlobs = s3;
-  } else {
-    platformBlobs = new LocalDiskBlobStorage(join(config.dataDir, 'blobs'));
-  }
+  const platformBlobs = await createPlatformBlobStorage(config);
 
   const keyring = keyringSource(config);
   const secretBox = new AesGcmSecretBox(keyring);
@@ -215,22 +172,7 @@ export async function createInfrastructure(
   const traceDeliverySignal = new TraceDeliverySignal();
   mark('event store and vaults');
 
-  // made on its first use (a customer bucket's probe or open): the AWS SDK loads only then
-  const bucketConnector = new LazyBucketConnector(() => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { S3BucketConnector } = require('@larder/blob-storage/s3/s3.bucket-connector') as typeof import('@larder/blob-storage/s3/s3.bucket-connector');
-    return new S3BucketConnector({
-      outbound,
-      sts: {
-        endpoint: config.sts.endpoint,
-        region: config.sts.region,
-        credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
-      },
-      requestTimeoutMs: config.bucketRequestTimeoutMs,
-      // a file's copy, its chunks and its vectors are each of the order of the file itself
-      maxObjectBytes: 2 * config.maxFileBytes,
-    });
-  });
+  const bucketConnector = createBucketConnector(config, outbound);
   const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
   const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
 
@@ -332,110 +274,4 @@ export async function createInfrastructure(
       }
     },
   };
-}
-
-function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch): ChunkIndex {
-  if (config.chunkIndex === 'elasticsearch') {
-    ivfPrefetch?.cancel();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { ElasticsearchChunkIndex } = require('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index') as typeof import('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index');
-    return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
-  }
-  return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), {
-    ivfMinVectors: config.ivfMinVectors,
-    ivfLists: config.ivfLists,
-    ivfProbes: config.ivfProbes,
-    readWorker: config.indexReadWorker,
-    ivfPrefetch,
-    lexicalPreloadBytes: config.searchLexicalPreloadMb * 2 ** 20,
-    lexical: {
-      feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
-      blockCacheBytes: config.searchLexicalCacheMb * 2 ** 20,
-      ...(config.searchLexicalFeedbackMinWords !== null ? { feedbackMinWords: config.searchLexicalFeedbackMinWords } : {}),
-      ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
-      ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),
-      ...(config.searchHeadingWeight !== null ? { headingWeight: config.searchHeadingWeight } : {}),
-    },
-  });
-}
-
-/** LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX model. */
-export function createEmbedder(config: LarderConfig): Embedder {
-  switch (config.embedder) {
-    case 'openai':
-      if (!config.embeddingBaseUrl || !config.embeddingModel || !config.embeddingDimensions) {
-        throw new Error('LARDER_EMBEDDER=openai needs LARDER_EMBEDDING_URL, LARDER_EMBEDDING_MODEL and LARDER_EMBEDDING_DIMENSIONS');
-      }
-      return new OpenAiEmbedder({
-        baseUrl: config.embeddingBaseUrl,
-        apiKey: config.embeddingApiKey,
-        model: config.embeddingModel,
-        dimensions: config.embeddingDimensions,
-        batchSize: config.embeddingBatchSize,
-        queryPrefix: config.embeddingQueryPrefix ?? undefined,
-      });
-    case 'onnx':
-      if (!config.onnxModelDir) throw new Error('LARDER_EMBEDDER=onnx needs LARDER_ONNX_MODEL_DIR (a Hugging Face ONNX export directory)');
-      return new OnnxEmbedder({
-        modelDir: config.onnxModelDir,
-        model: config.embeddingModel,
-        dtype: config.onnxDtype,
-        pooling: config.onnxPooling,
-        queryPrefix: config.embeddingQueryPrefix,
-        batchSize: Math.min(config.embeddingBatchSize, 32),
-      });
-    default:
-      return new UseLiteEmbedder({ runtime: config.useLiteRuntime });
-  }
-}
-
-/** LARDER_RERANKER: a local ONNX cross-encoder, a rerank endpoint (Mixedbread, Cohere or Jina wire format), or null (none). */
-export function createReranker(config: LarderConfig): Reranker | null {
-  switch (config.reranker) {
-    case 'onnx':
-      return new OnnxReranker({
-        modelDir: config.rerankerModelDir!,
-        model: config.rerankerModel,
-        dtype: config.rerankerDtype,
-        batchSize: config.rerankerBatchSize,
-        maxLength: config.rerankerMaxLength,
-      });
-    case 'http':
-      return new HttpReranker({
-        url: config.rerankerUrl!,
-        apiKey: config.rerankerApiKey,
-        model: config.rerankerModel!,
-        format: config.rerankerFormat,
-        batchSize: config.rerankerBatchSize,
-        timeoutMs: config.rerankerTimeoutMs,
-        maxRetries: config.rerankerMaxRetries,
-        maxBytes: config.rerankerMaxBytes,
-      });
-    default:
-      return null;
-  }
-}
-
-/** LARDER_LLM_URL: an OpenAI-compatible chat-completions endpoint, or null (none configured). */
-export function createLlm(config: LarderConfig): OpenAiLlm | null {
-  if (!config.llmUrl) return null;
-  if (!config.llmModel) throw new Error('LARDER_LLM_URL is set but LARDER_LLM_MODEL is not');
-  return new OpenAiLlm({
-    baseUrl: config.llmUrl,
-    apiKey: config.llmApiKey,
-    model: config.llmModel,
-    timeoutMs: config.llmTimeoutMs,
-    streamIdleTimeoutMs: config.llmStreamIdleTimeoutMs,
-    maxRetries: config.llmMaxRetries,
-    maxResponseBytes: config.llmMaxResponseBytes,
-  });
-}
-
-/** The web store's providers, asked together (a mixture), or null when none is configured; keys stay inside the adapters. */
-export function createWebSearch(config: LarderConfig): WebSearch | null {
-  const limits = { timeoutMs: config.webSearchTimeoutMs, maxBytes: config.webSearchMaxBytes };
-  const providers: WebSearchProvider[] = config.webSearchProviders.map((name) =>
-    name === 'searxng' ? new SearxngWebSearch({ url: config.searxngUrl!, ...limits }) : new BraveWebSearch({ apiKey: config.braveApiKey!, url: config.braveUrl ?? undefined, ...limits }),
-  );
-  return providers.length ? new MixedWebSearch(providers) : null;
 }

@@ -6,9 +6,9 @@ import { SearchActivity } from '../../search-activity';
 import { HostedTools, hostedToolFunction } from '../../chat/hosted-tools';
 import { Conversations } from '../../chat/conversations';
 import { hostedToolRules, runToolLoop, ToolLoopResult } from '../../chat/tool-loop';
-import type { ChatCompletionCreated } from '../../events';
 import type { CitedSource, FileCitation } from '../../chat/citations';
 import { CompletionChunks } from '../../chat/completion-chunks';
+import { chatCompletionCreated, CompletionActivityFacts } from '../../chat/completion-activity';
 import type { StoredChatMessage } from '../../chat/events';
 import { IssuedToolTicket, ToolTickets } from '../../tool-tickets/tool-tickets';
 import { completionSummary } from '../../chat/completion-summary';
@@ -209,56 +209,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
   }
 
   /** The completion's activity record (what is listed in /v1/events and billed). */
-  private record(
-    p: Principal,
-    run: ToolLoopResult,
-    c: {
-      completionId: string;
-      rootCompletionId: string;
-      previousCompletionId: string | null;
-      model: string;
-      messagesCount: number;
-      stream: boolean;
-      stored: boolean;
-      startedAt: Date;
-      t0: number;
-      metadata: ChatCompletionCreated['data']['metadata'];
-      summary: ReturnType<typeof completionSummary>;
-      at: string;
-    },
-  ): void {
-    this.activity.record(p.organizationId, {
-      type: 'ChatCompletionCreated',
-      data: {
-        completionId: c.completionId,
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        storeIds: run.storeIds,
-        rootCompletionId: c.rootCompletionId,
-        previousCompletionId: c.previousCompletionId,
-        model: c.model,
-        responseModel: run.responseModel,
-        messagesCount: c.messagesCount,
-        finishReason: run.finishReason,
-        stream: c.stream,
-        stored: c.stored,
-        toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
-        clientToolCalls: run.clientToolCalls.map((tc) => tc.id),
-        tokenUsage: { prompt_tokens: run.usage.promptTokens, completion_tokens: run.usage.completionTokens, total_tokens: run.usage.totalTokens },
-        startedAt: c.startedAt.toISOString(),
-        completionTimeMs: performance.now() - c.t0,
-        timeToFirstTokenMs: run.firstContentMs,
-        metadata: c.metadata,
-        ...c.summary,
-        at: c.at,
-      },
-    });
+  private record(p: Principal, run: ToolLoopResult, c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>): void {
+    this.activity.record(p.organizationId, chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run));
   }
-}
-
-/** A recorded argument or result kept small (an event stays within its size limit). */
-export function truncated(v: Record<string, unknown> | null): Record<string, unknown> | null {
-  if (!v) return v;
-  const text = JSON.stringify(v);
-  return text.length <= 2000 ? v : { truncated: text.slice(0, 2000) };
 }

@@ -2,6 +2,7 @@ import { Allow } from 'class-validator';
 import { isPlainObject, LIMITS, parseFilters, Problems, ValidationFailedError } from '@larder/kernel';
 import type { LlmMessage, LlmTool } from '@larder/ai';
 import { HOSTED_TOOL_TYPES, HostedToolDecl, HostedToolType, hostedKind } from '../../chat/hosted-tools';
+import { bodyFieldReaders } from '../../chat/body-fields';
 
 export type ChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } | { type: HostedToolType };
 
@@ -62,24 +63,7 @@ export class CreateChatCompletionRequestDto {
     const messages = messagesOf(p, this.messages, ['body', 'messages'], false);
     const { hosted, functions } = toolsOf(p, this.tools);
     const toolChoice = toolChoiceOf(p, this.tool_choice, hosted, functions);
-    const num = (v: unknown, field: string, min: number, max: number, int = false): number | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'number' || !Number.isFinite(v) || (int && !Number.isInteger(v)))
-        p.add(['body', field], int ? 'Input should be a valid integer' : 'Input should be a valid number', int ? 'int_type' : 'float_type', v);
-      else if (v < min || v > max) p.add(['body', field], `Input should be between ${min} and ${max}`, v < min ? 'greater_than_equal' : 'less_than_equal', v);
-      else return v;
-      return null;
-    };
-    const bool = (v: unknown, field: string): boolean | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'boolean') p.add(['body', field], 'Input should be a valid boolean', 'bool_type', v);
-      return typeof v === 'boolean' ? v : null;
-    };
-    const str = (v: unknown, field: string, max: number): string | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'string' || !v || v.length > max) p.add(['body', field], `Input should be a string of 1 to ${max} characters`, 'string_type', v);
-      return typeof v === 'string' && v ? v : null;
-    };
+    const { num, bool, str } = bodyFieldReaders(p);
     const temperature = num(this.temperature, 'temperature', 0, 2);
     const topP = num(this.top_p, 'top_p', 0, 1);
     const maxTokens = num(this.max_completion_tokens, 'max_completion_tokens', 1, 1_000_000, true) ?? num(this.max_tokens, 'max_tokens', 1, 1_000_000, true);

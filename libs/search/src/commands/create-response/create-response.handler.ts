@@ -1,15 +1,16 @@
 import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal } from '@larder/kernel';
 import { LLM, Llm, LlmMessage } from '@larder/ai';
 import { SearchActivity } from '../../search-activity';
 import { HostedTools, hostedToolFunction } from '../../chat/hosted-tools';
-import { hostedToolRules, runToolLoop } from '../../chat/tool-loop';
+import { hostedToolRules, runToolLoop, ToolLoopResult } from '../../chat/tool-loop';
 import type { CitedSource } from '../../chat/citations';
 import type { StoredChatMessage } from '../../chat/events';
 import { ResponseOutput } from '../../responses/response-output';
 import { StoredResponses } from '../../responses/stored-responses';
-import { LlmNotConfiguredError, truncated } from '../create-chat-completion/create-chat-completion.handler';
+import { LlmNotConfiguredError } from '../create-chat-completion/create-chat-completion.handler';
+import { chatCompletionCreated, CompletionActivityFacts } from '../../chat/completion-activity';
 import type { ChatToolChoice } from '../create-chat-completion/create-chat-completion.request.dto';
 import { CreateResponseCommand } from './create-response.command';
 import { completionSummary } from '../../chat/completion-summary';
@@ -107,6 +108,23 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
       signal,
       now: () => this.clock.now(),
     });
+    const facts = {
+      completionId: id,
+      endpoint: 'responses' as const,
+      rootCompletionId: id,
+      previousCompletionId: params.previousResponseId,
+      model: params.model ?? llm.model,
+      messagesCount: messages.length,
+      stream: !!sink,
+      startedAt,
+      t0,
+      metadata: params.metadata,
+    };
+    if (run.finishReason === 'client_disconnected') {
+      // recorded (and billed) for what was done until the hang-up; nothing is stored or sent
+      this.record(p, run, { ...facts, stored: false, summary: completionSummary(messages, run.content), at: this.clock.now().toISOString() });
+      throw signal?.reason instanceof Error ? signal.reason : new Error('the client hung up');
+    }
     const items = output.finish(run.content, run.annotations);
     const usage = {
       input_tokens: run.usage.promptTokens,
@@ -150,34 +168,13 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
         },
       });
     }
-    this.activity.record(p.organizationId, {
-      type: 'ChatCompletionCreated',
-      data: {
-        completionId: id,
-        organizationId: p.organizationId,
-        apiKeyId: p.apiKeyId,
-        endpoint: 'responses',
-        storeIds: run.storeIds,
-        rootCompletionId: id,
-        previousCompletionId: params.previousResponseId,
-        model: params.model ?? llm.model,
-        responseModel: run.responseModel,
-        messagesCount: messages.length,
-        finishReason: run.finishReason,
-        stream: !!sink,
-        stored: params.store,
-        toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
-        clientToolCalls: run.clientToolCalls.map((c) => c.id),
-        tokenUsage: { prompt_tokens: usage.input_tokens, completion_tokens: usage.output_tokens, total_tokens: usage.total_tokens },
-        startedAt: startedAt.toISOString(),
-        completionTimeMs: performance.now() - t0,
-        timeToFirstTokenMs: run.firstContentMs,
-        metadata: params.metadata,
-        ...completionSummary(messages, run.content),
-        at,
-      },
-    });
+    this.record(p, run, { ...facts, stored: params.store, summary: completionSummary(messages, run.content), at });
     output.emit(incomplete ? 'response.incomplete' : 'response.completed', { response });
     return response;
+  }
+
+  /** The response's activity record (what is listed in /v1/events and billed). */
+  private record(p: Principal, run: ToolLoopResult, c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>): void {
+    this.activity.record(p.organizationId, chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run));
   }
 }

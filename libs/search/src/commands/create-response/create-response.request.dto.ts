@@ -2,6 +2,7 @@ import { Allow } from 'class-validator';
 import { isPlainObject, LIMITS, Problems } from '@larder/kernel';
 import type { LlmMessage, LlmTool } from '@larder/ai';
 import type { HostedToolDecl } from '../../chat/hosted-tools';
+import { bodyFieldReaders } from '../../chat/body-fields';
 import { openAiFilter } from '../../openai/openai-filters';
 import { DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS, metadataOf } from '../create-chat-completion/create-chat-completion.request.dto';
 import type { ChatToolChoice } from '../create-chat-completion/create-chat-completion.request.dto';
@@ -72,24 +73,7 @@ export class CreateResponseRequestDto {
 
   params(): ResponseParams {
     const p = new Problems();
-    const num = (v: unknown, field: string, min: number, max: number, int = false): number | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'number' || !Number.isFinite(v) || (int && !Number.isInteger(v)))
-        p.add(['body', field], int ? 'Input should be a valid integer' : 'Input should be a valid number', int ? 'int_type' : 'float_type', v);
-      else if (v < min || v > max) p.add(['body', field], `Input should be between ${min} and ${max}`, v < min ? 'greater_than_equal' : 'less_than_equal', v);
-      else return v;
-      return null;
-    };
-    const bool = (v: unknown, field: string): boolean | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'boolean') p.add(['body', field], 'Input should be a valid boolean', 'bool_type', v);
-      return typeof v === 'boolean' ? v : null;
-    };
-    const str = (v: unknown, field: string, max: number): string | null => {
-      if (v === undefined || v === null) return null;
-      if (typeof v !== 'string' || !v || v.length > max) p.add(['body', field], `Input should be a string of 1 to ${max} characters`, 'string_type', v);
-      return typeof v === 'string' && v ? v : null;
-    };
+    const { num, bool, str } = bodyFieldReaders(p);
     const { messages, items } = inputOf(p, this.input);
     const instructions = this.instructions === undefined || this.instructions === null ? null : str(this.instructions, 'instructions', 256_000);
     const { hosted, functions, declared } = toolsOf(p, this.tools);
