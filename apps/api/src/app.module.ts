@@ -1,3 +1,4 @@
+import { join } from 'path';
 import { DynamicModule, Global, Module, OnApplicationShutdown } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { CqrsModule } from '@nestjs/cqrs';
@@ -85,6 +86,7 @@ export class InfrastructureModule {
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,
+          activityJournalDir: join(infra.config.dataDir, 'activity-journal'),
         } satisfies SearchConfig,
       },
       { provide: RERANKER, useValue: infra.reranker },

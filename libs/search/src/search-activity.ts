@@ -1,9 +1,12 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import { randomUUID } from 'crypto';
+import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, LIMITS, Principal, eventBytes } from '@larder/kernel';
 import { EVENT_STORE, EventStore, appendIsolating } from '@larder/event-store';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { SearchActivityCommon, SearchActivityEvent, SearchEventResult } from './events';
 import { searchActivityStream } from './streams';
+import { ActivityJournal, JournalRecord } from './activity-journal';
+import { SEARCH_CONFIG, SearchConfig } from './search.config';
 import type { RankedChunk } from './retrieval';
 import type { CommonParams } from './store-query.request.dto';
 
@@ -42,13 +45,14 @@ export const FLUSH_MAX_QUEUED = 1000;
  * (none under way, and none ended or recorded for `FLUSH_IDLE_MS`), at most `FLUSH_MAX_DELAY_MS` after the oldest queued event
  * or until `FLUSH_MAX_QUEUED` are queued: a steady stream of searches costs one append (and one round
  * of projection work) a second instead of one every 100 ms. A clean shutdown flushes
- * everything that was queued. (A crash may lose the events of the last second of searches: they are
- * activity records, never acknowledged to anyone.)
+ * everything that was queued; with a journal (`activityJournalDir`), a record is also written to the
+ * process's journal before its request is answered, so a crash loses none: the next start appends what
+ * the process that died had not stored.
  */
 @Injectable()
-export class SearchActivity implements OnApplicationShutdown {
+export class SearchActivity implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger('SearchActivity');
-  private queue: Array<{ organizationId: string; event: SearchActivityEvent }> = [];
+  private queue: JournalRecord[] = [];
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> | null = null;
   /** When the oldest queued event was queued, and when the last event was queued or search ended (performance.now()). */
@@ -57,11 +61,39 @@ export class SearchActivity implements OnApplicationShutdown {
   /** Searches under way (`searching`): the flush waits for them too. */
   private inFlight = 0;
 
+  /** Where queued records are kept until they are stored (null: in memory only). */
+  private readonly journal: ActivityJournal | null;
+  /** Segments whose flush failed: appended again by the next flush. */
+  private unstored: string[] = [];
+
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStore,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
-  ) {}
+    @Optional() @Inject(SEARCH_CONFIG) config?: SearchConfig | null,
+  ) {
+    this.journal = config?.activityJournalDir ? new ActivityJournal(config.activityJournalDir) : null;
+  }
+
+  /** The records of processes that ended before they stored them (a crash) are appended now, in the background. */
+  onApplicationBootstrap(): void {
+    if (!this.journal) return;
+    const left = this.journal.leftovers();
+    if (left.length) void this.storeSegments(left);
+  }
+
+  /** Appends journaled segments (ids make a repeat a no-op) and removes each once stored; answers those that failed. */
+  private async storeSegments(paths: string[]): Promise<string[]> {
+    const failed: string[] = [];
+    for (const path of paths) {
+      const records = ActivityJournal.read(path);
+      if (await this.append(records)) this.journal!.remove(path);
+      else failed.push(path);
+    }
+    const n = paths.length - failed.length;
+    if (n) this.logger.log(`stored the request records of ${n} journal segment(s) left unstored`);
+    return failed;
+  }
 
   /** The fields every search activity event has: who asked, over which stores, what came back, how fast (since `t0`). */
   common(p: Principal, stores: StoreRef[], params: Pick<CommonParams, 'rawFilters' | 'topK'>, results: RankedChunk[], t0: number): SearchActivityCommon {
@@ -87,10 +119,16 @@ export class SearchActivity implements OnApplicationShutdown {
    */
   record(organizationId: string, event: SearchActivityEvent): void {
     event = withinEventSize(event, this.logger);
+    const record: JournalRecord = { organizationId, event: { id: randomUUID(), type: event.type, data: event.data as unknown as Record<string, unknown> } };
+    try {
+      this.journal?.write(record);
+    } catch (err) {
+      this.logger.warn(`could not journal a ${event.type} record: ${(err as Error).message}`);
+    }
     const now = performance.now();
     if (!this.queue.length) this.oldestAt = now;
     this.newestAt = now;
-    this.queue.push({ organizationId, event });
+    this.queue.push(record);
     if (this.queue.length === FLUSH_MAX_QUEUED) {
       void this.flush();
       return;
@@ -135,27 +173,17 @@ export class SearchActivity implements OnApplicationShutdown {
     while (this.flushing) await this.flushing;
     const batch = this.queue;
     this.queue = [];
-    if (!batch.length) return;
+    const segment = this.journal?.rotate() ?? null;
+    if (!batch.length && !this.unstored.length) return;
     this.flushing = (async () => {
-      const byOrg = new Map<string, SearchActivityEvent[]>();
-      for (const { organizationId, event } of batch) {
-        const events = byOrg.get(organizationId);
-        if (events) events.push(event);
-        else byOrg.set(organizationId, [event]);
-      }
-      for (const [org, events] of byOrg) {
-        try {
-          // a record the store refuses is quarantined alone; the others of the batch are appended
-          await appendIsolating(
-            this.store,
-            searchActivityStream(org),
-            events.map((e) => ({ type: e.type, data: e.data, metadata: { orgId: org, actor: e.data.apiKeyId } })),
-            this.logger,
-            () => this.clock.now(),
-          );
-        } catch (err) {
-          this.logger.warn(`could not record ${events.length} search activity events: ${(err as Error).message}`);
-        }
+      const stored = await this.append(batch);
+      if (segment && stored) this.journal!.remove(segment);
+      else if (segment) this.unstored.push(segment);
+      // a segment an earlier flush could not store is tried again (its records keep their ids)
+      if (stored && this.unstored.length) {
+        const again = this.unstored;
+        this.unstored = [];
+        this.unstored.push(...(await this.storeSegments(again)));
       }
     })();
     try {
@@ -163,6 +191,32 @@ export class SearchActivity implements OnApplicationShutdown {
     } finally {
       this.flushing = null;
     }
+  }
+
+  /** Appends records per organization (a refused record is quarantined alone); false when the store could not be reached. */
+  private async append(records: JournalRecord[]): Promise<boolean> {
+    const byOrg = new Map<string, JournalRecord['event'][]>();
+    for (const { organizationId, event } of records) {
+      const events = byOrg.get(organizationId);
+      if (events) events.push(event);
+      else byOrg.set(organizationId, [event]);
+    }
+    let ok = true;
+    for (const [org, events] of byOrg) {
+      try {
+        await appendIsolating(
+          this.store,
+          searchActivityStream(org),
+          events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: { orgId: org, actor: String(e.data.apiKeyId) } })),
+          this.logger,
+          () => this.clock.now(),
+        );
+      } catch (err) {
+        ok = false;
+        this.logger.warn(`could not record ${events.length} search activity events: ${(err as Error).message}`);
+      }
+    }
+    return ok;
   }
 
   async onApplicationShutdown(): Promise<void> {

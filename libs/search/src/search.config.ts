@@ -12,6 +12,8 @@ export interface SearchConfig {
   rerankLexicalWeight?: number;
   /** Results asked of each web search provider for a search naming `mixedbread/web` (default 20). */
   webMaxResults?: number;
+  /** Where request records are journaled until stored (ActivityJournal); unset: in memory only. */
+  activityJournalDir?: string | null;
 }
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
 
