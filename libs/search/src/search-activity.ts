@@ -119,7 +119,7 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
    */
   record(organizationId: string, event: SearchActivityEvent): void {
     event = withinEventSize(event, this.logger);
-    const record: JournalRecord = { organizationId, event: { id: randomUUID(), type: event.type, data: event.data as unknown as Record<string, unknown> } };
+    const record: JournalRecord = { organizationId, event: { id: randomUUID(), type: event.type, data: event.data } };
     try {
       this.journal?.write(record);
     } catch (err) {
