@@ -122,6 +122,21 @@ export class StoreFilesReader {
     return rows.map(toRow);
   }
 
+  /**
+   * External ids that more than one store file of a store carries, none of them added in the last
+   * `quietSeconds` (an attach still under way settles its own claim): what a crash between a claim's
+   * add and the removal of the files it took the id over from leaves behind.
+   */
+  async sharedExternalIds(quietSeconds: number, limit: number): Promise<Array<{ organizationId: string; storeId: string; externalId: string }>> {
+    const rows: Array<{ organization_id: string; store_id: string; external_id: string }> = await this.ds.query(
+      `SELECT organization_id, store_id, external_id FROM ${F} WHERE external_id IS NOT NULL
+       GROUP BY organization_id, store_id, external_id
+       HAVING count(*) > 1 AND max(created_at) < now() - make_interval(secs => $1) LIMIT $2`,
+      [quietSeconds, limit],
+    );
+    return rows.map((r) => ({ organizationId: r.organization_id, storeId: r.store_id, externalId: r.external_id }));
+  }
+
   /** Every store of the organization holding this file. */
   async storesHolding(organizationId: string, fileId: string): Promise<StoreFileRow[]> {
     const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE organization_id = $1 AND file_id = $2`, [organizationId, fileId]);

@@ -13,6 +13,7 @@ import { StoreFileAnswers } from './store-file-answers';
 import { AttachAuthority } from './authority';
 import { IngestionWorker } from './ingestion/ingestion.worker';
 import { StoreExpirySweeper } from './ingestion/store-expiry.sweeper';
+import { ExternalIdReconciler } from './ingestion/external-id.reconciler';
 import { CreateStoreHandler } from './commands/create-store/create-store.handler';
 import { CreateStoreHttpController } from './commands/create-store/create-store.http.controller';
 import { UpdateStoreHandler } from './commands/update-store/update-store.handler';
@@ -127,6 +128,7 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     AttachAuthority,
     IngestionWorker,
     StoreExpirySweeper,
+    ExternalIdReconciler,
     { provide: FILE_REFERENCES, useExisting: StoreFilesWriter },
     StoreFileAnswers,
     { provide: STORE_FILE_VIEWS, useExisting: StoreFileAnswers },
