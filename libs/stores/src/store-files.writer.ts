@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
 import { ConflictError, FileReferences, FILE_UPLOADER, FileUploader, maxPosition, NotFoundError, Position } from '@larder/kernel';
-import { commandHandler, CommandResult, foldEvents, Writes } from '@larder/event-store';
+import { commandHandler, CommandWriter, Decided, foldEvents, WithoutClock, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
@@ -11,8 +11,6 @@ import { embedsMetadata } from '@larder/ingestion/embedding-context';
 import { chunkingFor } from '@larder/ingestion/chunker';
 
 export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
-
-type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 export const handleStoreFile = commandHandler(storeFileDecider, (c: StoreFileCommand) => storeFileStream(c.storeId, c.fileId));
 
@@ -71,26 +69,26 @@ const sameChunking = (a: ChunkingData | null | undefined, b: ChunkingData | null
 @Injectable()
 export class StoreFilesWriter implements FileReferences {
   private readonly logger = new NestLogger('StoreFiles');
+  private readonly storeFiles: CommandWriter<StoreFileState, StoreFileCommand>;
+
   constructor(
     private readonly writes: Writes,
     private readonly stores: StoresReader,
     private readonly reader: StoreFilesReader,
     private readonly externalIds: StoreExternalIds,
     @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
-  ) {}
+  ) {
+    this.storeFiles = writes.writer(handleStoreFile, STORE_FILE_PROJECTIONS);
+  }
 
   /** Appends one store-file decision; with `wait`, then waits for the read models (late: the response says so, the write stands). */
-  async decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true): Promise<CommandResult<StoreFileState> & { settled: boolean }> {
-    const result = await this.writes.run(handleStoreFile, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
-    const settled = wait ? await this.writes.settle(STORE_FILE_PROJECTIONS, result.position) : false;
-    return { ...result, settled };
+  decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true): Promise<Decided<StoreFileState>> {
+    return this.storeFiles.decide(command, actor, wait);
   }
 
   /** The store file after a decision: the read model's row once it caught up, else the decided state. */
-  private async answer(organizationId: string, storeId: string, fileId: string, result: CommandResult<StoreFileState> & { settled: boolean }, before: StoreFileRow | null): Promise<StoreFileRow> {
-    // the write is stored: a failing read falls back to the decided state rather than failing the write
-    const row = result.settled || !result.position ? await this.reader.get(organizationId, storeId, fileId).catch(() => null) : null;
-    return row ?? storeFileRowFromState(result.state, before) ?? before!;
+  private answer(organizationId: string, storeId: string, fileId: string, decided: Decided<StoreFileState>, before: StoreFileRow | null): Promise<StoreFileRow> {
+    return this.storeFiles.read(decided, () => this.reader.get(organizationId, storeId, fileId), (s) => storeFileRowFromState(s, before) ?? before!);
   }
 
   private stateOf(storeId: string, fileId: string): Promise<StoreFileState> {
@@ -212,7 +210,7 @@ export class StoreFilesWriter implements FileReferences {
       // a re-attach with other content or options replaces the file in the same append
       ...(existing.present ? { replace: true } : {}),
     };
-    let added: CommandResult<StoreFileState> & { settled: boolean };
+    let added: Decided<StoreFileState>;
     try {
       added = await this.decide(add, actor, false);
     } catch (err) {
@@ -232,7 +230,7 @@ export class StoreFilesWriter implements FileReferences {
       // id (without overwrite): the file removed itself again, and the attach is not acknowledged
       throw new ConflictError(`A file with external_id '${externalId}' already exists in store ${s.name}`);
     }
-    if (wait) added.settled = await this.writes.settle(STORE_FILE_PROJECTIONS, position).catch(() => false);
+    if (wait) added.settled = await this.storeFiles.settle(position).catch(() => false);
     return { row: await this.answer(organizationId, s.id, file.id, added, null), position };
   }
 
@@ -282,7 +280,7 @@ export class StoreFilesWriter implements FileReferences {
       if (r?.position) last = r.position;
       if (r) n++;
     }
-    if (last) await this.writes.settle(STORE_FILE_PROJECTIONS, last);
+    if (last) await this.storeFiles.settle(last);
     return n;
   }
 
@@ -307,7 +305,7 @@ export class StoreFilesWriter implements FileReferences {
     f: { storeId: string; fileId: string; filename: string; externalId: string | null; contextualization: unknown },
     before: unknown,
     after: unknown,
-  ): Promise<(CommandResult<StoreFileState> & { settled: boolean }) | null> {
+  ): Promise<Decided<StoreFileState> | null> {
     if (!embedsMetadata(f.contextualization) || JSON.stringify(before ?? null) === JSON.stringify(after ?? null)) return null;
     return this.decide(
       { type: 'ReingestStoreFile', storeId: f.storeId, organizationId, fileId: f.fileId, filename: f.filename, externalId: f.externalId, metadata: after ?? null, billable: true },
@@ -329,7 +327,7 @@ export class StoreFilesWriter implements FileReferences {
    * stays in the store as `cancelled`. Answers the position of the cancel, or null when there was
    * nothing to cancel (finished, or gone).
    */
-  async cancel(organizationId: string, actor: string, storeId: string, fileId: string): Promise<CommandResult<StoreFileState>['position'] | null> {
+  async cancel(organizationId: string, actor: string, storeId: string, fileId: string): Promise<Position | null> {
     try {
       const r = await this.decide({ type: 'CancelStoreFileIngestion', storeId, organizationId, fileId }, actor, false);
       return r.events.length ? r.position : null;
