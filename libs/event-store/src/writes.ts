@@ -61,7 +61,7 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
 
   /** Appends one decision (never waits). `by` is the actor (the command names the organization) or the full metadata. */
   run(command: WithoutClock<TCommand>, by: string | EventMetadata): Promise<CommandResult<TState>> {
-    const stamped = { now: this.writes.now(), ...command } as unknown as TCommand;
+    const stamped = { ...command, now: command.now ?? this.writes.now() } as unknown as TCommand;
     const metadata = typeof by === 'string' ? { orgId: (command as unknown as { organizationId: string }).organizationId, actor: by } : by;
     return this.writes.run(this.handler, stamped, metadata);
   }
