@@ -5,6 +5,7 @@ import { StoreFileBatchesReader, StoreFileBatchRow } from '@larder/projections/s
 import { StoreFileBatchCommand, storeFileBatchDecider, StoreFileBatchState } from './store-file-batch.aggregate';
 import { storeFileBatchStream } from './streams';
 import { AddStoreFileInput, STORE_FILE_PROJECTIONS, StoreFilesWriter } from './store-files.writer';
+import { StoreFileAttacher } from './commands/add-store-file/store-file-attacher';
 
 const handleBatch = commandHandler(storeFileBatchDecider, (c: StoreFileBatchCommand) => storeFileBatchStream(c.batchId));
 
@@ -23,6 +24,7 @@ export class StoreFileBatchesWriter {
   constructor(
     private readonly writes: Writes,
     private readonly storeFiles: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly reader: StoreFileBatchesReader,
     @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
   ) {
@@ -53,7 +55,7 @@ export class StoreFileBatchesWriter {
     const batchId = this.writes.ids.uuid();
     const created = await this.batches.run({ type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id) }, actor);
     let last = created.position;
-    for (const f of files) last = (await this.storeFiles.attach(organizationId, actor, s.id, f, false)).position ?? last;
+    for (const f of files) last = (await this.attacher.attach(organizationId, actor, s.id, f, false)).position ?? last;
     // one wait for every file of the batch: the appends are in order, so the last one covers them all
     return this.answer(organizationId, s.id, batchId, { ...created, position: last });
   }

@@ -9,7 +9,7 @@ import { StoreCommand, storeDecider, STORE_NAME, StoreState } from './store.aggr
 import { StoreNameCommand, storeNameDecider, StoreNameState } from './store-name.aggregate';
 import { storeNameStream, storeStream } from './streams';
 import { ChunkingData, ExpiresAfterData, StoreConfigData } from './events';
-import { StoreFilesWriter } from './store-files.writer';
+import { StoreFileAttacher } from './commands/add-store-file/store-file-attacher';
 
 export const STORE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 
@@ -97,7 +97,7 @@ export class StoresWriter {
     private readonly reader: StoresReader,
     private readonly storeFiles: StoreFilesReader,
     private readonly files: FilesReader,
-    private readonly storeFilesWriter: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly buckets: BucketsReader,
   ) {
     this.stores = writes.writer(handleStore, STORE_PROJECTIONS);
@@ -204,7 +204,7 @@ export class StoresWriter {
     if (!fileIds.length) return this.answer(organizationId, storeId, created);
     // the store as created, handed to the attach: the stores read model may not list it yet
     const store = await this.answer(organizationId, storeId, created);
-    for (const fileId of fileIds) await this.storeFilesWriter.add(organizationId, actor, store, { file_id: fileId });
+    for (const fileId of fileIds) await this.attacher.add(organizationId, actor, store, { file_id: fileId });
     return this.answer(organizationId, storeId, created);
   }
 
