@@ -30,7 +30,11 @@ export class ApiKeyWriter {
     if (!isUuid(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
     const decided = await this.keys.decide(command, actor);
     if (decided.state.status === 'deleted') return { response: null };
-    const view = await this.keys.read(decided, () => this.reader.get(command.organizationId, command.apiKeyId), (s) => apiKeyView(command.apiKeyId, s));
+    const view = await this.keys.read(
+      decided,
+      () => this.reader.get(command.organizationId, command.apiKeyId),
+      (s) => apiKeyView(command.apiKeyId, s),
+    );
     return { response: toApiKeyResponse(view) };
   }
 }

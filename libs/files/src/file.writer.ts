@@ -125,7 +125,13 @@ export class FileWriter {
     const decided = { ...result, settled: await this.files.settle(result.position) };
     const file =
       result.state.status === 'present'
-        ? toFileObject(await this.files.read<Parameters<typeof toFileObject>[0]>(decided, () => this.reader.get(command.organizationId, command.fileId), (s) => fileView(command.fileId, s)))
+        ? toFileObject(
+            await this.files.read<Parameters<typeof toFileObject>[0]>(
+              decided,
+              () => this.reader.get(command.organizationId, command.fileId),
+              (s) => fileView(command.fileId, s),
+            ),
+          )
         : null;
     return { file, state: result.state, position: result.position, settled: decided.settled };
   }

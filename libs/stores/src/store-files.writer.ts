@@ -89,7 +89,11 @@ export class StoreFilesWriter implements FileReferences {
 
   /** The store file after a decision: the read model's row once it caught up, else the decided state. */
   answer(organizationId: string, storeId: string, fileId: string, decided: Decided<StoreFileState>, before: StoreFileRow | null): Promise<StoreFileRow> {
-    return this.storeFiles.read(decided, () => this.reader.get(organizationId, storeId, fileId), (s) => storeFileRowFromState(s, before) ?? before!);
+    return this.storeFiles.read(
+      decided,
+      () => this.reader.get(organizationId, storeId, fileId),
+      (s) => storeFileRowFromState(s, before) ?? before!,
+    );
   }
 
   private stateOf(storeId: string, fileId: string): Promise<StoreFileState> {

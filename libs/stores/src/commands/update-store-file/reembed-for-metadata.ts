@@ -24,14 +24,7 @@ export function reembedForMetadata(
 }
 
 /** Replaces a store file's metadata (re-embedding it where the store embeds metadata) and answers the file as stored. */
-export async function updateStoreFileMetadata(
-  writer: StoreFilesWriter,
-  organizationId: string,
-  actor: string,
-  storeIdentifier: string,
-  fileIdentifier: string,
-  metadata: unknown,
-) {
+export async function updateStoreFileMetadata(writer: StoreFilesWriter, organizationId: string, actor: string, storeIdentifier: string, fileIdentifier: string, metadata: unknown) {
   const f = await writer.get(organizationId, storeIdentifier, fileIdentifier, { writable: true });
   const r = await writer.decide({ type: 'UpdateStoreFileMetadata', storeId: f.storeId, organizationId, fileId: f.fileId, metadata: metadata ?? null }, actor);
   const again = await reembedForMetadata(writer, organizationId, actor, f, f.metadata, metadata ?? null);
