@@ -1,13 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, NotFoundError, isUuid } from '@larder/kernel';
-import { commandHandler, Writes } from '@larder/event-store';
+import { commandHandler, CommandWriter, WithoutClock, Writes } from '@larder/event-store';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
-import { ApiKeyCommand, apiKeyDecider, apiKeyView } from './api-key.aggregate';
+import { ApiKeyCommand, apiKeyDecider, ApiKeyState, apiKeyView } from './api-key.aggregate';
 import { apiKeyStream } from './streams';
 import { UnsettledKeyChanges } from './auth/unsettled-key-changes';
 import { ApiKeyResponse, toApiKeyResponse } from './api-key.response';
-
-type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 /** One decider bound to its stream: every write to an API key goes through it. */
 export const handleApiKey = commandHandler(apiKeyDecider, (c: ApiKeyCommand) => apiKeyStream(c.apiKeyId));
@@ -18,27 +16,31 @@ export const handleApiKey = commandHandler(apiKeyDecider, (c: ApiKeyCommand) => 
  */
 @Injectable()
 export class ApiKeyWriter {
+  private readonly keys: CommandWriter<ApiKeyState, ApiKeyCommand>;
+
   constructor(
-    private readonly writes: Writes,
+    writes: Writes,
     @Inject(CLOCK) readonly clock: Clock,
     @Inject(ID_GENERATOR) readonly ids: IdGenerator,
     private readonly reader: ApiKeysReader,
     private readonly unsettled: UnsettledKeyChanges,
-  ) {}
+  ) {
+    this.keys = writes.writer(handleApiKey, ['api-keys']);
+  }
 
   async decide(command: WithoutClock<ApiKeyCommand>, actor: string): Promise<{ response: ApiKeyResponse | null }> {
     if (!isUuid(command.apiKeyId)) throw new NotFoundError(`API key ${command.apiKeyId} not found`);
-    const result = await this.writes.run(handleApiKey, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
-    const settled = await this.writes.settle(['api-keys'], result.position);
+    const decided = await this.keys.decide(command, actor);
     // a late read model must not let a revoked, rerolled or deleted key through: the guard checks this too
-    if (!settled && result.position && result.revision !== undefined) {
-      this.unsettled.note(command.apiKeyId, result.revision, result.state, command.type === 'RerollApiKey' ? command.secretHash : undefined);
+    if (!decided.settled && decided.position && decided.revision !== undefined) {
+      this.unsettled.note(command.apiKeyId, decided.revision, decided.state, command.type === 'RerollApiKey' ? command.secretHash : undefined);
     }
-    if (result.state.status === 'deleted') return { response: null };
-    if (settled) {
-      const row = await this.reader.get(command.organizationId, command.apiKeyId);
-      if (row) return { response: toApiKeyResponse(row) };
-    }
-    return { response: toApiKeyResponse(apiKeyView(command.apiKeyId, result.state)) };
+    if (decided.state.status === 'deleted') return { response: null };
+    const view = await this.keys.read(
+      decided,
+      () => this.reader.get(command.organizationId, command.apiKeyId),
+      (s) => apiKeyView(command.apiKeyId, s),
+    );
+    return { response: toApiKeyResponse(view) };
   }
 }

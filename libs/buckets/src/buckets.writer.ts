@@ -1,12 +1,12 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BadRequestError, ConflictError, NotFoundError, ValidationFailedError, isUuid } from '@larder/kernel';
-import { commandHandler, CommandResult, Writes } from '@larder/event-store';
+import { commandHandler, CommandResult, CommandWriter, WithoutClock, Writes } from '@larder/event-store';
 import { BUCKET_CONNECTOR, BucketAccessError, BucketConnector, BucketCredentials, BucketLocation } from '@larder/blob-storage';
 import { SECRET_VAULT, SecretVault } from '@larder/secrets';
 import { BucketRow, BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { BucketCommand, bucketDecider, BucketState, ROTATE_ASSUME_ROLE } from './bucket.aggregate';
-import { AssignBucketExternalId, bucketExternalIdDecider } from './bucket-external-id.aggregate';
+import { AssignBucketExternalId, bucketExternalIdDecider, BucketExternalIdState } from './bucket-external-id.aggregate';
 import { BucketCredentialsInput, parseCredentials } from './bucket-credentials';
 import { bucketRowFromState } from './bucket.response';
 import { bucketExternalIdStream, bucketStream } from './streams';
@@ -17,8 +17,6 @@ export const ACCESS_KEY_PURPOSE = 'bucket.access_key';
 
 export const handleBucket = commandHandler(bucketDecider, (c: BucketCommand) => bucketStream(c.bucketId));
 export const handleBucketExternalId = commandHandler(bucketExternalIdDecider, (c: AssignBucketExternalId) => bucketExternalIdStream(c.organizationId));
-
-type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 export interface CreateBucketInput {
   name: string;
@@ -62,6 +60,8 @@ function locOf(e: BucketAccessError, location: BucketLocation): (string | number
 @Injectable()
 export class BucketsWriter {
   private readonly logger = new Logger('Buckets');
+  private readonly buckets: CommandWriter<BucketState, BucketCommand>;
+  private readonly externalIds: CommandWriter<BucketExternalIdState, AssignBucketExternalId>;
 
   constructor(
     private readonly writes: Writes,
@@ -69,19 +69,18 @@ export class BucketsWriter {
     private readonly stores: StoresReader,
     @Inject(SECRET_VAULT) private readonly vault: SecretVault,
     @Inject(BUCKET_CONNECTOR) private readonly connector: BucketConnector,
-  ) {}
+  ) {
+    this.buckets = writes.writer(handleBucket, BUCKET_PROJECTIONS);
+    this.externalIds = writes.writer(handleBucketExternalId, []);
+  }
 
   decide(command: WithoutClock<BucketCommand>, actor: string): Promise<CommandResult<BucketState>> {
-    return this.writes.run(handleBucket, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
+    return this.buckets.run(command, actor);
   }
 
   /** The bucket after a stored decision: the read model's row once it caught up, else the decided state. */
   async answer(organizationId: string, bucketId: string, result: CommandResult<BucketState>): Promise<BucketRow> {
-    if (await this.writes.settle(BUCKET_PROJECTIONS, result.position)) {
-      const row = await this.reader.get(organizationId, bucketId);
-      if (row) return row;
-    }
-    return bucketRowFromState(result.state);
+    return this.buckets.answer(result, () => this.reader.get(organizationId, bucketId), bucketRowFromState);
   }
 
   private async stateOf(organizationId: string, bucketId: string): Promise<BucketState> {
@@ -93,11 +92,7 @@ export class BucketsWriter {
 
   /** The organization's STS external id: assigned on first use, the same ever after. */
   async externalIdOf(organizationId: string, actor: string): Promise<string> {
-    const r = await this.writes.run(
-      handleBucketExternalId,
-      { type: 'AssignBucketExternalId', organizationId, candidate: `larder-${this.writes.ids.uuid()}`, now: this.writes.now() },
-      { orgId: organizationId, actor },
-    );
+    const r = await this.externalIds.run({ type: 'AssignBucketExternalId', organizationId, candidate: `larder-${this.writes.ids.uuid()}` }, actor);
     return r.state.externalId!;
   }
 
@@ -200,7 +195,7 @@ export class BucketsWriter {
       );
     }
     const deleted = await this.decide({ type: 'DeleteBucket', bucketId, organizationId }, actor);
-    await this.writes.settle(BUCKET_PROJECTIONS, deleted.position);
+    await this.buckets.settle(deleted.position);
     return { id: bucketId, deleted: true, object: 'bucket' };
   }
 }

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'stream';
 import { Clock, IdGenerator, NotFoundError, PayloadTooLargeError, Position, ProjectionName, ValidationFailedError, isUuid } from '@larder/kernel';
-import { CommandResult, commandHandler, Writes, foldEvents } from '@larder/event-store';
+import { CommandResult, commandHandler, CommandWriter, Writes, foldEvents } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { FileCommand, fileDecider, FileState, fileView, isLive } from './file.aggregate';
@@ -31,13 +31,16 @@ export interface FileDecision {
 @Injectable()
 export class FileWriter {
   private readonly logger = new Logger('Files');
+  private readonly files: CommandWriter<FileState, FileCommand>;
 
   constructor(
     private readonly writes: Writes,
     @Inject(BLOB_STORAGE) readonly blobs: BlobStorage,
     @Inject(FILES_CONFIG) private readonly config: FilesConfig,
     private readonly reader: FilesReader,
-  ) {}
+  ) {
+    this.files = writes.writer(handleFile, FILE_PROJECTIONS);
+  }
 
   get clock(): Clock {
     return this.writes.clock;
@@ -113,16 +116,24 @@ export class FileWriter {
     if (!isUuid(command.fileId)) throw new NotFoundError(`File ${command.fileId} not found`);
     let result: CommandResult<FileState>;
     try {
-      result = await this.writes.run(handleFile, command, { orgId: command.organizationId, actor });
+      result = await this.files.run(command, actor);
     } catch (err) {
       if (newBlob) await this.blobs.delete(newBlob).catch((e: Error) => this.logger.warn(`content ${newBlob} of a refused write not deleted: ${e.message}`));
       throw err;
     }
     // stored: from here on the write is a fact
-    const settled = await this.writes.settle(FILE_PROJECTIONS, result.position);
-    if (result.state.status !== 'present') return { file: null, state: result.state, position: result.position, settled };
-    const row = settled ? await this.reader.get(command.organizationId, command.fileId) : null;
-    return { file: toFileObject(row ?? fileView(command.fileId, result.state)), state: result.state, position: result.position, settled };
+    const decided = { ...result, settled: await this.files.settle(result.position) };
+    const file =
+      result.state.status === 'present'
+        ? toFileObject(
+            await this.files.read<Parameters<typeof toFileObject>[0]>(
+              decided,
+              () => this.reader.get(command.organizationId, command.fileId),
+              (s) => fileView(command.fileId, s),
+            ),
+          )
+        : null;
+    return { file, state: result.state, position: result.position, settled: decided.settled };
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Clock, EventMetadata, NotFoundError, Position, ProjectionName, isUuid } from '@larder/kernel';
-import { CommandResult, commandHandler, Writes } from '@larder/event-store';
+import { Clock, NotFoundError, ProjectionName, isUuid } from '@larder/kernel';
+import { commandHandler, CommandWriter, Writes } from '@larder/event-store';
 import { UploadCommand, uploadDecider, UploadState } from './multipart-upload.aggregate';
 import { fileUploadStream } from './streams';
 
@@ -11,12 +11,16 @@ export const handleUpload = commandHandler(uploadDecider, (c: UploadCommand) => 
 
 /**
  * The write side of a multipart upload. Writes read the upload from its own stream, so a late read
- * model never refuses a part or a completion of an upload that exists; `decide` only appends, and the
- * wait for the read model (`settle`) comes after, marking the response when it is late.
+ * model never refuses a part or a completion of an upload that exists; `write.run` only appends, and
+ * the wait for the read model (`write.settle`) comes after, marking the response when it is late.
  */
 @Injectable()
 export class UploadWriter {
-  constructor(private readonly writes: Writes) {}
+  readonly write: CommandWriter<UploadState, UploadCommand>;
+
+  constructor(private readonly writes: Writes) {
+    this.write = writes.writer(handleUpload, UPLOAD_PROJECTIONS);
+  }
 
   get clock(): Clock {
     return this.writes.clock;
@@ -27,15 +31,5 @@ export class UploadWriter {
     const state = isUuid(uploadId) ? await this.writes.fold(uploadDecider, fileUploadStream(uploadId)) : uploadDecider.initialState();
     if (state.status === 'absent' || (organizationId !== null && state.organizationId !== organizationId)) throw new NotFoundError(`Upload ${uploadId} not found`);
     return state;
-  }
-
-  /** Appends one decision (no wait). */
-  decide(command: UploadCommand, metadata: EventMetadata): Promise<CommandResult<UploadState>> {
-    return this.writes.run(handleUpload, command, metadata);
-  }
-
-  /** The wait after a stored write: true when the read models caught up, false (response marked) when late. */
-  settle(position: Position | null, projections: readonly ProjectionName[] = UPLOAD_PROJECTIONS): Promise<boolean> {
-    return this.writes.settle(projections, position);
   }
 }

@@ -7,7 +7,8 @@ import { FilesReader } from '@larder/projections/files/files.reader';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoresWriter } from './stores.writer';
 import { StoreFilesWriter } from './store-files.writer';
-import { StoreExternalIds } from './store-external-ids';
+import { StoreExternalIds } from './commands/add-store-file/store-external-ids';
+import { StoreFileAttacher } from './commands/add-store-file/store-file-attacher';
 import { ContentUrls } from './content-urls';
 import { StoreFileAnswers } from './store-file-answers';
 import { AttachAuthority } from './authority';
@@ -124,6 +125,7 @@ export { StoreCopyReactor } from './copy/store-copy.reactor';
     StoresWriter,
     StoreExternalIds,
     StoreFilesWriter,
+    StoreFileAttacher,
     ContentUrls,
     AttachAuthority,
     IngestionWorker,

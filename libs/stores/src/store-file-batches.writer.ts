@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { ConflictError, FILE_UPLOADER, FileUploader, NotFoundError, Problems } from '@larder/kernel';
-import { commandHandler, Writes } from '@larder/event-store';
+import { commandHandler, CommandResult, CommandWriter, Writes } from '@larder/event-store';
 import { StoreFileBatchesReader, StoreFileBatchRow } from '@larder/projections/stores/store-file-batches.reader';
 import { StoreFileBatchCommand, storeFileBatchDecider, StoreFileBatchState } from './store-file-batch.aggregate';
 import { storeFileBatchStream } from './streams';
 import { AddStoreFileInput, STORE_FILE_PROJECTIONS, StoreFilesWriter } from './store-files.writer';
+import { StoreFileAttacher } from './commands/add-store-file/store-file-attacher';
 
 const handleBatch = commandHandler(storeFileBatchDecider, (c: StoreFileBatchCommand) => storeFileBatchStream(c.batchId));
 
@@ -18,12 +19,18 @@ export type BatchFileInput = Pick<AddStoreFileInput, 'file_id' | 'metadata' | 'c
  */
 @Injectable()
 export class StoreFileBatchesWriter {
+  private readonly batches: CommandWriter<StoreFileBatchState, StoreFileBatchCommand>;
+
   constructor(
     private readonly writes: Writes,
     private readonly storeFiles: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly reader: StoreFileBatchesReader,
     @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
-  ) {}
+  ) {
+    // the batch's own read model follows its store files': one wait on those covers both
+    this.batches = writes.writer(handleBatch, STORE_FILE_PROJECTIONS);
+  }
 
   async get(organizationId: string, storeIdentifier: string, batchId: string): Promise<StoreFileBatchRow> {
     const s = await this.storeFiles.resolveStore(organizationId, storeIdentifier);
@@ -46,40 +53,38 @@ export class StoreFileBatchesWriter {
     }
     p.throwIfAny();
     const batchId = this.writes.ids.uuid();
-    const created = await this.writes.run(
-      handleBatch,
-      { type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id), now: this.writes.now() },
-      { orgId: organizationId, actor },
-    );
+    const created = await this.batches.run({ type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id) }, actor);
     let last = created.position;
-    for (const f of files) last = (await this.storeFiles.attach(organizationId, actor, s.id, f, false)).position ?? last;
+    for (const f of files) last = (await this.attacher.attach(organizationId, actor, s.id, f, false)).position ?? last;
     // one wait for every file of the batch: the appends are in order, so the last one covers them all
-    await this.writes.settle(STORE_FILE_PROJECTIONS, last);
-    return this.answer(organizationId, s.id, batchId, created.state);
+    return this.answer(organizationId, s.id, batchId, { ...created, position: last });
   }
 
   async cancel(organizationId: string, actor: string, storeIdentifier: string, batchId: string): Promise<StoreFileBatchRow> {
     const b = await this.get(organizationId, storeIdentifier, batchId);
-    const cancelled = await this.writes.run(handleBatch, { type: 'CancelStoreFileBatch', batchId, storeId: b.storeId, organizationId, now: this.writes.now() }, { orgId: organizationId, actor });
+    const cancelled = await this.batches.run({ type: 'CancelStoreFileBatch', batchId, storeId: b.storeId, organizationId }, actor);
     let last = cancelled.position;
     for (const fileId of b.fileIds) last = (await this.storeFiles.cancel(organizationId, actor, b.storeId, fileId)) ?? last;
-    await this.writes.settle(STORE_FILE_PROJECTIONS, last);
-    return this.answer(organizationId, b.storeId, batchId, cancelled.state, b);
+    return this.answer(organizationId, b.storeId, batchId, { ...cancelled, position: last }, b);
   }
 
-  /** The batch from the read model, or (late) from its decided state: the write stands either way. */
-  private async answer(organizationId: string, storeId: string, batchId: string, state: StoreFileBatchState, before: StoreFileBatchRow | null = null): Promise<StoreFileBatchRow> {
-    const b = await this.reader.get(organizationId, storeId, batchId).catch(() => null);
-    if (b) return b;
-    const n = state.fileIds.length;
-    return {
-      id: batchId,
-      storeId,
-      organizationId,
-      fileIds: state.fileIds,
-      cancelledAt: state.status === 'cancelled' ? this.writes.now() : null,
-      createdAt: new Date(state.createdAt!),
-      fileCounts: before?.fileCounts ?? { in_progress: n, completed: 0, failed: 0, cancelled: 0, total: n },
-    };
+  /** Waits for the last of the batch's appends, then answers the batch from the read model, or (late) from its decided state: the write stands either way. */
+  private answer(organizationId: string, storeId: string, batchId: string, last: CommandResult<StoreFileBatchState>, before: StoreFileBatchRow | null = null): Promise<StoreFileBatchRow> {
+    return this.batches.answer(
+      last,
+      () => this.reader.get(organizationId, storeId, batchId),
+      (state) => {
+        const n = state.fileIds.length;
+        return {
+          id: batchId,
+          storeId,
+          organizationId,
+          fileIds: state.fileIds,
+          cancelledAt: state.status === 'cancelled' ? this.writes.now() : null,
+          createdAt: new Date(state.createdAt!),
+          fileCounts: before?.fileCounts ?? { in_progress: n, completed: 0, failed: 0, cancelled: 0, total: n },
+        };
+      },
+    );
   }
 }

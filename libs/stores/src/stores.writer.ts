@@ -1,19 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { BadRequestError, ConflictError, NotFoundError, ValidationFailedError } from '@larder/kernel';
-import { commandHandler, CommandResult, Writes } from '@larder/event-store';
+import { commandHandler, CommandResult, CommandWriter, WithoutClock, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoreCommand, storeDecider, STORE_NAME, StoreState } from './store.aggregate';
-import { StoreNameCommand, storeNameDecider } from './store-name.aggregate';
+import { StoreNameCommand, storeNameDecider, StoreNameState } from './store-name.aggregate';
 import { storeNameStream, storeStream } from './streams';
 import { ChunkingData, ExpiresAfterData, StoreConfigData } from './events';
-import { StoreFilesWriter } from './store-files.writer';
+import { StoreFileAttacher } from './commands/add-store-file/store-file-attacher';
 
 export const STORE_PROJECTIONS = ['stores', 'chunk-index'] as const;
-
-type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
 
 export interface CreateStoreInput {
   name?: string | null;
@@ -91,14 +89,20 @@ const expires = (e: CreateStoreInput['expires_after']): ExpiresAfterData | null 
 /** Store lifecycle: name claims, create, update, delete, expiry. */
 @Injectable()
 export class StoresWriter {
+  private readonly stores: CommandWriter<StoreState, StoreCommand>;
+  private readonly names: CommandWriter<StoreNameState, StoreNameCommand>;
+
   constructor(
     private readonly writes: Writes,
     private readonly reader: StoresReader,
     private readonly storeFiles: StoreFilesReader,
     private readonly files: FilesReader,
-    private readonly storeFilesWriter: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly buckets: BucketsReader,
-  ) {}
+  ) {
+    this.stores = writes.writer(handleStore, STORE_PROJECTIONS);
+    this.names = writes.writer(handleStoreName, []);
+  }
 
   async resolve(organizationId: string, identifier: string): Promise<StoreRow> {
     const row = await this.reader.get(organizationId, identifier);
@@ -108,17 +112,19 @@ export class StoresWriter {
 
   /** Appends one store decision. Waiting for the read models is `answer`'s job, after the append. */
   decide(command: WithoutClock<StoreCommand>, actor: string): Promise<CommandResult<StoreState>> {
-    return this.writes.run(handleStore, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
+    return this.stores.run(command, actor);
   }
 
   /** The store after a stored decision: the read model's row once it caught up, else the decided state (the response says reads lag). */
   async answer(organizationId: string, storeId: string, result: CommandResult<StoreState>, before: StoreRow | null = null): Promise<StoreRow> {
-    if (await this.writes.settle(STORE_PROJECTIONS, result.position)) {
-      const row = await this.reader.get(organizationId, storeId);
-      if (row) return row;
-    }
-    if (!result.state.view) throw new NotFoundError(`Store ${storeId} not found`);
-    return storeRowFromState(storeId, result.state, before);
+    return this.stores.answer(
+      result,
+      () => this.reader.get(organizationId, storeId),
+      (s) => {
+        if (!s.view) throw new NotFoundError(`Store ${storeId} not found`);
+        return storeRowFromState(storeId, s, before);
+      },
+    );
   }
 
   private stateOf(storeId: string): Promise<StoreState> {
@@ -139,11 +145,11 @@ export class StoresWriter {
       const graceOver = this.writes.now().getTime() - last.createdAt.getTime() > CLAIM_GRACE_MS;
       orphanHolder = holder.status === 'deleted' || (graceOver && (holder.status === 'absent' || holder.name !== name));
     }
-    await this.writes.run(handleStoreName, { type: 'ClaimStoreName', organizationId, name, storeId, now: this.writes.now(), orphanHolder }, { orgId: organizationId, actor });
+    await this.names.run({ type: 'ClaimStoreName', organizationId, name, storeId, orphanHolder }, actor);
   }
 
   private async release(organizationId: string, name: string, storeId: string, actor: string): Promise<void> {
-    await this.writes.run(handleStoreName, { type: 'ReleaseStoreName', organizationId, name, storeId, now: this.writes.now() }, { orgId: organizationId, actor });
+    await this.names.run({ type: 'ReleaseStoreName', organizationId, name, storeId }, actor);
   }
 
   private checkName(name: string, loc: (string | number)[]): void {
@@ -198,7 +204,7 @@ export class StoresWriter {
     if (!fileIds.length) return this.answer(organizationId, storeId, created);
     // the store as created, handed to the attach: the stores read model may not list it yet
     const store = await this.answer(organizationId, storeId, created);
-    for (const fileId of fileIds) await this.storeFilesWriter.add(organizationId, actor, store, { file_id: fileId });
+    for (const fileId of fileIds) await this.attacher.add(organizationId, actor, store, { file_id: fileId });
     return this.answer(organizationId, storeId, created);
   }
 
@@ -240,7 +246,7 @@ export class StoresWriter {
     const deleted = await this.decide({ type: 'DeleteStore', storeId: before.id, organizationId }, actor);
     // A crash before this release leaves a claim whose holder is deleted, which the next claim takes over.
     await this.release(organizationId, before.name, before.id, actor);
-    await this.writes.settle(STORE_PROJECTIONS, deleted.position);
+    await this.stores.settle(deleted.position);
     return { id: before.id, deleted: true, object: 'store' };
   }
 
@@ -249,7 +255,7 @@ export class StoresWriter {
     const due = await this.reader.expiredBy(this.writes.now());
     for (const s of due) {
       const r = await this.decide({ type: 'ExpireStore', storeId: s.id, organizationId: s.organizationId }, 'system').catch(() => null);
-      if (r) await this.writes.settle(STORE_PROJECTIONS, r.position);
+      if (r) await this.stores.settle(r.position);
     }
     return due.length;
   }

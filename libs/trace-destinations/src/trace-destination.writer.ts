@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DomainError, NotFoundError, Position, ValidationFailedError, isUuid } from '@larder/kernel';
-import { CommandResult, commandHandler, Writes } from '@larder/event-store';
+import { DomainError, NotFoundError, ValidationFailedError, isUuid } from '@larder/kernel';
+import { CommandResult, commandHandler, CommandWriter, WithoutClock, Writes } from '@larder/event-store';
 import { SECRET_VAULT, SecretVault } from '@larder/secrets';
 import { TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { TraceDestinationCommand, traceDestinationDecider, TraceDestinationState } from './trace-destination.aggregate';
@@ -20,18 +20,20 @@ export class DestinationRejectedError extends DomainError {
   readonly type = 'destination_check_failed';
 }
 
-type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
-
 /** Reads and writes credentials in the vault, checks destinations, appends decisions and answers with the destination as stored. */
 @Injectable()
 export class TraceDestinationWriter {
+  private readonly destinations: CommandWriter<TraceDestinationState, TraceDestinationCommand>;
+
   constructor(
     readonly writes: Writes,
     private readonly reader: TraceDestinationsReader,
     @Inject(SECRET_VAULT) private readonly vault: SecretVault,
     @Inject(TRACE_DELIVERIES) readonly deliveries: TraceDeliveries,
     @Inject(TRACE_DESTINATION_CLIENT) private readonly client: TraceDestinationClient,
-  ) {}
+  ) {
+    this.destinations = writes.writer(handleTraceDestination, ['trace-destinations']);
+  }
 
   /** The destination's decided state from its own stream (NotFound for another organization's). */
   async state(organizationId: string, id: string): Promise<TraceDestinationState> {
@@ -80,7 +82,7 @@ export class TraceDestinationWriter {
   /** Appends a decision; a secret sealed for it is removed again when the append fails. */
   async run(command: WithoutClock<TraceDestinationCommand>, actor: string, sealed: string | null = null): Promise<CommandResult<TraceDestinationState>> {
     try {
-      return await this.writes.run(handleTraceDestination, { ...command, now: this.writes.now() }, { orgId: command.organizationId, actor });
+      return await this.destinations.run(command, actor);
     } catch (err) {
       await this.discard(command.organizationId, sealed).catch(() => undefined);
       throw err;
@@ -88,20 +90,22 @@ export class TraceDestinationWriter {
   }
 
   /** The destination as stored: from the read model once it has caught up, else from the decided state. */
-  async respond(organizationId: string, id: string, state: TraceDestinationState, position: Position | null): Promise<TraceDestinationResponse> {
-    const settled = await this.writes.settle(['trace-destinations'], position);
-    const row = settled ? await this.reader.get(organizationId, id) : null;
-    const view = row ?? {
-      id,
-      name: state.name,
-      target: state.target!,
-      enabled: state.enabled,
-      traceKinds: state.traceKinds,
-      credentialsVersion: state.credentialsVersion,
-      credentialsUpdatedAt: new Date(state.credentialsUpdatedAt ?? 0),
-      createdAt: new Date(state.createdAt ?? 0),
-      updatedAt: new Date(state.updatedAt ?? state.createdAt ?? 0),
-    };
+  async respond(organizationId: string, id: string, result: CommandResult<TraceDestinationState>): Promise<TraceDestinationResponse> {
+    const view = await this.destinations.answer(
+      result,
+      () => this.reader.get(organizationId, id),
+      (s) => ({
+        id,
+        name: s.name,
+        target: s.target!,
+        enabled: s.enabled,
+        traceKinds: s.traceKinds,
+        credentialsVersion: s.credentialsVersion,
+        credentialsUpdatedAt: new Date(s.credentialsUpdatedAt ?? 0),
+        createdAt: new Date(s.createdAt ?? 0),
+        updatedAt: new Date(s.updatedAt ?? s.createdAt ?? 0),
+      }),
+    );
     const outcome = (await this.deliveries.outcomes([id])).get(id)!;
     return toTraceDestinationResponse(view, outcome);
   }

@@ -1,20 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import { IdGenerator, NotFoundError, isUuid } from '@larder/kernel';
-import { commandHandler, Writes } from '@larder/event-store';
+import { commandHandler, CommandWriter, Decided as Stored, WithoutClock, Writes } from '@larder/event-store';
 import { SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { searchRuleStream } from '../streams';
 import { SearchRuleCommand, searchRuleDecider, SearchRuleState } from './search-rule.aggregate';
 import { SearchRuleView } from './search-rule.response';
 
-type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> : never;
-
-export interface Decided {
+export interface Decided extends Stored<SearchRuleState> {
   organizationId: string;
   storeId: string;
   ruleId: string;
-  state: SearchRuleState;
-  /** Whether the search-rules read model has applied the decision. */
-  settled: boolean;
   at: Date;
 }
 
@@ -30,10 +25,14 @@ export const isRuleId = isUuid;
  */
 @Injectable()
 export class SearchRuleWriter {
+  private readonly rules: CommandWriter<SearchRuleState, SearchRuleCommand>;
+
   constructor(
     private readonly writes: Writes,
     private readonly reader: SearchRulesReader,
-  ) {}
+  ) {
+    this.rules = writes.writer(handleSearchRule, ['search-rules']);
+  }
 
   get ids(): IdGenerator {
     return this.writes.ids;
@@ -43,18 +42,20 @@ export class SearchRuleWriter {
   async decide(command: WithoutClock<SearchRuleCommand>, actor: string): Promise<Decided> {
     if (!isRuleId(command.ruleId)) throw new NotFoundError(`Search rule ${command.ruleId} not found`);
     const at = this.writes.now();
-    const result = await this.writes.run(handleSearchRule, { ...command, now: at }, { orgId: command.organizationId, actor });
-    // stored: from here on the decision holds, whether or not the read model has caught up
-    const settled = await this.writes.settle(['search-rules'], result.position);
-    return { organizationId: command.organizationId, storeId: command.storeId, ruleId: command.ruleId, state: result.state, settled, at };
+    const decided = await this.rules.decide({ ...command, now: at }, actor);
+    return { ...decided, organizationId: command.organizationId, storeId: command.storeId, ruleId: command.ruleId, at };
   }
 
   /** The rule after a decision: from the read model once it has caught up, else as decided (its creation time is its first event's). */
   async rule(d: Decided): Promise<SearchRuleView> {
-    const row = d.settled ? await this.reader.get(d.organizationId, d.storeId, d.ruleId) : null;
-    if (row) return row;
-    const [first] = await this.writes.store.readStream(searchRuleStream(d.ruleId), { maxCount: 1 });
-    const createdAt = first ? new Date((first.data as { at: string }).at) : d.at;
-    return { id: d.ruleId, storeId: d.storeId, query: d.state.query, rules: d.state.rules, createdAt, updatedAt: d.at };
+    return this.rules.read(
+      d,
+      () => this.reader.get(d.organizationId, d.storeId, d.ruleId),
+      async (s) => {
+        const [first] = await this.writes.store.readStream(searchRuleStream(d.ruleId), { maxCount: 1 });
+        const createdAt = first ? new Date((first.data as { at: string }).at) : d.at;
+        return { id: d.ruleId, storeId: d.storeId, query: s.query, rules: s.rules, createdAt, updatedAt: d.at };
+      },
+    );
   }
 }

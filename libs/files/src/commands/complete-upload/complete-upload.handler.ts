@@ -58,11 +58,11 @@ export class CompleteUploadHandler implements ICommandHandler<CompleteUploadComm
     } else if (fileState.status === 'present') {
       file = toFileObject(fileView(fileId, fileState));
     }
-    const done = await this.uploads.decide(
+    const done = await this.uploads.write.run(
       { type: 'CompleteMultipartUpload', uploadId: c.uploadId, organizationId: c.organizationId, fileId, parts: c.parts, verifyLocalParts: false, now: this.uploads.clock.now() },
       { orgId: c.organizationId, actor: c.actor },
     );
-    await this.uploads.settle(done.position);
+    await this.uploads.write.settle(done.position);
     if (!file) throw new NotFoundError(`File ${fileId} was deleted while its upload completed`);
     return file;
   }

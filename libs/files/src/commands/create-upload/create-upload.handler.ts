@@ -32,7 +32,7 @@ export class CreateUploadHandler implements ICommandHandler<CreateUploadCommand,
     const now = this.files.clock.now();
     let result;
     try {
-      result = await this.uploads.decide(
+      result = await this.uploads.write.run(
         {
           type: 'CreateMultipartUpload',
           uploadId,
@@ -54,7 +54,7 @@ export class CreateUploadHandler implements ICommandHandler<CreateUploadCommand,
       throw err;
     }
     // stored: the part URLs come from the decision, not from the read model
-    await this.uploads.settle(result.position);
+    await this.uploads.write.settle(result.position);
     return { id: uploadId, part_urls: await this.partUrls.for({ id: uploadId, blobKey, storageUploadId }, c.baseUrl, partRange(1, c.partCount)) };
   }
 }

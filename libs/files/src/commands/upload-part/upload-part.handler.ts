@@ -34,11 +34,11 @@ export class UploadPartHandler implements ICommandHandler<UploadPartCommand, Par
       if (err instanceof BlobTooLargeError) throw new PayloadTooLargeError('part is larger than the whole file');
       throw err;
     }
-    const result = await this.uploads.decide(
+    const result = await this.uploads.write.run(
       { type: 'ReceivePart', uploadId: c.uploadId, partNumber: c.partNumber, etag: part.etag, bytes: part.bytes, now: this.uploads.clock.now() },
       { orgId: u.organizationId!, actor: 'presigned-url' },
     );
-    await this.uploads.settle(result.position);
+    await this.uploads.write.settle(result.position);
     return { part_number: c.partNumber, etag: part.etag };
   }
 }

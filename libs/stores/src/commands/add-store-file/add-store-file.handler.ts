@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { StoreFilesWriter } from '../../store-files.writer';
+import { StoreFileAttacher } from './store-file-attacher';
 import { IngestionWorker } from '../../ingestion/ingestion.worker';
 import { ContentUrls } from '../../content-urls';
 import { StoreFileResponse } from '../../store.response';
@@ -14,7 +14,7 @@ import { AddStoreFileCommand } from './add-store-file.command';
 @CommandHandler(AddStoreFileCommand)
 export class AddStoreFileHandler implements ICommandHandler<AddStoreFileCommand, StoreFileResponse> {
   constructor(
-    private readonly writer: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly worker: IngestionWorker,
     private readonly contentUrls: ContentUrls,
     private readonly authority: AttachAuthority,
@@ -22,7 +22,7 @@ export class AddStoreFileHandler implements ICommandHandler<AddStoreFileCommand,
 
   async execute(c: AddStoreFileCommand): Promise<StoreFileResponse> {
     await this.authority.assertMayAttach(c.viewer.scope, c.actor, c.organizationId, c.input.file_id);
-    const f = await this.writer.add(c.organizationId, c.actor, c.storeIdentifier, c.input);
+    const f = await this.attacher.add(c.organizationId, c.actor, c.storeIdentifier, c.input);
     this.worker.nudge();
     return this.contentUrls.respond(f, c.viewer);
   }

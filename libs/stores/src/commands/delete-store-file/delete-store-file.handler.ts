@@ -13,7 +13,9 @@ export interface StoreFileDeletedResponse {
 export class DeleteStoreFileHandler implements ICommandHandler<DeleteStoreFileCommand, StoreFileDeletedResponse> {
   constructor(private readonly writer: StoreFilesWriter) {}
 
-  execute(c: DeleteStoreFileCommand): Promise<StoreFileDeletedResponse> {
-    return this.writer.remove(c.organizationId, c.actor, c.storeIdentifier, c.fileIdentifier);
+  async execute(c: DeleteStoreFileCommand): Promise<StoreFileDeletedResponse> {
+    const f = await this.writer.get(c.organizationId, c.storeIdentifier, c.fileIdentifier, { writable: true });
+    await this.writer.decide({ type: 'RemoveStoreFile', storeId: f.storeId, organizationId: c.organizationId, fileId: f.fileId, reason: 'deleted' }, c.actor);
+    return { id: f.fileId, deleted: true, object: 'store.file' };
   }
 }

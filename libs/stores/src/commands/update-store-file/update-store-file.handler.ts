@@ -1,5 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { StoreFilesWriter } from '../../store-files.writer';
+import { updateStoreFileMetadata } from './reembed-for-metadata';
 import { ContentUrls } from '../../content-urls';
 import { StoreFileResponse } from '../../store.response';
 import { UpdateStoreFileCommand } from './update-store-file.command';
@@ -13,7 +14,7 @@ export class UpdateStoreFileHandler implements ICommandHandler<UpdateStoreFileCo
   ) {}
 
   async execute(c: UpdateStoreFileCommand): Promise<StoreFileResponse> {
-    const f = await this.writer.updateMetadata(c.organizationId, c.actor, c.storeIdentifier, c.fileIdentifier, c.metadata);
+    const f = await updateStoreFileMetadata(this.writer, c.organizationId, c.actor, c.storeIdentifier, c.fileIdentifier, c.metadata);
     return this.contentUrls.respond(f, c.viewer);
   }
 }

@@ -2,6 +2,7 @@ import { Inject } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { FILE_UPLOADER, FileUploader } from '@larder/kernel';
 import { StoreFilesWriter } from '../../store-files.writer';
+import { StoreFileAttacher } from '../add-store-file/store-file-attacher';
 import { IngestionWorker } from '../../ingestion/ingestion.worker';
 import { ContentUrls } from '../../content-urls';
 import { StoreFileResponse } from '../../store.response';
@@ -17,6 +18,7 @@ import { uploadParams } from './upload-store-file.request.dto';
 export class UploadStoreFileHandler implements ICommandHandler<UploadStoreFileCommand, StoreFileResponse> {
   constructor(
     private readonly writer: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly worker: IngestionWorker,
     private readonly contentUrls: ContentUrls,
     @Inject(FILE_UPLOADER) private readonly uploader: FileUploader,
@@ -37,7 +39,7 @@ export class UploadStoreFileHandler implements ICommandHandler<UploadStoreFileCo
     });
     const { file, input } = upload;
     try {
-      const f = await this.writer.add(c.organizationId, c.actor, c.storeIdentifier, input);
+      const f = await this.attacher.add(c.organizationId, c.actor, c.storeIdentifier, input);
       this.worker.nudge();
       return this.contentUrls.respond(f, c.viewer);
     } catch (err) {

@@ -33,6 +33,6 @@ export class CreateTraceDestinationHandler implements ICommandHandler<CreateTrac
       actor,
       sealed,
     );
-    return this.writer.respond(organizationId, destinationId, result.state, result.position);
+    return this.writer.respond(organizationId, destinationId, result);
   }
 }

@@ -38,6 +38,6 @@ export class UpdateTraceDestinationHandler implements ICommandHandler<UpdateTrac
     );
     // rotated: the superseded credentials are discarded now (the export reactor does it again after a crash)
     if (credentials && state.credentialsRef && result.position) await this.writer.discard(organizationId, state.credentialsRef);
-    return this.writer.respond(organizationId, destinationId, result.state, result.position);
+    return this.writer.respond(organizationId, destinationId, result);
   }
 }

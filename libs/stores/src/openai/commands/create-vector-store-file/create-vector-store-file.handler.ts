@@ -1,5 +1,5 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { StoreFilesWriter } from '../../../store-files.writer';
+import { StoreFileAttacher } from '../../../commands/add-store-file/store-file-attacher';
 import { AttachAuthority } from '../../../authority';
 import { IngestionWorker } from '../../../ingestion/ingestion.worker';
 import { chunkingOf } from '../../openai-common.request.dto';
@@ -10,7 +10,7 @@ import { CreateVectorStoreFileCommand } from './create-vector-store-file.command
 @CommandHandler(CreateVectorStoreFileCommand)
 export class CreateVectorStoreFileHandler implements ICommandHandler<CreateVectorStoreFileCommand, VectorStoreFileResponse> {
   constructor(
-    private readonly writer: StoreFilesWriter,
+    private readonly attacher: StoreFileAttacher,
     private readonly authority: AttachAuthority,
     private readonly worker: IngestionWorker,
   ) {}
@@ -18,7 +18,7 @@ export class CreateVectorStoreFileHandler implements ICommandHandler<CreateVecto
   async execute({ organizationId, actor, scope, vectorStoreId, input }: CreateVectorStoreFileCommand): Promise<VectorStoreFileResponse> {
     await this.authority.assertMayAttach(scope, actor, organizationId, input.file_id);
     const chunking = chunkingOf(input.chunking_strategy);
-    const f = await this.writer.add(organizationId, actor, vectorStoreId, {
+    const f = await this.attacher.add(organizationId, actor, vectorStoreId, {
       file_id: input.file_id,
       ...(input.attributes !== undefined ? { metadata: input.attributes } : {}),
       ...(chunking ? { chunking } : {}),

@@ -1,5 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import { StoreFilesWriter } from '../../../store-files.writer';
+import { updateStoreFileMetadata } from '../../../commands/update-store-file/reembed-for-metadata';
 import { toVectorStoreFile, VectorStoreFileResponse } from '../../vector-store.response';
 import { UpdateVectorStoreFileCommand } from './update-vector-store-file.command';
 
@@ -9,6 +10,6 @@ export class UpdateVectorStoreFileHandler implements ICommandHandler<UpdateVecto
   constructor(private readonly writer: StoreFilesWriter) {}
 
   async execute(c: UpdateVectorStoreFileCommand): Promise<VectorStoreFileResponse> {
-    return toVectorStoreFile(await this.writer.updateMetadata(c.organizationId, c.actor, c.vectorStoreId, c.fileId, c.attributes));
+    return toVectorStoreFile(await updateStoreFileMetadata(this.writer, c.organizationId, c.actor, c.vectorStoreId, c.fileId, c.attributes));
   }
 }

@@ -2,10 +2,10 @@ import { Injectable } from '@nestjs/common';
 import { ConflictError, WrongExpectedRevisionError } from '@larder/kernel';
 import { commandHandler, foldEvents, Writes } from '@larder/event-store';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
-import { HolderStatus, storeExternalIdDecider, StoreExternalIdCommand, StoreExternalIdState } from './store-external-id.aggregate';
-import { storeFileDecider } from './store-file.aggregate';
-import { StoreExternalIdClaimed } from './events';
-import { storeExternalIdStream, storeFileStream } from './streams';
+import { HolderStatus, storeExternalIdDecider, StoreExternalIdCommand, StoreExternalIdState } from '../../store-external-id.aggregate';
+import { storeFileDecider } from '../../store-file.aggregate';
+import { StoreExternalIdClaimed } from '../../events';
+import { storeExternalIdStream, storeFileStream } from '../../streams';
 
 const handleExternalId = commandHandler(storeExternalIdDecider, (c: StoreExternalIdCommand) => storeExternalIdStream(c.storeId, c.externalId), { retries: 0 });
 // every concurrent upsert of one external id competes for its stream: each round lets one through
