@@ -67,6 +67,11 @@ describe('metrics endpoint', () => {
     expect(one('larder_query_embedding_cache_entries')[0].value).toBeGreaterThanOrEqual(1);
     expect(one('larder_query_embedding_cache_capacity')[0].value).toBeGreaterThan(0);
 
+    // the embedded chunk index's lexical caches (the search read the store's lists through them)
+    expect(one('larder_chunk_index_cache_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
+    expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
+    expect(one('larder_chunk_index_cache_entries', { cache: 'lexical_directories' })[0].value).toBeGreaterThanOrEqual(1);
+
     // ingestion: the file was ingested here, the queue is empty
     expect(one('larder_ingestion_files_total')[0].value).toBeGreaterThanOrEqual(1);
     expect(one('larder_ingestion_chunks_total')[0].value).toBeGreaterThanOrEqual(1);

@@ -73,7 +73,14 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
     });
     if (metrics) {
       app.use(metrics.middleware());
-      metrics.attach({ runner: infra.runner, searchActivity: app.get(SearchActivity), retrieval: app.get(Retrieval), ingestion: app.get(IngestionWorker), storeFiles: app.get(StoreFilesReader) });
+      metrics.attach({
+        runner: infra.runner,
+        searchActivity: app.get(SearchActivity),
+        retrieval: app.get(Retrieval),
+        ingestion: app.get(IngestionWorker),
+        storeFiles: app.get(StoreFilesReader),
+        chunkIndex: infra.chunkIndex,
+      });
     }
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());

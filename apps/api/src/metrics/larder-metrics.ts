@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChunkIndex } from '@larder/chunk-index';
 import type { ProjectionRunner } from '@larder/projections/runner';
 import type { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import type { IngestionWorker } from '@larder/stores';
@@ -15,6 +16,7 @@ export interface MetricSources {
   retrieval: Retrieval;
   ingestion: IngestionWorker;
   storeFiles: StoreFilesReader;
+  chunkIndex: ChunkIndex;
 }
 
 type Req = { method: string; baseUrl?: string; route?: { path?: unknown } };
@@ -119,6 +121,7 @@ export class LarderMetrics {
         }
       },
     });
+    this.chunkIndexCaches(s.chunkIndex);
     new Gauge({
       name: 'larder_ingestion_running_files',
       help: 'Store files this process is ingesting now',
@@ -145,5 +148,34 @@ export class LarderMetrics {
         this.inc(s.ingestion.ingested.chunks);
       },
     });
+  }
+
+  /** The chunk index's caches (`cache` label), where its adapter reports them: one read of their counters per scrape. */
+  private chunkIndexCaches(index: ChunkIndex): void {
+    const stats = index.cacheStats?.bind(index);
+    if (!stats) return;
+    const logger = this.logger;
+    // the registry collects every series at once: the first gauge's collect reads, the others share that read
+    let pending: Promise<void> | null = null;
+    const collect = () =>
+      (pending ??= (async () => {
+        try {
+          for (const g of gauges) g.reset();
+          for (const c of await stats()) {
+            if (c.bytes !== null) bytes.set({ cache: c.cache }, c.bytes);
+            if (c.entries !== null) entries.set({ cache: c.cache }, c.entries);
+            if (c.capacityBytes !== null) capacity.set({ cache: c.cache }, c.capacityBytes);
+          }
+        } catch (err) {
+          logger.warn(`reading the chunk index's caches: ${(err as Error)?.message ?? String(err)}`);
+        } finally {
+          setImmediate(() => (pending = null));
+        }
+      })());
+    const common = { labelNames: ['cache'] as const, registers: [this.registry], collect };
+    const bytes = new Gauge({ name: 'larder_chunk_index_cache_bytes', help: 'Bytes a cache of the chunk index holds', ...common });
+    const entries = new Gauge({ name: 'larder_chunk_index_cache_entries', help: 'Entries a cache of the chunk index holds', ...common });
+    const capacity = new Gauge({ name: 'larder_chunk_index_cache_capacity_bytes', help: 'Bytes a cache of the chunk index holds at most', ...common });
+    const gauges = [bytes, entries, capacity];
   }
 }
