@@ -189,7 +189,16 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     expect(doc.components.securitySchemes).toEqual({ ApiKeyAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
     expect(doc.security).toEqual([{ ApiKeyAuth: [] }]);
     const at = (key: string) => operations.find((o) => o.key === key)!.op;
-    for (const key of ['GET /health/live', 'GET /health/ready', 'GET /v1/schemas/mxjson', 'GET /openapi.json', 'GET /docs', 'GET /console', 'PUT /v1/files/uploads/{upload_id}/parts/{part_number}'])
+    for (const key of [
+      'GET /health/live',
+      'GET /health/ready',
+      'GET /metrics',
+      'GET /v1/schemas/mxjson',
+      'GET /openapi.json',
+      'GET /docs',
+      'GET /console',
+      'PUT /v1/files/uploads/{upload_id}/parts/{part_number}',
+    ])
       expect(at(key).security).toEqual([]);
     expect(at('GET /v1/stores').security).toBeUndefined();
     const ticketed = operations.filter((o) => o.op.parameters.some((p: any) => p.in === 'header' && p.name === 'X-Mxbai-Tool-Ticket')).map((o) => o.key);

@@ -221,4 +221,12 @@ export class StoreFilesReader {
     const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE store_id = $1 AND status IN ('pending', 'in_progress')`, [storeId]);
     return rows[0].n;
   }
+
+  /** Files of every store waiting for ingestion (`pending`) and being ingested (`in_progress`). */
+  async queueCounts(): Promise<{ pending: number; inProgress: number }> {
+    const rows: Array<{ pending: number; in_progress: number }> = await this.ds.query(
+      `SELECT count(*) FILTER (WHERE status = 'pending')::int AS pending, count(*) FILTER (WHERE status = 'in_progress')::int AS in_progress FROM ${F} WHERE status IN ('pending', 'in_progress')`,
+    );
+    return { pending: rows[0].pending, inProgress: rows[0].in_progress };
+  }
 }

@@ -69,6 +69,7 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'GET', '/');
   await must(200, 'GET', '/health/live', {}, { key: null });
   await call('GET', '/health/ready', {}, { key: null });
+  await must(200, 'GET', '/metrics', {}, { key: null });
   await must(200, 'GET', '/v1/schemas/mxjson', {}, { key: null });
   await must(200, 'GET', '/openapi.json', {}, { key: null });
   await must(200, 'GET', '/docs', {}, { key: null });

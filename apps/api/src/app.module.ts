@@ -26,6 +26,8 @@ import { HttpExceptionFilter } from './http/http-exception.filter';
 import { InfoHttpController } from './http/info.http.controller';
 import { HealthHttpController } from './http/health.http.controller';
 import { LARDER_VERSION } from './http/info.http.controller';
+import { LarderMetrics } from './metrics/larder-metrics';
+import { METRICS, MetricsHttpController } from './metrics/metrics.http.controller';
 
 export const INFRASTRUCTURE = Symbol('INFRASTRUCTURE');
 
@@ -131,7 +133,9 @@ export class InfrastructureModule {
 export class AppModule implements OnApplicationShutdown {
   constructor(private readonly usage: ApiKeyUsageRecorder) {}
 
-  static forRoot(infra: Infrastructure, options: { http?: boolean } = {}): DynamicModule {
+  /** `metrics`: served at /metrics when given (and `http` is not false). */
+  static forRoot(infra: Infrastructure, options: { http?: boolean; metrics?: LarderMetrics } = {}): DynamicModule {
+    const http = options.http !== false;
     return {
       module: AppModule,
       imports: [
@@ -147,8 +151,9 @@ export class AppModule implements OnApplicationShutdown {
         TraceDestinationsModule,
         BucketsModule,
       ],
-      controllers: options.http === false ? [] : [InfoHttpController, HealthHttpController],
+      controllers: http ? [InfoHttpController, HealthHttpController, ...(options.metrics ? [MetricsHttpController] : [])] : [],
       providers: [
+        ...(http && options.metrics ? [{ provide: METRICS, useValue: options.metrics }] : []),
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },
         { provide: APP_FILTER, useClass: HttpExceptionFilter },
       ],

@@ -17,6 +17,10 @@ import { buildOpenApi, serveOpenApi } from './http/openapi';
 import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
 import type { StartTimeline } from './start-timeline';
+import { LarderMetrics } from './metrics/larder-metrics';
+import { IngestionWorker } from '@larder/stores';
+import { Retrieval, SearchActivity } from '@larder/search';
+import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import type { EmbeddedPostgres } from '@larder/database';
 
@@ -56,7 +60,8 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
     // a restart's root key found in its read models needs no command: looked up now, ahead of the loops' first reads
     const knownKey = knownRootKey(config, { organizations: new OrganizationsReader(infra.dataSource), apiKeys: new ApiKeysReader(infra.dataSource) });
     infra.runner.start();
-    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra), {
+    const metrics = config.metrics ? new LarderMetrics() : undefined;
+    const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra, { metrics }), {
       logger: logLevels(config.logLevel),
       bodyParser: false,
     });
@@ -66,6 +71,17 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
       stampRequestStart(req);
       withReadLagReporting(res, next);
     });
+    if (metrics) {
+      app.use(metrics.middleware());
+      metrics.attach({
+        runner: infra.runner,
+        searchActivity: app.get(SearchActivity),
+        retrieval: app.get(Retrieval),
+        ingestion: app.get(IngestionWorker),
+        storeFiles: app.get(StoreFilesReader),
+        chunkIndex: infra.chunkIndex,
+      });
+    }
     app.use(jsonBodyMiddleware(config.jsonLimit));
     app.useGlobalPipes(new LarderValidationPipe());
     app.getHttpAdapter().getInstance().disable('x-powered-by');

@@ -93,6 +93,14 @@ export interface ScanQuery {
   limit: number;
 }
 
+/** One cache of a chunk index: what it holds now (bytes and/or entries) and its bound in bytes, where it has one. */
+export interface ChunkIndexCacheStats {
+  cache: string;
+  bytes: number | null;
+  entries: number | null;
+  capacityBytes: number | null;
+}
+
 export interface IndexCheckpoint {
   version: number;
   position: Position;
@@ -137,6 +145,8 @@ export interface ChunkIndex {
   /** Files of the stores (for facets), at most `limit`, in (store, file id) order. */
   listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]>;
   count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }>;
+  /** The sizes of the adapter's caches in this process (for metrics), read from counters; optional. */
+  cacheStats?(): Promise<ChunkIndexCacheStats[]>;
   close(): Promise<void>;
 }
 

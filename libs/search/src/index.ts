@@ -58,6 +58,8 @@ import { QueryRewriter } from './query-rewriter';
 import { SearchVectorStoreHttpController } from './openai/queries/search-vector-store/search-vector-store.http.controller';
 
 export { SEARCH_CONFIG } from './search.config';
+export { Retrieval } from './retrieval';
+export { SearchActivity } from './search-activity';
 export type { SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
 export { CHAT_CONFIG } from './chat/chat.config';

@@ -54,6 +54,11 @@ export class Retrieval {
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null,
   ) {}
 
+  /** How many query embeddings the cache holds now, and at most. */
+  stats(): { queryEmbeddings: number; queryEmbeddingsKept: number } {
+    return { queryEmbeddings: this.queryVectors.size, queryEmbeddingsKept: Retrieval.QUERY_VECTORS_KEPT };
+  }
+
   /** The model and dimensions of the query embeddings the dense index is searched with (an embedding query must match them). */
   get embedding(): { model: string; dimensions: number } {
     return { model: this.embedder.model, dimensions: this.embedder.dimensions };

@@ -151,6 +151,11 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
     };
   }
 
+  /** Searches under way in this process now. */
+  get searchesInFlight(): number {
+    return this.inFlight;
+  }
+
   private arm(ms: number): void {
     this.timer = setTimeout(() => this.due(), Math.max(1, ms));
     this.timer.unref();

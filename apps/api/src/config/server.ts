@@ -34,6 +34,8 @@ export interface ServerConfig {
   outboundAllow: string[];
   /** Whether the web console is served at /console (LARDER_CONSOLE, default true). */
   console: boolean;
+  /** Whether Prometheus metrics are served at /metrics (LARDER_METRICS, default true). */
+  metrics: boolean;
 }
 
 export function loadServerConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReaders): ServerConfig {
@@ -59,6 +61,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
     rootKey,
     runWorker: bool('LARDER_RUN_WORKER', true),
     console: bool('LARDER_CONSOLE', true),
+    metrics: bool('LARDER_METRICS', true),
     logLevel: (env.LARDER_LOG_LEVEL as ServerConfig['logLevel']) || 'log',
     publicUrl: env.LARDER_PUBLIC_URL || null,
     billingPrices: env.LARDER_BILLING_PRICES || null,

@@ -8,7 +8,7 @@ export interface OperationSpec {
   operationId: string;
   tag: string;
   status: number;
-  /** a schema name of RESPONSE_SCHEMAS; `html` / `binary` / `any-file` for the answers that are not JSON */
+  /** a schema name of RESPONSE_SCHEMAS; `html` / `binary` / `any-file` / `prometheus` for the answers that are not JSON */
   response: string;
   description?: string;
   /** `stream: true` answers server-sent events */
@@ -27,6 +27,7 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /': op('info', 'service', 200, 'InfoResponse'),
   'GET /health/live': op('get_liveness', 'service', 200, 'Health', { description: 'the process answers (no API key)' }),
   'GET /health/ready': op('get_readiness', 'service', 200, 'HealthReady', { description: 'each dependency; 503 with the same body when one fails (no API key)' }),
+  'GET /metrics': op('get_metrics', 'service', 200, 'prometheus', { description: 'Prometheus metrics in the text exposition format (no API key; absent with LARDER_METRICS=false)' }),
   'GET /v1/schemas/mxjson': op('get_mxbai_json_schema', 'service', 200, 'OpenApiDocument', { description: 'this document' }),
   'GET /openapi.json': op('get_openapi_document', 'service', 200, 'OpenApiDocument', { description: 'this document (the same as /v1/schemas/mxjson)' }),
   'GET /console': op('get_console', 'service', 200, 'html', { description: 'the web console (a single-page app: every path under /console/ answers this page; no API key)' }),

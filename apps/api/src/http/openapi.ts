@@ -23,7 +23,7 @@ const ERROR_RESPONSES: Record<string, { description: string; schema: string }> =
 };
 
 const TAGS: Record<string, string> = {
-  service: 'service information, health, this document',
+  service: 'service information, health, metrics, this document',
   files: 'files and multipart uploads',
   api_keys: 'API keys',
   billing: 'usage and costs',
@@ -134,6 +134,7 @@ function responsesOf(key: string, spec: OperationSpec | undefined, facts: { isPu
     let content: Record<string, unknown>;
     if (spec.response === 'html') content = { 'text/html': { schema: { type: 'string' } } };
     else if (spec.response === 'binary') content = { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } };
+    else if (spec.response === 'prometheus') content = { 'text/plain': { schema: { type: 'string', description: 'the Prometheus text exposition format, version 0.0.4' } } };
     else if (spec.response === 'any-file') content = { '*/*': { schema: { type: 'string', description: "the file's own MIME type (application/octet-stream when unknown)" } } };
     else content = json(spec.response);
     if (spec.streams) content['text/event-stream'] = { schema: { type: 'string', description: 'with `stream: true`: server-sent events, `data: <JSON>` each, ending with `data: [DONE]`' } };

@@ -19,7 +19,8 @@ function controllersOf(mod: unknown, seen = new Set<unknown>()): Type[] {
 
 function routes(): { route: string; declared: boolean }[] {
   const out: { route: string; declared: boolean }[] = [];
-  for (const c of new Set(controllersOf(AppModule.forRoot(anything as never)))) {
+  // with metrics, so that /metrics is among the routes
+  for (const c of new Set(controllersOf(AppModule.forRoot(anything as never, { metrics: anything as never })))) {
     const base = (Reflect.getMetadata(PATH_METADATA, c) as string) ?? '';
     for (const name of Object.getOwnPropertyNames(c.prototype)) {
       const handler = (c.prototype as Record<string, unknown>)[name];
@@ -41,6 +42,7 @@ describe('route scopes (fail closed)', () => {
     expect(all.length).toBeGreaterThan(40);
     expect(all.map((r) => r.route).join('\n')).toMatch(/POST \/v1\/stores\/search/);
     expect(all.map((r) => r.route).join('\n')).toMatch(/POST \/v1\/stores\/files\/search \(SearchFilesHttpController/);
+    expect(all.map((r) => r.route).join('\n')).toMatch(/GET \/metrics \(MetricsHttpController/);
   });
 
   it('every route declares its scope, that it is admin-only, or that it is public', () => {

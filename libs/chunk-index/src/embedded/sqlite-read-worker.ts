@@ -14,12 +14,14 @@ export interface ModuleProgram {
   module: string;
   name: string;
   fn: ReadProgram;
+  /** the program whose state this one is given (its own by default) */
+  state?: string;
 }
 
 /** What the worker thread (sqlite-read.worker.ts) is given. */
 export interface ReadWorkerData {
   path: string;
-  programs: Record<string, { module: string; name: string }>;
+  programs: Record<string, { module: string; name: string; state?: string }>;
   idle: IdleProgram | null;
   /** ms the background program waits for an 'idle' message (0: it begins at once) */
   idleLater: number;
@@ -62,7 +64,7 @@ export class SqliteReadWorker {
 
   private start(): Promise<boolean> {
     if (this.ready) return this.ready;
-    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, { module: p.module, name: p.name }]));
+    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, { module: p.module, name: p.name, state: p.state }]));
     const workerData: ReadWorkerData = { path: this.path, programs, idle: this.idle, idleLater: this.idleLater };
     const w = moduleWorker(require.resolve('./sqlite-read.worker'), { workerData });
     this.worker = w;
@@ -105,8 +107,9 @@ export class SqliteReadWorker {
       w.postMessage({ id, program, input });
       return result;
     }
-    let state = this.localState.get(program);
-    if (!state) this.localState.set(program, (state = {}));
+    const name = this.programs[program].state ?? program;
+    let state = this.localState.get(name);
+    if (!state) this.localState.set(name, (state = {}));
     return this.programs[program].fn(this.local, input, state) as T;
   }
 

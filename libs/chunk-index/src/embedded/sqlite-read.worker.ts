@@ -24,7 +24,8 @@ const handle = (m: Message) => {
   if (m.idle) return beginIdle();
   try {
     // one snapshot per program run: its statements all see the same committed state
-    const result = db.transaction(() => programs[m.program](db, m.input, (state[m.program] ??= {})))();
+    const shared = data.programs[m.program]?.state ?? m.program;
+    const result = db.transaction(() => programs[m.program](db, m.input, (state[shared] ??= {})))();
     port.postMessage({ id: m.id, result });
   } catch (err) {
     port.postMessage({ id: m.id, error: String((err as Error)?.message || err) });

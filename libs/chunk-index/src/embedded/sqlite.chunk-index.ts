@@ -4,13 +4,15 @@ import { fileState, IvfPrefetch } from './ivf.prefetch';
 import type { LexicalInput } from './lexical/input';
 import { DEFAULT_PRELOAD_BYTES, LexicalPreloadInput } from './lexical/preload';
 import { lexicalProgram } from './lexical/search';
+import { lexicalCacheStats, LexicalCacheStats } from './lexical/cache-stats';
+import { DEFAULT_BLOCK_CACHE_BYTES } from './lexical/block-cache';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { ExactScans } from './sqlite.exact-scan';
 import { BACKGROUND_DEFER_MS, contentWordCount, DEFAULT_LEXICAL_OPTIONS, LexicalOptions, SqliteChunkIndexOptions } from './sqlite.options';
 import { candidateSql, HIT_COLUMNS, KEY_COLUMNS, postFilter, rowHit, toHit, toScored } from './sqlite.rows';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
-import { ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import { ChunkHit, ChunkIndex, ChunkIndexCacheStats, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
 /**
  * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL; sqlite.schema.ts) holding files,
@@ -53,7 +55,10 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.reader = new SqliteReadWorker(
       path,
       this.db,
-      { lexical: { module, name: 'lexicalProgram', fn: lexicalProgram } },
+      {
+        lexical: { module, name: 'lexicalProgram', fn: lexicalProgram },
+        lexicalCacheStats: { module: require.resolve('./lexical/cache-stats'), name: 'lexicalCacheStats', fn: lexicalCacheStats, state: 'lexical' },
+      },
       readWorker && path !== ':memory:',
       preload.preloadBytes! > 0 ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
     );
@@ -355,6 +360,16 @@ export class SqliteChunkIndex implements ChunkIndex {
     const chunks = (this.db.prepare(`SELECT count(*) AS n FROM chunks${w}`).get(...args) as Row).n as number;
     const vectors = (this.db.prepare(`SELECT count(*) AS n FROM chunks${w}${w ? ' AND' : ' WHERE'} vector IS NOT NULL`).get(...args) as Row).n as number;
     return { files, chunks, vectors };
+  }
+
+  /** The lexical search's caches where it runs (the read worker): blocks (bounded by blockCacheBytes), the dense forms of lists within them, directories. */
+  async cacheStats(): Promise<ChunkIndexCacheStats[]> {
+    const s = await this.reader.run<LexicalCacheStats>('lexicalCacheStats', null);
+    return [
+      { cache: 'lexical_blocks', bytes: s.blockBytes, entries: null, capacityBytes: this.lexical.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES },
+      { cache: 'lexical_dense_lists', bytes: s.denseBytes, entries: s.denseLists, capacityBytes: null },
+      { cache: 'lexical_directories', bytes: null, entries: s.directories, capacityBytes: null },
+    ];
   }
 
   /**

@@ -64,6 +64,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private loopPromise: Promise<void> | null = null;
+  /** Files and chunks this process ingested since it started. */
+  readonly ingested = { files: 0, chunks: 0 };
 
   constructor(
     @Inject(STORES_CONFIG) private readonly config: StoresConfig,
@@ -87,6 +89,11 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     this.wake?.();
     await this.loopPromise;
     await Promise.allSettled(this.active.values());
+  }
+
+  /** Files this process is ingesting now. */
+  get running(): number {
+    return this.active.size;
   }
 
   /** Wakes the loop at once (after a file was added in this process). */
@@ -236,6 +243,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         'system',
         false,
       );
+      this.ingested.files++;
+      this.ingested.chunks += artifact.chunks.length;
       if (place.bucketId) await this.health?.worked(place.bucketId).catch((e: Error) => this.logger.warn(`bucket ${place.bucketId}: recording that it works again failed: ${e.message}`));
     } catch (err) {
       if (err instanceof ConflictError || err instanceof NotFoundError) {

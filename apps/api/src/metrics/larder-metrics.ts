@@ -1,0 +1,181 @@
+import { Logger } from '@nestjs/common';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { ChunkIndex } from '@larder/chunk-index';
+import type { ProjectionRunner } from '@larder/projections/runner';
+import type { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
+import type { IngestionWorker } from '@larder/stores';
+import type { Retrieval, SearchActivity } from '@larder/search';
+
+/** Lag is counted up to this many events per projection, as `GET /health/ready` counts it. */
+const MAX_LAG = 1000;
+
+/** What the scrape reads: counters the services keep, and the two counts health reads from the database too. */
+export interface MetricSources {
+  runner: ProjectionRunner;
+  searchActivity: SearchActivity;
+  retrieval: Retrieval;
+  ingestion: IngestionWorker;
+  storeFiles: StoreFilesReader;
+  chunkIndex: ChunkIndex;
+}
+
+type Req = { method: string; baseUrl?: string; route?: { path?: unknown } };
+type Res = { statusCode: number; once(event: 'finish' | 'close', fn: () => void): unknown };
+
+/**
+ * The Prometheus series of one app (a registry of its own: tests start several apps in one process).
+ * Request latency and in-flight requests come from a middleware; everything else is read when
+ * `/metrics` is scraped, from counters in memory, except projection lag and the ingestion queue,
+ * which are counted in the database as `/health/ready` counts them.
+ */
+export class LarderMetrics {
+  readonly registry = new Registry();
+  private readonly logger = new Logger('Metrics');
+  private readonly duration = new Histogram({
+    name: 'larder_http_request_duration_seconds',
+    help: 'HTTP request latency by method, route template and status class',
+    labelNames: ['method', 'route', 'status_class'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  private readonly inFlight = new Gauge({ name: 'larder_http_requests_in_flight', help: 'HTTP requests being answered', registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Express middleware: times every request under its route template (`/v1/stores/:store_identifier`; `unmatched` when no route took it). */
+  middleware() {
+    return (req: Req, res: Res, next: () => void): void => {
+      const end = this.duration.startTimer();
+      this.inFlight.inc();
+      let done = false;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        this.inFlight.dec();
+        const route = typeof req.route?.path === 'string' ? `${req.baseUrl ?? ''}${req.route.path}` : 'unmatched';
+        end({ method: req.method, route, status_class: `${Math.floor(res.statusCode / 100)}xx` });
+      };
+      res.once('finish', finish);
+      res.once('close', finish);
+      next();
+    };
+  }
+
+  /** Registers the series read at each scrape. */
+  attach(s: MetricSources): void {
+    const registers = [this.registry];
+    const logger = this.logger;
+    new Gauge({
+      name: 'larder_search_in_flight',
+      help: 'Searches under way in this process',
+      registers,
+      collect() {
+        this.set(s.searchActivity.searchesInFlight);
+      },
+    });
+    new Gauge({
+      name: 'larder_query_embedding_cache_entries',
+      help: 'Query embeddings kept for repeated queries',
+      registers,
+      collect() {
+        this.set(s.retrieval.stats().queryEmbeddings);
+      },
+    });
+    new Gauge({
+      name: 'larder_query_embedding_cache_capacity',
+      help: 'Query embeddings the cache keeps at most',
+      registers,
+      collect() {
+        this.set(s.retrieval.stats().queryEmbeddingsKept);
+      },
+    });
+    new Gauge({
+      name: 'larder_projection_lag_events',
+      help: `Events a projection or reactor is behind the head of the log (counted up to ${MAX_LAG})`,
+      labelNames: ['projection', 'kind'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          for (const r of await s.runner.status({ maxLag: MAX_LAG })) this.set({ projection: r.name, kind: r.kind }, r.lag);
+        } catch (err) {
+          logger.warn(`reading projection lag: ${(err as Error)?.message ?? String(err)}`);
+        }
+      },
+    });
+    new Gauge({
+      name: 'larder_ingestion_queue_files',
+      help: 'Store files waiting for ingestion (pending) or being ingested (in_progress), all stores',
+      labelNames: ['status'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          const q = await s.storeFiles.queueCounts();
+          this.set({ status: 'pending' }, q.pending);
+          this.set({ status: 'in_progress' }, q.inProgress);
+        } catch (err) {
+          logger.warn(`counting the ingestion queue: ${(err as Error)?.message ?? String(err)}`);
+        }
+      },
+    });
+    this.chunkIndexCaches(s.chunkIndex);
+    new Gauge({
+      name: 'larder_ingestion_running_files',
+      help: 'Store files this process is ingesting now',
+      registers,
+      collect() {
+        this.set(s.ingestion.running);
+      },
+    });
+    new Counter({
+      name: 'larder_ingestion_files_total',
+      help: 'Store files this process ingested',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(s.ingestion.ingested.files);
+      },
+    });
+    new Counter({
+      name: 'larder_ingestion_chunks_total',
+      help: 'Chunks of the store files this process ingested',
+      registers,
+      collect() {
+        this.reset();
+        this.inc(s.ingestion.ingested.chunks);
+      },
+    });
+  }
+
+  /** The chunk index's caches (`cache` label), where its adapter reports them: one read of their counters per scrape. */
+  private chunkIndexCaches(index: ChunkIndex): void {
+    const stats = index.cacheStats?.bind(index);
+    if (!stats) return;
+    const logger = this.logger;
+    // the registry collects every series at once: the first gauge's collect reads, the others share that read
+    let pending: Promise<void> | null = null;
+    const collect = () =>
+      (pending ??= (async () => {
+        try {
+          for (const g of gauges) g.reset();
+          for (const c of await stats()) {
+            if (c.bytes !== null) bytes.set({ cache: c.cache }, c.bytes);
+            if (c.entries !== null) entries.set({ cache: c.cache }, c.entries);
+            if (c.capacityBytes !== null) capacity.set({ cache: c.cache }, c.capacityBytes);
+          }
+        } catch (err) {
+          logger.warn(`reading the chunk index's caches: ${(err as Error)?.message ?? String(err)}`);
+        } finally {
+          setImmediate(() => (pending = null));
+        }
+      })());
+    const common = { labelNames: ['cache'] as const, registers: [this.registry], collect };
+    const bytes = new Gauge({ name: 'larder_chunk_index_cache_bytes', help: 'Bytes a cache of the chunk index holds', ...common });
+    const entries = new Gauge({ name: 'larder_chunk_index_cache_entries', help: 'Entries a cache of the chunk index holds', ...common });
+    const capacity = new Gauge({ name: 'larder_chunk_index_cache_capacity_bytes', help: 'Bytes a cache of the chunk index holds at most', ...common });
+    const gauges = [bytes, entries, capacity];
+  }
+}

@@ -1,0 +1,107 @@
+import { toFile } from '@mixedbread/sdk';
+import { startTestLarder, TestLarder } from './support/in-process-larder';
+
+jest.setTimeout(60_000);
+
+type Sample = { name: string; labels: Record<string, string>; value: number };
+
+/** The samples of a Prometheus text exposition (comments skipped). */
+function parseExposition(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)(?: \d+)?$/.exec(line);
+    if (!m) throw new Error(`not an exposition line: ${line}`);
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    out.push({ name: m[1], labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** `GET /metrics` on the whole API: the series an operator watches, after real traffic. */
+describe('metrics endpoint', () => {
+  let t: TestLarder;
+  let off: TestLarder | undefined;
+
+  beforeAll(async () => {
+    t = await startTestLarder();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await off?.close();
+  });
+
+  const scrape = async (larder: TestLarder) => {
+    const res = await fetch(`${larder.baseURL}/metrics`);
+    return { status: res.status, type: res.headers.get('content-type') ?? '', text: await res.text() };
+  };
+
+  it('exposes request latency per route template, search and ingestion work, projection lag and process memory, without an API key', async () => {
+    const c = t.client((await t.newOrganization('metrics')).apiKey);
+    const store = (await c.stores.create({ name: 'pantry' })).id;
+    await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from('Quince paste sets firm when cooked long and slow.'), 'quince.txt', { type: 'text/plain' }) });
+    for (;;) {
+      const st = await c.stores.retrieve(store);
+      if (st.file_counts!.completed === st.file_counts!.total) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await c.stores.search({ query: 'quince paste', store_identifiers: [store], top_k: 3 });
+
+    const res = await scrape(t);
+    expect(res.status).toBe(200);
+    expect(res.type).toMatch(/^text\/plain/);
+    const samples = parseExposition(res.text);
+    const one = (name: string, labels: Record<string, string> = {}) => samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+
+    // the search route's histogram, under its template, not its concrete path
+    const searches = one('larder_http_request_duration_seconds_count', { method: 'POST', route: '/v1/stores/search', status_class: '2xx' });
+    expect(searches).toHaveLength(1);
+    expect(searches[0].value).toBeGreaterThanOrEqual(1);
+    const retrieved = one('larder_http_request_duration_seconds_count', { method: 'GET', route: '/v1/stores/:store_identifier' });
+    expect(retrieved[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(samples.some((s) => s.labels.route === `/v1/stores/${store}`)).toBe(false);
+    // this scrape is the one request in flight (it is counted before the route answers)
+    expect(one('larder_http_requests_in_flight')[0].value).toBeGreaterThanOrEqual(1);
+    expect(one('larder_search_in_flight')[0].value).toBe(0);
+    expect(one('larder_query_embedding_cache_entries')[0].value).toBeGreaterThanOrEqual(1);
+    expect(one('larder_query_embedding_cache_capacity')[0].value).toBeGreaterThan(0);
+
+    // the embedded chunk index's lexical caches (the search read the store's lists through them)
+    expect(one('larder_chunk_index_cache_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
+    expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
+    expect(one('larder_chunk_index_cache_entries', { cache: 'lexical_directories' })[0].value).toBeGreaterThanOrEqual(1);
+
+    // ingestion: the file was ingested here, the queue is empty
+    expect(one('larder_ingestion_files_total')[0].value).toBeGreaterThanOrEqual(1);
+    expect(one('larder_ingestion_chunks_total')[0].value).toBeGreaterThanOrEqual(1);
+    expect(one('larder_ingestion_queue_files', { status: 'pending' })[0].value).toBe(0);
+    expect(one('larder_ingestion_queue_files', { status: 'in_progress' })[0].value).toBe(0);
+    expect(one('larder_ingestion_running_files')[0].value).toBe(0);
+
+    // projection lag: one gauge per projection and reactor, as /health/ready lists them
+    const ready = (await (await fetch(`${t.baseURL}/health/ready`)).json()) as { checks: { projections: { items: Array<{ name: string }> } } };
+    const lags = one('larder_projection_lag_events');
+    expect(lags.map((s) => s.labels.projection).sort()).toEqual(ready.checks.projections.items.map((p) => p.name).sort());
+    expect(lags.every((s) => s.value >= 0 && ['projection', 'reactor'].includes(s.labels.kind))).toBe(true);
+    expect(lags.find((s) => s.labels.projection === 'chunk-index')).toBeDefined();
+
+    // the process (prom-client's default metrics)
+    expect(one('process_resident_memory_bytes')[0].value).toBeGreaterThan(0);
+    expect(one('nodejs_heap_size_used_bytes')[0].value).toBeGreaterThan(0);
+    expect(one('nodejs_eventloop_lag_seconds')).toHaveLength(1);
+  });
+
+  it('counts an unknown path under one label, not its own', async () => {
+    await fetch(`${t.baseURL}/no/such/${Date.now()}`);
+    const samples = parseExposition((await scrape(t)).text);
+    const unmatched = samples.filter((s) => s.name === 'larder_http_request_duration_seconds_count' && s.labels.route === 'unmatched' && s.labels.status_class === '4xx');
+    expect(unmatched[0]?.value).toBeGreaterThanOrEqual(1);
+    expect(samples.some((s) => s.labels.route?.startsWith('/no/such'))).toBe(false);
+  });
+
+  it('is not served with LARDER_METRICS=false', async () => {
+    off = await startTestLarder({ env: { LARDER_METRICS: 'false' } });
+    expect((await scrape(off)).status).toBe(404);
+  });
+});
