@@ -139,7 +139,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
 
   it('an embedding query is searched densely only, checked against the embedder’s dimensions and recorded without its vector', async () => {
     const [v] = await t.larder.infra.embedder.embed(['boiling strawberries with sugar into jam'], 'query');
-    const lexical = jest.spyOn(t.larder.infra.chunkIndex, 'searchLexicalHits');
+    const lexical = jest.spyOn(t.larder.infra.chunkIndex, 'searchLexical');
     try {
       const res = await c.stores.search({ query: Array.from(v) as any, store_identifiers: [store], top_k: 3 });
       expect(res.data[0]).toMatchObject({ file_id: ids['strawberry-jam.md'], chunk_index: 0 });

@@ -97,8 +97,8 @@ export class Retrieval {
       params,
       candidates,
       vectorPromise,
-      (q) => this.index.searchLexicalHits(q),
-      (q) => this.index.searchDenseHits(q),
+      (q) => this.index.searchLexical(q),
+      (q) => this.index.searchDense(q),
     );
     return fuseHits(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight });
   }
@@ -145,8 +145,8 @@ export class Retrieval {
       params,
       candidates,
       vectorPromise,
-      (q) => this.index.searchLexical(q),
-      (q) => this.index.searchDense(q),
+      async (q) => this.index.hydrate(await this.index.searchLexical(q)),
+      async (q) => this.index.hydrate(await this.index.searchDense(q)),
     );
   }
 
