@@ -8,7 +8,7 @@ import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-inde
 import { contentWordCount, LexicalOptions, RM3_MIN_QUERY_WORDS } from '@larder/chunk-index/embedded/sqlite.options';
 import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../apps/api/src/config/search';
 import { chunkDocument, parseFile } from '@larder/ingestion';
-import { ScoredChunk } from '@larder/chunk-index';
+import { ChunkHit } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { fuse, FusionMethod } from '@larder/search/ranking';
 import { Embedder } from '@larder/ai';
@@ -232,8 +232,8 @@ const WINDOW_VARIANTS: Array<EmbeddingWindows | null> = (process.env.BENCH_QUALI
   .map((v) => (v === 'whole' ? null : { words: Number(v.split(',')[0]), overlap: Number(v.split(',')[1] ?? 0) }));
 
 /** Fusion by z-scores: each list's scores standardised over the list, a chunk missing from a list given that list's lowest; convex combination. */
-export function fuseZ(lexical: ScoredChunk[], dense: ScoredChunk[], lexicalWeight: number): ScoredChunk[] {
-  const z = (list: ScoredChunk[]) => {
+export function fuseZ(lexical: ChunkHit[], dense: ChunkHit[], lexicalWeight: number): ChunkHit[] {
+  const z = (list: ChunkHit[]) => {
     const s = list.map((c) => c.score);
     const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
     const sd = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / (s.length || 1)) || 1;
@@ -241,7 +241,7 @@ export function fuseZ(lexical: ScoredChunk[], dense: ScoredChunk[], lexicalWeigh
   };
   const zl = z(lexical);
   const zd = z(dense);
-  const all = new Map<string, ScoredChunk>();
+  const all = new Map<string, ChunkHit>();
   for (const c of [...lexical, ...dense]) all.set(`${c.fileId}\u0000${c.chunkIndex}`, c);
   return [...all.entries()].map(([k, c]) => ({ ...c, score: lexicalWeight * (zl.of.get(k) ?? zl.min) + (1 - lexicalWeight) * (zd.of.get(k) ?? zd.min) })).sort((a, b) => b.score - a.score);
 }
@@ -303,9 +303,9 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       `${title}: ${docs.length} documents, ${chunkCount} chunks, ${queries.length} queries; indexed with ${embedder.model} (vectors cached in ${CACHE}) in ${((performance.now() - e0) / 1000).toFixed(1)} s\n\n`,
     );
 
-    const docsOf = (list: ScoredChunk[]) => [...new Set(list.map((c) => docOf.get(c.fileId)!))];
+    const docsOf = (list: ChunkHit[]) => [...new Set(list.map((c) => docOf.get(c.fileId)!))];
     /** nDCG@10 of `lists` (or of `top10`: what the API fuses for top_k 10), recall@100 of `lists` */
-    const score = (lists: ScoredChunk[][], top10 = lists): Score => {
+    const score = (lists: ChunkHit[][], top10 = lists): Score => {
       let n = 0;
       let r = 0;
       const perQuery: number[] = [];
@@ -318,22 +318,22 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       return { ndcg: n / lists.length, recall: r / lists.length, perQuery };
     };
     // the API fuses max(top_k × 5, 50) candidates of each list: 50 for top_k 10, 100 here for recall@100
-    const hybrid = (lists: ScoredChunk[][], method: FusionMethod, lexicalWeight: number) =>
+    const hybrid = (lists: ChunkHit[][], method: FusionMethod, lexicalWeight: number) =>
       score(
         lists.map((l, i) => fuse(l, dense[i], { method, lexicalWeight })),
         lists.map((l, i) => fuse(l.slice(0, 50), dense[i].slice(0, 50), { method, lexicalWeight })),
       );
-    const dense: ScoredChunk[][] = [];
+    const dense: ChunkHit[][] = [];
     for (const q of queries) {
       const [v] = await embedCached(embedder, [q.text], 'query');
       dense.push(await index.searchDense({ storeIds: [store], vector: v, topK: 100, model: embedder.model }));
     }
-    const lexical = new Map<string, ScoredChunk[][]>();
+    const lexical = new Map<string, ChunkHit[][]>();
     const rows: Array<[string, Score, string]> = [];
     for (const [name, options] of LEXICAL_VARIANTS) {
       const variant = new SqliteChunkIndex(path, { readWorker: false, lexical: options });
       await variant.setup();
-      const lists: ScoredChunk[][] = [];
+      const lists: ChunkHit[][] = [];
       const times: number[] = [];
       for (const q of queries) {
         const t = performance.now();
@@ -408,7 +408,7 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
         const n = Math.sqrt(v.reduce((a, b) => a + b * b, 0)) || 1;
         return v.map((x) => x / n);
       };
-      const dv: ScoredChunk[][] = [];
+      const dv: ChunkHit[][] = [];
       for (let i = 0; i < queries.length; i++) {
         const first = prf.source === 'lex' ? lists[i] : fuse(lists[i].slice(0, 50), dense[i].slice(0, 50), { method: 'relative', lexicalWeight: w0 });
         const [qv] = await embedCached(embedder, [queries[i].text], 'query');
@@ -441,7 +441,7 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
         allChunks.map((c) => c.embedText),
         win,
       );
-      const dv: ScoredChunk[][] = [];
+      const dv: ChunkHit[][] = [];
       for (const q of queries) {
         const [qv] = await embedCached(embedder, [q.text], 'query');
         const qn = Math.sqrt(qv.reduce((a, b) => a + b * b, 0)) || 1;
@@ -454,7 +454,7 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
                 dot += qv[k] * vecs[i][k];
                 n += vecs[i][k] * vecs[i][k];
               }
-              return { storeId: store, fileId: c.fileId, chunkIndex: c.chunkIndex, score: dot / (qn * (Math.sqrt(n) || 1)) } as unknown as ScoredChunk;
+              return { storeId: store, fileId: c.fileId, chunkIndex: c.chunkIndex, score: dot / (qn * (Math.sqrt(n) || 1)) };
             })
             .sort((a, b) => b.score - a.score)
             .slice(0, 100),

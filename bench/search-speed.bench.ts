@@ -335,12 +335,15 @@ export async function searchSpeedBench(): Promise<void> {
     const fusion = { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] };
     // as the search endpoint asks the index: the candidates' places and scores, fused, then the answer's 10 chunks read
     const hitsThenRead = async (q: (typeof queries)[number]) => {
-      const [l, d] = await Promise.all([index.searchLexicalHits({ ...q0, topK: 50, text: q.text }), index.searchDenseHits({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
+      const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
       return index.hydrate(fuse(l, d, fusion).slice(0, 10));
     };
-    // every candidate's row read (text, metadata, file fields), as the endpoint asked before
+    // every candidate's row read (text, metadata, file fields), as a reranked search or a file search reads them
     const wholeRows = async (q: (typeof queries)[number]) => {
-      const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
+      const [l, d] = await Promise.all([
+        index.searchLexical({ ...q0, topK: 50, text: q.text }).then((h) => index.hydrate(h)),
+        index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL }).then((h) => index.hydrate(h)),
+      ]);
       return fuse(l, d, fusion).slice(0, 10);
     };
     // the two timed query by query, in turns (which goes first alternates), so that both meet the same

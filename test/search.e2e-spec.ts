@@ -97,6 +97,34 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(sour.data[0].file_id).toBe(ids['sauerkraut.md']);
   });
 
+  it('answers Server-Timing with the steps of a search, a file search and a grep, each request its own', async () => {
+    const steps = async (path: string, body: unknown) => {
+      const r = await raw(path, body);
+      expect(r.status).toBe(200);
+      const header = r.headers.get('server-timing') ?? '';
+      for (const part of header.split(', ')) expect(part).toMatch(/^[a-z_]+;dur=\d+\.\d\d$/);
+      return header.split(', ').map((part) => part.split(';')[0]);
+    };
+    const [search, again] = await Promise.all([
+      steps('/v1/stores/search', { query: 'strawberry jam with lemon', store_identifiers: [store], top_k: 3 }),
+      steps('/v1/stores/search', { query: 'sour cabbage in brine', store_identifiers: [store], top_k: 3 }),
+    ]);
+    for (const s of [search, again]) {
+      expect([...s].sort()).toEqual(['dense', 'embed', 'embed_wait', 'hydrate', 'lexical', 'lexical_wait', 'search', 'stores_and_rules', 'total']);
+    }
+    expect([...(await steps('/v1/stores/files/search', { query: 'strawberry jam', store_identifiers: [store], top_k: 2 }))].sort()).toEqual([
+      'dense',
+      'embed',
+      'embed_wait',
+      'files',
+      'lexical',
+      'lexical_wait',
+      'search',
+      'stores_and_rules',
+    ]);
+    expect(await steps('/v1/stores/grep', { pattern: 'jam', store_identifiers: [store] })).toEqual(['grep']);
+  });
+
   it('a repeated query is embedded once, and answers the same', async () => {
     const embed = jest.spyOn(t.larder.infra.embedder, 'embed');
     try {
@@ -139,7 +167,7 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
 
   it('an embedding query is searched densely only, checked against the embedder’s dimensions and recorded without its vector', async () => {
     const [v] = await t.larder.infra.embedder.embed(['boiling strawberries with sugar into jam'], 'query');
-    const lexical = jest.spyOn(t.larder.infra.chunkIndex, 'searchLexicalHits');
+    const lexical = jest.spyOn(t.larder.infra.chunkIndex, 'searchLexical');
     try {
       const res = await c.stores.search({ query: Array.from(v) as any, store_identifiers: [store], top_k: 3 });
       expect(res.data[0]).toMatchObject({ file_id: ids['strawberry-jam.md'], chunk_index: 0 });

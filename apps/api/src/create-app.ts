@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { CommandBus } from '@nestjs/cqrs';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'http';
-import { stampRequestStart, withReadLagReporting } from '@larder/kernel';
+import { stampRequestStart, withReadLagReporting, withTimings } from '@larder/kernel';
 import { AppModule } from './app.module';
 import { bootstrapRootKey, knownRootKey, RootKeyResult } from './bootstrap-root-key';
 import { ApiKeysReader } from '@larder/projections/api-keys/api-keys.reader';
@@ -66,10 +66,10 @@ export async function createLarderApp(config: LarderConfig, options: { timeline?
       bodyParser: false,
     });
     options.timeline?.mark('nest modules');
-    // the first middleware: when the server began on the request (a search's `Server-Timing: total`), and its read-lag scope
+    // the first middleware: when the server began on the request (a search's `Server-Timing: total`), its timing scope (the steps of its Server-Timing) and its read-lag scope
     app.use((req: object, res: Parameters<typeof withReadLagReporting>[0], next: () => void) => {
       stampRequestStart(req);
-      withReadLagReporting(res, next);
+      withTimings(() => withReadLagReporting(res, next));
     });
     if (metrics) {
       app.use(metrics.middleware());

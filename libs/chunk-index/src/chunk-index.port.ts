@@ -127,14 +127,13 @@ export interface ChunkIndex {
   /** Drops every chunk and file (replay). */
   reset(projection: string, version: number): Promise<void>;
   getChunks(storeId: string, fileId: string, indices?: number[] | null): Promise<IndexedChunk[]>;
-  /** Best chunks by BM25 over text, ties by position. */
-  searchLexical(q: ChunkQuery): Promise<ScoredChunk[]>;
-  /** Best chunks by cosine similarity to `vector` (score = cosine). */
-  searchDense(q: ChunkQuery): Promise<ScoredChunk[]>;
-  /** `searchLexical`'s hits (the same chunks, order and scores; the filter applies) without reading the chunks' texts or their files' fields. */
-  searchLexicalHits(q: ChunkQuery): Promise<ChunkHit[]>;
-  /** `searchDense`'s hits, likewise. */
-  searchDenseHits(q: ChunkQuery): Promise<ChunkHit[]>;
+  /**
+   * Best chunks by BM25 over text, ties by position, as hits: the chunks' places and scores (the filter
+   * applies), not their texts or their files' fields; `hydrate` reads those of the hits an answer keeps.
+   */
+  searchLexical(q: ChunkQuery): Promise<ChunkHit[]>;
+  /** Best chunks by cosine similarity to `vector` (score = cosine), as hits, likewise. */
+  searchDense(q: ChunkQuery): Promise<ChunkHit[]>;
   /** The chunks of `hits` as the searches return them, in the hits' order with the hits' scores; a hit whose chunk is gone (deleted since) is left out. */
   hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]>;
   /**

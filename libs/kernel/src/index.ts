@@ -19,3 +19,4 @@ export * from './durations';
 export * from './uuid-param';
 export * from './signing';
 export * from './segments-param';
+export * from './timings';

@@ -4,7 +4,7 @@ import { join } from 'path';
 import type { Embedder } from '@larder/ai';
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { parseFilters } from '@larder/kernel';
+import { parseFilters, timings, withTimings } from '@larder/kernel';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { Retrieval } from './retrieval';
 import { seededRandom as rng } from '@larder/kernel/testing/random';
@@ -99,12 +99,11 @@ describe('Retrieval: hits read after the fusion answer as whole candidate rows d
         expect(hits.length).toBeGreaterThan(6);
         const gone = hits[1];
         await index.write([{ op: 'deleteFile', storeId: gone.storeId, fileId: gone.fileId }], cp());
-        const timing: Record<string, number> = {};
-        const read = await retrieval.hydrate(hits, 5, timing);
+        const { read, steps } = await withTimings(async () => ({ read: await retrieval.hydrate(hits, 5), steps: timings() }));
         const kept = hits.filter((h) => h.fileId !== gone.fileId).slice(0, 5);
         expect(read.map((c) => [c.fileId, c.chunkIndex, c.score, c.firstStageSource])).toEqual(kept.map((h) => [h.fileId, h.chunkIndex, h.score, h.firstStageSource]));
         expect(read.every((c) => typeof c.text === 'string' && c.text.length > 0 && c.filename.endsWith('.txt'))).toBe(true);
-        expect(timing.hydrate).toBeGreaterThanOrEqual(0);
+        expect(steps.hydrate).toBeGreaterThanOrEqual(0);
       });
     });
   }

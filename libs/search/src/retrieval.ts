@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { evaluateFilter, FilterNode } from '@larder/kernel';
+import { addTiming, evaluateFilter, FilterNode, timed } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkHit, ChunkIndex, ChunkQuery, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { chunkKey, fuse, fuseHits } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
-import { SEARCH_CONFIG, SearchConfig, Timing } from './search.config';
+import { SEARCH_CONFIG, SearchConfig } from './search.config';
 import type { CommonParams } from './store-query.request.dto';
 import type { SearchOptions } from './search-options.request.dto';
 
@@ -86,15 +86,8 @@ export class Retrieval {
   }
 
   /** Hybrid retrieval + fusion, before rerank, rules, thresholds and top_k. Exposed for QA and facets. */
-  async retrieve(
-    stores: StoreRef[],
-    query: string,
-    params: Pick<CommonParams, 'filter' | 'fileIds'>,
-    candidates: number,
-    vectorPromise?: Promise<Float32Array | null>,
-    timing: Timing = {},
-  ): Promise<RankedChunk[]> {
-    const { lexical, dense } = await this.candidateLists(stores, query, params, candidates, vectorPromise, timing);
+  async retrieve(stores: StoreRef[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number, vectorPromise?: Promise<Float32Array | null>): Promise<RankedChunk[]> {
+    const { lexical, dense } = await this.candidateLists(stores, query, params, candidates, vectorPromise);
     return withFirstStage(fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }), lexical, dense);
   }
 
@@ -102,23 +95,15 @@ export class Retrieval {
    * As `retrieve`, the fused list as hits whose chunks are not read yet: the index reads no texts or
    * metadata of the 50 + 50 candidates, and `hydrate` reads those of the few an answer keeps.
    */
-  async retrieveHits(
-    stores: StoreRef[],
-    query: string,
-    params: Pick<CommonParams, 'filter' | 'fileIds'>,
-    candidates: number,
-    vectorPromise?: Promise<Float32Array | null>,
-    timing: Timing = {},
-  ): Promise<RankedHit[]> {
+  async retrieveHits(stores: StoreRef[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number, vectorPromise?: Promise<Float32Array | null>): Promise<RankedHit[]> {
     const { lexical, dense } = await this.lists(
       stores,
       query,
       params,
       candidates,
       vectorPromise,
-      timing,
-      (q) => this.index.searchLexicalHits(q),
-      (q) => this.index.searchDenseHits(q),
+      (q) => this.index.searchLexical(q),
+      (q) => this.index.searchDense(q),
     );
     return fuseHits(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight });
   }
@@ -127,7 +112,7 @@ export class Retrieval {
    * The chunks of the first `n` hits whose chunks still exist (a chunk deleted since the search is
    * passed over), in the hits' order with their scores and first stage. Timed as `hydrate`.
    */
-  async hydrate(hits: RankedHit[], n: number, timing: Timing = {}): Promise<RankedChunk[]> {
+  async hydrate(hits: RankedHit[], n: number): Promise<RankedChunk[]> {
     const t = performance.now();
     const out: RankedChunk[] = [];
     try {
@@ -142,7 +127,7 @@ export class Retrieval {
       }
       return out;
     } finally {
-      timing.hydrate = (timing.hydrate ?? 0) + performance.now() - t;
+      addTiming('hydrate', performance.now() - t);
     }
   }
 
@@ -158,7 +143,6 @@ export class Retrieval {
     params: Pick<CommonParams, 'filter' | 'fileIds'>,
     candidates: number,
     vectorPromise?: Promise<Float32Array | null>,
-    timing: Timing = {},
   ): Promise<{ lexical: ScoredChunk[]; dense: ScoredChunk[]; vector: Float32Array | null }> {
     return this.lists(
       stores,
@@ -166,9 +150,8 @@ export class Retrieval {
       params,
       candidates,
       vectorPromise,
-      timing,
-      (q) => this.index.searchLexical(q),
-      (q) => this.index.searchDense(q),
+      async (q) => this.index.hydrate(await this.index.searchLexical(q)),
+      async (q) => this.index.hydrate(await this.index.searchDense(q)),
     );
   }
 
@@ -178,7 +161,6 @@ export class Retrieval {
     params: Pick<CommonParams, 'filter' | 'fileIds'>,
     candidates: number,
     vectorPromise: Promise<Float32Array | null> | undefined,
-    timing: Timing,
     searchLexical: (q: ChunkQuery) => Promise<T[]>,
     searchDense: (q: ChunkQuery) => Promise<T[]>,
   ): Promise<{ lexical: T[]; dense: T[]; vector: Float32Array | null }> {
@@ -186,14 +168,6 @@ export class Retrieval {
     if (!stores.length) return { lexical: [], dense: [], vector: await vector };
     const storeIds = stores.map((s) => s.id);
     const q = { storeIds, topK: candidates, filter: params.filter, fileIds: params.fileIds };
-    const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
-      const t = performance.now();
-      try {
-        return await fn();
-      } finally {
-        timing[name] = (timing[name] ?? 0) + performance.now() - t;
-      }
-    };
     // The lexical search runs beside the query's embedding and the dense search (the embedded index
     // reads BM25 in a worker thread); the timings overlap. An embedding query (no text) is dense only.
     const pendingLexical = query ? timed('lexical', () => searchLexical({ ...q, text: query })) : Promise.resolve([]);
@@ -211,7 +185,7 @@ export class Retrieval {
    * fusion is the ranking and `rerank` changes nothing (docs/api.md, Search). A reranker that fails (endpoint down,
    * model error) does not fail the search: the fused ranking stands, and `reranked` says so.
    */
-  async rerank(query: string, results: RankedChunk[], options: SearchOptions, timing: Timing = {}): Promise<{ results: RankedChunk[]; reranked: boolean }> {
+  async rerank(query: string, results: RankedChunk[], options: SearchOptions): Promise<{ results: RankedChunk[]; reranked: boolean }> {
     // `rerank.top_k` keeps that many whether or not a reranker ranks them
     const kept = (r: RankedChunk[]) => (options.rerank?.topK ? r.slice(0, options.rerank.topK) : r);
     if (!options.rerank || !this.reranker || !results.length) return { results: kept(results), reranked: false };
@@ -231,7 +205,7 @@ export class Retrieval {
       this.logger.warn(`rerank with ${this.reranker.model} failed, answering with the fused ranking: ${(err as Error).message}`);
       return { results: kept(results), reranked: false };
     } finally {
-      timing.rerank = performance.now() - t;
+      addTiming('rerank', performance.now() - t);
     }
     // stable: equal scores keep their fused order
     const reranked = head.map((c, i) => ({ ...c, score: Math.min(1, Math.max(0, scores[i])) })).sort((a, b) => b.score - a.score);

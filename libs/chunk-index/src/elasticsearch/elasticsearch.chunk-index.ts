@@ -230,7 +230,7 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     return out;
   }
 
-  async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
+  async searchLexical(q: ChunkQuery): Promise<ChunkHit[]> {
     const text = (q.text ?? '').trim();
     if (!text || !q.storeIds.length) return [];
     const size = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
@@ -242,10 +242,10 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       sort: [{ _score: { order: 'desc' } }, { chunk_index: { order: 'asc' } }],
       track_scores: true,
     });
-    return this.scored(r.hits.hits, q, (s) => s);
+    return (await this.scored(r.hits.hits, q, (s) => s)).map(toHit);
   }
 
-  async searchDense(q: ChunkQuery): Promise<ScoredChunk[]> {
+  async searchDense(q: ChunkQuery): Promise<ChunkHit[]> {
     if (!q.vector || !q.storeIds.length) return [];
     const k = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
     const field = `vector_${q.vector.length}`;
@@ -269,16 +269,7 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       throw err;
     }
     // Elasticsearch reports cosine as (1 + cos) / 2
-    return this.scored(r.hits.hits, q, (s) => 2 * s - 1);
-  }
-
-  // A search answers its hits with their sources in one request: the hits are those of the whole search.
-  async searchLexicalHits(q: ChunkQuery): Promise<ChunkHit[]> {
-    return (await this.searchLexical(q)).map(toHit);
-  }
-
-  async searchDenseHits(q: ChunkQuery): Promise<ChunkHit[]> {
-    return (await this.searchDense(q)).map(toHit);
+    return (await this.scored(r.hits.hits, q, (s) => 2 * s - 1)).map(toHit);
   }
 
   async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {

@@ -90,7 +90,7 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
       5,
     );
     // every answer of a larger top (its candidates re-scored from the stored vectors) has its exact cosine, best first
-    const hits = await index.searchDenseHits({ storeIds: [A], vector: q, topK: 50, model: 'm' });
+    const hits = await index.searchDense({ storeIds: [A], vector: q, topK: 50, model: 'm' });
     expect(hits).toHaveLength(50);
     for (const h of hits)
       expect(h.score).toBeCloseTo(
@@ -103,7 +103,7 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
   it('applies metadata filters and file exclusions to the candidates', async () => {
     const { parseFilters } = await import('@larder/kernel');
     const q = queryVectors[70];
-    const hits = await index.searchDense({ storeIds: [A], vector: q, topK: 10, model: 'm', filter: parseFilters({ key: 'odd', operator: 'eq', value: true }) });
+    const hits = await index.hydrate(await index.searchDense({ storeIds: [A], vector: q, topK: 10, model: 'm', filter: parseFilters({ key: 'odd', operator: 'eq', value: true }) }));
     expect(hits).toHaveLength(10);
     expect(hits.every((h) => (h.metadata as { odd: boolean }).odd)).toBe(true);
     const first = hits[0].fileId;

@@ -10,7 +10,7 @@ import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { ExactScans } from './sqlite.exact-scan';
 import { BACKGROUND_DEFER_MS, contentWordCount, DEFAULT_LEXICAL_OPTIONS, LexicalOptions, SqliteChunkIndexOptions } from './sqlite.options';
-import { candidateSql, HIT_COLUMNS, KEY_COLUMNS, postFilter, rowHit, toHit, toScored } from './sqlite.rows';
+import { candidateSql, HIT_COLUMNS, KEY_COLUMNS, passingRows, postFilter, rowHit, toScored } from './sqlite.rows';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
 import { ChunkHit, ChunkIndex, ChunkIndexCacheStats, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
 
@@ -212,18 +212,11 @@ export class SqliteChunkIndex implements ChunkIndex {
     return rows.filter((r) => !want || want.has(r.chunk_index as number)).map(toChunk);
   }
 
-  async searchLexical(q: ChunkQuery): Promise<ScoredChunk[]> {
+  /** The worker reads the chunks' places only, or the whole rows where a metadata filter needs them (and sends no texts back). */
+  async searchLexical(q: ChunkQuery): Promise<ChunkHit[]> {
     if (!q.storeIds.length) return [];
-    const rows = await this.reader.run<Row[]>('lexical', this.lexicalInput(q, HIT_COLUMNS));
-    return postFilter(rows, q).slice(0, q.topK);
-  }
-
-  /** As `searchLexical`, the rows carrying only the chunks' places (the worker reads no texts and sends none): a filtered search reads whole rows, which the filter needs. */
-  async searchLexicalHits(q: ChunkQuery): Promise<ChunkHit[]> {
-    if (q.filter) return (await this.searchLexical(q)).map(toHit);
-    if (!q.storeIds.length) return [];
-    const rows = await this.reader.run<Row[]>('lexical', this.lexicalInput(q, KEY_COLUMNS));
-    return rows.slice(0, q.topK).map(rowHit);
+    const rows = await this.reader.run<Row[]>('lexical', this.lexicalInput(q, q.filter ? HIT_COLUMNS : KEY_COLUMNS));
+    return passingRows(rows, q).slice(0, q.topK).map(rowHit);
   }
 
   private lexicalInput(q: ChunkQuery, columns: string): LexicalInput {
@@ -240,16 +233,14 @@ export class SqliteChunkIndex implements ChunkIndex {
     };
   }
 
-  async searchDense(q: ChunkQuery): Promise<ScoredChunk[]> {
+  /** Reads the chunks' places only, or the whole rows where a metadata filter needs them. */
+  async searchDense(q: ChunkQuery): Promise<ChunkHit[]> {
     const scored = this.denseScored(q);
-    return scored ? this.hits(scored, q) : [];
-  }
-
-  /** As `searchDense`, reading only the chunks' places (a filtered search reads whole rows, which the filter needs). */
-  async searchDenseHits(q: ChunkQuery): Promise<ChunkHit[]> {
-    if (q.filter) return (await this.searchDense(q)).map(toHit);
-    const scored = this.denseScored(q);
-    return scored ? this.scoredRows(scored, KEY_COLUMNS).slice(0, q.topK).map(rowHit) : [];
+    return scored
+      ? passingRows(this.scoredRows(scored, q.filter ? HIT_COLUMNS : KEY_COLUMNS), q)
+          .slice(0, q.topK)
+          .map(rowHit)
+      : [];
   }
 
   /** The best chunk ids by cosine, best first (null: nothing to search). */
@@ -283,11 +274,6 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   private hydrateStatement: Database.Statement | null = null;
-
-  /** The rows of scored chunk ids, best first, through the query's metadata filter, at most topK. */
-  private hits(scored: Array<{ id: number; score: number }>, q: ChunkQuery): ScoredChunk[] {
-    return postFilter(this.scoredRows(scored, HIT_COLUMNS), q).slice(0, q.topK);
-  }
 
   /** The rows (these columns) of scored chunk ids, each with its score, best first. */
   private scoredRows(scored: Array<{ id: number; score: number }>, columns: string): Row[] {

@@ -6,7 +6,7 @@ import { ChunkHit, ChunkQuery, ScoredChunk } from '../chunk-index.port';
 
 /** The columns a hit is made of (`c`: chunks, `f`: files). */
 export const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, c.offset, c.mime_type, c.generated_metadata, c.model, f.filename, f.external_id, f.metadata`;
-/** The columns of a hit that is not read yet (`searchLexicalHits`, `searchDenseHits`): the chunk's place. */
+/** The columns of a hit that is not read yet (`searchLexical`, `searchDense`): the chunk's place. */
 export const KEY_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index`;
 
 /** A row of HIT_COLUMNS as the port's scored chunk. */
@@ -21,7 +21,6 @@ export function toScored(r: Row, score: number): ScoredChunk {
 }
 
 export const rowHit = (r: Row): ChunkHit => ({ storeId: r.store_id as string, fileId: r.file_id as string, chunkIndex: r.chunk_index as number, score: r.score as number, ref: r.id as number });
-export const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });
 
 /** The SQL condition on chunks `c` of the query's stores and files (their values pushed to `params`). */
 export function candidateSql(q: Pick<ChunkQuery, 'storeIds' | 'fileIds'>, params: unknown[]): string {
@@ -38,13 +37,17 @@ export function candidateSql(q: Pick<ChunkQuery, 'storeIds' | 'fileIds'>, params
   return conds.join(' AND ');
 }
 
+/** The rows the query's metadata filter accepts (rows of HIT_COLUMNS where it has one; without a filter, all of them). */
+export function passingRows(rows: Row[], q: Pick<ChunkQuery, 'filter'>): Row[] {
+  const filter = q.filter;
+  if (!filter) return rows;
+  return rows.filter((r) => {
+    const c = toScored(r, 0);
+    return evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
+  });
+}
+
 /** Rows of HIT_COLUMNS (with their scores) as scored chunks, those the query's metadata filter refuses left out. */
 export function postFilter(rows: Row[], q: ChunkQuery): ScoredChunk[] {
-  const out: ScoredChunk[] = [];
-  for (const r of rows) {
-    const hit = toScored(r, r.score as number);
-    if (q.filter && !evaluateFilter(q.filter, { file: hit.metadata, chunk: hit.generatedMetadata })) continue;
-    out.push(hit);
-  }
-  return out;
+  return passingRows(rows, q).map((r) => toScored(r, r.score as number));
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { parseFilters } from '@larder/kernel';
-import { ChunkIndex, ChunkIndexOp } from '../chunk-index.port';
+import { ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, ScoredChunk } from '../chunk-index.port';
 
 const vec = (...xs: number[]) => {
   const v = new Float32Array(8);
@@ -80,7 +80,7 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     it('lexical search ranks by BM25 within the given stores only', async () => {
       const hits = await index.searchLexical({ storeIds: [store], text: 'strawberry jam', topK: 5 });
       expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([[f1, 0]]);
-      expect(hits[0]).toMatchObject({ filename: 'jams.md', metadata: { lang: 'en', year: 2024, tags: ['sweet'] } });
+      expect((await index.hydrate(hits))[0]).toMatchObject({ filename: 'jams.md', metadata: { lang: 'en', year: 2024, tags: ['sweet'] } });
       expect(hits[0].score).toBeGreaterThan(0);
       const both = await index.searchLexical({ storeIds: [store, other], text: 'strawberry', topK: 5 });
       expect(both.map((h) => h.storeId).sort()).toEqual([store, other].sort());
@@ -143,31 +143,39 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { exclude: [f1] } })).map((h) => h.fileId)).toEqual([f2]);
     });
 
-    it('hits are the searches’ chunks, order and scores, filtered alike; hydrate reads their chunks in the hits’ order with their scores', async () => {
+    it('searches answer hits (places and scores), a filter applied to them; hydrate reads their chunks in the hits’ order with their scores', async () => {
       const key = (h: { storeId: string; fileId: string; chunkIndex: number; score: number }) => ({ storeId: h.storeId, fileId: h.fileId, chunkIndex: h.chunkIndex, score: h.score });
       const en = parseFilters({ key: 'lang', operator: 'eq', value: 'en' });
-      const queries = [
-        { storeIds: [store, other], text: 'strawberry jam apricot cucumbers', topK: 5 },
-        { storeIds: [store, other], text: 'strawberry', topK: 1 },
-        { storeIds: [store], text: 'strawberry apricot brine', topK: 5, filter: en },
+      const isEn = (c: ScoredChunk) => (c.metadata as { lang?: string } | null)?.lang === 'en';
+      const byLexical = (q: ChunkQuery) => index.searchLexical(q);
+      const byDense = (q: ChunkQuery) => index.searchDense(q);
+      const searches: Array<[(q: ChunkQuery) => Promise<ChunkHit[]>, ChunkQuery]> = [
+        [byLexical, { storeIds: [store, other], text: 'strawberry jam apricot cucumbers', topK: 5 }],
+        [byLexical, { storeIds: [store, other], text: 'strawberry', topK: 1 }],
+        [byLexical, { storeIds: [store], text: 'strawberry apricot brine', topK: 5 }],
+        [byDense, { storeIds: [store], vector: vec(0.9, 0.1), topK: 3, model: 'test-model' }],
+        [byDense, { storeIds: [store], vector: vec(0.2, 0.9), topK: 2 }],
+        [byDense, { storeIds: [store], vector: vec(0, 1), topK: 3 }],
       ];
-      for (const q of queries) {
-        const full = await index.searchLexical(q);
-        expect(full.length).toBeGreaterThan(0);
-        const hits = await index.searchLexicalHits(q);
-        expect(hits.map(key)).toEqual(full.map(key));
-        expect(await index.hydrate(hits)).toEqual(full);
-      }
-      for (const q of [
-        { storeIds: [store], vector: vec(0.9, 0.1), topK: 3, model: 'test-model' },
-        { storeIds: [store], vector: vec(0.2, 0.9), topK: 2 },
-        { storeIds: [store], vector: vec(0, 1), topK: 3, filter: en },
-      ]) {
-        const full = await index.searchDense(q);
-        expect(full.length).toBeGreaterThan(0);
-        const hits = await index.searchDenseHits(q);
-        expect(hits.map(key)).toEqual(full.map(key));
-        expect(await index.hydrate(hits)).toEqual(full);
+      for (const [search, q] of searches) {
+        const hits = await search(q);
+        expect(hits.length).toBeGreaterThan(0);
+        // a hit is the chunk's place and score (and the adapter's handle where it has one), not the chunk
+        for (const h of hits)
+          expect(
+            Object.keys(h)
+              .filter((k) => k !== 'ref')
+              .sort(),
+          ).toEqual(['chunkIndex', 'fileId', 'score', 'storeId']);
+        const read = await index.hydrate(hits);
+        expect(read.map(key)).toEqual(hits.map(key));
+        for (const c of read) {
+          expect(c).toMatchObject((await index.getChunks(c.storeId, c.fileId, [c.chunkIndex]))[0]);
+          expect(typeof c.filename).toBe('string');
+        }
+        // filtered: the unfiltered ranking's chunks that pass, in its order with its scores
+        const all = await index.hydrate(await search({ ...q, topK: 100 }));
+        expect((await search({ ...q, filter: en })).map(key)).toEqual(all.filter(isEn).slice(0, q.topK).map(key));
         // a hit's place decides, whatever adapter handle (`ref`) it carries
         if (hits.length > 1)
           expect(
@@ -175,12 +183,12 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
               { ...hits[0], ref: hits[1].ref ?? 123456 },
               { ...hits[1], ref: 987654 },
             ]),
-          ).toEqual(full.slice(0, 2));
+          ).toEqual(read.slice(0, 2));
       }
-      expect(await index.searchLexicalHits({ storeIds: [store], text: 'zzzunknownword', topK: 5 })).toEqual([]);
-      expect(await index.searchDenseHits({ storeIds: [], vector: vec(1, 0), topK: 5 })).toEqual([]);
+      expect(await index.searchLexical({ storeIds: [store], text: 'zzzunknownword', topK: 5 })).toEqual([]);
+      expect(await index.searchDense({ storeIds: [], vector: vec(1, 0), topK: 5 })).toEqual([]);
       // any order and scores, as given; a chunk that does not exist is left out
-      const dense = await index.searchDense({ storeIds: [store], vector: vec(0.9, 0.1), topK: 3 });
+      const dense = await index.hydrate(await index.searchDense({ storeIds: [store], vector: vec(0.9, 0.1), topK: 3 }));
       const given = [...dense].reverse().map((c, i) => ({ ...key(c), score: i / 10 }));
       const missing = [
         { storeId: store, fileId: f1, chunkIndex: 7, score: 1 },
@@ -195,7 +203,7 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     it('metadata updates are searchable at once, without touching chunks or vectors', async () => {
       await index.write([{ op: 'setMetadata', storeId: store, fileId: f2, metadata: { lang: 'nl' } }], cp());
       const f = parseFilters({ key: 'lang', operator: 'eq', value: 'nl' });
-      const hits = await index.searchDense({ storeIds: [store], vector: vec(0, 1), topK: 3, filter: f });
+      const hits = await index.hydrate(await index.searchDense({ storeIds: [store], vector: vec(0, 1), topK: 3, filter: f }));
       expect(hits.map((h) => [h.fileId, h.model])).toEqual([[f2, 'test-model']]);
     });
 
@@ -236,16 +244,15 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect(await index.getChunks(s, f)).toEqual([
         expect.objectContaining({ type: 'image_url', mimeType: 'image/png', text: 'QUINCE MARMALADE seven jars', generatedMetadata: image.generatedMetadata }),
       ]);
-      expect((await index.searchLexical({ storeIds: [s], text: 'marmalade', topK: 5 })).map((c) => [c.type, c.fileId])).toEqual([['image_url', f]]);
+      expect((await index.hydrate(await index.searchLexical({ storeIds: [s], text: 'marmalade', topK: 5 }))).map((c) => [c.type, c.fileId])).toEqual([['image_url', f]]);
       await index.write([{ op: 'deleteStore', storeId: s }], cp());
     });
 
     it('a deleted file or store never appears in results again', async () => {
-      const before = await index.searchLexicalHits({ storeIds: [store], text: 'strawberry', topK: 5 });
+      const before = await index.searchLexical({ storeIds: [store], text: 'strawberry', topK: 5 });
       expect(before.map((h) => h.fileId)).toEqual([f1]);
       await index.write([{ op: 'deleteFile', storeId: store, fileId: f1 }], cp());
       expect(await index.searchLexical({ storeIds: [store], text: 'strawberry', topK: 5 })).toEqual([]);
-      expect(await index.searchLexicalHits({ storeIds: [store], text: 'strawberry', topK: 5 })).toEqual([]);
       expect(await index.hydrate(before)).toEqual([]);
       expect(await index.getChunks(store, f1)).toEqual([]);
       await index.write([{ op: 'deleteStore', storeId: other }], cp());

@@ -233,7 +233,7 @@ export class HostedTools {
           const query = typeof args.query === 'string' && args.query.trim() ? args.query : Array.isArray(args.queries) && typeof args.queries[0] === 'string' ? args.queries[0] : null;
           if (!query) throw new ToolArgumentsError('query is required');
           Object.assign(item, { queries: [query], metadata_filters: args.metadata_filters ?? null, filter_mode: args.filter_mode === 'any' ? 'any' : 'all' });
-          const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(as, { ...common(), query, options, stream: false }, {}, undefined, ctx.signal));
+          const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(as, { ...common(), query, options, stream: false }, undefined, ctx.signal));
           chunks = out.data;
           break;
         }

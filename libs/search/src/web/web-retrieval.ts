@@ -1,11 +1,11 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { BadRequestError } from '@larder/kernel';
+import { addTiming, BadRequestError } from '@larder/kernel';
 import type { ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { RankedChunk, Retrieval, withFirstStage } from '../retrieval';
 import { fuse } from '../ranking';
-import { SEARCH_CONFIG, SearchConfig, Timing } from '../search.config';
+import { SEARCH_CONFIG, SearchConfig } from '../search.config';
 import { DEFAULT_RERANK_MODEL, SearchOptions } from '../search-options.request.dto';
 import type { CommonParams } from '../store-query.request.dto';
 import { jointRanking, webChunk } from './joint-ranking';
@@ -65,14 +65,14 @@ export class WebRetrieval {
    * request names no other store, so a web part that cannot answer fails it (400 without a provider,
    * 502 when every provider failed, each with the header); otherwise it is skipped.
    */
-  async search(query: string, alone: boolean, signal?: AbortSignal, timing: Timing = {}): Promise<WebPart> {
+  async search(query: string, alone: boolean, signal?: AbortSignal): Promise<WebPart> {
     if (!this.web) {
       if (alone) throw withHeader(new BadRequestError(NO_PROVIDER_MESSAGE), 'skipped; no provider configured');
       return { outcome: null, chunks: [], vectors: null };
     }
     const t = performance.now();
     const outcome = await this.web.search(query, this.config.webMaxResults ?? 20, signal);
-    timing.web = performance.now() - t;
+    addTiming('web', performance.now() - t);
     if (!outcome.answered.length && alone) {
       const why = outcome.failed.map((f) => `${f.provider}: ${f.message}`).join('; ');
       throw withHeader(new WebSearchUnavailableError(`The web search failed: no provider answered (${why})`), this.header({ outcome, chunks: [], vectors: null }));
@@ -90,7 +90,7 @@ export class WebRetrieval {
           this.logger.warn(`embedding the web results failed, ranking them lexically only: ${err.message}`);
           return null;
         });
-      timing.web_embed = performance.now() - te;
+      addTiming('web_embed', performance.now() - te);
     }
     return { outcome, chunks, vectors };
   }
@@ -129,9 +129,8 @@ export class WebRetrieval {
     candidates: number,
     part: WebPart,
     vectorPromise?: Promise<Float32Array | null>,
-    timing: Timing = {},
   ): Promise<RankedChunk[]> {
-    const { lexical, dense, vector } = await this.retrieval.candidateLists(stores, query, params, candidates, vectorPromise, timing);
+    const { lexical, dense, vector } = await this.retrieval.candidateLists(stores, query, params, candidates, vectorPromise);
     const options = { method: this.retrieval.config.fusion, lexicalWeight: this.retrieval.config.lexicalWeight };
     if (!part.chunks.length) return withFirstStage(fuse(lexical, dense, options), lexical, dense);
     return jointRanking(query, vector, { lexical, dense }, part, options);

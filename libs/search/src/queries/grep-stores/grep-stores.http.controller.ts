@@ -1,9 +1,8 @@
 import { Body, Controller, Headers, HttpCode, Post, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Response } from 'express';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope, serverTiming, timed, timings } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
-import { serverTiming } from '../../search.config';
 import { GrepStoresQuery } from './grep-stores.query';
 import { GrepStoresRequestDto } from './grep-stores.request.dto';
 import type { GrepStoresResponse } from './grep-stores.handler';
@@ -28,9 +27,8 @@ export class GrepStoresHttpController {
   ): Promise<GrepStoresResponse> {
     const params = body.params();
     const as = ticket !== undefined ? await this.tickets.redeem(p, ticket, 'grep') : p;
-    const started = performance.now();
-    const out = await this.queries.execute<GrepStoresQuery, GrepStoresResponse>(new GrepStoresQuery(as, params));
-    res.setHeader('server-timing', serverTiming({ grep: performance.now() - started }));
+    const out = await timed('grep', () => this.queries.execute<GrepStoresQuery, GrepStoresResponse>(new GrepStoresQuery(as, params)));
+    res.setHeader('server-timing', serverTiming(timings()));
     return out;
   }
 }

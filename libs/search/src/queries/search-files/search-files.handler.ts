@@ -1,6 +1,6 @@
 import { Inject } from '@nestjs/common';
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { STORE_FILE_VIEWS, storeFileKey, StoreFileViews } from '@larder/kernel';
+import { addTiming, STORE_FILE_VIEWS, storeFileKey, StoreFileViews } from '@larder/kernel';
 import { toScoredChunkResponse } from '@larder/chunk-index';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { RankedChunk, Retrieval } from '../../retrieval';
@@ -67,22 +67,22 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     @Inject(STORE_FILE_VIEWS) private readonly views: StoreFileViews,
   ) {}
 
-  async execute({ principal: p, params, viewer, timing }: SearchFilesQuery): Promise<SearchFilesResponse> {
+  async execute({ principal: p, params, viewer }: SearchFilesQuery): Promise<SearchFilesResponse> {
     const t0 = performance.now();
     const { query, options } = params;
     const te = performance.now();
-    const prefetched = this.retrieval.embedQuery(query).then((v) => ((timing.embed = performance.now() - te), v));
+    const prefetched = this.retrieval.embedQuery(query).then((v) => (addTiming('embed', performance.now() - te), v));
     const tr = performance.now();
     const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
-    timing.stores_and_rules = performance.now() - tr;
+    addTiming('stores_and_rules', performance.now() - tr);
 
     const { effective, rewritten, pins } = applyRewrites(query, rules);
     // top_k files with chunks_per_file chunks each, from as many candidates of each retriever as a
     // chunk search of that many chunks takes, at least 100, at most what the largest chunk search takes
     const factor = this.retrieval.config.candidateFactor;
     const candidates = Math.min(Math.max(params.topK * Math.max(options.chunksPerFile, 1) * factor, 100), MAX_TOP_K * factor);
-    let chunks = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined, timing);
-    const reranked = await this.retrieval.rerank(effective, chunks, options, timing);
+    let chunks = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined);
+    const reranked = await this.retrieval.rerank(effective, chunks, options);
     chunks = reranked.results;
     chunks = await this.pins.pin(
       chunks,
@@ -101,7 +101,7 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
 
     const tf = performance.now();
     const found = await this.withStoreFiles(p.organizationId, files, params.topK, viewer);
-    timing.files = performance.now() - tf;
+    addTiming('files', performance.now() - tf);
     const shown = (f: RankedFile) => f.chunks.slice(0, options.chunksPerFile);
     const data = found.map(({ file, view }) => ({
       ...view,
@@ -109,7 +109,7 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
       chunks: options.returnChunks ? shown(file).map((c) => toScoredChunkResponse(c, options.returnMetadata)) : null,
       score: file.score,
     }));
-    timing.search = performance.now() - t0;
+    addTiming('search', performance.now() - t0);
     const behind = found.flatMap(({ file }) => file.chunks.slice(0, Math.max(options.chunksPerFile, 1)));
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',

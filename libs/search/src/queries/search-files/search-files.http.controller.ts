@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { baseUrlOf, CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
-import { serverTiming, Timing } from '../../search.config';
+import { baseUrlOf, CurrentPrincipal, Principal, RequireScope, serverTiming, timings } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
 import { SearchFilesQuery } from './search-files.query';
 import { SearchFilesRequestDto } from './search-files.request.dto';
@@ -17,9 +16,8 @@ export class SearchFilesHttpController {
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
   async search(@CurrentPrincipal() p: Principal, @Body() body: SearchFilesRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SearchFilesResponse> {
-    const timing: Timing = {};
-    const out = await this.queries.execute<SearchFilesQuery, SearchFilesResponse>(new SearchFilesQuery(p, body.params(), { scope: p.scope, baseUrl: baseUrlOf(req) }, timing));
-    res.setHeader('server-timing', serverTiming(timing));
+    const out = await this.queries.execute<SearchFilesQuery, SearchFilesResponse>(new SearchFilesQuery(p, body.params(), { scope: p.scope, baseUrl: baseUrlOf(req) }));
+    res.setHeader('server-timing', serverTiming(timings()));
     return out;
   }
 }

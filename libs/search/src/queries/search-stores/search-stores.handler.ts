@@ -1,6 +1,6 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { toScoredChunkResponse } from '@larder/chunk-index';
-import { Principal, ValidationFailedError } from '@larder/kernel';
+import { addTiming, Principal, ValidationFailedError } from '@larder/kernel';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { RankedChunk, RankedHit, Retrieval } from '../../retrieval';
 import { fileKey, orderResults, pageOf, RANKING_WINDOW, readsChunks, SearchPagination } from '../../result-page';
@@ -47,7 +47,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     }
   }
 
-  private async search({ principal: p, params: asked, timing, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
+  private async search({ principal: p, params: asked, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
     // `rewrite_query`: the configured model rewrites the query first (an agentic search plans its own queries)
     const params = asked.options.rewriteQuery && !asked.rewrite && !asked.options.agentic && !asked.vector ? { ...asked, ...(await this.rewriter.rewrite(asked.query)) } : asked;
@@ -55,14 +55,14 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
     // (rare) embeds the rewritten query instead. An embedding query is its own vector.
     const te = performance.now();
-    const prefetched = params.vector ? Promise.resolve(this.queryVector(params.vector)) : this.retrieval.embedQuery(query).then((v) => ((timing.embed = performance.now() - te), v));
+    const prefetched = params.vector ? Promise.resolve(this.queryVector(params.vector)) : this.retrieval.embedQuery(query).then((v) => (addTiming('embed', performance.now() - te), v));
     // The web store (mixedbread/web): its providers are asked beside the store lookups.
     const split = WebRetrieval.split(params.storeIdentifiers);
-    const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal, timing) : null;
+    const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal) : null;
     pendingWeb?.catch(() => undefined);
     const tr = performance.now();
     const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules && !params.vector ? query : null);
-    timing.stores_and_rules = performance.now() - tr;
+    addTiming('stores_and_rules', performance.now() - tr);
     const web = pendingWeb ? await pendingWeb : null;
     if (web) setHeader?.(WEB_SEARCH_HEADER, this.webStore.header(web));
     live?.start();
@@ -88,7 +88,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         results.filter((c) => c.score >= options.scoreThreshold),
       );
       results = page;
-      timing.search = performance.now() - t0;
+      addTiming('search', performance.now() - t0);
       const common = this.activity.common(p, stores, params, results, t0);
       this.activity.record(p.organizationId, {
         type: 'StoreAgenticSearchPerformed',
@@ -118,15 +118,15 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     let pagination: SearchPagination | undefined;
     if (!web && !pins.length && !this.retrieval.reranks(options)) {
       // The ranking is the fusion's: only the chunks of the answer's hits are read, not those of all the candidates.
-      const hits = (await this.retrieval.retrieveHits(stores, effective, params, candidates, vector, timing)).filter((c) => c.score >= options.scoreThreshold);
+      const hits = (await this.retrieval.retrieveHits(stores, effective, params, candidates, vector)).filter((c) => c.score >= options.scoreThreshold);
       // without a reranker, `rerank.top_k` still bounds the answer
       const topK = Math.min(params.topK, options.rerank?.topK ?? params.topK);
-      ({ results, pagination } = await this.hydratedPage(p, { ...params, topK }, hits, timing));
+      ({ results, pagination } = await this.hydratedPage(p, { ...params, topK }, hits));
       reranked = { reranked: false };
     } else {
-      results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector, timing) : await this.retrieval.retrieve(stores, effective, params, candidates, vector, timing);
+      results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector) : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
       const rerank = web ? this.webStore.rerankOptions(options) : options;
-      const out = await this.retrieval.rerank(effective, results, rerank, timing);
+      const out = await this.retrieval.rerank(effective, results, rerank);
       reranked = out;
       results = out.results;
       results = await this.pins.pin(results, pins, stores, params);
@@ -138,7 +138,7 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     }
 
     const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
-    timing.search = performance.now() - t0;
+    addTiming('search', performance.now() - t0);
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
       data: {
@@ -177,15 +177,15 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
    * As `paged`, over fused hits whose chunks are not read yet: only the page's chunks are read, unless
    * the order needs every chunk of the window (a metadata field, or the files' creation times).
    */
-  private async hydratedPage(p: Principal, params: SearchStoresParams, hits: RankedHit[], timing: Record<string, number>): Promise<{ results: RankedChunk[]; pagination?: SearchPagination }> {
-    if (params.offset === undefined || !params.sort) return { results: await this.retrieval.hydrate(hits, params.topK, timing) };
+  private async hydratedPage(p: Principal, params: SearchStoresParams, hits: RankedHit[]): Promise<{ results: RankedChunk[]; pagination?: SearchPagination }> {
+    if (params.offset === undefined || !params.sort) return { results: await this.retrieval.hydrate(hits, params.topK) };
     const window = hits.slice(0, RANKING_WINDOW);
     if (readsChunks(params.sort)) {
-      const { page, pagination } = await this.paged(p, params, await this.retrieval.hydrate(window, RANKING_WINDOW, timing));
+      const { page, pagination } = await this.paged(p, params, await this.retrieval.hydrate(window, RANKING_WINDOW));
       return { results: page, pagination };
     }
     const { page, pagination } = pageOf(params.sort.ascending ? [...window].reverse() : window, params.offset, params.topK);
-    return { results: await this.retrieval.hydrate(page, params.topK, timing), pagination };
+    return { results: await this.retrieval.hydrate(page, params.topK), pagination };
   }
 
   /** The creation time (ms) of each result's store file, by `fileKey`. */

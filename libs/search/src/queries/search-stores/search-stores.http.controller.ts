@@ -1,8 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { closedSignal, CurrentPrincipal, EventStream, Principal, requestStart, RequireScope } from '@larder/kernel';
-import { serverTiming, Timing } from '../../search.config';
+import { addTiming, closedSignal, CurrentPrincipal, EventStream, Principal, requestStart, RequireScope, serverTiming, timings } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
 import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
@@ -10,16 +9,26 @@ import type { SearchStoresResponse } from './search-stores.handler';
 import { ToolTickets } from '../../tool-tickets/tool-tickets';
 
 /**
+ * The steps of a search in its Server-Timing header (ms, collected in the request's timing scope): `embed` (the
+ * query's embedding, beside the lookup of stores and rules: `stores_and_rules`), `lexical` (the BM25
+ * search, in the embedded index's read worker, beside the embedding and the dense search), `embed_wait`
+ * (the embedding still running once the stores were looked up), `dense`, `lexical_wait` (the lexical
+ * search still running once the dense one was done), `hydrate` (the answer's chunks read from the
+ * index), `rerank` where a reranker runs, `search` (the query handler) and `total` (from the request's
+ * first middleware to its JSON body). `total` less `embed`, `dense`, `lexical_wait`, `hydrate` and
+ * `rerank` is the API's own time on the request (bench/support.ts `ownTime`; with `embed_wait` for
+ * `embed`, its stricter critical-path form).
+ *
  * A 200 with a JSON body, written straight to the socket: what `res.json` sends less its per-response
  * work that a search answer does not need (the body's SHA-1 for a weak `ETag`, which no client of a
  * POST can use, and Express's content-type and charset parsing), measured at ~0.3-0.9 ms a search on
  * CISI-sized answers.
  */
-function sendJson(res: Response, body: unknown, timing: Timing, started: number | undefined): void {
+function sendJson(res: Response, body: unknown, started: number | undefined): void {
   const text = JSON.stringify(body);
   // `total`: from the request's first middleware to its body written out as JSON (what the server spent on it, bar the socket)
-  if (started !== undefined) timing.total = performance.now() - started;
-  res.setHeader('server-timing', serverTiming(timing));
+  if (started !== undefined) addTiming('total', performance.now() - started);
+  res.setHeader('server-timing', serverTiming(timings()));
   res.statusCode = 200;
   res.setHeader('content-type', 'application/json; charset=utf-8');
   res.setHeader('content-length', Buffer.byteLength(text));
@@ -44,20 +53,19 @@ export class SearchStoresHttpController {
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
   async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Req() req: Request, @Res() res: Response, @Headers('x-mxbai-tool-ticket') ticket?: string): Promise<void> {
-    const timing: Timing = {};
     const params = body.params();
     if (ticket !== undefined) p = await this.tickets.redeem(p, ticket, 'search');
     const setHeader = (name: string, value: string) => {
       if (!res.headersSent) res.setHeader(name, value);
     };
     if (!params.stream) {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, undefined, closedSignal(res), setHeader));
-      sendJson(res, out, timing, requestStart(req));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, undefined, closedSignal(res), setHeader));
+      sendJson(res, out, requestStart(req));
       return;
     }
     const live = new EventStream(res, req);
     try {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, timing, live, live.signal, setHeader));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, live, live.signal, setHeader));
       live.send('search.completed', out);
       live.done();
     } catch (err) {

@@ -1,13 +1,10 @@
 import type { LiveEvents, Principal } from '@larder/kernel';
-import type { Timing } from '../../search.config';
 import type { SearchStoresParams } from './search-stores.request.dto';
 
 export class SearchStoresQuery {
   constructor(
     readonly principal: Principal,
     readonly params: SearchStoresParams,
-    /** Receives the time spent per step (ms), for the Server-Timing header. */
-    readonly timing: Timing = {},
     /** A streamed search (`stream: true`): the live trace goes here. */
     readonly live?: LiveEvents,
     /** Aborts when the client goes away: an agentic search stops. */
