@@ -1,11 +1,15 @@
+/** Connects customer buckets over S3 and assumes their roles with STS; the bucket storage it opens is re-exported from ./s3.bucket-storage. */
 import { randomUUID } from 'crypto';
-import { Readable, Transform } from 'stream';
+import { Readable } from 'stream';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { Agent } from 'http';
 import { OutboundPolicy, OutboundRefusedError } from '@larder/outbound';
-import { BlobNotFoundError, BlobTooLargeError, ByteRange, PartInfo, StoredBlob } from '../blob-storage.port';
-import { BucketAccessError, BucketAccessFailure, BucketConnector, BucketCredentials, BucketLocation, BucketStorage, objectPrefix } from '../bucket-connector.port';
+import { BucketAccessError, BucketConnector, BucketCredentials, BucketLocation, objectPrefix } from '../bucket-connector.port';
 import { S3BlobStorage } from './s3.blob-storage';
+import { S3BucketStorage } from './s3.bucket-storage';
+import { AwsError, networkCodeIn, refusalIn, rethrown, scrub } from './s3.errors';
+
+export { S3BucketStorage } from './s3.bucket-storage';
 
 /** An AWS key pair, temporary when it has a session token. */
 export interface AwsCredentialIdentity {
@@ -31,32 +35,6 @@ export interface S3BucketConnectorOptions {
   roleSessionSeconds?: number;
   /** The most bytes read of one object (a bucket that answers more is cut off with an error); default 10 GiB. */
   maxObjectBytes?: number;
-}
-
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
-const CREDENTIAL_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired', 'InvalidClientTokenId', 'InvalidSecurity']);
-const REGION_CODES = new Set(['PermanentRedirect', 'AuthorizationHeaderMalformed', 'IllegalLocationConstraintException', 'Redirect']);
-
-type AwsError = Error & { name?: string; Code?: string; code?: string; $metadata?: { httpStatusCode?: number }; cause?: unknown; $fault?: string };
-
-/** The outbound policy's refusal somewhere in an error's cause chain. */
-function refusalIn(err: unknown): OutboundRefusedError | null {
-  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as { cause?: unknown } | undefined, depth++) {
-    if (e instanceof OutboundRefusedError) return e;
-  }
-  return null;
-}
-
-/** A network error's code somewhere in an error's cause chain. */
-function networkCodeIn(err: unknown): string | null {
-  for (let e = err as AwsError | undefined, depth = 0; e && depth < 5; e = e.cause as AwsError | undefined, depth++) {
-    if (typeof e.code === 'string' && NETWORK_CODES.has(e.code)) return e.code;
-    if (e.name === 'TimeoutError' || e.name === 'RequestTimeout' || e.name === 'AbortError') return 'timeout';
-    // an error from another realm (a test sandbox) reaches the SDK's retry layer only as its text
-    const named = /\b(E[A-Z]{4,})\b/.exec(typeof e.message === 'string' ? e.message : '');
-    if (named && NETWORK_CODES.has(named[1])) return named[1];
-  }
-  return null;
 }
 
 /**
@@ -182,138 +160,5 @@ export class S3BucketConnector implements BucketConnector {
       'role',
       `STS refused to let Larder assume role ${c.roleArn} with external id ${c.externalId} (${detail}); the role's trust policy must allow Larder's identity with this external id`,
     );
-  }
-}
-
-function rethrown(err: unknown, doing: string): BucketAccessError {
-  if (err instanceof BucketAccessError) return err.failure === 'denied' || err.failure === 'other' ? new BucketAccessError(err.failure, `${doing}: ${err.message}`) : err;
-  return new BucketAccessError('other', `${doing}: ${(err as Error).message}`);
-}
-
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) if (s && s.length >= 4) out = out.split(s).join('****');
-  return out.length > 500 ? `${out.slice(0, 500)}…` : out;
-}
-
-/**
- * A customer bucket as BlobStorage: every failure other than a missing object becomes a
- * BucketAccessError whose message holds no credential.
- */
-export class S3BucketStorage implements BucketStorage {
-  readonly kind = 's3';
-
-  constructor(
-    private readonly s3: S3BlobStorage,
-    private readonly location: BucketLocation,
-    private readonly secrets: string[],
-    private readonly maxObjectBytes: number,
-  ) {}
-
-  private classify(err: unknown): unknown {
-    if (err instanceof BlobNotFoundError || err instanceof BlobTooLargeError || err instanceof BucketAccessError) return err;
-    const refused = refusalIn(err);
-    if (refused) return new BucketAccessError('refused', refused.message);
-    const where = this.location.endpointUrl ?? `AWS S3 (${this.location.region ?? 'us-east-1'})`;
-    const network = networkCodeIn(err);
-    if (network) return new BucketAccessError('unreachable', `${where} could not be reached (${network})`);
-    const e = err as AwsError;
-    const code = e.name ?? e.Code ?? 'Error';
-    const status = e.$metadata?.httpStatusCode;
-    // a HEAD answer has no body, so no error code: say what is known
-    const bodiless = code === 'Unknown' || code === 'UnknownError' || e.message === 'UnknownError';
-    const detail = bodiless
-      ? `HTTP ${status ?? 'error'} without an error body${status === 403 ? ': the key was revoked, or it lacks the permission' : ''}`
-      : scrub(`${code}${e.message && e.message !== code ? `: ${e.message}` : ''}`, this.secrets);
-    const failure: BucketAccessFailure = CREDENTIAL_CODES.has(code)
-      ? 'credentials'
-      : code === 'NoSuchBucket'
-        ? 'no_such_bucket'
-        : REGION_CODES.has(code) || status === 301
-          ? 'wrong_region'
-          : code === 'AccessDenied' || code === 'AllAccessDisabled' || code.startsWith('KMS') || status === 403
-            ? 'denied'
-            : 'other';
-    const what: Record<BucketAccessFailure, string> = {
-      credentials: 'the credentials were refused',
-      no_such_bucket: `bucket ${this.location.bucket} does not exist`,
-      wrong_region: `bucket ${this.location.bucket} is not in region ${this.location.region ?? 'us-east-1'}`,
-      denied: `access to bucket ${this.location.bucket} was denied`,
-      other: `bucket ${this.location.bucket} answered with an error`,
-      unreachable: '',
-      refused: '',
-      role: '',
-    };
-    return new BucketAccessError(failure, `${what[failure]} (${detail})`);
-  }
-
-  private async run<T>(op: () => Promise<T>): Promise<T> {
-    try {
-      return await op();
-    } catch (err) {
-      throw this.classify(err);
-    }
-  }
-
-  put(key: string, body: Readable, options?: { contentType?: string; maxBytes?: number }): Promise<StoredBlob> {
-    return this.run(() => this.s3.put(key, body, options));
-  }
-  /** The object's bytes, cut off with an error beyond `maxObjectBytes` (a bucket is not trusted to answer sensibly). */
-  get(key: string, range?: ByteRange): Promise<Readable> {
-    return this.run(async () => {
-      const body = await this.s3.get(key, range);
-      const limit = this.maxObjectBytes;
-      let seen = 0;
-      const bucket = this.location.bucket;
-      return body.pipe(
-        new Transform({
-          transform(chunk: Buffer, _enc, done) {
-            seen += chunk.length;
-            if (seen > limit) {
-              body.destroy();
-              return done(new BucketAccessError('other', `bucket ${bucket} answered more than ${limit} bytes for ${key}`));
-            }
-            done(null, chunk);
-          },
-        }),
-      );
-    });
-  }
-  async readAll(key: string): Promise<Buffer> {
-    return this.run(async () => {
-      const parts: Buffer[] = [];
-      for await (const c of await this.get(key)) parts.push(c as Buffer);
-      return Buffer.concat(parts);
-    });
-  }
-  size(key: string): Promise<number | null> {
-    return this.run(() => this.s3.size(key));
-  }
-  delete(key: string): Promise<void> {
-    return this.run(() => this.s3.delete(key));
-  }
-  createMultipart(key: string, contentType: string): Promise<string> {
-    return this.run(() => this.s3.createMultipart(key, contentType));
-  }
-  presignPart(key: string, storageUploadId: string, partNumber: number, expiresInSeconds: number): Promise<string | null> {
-    return this.run(() => this.s3.presignPart(key, storageUploadId, partNumber, expiresInSeconds));
-  }
-  putPart(key: string, storageUploadId: string, partNumber: number, body: Readable, maxBytes?: number): Promise<PartInfo> {
-    return this.run(() => this.s3.putPart(key, storageUploadId, partNumber, body, maxBytes));
-  }
-  listParts(key: string, storageUploadId: string): Promise<PartInfo[]> {
-    return this.run(() => this.s3.listParts(key, storageUploadId));
-  }
-  completeMultipart(key: string, storageUploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob> {
-    return this.run(() => this.s3.completeMultipart(key, storageUploadId, parts));
-  }
-  abortMultipart(key: string, storageUploadId: string): Promise<void> {
-    return this.run(() => this.s3.abortMultipart(key, storageUploadId));
-  }
-  list(prefix: string): Promise<string[]> {
-    return this.run(() => this.s3.list(prefix));
-  }
-  deletePrefix(prefix: string): Promise<number> {
-    return this.run(() => this.s3.deletePrefix(prefix));
   }
 }

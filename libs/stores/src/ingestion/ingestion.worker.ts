@@ -1,52 +1,15 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
-import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth, storeFileObjectKey } from '@larder/blob-storage';
-import { EMBEDDER, Embedder, EmbeddingError, OCR, Ocr, OcrError } from '@larder/ai';
-import {
-  chunkDocument,
-  chunkingKey,
-  contextualizationPlan,
-  embeddingInput,
-  ImageTooLargeError,
-  metadataLines,
-  parseFile,
-  PARSER_VERSION,
-  ParseError,
-  UnsupportedFileError,
-  UnsupportedMediaError,
-} from '@larder/ingestion';
-import { chunksArtifactKey, readChunksArtifact, vectorsArtifactKey, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
+import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth } from '@larder/blob-storage';
+import { EMBEDDER, Embedder, OCR, Ocr } from '@larder/ai';
+import { chunkDocument, contextualizationPlan, embeddingInput, metadataLines, parseFile } from '@larder/ingestion';
+import { readChunksArtifact, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFilesWriter } from '../store-files.writer';
 import { STORES_CONFIG, StoresConfig } from '../stores.config';
-
-/**
- * Where one ingestion attempt keeps its objects. Platform storage: the file's own content and the
- * organization's content-addressed artifacts. A store in a bucket: a copy of the content and the
- * artifacts below the store file's generation folder in that bucket (`stores/<store>/files/<file>/g<n>/`).
- */
-function placementOf(row: StoreFileRow, model: string) {
-  const chunks = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
-  const bucketId = row.bucketId ?? null;
-  // the artifact's own name (`chunks/<hash>.json`, `vectors/<hash>.f32`) below the generation folder
-  const inBucket = (platformKey: string) => storeFileObjectKey(bucketId!, row.storeId, row.fileId, row.generation, platformKey.split('/').slice(-2).join('/'));
-  return {
-    bucketId,
-    contentKey: bucketId ? storeFileObjectKey(bucketId, row.storeId, row.fileId, row.generation, 'content') : row.blobKey,
-    chunksKey: bucketId ? inBucket(chunks) : chunks,
-    vectorsKey: (inputs: string[]) => (bucketId ? inBucket(vectorsArtifactKey(row.organizationId, model, inputs)) : vectorsArtifactKey(row.organizationId, model, inputs)),
-  };
-}
-
-class PermanentFailure extends Error {
-  constructor(
-    message: string,
-    readonly code: string,
-  ) {
-    super(message);
-  }
-}
+import { placementOf } from './ingestion.placement';
+import { contentGone, describeFailure, parseFailure } from './ingestion.failure';
 
 /**
  * The ingestion reactor: takes store files that wait for ingestion (pending and due, or whose
@@ -158,7 +121,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       // 0. a store in a bucket keeps its own copy of the content there
       if (place.bucketId && (await this.blobs.size(place.contentKey)) === null) {
         const source = await this.blobs.get(row.blobKey).catch(async (err: unknown) => {
-          if ((await this.blobs.size(row.blobKey)) === null) throw new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
+          if ((await this.blobs.size(row.blobKey)) === null) throw contentGone();
           throw err;
         });
         await this.blobs.put(place.contentKey, source, { contentType: row.mimeType });
@@ -177,11 +140,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           limits: this.config.parseLimits,
           signal: deadline,
         }).catch((err: Error) => {
-          if (err instanceof UnsupportedFileError || err instanceof ParseError || err instanceof UnsupportedMediaError || err instanceof ImageTooLargeError) {
-            throw new PermanentFailure(err.message, err.code);
-          }
-          if (err instanceof OcrError || err.name === 'TimeoutError' || err.name === 'AbortError') throw err; // may pass: retried
-          throw new PermanentFailure(`Could not parse ${row.filename}: ${err.message}`, 'parse_error');
+          throw parseFailure(err, row.filename);
         });
         const chunks = chunkDocument(doc, row.parsingStrategy, row.filename, row.chunking);
         artifact = {
@@ -252,21 +211,11 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         if (written.length) await this.dropIfGone(row, written);
         return;
       }
-      const bucketFailure = err instanceof BucketAccessError;
-      if (bucketFailure && place.bucketId)
+      if (err instanceof BucketAccessError && place.bucketId)
         await this.health?.failed(place.bucketId, err.message).catch((e: Error) => this.logger.warn(`bucket ${place.bucketId}: recording its failure failed: ${e.message}`));
-      const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable) || (bucketFailure && !err.transient);
+      const { permanent, code, message } = describeFailure(err, this.config.attemptTimeoutMs);
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
       const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
-      const code =
-        err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError
-          ? err.code
-          : bucketFailure
-            ? 'bucket_error'
-            : (err as Error).name === 'TimeoutError'
-              ? 'timeout'
-              : 'ingestion_error';
-      const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${this.config.attemptTimeoutMs} ms` : (err as Error).message;
       this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
       await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
         if (!(e instanceof ConflictError || e instanceof NotFoundError)) throw e;
@@ -317,7 +266,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       for await (const c of await this.blobs.get(key)) parts.push(c as Buffer);
     } catch (err) {
       if (err instanceof BucketAccessError) throw err;
-      if ((await this.blobs.size(key)) === null) throw new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
+      if ((await this.blobs.size(key)) === null) throw contentGone();
       throw err;
     }
     return Buffer.concat(parts);
