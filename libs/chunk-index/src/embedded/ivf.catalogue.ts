@@ -1,8 +1,9 @@
 import Database from 'better-sqlite3';
-import { blobVector, IvfIndex, kmeans, normalize } from './ivf';
-import { DEFAULT_IVF_OPTIONS, IvfOptions, listsFor, probesOf } from './ivf.options';
-import { IvfBuilt, IvfRead, readIvf, writeList } from './ivf.persisted';
-import { rescore } from './ivf.rescore';
+import { blobVector, IvfIndex, normalize } from './ivf';
+import { DEFAULT_IVF_OPTIONS, IvfOptions, probesOf } from './ivf.options';
+import { IvfBuilt, IvfRead, readIvf, readVectors, writeList } from './ivf.persisted';
+import { searchIvf } from './ivf.rescore';
+import { IvfTrainingSchedule, sampleCentroids } from './ivf.training';
 import { Row } from './sqlite.schema';
 import { ChunkQuery } from '../chunk-index.port';
 
@@ -52,15 +53,15 @@ export class IvfCatalogue {
   private readonly deltas = new Map<string, Map<number, number>>();
   /** How long the last `load()` took, and how (for the benchmarks and the logs). */
   lastLoad: { ms: number; vectors: number; from: 'persisted' | 'vectors' | 'none' } = { ms: 0, vectors: 0, from: 'none' };
-  /** Vectors written per model since they were last counted (cheap trigger for the exact count). */
-  private readonly written = new Map<string, number>();
-  private readonly counted = new Map<string, number>();
+  /** Which models are due a (re)training. */
+  private readonly training: IvfTrainingSchedule;
 
   constructor(
     private readonly db: Database.Database,
     options: IvfOptions = {},
   ) {
     this.opts = { ...DEFAULT_IVF_OPTIONS, ...options };
+    this.training = new IvfTrainingSchedule(db, this.opts);
   }
 
   /**
@@ -108,24 +109,14 @@ export class IvfCatalogue {
       vectors += a.ivf.size;
     }
     // models without an IVF are counted when a write could bring them to the threshold (trainDue)
-    this.counted.clear();
+    this.training.reset();
     this.loadedVersion = version ?? (this.db.pragma('data_version', { simple: true }) as number);
     this.lastLoad = { ms: performance.now() - t0, vectors, from };
   }
 
   /** The model's lists rebuilt from every stored vector (a file of an older release), then persisted. */
   private loadFromVectors(a: Ann): void {
-    const unassigned: Array<[number, number]> = [];
-    // raw rows and no per-row copies: this reads every vector of the model
-    const rows = this.db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).raw();
-    const entries: Array<[number, string, number, Float32Array]> = [];
-    for (const [id, storeId, stored, blob] of rows.iterate(a.model) as IterableIterator<[number, string, number | null, Buffer]>) {
-      const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : blobVector(blob);
-      if (v.length !== a.ivf.dims) continue;
-      let list = stored;
-      if (list === null) unassigned.push([(list = a.ivf.listOf(v)), id]); // a list choice needs no normalising
-      entries.push([id, storeId, list, v]);
-    }
+    const { entries, unassigned } = readVectors(this.db, a.model, a.ivf);
     this.db.transaction(() => {
       for (const [id, storeId, list, v] of entries) a.ivf.add(id, this.group(storeId), list, v);
       const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
@@ -239,7 +230,7 @@ export class IvfCatalogue {
    */
   revectoring(model: string, count: number, where: string, ...args: unknown[]): void {
     if (this.anns.has(model)) this.removing(where, ...args);
-    this.written.set(model, (this.written.get(model) ?? 0) + count);
+    this.training.wrote(model, count);
   }
 
   /** The list a vector of `model` goes to, or null when the model has no IVF (or the dimensions differ). */
@@ -271,27 +262,7 @@ export class IvfCatalogue {
   search(q: ChunkQuery): Array<{ id: number; score: number }> | null {
     const a = this.annFor(q);
     if (!a) return null;
-    const unit = normalize(q.vector!);
-    const mask = new Uint8Array(this.groups.size);
-    for (const s of q.storeIds) {
-      const g = this.groups.get(s);
-      if (g !== undefined) mask[g] = 1;
-    }
-    const filtered = !!(q.filter || q.fileIds?.exclude?.length);
-    const k = filtered ? Math.max(q.topK * 20, 1000) : Math.max(q.topK * 4, 40);
-    let candidates = a.ivf.search(unit, probesOf(this.opts, a.ivf.nlist), mask, k);
-    if (!candidates.length) return [];
-    // An int8 score is within a few thousandths of the exact one (rounding error ≈ 0.0023 standard
-    // deviation for unit vectors), so a candidate more than RESCORE_MARGIN below the topK-th can not
-    // enter the exact top: only the rest are re-scored. Filters keep every candidate (any may fail).
-    if (!filtered && candidates.length > q.topK) {
-      const floor = candidates[q.topK - 1].score - RESCORE_MARGIN;
-      candidates = candidates.filter((c, i) => i < q.topK || c.score >= floor);
-    }
-    // exact scores from the stored vectors; the full rows are the caller's, only of those that can be answered
-    const exact = rescore(this.db, this.rescoreStatements, unit, candidates, q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null);
-    exact.sort((x, y) => y.score - x.score);
-    return filtered ? exact : exact.slice(0, q.topK);
+    return searchIvf(this.db, this.rescoreStatements, a.ivf, probesOf(this.opts, a.ivf.nlist), this.groups, q);
   }
 
   /** The IVF of the query's model when the candidate stores hold enough vectors for it to pay off. */
@@ -329,40 +300,14 @@ export class IvfCatalogue {
 
   /** Trains a model's IVF once it has enough vectors, and retrains it when it has grown `ivfRetrainFactor` times. */
   private trainDue(): void {
-    const count = (model: string) => (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE model = ? AND vector IS NOT NULL`).get(model) as Row).n as number;
-    for (const [model, added] of this.written) {
-      const a = this.anns.get(model);
-      if (!a && !this.counted.has(model)) {
-        // the first write of a model without an IVF since the load: counted once (not at start)
-        this.counted.set(model, count(model));
-        this.written.set(model, 0);
-      }
-      // models with an IVF know their size; others are counted only when the writes could reach the threshold
-      const estimate = a ? a.ivf.size : this.counted.get(model)! + (this.written.get(model) ?? added);
-      const due = a ? estimate >= a.trainedCount * this.opts.ivfRetrainFactor : estimate >= this.opts.ivfMinVectors;
-      if (!due) continue;
-      const n = count(model);
-      this.counted.set(model, n);
-      this.written.set(model, 0);
-      if (n < this.opts.ivfMinVectors || (a && n < a.trainedCount * this.opts.ivfRetrainFactor)) continue;
-      this.train(model, n);
-    }
+    for (const [model, n] of this.training.due(this.anns)) this.train(model, n);
   }
 
-  /** k-means on a sample of up to ~20,000 of the model's vectors; every vector is (re)assigned a list. */
+  /** k-means on a sample of the model's vectors (ivf.training.ts); every vector is (re)assigned a list. */
   private train(model: string, n: number): void {
-    const step = Math.max(1, Math.floor(n / 20_000));
-    const sample: Float32Array[] = [];
-    let dims = 0;
-    let i = 0;
-    for (const r of this.db.prepare(`SELECT vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).iterate(model) as IterableIterator<Row>) {
-      if (i++ % step) continue;
-      const v = blobVector(r.vector as Buffer);
-      dims ||= v.length;
-      if (v.length === dims) sample.push(normalize(v));
-    }
-    if (!sample.length) return;
-    const centroids = kmeans(sample, Math.min(listsFor(this.opts, n), Math.max(1, Math.floor(sample.length / 8))));
+    const trained = sampleCentroids(this.db, this.opts, model, n);
+    if (!trained) return;
+    const { dims, centroids } = trained;
     const ivf = new IvfIndex(dims, centroids);
     const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
     const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
@@ -389,6 +334,3 @@ export class IvfCatalogue {
     this.anns.set(model, a);
   }
 }
-
-/** Int8 scores below the topK-th by more than this are not re-scored (see `search`). */
-const RESCORE_MARGIN = 0.02;

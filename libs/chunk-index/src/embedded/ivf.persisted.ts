@@ -130,3 +130,22 @@ export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: Ar
   });
   return { built: { groups: r.groups, models }, transfer };
 }
+
+/**
+ * A model's stored vectors of the IVF's dimensions, read for a file without persisted lists: each with
+ * its store and list (as stored, or else chosen by `ivf`: those rows are in `unassigned`, [list, id]).
+ */
+export function readVectors(db: Database.Database, model: string, ivf: IvfIndex): { entries: Array<[number, string, number, Float32Array]>; unassigned: Array<[number, number]> } {
+  const unassigned: Array<[number, number]> = [];
+  // raw rows and no per-row copies: this reads every vector of the model
+  const rows = db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).raw();
+  const entries: Array<[number, string, number, Float32Array]> = [];
+  for (const [id, storeId, stored, blob] of rows.iterate(model) as IterableIterator<[number, string, number | null, Buffer]>) {
+    const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : blobVector(blob);
+    if (v.length !== ivf.dims) continue;
+    let list = stored;
+    if (list === null) unassigned.push([(list = ivf.listOf(v)), id]); // a list choice needs no normalising
+    entries.push([id, storeId, list, v]);
+  }
+  return { entries, unassigned };
+}

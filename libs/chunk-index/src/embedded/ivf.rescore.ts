@@ -1,6 +1,11 @@
+/** Dense search through a model's IVF: int8 candidates, re-scored exactly from their stored vectors. */
 import Database from 'better-sqlite3';
-import { blobCosine } from './ivf';
+import { blobCosine, IvfIndex, normalize } from './ivf';
 import { Row } from './sqlite.schema';
+import { ChunkQuery } from '../chunk-index.port';
+
+/** Int8 scores below the topK-th by more than this are not re-scored (see `searchIvf`). */
+const RESCORE_MARGIN = 0.02;
 
 /** Candidates re-scored a statement (`RESCORE_BATCH` placeholders at most). */
 const RESCORE_BATCH = 512;
@@ -29,4 +34,40 @@ export function rescore(
     for (const r of stmt.all(...ids) as Row[]) if (!exclude?.has(r.file_id as string)) exact.push({ id: r.id as number, score: blobCosine(unit, r.vector as Buffer) });
   }
   return exact;
+}
+
+/**
+ * The query's nearest chunks in `ivf` (`probes` lists scanned, the stores of `q.storeIds` by their
+ * `groups`): int8 candidates re-scored exactly with the stored float vectors, best first (file exclusions
+ * applied, the metadata filter left to the caller; with a filter or an exclusion every candidate is kept).
+ */
+export function searchIvf(
+  db: Database.Database,
+  statements: Record<string, Database.Statement>,
+  ivf: IvfIndex,
+  probes: number,
+  groups: ReadonlyMap<string, number>,
+  q: ChunkQuery,
+): Array<{ id: number; score: number }> {
+  const unit = normalize(q.vector!);
+  const mask = new Uint8Array(groups.size);
+  for (const s of q.storeIds) {
+    const g = groups.get(s);
+    if (g !== undefined) mask[g] = 1;
+  }
+  const filtered = !!(q.filter || q.fileIds?.exclude?.length);
+  const k = filtered ? Math.max(q.topK * 20, 1000) : Math.max(q.topK * 4, 40);
+  let candidates = ivf.search(unit, probes, mask, k);
+  if (!candidates.length) return [];
+  // An int8 score is within a few thousandths of the exact one (rounding error ≈ 0.0023 standard
+  // deviation for unit vectors), so a candidate more than RESCORE_MARGIN below the topK-th can not
+  // enter the exact top: only the rest are re-scored. Filters keep every candidate (any may fail).
+  if (!filtered && candidates.length > q.topK) {
+    const floor = candidates[q.topK - 1].score - RESCORE_MARGIN;
+    candidates = candidates.filter((c, i) => i < q.topK || c.score >= floor);
+  }
+  // exact scores from the stored vectors; the full rows are the caller's, only of those that can be answered
+  const exact = rescore(db, statements, unit, candidates, q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null);
+  exact.sort((x, y) => y.score - x.score);
+  return filtered ? exact : exact.slice(0, q.topK);
 }

@@ -1,9 +1,9 @@
+/** Runs the hosted tools a chat completion or response declared, through the search context's query handlers. */
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { DomainError, FilterNode, ForbiddenError, LIMITS, parseFilters, Principal, scopeAllows, ValidationFailedError } from '@larder/kernel';
-import type { LlmTool, LlmToolCall } from '@larder/ai';
+import { DomainError, ForbiddenError, LIMITS, parseFilters, Principal, scopeAllows, ValidationFailedError } from '@larder/kernel';
+import type { LlmToolCall } from '@larder/ai';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
-import type { AgenticToolCallRecorded } from '../events';
 import { SearchStoresQuery } from '../queries/search-stores/search-stores.query';
 import type { SearchStoresResponse } from '../queries/search-stores/search-stores.handler';
 import { GrepStoresQuery } from '../queries/grep-stores/grep-stores.query';
@@ -13,137 +13,17 @@ import type { ListChunksResponse } from '../queries/list-chunks/list-chunks.hand
 import { MetadataFacetsQuery } from '../queries/metadata-facets/metadata-facets.query';
 import type { MetadataFacetsResponse } from '../queries/metadata-facets/metadata-facets.handler';
 import { SearchOptionsRequestDto } from '../search-options.request.dto';
+import type { AgenticToolCallRecorded } from '../events';
 import type { CommonParams } from '../store-query.request.dto';
 import type { CitedSource } from './citations';
+import { asArgs, combineFilters, intArg, ToolArgumentsError } from './hosted-tool-args';
+import { HostedToolDecl, HostedToolOutcome, MAX_TOP_K } from './hosted-tool-functions';
 
-/** Hosted tool types a request may declare: the store tools and their older aliases. */
-export const HOSTED_TOOL_TYPES = [
-  'store_search',
-  'store_grep',
-  'store_list_chunks',
-  'store_metadata_facets',
-  'list_stores',
-  'search_corpus',
-  'grep',
-  'get_chunks',
-  'filter_chunks',
-  'inspect_metadata',
-] as const;
-/** The chat hosted tools, and the Responses API's `file_search` (a store search over vector stores). */
-export type HostedToolType = (typeof HOSTED_TOOL_TYPES)[number] | 'file_search';
-
-/** What a hosted tool does: aliases run the store tool they stand for. */
-export type HostedKind = 'store_search' | 'store_grep' | 'store_list_chunks' | 'store_metadata_facets' | 'list_stores' | 'get_chunks';
-
-const ALIASES: Partial<Record<HostedToolType, HostedKind>> = {
-  file_search: 'store_search',
-  search_corpus: 'store_search',
-  grep: 'store_grep',
-  filter_chunks: 'store_list_chunks',
-  inspect_metadata: 'store_metadata_facets',
-};
-export const hostedKind = (t: HostedToolType): HostedKind => ALIASES[t] ?? (t as HostedKind);
-
-/** A hosted tool as the caller declared it: what it may touch is fixed here; the model sets only the arguments of its schema. */
-export interface HostedToolDecl {
-  type: HostedToolType;
-  kind: HostedKind;
-  /** The function name the model calls it by (the type; `<type>_2`, … when declared again). */
-  name: string;
-  /** null: every store of the organization the key may search (the first 16). */
-  storeIdentifiers: string[] | null;
-  rawFilters: unknown;
-  /** Filters already parsed (the Responses API's attribute filters), combined with the model's. */
-  filter?: FilterNode | null;
-  /** The model's default `top_k` (10 where not set). */
-  topK?: number;
-  scoreThreshold: number;
-  citations: boolean;
-  /** list_stores: stores listed. */
-  limit: number;
-}
-
-/** One hosted tool call, done: what the response reports, what the model reads, what the event records. */
-export interface HostedToolOutcome {
-  item: Record<string, unknown>;
-  /** The tool message the model reads (numbered passages, or JSON). */
-  content: string;
-  record: AgenticToolCallRecorded;
-  storeIds: string[];
-}
-
-const MAX_TOP_K = 50;
 /** Results a hosted tool call's record keeps (ids and scores; the model saw them all). */
 const RECORDED_TOOL_RESULTS = 10;
 /** Characters of one passage, and of one tool result, shown to the model. */
 const PASSAGE_CHARS = 2_000;
 const RESULT_CHARS = 24_000;
-
-const metadataFilterSchema = {
-  type: 'array',
-  description: 'Optional metadata conditions, combined with filter_mode.',
-  items: {
-    type: 'object',
-    properties: {
-      key: { type: 'string', description: 'metadata field (dot path); generated_metadata.* for chunk metadata' },
-      operator: { type: 'string', enum: ['eq', 'not_eq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'like', 'contains', 'starts_with', 'not_like', 'regex'] },
-      value: {},
-    },
-    required: ['key', 'operator', 'value'],
-  },
-};
-const filterMode = { type: 'string', enum: ['all', 'any'], description: 'How metadata_filters combine (default all).' };
-const topK = { type: 'integer', minimum: 1, maximum: MAX_TOP_K, description: 'Number of results (default 10).' };
-
-/** The function the model sees for a hosted tool: its name, what it does, the arguments the model may set. */
-export function hostedToolFunction(d: HostedToolDecl, storeNames: string): LlmTool {
-  const over = d.storeIdentifiers ? `the stores ${storeNames}` : "the user's stores";
-  const fn = (description: string, properties: Record<string, unknown>, required: string[] = []): LlmTool => ({
-    type: 'function',
-    function: { name: d.name, description, parameters: { type: 'object', properties, required, additionalProperties: false } },
-  });
-  switch (d.kind) {
-    case 'store_search':
-      return fn(
-        `Semantic and keyword search over ${over}. Returns numbered passages.`,
-        { query: { type: 'string', description: 'What to search for.' }, top_k: topK, metadata_filters: metadataFilterSchema, filter_mode: filterMode },
-        ['query'],
-      );
-    case 'store_grep':
-      return fn(
-        `Regular expression (RE2) search over the text of ${over}. Returns numbered passages that match.`,
-        {
-          pattern: { type: 'string', description: 'RE2 regular expression.' },
-          case_sensitive: { type: 'boolean' },
-          top_k: topK,
-          metadata_filters: metadataFilterSchema,
-          filter_mode: filterMode,
-        },
-        ['pattern'],
-      );
-    case 'store_list_chunks':
-      return fn(`List passages of ${over} by metadata, optionally ordered by a metadata field. Returns numbered passages.`, {
-        metadata_filters: metadataFilterSchema,
-        filter_mode: filterMode,
-        rank_by: { type: 'string', description: 'Metadata field to order by.' },
-        direction: { type: 'string', enum: ['asc', 'desc'] },
-        top_k: topK,
-      });
-    case 'store_metadata_facets':
-      return fn(`The metadata fields of ${over} with their most frequent values and counts.`, {
-        query: { type: 'string', description: 'Optional query that scopes the facets.' },
-        facets: { type: 'array', items: { type: 'string' } },
-      });
-    case 'get_chunks':
-      return fn(
-        `Read passages of ${over} by chunk id ("<file_id>:<chunk_index>"). Returns numbered passages.`,
-        { chunk_ids: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 20 } },
-        ['chunk_ids'],
-      );
-    case 'list_stores':
-      return fn("List the user's stores (names and descriptions).", {});
-  }
-}
 
 interface ChunkView {
   chunk_index: number;
@@ -154,20 +34,6 @@ interface ChunkView {
   text?: string | null;
   summary?: string | null;
 }
-
-class ToolArgumentsError extends Error {}
-
-const asArgs = (text: string): Record<string, unknown> => {
-  let v: unknown;
-  try {
-    v = JSON.parse(text || '{}');
-  } catch {
-    throw new ToolArgumentsError('The arguments are not valid JSON');
-  }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ToolArgumentsError('The arguments should be a JSON object');
-  return v as Record<string, unknown>;
-};
-const intArg = (v: unknown, def: number, max: number) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? Math.min(v, max) : def);
 
 /**
  * Runs hosted tools for a chat completion through the search context's own query handlers (the
@@ -338,12 +204,4 @@ export class HostedTools {
     };
     return { item, content: content!, record, storeIds };
   }
-}
-
-/** The declared filters AND the model's metadata_filters (combined with its filter_mode). */
-function combineFilters(declared: unknown, modelFilters: unknown, mode: unknown): unknown {
-  const conditions = Array.isArray(modelFilters) ? modelFilters : [];
-  if (!conditions.length) return declared ?? null;
-  const own = { [mode === 'any' ? 'any' : 'all']: conditions };
-  return declared === null || declared === undefined ? own : { all: [...(Array.isArray(declared) ? (declared as unknown[]) : [declared]), own] };
 }

@@ -2,7 +2,7 @@ import { addUsage, Llm, LlmError, LlmFinishReason, LlmMessage, LlmRequest, LlmRe
 import type { AgenticToolCallRecorded } from '../events';
 import { spentSoFar } from '../answering/spent-so-far';
 import { CitationExtractor, CitedSource, FileCitation } from './citations';
-import type { HostedToolDecl, HostedToolOutcome } from './hosted-tools';
+import type { HostedToolDecl, HostedToolOutcome } from './hosted-tool-functions';
 import { turnContent } from './completion-summary';
 import type { ChatToolChoice } from '../commands/create-chat-completion/create-chat-completion.request.dto';
 

@@ -1,6 +1,8 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, headingContextOf } from '../../analysis/analyzer';
-import { BLOCK_SIZE, BlockMeta, blockPostings, decodeBlock, encodeBlock, encodeFlat, Posting } from './postings';
+import { compactStore } from './compaction';
+import { BLOCK_SIZE, encodeFlat } from './postings';
+import { prepareFlush, readTail, Tail } from './writer-tails';
 
 /**
  * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
@@ -38,7 +40,7 @@ export class LexicalWriter {
   /** lex_meta's write generation as this writer last set it */
   private wgen = -1;
   /** The flush's statements, prepared once (after migrate: the tables exist). */
-  private stmts: ReturnType<LexicalWriter['prepareFlush']> | null = null;
+  private stmts: ReturnType<typeof prepareFlush> | null = null;
 
   /** `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds). */
   constructor(
@@ -177,26 +179,6 @@ export class LexicalWriter {
     this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
   }
 
-  private prepareFlush() {
-    const db = this.db;
-    return {
-      // the list's block count and its tail block (when not remembered from the last append)
-      tail: db.prepare(
-        `SELECT t.blocks, b.first, b.last, b.count, b.max_body, b.max_heading, b.min_length, b.data FROM lex_terms t
-           LEFT JOIN lex_blocks b ON b.store_key = t.store_key AND b.term = t.term AND b.block = t.blocks - 1
-          WHERE t.store_key = ? AND t.term = ?`,
-      ),
-      insertBlock: db.prepare(`INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      growBlock: db.prepare(`UPDATE lex_blocks SET last = ?, count = ?, max_body = ?, max_heading = ?, min_length = ?, data = ? WHERE store_key = ? AND term = ? AND block = ?`),
-      upsertTerm: db.prepare(
-        `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
-         ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
-      ),
-      updateTerm: db.prepare(`UPDATE lex_terms SET df = df + ?, blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`),
-      stats: db.prepare(`UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`),
-    };
-  }
-
   private forgetTails(): void {
     this.tails.clear();
     this.tailCount = 0;
@@ -210,7 +192,7 @@ export class LexicalWriter {
    */
   flush(): void {
     if (this.pending.size) {
-      const st = (this.stmts ??= this.prepareFlush());
+      const st = (this.stmts ??= prepareFlush(this.db));
       // another connection wrote since this one last did: what it remembers may be stale
       const wgen = this.meta('wgen');
       if (wgen !== this.wgen || this.tailCount > MAX_TAILS) this.forgetTails();
@@ -223,7 +205,7 @@ export class LexicalWriter {
         for (const [t, ps] of terms) {
           let tail = known.get(t);
           if (!tail) {
-            tail = this.readTail(st.tail, key, t);
+            tail = readTail(st.tail, key, t);
             known.set(t, tail);
             this.tailCount++;
           }
@@ -256,18 +238,11 @@ export class LexicalWriter {
       this.pending.clear();
     }
     if (this.statDelta.size) {
-      const upd = (this.stmts ??= this.prepareFlush()).stats;
+      const upd = (this.stmts ??= prepareFlush(this.db)).stats;
       for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.dead, key);
       this.statDelta.clear();
     }
     this.setMeta('next_id', this.nextId);
-  }
-
-  /** A list's block count and tail block as stored (a list not yet stored: no blocks). */
-  private readTail(stmt: Database.Statement, key: number, t: string): Tail {
-    const r = stmt.get(key, t) as { blocks: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer | null } | undefined;
-    if (!r) return { listed: false, blocks: 0, first: 0, last: 0, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity, data: null };
-    return { listed: true, blocks: r.blocks, first: r.first, last: r.last, count: r.count, maxBody: r.max_body, maxHeading: r.max_heading, minLength: r.min_length, data: r.data };
   }
 
   /** After the transaction committed. */
@@ -286,50 +261,9 @@ export class LexicalWriter {
 
   /** Rewrites a store's lists without their tombstoned postings. */
   private compact(key: number): void {
-    const db = this.db;
-    const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(key) as number[]);
-    const terms = db.prepare(`SELECT term FROM lex_terms WHERE store_key = ?`).pluck().all(key) as string[];
     this.forgetTails();
-    const blocksOf = db.prepare(`SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`);
-    const delBlocks = db.prepare(`DELETE FROM lex_blocks WHERE store_key = ? AND term = ?`);
-    const putBlock = db.prepare(`INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
-    const updTerm = db.prepare(`UPDATE lex_terms SET blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
-    const delTerm = db.prepare(`DELETE FROM lex_terms WHERE store_key = ? AND term = ?`);
-    for (const t of terms) {
-      const live: Posting[] = [];
-      let changed = false;
-      for (const b of blocksOf.all(key, t) as Array<{ first: number; count: number; data: Buffer }>) {
-        for (const p of blockPostings(decodeBlock(b.data, b.first, b.count))) {
-          if (dead.has(p.id)) changed = true;
-          else live.push(p);
-        }
-      }
-      if (!changed) continue;
-      delBlocks.run(key, t);
-      if (!live.length) {
-        delTerm.run(key, t);
-        continue;
-      }
-      let blocks = 0;
-      for (let i = 0; i < live.length; i += this.blockSize, blocks++) {
-        const { meta, data } = encodeBlock(live.slice(i, i + this.blockSize));
-        putBlock.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength, data);
-      }
-      updTerm.run(blocks, key, t);
-    }
-    db.prepare(`DELETE FROM lex_dead WHERE store_key = ?`).run(key);
-    db.prepare(`UPDATE lex_stores SET dead = 0, cgen = cgen + 1 WHERE store_key = ?`).run(key);
+    compactStore(this.db, key, this.blockSize);
   }
-}
-
-/**
- * A list's tail as this writer last wrote it: whether its lex_terms row exists, its block count, and
- * its last block's directory entry and data (null: the list has no blocks).
- */
-interface Tail extends BlockMeta {
-  listed: boolean;
-  blocks: number;
-  data: Buffer | null;
 }
 
 interface Row {

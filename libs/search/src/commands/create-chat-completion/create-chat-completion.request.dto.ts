@@ -1,7 +1,7 @@
 import { Allow } from 'class-validator';
 import { isPlainObject, LIMITS, parseFilters, Problems, ValidationFailedError } from '@larder/kernel';
 import type { LlmMessage, LlmTool } from '@larder/ai';
-import { HOSTED_TOOL_TYPES, HostedToolDecl, HostedToolType, hostedKind } from '../../chat/hosted-tools';
+import { HOSTED_TOOL_TYPES, HostedToolDecl, HostedToolType, hostedKind } from '../../chat/hosted-tool-functions';
 import { bodyFieldReaders } from '../../chat/body-fields';
 
 export type ChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } } | { type: HostedToolType };

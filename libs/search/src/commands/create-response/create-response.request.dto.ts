@@ -1,7 +1,7 @@
 import { Allow } from 'class-validator';
 import { isPlainObject, LIMITS, Problems } from '@larder/kernel';
 import type { LlmMessage, LlmTool } from '@larder/ai';
-import type { HostedToolDecl } from '../../chat/hosted-tools';
+import type { HostedToolDecl } from '../../chat/hosted-tool-functions';
 import { bodyFieldReaders } from '../../chat/body-fields';
 import { openAiFilter } from '../../openai/openai-filters';
 import { DEFAULT_MAX_TOOL_CALLS, MAX_TOOL_CALLS, metadataOf } from '../create-chat-completion/create-chat-completion.request.dto';
