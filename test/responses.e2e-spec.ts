@@ -107,7 +107,8 @@ describe("OpenAI's Responses API (the openai client unchanged, chat-model double
       expect(types).toContain(t);
     expect(types.indexOf('response.file_search_call.completed')).toBeLessThan(types.indexOf('response.content_part.added'));
     expect(deltas).toBe('It turns sour in about three weeks .');
-    expect(final.output_text).toBe('It turns sour in about three weeks .');
+    const message = final.output.find((o) => o.type === 'message') as OpenAI.Responses.ResponseOutputMessage;
+    expect((message.content[0] as OpenAI.Responses.ResponseOutputText).text).toBe('It turns sour in about three weeks .');
     expect(final.status).toBe('completed');
   });
 
