@@ -44,14 +44,16 @@ module.exports = {
     },
     {
       name: 'readers-never-load-projection-code',
-      comment: 'A reader takes its table names from <read-model>.tables.ts; it never imports the projection that writes them.',
+      comment:
+        'A reader takes its table names from <read-model>.tables.ts; it never imports the projection that writes them.',
       severity: 'error',
       from: { path: '^projections/.+\\.reader\\.ts$' },
       to: { path: '\\.projection\\.ts$' },
     },
     {
       name: 'tables-files-are-leaves',
-      comment: 'A <read-model>.tables.ts holds the table names (and column encodings) of its read model and imports nothing.',
+      comment:
+        'A <read-model>.tables.ts holds the table names (and column encodings) of its read model and imports nothing.',
       severity: 'error',
       from: { path: '^projections/.+\\.tables\\.ts$' },
       to: {},
@@ -68,7 +70,14 @@ module.exports = {
       severity: 'error',
       from: {
         orphan: true,
-        pathNot: ['\\.(int-|e2e-)?spec\\.ts$', '/testing/', '\\.d\\.ts$', '^apps/[^/]+/src/main\\.ts$', '^apps/console/', '(^|/)[^/]+\\.(js|mjs|cjs|json)$'],
+        pathNot: [
+          '\\.(int-|e2e-)?spec\\.ts$',
+          '/testing/',
+          '\\.d\\.ts$',
+          '^apps/[^/]+/src/main\\.ts$',
+          '^apps/console/',
+          '(^|/)[^/]+\\.(js|mjs|cjs|json)$',
+        ],
       },
       to: {},
     },
@@ -83,7 +92,10 @@ module.exports = {
       name: 'not-to-dev-dep',
       comment: 'Production code imports only dependencies, never devDependencies (the runtime image has none).',
       severity: 'error',
-      from: { path: '^(apps|libs|projections)/', pathNot: ['\\.(int-|e2e-)?spec\\.ts$', '/testing/', '^apps/console/'] },
+      from: {
+        path: '^(apps|libs|projections)/',
+        pathNot: ['\\.(int-|e2e-)?spec\\.ts$', '/testing/', '^apps/console/'],
+      },
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {

@@ -4,7 +4,12 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { startChatCompletionsDouble, ChatCompletionRequestBody, ChatReply, ChatCompletionsDouble } from '@larder/ai/testing/chat-completions-double';
+import {
+  startChatCompletionsDouble,
+  ChatCompletionRequestBody,
+  ChatReply,
+  ChatCompletionsDouble,
+} from '@larder/ai/testing/chat-completions-double';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { words } from '@larder/chunk-index/analysis/analyzer';
 import { contentTerms, sentences } from '@larder/search/answering/text';
@@ -61,7 +66,11 @@ function readCollection(name: string): Collection {
       .split('\n')
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as T);
-  const docs = jsonl<{ _id: string; title: string; text: string }>('corpus.jsonl').map((d) => ({ id: d._id, title: d.title ?? '', text: d.text ?? '' }));
+  const docs = jsonl<{ _id: string; title: string; text: string }>('corpus.jsonl').map((d) => ({
+    id: d._id,
+    title: d.title ?? '',
+    text: d.text ?? '',
+  }));
   const queries = jsonl<{ _id: string; text: string }>('queries.jsonl').map((q) => ({ id: q._id, text: q.text }));
   const qrels = new Map<string, Set<string>>();
   for (const line of readFileSync(join(dir, 'qrels', 'test.tsv'), 'utf8')
@@ -87,7 +96,8 @@ const out = (s = '') => process.stdout.write(`${s}\n`);
 
 function table(head: string[], rows: string[][], right: boolean[]): void {
   const w = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const line = (cells: string[]) => `| ${cells.map((c, i) => (right[i] ? c.padStart(w[i]) : c.padEnd(w[i]))).join(' | ')} |`;
+  const line = (cells: string[]) =>
+    `| ${cells.map((c, i) => (right[i] ? c.padStart(w[i]) : c.padEnd(w[i]))).join(' | ')} |`;
   out(line(head));
   out(`|${w.map((n, i) => (right[i] ? `${'-'.repeat(n + 1)}:` : '-'.repeat(n + 2))).join('|')}|`);
   for (const r of rows) out(line(r));
@@ -96,7 +106,8 @@ function table(head: string[], rows: string[][], right: boolean[]): void {
 const agent = new Agent({ keepAlive: true, maxSockets: 8 });
 
 /** A kept-alive node:http call to the server on `port` (the numbers are the server's, not a client library's). */
-const call = (port: number, key: string, method: string, path: string, body?: Buffer, type = 'application/json') => apiCall(agent, `http://127.0.0.1:${port}`, key, method, path, body, type, 120_000);
+const call = (port: number, key: string, method: string, path: string, body?: Buffer, type = 'application/json') =>
+  apiCall(agent, `http://127.0.0.1:${port}`, key, method, path, body, type, 120_000);
 
 interface Source {
   filename: string;
@@ -124,10 +135,21 @@ class Larder {
   async start(extraEnv: Record<string, string> = {}): Promise<number> {
     const t0 = performance.now();
     this.port = await freePort();
-    this.child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], {
-      env: { ...process.env, PORT: String(this.port), LARDER_DATA_DIR: this.dataDir, LARDER_ROOT_KEY: this.key, LARDER_LOG_LEVEL: 'warn', ...extraEnv },
-      stdio: 'inherit',
-    });
+    this.child = spawn(
+      process.execPath,
+      ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')],
+      {
+        env: {
+          ...process.env,
+          PORT: String(this.port),
+          LARDER_DATA_DIR: this.dataDir,
+          LARDER_ROOT_KEY: this.key,
+          LARDER_LOG_LEVEL: 'warn',
+          ...extraEnv,
+        },
+        stdio: 'inherit',
+      },
+    );
     await waitForServer(`http://127.0.0.1:${this.port}`, 120);
     return performance.now() - t0;
   }
@@ -142,7 +164,13 @@ class Larder {
   }
 
   async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const r = await call(this.port, this.key, method, path, body === undefined ? undefined : Buffer.from(JSON.stringify(body)));
+    const r = await call(
+      this.port,
+      this.key,
+      method,
+      path,
+      body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+    );
     if (r.status >= 300) throw new Error(`${method} ${path}: ${r.status} ${r.text.slice(0, 500)}`);
     return JSON.parse(r.text) as T;
   }
@@ -151,7 +179,10 @@ class Larder {
   async settled(): Promise<void> {
     for (let i = 0; i < 600; i++) {
       const r = await call(this.port, this.key, 'GET', '/health/ready').catch(() => null);
-      const items = r ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ lag: number }> } } }).checks?.projections?.items ?? []) : [];
+      const items = r
+        ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ lag: number }> } } }).checks?.projections
+            ?.items ?? [])
+        : [];
       if (items.length && items.every((p) => p.lag === 0)) return;
       await sleep(100);
     }
@@ -164,7 +195,15 @@ async function ingest(larder: Larder, c: Collection): Promise<{ storeId: string;
   if (existing.status === 200) {
     const s = JSON.parse(existing.text) as { id: string; file_counts: Record<string, number> };
     if (s.file_counts.completed === c.docs.length)
-      return { storeId: s.id, rows: [[`${c.name}: reused the store ingested by an earlier run (BENCH_ANSWERING_DATA_DIR)`, `${s.file_counts.completed} files`]] };
+      return {
+        storeId: s.id,
+        rows: [
+          [
+            `${c.name}: reused the store ingested by an earlier run (BENCH_ANSWERING_DATA_DIR)`,
+            `${s.file_counts.completed} files`,
+          ],
+        ],
+      };
     await larder.json('DELETE', `/v1/stores/${s.id}`);
   }
   const store = await larder.json<{ id: string }>('POST', '/v1/stores', { name: `bench-${c.name}` });
@@ -178,7 +217,14 @@ async function ingest(larder: Larder, c: Collection): Promise<{ storeId: string;
       const body = Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${d.id}.txt"\r\nContent-Type: text/plain\r\n\r\n${d.title}\n\n${d.text}\r\n--${boundary}--\r\n`,
       );
-      const r = await call(larder.port, larder.key, 'POST', `/v1/stores/${store.id}/files/upload`, body, `multipart/form-data; boundary=${boundary}`);
+      const r = await call(
+        larder.port,
+        larder.key,
+        'POST',
+        `/v1/stores/${store.id}/files/upload`,
+        body,
+        `multipart/form-data; boundary=${boundary}`,
+      );
       if (r.status !== 201) {
         failed++;
         process.stderr.write(`upload ${d.id}.txt: ${r.status} ${r.text.slice(0, 200)}\n`);
@@ -254,7 +300,8 @@ function scriptModel(llm: ChatCompletionsDouble, meter: () => DoubleMeter): void
       // an answer from numbered sources: "[0] <filename>\n<text>"
       const first = /\[0\][^\n]*\n([^]*?)(?:\n\n\[1\]|\n\nQuestion:)/.exec(last)?.[1] ?? last;
       const words = first.split(/\s+/).filter(Boolean);
-      while (words.length && words.length < ANSWER_TOKENS - 1) words.push(...words.slice(0, ANSWER_TOKENS - 1 - words.length));
+      while (words.length && words.length < ANSWER_TOKENS - 1)
+        words.push(...words.slice(0, ANSWER_TOKENS - 1 - words.length));
       const content = `${words.slice(0, ANSWER_TOKENS - 1).join(' ')} <cite i="0"/>`;
       m.tokens += ANSWER_TOKENS;
       return { content, tokenDelayMs: TOKEN_MS } satisfies ChatReply;
@@ -267,9 +314,20 @@ function scriptModel(llm: ChatCompletionsDouble, meter: () => DoubleMeter): void
       const question = (users[0] ?? '').replace(/^Question:\s*/, '');
       const keyWords = question.split(/\W+/).filter((w) => w.length > 3);
       const topSnippet = /^\[r1\][^:]*:\s*(.*)$/m.exec(last)?.[1] ?? question;
-      reply = { name: 'search', arguments: { queries: [keyWords.slice(0, 8).join(' '), topSnippet.split(/\s+/).slice(0, 10).join(' ')].filter(Boolean) } };
+      reply = {
+        name: 'search',
+        arguments: {
+          queries: [keyWords.slice(0, 8).join(' '), topSnippet.split(/\s+/).slice(0, 10).join(' ')].filter(Boolean),
+        },
+      };
     } else {
-      reply = { name: 'finish', arguments: { relevant: ids.slice(0, 5), rationale: 'Ordered by how directly each passage addresses the question.' } };
+      reply = {
+        name: 'finish',
+        arguments: {
+          relevant: ids.slice(0, 5),
+          rationale: 'Ordered by how directly each passage addresses the question.',
+        },
+      };
     }
     // tool calls are answered whole: the generation time (about 4 characters per token) is spent before answering
     const tokens = Math.ceil(JSON.stringify(reply.arguments).length / 4);
@@ -296,7 +354,14 @@ interface Timed {
 }
 
 /** One latency row: a fresh server, WARMUP requests, then N timed ones, sequentially. */
-async function timeRow(larder: Larder, env: Record<string, string>, row: Row, questions: string[], warmup: string[], meter?: { reset: () => void; get: () => DoubleMeter }): Promise<Timed> {
+async function timeRow(
+  larder: Larder,
+  env: Record<string, string>,
+  row: Row,
+  questions: string[],
+  warmup: string[],
+  meter?: { reset: () => void; get: () => DoubleMeter },
+): Promise<Timed> {
   const startMs = await larder.start(env);
   try {
     for (const q of warmup) await larder.json('POST', row.path, row.body(q));
@@ -319,7 +384,8 @@ async function timeRow(larder: Larder, env: Record<string, string>, row: Row, qu
       await Promise.all(m.pending);
       timed.double = { calls: m.calls, ms: m.ms, tokens: m.tokens };
     }
-    if (row.body('').search_options) timed.agentic = await agenticEvents(larder, (row.body('').store_identifiers as string[])[0], since);
+    if (row.body('').search_options)
+      timed.agentic = await agenticEvents(larder, (row.body('').store_identifiers as string[])[0], since);
     return timed;
   } finally {
     await larder.stop();
@@ -329,14 +395,16 @@ async function timeRow(larder: Larder, env: Record<string, string>, row: Row, qu
 /** Means per request of the row's agentic_search activity events (rounds, store searches, model calls). */
 async function agenticEvents(larder: Larder, storeId: string, since: string): Promise<Timed['agentic']> {
   await larder.settled();
-  const events: Array<{ rounds_executed?: number; tool_calls?: Array<{ tool_name: string }>; results?: unknown[] }> = [];
+  const events: Array<{ rounds_executed?: number; tool_calls?: Array<{ tool_name: string }>; results?: unknown[] }> =
+    [];
   let after: string | null = null;
   for (;;) {
     const qs: string = `event_type=agentic_search&limit=100&filter_after=${encodeURIComponent(since)}${after ? `&after=${encodeURIComponent(after)}` : ''}`;
-    const page: { data: typeof events; pagination: { has_more: boolean; last_cursor: string | null } } = await larder.json<{
-      data: typeof events;
-      pagination: { has_more: boolean; last_cursor: string | null };
-    }>('GET', `/v1/stores/${storeId}/events?${qs}`);
+    const page: { data: typeof events; pagination: { has_more: boolean; last_cursor: string | null } } =
+      await larder.json<{
+        data: typeof events;
+        pagination: { has_more: boolean; last_cursor: string | null };
+      }>('GET', `/v1/stores/${storeId}/events?${qs}`);
     events.push(...page.data);
     if (!page.pagination.has_more || !page.pagination.last_cursor) break;
     after = page.pagination.last_cursor;
@@ -358,7 +426,9 @@ function answersOf(results: Timed[], label: string, questions: string[]): Map<st
 }
 
 /** Embeds as many sentences as extractive QA embeds for each answer (8 of its sources' sentences), timed per answer. */
-async function sentenceEmbedding(bodies: string[]): Promise<{ model: string; questions: number; sentences: number; ms: number }> {
+async function sentenceEmbedding(
+  bodies: string[],
+): Promise<{ model: string; questions: number; sentences: number; ms: number }> {
   const embedder = new UseLiteEmbedder();
   try {
     await embedder.embed(['warm up'], 'document');
@@ -367,7 +437,9 @@ async function sentenceEmbedding(bodies: string[]): Promise<{ model: string; que
     for (const body of bodies) {
       const qa = JSON.parse(body) as { sources: Array<{ text?: string }> };
       const pool: string[] = [];
-      for (const s of qa.sources) for (const sentence of sentences(s.text ?? '')) if (contentTerms(sentence.text).length >= 2 || words(sentence.text).length >= 4) pool.push(sentence.text);
+      for (const s of qa.sources)
+        for (const sentence of sentences(s.text ?? ''))
+          if (contentTerms(sentence.text).length >= 2 || words(sentence.text).length >= 4) pool.push(sentence.text);
       const head = pool.slice(0, SENTENCES_EMBEDDED);
       const t = performance.now();
       await embedder.embed(head, 'document');
@@ -381,7 +453,12 @@ async function sentenceEmbedding(bodies: string[]): Promise<{ model: string; que
 }
 
 /** Extractive answer quality over the judged queries of a collection (no model). */
-async function quality(larder: Larder, storeId: string, c: Collection, known: { qa: Map<string, string>; search: Map<string, string> } = { qa: new Map(), search: new Map() }): Promise<string[][]> {
+async function quality(
+  larder: Larder,
+  storeId: string,
+  c: Collection,
+  known: { qa: Map<string, string>; search: Map<string, string> } = { qa: new Map(), search: new Map() },
+): Promise<string[][]> {
   const judged = c.queries.filter((q) => c.qrels.has(q.id)).slice(0, QUALITY_QUERIES);
   const docOf = (s: Source | undefined) => s?.filename.replace(/\.txt$/, '');
   let firstCited = 0;
@@ -404,7 +481,8 @@ async function quality(larder: Larder, storeId: string, c: Collection, known: { 
     const qa = await ask<QaAnswer>('/v1/stores/question-answering', q.text, known.qa);
     const search = await ask<SearchAnswer>('/v1/stores/search', q.text, known.search);
     const cited: number[] = [];
-    for (const m of qa.answer.matchAll(/<cite i="(\d+)"\/>/g)) if (!cited.includes(Number(m[1]))) cited.push(Number(m[1]));
+    for (const m of qa.answer.matchAll(/<cite i="(\d+)"\/>/g))
+      if (!cited.includes(Number(m[1]))) cited.push(Number(m[1]));
     const citedDocs = cited.map((i) => docOf(qa.sources[i]));
     if (qa.answer.startsWith(NO_ANSWER_PREFIX)) noAnswer++;
     if (citedDocs.length && relevant.has(citedDocs[0] ?? '')) firstCited++;
@@ -423,22 +501,32 @@ async function quality(larder: Larder, storeId: string, c: Collection, known: { 
     ['first cited source is relevant', share(firstCited, n)],
     ['some cited source is relevant', share(anyCited, n)],
     [`no answer found ("${NO_ANSWER_PREFIX}…")`, share(noAnswer, n)],
-    ['cited documents that are relevant (all citations pooled)', `${share(citedRelevant, citedTotal)} of ${citedTotal}`],
+    [
+      'cited documents that are relevant (all citations pooled)',
+      `${share(citedRelevant, citedTotal)} of ${citedTotal}`,
+    ],
     ['search precision@1 (top plain-search result relevant)', share(searchP1, n)],
     ["QA's first source (rank 1 of its retrieval) relevant", share(qaFirstSource, n)],
     ['some of the 10 sources relevant (ceiling for any cited)', share(sourcesHit, n)],
-    ['time for the queries (s; answers of the latency rows to the same requests reused)', `${secs.toFixed(1)} (${reused.qa} QA answers, ${reused.search} searches reused)`],
+    [
+      'time for the queries (s; answers of the latency rows to the same requests reused)',
+      `${secs.toFixed(1)} (${reused.qa} QA answers, ${reused.search} searches reused)`,
+    ],
   ];
 }
 
 export async function answeringBench(): Promise<void> {
   const cisi = readCollection('cisi');
   const cranfield = CRANFIELD ? readCollection('cranfield') : null;
-  out(`\n## Answering: question answering and agentic search over CISI (${cisi.docs.length} documents, ${cisi.queries.length} queries), embedded default`);
+  out(
+    `\n## Answering: question answering and agentic search over CISI (${cisi.docs.length} documents, ${cisi.queries.length} queries), embedded default`,
+  );
   const dir = KEEP_DIR ?? mkdtempSync(join(tmpdir(), 'larder-bench-answering-'));
   mkdirSync(dir, { recursive: true });
   const keyFile = join(dir, 'bench-root-key');
-  const key = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : `lrd_bench_${randomBytes(24).toString('base64url')}`;
+  const key = existsSync(keyFile)
+    ? readFileSync(keyFile, 'utf8').trim()
+    : `lrd_bench_${randomBytes(24).toString('base64url')}`;
   writeFileSync(keyFile, key, { mode: 0o600 });
   const larder = new Larder(join(dir, 'data'), key);
   const llm = await startChatCompletionsDouble();
@@ -451,7 +539,11 @@ export async function answeringBench(): Promise<void> {
     const cran = cranfield ? await ingest(larder, cranfield) : null;
     await larder.stop();
     out();
-    table(['ingestion through the API', 'value'], [['first server start (s)', (firstStart / 1000).toFixed(1)], ...ingestion.rows, ...(cran?.rows ?? [])], [false, true]);
+    table(
+      ['ingestion through the API', 'value'],
+      [['first server start (s)', (firstStart / 1000).toFixed(1)], ...ingestion.rows, ...(cran?.rows ?? [])],
+      [false, true],
+    );
 
     // Latency: the same N questions for every row, warm-up questions outside them (as far as the collection allows).
     const all = cisi.queries.map((q) => q.text);
@@ -462,9 +554,18 @@ export async function answeringBench(): Promise<void> {
     const searchRow = (label: string, options?: Record<string, unknown>): Row => ({
       label,
       path: '/v1/stores/search',
-      body: (q) => ({ query: q, store_identifiers: store, top_k: TOP_K, ...(options ? { search_options: options } : {}) }),
+      body: (q) => ({
+        query: q,
+        store_identifiers: store,
+        top_k: TOP_K,
+        ...(options ? { search_options: options } : {}),
+      }),
     });
-    const qaRow = (label: string): Row => ({ label, path: '/v1/stores/question-answering', body: (q) => ({ query: q, store_identifiers: store, top_k: TOP_K }) });
+    const qaRow = (label: string): Row => ({
+      label,
+      path: '/v1/stores/question-answering',
+      body: (q) => ({ query: q, store_identifiers: store, top_k: TOP_K }),
+    });
     const plain: Row[] = [
       searchRow('search (hybrid), no model'),
       qaRow('question answering, extractive (no model)'),
@@ -474,7 +575,11 @@ export async function answeringBench(): Promise<void> {
     const chatRow = (label: string): Row => ({
       label,
       path: '/v1/chat/completions',
-      body: (q) => ({ model: 'bench-double', messages: [{ role: 'user', content: q }], tools: [{ type: 'store_search', store_identifiers: store }] }),
+      body: (q) => ({
+        model: 'bench-double',
+        messages: [{ role: 'user', content: q }],
+        tools: [{ type: 'store_search', store_identifiers: store }],
+      }),
     });
     const withModel: Row[] = [
       chatRow('chat completion, one hosted store_search turn (2 model calls)'),
@@ -511,22 +616,48 @@ export async function answeringBench(): Promise<void> {
       out();
       table(
         ['operation', 'rounds', 'store searches', 'model calls', 'results'],
-        ag.map((r) => [r.label, r.agentic!.rounds.toFixed(2), r.agentic!.searches.toFixed(2), r.agentic!.generations.toFixed(2), r.agentic!.results.toFixed(1)]),
+        ag.map((r) => [
+          r.label,
+          r.agentic!.rounds.toFixed(2),
+          r.agentic!.searches.toFixed(2),
+          r.agentic!.generations.toFixed(2),
+          r.agentic!.results.toFixed(1),
+        ]),
         [false, true, true, true, true],
       );
     }
     const md = results.filter((r) => r.double);
     if (md.length) {
       out();
-      out(`Time with the model (means per request; "in the double" = from a request's arrival at the double to the end of its answer, measured there):`);
+      out(
+        `Time with the model (means per request; "in the double" = from a request's arrival at the double to the end of its answer, measured there):`,
+      );
       out();
       table(
-        ['operation', 'model calls', 'tokens generated', 'tokens × delay ms', 'in the double ms', 'request ms', 'share in the double', 'Larder (rest) ms'],
+        [
+          'operation',
+          'model calls',
+          'tokens generated',
+          'tokens × delay ms',
+          'in the double ms',
+          'request ms',
+          'share in the double',
+          'Larder (rest) ms',
+        ],
         md.map((r) => {
           const n = r.ms.length;
           const d = r.double!;
           const req = mean(r.ms);
-          return [r.label, (d.calls / n).toFixed(2), (d.tokens / n).toFixed(1), f1((d.tokens / n) * TOKEN_MS), f1(d.ms / n), f1(req), share(d.ms / n, req), f1(req - d.ms / n)];
+          return [
+            r.label,
+            (d.calls / n).toFixed(2),
+            (d.tokens / n).toFixed(1),
+            f1((d.tokens / n) * TOKEN_MS),
+            f1(d.ms / n),
+            f1(req),
+            share(d.ms / n, req),
+            f1(req - d.ms / n),
+          ];
         }),
         [false, true, true, true, true, true, true, true],
       );
@@ -540,7 +671,10 @@ export async function answeringBench(): Promise<void> {
       for (const [withM, without] of pairs) {
         const a = base(withM);
         const b = base(without);
-        if (a?.double && b) out(`- ${withM}: ${f1(mean(a.ms) - a.double.ms / a.ms.length)} ms outside the double vs ${f1(mean(b.ms))} ms for the same operation without a model`);
+        if (a?.double && b)
+          out(
+            `- ${withM}: ${f1(mean(a.ms) - a.double.ms / a.ms.length)} ms outside the double vs ${f1(mean(b.ms))} ms for the same operation without a model`,
+          );
       }
     }
     out(`\nserver starts for the rows (s): ${results.map((r) => (r.startMs / 1000).toFixed(1)).join(', ')}`);
@@ -559,7 +693,9 @@ export async function answeringBench(): Promise<void> {
     await larder.start();
     try {
       out();
-      out(`Extractive answer quality on CISI (the tuning collection; relevance per qrels/test.tsv, sources mapped to documents by filename):`);
+      out(
+        `Extractive answer quality on CISI (the tuning collection; relevance per qrels/test.tsv, sources mapped to documents by filename):`,
+      );
       out();
       table(
         ['measure (CISI, tuning)', 'value'],
@@ -573,7 +709,10 @@ export async function answeringBench(): Promise<void> {
         out();
         out('HELD OUT — Cranfield (never tuned on; reported for the record only; relevance = any judged grade 1–4):');
         out();
-        table(['measure (Cranfield, held out)', 'value'], await quality(larder, cran.storeId, cranfield), [false, true]);
+        table(['measure (Cranfield, held out)', 'value'], await quality(larder, cran.storeId, cranfield), [
+          false,
+          true,
+        ]);
       }
     } finally {
       await larder.stop();

@@ -70,7 +70,9 @@ const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 export function docxBomb(inflatedBytes = 1200 * MiB): Buffer {
   const paragraph = `<w:p><w:r><w:t>${'a'.repeat(1000)}</w:t></w:r></w:p>`;
   const block = Buffer.from(paragraph.repeat(Math.floor(MiB / paragraph.length)));
-  const head = Buffer.from(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>`);
+  const head = Buffer.from(
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}"><w:body>`,
+  );
   const tail = Buffer.from('</w:body></w:document>');
   const flushed = (b: Buffer) => deflateRawSync(b, { finishFlush: constants.Z_FULL_FLUSH });
   const packed = flushed(block);

@@ -24,7 +24,8 @@ export function embeddingWindows(text: string, w: EmbeddingWindows): string[] {
   for (let i = 0; i < starts.length; i += step) {
     let last = Math.min(starts.length, i + w.words);
     // a short tail goes into this window instead of a window of its own
-    if (last < starts.length && starts.length - (i + step) < w.words / 4 && starts.length - last < w.words / 4) last = starts.length;
+    if (last < starts.length && starts.length - (i + step) < w.words / 4 && starts.length - last < w.words / 4)
+      last = starts.length;
     out.push(text.slice(starts[i], ends[last - 1]));
     if (last === starts.length) break;
   }
@@ -38,7 +39,11 @@ export function embeddingWindows(text: string, w: EmbeddingWindows): string[] {
  * `windows` null each text is embedded whole. On CISI it lifts dense nDCG@10 (0.246 → 0.264) but not
  * the hybrid (bench/search-quality.bench.ts, BENCH_QUALITY_WINDOWS), so ingestion does not use it.
  */
-export async function embedDocuments(embedder: Embedder, texts: string[], windows: EmbeddingWindows | null): Promise<Float32Array[]> {
+export async function embedDocuments(
+  embedder: Embedder,
+  texts: string[],
+  windows: EmbeddingWindows | null,
+): Promise<Float32Array[]> {
   if (!windows) return embedder.embed(texts, 'document');
   const pieces = texts.map((t) => embeddingWindows(t, windows));
   if (pieces.every((p) => p.length === 1)) return embedder.embed(texts, 'document');

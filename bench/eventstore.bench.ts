@@ -20,7 +20,11 @@ interface Row {
   subscribe: number;
 }
 
-const event = (i: number) => ({ type: 'BenchHappened', data: { i, text: 'x'.repeat(200) }, metadata: { orgId: 'bench' } });
+const event = (i: number) => ({
+  type: 'BenchHappened',
+  data: { i, text: 'x'.repeat(200) },
+  metadata: { orgId: 'bench' },
+});
 
 async function measure(target: string, url: string): Promise<Row> {
   const pool = new Pool({ connectionString: url, max: CONCURRENCY + 2 });
@@ -30,7 +34,8 @@ async function measure(target: string, url: string): Promise<Row> {
   // single stream, sequential appends with exact expected revision
   const s = `bench-${randomUUID()}`;
   let t = performance.now();
-  for (let i = 0; i < N_SINGLE; i++) await store.appendToStream(s, [event(i)], { expectedRevision: i === 0 ? 'no_stream' : i - 1 });
+  for (let i = 0; i < N_SINGLE; i++)
+    await store.appendToStream(s, [event(i)], { expectedRevision: i === 0 ? 'no_stream' : i - 1 });
   const singleStream = N_SINGLE / ((performance.now() - t) / 1000);
 
   // many streams, CONCURRENCY appenders
@@ -48,7 +53,9 @@ async function measure(target: string, url: string): Promise<Row> {
         for (;;) {
           const rev = revisions.get(st);
           try {
-            const r = await store.appendToStream(st, [event(i)], { expectedRevision: rev === undefined ? 'no_stream' : rev });
+            const r = await store.appendToStream(st, [event(i)], {
+              expectedRevision: rev === undefined ? 'no_stream' : rev,
+            });
             revisions.set(st, r.nextRevision);
             break;
           } catch {
@@ -106,8 +113,15 @@ export async function eventStoreBench(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
   const f = (n: number) => Math.round(n).toLocaleString('en-US').padStart(12);
-  process.stdout.write(`\nEvent store benchmark (${N_SINGLE} single-stream appends, ${N_MANY} appends over 200 streams by ${CONCURRENCY} writers, 1 event of ~250 B each)\n\n`);
-  process.stdout.write(`${'target'.padEnd(36)}${'append/s 1'.padStart(12)}${'append/s N'.padStart(12)}${'readAll/s'.padStart(12)}${'subscribe/s'.padStart(12)}\n`);
-  for (const r of rows) process.stdout.write(`${r.target.padEnd(36)}${f(r.singleStream)}${f(r.manyStreams)}${f(r.readAll)}${f(r.subscribe)}\n`);
+  process.stdout.write(
+    `\nEvent store benchmark (${N_SINGLE} single-stream appends, ${N_MANY} appends over 200 streams by ${CONCURRENCY} writers, 1 event of ~250 B each)\n\n`,
+  );
+  process.stdout.write(
+    `${'target'.padEnd(36)}${'append/s 1'.padStart(12)}${'append/s N'.padStart(12)}${'readAll/s'.padStart(12)}${'subscribe/s'.padStart(12)}\n`,
+  );
+  for (const r of rows)
+    process.stdout.write(
+      `${r.target.padEnd(36)}${f(r.singleStream)}${f(r.manyStreams)}${f(r.readAll)}${f(r.subscribe)}\n`,
+    );
   process.stdout.write('\n');
 }

@@ -28,14 +28,20 @@ function generated(total: number): Readable {
 
 function multipartBody(total: number, filename: string): { body: Readable; type: string; length: number } {
   const boundary = `----larderbench${randomBytes(8).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   async function* all() {
     yield head;
     for await (const c of generated(total)) yield c as Buffer;
     yield tail;
   }
-  return { body: Readable.from(all()), type: `multipart/form-data; boundary=${boundary}`, length: head.length + total + tail.length };
+  return {
+    body: Readable.from(all()),
+    type: `multipart/form-data; boundary=${boundary}`,
+    length: head.length + total + tail.length,
+  };
 }
 
 const mbps = (bytes: number, ms: number) => bytes / MiB / (ms / 1000);
@@ -46,7 +52,13 @@ export async function filesBench(): Promise<void> {
   const port = await freePort();
   const root = join(__dirname, '..', '..');
   const child = spawn(process.execPath, ['-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], {
-    env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LARDER_DATA_DIR: join(dir, 'data'),
+      LARDER_ROOT_KEY: key,
+      LARDER_LOG_LEVEL: 'warn',
+    },
     stdio: 'inherit',
   });
   const base = `http://127.0.0.1:${port}`;
@@ -90,7 +102,12 @@ export async function filesBench(): Promise<void> {
     res = await fetch(`${base}/v1/files/uploads`, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ filename: 'multi.bin', file_size: SIZE, mime_type: 'application/octet-stream', part_count: partCount }),
+      body: JSON.stringify({
+        filename: 'multi.bin',
+        file_size: SIZE,
+        mime_type: 'application/octet-stream',
+        part_count: partCount,
+      }),
     });
     const up = (await res.json()) as { id: string; part_urls: Array<{ part_number: number; url: string }> };
     const etags: Array<{ part_number: number; etag: string }> = [];
@@ -101,7 +118,12 @@ export async function filesBench(): Promise<void> {
           const i = next++;
           if (i >= partCount) return;
           const len = Math.min(PART, SIZE - i * PART);
-          const r = await fetch(up.part_urls[i].url, { method: 'PUT', headers: { 'content-length': String(len) }, body: Readable.toWeb(generated(len)) as never, duplex: 'half' } as never);
+          const r = await fetch(up.part_urls[i].url, {
+            method: 'PUT',
+            headers: { 'content-length': String(len) },
+            body: Readable.toWeb(generated(len)) as never,
+            duplex: 'half',
+          } as never);
           etags.push({ part_number: i + 1, etag: r.headers.get('etag')! });
         }
       }),

@@ -49,12 +49,18 @@ function corpus(): Doc[] {
     add('md', join(dir, 'README.md'), `${flat}-README.md`, 'text/markdown');
     add('json', join(dir, 'package.json'), `${flat}-package.json`, 'application/json');
     add('txt', join(dir, 'LICENSE'), `${flat}-LICENSE.txt`, 'text/plain');
-    for (const types of ['index.d.ts', 'dist/index.d.ts', 'lib/index.d.ts']) add('ts', join(dir, types), `${flat}-${basename(types)}`, 'text/x-typescript');
+    for (const types of ['index.d.ts', 'dist/index.d.ts', 'lib/index.d.ts'])
+      add('ts', join(dir, types), `${flat}-${basename(types)}`, 'text/x-typescript');
   }
   const fixtures = join(ROOT, 'test', 'fixtures', 'ingestion');
   const extra: Doc[] = ['report.pdf', 'handbook.docx', 'recipes.html', 'inventory.csv'].map((n) => ({
     name: n,
-    type: { '.pdf': 'application/pdf', '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', '.html': 'text/html', '.csv': 'text/csv' }[extname(n)]!,
+    type: {
+      '.pdf': 'application/pdf',
+      '.docx': 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      '.html': 'text/html',
+      '.csv': 'text/csv',
+    }[extname(n)]!,
     body: readFileSync(join(fixtures, n)),
   }));
   // round robin over the kinds until the target size is reached
@@ -81,25 +87,37 @@ export async function ingestionBench(): Promise<void> {
   const totalBytes = docs.reduce((n, d) => n + d.body.length, 0);
   const kinds = new Map<string, number>();
   for (const d of docs) kinds.set(d.type, (kinds.get(d.type) ?? 0) + 1);
-  process.stdout.write(`\n## Ingestion: ${docs.length} files, ${fmt(totalBytes / MiB, 2)} MiB (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')})\n`);
+  process.stdout.write(
+    `\n## Ingestion: ${docs.length} files, ${fmt(totalBytes / MiB, 2)} MiB (${[...kinds].map(([k, n]) => `${n} ${k}`).join(', ')})\n`,
+  );
 
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-ingest-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], {
-    env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      LARDER_DATA_DIR: join(dir, 'data'),
+      LARDER_ROOT_KEY: key,
+      LARDER_LOG_LEVEL: 'warn',
+    },
     stdio: 'inherit',
   });
   const base = `http://127.0.0.1:${port}`;
   const headers = { authorization: `Bearer ${key}` };
   const json = async (path: string, init: RequestInit = {}) => {
-    const r = await fetch(`${base}${path}`, { ...init, headers: { ...headers, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    const r = await fetch(`${base}${path}`, {
+      ...init,
+      headers: { ...headers, 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
     if (!r.ok) throw new Error(`${init.method ?? 'GET'} ${path}: ${r.status} ${await r.text()}`);
     return r.json() as Promise<Record<string, unknown>>;
   };
   try {
     await waitForServer(base, 30);
-    const store = (await json('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'bench-ingestion' }) })).id as string;
+    const store = (await json('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'bench-ingestion' }) }))
+      .id as string;
 
     // Upload and attach every file, then wait until none is pending or in progress.
     const t0 = performance.now();
@@ -161,7 +179,9 @@ export async function ingestionBench(): Promise<void> {
       ['server peak RSS (MiB)', fmt(peak / MiB, 0)],
     ];
     const w = Math.max(...rows.map((r) => r[0].length));
-    process.stdout.write(`model: ${embedder.model} (${embedder.dimensions} dimensions), mode fast, concurrency ${process.env.LARDER_INGESTION_CONCURRENCY ?? 2}\n\n`);
+    process.stdout.write(
+      `model: ${embedder.model} (${embedder.dimensions} dimensions), mode fast, concurrency ${process.env.LARDER_INGESTION_CONCURRENCY ?? 2}\n\n`,
+    );
     process.stdout.write(`| ${'metric'.padEnd(w)} | value |\n|${'-'.repeat(w + 2)}|-------|\n`);
     for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${v} |\n`);
   } finally {

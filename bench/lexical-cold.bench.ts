@@ -26,8 +26,12 @@ import { benchQueries, corpus, pct } from './search-speed.bench';
  */
 export async function lexicalColdBench(): Promise<void> {
   const dir = process.env.BENCH_SEARCH_DIR;
-  if (!dir || !existsSync(join(dir, 'bench-fill.json'))) throw new Error('BENCH_SEARCH_DIR must hold a store filled by the search-speed bench');
-  const { storeId, n } = JSON.parse(readFileSync(join(dir, 'bench-fill.json'), 'utf8')) as { storeId: string; n: number };
+  if (!dir || !existsSync(join(dir, 'bench-fill.json')))
+    throw new Error('BENCH_SEARCH_DIR must hold a store filled by the search-speed bench');
+  const { storeId, n } = JSON.parse(readFileSync(join(dir, 'bench-fill.json'), 'utf8')) as {
+    storeId: string;
+    n: number;
+  };
   const path = join(dir, 'data', 'chunk-index', 'chunks.sqlite');
   const reps = Number(process.env.LEXICAL_BENCH_REPS ?? 5);
   const topK = Number(process.env.LEXICAL_BENCH_TOPK ?? 10);
@@ -41,7 +45,14 @@ export async function lexicalColdBench(): Promise<void> {
     return db;
   };
   const { feedbackMinWords: _, ...lexical } = DEFAULT_LEXICAL_OPTIONS;
-  const input = (text: string, limit = topK): LexicalInput => ({ text, columns: 'c.id', storeIds: [storeId], limit, ...lexical, feedback: null });
+  const input = (text: string, limit = topK): LexicalInput => ({
+    text,
+    columns: 'c.id',
+    storeIds: [storeId],
+    limit,
+    ...lexical,
+    feedback: null,
+  });
   const run = (db: Database.Database, state: LexicalState, text: string) => {
     const t = performance.now();
     db.transaction(() => lexicalProgram(db, input(text), state))();
@@ -57,7 +68,9 @@ export async function lexicalColdBench(): Promise<void> {
       .join(', ');
     process.stdout.write(`| ${name} | ${f(pct(ms, 50))} | ${f(pct(ms, 99))} | ${f(Math.max(...ms))} | ${worst} |\n`);
   };
-  process.stdout.write(`\n## Lexical engine in process: ${n.toLocaleString('en')} chunks, top ${topK}, ${queries.length} queries\n\n`);
+  process.stdout.write(
+    `\n## Lexical engine in process: ${n.toLocaleString('en')} chunks, top ${topK}, ${queries.length} queries\n\n`,
+  );
   process.stdout.write(`| pass | p50 ms | p99 ms | max ms | slowest |\n|---|---:|---:|---:|---|\n`);
 
   // first pass, code and caches cold
@@ -105,7 +118,9 @@ export async function lexicalColdBench(): Promise<void> {
     const db = open();
     const state: LexicalState = {};
     const p = preloadAll(db, state);
-    process.stdout.write(`| preload: ${f(p.ms)} ms in ${p.slices} slices, ${((state.blockBytes ?? 0) / 2 ** 20).toFixed(1)} MiB of blocks | | | | |\n`);
+    process.stdout.write(
+      `| preload: ${f(p.ms)} ms in ${p.slices} slices, ${((state.blockBytes ?? 0) / 2 ** 20).toFixed(1)} MiB of blocks | | | | |\n`,
+    );
     summary(
       'first after preload (code warm)',
       coldQueries,
@@ -134,10 +149,20 @@ export async function lexicalColdBench(): Promise<void> {
   for (const [t, i] of slow) {
     const text = queries[i];
     const db = open();
-    const key = (db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).get(storeId) as { store_key: number }).store_key;
-    const terms = [...(await import('@larder/chunk-index/analysis/analyzer')).queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus }).keys()];
+    const key = (
+      db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).get(storeId) as { store_key: number }
+    ).store_key;
+    const terms = [
+      ...(await import('@larder/chunk-index/analysis/analyzer'))
+        .queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus })
+        .keys(),
+    ];
     const t0 = performance.now();
-    const rows = terms.map((term) => db.prepare(`SELECT df, blocks FROM lex_terms WHERE store_key = ? AND term = ?`).get(key, term) as { df: number; blocks: number } | undefined);
+    const rows = terms.map(
+      (term) =>
+        db.prepare(`SELECT df, blocks FROM lex_terms WHERE store_key = ? AND term = ?`).get(key, term) as
+          { df: number; blocks: number } | undefined,
+    );
     const t1 = performance.now();
     const dirStmt = db
       .prepare(

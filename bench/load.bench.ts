@@ -19,11 +19,21 @@ const UPLOAD_TIMEOUT_MS = 15_000;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
-const call = (base: string, key: string, method: string, path: string, body?: Buffer, type = 'application/json', timeoutMs = 60_000) => apiCall(agent, base, key, method, path, body, type, timeoutMs);
+const call = (
+  base: string,
+  key: string,
+  method: string,
+  path: string,
+  body?: Buffer,
+  type = 'application/json',
+  timeoutMs = 60_000,
+) => apiCall(agent, base, key, method, path, body, type, timeoutMs);
 
 function multipart(filename: string, text: string): { body: Buffer; type: string } {
   const boundary = `----larderload${randomBytes(6).toString('hex')}`;
-  const body = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${boundary}--\r\n`);
+  const body = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: text/plain\r\n\r\n${text}\r\n--${boundary}--\r\n`,
+  );
   return { body, type: `multipart/form-data; boundary=${boundary}` };
 }
 
@@ -32,9 +42,16 @@ const pct = (xs: number[], p: number) => {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
 };
-const WORDS = 'preserve jam pickle brine sugar jar lid seal vinegar apricot plum cherry larder shelf cellar winter harvest recipe spice salt'.split(' ');
-const sentence = (n: number) => Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(' ');
-const QUERIES = Array.from({ length: 24 }, (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]}`);
+const WORDS =
+  'preserve jam pickle brine sugar jar lid seal vinegar apricot plum cherry larder shelf cellar winter harvest recipe spice salt'.split(
+    ' ',
+  );
+const sentence = (n: number) =>
+  Array.from({ length: n }, () => WORDS[Math.floor(Math.random() * WORDS.length)]).join(' ');
+const QUERIES = Array.from(
+  { length: 24 },
+  (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]}`,
+);
 
 export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
@@ -43,26 +60,47 @@ export async function loadBench(): Promise<void> {
   const root = join(__dirname, '..', '..');
   // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
   const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(process.execPath, [...serverArgs, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], {
-    env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn' },
-    stdio: 'inherit',
-  });
+  const child = spawn(
+    process.execPath,
+    [...serverArgs, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        LARDER_DATA_DIR: join(dir, 'data'),
+        LARDER_ROOT_KEY: key,
+        LARDER_LOG_LEVEL: 'warn',
+      },
+      stdio: 'inherit',
+    },
+  );
   const base = `http://127.0.0.1:${port}`;
   const out = (s: string) => process.stdout.write(`${s}\n`);
   try {
     await waitForServer(base, 60);
-    const store = JSON.parse((await call(base, key, 'POST', '/v1/stores', Buffer.from(JSON.stringify({ name: 'load' })))).text) as { id: string };
+    const store = JSON.parse(
+      (await call(base, key, 'POST', '/v1/stores', Buffer.from(JSON.stringify({ name: 'load' })))).text,
+    ) as { id: string };
     // a corpus to search: 60 small documents, ingested before the load starts
     for (let i = 0; i < 60; i++) {
       const m = multipart(`seed-${i}.txt`, `${sentence(80)}.\n\n${sentence(80)}.`);
       await call(base, key, 'POST', `/v1/stores/${store.id}/files/upload`, m.body, m.type);
     }
     for (;;) {
-      const s = JSON.parse((await call(base, key, 'GET', `/v1/stores/${store.id}`)).text) as { file_counts: { pending: number; in_progress: number } };
+      const s = JSON.parse((await call(base, key, 'GET', `/v1/stores/${store.id}`)).text) as {
+        file_counts: { pending: number; in_progress: number };
+      };
       if (s.file_counts.pending + s.file_counts.in_progress === 0) break;
       await new Promise((r) => setTimeout(r, 250));
     }
-    const search = (q: string) => call(base, key, 'POST', '/v1/stores/search', Buffer.from(JSON.stringify({ query: q, store_identifiers: [store.id], top_k: 10 })));
+    const search = (q: string) =>
+      call(
+        base,
+        key,
+        'POST',
+        '/v1/stores/search',
+        Buffer.from(JSON.stringify({ query: q, store_identifiers: [store.id], top_k: 10 })),
+      );
     for (const q of QUERIES) await search(q); // every query's embedding is now cached
     const rssBefore = memoryOf(child.pid!).rss;
 
@@ -75,7 +113,10 @@ export async function loadBench(): Promise<void> {
     const searcher = async () => {
       while (Date.now() < until) {
         const t = performance.now();
-        const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({ status: 0, text: '' }));
+        const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
+          status: 0,
+          text: '',
+        }));
         if (r.status === 200) searchMs.push(performance.now() - t);
         else searchErrors++;
       }
@@ -85,7 +126,15 @@ export async function loadBench(): Promise<void> {
       while (Date.now() < until) {
         const m = multipart(`load-${n++}.txt`, sentence(200));
         const t = performance.now();
-        const r = await call(base, key, 'POST', `/v1/stores/${store.id}/files/upload`, m.body, m.type, UPLOAD_TIMEOUT_MS).catch(() => ({ status: 0, text: '' }));
+        const r = await call(
+          base,
+          key,
+          'POST',
+          `/v1/stores/${store.id}/files/upload`,
+          m.body,
+          m.type,
+          UPLOAD_TIMEOUT_MS,
+        ).catch(() => ({ status: 0, text: '' }));
         if (r.status === 201) uploadMs.push(performance.now() - t);
         else failedUploads++;
       }
@@ -99,7 +148,10 @@ export async function loadBench(): Promise<void> {
     let catchUpMs = NaN;
     for (;;) {
       const r = await call(base, key, 'GET', '/health/ready').catch(() => null);
-      const items = r ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ name: string; lag: number }> } } }).checks?.projections?.items ?? []) : [];
+      const items = r
+        ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ name: string; lag: number }> } } })
+            .checks?.projections?.items ?? [])
+        : [];
       if (items.length && items.every((p) => p.lag === 0)) {
         catchUpMs = performance.now() - loadEnded;
         break;
@@ -116,7 +168,10 @@ export async function loadBench(): Promise<void> {
       Array.from({ length: 16 }, async () => {
         while (Date.now() < aloneUntil) {
           const t = performance.now();
-          const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({ status: 0, text: '' }));
+          const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
+            status: 0,
+            text: '',
+          }));
           if (r.status === 200) aloneMs.push(performance.now() - t);
         }
       }),
@@ -125,16 +180,26 @@ export async function loadBench(): Promise<void> {
     const rssAfter = memoryOf(child.pid!).rss;
 
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
-    out(`load: embedded default, ${SEARCHERS} searchers + ${UPLOADERS} uploaders for ${SECONDS} s, then 16 searchers alone`);
+    out(
+      `load: embedded default, ${SEARCHERS} searchers + ${UPLOADERS} uploaders for ${SECONDS} s, then 16 searchers alone`,
+    );
     out(`| measure | value | target |`);
     out(`|---|---:|---:|`);
-    out(`| uploads completed / failed (no 201 within ${UPLOAD_TIMEOUT_MS / 1000} s) | ${uploadMs.length} / ${failedUploads} | 0 failed |`);
+    out(
+      `| uploads completed / failed (no 201 within ${UPLOAD_TIMEOUT_MS / 1000} s) | ${uploadMs.length} / ${failedUploads} | 0 failed |`,
+    );
     out(`| upload p50 / p99 (ms) | ${f(pct(uploadMs, 50))} / ${f(pct(uploadMs, 99))} | p99 ≤ 2000 |`);
-    out(`| searches during the mix: per second, p50 / p99 (ms), errors | ${(searchMs.length / mixedSeconds).toFixed(0)}, ${f(pct(searchMs, 50))} / ${f(pct(searchMs, 99))}, ${searchErrors} | — |`);
+    out(
+      `| searches during the mix: per second, p50 / p99 (ms), errors | ${(searchMs.length / mixedSeconds).toFixed(0)}, ${f(pct(searchMs, 50))} / ${f(pct(searchMs, 99))}, ${searchErrors} | — |`,
+    );
     out(`| searches alone at 16 concurrent: per second | ${(aloneMs.length / aloneSeconds).toFixed(0)} | ≥ 400 |`);
-    out(`| searches alone at 16 concurrent: p50 / p99 (ms) | ${f(pct(aloneMs, 50))} / ${f(pct(aloneMs, 99))} | p99 ≤ 250 |`);
+    out(
+      `| searches alone at 16 concurrent: p50 / p99 (ms) | ${f(pct(aloneMs, 50))} / ${f(pct(aloneMs, 99))} | p99 ≤ 250 |`,
+    );
     out(`| every projection current after the load (ms) | ${f(catchUpMs)} | ≤ 5000 |`);
-    out(`| server RSS before → after (MiB) | ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} (+${((rssAfter - rssBefore) / 2 ** 20).toFixed(0)}) | growth < 100 |`);
+    out(
+      `| server RSS before → after (MiB) | ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} (+${((rssAfter - rssBefore) / 2 ** 20).toFixed(0)}) | growth < 100 |`,
+    );
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

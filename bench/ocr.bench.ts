@@ -2,13 +2,18 @@ import { monitorEventLoopDelay, performance } from 'perf_hooks';
 import { TesseractOcr } from '@larder/ai/local/tesseract.ocr';
 import { textPng } from '@larder/ai/testing/text-image';
 
-const WORDS = 'apricot bramble cherry damson elder fig gooseberry hawthorn juniper kumquat lemon medlar nectarine orange pear quince rowan sloe tangerine vanilla walnut'.split(' ');
+const WORDS =
+  'apricot bramble cherry damson elder fig gooseberry hawthorn juniper kumquat lemon medlar nectarine orange pear quince rowan sloe tangerine vanilla walnut'.split(
+    ' ',
+  );
 
 /** `lines` lines of `perLine` words drawn from WORDS (deterministic). */
 function page(lines: number, perLine: number, seed: number): string[] {
   let x = seed;
   const next = () => (x = (x * 1103515245 + 12345) % 2 ** 31);
-  return Array.from({ length: lines }, () => Array.from({ length: perLine }, () => WORDS[next() % WORDS.length]).join(' '));
+  return Array.from({ length: lines }, () =>
+    Array.from({ length: perLine }, () => WORDS[next() % WORDS.length]).join(' '),
+  );
 }
 
 /** Share of the image's words that the OCR text has, in order of appearance (word accuracy). */
@@ -33,7 +38,9 @@ export async function ocrBench(): Promise<void> {
     const startMs = performance.now() - t0;
     out(`\nOCR benchmark (tesseract.js 7, eng LSTM, one worker thread; ${runs} runs per size)\n\n`);
     out(`first image, worker start included: ${startMs.toFixed(0)} ms\n\n`);
-    out(`${'image'.padEnd(34)}${'pixels'.padStart(12)}${'p50 ms'.padStart(10)}${'max ms'.padStart(10)}${'words ok'.padStart(10)}${'loop p99 ms'.padStart(13)}${'loop max ms'.padStart(13)}\n`);
+    out(
+      `${'image'.padEnd(34)}${'pixels'.padStart(12)}${'p50 ms'.padStart(10)}${'max ms'.padStart(10)}${'words ok'.padStart(10)}${'loop p99 ms'.padStart(13)}${'loop max ms'.padStart(13)}\n`,
+    );
     for (const [name, lines, perLine] of [
       ['label (2 lines × 3 words)', 2, 3],
       ['paragraph (10 lines × 6 words)', 10, 6],
@@ -42,7 +49,10 @@ export async function ocrBench(): Promise<void> {
       const times: number[] = [];
       let accuracy = 0;
       // the images are drawn first: drawing runs on this thread, OCR must not
-      const inputs = Array.from({ length: runs }, (_, r) => page(lines, perLine, r + 1)).map((text) => ({ text, image: textPng(text) }));
+      const inputs = Array.from({ length: runs }, (_, r) => page(lines, perLine, r + 1)).map((text) => ({
+        text,
+        image: textPng(text),
+      }));
       const pixels = inputs[0].image.readUInt32BE(16) * inputs[0].image.readUInt32BE(20);
       const delay = monitorEventLoopDelay({ resolution: 5 });
       delay.enable();

@@ -30,37 +30,67 @@ export async function parseBombBench(): Promise<void> {
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
   const base = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, ['-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')], {
-    env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn', LARDER_INGESTION_POLL_MS: '100' },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')],
+    {
+      env: {
+        ...process.env,
+        PORT: String(port),
+        LARDER_DATA_DIR: join(dir, 'data'),
+        LARDER_ROOT_KEY: key,
+        LARDER_LOG_LEVEL: 'warn',
+        LARDER_INGESTION_POLL_MS: '100',
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
   const auth = { authorization: `Bearer ${key}` };
   const rss = () => memoryOf(child.pid!).rss;
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   type StoreFile = { id: string; status: string; last_error: { message: string } | null };
   try {
     await waitForServer(base, 120);
-    const store = (await (await fetch(`${base}/v1/stores`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'bombs' }) })).json()) as {
+    const store = (await (
+      await fetch(`${base}/v1/stores`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'bombs' }),
+      })
+    ).json()) as {
       id: string;
     };
     const upload = async (name: string, body: Buffer, type: string): Promise<string> => {
       const form = new FormData();
       form.append('file', new Blob([body], { type }), name);
-      const res = await fetch(`${base}/v1/stores/${store.id}/files/upload`, { method: 'POST', headers: auth, body: form });
+      const res = await fetch(`${base}/v1/stores/${store.id}/files/upload`, {
+        method: 'POST',
+        headers: auth,
+        body: form,
+      });
       if (res.status !== 201) throw new Error(`upload of ${name}: ${res.status} ${await res.text()}`);
       return ((await res.json()) as { id: string }).id;
     };
     /** The file once ingested or failed, or as it is after five minutes. */
     const settled = async (id: string): Promise<StoreFile & { at: number }> => {
       for (const t0 = performance.now(); ;) {
-        const f = (await (await fetch(`${base}/v1/stores/${store.id}/files/${id}`, { headers: auth })).json()) as StoreFile;
-        if (f.status === 'completed' || f.status === 'failed' || f.status === 'cancelled' || performance.now() - t0 > 300_000) return { ...f, at: performance.now() };
+        const f = (await (
+          await fetch(`${base}/v1/stores/${store.id}/files/${id}`, { headers: auth })
+        ).json()) as StoreFile;
+        if (
+          f.status === 'completed' ||
+          f.status === 'failed' ||
+          f.status === 'cancelled' ||
+          performance.now() - t0 > 300_000
+        )
+          return { ...f, at: performance.now() };
         await sleep(50);
       }
     };
     const handbook = readFileSync(join(ROOT, 'test/fixtures/ingestion/handbook.docx'));
     const warm = await settled(await upload('handbook.docx', handbook, DOCX));
-    if (warm.status !== 'completed') throw new Error(`the warm-up DOCX did not ingest: ${JSON.stringify(warm.last_error)}`);
+    if (warm.status !== 'completed')
+      throw new Error(`the warm-up DOCX did not ingest: ${JSON.stringify(warm.last_error)}`);
     // past the idle time of the parse thread that read it
     await sleep(10_000);
 
@@ -84,19 +114,31 @@ export async function parseBombBench(): Promise<void> {
       bench: 'parse-bomb',
       date: new Date().toISOString(),
       server: SERVER_ROOT,
-      limits: { LARDER_PARSE_MAX_INFLATED_MB: env('LARDER_PARSE_MAX_INFLATED_MB'), LARDER_PARSE_MAX_HEAP_MB: env('LARDER_PARSE_MAX_HEAP_MB') },
+      limits: {
+        LARDER_PARSE_MAX_INFLATED_MB: env('LARDER_PARSE_MAX_INFLATED_MB'),
+        LARDER_PARSE_MAX_HEAP_MB: env('LARDER_PARSE_MAX_HEAP_MB'),
+      },
       bomb: { fileBytes: bomb.length, inflatedMiB: INFLATED_MB, count: BOMBS },
       statuses: results.map((r) => r.status),
       lastError: results[0].last_error?.message ?? null,
       fileAfterwards: after.status,
       failedAfterMs: Math.round(failedMs),
-      rssMiB: { baseline: Math.round(baseline / MiB), peak: Math.round(peak / MiB), afterSettle: Math.round(later / MiB), settleSeconds: SETTLE_S },
+      rssMiB: {
+        baseline: Math.round(baseline / MiB),
+        peak: Math.round(peak / MiB),
+        afterSettle: Math.round(later / MiB),
+        settleSeconds: SETTLE_S,
+      },
       riseMiB: Math.round((peak - baseline) / MiB),
       leftMiB: Math.round((later - baseline) / MiB),
       pass: { riseAtMost512MiB: peak - baseline <= 512 * MiB, backWithin256MiB: later - baseline <= 256 * MiB },
     };
-    process.stdout.write(`\n## Parse bomb: ${BOMBS} × DOCX of ${(bomb.length / MiB).toFixed(1)} MiB inflating to ${INFLATED_MB} MiB\n\n`);
-    process.stdout.write(`| RSS baseline | peak (rise) | ${SETTLE_S} s after (left) | statuses | file afterwards |\n|---|---|---|---|---|\n`);
+    process.stdout.write(
+      `\n## Parse bomb: ${BOMBS} × DOCX of ${(bomb.length / MiB).toFixed(1)} MiB inflating to ${INFLATED_MB} MiB\n\n`,
+    );
+    process.stdout.write(
+      `| RSS baseline | peak (rise) | ${SETTLE_S} s after (left) | statuses | file afterwards |\n|---|---|---|---|---|\n`,
+    );
     process.stdout.write(
       `| ${result.rssMiB.baseline} MiB | ${result.rssMiB.peak} MiB (+${result.riseMiB}) | ${result.rssMiB.afterSettle} MiB (${result.leftMiB >= 0 ? '+' : ''}${result.leftMiB}) | ${result.statuses.join(', ')} | ${after.status} |\n`,
     );

@@ -87,7 +87,10 @@ interface Result {
 }
 
 /** Times the queries one at a time (after the first 20 as a warm-up) and keeps their answers. */
-async function time<T>(queries: Data['queries'], fn: (q: Data['queries'][number]) => Promise<T> | T): Promise<Timed & { answers: T[] }> {
+async function time<T>(
+  queries: Data['queries'],
+  fn: (q: Data['queries'][number]) => Promise<T> | T,
+): Promise<Timed & { answers: T[] }> {
   for (const q of queries.slice(0, 20)) await fn(q);
   const ms: number[] = [];
   const answers: T[] = [];
@@ -100,9 +103,14 @@ async function time<T>(queries: Data['queries'], fn: (q: Data['queries'][number]
   return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000), answers };
 }
 
-const recallOf = (got: number[][], truth: number[][]) => got.reduce((hit, ids, qi) => hit + ids.filter((id) => truth[qi].includes(id)).length, 0) / (truth.length * 10);
+const recallOf = (got: number[][], truth: number[][]) =>
+  got.reduce((hit, ids, qi) => hit + ids.filter((id) => truth[qi].includes(id)).length, 0) / (truth.length * 10);
 
-const diskBytes = (dir: string): number => readdirSync(dir, { withFileTypes: true }).reduce((sum, e) => sum + (e.isDirectory() ? diskBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size), 0);
+const diskBytes = (dir: string): number =>
+  readdirSync(dir, { withFileTypes: true }).reduce(
+    (sum, e) => sum + (e.isDirectory() ? diskBytes(join(dir, e.name)) : statSync(join(dir, e.name)).size),
+    0,
+  );
 
 function vmHwm(): number {
   return Number(/VmHWM:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0) * 1024;
@@ -125,7 +133,12 @@ async function tune<S>(
   settings: S[],
   label: (s: S) => string,
   searcher: (s: S) => Promise<(q: Float32Array) => Promise<number[]> | number[]>,
-): Promise<{ search: (q: Float32Array) => Promise<number[]> | number[]; setting: string; recall: number; tried: Result['tried'] }> {
+): Promise<{
+  search: (q: Float32Array) => Promise<number[]> | number[];
+  setting: string;
+  recall: number;
+  tried: Result['tried'];
+}> {
   const tried: Result['tried'] = [];
   for (const s of settings) {
     const search = await searcher(s);
@@ -184,13 +197,20 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
           f,
           fileId: `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`,
           texts: data.texts.slice(f * 100, f * 100 + rows),
-          vectors: Array.from({ length: rows }, (_, j) => data.matrix.slice((f * 100 + j) * DIMS, (f * 100 + j + 1) * DIMS)),
+          vectors: Array.from({ length: rows }, (_, j) =>
+            data.matrix.slice((f * 100 + j) * DIMS, (f * 100 + j + 1) * DIMS),
+          ),
         };
-        await ix.write(fileOps(storeId, file, MODEL), { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
+        await ix.write(fileOps(storeId, file, MODEL), {
+          projection: 'bench',
+          version: 1,
+          position: { commit: ++seq, prepare: seq },
+        });
       }
       built();
       index = 'SQLite: IVF (256 lists, int8 codes, exact re-scoring) + its own BM25 engine (block-max MaxScore)';
-      const rowOf = (r: { fileId: string; chunkIndex: number }) => parseInt(r.fileId.slice(-12), 16) * 100 + r.chunkIndex;
+      const rowOf = (r: { fileId: string; chunkIndex: number }) =>
+        parseInt(r.fileId.slice(-12), 16) * 100 + r.chunkIndex;
       dense = await tune(
         data,
         truth,
@@ -201,7 +221,8 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
             await ix.close();
             ix = await open(p);
           }
-          return async (v) => (await ix.searchDense({ storeIds: [storeId], vector: v, topK: 10, model: MODEL })).map(rowOf);
+          return async (v) =>
+            (await ix.searchDense({ storeIds: [storeId], vector: v, topK: 10, model: MODEL })).map(rowOf);
         },
       );
       lexical = async (text) => (await ix.searchLexical({ storeIds: [storeId], topK: 10, text })).map(rowOf);
@@ -212,13 +233,23 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
 
     if (system === 'usearch') {
       const { Index, MetricKind, ScalarKind } = await import('usearch');
-      const config = (ef: number) => ({ dimensions: DIMS, metric: MetricKind.IP, quantization: ScalarKind.F32, connectivity: 16, expansion_add: 128, expansion_search: ef, multi: false });
+      const config = (ef: number) => ({
+        dimensions: DIMS,
+        metric: MetricKind.IP,
+        quantization: ScalarKind.F32,
+        connectivity: 16,
+        expansion_add: 128,
+        expansion_search: ef,
+        multi: false,
+      });
       const ix = new Index(config(64));
       const keys = BigUint64Array.from({ length: n }, (_, i) => BigInt(i));
       ix.add(keys, data.matrix.slice());
       built();
       index = 'HNSW in memory (M 16, ef_construction 128, f32)';
-      notes.push('USearch builds on all cores (its default); the others build on one thread, except LanceDB (all cores)');
+      notes.push(
+        'USearch builds on all cores (its default); the others build on one thread, except LanceDB (all cores)',
+      );
       const path = join(dir, 'usearch.index');
       ix.save(path);
       dense = await tune(
@@ -243,7 +274,14 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
       const table = new arrow.Table({
         id: arrow.makeVector(Int32Array.from({ length: n }, (_, i) => i)),
         text: arrow.vectorFromArray(data.texts, new arrow.Utf8()),
-        vector: arrow.makeVector(arrow.makeData({ type: vectorType, length: n, nullCount: 0, child: arrow.makeData({ type: new arrow.Float32(), length: n * DIMS, data: data.matrix.slice() }) })),
+        vector: arrow.makeVector(
+          arrow.makeData({
+            type: vectorType,
+            length: n,
+            nullCount: 0,
+            child: arrow.makeData({ type: new arrow.Float32(), length: n * DIMS, data: data.matrix.slice() }),
+          }),
+        ),
       });
       const tbl = await db.createTable('chunks', table);
       const tData = performance.now();
@@ -255,7 +293,9 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
       const tFts = performance.now();
       progress(`FTS built in ${((tFts - tVec) / 1000).toFixed(1)} s`);
       built();
-      notes.push(`LanceDB: table written in ${((tData - t0) / 1000).toFixed(1)} s, IVF_PQ in ${((tVec - tData) / 1000).toFixed(1)} s, FTS in ${((tFts - tVec) / 1000).toFixed(1)} s`);
+      notes.push(
+        `LanceDB: table written in ${((tData - t0) / 1000).toFixed(1)} s, IVF_PQ in ${((tVec - tData) / 1000).toFixed(1)} s, FTS in ${((tFts - tVec) / 1000).toFixed(1)} s`,
+      );
       index = `Lance files: IVF_PQ (${Math.round(Math.sqrt(n))} partitions, ${DIMS / 16} sub-vectors × 8 bits, dot) + FTS (BM25)`;
       const ids = (rows: unknown[]) => (rows as Array<{ id: number }>).map((r) => r.id);
       dense = await tune(
@@ -274,7 +314,16 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
         ([p, r]) => `nprobes ${p}, refine ×${r}`,
         async ([p, r]) =>
           async (v) =>
-            ids(await tbl.vectorSearch(v).distanceType('dot').nprobes(p).refineFactor(r).select(['id']).limit(10).toArray()),
+            ids(
+              await tbl
+                .vectorSearch(v)
+                .distanceType('dot')
+                .nprobes(p)
+                .refineFactor(r)
+                .select(['id'])
+                .limit(10)
+                .toArray(),
+            ),
       );
       lexical = async (text) => ids(await tbl.query().fullTextSearch(text).select(['id']).limit(10).toArray());
       const result = await measure();
@@ -288,7 +337,11 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
     const orama = await import('@orama/orama');
     const db = orama.create({ schema: { text: 'string', embedding: `vector[${DIMS}]` } as const });
     const docs = (from: number, to: number) =>
-      Array.from({ length: to - from }, (_, j) => ({ id: String(from + j), text: data.texts[from + j], embedding: Array.from(data.matrix.subarray((from + j) * DIMS, (from + j + 1) * DIMS)) }));
+      Array.from({ length: to - from }, (_, j) => ({
+        id: String(from + j),
+        text: data.texts[from + j],
+        embedding: Array.from(data.matrix.subarray((from + j) * DIMS, (from + j + 1) * DIMS)),
+      }));
     for (let i = 0; i < n; i += 10_000) await orama.insertMultiple(db, docs(i, Math.min(n, i + 10_000)), 1000);
     built();
     index = 'in memory: exact vector scan + BM25 inverted index';
@@ -298,7 +351,16 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
       truth,
       [0.6, 0.5, 0.4, 0.3, 0.2, 0],
       (s) => `similarity ≥ ${s}`,
-      async (similarity) => async (v) => ids(await orama.search(db, { mode: 'vector', vector: { value: Array.from(v), property: 'embedding' }, similarity, limit: 10, includeVectors: false })),
+      async (similarity) => async (v) =>
+        ids(
+          await orama.search(db, {
+            mode: 'vector',
+            vector: { value: Array.from(v), property: 'embedding' },
+            similarity,
+            limit: 10,
+            includeVectors: false,
+          }),
+        ),
     );
     lexical = async (text) => ids(await orama.search(db, { term: text, properties: ['text'], limit: 10 }));
     notes.push(
@@ -335,19 +397,38 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
 }
 
 /** Runs one system in a child process of its own and reads its Result back. */
-async function child(system: System, truthFile: string, dir: string): Promise<Result | { system: System; error: string }> {
+async function child(
+  system: System,
+  truthFile: string,
+  dir: string,
+): Promise<Result | { system: System; error: string }> {
   const out = join(dir, `${system}.json`);
   const heap = process.env.BENCH_PEERS_HEAP_MB ?? '12288';
-  const proc = spawn(process.execPath, ['--expose-gc', `--max-old-space-size=${heap}`, '-r', join(ROOT, 'tools/paths.js'), __filename, system, truthFile, out], {
-    stdio: ['ignore', 'inherit', 'pipe'],
-    env: {
-      ...process.env,
-      BENCH_PEERS_DIR: dir,
-      // LanceDB's FTS build deadlocks when its CPU pool is sized from ≤ 2 cores (lancedb/lancedb#3568: a
-      // producer parks the pool's only blocking thread); an explicit size of at least 2 avoids it
-      ...(system === 'lancedb' && !process.env.LANCE_CPU_THREADS ? { LANCE_CPU_THREADS: String(Math.max(2, cpus().length)) } : {}),
+  const proc = spawn(
+    process.execPath,
+    [
+      '--expose-gc',
+      `--max-old-space-size=${heap}`,
+      '-r',
+      join(ROOT, 'tools/paths.js'),
+      __filename,
+      system,
+      truthFile,
+      out,
+    ],
+    {
+      stdio: ['ignore', 'inherit', 'pipe'],
+      env: {
+        ...process.env,
+        BENCH_PEERS_DIR: dir,
+        // LanceDB's FTS build deadlocks when its CPU pool is sized from ≤ 2 cores (lancedb/lancedb#3568: a
+        // producer parks the pool's only blocking thread); an explicit size of at least 2 avoids it
+        ...(system === 'lancedb' && !process.env.LANCE_CPU_THREADS
+          ? { LANCE_CPU_THREADS: String(Math.max(2, cpus().length)) }
+          : {}),
+      },
     },
-  });
+  );
   let stderr = '';
   proc.stderr.on('data', (d: Buffer) => (stderr = (stderr + d.toString()).slice(-2000)));
   // a hung peer fails its row instead of the run (its stderr tail says how far it got)
@@ -362,7 +443,9 @@ async function child(system: System, truthFile: string, dir: string): Promise<Re
 export async function peersBench(): Promise<void> {
   const only = (process.env.BENCH_PEERS_SYSTEMS ?? SYSTEMS.join(',')).split(',') as System[];
   const systems = SYSTEMS.filter((s) => s === 'larder' || only.includes(s));
-  process.stdout.write(`\n## Peers: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors (512 clusters), 40-word Zipf texts, ${QUERIES} queries, top-10\n`);
+  process.stdout.write(
+    `\n## Peers: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors (512 clusters), 40-word Zipf texts, ${QUERIES} queries, top-10\n`,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-peers-'));
   try {
     const t0 = performance.now();
@@ -370,7 +453,9 @@ export async function peersBench(): Promise<void> {
     const truth = data.queries.map((q) => exactTop10(data.matrix, q.vector));
     const truthFile = join(dir, 'truth.json');
     writeFileSync(truthFile, JSON.stringify(truth));
-    process.stdout.write(`exact ground truth for ${QUERIES} queries in ${((performance.now() - t0) / 1000).toFixed(1)} s; each system builds and answers in a child process of its own\n`);
+    process.stdout.write(
+      `exact ground truth for ${QUERIES} queries in ${((performance.now() - t0) / 1000).toFixed(1)} s; each system builds and answers in a child process of its own\n`,
+    );
 
     const results: Array<Result | { system: System; error: string }> = [];
     for (const s of systems) {
@@ -386,11 +471,30 @@ export async function peersBench(): Promise<void> {
     const ok = results.filter((r): r is Result => !('error' in r));
     const base = ok.find((r) => r.system === 'larder');
     if (!base) throw new Error('the Larder run failed');
-    const ratio = (x: number | null | undefined, b: number | null | undefined) => (x == null || b == null || !b ? '' : ` (${(x / b).toFixed(2)}×)`);
-    const cell = (x: number | null | undefined, b: number | null | undefined, digits: number, isBase: boolean) => (x == null ? '—' : `${x.toFixed(digits)}${isBase ? '' : ratio(x, b)}`);
+    const ratio = (x: number | null | undefined, b: number | null | undefined) =>
+      x == null || b == null || !b ? '' : ` (${(x / b).toFixed(2)}×)`;
+    const cell = (x: number | null | undefined, b: number | null | undefined, digits: number, isBase: boolean) =>
+      x == null ? '—' : `${x.toFixed(digits)}${isBase ? '' : ratio(x, b)}`;
     const overlap = (r: Result) =>
-      r.lexical && base.lexical ? (r.lexical.ids.reduce((s, ids, qi) => s + ids.filter((id) => base.lexical!.ids[qi].includes(id)).length, 0) / (QUERIES * 10)).toFixed(2) : '—';
-    const header = ['system', 'build s', 'RSS Δ MiB', 'peak Δ MiB', 'disk MiB', 'dense recall@10 (setting)', 'dense p50 ms', 'dense p99 ms', 'BM25 p50 ms', 'BM25 p99 ms', 'BM25 top-10 ∩ Larder'];
+      r.lexical && base.lexical
+        ? (
+            r.lexical.ids.reduce((s, ids, qi) => s + ids.filter((id) => base.lexical!.ids[qi].includes(id)).length, 0) /
+            (QUERIES * 10)
+          ).toFixed(2)
+        : '—';
+    const header = [
+      'system',
+      'build s',
+      'RSS Δ MiB',
+      'peak Δ MiB',
+      'disk MiB',
+      'dense recall@10 (setting)',
+      'dense p50 ms',
+      'dense p99 ms',
+      'BM25 p50 ms',
+      'BM25 p99 ms',
+      'BM25 top-10 ∩ Larder',
+    ];
     const rows = ok.map((r) => {
       const b = r === base;
       return [

@@ -45,9 +45,17 @@ const RESULTS = process.env.BENCH_QUERY_PATH_RESULTS || null;
  * percentiles; the answers compared (BENCH_QUERY_PATH_RESULTS) are the first round's.
  */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_QUERY_PATH_ROUNDS ?? 1));
-const RUNTIMES = (process.env.BENCH_QUERY_PATH_RUNTIMES ?? 'onnx,tfjs').split(',').filter((r): r is 'onnx' | 'tfjs' => r === 'onnx' || r === 'tfjs');
+const RUNTIMES = (process.env.BENCH_QUERY_PATH_RUNTIMES ?? 'onnx,tfjs')
+  .split(',')
+  .filter((r): r is 'onnx' | 'tfjs' => r === 'onnx' || r === 'tfjs');
 const DOCS_EMBEDDED = 320;
-const TOPICS = ['pickled cucumbers in brine', 'how to set jam with pectin', 'library catalogue automation', 'citation indexing of journals', 'machine translation of abstracts'];
+const TOPICS = [
+  'pickled cucumbers in brine',
+  'how to set jam with pectin',
+  'library catalogue automation',
+  'citation indexing of journals',
+  'machine translation of abstracts',
+];
 /** Warm-up queries (not CISI's): the server's and the client's code paths run hot before the timed queries. */
 const WARMUP = Array.from({ length: 30 }, (_, i) => `${TOPICS[i % TOPICS.length]} ${i}`);
 
@@ -84,13 +92,20 @@ function readCisi(): { docs: Array<{ id: string; title: string; text: string }>;
       .filter((l) => l.trim())
       .map((l) => JSON.parse(l) as T);
   return {
-    docs: jsonl<{ _id: string; title?: string; text?: string }>('corpus.jsonl').map((d) => ({ id: d._id, title: d.title ?? '', text: d.text ?? '' })),
+    docs: jsonl<{ _id: string; title?: string; text?: string }>('corpus.jsonl').map((d) => ({
+      id: d._id,
+      title: d.title ?? '',
+      text: d.text ?? '',
+    })),
     queries: jsonl<{ text: string }>('queries.jsonl').map((q) => q.text),
   };
 }
 
 /** Each query once, one at a time: milliseconds per query and the vectors. */
-async function embedEach(embedder: UseLiteEmbedder, queries: string[]): Promise<{ ms: number[]; vectors: Float32Array[] }> {
+async function embedEach(
+  embedder: UseLiteEmbedder,
+  queries: string[],
+): Promise<{ ms: number[]; vectors: Float32Array[] }> {
   for (const w of WARMUP) await embedder.embed([w], 'query');
   const ms: number[] = [];
   const vectors: Float32Array[] = [];
@@ -108,7 +123,8 @@ async function modelAlone(docs: string[], queries: string[]): Promise<void> {
   const tfjs = new UseLiteEmbedder({ runtime: 'tfjs' });
   try {
     const a = await embedEach(onnx, queries);
-    if (onnx.activeRuntime !== 'onnx') throw new Error('onnxruntime did not load: the default path fell back to TensorFlow.js');
+    if (onnx.activeRuntime !== 'onnx')
+      throw new Error('onnxruntime did not load: the default path fell back to TensorFlow.js');
     const b = await embedEach(tfjs, queries);
     const cosines = a.vectors.map((v, i) => cosine(v, b.vectors[i]));
     const worst = cosines.indexOf(Math.min(...cosines));
@@ -119,7 +135,9 @@ async function modelAlone(docs: string[], queries: string[]): Promise<void> {
     };
     const dOnnx = await docsPerSecond(onnx);
     const dTfjs = await docsPerSecond(tfjs);
-    out(`\nThe model alone, in process (${queries.length} CISI queries, each once after ${WARMUP.length} warm-up queries; load average ${loadavg()[0].toFixed(2)}):`);
+    out(
+      `\nThe model alone, in process (${queries.length} CISI queries, each once after ${WARMUP.length} warm-up queries; load average ${loadavg()[0].toFixed(2)}):`,
+    );
     table(
       ['runtime', 'query p50 ms', 'query p99 ms', `documents/s (${docs.length} CISI documents, batches of 32)`],
       [
@@ -137,10 +155,15 @@ async function modelAlone(docs: string[], queries: string[]): Promise<void> {
 }
 
 /** A server on a fresh data directory, CISI ingested through the API, every query once through the official client. */
-async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; title: string; text: string }>, queries: string[]): Promise<string[][]> {
+async function endToEnd(
+  runtime: 'onnx' | 'tfjs',
+  docs: Array<{ id: string; title: string; text: string }>,
+  queries: string[],
+): Promise<string[][]> {
   const dataDir = KEEP ? join(KEEP, runtime) : mkdtempSync(join(tmpdir(), 'larder-query-path-'));
   const marker = join(dataDir, 'query-path-bench.json');
-  const kept = KEEP && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { key: string; storeId: string }) : null;
+  const kept =
+    KEEP && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as { key: string; storeId: string }) : null;
   if (KEEP && !kept) rmSync(dataDir, { recursive: true, force: true });
   if (KEEP) mkdirSync(dataDir, { recursive: true });
   const key = kept?.key ?? `larder_root_${randomBytes(12).toString('hex')}`;
@@ -151,10 +174,21 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
   try {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    child = spawn(process.execPath, [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')], {
-      env: { ...process.env, PORT: String(port), LARDER_DATA_DIR: dataDir, LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'warn', LARDER_USE_LITE_RUNTIME: runtime },
-      stdio: 'inherit',
-    });
+    child = spawn(
+      process.execPath,
+      [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')],
+      {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          LARDER_DATA_DIR: dataDir,
+          LARDER_ROOT_KEY: key,
+          LARDER_LOG_LEVEL: 'warn',
+          LARDER_USE_LITE_RUNTIME: runtime,
+        },
+        stdio: 'inherit',
+      },
+    );
     await waitForServer(base, 120);
     const client = new Mixedbread({ apiKey: key, baseURL: base, maxRetries: 0, timeout: 120_000 });
     const store = kept ? { id: kept.storeId } : await client.stores.create({ name: `query-path-${runtime}` });
@@ -170,7 +204,16 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
           const body = Buffer.from(
             `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${d.id}.txt"\r\nContent-Type: text/plain\r\n\r\n${d.title}\n\n${d.text}\r\n--${boundary}--\r\n`,
           );
-          const r = await apiCall(agent, base, key, 'POST', `/v1/stores/${store.id}/files/upload`, body, `multipart/form-data; boundary=${boundary}`, 120_000);
+          const r = await apiCall(
+            agent,
+            base,
+            key,
+            'POST',
+            `/v1/stores/${store.id}/files/upload`,
+            body,
+            `multipart/form-data; boundary=${boundary}`,
+            120_000,
+          );
           if (r.status !== 201) failed++;
         }
       };
@@ -181,14 +224,20 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
         if (!counts.pending && !counts.in_progress) break;
         await sleep(250);
       }
-      if (failed || counts.failed || counts.completed !== docs.length) throw new Error(`${runtime}: ${failed} uploads failed, ${counts.completed} files completed, ${counts.failed} failed`);
+      if (failed || counts.failed || counts.completed !== docs.length)
+        throw new Error(
+          `${runtime}: ${failed} uploads failed, ${counts.completed} files completed, ${counts.failed} failed`,
+        );
       if (KEEP) writeFileSync(marker, JSON.stringify({ key, storeId: store.id }));
     }
     const ingested = kept ? NaN : (performance.now() - t0) / 1000;
     // every projection and reactor current: the queries then run on a server with nothing left to catch up
     for (let i = 0; i < 1200; i++) {
       const r = await apiCall(agent, base, key, 'GET', '/health/ready').catch(() => null);
-      const items = r ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ lag: number }> } } }).checks?.projections?.items ?? []) : [];
+      const items = r
+        ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ lag: number }> } } }).checks?.projections
+            ?.items ?? [])
+        : [];
       if (items.length && items.every((p) => p.lag === 0)) break;
       await sleep(100);
     }
@@ -197,7 +246,9 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
     const answers: string[][] = [];
     const search = async (query: string, keep = true) => {
       const t = performance.now();
-      const { data, response } = await client.stores.search({ query, store_identifiers: [store.id], top_k: 10 }).withResponse();
+      const { data, response } = await client.stores
+        .search({ query, store_identifiers: [store.id], top_k: 10 })
+        .withResponse();
       const ms = performance.now() - t;
       if (!data.data.length) throw new Error(`no results for ${query}`);
       if (keep) answers.push(data.data.map((c) => `${c.file_id}#${c.chunk_index} ${c.score.toFixed(6)}`));
@@ -211,7 +262,10 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
     const asked = Array.from({ length: ROUNDS }, (_, r) => queries.map((q) => (r ? `${q} ${r + 1}` : q))).flat();
     for (const [i, q] of asked.entries()) runs.push(await search(q, i < queries.length));
     const clientCpu = process.cpuUsage(cpu0.client);
-    const cpu = { server: (cpuMs(child.pid) - cpu0.server) / asked.length, client: (clientCpu.user + clientCpu.system) / 1000 / asked.length };
+    const cpu = {
+      server: (cpuMs(child.pid) - cpu0.server) / asked.length,
+      client: (clientCpu.user + clientCpu.system) / 1000 / asked.length,
+    };
     if (RESULTS) {
       const file = `${RESULTS}.${runtime}.json`;
       if (!existsSync(file)) writeFileSync(file, JSON.stringify(answers));
@@ -219,7 +273,12 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
         const before = JSON.parse(readFileSync(file, 'utf8')) as string[][];
         // the same chunks in the same order, each score within 1e-5 (vectors computed in another float order move the 6th decimal)
         const same = (a: string[], b: string[]) =>
-          a.length === b.length && a.every((x, j) => x.split(' ')[0] === b[j].split(' ')[0] && Math.abs(Number(x.split(' ')[1]) - Number(b[j].split(' ')[1])) <= 1e-5);
+          a.length === b.length &&
+          a.every(
+            (x, j) =>
+              x.split(' ')[0] === b[j].split(' ')[0] &&
+              Math.abs(Number(x.split(' ')[1]) - Number(b[j].split(' ')[1])) <= 1e-5,
+          );
         const differ = before.map((b, i) => (same(b, answers[i]) ? -1 : i)).filter((i) => i >= 0);
         if (differ.length)
           throw new Error(
@@ -241,11 +300,17 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
             path: '/v1/stores/search',
             method: 'POST',
             agent,
-            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+            headers: {
+              authorization: `Bearer ${key}`,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(body),
+            },
           },
           (res) => {
             res.resume();
-            res.on('end', () => resolve({ ms: performance.now() - t, steps: parseServerTiming(res.headers['server-timing']) }));
+            res.on('end', () =>
+              resolve({ ms: performance.now() - t, steps: parseServerTiming(res.headers['server-timing']) }),
+            );
             res.on('error', reject);
           },
         );
@@ -316,7 +381,9 @@ async function endToEnd(runtime: 'onnx' | 'tfjs', docs: Array<{ id: string; titl
 
 export async function queryPathBench(): Promise<void> {
   const { docs, queries } = readCisi();
-  out(`\n## Query path: CISI queries embedded by the bundled model (USE lite) and searched through the official client`);
+  out(
+    `\n## Query path: CISI queries embedded by the bundled model (USE lite) and searched through the official client`,
+  );
   if (!KEEP || !RUNTIMES.every((r) => existsSync(join(KEEP, r, 'query-path-bench.json'))))
     await modelAlone(
       docs.slice(0, DOCS_EMBEDDED).map((d) => `${d.title}\n\n${d.text}`),

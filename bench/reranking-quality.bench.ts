@@ -28,7 +28,8 @@ class KeptVectors implements Embedder {
   async embed(texts: string[], kind: 'document' | 'query', options?: EmbedOptions): Promise<Float32Array[]> {
     const key = (t: string) => `${kind}\u0000${t}`;
     const missing = [...new Set(texts.filter((t) => !this.kept.has(key(t))))];
-    if (missing.length) (await this.inner.embed(missing, kind, options)).forEach((v, i) => this.kept.set(key(missing[i]), v));
+    if (missing.length)
+      (await this.inner.embed(missing, kind, options)).forEach((v, i) => this.kept.set(key(missing[i]), v));
     return texts.map((t) => this.kept.get(key(t))!);
   }
   close(): Promise<void> {
@@ -74,7 +75,9 @@ export async function rerankingQualityBench(): Promise<void> {
     ]) {
       const dir = join(DATA, name);
       if (!existsSync(join(dir, 'corpus.jsonl'))) {
-        process.stdout.write(`\n(${dir} not found: set BENCH_QUALITY_DATA to the folder holding cisi/ and cranfield/)\n`);
+        process.stdout.write(
+          `\n(${dir} not found: set BENCH_QUALITY_DATA to the folder holding cisi/ and cranfield/)\n`,
+        );
         continue;
       }
       if (name === 'cranfield' && process.env.BENCH_QUALITY_HELD_OUT === '0') continue;
@@ -127,7 +130,10 @@ async function evaluate(label: string, dir: string, use: UseLiteEmbedder): Promi
       .sort((x, y) => y.score - x.score || x.k - y.k)
       .map((x) => x.doc);
 
-  const served = { method: DEFAULT_RERANK_FUSION.method, lexicalWeight: DEFAULT_RERANK_FUSION.lexicalWeight['use-lite'] };
+  const served = {
+    method: DEFAULT_RERANK_FUSION.method,
+    lexicalWeight: DEFAULT_RERANK_FUSION.lexicalWeight['use-lite'],
+  };
   const names: string[] = [];
   const columns: number[][] = [];
   for (const [, firstStage] of stages) {
@@ -152,7 +158,10 @@ async function evaluate(label: string, dir: string, use: UseLiteEmbedder): Promi
         ),
       );
     }
-    row(`larder-hybrid-rerank as served (${served.method}, lexical weight ${served.lexicalWeight})`, ndcg(servedOrders));
+    row(
+      `larder-hybrid-rerank as served (${served.method}, lexical weight ${served.lexicalWeight})`,
+      ndcg(servedOrders),
+    );
     // the variants, from the same BM25 (over the candidates) and cosines
     const parts = firstStage.map((cand, qi) => ({
       bm25: candidateBm25(
@@ -162,7 +171,8 @@ async function evaluate(label: string, dir: string, use: UseLiteEmbedder): Promi
       qv: queryVectors[qi],
       dv: cand.map((i) => docVectors[i]),
     }));
-    const variant = (name: string, options: HybridRankingOptions) => row(name, ndcg(parts.map((p, qi) => reorder(firstStage[qi], fusedScores(p.bm25, p.qv, p.dv, options)))));
+    const variant = (name: string, options: HybridRankingOptions) =>
+      row(name, ndcg(parts.map((p, qi) => reorder(firstStage[qi], fusedScores(p.bm25, p.qv, p.dv, options)))));
     variant('lexical half only (BM25 over the candidates)', { method: 'relative', lexicalWeight: 1 });
     row(
       'embedding half only (cosine)',
@@ -175,17 +185,22 @@ async function evaluate(label: string, dir: string, use: UseLiteEmbedder): Promi
         ),
       ),
     );
-    for (const w of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]) variant(`relative, lexical weight ${w}`, { method: 'relative', lexicalWeight: w });
+    for (const w of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7])
+      variant(`relative, lexical weight ${w}`, { method: 'relative', lexicalWeight: w });
     for (const w of [0.3, 0.5]) variant(`rrf (k 60), lexical weight ${w}`, { method: 'rrf', lexicalWeight: w });
     columns.push(col);
   }
 
   const w = Math.max(...names.map((n) => n.length));
   const heads = stages.map(([n]) => `top ${CANDIDATES} of ${n}`);
-  process.stdout.write(`| ${'ranking (nDCG@10)'.padEnd(w)} | ${heads.join(' | ')} | mean |\n|${'-'.repeat(w + 2)}|${heads.map((h) => `${'-'.repeat(h.length + 1)}:|`).join('')}-----:|\n`);
+  process.stdout.write(
+    `| ${'ranking (nDCG@10)'.padEnd(w)} | ${heads.join(' | ')} | mean |\n|${'-'.repeat(w + 2)}|${heads.map((h) => `${'-'.repeat(h.length + 1)}:|`).join('')}-----:|\n`,
+  );
   names.forEach((n, r) => {
     const vals = columns.map((c) => c[r]);
-    process.stdout.write(`| ${n.padEnd(w)} | ${vals.map((v, k) => v.toFixed(3).padStart(heads[k].length)).join(' | ')} | ${(vals.reduce((x, y) => x + y, 0) / vals.length).toFixed(3)} |\n`);
+    process.stdout.write(
+      `| ${n.padEnd(w)} | ${vals.map((v, k) => v.toFixed(3).padStart(heads[k].length)).join(' | ')} | ${(vals.reduce((x, y) => x + y, 0) / vals.length).toFixed(3)} |\n`,
+    );
   });
   const firstStage = stages[0][1];
 

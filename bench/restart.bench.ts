@@ -38,7 +38,8 @@ export async function restartBench(): Promise<void> {
   const dir = KEEP_DIR ?? mkdtempSync(join(tmpdir(), 'larder-bench-restart-'));
   const marker = join(dir, 'filled.json');
   type Filled = { chunks: number; key: string; storeId: string; emptyStore: string };
-  const kept: Filled | null = KEEP_DIR && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as Filled) : null;
+  const kept: Filled | null =
+    KEEP_DIR && existsSync(marker) ? (JSON.parse(readFileSync(marker, 'utf8')) as Filled) : null;
   const reuse = kept?.chunks === N ? kept : null;
   if (KEEP_DIR && !reuse) {
     for (const sub of ['data', 'empty', 'filled.json']) rmSync(join(dir, sub), { recursive: true, force: true });
@@ -54,7 +55,11 @@ export async function restartBench(): Promise<void> {
   const spawnServer = (dataDir: string, root = ROOT) => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')], { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [...extra, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')],
+      { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let rest = '';
     child.stdout.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');
@@ -81,7 +86,14 @@ export async function restartBench(): Promise<void> {
     const child = spawnServer(dataDir);
     await waitForServer(base, 120);
     const agent = new Agent({ keepAlive: false });
-    const res = await apiCall(agent, base, key, 'POST', '/v1/stores', Buffer.from(JSON.stringify({ name: 'bench-restart' })));
+    const res = await apiCall(
+      agent,
+      base,
+      key,
+      'POST',
+      '/v1/stores',
+      Buffer.from(JSON.stringify({ name: 'bench-restart' })),
+    );
     agent.destroy();
     await stop(child);
     if (res.status >= 300) throw new Error(`creating a store: ${res.status} ${res.text}`);
@@ -101,7 +113,8 @@ export async function restartBench(): Promise<void> {
         try {
           if (Number.isNaN(listening) && (await fetch(`${base}/`)).ok) listening = performance.now() - t0;
           const res = await apiCall(agent, base, key, 'POST', '/v1/stores/search', body, 'application/json', 60_000);
-          if (res.status === 200 && (JSON.parse(res.text) as { data: unknown[] }).data.length) return { listening, searched: performance.now() - t0 };
+          if (res.status === 200 && (JSON.parse(res.text) as { data: unknown[] }).data.length)
+            return { listening, searched: performance.now() - t0 };
         } catch {
           // not listening yet
         }
@@ -121,7 +134,10 @@ export async function restartBench(): Promise<void> {
     if (!reuse) {
       const index = new SqliteChunkIndex(path, { readWorker: false });
       await fill(index, storeId, corpus(), N, false, (n) => {
-        if (n % 100_000 === 0) process.stdout.write(`  ${n.toLocaleString('en')} chunks written (${((performance.now() - f0) / 1000).toFixed(0)} s)\n`);
+        if (n % 100_000 === 0)
+          process.stdout.write(
+            `  ${n.toLocaleString('en')} chunks written (${((performance.now() - f0) / 1000).toFixed(0)} s)\n`,
+          );
       });
       await index.close();
     }
@@ -133,7 +149,9 @@ export async function restartBench(): Promise<void> {
       }
     }, 0);
     process.stdout.write(
-      reuse ? `index reused from ${dataDir} (${(size / 2 ** 30).toFixed(2)} GiB)\n` : `index filled in ${((performance.now() - f0) / 1000).toFixed(1)} s (${(size / 2 ** 30).toFixed(2)} GiB)\n`,
+      reuse
+        ? `index reused from ${dataDir} (${(size / 2 ** 30).toFixed(2)} GiB)\n`
+        : `index filled in ${((performance.now() - f0) / 1000).toFixed(1)} s (${(size / 2 ** 30).toFixed(2)} GiB)\n`,
     );
 
     // the index's open alone, as a start does it (file opened, schema checked, IVF lists read)
@@ -164,11 +182,18 @@ export async function restartBench(): Promise<void> {
       await reopened.setup();
       const opened = performance.now() - o0;
       const { ms, prefetched: worker, waited } = reopened.ivfLoad;
-      const hits = await reopened.searchDense({ storeIds: [storeId], vector: corpus().vector(), topK: 10, model: MODEL });
+      const hits = await reopened.searchDense({
+        storeIds: [storeId],
+        vector: corpus().vector(),
+        topK: 10,
+        model: MODEL,
+      });
       await reopened.close();
       if (hits.length !== 10) throw new Error(`reopened index answered ${hits.length} hits`);
       if (worker === null) throw new Error('the lists read in the worker were not taken');
-      prefetched.push(`${(opened / 1000).toFixed(2)} s (worker ${(worker / 1000).toFixed(2)} s, waited for ${(waited / 1000).toFixed(2)} s; lists taken over in ${ms.toFixed(0)} ms)`);
+      prefetched.push(
+        `${(opened / 1000).toFixed(2)} s (worker ${(worker / 1000).toFixed(2)} s, waited for ${(waited / 1000).toFixed(2)} s; lists taken over in ${ms.toFixed(0)} ms)`,
+      );
     }
     process.stdout.write(`index open, lists built in a worker: ${prefetched.join('; ')}\n`);
 
@@ -192,7 +217,9 @@ export async function restartBench(): Promise<void> {
         timelines.length = 0;
         const full = await timeStart(dataDir, storeId, root);
         const small = await timeStart(emptyDir, emptyStore, root);
-        process.stdout.write(`${label(root)}start ${i + 1}, ${N.toLocaleString('en')} chunks: ${timelines[0] ?? '?'}\n           100 chunks: ${timelines[1] ?? '?'}\n`);
+        process.stdout.write(
+          `${label(root)}start ${i + 1}, ${N.toLocaleString('en')} chunks: ${timelines[0] ?? '?'}\n           100 chunks: ${timelines[1] ?? '?'}\n`,
+        );
         rows.push(
           `| ${roots.length > 1 ? `${root} | ` : ''}${i + 1} | ${(full.listening / 1000).toFixed(2)} | ${(full.searched / 1000).toFixed(2)} | ${(small.listening / 1000).toFixed(2)} | ${(small.searched / 1000).toFixed(2)} |`,
         );

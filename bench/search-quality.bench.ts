@@ -31,7 +31,11 @@ export function ensureSources(): void {
   if (existsSync(GCIDE) && existsSync(join(WORDNET, 'data.noun'))) return;
   process.stdout.write('installing dict-gcide and wordnet-base from Debian…\n');
   const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-  const run = (args: string[]) => execFileSync(sudo.length ? 'sudo' : args[0], sudo.length ? args : args.slice(1), { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const run = (args: string[]) =>
+    execFileSync(sudo.length ? 'sudo' : args[0], sudo.length ? args : args.slice(1), {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
   run(['apt-get', 'update', '-qq']);
   run(['apt-get', 'install', '-y', '-qq', 'dict-gcide', 'wordnet-base']);
 }
@@ -72,7 +76,9 @@ export function gcide(words: Set<string>): Map<string, string> {
     if (!/^[a-z]{4,}$/.test(word) || !words.has(word) || out.has(word)) continue;
     const entry = dict.subarray(b64(off), b64(off) + b64(len)).toString('utf8');
     const paragraphs = entry.split(/\n\s*\n/).map((p) => p.replace(/\s+/g, ' ').trim());
-    let def = paragraphs.find((p) => /^1\. /.test(p)) ?? paragraphs.find((p, i) => i > 0 && !p.startsWith('[') && !p.includes('--') && /[a-z]/.test(p));
+    let def =
+      paragraphs.find((p) => /^1\. /.test(p)) ??
+      paragraphs.find((p, i) => i > 0 && !p.startsWith('[') && !p.includes('--') && /[a-z]/.test(p));
     if (!def) continue;
     def = def
       .replace(/^1\. /, '')
@@ -101,7 +107,8 @@ export function ndcgAt10(ranked: string[], gains: Map<string, number>): number {
     .reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
   return ideal ? dcg / ideal : 0;
 }
-const recallAt = (ranked: string[], gains: Map<string, number>, k: number) => ranked.slice(0, k).filter((id) => gains.has(id)).length / gains.size;
+const recallAt = (ranked: string[], gains: Map<string, number>, k: number) =>
+  ranked.slice(0, k).filter((id) => gains.has(id)).length / gains.size;
 
 export interface Doc {
   id: string;
@@ -150,14 +157,19 @@ export function pairedRandomization(a: number[], b: number[], rounds = 10_000, s
  * BENCH_QUALITY_GRID (`k1,…|b,…|heading weight,…|exact bonus,…`) every combination of those
  * parameters (hybrid: the default fusion only).
  */
-const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9').split(';').map((v) => v.split(',').map(Number));
+const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9')
+  .split(';')
+  .map((v) => v.split(',').map(Number));
 const GRID = (process.env.BENCH_QUALITY_GRID ?? '').split('|').map((v) => v.split(',').filter(Boolean).map(Number));
 const GRID_VARIANTS: Array<[string, Partial<LexicalOptions>]> =
   GRID.length === 4
     ? GRID[0].flatMap((k1) =>
         GRID[1].flatMap((b) =>
           GRID[2].flatMap((headingWeight) =>
-            GRID[3].map((exactBonus): [string, Partial<LexicalOptions>] => [`k1 ${k1}, b ${b}, heading ${headingWeight}, exact ${exactBonus}`, { k1, b, headingWeight, exactBonus }]),
+            GRID[3].map((exactBonus): [string, Partial<LexicalOptions>] => [
+              `k1 ${k1}, b ${b}, heading ${headingWeight}, exact ${exactBonus}`,
+              { k1, b, headingWeight, exactBonus },
+            ]),
           ),
         ),
       )
@@ -175,7 +187,11 @@ const LEXICAL_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
 
 /** The embedder's vectors, kept on disk between runs (BENCH_QUALITY_CACHE, default in the temp folder: the model is the slow part). */
 const CACHE = process.env.BENCH_QUALITY_CACHE ?? join(tmpdir(), 'larder-bench-quality-vectors');
-async function embedCached(embedder: UseLiteEmbedder, texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
+async function embedCached(
+  embedder: UseLiteEmbedder,
+  texts: string[],
+  kind: 'document' | 'query',
+): Promise<Float32Array[]> {
   const fileOf = (t: string) => join(CACHE, 'text', `${sha([embedder.model, kind, t].join('\u0000'))}.f32`);
   const read = (f: string) => {
     const buf = readFileSync(f);
@@ -196,7 +212,9 @@ async function embedCached(embedder: UseLiteEmbedder, texts: string[], kind: 'do
   if (missing.length) {
     const vectors = await embedder.embed(missing, kind);
     const got = new Map(missing.map((t, i) => [t, vectors[i]]));
-    missing.forEach((t, i) => writeFileSync(fileOf(t), Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength)));
+    missing.forEach((t, i) =>
+      writeFileSync(fileOf(t), Buffer.from(vectors[i].buffer, vectors[i].byteOffset, vectors[i].byteLength)),
+    );
     texts.forEach((t, i) => (out[i] ??= got.get(t)!));
   }
   return out as Float32Array[];
@@ -237,13 +255,21 @@ export function fuseZ(lexical: ChunkHit[], dense: ChunkHit[], lexicalWeight: num
     const s = list.map((c) => c.score);
     const mean = s.reduce((a, b) => a + b, 0) / (s.length || 1);
     const sd = Math.sqrt(s.reduce((a, b) => a + (b - mean) ** 2, 0) / (s.length || 1)) || 1;
-    return { of: new Map(list.map((c) => [`${c.fileId}\u0000${c.chunkIndex}`, (c.score - mean) / sd])), min: s.length ? (Math.min(...s) - mean) / sd : 0 };
+    return {
+      of: new Map(list.map((c) => [`${c.fileId}\u0000${c.chunkIndex}`, (c.score - mean) / sd])),
+      min: s.length ? (Math.min(...s) - mean) / sd : 0,
+    };
   };
   const zl = z(lexical);
   const zd = z(dense);
   const all = new Map<string, ChunkHit>();
   for (const c of [...lexical, ...dense]) all.set(`${c.fileId}\u0000${c.chunkIndex}`, c);
-  return [...all.entries()].map(([k, c]) => ({ ...c, score: lexicalWeight * (zl.of.get(k) ?? zl.min) + (1 - lexicalWeight) * (zd.of.get(k) ?? zd.min) })).sort((a, b) => b.score - a.score);
+  return [...all.entries()]
+    .map(([k, c]) => ({
+      ...c,
+      score: lexicalWeight * (zl.of.get(k) ?? zl.min) + (1 - lexicalWeight) * (zd.of.get(k) ?? zd.min),
+    }))
+    .sort((a, b) => b.score - a.score);
 }
 
 /**
@@ -251,7 +277,12 @@ export function fuseZ(lexical: ChunkHit[], dense: ChunkHit[], lexicalWeight: num
  * chunk's embedding input) into an embedded chunk index, runs `queries` with every lexical variant,
  * dense, and the fusions, and prints nDCG@10 and recall@100 (documents ranked by their best chunk).
  */
-async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder: UseLiteEmbedder): Promise<Map<string, Score>> {
+async function evaluate(
+  title: string,
+  docs: Doc[],
+  queries: Judged[],
+  embedder: UseLiteEmbedder,
+): Promise<Map<string, Score>> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-quality-'));
   const path = join(dir, 'chunks.sqlite');
   const index = new SqliteChunkIndex(path, { readWorker: false });
@@ -269,15 +300,31 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       const batch = await Promise.all(
         docs
           .slice(i, i + 64)
-          .map(async (d) => ({ d, chunks: chunkDocument(await parseFile(Buffer.from(d.body), d.filename, d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain'), 'fast', d.filename) })),
+          .map(async (d) => ({
+            d,
+            chunks: chunkDocument(
+              await parseFile(
+                Buffer.from(d.body),
+                d.filename,
+                d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain',
+              ),
+              'fast',
+              d.filename,
+            ),
+          })),
       );
       const texts = batch.flatMap((b) => b.chunks.map((c) => c.embedText));
       const vectors = await embedCached(embedder, texts, 'document');
-      batch.forEach(({ d, chunks }) => chunks.forEach((c) => allChunks.push({ fileId: uuidOf(d.id), chunkIndex: c.chunkIndex, embedText: c.embedText })));
+      batch.forEach(({ d, chunks }) =>
+        chunks.forEach((c) =>
+          allChunks.push({ fileId: uuidOf(d.id), chunkIndex: c.chunkIndex, embedText: c.embedText }),
+        ),
+      );
       let v = 0;
       {
         let w = 0;
-        for (const { d, chunks } of batch) for (const c of chunks) vectorOf.set(`${uuidOf(d.id)}\u0000${c.chunkIndex}`, vectors[w++]);
+        for (const { d, chunks } of batch)
+          for (const c of chunks) vectorOf.set(`${uuidOf(d.id)}\u0000${c.chunkIndex}`, vectors[w++]);
       }
       await index.write(
         batch.flatMap(({ d, chunks }) => {
@@ -285,15 +332,40 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
           docOf.set(fileId, d.id);
           chunkCount += chunks.length;
           return [
-            { op: 'putFile' as const, file: { storeId: store, fileId, organizationId: store, filename: d.filename, externalId: null, metadata: null, generation: 1 } },
+            {
+              op: 'putFile' as const,
+              file: {
+                storeId: store,
+                fileId,
+                organizationId: store,
+                filename: d.filename,
+                externalId: null,
+                metadata: null,
+                generation: 1,
+              },
+            },
             {
               op: 'setChunks' as const,
               storeId: store,
               fileId,
               generation: 1,
-              chunks: chunks.map((c) => ({ chunkIndex: c.chunkIndex, type: 'text' as const, text: c.text, offset: c.offset, mimeType: 'text/plain', generatedMetadata: c.generatedMetadata })),
+              chunks: chunks.map((c) => ({
+                chunkIndex: c.chunkIndex,
+                type: 'text' as const,
+                text: c.text,
+                offset: c.offset,
+                mimeType: 'text/plain',
+                generatedMetadata: c.generatedMetadata,
+              })),
             },
-            { op: 'setVectors' as const, storeId: store, fileId, generation: 1, model: embedder.model, vectors: chunks.map(() => vectors[v++]) },
+            {
+              op: 'setVectors' as const,
+              storeId: store,
+              fileId,
+              generation: 1,
+              model: embedder.model,
+              vectors: chunks.map(() => vectors[v++]),
+            },
           ];
         }),
         { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } },
@@ -349,7 +421,11 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       lexical.set(name, lists);
       const s = score(lists);
       results.set(`lexical: ${name}`, s);
-      rows.push([`lexical: ${name}`, s, `${times[Math.floor(times.length / 2)].toFixed(2)} / ${times[Math.min(times.length - 1, Math.floor(times.length * 0.99))].toFixed(2)}`]);
+      rows.push([
+        `lexical: ${name}`,
+        s,
+        `${times[Math.floor(times.length / 2)].toFixed(2)} / ${times[Math.min(times.length - 1, Math.floor(times.length * 0.99))].toFixed(2)}`,
+      ]);
     }
     const d = score(dense);
     results.set('dense', d);
@@ -387,7 +463,11 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
         rows.push([`lexical: ${name} from ${n} words`, sl, '']);
         const s = hybrid(lists, DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']);
         results.set(`hybrid default: ${name} from ${n} words`, s);
-        hybridRows.push([`default: ${name} from ${n} words (${contentWords.filter((c) => c >= n).length} queries)`, s, '']);
+        hybridRows.push([
+          `default: ${name} from ${n} words (${contentWords.filter((c) => c >= n).length} queries)`,
+          s,
+          '',
+        ]);
       }
     }
     // fusion by z-scores, with the default lexical variant
@@ -410,7 +490,10 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
       };
       const dv: ChunkHit[][] = [];
       for (let i = 0; i < queries.length; i++) {
-        const first = prf.source === 'lex' ? lists[i] : fuse(lists[i].slice(0, 50), dense[i].slice(0, 50), { method: 'relative', lexicalWeight: w0 });
+        const first =
+          prf.source === 'lex'
+            ? lists[i]
+            : fuse(lists[i].slice(0, 50), dense[i].slice(0, 50), { method: 'relative', lexicalWeight: w0 });
         const [qv] = await embedCached(embedder, [queries[i].text], 'query');
         const top = first.slice(0, prf.k).map((c) => vectorOf.get(`${c.fileId}\u0000${c.chunkIndex}`)!);
         const q = unit(qv).map((x) => x * prf.alpha);
@@ -454,7 +537,12 @@ async function evaluate(title: string, docs: Doc[], queries: Judged[], embedder:
                 dot += qv[k] * vecs[i][k];
                 n += vecs[i][k] * vecs[i][k];
               }
-              return { storeId: store, fileId: c.fileId, chunkIndex: c.chunkIndex, score: dot / (qn * (Math.sqrt(n) || 1)) };
+              return {
+                storeId: store,
+                fileId: c.fileId,
+                chunkIndex: c.chunkIndex,
+                score: dot / (qn * (Math.sqrt(n) || 1)),
+              };
             })
             .sort((a, b) => b.score - a.score)
             .slice(0, 100),
@@ -495,7 +583,10 @@ function table(title: string, rs: Array<[string, Score, string]>, extra?: string
   process.stdout.write(
     `| ${title.padEnd(w)} | nDCG@10 | recall@100 |${extra ? ` ${extra} |` : ''}\n|${'-'.repeat(w + 2)}|--------:|-----------:|${extra ? `${'-'.repeat(extra.length + 1)}:|` : ''}\n`,
   );
-  for (const [k, v, x] of rs) process.stdout.write(`| ${k.padEnd(w)} | ${v.ndcg.toFixed(3).padStart(7)} | ${v.recall.toFixed(3).padStart(10)} |${extra ? ` ${x.padStart(extra.length)} |` : ''}\n`);
+  for (const [k, v, x] of rs)
+    process.stdout.write(
+      `| ${k.padEnd(w)} | ${v.ndcg.toFixed(3).padStart(7)} | ${v.recall.toFixed(3).padStart(10)} |${extra ? ` ${x.padStart(extra.length)} |` : ''}\n`,
+    );
   process.stdout.write('\n');
 }
 
@@ -507,7 +598,11 @@ export function beir(dir: string): { docs: Doc[]; queries: Judged[] } {
       .filter((l) => l.trim());
   const docs = lines('corpus.jsonl').map((l) => {
     const d = JSON.parse(l) as { _id: string; title?: string; text: string };
-    return { id: d._id, filename: `${d._id}.md`, body: `${d.title?.trim() ? `# ${d.title.trim()}\n\n` : ''}${d.text}\n` };
+    return {
+      id: d._id,
+      filename: `${d._id}.md`,
+      body: `${d.title?.trim() ? `# ${d.title.trim()}\n\n` : ''}${d.text}\n`,
+    };
   });
   const gains = new Map<string, Map<string, number>>();
   for (const l of lines('qrels/test.tsv').slice(1)) {
@@ -535,7 +630,9 @@ export async function searchQualityBench(): Promise<void> {
       if (name === 'cranfield' && process.env.BENCH_QUALITY_HELD_OUT === '0') continue; // while tuning
       const dir = join(DATA, name);
       if (!existsSync(join(dir, 'corpus.jsonl'))) {
-        process.stdout.write(`\n(${dir} not found: set BENCH_QUALITY_DATA to the folder holding cisi/ and cranfield/)\n`);
+        process.stdout.write(
+          `\n(${dir} not found: set BENCH_QUALITY_DATA to the folder holding cisi/ and cranfield/)\n`,
+        );
         continue;
       }
       const { docs, queries } = beir(dir);
@@ -590,8 +687,12 @@ async function gcideBench(embedder: UseLiteEmbedder): Promise<Map<string, Score>
   for (const s of synsets) for (const l of s.lemmas) byLemma.set(l, [...(byLemma.get(l) ?? []), s]);
   const defs = gcide(new Set([...byLemma.keys()].filter((w) => /^[a-z]{4,}$/.test(w))));
   // Queries: a deterministic sample of headwords with 1–8 synsets (relevance judgments).
-  const candidates = [...defs.keys()].filter((w) => byLemma.get(w)!.length <= 8).sort((a, b) => (sha(a) < sha(b) ? -1 : 1));
-  const queries = candidates.slice(0, QUERIES).map((w) => ({ text: defs.get(w)!, gains: new Map(byLemma.get(w)!.map((s) => [s.id, 1])) }));
+  const candidates = [...defs.keys()]
+    .filter((w) => byLemma.get(w)!.length <= 8)
+    .sort((a, b) => (sha(a) < sha(b) ? -1 : 1));
+  const queries = candidates
+    .slice(0, QUERIES)
+    .map((w) => ({ text: defs.get(w)!, gains: new Map(byLemma.get(w)!.map((s) => [s.id, 1])) }));
   // Documents: every relevant synset plus a deterministic sample of the others, up to DOCS.
   const docIds = new Set(queries.flatMap((q) => [...q.gains.keys()]));
   for (const s of [...synsets].sort((a, b) => (sha(a.id) < sha(b.id) ? -1 : 1))) {

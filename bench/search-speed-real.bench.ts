@@ -46,7 +46,12 @@ const blockFile = (model: string, texts: string[]) => join(CACHE, `${sha([model,
  * The vectors of `texts`, block by block from the cache; missing blocks are embedded (and cached)
  * unless `embedMissing` is false, in which case the answer stops at the first missing block.
  */
-async function vectorsOf(embedder: UseLiteEmbedder, texts: string[], embedMissing: boolean, progress?: (done: number) => void): Promise<Float32Array[]> {
+async function vectorsOf(
+  embedder: UseLiteEmbedder,
+  texts: string[],
+  embedMissing: boolean,
+  progress?: (done: number) => void,
+): Promise<Float32Array[]> {
   const out: Float32Array[] = [];
   mkdirSync(CACHE, { recursive: true });
   for (let i = 0; i < texts.length; i += BLOCK) {
@@ -70,7 +75,8 @@ async function vectorsOf(embedder: UseLiteEmbedder, texts: string[], embedMissin
   return out;
 }
 
-const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 export async function searchSpeedRealBench(): Promise<void> {
   const t0 = performance.now();
@@ -86,11 +92,15 @@ export async function searchSpeedRealBench(): Promise<void> {
     docVectors = await vectorsOf(embedder, docs, process.env.BENCH_REAL_EMBED_MISSING !== '0', (n) => {
       if (only && n - last >= 5000) {
         last = n;
-        process.stdout.write(`${n} of ${docs.length} glosses embedded (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`);
+        process.stdout.write(
+          `${n} of ${docs.length} glosses embedded (${((performance.now() - t0) / 1000).toFixed(0)} s)\n`,
+        );
       }
     });
     if (only) {
-      process.stdout.write(`cache complete: ${docVectors.length} glosses, ${queryVectors.length} queries in ${CACHE}\n`);
+      process.stdout.write(
+        `cache complete: ${docVectors.length} glosses, ${queryVectors.length} queries in ${CACHE}\n`,
+      );
       return;
     }
   } finally {
@@ -114,15 +124,40 @@ export async function searchSpeedRealBench(): Promise<void> {
       const fileId = `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`;
       const slice = docs.slice(f * perFile, Math.min(n, (f + 1) * perFile));
       const ops: ChunkIndexOp[] = [
-        { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `glosses-${f}.txt`, externalId: null, metadata: null, generation: 1 } },
+        {
+          op: 'putFile',
+          file: {
+            storeId,
+            fileId,
+            organizationId: storeId,
+            filename: `glosses-${f}.txt`,
+            externalId: null,
+            metadata: null,
+            generation: 1,
+          },
+        },
         {
           op: 'setChunks',
           storeId,
           fileId,
           generation: 1,
-          chunks: slice.map((text, i) => ({ chunkIndex: i, type: 'text' as const, text, offset: 0, mimeType: 'text/plain', generatedMetadata: { type: 'text' } })),
+          chunks: slice.map((text, i) => ({
+            chunkIndex: i,
+            type: 'text' as const,
+            text,
+            offset: 0,
+            mimeType: 'text/plain',
+            generatedMetadata: { type: 'text' },
+          })),
         },
-        { op: 'setVectors', storeId, fileId, generation: 1, model: embedder.model, vectors: slice.map((_, i) => docVectors[f * perFile + i]) },
+        {
+          op: 'setVectors',
+          storeId,
+          fileId,
+          generation: 1,
+          model: embedder.model,
+          vectors: slice.map((_, i) => docVectors[f * perFile + i]),
+        },
       ];
       await writer.write(ops, { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
     }
@@ -147,14 +182,23 @@ export async function searchSpeedRealBench(): Promise<void> {
     const rows: string[] = [];
     // each probe count, then the exact scan (what a store under the IVF threshold gets) for reference (BENCH_REAL_EXACT=0: not)
     for (const probes of process.env.BENCH_REAL_EXACT === '0' ? PROBES : [...PROBES, 0]) {
-      const index = new SqliteChunkIndex(path, { readWorker: false, ivfLists: LISTS, ...(probes ? { ivfProbes: probes } : { ivfMinVectors: Number.MAX_SAFE_INTEGER }) });
+      const index = new SqliteChunkIndex(path, {
+        readWorker: false,
+        ivfLists: LISTS,
+        ...(probes ? { ivfProbes: probes } : { ivfMinVectors: Number.MAX_SAFE_INTEGER }),
+      });
       await index.setup();
       let hit = 0;
       const ms: number[] = [];
       await index.searchDense({ storeIds: [storeId], vector: queryVectors[0], topK: 10, model: embedder.model });
       for (let qi = 0; qi < queryVectors.length; qi++) {
         const s = performance.now();
-        const got = await index.searchDense({ storeIds: [storeId], vector: queryVectors[qi], topK: 10, model: embedder.model });
+        const got = await index.searchDense({
+          storeIds: [storeId],
+          vector: queryVectors[qi],
+          topK: 10,
+          model: embedder.model,
+        });
         ms.push(performance.now() - s);
         hit += got.filter((g) => exact[qi].has(`${parseInt(g.fileId.slice(24), 16)}:${g.chunkIndex}`)).length;
       }

@@ -66,7 +66,8 @@ export function corpus() {
   return { vocab, text, vector, r };
 }
 
-export const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+export const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const fmt = (x: number) => x.toFixed(2);
 
 /** An OpenAI-compatible embeddings endpoint answering synthetic 384-d vectors (stands for a remote model). */
@@ -79,7 +80,11 @@ export async function syntheticEmbeddings(): Promise<{ url: string; close: () =>
       const data = input.map((t, index) => {
         const h = createHash('sha256').update(t).digest();
         const r = rng(h.readUInt32LE(0));
-        return { object: 'embedding', index, embedding: Array.from(normalize(Float32Array.from({ length: DIMS }, () => r.normal()))) };
+        return {
+          object: 'embedding',
+          index,
+          embedding: Array.from(normalize(Float32Array.from({ length: DIMS }, () => r.normal()))),
+        };
       });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data, model: MODEL, usage: { prompt_tokens: 1, total_tokens: 1 } }));
@@ -113,7 +118,12 @@ interface Written {
 
 /** The bench's queries (after the corpus is drawn): three words (ranks < 2000, < 200, < 20) and a vector. */
 /** Three-word queries (words of ranks < 2000, < 200, < 20) drawn with `seed`, their vectors drawn from the corpus (or given by `vectorOf`). */
-export function benchQueries(c: ReturnType<typeof corpus>, count: number, seed = 7, vectorOf: (i: number) => Float32Array = () => c.vector()): Array<{ text: string; vector: Float32Array }> {
+export function benchQueries(
+  c: ReturnType<typeof corpus>,
+  count: number,
+  seed = 7,
+  vectorOf: (i: number) => Float32Array = () => c.vector(),
+): Array<{ text: string; vector: Float32Array }> {
   const qr = rng(seed);
   return Array.from({ length: count }, (_, i) => ({
     text: `${c.vocab[Math.floor(qr.next() * 2000)]} ${c.vocab[Math.floor(qr.next() * 200)]} ${c.vocab[Math.floor(qr.next() * 20)]}`,
@@ -122,7 +132,10 @@ export function benchQueries(c: ReturnType<typeof corpus>, count: number, seed =
 }
 
 /** The corpus's chunks file by file (100 a file), in the order `fill` writes them: a file's texts, then its vectors. */
-export function* corpusFiles(c: ReturnType<typeof corpus>, n: number): Generator<{ f: number; fileId: string; texts: string[]; vectors: Float32Array[] }> {
+export function* corpusFiles(
+  c: ReturnType<typeof corpus>,
+  n: number,
+): Generator<{ f: number; fileId: string; texts: string[]; vectors: Float32Array[] }> {
   const perFile = 100;
   for (let f = 0; f * perFile < n; f++) {
     const count = Math.min(perFile, n - f * perFile);
@@ -133,18 +146,48 @@ export function* corpusFiles(c: ReturnType<typeof corpus>, n: number): Generator
 }
 
 /** The chunk index ops that write one corpus file (file, chunks, vectors). */
-export function fileOps(storeId: string, file: { f: number; fileId: string; texts: string[]; vectors: Float32Array[] }, model = MODEL): ChunkIndexOp[] {
+export function fileOps(
+  storeId: string,
+  file: { f: number; fileId: string; texts: string[]; vectors: Float32Array[] },
+  model = MODEL,
+): ChunkIndexOp[] {
   const { f, fileId } = file;
-  const chunks = file.texts.map((text, i) => ({ chunkIndex: i, type: 'text' as const, text, offset: i * 300, mimeType: 'text/plain', generatedMetadata: { type: 'text' } }));
+  const chunks = file.texts.map((text, i) => ({
+    chunkIndex: i,
+    type: 'text' as const,
+    text,
+    offset: i * 300,
+    mimeType: 'text/plain',
+    generatedMetadata: { type: 'text' },
+  }));
   return [
-    { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `doc-${f}.txt`, externalId: null, metadata: { shard: f % 10 }, generation: 1 } },
+    {
+      op: 'putFile',
+      file: {
+        storeId,
+        fileId,
+        organizationId: storeId,
+        filename: `doc-${f}.txt`,
+        externalId: null,
+        metadata: { shard: f % 10 },
+        generation: 1,
+      },
+    },
     { op: 'setChunks', storeId, fileId, generation: 1, chunks },
     { op: 'setVectors', storeId, fileId, generation: 1, model, vectors: file.vectors },
   ];
 }
 
 /** Writes `n` chunks (100 per file, `files` files a transaction) of the corpus into the index; keeps every vector for an exact scan when `keep`. */
-export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnType<typeof corpus>, n = N, keep = true, progress?: (done: number) => void, files = FILL_FILES): Promise<Written> {
+export async function fill(
+  index: SqliteChunkIndex,
+  storeId: string,
+  c: ReturnType<typeof corpus>,
+  n = N,
+  keep = true,
+  progress?: (done: number) => void,
+  files = FILL_FILES,
+): Promise<Written> {
   const matrix = new Float32Array(keep ? n * DIMS : 0);
   const keys: string[] = [];
   await index.setup();
@@ -172,7 +215,12 @@ export async function fill(index: SqliteChunkIndex, storeId: string, c: ReturnTy
 }
 
 /** recall@10 of the index's dense answers against an exact scan of every vector. */
-async function recallAt10(index: SqliteChunkIndex, storeId: string, written: Written, queries: Float32Array[]): Promise<number> {
+async function recallAt10(
+  index: SqliteChunkIndex,
+  storeId: string,
+  written: Written,
+  queries: Float32Array[],
+): Promise<number> {
   let hit = 0;
   for (const q of queries) {
     const top: Array<[number, number]> = [];
@@ -194,13 +242,18 @@ async function recallAt10(index: SqliteChunkIndex, storeId: string, written: Wri
 }
 
 export async function searchSpeedBench(): Promise<void> {
-  process.stdout.write(`\n## Search speed: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors (512 clusters), 40-word Zipf texts, ${QUERIES} queries\n`);
+  process.stdout.write(
+    `\n## Search speed: ${N.toLocaleString('en')} chunks, ${DIMS}-d synthetic vectors (512 clusters), 40-word Zipf texts, ${QUERIES} queries\n`,
+  );
   // BENCH_SEARCH_DIR: keep the filled data directory there and reuse it when it holds a filled index of N chunks (fill once, measure often)
   const keepDir = process.env.BENCH_SEARCH_DIR || null;
   if (keepDir) mkdirSync(keepDir, { recursive: true });
   const dir = keepDir ?? mkdtempSync(join(tmpdir(), 'larder-bench-speed-'));
   const markFile = join(dir, 'bench-fill.json');
-  const kept = keepDir && existsSync(markFile) ? (JSON.parse(readFileSync(markFile, 'utf8')) as { n: number; storeId: string; key: string }) : null;
+  const kept =
+    keepDir && existsSync(markFile)
+      ? (JSON.parse(readFileSync(markFile, 'utf8')) as { n: number; storeId: string; key: string })
+      : null;
   if (kept && kept.n !== N) throw new Error(`${dir} holds ${kept.n} chunks, not ${N}: use another BENCH_SEARCH_DIR`);
   if (keepDir && !kept) rmSync(join(dir, 'data'), { recursive: true, force: true });
   const embeddings = await syntheticEmbeddings();
@@ -210,7 +263,11 @@ export async function searchSpeedBench(): Promise<void> {
   const start = async () => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')], { env, stdio: 'inherit' });
+    const child = spawn(
+      process.execPath,
+      [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')],
+      { env, stdio: 'inherit' },
+    );
     await waitForServer(`http://127.0.0.1:${port}`, 60);
     return child;
   };
@@ -224,7 +281,18 @@ export async function searchSpeedBench(): Promise<void> {
       const payload = JSON.stringify(body);
       const t = performance.now();
       const req = httpRequest(
-        { host: '127.0.0.1', port, path, method: 'POST', agent, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: 'POST',
+          agent,
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': 'application/json',
+            'content-length': Buffer.byteLength(payload),
+          },
+        },
         (res) => {
           const parts: Buffer[] = [];
           res.on('data', (d: Buffer) => parts.push(d));
@@ -232,7 +300,8 @@ export async function searchSpeedBench(): Promise<void> {
             const text = Buffer.concat(parts).toString('utf8');
             if ((res.statusCode ?? 0) >= 300) return reject(new Error(`${path}: ${res.statusCode} ${text}`));
             // the search requests' steps only (grep answers carry their own `grep` step)
-            if (path === '/v1/stores/search') searches.push({ steps: parseServerTiming(res.headers['server-timing']), ms: performance.now() - t });
+            if (path === '/v1/stores/search')
+              searches.push({ steps: parseServerTiming(res.headers['server-timing']), ms: performance.now() - t });
             resolve(JSON.parse(text) as { data?: unknown[]; id?: string });
           });
         },
@@ -267,7 +336,9 @@ export async function searchSpeedBench(): Promise<void> {
             written.matrix.set(v, written.keys.length * DIMS);
             written.keys.push(`${file.fileId}:${i}`);
           }
-      process.stdout.write(`index reused from ${dir} (corpus drawn again in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`);
+      process.stdout.write(
+        `index reused from ${dir} (corpus drawn again in ${((performance.now() - t0) / 1000).toFixed(1)} s)\n`,
+      );
     } else {
       written = await fill(index, storeId, c, N, !FILL_ONLY);
       process.stdout.write(
@@ -289,10 +360,16 @@ export async function searchSpeedBench(): Promise<void> {
     // are not disturbed): WARMUP of them before each measured pass, as a serving index has answered others
     // before (its code optimised, the common lists' blocks cached); and a cold pass on a set of their own
     // (the first queries after the index opens: lists read and code optimised on the way).
-    const otherQueries = (seed: number, n: number) => benchQueries(c, n, seed, (i) => queries[(seed * 31 + i) % queries.length].vector);
+    const otherQueries = (seed: number, n: number) =>
+      benchQueries(c, n, seed, (i) => queries[(seed * 31 + i) % queries.length].vector);
     const warmQueries = otherQueries(8, WARMUP);
     const coldQueries = otherQueries(9, QUERIES);
-    const time = async (fn: (q: (typeof queries)[number]) => Promise<unknown>, slowest?: string, measured = queries, warmUp = warmQueries) => {
+    const time = async (
+      fn: (q: (typeof queries)[number]) => Promise<unknown>,
+      slowest?: string,
+      measured = queries,
+      warmUp = warmQueries,
+    ) => {
       for (const q of warmUp) await fn(q);
       const ms: number[] = [];
       const w0 = performance.now();
@@ -306,7 +383,9 @@ export async function searchSpeedBench(): Promise<void> {
           .map((t, i) => [t, i] as const)
           .sort((a, b) => b[0] - a[0])
           .slice(0, 5);
-        process.stdout.write(`slowest ${slowest} queries: ${worst.map(([t, i]) => `"${measured[i].text}" ${fmt(t)} ms`).join(', ')}\n`);
+        process.stdout.write(
+          `slowest ${slowest} queries: ${worst.map(([t, i]) => `"${measured[i].text}" ${fmt(t)} ms`).join(', ')}\n`,
+        );
       }
       return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000) };
     };
@@ -314,9 +393,16 @@ export async function searchSpeedBench(): Promise<void> {
     const rows: Array<[string, { p50: number; p99: number; qps: number }]> = [];
     if (!ENDPOINT_ONLY) {
       const dense = await time((q) => index.searchDense({ ...q0, vector: q.vector, model: MODEL }));
-      const lexicalCold = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'cold lexical', coldQueries, []);
+      const lexicalCold = await time(
+        (q) => index.searchLexical({ ...q0, text: q.text }),
+        'cold lexical',
+        coldQueries,
+        [],
+      );
       const lexical = await time((q) => index.searchLexical({ ...q0, text: q.text }), 'lexical');
-      const rm3Index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), { lexical: { feedback: RM3_FEEDBACK, feedbackMinWords: 0 } });
+      const rm3Index = new SqliteChunkIndex(join(dir, 'data', 'chunk-index', 'chunks.sqlite'), {
+        lexical: { feedback: RM3_FEEDBACK, feedbackMinWords: 0 },
+      });
       await rm3Index.setup();
       const lexicalRm3 = await time((q) => rm3Index.searchLexical({ ...q0, text: q.text }), 'RM3 lexical');
       await rm3Index.close();
@@ -335,7 +421,10 @@ export async function searchSpeedBench(): Promise<void> {
     const fusion = { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] };
     // as the search endpoint asks the index: the candidates' places and scores, fused, then the answer's 10 chunks read
     const hitsThenRead = async (q: (typeof queries)[number]) => {
-      const [l, d] = await Promise.all([index.searchLexical({ ...q0, topK: 50, text: q.text }), index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL })]);
+      const [l, d] = await Promise.all([
+        index.searchLexical({ ...q0, topK: 50, text: q.text }),
+        index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL }),
+      ]);
       return index.hydrate(fuse(l, d, fusion).slice(0, 10));
     };
     // every candidate's row read (text, metadata, file fields), as a reranked search or a file search reads them
@@ -373,7 +462,11 @@ export async function searchSpeedBench(): Promise<void> {
           await one(q, wholeRows, b, sb);
         }
       }
-      const row = (ms: number[], sum: { t: number }) => ({ p50: pct(ms, 50), p99: pct(ms, 99), qps: ms.length / (sum.t / 1000) });
+      const row = (ms: number[], sum: { t: number }) => ({
+        p50: pct(ms, 50),
+        p99: pct(ms, 99),
+        qps: ms.length / (sum.t / 1000),
+      });
       return [row(a, sa), row(b, sb)];
     };
     const [hybrid, hybridRows] = await pair();
@@ -405,16 +498,31 @@ export async function searchSpeedBench(): Promise<void> {
 
     // End to end through the running server (query embedding by the synthetic endpoint included).
     child = await start();
-    const e2e = await time((q) => post('/v1/stores/search', { query: q.text, store_identifiers: [storeId], top_k: 10 }));
+    const e2e = await time((q) =>
+      post('/v1/stores/search', { query: q.text, store_identifiers: [storeId], top_k: 10 }),
+    );
     // the measured searches (not the warm-up before them)
     const measured = searches.slice(-queries.length);
     rows.push(['POST /v1/stores/search end to end (hybrid)', e2e]);
     if (!ENDPOINT_ONLY) {
       const common = c.vocab[0];
       const rare = c.vocab[19_000];
-      const grepSel = await time(() => post('/v1/stores/grep', { pattern: `\\b${rare}\\b`, store_identifiers: [storeId], top_k: 10 }), undefined, queries, queries.slice(0, 1));
-      const grepUnsel = await time(() => post('/v1/stores/grep', { pattern: `${common}\\s+\\w+`, store_identifiers: [storeId], top_k: 10 }), undefined, queries, queries.slice(0, 1));
-      rows.push([`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel], [`POST /v1/stores/grep, unselective (${common}\\s+\\w+)`, grepUnsel]);
+      const grepSel = await time(
+        () => post('/v1/stores/grep', { pattern: `\\b${rare}\\b`, store_identifiers: [storeId], top_k: 10 }),
+        undefined,
+        queries,
+        queries.slice(0, 1),
+      );
+      const grepUnsel = await time(
+        () => post('/v1/stores/grep', { pattern: `${common}\\s+\\w+`, store_identifiers: [storeId], top_k: 10 }),
+        undefined,
+        queries,
+        queries.slice(0, 1),
+      );
+      rows.push(
+        [`POST /v1/stores/grep, selective (\\b${rare}\\b)`, grepSel],
+        [`POST /v1/stores/grep, unselective (${common}\\s+\\w+)`, grepUnsel],
+      );
     }
     const w = Math.max(...rows.map((r) => r[0].length));
     process.stdout.write(
@@ -422,8 +530,13 @@ export async function searchSpeedBench(): Promise<void> {
         .map((x) => x.toFixed(2))
         .join(', ')}\n`,
     );
-    process.stdout.write(`| ${'operation'.padEnd(w)} | p50 ms | p99 ms | queries/s |\n|${'-'.repeat(w + 2)}|-------:|-------:|----------:|\n`);
-    for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${fmt(v.p50).padStart(6)} | ${fmt(v.p99).padStart(6)} | ${fmt(v.qps).padStart(9)} |\n`);
+    process.stdout.write(
+      `| ${'operation'.padEnd(w)} | p50 ms | p99 ms | queries/s |\n|${'-'.repeat(w + 2)}|-------:|-------:|----------:|\n`,
+    );
+    for (const [k, v] of rows)
+      process.stdout.write(
+        `| ${k.padEnd(w)} | ${fmt(v.p50).padStart(6)} | ${fmt(v.p99).padStart(6)} | ${fmt(v.qps).padStart(9)} |\n`,
+      );
     const embedMedian = pct(
       measured.map((r) => r.steps.embed ?? 0),
       50,

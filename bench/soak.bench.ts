@@ -37,7 +37,12 @@ export async function soakBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-soak-'));
   const key = `lrd_soak_${randomBytes(24).toString('base64url')}`;
   const server = new SoakServer(
-    { LARDER_DATA_DIR: join(dir, 'data'), LARDER_ROOT_KEY: key, LARDER_LOG_LEVEL: 'log', LARDER_MAX_FILE_BYTES: String(MAX_FILE_BYTES) },
+    {
+      LARDER_DATA_DIR: join(dir, 'data'),
+      LARDER_ROOT_KEY: key,
+      LARDER_LOG_LEVEL: 'log',
+      LARDER_MAX_FILE_BYTES: String(MAX_FILE_BYTES),
+    },
     await freePort(),
     join(dir, 'server.log'),
   );
@@ -51,7 +56,9 @@ export async function soakBench(): Promise<void> {
     const kills: number[] = [];
     const end = ledger.now() + MINUTES * 60_000;
     const done = () => ledger.now() >= end;
-    const workers = Array.from({ length: WORKERS }, (_, w) => new SoakWorker(w, { client, storeId: store.id, ledger, maxFileBytes: MAX_FILE_BYTES, done }).run());
+    const workers = Array.from({ length: WORKERS }, (_, w) =>
+      new SoakWorker(w, { client, storeId: store.id, ledger, maxFileBytes: MAX_FILE_BYTES, done }).run(),
+    );
 
     // the killer: kill -9 once the server has been up BENCH_SOAK_KILL_S seconds, start it again at once, until the load ends
     const killer = (async () => {
@@ -61,7 +68,9 @@ export async function soakBench(): Promise<void> {
         kills.push(ledger.now());
         await server.kill9();
         await server.start();
-        out(`kill ${kills.length} at ${(kills[kills.length - 1] / 1000).toFixed(0)} s: back in ${(server.starts[server.starts.length - 1] / 1000).toFixed(1)} s, ${ledger.ops.length} requests so far`);
+        out(
+          `kill ${kills.length} at ${(kills[kills.length - 1] / 1000).toFixed(0)} s: back in ${(server.starts[server.starts.length - 1] / 1000).toFixed(1)} s, ${ledger.ops.length} requests so far`,
+        );
       }
     })();
     await Promise.all([killer, ...workers]);
@@ -75,9 +84,18 @@ export async function soakBench(): Promise<void> {
     const expected = ledger.files.filter((f) => f.store === 'yes' && !f.shared && f.fileId).map((f) => f.fileId!);
     const seen = await observe(client, server.base, key, store.id, expected, unsettled);
     const { counts, findings } = verify(ledger, seen, kills);
-    failed = counts.lost + counts.duplicated + counts.refusedWithTrace + counts.conflictsAccepted + counts.unrecorded + counts.unbilled > 0;
+    failed =
+      counts.lost +
+        counts.duplicated +
+        counts.refusedWithTrace +
+        counts.conflictsAccepted +
+        counts.unrecorded +
+        counts.unbilled >
+      0;
 
-    out(`\nrequests: ${ledger.ops.length} (${summarize(ledger.ops.map((op) => `${op.label}: ${op.outcome}${op.status ? ` ${op.status}` : ''}`))})`);
+    out(
+      `\nrequests: ${ledger.ops.length} (${summarize(ledger.ops.map((op) => `${op.label}: ${op.outcome}${op.status ? ` ${op.status}` : ''}`))})`,
+    );
     out(
       `settled in ${settleS.toFixed(0)} s${unsettled.length ? `; did NOT settle: ${unsettled.join(', ')}` : ''}; store files at the end: ${seen.storeFiles.length} (${summarize(seen.storeFiles.map((f) => f.status))})`,
     );
@@ -108,9 +126,17 @@ export async function soakBench(): Promise<void> {
         {
           bench: 'soak',
           at: new Date().toISOString(),
-          config: { minutes: MINUTES, killEveryS: KILL_S, workers: WORKERS, settleS: SETTLE_S, maxFileBytes: MAX_FILE_BYTES },
+          config: {
+            minutes: MINUTES,
+            killEveryS: KILL_S,
+            workers: WORKERS,
+            settleS: SETTLE_S,
+            maxFileBytes: MAX_FILE_BYTES,
+          },
           counts,
-          requests: summarizeObject(ledger.ops.map((op) => `${op.label}: ${op.outcome}${op.status ? ` ${op.status}` : ''}`)),
+          requests: summarizeObject(
+            ledger.ops.map((op) => `${op.label}: ${op.outcome}${op.status ? ` ${op.status}` : ''}`),
+          ),
           restartsS: server.starts.map((ms) => +(ms / 1000).toFixed(2)),
           settledS: +settleS.toFixed(1),
           unsettled,
@@ -128,7 +154,8 @@ export async function soakBench(): Promise<void> {
     await server.stop();
     server.close();
   }
-  if (failed) throw new Error(`the soak found writes lost or left behind, or answers unrecorded (server log: ${server.logPath})`);
+  if (failed)
+    throw new Error(`the soak found writes lost or left behind, or answers unrecorded (server log: ${server.logPath})`);
   rmSync(dir, { recursive: true, force: true });
 }
 
@@ -146,7 +173,10 @@ function summarize(xs: string[]): string {
 
 /** The findings by category and cause, each with how many came near a kill; up to 5 examples of each. */
 function printFindings(out: (s: string) => void, findings: Finding[]): void {
-  if (!findings.length) return out('no findings: nothing acknowledged was lost or duplicated, nothing refused left a trace, every answer was recorded and billed');
+  if (!findings.length)
+    return out(
+      'no findings: nothing acknowledged was lost or duplicated, nothing refused left a trace, every answer was recorded and billed',
+    );
   const groups = new Map<string, Finding[]>();
   for (const f of findings) {
     const kind = `${f.category}: ${f.cause.replace(/ \(worker \d+, #\d+\)/g, '')}`;

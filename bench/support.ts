@@ -56,7 +56,10 @@ export function apiCall(
         port: url.port,
         path: url.pathname + url.search,
         method,
-        headers: { authorization: `Bearer ${key}`, ...(body ? { 'content-type': type, 'content-length': body.length } : {}) },
+        headers: {
+          authorization: `Bearer ${key}`,
+          ...(body ? { 'content-type': type, 'content-length': body.length } : {}),
+        },
       },
       (res) => {
         const chunks: Buffer[] = [];
@@ -65,7 +68,9 @@ export function apiCall(
         res.on('error', reject);
       },
     );
-    req.setTimeout(timeoutMs, () => req.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)));
+    req.setTimeout(timeoutMs, () =>
+      req.destroy(new Error(`${method} ${url.pathname}: no answer within ${timeoutMs} ms`)),
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -97,7 +102,10 @@ export function parseServerTiming(header: string | string[] | null | undefined):
  *   that overlaps the embedding counts as the API's here, and so does the time the event loop loses to
  *   the embedding's and the read worker's threads when they take its core (on 2 cores, most of it).
  */
-export function ownTime(steps: Record<string, number>, clientMs?: number): { endpoint: number; server: number; critical: number } {
+export function ownTime(
+  steps: Record<string, number>,
+  clientMs?: number,
+): { endpoint: number; server: number; critical: number } {
   const index = (steps.dense ?? 0) + (steps.lexical_wait ?? 0) + (steps.hydrate ?? 0) + (steps.rerank ?? 0);
   const total = steps.total ?? NaN;
   return {

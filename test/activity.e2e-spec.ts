@@ -16,7 +16,11 @@ describe('Activity listings and histograms from the projected activity streams',
     return { status: r.status, body: await r.json() };
   };
   const post = async (path: string, body: unknown, k = key): Promise<any> => {
-    const r = await fetch(`${t.baseURL}${path}`, { method: 'POST', headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const r = await fetch(`${t.baseURL}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${k}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     return { status: r.status, body: await r.json() };
   };
   /** Activity is projected asynchronously: wait until the listing has `n` events. */
@@ -43,9 +47,14 @@ describe('Activity listings and histograms from the projected activity streams',
       ['b.md', '# Beans\n\nBlanch green beans before freezing them.'],
       ['c.txt', 'Cherries keep in brandy for a year.'],
     ]) {
-      await c.stores.files.uploadAndPoll({ storeIdentifier: store, file: await toFile(Buffer.from(text), name, { type: name.endsWith('.md') ? 'text/markdown' : 'text/plain' }), pollIntervalMs: 100 });
+      await c.stores.files.uploadAndPoll({
+        storeIdentifier: store,
+        file: await toFile(Buffer.from(text), name, { type: name.endsWith('.md') ? 'text/markdown' : 'text/plain' }),
+        pollIntervalMs: 100,
+      });
     }
-    for (const q of ['drying apricots', 'freezing beans', 'cherries in brandy']) await c.stores.search({ query: q, store_identifiers: [store] });
+    for (const q of ['drying apricots', 'freezing beans', 'cherries in brandy'])
+      await c.stores.search({ query: q, store_identifiers: [store] });
     for (const pattern of ['brandy', 'bean']) await c.stores.grep({ pattern, store_identifiers: [store] });
   });
   afterAll(async () => t?.close());
@@ -72,30 +81,60 @@ describe('Activity listings and histograms from the projected activity streams',
     const p1 = await get(`/v1/stores/logbook/events?event_type=ingestion&limit=2`);
     expect(p1.body.data.map((e: any) => e.filename)).toEqual(['c.txt', 'b.md']);
     expect(p1.body.pagination.has_more).toBe(true);
-    const p2 = await get(`/v1/stores/logbook/events?event_type=ingestion&limit=2&after=${p1.body.pagination.last_cursor}`);
+    const p2 = await get(
+      `/v1/stores/logbook/events?event_type=ingestion&limit=2&after=${p1.body.pagination.last_cursor}`,
+    );
     expect(p2.body.data.map((e: any) => e.filename)).toEqual(['a.txt']);
     expect(p2.body.pagination.has_more).toBe(false);
-    const back = await get(`/v1/stores/logbook/events?event_type=ingestion&limit=2&before=${p2.body.pagination.first_cursor}`);
+    const back = await get(
+      `/v1/stores/logbook/events?event_type=ingestion&limit=2&before=${p2.body.pagination.first_cursor}`,
+    );
     expect(back.body.data.map((e: any) => e.filename)).toEqual(['c.txt', 'b.md']);
     const total = await get(`/v1/stores/logbook/events?event_type=ingestion&limit=1&include_total=true`);
     expect(total.body.pagination.total).toBe(3);
 
     const middle = all.body.data[1].created_at;
-    const after = await get(`/v1/stores/${store}/events?event_type=ingestion&filter_after=${encodeURIComponent(middle)}`);
+    const after = await get(
+      `/v1/stores/${store}/events?event_type=ingestion&filter_after=${encodeURIComponent(middle)}`,
+    );
     expect(after.body.data.map((e: any) => e.filename)).toEqual(['c.txt']);
-    const before = await get(`/v1/stores/${store}/events?event_type=ingestion&filter_before=${encodeURIComponent(middle)}`);
+    const before = await get(
+      `/v1/stores/${store}/events?event_type=ingestion&filter_before=${encodeURIComponent(middle)}`,
+    );
     expect(before.body.data.map((e: any) => e.filename)).toEqual(['a.txt']);
   });
 
   it('lists search and grep events; the organization-wide listing returns the same shape', async () => {
     const searches = await until(`/v1/stores/${store}/events?event_type=search`, 3);
-    expect(searches.body.data.map((e: any) => e.query)).toEqual(['cherries in brandy', 'freezing beans', 'drying apricots']);
+    expect(searches.body.data.map((e: any) => e.query)).toEqual([
+      'cherries in brandy',
+      'freezing beans',
+      'drying apricots',
+    ]);
     const s = searches.body.data[0];
-    expect(s).toMatchObject({ type: 'search', store_ids: [store], search_time: expect.stringMatching(/^PT/), query: 'cherries in brandy', rerank: false, filters: null });
-    expect(s.results[0]).toMatchObject({ store_id: store, file_id: expect.any(String), filename: 'c.txt', chunk_index: 0, score: expect.any(Number) });
+    expect(s).toMatchObject({
+      type: 'search',
+      store_ids: [store],
+      search_time: expect.stringMatching(/^PT/),
+      query: 'cherries in brandy',
+      rerank: false,
+      filters: null,
+    });
+    expect(s.results[0]).toMatchObject({
+      store_id: store,
+      file_id: expect.any(String),
+      filename: 'c.txt',
+      chunk_index: 0,
+      score: expect.any(Number),
+    });
     const greps = await until(`/v1/stores/${store}/events?event_type=grep`, 2);
     expect(greps.body.data.map((e: any) => e.pattern)).toEqual(['bean', 'brandy']);
-    expect(greps.body.data[0]).toMatchObject({ type: 'grep', store_ids: [store], case_sensitive: false, results: [expect.objectContaining({ filename: 'b.md' })] });
+    expect(greps.body.data[0]).toMatchObject({
+      type: 'grep',
+      store_ids: [store],
+      case_sensitive: false,
+      results: [expect.objectContaining({ filename: 'b.md' })],
+    });
 
     const org = await get(`/v1/events?event_type=search`);
     expect(org.body.data).toEqual(searches.body.data);
@@ -106,17 +145,31 @@ describe('Activity listings and histograms from the projected activity streams',
 
   it('histograms count events per bucket and type, with empty buckets as 0', async () => {
     const now = Date.now();
-    const h = await post(`/v1/stores/${store}/events/histogram`, { start_time: new Date(now - 3600_000).toISOString(), end_time: new Date(now + 60_000).toISOString(), bucket_seconds: 600 });
+    const h = await post(`/v1/stores/${store}/events/histogram`, {
+      start_time: new Date(now - 3600_000).toISOString(),
+      end_time: new Date(now + 60_000).toISOString(),
+      bucket_seconds: 600,
+    });
     expect(h.status).toBe(200);
     expect(h.body.object).toBe('store.histogram');
     const types = new Set(h.body.data.map((b: any) => b.type));
     expect(types).toEqual(new Set(['store.file.completed', 'store.search', 'store.grep']));
     expect(h.body.data).toHaveLength(7 * 3); // 61 minutes in 10-minute buckets, three types
-    const sum = (type: string) => h.body.data.filter((b: any) => b.type === type).reduce((n: number, b: any) => n + b.event_count, 0);
+    const sum = (type: string) =>
+      h.body.data.filter((b: any) => b.type === type).reduce((n: number, b: any) => n + b.event_count, 0);
     expect([sum('store.file.completed'), sum('store.search'), sum('store.grep')]).toEqual([3, 3, 2]);
     expect(h.body.data.filter((b: any) => b.event_count === 0).length).toBeGreaterThan(0);
-    expect(h.body.data[0]).toEqual({ bucket_start: new Date(now - 3600_000).toISOString(), bucket_end: new Date(now - 3000_000).toISOString(), event_count: 0, type: expect.any(String) });
-    const only = await post(`/v1/stores/${store}/events/histogram`, { start_time: new Date(now - 3600_000).toISOString(), end_time: new Date(now + 60_000).toISOString(), event_types: ['grep'] });
+    expect(h.body.data[0]).toEqual({
+      bucket_start: new Date(now - 3600_000).toISOString(),
+      bucket_end: new Date(now - 3000_000).toISOString(),
+      event_count: 0,
+      type: expect.any(String),
+    });
+    const only = await post(`/v1/stores/${store}/events/histogram`, {
+      start_time: new Date(now - 3600_000).toISOString(),
+      end_time: new Date(now + 60_000).toISOString(),
+      event_types: ['grep'],
+    });
     expect(new Set(only.body.data.map((b: any) => b.type))).toEqual(new Set(['store.grep']));
   });
 
@@ -126,16 +179,31 @@ describe('Activity listings and histograms from the projected activity streams',
     expect((await get(`/v1/stores/${store}/events?event_type=search&limit=0`)).status).toBe(422);
     expect((await get(`/v1/stores/${store}/events?event_type=search&filter_after=yesterday`)).status).toBe(422);
     expect((await post(`/v1/stores/${store}/events/histogram`, { bucket_seconds: 0 })).status).toBe(422);
-    expect((await post(`/v1/stores/${store}/events/histogram`, { start_time: '2026-01-02T00:00:00Z', end_time: '2026-01-01T00:00:00Z' })).status).toBe(422);
+    expect(
+      (
+        await post(`/v1/stores/${store}/events/histogram`, {
+          start_time: '2026-01-02T00:00:00Z',
+          end_time: '2026-01-01T00:00:00Z',
+        })
+      ).status,
+    ).toBe(422);
     expect((await get(`/v1/stores/${store}/events?event_type=search`, otherKey)).status).toBe(404);
     expect((await get(`/v1/events?event_type=search`, otherKey)).body.data).toEqual([]);
     expect((await post(`/v1/stores/${store}/events/histogram`, {}, otherKey)).status).toBe(404);
   });
 
   it('replaying the activity projection reproduces the listings and histograms exactly', async () => {
-    const paths = [`/v1/stores/${store}/events?event_type=ingestion`, `/v1/stores/${store}/events?event_type=search`, `/v1/events?event_type=grep`];
+    const paths = [
+      `/v1/stores/${store}/events?event_type=ingestion`,
+      `/v1/stores/${store}/events?event_type=search`,
+      `/v1/events?event_type=grep`,
+    ];
     const before = await Promise.all(paths.map((p) => get(p)));
-    const hist = { start_time: new Date(Date.now() - 3600_000).toISOString(), end_time: new Date(Date.now() + 60_000).toISOString(), bucket_seconds: 300 };
+    const hist = {
+      start_time: new Date(Date.now() - 3600_000).toISOString(),
+      end_time: new Date(Date.now() + 60_000).toISOString(),
+      bucket_seconds: 300,
+    };
     const h1 = await post(`/v1/stores/${store}/events/histogram`, hist);
     await t.larder.infra.runner.replay('activity');
     const after = await Promise.all(paths.map((p) => get(p)));
@@ -168,7 +236,11 @@ describe('Activity listings and histograms from the projected activity streams',
       expect(r.body).toMatchObject({ object: 'list', data: [], pagination: { has_more: false } });
     }
     const now = Date.now();
-    const h = await post(`/v1/stores/${store}/events/histogram`, { start_time: new Date(now - 3600_000).toISOString(), end_time: new Date(now).toISOString(), event_types: ['qa', 'completion'] });
+    const h = await post(`/v1/stores/${store}/events/histogram`, {
+      start_time: new Date(now - 3600_000).toISOString(),
+      end_time: new Date(now).toISOString(),
+      event_types: ['qa', 'completion'],
+    });
     expect(h.status).toBe(200);
     expect(new Set(h.body.data.map((b: any) => b.type))).toEqual(new Set(['store.question_answer', 'model_request']));
   });

@@ -16,7 +16,11 @@ describe('API keys through the official @mixedbread/sdk client', () => {
   const raw = (path: string, init: RequestInit & { key?: string } = {}) =>
     fetch(`${t.baseURL}${path}`, {
       ...init,
-      headers: { authorization: `Bearer ${init.key ?? t.rootKey}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+      headers: {
+        authorization: `Bearer ${init.key ?? t.rootKey}`,
+        'content-type': 'application/json',
+        ...(init.headers ?? {}),
+      },
     });
 
   it('info() answers name and version without a key', async () => {
@@ -27,8 +31,17 @@ describe('API keys through the official @mixedbread/sdk client', () => {
   });
 
   it('runs the whole lifecycle: create, retrieve, list, update, reroll, revoke, delete', async () => {
-    const created = await admin.apiKeys.create({ name: 'ci', scope: [{ method: 'read', resource_type: 'store' }], expires_at: '2099-01-01T00:00:00Z' });
-    expect(created).toMatchObject({ object: 'api_key', name: 'ci', expires_at: '2099-01-01T00:00:00.000Z', scope: [{ method: 'read', resource_type: 'store' }] });
+    const created = await admin.apiKeys.create({
+      name: 'ci',
+      scope: [{ method: 'read', resource_type: 'store' }],
+      expires_at: '2099-01-01T00:00:00Z',
+    });
+    expect(created).toMatchObject({
+      object: 'api_key',
+      name: 'ci',
+      expires_at: '2099-01-01T00:00:00.000Z',
+      scope: [{ method: 'read', resource_type: 'store' }],
+    });
     expect(created.value).toMatch(/^mxb_[A-Za-z0-9]{43}$/);
     expect(created.redacted_value).toContain(created.value.slice(-4));
     expect(created.redacted_value).not.toContain(created.value.slice(4, 20));
@@ -39,7 +52,10 @@ describe('API keys through the official @mixedbread/sdk client', () => {
     expect(got).not.toHaveProperty('value');
     expect(got.id).toBe(created.id);
 
-    const patched = await raw(`/v1/api-keys/${created.id}`, { method: 'PATCH', body: JSON.stringify({ name: 'renamed' }) });
+    const patched = await raw(`/v1/api-keys/${created.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ name: 'renamed' }),
+    });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toMatchObject({ id: created.id, name: 'renamed' });
 
@@ -61,7 +77,10 @@ describe('API keys through the official @mixedbread/sdk client', () => {
       .apiKeys.list()
       .catch((e: unknown) => e);
     expect(revokedErr).toMatchObject({ status: 401 });
-    expect((revokedErr as { error: unknown }).error).toMatchObject({ error: { code: 401, type: 'unauthorized' }, message: expect.stringMatching(/revoked/) });
+    expect((revokedErr as { error: unknown }).error).toMatchObject({
+      error: { code: 401, type: 'unauthorized' },
+      message: expect.stringMatching(/revoked/),
+    });
 
     const deleted = await admin.apiKeys.delete(created.id);
     expect(deleted).toEqual({ id: created.id, deleted: true, object: 'api_key' });

@@ -6,7 +6,11 @@ import { startTestLarder, TestLarder } from './support/in-process-larder';
 
 jest.setTimeout(120_000);
 
-type Scope = Array<{ method: 'read' | 'write' | 'delete' | 'list' | 'create' | 'search'; resource_type?: string | null; resource_id?: string | null }>;
+type Scope = Array<{
+  method: 'read' | 'write' | 'delete' | 'list' | 'create' | 'search';
+  resource_type?: string | null;
+  resource_id?: string | null;
+}>;
 interface ErrorBody {
   error: { message: string; code: number; type: string };
   message: string;
@@ -27,15 +31,23 @@ describe('authority that holds, in the stores context', () => {
   let orgFileId: string;
 
   const raw = (key: string, path: string, init: RequestInit = {}) =>
-    fetch(`${t.baseURL}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
-  const post = (key: string, path: string, body: unknown) => raw(key, path, { method: 'POST', body: JSON.stringify(body) });
-  const keyWith = async (name: string, scope: Scope) => (await owner.apiKeys.create({ name, scope: scope as never })).value;
+    fetch(`${t.baseURL}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
+  const post = (key: string, path: string, body: unknown) =>
+    raw(key, path, { method: 'POST', body: JSON.stringify(body) });
+  const keyWith = async (name: string, scope: Scope) =>
+    (await owner.apiKeys.create({ name, scope: scope as never })).value;
 
   /** A 403 in the contract's error shape. */
   async function expectForbidden(res: Response): Promise<ErrorBody> {
     expect(res.status).toBe(403);
     const body = (await res.json()) as ErrorBody;
-    expect(body).toMatchObject({ error: { code: 403, type: 'forbidden', message: expect.any(String) }, message: expect.any(String) });
+    expect(body).toMatchObject({
+      error: { code: 403, type: 'forbidden', message: expect.any(String) },
+      message: expect.any(String),
+    });
     return body;
   }
 
@@ -50,9 +62,17 @@ describe('authority that holds, in the stores context', () => {
     }
   }
 
-  async function storeWithFile(name: string, description: string, text: string): Promise<{ id: string; fileId: string }> {
+  async function storeWithFile(
+    name: string,
+    description: string,
+    text: string,
+  ): Promise<{ id: string; fileId: string }> {
     const s = await owner.stores.create({ name, description, metadata: { owner: name } });
-    const f = await owner.stores.files.uploadAndPoll({ storeIdentifier: s.id, file: await toFile(Buffer.from(text), `${name}.txt`, { type: 'text/plain' }), pollIntervalMs: 100 });
+    const f = await owner.stores.files.uploadAndPoll({
+      storeIdentifier: s.id,
+      file: await toFile(Buffer.from(text), `${name}.txt`, { type: 'text/plain' }),
+      pollIntervalMs: 100,
+    });
     expect(f.status).toBe('completed');
     return { id: s.id, fileId: f.id };
   }
@@ -63,7 +83,11 @@ describe('authority that holds, in the stores context', () => {
     owner = t.client(ownerKey);
     shared = await storeWithFile('shared', 'for everyone', 'Pickled walnuts keep for a year.');
     secret = await storeWithFile('secret', 'classified recipes', 'The secret sauce is smoked plum and miso.');
-    orgFileId = (await owner.files.create({ file: await toFile(Buffer.from('Salary list: confidential.'), 'salaries.txt', { type: 'text/plain' }) })).id;
+    orgFileId = (
+      await owner.files.create({
+        file: await toFile(Buffer.from('Salary list: confidential.'), 'salaries.txt', { type: 'text/plain' }),
+      })
+    ).id;
   });
   afterAll(async () => t?.close());
 
@@ -76,7 +100,9 @@ describe('authority that holds, in the stores context', () => {
       expect(page.data.map((f) => f.id)).toEqual([shared.fileId]);
       expect(page.data[0].content_url).toBeNull();
       // the deprecated GET listing and the official client alike
-      const deprecated = (await (await raw(key, `/v1/stores/shared/files`)).json()) as { data: Array<{ content_url: unknown }> };
+      const deprecated = (await (await raw(key, `/v1/stores/shared/files`)).json()) as {
+        data: Array<{ content_url: unknown }>;
+      };
       expect(deprecated.data.map((f) => f.content_url)).toEqual([null]);
       const viaSdk = await t.client(key).stores.files.list(shared.id, {});
       expect(viaSdk.data.map((f) => f.content_url)).toEqual([null]);
@@ -128,7 +154,9 @@ describe('authority that holds, in the stores context', () => {
 
     it('read pinned by name plus create cannot copy a secret store into the pinned name and read it', async () => {
       // a store scope must name an existing store: it is pinned to that store's id at creation
-      await expect(keyWith('pinned', [{ method: 'read', resource_type: 'store', resource_id: 'pinned-name' }])).rejects.toMatchObject({ status: 422 });
+      await expect(
+        keyWith('pinned', [{ method: 'read', resource_type: 'store', resource_id: 'pinned-name' }]),
+      ).rejects.toMatchObject({ status: 422 });
       const original = await owner.stores.create({ name: 'pinned-name', description: 'public notes' });
       const k = await keyWith('pinned', [
         { method: 'read', resource_type: 'store', resource_id: 'pinned-name' },
@@ -160,7 +188,9 @@ describe('authority that holds, in the stores context', () => {
       ]);
       const body = await expectForbidden(await post(key, `/v1/stores/shared/files`, { file_id: orgFileId }));
       expect(body.error.message).toMatch(/read on file/);
-      await expect(t.client(key).stores.files.create('shared', { file_id: orgFileId })).rejects.toMatchObject({ status: 403 });
+      await expect(t.client(key).stores.files.create('shared', { file_id: orgFileId })).rejects.toMatchObject({
+        status: 403,
+      });
       expect((await raw(key, `/v1/stores/shared/files/${orgFileId}`)).status).toBe(404); // not in the store
       const listed = await owner.stores.files.list('shared', {});
       expect(listed.data.map((f) => f.id)).not.toContain(orgFileId); // nothing was attached
@@ -185,7 +215,11 @@ describe('authority that holds, in the stores context', () => {
       const anyFile = await keyWith('any file', [...store, { method: 'read' }]);
       expect((await post(anyFile, `/v1/stores/shared/files`, { file_id: orgFileId })).status).toBe(201);
       await owner.stores.files.delete(orgFileId, { store_identifier: 'shared' });
-      const otherFile = await keyWith('other file', [...store, { method: 'read', resource_id: shared.fileId }, { method: 'read', resource_type: 'store' }]);
+      const otherFile = await keyWith('other file', [
+        ...store,
+        { method: 'read', resource_id: shared.fileId },
+        { method: 'read', resource_type: 'store' },
+      ]);
       await expectForbidden(await post(otherFile, `/v1/stores/shared/files`, { file_id: orgFileId }));
     });
 
@@ -193,21 +227,39 @@ describe('authority that holds, in the stores context', () => {
       const writeOnly = await keyWith('writer', [{ method: 'write', resource_type: 'store', resource_id: 'shared' }]);
       const form = new FormData();
       form.append('file', new Blob(['my own note'], { type: 'text/plain' }), 'own.txt');
-      const res = await fetch(`${t.baseURL}/v1/stores/shared/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${writeOnly}` }, body: form });
+      const res = await fetch(`${t.baseURL}/v1/stores/shared/files/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${writeOnly}` },
+        body: form,
+      });
       expect(res.status).toBe(201);
       // write without read: the answer carries no content
       expect(await res.json()).toMatchObject({ store_id: shared.id, filename: 'own.txt', content_url: null });
 
       // `stores.files.upload` = POST /v1/files, then POST …/files with the new file's id
-      const watcher = await keyWith('watcher', [{ method: 'create' }, { method: 'write', resource_type: 'store', resource_id: 'shared' }]);
+      const watcher = await keyWith('watcher', [
+        { method: 'create' },
+        { method: 'write', resource_type: 'store', resource_id: 'shared' },
+      ]);
       const client = t.client(watcher);
-      const mine = await client.stores.files.upload({ storeIdentifier: 'shared', file: await toFile(Buffer.from('watched file'), 'watched.txt', { type: 'text/plain' }) });
+      const mine = await client.stores.files.upload({
+        storeIdentifier: 'shared',
+        file: await toFile(Buffer.from('watched file'), 'watched.txt', { type: 'text/plain' }),
+      });
       expect(mine).toMatchObject({ store_id: shared.id, filename: 'watched.txt', content_url: null });
       await expectForbidden(await post(watcher, `/v1/stores/shared/files`, { file_id: orgFileId }));
       // once another key has replaced that file's content, it is no longer the watcher's to attach
       const replace = new FormData();
       replace.append('file', new Blob(['replaced by the owner: confidential'], { type: 'text/plain' }), 'watched.txt');
-      expect((await fetch(`${t.baseURL}/v1/files/${mine.id}`, { method: 'POST', headers: { authorization: `Bearer ${ownerKey}` }, body: replace })).status).toBe(200);
+      expect(
+        (
+          await fetch(`${t.baseURL}/v1/files/${mine.id}`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${ownerKey}` },
+            body: replace,
+          })
+        ).status,
+      ).toBe(200);
       await expect(client.stores.files.create('shared', { file_id: mine.id })).rejects.toMatchObject({ status: 403 });
     });
   });
@@ -219,24 +271,45 @@ describe('authority that holds, in the stores context', () => {
     beforeAll(async () => {
       other = await t.newOrganization('another tenant');
       const commands = t.larder.app.get(CommandBus);
-      otherAdmin = (await commands.execute(new CreateApiKeyCommand(other.organizationId, 'tenant admin', null, null, { admin: true }))).value as string;
+      otherAdmin = (
+        await commands.execute(
+          new CreateApiKeyCommand(other.organizationId, 'tenant admin', null, null, { admin: true }),
+        )
+      ).value as string;
     });
 
-    const reingestRequests = async () => (await t.larder.infra.eventStore.readStream(storeFileStream(secret.id, secret.fileId))).filter((e) => e.type === 'StoreFileReingestionRequested').length;
+    const reingestRequests = async () =>
+      (await t.larder.infra.eventStore.readStream(storeFileStream(secret.id, secret.fileId))).filter(
+        (e) => e.type === 'StoreFileReingestionRequested',
+      ).length;
 
     it('a non-root admin key gets 403 on another organization’s reingest, and nothing is queued or billed there', async () => {
       const before = await reingestRequests();
       await expectForbidden(await post(otherAdmin, `/v1/admin/stores/${orgId}/secret/reingest?billable=true`, {}));
-      await expectForbidden(await post(otherAdmin, `/v1/admin/stores/${orgId.toUpperCase()}/${secret.id}/reingest?billable=true`, {}));
+      await expectForbidden(
+        await post(otherAdmin, `/v1/admin/stores/${orgId.toUpperCase()}/${secret.id}/reingest?billable=true`, {}),
+      );
       expect(await reingestRequests()).toBe(before);
-      expect((await owner.stores.retrieve('secret')).file_counts).toMatchObject({ completed: 1, pending: 0, in_progress: 0 });
+      expect((await owner.stores.retrieve('secret')).file_counts).toMatchObject({
+        completed: 1,
+        pending: 0,
+        in_progress: 0,
+      });
     });
 
     it('the same key re-ingests in its own organization', async () => {
       const c = t.client(other.apiKey);
       const s = await c.stores.create({ name: 'own-store' });
-      await c.stores.files.uploadAndPoll({ storeIdentifier: s.id, file: await toFile(Buffer.from('Our own notes.'), 'own.txt', { type: 'text/plain' }), pollIntervalMs: 100 });
-      const res = await post(otherAdmin, `/v1/admin/stores/${other.organizationId}/own-store/reingest?billable=false`, {});
+      await c.stores.files.uploadAndPoll({
+        storeIdentifier: s.id,
+        file: await toFile(Buffer.from('Our own notes.'), 'own.txt', { type: 'text/plain' }),
+        pollIntervalMs: 100,
+      });
+      const res = await post(
+        otherAdmin,
+        `/v1/admin/stores/${other.organizationId}/own-store/reingest?billable=false`,
+        {},
+      );
       expect(res.status).toBe(200);
       expect(await res.json()).toEqual({ message: '1 store file queued for re-ingestion', jobs_created: 1 });
     });

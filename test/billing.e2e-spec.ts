@@ -91,7 +91,11 @@ describe('Billing from metered activity', () => {
     await es.appendToStream(sf(s1, fileA), [
       added(s1, fileA, 2_000_000_000, 1),
       ingested(s1, fileA, 1_500_000, 'fast', 2),
-      { type: 'StoreFileRemoved', data: { storeId: s1, fileId: fileA, organizationId: orgId, reason: 'deleted', at: at(74) }, metadata: meta },
+      {
+        type: 'StoreFileRemoved',
+        data: { storeId: s1, fileId: fileA, organizationId: orgId, reason: 'deleted', at: at(74) },
+        metadata: meta,
+      },
     ]);
     // store 2: 250k tokens in high_quality (ingestion and parsing), then a free re-ingestion
     await es.appendToStream(sf(s2, fileB), [
@@ -99,7 +103,17 @@ describe('Billing from metered activity', () => {
       ingested(s2, fileB, 250_000, 'high_quality', 3),
       {
         type: 'StoreFileReingestionRequested',
-        data: { storeId: s2, fileId: fileB, organizationId: orgId, generation: 2, filename: 'scripted.bin', externalId: null, metadata: null, billable: false, at: at(5) },
+        data: {
+          storeId: s2,
+          fileId: fileB,
+          organizationId: orgId,
+          generation: 2,
+          filename: 'scripted.bin',
+          externalId: null,
+          metadata: null,
+          billable: false,
+          at: at(5),
+        },
         metadata: meta,
       },
       ingested(s2, fileB, 250_000, 'high_quality', 6, 2),
@@ -141,17 +155,31 @@ describe('Billing from metered activity', () => {
     const one = stores.data.find((s: any) => s.store_id === s1);
     const two = stores.data.find((s: any) => s.store_id === s2);
     // 2 GB × 73 h × 0.73/730 = 0.146; 1.5M × 0.02/1M = 0.03; 1 search × 0.5/1k; 3 greps × 0.1/1k
-    expect(one).toEqual({ store_id: s1, cost: '0.1768', cost_per_metric: { storage: '0.146', ingestion_tokens: '0.03', searches: '0.0005', greps: '0.0003' } });
+    expect(one).toEqual({
+      store_id: s1,
+      cost: '0.1768',
+      cost_per_metric: { storage: '0.146', ingestion_tokens: '0.03', searches: '0.0005', greps: '0.0003' },
+    });
     // 0.25M × 0.02/1M = 0.005 (the free re-ingestion is not charged); parsing is its own product
-    expect(two).toEqual({ store_id: s2, cost: '0.0055', cost_per_metric: { ingestion_tokens: '0.005', searches: '0.0005' } });
+    expect(two).toEqual({
+      store_id: s2,
+      cost: '0.0055',
+      cost_per_metric: { ingestion_tokens: '0.005', searches: '0.0005' },
+    });
 
     const summary = (await get('/v1/billing/summary')).body;
-    expect(summary.cost).toMatchObject({ gross_usage_cost: '0.4323', balance_applied: '0.1', net_usage_cost: '0.3323' });
+    expect(summary.cost).toMatchObject({
+      gross_usage_cost: '0.4323',
+      balance_applied: '0.1',
+      net_usage_cost: '0.3323',
+    });
     expect(summary.cost.products).toEqual([
       { product_name: 'Store', gross_usage_cost: '0.1823', net_usage_cost: '0.0823', balance_applied: '0.1' },
       { product_name: 'Parsing', gross_usage_cost: '0.25', net_usage_cost: '0.25', balance_applied: '0' },
     ]);
-    expect(summary.cost.phases).toEqual([{ period: summary.period, gross_usage_cost: '0.4323', net_usage_cost: '0.3323', balance_applied: '0.1' }]);
+    expect(summary.cost.phases).toEqual([
+      { period: summary.period, gross_usage_cost: '0.4323', net_usage_cost: '0.3323', balance_applied: '0.1' },
+    ]);
     expect(summary.balance).toMatchObject({ current_balance: 0, next_effective_balance: 0.1 });
     expect(summary.usages.storage).toEqual({ current: '0.2', limit: null, unit: 'GB-month' });
     expect(summary.usages.ingestion_tokens).toEqual({ current: '1750000', limit: null, unit: 'tokens' });
@@ -180,7 +208,11 @@ describe('Billing from metered activity', () => {
   });
 
   it('replaying the billing projection reproduces every answer exactly', async () => {
-    const paths = ['/v1/billing/stores', `/v1/billing/stores/${s1}/costs/histogram`, '/v1/billing/parsing/costs/histogram'];
+    const paths = [
+      '/v1/billing/stores',
+      `/v1/billing/stores/${s1}/costs/histogram`,
+      '/v1/billing/parsing/costs/histogram',
+    ];
     const before = await Promise.all(paths.map((p) => get(p)));
     const summary = (await get('/v1/billing/summary')).body;
     await t.larder.infra.runner.replay('billing');

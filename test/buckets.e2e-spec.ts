@@ -55,7 +55,8 @@ describe('buckets', () => {
   const earlierLogs: string[] = [];
   /** Every response body the server sent, raw. */
   const responses: string[] = [];
-  const ids: { keyBucket?: string; roleBucket?: string; revokeBucket?: string; store?: string; externalId?: string } = {};
+  const ids: { keyBucket?: string; roleBucket?: string; revokeBucket?: string; store?: string; externalId?: string } =
+    {};
 
   const recordingFetch: typeof fetch = async (input, init) => {
     const res = await fetch(input, init);
@@ -65,13 +66,20 @@ describe('buckets', () => {
   const api = async (method: string, path: string, body?: unknown): Promise<Answer> => {
     const res = await recordingFetch(`${server.baseURL}${path}`, {
       method,
-      headers: { authorization: `Bearer ${rootKey}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${rootKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
     const text = await res.text();
     return { status: res.status, body: text ? JSON.parse(text) : null };
   };
-  const accessKey = (k: { id: string; secret: string }) => ({ type: 'access_key', access_key_id: k.id, secret_access_key: k.secret });
+  const accessKey = (k: { id: string; secret: string }) => ({
+    type: 'access_key',
+    access_key_id: k.id,
+    secret_access_key: k.secret,
+  });
   const createBody = (over: Record<string, unknown> = {}) => ({
     name: 'docs',
     bucket: 'acme-docs',
@@ -81,16 +89,30 @@ describe('buckets', () => {
     credentials: accessKey(KEYS.good),
     ...over,
   });
-  const bucketEvents = async () => (await pool.query(`SELECT type, data FROM larder_events.events WHERE stream_id LIKE 'bucket-%' ORDER BY global_position`)).rows;
-  const vaultRows = async () => (await pool.query<{ ref: string; key_id: string; sealed: string }>(`SELECT ref, key_id, sealed FROM secret_vault_v1 ORDER BY created_at`)).rows;
+  const bucketEvents = async () =>
+    (
+      await pool.query(
+        `SELECT type, data FROM larder_events.events WHERE stream_id LIKE 'bucket-%' ORDER BY global_position`,
+      )
+    ).rows;
+  const vaultRows = async () =>
+    (
+      await pool.query<{ ref: string; key_id: string; sealed: string }>(
+        `SELECT ref, key_id, sealed FROM secret_vault_v1 ORDER BY created_at`,
+      )
+    ).rows;
   /** `npm run cli -- …` (compiled) with the server's environment; resolves to its output. */
   const cli = async (...args: string[]): Promise<string> => {
-    const { stdout } = await promisify(execFile)(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/cli/src/main.js'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'warn', ...env },
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/cli/src/main.js'), ...args],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'warn', ...env },
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
     return stdout.trim();
   };
   const until = async <T>(what: string, probe: () => Promise<T>, done: (v: T) => boolean, ms = 60_000): Promise<T> => {
@@ -104,7 +126,8 @@ describe('buckets', () => {
   };
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
     s3 = await startS3Double();
     sts = await startStsDouble(s3);
     dead = await freePort(); // allowed, but nothing listens there: "unreachable"
@@ -118,7 +141,11 @@ describe('buckets', () => {
     s3.keys.set(KEYS.replacement.id, { secretAccessKey: KEYS.replacement.secret, buckets: ['acme-revoke'] });
     sts.callers.set(KEYS.larder.id, KEYS.larder.secret);
     // the role trusts Larder's identity, but with which external id is learned from Larder's first refusal (as a customer would)
-    sts.roles.set(ROLE, { externalId: null, trustedCallers: [KEYS.larder.id], permissions: { buckets: ['acme-role'] } });
+    sts.roles.set(ROLE, {
+      externalId: null,
+      trustedCallers: [KEYS.larder.id],
+      permissions: { buckets: ['acme-role'] },
+    });
     db = await createServerTestDatabase('larder_buckets');
     pool = new Pool({ connectionString: db.url, max: 2 });
     port = await freePort();
@@ -135,7 +162,13 @@ describe('buckets', () => {
       LARDER_INGESTION_RETRY_BASE_MS: '200',
     };
     server = await startServerProcess(env, port);
-    client = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0, timeout: 60_000, fetch: recordingFetch });
+    client = new Mixedbread({
+      apiKey: rootKey,
+      baseURL: server.baseURL,
+      maxRetries: 0,
+      timeout: 60_000,
+      fetch: recordingFetch,
+    });
   });
 
   afterAll(async () => {
@@ -204,18 +237,35 @@ describe('buckets', () => {
   });
 
   it('creates an assume_role bucket: STS assumes the role with the organization’s external id, only the role and the id are stored', async () => {
-    const body = createBody({ name: 'role docs', bucket: 'acme-role', prefix: '', credentials: { type: 'assume_role', role_arn: ROLE } });
+    const body = createBody({
+      name: 'role docs',
+      bucket: 'acme-role',
+      prefix: '',
+      credentials: { type: 'assume_role', role_arn: ROLE },
+    });
     const refused = await api('POST', '/v1/buckets', body);
     expect(refused.status).toBe(422);
     expect(refused.body.detail[0].loc).toEqual(['body', 'credentials', 'role_arn']);
     const externalId = /with external id (larder-[0-9a-f-]{36})/.exec(refused.body.detail[0].msg)?.[1];
     expect(externalId).toBeDefined();
-    expect(sts.calls.at(-1)).toMatchObject({ roleArn: ROLE, externalId, caller: KEYS.larder.id, outcome: 'AccessDenied' });
+    expect(sts.calls.at(-1)).toMatchObject({
+      roleArn: ROLE,
+      externalId,
+      caller: KEYS.larder.id,
+      outcome: 'AccessDenied',
+    });
 
     sts.roles.get(ROLE)!.externalId = externalId!; // the customer's trust policy now requires it
     const r = await api('POST', '/v1/buckets', body);
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ auth_type: 'assume_role', role_arn: ROLE, external_id: externalId, has_credentials: false, credentials_version: 1, status: 'active' });
+    expect(r.body).toMatchObject({
+      auth_type: 'assume_role',
+      role_arn: ROLE,
+      external_id: externalId,
+      has_credentials: false,
+      credentials_version: 1,
+      status: 'active',
+    });
     ids.roleBucket = r.body.id;
     ids.externalId = externalId;
     const call = sts.calls.at(-1)!;
@@ -226,7 +276,13 @@ describe('buckets', () => {
     expect(temporary.every((l) => l.accessKeyId?.startsWith('ASIA'))).toBe(true);
 
     const created = (await bucketEvents()).find((e) => e.data.bucketId === ids.roleBucket)!;
-    expect(created.data).toMatchObject({ authType: 'assume_role', roleArn: ROLE, externalId, secretRef: null, accessKeyIdLast4: null });
+    expect(created.data).toMatchObject({
+      authType: 'assume_role',
+      roleArn: ROLE,
+      externalId,
+      secretRef: null,
+      accessKeyIdLast4: null,
+    });
     expect((await vaultRows()).length).toBe(1); // only the access_key bucket's keys
   });
 
@@ -235,14 +291,54 @@ describe('buckets', () => {
     const vaultBefore = (await vaultRows()).length;
     const probesBefore = s3.log.length;
     const cases: [string, Record<string, unknown>, (string | number)[], RegExp][] = [
-      ['wrong secret', { credentials: accessKey({ id: KEYS.good.id, secret: 'not-the-secret-key' }) }, ['body', 'credentials'], /credentials were refused \(SignatureDoesNotMatch/],
-      ['unknown key', { credentials: accessKey({ id: 'AKIANOSUCHKEY000009', secret: KEYS.good.secret }) }, ['body', 'credentials'], /credentials were refused \(InvalidAccessKeyId/],
-      ['unwritable bucket', { credentials: accessKey(KEYS.readOnly) }, ['body', 'credentials'], /writing a test object: access to bucket acme-docs was denied/],
-      ['nonexistent bucket', { bucket: 'no-such-bucket', credentials: accessKey(KEYS.everywhere) }, ['body', 'bucket'], /bucket no-such-bucket does not exist \(NoSuchBucket/],
-      ['unreachable endpoint', { endpoint_url: `http://127.0.0.1:${dead}` }, ['body', 'endpoint_url'], /could not be reached \(ECONNREFUSED\)/],
-      ['cloud metadata address', { endpoint_url: 'http://169.254.169.254/' }, ['body', 'endpoint_url'], /169\.254\.169\.254 is a link-local \(cloud metadata\) address/],
-      ['private address', { endpoint_url: 'http://10.0.0.1:9000' }, ['body', 'endpoint_url'], /10\.0\.0\.1 is a private address/],
-      ['loopback through a host name', { endpoint_url: `http://localhost:${s3.port + 1}` }, ['body', 'endpoint_url'], /localhost resolves to [^,]+, a loopback address/],
+      [
+        'wrong secret',
+        { credentials: accessKey({ id: KEYS.good.id, secret: 'not-the-secret-key' }) },
+        ['body', 'credentials'],
+        /credentials were refused \(SignatureDoesNotMatch/,
+      ],
+      [
+        'unknown key',
+        { credentials: accessKey({ id: 'AKIANOSUCHKEY000009', secret: KEYS.good.secret }) },
+        ['body', 'credentials'],
+        /credentials were refused \(InvalidAccessKeyId/,
+      ],
+      [
+        'unwritable bucket',
+        { credentials: accessKey(KEYS.readOnly) },
+        ['body', 'credentials'],
+        /writing a test object: access to bucket acme-docs was denied/,
+      ],
+      [
+        'nonexistent bucket',
+        { bucket: 'no-such-bucket', credentials: accessKey(KEYS.everywhere) },
+        ['body', 'bucket'],
+        /bucket no-such-bucket does not exist \(NoSuchBucket/,
+      ],
+      [
+        'unreachable endpoint',
+        { endpoint_url: `http://127.0.0.1:${dead}` },
+        ['body', 'endpoint_url'],
+        /could not be reached \(ECONNREFUSED\)/,
+      ],
+      [
+        'cloud metadata address',
+        { endpoint_url: 'http://169.254.169.254/' },
+        ['body', 'endpoint_url'],
+        /169\.254\.169\.254 is a link-local \(cloud metadata\) address/,
+      ],
+      [
+        'private address',
+        { endpoint_url: 'http://10.0.0.1:9000' },
+        ['body', 'endpoint_url'],
+        /10\.0\.0\.1 is a private address/,
+      ],
+      [
+        'loopback through a host name',
+        { endpoint_url: `http://localhost:${s3.port + 1}` },
+        ['body', 'endpoint_url'],
+        /localhost resolves to [^,]+, a loopback address/,
+      ],
       ['not a URL', { endpoint_url: 'ftp://files.example' }, ['body', 'endpoint_url'], /scheme must be http or https/],
     ];
     for (const [name, over, loc, message] of cases) {
@@ -252,14 +348,28 @@ describe('buckets', () => {
       expect(r.body.message).toMatch(/The bucket check failed/);
     }
     // malformed credentials: a 422 at the field, without echoing the value
-    const missing = await api('POST', '/v1/buckets', createBody({ credentials: { type: 'access_key', access_key_id: KEYS.good.id } }));
+    const missing = await api(
+      'POST',
+      '/v1/buckets',
+      createBody({ credentials: { type: 'access_key', access_key_id: KEYS.good.id } }),
+    );
     expect(missing.status).toBe(422);
-    expect(missing.body.detail).toEqual([{ loc: ['body', 'credentials', 'secret_access_key'], msg: 'Field required', type: 'missing' }]);
-    const wrongType = await api('POST', '/v1/buckets', createBody({ credentials: { type: 'access_key', access_key_id: KEYS.good.id, secret_access_key: 12345 } }));
-    expect(wrongType.body.detail).toEqual([{ loc: ['body', 'credentials', 'secret_access_key'], msg: 'Input should be a valid string', type: 'string_type' }]);
+    expect(missing.body.detail).toEqual([
+      { loc: ['body', 'credentials', 'secret_access_key'], msg: 'Field required', type: 'missing' },
+    ]);
+    const wrongType = await api(
+      'POST',
+      '/v1/buckets',
+      createBody({ credentials: { type: 'access_key', access_key_id: KEYS.good.id, secret_access_key: 12345 } }),
+    );
+    expect(wrongType.body.detail).toEqual([
+      { loc: ['body', 'credentials', 'secret_access_key'], msg: 'Input should be a valid string', type: 'string_type' },
+    ]);
     expect(JSON.stringify(wrongType.body)).not.toContain('12345');
     const noCredentials = await api('POST', '/v1/buckets', { name: 'x', bucket: 'y' });
-    expect(noCredentials.body.detail).toEqual([{ loc: ['body', 'credentials'], msg: 'Field required', type: 'missing' }]);
+    expect(noCredentials.body.detail).toEqual([
+      { loc: ['body', 'credentials'], msg: 'Field required', type: 'missing' },
+    ]);
 
     expect((await bucketEvents()).length).toBe(eventsBefore);
     expect((await vaultRows()).length).toBe(vaultBefore);
@@ -271,29 +381,52 @@ describe('buckets', () => {
 
   it('rotates an access_key bucket’s keys only to keys that reach the same bucket', async () => {
     const [before] = await vaultRows();
-    const wrongBucket = await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.other) });
+    const wrongBucket = await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, {
+      credentials: accessKey(KEYS.other),
+    });
     expect(wrongBucket.status).toBe(422);
     expect(wrongBucket.body.detail[0]).toMatchObject({ loc: ['body', 'credentials'] });
     expect(wrongBucket.body.detail[0].msg).toMatch(/access to bucket acme-docs was denied/);
 
-    const onRole = await api('POST', `/v1/buckets/${ids.roleBucket}/credentials`, { credentials: accessKey(KEYS.good) });
+    const onRole = await api('POST', `/v1/buckets/${ids.roleBucket}/credentials`, {
+      credentials: accessKey(KEYS.good),
+    });
     expect(onRole.status).toBe(400);
     expect(onRole.body.message).toMatch(/only access_key buckets have credentials to rotate/);
-    expect((await api('POST', `/v1/buckets/${randomUuid()}/credentials`, { credentials: accessKey(KEYS.good) })).status).toBe(404);
+    expect(
+      (await api('POST', `/v1/buckets/${randomUuid()}/credentials`, { credentials: accessKey(KEYS.good) })).status,
+    ).toBe(404);
     const malformed = await api('GET', '/v1/buckets/not-a-uuid');
     expect(malformed.status).toBe(422);
     expect(malformed.body.detail[0]).toMatchObject({ loc: ['path', 'bucket_id'], type: 'uuid_parsing' });
-    expect((await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: { type: 'assume_role', role_arn: ROLE } })).status).toBe(422);
+    expect(
+      (
+        await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, {
+          credentials: { type: 'assume_role', role_arn: ROLE },
+        })
+      ).status,
+    ).toBe(422);
 
-    const rotated = await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.rotated) });
+    const rotated = await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, {
+      credentials: accessKey(KEYS.rotated),
+    });
     expect(rotated.status).toBe(200);
-    expect(rotated.body).toMatchObject({ id: ids.keyBucket, credentials_version: 2, status: 'active', has_credentials: true });
+    expect(rotated.body).toMatchObject({
+      id: ids.keyBucket,
+      credentials_version: 2,
+      status: 'active',
+      has_credentials: true,
+    });
     const after = await vaultRows();
     expect(after).toHaveLength(1); // the superseded keys are gone from the vault
     expect(after[0].ref).not.toBe(before.ref);
     const events = (await bucketEvents()).filter((e) => e.data.bucketId === ids.keyBucket);
     expect(events.map((e) => e.type)).toEqual(['BucketCreated', 'BucketCredentialsRotated']);
-    expect(events[1].data).toMatchObject({ secretRef: after[0].ref, accessKeyIdLast4: KEYS.rotated.id.slice(-4), credentialsVersion: 2 });
+    expect(events[1].data).toMatchObject({
+      secretRef: after[0].ref,
+      accessKeyIdLast4: KEYS.rotated.id.slice(-4),
+      credentialsVersion: 2,
+    });
   });
 
   it('keeps a store’s content and artifacts in its bucket: upload, ingestion, search, and deletes that empty the prefix', async () => {
@@ -302,17 +435,34 @@ describe('buckets', () => {
     ids.store = store.id;
     expect((await client.stores.retrieve(store.id)).bucket_id).toBe(ids.keyBucket);
 
-    const text = '# Quince paste\n\nSimmer quinces with sugar until the paste turns deep amber, then set it in a tray.\n';
-    const sf = await client.stores.files.uploadAndPoll({ storeIdentifier: store.id, file: await toFile(Buffer.from(text), 'quince.md', { type: 'text/markdown' }), pollIntervalMs: 200 });
+    const text =
+      '# Quince paste\n\nSimmer quinces with sugar until the paste turns deep amber, then set it in a tray.\n';
+    const sf = await client.stores.files.uploadAndPoll({
+      storeIdentifier: store.id,
+      file: await toFile(Buffer.from(text), 'quince.md', { type: 'text/markdown' }),
+      pollIntervalMs: 200,
+    });
     expect(sf).toMatchObject({ status: 'completed', last_error: null });
     const folder = `larder/stores/${store.id}/files/${sf.id}/g1/`;
     const keys = (await s3.listKeys('acme-docs', `larder/stores/${store.id}/`)).sort();
-    expect(keys).toEqual([expect.stringMatching(new RegExp(`^${folder}chunks/[0-9a-f]{64}\\.json$`)), `${folder}content`, expect.stringMatching(new RegExp(`^${folder}vectors/[0-9a-f]{64}\\.f32$`))]);
+    expect(keys).toEqual([
+      expect.stringMatching(new RegExp(`^${folder}chunks/[0-9a-f]{64}\\.json$`)),
+      `${folder}content`,
+      expect.stringMatching(new RegExp(`^${folder}vectors/[0-9a-f]{64}\\.f32$`)),
+    ]);
     expect((await s3.readObject('acme-docs', `${folder}content`))!.toString('utf8')).toBe(text);
     // written with the rotated keys: the rotation took effect
-    expect(s3.log.filter((l) => l.path.startsWith(`/acme-docs/${folder}`) && l.method === 'PUT').every((l) => l.accessKeyId === KEYS.rotated.id)).toBe(true);
+    expect(
+      s3.log
+        .filter((l) => l.path.startsWith(`/acme-docs/${folder}`) && l.method === 'PUT')
+        .every((l) => l.accessKeyId === KEYS.rotated.id),
+    ).toBe(true);
 
-    const found: any = await client.stores.search({ query: 'quince paste amber', store_identifiers: [store.id], top_k: 3 });
+    const found: any = await client.stores.search({
+      query: 'quince paste amber',
+      store_identifiers: [store.id],
+      top_k: 3,
+    });
     expect(found.data[0]).toMatchObject({ file_id: sf.id, filename: 'quince.md' });
 
     const del = await api('DELETE', `/v1/buckets/${ids.keyBucket}`);
@@ -328,7 +478,9 @@ describe('buckets', () => {
 
     const second = await client.stores.files.uploadAndPoll({
       storeIdentifier: store.id,
-      file: await toFile(Buffer.from('# Medlar jelly\n\nBletted medlars, strained overnight.\n'), 'medlar.md', { type: 'text/markdown' }),
+      file: await toFile(Buffer.from('# Medlar jelly\n\nBletted medlars, strained overnight.\n'), 'medlar.md', {
+        type: 'text/markdown',
+      }),
       pollIntervalMs: 200,
     });
     expect(second.status).toBe('completed');
@@ -342,13 +494,21 @@ describe('buckets', () => {
   });
 
   it('turns a bucket whose keys stop working to error, and its store’s ingestion fails naming the bucket', async () => {
-    const created = await api('POST', '/v1/buckets', createBody({ name: 'revoke me', bucket: 'acme-revoke', prefix: 'p/', credentials: accessKey(KEYS.revoked) }));
+    const created = await api(
+      'POST',
+      '/v1/buckets',
+      createBody({ name: 'revoke me', bucket: 'acme-revoke', prefix: 'p/', credentials: accessKey(KEYS.revoked) }),
+    );
     expect(created.status).toBe(201);
     ids.revokeBucket = created.body.id;
     const store: any = await client.stores.create({ name: 'revoked-store', bucket_id: ids.revokeBucket } as never);
     s3.keys.delete(KEYS.revoked.id); // the customer revokes the key
 
-    const sf = await client.stores.files.uploadAndPoll({ storeIdentifier: store.id, file: await toFile(Buffer.from('sloe gin notes'), 'sloe.txt', { type: 'text/plain' }), pollIntervalMs: 200 });
+    const sf = await client.stores.files.uploadAndPoll({
+      storeIdentifier: store.id,
+      file: await toFile(Buffer.from('sloe gin notes'), 'sloe.txt', { type: 'text/plain' }),
+      pollIntervalMs: 200,
+    });
     expect(sf.status).toBe('failed');
     expect(sf.last_error).toMatchObject({ code: 'bucket_error' });
     expect((sf.last_error as any).message).toMatch(new RegExp(`^Bucket 'revoke me' \\(${ids.revokeBucket}\\): `));
@@ -361,7 +521,9 @@ describe('buckets', () => {
     expect(Date.parse(bucket.body.last_validated_at)).toBeGreaterThan(Date.parse(created.body.last_validated_at) - 1);
 
     // new keys bring it back
-    const rotated = await api('POST', `/v1/buckets/${ids.revokeBucket}/credentials`, { credentials: accessKey(KEYS.replacement) });
+    const rotated = await api('POST', `/v1/buckets/${ids.revokeBucket}/credentials`, {
+      credentials: accessKey(KEYS.replacement),
+    });
     expect(rotated.body).toMatchObject({ status: 'active', last_error: null, credentials_version: 2 });
     const next = await client.stores.files.uploadAndPoll({
       storeIdentifier: store.id,
@@ -371,7 +533,8 @@ describe('buckets', () => {
     expect(next.status).toBe('completed');
 
     // deleted once no store uses it: gone from reads, its objects and then its sealed keys removed
-    const ref = (await bucketEvents()).filter((e) => e.data.bucketId === ids.revokeBucket).at(-1)!.data.secretRef as string;
+    const ref = (await bucketEvents()).filter((e) => e.data.bucketId === ids.revokeBucket).at(-1)!.data
+      .secretRef as string;
     expect((await vaultRows()).map((r) => r.ref)).toContain(ref);
     await client.stores.delete(store.id);
     const deleted = await api('DELETE', `/v1/buckets/${ids.revokeBucket}`);
@@ -385,7 +548,9 @@ describe('buckets', () => {
       (refs) => !refs.includes(ref),
     );
     expect(await s3.listKeys('acme-revoke')).toEqual([]);
-    const late: any = await client.stores.create({ name: 'too-late', bucket_id: ids.revokeBucket } as never).catch((e: unknown) => e);
+    const late: any = await client.stores
+      .create({ name: 'too-late', bucket_id: ids.revokeBucket } as never)
+      .catch((e: unknown) => e);
     expect(late.status).toBe(422);
     expect(late.error.detail[0]).toMatchObject({ loc: ['body', 'bucket_id'] });
   });
@@ -403,22 +568,35 @@ describe('buckets', () => {
     };
     expect((await other('GET', '/v1/buckets')).body.data).toEqual([]);
     expect((await other('GET', `/v1/buckets/${ids.keyBucket}`)).status).toBe(404);
-    expect((await other('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.good) })).status).toBe(404);
+    expect(
+      (await other('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.good) })).status,
+    ).toBe(404);
     expect((await other('DELETE', `/v1/buckets/${ids.keyBucket}`)).status).toBe(404);
     const foreign = await other('POST', '/v1/stores', { name: 'foreign', bucket_id: ids.keyBucket });
     expect(foreign.status).toBe(422);
     expect(foreign.body.detail[0].loc).toEqual(['body', 'bucket_id']);
     // another organization gets its own external id
-    const refused = await other('POST', '/v1/buckets', createBody({ bucket: 'acme-role', prefix: '', credentials: { type: 'assume_role', role_arn: ROLE } }));
+    const refused = await other(
+      'POST',
+      '/v1/buckets',
+      createBody({ bucket: 'acme-role', prefix: '', credentials: { type: 'assume_role', role_arn: ROLE } }),
+    );
     expect(refused.status).toBe(422);
     const theirs = /with external id (larder-[0-9a-f-]{36})/.exec(refused.body.detail[0].msg)?.[1];
     expect(theirs).toBeDefined();
     expect(theirs).not.toBe(ids.externalId);
 
-    const scoped = await api('POST', '/v1/api-keys', { name: 'scoped', scope: [{ method: 'create' }, { method: 'list' }, { method: 'read' }] });
-    const byScoped = await recordingFetch(`${server.baseURL}/v1/buckets`, { headers: { authorization: `Bearer ${scoped.body.value}` } });
+    const scoped = await api('POST', '/v1/api-keys', {
+      name: 'scoped',
+      scope: [{ method: 'create' }, { method: 'list' }, { method: 'read' }],
+    });
+    const byScoped = await recordingFetch(`${server.baseURL}/v1/buckets`, {
+      headers: { authorization: `Bearer ${scoped.body.value}` },
+    });
     expect(byScoped.status).toBe(403);
-    expect(((await byScoped.json()) as any).message).toMatch(/Buckets can only be managed with a key that has no scope restrictions/);
+    expect(((await byScoped.json()) as any).message).toMatch(
+      /Buckets can only be managed with a key that has no scope restrictions/,
+    );
   });
 
   it('survives a master-key rotation (`secrets rotate`) and a restart: the buckets still work', async () => {
@@ -436,12 +614,25 @@ describe('buckets', () => {
     await server.stop();
     earlierLogs.push(server.output());
     server = await startServerProcess(env, port);
-    client = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0, timeout: 60_000, fetch: recordingFetch });
+    client = new Mixedbread({
+      apiKey: rootKey,
+      baseURL: server.baseURL,
+      maxRetries: 0,
+      timeout: 60_000,
+      fetch: recordingFetch,
+    });
     const store: any = await client.stores.create({ name: 'after-restart', bucket_id: ids.keyBucket } as never);
-    const sf = await client.stores.files.uploadAndPoll({ storeIdentifier: store.id, file: await toFile(Buffer.from('rowan berry jelly'), 'rowan.txt', { type: 'text/plain' }), pollIntervalMs: 200 });
+    const sf = await client.stores.files.uploadAndPoll({
+      storeIdentifier: store.id,
+      file: await toFile(Buffer.from('rowan berry jelly'), 'rowan.txt', { type: 'text/plain' }),
+      pollIntervalMs: 200,
+    });
     expect(sf.status).toBe('completed');
     expect(await s3.listKeys('acme-docs', `larder/stores/${store.id}/files/${sf.id}/g1/`)).toHaveLength(3);
-    expect((await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.good) })).body.credentials_version).toBe(3);
+    expect(
+      (await api('POST', `/v1/buckets/${ids.keyBucket}/credentials`, { credentials: accessKey(KEYS.good) })).body
+        .credentials_version,
+    ).toBe(3);
     // and an assume_role bucket still assumes its role
     const roleStore: any = await client.stores.create({ name: 'role-store', bucket_id: ids.roleBucket } as never);
     const viaRole = await client.stores.files.uploadAndPoll({
@@ -454,14 +645,24 @@ describe('buckets', () => {
   });
 
   it('never shows a credential: not in a response, an event, a log line or the vault’s rows', async () => {
-    const temporary = [...s3.keys.entries()].filter(([id]) => id.startsWith('ASIA')).flatMap(([id, k]) => [id, k.secretAccessKey, k.sessionToken!]);
+    const temporary = [...s3.keys.entries()]
+      .filter(([id]) => id.startsWith('ASIA'))
+      .flatMap(([id, k]) => [id, k.secretAccessKey, k.sessionToken!]);
     expect(temporary.length).toBeGreaterThan(0);
-    const secrets = [...Object.values(KEYS).flatMap((k) => [k.secret]), ...Object.values(KEYS).map((k) => k.id), ...temporary];
-    const events = (await pool.query(`SELECT stream_id, type, data::text AS data, metadata::text AS metadata FROM larder_events.events`)).rows.map(
-      (r) => `${r.stream_id} ${r.type} ${r.data} ${r.metadata}`,
-    );
+    const secrets = [
+      ...Object.values(KEYS).flatMap((k) => [k.secret]),
+      ...Object.values(KEYS).map((k) => k.id),
+      ...temporary,
+    ];
+    const events = (
+      await pool.query(
+        `SELECT stream_id, type, data::text AS data, metadata::text AS metadata FROM larder_events.events`,
+      )
+    ).rows.map((r) => `${r.stream_id} ${r.type} ${r.data} ${r.metadata}`);
     const vault = (await vaultRows()).map((r) => r.sealed);
-    const readModels = (await pool.query(`SELECT row_to_json(b)::text AS row FROM buckets_v1 b`)).rows.map((r) => r.row);
+    const readModels = (await pool.query(`SELECT row_to_json(b)::text AS row FROM buckets_v1 b`)).rows.map(
+      (r) => r.row,
+    );
     const logs = [...earlierLogs, server.output()].join('\n');
     expect(logs).toMatch(/removed 3 objects of store/); // the first process's lines are there too
     expect(responses.length).toBeGreaterThan(30);
@@ -476,7 +677,11 @@ describe('buckets', () => {
         ['logs', [logs]],
       ] as const) {
         // access key ids may not appear either: events and responses carry only their last four characters
-        expect({ secret: s.slice(0, 8), where, found: texts.some((t) => t.includes(s)) }).toEqual({ secret: s.slice(0, 8), where, found: false });
+        expect({ secret: s.slice(0, 8), where, found: texts.some((t) => t.includes(s)) }).toEqual({
+          secret: s.slice(0, 8),
+          where,
+          found: false,
+        });
       }
     }
   });

@@ -9,8 +9,10 @@ jest.setTimeout(300_000);
 const DOCS: Record<string, string> = {
   'strawberry-jam.md':
     '# Strawberry jam\n\nHull two kilograms of strawberries, add sugar and lemon juice, and boil until the jam sets on a cold plate.\n\n## Jars\n\nFill sterilised jars while hot and seal them.\n',
-  'sauerkraut.txt': 'Sauerkraut: shred white cabbage, mix it with two percent salt and press it into a crock. Lactic fermentation turns it sour in three weeks.\n',
-  'cellar-log.md': '# Cellar log\n\nMonday 11 degrees, Tuesday 12 degrees. The humidity sensor reported error code E17 twice.\n',
+  'sauerkraut.txt':
+    'Sauerkraut: shred white cabbage, mix it with two percent salt and press it into a crock. Lactic fermentation turns it sour in three weeks.\n',
+  'cellar-log.md':
+    '# Cellar log\n\nMonday 11 degrees, Tuesday 12 degrees. The humidity sensor reported error code E17 twice.\n',
 };
 
 /** `<cite i="2"/>` or `<cite i="0-1"/>`: a 0-based index (or range) into the answer's sources; mgrep's extractSources reads exactly this. */
@@ -34,7 +36,8 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
   let storeId: string;
 
   /** `mxbai <args> --format json` with the key in MXBAI_API_KEY and the base URL in MXBAI_BASE_URL. */
-  const mxbai = (args: string[], env: Record<string, string> = {}) => cli.ok([...args, '--format', 'json'], { cwd: docsDir, env: { MXBAI_BASE_URL: baseURL, ...env } });
+  const mxbai = (args: string[], env: Record<string, string> = {}) =>
+    cli.ok([...args, '--format', 'json'], { cwd: docsDir, env: { MXBAI_BASE_URL: baseURL, ...env } });
 
   beforeAll(async () => {
     for (const [name, text] of Object.entries(DOCS)) writeFileSync(join(docsDir, name), text);
@@ -56,19 +59,42 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
   });
 
   it('mxbai store create (base URL from --base-url)', async () => {
-    const r = await cli.ok(['store', 'create', 'handbook', '--description', 'kitchen notes', '--metadata', '{"team":"kitchen"}', '--base-url', baseURL, '--format', 'json']);
+    const r = await cli.ok([
+      'store',
+      'create',
+      'handbook',
+      '--description',
+      'kitchen notes',
+      '--metadata',
+      '{"team":"kitchen"}',
+      '--base-url',
+      baseURL,
+      '--format',
+      'json',
+    ]);
     const store = jsonOutput<Record<string, unknown>>(r);
-    expect(store).toMatchObject({ name: 'handbook', description: 'kitchen notes', is_public: false, metadata: { team: 'kitchen' }, expires_after: null });
+    expect(store).toMatchObject({
+      name: 'handbook',
+      description: 'kitchen notes',
+      is_public: false,
+      metadata: { team: 'kitchen' },
+      expires_after: null,
+    });
     expect(typeof store.id).toBe('string');
     storeId = store.id as string;
 
     // the base URL the README exports (MIXEDBREAD_BASE_URL) reaches the same server
-    const listed = jsonOutput<Array<Record<string, unknown>>>(await cli.ok(['store', 'list', '--format', 'json'], { env: { MIXEDBREAD_BASE_URL: baseURL } }));
+    const listed = jsonOutput<Array<Record<string, unknown>>>(
+      await cli.ok(['store', 'list', '--format', 'json'], { env: { MIXEDBREAD_BASE_URL: baseURL } }),
+    );
     expect(listed.map((s) => s.name)).toEqual(['handbook']);
   });
 
   it('mxbai store upload, then the files are ingested', async () => {
-    const r = await cli.ok(['store', 'upload', 'handbook', '*.md', '*.txt'], { cwd: docsDir, env: { MXBAI_BASE_URL: baseURL } });
+    const r = await cli.ok(['store', 'upload', 'handbook', '*.md', '*.txt'], {
+      cwd: docsDir,
+      env: { MXBAI_BASE_URL: baseURL },
+    });
     expect(r.stdout).toContain(`${Object.keys(DOCS).length} files uploaded successfully`);
     expect(r.stdout + r.stderr).not.toMatch(/failed/);
 
@@ -92,25 +118,49 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
   });
 
   it('mxbai store search: chunks, the relevant file first', async () => {
-    const results = jsonOutput<Array<Record<string, unknown>>>(await mxbai(['store', 'search', 'handbook', 'how do I make strawberry jam', '--top-k', '3', '--return-metadata']));
+    const results = jsonOutput<Array<Record<string, unknown>>>(
+      await mxbai(['store', 'search', 'handbook', 'how do I make strawberry jam', '--top-k', '3', '--return-metadata']),
+    );
     expect(results.length).toBeGreaterThan(0);
     expect(results.length).toBeLessThanOrEqual(3);
-    expect(results[0]).toMatchObject({ filename: 'strawberry-jam.md', store_id: storeId, chunk_index: 0, metadata: { file_path: 'strawberry-jam.md' } });
+    expect(results[0]).toMatchObject({
+      filename: 'strawberry-jam.md',
+      store_id: storeId,
+      chunk_index: 0,
+      metadata: { file_path: 'strawberry-jam.md' },
+    });
     for (const c of results) {
       const score = Number(c.score);
       expect(score).toBeGreaterThanOrEqual(0);
       expect(score).toBeLessThanOrEqual(1);
     }
 
-    const sour = jsonOutput<Array<Record<string, unknown>>>(await mxbai(['store', 'search', storeId, 'fermented cabbage', '--top-k', '1']));
+    const sour = jsonOutput<Array<Record<string, unknown>>>(
+      await mxbai(['store', 'search', storeId, 'fermented cabbage', '--top-k', '1']),
+    );
     expect(sour.map((c) => c.filename)).toEqual(['sauerkraut.txt']);
   });
 
   it('mxbai store search --file-search: files, the relevant file first', async () => {
-    const results = jsonOutput<Array<Record<string, unknown>>>(await mxbai(['store', 'search', 'handbook', 'fermented cabbage', '--file-search', '--top-k', '3', '--return-metadata']));
+    const results = jsonOutput<Array<Record<string, unknown>>>(
+      await mxbai([
+        'store',
+        'search',
+        'handbook',
+        'fermented cabbage',
+        '--file-search',
+        '--top-k',
+        '3',
+        '--return-metadata',
+      ]),
+    );
     expect(results.length).toBeGreaterThan(0);
     expect(results.length).toBeLessThanOrEqual(3);
-    expect(results[0]).toMatchObject({ filename: 'sauerkraut.txt', store_id: storeId, metadata: { file_path: 'sauerkraut.txt' } });
+    expect(results[0]).toMatchObject({
+      filename: 'sauerkraut.txt',
+      store_id: storeId,
+      metadata: { file_path: 'sauerkraut.txt' },
+    });
     expect(new Set(results.map((f) => f.filename)).size).toBe(results.length);
     for (const f of results) {
       const score = Number(f.score);
@@ -120,7 +170,9 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
   });
 
   it('mxbai store qa: an answer that cites its sources with <cite i="N"/>', async () => {
-    const { answer, sources } = qaOutput(await mxbai(['store', 'qa', 'handbook', 'How long does sauerkraut take to ferment?', '--top-k', '3']));
+    const { answer, sources } = qaOutput(
+      await mxbai(['store', 'qa', 'handbook', 'How long does sauerkraut take to ferment?', '--top-k', '3']),
+    );
     expect(answer.trim()).not.toBe('');
     expect(answer).toMatch(/three weeks/i);
     expect(sources.length).toBeGreaterThan(0);
@@ -140,7 +192,9 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
   });
 
   it('errors reach the user as messages and exit code 1: a wrong key, an unknown store', async () => {
-    const wrong: CliResult = await cli.run(['store', 'list'], { env: { MXBAI_BASE_URL: baseURL, MXBAI_API_KEY: 'lrd_not-a-key-of-this-server' } });
+    const wrong: CliResult = await cli.run(['store', 'list'], {
+      env: { MXBAI_BASE_URL: baseURL, MXBAI_API_KEY: 'lrd_not-a-key-of-this-server' },
+    });
     expect(wrong.code).toBe(1);
     expect(wrong.stderr).toContain('401');
 
@@ -162,11 +216,20 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
     let user: MxbaiCli;
     let rootKey: string;
     const configDir = () => join(user.home, '.config', 'mixedbread');
-    const savedConfig = () => JSON.parse(readFileSync(join(configDir(), 'config.json'), 'utf8')) as { api_keys?: Record<string, string>; base_url?: string; defaults?: { api_key?: string } };
+    const savedConfig = () =>
+      JSON.parse(readFileSync(join(configDir(), 'config.json'), 'utf8')) as {
+        api_keys?: Record<string, string>;
+        base_url?: string;
+        defaults?: { api_key?: string };
+      };
     const as = (args: string[]) => user.ok([...args, '--format', 'json'], { cwd: docsDir });
     /** A key of the root organization, made over HTTP as an operator would (the CLI has no key management). */
     const createKey = async (body: Record<string, unknown>) => {
-      const res = await fetch(`${baseURL}/v1/api-keys`, { method: 'POST', headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const res = await fetch(`${baseURL}/v1/api-keys`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${rootKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(res.status).toBe(201);
       return (await res.json()) as { id: string; value: string };
     };
@@ -191,9 +254,15 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
       await user.ok(['config', 'set', 'base_url', baseURL]);
       const added = await user.ok(['config', 'keys', 'add', rootKey, 'work']);
       expect(added.stdout + added.stderr).toContain('API key "work" saved and set as default');
-      expect(savedConfig()).toMatchObject({ base_url: baseURL, api_keys: { work: rootKey }, defaults: { api_key: 'work' } });
+      expect(savedConfig()).toMatchObject({
+        base_url: baseURL,
+        api_keys: { work: rootKey },
+        defaults: { api_key: 'work' },
+      });
       // adding a key lists the stores with it (the CLI's completion cache): a real request with the saved key
-      const cache = JSON.parse(readFileSync(join(configDir(), 'completion-cache.json'), 'utf8')) as { stores: Record<string, string[]> };
+      const cache = JSON.parse(readFileSync(join(configDir(), 'completion-cache.json'), 'utf8')) as {
+        stores: Record<string, string[]>;
+      };
       expect(cache.stores.work).toEqual([]);
       const listed = await user.ok(['config', 'keys', 'list']);
       expect(listed.stdout).toMatch(/\* work \(default\)/);
@@ -215,7 +284,9 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
       }
       const files = jsonOutput<Array<Record<string, unknown>>>(await as(['store', 'files', 'list', 'pantry']));
       expect(files.map((f) => f.name).sort()).toEqual(Object.keys(DOCS).sort());
-      const hits = jsonOutput<Array<Record<string, unknown>>>(await as(['store', 'search', 'pantry', 'fermented cabbage', '--top-k', '2']));
+      const hits = jsonOutput<Array<Record<string, unknown>>>(
+        await as(['store', 'search', 'pantry', 'fermented cabbage', '--top-k', '2']),
+      );
       expect(hits[0]).toMatchObject({ filename: 'sauerkraut.txt', store_id: store.id });
       const { answer } = qaOutput(await as(['store', 'qa', 'pantry', 'How long does sauerkraut take to ferment?']));
       expect(answer).toMatch(/three weeks/i);
@@ -235,7 +306,10 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
       expect(reader.value).toMatch(/^mxb_/);
       await user.ok(['config', 'keys', 'add', reader.value, 'reader']);
       await user.ok(['config', 'keys', 'set-default', 'work']);
-      expect(savedConfig()).toMatchObject({ api_keys: { work: rootKey, reader: reader.value }, defaults: { api_key: 'work' } });
+      expect(savedConfig()).toMatchObject({
+        api_keys: { work: rootKey, reader: reader.value },
+        defaults: { api_key: 'work' },
+      });
 
       const listed = await as(['store', 'list', '--saved-key', 'reader']);
       expect(listed.stdout).toContain('[Using API key: reader (');
@@ -257,7 +331,10 @@ describe(`the mxbai CLI ${MXBAI_VERSION} against a fresh Larder`, () => {
       expect(r.stdout).toContain('from --api-key]');
       expect(jsonOutput<Array<Record<string, unknown>>>(r)[0]).toMatchObject({ filename: 'strawberry-jam.md' });
 
-      const revoke = await fetch(`${baseURL}/v1/api-keys/${extra.id}/revoke`, { method: 'POST', headers: { authorization: `Bearer ${rootKey}` } });
+      const revoke = await fetch(`${baseURL}/v1/api-keys/${extra.id}/revoke`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${rootKey}` },
+      });
       expect(revoke.status).toBe(200);
       const revoked = await user.run(['store', 'list', '--api-key', extra.value]);
       expect(revoked.code).toBe(1);

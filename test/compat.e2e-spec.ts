@@ -94,7 +94,10 @@ describe('compatibility with the Mixedbread clients', () => {
         .client(rerolled.value)
         .apiKeys.list()
         .catch((e: unknown) => e);
-      expect(err).toMatchObject({ status: 401, error: { message: expect.stringMatching(/revoked/), error: { type: 'unauthorized' } } });
+      expect(err).toMatchObject({
+        status: 401,
+        error: { message: expect.stringMatching(/revoked/), error: { type: 'unauthorized' } },
+      });
       seenCodes.add((err as { error: { error: { type: string } } }).error.error.type);
       expect((await c.apiKeys.retrieve(k.id)).redacted_value).toBe(rerolled.redacted_value);
       await c.apiKeys.delete(k.id);
@@ -143,7 +146,12 @@ describe('compatibility with the Mixedbread clients', () => {
         ['GET', `/v1/stores/${storeId}/rules/{id}`, 'rule_id'],
         ['PUT', `/v1/stores/${storeId}/rules/{id}`, 'rule_id', { query: 'jam', file_ids: [] }],
         ['DELETE', `/v1/stores/${storeId}/rules/{id}`, 'rule_id'],
-        ['DELETE', `/v1/stores/${storeId}/rules/{id}/specific`, 'rule_id', { rule: { type: 'chunk_search_result', file_id: UNKNOWN_UUID, chunk_index: 0, result_index: 0 } }],
+        [
+          'DELETE',
+          `/v1/stores/${storeId}/rules/{id}/specific`,
+          'rule_id',
+          { rule: { type: 'chunk_search_result', file_id: UNKNOWN_UUID, chunk_index: 0, result_index: 0 } },
+        ],
         ['GET', '/v1/billing/stores/{id}/costs/histogram', 'store_id'],
         ['GET', '/v1/trace-destinations/{id}', 'trace_destination_id'],
         ['PATCH', '/v1/trace-destinations/{id}', 'trace_destination_id', { name: 'x' }],
@@ -153,7 +161,9 @@ describe('compatibility with the Mixedbread clients', () => {
         const init = { method, ...(body !== undefined ? { body: JSON.stringify(body) } : {}) };
         const bad = await raw(path.replace('{id}', NOT_A_UUID), init);
         expect([method, path, bad.status]).toEqual([method, path, 422]);
-        expect(await details(bad)).toEqual([{ loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: NOT_A_UUID }]);
+        expect(await details(bad)).toEqual([
+          { loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: NOT_A_UUID },
+        ]);
         const unknown = await raw(path.replace('{id}', UNKNOWN_UUID), init);
         expect([method, path, unknown.status]).toEqual([method, path, 404]);
         expect(await json(unknown)).toMatchObject({ error: { code: 404, type: 'not_found' } });
@@ -165,7 +175,10 @@ describe('compatibility with the Mixedbread clients', () => {
       expect(replace.status).toBe(422);
       expect((await details(replace))[0]).toMatchObject({ loc: ['path', 'file_id'], type: 'uuid_parsing' });
       // the admin route's organization id (the root key is an admin key)
-      const reingest = await raw(`/v1/admin/stores/${NOT_A_UUID}/${storeId}/reingest`, { method: 'POST', key: t.rootKey });
+      const reingest = await raw(`/v1/admin/stores/${NOT_A_UUID}/${storeId}/reingest`, {
+        method: 'POST',
+        key: t.rootKey,
+      });
       expect(reingest.status).toBe(422);
       expect((await details(reingest)).map((d) => d.loc.join('.'))).toEqual(['path.organization_id']);
       // and through the official client
@@ -176,11 +189,18 @@ describe('compatibility with the Mixedbread clients', () => {
 
   describe('strict booleans and types', () => {
     it('refuses include_total=maybe on every cursor listing, and takes true/false/1/0', async () => {
-      for (const listing of ['/v1/files', '/v1/stores', `/v1/stores/${storeId}/files`, `/v1/stores/${storeId}/events?event_type=ingestion`]) {
+      for (const listing of [
+        '/v1/files',
+        '/v1/stores',
+        `/v1/stores/${storeId}/files`,
+        `/v1/stores/${storeId}/events?event_type=ingestion`,
+      ]) {
         const [path, query] = listing.includes('?') ? [listing, '&'] : [listing, '?'];
         const res = await raw(`${path}${query}include_total=maybe`);
         expect([path, res.status]).toEqual([path, 422]);
-        expect(await details(res)).toEqual([expect.objectContaining({ loc: ['query', 'include_total'], type: 'bool_parsing', input: 'maybe' })]);
+        expect(await details(res)).toEqual([
+          expect.objectContaining({ loc: ['query', 'include_total'], type: 'bool_parsing', input: 'maybe' }),
+        ]);
         const twice = await raw(`${path}${query}include_total=true&include_total=false`);
         expect([path, twice.status]).toEqual([path, 422]);
         for (const [v, total] of [
@@ -195,7 +215,10 @@ describe('compatibility with the Mixedbread clients', () => {
           expect([path, v, typeof page.pagination.total === 'number']).toEqual([path, v, total]);
         }
       }
-      const body = await raw(`/v1/stores/${storeId}/files/list`, { method: 'POST', body: JSON.stringify({ include_total: 'maybe' }) });
+      const body = await raw(`/v1/stores/${storeId}/files/list`, {
+        method: 'POST',
+        body: JSON.stringify({ include_total: 'maybe' }),
+      });
       expect(body.status).toBe(422);
       expect((await details(body)).map((d) => d.loc.join('.'))).toEqual(['body.include_total']);
     });
@@ -214,14 +237,22 @@ describe('compatibility with the Mixedbread clients', () => {
     });
 
     it('keeps store-file metadata that is any JSON value, sent as JSON or in the multipart upload', async () => {
-      const f = await c.files.create({ file: await toFile(Buffer.from('Plum jam: plums, sugar, time.'), 'plum.txt', { type: 'text/plain' }) });
+      const f = await c.files.create({
+        file: await toFile(Buffer.from('Plum jam: plums, sugar, time.'), 'plum.txt', { type: 'text/plain' }),
+      });
       for (const metadata of ['a string', 5, [1, 2], true]) {
-        const add = await raw(`/v1/stores/${storeId}/files`, { method: 'POST', body: JSON.stringify({ file_id: f.id, metadata }) });
+        const add = await raw(`/v1/stores/${storeId}/files`, {
+          method: 'POST',
+          body: JSON.stringify({ file_id: f.id, metadata }),
+        });
         expect([metadata, add.status]).toEqual([metadata, 201]);
         expect(((await add.json()) as { metadata: unknown }).metadata).toEqual(metadata);
       }
       const sf = await c.stores.files.create(storeId, { file_id: f.id, metadata: { kind: 'jam' } });
-      const patch = await raw(`/v1/stores/${storeId}/files/${sf.id}`, { method: 'PATCH', body: JSON.stringify({ metadata: ['kind', 'jam'] }) });
+      const patch = await raw(`/v1/stores/${storeId}/files/${sf.id}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ metadata: ['kind', 'jam'] }),
+      });
       expect(patch.status).toBe(200);
       expect(((await patch.json()) as { metadata: unknown }).metadata).toEqual(['kind', 'jam']);
       // the multipart upload: a separate metadata part, and metadata inside params
@@ -237,21 +268,33 @@ describe('compatibility with the Mixedbread clients', () => {
         expect(((await up.json()) as { metadata: unknown }).metadata).toEqual(metadata);
       }
       // null clears
-      expect((await c.stores.files.update(sf.id, { store_identifier: storeId, metadata: null })).metadata ?? null).toBeNull();
+      expect(
+        (await c.stores.files.update(sf.id, { store_identifier: storeId, metadata: null })).metadata ?? null,
+      ).toBeNull();
     });
   });
 
   describe('top_k', () => {
     it('has no maximum: any positive integer is answered (with at most 1,000 results), nothing else is', async () => {
       const body = { query: 'jam', store_identifiers: [storeId] };
-      for (const path of ['/v1/stores/search', '/v1/stores/grep', '/v1/stores/list-chunks', '/v1/stores/question-answering', '/v1/stores/metadata-facets']) {
+      for (const path of [
+        '/v1/stores/search',
+        '/v1/stores/grep',
+        '/v1/stores/list-chunks',
+        '/v1/stores/question-answering',
+        '/v1/stores/metadata-facets',
+      ]) {
         for (const top_k of [1001, 5000, 1_000_000_000, Number.MAX_SAFE_INTEGER]) {
-          const payload = path.endsWith('grep') ? { pattern: 'jam', store_identifiers: [storeId], top_k } : { ...body, top_k };
+          const payload = path.endsWith('grep')
+            ? { pattern: 'jam', store_identifiers: [storeId], top_k }
+            : { ...body, top_k };
           const res = await raw(path, { method: 'POST', body: JSON.stringify(payload) });
           expect([path, top_k, res.status]).toEqual([path, top_k, 200]);
         }
         for (const top_k of [0, -1, 1.5, '10', null]) {
-          const payload = path.endsWith('grep') ? { pattern: 'jam', store_identifiers: [storeId], top_k } : { ...body, top_k };
+          const payload = path.endsWith('grep')
+            ? { pattern: 'jam', store_identifiers: [storeId], top_k }
+            : { ...body, top_k };
           const res = await raw(path, { method: 'POST', body: JSON.stringify(payload) });
           // null counts as absent (the default, 10)
           expect([path, top_k, res.status]).toEqual([path, top_k, top_k === null ? 200 : 422]);
@@ -279,9 +322,18 @@ describe('compatibility with the Mixedbread clients', () => {
         expect(body).not.toHaveProperty('description');
         return body.id as string;
       };
-      const ledger = await upload('ledger-2026.txt', 'Q1 totals', 'Quarterly cellar inventory with rhubarb counts', true);
+      const ledger = await upload(
+        'ledger-2026.txt',
+        'Q1 totals',
+        'Quarterly cellar inventory with rhubarb counts',
+        true,
+      );
       const notes = await upload('notes.txt', 'misc', 'Gooseberry harvest diary', false);
-      const plain = (await c.files.create({ file: await toFile(Buffer.from('no description'), 'rhubarb-recipes.txt', { type: 'text/plain' }) })).id;
+      const plain = (
+        await c.files.create({
+          file: await toFile(Buffer.from('no description'), 'rhubarb-recipes.txt', { type: 'text/plain' }),
+        })
+      ).id;
 
       const ids = async (q: string) => {
         const out: string[] = [];
@@ -308,33 +360,50 @@ describe('compatibility with the Mixedbread clients', () => {
       // a multipart upload takes one too
       const up = await raw('/v1/files/uploads', {
         method: 'POST',
-        body: JSON.stringify({ filename: 'big.bin', file_size: 5, mime_type: 'application/octet-stream', description: 'Damson vinegar batch' }),
+        body: JSON.stringify({
+          filename: 'big.bin',
+          file_size: 5,
+          mime_type: 'application/octet-stream',
+          description: 'Damson vinegar batch',
+        }),
       });
       expect(up.status).toBe(201);
       const created = (await up.json()) as { id: string; part_urls: Array<{ url: string }> };
       const put = await fetch(created.part_urls[0].url, { method: 'PUT', body: Buffer.from('12345') });
-      const done = await c.files.uploads.complete(created.id, { parts: [{ part_number: 1, etag: put.headers.get('etag')! }] });
+      const done = await c.files.uploads.complete(created.id, {
+        parts: [{ part_number: 1, etag: put.headers.get('etag')! }],
+      });
       expect(await ids('damson')).toEqual([done.id]);
 
       // a description that is too long leaves nothing behind
-      const before = (await raw('/v1/files?include_total=true').then((r) => r.json())) as { pagination: { total: number } };
+      const before = (await raw('/v1/files?include_total=true').then((r) => r.json())) as {
+        pagination: { total: number };
+      };
       const tooLong = new FormData();
       tooLong.append('file', new Blob(['x']), 'x.txt');
       tooLong.append('description', 'd'.repeat(1025));
       const refused = await raw('/v1/files', { method: 'POST', body: tooLong });
       expect(refused.status).toBe(422);
-      expect((await details(refused)).map((d) => [d.loc.join('.'), d.type])).toEqual([['body.description', 'string_too_long']]);
-      const after = (await raw('/v1/files?include_total=true').then((r) => r.json())) as { pagination: { total: number } };
+      expect((await details(refused)).map((d) => [d.loc.join('.'), d.type])).toEqual([
+        ['body.description', 'string_too_long'],
+      ]);
+      const after = (await raw('/v1/files?include_total=true').then((r) => r.json())) as {
+        pagination: { total: number };
+      };
       expect(after.pagination.total).toBe(before.pagination.total);
     });
 
     it('GET /v1/files/{id}/content answers application/octet-stream and keeps the filename in Content-Disposition', async () => {
-      const f = await c.files.create({ file: await toFile(Buffer.from('<b>not rendered</b>'), 'page è.html', { type: 'text/html' }) });
+      const f = await c.files.create({
+        file: await toFile(Buffer.from('<b>not rendered</b>'), 'page è.html', { type: 'text/html' }),
+      });
       expect(f.mime_type).toBe('text/html');
       const res = await c.files.content(f.id);
       expect(res.headers.get('content-type')).toBe('application/octet-stream');
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-      expect(res.headers.get('content-disposition')).toBe(`attachment; filename="page _.html"; filename*=UTF-8''${encodeURIComponent('page è.html')}`);
+      expect(res.headers.get('content-disposition')).toBe(
+        `attachment; filename="page _.html"; filename*=UTF-8''${encodeURIComponent('page è.html')}`,
+      );
       expect(await res.text()).toBe('<b>not rendered</b>');
     });
   });
@@ -349,19 +418,29 @@ describe('compatibility with the Mixedbread clients', () => {
       expect(current.status).toBe(200);
       expect(current.headers.get('deprecation')).toBeNull();
 
-      const doc = (await (await fetch(`${t.baseURL}/v1/schemas/mxjson`)).json()) as { paths: Record<string, Record<string, { deprecated?: boolean }>> };
+      const doc = (await (await fetch(`${t.baseURL}/v1/schemas/mxjson`)).json()) as {
+        paths: Record<string, Record<string, { deprecated?: boolean }>>;
+      };
       const path = Object.keys(doc.paths).find((p) => /^\/v1\/stores\/\{store_identifier\}\/files$/.test(p))!;
       expect(doc.paths[path].get.deprecated).toBe(true);
       expect(doc.paths[path].post.deprecated).toBeFalsy();
     });
 
     it('reports line numbers 0-based (start_line), as upstream and mgrep read them', async () => {
-      const text = '\n\n\nFirst real line of the brine notes.\nSecond line: five percent salt.\n\nThird paragraph, after a blank line.\n';
-      const sf = await c.stores.files.uploadAndPoll({ storeIdentifier: storeId, file: await toFile(Buffer.from(text), 'brine.txt', { type: 'text/plain' }), pollIntervalMs: 100 });
+      const text =
+        '\n\n\nFirst real line of the brine notes.\nSecond line: five percent salt.\n\nThird paragraph, after a blank line.\n';
+      const sf = await c.stores.files.uploadAndPoll({
+        storeIdentifier: storeId,
+        file: await toFile(Buffer.from(text), 'brine.txt', { type: 'text/plain' }),
+        pollIntervalMs: 100,
+      });
       expect(sf.status).toBe('completed');
       const got = await c.stores.files.retrieve(sf.id, { store_identifier: storeId, return_chunks: true });
       const lines = text.split('\n');
-      const chunks = got.chunks as unknown as Array<{ text: string; generated_metadata: { start_line: number; num_lines: number } }>;
+      const chunks = got.chunks as unknown as Array<{
+        text: string;
+        generated_metadata: { start_line: number; num_lines: number };
+      }>;
       expect(chunks.length).toBeGreaterThan(0);
       const first = chunks[0];
       expect(first.generated_metadata.start_line).toBe(3);
@@ -373,14 +452,18 @@ describe('compatibility with the Mixedbread clients', () => {
       }
       // search results carry the same metadata
       const hits = await c.stores.search({ query: 'brine notes salt', store_identifiers: [storeId], top_k: 5 });
-      const hit = hits.data.find((h) => h.file_id === sf.id) as unknown as { generated_metadata: { start_line: number } };
+      const hit = hits.data.find((h) => h.file_id === sf.id) as unknown as {
+        generated_metadata: { start_line: number };
+      };
       expect(hit.generated_metadata.start_line).toBe(3);
     });
 
     it('an unsupported file fails with last_error.code unsupported_file_type, as the API notes say', async () => {
       const sf = await c.stores.files.uploadAndPoll({
         storeIdentifier: storeId,
-        file: await toFile(Buffer.from([0, 1, 2, 3, 255, 254, 0, 0, 7]), 'blob.bin', { type: 'application/octet-stream' }),
+        file: await toFile(Buffer.from([0, 1, 2, 3, 255, 254, 0, 0, 7]), 'blob.bin', {
+          type: 'application/octet-stream',
+        }),
         pollIntervalMs: 100,
       });
       expect(sf.status).toBe('failed');

@@ -15,7 +15,16 @@ import { consoleDir } from '../apps/api/src/http/console';
  */
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = join(__dirname, 'output', 'console');
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 jest.setTimeout(240_000);
 
@@ -29,14 +38,18 @@ declare class DataTransfer {
 }
 
 const FILES = {
-  'beans.md': '# Vegetables\n\n## Beans\n\nBlanch green beans for three minutes, cool them in ice water, then freeze them flat on a tray before bagging.\n',
-  'apricots.txt': 'Apricots dry well in the sun: halve them, remove the stones and lay them cut side up on racks for four days.',
+  'beans.md':
+    '# Vegetables\n\n## Beans\n\nBlanch green beans for three minutes, cool them in ice water, then freeze them flat on a tray before bagging.\n',
+  'apricots.txt':
+    'Apricots dry well in the sun: halve them, remove the stones and lay them cut side up on racks for four days.',
   'cherries.txt': 'Cherries keep in brandy for a year. Pack them in a jar with sugar and cover them with brandy.',
 };
 
 if (!existsSync(CHROMIUM)) {
   // eslint-disable-next-line no-console
-  console.warn(`Console browser suite SKIPPED: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it).`);
+  console.warn(
+    `Console browser suite SKIPPED: ${CHROMIUM} is missing (apt-get install chromium; .ci/run installs it).`,
+  );
   describe('Web console in a real browser', () => {
     it.skip(`SKIPPED: no Chromium at ${CHROMIUM} (apt-get install chromium)`, () => undefined);
   });
@@ -57,7 +70,12 @@ if (!existsSync(CHROMIUM)) {
 
     const shot = (name: string) => page.screenshot({ path: join(SHOTS, `${name}.png`), fullPage: true });
     /** Retries `check` until it returns true (projections are asynchronous), reloading with `retry` between tries. */
-    const eventually = async (what: string, check: () => Promise<boolean>, retry: () => Promise<unknown>, ms = 60_000) => {
+    const eventually = async (
+      what: string,
+      check: () => Promise<boolean>,
+      retry: () => Promise<unknown>,
+      ms = 60_000,
+    ) => {
       const deadline = Date.now() + ms;
       while (!(await check())) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -65,7 +83,8 @@ if (!existsSync(CHROMIUM)) {
         await retry();
       }
     };
-    const nav = (label: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
+    const nav = (label: string) =>
+      page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: label }).click();
     const signIn = async (secret: string) => {
       await page.getByLabel('API key', { exact: true }).fill(secret);
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -175,15 +194,24 @@ if (!existsSync(CHROMIUM)) {
       }, FILES['cherries.txt']);
       await page.getByTestId('dropzone').dispatchEvent('drop', { dataTransfer: drop });
       // 9 MB of random bytes: above the multipart threshold (two parts), and not a document, so it fails
-      await page.getByLabel('Choose files…').setInputFiles([{ name: 'photo.bin', mimeType: 'application/octet-stream', buffer: randomBytes(9 * 1024 * 1024) }]);
+      await page
+        .getByLabel('Choose files…')
+        .setInputFiles([
+          { name: 'photo.bin', mimeType: 'application/octet-stream', buffer: randomBytes(9 * 1024 * 1024) },
+        ]);
       await page.getByRole('progressbar', { name: 'Upload of photo.bin' }).waitFor();
       for (const name of Object.keys(FILES)) {
-        await page.locator(`tr[data-file="${name}"] .badge`).filter({ hasText: 'completed' }).waitFor({ timeout: 120_000 });
+        await page
+          .locator(`tr[data-file="${name}"] .badge`)
+          .filter({ hasText: 'completed' })
+          .waitFor({ timeout: 120_000 });
       }
       const failed = page.locator('tr[data-file="photo.bin"]');
       await failed.locator('.badge').filter({ hasText: 'failed' }).waitFor({ timeout: 120_000 });
       expect(await failed.textContent()).toMatch(/Unsupported file type[\s\S]*unsupported_file_type/);
-      const progress = await page.getByRole('progressbar', { name: 'Upload of photo.bin' }).evaluate((p: { value: number; max: number }) => [p.value, p.max]);
+      const progress = await page
+        .getByRole('progressbar', { name: 'Upload of photo.bin' })
+        .evaluate((p: { value: number; max: number }) => [p.value, p.max]);
       expect(progress[0]).toBe(progress[1]);
       // photo.bin went through the multipart upload API: created, two parts PUT to their signed URLs, completed
       const uploads = requestedUrls.filter((u) => u.includes('/v1/files/uploads'));
@@ -238,7 +266,9 @@ if (!existsSync(CHROMIUM)) {
       await page.getByLabel('Metadata').fill('{"shelf": "freezer"}');
       await page.getByRole('button', { name: 'Save metadata' }).click();
       await page.getByText('Saved.').waitFor();
-      const files = (await (await fetch(`${base}/v1/stores/pantry/files/beans.md`, { headers: { authorization: `Bearer ${key}` } })).json()) as { metadata: unknown };
+      const files = (await (
+        await fetch(`${base}/v1/stores/pantry/files/beans.md`, { headers: { authorization: `Bearer ${key}` } })
+      ).json()) as { metadata: unknown };
       expect(files.metadata).toEqual({ shelf: 'freezer' });
       expect(await page.getByRole('link', { name: 'Download' }).getAttribute('href')).toMatch(/\/content\?/);
       await shot('file');
@@ -288,7 +318,10 @@ if (!existsSync(CHROMIUM)) {
       // reroll the organization's first key: a new secret, shown once
       await page.getByRole('button', { name: 'Reroll first key' }).click();
       await page.getByRole('button', { name: 'Reroll key' }).click();
-      const rerolled = await page.getByRole('dialog', { name: 'New secret of first key' }).getByLabel('Secret').inputValue();
+      const rerolled = await page
+        .getByRole('dialog', { name: 'New secret of first key' })
+        .getByLabel('Secret')
+        .inputValue();
       expect(rerolled).not.toBe(key);
       rerolledKey = rerolled;
       secrets.push(rerolled);
@@ -304,7 +337,9 @@ if (!existsSync(CHROMIUM)) {
       await page.getByText('This is the key this session signed in with.').waitFor();
       await page.getByRole('button', { name: 'Revoke key' }).click();
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
-      expect(await page.getByRole('status').first().textContent()).toMatch(/Signed out: the key this session used \(console-e2e\) was revoked/);
+      expect(await page.getByRole('status').first().textContent()).toMatch(
+        /Signed out: the key this session used \(console-e2e\) was revoked/,
+      );
       expect(await page.evaluate(() => sessionStorage.length)).toBe(0);
       expect((await fetch(`${base}/v1/stores`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(401);
       await shot('signed-out');
@@ -312,12 +347,20 @@ if (!existsSync(CHROMIUM)) {
 
     it('signs out on the next 401 when the key is revoked elsewhere', async () => {
       const auth = { authorization: `Bearer ${rerolledKey}`, 'content-type': 'application/json' };
-      const other = (await (await fetch(`${base}/v1/api-keys`, { method: 'POST', headers: auth, body: JSON.stringify({ name: 'elsewhere' }) })).json()) as { id: string; value: string };
+      const other = (await (
+        await fetch(`${base}/v1/api-keys`, {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ name: 'elsewhere' }),
+        })
+      ).json()) as { id: string; value: string };
       secrets.push(other.value);
       await signIn(other.value);
       await signedIn();
       // revoke the key through the API, behind the console's back: the next call answers 401
-      expect((await fetch(`${base}/v1/api-keys/${other.id}/revoke`, { method: 'POST', headers: auth })).status).toBe(200);
+      expect((await fetch(`${base}/v1/api-keys/${other.id}/revoke`, { method: 'POST', headers: auth })).status).toBe(
+        200,
+      );
       await nav('Search');
       await page.getByRole('button', { name: 'Sign in' }).waitFor();
       expect(await page.getByRole('status').first().textContent()).toMatch(/Signed out: the API key was not accepted/);

@@ -32,7 +32,10 @@ describe('What the official clients expect of stores, store files, search and fi
   afterAll(async () => t?.close());
 
   const raw = (path: string, init: RequestInit = {}) =>
-    fetch(`${t.baseURL}${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    fetch(`${t.baseURL}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...(init.headers ?? {}) },
+    });
 
   it('creates a store with file_ids: the answer is the store, with the files attached', async () => {
     for (let i = 0; i < 4; i++) {
@@ -56,10 +59,15 @@ describe('What the official clients expect of stores, store files, search and fi
     expect(((await plain.json()) as any).id).toBe(f.id);
     // the SDK encodes the slash
     expect((await c.stores.files.retrieve('docs/a.md', { store_identifier: store })).id).toBe(f.id);
-    const patched = await raw(`/v1/stores/${store}/files/docs/a.md`, { method: 'PATCH', body: JSON.stringify({ metadata: { shelf: 'top' } }) });
+    const patched = await raw(`/v1/stores/${store}/files/docs/a.md`, {
+      method: 'PATCH',
+      body: JSON.stringify({ metadata: { shelf: 'top' } }),
+    });
     expect(patched.status).toBe(200);
     expect(((await patched.json()) as any).metadata).toEqual({ shelf: 'top' });
-    expect((await c.stores.files.update('docs/a.md', { store_identifier: store, metadata: { shelf: 'low' } })).metadata).toEqual({ shelf: 'low' });
+    expect(
+      (await c.stores.files.update('docs/a.md', { store_identifier: store, metadata: { shelf: 'low' } })).metadata,
+    ).toEqual({ shelf: 'low' });
     expect((await raw(`/v1/stores/${store}/files/docs/b.md`)).status).toBe(404);
     const deleted = await raw(`/v1/stores/${store}/files/docs/a.md`, { method: 'DELETE' });
     expect(deleted.status).toBe(200);
@@ -69,7 +77,10 @@ describe('What the official clients expect of stores, store files, search and fi
 
   it('keeps metadata of stores and store files that is any JSON value, within the limits', async () => {
     for (const metadata of ['a note', 42, [1, 'two', { three: 3 }], true, null, { team: 'cooks' }]) {
-      const s = await c.stores.create({ name: `meta-${typeof metadata}-${Array.isArray(metadata)}-${metadata === null}`, metadata });
+      const s = await c.stores.create({
+        name: `meta-${typeof metadata}-${Array.isArray(metadata)}-${metadata === null}`,
+        metadata,
+      });
       expect(s.metadata).toEqual(metadata);
       expect((await c.stores.retrieve(s.id)).metadata).toEqual(metadata);
     }
@@ -84,14 +95,30 @@ describe('What the official clients expect of stores, store files, search and fi
     expect((await c.stores.files.retrieve(f.id, { store_identifier: s.id })).metadata).toBe(7.5);
     await settle(c, s.id);
     // a search over files whose metadata is no object answers, filtered or not
-    expect((await c.stores.search({ query: 'damson', store_identifiers: [s.id], filters: { key: 'shelf', operator: 'eq', value: 'top' } })).data).toEqual([]);
-    expect((await c.stores.search({ query: 'damson', store_identifiers: [s.id] })).data[0]).toMatchObject({ metadata: 7.5 });
+    expect(
+      (
+        await c.stores.search({
+          query: 'damson',
+          store_identifiers: [s.id],
+          filters: { key: 'shelf', operator: 'eq', value: 'top' },
+        })
+      ).data,
+    ).toEqual([]);
+    expect((await c.stores.search({ query: 'damson', store_identifiers: [s.id] })).data[0]).toMatchObject({
+      metadata: 7.5,
+    });
 
     // the limits still hold, for any kind of value
-    const long = await raw('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'meta-long', metadata: 'x'.repeat(LIMITS.metadataStringChars + 1) }) });
+    const long = await raw('/v1/stores', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'meta-long', metadata: 'x'.repeat(LIMITS.metadataStringChars + 1) }),
+    });
     expect(long.status).toBe(422);
     expect(((await long.json()) as any).detail[0].loc).toEqual(['body', 'metadata']);
-    const big = await raw(`/v1/stores/${s.id}/files/${f.id}`, { method: 'PATCH', body: JSON.stringify({ metadata: Array.from({ length: 8 }, () => 'y'.repeat(LIMITS.metadataBytes / 8)) }) });
+    const big = await raw(`/v1/stores/${s.id}/files/${f.id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ metadata: Array.from({ length: 8 }, () => 'y'.repeat(LIMITS.metadataBytes / 8)) }),
+    });
     expect(big.status).toBe(422);
     expect((await c.stores.files.retrieve(f.id, { store_identifier: s.id })).metadata).toBe(7.5);
   });
@@ -99,7 +126,12 @@ describe('What the official clients expect of stores, store files, search and fi
   it('rerank.top_k keeps that many results', async () => {
     const store = (await c.stores.create({ name: 'rerank-top-k' })).id;
     for (const fruit of ['apricot', 'plum', 'quince', 'cherry']) {
-      const f = await c.files.create({ file: await text(`How to make ${fruit} jam: weigh the fruit, add sugar, boil to the setting point.`, `${fruit}.txt`) });
+      const f = await c.files.create({
+        file: await text(
+          `How to make ${fruit} jam: weigh the fruit, add sugar, boil to the setting point.`,
+          `${fruit}.txt`,
+        ),
+      });
       await c.stores.files.create(store, { file_id: f.id });
     }
     await settle(c, store);
@@ -113,9 +145,18 @@ describe('What the official clients expect of stores, store files, search and fi
   it("lists files in Mixedbread's and OpenAI's shapes at once: both clients page through all of them", async () => {
     const org = await t.newOrganization('file pages');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await t.client(org.apiKey).files.create({ file: await text(`page ${i}`, `page-${i}.txt`) })).id);
-    const first = (await (await fetch(`${t.baseURL}/v1/files?limit=2`, { headers: { authorization: `Bearer ${org.apiKey}` } })).json()) as any;
-    expect(first).toMatchObject({ object: 'list', has_more: true, first_id: ids[4], last_id: ids[3], pagination: { has_more: true } });
+    for (let i = 0; i < 5; i++)
+      ids.push((await t.client(org.apiKey).files.create({ file: await text(`page ${i}`, `page-${i}.txt`) })).id);
+    const first = (await (
+      await fetch(`${t.baseURL}/v1/files?limit=2`, { headers: { authorization: `Bearer ${org.apiKey}` } })
+    ).json()) as any;
+    expect(first).toMatchObject({
+      object: 'list',
+      has_more: true,
+      first_id: ids[4],
+      last_id: ids[3],
+      pagination: { has_more: true },
+    });
 
     const openai = new OpenAI({ apiKey: org.apiKey, baseURL: `${t.baseURL}/v1`, maxRetries: 0 });
     const viaOpenAi: string[] = [];
@@ -125,10 +166,16 @@ describe('What the official clients expect of stores, store files, search and fi
     for await (const f of t.client(org.apiKey).files.list({ limit: 2 })) viaMixedbread.push(f.id);
     expect(viaMixedbread).toEqual([...ids].reverse());
     // an id `after` or `before` that is no file of the listing: a 422 at that parameter
-    const foreign = await fetch(`${t.baseURL}/v1/files?after=${ids[0].replace(/^./, ids[0][0] === '0' ? '1' : '0')}`, { headers: { authorization: `Bearer ${org.apiKey}` } });
+    const foreign = await fetch(`${t.baseURL}/v1/files?after=${ids[0].replace(/^./, ids[0][0] === '0' ? '1' : '0')}`, {
+      headers: { authorization: `Bearer ${org.apiKey}` },
+    });
     expect(foreign.status).toBe(422);
     expect(((await foreign.json()) as any).detail[0].loc).toEqual(['query', 'after']);
-    const back = (await (await fetch(`${t.baseURL}/v1/files?limit=2&before=${ids[1]}`, { headers: { authorization: `Bearer ${org.apiKey}` } })).json()) as any;
+    const back = (await (
+      await fetch(`${t.baseURL}/v1/files?limit=2&before=${ids[1]}`, {
+        headers: { authorization: `Bearer ${org.apiKey}` },
+      })
+    ).json()) as any;
     expect(back.data.map((f: any) => f.id)).toEqual([ids[3], ids[2]]);
   });
 });

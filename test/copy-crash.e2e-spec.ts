@@ -36,7 +36,13 @@ describe('store copy survives kill -9 (embedded default)', () => {
     let c = client();
     const source = await c.stores.create({ name: 'original' });
     const files = await Promise.all(
-      Array.from({ length: 50 }, async (_, i) => c.files.create({ file: await toFile(Buffer.from(`document ${i}: preserves, jams and pickles number ${i}`), `doc-${i}.txt`, { type: 'text/plain' }) })),
+      Array.from({ length: 50 }, async (_, i) =>
+        c.files.create({
+          file: await toFile(Buffer.from(`document ${i}: preserves, jams and pickles number ${i}`), `doc-${i}.txt`, {
+            type: 'text/plain',
+          }),
+        }),
+      ),
     );
     for (const f of files) await c.stores.files.create(source.id, { file_id: f.id });
     await eventually(
@@ -44,11 +50,17 @@ describe('store copy survives kill -9 (embedded default)', () => {
       (s) => s.file_counts!.completed === 50,
     );
 
-    const target = (await c.stores.copy(source.id, { name: 'duplicate' })) as unknown as { id: string; copy_state: unknown; file_counts: { total: number } };
+    const target = (await c.stores.copy(source.id, { name: 'duplicate' })) as unknown as {
+      id: string;
+      copy_state: unknown;
+      file_counts: { total: number };
+    };
     server.kill9();
     await new Promise((r) => setTimeout(r, 200));
     // eslint-disable-next-line no-console
-    console.log(`copy: killed with the target answered (copy_state ${JSON.stringify(target.copy_state)}, ${target.file_counts.total} files at answer time)`);
+    console.log(
+      `copy: killed with the target answered (copy_state ${JSON.stringify(target.copy_state)}, ${target.file_counts.total} files at answer time)`,
+    );
 
     server = await startServerProcess(env, port);
     c = client();
@@ -61,7 +73,9 @@ describe('store copy survives kill -9 (embedded default)', () => {
     const src = await c.stores.retrieve(source.id);
     expect((src as unknown as { copy_state: unknown }).copy_state).toBeNull();
     // both usable: the source can be written and deleted from, the target searched
-    const extra = await c.files.create({ file: await toFile(Buffer.from('one more jar'), 'extra.txt', { type: 'text/plain' }) });
+    const extra = await c.files.create({
+      file: await toFile(Buffer.from('one more jar'), 'extra.txt', { type: 'text/plain' }),
+    });
     await c.stores.files.create(source.id, { file_id: extra.id });
     const hits = await c.stores.search({ query: 'pickles number 7', store_identifiers: [target.id], top_k: 3 });
     expect(hits.data.length).toBeGreaterThan(0);

@@ -18,7 +18,10 @@ describe('Files through the official @mixedbread/sdk client', () => {
   afterAll(async () => t?.close());
 
   const raw = (path: string, init: RequestInit & { key?: string } = {}) =>
-    fetch(path.startsWith('http') ? path : `${t.baseURL}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? key}`, ...(init.headers ?? {}) } });
+    fetch(path.startsWith('http') ? path : `${t.baseURL}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${init.key ?? key}`, ...(init.headers ?? {}) },
+    });
 
   it('uploads a small file, downloads it byte for byte with the right headers, replaces and deletes it', async () => {
     const body = Buffer.from('# Notes\n\nhello larder\n');
@@ -52,10 +55,20 @@ describe('Files through the official @mixedbread/sdk client', () => {
     expect(part.headers.get('content-range')).toBe(`bytes 2-6/${body.length}`);
     expect(Buffer.from(await part.arrayBuffer()).toString()).toBe(body.subarray(2, 7).toString());
     expect((await raw(`/v1/files/${f.id}/content`, { headers: { range: 'bytes=999-' } })).status).toBe(416);
-    expect((await raw(`/v1/files/${f.id}/content`, { headers: { 'if-none-match': `"${sha(body)}"` } })).status).toBe(304);
+    expect((await raw(`/v1/files/${f.id}/content`, { headers: { 'if-none-match': `"${sha(body)}"` } })).status).toBe(
+      304,
+    );
 
-    const replaced = await c.files.update(f.id, { file: await toFile(Buffer.from('v2 content'), 'notes-v2.txt', { type: 'text/plain' }) });
-    expect(replaced).toMatchObject({ id: f.id, version: 2, filename: 'notes-v2.txt', bytes: 10, mime_type: 'text/plain' });
+    const replaced = await c.files.update(f.id, {
+      file: await toFile(Buffer.from('v2 content'), 'notes-v2.txt', { type: 'text/plain' }),
+    });
+    expect(replaced).toMatchObject({
+      id: f.id,
+      version: 2,
+      filename: 'notes-v2.txt',
+      bytes: 10,
+      mime_type: 'text/plain',
+    });
     expect(Buffer.from(await (await c.files.content(f.id)).arrayBuffer()).toString()).toBe('v2 content');
 
     expect(await c.files.delete(f.id)).toEqual({ id: f.id, deleted: true, object: 'file' });
@@ -68,7 +81,11 @@ describe('Files through the official @mixedbread/sdk client', () => {
     const parts: number[] = [];
     const f = await c.files.create({
       file: await toFile(body, 'big.bin', { type: 'application/octet-stream' }),
-      multipartUpload: { threshold: 5 * 1024 * 1024, partSize: 5 * 1024 * 1024, onPartUpload: (e: { partNumber: number }) => void parts.push(e.partNumber) },
+      multipartUpload: {
+        threshold: 5 * 1024 * 1024,
+        partSize: 5 * 1024 * 1024,
+        onPartUpload: (e: { partNumber: number }) => void parts.push(e.partNumber),
+      },
     } as never);
     expect(parts.sort()).toEqual([1, 2, 3]);
     expect(f).toMatchObject({ filename: 'big.bin', bytes: body.length, version: 1 });
@@ -80,11 +97,21 @@ describe('Files through the official @mixedbread/sdk client', () => {
   it('lists with fuzzy q and pages both ways', async () => {
     const { apiKey } = await t.newOrganization('listing');
     const lc = t.client(apiKey);
-    const names = ['quarterly-report-2024.pdf', 'meeting-notes.md', 'budget.csv', 'annual-report.docx', 'readme.txt', 'photo.png', 'report-draft.txt'];
+    const names = [
+      'quarterly-report-2024.pdf',
+      'meeting-notes.md',
+      'budget.csv',
+      'annual-report.docx',
+      'readme.txt',
+      'photo.png',
+      'report-draft.txt',
+    ];
     for (const n of names) await lc.files.create({ file: await toFile(Buffer.from(`content of ${n}`), n) });
 
     const typo = await lc.files.list({ q: 'reprot' });
-    expect(typo.data.map((f) => f.filename)).toEqual(expect.arrayContaining(['quarterly-report-2024.pdf', 'annual-report.docx', 'report-draft.txt']));
+    expect(typo.data.map((f) => f.filename)).toEqual(
+      expect.arrayContaining(['quarterly-report-2024.pdf', 'annual-report.docx', 'report-draft.txt']),
+    );
     expect(typo.data.map((f) => f.filename)).not.toContain('photo.png');
     const exact = await lc.files.list({ q: 'budget' });
     expect(exact.data[0].filename).toBe('budget.csv');
@@ -107,21 +134,50 @@ describe('Files through the official @mixedbread/sdk client', () => {
     const noFile = new FormData();
     noFile.append('other', 'x');
     expect((await raw('/v1/files', { method: 'POST', body: noFile })).status).toBe(422);
-    expect((await raw('/v1/files', { method: 'POST', body: JSON.stringify({}), headers: { 'content-type': 'application/json' } })).status).toBe(422);
-    await expect(c.files.create({ file: await toFile(Buffer.alloc(0), 'empty.txt') })).rejects.toMatchObject({ status: 422 });
+    expect(
+      (
+        await raw('/v1/files', {
+          method: 'POST',
+          body: JSON.stringify({}),
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(422);
+    await expect(c.files.create({ file: await toFile(Buffer.alloc(0), 'empty.txt') })).rejects.toMatchObject({
+      status: 422,
+    });
     const json = { 'content-type': 'application/json' };
     for (const part_count of [0, 10001]) {
-      const r = await raw('/v1/files/uploads', { method: 'POST', headers: json, body: JSON.stringify({ filename: 'x', file_size: 20000, mime_type: 'text/plain', part_count }) });
+      const r = await raw('/v1/files/uploads', {
+        method: 'POST',
+        headers: json,
+        body: JSON.stringify({ filename: 'x', file_size: 20000, mime_type: 'text/plain', part_count }),
+      });
       expect(r.status).toBe(422);
     }
-    expect((await raw('/v1/files/uploads', { method: 'POST', headers: json, body: JSON.stringify({ filename: 'x', file_size: 10, mime_type: 'nope' }) })).status).toBe(422);
+    expect(
+      (
+        await raw('/v1/files/uploads', {
+          method: 'POST',
+          headers: json,
+          body: JSON.stringify({ filename: 'x', file_size: 10, mime_type: 'nope' }),
+        })
+      ).status,
+    ).toBe(422);
 
     // complete with a missing part, then with a wrong ETag
-    const up = await c.files.uploads.create({ filename: 'two.txt', file_size: 10, mime_type: 'text/plain', part_count: 2 });
+    const up = await c.files.uploads.create({
+      filename: 'two.txt',
+      file_size: 10,
+      mime_type: 'text/plain',
+      part_count: 2,
+    });
     const p1 = await fetch(up.part_urls[0].url, { method: 'PUT', body: Buffer.from('hello') });
     expect(p1.status).toBe(200);
     const etag1 = p1.headers.get('etag')!;
-    await expect(c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }] })).rejects.toMatchObject({ status: 400 });
+    await expect(c.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: etag1 }] })).rejects.toMatchObject({
+      status: 400,
+    });
     const p2 = await fetch(up.part_urls[1].url, { method: 'PUT', body: Buffer.from('world') });
     await expect(
       c.files.uploads.complete(up.id, {
@@ -158,7 +214,12 @@ describe('Files through the official @mixedbread/sdk client', () => {
   });
 
   it('resumes an interrupted upload: detail lists completed parts and fresh URLs for missing ones; abort deletes', async () => {
-    const up = await c.files.uploads.create({ filename: 'resume.txt', file_size: 15, mime_type: 'text/plain', part_count: 3 });
+    const up = await c.files.uploads.create({
+      filename: 'resume.txt',
+      file_size: 15,
+      mime_type: 'text/plain',
+      part_count: 3,
+    });
     await fetch(up.part_urls[1].url, { method: 'PUT', body: Buffer.from('BBBBB') });
     const detail = await c.files.uploads.retrieve(up.id);
     expect(detail.completed_parts.map((p) => p.part_number)).toEqual([2]);
@@ -176,10 +237,14 @@ describe('Files through the official @mixedbread/sdk client', () => {
     await expect(other.files.retrieve(f.id)).rejects.toMatchObject({ status: 404 });
     await expect(other.files.content(f.id)).rejects.toMatchObject({ status: 404 });
     await expect(other.files.delete(f.id)).rejects.toMatchObject({ status: 404 });
-    await expect(other.files.update(f.id, { file: await toFile(Buffer.from('x'), 'x.txt') })).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.update(f.id, { file: await toFile(Buffer.from('x'), 'x.txt') })).rejects.toMatchObject({
+      status: 404,
+    });
     await expect(other.files.uploads.retrieve(up.id)).rejects.toMatchObject({ status: 404 });
     await expect(other.files.uploads.abort(up.id)).rejects.toMatchObject({ status: 404 });
-    await expect(other.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: 'x' }] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: 'x' }] })).rejects.toMatchObject(
+      { status: 404 },
+    );
     expect((await other.files.list()).data).toEqual([]);
     expect((await other.files.uploads.list()).data).toEqual([]);
     // a signed URL of one upload does not work for another upload id
@@ -215,7 +280,12 @@ describe('Files on the S3 adapter (s3rver on loopback): real presigned UploadPar
 
   it('uploads 12 MiB through presigned S3 part URLs, then downloads whole and by range', async () => {
     const body = randomBytes(12 * 1024 * 1024);
-    const create = await c.files.uploads.create({ filename: 'probe.bin', file_size: 10, mime_type: 'text/plain', part_count: 1 });
+    const create = await c.files.uploads.create({
+      filename: 'probe.bin',
+      file_size: 10,
+      mime_type: 'text/plain',
+      part_count: 1,
+    });
     expect(create.part_urls[0].url.startsWith(s3.endpoint)).toBe(true); // S3 itself takes the parts
     expect(create.part_urls[0].url).toContain('X-Amz-Signature=');
     await c.files.uploads.abort(create.id).catch(() => undefined);
@@ -227,7 +297,9 @@ describe('Files on the S3 adapter (s3rver on loopback): real presigned UploadPar
     expect(f).toMatchObject({ filename: 'big-s3.bin', bytes: body.length });
     const got = Buffer.from(await (await c.files.content(f.id)).arrayBuffer());
     expect(sha(got)).toBe(sha(body));
-    const part = await fetch(`${t.baseURL}/v1/files/${f.id}/content`, { headers: { authorization: `Bearer ${(c as unknown as { apiKey: string }).apiKey}`, range: 'bytes=100-199' } });
+    const part = await fetch(`${t.baseURL}/v1/files/${f.id}/content`, {
+      headers: { authorization: `Bearer ${(c as unknown as { apiKey: string }).apiKey}`, range: 'bytes=100-199' },
+    });
     expect(part.status).toBe(206);
     expect(Buffer.from(await part.arrayBuffer()).equals(body.subarray(100, 200))).toBe(true);
   });
@@ -245,7 +317,9 @@ describe('limits: abandoned uploads expire, oversized files are refused', () => 
       const c = t.client((await t.newOrganization('limits')).apiKey);
       const err = await c.files.create({ file: await toFile(randomBytes(2000), 'big.bin') }).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 413, error: { error: { code: 413, type: 'payload_too_large' } } });
-      await expect(c.files.uploads.create({ filename: 'big.bin', file_size: 2000, mime_type: 'application/octet-stream' })).rejects.toMatchObject({ status: 413 });
+      await expect(
+        c.files.uploads.create({ filename: 'big.bin', file_size: 2000, mime_type: 'application/octet-stream' }),
+      ).rejects.toMatchObject({ status: 413 });
       expect((await c.files.list()).data).toEqual([]);
       expect((await c.files.create({ file: await toFile(randomBytes(1000), 'fits.bin') })).bytes).toBe(1000);
     } finally {
@@ -281,10 +355,15 @@ describe('API key scopes on the files routes', () => {
       const g = await owner.files.create({ file: await toFile(Buffer.from('y'), 'y.txt') });
       const readAny = await owner.apiKeys.create({ name: 'read', scope: [{ method: 'read' }] });
       const readOne = await owner.apiKeys.create({ name: 'read-one', scope: [{ method: 'read', resource_id: f.id }] });
-      const storeOnly = await owner.apiKeys.create({ name: 'stores', scope: [{ method: 'read', resource_type: 'store' }] });
+      const storeOnly = await owner.apiKeys.create({
+        name: 'stores',
+        scope: [{ method: 'read', resource_type: 'store' }],
+      });
       const r = t.client(readAny.value);
       expect((await r.files.retrieve(f.id)).id).toBe(f.id);
-      await expect(r.files.create({ file: await toFile(Buffer.from('z'), 'z.txt') })).rejects.toMatchObject({ status: 403 });
+      await expect(r.files.create({ file: await toFile(Buffer.from('z'), 'z.txt') })).rejects.toMatchObject({
+        status: 403,
+      });
       await expect(r.files.delete(f.id)).rejects.toMatchObject({ status: 403 });
       await expect(r.files.list()).rejects.toMatchObject({ status: 403 });
       const one = t.client(readOne.value);
@@ -323,7 +402,9 @@ describe('a late read model never turns a stored write into an error (LARDER_CON
 
   it('an upload answers 201 with the file and Larder-Read-Lag, keeps its content, and reads show it shortly after', async () => {
     const body = randomBytes(64 * 1024);
-    const { data: f, response } = await c.files.create({ file: await toFile(body, 'late.bin', { type: 'application/octet-stream' }) }).withResponse();
+    const { data: f, response } = await c.files
+      .create({ file: await toFile(body, 'late.bin', { type: 'application/octet-stream' }) })
+      .withResponse();
     expect(response.status).toBe(201);
     expect(f).toEqual({
       id: expect.any(String),
@@ -342,9 +423,18 @@ describe('a late read model never turns a stored write into an error (LARDER_CON
     const got = Buffer.from(await (await c.files.content(f.id)).arrayBuffer());
     expect(sha(got)).toBe(sha(body));
 
-    const { data: r, response: rr } = await c.files.update(f.id, { file: await toFile(Buffer.from('second version'), 'late.txt', { type: 'text/plain' }) }).withResponse();
+    const { data: r, response: rr } = await c.files
+      .update(f.id, { file: await toFile(Buffer.from('second version'), 'late.txt', { type: 'text/plain' }) })
+      .withResponse();
     expect(rr.status).toBe(200);
-    expect(r).toMatchObject({ id: f.id, filename: 'late.txt', bytes: 14, mime_type: 'text/plain', version: 2, created_at: f.created_at });
+    expect(r).toMatchObject({
+      id: f.id,
+      filename: 'late.txt',
+      bytes: 14,
+      mime_type: 'text/plain',
+      version: 2,
+      created_at: f.created_at,
+    });
     await eventually(async () => expect((await c.files.retrieve(f.id)).version).toBe(2));
     expect(Buffer.from(await (await c.files.content(f.id)).arrayBuffer()).toString()).toBe('second version');
 

@@ -37,8 +37,15 @@ interface Outcome {
 }
 
 const describeRequest = (r: FuzzRequest) => {
-  const body = r.body === undefined ? '' : r.body.length > 600 ? `${r.body.subarray(0, 300).toString('utf8')}… (${r.body.length} bytes)` : r.body.toString('utf8');
-  const headers = Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, v.length > 200 ? `${v.slice(0, 100)}… (${v.length} chars)` : v]));
+  const body =
+    r.body === undefined
+      ? ''
+      : r.body.length > 600
+        ? `${r.body.subarray(0, 300).toString('utf8')}… (${r.body.length} bytes)`
+        : r.body.toString('utf8');
+  const headers = Object.fromEntries(
+    Object.entries(r.headers).map(([k, v]) => [k, v.length > 200 ? `${v.slice(0, 100)}… (${v.length} chars)` : v]),
+  );
   return `${r.method} ${r.path.length > 400 ? `${r.path.slice(0, 300)}… (${r.path.length} chars)` : r.path}\n  operation: ${r.operation} [${r.labels.join(', ')}]\n  headers: ${JSON.stringify(headers)}\n  body: ${JSON.stringify(body)}`;
 };
 
@@ -86,28 +93,58 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     sizes = { stores: 2, throwawayStores: 3, files: 3, throwawayFiles: 3 },
   ) {
     const c = t.client(key);
-    const upload = async (name: string, text: string) => (await c.files.create({ file: await toFile(Buffer.from(text), name, { type: 'text/plain' }) })).id;
-    for (let i = 0; i < sizes.files; i++) into.stable.files.push(await upload(`${prefix}-${i}.txt`, `${prefix} larder shelf ${i}: sourdough bread, rye and butter; honey jar ${i}.`));
-    for (let i = 0; i < sizes.throwawayFiles; i++) into.throwaway.files.push(await upload(`${prefix}-t${i}.txt`, `throwaway ${i} pickles and cheese`));
+    const upload = async (name: string, text: string) =>
+      (await c.files.create({ file: await toFile(Buffer.from(text), name, { type: 'text/plain' }) })).id;
+    for (let i = 0; i < sizes.files; i++)
+      into.stable.files.push(
+        await upload(
+          `${prefix}-${i}.txt`,
+          `${prefix} larder shelf ${i}: sourdough bread, rye and butter; honey jar ${i}.`,
+        ),
+      );
+    for (let i = 0; i < sizes.throwawayFiles; i++)
+      into.throwaway.files.push(await upload(`${prefix}-t${i}.txt`, `throwaway ${i} pickles and cheese`));
     const mkStore = async (name: string, fileIds: string[]) => {
-      const s = await sendJson<{ id: string; name: string }>(t.baseURL, key, 'POST', '/v1/stores', { name, description: `fuzz ${name}`, metadata: { kind: 'fuzz' } });
-      for (const f of fileIds) await sendJson(t.baseURL, key, 'POST', `/v1/stores/${s.id}/files`, { file_id: f, metadata: { kind: 'doc', n: f.slice(0, 4) } });
+      const s = await sendJson<{ id: string; name: string }>(t.baseURL, key, 'POST', '/v1/stores', {
+        name,
+        description: `fuzz ${name}`,
+        metadata: { kind: 'fuzz' },
+      });
+      for (const f of fileIds)
+        await sendJson(t.baseURL, key, 'POST', `/v1/stores/${s.id}/files`, {
+          file_id: f,
+          metadata: { kind: 'doc', n: f.slice(0, 4) },
+        });
       return { id: s.id, name: s.name };
     };
-    for (let i = 0; i < sizes.stores; i++) into.stable.stores.push(await mkStore(`${prefix}-store-${i}`, into.stable.files));
-    for (let i = 0; i < sizes.throwawayStores; i++) into.throwaway.stores.push(await mkStore(`${prefix}-throwaway-${i}`, into.throwaway.files.slice(i, i + 1)));
+    for (let i = 0; i < sizes.stores; i++)
+      into.stable.stores.push(await mkStore(`${prefix}-store-${i}`, into.stable.files));
+    for (let i = 0; i < sizes.throwawayStores; i++)
+      into.throwaway.stores.push(await mkStore(`${prefix}-throwaway-${i}`, into.throwaway.files.slice(i, i + 1)));
     const rule = async (storeId: string, q: string) =>
-      (await sendJson<{ id: string }>(t.baseURL, key, 'POST', `/v1/stores/${storeId}/rules`, { query: q, rules: [{ type: 'query_string', substitution: 'sourdough bread' }] })).id;
+      (
+        await sendJson<{ id: string }>(t.baseURL, key, 'POST', `/v1/stores/${storeId}/rules`, {
+          query: q,
+          rules: [{ type: 'query_string', substitution: 'sourdough bread' }],
+        })
+      ).id;
     into.stable.rules.push({ storeId: into.stable.stores[0].id, id: await rule(into.stable.stores[0].id, 'bread') });
-    for (const s of into.throwaway.stores.slice(0, 2)) into.throwaway.rules.push({ storeId: s.id, id: await rule(s.id, 'cheese') });
+    for (const s of into.throwaway.stores.slice(0, 2))
+      into.throwaway.rules.push({ storeId: s.id, id: await rule(s.id, 'cheese') });
     for (const target of [into.stable, into.throwaway]) {
       for (let i = 0; i < 2; i++) {
-        const u = await sendJson<{ id: string; part_urls: Array<{ part_number: number; url: string }> }>(t.baseURL, key, 'POST', '/v1/files/uploads', {
-          filename: `${prefix}-multi-${i}.bin`,
-          file_size: 12,
-          mime_type: 'application/octet-stream',
-          part_count: 2,
-        });
+        const u = await sendJson<{ id: string; part_urls: Array<{ part_number: number; url: string }> }>(
+          t.baseURL,
+          key,
+          'POST',
+          '/v1/files/uploads',
+          {
+            filename: `${prefix}-multi-${i}.bin`,
+            file_size: 12,
+            mime_type: 'application/octet-stream',
+            part_count: 2,
+          },
+        );
         target.uploads.push(u.id);
         for (const p of u.part_urls) {
           const url = new URL(p.url);
@@ -118,10 +155,20 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
         }
       }
     }
-    for (let i = 0; i < 3; i++) into.throwaway.apiKeys.push((await sendJson<{ id: string }>(t.baseURL, key, 'POST', '/v1/api-keys', { name: `${prefix}-throwaway-${i}` })).id);
+    for (let i = 0; i < 3; i++)
+      into.throwaway.apiKeys.push(
+        (await sendJson<{ id: string }>(t.baseURL, key, 'POST', '/v1/api-keys', { name: `${prefix}-throwaway-${i}` }))
+          .id,
+      );
     // signed content URLs of store files
     for (const s of [...into.stable.stores.slice(0, 1), ...into.throwaway.stores.slice(0, 1)]) {
-      const files = await sendJson<{ data: Array<{ id: string; content_url: string }> }>(t.baseURL, key, 'POST', `/v1/stores/${s.id}/files/list`, {});
+      const files = await sendJson<{ data: Array<{ id: string; content_url: string }> }>(
+        t.baseURL,
+        key,
+        'POST',
+        `/v1/stores/${s.id}/files/list`,
+        {},
+      );
       for (const f of files.data) {
         const url = new URL(f.content_url);
         (signed['GET /v1/stores/{store_identifier}/files/{file_identifier}/content'] ??= []).push({
@@ -137,7 +184,12 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     const end = Date.now() + ms;
     for (const id of storeIds) {
       for (;;) {
-        const s = await sendJson<{ file_counts: { pending: number; in_progress: number } }>(t.baseURL, key, 'GET', `/v1/stores/${id}`);
+        const s = await sendJson<{ file_counts: { pending: number; in_progress: number } }>(
+          t.baseURL,
+          key,
+          'GET',
+          `/v1/stores/${id}`,
+        );
         if (!s.file_counts.pending && !s.file_counts.in_progress) break;
         if (Date.now() > end) throw new Error(`store ${id} still ingesting: ${JSON.stringify(s.file_counts)}`);
         await new Promise((r) => setTimeout(r, 200));
@@ -152,7 +204,10 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     // newOrganization appends through the command bus without waiting for the key lookup's projection
     for (const key of [main.apiKey, other.apiKey, t.rootKey]) {
       const end = Date.now() + 30_000;
-      while ((await send(t.baseURL, { method: 'GET', path: '/v1/stores', headers: { authorization: `Bearer ${key}` } })).status !== 200) {
+      while (
+        (await send(t.baseURL, { method: 'GET', path: '/v1/stores', headers: { authorization: `Bearer ${key}` } }))
+          .status !== 200
+      ) {
         if (Date.now() > end) throw new Error('a fixture key never became usable');
         await new Promise((r) => setTimeout(r, 100));
       }
@@ -170,10 +225,26 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     await populate(main.apiKey, 'fuzz', fx, signed);
     const otherSigned: FuzzFixture['signed'] = {};
     const otherPools = { stable: pool(), throwaway: pool() };
-    await populate(other.apiKey, 'other', otherPools, otherSigned, { stores: 1, throwawayStores: 0, files: 1, throwawayFiles: 0 });
-    fx.other = { ...otherPools.stable, apiKeys: otherPools.throwaway.apiKeys, uploads: [...otherPools.stable.uploads, ...otherPools.throwaway.uploads] };
-    fx.keys.scoped = (await sendJson<{ value: string }>(t.baseURL, main.apiKey, 'POST', '/v1/api-keys', { name: 'read-stores-only', scope: [{ method: 'read', resource_type: 'store' }] })).value;
-    const revoked = await sendJson<{ id: string; value: string }>(t.baseURL, main.apiKey, 'POST', '/v1/api-keys', { name: 'revoked' });
+    await populate(other.apiKey, 'other', otherPools, otherSigned, {
+      stores: 1,
+      throwawayStores: 0,
+      files: 1,
+      throwawayFiles: 0,
+    });
+    fx.other = {
+      ...otherPools.stable,
+      apiKeys: otherPools.throwaway.apiKeys,
+      uploads: [...otherPools.stable.uploads, ...otherPools.throwaway.uploads],
+    };
+    fx.keys.scoped = (
+      await sendJson<{ value: string }>(t.baseURL, main.apiKey, 'POST', '/v1/api-keys', {
+        name: 'read-stores-only',
+        scope: [{ method: 'read', resource_type: 'store' }],
+      })
+    ).value;
+    const revoked = await sendJson<{ id: string; value: string }>(t.baseURL, main.apiKey, 'POST', '/v1/api-keys', {
+      name: 'revoked',
+    });
     await sendJson(t.baseURL, main.apiKey, 'POST', `/v1/api-keys/${revoked.id}/revoke`);
     fx.keys.revoked = revoked.value;
     await settle(
@@ -232,7 +303,9 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
       .filter((x) => x.why);
     const crossTenant = outcomes.filter((o) => o.request.crossTenant && o.response && o.response.status < 400);
     const scopeLeaks = outcomes.filter((o) => o.request.needsWriteScope && o.response && o.response.status < 400);
-    const realHits = outcomes.filter((o) => o.response && o.response.status < 300 && o.request.operation.includes('{')).length;
+    const realHits = outcomes.filter(
+      (o) => o.response && o.response.status < 300 && o.request.operation.includes('{'),
+    ).length;
 
     const summary = {
       seed: SEED,
@@ -252,9 +325,21 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
           body: o.response?.body.slice(0, 500),
           logs: o.logs.join('\n').slice(0, 4000),
         })),
-        shape_errors: shapeErrors.map(({ o, why }) => ({ request: describeRequest(o.request), status: o.response!.status, why })),
-        cross_tenant: crossTenant.map((o) => ({ request: describeRequest(o.request), status: o.response!.status, body: o.response!.body.slice(0, 300) })),
-        scope_leaks: scopeLeaks.map((o) => ({ request: describeRequest(o.request), status: o.response!.status, body: o.response!.body.slice(0, 300) })),
+        shape_errors: shapeErrors.map(({ o, why }) => ({
+          request: describeRequest(o.request),
+          status: o.response!.status,
+          why,
+        })),
+        cross_tenant: crossTenant.map((o) => ({
+          request: describeRequest(o.request),
+          status: o.response!.status,
+          body: o.response!.body.slice(0, 300),
+        })),
+        scope_leaks: scopeLeaks.map((o) => ({
+          request: describeRequest(o.request),
+          status: o.response!.status,
+          body: o.response!.body.slice(0, 300),
+        })),
       },
     };
     if (process.env.FUZZ_REPORT) writeFileSync(process.env.FUZZ_REPORT, JSON.stringify(summary, null, 2));
@@ -264,7 +349,8 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
         `${realHits} successes on routes with path parameters; ${serverErrors.length} 5xx/no answer, ${shapeErrors.length} off-contract errors, ${crossTenant.length} cross-tenant successes, ${scopeLeaks.length} writes by a read-only key`,
     );
     // eslint-disable-next-line no-console
-    for (const f of summary.findings.server_errors.slice(0, 10)) console.log(`5xx: ${f.status ?? f.error}\n${f.request}\n  answer: ${f.body}\n  log: ${f.logs}`);
+    for (const f of summary.findings.server_errors.slice(0, 10))
+      console.log(`5xx: ${f.status ?? f.error}\n${f.request}\n  answer: ${f.body}\n  log: ${f.logs}`);
 
     expect(outcomes.length).toBe(RUNS);
     // every operation was exercised, and not only with garbage
@@ -297,7 +383,9 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
     expect((await c.stores.retrieve(store.id)).name).toBe('after-the-fuzz');
     const file = await c.stores.files.upload({
       storeIdentifier: store.id,
-      file: await toFile(Buffer.from('The quince preserve sits on the top shelf of the larder.'), 'quince.txt', { type: 'text/plain' }),
+      file: await toFile(Buffer.from('The quince preserve sits on the top shelf of the larder.'), 'quince.txt', {
+        type: 'text/plain',
+      }),
     });
     await settle(key, [store.id]);
     expect((await c.stores.files.retrieve(file.id, { store_identifier: store.id })).status).toBe('completed');

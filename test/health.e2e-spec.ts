@@ -15,7 +15,12 @@ interface Ready {
     projections: {
       status: string;
       error?: string;
-      items?: Array<{ name: string; lag: number; running: boolean | null; stuck: null | { event_id: string; type: string; error: string; attempts: number } }>;
+      items?: Array<{
+        name: string;
+        lag: number;
+        running: boolean | null;
+        stuck: null | { event_id: string; type: string; error: string; attempts: number };
+      }>;
     };
     loops: { status: string; mode: string; running?: number; total?: number };
     quarantine: { status: string; stream?: string; count?: number; newest?: unknown[] };
@@ -82,14 +87,19 @@ describe('health endpoints', () => {
     await admin.end();
     admin = new Client({ connectionString: t.larder.infra.databaseUrl });
     await admin.connect();
-    await admin.query(`ALTER TABLE ${API_KEYS_TABLE} ADD CONSTRAINT health_spec_no_poison CHECK (name <> 'poison') NOT VALID`);
+    await admin.query(
+      `ALTER TABLE ${API_KEYS_TABLE} ADD CONSTRAINT health_spec_no_poison CHECK (name <> 'poison') NOT VALID`,
+    );
     const { organizationId } = await t.newOrganization('health');
     const creating = t.larder.app
       .get(CommandBus)
       .execute(new CreateApiKeyCommand(organizationId, 'poison', null, null))
       .catch((err: Error) => err);
 
-    const { body } = await until(ready, (r) => r.status === 503 && !!r.body.checks.projections.items?.find((p) => p.name === 'api-keys')?.stuck);
+    const { body } = await until(
+      ready,
+      (r) => r.status === 503 && !!r.body.checks.projections.items?.find((p) => p.name === 'api-keys')?.stuck,
+    );
     expect(body.status).toBe('unavailable');
     expect(body.error).toMatchObject({ code: 503, type: 'service_unavailable' });
     expect(body.message).toMatch(/api-keys is stuck/);
@@ -107,7 +117,9 @@ describe('health endpoints', () => {
     await admin.query(`ALTER TABLE ${API_KEYS_TABLE} DROP CONSTRAINT health_spec_no_poison`);
     const after = await until(ready, (r) => r.status === 200, 40_000);
     expect(after.body.checks.projections.items!.every((p) => p.stuck === null)).toBe(true);
-    expect((await admin.query(`SELECT count(*)::int AS n FROM ${API_KEYS_TABLE} WHERE name = 'poison'`)).rows[0].n).toBe(1);
+    expect(
+      (await admin.query(`SELECT count(*)::int AS n FROM ${API_KEYS_TABLE} WHERE name = 'poison'`)).rows[0].n,
+    ).toBe(1);
     await creating;
   });
 
@@ -116,7 +128,10 @@ describe('health endpoints', () => {
     admin = new Client({ connectionString: TEST_SERVER_URL });
     await admin.connect();
     await admin.query(`ALTER DATABASE ${dbName} ALLOW_CONNECTIONS false`);
-    await admin.query(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`, [dbName]);
+    await admin.query(
+      `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()`,
+      [dbName],
+    );
     const t0 = Date.now();
     const { status, body } = await ready();
     expect(Date.now() - t0).toBeLessThan(5000);

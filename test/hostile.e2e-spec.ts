@@ -6,12 +6,22 @@ import { startTestLarder, TestLarder } from './support/in-process-larder';
 jest.setTimeout(120_000);
 
 /** One raw HTTP/1.1 request with exactly these bytes as its body (valid Content-Length). */
-function rawRequest(baseURL: string, path: string, init: { method: string; headers: Record<string, string>; body?: Buffer | string }): Promise<{ status: number; body: string }> {
+function rawRequest(
+  baseURL: string,
+  path: string,
+  init: { method: string; headers: Record<string, string>; body?: Buffer | string },
+): Promise<{ status: number; body: string }> {
   const url = new URL(path, baseURL);
   return new Promise((resolve, reject) => {
     const body = init.body === undefined ? undefined : Buffer.isBuffer(init.body) ? init.body : Buffer.from(init.body);
     const req = request(
-      { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: init.method, headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: `${url.pathname}${url.search}`,
+        method: init.method,
+        headers: { ...init.headers, ...(body ? { 'content-length': String(body.length) } : {}) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -40,23 +50,33 @@ describe('a hostile tenant cannot crash, wedge or confuse the service (raw HTTP)
   });
   afterAll(async () => t?.close());
 
-  it.each([['/v1/files'], ['/v1/stores/{store}/files/upload']])('a multipart body without its closing boundary on %s is a 4xx and the server lives', async (route) => {
-    const boundary = 'larderboundary';
-    const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello, never closed\r\n`;
-    const res = await rawRequest(t.baseURL, route.replace('{store}', storeId), {
-      method: 'POST',
-      headers: { ...auth(), 'content-type': `multipart/form-data; boundary=${boundary}` },
-      body,
-    });
-    expect(res.status).toBeGreaterThanOrEqual(400);
-    expect(res.status).toBeLessThan(500);
-    await alive();
-    // nothing half-written: no file was listed
-    expect((await c.files.list()).data.filter((f) => f.filename === 'a.txt')).toEqual([]);
-  });
+  it.each([['/v1/files'], ['/v1/stores/{store}/files/upload']])(
+    'a multipart body without its closing boundary on %s is a 4xx and the server lives',
+    async (route) => {
+      const boundary = 'larderboundary';
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\nhello, never closed\r\n`;
+      const res = await rawRequest(t.baseURL, route.replace('{store}', storeId), {
+        method: 'POST',
+        headers: { ...auth(), 'content-type': `multipart/form-data; boundary=${boundary}` },
+        body,
+      });
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+      await alive();
+      // nothing half-written: no file was listed
+      expect((await c.files.list()).data.filter((f) => f.filename === 'a.txt')).toEqual([]);
+    },
+  );
 
   it('%25 and bad escapes in a path are 4xx, never 500', async () => {
-    for (const path of ['/v1/stores/%25', '/v1/stores/%2525', '/v1/files/%25zz', '/v1/stores/%E0%A4%A', '/v1/stores/a%00b', '/v1/files?q=%00']) {
+    for (const path of [
+      '/v1/stores/%25',
+      '/v1/stores/%2525',
+      '/v1/files/%25zz',
+      '/v1/stores/%E0%A4%A',
+      '/v1/stores/a%00b',
+      '/v1/files?q=%00',
+    ]) {
       const res = await fetch(`${t.baseURL}${path}`, { headers: auth() });
       expect([path, res.status >= 400 && res.status < 500]).toEqual([path, true]);
     }
@@ -71,7 +91,11 @@ describe('a hostile tenant cannot crash, wedge or confuse the service (raw HTTP)
     ['a grep pattern', '/v1/stores/grep', { pattern: 'a\u0000', store_identifiers: ['target'] }, ['body', 'pattern']],
     ['a search query', '/v1/stores/search', { query: 'jam\u0000', store_identifiers: ['target'] }, ['body', 'query']],
   ])('NUL in %s is a 422 with its loc', async (_what, path, body, loc) => {
-    const res = await fetch(`${t.baseURL}${path}`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${t.baseURL}${path}`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     expect(res.status).toBe(422);
     const json = (await res.json()) as { detail: { loc: unknown[] }[] };
     expect(json.detail[0].loc).toEqual(loc);
@@ -79,15 +103,27 @@ describe('a hostile tenant cannot crash, wedge or confuse the service (raw HTTP)
 
   it('metadata nested 5,000 deep is a 422, not a stack overflow', async () => {
     const deep = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
-    const res = await fetch(`${t.baseURL}/v1/stores`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: `{"name":"deep","metadata":${deep}}` });
+    const res = await fetch(`${t.baseURL}/v1/stores`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: `{"name":"deep","metadata":${deep}}`,
+    });
     expect(res.status).toBe(422);
     await alive();
   });
 
   it('a JSON route refuses a form-encoded body or one without a content type (415), creating nothing', async () => {
-    const form = await fetch(`${t.baseURL}/v1/stores`, { method: 'POST', headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' }, body: 'name=formed' });
+    const form = await fetch(`${t.baseURL}/v1/stores`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'name=formed',
+    });
     expect(form.status).toBe(415);
-    const none = await rawRequest(t.baseURL, '/v1/stores', { method: 'POST', headers: auth(), body: '{"name":"untyped"}' });
+    const none = await rawRequest(t.baseURL, '/v1/stores', {
+      method: 'POST',
+      headers: auth(),
+      body: '{"name":"untyped"}',
+    });
     expect(none.status).toBe(415);
     expect(JSON.parse(none.body)).toMatchObject({ error: { code: 415, type: 'unsupported_media_type' } });
     const names = (await c.stores.list()).data.map((s) => s.name);
@@ -111,7 +147,11 @@ describe('crash leftovers and cross-tenant signals', () => {
     const c = t.client(apiKey);
     const store = await c.stores.create({ name: 'reborn' });
     // what a kill -9 right after the delete leaves: StoreDeleted stored, the name claim never released
-    await handleStore(t.larder.infra.eventStore, { type: 'DeleteStore', storeId: store.id, organizationId, now: new Date() }, { orgId: organizationId, actor: 'test' });
+    await handleStore(
+      t.larder.infra.eventStore,
+      { type: 'DeleteStore', storeId: store.id, organizationId, now: new Date() },
+      { orgId: organizationId, actor: 'test' },
+    );
     await t.larder.infra.runner.waitFor(['stores'], await t.larder.infra.eventStore.headPosition());
     await expect(c.stores.retrieve(store.id)).rejects.toMatchObject({ status: 404 });
     const again = await c.stores.create({ name: 'reborn' });
@@ -126,8 +166,16 @@ describe('crash leftovers and cross-tenant signals', () => {
       const { organizationId, apiKey } = await t.newOrganization(name);
       const c = t.client(apiKey);
       const store = await c.stores.create({ name: 'memos' });
-      const sf = await c.stores.files.upload({ storeIdentifier: store.id, file: await toFile(bytes, 'memo.txt', { type: 'text/plain' }) });
-      for (let i = 0; i < 300 && (await c.stores.files.retrieve(sf.id, { store_identifier: store.id })).status !== 'completed'; i++) await new Promise((r) => setTimeout(r, 100));
+      const sf = await c.stores.files.upload({
+        storeIdentifier: store.id,
+        file: await toFile(bytes, 'memo.txt', { type: 'text/plain' }),
+      });
+      for (
+        let i = 0;
+        i < 300 && (await c.stores.files.retrieve(sf.id, { store_identifier: store.id })).status !== 'completed';
+        i++
+      )
+        await new Promise((r) => setTimeout(r, 100));
       const events = await t.larder.infra.eventStore.readAll({ maxCount: 100_000 });
       const done = events.filter((e) => e.type === 'StoreFileIngested' && e.metadata.orgId === organizationId).pop()!;
       ingested.push({ org: organizationId, ...(done.data as { chunksKey: string; vectorsKey: string | null }) });

@@ -39,7 +39,8 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
   let env: Record<string, string>;
 
   beforeAll(async () => {
-    if (!existsSync(join(__dirname, '..', 'dist/apps/api/src/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(join(__dirname, '..', 'dist/apps/api/src/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
     db = await createServerTestDatabase('larder_ingest_crash');
     env = {
       LARDER_DATA_DIR: dataDir,
@@ -63,12 +64,17 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
     const store = await c.stores.create({ name: 'crash-pantry' });
     const ids: string[] = [];
     for (let i = 0; i < 50; i++) {
-      const sf = await c.stores.files.upload({ storeIdentifier: store.id, file: await toFile(Buffer.from(document(i)), `note-${i}.md`, { type: 'text/markdown' }) });
+      const sf = await c.stores.files.upload({
+        storeIdentifier: store.id,
+        file: await toFile(Buffer.from(document(i)), `note-${i}.md`, { type: 'text/markdown' }),
+      });
       ids.push(sf.id);
     }
     const corrupt = await c.stores.files.upload({
       storeIdentifier: store.id,
-      file: await toFile(readFileSync(join(__dirname, 'fixtures/ingestion/corrupt.pdf')), 'corrupt.pdf', { type: 'application/pdf' }),
+      file: await toFile(readFileSync(join(__dirname, 'fixtures/ingestion/corrupt.pdf')), 'corrupt.pdf', {
+        type: 'application/pdf',
+      }),
     });
 
     // Kill once some files are done and the rest are still queued or running.
@@ -104,7 +110,9 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
       expect(f.status).toBe('completed');
       const indices = f.chunks!.map((ch) => ch.chunk_index);
       expect(indices).toEqual(indices.map((_, i) => i)); // 0..n-1, no gap, no repeat
-      expect(f.chunks!.every((ch) => (ch as { model?: string }).model === 'universal-sentence-encoder-lite')).toBe(true);
+      expect(f.chunks!.every((ch) => (ch as { model?: string }).model === 'universal-sentence-encoder-lite')).toBe(
+        true,
+      );
       chunkTotal += indices.length;
     }
     await server.stop();
@@ -113,21 +121,29 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
     // Exactly once in the event store: one StoreFileIngested per store file.
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
-    const rows = await pg.query<{ stream_id: string; n: string }>(`SELECT stream_id, count(*) AS n FROM larder_events.events WHERE type = 'StoreFileIngested' GROUP BY stream_id`);
+    const rows = await pg.query<{ stream_id: string; n: string }>(
+      `SELECT stream_id, count(*) AS n FROM larder_events.events WHERE type = 'StoreFileIngested' GROUP BY stream_id`,
+    );
     await pg.end();
     expect(rows.rows.length).toBe(50);
     expect(rows.rows.every((r) => r.n === '1')).toBe(true);
 
     // No duplicate chunk in the index: one row per (file, chunk_index), as many as the API showed.
     const index = new Database(join(dataDir, 'chunk-index', 'chunks.sqlite'), { readonly: true });
-    const total = index.prepare(`SELECT count(*) AS n, count(DISTINCT file_id || ':' || chunk_index) AS d, count(vector) AS v FROM chunks WHERE store_id = ?`).get(store.id) as {
+    const total = index
+      .prepare(
+        `SELECT count(*) AS n, count(DISTINCT file_id || ':' || chunk_index) AS d, count(vector) AS v FROM chunks WHERE store_id = ?`,
+      )
+      .get(store.id) as {
       n: number;
       d: number;
       v: number;
     };
     const snapshot = () => {
       const db = new Database(join(dataDir, 'chunk-index', 'chunks.sqlite'), { readonly: true });
-      const rows = db.prepare(`SELECT file_id, chunk_index, text, model, hex(vector) AS v FROM chunks ORDER BY file_id, chunk_index`).all();
+      const rows = db
+        .prepare(`SELECT file_id, chunk_index, text, model, hex(vector) AS v FROM chunks ORDER BY file_id, chunk_index`)
+        .all();
       db.close();
       return rows;
     };
@@ -136,10 +152,20 @@ describe('crash recovery: kill -9 during the ingestion of 50 files', () => {
 
     // `replay chunk-index` rebuilds the same index from the artifacts (no parsing, no embedding).
     const before = snapshot();
-    const out = execFileSync(process.execPath, ['-r', join(__dirname, '..', 'tools/paths.js'), join(__dirname, '..', 'dist/apps/cli/src/main.js'), 'replay', 'chunk-index'], {
-      env: { ...process.env, NODE_OPTIONS: '', ...env, LARDER_LOG_LEVEL: 'warn' },
-      encoding: 'utf8',
-    });
+    const out = execFileSync(
+      process.execPath,
+      [
+        '-r',
+        join(__dirname, '..', 'tools/paths.js'),
+        join(__dirname, '..', 'dist/apps/cli/src/main.js'),
+        'replay',
+        'chunk-index',
+      ],
+      {
+        env: { ...process.env, NODE_OPTIONS: '', ...env, LARDER_LOG_LEVEL: 'warn' },
+        encoding: 'utf8',
+      },
+    );
     expect(out).toMatch(/replayed chunk-index/);
     expect(snapshot()).toEqual(before);
   });

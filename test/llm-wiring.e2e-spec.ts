@@ -19,7 +19,9 @@ describe('LLM wiring', () => {
   afterAll(() => double.close());
 
   it('binds LLM to the endpoint of LARDER_LLM_URL with its model and key', async () => {
-    larder = await startTestLarder({ env: { LARDER_LLM_URL: double.url, LARDER_LLM_MODEL: 'wired-model', LARDER_LLM_API_KEY: 'sk-wiring' } });
+    larder = await startTestLarder({
+      env: { LARDER_LLM_URL: double.url, LARDER_LLM_MODEL: 'wired-model', LARDER_LLM_API_KEY: 'sk-wiring' },
+    });
     const llm = larder.larder.app.get<symbol, Llm | null>(LLM, { strict: false });
     expect(llm?.model).toBe('wired-model');
     double.reply('wired');

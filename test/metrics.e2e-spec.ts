@@ -40,7 +40,12 @@ describe('metrics endpoint', () => {
   it('exposes request latency per route template, search and ingestion work, projection lag and process memory, without an API key', async () => {
     const c = t.client((await t.newOrganization('metrics')).apiKey);
     const store = (await c.stores.create({ name: 'pantry' })).id;
-    await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from('Quince paste sets firm when cooked long and slow.'), 'quince.txt', { type: 'text/plain' }) });
+    await c.stores.files.upload({
+      storeIdentifier: store,
+      file: await toFile(Buffer.from('Quince paste sets firm when cooked long and slow.'), 'quince.txt', {
+        type: 'text/plain',
+      }),
+    });
     for (;;) {
       const st = await c.stores.retrieve(store);
       if (st.file_counts!.completed === st.file_counts!.total) break;
@@ -52,13 +57,21 @@ describe('metrics endpoint', () => {
     expect(res.status).toBe(200);
     expect(res.type).toMatch(/^text\/plain/);
     const samples = parseExposition(res.text);
-    const one = (name: string, labels: Record<string, string> = {}) => samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+    const one = (name: string, labels: Record<string, string> = {}) =>
+      samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
 
     // the search route's histogram, under its template, not its concrete path
-    const searches = one('larder_http_request_duration_seconds_count', { method: 'POST', route: '/v1/stores/search', status_class: '2xx' });
+    const searches = one('larder_http_request_duration_seconds_count', {
+      method: 'POST',
+      route: '/v1/stores/search',
+      status_class: '2xx',
+    });
     expect(searches).toHaveLength(1);
     expect(searches[0].value).toBeGreaterThanOrEqual(1);
-    const retrieved = one('larder_http_request_duration_seconds_count', { method: 'GET', route: '/v1/stores/:store_identifier' });
+    const retrieved = one('larder_http_request_duration_seconds_count', {
+      method: 'GET',
+      route: '/v1/stores/:store_identifier',
+    });
     expect(retrieved[0]?.value).toBeGreaterThanOrEqual(1);
     expect(samples.some((s) => s.labels.route === `/v1/stores/${store}`)).toBe(false);
     // this scrape is the one request in flight (it is counted before the route answers)
@@ -70,7 +83,9 @@ describe('metrics endpoint', () => {
     // the embedded chunk index's lexical caches (the search read the store's lists through them)
     expect(one('larder_chunk_index_cache_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
     expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
-    expect(one('larder_chunk_index_cache_entries', { cache: 'lexical_directories' })[0].value).toBeGreaterThanOrEqual(1);
+    expect(one('larder_chunk_index_cache_entries', { cache: 'lexical_directories' })[0].value).toBeGreaterThanOrEqual(
+      1,
+    );
 
     // ingestion: the file was ingested here, the queue is empty
     expect(one('larder_ingestion_files_total')[0].value).toBeGreaterThanOrEqual(1);
@@ -80,9 +95,13 @@ describe('metrics endpoint', () => {
     expect(one('larder_ingestion_running_files')[0].value).toBe(0);
 
     // projection lag: one gauge per projection and reactor, as /health/ready lists them
-    const ready = (await (await fetch(`${t.baseURL}/health/ready`)).json()) as { checks: { projections: { items: Array<{ name: string }> } } };
+    const ready = (await (await fetch(`${t.baseURL}/health/ready`)).json()) as {
+      checks: { projections: { items: Array<{ name: string }> } };
+    };
     const lags = one('larder_projection_lag_events');
-    expect(lags.map((s) => s.labels.projection).sort()).toEqual(ready.checks.projections.items.map((p) => p.name).sort());
+    expect(lags.map((s) => s.labels.projection).sort()).toEqual(
+      ready.checks.projections.items.map((p) => p.name).sort(),
+    );
     expect(lags.every((s) => s.value >= 0 && ['projection', 'reactor'].includes(s.labels.kind))).toBe(true);
     expect(lags.find((s) => s.labels.projection === 'chunk-index')).toBeDefined();
 
@@ -95,7 +114,12 @@ describe('metrics endpoint', () => {
   it('counts an unknown path under one label, not its own', async () => {
     await fetch(`${t.baseURL}/no/such/${Date.now()}`);
     const samples = parseExposition((await scrape(t)).text);
-    const unmatched = samples.filter((s) => s.name === 'larder_http_request_duration_seconds_count' && s.labels.route === 'unmatched' && s.labels.status_class === '4xx');
+    const unmatched = samples.filter(
+      (s) =>
+        s.name === 'larder_http_request_duration_seconds_count' &&
+        s.labels.route === 'unmatched' &&
+        s.labels.status_class === '4xx',
+    );
     expect(unmatched[0]?.value).toBeGreaterThanOrEqual(1);
     expect(samples.some((s) => s.labels.route?.startsWith('/no/such'))).toBe(false);
   });

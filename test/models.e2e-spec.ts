@@ -96,22 +96,49 @@ describe('models: embeddings, reranking and the model list, through every client
         ids.push(m.id);
       }
       expect(ids).toEqual([USE_LITE, HYBRID]);
-      expect(await openai.models.retrieve(USE_LITE)).toMatchObject({ id: USE_LITE, object: 'model', type: 'embedding', dimensions: 512, default: true });
+      expect(await openai.models.retrieve(USE_LITE)).toMatchObject({
+        id: USE_LITE,
+        object: 'model',
+        type: 'embedding',
+        dimensions: 512,
+        default: true,
+      });
       // an alias names the model that answers it: never the name asked for
       const aliased = await openai.models.retrieve('mixedbread-ai/mxbai-embed-large-v1');
-      expect(aliased).toMatchObject({ id: USE_LITE, aliases: ['mixedbread-ai/mxbai-embed-large-v1', 'text-embedding-3-small'] });
+      expect(aliased).toMatchObject({
+        id: USE_LITE,
+        aliases: ['mixedbread-ai/mxbai-embed-large-v1', 'text-embedding-3-small'],
+      });
       const err = await openai.models.retrieve('gpt-4o').catch((e) => e);
       expect(err).toBeInstanceOf(OpenAI.NotFoundError);
-      expect(err.message).toMatch(/"gpt-4o" is not served here.*universal-sentence-encoder-lite \(default\).*larder-hybrid-rerank \(default\)/);
+      expect(err.message).toMatch(
+        /"gpt-4o" is not served here.*universal-sentence-encoder-lite \(default\).*larder-hybrid-rerank \(default\)/,
+      );
       // a name with a slash also reaches the route unencoded
-      expect((await json('/v1/models/mixedbread-ai/mxbai-rerank-large-v2')).body).toMatchObject({ id: HYBRID, type: 'reranking', method: 'hybrid' });
+      expect((await json('/v1/models/mixedbread-ai/mxbai-rerank-large-v2')).body).toMatchObject({
+        id: HYBRID,
+        type: 'reranking',
+        method: 'hybrid',
+      });
     });
 
     it('embeddings.create in base64 (its default) and in float give the same vector', async () => {
       const decoded = await openai.embeddings.create({ model: 'text-embedding-3-small', input: DOCS.slice(0, 2) });
-      const floats = await openai.embeddings.create({ model: 'text-embedding-3-small', input: DOCS.slice(0, 2), encoding_format: 'float' });
-      const b64 = await openai.embeddings.create({ model: 'text-embedding-3-small', input: DOCS.slice(0, 2), encoding_format: 'base64' });
-      expect(floats).toMatchObject({ object: 'list', model: USE_LITE, usage: { prompt_tokens: expect.any(Number), total_tokens: expect.any(Number) } });
+      const floats = await openai.embeddings.create({
+        model: 'text-embedding-3-small',
+        input: DOCS.slice(0, 2),
+        encoding_format: 'float',
+      });
+      const b64 = await openai.embeddings.create({
+        model: 'text-embedding-3-small',
+        input: DOCS.slice(0, 2),
+        encoding_format: 'base64',
+      });
+      expect(floats).toMatchObject({
+        object: 'list',
+        model: USE_LITE,
+        usage: { prompt_tokens: expect.any(Number), total_tokens: expect.any(Number) },
+      });
       expect(floats.usage.prompt_tokens).toBeGreaterThan(20);
       expect(floats.data.map((d) => [d.object, d.index])).toEqual([
         ['embedding', 0],
@@ -124,7 +151,12 @@ describe('models: embeddings, reranking and the model list, through every client
         expect(norm(floats.data[i].embedding)).toBeCloseTo(1, 5);
       }
       // `dimensions`: the first n values, back to unit length
-      const short = await openai.embeddings.create({ model: USE_LITE, input: DOCS[0], dimensions: 128, encoding_format: 'float' });
+      const short = await openai.embeddings.create({
+        model: USE_LITE,
+        input: DOCS[0],
+        dimensions: 128,
+        encoding_format: 'float',
+      });
       const head = floats.data[0].embedding.slice(0, 128);
       expect(short.data[0].embedding).toHaveLength(128);
       expect(norm(short.data[0].embedding)).toBeCloseTo(1, 5);
@@ -151,7 +183,13 @@ describe('models: embeddings, reranking and the model list, through every client
 
     it('embeddings: one format, several formats (embedding_dict), text inputs, explicit nulls', async () => {
       const one = await client.embeddings({ model: 'mixedbread-ai/mxbai-embed-large-v1', input: DOCS[0] });
-      expect(one).toMatchObject({ model: USE_LITE, normalized: true, encodingFormat: 'float', dimensions: 512, object: 'list' });
+      expect(one).toMatchObject({
+        model: USE_LITE,
+        normalized: true,
+        encodingFormat: 'float',
+        dimensions: 512,
+        object: 'list',
+      });
       expect(one.usage.promptTokens).toBeGreaterThan(10);
       const single = one.data[0] as MixedbreadAI.Embedding;
       expect(single.object).toBe('embedding');
@@ -160,7 +198,12 @@ describe('models: embeddings, reranking and the model list, through every client
       const many = await client.embeddings({
         model: 'mixedbread-ai/mxbai-embed-large-v1',
         input: [{ text: DOCS[0] }, { text: DOCS[2] }],
-        encodingFormat: [MixedbreadAI.EncodingFormat.Float, MixedbreadAI.EncodingFormat.Int8, MixedbreadAI.EncodingFormat.Ubinary, MixedbreadAI.EncodingFormat.Base64],
+        encodingFormat: [
+          MixedbreadAI.EncodingFormat.Float,
+          MixedbreadAI.EncodingFormat.Int8,
+          MixedbreadAI.EncodingFormat.Ubinary,
+          MixedbreadAI.EncodingFormat.Base64,
+        ],
         truncationStrategy: MixedbreadAI.TruncationStrategy.End,
       });
       expect(many.encodingFormat).toEqual(['float', 'int8', 'ubinary', 'base64']);
@@ -176,13 +219,27 @@ describe('models: embeddings, reranking and the model list, through every client
       expect(bits).toEqual(d0.embedding.float!.map((x) => (x > 0 ? 1 : 0)));
 
       // the client sends absent options as explicit nulls
-      const nulls = await json('/v1/embeddings', { model: USE_LITE, input: ['a'], normalized: null, encoding_format: null, truncation_strategy: null, dimensions: null, prompt: null });
+      const nulls = await json('/v1/embeddings', {
+        model: USE_LITE,
+        input: ['a'],
+        normalized: null,
+        encoding_format: null,
+        truncation_strategy: null,
+        dimensions: null,
+        prompt: null,
+      });
       expect(nulls.status).toBe(200);
       expect(nulls.body).toMatchObject({ normalized: true, encoding_format: 'float', dimensions: 512 });
     });
 
     it('reranking with a text query, top_k and return_input', async () => {
-      const r = await client.reranking({ model: 'default', query: { text: QUERY }, input: DOCS, topK: 2, returnInput: true });
+      const r = await client.reranking({
+        model: 'default',
+        query: { text: QUERY },
+        input: DOCS,
+        topK: 2,
+        returnInput: true,
+      });
       expect(r).toMatchObject({ model: HYBRID, topK: 2, returnInput: true, object: 'list' });
       expect(r.data).toHaveLength(2);
       expect(r.data[0]).toMatchObject({ index: 0, input: DOCS[0], object: 'rank_result' });
@@ -222,23 +279,39 @@ describe('models: embeddings, reranking and the model list, through every client
   describe('mixedbread-ai-provider 4.0 through the ai package', () => {
     it('embed and embedMany get plain number arrays; rerank gets sorted results with token usage', async () => {
       const mb = createMixedbread({ apiKey: key, baseURL: `${t.baseURL}/v1` });
-      const one = await embed({ model: mb.textEmbeddingModel('mixedbread-ai/mxbai-embed-large-v1'), value: DOCS[0], maxRetries: 0 });
+      const one = await embed({
+        model: mb.textEmbeddingModel('mixedbread-ai/mxbai-embed-large-v1'),
+        value: DOCS[0],
+        maxRetries: 0,
+      });
       expect(one.embedding).toHaveLength(512);
       expect(one.usage.tokens).toBeGreaterThan(10);
       const many = await embedMany({
         model: mb.textEmbeddingModel(USE_LITE),
         values: DOCS,
         maxRetries: 0,
-        providerOptions: { mixedbread: { normalized: false, prompt: 'Represent this sentence for searching relevant passages: ' } },
+        providerOptions: {
+          mixedbread: { normalized: false, prompt: 'Represent this sentence for searching relevant passages: ' },
+        },
       });
       expect(many.embeddings).toHaveLength(4);
       // the prompt is part of what is embedded
-      const prompted = await mxbai.embed({ model: USE_LITE, input: [`Represent this sentence for searching relevant passages: ${DOCS[1]}`], normalized: false });
+      const prompted = await mxbai.embed({
+        model: USE_LITE,
+        input: [`Represent this sentence for searching relevant passages: ${DOCS[1]}`],
+        normalized: false,
+      });
       const promptedVector = (prompted.data[0] as { embedding: number[] }).embedding;
       expect(cos(many.embeddings[1], promptedVector)).toBeGreaterThan(0.99999);
       expect(norm(many.embeddings[1])).toBeCloseTo(norm(promptedVector), 4);
 
-      const ranked = await rerank({ model: mb.reranking('mixedbread-ai/mxbai-rerank-large-v2'), query: QUERY, documents: DOCS, topN: 3, maxRetries: 0 });
+      const ranked = await rerank({
+        model: mb.reranking('mixedbread-ai/mxbai-rerank-large-v2'),
+        query: QUERY,
+        documents: DOCS,
+        topN: 3,
+        maxRetries: 0,
+      });
       expect(ranked.ranking).toHaveLength(3);
       expect(ranked.ranking[0]).toMatchObject({ originalIndex: 0, document: DOCS[0] });
       expect(ranked.ranking.map((r) => r.score)).toEqual([...ranked.ranking.map((r) => r.score)].sort((a, b) => b - a));
@@ -256,7 +329,9 @@ describe('models: embeddings, reranking and the model list, through every client
       expect(Object.keys(e).sort()).toEqual([...formats].sort());
       const f: number[] = e.float;
       expect(float32(e.base64)).toEqual(f);
-      e.float16.forEach((x: number, i: number) => expect(Math.abs(x - f[i])).toBeLessThanOrEqual(Math.abs(f[i]) * 2 ** -11 + 2 ** -25));
+      e.float16.forEach((x: number, i: number) =>
+        expect(Math.abs(x - f[i])).toBeLessThanOrEqual(Math.abs(f[i]) * 2 ** -11 + 2 ** -25),
+      );
       expect(e.binary).toEqual(e.ubinary.map((b: number) => b - 128));
       expect(e.uint8).toEqual(f.map((x) => Math.round(127.5 * (x + 1))));
     });
@@ -266,7 +341,13 @@ describe('models: embeddings, reranking and the model list, through every client
         { title: 'Quarterly earnings', body: 'bread' },
         { title: 'Sourdough bread starter guide', body: 'markets' },
       ];
-      const r = await mxbai.rerank({ query: 'sourdough starter', input: docs, rank_fields: ['title'], return_input: true, top_k: 1 });
+      const r = await mxbai.rerank({
+        query: 'sourdough starter',
+        input: docs,
+        rank_fields: ['title'],
+        return_input: true,
+        top_k: 1,
+      });
       expect(r).toMatchObject({ model: HYBRID, top_k: 1, return_input: true });
       expect(r.data).toEqual([{ object: 'rank_result', index: 1, score: expect.any(Number), input: docs[1] }]);
       // ranked on `body` instead, the other one wins on its words
@@ -283,24 +364,49 @@ describe('models: embeddings, reranking and the model list, through every client
       const start = await json('/v1/embeddings', { model: USE_LITE, input: long, truncation_strategy: 'start' });
       expect(end.status).toBe(200);
       expect(cos(end.body.data[0].embedding, start.body.data[0].embedding)).toBeLessThan(0.999);
-      const none = await json('/v1/embeddings', { model: USE_LITE, input: ['short', long], truncation_strategy: 'none' });
+      const none = await json('/v1/embeddings', {
+        model: USE_LITE,
+        input: ['short', long],
+        truncation_strategy: 'none',
+      });
       expect(none.status).toBe(422);
       expect(none.body.detail[0]).toMatchObject({ loc: ['body', 'input', 1], type: 'string_too_long' });
     });
 
     it('refuses bad input with a 422 at its location, and a model of the wrong kind with a 400', async () => {
       const bad = async (body: unknown, path = '/v1/embeddings') => (await json(path, body)).body;
-      expect((await bad({ model: USE_LITE, input: [] })).detail[0]).toMatchObject({ loc: ['body', 'input'], type: 'too_short' });
+      expect((await bad({ model: USE_LITE, input: [] })).detail[0]).toMatchObject({
+        loc: ['body', 'input'],
+        type: 'too_short',
+      });
       expect((await bad({ model: USE_LITE, input: [[1, 2, 3]] })).detail[0].msg).toMatch(/Token ids/);
-      expect((await bad({ model: USE_LITE, input: 'x', encoding_format: ['float', 'int4'] })).detail[0]).toMatchObject({ loc: ['body', 'encoding_format', 1], type: 'enum' });
-      expect((await bad({ model: USE_LITE, input: 'x', dimensions: 0 })).detail[0]).toMatchObject({ loc: ['body', 'dimensions'] });
-      expect((await bad({ model: USE_LITE, input: 'x', normalized: true, normalize: false })).detail[0]).toMatchObject({ loc: ['body', 'normalize'] });
+      expect((await bad({ model: USE_LITE, input: 'x', encoding_format: ['float', 'int4'] })).detail[0]).toMatchObject({
+        loc: ['body', 'encoding_format', 1],
+        type: 'enum',
+      });
+      expect((await bad({ model: USE_LITE, input: 'x', dimensions: 0 })).detail[0]).toMatchObject({
+        loc: ['body', 'dimensions'],
+      });
+      expect((await bad({ model: USE_LITE, input: 'x', normalized: true, normalize: false })).detail[0]).toMatchObject({
+        loc: ['body', 'normalize'],
+      });
       expect((await bad({ input: 'x' })).detail[0]).toMatchObject({ loc: ['body', 'model'], type: 'missing' });
-      expect((await bad({ model: USE_LITE, input: [{ type: 'image_url', image_url: 'x' }] })).detail[0].msg).toMatch(/text only/);
-      expect((await bad({ query: 'q', input: ['a'], top_k: 0 }, '/v1/reranking')).detail[0]).toMatchObject({ loc: ['body', 'top_k'] });
-      expect((await bad({ query: 'q', input: ['a'], rewrite_query: true }, '/v1/reranking')).detail[0]).toMatchObject({ loc: ['body', 'rewrite_query'] });
-      expect((await bad({ query: '', input: ['a'] }, '/v1/reranking')).detail[0]).toMatchObject({ loc: ['body', 'query'], type: 'string_too_short' });
-      expect((await bad({ query: 'q', input: [null] }, '/v1/reranking')).detail[0]).toMatchObject({ loc: ['body', 'input', 0] });
+      expect((await bad({ model: USE_LITE, input: [{ type: 'image_url', image_url: 'x' }] })).detail[0].msg).toMatch(
+        /text only/,
+      );
+      expect((await bad({ query: 'q', input: ['a'], top_k: 0 }, '/v1/reranking')).detail[0]).toMatchObject({
+        loc: ['body', 'top_k'],
+      });
+      expect((await bad({ query: 'q', input: ['a'], rewrite_query: true }, '/v1/reranking')).detail[0]).toMatchObject({
+        loc: ['body', 'rewrite_query'],
+      });
+      expect((await bad({ query: '', input: ['a'] }, '/v1/reranking')).detail[0]).toMatchObject({
+        loc: ['body', 'query'],
+        type: 'string_too_short',
+      });
+      expect((await bad({ query: 'q', input: [null] }, '/v1/reranking')).detail[0]).toMatchObject({
+        loc: ['body', 'input', 0],
+      });
       const wrongKind = await json('/v1/reranking', { model: USE_LITE, query: 'q', input: ['a'] });
       expect(wrongKind.status).toBe(400);
       expect(wrongKind.body.error).toMatchObject({ type: 'model_not_supported', code: 400 });
@@ -310,7 +416,8 @@ describe('models: embeddings, reranking and the model list, through every client
     });
 
     it('scopes: running a model needs create on completions; listing models needs list on completions', async () => {
-      const create = async (scope: unknown) => (await mxbai.apiKeys.create({ name: 'scoped', scope: scope as any })).value;
+      const create = async (scope: unknown) =>
+        (await mxbai.apiKeys.create({ name: 'scoped', scope: scope as any })).value;
       const storeOnly = await create([{ method: 'search', resource_type: 'store' }]);
       const modelsOnly = await create([{ method: 'create', resource_type: 'completions' }]);
       expect((await json('/v1/embeddings', { model: USE_LITE, input: 'x' }, storeOnly)).status).toBe(403);
@@ -325,7 +432,9 @@ describe('models: embeddings, reranking and the model list, through every client
       const before = (await json('/v1/billing/summary')).body.usages;
       const e = await mxbai.embed({ model: USE_LITE, input: ['one text to bill', 'and another'] });
       const r = await mxbai.rerank({ query: 'bill', input: ['a bill', 'a duck'] });
-      const events = await until('/v1/events?event_type=embedding&limit=100', (b) => b.data.some((x: any) => x.input_count === 2 && x.token_usage.prompt_tokens === e.usage.prompt_tokens));
+      const events = await until('/v1/events?event_type=embedding&limit=100', (b) =>
+        b.data.some((x: any) => x.input_count === 2 && x.token_usage.prompt_tokens === e.usage.prompt_tokens),
+      );
       expect(events.data.find((x: any) => x.input_count === 2)).toMatchObject({
         type: 'embedding',
         model: USE_LITE,
@@ -335,16 +444,26 @@ describe('models: embeddings, reranking and the model list, through every client
         encoding_formats: ['float'],
         store_ids: [],
       });
-      const reranks = await until('/v1/events?event_type=reranking&limit=100', (b) => b.data.some((x: any) => x.document_count === 2 && x.token_usage.prompt_tokens === r.usage.prompt_tokens));
-      expect(reranks.data[0]).toMatchObject({ type: 'reranking', model: HYBRID, method: 'hybrid', duration: expect.stringMatching(/^PT/) });
+      const reranks = await until('/v1/events?event_type=reranking&limit=100', (b) =>
+        b.data.some((x: any) => x.document_count === 2 && x.token_usage.prompt_tokens === r.usage.prompt_tokens),
+      );
+      expect(reranks.data[0]).toMatchObject({
+        type: 'reranking',
+        model: HYBRID,
+        method: 'hybrid',
+        duration: expect.stringMatching(/^PT/),
+      });
       const after = await until(
         '/v1/billing/summary',
         (s) =>
-          Number(s.usages.embedding_tokens.current) >= Number(before.embedding_tokens.current) + e.usage.prompt_tokens &&
+          Number(s.usages.embedding_tokens.current) >=
+            Number(before.embedding_tokens.current) + e.usage.prompt_tokens &&
           Number(s.usages.rerank_tokens.current) >= Number(before.rerank_tokens.current) + r.usage.prompt_tokens,
       );
       expect(after.usages.embedding_tokens.unit).toBe('tokens');
-      expect(after.cost.products.map((p: any) => p.product_name)).toEqual(expect.arrayContaining(['Embeddings', 'Reranking']));
+      expect(after.cost.products.map((p: any) => p.product_name)).toEqual(
+        expect.arrayContaining(['Embeddings', 'Reranking']),
+      );
       // another organization sees none of it
       const theirs = await json('/v1/events?event_type=embedding', undefined, `Bearer ${other.apiKey}`);
       expect(theirs.body.data).toEqual([]);
@@ -353,8 +472,12 @@ describe('models: embeddings, reranking and the model list, through every client
 
     it('describes the bodies in the OpenAPI document', async () => {
       const doc = (await json('/v1/schemas/mxjson')).body;
-      expect(doc.paths['/v1/embeddings'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/EmbeddingCreateParams');
-      expect(doc.paths['/v1/reranking'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/RerankParams');
+      expect(doc.paths['/v1/embeddings'].post.requestBody.content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/EmbeddingCreateParams',
+      );
+      expect(doc.paths['/v1/reranking'].post.requestBody.content['application/json'].schema.$ref).toBe(
+        '#/components/schemas/RerankParams',
+      );
       expect(doc.paths['/v1/models']).toBeDefined();
     });
   });

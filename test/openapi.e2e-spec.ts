@@ -73,7 +73,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'tr
 /** `/v1/stores/:store_identifier` (Express) → `/v1/stores/{store_identifier}` (OpenAPI); `*model` (a wildcard) → `{model}`. */
 const template = (expressPath: string) => expressPath.replace(/[:*](\w+)/g, '{$1}');
 /** Every `$ref` in a JSON value, with where it is. */
-function refs(value: unknown, at = '#', out: Array<{ at: string; ref: string }> = []): Array<{ at: string; ref: string }> {
+function refs(
+  value: unknown,
+  at = '#',
+  out: Array<{ at: string; ref: string }> = [],
+): Array<{ at: string; ref: string }> {
   if (Array.isArray(value)) value.forEach((v, i) => refs(v, `${at}/${i}`, out));
   else if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value)) {
@@ -108,10 +112,17 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
   beforeAll(async () => {
     double = await startChatCompletionsDouble();
     collector = await startCollector();
-    t = await startTestLarder({ env: { LARDER_LLM_URL: double.url, LARDER_LLM_MODEL: 'double-model', LARDER_OUTBOUND_ALLOW: `127.0.0.1:${collector.port}` } });
+    t = await startTestLarder({
+      env: {
+        LARDER_LLM_URL: double.url,
+        LARDER_LLM_MODEL: 'double-model',
+        LARDER_OUTBOUND_ALLOW: `127.0.0.1:${collector.port}`,
+      },
+    });
     doc = await (await fetch(`${t.baseURL}/v1/schemas/mxjson`)).json();
     for (const [path, item] of Object.entries<any>(doc.paths)) {
-      for (const method of METHODS) if (item[method]) operations.push({ key: `${method.toUpperCase()} ${path}`, path, method, op: item[method] });
+      for (const method of METHODS)
+        if (item[method]) operations.push({ key: `${method.toUpperCase()} ${path}`, path, method, op: item[method] });
     }
   });
   afterAll(async () => {
@@ -124,7 +135,11 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     // the validator is an ES module: it runs in its own node process
     const script =
       "import { Validator } from '@seriousme/openapi-schema-validator'; import { readFileSync } from 'fs'; const r = await new Validator().validate(JSON.parse(readFileSync(0, 'utf8'))); process.stdout.write(JSON.stringify(r));";
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { input: JSON.stringify(doc), cwd: process.cwd(), encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
+      input: JSON.stringify(doc),
+      cwd: process.cwd(),
+      encoding: 'utf8',
+    });
     const result = JSON.parse(out);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
@@ -141,15 +156,19 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
   it('documents every route the server serves, and serves every documented one', async () => {
     // the routes of the Express application under Nest (Nest's controllers and the document's own routes);
     // Swagger UI's assets under /docs/ belong to the documented page /docs
-    const stack = t.larder.app.getHttpAdapter().getInstance().router.stack as Array<{ route?: { path: string; methods: Record<string, boolean> } }>;
+    const stack = t.larder.app.getHttpAdapter().getInstance().router.stack as Array<{
+      route?: { path: string; methods: Record<string, boolean> };
+    }>;
     const served = new Set<string>();
     for (const layer of stack) {
       if (!layer.route || layer.route.path.startsWith('/docs/')) continue;
-      for (const [m, on] of Object.entries(layer.route.methods)) if (on && m !== '_all') served.add(`${m.toUpperCase()} ${template(layer.route.path)}`);
+      for (const [m, on] of Object.entries(layer.route.methods))
+        if (on && m !== '_all') served.add(`${m.toUpperCase()} ${template(layer.route.path)}`);
     }
     // the console is a router mounted at /console (its page, or its JSON 404 when it is not built)
     const consolePage = await fetch(`${t.baseURL}/console`);
-    if (/html/.test(consolePage.headers.get('content-type') ?? '') || /console/.test(await consolePage.text())) served.add('GET /console');
+    if (/html/.test(consolePage.headers.get('content-type') ?? '') || /console/.test(await consolePage.text()))
+      served.add('GET /console');
     expect(served.size).toBeGreaterThan(80);
     const documented = new Set(operations.map((o) => o.key));
     expect([...served].filter((k) => !documented.has(k))).toEqual([]);
@@ -162,31 +181,44 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     const problems: string[] = [];
     for (const { key, path, op } of operations) {
       if (!/^[a-z][a-z0-9_]*$/.test(op.operationId ?? '')) problems.push(`${key}: operationId ${op.operationId}`);
-      if (CONTRACT_IDS[key] && CONTRACT_IDS[key] !== op.operationId) problems.push(`${key}: operationId ${op.operationId}, the contract's is ${CONTRACT_IDS[key]}`);
-      if (!op.tags?.length || !doc.tags.some((tag: any) => tag.name === op.tags[0])) problems.push(`${key}: no declared tag`);
+      if (CONTRACT_IDS[key] && CONTRACT_IDS[key] !== op.operationId)
+        problems.push(`${key}: operationId ${op.operationId}, the contract's is ${CONTRACT_IDS[key]}`);
+      if (!op.tags?.length || !doc.tags.some((tag: any) => tag.name === op.tags[0]))
+        problems.push(`${key}: no declared tag`);
       const success = Object.keys(op.responses ?? {}).filter((s) => /^2\d\d$/.test(s));
       if (success.length !== 1) problems.push(`${key}: success responses ${success.join(',')}`);
-      else if (!Object.values<any>(op.responses[success[0]].content ?? {}).some((c) => c.schema)) problems.push(`${key}: the success answer has no schema`);
+      else if (!Object.values<any>(op.responses[success[0]].content ?? {}).some((c) => c.schema))
+        problems.push(`${key}: the success answer has no schema`);
       const params = (op.parameters ?? []) as any[];
       for (const name of [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1])) {
-        if (!params.some((p) => p.in === 'path' && p.name === name && p.required === true && p.schema)) problems.push(`${key}: path parameter ${name}`);
+        if (!params.some((p) => p.in === 'path' && p.name === name && p.required === true && p.schema))
+          problems.push(`${key}: path parameter ${name}`);
       }
       if (params.some((p) => !p.schema)) problems.push(`${key}: a parameter without a schema`);
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       const errors = Object.keys(op.responses ?? {}).filter((s) => /^[45]\d\d$/.test(s));
-      const want = [...(isPublic ? [] : ['401', '403', '503']), ...(params.length || op.requestBody ? ['422'] : []), ...(path.includes('{') ? ['404'] : []), ...(op.requestBody ? ['413'] : [])];
+      const want = [
+        ...(isPublic ? [] : ['401', '403', '503']),
+        ...(params.length || op.requestBody ? ['422'] : []),
+        ...(path.includes('{') ? ['404'] : []),
+        ...(op.requestBody ? ['413'] : []),
+      ];
       for (const status of want) if (!errors.includes(status)) problems.push(`${key}: no ${status}`);
       for (const status of errors) {
         const r: any = op.responses[status].$ref ? resolve(doc, op.responses[status].$ref) : op.responses[status];
         const schema = r?.content?.['application/json']?.schema?.$ref;
         if (!schema) problems.push(`${key}: the ${status} answer has no schema`);
-        else if (status === '422' && schema !== '#/components/schemas/ValidationError') problems.push(`${key}: 422 is ${schema}`);
-        else if (!['422', '503'].includes(status) && schema !== '#/components/schemas/Error') problems.push(`${key}: ${status} is ${schema}`);
+        else if (status === '422' && schema !== '#/components/schemas/ValidationError')
+          problems.push(`${key}: 422 is ${schema}`);
+        else if (!['422', '503'].includes(status) && schema !== '#/components/schemas/Error')
+          problems.push(`${key}: ${status} is ${schema}`);
       }
     }
     expect(problems).toEqual([]);
     // the security scheme, public routes, the tool-ticket header, deprecation and multipart bodies
-    expect(doc.components.securitySchemes).toEqual({ ApiKeyAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }) });
+    expect(doc.components.securitySchemes).toEqual({
+      ApiKeyAuth: expect.objectContaining({ type: 'http', scheme: 'bearer' }),
+    });
     expect(doc.security).toEqual([{ ApiKeyAuth: [] }]);
     const at = (key: string) => operations.find((o) => o.key === key)!.op;
     for (const key of [
@@ -201,27 +233,48 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     ])
       expect(at(key).security).toEqual([]);
     expect(at('GET /v1/stores').security).toBeUndefined();
-    const ticketed = operations.filter((o) => o.op.parameters.some((p: any) => p.in === 'header' && p.name === 'X-Mxbai-Tool-Ticket')).map((o) => o.key);
+    const ticketed = operations
+      .filter((o) => o.op.parameters.some((p: any) => p.in === 'header' && p.name === 'X-Mxbai-Tool-Ticket'))
+      .map((o) => o.key);
     expect(ticketed.sort()).toEqual(['POST /v1/stores/grep', 'POST /v1/stores/search']);
     expect(at('POST /v1/stores/search').parameters.find((p: any) => p.in === 'header').required).toBe(false);
-    expect(operations.filter((o) => o.op.deprecated).map((o) => o.key)).toEqual(['GET /v1/stores/{store_identifier}/files']);
+    expect(operations.filter((o) => o.op.deprecated).map((o) => o.key)).toEqual([
+      'GET /v1/stores/{store_identifier}/files',
+    ]);
     expect(at('POST /v1/files').requestBody.content['multipart/form-data'].schema.required).toEqual(['file']);
-    expect(at('POST /v1/stores/{store_identifier}/files/upload').requestBody.content['multipart/form-data']).toBeDefined();
+    expect(
+      at('POST /v1/stores/{store_identifier}/files/upload').requestBody.content['multipart/form-data'],
+    ).toBeDefined();
     // the query parameters written for a DTO are exactly its properties (a new property must be described)
     for (const [dto, params] of Object.entries(QUERY_PARAMETERS)) {
-      expect({ dto, names: params.map((p) => p.name).sort() }).toEqual({ dto, names: Object.keys(doc.components.schemas[dto].properties).sort() });
+      expect({ dto, names: params.map((p) => p.name).sort() }).toEqual({
+        dto,
+        names: Object.keys(doc.components.schemas[dto].properties).sort(),
+      });
     }
     // path parameters bound with UuidParam are UUIDs
-    expect(at('GET /v1/files/{file_id}').parameters[0]).toMatchObject({ name: 'file_id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } });
+    expect(at('GET /v1/files/{file_id}').parameters[0]).toMatchObject({
+      name: 'file_id',
+      in: 'path',
+      required: true,
+      schema: { type: 'string', format: 'uuid' },
+    });
     expect(at('GET /v1/stores/{store_identifier}').parameters[0].schema).toEqual({ type: 'string' });
     // query parameters come from the handlers' DTOs, with their constraints
-    expect(at('GET /v1/files').parameters.find((p: any) => p.name === 'limit')).toMatchObject({ in: 'query', schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 } });
-    expect(at('GET /v1/stores/{store_identifier}/events').parameters.find((p: any) => p.name === 'event_type')).toMatchObject({
+    expect(at('GET /v1/files').parameters.find((p: any) => p.name === 'limit')).toMatchObject({
+      in: 'query',
+      schema: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    });
+    expect(
+      at('GET /v1/stores/{store_identifier}/events').parameters.find((p: any) => p.name === 'event_type'),
+    ).toMatchObject({
       in: 'query',
       required: true,
       schema: { enum: expect.arrayContaining(['ingestion']) },
     });
-    expect(at('GET /v1/stores/{store_identifier}/files/{file_identifier}/content').parameters.map((p: any) => p.name)).toEqual(['store_identifier', 'file_identifier', 'expires', 'signature']);
+    expect(
+      at('GET /v1/stores/{store_identifier}/files/{file_identifier}/content').parameters.map((p: any) => p.name),
+    ).toEqual(['store_identifier', 'file_identifier', 'expires', 'signature']);
   });
 
   it("names every field of the official SDK's response types, and requires those the SDK requires", () => {
@@ -237,7 +290,13 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     // two programs: the stores' files module has names the others have too (FileDeleteResponse)
     const pairs: Array<[string[], Record<string, string>]> = [
       [
-        ['resources/api-keys.d.ts', 'resources/files/files.d.ts', 'resources/files/uploads.d.ts', 'resources/stores/stores.d.ts', 'resources/top-level.d.ts'],
+        [
+          'resources/api-keys.d.ts',
+          'resources/files/files.d.ts',
+          'resources/files/uploads.d.ts',
+          'resources/stores/stores.d.ts',
+          'resources/top-level.d.ts',
+        ],
         {
           ApiKey: 'APIKey',
           ApiKeyCreated: 'APIKeyCreated',
@@ -269,8 +328,10 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
         const schema = flat({ $ref: `#/components/schemas/${ours}` });
         for (const p of sdk.properties(theirs)) {
           checked++;
-          if (!(p.name in schema.properties)) problems.push(`${ours}.${p.name}: declared by the SDK's ${theirs}, not by the document`);
-          else if (!p.optional && !schema.required.includes(p.name)) problems.push(`${ours}.${p.name}: required by the SDK's ${theirs}, optional in the document`);
+          if (!(p.name in schema.properties))
+            problems.push(`${ours}.${p.name}: declared by the SDK's ${theirs}, not by the document`);
+          else if (!p.optional && !schema.required.includes(p.name))
+            problems.push(`${ours}.${p.name}: required by the SDK's ${theirs}, optional in the document`);
         }
       }
     }
@@ -298,9 +359,14 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
           problems.push(`${s.operation}: takes a JSON body the document does not describe`);
           continue;
         }
-        const validate = ajv.getSchema(`openapi.json${pointer('#', 'paths', o.path, o.method, 'requestBody', 'content', 'application/json', 'schema')}`)!;
+        const validate = ajv.getSchema(
+          `openapi.json${pointer('#', 'paths', o.path, o.method, 'requestBody', 'content', 'application/json', 'schema')}`,
+        )!;
         checked++;
-        if (!validate(s.request)) problems.push(`${s.operation}: ${JSON.stringify(s.request).slice(0, 200)}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
+        if (!validate(s.request))
+          problems.push(
+            `${s.operation}: ${JSON.stringify(s.request).slice(0, 200)}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`,
+          );
       }
       expect(problems).toEqual([]);
       expect(checked).toBeGreaterThan(30);
@@ -309,7 +375,9 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
     it('are sampled for every documented operation', () => {
       const sampled = new Set(samples.map((s) => s.operation));
       expect(operations.map((o) => o.key).filter((k) => !sampled.has(k))).toEqual([]);
-      expect(samples.filter((s) => s.status >= 400).map((s) => s.status)).toEqual(expect.arrayContaining([401, 404, 422]));
+      expect(samples.filter((s) => s.status >= 400).map((s) => s.status)).toEqual(
+        expect.arrayContaining([401, 404, 422]),
+      );
     });
 
     it('each match the documented response of their status: content type and JSON schema', () => {
@@ -332,7 +400,9 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
         }
         const range = Object.keys(response.content ?? {}).find((r) => matches(r, s.contentType));
         if (!range) {
-          problems.push(`${s.operation} ${s.status}: ${s.contentType} is none of ${Object.keys(response.content ?? {}).join(', ')}`);
+          problems.push(
+            `${s.operation} ${s.status}: ${s.contentType} is none of ${Object.keys(response.content ?? {}).join(', ')}`,
+          );
           continue;
         }
         if (!range.includes('json')) continue;
@@ -341,19 +411,30 @@ describe('the OpenAPI document (/v1/schemas/mxjson)', () => {
           problems.push(`${s.operation} ${s.status}: no schema at ${base}`);
           continue;
         }
-        if (!validate(s.body)) problems.push(`${s.operation} ${s.status}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
+        if (!validate(s.body))
+          problems.push(`${s.operation} ${s.status}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
       }
       expect(problems).toEqual([]);
       // the schemas mean something: an answer that lacks a field or has one of the wrong type fails
-      const store = samples.find((s) => s.operation === 'GET /v1/stores/{store_identifier}' && s.status === 200)!.body as any;
+      const store = samples.find((s) => s.operation === 'GET /v1/stores/{store_identifier}' && s.status === 200)!
+        .body as any;
       const storeSchema = ajv.getSchema('openapi.json#/components/schemas/Store')!;
       expect(storeSchema(store)).toBe(true);
       expect(storeSchema({ ...store, id: undefined })).toBe(false);
       expect(storeSchema({ ...store, file_counts: { ...store.file_counts, total: '1' } })).toBe(false);
-      expect(ajv.getSchema('openapi.json#/components/schemas/ValidationError')!({ error: { message: 'x', code: 422, type: 'x' }, message: 'x' })).toBe(false);
+      expect(
+        ajv.getSchema('openapi.json#/components/schemas/ValidationError')!({
+          error: { message: 'x', code: 422, type: 'x' },
+          message: 'x',
+        }),
+      ).toBe(false);
       // the streamed answer and the downloads were sampled in their own media types
-      expect(samples.find((s) => s.operation === 'POST /v1/stores/search' && s.contentType.startsWith('text/event-stream'))).toBeDefined();
-      expect(samples.find((s) => s.operation === 'GET /v1/files/{file_id}/content')!.contentType).toMatch(/^application\/octet-stream/);
+      expect(
+        samples.find((s) => s.operation === 'POST /v1/stores/search' && s.contentType.startsWith('text/event-stream')),
+      ).toBeDefined();
+      expect(samples.find((s) => s.operation === 'GET /v1/files/{file_id}/content')!.contentType).toMatch(
+        /^application\/octet-stream/,
+      );
     });
   });
 });

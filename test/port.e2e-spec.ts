@@ -33,7 +33,8 @@ describe('a server whose port is taken', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'larder-port-'));
 
   beforeAll(async () => {
-    if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(join(ROOT, 'dist/apps/api/src/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
     held = createServer();
     await new Promise<void>((resolve) => held.listen(0, '127.0.0.1', resolve));
     port = (held.address() as { port: number }).port;
@@ -46,6 +47,8 @@ describe('a server whose port is taken', () => {
   it('ends with exit code 1 and one line that says so and names PORT, no stack trace', async () => {
     const { code, output } = await runServer({ PORT: String(port), HOST: '127.0.0.1', LARDER_DATA_DIR: dataDir });
     expect(code).toBe(1);
-    expect(output.trim().split('\n')).toEqual([`Larder cannot listen on 127.0.0.1:${port}: the port is in use. Stop what holds it, or set PORT to a free port.`]);
+    expect(output.trim().split('\n')).toEqual([
+      `Larder cannot listen on 127.0.0.1:${port}: the port is in use. Stop what holds it, or set PORT to a free port.`,
+    ]);
   });
 });

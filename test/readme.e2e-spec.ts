@@ -34,10 +34,13 @@ function programs(readme: string): Array<{ line: number; code: string }> {
 function runnable(code: string, baseURL: string): string {
   const names = [...code.matchAll(/^const (\w+) =/gm)].map((m) => m[1]);
   const body = code
-    .replace(/^import (\w+)(?:, \{([^}]+)\})? from '([^']+)';$/gm, (_m, def: string, named: string | undefined, mod: string) => {
-      const v = `__${def}`;
-      return `const ${v} = require('${mod}'); const ${def} = ${v}.default ?? ${v};${named ? ` const {${named}} = ${v};` : ''}`;
-    })
+    .replace(
+      /^import (\w+)(?:, \{([^}]+)\})? from '([^']+)';$/gm,
+      (_m, def: string, named: string | undefined, mod: string) => {
+        const v = `__${def}`;
+        return `const ${v} = require('${mod}'); const ${def} = ${v}.default ?? ${v};${named ? ` const {${named}} = ${v};` : ''}`;
+      },
+    )
     .replaceAll('http://127.0.0.1:8000', baseURL);
   return `(function (require, process) { return (async () => {\n${body}\nreturn { ${names.join(', ')} };\n})(); })`;
 }
@@ -54,7 +57,10 @@ describe('README: every TypeScript block runs as written against a server', () =
     t = await startTestLarder({ env: { LARDER_LLM_URL: double.url, LARDER_LLM_MODEL: 'double-model' } });
     dir = mkdtempSync(join(tmpdir(), 'larder-readme-'));
     copyFileSync(join(__dirname, 'fixtures', 'ingestion', 'report.pdf'), join(dir, 'guide.pdf'));
-    writeFileSync(join(dir, 'starter.md'), '# Sourdough starter\n\nFeed the starter every twelve hours with equal weights of flour and water.\n');
+    writeFileSync(
+      join(dir, 'starter.md'),
+      '# Sourdough starter\n\nFeed the starter every twelve hours with equal weights of flour and water.\n',
+    );
   });
   afterAll(async () => {
     await t?.close();
@@ -75,7 +81,10 @@ describe('README: every TypeScript block runs as written against a server', () =
     process.env.MIXEDBREAD_BASE_URL = t.baseURL;
     process.chdir(dir);
     try {
-      const program = runInThisContext(runnable(code, t.baseURL)) as (r: NodeJS.Require, p: NodeJS.Process) => Promise<Record<string, any>>;
+      const program = runInThisContext(runnable(code, t.baseURL)) as (
+        r: NodeJS.Require,
+        p: NodeJS.Process,
+      ) => Promise<Record<string, any>>;
       const result = await program(require, process);
       // what the blocks promise
       if (result.file?.status !== undefined) expect(result.file.status).toBe('completed');

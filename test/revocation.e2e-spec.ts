@@ -17,12 +17,16 @@ describe('revocation takes effect on the next request while the read models lag'
   afterAll(async () => t?.close());
 
   const call = async (method: string, path: string, key: string) => {
-    const res = await fetch(`${t.baseURL}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' } });
+    const res = await fetch(`${t.baseURL}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   /** A new key authenticates once its read model has caught up. */
   const untilAuthenticates = async (key: string) => {
-    for (let i = 0; i < 500 && (await call('GET', '/v1/stores', key)).status !== 200; i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && (await call('GET', '/v1/stores', key)).status !== 200; i++)
+      await new Promise((r) => setTimeout(r, 10));
     expect((await call('GET', '/v1/stores', key)).status).toBe(200);
   };
   const usableKey = async (): Promise<{ id: string; value: string }> => {

@@ -34,10 +34,17 @@ describe('the service schema', () => {
     const create = doc.paths['/v1/stores'].post.requestBody.content['application/json'].schema.$ref.split('/').pop();
     expect(doc.components.schemas[create].properties.name).toMatchObject({ type: 'string' });
     // hand-parsed bodies are described too
-    expect(doc.paths['/v1/stores/search'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StoreSearchParams');
+    expect(doc.paths['/v1/stores/search'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/StoreSearchParams',
+    );
     expect(doc.components.schemas.StoreSearchParams.required).toEqual(['query', 'store_identifiers']);
-    expect(doc.paths['/v1/stores/files/search'].post.requestBody.content['application/json'].schema.$ref).toBe('#/components/schemas/StoreFileSearchParams');
-    expect(doc.components.schemas.StoreFileSearchOptions.properties).toMatchObject({ chunks_per_file: { type: 'integer' }, rerank: expect.anything() });
+    expect(doc.paths['/v1/stores/files/search'].post.requestBody.content['application/json'].schema.$ref).toBe(
+      '#/components/schemas/StoreFileSearchParams',
+    );
+    expect(doc.components.schemas.StoreFileSearchOptions.properties).toMatchObject({
+      chunks_per_file: { type: 'integer' },
+      rerank: expect.anything(),
+    });
     expect(doc.components.schemas.SearchFilterCondition.properties.operator.enum).toContain('contains');
   });
 

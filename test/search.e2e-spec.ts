@@ -45,7 +45,11 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
   const ids: Record<string, string> = {};
 
   const raw = (path: string, body: unknown, method = 'POST') =>
-    fetch(`${t.baseURL}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    fetch(`${t.baseURL}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
 
   beforeAll(async () => {
     t = await startTestLarder();
@@ -59,14 +63,20 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     for (const d of DOCS) {
       const f = await c.stores.files.upload({
         storeIdentifier: store,
-        file: await toFile(Buffer.from(d.text), d.name, { type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain' }),
+        file: await toFile(Buffer.from(d.text), d.name, {
+          type: d.name.endsWith('.md') ? 'text/markdown' : 'text/plain',
+        }),
         body: { metadata: d.metadata },
       });
       ids[d.name] = f.id;
     }
     await c.stores.files.upload({
       storeIdentifier: second,
-      file: await toFile(Buffer.from('Error code E99 on the second shelf. Plum butter needs slow cooking.'), 'shelf.txt', { type: 'text/plain' }),
+      file: await toFile(
+        Buffer.from('Error code E99 on the second shelf. Plum butter needs slow cooking.'),
+        'shelf.txt',
+        { type: 'text/plain' },
+      ),
     });
     for (const s of [store, second]) {
       for (;;) {
@@ -79,11 +89,22 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
   afterAll(async () => t?.close());
 
   it('hybrid search finds the relevant chunk first, with every scored-chunk field, scores in [0, 1]', async () => {
-    const res = await c.stores.search({ query: 'how do I make strawberry jam', store_identifiers: ['preserves'], top_k: 3 });
+    const res = await c.stores.search({
+      query: 'how do I make strawberry jam',
+      store_identifiers: ['preserves'],
+      top_k: 3,
+    });
     expect(res.object).toBe('list');
     expect(res.data.length).toBeGreaterThan(0);
     const top = res.data[0] as unknown as Record<string, unknown>;
-    expect(top).toMatchObject({ type: 'text', file_id: ids['strawberry-jam.md'], filename: 'strawberry-jam.md', store_id: store, chunk_index: 0, metadata: DOCS[0].metadata });
+    expect(top).toMatchObject({
+      type: 'text',
+      file_id: ids['strawberry-jam.md'],
+      filename: 'strawberry-jam.md',
+      store_id: store,
+      chunk_index: 0,
+      metadata: DOCS[0].metadata,
+    });
     expect(typeof top.text).toBe('string');
     expect(top.model).toBe('universal-sentence-encoder-lite');
     for (const d of res.data) {
@@ -110,18 +131,23 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
       steps('/v1/stores/search', { query: 'sour cabbage in brine', store_identifiers: [store], top_k: 3 }),
     ]);
     for (const s of [search, again]) {
-      expect([...s].sort()).toEqual(['dense', 'embed', 'embed_wait', 'hydrate', 'lexical', 'lexical_wait', 'search', 'stores_and_rules', 'total']);
+      expect([...s].sort()).toEqual([
+        'dense',
+        'embed',
+        'embed_wait',
+        'hydrate',
+        'lexical',
+        'lexical_wait',
+        'search',
+        'stores_and_rules',
+        'total',
+      ]);
     }
-    expect([...(await steps('/v1/stores/files/search', { query: 'strawberry jam', store_identifiers: [store], top_k: 2 }))].sort()).toEqual([
-      'dense',
-      'embed',
-      'embed_wait',
-      'files',
-      'lexical',
-      'lexical_wait',
-      'search',
-      'stores_and_rules',
-    ]);
+    expect(
+      [
+        ...(await steps('/v1/stores/files/search', { query: 'strawberry jam', store_identifiers: [store], top_k: 2 })),
+      ].sort(),
+    ).toEqual(['dense', 'embed', 'embed_wait', 'files', 'lexical', 'lexical_wait', 'search', 'stores_and_rules']);
     expect(await steps('/v1/stores/grep', { pattern: 'jam', store_identifiers: [store] })).toEqual(['grep']);
   });
 
@@ -156,7 +182,9 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const only = await c.stores.search({ ...q, file_ids: [ids['dill-pickles.txt']] });
     expect(new Set(only.data.map((d) => d.file_id))).toEqual(new Set([ids['dill-pickles.txt']]));
     const not = await c.stores.search({ ...q, file_ids: ['not_in', [ids['dill-pickles.txt'], ids['cellar-log.txt']]] });
-    expect(not.data.some((d) => d.file_id === ids['dill-pickles.txt'] || d.file_id === ids['cellar-log.txt'])).toBe(false);
+    expect(not.data.some((d) => d.file_id === ids['dill-pickles.txt'] || d.file_id === ids['cellar-log.txt'])).toBe(
+      false,
+    );
     const two = await c.stores.search({ ...q, top_k: 2 });
     expect(two.data).toHaveLength(2);
     const high = await c.stores.search({ ...q, search_options: { score_threshold: 0.9 } });
@@ -177,13 +205,29 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     }
     const wrong = await raw('/v1/stores/search', { query: [0.1, 0.2, 0.3], store_identifiers: [store] });
     expect(wrong.status).toBe(422);
-    expect(((await wrong.json()) as any).detail[0]).toMatchObject({ loc: ['body', 'query'], type: 'value_error', msg: expect.stringContaining(`has ${v.length}`) });
-    await expect(c.stores.search({ query: [0.1] as any, store_identifiers: [store] })).rejects.toMatchObject({ status: 422 });
+    expect(((await wrong.json()) as any).detail[0]).toMatchObject({
+      loc: ['body', 'query'],
+      type: 'value_error',
+      msg: expect.stringContaining(`has ${v.length}`),
+    });
+    await expect(c.stores.search({ query: [0.1] as any, store_identifiers: [store] })).rejects.toMatchObject({
+      status: 422,
+    });
     for (;;) {
       const events = await t.larder.infra.eventStore.readStream(streamName('search_activity', orgId));
-      const found = events.find((e) => e.type === 'StoreSearchPerformed' && (e.data as any).queryDimensions === v.length);
+      const found = events.find(
+        (e) => e.type === 'StoreSearchPerformed' && (e.data as any).queryDimensions === v.length,
+      );
       if (found) {
-        expect(found.data).toMatchObject({ query: null, queryDimensions: v.length, results: [expect.objectContaining({ file_id: ids['strawberry-jam.md'] }), expect.anything(), expect.anything()] });
+        expect(found.data).toMatchObject({
+          query: null,
+          queryDimensions: v.length,
+          results: [
+            expect.objectContaining({ file_id: ids['strawberry-jam.md'] }),
+            expect.anything(),
+            expect.anything(),
+          ],
+        });
         expect(JSON.stringify(found.data)).not.toContain(String(v[0]));
         break;
       }
@@ -196,7 +240,9 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const plain = await c.stores.search({ ...q, top_k: 2 });
     expect(plain).not.toHaveProperty('pagination');
     const first = (await c.stores.search({ ...q, top_k: 2, offset: 0 } as any)) as any;
-    expect(first.data.map((d: any) => [d.file_id, d.chunk_index])).toEqual(plain.data.map((d) => [d.file_id, d.chunk_index]));
+    expect(first.data.map((d: any) => [d.file_id, d.chunk_index])).toEqual(
+      plain.data.map((d) => [d.file_id, d.chunk_index]),
+    );
     const total = first.pagination.total;
     expect(total).toBeGreaterThanOrEqual(5);
     expect(first.pagination).toEqual({ total, offset: 0, limit: 2, has_more: true });
@@ -212,7 +258,8 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(paged.map(key)).toEqual(whole.data.map(key));
     expect(new Set(paged.map(key)).size).toBe(total);
 
-    const sorted = async (sort_by: unknown) => ((await c.stores.search({ ...q, top_k: total, sort_by } as any)) as any).data as any[];
+    const sorted = async (sort_by: unknown) =>
+      ((await c.stores.search({ ...q, top_k: total, sort_by } as any)) as any).data as any[];
     const scores = (await sorted(['score', true])).map((d) => d.score);
     expect(scores).toEqual([...scores].sort((a, b) => a - b));
     expect((await sorted('score')).map(key)).toEqual(whole.data.map(key));
@@ -222,7 +269,8 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const desc = await years(['metadata.year', false]);
     expect(desc).toEqual([...desc].sort((a, b) => b - a));
     expect(desc[0]).toBeGreaterThan(desc[desc.length - 1]);
-    const uploaded = (sort_by: unknown) => sorted(sort_by).then((xs) => xs.map((d) => DOCS.findIndex((x) => ids[x.name] === d.file_id)));
+    const uploaded = (sort_by: unknown) =>
+      sorted(sort_by).then((xs) => xs.map((d) => DOCS.findIndex((x) => ids[x.name] === d.file_id)));
     const oldest = await uploaded('created_at');
     expect(oldest).toEqual([...oldest].sort((a, b) => a - b));
     const newest = await uploaded(['created_at', false]);
@@ -237,18 +285,36 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
   it('search rules rewrite the query and pin results; apply_search_rules=false ignores them', async () => {
     const base = { store_identifiers: [store], top_k: 3 };
     const plain = await c.stores.search({ ...base, query: 'winter project' });
-    const created: any = await (await raw(`/v1/stores/preserves/rules`, { query: 'Winter project', rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation' }] })).json();
+    const created: any = await (
+      await raw(`/v1/stores/preserves/rules`, {
+        query: 'Winter project',
+        rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation' }],
+      })
+    ).json();
     expect(created).toMatchObject({
       id: expect.any(String),
       object: 'search_rule',
       query: 'Winter project',
       store_id: store,
-      rules: [{ type: 'query_string', substitution: 'shredded cabbage fermentation', query: 'Winter project', store_id: store }],
+      rules: [
+        {
+          type: 'query_string',
+          substitution: 'shredded cabbage fermentation',
+          query: 'Winter project',
+          store_id: store,
+        },
+      ],
     });
     const ruled = await c.stores.search({ ...base, query: 'winter  PROJECT' });
     expect(ruled.data[0].file_id).toBe(ids['sauerkraut.md']);
-    const ignored = await c.stores.search({ ...base, query: 'winter project', search_options: { apply_search_rules: false } });
-    expect(ignored.data.map((d) => [d.file_id, d.chunk_index])).toEqual(plain.data.map((d) => [d.file_id, d.chunk_index]));
+    const ignored = await c.stores.search({
+      ...base,
+      query: 'winter project',
+      search_options: { apply_search_rules: false },
+    });
+    expect(ignored.data.map((d) => [d.file_id, d.chunk_index])).toEqual(
+      plain.data.map((d) => [d.file_id, d.chunk_index]),
+    );
 
     // regex rewrite with a group, and a pinned chunk at position 0
     const rx: any = await (
@@ -265,20 +331,45 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(pinned.data[0].file_id).toBe(ids['cellar-log.txt']);
     expect(pinned.data[1].file_id).toBe(ids['dill-pickles.txt']);
 
-    const got: any = await (await fetch(`${t.baseURL}/v1/stores/${store}/rules/${rx.id}`, { headers: { authorization: `Bearer ${key}` } })).json();
+    const got: any = await (
+      await fetch(`${t.baseURL}/v1/stores/${store}/rules/${rx.id}`, { headers: { authorization: `Bearer ${key}` } })
+    ).json();
     expect(got).toEqual(rx);
     const specific: any = await (
-      await raw(`/v1/stores/${store}/rules/${rx.id}/specific`, { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } }, 'DELETE')
+      await raw(
+        `/v1/stores/${store}/rules/${rx.id}/specific`,
+        { rule: { type: 'chunk_search_result', file_id: ids['cellar-log.txt'], chunk_index: 0, result_index: 0 } },
+        'DELETE',
+      )
     ).json();
-    expect(specific).toMatchObject({ id: rx.id, object: 'search_rule', deleted_rule: { type: 'chunk_search_result' }, remaining_rules: 1 });
+    expect(specific).toMatchObject({
+      id: rx.id,
+      object: 'search_rule',
+      deleted_rule: { type: 'chunk_search_result' },
+      remaining_rules: 1,
+    });
     const unpinned = await c.stores.search({ ...base, query: 'brine for cucumbers' });
     expect(unpinned.data[0].file_id).toBe(ids['dill-pickles.txt']);
 
-    const updated: any = await (await raw(`/v1/stores/${store}/rules/${created.id}`, { query: 'cold season' }, 'PUT')).json();
+    const updated: any = await (
+      await raw(`/v1/stores/${store}/rules/${created.id}`, { query: 'cold season' }, 'PUT')
+    ).json();
     expect(updated).toMatchObject({ id: created.id, query: 'cold season' });
-    expect(await (await raw(`/v1/stores/${store}/rules/${created.id}`, undefined, 'DELETE')).json()).toEqual({ deleted: true, object: 'search_rule.deleted' });
-    expect((await fetch(`${t.baseURL}/v1/stores/${store}/rules/${created.id}`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(404);
-    const bad = await raw(`/v1/stores/${store}/rules`, { query: 'x', rules: [{ type: 'query_regex', pattern: '(?<=a)b', replacement: '' }] });
+    expect(await (await raw(`/v1/stores/${store}/rules/${created.id}`, undefined, 'DELETE')).json()).toEqual({
+      deleted: true,
+      object: 'search_rule.deleted',
+    });
+    expect(
+      (
+        await fetch(`${t.baseURL}/v1/stores/${store}/rules/${created.id}`, {
+          headers: { authorization: `Bearer ${key}` },
+        })
+      ).status,
+    ).toBe(404);
+    const bad = await raw(`/v1/stores/${store}/rules`, {
+      query: 'x',
+      rules: [{ type: 'query_regex', pattern: '(?<=a)b', replacement: '' }],
+    });
     expect(bad.status).toBe(422);
   });
 
@@ -290,7 +381,11 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(sensitive.data.map((d) => d.filename)).toEqual(['cellar-log.txt']);
     const one = await c.stores.grep({ pattern: 'E\\d\\d', store_identifiers: [store, second], top_k: 1 });
     expect(one.data).toHaveLength(1);
-    const filtered = await c.stores.grep({ pattern: 'brine|sugar', store_identifiers: [store], filters: { key: 'tags', operator: 'contains', value: 'sweet' } });
+    const filtered = await c.stores.grep({
+      pattern: 'brine|sugar',
+      store_identifiers: [store],
+      filters: { key: 'tags', operator: 'contains', value: 'sweet' },
+    });
     expect(filtered.data.map((d) => d.filename)).toEqual(['strawberry-jam.md']);
     const t0 = Date.now();
     const evil = await c.stores.grep({ pattern: '(e+)+s', store_identifiers: [store] });
@@ -308,26 +403,47 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     expect(listed.data.length).toBeGreaterThanOrEqual(DOCS.length);
     const newest = await c.stores.listChunks({ store_identifiers: [store], sort_by: ['year', false], top_k: 2 });
     expect(newest.data.map((d) => d.filename)).toEqual(['cellar-log.txt', 'sauerkraut.md']);
-    const oldest = await c.stores.listChunks({ store_identifiers: [store], sort_by: 'year', top_k: 1, filters: { key: 'kind', operator: 'eq', value: 'recipe' } });
+    const oldest = await c.stores.listChunks({
+      store_identifiers: [store],
+      sort_by: 'year',
+      top_k: 1,
+      filters: { key: 'kind', operator: 'eq', value: 'recipe' },
+    });
     expect(oldest.data.map((d) => d.filename)).toEqual(['quittengelee.md']);
 
     const facets = await c.stores.metadataFacets({ store_identifiers: [store] });
     expect(facets.facets.kind).toEqual({ recipe: 4, log: 1 });
     expect(facets.facets.tags).toMatchObject({ sweet: 2, sour: 2, summer: 2 });
     expect(facets.facets.lang).toEqual({ en: 4, de: 1 });
-    const few = await c.stores.metadataFacets({ store_identifiers: [store], facets: ['tags', 'lang'], max_values_per_field: 1 });
+    const few = await c.stores.metadataFacets({
+      store_identifiers: [store],
+      facets: ['tags', 'lang'],
+      max_values_per_field: 1,
+    });
     expect(Object.keys(few.facets).sort()).toEqual(['lang', 'tags']);
     expect(Object.keys(few.facets.lang)).toEqual(['en']);
-    const scoped = await c.stores.metadataFacets({ store_identifiers: [store], query: 'jam', filters: { key: 'lang', operator: 'eq', value: 'de' } });
+    const scoped = await c.stores.metadataFacets({
+      store_identifiers: [store],
+      query: 'jam',
+      filters: { key: 'lang', operator: 'eq', value: 'de' },
+    });
     expect(scoped.facets.lang).toEqual({ de: 1 });
   });
 
   it('bad input is a clear 4xx; another organization’s store is 404', async () => {
     const cases: Array<[unknown, number, (string | number)[]]> = [
       [{ query: '', store_identifiers: [store] }, 422, ['body', 'query']],
-      [{ query: 'x', store_identifiers: Array.from({ length: 17 }, (_, i) => `s${i}`) }, 422, ['body', 'store_identifiers']],
+      [
+        { query: 'x', store_identifiers: Array.from({ length: 17 }, (_, i) => `s${i}`) },
+        422,
+        ['body', 'store_identifiers'],
+      ],
       [{ query: 'x', store_identifiers: [store], top_k: 0 }, 422, ['body', 'top_k']],
-      [{ query: 'x', store_identifiers: [store], filters: { key: 'a', operator: 'approx', value: 1 } }, 422, ['body', 'filters', 'operator']],
+      [
+        { query: 'x', store_identifiers: [store], filters: { key: 'a', operator: 'approx', value: 1 } },
+        422,
+        ['body', 'filters', 'operator'],
+      ],
       [{ query: 'x', store_identifiers: [store], file_ids: ['in'] }, 422, ['body', 'file_ids']],
       [{ query: 'x', store_identifiers: [store], file_ids: ['between', ['a']] }, 422, ['body', 'file_ids', 0]],
       [{ query: 'x', store_identifiers: [] }, 422, ['body', 'store_identifiers']],
@@ -337,12 +453,20 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
       expect(r.status).toBe(status);
       expect(((await r.json()) as any).detail[0].loc).toEqual(loc);
     }
-    await expect(other.stores.search({ query: 'jam', store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
-    await expect(other.stores.search({ query: 'jam', store_identifiers: ['preserves'] })).rejects.toMatchObject({ status: 404 });
-    await expect(other.stores.grep({ pattern: 'jam', store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
+    await expect(other.stores.search({ query: 'jam', store_identifiers: [store] })).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(other.stores.search({ query: 'jam', store_identifiers: ['preserves'] })).rejects.toMatchObject({
+      status: 404,
+    });
+    await expect(other.stores.grep({ pattern: 'jam', store_identifiers: [store] })).rejects.toMatchObject({
+      status: 404,
+    });
     await expect(other.stores.listChunks({ store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
     await expect(other.stores.metadataFacets({ store_identifiers: [store] })).rejects.toMatchObject({ status: 404 });
-    await expect(c.stores.search({ query: 'jam', store_identifiers: [store, 'no-such-store'] })).rejects.toMatchObject({ status: 404 });
+    await expect(c.stores.search({ query: 'jam', store_identifiers: [store, 'no-such-store'] })).rejects.toMatchObject({
+      status: 404,
+    });
   });
 
   it('a deleted file never appears once its delete has returned', async () => {
@@ -362,7 +486,13 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const greps = events.filter((e) => e.type === 'StoreGrepPerformed');
     expect(searches.length).toBeGreaterThan(10);
     expect(greps.length).toBeGreaterThan(3);
-    expect(searches[0].data).toMatchObject({ storeIds: [store], query: 'how do I make strawberry jam', topK: 3, results: expect.any(Array), searchTimeMs: expect.any(Number) });
+    expect(searches[0].data).toMatchObject({
+      storeIds: [store],
+      query: 'how do I make strawberry jam',
+      topK: 3,
+      results: expect.any(Array),
+      searchTimeMs: expect.any(Number),
+    });
     expect((searches[0].data as { results: unknown[] }).results[0]).toMatchObject({
       store_id: store,
       file_id: ids['strawberry-jam.md'],
@@ -376,7 +506,10 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
     const q = { query: 'sterilised jars sealed while hot', store_identifiers: [store], top_k: 5 };
     const plain = await c.stores.search(q);
     const reranked = await c.stores.search({ ...q, search_options: { rerank: true } });
-    const configured = await c.stores.search({ ...q, search_options: { rerank: { model: 'mixedbread-ai/mxbai-rerank-large-v2', top_k: 2 } } });
+    const configured = await c.stores.search({
+      ...q,
+      search_options: { rerank: { model: 'mixedbread-ai/mxbai-rerank-large-v2', top_k: 2 } },
+    });
     const rows = (r: typeof plain) => r.data.map((d) => [d.file_id, d.chunk_index, d.score]);
     expect(reranked.data.length).toBeGreaterThan(0);
     expect(rows(reranked)).toEqual(rows(plain));
@@ -387,10 +520,17 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
 });
 
 /** The StoreSearchPerformed events of a query (appended off the request path: waits until `count` are there). */
-async function searchEvents(t: TestLarder, orgId: string, query: string, count: number): Promise<Array<{ rerank: boolean; results: Array<{ file_id: string }> }>> {
+async function searchEvents(
+  t: TestLarder,
+  orgId: string,
+  query: string,
+  count: number,
+): Promise<Array<{ rerank: boolean; results: Array<{ file_id: string }> }>> {
   for (;;) {
     const events = await t.larder.infra.eventStore.readStream(streamName('search_activity', orgId));
-    const found = events.filter((e) => e.type === 'StoreSearchPerformed' && (e.data as { query: string }).query === query).map((e) => e.data as any);
+    const found = events
+      .filter((e) => e.type === 'StoreSearchPerformed' && (e.data as { query: string }).query === query)
+      .map((e) => e.data as any);
     if (found.length >= count) return found;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -422,7 +562,11 @@ describe('Search with LARDER_RERANKER=http: a rerank endpoint (a local double of
     c = t.client(org.apiKey);
     store = (await c.stores.create({ name: 'reranked-preserves' })).id;
     for (const d of DOCS) {
-      const f = await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from(d.text), d.name, { type: 'text/plain' }), body: { metadata: d.metadata } });
+      const f = await c.stores.files.upload({
+        storeIdentifier: store,
+        file: await toFile(Buffer.from(d.text), d.name, { type: 'text/plain' }),
+        body: { metadata: d.metadata },
+      });
       files[d.name] = f.id;
     }
     for (;;) {
@@ -446,7 +590,11 @@ describe('Search with LARDER_RERANKER=http: a rerank endpoint (a local double of
     const reranked = await c.stores.search({ ...q, search_options: { rerank: true } });
     const sent = double.requests.slice(before);
     expect(sent).toHaveLength(1);
-    expect(sent[0]).toMatchObject({ path: '/v1/reranking', authorization: 'Bearer sk-rerank-e2e', body: { model: 'mixedbread-ai/mxbai-rerank-large-v2', query: q.query, return_input: false } });
+    expect(sent[0]).toMatchObject({
+      path: '/v1/reranking',
+      authorization: 'Bearer sk-rerank-e2e',
+      body: { model: 'mixedbread-ai/mxbai-rerank-large-v2', query: q.query, return_input: false },
+    });
     // the cellar log, which the endpoint favours, comes first; every score is the endpoint's, best first
     expect(reranked.data[0].file_id).toBe(files['cellar-log.txt']);
     expect(reranked.data[0].score).toBe(1);
@@ -461,10 +609,17 @@ describe('Search with LARDER_RERANKER=http: a rerank endpoint (a local double of
   });
 
   it('rerank.top_k cuts the reranked list; search-files reranks too', async () => {
-    const r = await c.stores.search({ query: 'brine for pickles', store_identifiers: [store], top_k: 10, search_options: { rerank: { top_k: 2 } } });
+    const r = await c.stores.search({
+      query: 'brine for pickles',
+      store_identifiers: [store],
+      top_k: 10,
+      search_options: { rerank: { top_k: 2 } },
+    });
     expect(r.data).toHaveLength(2);
     expect(r.data[0].file_id).toBe(files['cellar-log.txt']);
-    const f: any = await c.post('/v1/stores/files/search', { body: { query: 'brine for pickles', store_identifiers: [store], top_k: 3, search_options: { rerank: true } } });
+    const f: any = await c.post('/v1/stores/files/search', {
+      body: { query: 'brine for pickles', store_identifiers: [store], top_k: 3, search_options: { rerank: true } },
+    });
     expect(f.data[0].filename).toBe('cellar-log.txt');
   });
 

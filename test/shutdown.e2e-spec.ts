@@ -11,10 +11,14 @@ import { freePort, startServerProcess, ServerProcess } from './support/server-pr
 jest.setTimeout(120_000);
 
 /** The exit of the server process, or null when it is still running after `ms`. */
-function exitWithin(server: ServerProcess, ms: number): Promise<{ code: number | null; signal: NodeJS.Signals | null; after: number } | null> {
+function exitWithin(
+  server: ServerProcess,
+  ms: number,
+): Promise<{ code: number | null; signal: NodeJS.Signals | null; after: number } | null> {
   const t0 = Date.now();
   const { child } = server;
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode, after: 0 });
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode, after: 0 });
   return new Promise((resolve) => {
     const t = setTimeout(() => resolve(null), ms);
     child.once('exit', (code, signal) => {
@@ -25,13 +29,20 @@ function exitWithin(server: ServerProcess, ms: number): Promise<{ code: number |
 }
 
 /** A file upload whose body arrives in two parts: the request stays in flight until `finish()`. */
-function slowUpload(baseURL: string, apiKey: string): { req: ClientRequest; response: Promise<IncomingMessage & { body: string }>; finish(): void } {
+function slowUpload(
+  baseURL: string,
+  apiKey: string,
+): { req: ClientRequest; response: Promise<IncomingMessage & { body: string }>; finish(): void } {
   const boundary = `b${randomBytes(8).toString('hex')}`;
   const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.txt"\r\nContent-Type: text/plain\r\n\r\nThe first half of a slow upload, `;
   const tail = `and the second half.\r\n--${boundary}--\r\n`;
   const req = request(`${baseURL}/v1/files`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${apiKey}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': Buffer.byteLength(head) + Buffer.byteLength(tail) },
+    headers: {
+      authorization: `Bearer ${apiKey}`,
+      'content-type': `multipart/form-data; boundary=${boundary}`,
+      'content-length': Buffer.byteLength(head) + Buffer.byteLength(tail),
+    },
   });
   const response = new Promise<IncomingMessage & { body: string }>((resolve, reject) => {
     req.on('response', (res) => {
@@ -50,7 +61,8 @@ describe('SIGTERM ends a started server process', () => {
   const started: Array<{ server: ServerProcess; dataDir: string; db: TestDatabase | null }> = [];
 
   beforeAll(() => {
-    if (!existsSync(join(__dirname, '..', 'dist/apps/api/src/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(join(__dirname, '..', 'dist/apps/api/src/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
   });
 
   afterAll(async () => {
@@ -66,7 +78,13 @@ describe('SIGTERM ends a started server process', () => {
     const db = options.embedded ? null : await createServerTestDatabase('larder_stop');
     const dataDir = mkdtempSync(join(tmpdir(), 'larder-stop-'));
     const server = await startServerProcess(
-      { LARDER_DATA_DIR: dataDir, LARDER_ROOT_KEY: rootKey, LARDER_CONSISTENCY_TIMEOUT_MS: '30000', ...(db ? { DATABASE_URL: db.url } : {}), ...env },
+      {
+        LARDER_DATA_DIR: dataDir,
+        LARDER_ROOT_KEY: rootKey,
+        LARDER_CONSISTENCY_TIMEOUT_MS: '30000',
+        ...(db ? { DATABASE_URL: db.url } : {}),
+        ...env,
+      },
       await freePort(),
     );
     started.push({ server, dataDir, db });
@@ -112,9 +130,19 @@ describe('SIGTERM ends a started server process', () => {
       await blocker.query('BEGIN');
       await blocker.query('LOCK TABLE larder_checkpoints IN EXCLUSIVE MODE');
       // an event every loop reads; the relay publishes it and then waits to write its checkpoint
-      await new PostgresEventStore(pool).appendToStream(`shutdown_spec-${randomUUID()}`, [{ type: 'ShutdownSpecEventAppended', data: {}, metadata: { orgId: randomUUID() } }]);
+      await new PostgresEventStore(pool).appendToStream(`shutdown_spec-${randomUUID()}`, [
+        { type: 'ShutdownSpecEventAppended', data: {}, metadata: { orgId: randomUUID() } },
+      ]);
       const dbName = new URL(db!.url).pathname.slice(1);
-      const waiting = async () => Number((await pool.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`, [dbName])).rows[0].n);
+      const waiting = async () =>
+        Number(
+          (
+            await pool.query(
+              `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND wait_event_type = 'Lock'`,
+              [dbName],
+            )
+          ).rows[0].n,
+        );
       const end = Date.now() + 15_000;
       while ((await waiting()) < 1 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
       expect(await waiting()).toBeGreaterThanOrEqual(1);

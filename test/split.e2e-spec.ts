@@ -10,7 +10,10 @@ import { freePort, startServerProcess, startWorkerProcess, ServerProcess } from 
 
 jest.setTimeout(300_000);
 
-const WORDS = 'brine cellar crock dill ferment garlic harvest jar kettle ladle lemon mustard onion pantry pepper pickle plum quince relish salt shelf simmer sugar syrup thyme'.split(' ');
+const WORDS =
+  'brine cellar crock dill ferment garlic harvest jar kettle ladle lemon mustard onion pantry pepper pickle plum quince relish salt shelf simmer sugar syrup thyme'.split(
+    ' ',
+  );
 function document(i: number): string {
   let seed = i * 7919 + 17;
   const word = () => WORDS[(seed = (seed * 48271) % 2147483647) % WORDS.length];
@@ -38,7 +41,8 @@ describe('split topology: API and worker as separate processes', () => {
   let worker: Omit<ServerProcess, 'baseURL'> | null = null;
 
   beforeAll(async () => {
-    if (!existsSync(join(__dirname, '..', 'dist/apps/worker/src/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(join(__dirname, '..', 'dist/apps/worker/src/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
     db = await createServerTestDatabase('larder_split');
     s3 = await startS3TestServer();
     common = {
@@ -59,7 +63,10 @@ describe('split topology: API and worker as separate processes', () => {
       LARDER_INGESTION_POLL_MS: '100',
     };
     worker = await startWorkerProcess({ ...common, LARDER_DATA_DIR: workerDir });
-    api = await startServerProcess({ ...common, LARDER_DATA_DIR: apiDir, LARDER_RUN_WORKER: 'false' }, await freePort());
+    api = await startServerProcess(
+      { ...common, LARDER_DATA_DIR: apiDir, LARDER_RUN_WORKER: 'false' },
+      await freePort(),
+    );
   });
 
   afterAll(async () => {
@@ -76,12 +83,19 @@ describe('split topology: API and worker as separate processes', () => {
     const store = await c.stores.create({ name: `split-${tag}` });
     const ids: string[] = [];
     for (let i = 0; i < 24; i++) {
-      const sf = await c.stores.files.upload({ storeIdentifier: store.id, file: await toFile(Buffer.from(document(i)), `note-${i}.md`, { type: 'text/markdown' }) });
+      const sf = await c.stores.files.upload({
+        storeIdentifier: store.id,
+        file: await toFile(Buffer.from(document(i)), `note-${i}.md`, { type: 'text/markdown' }),
+      });
       ids.push(sf.id);
     }
     const needle = await c.stores.files.upload({
       storeIdentifier: store.id,
-      file: await toFile(Buffer.from('# Quince membrane\n\nThe aubergine marmalade recipe calls for saffron threads and star anise.\n'), 'marmalade.md', { type: 'text/markdown' }),
+      file: await toFile(
+        Buffer.from('# Quince membrane\n\nThe aubergine marmalade recipe calls for saffron threads and star anise.\n'),
+        'marmalade.md',
+        { type: 'text/markdown' },
+      ),
     });
     ids.push(needle.id);
 
@@ -89,7 +103,10 @@ describe('split topology: API and worker as separate processes', () => {
     const waitFor = async (what: () => Promise<boolean>, ms: number) => {
       const deadline = Date.now() + ms;
       while (!(await what())) {
-        if (Date.now() > deadline) throw new Error(`timed out; worker output:\n${worker?.output().slice(-3000)}\napi output:\n${api?.output().slice(-2000)}`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `timed out; worker output:\n${worker?.output().slice(-3000)}\napi output:\n${api?.output().slice(-2000)}`,
+          );
         await new Promise((r) => setTimeout(r, 50));
       }
     };
@@ -110,7 +127,9 @@ describe('split topology: API and worker as separate processes', () => {
     const pg = new Client({ connectionString: db.url });
     await pg.connect();
     try {
-      const { rows } = await pg.query<{ stream_id: string; n: string }>(`SELECT stream_id, count(*) AS n FROM larder_events.events WHERE type = 'StoreFileIngested' GROUP BY stream_id`);
+      const { rows } = await pg.query<{ stream_id: string; n: string }>(
+        `SELECT stream_id, count(*) AS n FROM larder_events.events WHERE type = 'StoreFileIngested' GROUP BY stream_id`,
+      );
       expect(rows).toHaveLength(ids.length);
       expect(rows.every((r) => r.n === '1')).toBe(true);
     } finally {
@@ -120,7 +139,11 @@ describe('split topology: API and worker as separate processes', () => {
     // searched through the API: its own replica of the index follows the log (within its poll interval)
     let top: string | undefined;
     await waitFor(async () => {
-      const res = await c.stores.search({ store_identifiers: [store.id], query: 'aubergine marmalade saffron', top_k: 3 });
+      const res = await c.stores.search({
+        store_identifiers: [store.id],
+        query: 'aubergine marmalade saffron',
+        top_k: 3,
+      });
       top = res.data[0]?.file_id;
       return top === needle.id;
     }, 10_000);
@@ -135,7 +158,8 @@ describe('split topology: API and worker as separate processes', () => {
   });
 
   it('refuses a revoked, rerolled or deleted key on the very next request, also while the worker (and with it the read models) is down', async () => {
-    const call = async (method: string, path: string, key: string) => (await fetch(`${api!.baseURL}${path}`, { method, headers: { authorization: `Bearer ${key}` } })).status;
+    const call = async (method: string, path: string, key: string) =>
+      (await fetch(`${api!.baseURL}${path}`, { method, headers: { authorization: `Bearer ${key}` } })).status;
     const keys: Array<{ id: string; value: string }> = [];
     for (let i = 0; i < 3; i++) {
       const res = await fetch(`${api!.baseURL}/v1/api-keys`, {
@@ -148,7 +172,8 @@ describe('split topology: API and worker as separate processes', () => {
     }
     for (const k of keys) {
       const deadline = Date.now() + 10_000;
-      while ((await call('GET', '/v1/stores', k.value)) !== 200 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      while ((await call('GET', '/v1/stores', k.value)) !== 200 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 50));
       expect(await call('GET', '/v1/stores', k.value)).toBe(200);
     }
     const [revoked, rerolled, deleted] = keys;

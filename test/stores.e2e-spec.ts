@@ -45,10 +45,21 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
   afterAll(async () => t?.close());
 
   const raw = (path: string, init: RequestInit & { key?: string } = {}) =>
-    fetch(`${t.baseURL}${path}`, { ...init, headers: { authorization: `Bearer ${init.key ?? key}`, 'content-type': 'application/json', ...(init.headers ?? {}) } });
+    fetch(`${t.baseURL}${path}`, {
+      ...init,
+      headers: {
+        authorization: `Bearer ${init.key ?? key}`,
+        'content-type': 'application/json',
+        ...(init.headers ?? {}),
+      },
+    });
 
   it('creates, finds by id and by name, lists with q, renames, refuses a taken or malformed name, deletes', async () => {
-    const s = await c.stores.create({ name: 'kitchen-notes', description: 'Recipes and preserves', metadata: { team: 'cooks' } });
+    const s = await c.stores.create({
+      name: 'kitchen-notes',
+      description: 'Recipes and preserves',
+      metadata: { team: 'cooks' },
+    });
     expect(s).toMatchObject({
       id: expect.any(String),
       name: 'kitchen-notes',
@@ -83,32 +94,67 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
   it('bad bodies, queries and paths are 422s with the loc of the bad part', async () => {
     const detail = async (res: Response) => {
       expect(res.status).toBe(422);
-      return ((await res.json()) as { detail: Array<{ loc: unknown[]; type: string }> }).detail.map((d) => [d.loc.join('.'), d.type]);
+      return ((await res.json()) as { detail: Array<{ loc: unknown[]; type: string }> }).detail.map((d) => [
+        d.loc.join('.'),
+        d.type,
+      ]);
     };
     const s = await c.stores.create({ name: 'shapes' });
     expect(await detail(await raw('/v1/stores?limit=0'))).toEqual([['query.limit', 'greater_than_equal']]);
-    expect(await detail(await raw('/v1/stores', { method: 'POST', body: JSON.stringify({ file_ids: ['nope'] }) }))).toEqual([['body.file_ids', 'uuid_parsing']]);
-    expect(await detail(await raw(`/v1/stores/${s.id}/copy`, { method: 'POST', body: JSON.stringify({}) }))).toContainEqual(['body.name', 'string_type']);
-    expect(await detail(await raw(`/v1/stores/${s.id}/files`, { method: 'POST', body: JSON.stringify({ file_id: 'nope', config: { parsing_strategy: 'slow' } }) }))).toEqual([
+    expect(
+      await detail(await raw('/v1/stores', { method: 'POST', body: JSON.stringify({ file_ids: ['nope'] }) })),
+    ).toEqual([['body.file_ids', 'uuid_parsing']]);
+    expect(
+      await detail(await raw(`/v1/stores/${s.id}/copy`, { method: 'POST', body: JSON.stringify({}) })),
+    ).toContainEqual(['body.name', 'string_type']);
+    expect(
+      await detail(
+        await raw(`/v1/stores/${s.id}/files`, {
+          method: 'POST',
+          body: JSON.stringify({ file_id: 'nope', config: { parsing_strategy: 'slow' } }),
+        }),
+      ),
+    ).toEqual([
       ['body.file_id', 'uuid_parsing'],
       ['body.config.parsing_strategy', 'enum'],
     ]);
-    expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ statuses: ['done'] }) }))).toEqual([['body.statuses', 'enum']]);
-    expect(await detail(await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ metadata_filter: { key: 'generated_metadata.x', operator: 'eq', value: 1 } }) }))).toEqual([
-      ['body.metadata_filter', 'value_error'],
-    ]);
+    expect(
+      await detail(
+        await raw(`/v1/stores/${s.id}/files/list`, { method: 'POST', body: JSON.stringify({ statuses: ['done'] }) }),
+      ),
+    ).toEqual([['body.statuses', 'enum']]);
+    expect(
+      await detail(
+        await raw(`/v1/stores/${s.id}/files/list`, {
+          method: 'POST',
+          body: JSON.stringify({ metadata_filter: { key: 'generated_metadata.x', operator: 'eq', value: 1 } }),
+        }),
+      ),
+    ).toEqual([['body.metadata_filter', 'value_error']]);
     expect(await detail(await raw(`/v1/stores/${s.id}/files?statuses=done`))).toEqual([['query.statuses', 'enum']]);
-    expect(await detail(await raw(`/v1/stores/${s.id}/files/${s.id}?return_chunks=first`))).toEqual([['query.return_chunks', 'value_error']]);
+    expect(await detail(await raw(`/v1/stores/${s.id}/files/${s.id}?return_chunks=first`))).toEqual([
+      ['query.return_chunks', 'value_error'],
+    ]);
     const form = new FormData();
     form.append('file', new Blob(['x'], { type: 'text/plain' }), 'x.txt');
     form.append('params', '{not json');
-    const upload = await fetch(`${t.baseURL}/v1/stores/${s.id}/files/upload`, { method: 'POST', headers: { authorization: `Bearer ${key}` }, body: form });
+    const upload = await fetch(`${t.baseURL}/v1/stores/${s.id}/files/upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}` },
+      body: form,
+    });
     expect(await detail(upload)).toEqual([['body.params', 'json_invalid']]);
     const admin = (path: string) => raw(path, { method: 'POST', key: t.rootKey });
-    expect(await detail(await admin(`/v1/admin/stores/not-an-org/${s.id}/reingest`))).toEqual([['path.organization_id', 'uuid_parsing']]);
+    expect(await detail(await admin(`/v1/admin/stores/not-an-org/${s.id}/reingest`))).toEqual([
+      ['path.organization_id', 'uuid_parsing'],
+    ]);
     const org = '00000000-0000-4000-8000-000000000000';
-    expect(await detail(await admin(`/v1/admin/stores/${org}/${s.id}/reingest?statuses=completed,done`))).toEqual([['query.statuses', 'enum']]);
-    expect(await detail(await admin(`/v1/admin/stores/${org}/${s.id}/reingest?billable=maybe`))).toEqual([['query.billable', 'bool_parsing']]);
+    expect(await detail(await admin(`/v1/admin/stores/${org}/${s.id}/reingest?statuses=completed,done`))).toEqual([
+      ['query.statuses', 'enum'],
+    ]);
+    expect(await detail(await admin(`/v1/admin/stores/${org}/${s.id}/reingest?billable=maybe`))).toEqual([
+      ['query.billable', 'bool_parsing'],
+    ]);
   });
 
   describe('a folder of mixed documents', () => {
@@ -132,7 +178,14 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
     it('every supported file reaches completed; the corrupt PDF and the image fail with a useful last_error', async () => {
       const s = await settle(c, store);
       const total = Object.keys(ids).length;
-      expect(s.file_counts).toEqual({ pending: 0, in_progress: 0, cancelled: 0, completed: total - 2, failed: 2, total });
+      expect(s.file_counts).toEqual({
+        pending: 0,
+        in_progress: 0,
+        cancelled: 0,
+        completed: total - 2,
+        failed: 2,
+        total,
+      });
       expect(s.usage_bytes).toBeGreaterThan(0);
       const corrupt = await c.stores.files.retrieve(ids['corrupt.pdf'], { store_identifier: store });
       expect(corrupt.status).toBe('failed');
@@ -143,7 +196,8 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
     });
 
     it('uploadAndPoll returns the completed file with chunks and generated metadata', async () => {
-      const md = '# Bread\n\nFlour, water, salt and time.\n\n## Proofing\n\nLet the dough rise overnight in a cool place.\n';
+      const md =
+        '# Bread\n\nFlour, water, salt and time.\n\n## Proofing\n\nLet the dough rise overnight in a cool place.\n';
       const sf = await c.stores.files.uploadAndPoll({
         storeIdentifier: store,
         file: await toFile(Buffer.from(md), 'bread.md', { type: 'text/markdown' }),
@@ -151,9 +205,18 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
         pollIntervalMs: 100,
         returnChunks: true,
       });
-      expect(sf).toMatchObject({ status: 'completed', filename: 'bread.md', config: { parsing_strategy: 'high_quality' }, store_id: store });
+      expect(sf).toMatchObject({
+        status: 'completed',
+        filename: 'bread.md',
+        config: { parsing_strategy: 'high_quality' },
+        store_id: store,
+      });
       expect(sf.chunks!.length).toBeGreaterThan(0);
-      const first = sf.chunks![0] as unknown as { text: string; model: string; generated_metadata: Record<string, unknown> };
+      const first = sf.chunks![0] as unknown as {
+        text: string;
+        model: string;
+        generated_metadata: Record<string, unknown>;
+      };
       expect(first.text).toContain('Flour, water, salt');
       expect(first.model).toBe('universal-sentence-encoder-lite');
       expect(first.generated_metadata).toMatchObject({ type: 'markdown' });
@@ -162,7 +225,9 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
 
     it('the PDF keeps its pages, code its language, and return_chunks takes indices', async () => {
       const pdf = await c.stores.files.retrieve(ids['report.pdf'], { store_identifier: store, return_chunks: true });
-      const pages = pdf.chunks!.map((ch) => ch.generated_metadata as { type: string; page: number; pages: number[]; total_pages?: number });
+      const pages = pdf.chunks!.map(
+        (ch) => ch.generated_metadata as { type: string; page: number; pages: number[]; total_pages?: number },
+      );
       expect(pages.every((m) => m.type === 'pdf')).toBe(true);
       expect(new Set(pages.map((m) => m.total_pages))).toEqual(new Set([3]));
       expect(new Set(pages.flatMap((m) => m.pages))).toEqual(new Set([1, 2, 3]));
@@ -215,10 +280,15 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       const q = await c.stores.files.list(store, { q: 'recipe' });
       expect(q.data.map((f) => f.filename)).toContain('recipes.html');
 
-      const updated = await c.stores.files.update(ids['notes.txt'], { store_identifier: store, metadata: { folder: 'archive', reviewed: true } });
+      const updated = await c.stores.files.update(ids['notes.txt'], {
+        store_identifier: store,
+        metadata: { folder: 'archive', reviewed: true },
+      });
       expect(updated.metadata).toEqual({ folder: 'archive', reviewed: true });
       expect(updated.status).toBe('completed'); // no re-ingestion for a metadata change
-      const archived = await c.stores.files.list(store, { metadata_filter: { key: 'reviewed', operator: 'eq', value: true } } as never);
+      const archived = await c.stores.files.list(store, {
+        metadata_filter: { key: 'reviewed', operator: 'eq', value: true },
+      } as never);
       expect(archived.data.map((f) => f.filename)).toEqual(['notes.txt']);
     });
 
@@ -226,8 +296,12 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       await expect(other.stores.retrieve(store)).rejects.toMatchObject({ status: 404 });
       await expect(other.stores.retrieve('mixed-folder')).rejects.toMatchObject({ status: 404 });
       await expect(other.stores.files.list(store, {})).rejects.toMatchObject({ status: 404 });
-      await expect(other.stores.files.retrieve(ids['guide.md'], { store_identifier: store })).rejects.toMatchObject({ status: 404 });
-      await expect(other.stores.files.delete(ids['guide.md'], { store_identifier: store })).rejects.toMatchObject({ status: 404 });
+      await expect(other.stores.files.retrieve(ids['guide.md'], { store_identifier: store })).rejects.toMatchObject({
+        status: 404,
+      });
+      await expect(other.stores.files.delete(ids['guide.md'], { store_identifier: store })).rejects.toMatchObject({
+        status: 404,
+      });
       const mine = [];
       for await (const s of other.stores.list()) mine.push(s.id);
       expect(mine).not.toContain(store);
@@ -248,7 +322,14 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       expect(target.copy_state ?? null).toBeNull();
       // completed files are copied with their chunks; failed ones have nothing indexed and stay behind
       const done = source.file_counts!.completed;
-      expect(target.file_counts).toEqual({ pending: 0, in_progress: 0, cancelled: 0, completed: done, failed: 0, total: done });
+      expect(target.file_counts).toEqual({
+        pending: 0,
+        in_progress: 0,
+        cancelled: 0,
+        completed: done,
+        failed: 0,
+        total: done,
+      });
       const a = await c.stores.files.retrieve(ids['guide.md'], { store_identifier: store, return_chunks: true });
       const b = await c.stores.files.retrieve(ids['guide.md'], { store_identifier: target.id, return_chunks: true });
       expect(b).toMatchObject({ status: 'completed', metadata: a.metadata, filename: 'guide.md' });
@@ -257,13 +338,20 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
     });
 
     it('deleting a store file removes it and its chunks; deleting the file removes it from every store', async () => {
-      expect(await c.stores.files.delete(ids['inventory.csv'], { store_identifier: store })).toMatchObject({ id: ids['inventory.csv'], deleted: true });
-      await expect(c.stores.files.retrieve(ids['inventory.csv'], { store_identifier: store })).rejects.toMatchObject({ status: 404 });
+      expect(await c.stores.files.delete(ids['inventory.csv'], { store_identifier: store })).toMatchObject({
+        id: ids['inventory.csv'],
+        deleted: true,
+      });
+      await expect(c.stores.files.retrieve(ids['inventory.csv'], { store_identifier: store })).rejects.toMatchObject({
+        status: 404,
+      });
 
       const before = await c.stores.retrieve('mixed-folder-copy');
       await c.files.delete(ids['settings.json']);
       for (const s of [store, 'mixed-folder-copy']) {
-        await expect(c.stores.files.retrieve(ids['settings.json'], { store_identifier: s })).rejects.toMatchObject({ status: 404 });
+        await expect(c.stores.files.retrieve(ids['settings.json'], { store_identifier: s })).rejects.toMatchObject({
+          status: 404,
+        });
       }
       const after = await c.stores.retrieve('mixed-folder-copy');
       expect(after.file_counts!.total).toBe(before.file_counts!.total! - 1);
@@ -271,7 +359,11 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
     });
 
     it('overwrite replaces the file with the same external_id', async () => {
-      const a = await c.stores.files.upload({ storeIdentifier: store, file: await toFile(Buffer.from('first version'), 'ext.txt', { type: 'text/plain' }), body: { external_id: 'doc-42' } });
+      const a = await c.stores.files.upload({
+        storeIdentifier: store,
+        file: await toFile(Buffer.from('first version'), 'ext.txt', { type: 'text/plain' }),
+        body: { external_id: 'doc-42' },
+      });
       const b = await c.stores.files.upload({
         storeIdentifier: store,
         file: await toFile(Buffer.from('second version'), 'ext.txt', { type: 'text/plain' }),
@@ -279,7 +371,10 @@ describe('Stores, store files and ingestion through the official @mixedbread/sdk
       });
       expect(b.external_id).toBe('doc-42');
       await expect(c.stores.files.retrieve(a.id, { store_identifier: store })).rejects.toMatchObject({ status: 404 });
-      const dup = await raw(`/v1/stores/${store}/files`, { method: 'POST', body: JSON.stringify({ file_id: a.id, external_id: 'doc-42', overwrite: false }) });
+      const dup = await raw(`/v1/stores/${store}/files`, {
+        method: 'POST',
+        body: JSON.stringify({ file_id: a.id, external_id: 'doc-42', overwrite: false }),
+      });
       expect(dup.status).toBe(409);
       expect((await c.stores.files.retrieve(b.id, { store_identifier: store })).external_id).toBe('doc-42');
     });

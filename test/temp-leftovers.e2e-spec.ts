@@ -28,7 +28,8 @@ describe('crash leftovers: a temp file of a part cut off by kill -9', () => {
   let server: ServerProcess | null = null;
 
   beforeAll(() => {
-    if (!existsSync(join(__dirname, '..', 'dist/apps/api/src/main.js'))) throw new Error('run `npm run build` first (npm test does)');
+    if (!existsSync(join(__dirname, '..', 'dist/apps/api/src/main.js')))
+      throw new Error('run `npm run build` first (npm test does)');
   });
   afterAll(async () => {
     await server?.stop();
@@ -40,11 +41,22 @@ describe('crash leftovers: a temp file of a part cut off by kill -9', () => {
     server = await startServerProcess(env, port);
     const client = new Mixedbread({ apiKey: rootKey, baseURL: server.baseURL, maxRetries: 0 });
     const part = randomBytes(6 * 1024 * 1024);
-    const up = await client.files.uploads.create({ filename: 'cut.bin', file_size: part.length, mime_type: 'application/octet-stream', part_count: 1 });
+    const up = await client.files.uploads.create({
+      filename: 'cut.bin',
+      file_size: part.length,
+      mime_type: 'application/octet-stream',
+      part_count: 1,
+    });
 
     // 4 MiB of the part's 6 arrive, then the client goes quiet: the server is mid-write
     const url = new URL(up.part_urls[0].url);
-    const req = request({ host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, method: 'PUT', headers: { 'content-length': String(part.length) } });
+    const req = request({
+      host: url.hostname,
+      port: url.port,
+      path: `${url.pathname}${url.search}`,
+      method: 'PUT',
+      headers: { 'content-length': String(part.length) },
+    });
     req.on('error', () => undefined);
     req.write(part.subarray(0, 4 * 1024 * 1024));
     const deadline = Date.now() + 30_000;
@@ -68,7 +80,9 @@ describe('crash leftovers: a temp file of a part cut off by kill -9', () => {
     expect(detail.completed_parts).toEqual([]);
     const r = await fetch(detail.part_urls[0].url, { method: 'PUT', body: part });
     expect(r.status).toBe(200);
-    const file = await after.files.uploads.complete(up.id, { parts: [{ part_number: 1, etag: r.headers.get('etag')! }] });
+    const file = await after.files.uploads.complete(up.id, {
+      parts: [{ part_number: 1, etag: r.headers.get('etag')! }],
+    });
     expect(file.bytes).toBe(part.length);
     expect(filesUnder(tmp)).toEqual([]);
   });

@@ -1,6 +1,11 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import Mixedbread, { toFile } from '@mixedbread/sdk';
-import { startBraveDouble, startSearxngDouble, WebPage, WebSearchDouble } from '@larder/search/web/testing/web-search-doubles';
+import {
+  startBraveDouble,
+  startSearxngDouble,
+  WebPage,
+  WebSearchDouble,
+} from '@larder/search/web/testing/web-search-doubles';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
 jest.setTimeout(240_000);
@@ -9,14 +14,32 @@ const WEB = 'mixedbread/web';
 const BRAVE_KEY = 'BSA-e2e-subscription-token-5d2a';
 
 const DOCS = [
-  { name: 'sauerkraut.md', text: '# Sauerkraut\n\nShred white cabbage and mix it with two percent salt. Lactic fermentation turns the cabbage sour in about three weeks.\n' },
-  { name: 'jam.md', text: '# Strawberry jam\n\nBoil strawberries with sugar and lemon juice until the jam sets on a cold plate.\n' },
+  {
+    name: 'sauerkraut.md',
+    text: '# Sauerkraut\n\nShred white cabbage and mix it with two percent salt. Lactic fermentation turns the cabbage sour in about three weeks.\n',
+  },
+  {
+    name: 'jam.md',
+    text: '# Strawberry jam\n\nBoil strawberries with sugar and lemon juice until the jam sets on a cold plate.\n',
+  },
 ];
 
 const SEARXNG_PAGES: WebPage[] = [
-  { url: 'https://en.wikipedia.org/wiki/Sauerkraut', title: 'Sauerkraut - Wikipedia', snippet: 'Sauerkraut is finely cut raw cabbage that has been fermented by lactic acid bacteria.' },
-  { url: 'https://example.org/kimchi', title: 'Kimchi', snippet: 'Kimchi is a fermented cabbage side dish with chili and garlic.' },
-  { url: 'https://example.org/bicycles', title: 'Bicycle repair', snippet: 'How to true a wheel and replace a cabbage-shaped bell.' },
+  {
+    url: 'https://en.wikipedia.org/wiki/Sauerkraut',
+    title: 'Sauerkraut - Wikipedia',
+    snippet: 'Sauerkraut is finely cut raw cabbage that has been fermented by lactic acid bacteria.',
+  },
+  {
+    url: 'https://example.org/kimchi',
+    title: 'Kimchi',
+    snippet: 'Kimchi is a fermented cabbage side dish with chili and garlic.',
+  },
+  {
+    url: 'https://example.org/bicycles',
+    title: 'Bicycle repair',
+    snippet: 'How to true a wheel and replace a cabbage-shaped bell.',
+  },
 ];
 const BRAVE_PAGES: WebPage[] = [
   {
@@ -25,7 +48,12 @@ const BRAVE_PAGES: WebPage[] = [
     snippet: 'Sauerkraut: <strong>fermented cabbage</strong>, made with salt over several weeks.',
     published: '2024-01-02T00:00:00',
   },
-  { url: 'https://brave.example/fermentation-guide', title: 'A fermentation guide', snippet: 'Salt, cabbage and time: lactic fermentation at home.', extraSnippets: ['Keep the crock cool.'] },
+  {
+    url: 'https://brave.example/fermentation-guide',
+    title: 'A fermentation guide',
+    snippet: 'Salt, cabbage and time: lactic fermentation at home.',
+    extraSnippets: ['Keep the crock cool.'],
+  },
 ];
 
 const isWeb = (c: { store_id: string; filename: string }) => c.store_id === WEB && c.filename.startsWith('http');
@@ -79,7 +107,9 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     });
 
     it('searches the web alone: both providers asked, results merged (one page found by both is kept once), scored chunks with URLs as filenames', async () => {
-      const { data: r, response } = await c.stores.search({ query: 'fermented cabbage', store_identifiers: [WEB], top_k: 10 }).withResponse();
+      const { data: r, response } = await c.stores
+        .search({ query: 'fermented cabbage', store_identifiers: [WEB], top_k: 10 })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('ok; answered=searxng,brave');
       expect(r.data.length).toBeGreaterThanOrEqual(3);
       for (const chunk of r.data as any[]) {
@@ -102,11 +132,15 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
       expect(searxng.requests.at(-1)!.query.get('q')).toBe('fermented cabbage');
       // the same page gets the same file_id in every search
       const again = await c.stores.search({ query: 'sauerkraut', store_identifiers: [WEB] });
-      expect(again.data.find((x) => x.filename.includes('wikipedia.org/wiki/Sauerkraut'))!.file_id).toBe(wiki[0].file_id);
+      expect(again.data.find((x) => x.filename.includes('wikipedia.org/wiki/Sauerkraut'))!.file_id).toBe(
+        wiki[0].file_id,
+      );
     });
 
     it('mixes the web with a store in one ranking (top_k over both, scores in [0, 1])', async () => {
-      const { data: r, response } = await c.stores.search({ query: 'cabbage fermentation with salt', store_identifiers: [store, WEB], top_k: 6 }).withResponse();
+      const { data: r, response } = await c.stores
+        .search({ query: 'cabbage fermentation with salt', store_identifiers: [store, WEB], top_k: 6 })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('ok; answered=searxng,brave');
       expect(r.data).toHaveLength(6);
       expect(r.data.some((x) => isWeb(x))).toBe(true);
@@ -125,20 +159,32 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
 
     it('answers mgrep’s --web request as mgrep sends it: [store, "mixedbread/web"], rerank, a path filter (which applies to store files, not web pages)', async () => {
       const filters = { all: [{ key: 'path', operator: 'starts_with' as const, value: '/home/cook/pantry' }] };
-      const r = await c.stores.search({ query: 'how long does sauerkraut ferment', store_identifiers: [store, WEB], top_k: 10, search_options: { rerank: true }, filters });
+      const r = await c.stores.search({
+        query: 'how long does sauerkraut ferment',
+        store_identifiers: [store, WEB],
+        top_k: 10,
+        search_options: { rerank: true },
+        filters,
+      });
       expect(r.data.some((x) => isWeb(x))).toBe(true);
       const local = r.data.filter((x) => !isWeb(x));
       expect(local.length).toBeGreaterThan(0);
       for (const x of local) expect((x.metadata as any).path).toMatch(/^\/home\/cook\/pantry\//);
       // a filter no store file passes leaves the web results
-      const elsewhere = await c.stores.search({ query: 'sauerkraut', store_identifiers: [store, WEB], filters: { all: [{ key: 'path', operator: 'starts_with', value: '/elsewhere' }] } });
+      const elsewhere = await c.stores.search({
+        query: 'sauerkraut',
+        store_identifiers: [store, WEB],
+        filters: { all: [{ key: 'path', operator: 'starts_with', value: '/elsewhere' }] },
+      });
       expect(elsewhere.data.length).toBeGreaterThan(0);
       expect(elsewhere.data.every((x) => isWeb(x))).toBe(true);
     });
 
     it('a provider that hangs past the timeout is left out: the other provider and the store still answer, and the header says which failed', async () => {
       brave.reply({ kind: 'hang' });
-      const { data: r, response } = await c.stores.search({ query: 'cabbage', store_identifiers: [store, WEB] }).withResponse();
+      const { data: r, response } = await c.stores
+        .search({ query: 'cabbage', store_identifiers: [store, WEB] })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('partial; answered=searxng; failed=brave (timeout)');
       expect(r.data.some((x) => x.filename.includes('example.org/kimchi'))).toBe(true);
       expect(r.data.some((x) => x.filename.includes('brave.example'))).toBe(false);
@@ -148,7 +194,9 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     it('every provider down: the store part answers with the web part skipped; the web alone is a 502 in the contract’s shape', async () => {
       searxng.reply({ kind: 'hang' });
       brave.reply({ kind: 'error', status: 503 }, { kind: 'error', status: 503 });
-      const { data: r, response } = await c.stores.search({ query: 'cabbage', store_identifiers: [store, WEB] }).withResponse();
+      const { data: r, response } = await c.stores
+        .search({ query: 'cabbage', store_identifiers: [store, WEB] })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('skipped; failed=searxng (timeout), brave (unavailable)');
       expect(r.data.length).toBeGreaterThan(0);
       expect(r.data.every((x) => x.store_id === store)).toBe(true);
@@ -169,7 +217,9 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     });
 
     it('question answering takes web results as sources beside the store’s', async () => {
-      const { data: r, response } = await c.stores.questionAnswering({ query: 'What is sauerkraut fermented by?', store_identifiers: [store, WEB], top_k: 6 }).withResponse();
+      const { data: r, response } = await c.stores
+        .questionAnswering({ query: 'What is sauerkraut fermented by?', store_identifiers: [store, WEB], top_k: 6 })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('ok; answered=searxng,brave');
       expect(r.sources!.some((x) => isWeb(x))).toBe(true);
       expect(r.answer).toMatch(/<cite i="\d+"\/>/);
@@ -178,8 +228,16 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     it('a search over the web is one search event, with the web results among its results; grep refuses the web store', async () => {
       await c.stores.search({ query: 'kimchi chili garlic', store_identifiers: [store, WEB] });
       let events: any;
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((res) => setTimeout(res, 100))) {
-        events = await (await fetch(`${t.baseURL}/v1/stores/${store}/events?event_type=search`, { headers: { authorization: `Bearer ${key}` } })).json();
+      for (
+        const deadline = Date.now() + 30_000;
+        Date.now() < deadline;
+        await new Promise((res) => setTimeout(res, 100))
+      ) {
+        events = await (
+          await fetch(`${t.baseURL}/v1/stores/${store}/events?event_type=search`, {
+            headers: { authorization: `Bearer ${key}` },
+          })
+        ).json();
         if (events.data?.some((e: any) => e.query === 'kimchi chili garlic')) break;
       }
       const hits = events.data.filter((e: any) => e.query === 'kimchi chili garlic');
@@ -187,7 +245,9 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
       expect(hits[0].store_ids).toEqual([store]);
       expect(hits[0].results.some((x: any) => x.store_id === WEB && x.filename.startsWith('https://'))).toBe(true);
       expect(JSON.stringify(events)).not.toContain(BRAVE_KEY);
-      await expect(c.stores.grep({ pattern: 'cabbage', store_identifiers: [WEB] } as any)).rejects.toMatchObject({ status: 400 });
+      await expect(c.stores.grep({ pattern: 'cabbage', store_identifiers: [WEB] } as any)).rejects.toMatchObject({
+        status: 400,
+      });
     });
   });
 
@@ -206,7 +266,14 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     });
 
     it('an agentic search (mgrep --web --agentic) adds the web results to the question’s own search', async () => {
-      const { data: r, response } = await c.stores.search({ query: 'fermented cabbage', store_identifiers: [store, WEB], top_k: 10, search_options: { rerank: true, agentic: true } }).withResponse();
+      const { data: r, response } = await c.stores
+        .search({
+          query: 'fermented cabbage',
+          store_identifiers: [store, WEB],
+          top_k: 10,
+          search_options: { rerank: true, agentic: true },
+        })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('ok; answered=searxng');
       expect(r.data.some((x) => isWeb(x))).toBe(true);
       expect(r.data.some((x) => x.store_id === store)).toBe(true);
@@ -215,8 +282,14 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
     it('a search of the web alone is listed by GET /v1/events with no store', async () => {
       await c.stores.search({ query: 'kimchi garlic', store_identifiers: [WEB] });
       let events: any;
-      for (const deadline = Date.now() + 30_000; Date.now() < deadline; await new Promise((res) => setTimeout(res, 100))) {
-        events = await (await fetch(`${t.baseURL}/v1/events?event_type=search`, { headers: { authorization: `Bearer ${key}` } })).json();
+      for (
+        const deadline = Date.now() + 30_000;
+        Date.now() < deadline;
+        await new Promise((res) => setTimeout(res, 100))
+      ) {
+        events = await (
+          await fetch(`${t.baseURL}/v1/events?event_type=search`, { headers: { authorization: `Bearer ${key}` } })
+        ).json();
         if (events.data?.some((e: any) => e.query === 'kimchi garlic')) break;
       }
       const hit = events.data.find((e: any) => e.query === 'kimchi garlic');
@@ -247,7 +320,15 @@ describe('The web store (mixedbread/web) through the official @mixedbread/sdk cl
 
     it('the web with a store answers the store’s results and says the web part was skipped (mgrep --web keeps working)', async () => {
       const filters = { all: [{ key: 'path', operator: 'starts_with' as const, value: '/home/cook/pantry' }] };
-      const { data: r, response } = await c.stores.search({ query: 'sauerkraut', store_identifiers: [store, WEB], top_k: 10, search_options: { rerank: true }, filters }).withResponse();
+      const { data: r, response } = await c.stores
+        .search({
+          query: 'sauerkraut',
+          store_identifiers: [store, WEB],
+          top_k: 10,
+          search_options: { rerank: true },
+          filters,
+        })
+        .withResponse();
       expect(response.headers.get('larder-web-search')).toBe('skipped; no provider configured');
       expect(r.data.length).toBeGreaterThan(0);
       expect(r.data[0].filename).toBe('sauerkraut.md');

@@ -39,7 +39,9 @@ describe('writes that never lie', () => {
         Array.from({ length: 20 }, (_, i) =>
           c.stores.files.upload({
             storeIdentifier: store.id,
-            file: toFile(Buffer.from(`version ${i} of the notes: ${'lorem ipsum '.repeat(i + 1)}`), 'notes.md', { type: 'text/markdown' }),
+            file: toFile(Buffer.from(`version ${i} of the notes: ${'lorem ipsum '.repeat(i + 1)}`), 'notes.md', {
+              type: 'text/markdown',
+            }),
             body: { external_id: 'src/notes.md', overwrite: true },
           } as never),
         ),
@@ -47,7 +49,10 @@ describe('writes that never lie', () => {
       const failed = results.filter((r) => r.status === 'rejected');
       expect(failed.map((r) => String(r.reason))).toEqual([]);
       const s = await settled(c, store.id);
-      const files = (await c.stores.files.list(store.id, { limit: 100 })).data as { id: string; external_id?: string | null }[];
+      const files = (await c.stores.files.list(store.id, { limit: 100 })).data as {
+        id: string;
+        external_id?: string | null;
+      }[];
       expect(files.filter((f) => f.external_id === 'src/notes.md')).toHaveLength(1);
       expect(files).toHaveLength(1);
       expect(s.file_counts).toMatchObject({ total: 1 });
@@ -66,7 +71,9 @@ describe('writes that never lie', () => {
       const a = await c.files.create({ file: await toFile(Buffer.from('a'), 'a.txt', { type: 'text/plain' }) });
       const b = await c.files.create({ file: await toFile(Buffer.from('b'), 'b.txt', { type: 'text/plain' }) });
       await c.stores.files.create(store.id, { file_id: a.id, external_id: 'x', overwrite: false });
-      await expect(c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false })).rejects.toMatchObject({ status: 409 });
+      await expect(
+        c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false }),
+      ).rejects.toMatchObject({ status: 409 });
       await c.stores.files.delete(a.id, { store_identifier: store.id });
       const added = await c.stores.files.create(store.id, { file_id: b.id, external_id: 'x', overwrite: false });
       expect(added.id).toBe(b.id);
@@ -83,7 +90,8 @@ describe('writes that never lie', () => {
     afterAll(async () => t?.close());
 
     // the read models have applied every event stored so far (a refused request waits for nothing)
-    const caughtUp = async () => t.larder.infra.runner.waitFor(['stores'], await t.larder.infra.eventStore.headPosition());
+    const caughtUp = async () =>
+      t.larder.infra.runner.waitFor(['stores'], await t.larder.infra.eventStore.headPosition());
     const completed = (store: string, id: string) =>
       eventually(
         () => c.stores.files.retrieve(id, { store_identifier: store }),
@@ -97,40 +105,65 @@ describe('writes that never lie', () => {
         Array.from({ length: 20 }, (_, i) =>
           c.stores.files.upload({
             storeIdentifier: store.id,
-            file: toFile(Buffer.from(`draft ${i}: ${'dolor sit '.repeat(i + 1)}`), 'draft.md', { type: 'text/markdown' }),
+            file: toFile(Buffer.from(`draft ${i}: ${'dolor sit '.repeat(i + 1)}`), 'draft.md', {
+              type: 'text/markdown',
+            }),
             body: { external_id: 'src/draft.md', overwrite: false },
           } as never),
         ),
       );
       const answered = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.id] : []));
-      const refused = results.flatMap((r) => (r.status === 'rejected' ? [(r.reason as { status?: number }).status] : []));
+      const refused = results.flatMap((r) =>
+        r.status === 'rejected' ? [(r.reason as { status?: number }).status] : [],
+      );
       expect(answered).toHaveLength(1);
       expect(refused).toEqual(Array.from({ length: 19 }, () => 409));
       await settled(c, store.id);
-      for (const id of answered) expect((await c.stores.files.retrieve(id, { store_identifier: store.id })).external_id).toBe('src/draft.md');
+      for (const id of answered)
+        expect((await c.stores.files.retrieve(id, { store_identifier: store.id })).external_id).toBe('src/draft.md');
       const files = (await c.stores.files.list(store.id, { limit: 100 })).data;
       expect(files.map((f) => f.id)).toEqual(answered);
     });
 
     it('re-attaching a file with an external_id another file holds (overwrite: false) is a 409 and the file stays as it was', async () => {
       const store = await c.stores.create({ name: 'reattach' });
-      const x = await c.files.create({ file: await toFile(Buffer.from(`the x file ${'alpha '.repeat(30)}`), 'x.txt', { type: 'text/plain' }) });
-      const y = await c.files.create({ file: await toFile(Buffer.from(`the y file ${'beta '.repeat(30)}`), 'y.txt', { type: 'text/plain' }) });
+      const x = await c.files.create({
+        file: await toFile(Buffer.from(`the x file ${'alpha '.repeat(30)}`), 'x.txt', { type: 'text/plain' }),
+      });
+      const y = await c.files.create({
+        file: await toFile(Buffer.from(`the y file ${'beta '.repeat(30)}`), 'y.txt', { type: 'text/plain' }),
+      });
       await c.stores.files.create(store.id, { file_id: x.id, external_id: 'e1' });
       await c.stores.files.create(store.id, { file_id: y.id, external_id: 'e2' });
       await completed(store.id, x.id);
       await completed(store.id, y.id);
-      await expect(c.stores.files.create(store.id, { file_id: x.id, external_id: 'e2', overwrite: false })).rejects.toMatchObject({ status: 409 });
+      await expect(
+        c.stores.files.create(store.id, { file_id: x.id, external_id: 'e2', overwrite: false }),
+      ).rejects.toMatchObject({ status: 409 });
       await caughtUp();
-      expect(await c.stores.files.retrieve(x.id, { store_identifier: store.id })).toMatchObject({ id: x.id, external_id: 'e1', status: 'completed' });
-      expect(await c.stores.files.retrieve(y.id, { store_identifier: store.id })).toMatchObject({ id: y.id, external_id: 'e2', status: 'completed' });
+      expect(await c.stores.files.retrieve(x.id, { store_identifier: store.id })).toMatchObject({
+        id: x.id,
+        external_id: 'e1',
+        status: 'completed',
+      });
+      expect(await c.stores.files.retrieve(y.id, { store_identifier: store.id })).toMatchObject({
+        id: y.id,
+        external_id: 'e2',
+        status: 'completed',
+      });
     });
 
     it('a re-attach whose add fails (500) leaves the file, and the external_id with the file that held it', async () => {
       const store = await c.stores.create({ name: 'reattach-failing' });
-      const x = await c.files.create({ file: await toFile(Buffer.from(`the x file ${'gamma '.repeat(30)}`), 'x.txt', { type: 'text/plain' }) });
-      const y = await c.files.create({ file: await toFile(Buffer.from(`the y file ${'delta '.repeat(30)}`), 'y.txt', { type: 'text/plain' }) });
-      const z = await c.files.create({ file: await toFile(Buffer.from(`the z file ${'omega '.repeat(30)}`), 'z.txt', { type: 'text/plain' }) });
+      const x = await c.files.create({
+        file: await toFile(Buffer.from(`the x file ${'gamma '.repeat(30)}`), 'x.txt', { type: 'text/plain' }),
+      });
+      const y = await c.files.create({
+        file: await toFile(Buffer.from(`the y file ${'delta '.repeat(30)}`), 'y.txt', { type: 'text/plain' }),
+      });
+      const z = await c.files.create({
+        file: await toFile(Buffer.from(`the z file ${'omega '.repeat(30)}`), 'z.txt', { type: 'text/plain' }),
+      });
       await c.stores.files.create(store.id, { file_id: x.id, external_id: 'e1' });
       await c.stores.files.create(store.id, { file_id: y.id, external_id: 'e2' });
       await completed(store.id, x.id);
@@ -147,38 +180,79 @@ describe('writes that never lie', () => {
         return append(stream, evs, options);
       };
       try {
-        await expect(c.stores.files.create(store.id, { file_id: x.id, external_id: 'e2', overwrite: true })).rejects.toMatchObject({ status: 500 });
+        await expect(
+          c.stores.files.create(store.id, { file_id: x.id, external_id: 'e2', overwrite: true }),
+        ).rejects.toMatchObject({ status: 500 });
       } finally {
         events.appendToStream = append;
       }
       expect(failed).toBe(1);
       await caughtUp();
-      expect(await c.stores.files.retrieve(x.id, { store_identifier: store.id })).toMatchObject({ id: x.id, external_id: 'e1', status: 'completed' });
-      expect(await c.stores.files.retrieve(y.id, { store_identifier: store.id })).toMatchObject({ id: y.id, external_id: 'e2', status: 'completed' });
+      expect(await c.stores.files.retrieve(x.id, { store_identifier: store.id })).toMatchObject({
+        id: x.id,
+        external_id: 'e1',
+        status: 'completed',
+      });
+      expect(await c.stores.files.retrieve(y.id, { store_identifier: store.id })).toMatchObject({
+        id: y.id,
+        external_id: 'e2',
+        status: 'completed',
+      });
       // the claim went back to y: another file is still refused it without overwrite
-      await expect(c.stores.files.create(store.id, { file_id: z.id, external_id: 'e2', overwrite: false })).rejects.toMatchObject({ status: 409 });
+      await expect(
+        c.stores.files.create(store.id, { file_id: z.id, external_id: 'e2', overwrite: false }),
+      ).rejects.toMatchObject({ status: 409 });
     });
 
     // a claim of `externalId` as a claimant appends it, for a file whose add never follows (or not yet)
-    const claimFor = async (storeId: string, externalId: string, o: { fileId: string; previousFileId: string | null; overwrite: boolean; at: Date }) => {
-      const { organizationId } = (await t.larder.infra.eventStore.readStream(`store-${storeId}`))[0].data as { organizationId: string };
+    const claimFor = async (
+      storeId: string,
+      externalId: string,
+      o: { fileId: string; previousFileId: string | null; overwrite: boolean; at: Date },
+    ) => {
+      const { organizationId } = (await t.larder.infra.eventStore.readStream(`store-${storeId}`))[0].data as {
+        organizationId: string;
+      };
       await t.larder.infra.eventStore.appendToStream(storeExternalIdStream(storeId, externalId), [
         {
           type: 'StoreExternalIdClaimed',
-          data: { organizationId, storeId, externalId, fileId: o.fileId, previousFileId: o.previousFileId, fileRevision: -1, overwrite: o.overwrite, at: o.at.toISOString() },
+          data: {
+            organizationId,
+            storeId,
+            externalId,
+            fileId: o.fileId,
+            previousFileId: o.previousFileId,
+            fileRevision: -1,
+            overwrite: o.overwrite,
+            at: o.at.toISOString(),
+          },
           metadata: { orgId: organizationId, actor: 'test' },
         },
       ]);
     };
     const upload = (store: string, text: string, externalId: string) =>
-      c.stores.files.upload({ storeIdentifier: store, file: toFile(Buffer.from(text), 'claimed.md', { type: 'text/markdown' }), body: { external_id: externalId, overwrite: false } } as never);
+      c.stores.files.upload({
+        storeIdentifier: store,
+        file: toFile(Buffer.from(text), 'claimed.md', { type: 'text/markdown' }),
+        body: { external_id: externalId, overwrite: false },
+      } as never);
 
     it('a claimant that died between its claim and its add keeps the external_id from overwrite: false only for a while', async () => {
       const store = await c.stores.create({ name: 'died-claiming' });
       const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000);
-      await claimFor(store.id, 'recent', { fileId: randomUUID(), previousFileId: null, overwrite: false, at: minutesAgo(1) });
+      await claimFor(store.id, 'recent', {
+        fileId: randomUUID(),
+        previousFileId: null,
+        overwrite: false,
+        at: minutesAgo(1),
+      });
       await expect(upload(store.id, 'recent one', 'recent')).rejects.toMatchObject({ status: 409 });
-      await claimFor(store.id, 'long-ago', { fileId: randomUUID(), previousFileId: null, overwrite: false, at: minutesAgo(6) });
+      await claimFor(store.id, 'long-ago', {
+        fileId: randomUUID(),
+        previousFileId: null,
+        overwrite: false,
+        at: minutesAgo(6),
+      });
       const f = await upload(store.id, 'long ago one', 'long-ago');
       expect((await c.stores.files.retrieve(f.id, { store_identifier: store.id })).external_id).toBe('long-ago');
     });
@@ -191,7 +265,13 @@ describe('writes that never lie', () => {
       // just before the stalled attach's add: another file takes the id, its claim counted abandoned
       events.appendToStream = async (stream, evs, options) => {
         const add = evs.find((e) => e.type === 'StoreFileAdded' && e.data.externalId === 'stalled');
-        if (add && !tookOver++) await claimFor(store.id, 'stalled', { fileId: randomUUID(), previousFileId: add.data.fileId as string, overwrite: false, at: new Date() });
+        if (add && !tookOver++)
+          await claimFor(store.id, 'stalled', {
+            fileId: randomUUID(),
+            previousFileId: add.data.fileId as string,
+            overwrite: false,
+            at: new Date(),
+          });
         return append(stream, evs, options);
       };
       try {
@@ -221,10 +301,16 @@ describe('writes that never lie', () => {
 
     it('every write answers success from its decided state; the data appears in reads shortly after', async () => {
       const store = await c.stores.create({ name: 'late-store', description: 'created while the read model lags' });
-      expect(store).toMatchObject({ name: 'late-store', description: 'created while the read model lags', object: 'store' });
+      expect(store).toMatchObject({
+        name: 'late-store',
+        description: 'created while the read model lags',
+        object: 'store',
+      });
       // the name stays claimed: a second create is a 409, not a duplicate that would poison the projection
       await expect(c.stores.create({ name: 'late-store' })).rejects.toMatchObject({ status: 409 });
-      const file = await c.files.create({ file: await toFile(Buffer.from('content that must survive'), 'kept.txt', { type: 'text/plain' }) });
+      const file = await c.files.create({
+        file: await toFile(Buffer.from('content that must survive'), 'kept.txt', { type: 'text/plain' }),
+      });
       expect(file).toMatchObject({ filename: 'kept.txt', bytes: 25 });
       const sf = await c.stores.files.create(store.id, { file_id: file.id, metadata: { k: 1 } });
       expect(sf).toMatchObject({ id: file.id, store_id: store.id, metadata: { k: 1 } });

@@ -13,7 +13,13 @@ const { spawnSync } = require('child_process');
 const ROOT = path.join(__dirname, '..');
 const STAMP = path.join(ROOT, 'dist', '.build-stamp.json');
 const TREES = ['apps', 'libs', 'projections', 'bench', 'tools'];
-const FILES = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'node_modules/.package-lock.json'];
+const FILES = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'node_modules/.package-lock.json',
+];
 
 function signature() {
   const hash = crypto.createHash('sha256');
@@ -22,7 +28,9 @@ function signature() {
     if (st?.isFile()) hash.update(`${rel}\0${st.size}\0${st.mtimeMs}\n`);
   };
   const walk = (rel) => {
-    for (const e of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    for (const e of fs
+      .readdirSync(path.join(ROOT, rel), { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : 1))) {
       if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) continue;
       const child = `${rel}/${e.name}`;
       if (e.isDirectory()) walk(child);
@@ -46,5 +54,9 @@ try {
   // never built here
 }
 if (stamped && stamped === signature()) process.exit(0);
-const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit', shell: process.platform === 'win32' });
+const r = spawnSync('npm', ['run', 'build', '--silent'], {
+  cwd: ROOT,
+  stdio: 'inherit',
+  shell: process.platform === 'win32',
+});
 process.exit(r.status ?? 1);

@@ -69,7 +69,10 @@ const EXTERNAL = [
   'mammoth',
   'iconv-lite',
 ];
-const externalPackage = (request) => EXTERNAL.some((e) => (e.endsWith('/*') ? request.startsWith(e.slice(0, -1)) : request === e || request.startsWith(e + '/')));
+const externalPackage = (request) =>
+  EXTERNAL.some((e) =>
+    e.endsWith('/*') ? request.startsWith(e.slice(0, -1)) : request === e || request.startsWith(e + '/'),
+  );
 
 const { compilerOptions } = require(path.join(ROOT, 'tsconfig.json'));
 /** @larder/* → its directory in dist/ (tsconfig.json's paths, as tools/paths.js resolves them) */
@@ -131,16 +134,24 @@ async function main() {
       });
       b.onResolve({ filter: /^\./ }, async (args) => {
         if (args.pluginData === 'inner' || !args.importer.startsWith(DIST + path.sep)) return null;
-        const r = await b.resolve(args.path, { kind: args.kind, resolveDir: args.resolveDir, importer: args.importer, pluginData: 'inner' });
+        const r = await b.resolve(args.path, {
+          kind: args.kind,
+          resolveDir: args.resolveDir,
+          importer: args.importer,
+          pluginData: 'inner',
+        });
         if (r.errors.length) return r;
         return shared.has(r.path) ? { path: './' + path.relative(outDir, r.path), external: true } : r;
       });
-      b.onResolve({ filter: /^[^./]/ }, (args) => (externalPackage(args.path) ? { path: args.path, external: true } : null));
+      b.onResolve({ filter: /^[^./]/ }, (args) =>
+        externalPackage(args.path) ? { path: args.path, external: true } : null,
+      );
       b.onLoad({ filter: /\.(c?js)$/ }, async (args) => {
         let text = await fs.promises.readFile(args.path, 'utf8');
         const uses = /\b__dirname\b|\b__filename\b|\brequire\.resolve\b/.test(text);
         if (!args.path.startsWith(DIST + path.sep)) {
-          if (/\b__dirname\b|\b__filename\b/.test(text)) unsafe.add(`${packageOf(args.path) ?? args.path} (${path.relative(ROOT, args.path)})`);
+          if (/\b__dirname\b|\b__filename\b/.test(text))
+            unsafe.add(`${packageOf(args.path) ?? args.path} (${path.relative(ROOT, args.path)})`);
           return { contents: text, loader: 'js' };
         }
         if (uses) {
@@ -180,7 +191,9 @@ async function main() {
   if (process.env.BUNDLE_METAFILE) fs.writeFileSync(process.env.BUNDLE_METAFILE, JSON.stringify(result.metafile));
   if (unsafe.size) {
     fs.rmSync(OUT, { force: true });
-    throw new Error(`these bundled packages read __dirname or __filename; add them to EXTERNAL in tools/bundle-server.js:\n  ${[...unsafe].join('\n  ')}`);
+    throw new Error(
+      `these bundled packages read __dirname or __filename; add them to EXTERNAL in tools/bundle-server.js:\n  ${[...unsafe].join('\n  ')}`,
+    );
   }
   if (result.errors.length) process.exit(1);
   // What the bundle was made of: main.js runs it only while every one of these files is as it was

@@ -15,7 +15,11 @@ const { setTimeout } = require('timers');
 const { isMainThread } = require('worker_threads');
 
 const setting = process.env.LARDER_COMPILE_CACHE_DIR;
-const off = setting === 'off' || setting === '0' || setting === 'false' || typeof vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER !== 'symbol';
+const off =
+  setting === 'off' ||
+  setting === '0' ||
+  setting === 'false' ||
+  typeof vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER !== 'symbol';
 
 // (the main thread's alone: worker threads would write the same files with their own few modules)
 if (!off && isMainThread) install(setting || path.join(__dirname, '..', 'dist', '.v8-cache'));

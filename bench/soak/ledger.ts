@@ -58,7 +58,8 @@ export interface QueryModel {
 
 /** The error code an SDK connection error carries somewhere in its chain of causes. */
 function causeCode(err: unknown): string | null {
-  for (let e = err as { cause?: unknown; code?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) if (typeof e.code === 'string') return e.code;
+  for (let e = err as { cause?: unknown; code?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++)
+    if (typeof e.code === 'string') return e.code;
   return null;
 }
 
@@ -80,7 +81,12 @@ export class Ledger {
   }
 
   /** Runs one request and records how it ended; `value` only when it was answered 2xx. */
-  async track<T>(worker: number, kind: Op['kind'], label: string, call: () => Promise<T>): Promise<{ op: Op; value?: T }> {
+  async track<T>(
+    worker: number,
+    kind: Op['kind'],
+    label: string,
+    call: () => Promise<T>,
+  ): Promise<{ op: Op; value?: T }> {
     const op: Op = { seq: this.ops.length, worker, kind, label, outcome: 'unknown', start: this.now(), end: 0 };
     this.ops.push(op);
     try {

@@ -16,7 +16,10 @@ const words = (n: number) => Array.from({ length: n }, () => pick(WORDS)).join('
 
 /** A small text document: a few sentences of the pantry vocabulary. */
 function documentText(tag: string): Buffer {
-  const sentences = Array.from({ length: 4 + Math.floor(Math.random() * 6) }, () => `${words(6 + Math.floor(Math.random() * 8))}.`);
+  const sentences = Array.from(
+    { length: 4 + Math.floor(Math.random() * 6) },
+    () => `${words(6 + Math.floor(Math.random() * 8))}.`,
+  );
   return Buffer.from(`# ${tag}\n\n${sentences.join(' ')}\n`);
 }
 
@@ -111,8 +114,19 @@ export class SoakWorker {
   }
 
   /** Attaches `f` (uploaded) with an external id or none; the expectations of `f` and of what it supersedes follow the outcome. */
-  private async attach(f: FileModel, externalId: string | null, overwrite: boolean, shared: boolean, label: string): Promise<Op> {
-    const { op } = await this.track('attach', label, () => this.store.create(this.ctx.storeId, { file_id: f.fileId!, ...(externalId ? { external_id: externalId, overwrite } : {}) }));
+  private async attach(
+    f: FileModel,
+    externalId: string | null,
+    overwrite: boolean,
+    shared: boolean,
+    label: string,
+  ): Promise<Op> {
+    const { op } = await this.track('attach', label, () =>
+      this.store.create(this.ctx.storeId, {
+        file_id: f.fileId!,
+        ...(externalId ? { external_id: externalId, overwrite } : {}),
+      }),
+    );
     f.touches.push(op);
     op.file = f.filename;
     if (externalId) op.externalId = externalId;
@@ -136,8 +150,12 @@ export class SoakWorker {
       this.ctx.ledger.sharedAttaches.set(externalId!, list);
       return op;
     }
-    const holders = this.files.filter((h) => h !== f && !h.shared && !h.retired && h.externalId === externalId && h.store === 'yes');
-    if (externalId && !overwrite && op.outcome === 'ok') for (const holder of holders) this.ctx.ledger.conflictsAccepted.push({ op, file: f, holder, holderDecidedBy: holder.storeBy });
+    const holders = this.files.filter(
+      (h) => h !== f && !h.shared && !h.retired && h.externalId === externalId && h.store === 'yes',
+    );
+    if (externalId && !overwrite && op.outcome === 'ok')
+      for (const holder of holders)
+        this.ctx.ledger.conflictsAccepted.push({ op, file: f, holder, holderDecidedBy: holder.storeBy });
     // an overwrite of a private id removes the worker's other file that held it
     if (externalId && overwrite) {
       for (const h of this.files) {
@@ -157,16 +175,34 @@ export class SoakWorker {
     const overwrite = Math.random() < 0.5;
     const r = Math.random();
     if (r < 0.34) return this.attach(f, null, true, false, 'upload + attach');
-    if (r < 0.67) return this.attach(f, `w${this.w}-e${Math.floor(Math.random() * PRIVATE_IDS)}`, overwrite, false, `upload + attach private external_id overwrite:${overwrite}`);
-    return this.attach(f, `shared-${Math.floor(Math.random() * SHARED_IDS)}`, overwrite, true, `upload + attach shared external_id overwrite:${overwrite}`);
+    if (r < 0.67)
+      return this.attach(
+        f,
+        `w${this.w}-e${Math.floor(Math.random() * PRIVATE_IDS)}`,
+        overwrite,
+        false,
+        `upload + attach private external_id overwrite:${overwrite}`,
+      );
+    return this.attach(
+      f,
+      `shared-${Math.floor(Math.random() * SHARED_IDS)}`,
+      overwrite,
+      true,
+      `upload + attach shared external_id overwrite:${overwrite}`,
+    );
   }
 
   /** Three new files attached at once to one new external id with overwrite:false: one may take it, the others must be refused. */
   private async burst(): Promise<Op | null> {
     const externalId = `burst-w${this.w}-${this.n++}`;
     const files: FileModel[] = [];
-    for (let i = 0; i < 3; i++) if ((await this.upload()).outcome === 'ok') files.push(this.files[this.files.length - 1]);
-    const ops = await Promise.all(files.map((f) => this.attach(f, externalId, false, true, 'concurrent attaches of a new external_id overwrite:false')));
+    for (let i = 0; i < 3; i++)
+      if ((await this.upload()).outcome === 'ok') files.push(this.files[this.files.length - 1]);
+    const ops = await Promise.all(
+      files.map((f) =>
+        this.attach(f, externalId, false, true, 'concurrent attaches of a new external_id overwrite:false'),
+      ),
+    );
     return ops[0] ?? null;
   }
 
@@ -175,7 +211,13 @@ export class SoakWorker {
     const f = this.files.find((x) => x.org === 'yes' && x.store === 'no' && !x.retired && x.storeBy === null);
     if (!f) return this.upload();
     if (Math.random() < 0.5) return this.attach(f, null, true, false, 'attach an uploaded file');
-    return this.attach(f, `w${this.w}-e${Math.floor(Math.random() * PRIVATE_IDS)}`, true, false, 'attach an uploaded file, private external_id overwrite:true');
+    return this.attach(
+      f,
+      `w${this.w}-e${Math.floor(Math.random() * PRIVATE_IDS)}`,
+      true,
+      false,
+      'attach an uploaded file, private external_id overwrite:true',
+    );
   }
 
   /**
@@ -188,7 +230,13 @@ export class SoakWorker {
     const f = held.length ? pick(held) : null;
     const holder = f && this.attached((h) => h !== f && h.externalId !== null && h.externalId !== f.externalId)[0];
     if (f && holder && Math.random() < 0.7) {
-      const op = await this.attach(f, holder.externalId, false, false, 'attach again with a held private external_id overwrite:false');
+      const op = await this.attach(
+        f,
+        holder.externalId,
+        false,
+        false,
+        'attach again with a held private external_id overwrite:false',
+      );
       if (op.outcome === 'refused') await this.stillThere(f, op);
       return op;
     }
@@ -213,7 +261,9 @@ export class SoakWorker {
     const all = this.attached();
     if (!all.length) return null;
     const f = pick(all);
-    const { op } = await this.track('delete-store-file', 'delete store file', () => this.store.delete(f.fileId!, { store_identifier: this.ctx.storeId }));
+    const { op } = await this.track('delete-store-file', 'delete store file', () =>
+      this.store.delete(f.fileId!, { store_identifier: this.ctx.storeId }),
+    );
     f.touches.push(op);
     if (op.outcome === 'refused' || op.outcome === 'down') return op;
     f.store = after(op, f.store, 'no');
@@ -241,10 +291,13 @@ export class SoakWorker {
   /** A search or a question with a query no other request asks, to find its activity event by. */
   private async query(kind: 'search' | 'qa'): Promise<Op> {
     const query = `soak ${kind} w${this.w} n${this.n++} ${words(3)}`;
-    const { op } = await this.track(kind, kind === 'search' ? 'search' : 'question answering', async (): Promise<unknown> =>
-      kind === 'search'
-        ? this.ctx.client.stores.search({ query, store_identifiers: [this.ctx.storeId], top_k: 5 })
-        : this.ctx.client.stores.questionAnswering({ query, store_identifiers: [this.ctx.storeId], top_k: 3 }),
+    const { op } = await this.track(
+      kind,
+      kind === 'search' ? 'search' : 'question answering',
+      async (): Promise<unknown> =>
+        kind === 'search'
+          ? this.ctx.client.stores.search({ query, store_identifiers: [this.ctx.storeId], top_k: 5 })
+          : this.ctx.client.stores.questionAnswering({ query, store_identifiers: [this.ctx.storeId], top_k: 3 }),
     );
     this.ctx.ledger.queries.push({ kind, query, op });
     return op;

@@ -42,7 +42,11 @@ async function all<T>(page: (after: string | null) => Promise<Page<T>>): Promise
 
 type ActivityEvent = { query?: string | null };
 const activityPage = (base: string, key: string, kind: string) => (after: string | null) =>
-  getJson<Page<ActivityEvent>>(base, key, `/v1/events?event_type=${kind}&limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+  getJson<Page<ActivityEvent>>(
+    base,
+    key,
+    `/v1/events?event_type=${kind}&limit=100${after ? `&after=${encodeURIComponent(after)}` : ''}`,
+  );
 
 /**
  * Waits until the server has caught up with the load: no store file is pending or in progress (its
@@ -50,7 +54,13 @@ const activityPage = (base: string, key: string, kind: string) => (after: string
  * (the activity reactor, in log order, has passed everything before them), and billing counts at least
  * what the activity lists. Each wait gives up after `timeoutMs` and says so in `unsettled`.
  */
-export async function settle(client: Mixedbread, base: string, key: string, storeId: string, timeoutMs: number): Promise<string[]> {
+export async function settle(
+  client: Mixedbread,
+  base: string,
+  key: string,
+  storeId: string,
+  timeoutMs: number,
+): Promise<string[]> {
   const unsettled: string[] = [];
   const until = async (what: string, done: () => Promise<boolean>) => {
     const deadline = Date.now() + timeoutMs;
@@ -67,9 +77,16 @@ export async function settle(client: Mixedbread, base: string, key: string, stor
   const marks = { search: `soak settle search ${tag}`, qa: `soak settle qa ${tag}` };
   await client.stores.search({ query: marks.search, store_identifiers: [storeId] });
   await client.stores.questionAnswering({ query: marks.qa, store_identifiers: [storeId] });
-  for (const kind of ['search', 'qa'] as const) await until(`${kind} activity`, async () => (await activityPage(base, key, kind)(null)).data.some((e) => e.query === marks[kind]));
+  for (const kind of ['search', 'qa'] as const)
+    await until(`${kind} activity`, async () =>
+      (await activityPage(base, key, kind)(null)).data.some((e) => e.query === marks[kind]),
+    );
   await until('billing', async () => {
-    const [billed, search, qa] = await Promise.all([billing(base, key), all(activityPage(base, key, 'search')), all(activityPage(base, key, 'qa'))]);
+    const [billed, search, qa] = await Promise.all([
+      billing(base, key),
+      all(activityPage(base, key, 'search')),
+      all(activityPage(base, key, 'qa')),
+    ]);
     return billed.search >= search.length && billed.qa >= qa.length;
   });
   return unsettled;
@@ -81,10 +98,22 @@ async function billing(base: string, key: string): Promise<{ search: number; qa:
 }
 
 /** Reads the end state: the store's files, the organization's files, activity, billing; and a `GET` of each store file in `expected`. */
-export async function observe(client: Mixedbread, base: string, key: string, storeId: string, expected: string[], unsettled: string[]): Promise<Observed> {
-  const storeFiles = (await all((after) => client.stores.files.list(storeId, { limit: 100, after }) as unknown as Promise<Page<{ id: string; external_id?: string | null; status?: string }>>)).map(
-    (f) => ({ id: f.id, externalId: f.external_id ?? null, status: f.status ?? 'pending' }),
-  );
+export async function observe(
+  client: Mixedbread,
+  base: string,
+  key: string,
+  storeId: string,
+  expected: string[],
+  unsettled: string[],
+): Promise<Observed> {
+  const storeFiles = (
+    await all(
+      (after) =>
+        client.stores.files.list(storeId, { limit: 100, after }) as unknown as Promise<
+          Page<{ id: string; external_id?: string | null; status?: string }>
+        >,
+    )
+  ).map((f) => ({ id: f.id, externalId: f.external_id ?? null, status: f.status ?? 'pending' }));
   const orgFiles: Observed['orgFiles'] = [];
   for await (const f of client.files.list({ limit: 100 })) orgFiles.push({ id: f.id, filename: f.filename });
   const queriesOf = async (kind: string) => (await all(activityPage(base, key, kind))).map((e) => e.query ?? '');

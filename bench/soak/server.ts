@@ -47,16 +47,22 @@ export class SoakServer {
 
   private async spawnOnce(): Promise<void> {
     const { NODE_OPTIONS: _, ...inherited } = process.env;
-    const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')], {
-      cwd: ROOT,
-      env: { ...inherited, ...this.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/api/src/main.js')],
+      {
+        cwd: ROOT,
+        env: { ...inherited, ...this.env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     this.log.write(`\n--- start at ${new Date().toISOString()} (pid ${child.pid})\n`);
     child.stdout.pipe(this.log, { end: false });
     child.stderr.pipe(this.log, { end: false });
     this.child = child;
-    const exited = new Promise<never>((_, reject) => child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) while starting`))));
+    const exited = new Promise<never>((_, reject) =>
+      child.once('exit', (code, signal) => reject(new Error(`server exited (${code ?? signal}) while starting`))),
+    );
     exited.catch(() => undefined);
     await Promise.race([waitForServer(this.base, 120), exited]);
   }

@@ -17,13 +17,27 @@ const F1 = 'f11e0000-0000-4000-8000-000000000001';
 const KEY = 'a0000000-0000-4000-8000-000000000001';
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const at = (s: number) => t(s).toISOString();
-const result: SearchEventResult = { store_id: S1, file_id: F1, filename: 'guide.md', chunk_index: 0, score: 0.91, first_stage_position: 1, first_stage_source: 'both' };
+const result: SearchEventResult = {
+  store_id: S1,
+  file_id: F1,
+  filename: 'guide.md',
+  chunk_index: 0,
+  score: 0.91,
+  first_stage_position: 1,
+  first_stage_source: 'both',
+};
 
 /** The source events of an organization's activity: an ingestion, a search over two stores, a grep, a listing; and another organization's search. */
 function sources(): RecordedEvent[] {
   const log = new TestEventLog();
   const ids = { storeId: S1, organizationId: ORG, fileId: F1 };
-  const run = (c: object, s: number) => log.decide(storeFileDecider, storeFileStream(S1, F1), { ...c, now: t(s) } as Parameters<typeof storeFileDecider.decide>[0], { orgId: ORG, actor: 'key' });
+  const run = (c: object, s: number) =>
+    log.decide(
+      storeFileDecider,
+      storeFileStream(S1, F1),
+      { ...c, now: t(s) } as Parameters<typeof storeFileDecider.decide>[0],
+      { orgId: ORG, actor: 'key' },
+    );
   run(
     {
       type: 'AddStoreFile',
@@ -63,17 +77,51 @@ function sources(): RecordedEvent[] {
     },
     3,
   );
-  const search = (organizationId: string, ...events: SearchActivityEvent[]) => log.append(streamName('search_activity', organizationId), { orgId: organizationId, actor: KEY }, ...events);
+  const search = (organizationId: string, ...events: SearchActivityEvent[]) =>
+    log.append(streamName('search_activity', organizationId), { orgId: organizationId, actor: KEY }, ...events);
   const common = { organizationId: ORG, apiKeyId: KEY, filters: null, topK: 10, results: [result], searchTimeMs: 42 };
-  search(ORG, { type: 'StoreSearchPerformed', data: { ...common, searchId: 's1', storeIds: [S1, S2], query: 'pto', rewrittenQuery: 'paid time off', rerank: true, at: at(4) } });
+  search(ORG, {
+    type: 'StoreSearchPerformed',
+    data: {
+      ...common,
+      searchId: 's1',
+      storeIds: [S1, S2],
+      query: 'pto',
+      rewrittenQuery: 'paid time off',
+      rerank: true,
+      at: at(4),
+    },
+  });
   search(ORG, {
     type: 'StoreGrepPerformed',
-    data: { ...common, searchId: 's2', storeIds: [S1], pattern: 'P[0-9]+', caseSensitive: true, filters: { key: 'lang', operator: 'eq', value: 'en' }, at: at(5) },
+    data: {
+      ...common,
+      searchId: 's2',
+      storeIds: [S1],
+      pattern: 'P[0-9]+',
+      caseSensitive: true,
+      filters: { key: 'lang', operator: 'eq', value: 'en' },
+      at: at(5),
+    },
   });
-  search(ORG, { type: 'StoreChunksListed', data: { ...common, searchId: 's3', storeIds: [S2], operation: 'list_chunks', query: null, results: [], at: at(6) } });
+  search(ORG, {
+    type: 'StoreChunksListed',
+    data: { ...common, searchId: 's3', storeIds: [S2], operation: 'list_chunks', query: null, results: [], at: at(6) },
+  });
   search(OTHER_ORG, {
     type: 'StoreSearchPerformed',
-    data: { ...common, organizationId: OTHER_ORG, searchId: 's4', storeIds: [S3], query: 'q', rewrittenQuery: null, rerank: false, results: [], searchTimeMs: 3_723_004, at: at(7) },
+    data: {
+      ...common,
+      organizationId: OTHER_ORG,
+      searchId: 's4',
+      storeIds: [S3],
+      query: 'q',
+      rewrittenQuery: null,
+      rerank: false,
+      results: [],
+      searchTimeMs: 3_723_004,
+      at: at(7),
+    },
   });
   return log.events;
 }
@@ -89,7 +137,9 @@ describe('activity projection', () => {
     for (const e of src) if (reactor.handles.includes(e.type as never)) await reactor.handle(e); // a re-run appends nothing new
     const recorded = await store.readAll();
     expect(recorded).toHaveLength(4); // the listing (StoreChunksListed) has no public event
-    expect(new Set(recorded.map((e) => e.streamId))).toEqual(new Set([streamName('activity', ORG), streamName('activity', OTHER_ORG)]));
+    expect(new Set(recorded.map((e) => e.streamId))).toEqual(
+      new Set([streamName('activity', ORG), streamName('activity', OTHER_ORG)]),
+    );
 
     const rows = (await pg.project(new ActivityProjection(), recorded))[ACTIVITY_TABLE];
     const id = (source: RecordedEvent) => uuidFrom(`activity:${source.id}`);
@@ -143,9 +193,24 @@ describe('activity projection', () => {
         kind: 'grep',
         store_ids: [S1],
         created_at: t(5),
-        event: { type: 'grep', store_ids: [S1], pattern: 'P[0-9]+', case_sensitive: true, search_time: 'PT0.042S', filters: { key: 'lang', operator: 'eq', value: 'en' }, results: [result] },
+        event: {
+          type: 'grep',
+          store_ids: [S1],
+          pattern: 'P[0-9]+',
+          case_sensitive: true,
+          search_time: 'PT0.042S',
+          filters: { key: 'lang', operator: 'eq', value: 'en' },
+          results: [result],
+        },
       },
-      { id: id(other), organization_id: OTHER_ORG, kind: 'search', store_ids: [S3], created_at: t(7), event: expect.objectContaining({ query: 'q', search_time: 'PT1H2M3.004S' }) },
+      {
+        id: id(other),
+        organization_id: OTHER_ORG,
+        kind: 'search',
+        store_ids: [S3],
+        created_at: t(7),
+        event: expect.objectContaining({ query: 'q', search_time: 'PT1H2M3.004S' }),
+      },
     ];
     expect(rows).toEqual(expect.arrayContaining(expected));
     expect(rows).toHaveLength(expected.length);

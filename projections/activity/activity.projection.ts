@@ -21,7 +21,9 @@ export class ActivityProjection implements Projection {
     await m.query(`CREATE TABLE IF NOT EXISTS ${T} (
       id uuid PRIMARY KEY, organization_id uuid NOT NULL, kind text NOT NULL, store_ids uuid[] NOT NULL,
       created_at timestamptz NOT NULL, event jsonb NOT NULL)`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_kind_time ON ${T} (organization_id, kind, created_at DESC, id DESC)`);
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${T}_org_kind_time ON ${T} (organization_id, kind, created_at DESC, id DESC)`,
+    );
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_stores ON ${T} USING gin (store_ids)`);
   }
 
@@ -31,7 +33,9 @@ export class ActivityProjection implements Projection {
 
   /** One INSERT for the entries of a batch (a busy organization records hundreds per batch). */
   async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
-    const rows = events.filter((e) => e.type === 'ActivityRecorded').map((e) => e.data as unknown as ActivityRecorded['data']);
+    const rows = events
+      .filter((e) => e.type === 'ActivityRecorded')
+      .map((e) => e.data as unknown as ActivityRecorded['data']);
     for (let i = 0; i < rows.length; i += ROWS_PER_INSERT) {
       const part = rows.slice(i, i + ROWS_PER_INSERT);
       const params: unknown[] = [];
@@ -39,7 +43,10 @@ export class ActivityProjection implements Projection {
         const n = params.push(d.activityId, d.organizationId, d.kind, d.storeIds, d.at, JSON.stringify(d.event));
         return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}::uuid[], $${n - 1}, $${n})`;
       });
-      await m.query(`INSERT INTO ${T} (id, organization_id, kind, store_ids, created_at, event) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`, params);
+      await m.query(
+        `INSERT INTO ${T} (id, organization_id, kind, store_ids, created_at, event) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`,
+        params,
+      );
     }
   }
 }

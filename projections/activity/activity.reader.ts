@@ -41,27 +41,43 @@ export class ActivityReader {
   }
 
   /** Newest first; keyset pagination on (created_at, id). */
-  async page(q: ActivityQuery, cursor: { t: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<ActivityRow[]> {
+  async page(
+    q: ActivityQuery,
+    cursor: { t: string; id: string } | null,
+    direction: 'forward' | 'backward',
+    take: number,
+  ): Promise<ActivityRow[]> {
     const params: unknown[] = [];
     let where = this.where(q, params);
     if (cursor) {
       const a = params.push(cursor.t);
       const b = params.push(cursor.id);
-      where += direction === 'forward' ? ` AND (created_at, id) < ($${a}::timestamptz, $${b}::uuid)` : ` AND (created_at, id) > ($${a}::timestamptz, $${b}::uuid)`;
+      where +=
+        direction === 'forward'
+          ? ` AND (created_at, id) < ($${a}::timestamptz, $${b}::uuid)`
+          : ` AND (created_at, id) > ($${a}::timestamptz, $${b}::uuid)`;
     }
     const order = direction === 'forward' ? 'DESC' : 'ASC';
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT * FROM ${T} WHERE ${where} ORDER BY created_at ${order}, id ${order} LIMIT $${params.push(take)}`, params);
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT * FROM ${T} WHERE ${where} ORDER BY created_at ${order}, id ${order} LIMIT $${params.push(take)}`,
+      params,
+    );
     return rows.map(toRow);
   }
 
   async count(q: ActivityQuery): Promise<number> {
     const params: unknown[] = [];
-    const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE ${this.where(q, params)}`, params);
+    const rows: Array<{ n: number }> = await this.ds.query(
+      `SELECT count(*)::int AS n FROM ${T} WHERE ${this.where(q, params)}`,
+      params,
+    );
     return rows[0].n;
   }
 
   /** Events per (bucket, kind) in [start, end), buckets of `seconds` from `start`; only non-empty ones. */
-  async histogram(q: ActivityQuery & { start: Date; end: Date; seconds: number }): Promise<Array<{ bucket: number; kind: string; n: number }>> {
+  async histogram(
+    q: ActivityQuery & { start: Date; end: Date; seconds: number },
+  ): Promise<Array<{ bucket: number; kind: string; n: number }>> {
     const params: unknown[] = [];
     const where = this.where({ ...q, before: null, after: null }, params);
     const s = params.push(q.start);

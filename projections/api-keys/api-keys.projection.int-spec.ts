@@ -14,7 +14,8 @@ describe('api-keys projection', () => {
 
   it('keeps one row per live key: renames, expiry, use, reroll and revocation applied; deleted keys gone', async () => {
     const log = new TestEventLog();
-    const run = (c: ApiKeyCommand) => log.decide(apiKeyDecider, apiKeyStream(c.apiKeyId), c, { orgId: c.organizationId, actor: 'admin-key' });
+    const run = (c: ApiKeyCommand) =>
+      log.decide(apiKeyDecider, apiKeyStream(c.apiKeyId), c, { orgId: c.organizationId, actor: 'admin-key' });
     const create = (n: number, o: Partial<Extract<ApiKeyCommand, { type: 'CreateApiKey' }>> = {}) =>
       run({
         type: 'CreateApiKey',

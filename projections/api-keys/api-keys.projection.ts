@@ -43,7 +43,18 @@ export class ApiKeysProjection implements Projection {
         await m.query(
           `INSERT INTO ${T} (id, organization_id, name, secret_hash, redacted_value, scope, expires_at, admin, created_at, updated_at, revision)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10) ON CONFLICT (id) DO NOTHING`,
-          [d.apiKeyId, d.organizationId, d.name, d.secretHash, d.redactedValue, d.scope === null ? null : JSON.stringify(d.scope), d.expiresAt, d.admin, d.createdAt, rev],
+          [
+            d.apiKeyId,
+            d.organizationId,
+            d.name,
+            d.secretHash,
+            d.redactedValue,
+            d.scope === null ? null : JSON.stringify(d.scope),
+            d.expiresAt,
+            d.admin,
+            d.createdAt,
+            rev,
+          ],
         );
         return;
       }
@@ -67,19 +78,20 @@ export class ApiKeysProjection implements Projection {
         );
         return;
       case 'ApiKeyRerolled':
-        await m.query(`UPDATE ${T} SET secret_hash = $2, redacted_value = $3, updated_at = $4, revision = $5 WHERE id = $1 AND revision < $5`, [
-          e.data.apiKeyId,
-          e.data.secretHash,
-          e.data.redactedValue,
-          e.data.rerolledAt,
-          rev,
-        ]);
+        await m.query(
+          `UPDATE ${T} SET secret_hash = $2, redacted_value = $3, updated_at = $4, revision = $5 WHERE id = $1 AND revision < $5`,
+          [e.data.apiKeyId, e.data.secretHash, e.data.redactedValue, e.data.rerolledAt, rev],
+        );
         return;
       case 'ApiKeyDeleted':
         await m.query(`DELETE FROM ${T} WHERE id = $1`, [e.data.apiKeyId]);
         return;
       case 'ApiKeyUsed':
-        await m.query(`UPDATE ${T} SET last_active_at = $2, revision = $3 WHERE id = $1 AND revision < $3`, [e.data.apiKeyId, e.data.usedAt, rev]);
+        await m.query(`UPDATE ${T} SET last_active_at = $2, revision = $3 WHERE id = $1 AND revision < $3`, [
+          e.data.apiKeyId,
+          e.data.usedAt,
+          rev,
+        ]);
         return;
     }
   }

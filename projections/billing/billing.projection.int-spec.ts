@@ -21,10 +21,20 @@ class History {
   readonly log = new TestEventLog();
   clock = 0;
   store(c: Cmd<StoreCommand>) {
-    this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++this.clock) }, { orgId: c.organizationId, actor: KEY });
+    this.log.decide(
+      storeDecider,
+      storeStream(c.storeId),
+      { ...c, now: t(++this.clock) },
+      { orgId: c.organizationId, actor: KEY },
+    );
   }
   file(c: Cmd<StoreFileCommand>) {
-    return this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) }, { orgId: c.organizationId, actor: KEY });
+    return this.log.decide(
+      storeFileDecider,
+      storeFileStream(c.storeId, c.fileId),
+      { ...c, now: t(++this.clock) },
+      { orgId: c.organizationId, actor: KEY },
+    );
   }
   createStore(s: number, organizationId = ORG) {
     this.store({
@@ -59,8 +69,20 @@ class History {
     });
   }
   /** Ingests and answers the StoreFileIngested event's id. */
-  ingest(s: number, f: number, generation: number, usageTokens: number, o: { organizationId?: string; mode?: 'fast' | 'high_quality' } = {}): string {
-    const ids = { storeId: store(s), organizationId: o.organizationId ?? ORG, fileId: file(f), generation, workerId: 'w' };
+  ingest(
+    s: number,
+    f: number,
+    generation: number,
+    usageTokens: number,
+    o: { organizationId?: string; mode?: 'fast' | 'high_quality' } = {},
+  ): string {
+    const ids = {
+      storeId: store(s),
+      organizationId: o.organizationId ?? ORG,
+      fileId: file(f),
+      generation,
+      workerId: 'w',
+    };
     this.file({ type: 'StartIngestion', ...ids, leaseMs: 60_000 });
     this.file({
       type: 'RecordIngested',
@@ -85,11 +107,22 @@ class History {
   }
   /** Appends a search activity event and answers its id. */
   activity(e: SearchActivityEvent): string {
-    return this.log.append(streamName('search_activity', e.data.organizationId), { orgId: e.data.organizationId, actor: KEY }, e)[0].id;
+    return this.log.append(
+      streamName('search_activity', e.data.organizationId),
+      { orgId: e.data.organizationId, actor: KEY },
+      e,
+    )[0].id;
   }
 }
 
-const usage = (eventId: string, storeId: string, metric: string, quantity: number, s: number, organizationId = ORG): Row => ({
+const usage = (
+  eventId: string,
+  storeId: string,
+  metric: string,
+  quantity: number,
+  s: number,
+  organizationId = ORG,
+): Row => ({
   id: uuidFrom(`billing:${eventId}:${storeId}:${metric}`),
   organization_id: organizationId,
   store_id: storeId,
@@ -97,7 +130,15 @@ const usage = (eventId: string, storeId: string, metric: string, quantity: numbe
   quantity: String(quantity),
   at: t(s),
 });
-const interval = (s: number, f: number, generation: number, bytes: number, from: number, to: number | null, organizationId = ORG): Row => ({
+const interval = (
+  s: number,
+  f: number,
+  generation: number,
+  bytes: number,
+  from: number,
+  to: number | null,
+  organizationId = ORG,
+): Row => ({
   store_id: store(s),
   file_id: file(f),
   generation,
@@ -106,7 +147,10 @@ const interval = (s: number, f: number, generation: number, bytes: number, from:
   from_at: t(from),
   to_at: to === null ? null : t(to),
 });
-const byKey = (a: Row, b: Row) => JSON.stringify([a.store_id, a.file_id, a.generation, a.metric, a.id]).localeCompare(JSON.stringify([b.store_id, b.file_id, b.generation, b.metric, b.id]));
+const byKey = (a: Row, b: Row) =>
+  JSON.stringify([a.store_id, a.file_id, a.generation, a.metric, a.id]).localeCompare(
+    JSON.stringify([b.store_id, b.file_id, b.generation, b.metric, b.id]),
+  );
 
 describe('billing projection', () => {
   const pg = projectionTestDatabase();
@@ -119,9 +163,27 @@ describe('billing projection', () => {
     const ingest1 = h.ingest(1, 1, 1, 50); // t4, t5
     h.add(1, 2, 2_000, { mode: 'high_quality' }); // t6
     const ingest2 = h.ingest(1, 2, 1, 80, { mode: 'high_quality' }); // t7, t8
-    h.file({ type: 'ReingestStoreFile', storeId: store(1), organizationId: ORG, fileId: file(1), filename: 'f1', externalId: null, metadata: null, billable: false }); // t9
+    h.file({
+      type: 'ReingestStoreFile',
+      storeId: store(1),
+      organizationId: ORG,
+      fileId: file(1),
+      filename: 'f1',
+      externalId: null,
+      metadata: null,
+      billable: false,
+    }); // t9
     h.ingest(1, 1, 2, 50); // t10, t11: an administrator's re-ingestion, not billed
-    h.file({ type: 'ReingestStoreFile', storeId: store(1), organizationId: ORG, fileId: file(2), filename: 'f2', externalId: null, metadata: null, billable: true }); // t12
+    h.file({
+      type: 'ReingestStoreFile',
+      storeId: store(1),
+      organizationId: ORG,
+      fileId: file(2),
+      filename: 'f2',
+      externalId: null,
+      metadata: null,
+      billable: true,
+    }); // t12
     const reingest2 = h.ingest(1, 2, 2, 80, { mode: 'high_quality' }); // t13, t14: billed
     h.add(1, 3, 3_000); // t15
     h.ingest(1, 3, 1, 0); // t16, t17: nothing to bill
@@ -129,9 +191,26 @@ describe('billing projection', () => {
     h.add(2, 4, 4_000); // t19
     h.store({ type: 'DeleteStore', storeId: store(2), organizationId: ORG }); // t20
     const common = { organizationId: ORG, apiKeyId: KEY, filters: null, topK: 5, results: [], searchTimeMs: 1 };
-    const search = h.activity({ type: 'StoreSearchPerformed', data: { ...common, searchId: 's', storeIds: [store(1), store(2)], query: 'q', rewrittenQuery: null, rerank: false, at: at(21) } });
-    const grep = h.activity({ type: 'StoreGrepPerformed', data: { ...common, searchId: 'g', storeIds: [store(1)], pattern: 'x', caseSensitive: false, at: at(22) } });
-    h.activity({ type: 'StoreChunksListed', data: { ...common, searchId: 'l', storeIds: [store(1)], operation: 'list_chunks', query: null, at: at(23) } }); // not billed
+    const search = h.activity({
+      type: 'StoreSearchPerformed',
+      data: {
+        ...common,
+        searchId: 's',
+        storeIds: [store(1), store(2)],
+        query: 'q',
+        rewrittenQuery: null,
+        rerank: false,
+        at: at(21),
+      },
+    });
+    const grep = h.activity({
+      type: 'StoreGrepPerformed',
+      data: { ...common, searchId: 'g', storeIds: [store(1)], pattern: 'x', caseSensitive: false, at: at(22) },
+    });
+    h.activity({
+      type: 'StoreChunksListed',
+      data: { ...common, searchId: 'l', storeIds: [store(1)], operation: 'list_chunks', query: null, at: at(23) },
+    }); // not billed
     h.clock = 23;
     h.createStore(5, OTHER_ORG); // t24
     h.add(5, 5, 500, { organizationId: OTHER_ORG }); // t25

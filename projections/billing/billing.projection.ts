@@ -40,13 +40,29 @@ export class BillingProjection implements Projection {
       store_id uuid NOT NULL, file_id uuid NOT NULL, generation int NOT NULL, organization_id uuid NOT NULL, bytes bigint NOT NULL,
       from_at timestamptz NOT NULL, to_at timestamptz, PRIMARY KEY (store_id, file_id, generation))`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${S}_org ON ${S} (organization_id, from_at)`);
-    await m.query(`CREATE TABLE IF NOT EXISTS ${F} (store_id uuid NOT NULL, file_id uuid NOT NULL, generation int NOT NULL, PRIMARY KEY (store_id, file_id, generation))`);
+    await m.query(
+      `CREATE TABLE IF NOT EXISTS ${F} (store_id uuid NOT NULL, file_id uuid NOT NULL, generation int NOT NULL, PRIMARY KEY (store_id, file_id, generation))`,
+    );
   }
 
   /** Queues a usage row in `rows` (the batch's, written together at its end). */
-  private usage(rows: unknown[][], event: RecordedEvent, storeId: string | null, metric: string, quantity: number, at: string): void {
+  private usage(
+    rows: unknown[][],
+    event: RecordedEvent,
+    storeId: string | null,
+    metric: string,
+    quantity: number,
+    at: string,
+  ): void {
     if (!quantity) return;
-    rows.push([uuidFrom(`billing:${event.id}:${storeId ?? ''}:${metric}`), event.metadata.orgId, storeId, metric, quantity, at]);
+    rows.push([
+      uuidFrom(`billing:${event.id}:${storeId ?? ''}:${metric}`),
+      event.metadata.orgId,
+      storeId,
+      metric,
+      quantity,
+      at,
+    ]);
   }
 
   private async insertUsage(m: EntityManager, rows: unknown[][]): Promise<void> {
@@ -56,7 +72,10 @@ export class BillingProjection implements Projection {
         const n = params.push(...r);
         return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}, $${n - 1}, $${n})`;
       });
-      await m.query(`INSERT INTO ${U} (id, organization_id, store_id, metric, quantity, at) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`, params);
+      await m.query(
+        `INSERT INTO ${U} (id, organization_id, store_id, metric, quantity, at) VALUES ${values.join(', ')} ON CONFLICT (id) DO NOTHING`,
+        params,
+      );
     }
   }
 
@@ -79,30 +98,43 @@ export class BillingProjection implements Projection {
     switch (e.type) {
       case 'StoreFileAdded': {
         const d = e.data;
-        await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND generation < $4`, [d.storeId, d.fileId, d.at, d.generation]);
-        await m.query(`INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`, [
-          d.storeId,
-          d.fileId,
-          d.generation,
-          d.organizationId,
-          d.bytes,
-          d.at,
-        ]);
+        await m.query(
+          `UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND generation < $4`,
+          [d.storeId, d.fileId, d.at, d.generation],
+        );
+        await m.query(
+          `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
+          [d.storeId, d.fileId, d.generation, d.organizationId, d.bytes, d.at],
+        );
         return;
       }
       case 'StoreFileRemoved':
         // only intervals that began before the removal: re-applying the log never closes a later re-add's interval
-        await m.query(`UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND from_at <= $3`, [e.data.storeId, e.data.fileId, e.data.at]);
+        await m.query(
+          `UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND from_at <= $3`,
+          [e.data.storeId, e.data.fileId, e.data.at],
+        );
         return;
       case 'StoreDeleted':
-        await m.query(`UPDATE ${S} SET to_at = $2 WHERE store_id = $1 AND to_at IS NULL AND from_at <= $2`, [e.data.storeId, e.data.at]);
+        await m.query(`UPDATE ${S} SET to_at = $2 WHERE store_id = $1 AND to_at IS NULL AND from_at <= $2`, [
+          e.data.storeId,
+          e.data.at,
+        ]);
         return;
       case 'StoreFileReingestionRequested':
-        if (!e.data.billable) await m.query(`INSERT INTO ${F} VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [e.data.storeId, e.data.fileId, e.data.generation]);
+        if (!e.data.billable)
+          await m.query(`INSERT INTO ${F} VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [
+            e.data.storeId,
+            e.data.fileId,
+            e.data.generation,
+          ]);
         return;
       case 'StoreFileIngested': {
         const d = e.data;
-        const free: unknown[] = await m.query(`SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`, [d.storeId, d.fileId, d.generation]);
+        const free: unknown[] = await m.query(
+          `SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`,
+          [d.storeId, d.fileId, d.generation],
+        );
         if (free.length) return;
         this.usage(usage, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
         if (d.mode === 'high_quality') this.usage(usage, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
@@ -111,11 +143,33 @@ export class BillingProjection implements Projection {
       case 'StoreSearchPerformed':
       case 'StoreGrepPerformed':
         // a request over several stores counts once for each store it searched; a chat completion's tool call at the agent rate
-        for (const s of e.data.storeIds) this.usage(usage, event, s, e.data.toolCall ? 'agent_tool_calls' : e.type === 'StoreSearchPerformed' ? 'searches' : 'greps', 1, e.data.at);
+        for (const s of e.data.storeIds)
+          this.usage(
+            usage,
+            event,
+            s,
+            e.data.toolCall ? 'agent_tool_calls' : e.type === 'StoreSearchPerformed' ? 'searches' : 'greps',
+            1,
+            e.data.at,
+          );
         // a query the model rewrote first: its tokens, once per request (on its first store)
         if (e.type === 'StoreSearchPerformed' && e.data.tokenUsage) {
-          this.usage(usage, event, e.data.storeIds[0] ?? null, 'model_prompt_tokens', e.data.tokenUsage.prompt_tokens, e.data.at);
-          this.usage(usage, event, e.data.storeIds[0] ?? null, 'model_completion_tokens', e.data.tokenUsage.completion_tokens, e.data.at);
+          this.usage(
+            usage,
+            event,
+            e.data.storeIds[0] ?? null,
+            'model_prompt_tokens',
+            e.data.tokenUsage.prompt_tokens,
+            e.data.at,
+          );
+          this.usage(
+            usage,
+            event,
+            e.data.storeIds[0] ?? null,
+            'model_completion_tokens',
+            e.data.tokenUsage.completion_tokens,
+            e.data.at,
+          );
         }
         return;
       case 'ChatCompletionCreated': {
@@ -137,10 +191,18 @@ export class BillingProjection implements Projection {
       case 'StoreAgenticSearchPerformed':
       case 'StoreQuestionAnswered': {
         const d = e.data;
-        for (const s of d.storeIds) this.usage(usage, event, s, e.type === 'StoreAgenticSearchPerformed' ? 'agentic_searches' : 'qa', 1, d.at);
+        for (const s of d.storeIds)
+          this.usage(usage, event, s, e.type === 'StoreAgenticSearchPerformed' ? 'agentic_searches' : 'qa', 1, d.at);
         // the model's tokens, once per request (on its first store)
         this.usage(usage, event, d.storeIds[0] ?? null, 'model_prompt_tokens', d.tokenUsage.prompt_tokens, d.at);
-        this.usage(usage, event, d.storeIds[0] ?? null, 'model_completion_tokens', d.tokenUsage.completion_tokens, d.at);
+        this.usage(
+          usage,
+          event,
+          d.storeIds[0] ?? null,
+          'model_completion_tokens',
+          d.tokenUsage.completion_tokens,
+          d.at,
+        );
         return;
       }
       default:

@@ -31,6 +31,11 @@ export class BillingReader {
         GROUP BY 1, 2`,
       [organizationId, start, end, now],
     );
-    return [...usage, ...storage].map((r) => ({ day: r.day as string, storeId: (r.store_id as string) ?? null, metric: r.metric as string, quantity: r.quantity as string }));
+    return [...usage, ...storage].map((r) => ({
+      day: r.day as string,
+      storeId: (r.store_id as string) ?? null,
+      metric: r.metric as string,
+      quantity: r.quantity as string,
+    }));
   }
 }

@@ -16,11 +16,38 @@ describe('buckets projection', () => {
   it('builds one row per bucket through create, failure, rotation and deletion; never a credential, only the vault reference', async () => {
     const log = new TestEventLog();
     let clock = 0;
-    const decide = (c: Cmd<BucketCommand>) => log.decide(bucketDecider, bucketStream(c.bucketId), { ...c, now: t(++clock) }, { orgId: ORG, actor: 'key' });
-    const identity = { organizationId: ORG, name: 'docs', provider: 'aws_s3' as const, bucket: 'acme', region: null, endpointUrl: 'https://s3.example', prefix: 'p/', sseKmsKeyId: null };
-    decide({ type: 'CreateBucket', bucketId: bucket(1), ...identity, authType: 'access_key', roleArn: null, externalId: null, secretRef: 'sec_a', accessKeyIdLast4: 'WXYZ', validatedAt: t(1) });
+    const decide = (c: Cmd<BucketCommand>) =>
+      log.decide(bucketDecider, bucketStream(c.bucketId), { ...c, now: t(++clock) }, { orgId: ORG, actor: 'key' });
+    const identity = {
+      organizationId: ORG,
+      name: 'docs',
+      provider: 'aws_s3' as const,
+      bucket: 'acme',
+      region: null,
+      endpointUrl: 'https://s3.example',
+      prefix: 'p/',
+      sseKmsKeyId: null,
+    };
+    decide({
+      type: 'CreateBucket',
+      bucketId: bucket(1),
+      ...identity,
+      authType: 'access_key',
+      roleArn: null,
+      externalId: null,
+      secretRef: 'sec_a',
+      accessKeyIdLast4: 'WXYZ',
+      validatedAt: t(1),
+    });
     decide({ type: 'RecordBucketAccessFailure', bucketId: bucket(1), organizationId: ORG, reason: 'keys revoked' });
-    decide({ type: 'RotateBucketCredentials', bucketId: bucket(1), organizationId: ORG, secretRef: 'sec_b', accessKeyIdLast4: 'ABCD', validatedAt: t(3) });
+    decide({
+      type: 'RotateBucketCredentials',
+      bucketId: bucket(1),
+      organizationId: ORG,
+      secretRef: 'sec_b',
+      accessKeyIdLast4: 'ABCD',
+      validatedAt: t(3),
+    });
     decide({
       type: 'CreateBucket',
       bucketId: bucket(2),
@@ -34,15 +61,40 @@ describe('buckets projection', () => {
     });
     decide({ type: 'RecordBucketAccessFailure', bucketId: bucket(2), organizationId: ORG, reason: 'trust policy' });
     decide({ type: 'RecordBucketAccessRestored', bucketId: bucket(2), organizationId: ORG });
-    decide({ type: 'CreateBucket', bucketId: bucket(3), ...identity, authType: 'access_key', roleArn: null, externalId: null, secretRef: 'sec_c', accessKeyIdLast4: '1234', validatedAt: t(7) });
+    decide({
+      type: 'CreateBucket',
+      bucketId: bucket(3),
+      ...identity,
+      authType: 'access_key',
+      roleArn: null,
+      externalId: null,
+      secretRef: 'sec_c',
+      accessKeyIdLast4: '1234',
+      validatedAt: t(7),
+    });
     decide({ type: 'DeleteBucket', bucketId: bucket(3), organizationId: ORG });
 
     // applied twice: the revision guard makes the second pass change nothing
     const rows = (await pg.project(new BucketsProjection(), [...log.events, ...log.events]))[BUCKETS_TABLE];
     const row = (n: number) => rows.find((r) => r.id === bucket(n))!;
     expect(rows).toHaveLength(3);
-    expect(row(1)).toMatchObject({ status: 'active', last_error: null, secret_ref: 'sec_b', access_key_id_last4: 'ABCD', credentials_version: 2, last_validated_at: t(3), deleted_at: null });
-    expect(row(2)).toMatchObject({ auth_type: 'assume_role', role_arn: 'arn:aws:iam::1:role/r', external_id: 'larder-x', secret_ref: null, status: 'active', last_validated_at: t(6) });
+    expect(row(1)).toMatchObject({
+      status: 'active',
+      last_error: null,
+      secret_ref: 'sec_b',
+      access_key_id_last4: 'ABCD',
+      credentials_version: 2,
+      last_validated_at: t(3),
+      deleted_at: null,
+    });
+    expect(row(2)).toMatchObject({
+      auth_type: 'assume_role',
+      role_arn: 'arn:aws:iam::1:role/r',
+      external_id: 'larder-x',
+      secret_ref: null,
+      status: 'active',
+      last_validated_at: t(6),
+    });
     expect(row(3)).toMatchObject({ deleted_at: t(8), secret_ref: 'sec_c' }); // kept until its objects and keys are removed
     const failedOnly = (await pg.project(new BucketsProjection(), log.events.slice(0, 2)))[BUCKETS_TABLE];
     expect(failedOnly[0]).toMatchObject({ status: 'error', last_error: 'keys revoked', last_validated_at: t(2) });

@@ -40,7 +40,9 @@ export class BucketsProjection implements Projection {
       deleted_at timestamptz,
       revision bigint NOT NULL
     )`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_created ON ${T} (organization_id, created_at DESC, id DESC) WHERE deleted_at IS NULL`);
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${T}_org_created ON ${T} (organization_id, created_at DESC, id DESC) WHERE deleted_at IS NULL`,
+    );
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
@@ -86,22 +88,22 @@ export class BucketsProjection implements Projection {
         return;
       }
       case 'BucketAccessFailed':
-        await m.query(`UPDATE ${T} SET status = 'error', last_error = $3, last_validated_at = $4, updated_at = $4, revision = $2 WHERE id = $1 AND revision < $2`, [
-          e.data.bucketId,
-          rev,
-          e.data.reason,
-          e.data.at,
-        ]);
+        await m.query(
+          `UPDATE ${T} SET status = 'error', last_error = $3, last_validated_at = $4, updated_at = $4, revision = $2 WHERE id = $1 AND revision < $2`,
+          [e.data.bucketId, rev, e.data.reason, e.data.at],
+        );
         return;
       case 'BucketAccessRestored':
-        await m.query(`UPDATE ${T} SET status = 'active', last_error = NULL, last_validated_at = $3, updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`, [
-          e.data.bucketId,
-          rev,
-          e.data.at,
-        ]);
+        await m.query(
+          `UPDATE ${T} SET status = 'active', last_error = NULL, last_validated_at = $3, updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`,
+          [e.data.bucketId, rev, e.data.at],
+        );
         return;
       case 'BucketDeleted':
-        await m.query(`UPDATE ${T} SET deleted_at = $3, updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`, [e.data.bucketId, rev, e.data.at]);
+        await m.query(
+          `UPDATE ${T} SET deleted_at = $3, updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`,
+          [e.data.bucketId, rev, e.data.at],
+        );
         return;
     }
   }

@@ -60,7 +60,10 @@ export class BucketsReader {
 
   async get(organizationId: string, id: string): Promise<BucketRow | null> {
     if (!isUuid(id)) return null;
-    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${T} WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`, [organizationId, id]);
+    const rows: Raw[] = await this.ds.query(
+      `SELECT * FROM ${T} WHERE organization_id = $1 AND id = $2 AND deleted_at IS NULL`,
+      [organizationId, id],
+    );
     return rows.length ? toRow(rows[0]) : null;
   }
 
@@ -72,12 +75,20 @@ export class BucketsReader {
   }
 
   /** Keyset page, newest first (see paginateByCursor). */
-  async page(organizationId: string, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<BucketRow[]> {
+  async page(
+    organizationId: string,
+    cursor: { c: string; id: string } | null,
+    direction: 'forward' | 'backward',
+    take: number,
+  ): Promise<BucketRow[]> {
     const params: unknown[] = [organizationId, take];
     let where = `organization_id = $1 AND deleted_at IS NULL`;
     if (cursor) {
       params.push(cursor.c, cursor.id);
-      where += direction === 'forward' ? ` AND (created_at, id) < ($3::timestamptz, $4::uuid)` : ` AND (created_at, id) > ($3::timestamptz, $4::uuid)`;
+      where +=
+        direction === 'forward'
+          ? ` AND (created_at, id) < ($3::timestamptz, $4::uuid)`
+          : ` AND (created_at, id) > ($3::timestamptz, $4::uuid)`;
     }
     const order = direction === 'forward' ? 'created_at DESC, id DESC' : 'created_at ASC, id ASC';
     const rows: Raw[] = await this.ds.query(`SELECT * FROM ${T} WHERE ${where} ORDER BY ${order} LIMIT $2`, params);
@@ -85,7 +96,10 @@ export class BucketsReader {
   }
 
   async count(organizationId: string): Promise<number> {
-    const rows: { n: number }[] = await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1 AND deleted_at IS NULL`, [organizationId]);
+    const rows: { n: number }[] = await this.ds.query(
+      `SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1 AND deleted_at IS NULL`,
+      [organizationId],
+    );
     return rows[0].n;
   }
 }

@@ -37,8 +37,18 @@ const ARTIFACTS = {
     entries: [entry(0, 'Strawberry jam needs sugar.'), entry(1, 'Apricots keep for a year.')],
     vecs: [unit(1), unit(0, 1)],
   },
-  pickles: { chunks: 'artifacts/chunks/pickles.json', vectors: 'artifacts/vectors/pickles.f32', entries: [entry(0, 'Cucumbers ferment in brine.')], vecs: [unit(0, 0, 1)] },
-  jam2: { chunks: 'artifacts/chunks/jam2.json', vectors: 'artifacts/vectors/jam2.f32', entries: [entry(0, 'Jam, second edition.')], vecs: [unit(0, 0, 0, 1)] },
+  pickles: {
+    chunks: 'artifacts/chunks/pickles.json',
+    vectors: 'artifacts/vectors/pickles.f32',
+    entries: [entry(0, 'Cucumbers ferment in brine.')],
+    vecs: [unit(0, 0, 1)],
+  },
+  jam2: {
+    chunks: 'artifacts/chunks/jam2.json',
+    vectors: 'artifacts/vectors/jam2.f32',
+    entries: [entry(0, 'Jam, second edition.')],
+    vecs: [unit(0, 0, 0, 1)],
+  },
 };
 type Artifact = (typeof ARTIFACTS)[keyof typeof ARTIFACTS];
 
@@ -50,7 +60,12 @@ class History {
     this.log.decide(storeDecider, storeStream(c.storeId), { ...c, now: t(++this.clock) }, { orgId: ORG });
   }
   file(c: Cmd<StoreFileCommand>) {
-    this.log.decide(storeFileDecider, storeFileStream(c.storeId, c.fileId), { ...c, now: t(++this.clock) }, { orgId: ORG });
+    this.log.decide(
+      storeFileDecider,
+      storeFileStream(c.storeId, c.fileId),
+      { ...c, now: t(++this.clock) },
+      { orgId: ORG },
+    );
   }
   add(s: number, f: number, o: { metadata?: unknown; copiedFrom?: StoreFileAdded['data']['copiedFrom'] } = {}) {
     this.file({
@@ -72,9 +87,22 @@ class History {
     });
   }
   ingest(s: number, f: number, a: Artifact, o: { generation?: number; embed?: boolean } = {}) {
-    const ids = { storeId: store(s), organizationId: ORG, fileId: file(f), generation: o.generation ?? 1, workerId: 'w' };
+    const ids = {
+      storeId: store(s),
+      organizationId: ORG,
+      fileId: file(f),
+      generation: o.generation ?? 1,
+      workerId: 'w',
+    };
     this.file({ type: 'StartIngestion', ...ids, leaseMs: 600_000 });
-    this.file({ type: 'RecordParsed', ...ids, chunksKey: a.chunks, chunkCount: a.entries.length, usageTokens: 10, parseMs: 1 });
+    this.file({
+      type: 'RecordParsed',
+      ...ids,
+      chunksKey: a.chunks,
+      chunkCount: a.entries.length,
+      usageTokens: 10,
+      parseMs: 1,
+    });
     if (o.embed === false) return;
     this.file({
       type: 'RecordIngested',
@@ -141,7 +169,13 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
     const h = new History();
     h.add(1, 1, { metadata: { lang: 'en' } });
     h.ingest(1, 1, ARTIFACTS.jam);
-    h.file({ type: 'UpdateStoreFileMetadata', storeId: store(1), organizationId: ORG, fileId: file(1), metadata: { lang: 'de' } });
+    h.file({
+      type: 'UpdateStoreFileMetadata',
+      storeId: store(1),
+      organizationId: ORG,
+      fileId: file(1),
+      metadata: { lang: 'de' },
+    });
     h.add(1, 2);
     h.ingest(1, 2, ARTIFACTS.pickles, { embed: false }); // parsed: searchable lexically, not yet embedded
     h.add(1, 3);
@@ -149,9 +183,28 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
     h.file({ type: 'RemoveStoreFile', storeId: store(1), organizationId: ORG, fileId: file(3), reason: 'deleted' });
     h.add(1, 4);
     h.ingest(1, 4, ARTIFACTS.jam);
-    h.file({ type: 'ReingestStoreFile', storeId: store(1), organizationId: ORG, fileId: file(4), filename: 'f4-renamed.md', externalId: 'ext-4', metadata: { v: 2 }, billable: true });
+    h.file({
+      type: 'ReingestStoreFile',
+      storeId: store(1),
+      organizationId: ORG,
+      fileId: file(4),
+      filename: 'f4-renamed.md',
+      externalId: 'ext-4',
+      metadata: { v: 2 },
+      billable: true,
+    });
     h.ingest(1, 4, ARTIFACTS.jam2, { generation: 2 });
-    h.add(2, 1, { metadata: { lang: 'de' }, copiedFrom: { storeId: store(1), chunksKey: ARTIFACTS.jam.chunks, vectorsKey: ARTIFACTS.jam.vectors, model: MODEL, chunkCount: 2, usageTokens: 10 } });
+    h.add(2, 1, {
+      metadata: { lang: 'de' },
+      copiedFrom: {
+        storeId: store(1),
+        chunksKey: ARTIFACTS.jam.chunks,
+        vectorsKey: ARTIFACTS.jam.vectors,
+        model: MODEL,
+        chunkCount: 2,
+        usageTokens: 10,
+      },
+    });
     h.store({
       type: 'CreateStore',
       storeId: store(3),
@@ -175,7 +228,15 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
     expect(await projection.readCheckpoint()).toEqual(last);
     const once = await snapshot(index);
 
-    const file1 = { storeId: store(1), fileId: file(1), organizationId: ORG, filename: 'f1.md', externalId: 'ext-1', metadata: { lang: 'de' }, generation: 1 };
+    const file1 = {
+      storeId: store(1),
+      fileId: file(1),
+      organizationId: ORG,
+      filename: 'f1.md',
+      externalId: 'ext-1',
+      metadata: { lang: 'de' },
+      generation: 1,
+    };
     expect(once.files).toEqual([
       file1,
       { ...file1, fileId: file(2), filename: 'f2.md', externalId: 'ext-2', metadata: null },
@@ -199,9 +260,18 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
       [`${store(1)}/${file(4)}`]: ARTIFACTS.jam2.entries.map((e) => chunk(1, 4, e, MODEL)),
       [`${store(2)}/${file(1)}`]: ARTIFACTS.jam.entries.map((e) => chunk(2, 1, e, MODEL)),
     });
-    expect(once.counts).toEqual({ [store(1)]: { files: 3, chunks: 4, vectors: 3 }, [store(2)]: { files: 1, chunks: 2, vectors: 2 }, [store(3)]: { files: 0, chunks: 0, vectors: 0 } });
+    expect(once.counts).toEqual({
+      [store(1)]: { files: 3, chunks: 4, vectors: 3 },
+      [store(2)]: { files: 1, chunks: 2, vectors: 2 },
+      [store(3)]: { files: 0, chunks: 0, vectors: 0 },
+    });
     // the vectors are the artifact's, on the right chunks
-    const dense = await index.searchDense({ storeIds: [store(1), store(2)], vector: unit(0, 1), model: MODEL, topK: 1 });
+    const dense = await index.searchDense({
+      storeIds: [store(1), store(2)],
+      vector: unit(0, 1),
+      model: MODEL,
+      topK: 1,
+    });
     expect(dense.map((c) => [c.storeId, c.fileId, c.chunkIndex])).toEqual([[expect.any(String), file(1), 1]]);
     const lexical = await index.searchLexical({ storeIds: [store(1)], text: 'cucumbers', topK: 5 });
     expect(lexical.map((c) => c.fileId)).toEqual([file(2)]);
@@ -239,6 +309,8 @@ describe('chunk-index projection (embedded SQLite index, local-disk blobs)', () 
     h.add(1, 6);
     h.ingest(1, 6, ARTIFACTS.pickles, { generation: 2 });
     await applyInBatches(projection, h.log.events.slice(-6));
-    expect((await index.searchLexical({ storeIds: [store(1)], text: 'cucumbers', topK: 5 })).map((c) => c.fileId)).toEqual([file(6)]);
+    expect(
+      (await index.searchLexical({ storeIds: [store(1)], text: 'cucumbers', topK: 5 })).map((c) => c.fileId),
+    ).toEqual([file(6)]);
   });
 });

@@ -45,11 +45,20 @@ export class ChunkIndexProjection implements ExternalProjection {
           const d = e.data;
           ops.push({
             op: 'putFile',
-            file: { storeId: d.storeId, fileId: d.fileId, organizationId: d.organizationId, filename: d.filename, externalId: d.externalId, metadata: d.metadata, generation: d.generation },
+            file: {
+              storeId: d.storeId,
+              fileId: d.fileId,
+              organizationId: d.organizationId,
+              filename: d.filename,
+              externalId: d.externalId,
+              metadata: d.metadata,
+              generation: d.generation,
+            },
           });
           if (d.copiedFrom) {
             push(await this.chunksOp(d.storeId, d.fileId, d.generation, d.copiedFrom.chunksKey));
-            if (d.copiedFrom.vectorsKey) push(await this.vectorsOp(d.storeId, d.fileId, d.generation, d.copiedFrom.vectorsKey));
+            if (d.copiedFrom.vectorsKey)
+              push(await this.vectorsOp(d.storeId, d.fileId, d.generation, d.copiedFrom.vectorsKey));
           }
           break;
         }
@@ -60,19 +69,34 @@ export class ChunkIndexProjection implements ExternalProjection {
           push(await this.chunksOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.chunksKey));
           break;
         case 'StoreFileIngested':
-          if (e.data.vectorsKey) push(await this.vectorsOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.vectorsKey));
+          if (e.data.vectorsKey)
+            push(await this.vectorsOp(e.data.storeId, e.data.fileId, e.data.generation, e.data.vectorsKey));
           break;
         case 'StoreFileReingestionRequested': {
           const d = e.data;
           ops.push({
             op: 'putFile',
-            file: { storeId: d.storeId, fileId: d.fileId, organizationId: d.organizationId, filename: d.filename, externalId: d.externalId, metadata: d.metadata, generation: d.generation },
+            file: {
+              storeId: d.storeId,
+              fileId: d.fileId,
+              organizationId: d.organizationId,
+              filename: d.filename,
+              externalId: d.externalId,
+              metadata: d.metadata,
+              generation: d.generation,
+            },
           });
           break;
         }
         case 'StoreFileIngestionCancelled':
           // the file stays (cancelled), its chunks go: nothing of an unfinished ingestion is searchable
-          ops.push({ op: 'setChunks', storeId: e.data.storeId, fileId: e.data.fileId, generation: e.data.generation, chunks: [] });
+          ops.push({
+            op: 'setChunks',
+            storeId: e.data.storeId,
+            fileId: e.data.fileId,
+            generation: e.data.generation,
+            chunks: [],
+          });
           break;
         case 'StoreFileRemoved':
           ops.push({ op: 'deleteFile', storeId: e.data.storeId, fileId: e.data.fileId });
@@ -105,26 +129,49 @@ export class ChunkIndexProjection implements ExternalProjection {
           continue;
         }
         if (!(err instanceof BlobNotFoundError) && !(err instanceof BucketAccessError)) throw err;
-        this.logger.warn(`${what} skipped: ${err instanceof BlobNotFoundError ? `its artifact ${key} is no longer in the bucket` : err.message}`);
+        this.logger.warn(
+          `${what} skipped: ${err instanceof BlobNotFoundError ? `its artifact ${key} is no longer in the bucket` : err.message}`,
+        );
         return null;
       }
     }
   }
 
-  private async chunksOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp | null> {
-    const artifact = await this.artifact(key, `chunks of ${fileId} in store ${storeId}`, () => readChunksArtifact(this.blobs, key));
+  private async chunksOp(
+    storeId: string,
+    fileId: string,
+    generation: number,
+    key: string,
+  ): Promise<ChunkIndexOp | null> {
+    const artifact = await this.artifact(key, `chunks of ${fileId} in store ${storeId}`, () =>
+      readChunksArtifact(this.blobs, key),
+    );
     if (!artifact) return null;
     return {
       op: 'setChunks',
       storeId,
       fileId,
       generation,
-      chunks: artifact.chunks.map((c) => ({ chunkIndex: c.chunkIndex, type: chunkTypeOf(c.mimeType), text: c.text, offset: c.offset, mimeType: c.mimeType, generatedMetadata: c.generatedMetadata })),
+      chunks: artifact.chunks.map((c) => ({
+        chunkIndex: c.chunkIndex,
+        type: chunkTypeOf(c.mimeType),
+        text: c.text,
+        offset: c.offset,
+        mimeType: c.mimeType,
+        generatedMetadata: c.generatedMetadata,
+      })),
     };
   }
 
-  private async vectorsOp(storeId: string, fileId: string, generation: number, key: string): Promise<ChunkIndexOp | null> {
-    const artifact = await this.artifact(key, `vectors of ${fileId} in store ${storeId}`, () => readVectorsArtifact(this.blobs, key));
+  private async vectorsOp(
+    storeId: string,
+    fileId: string,
+    generation: number,
+    key: string,
+  ): Promise<ChunkIndexOp | null> {
+    const artifact = await this.artifact(key, `vectors of ${fileId} in store ${storeId}`, () =>
+      readVectorsArtifact(this.blobs, key),
+    );
     if (!artifact) return null;
     return { op: 'setVectors', storeId, fileId, generation, model: artifact.model, vectors: artifact.vectors };
   }

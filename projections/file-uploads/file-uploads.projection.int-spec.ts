@@ -14,7 +14,8 @@ describe('file-uploads projection', () => {
 
   it('tracks each upload’s parts and its end: completed, aborted, expired or still in progress', async () => {
     const log = new TestEventLog();
-    const run = (c: UploadCommand, orgId = ORG) => log.decide(uploadDecider, fileUploadStream(c.uploadId), c, { orgId, actor: 'key' });
+    const run = (c: UploadCommand, orgId = ORG) =>
+      log.decide(uploadDecider, fileUploadStream(c.uploadId), c, { orgId, actor: 'key' });
     const create = (n: number, organizationId = ORG, partCount = 2) =>
       run(
         {
@@ -32,7 +33,8 @@ describe('file-uploads projection', () => {
         },
         organizationId,
       );
-    const part = (n: number, partNumber: number, etag: string, bytes: number, s: number, orgId = ORG) => run({ type: 'ReceivePart', uploadId: upload(n), partNumber, etag, bytes, now: t(s) }, orgId);
+    const part = (n: number, partNumber: number, etag: string, bytes: number, s: number, orgId = ORG) =>
+      run({ type: 'ReceivePart', uploadId: upload(n), partNumber, etag, bytes, now: t(s) }, orgId);
 
     create(1);
     part(1, 1, '"a"', 5, 10);
@@ -56,7 +58,10 @@ describe('file-uploads projection', () => {
     create(3, OTHER_ORG, 3);
     part(3, 3, '"z"', 2, 30, OTHER_ORG);
     create(4);
-    run({ type: 'AbortMultipartUpload', uploadId: upload(4), organizationId: null, reason: 'expired', now: t(86_401) }, ORG);
+    run(
+      { type: 'AbortMultipartUpload', uploadId: upload(4), organizationId: null, reason: 'expired', now: t(86_401) },
+      ORG,
+    );
 
     const rows = await pg.project(new FileUploadsProjection(), log.events);
     const common = { file_size: '10', mime_type: 'application/octet-stream', expires_at: t(86_400) };

@@ -30,7 +30,19 @@ export class FileUploadsProjection implements Projection {
         await m.query(
           `INSERT INTO ${T} (id, organization_id, filename, file_size, mime_type, part_count, blob_key, storage_upload_id, status, created_at, expires_at, revision)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'in_progress', $9, $10, $11) ON CONFLICT (id) DO NOTHING`,
-          [d.uploadId, d.organizationId, d.filename, d.fileSize, d.mimeType, d.partCount, d.blobKey, d.storageUploadId, d.createdAt, d.expiresAt, rev],
+          [
+            d.uploadId,
+            d.organizationId,
+            d.filename,
+            d.fileSize,
+            d.mimeType,
+            d.partCount,
+            d.blobKey,
+            d.storageUploadId,
+            d.createdAt,
+            d.expiresAt,
+            rev,
+          ],
         );
         return;
       }
@@ -42,10 +54,16 @@ export class FileUploadsProjection implements Projection {
         );
         return;
       case 'MultipartUploadCompleted':
-        await m.query(`UPDATE ${T} SET status = 'completed', revision = $2 WHERE id = $1 AND revision < $2`, [e.data.uploadId, rev]);
+        await m.query(`UPDATE ${T} SET status = 'completed', revision = $2 WHERE id = $1 AND revision < $2`, [
+          e.data.uploadId,
+          rev,
+        ]);
         return;
       case 'MultipartUploadAborted':
-        await m.query(`UPDATE ${T} SET status = 'aborted', revision = $2 WHERE id = $1 AND revision < $2`, [e.data.uploadId, rev]);
+        await m.query(`UPDATE ${T} SET status = 'aborted', revision = $2 WHERE id = $1 AND revision < $2`, [
+          e.data.uploadId,
+          rev,
+        ]);
         return;
     }
   }

@@ -16,10 +16,14 @@ export class FileUploadsReader {
   }
 
   inProgress(organizationId: string): Promise<FileUploadEntity[]> {
-    return this.ds.getRepository(FileUploadEntity).find({ where: { organizationId, status: 'in_progress' }, order: { createdAt: 'DESC' } });
+    return this.ds
+      .getRepository(FileUploadEntity)
+      .find({ where: { organizationId, status: 'in_progress' }, order: { createdAt: 'DESC' } });
   }
 
   expired(now: Date, limit = 100): Promise<FileUploadEntity[]> {
-    return this.ds.getRepository(FileUploadEntity).find({ where: { status: 'in_progress', expiresAt: LessThan(now) }, take: limit });
+    return this.ds
+      .getRepository(FileUploadEntity)
+      .find({ where: { status: 'in_progress', expiresAt: LessThan(now) }, take: limit });
   }
 }

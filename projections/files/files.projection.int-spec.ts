@@ -14,15 +14,67 @@ describe('files projection', () => {
 
   it('one row per live file at its latest version, its description kept by a replace without one; deleted files gone', async () => {
     const log = new TestEventLog();
-    const run = (c: FileCommand) => log.decide(fileDecider, fileStream(c.fileId), c, { orgId: c.organizationId, actor: 'key' });
-    const content = (n: number, v = 1) => ({ filename: `doc${n}-v${v}.txt`, mimeType: 'text/plain', bytes: 100 * n + v, sha256: `sha-${n}-${v}`, blobKey: `files/${n}/${v}` });
+    const run = (c: FileCommand) =>
+      log.decide(fileDecider, fileStream(c.fileId), c, { orgId: c.organizationId, actor: 'key' });
+    const content = (n: number, v = 1) => ({
+      filename: `doc${n}-v${v}.txt`,
+      mimeType: 'text/plain',
+      bytes: 100 * n + v,
+      sha256: `sha-${n}-${v}`,
+      blobKey: `files/${n}/${v}`,
+    });
 
-    run({ type: 'UploadFile', fileId: file(1), organizationId: ORG, ...content(1), description: 'pantry notes', now: t(1) });
-    run({ type: 'UploadFile', fileId: file(2), organizationId: ORG, ...content(2), description: 'gone soon', now: t(2) });
-    run({ type: 'UploadFile', fileId: file(3), organizationId: OTHER_ORG, ...content(3), uploadId: 'upload-3', now: t(3) });
-    run({ type: 'ReplaceFile', fileId: file(1), organizationId: ORG, ...content(1, 2), filename: 'guide.md', mimeType: 'text/markdown', description: 'jam guide', now: t(10) });
-    run({ type: 'ReplaceFile', fileId: file(1), organizationId: ORG, ...content(1, 3), filename: 'guide.md', mimeType: 'text/markdown', now: t(20) });
-    run({ type: 'ReplaceFile', fileId: file(3), organizationId: OTHER_ORG, ...content(3, 2), description: null, now: t(25) });
+    run({
+      type: 'UploadFile',
+      fileId: file(1),
+      organizationId: ORG,
+      ...content(1),
+      description: 'pantry notes',
+      now: t(1),
+    });
+    run({
+      type: 'UploadFile',
+      fileId: file(2),
+      organizationId: ORG,
+      ...content(2),
+      description: 'gone soon',
+      now: t(2),
+    });
+    run({
+      type: 'UploadFile',
+      fileId: file(3),
+      organizationId: OTHER_ORG,
+      ...content(3),
+      uploadId: 'upload-3',
+      now: t(3),
+    });
+    run({
+      type: 'ReplaceFile',
+      fileId: file(1),
+      organizationId: ORG,
+      ...content(1, 2),
+      filename: 'guide.md',
+      mimeType: 'text/markdown',
+      description: 'jam guide',
+      now: t(10),
+    });
+    run({
+      type: 'ReplaceFile',
+      fileId: file(1),
+      organizationId: ORG,
+      ...content(1, 3),
+      filename: 'guide.md',
+      mimeType: 'text/markdown',
+      now: t(20),
+    });
+    run({
+      type: 'ReplaceFile',
+      fileId: file(3),
+      organizationId: OTHER_ORG,
+      ...content(3, 2),
+      description: null,
+      now: t(25),
+    });
     run({ type: 'DeleteFile', fileId: file(2), organizationId: ORG, now: t(30) });
 
     const rows = await pg.project(new FilesProjection(), log.events);

@@ -22,7 +22,9 @@ export class FilesProjection implements Projection {
       created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL, revision bigint NOT NULL, purpose text, description text)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_org_created ON ${T} (organization_id, created_at DESC, id DESC)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${T}_filename_trgm ON ${T} USING gin (lower(filename) gin_trgm_ops)`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${T}_description_trgm ON ${T} USING gin (lower(description) gin_trgm_ops)`);
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${T}_description_trgm ON ${T} USING gin (lower(description) gin_trgm_ops)`,
+    );
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
@@ -34,7 +36,20 @@ export class FilesProjection implements Projection {
         await m.query(
           `INSERT INTO ${T} (id, organization_id, filename, mime_type, bytes, sha256, version, blob_key, created_at, updated_at, revision, purpose, description)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10, $11, $12) ON CONFLICT (id) DO NOTHING`,
-          [d.fileId, d.organizationId, d.filename, d.mimeType, d.bytes, d.sha256, d.version, d.blobKey, d.at, rev, d.purpose ?? null, d.description ?? null],
+          [
+            d.fileId,
+            d.organizationId,
+            d.filename,
+            d.mimeType,
+            d.bytes,
+            d.sha256,
+            d.version,
+            d.blobKey,
+            d.at,
+            rev,
+            d.purpose ?? null,
+            d.description ?? null,
+          ],
         );
         return;
       }
@@ -45,7 +60,19 @@ export class FilesProjection implements Projection {
           `UPDATE ${T} SET filename = $2, mime_type = $3, bytes = $4, sha256 = $5, version = $6, blob_key = $7, updated_at = $8, revision = $9,
                   description = CASE WHEN $10 THEN $11 ELSE description END
             WHERE id = $1 AND revision < $9`,
-          [d.fileId, d.filename, d.mimeType, d.bytes, d.sha256, d.version, d.blobKey, d.at, rev, d.description !== undefined, d.description ?? null],
+          [
+            d.fileId,
+            d.filename,
+            d.mimeType,
+            d.bytes,
+            d.sha256,
+            d.version,
+            d.blobKey,
+            d.at,
+            rev,
+            d.description !== undefined,
+            d.description ?? null,
+          ],
         );
         return;
       }

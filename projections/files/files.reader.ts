@@ -55,15 +55,26 @@ export class FilesReader {
   }
 
   /** Newest first, keyset on (created_at, id). */
-  async page(organizationId: string, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<FileEntity[]> {
+  async page(
+    organizationId: string,
+    cursor: { c: string; id: string } | null,
+    direction: 'forward' | 'backward',
+    take: number,
+  ): Promise<FileEntity[]> {
     const params: unknown[] = [organizationId, take];
     let cond = '';
     if (cursor) {
       params.push(cursor.c, cursor.id);
-      cond = direction === 'forward' ? 'AND (created_at, id) < ($3::timestamptz, $4::uuid)' : 'AND (created_at, id) > ($3::timestamptz, $4::uuid)';
+      cond =
+        direction === 'forward'
+          ? 'AND (created_at, id) < ($3::timestamptz, $4::uuid)'
+          : 'AND (created_at, id) > ($3::timestamptz, $4::uuid)';
     }
     const order = direction === 'forward' ? 'DESC' : 'ASC';
-    const rows: Row[] = await this.ds.query(`SELECT * FROM ${T} WHERE organization_id = $1 ${cond} ORDER BY created_at ${order}, id ${order} LIMIT $2`, params);
+    const rows: Row[] = await this.ds.query(
+      `SELECT * FROM ${T} WHERE organization_id = $1 ${cond} ORDER BY created_at ${order}, id ${order} LIMIT $2`,
+      params,
+    );
     return rows.map(toEntity);
   }
 
@@ -85,7 +96,10 @@ export class FilesReader {
 
   async count(organizationId: string, q?: string): Promise<number> {
     const rows: Array<{ n: number }> = q
-      ? await this.ds.query(`SELECT count(*)::int AS n FROM (SELECT f.*, ${SCORE} AS score FROM ${T} f WHERE organization_id = $1) s WHERE ${MATCHES}`, [organizationId, q])
+      ? await this.ds.query(
+          `SELECT count(*)::int AS n FROM (SELECT f.*, ${SCORE} AS score FROM ${T} f WHERE organization_id = $1) s WHERE ${MATCHES}`,
+          [organizationId, q],
+        )
       : await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1`, [organizationId]);
     return rows[0].n;
   }

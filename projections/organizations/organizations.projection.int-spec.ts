@@ -13,8 +13,18 @@ describe('organizations projection', () => {
 
   it('one row per organization, root flagged', async () => {
     const log = new TestEventLog();
-    log.decide(organizationDecider, organizationStream(ROOT), { type: 'CreateOrganization', organizationId: ROOT, name: 'root', root: true, now: t(0) }, { orgId: ROOT, actor: 'system' });
-    log.decide(organizationDecider, organizationStream(ACME), { type: 'CreateOrganization', organizationId: ACME, name: 'acme', root: false, now: t(5) }, { orgId: ACME, actor: 'cli' });
+    log.decide(
+      organizationDecider,
+      organizationStream(ROOT),
+      { type: 'CreateOrganization', organizationId: ROOT, name: 'root', root: true, now: t(0) },
+      { orgId: ROOT, actor: 'system' },
+    );
+    log.decide(
+      organizationDecider,
+      organizationStream(ACME),
+      { type: 'CreateOrganization', organizationId: ACME, name: 'acme', root: false, now: t(5) },
+      { orgId: ACME, actor: 'cli' },
+    );
     const rows = await pg.project(new OrganizationsProjection(), log.events);
     expect(rows[ORGANIZATIONS_TABLE]).toEqual([
       { id: ROOT, name: 'root', root: true, created_at: t(0), revision: '0' },

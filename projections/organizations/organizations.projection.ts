@@ -18,13 +18,10 @@ export class OrganizationsProjection implements Projection {
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
     const e = domainEvent<OrganizationEvent>(event);
     if (e.type === 'OrganizationCreated') {
-      await m.query(`INSERT INTO ${T} (id, name, root, created_at, revision) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`, [
-        e.data.organizationId,
-        e.data.name,
-        e.data.root,
-        e.data.createdAt,
-        event.revision,
-      ]);
+      await m.query(
+        `INSERT INTO ${T} (id, name, root, created_at, revision) VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING`,
+        [e.data.organizationId, e.data.name, e.data.root, e.data.createdAt, event.revision],
+      );
     }
   }
 }

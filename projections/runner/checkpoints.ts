@@ -25,7 +25,14 @@ export async function setupCheckpoints(ds: DataSource): Promise<void> {
     )`);
 }
 
-function toRow(r: { name: string; kind: string; version: number; commit_pos: string; prepare_pos: string; updated_at: Date | null }): CheckpointRow {
+function toRow(r: {
+  name: string;
+  kind: string;
+  version: number;
+  commit_pos: string;
+  prepare_pos: string;
+  updated_at: Date | null;
+}): CheckpointRow {
   return {
     name: r.name,
     kind: r.kind as CheckpointRow['kind'],
@@ -36,7 +43,12 @@ function toRow(r: { name: string; kind: string; version: number; commit_pos: str
 }
 
 /** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
-export async function lockCheckpoint(m: EntityManager, name: string, kind: CheckpointRow['kind'], version: number): Promise<CheckpointRow> {
+export async function lockCheckpoint(
+  m: EntityManager,
+  name: string,
+  kind: CheckpointRow['kind'],
+  version: number,
+): Promise<CheckpointRow> {
   return (await lockCheckpoints(m, [{ name, kind, version }])).get(name)!;
 }
 
@@ -45,8 +57,12 @@ export async function lockCheckpoint(m: EntityManager, name: string, kind: Check
  * backend): each row created if missing, locked by the no-op update, and returned as it was, by name.
  * The names must differ.
  */
-export async function lockCheckpoints(m: EntityManager, entries: ReadonlyArray<{ name: string; kind: CheckpointRow['kind']; version: number }>): Promise<Map<string, CheckpointRow>> {
-  if (new Set(entries.map((e) => e.name)).size !== entries.length) throw new Error('lockCheckpoints: the names must differ');
+export async function lockCheckpoints(
+  m: EntityManager,
+  entries: ReadonlyArray<{ name: string; kind: CheckpointRow['kind']; version: number }>,
+): Promise<Map<string, CheckpointRow>> {
+  if (new Set(entries.map((e) => e.name)).size !== entries.length)
+    throw new Error('lockCheckpoints: the names must differ');
   if (!entries.length) return new Map();
   const values = entries.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}, $${3 * i + 3}::int)`).join(', ');
   const rows: Array<Parameters<typeof toRow>[0]> = await m.query(
@@ -56,13 +72,16 @@ export async function lockCheckpoints(m: EntityManager, entries: ReadonlyArray<{
   return new Map(rows.map((r) => [r.name, toRow(r)]));
 }
 
-export async function writeCheckpoint(m: EntityManager, name: string, version: number, position: Position): Promise<void> {
-  await m.query(`UPDATE ${CHECKPOINT_TABLE} SET version = $2, commit_pos = $3, prepare_pos = $4, updated_at = now() WHERE name = $1`, [
-    name,
-    version,
-    position.commit.toString(),
-    position.prepare.toString(),
-  ]);
+export async function writeCheckpoint(
+  m: EntityManager,
+  name: string,
+  version: number,
+  position: Position,
+): Promise<void> {
+  await m.query(
+    `UPDATE ${CHECKPOINT_TABLE} SET version = $2, commit_pos = $3, prepare_pos = $4, updated_at = now() WHERE name = $1`,
+    [name, version, position.commit.toString(), position.prepare.toString()],
+  );
 }
 
 /**
@@ -70,7 +89,13 @@ export async function writeCheckpoint(m: EntityManager, name: string, version: n
  * not write rows beside it (reactors), so that no transaction holds the shared embedded backend
  * across round trips.
  */
-export async function upsertCheckpoint(ds: DataSource | EntityManager, name: string, kind: CheckpointRow['kind'], version: number, position: Position): Promise<void> {
+export async function upsertCheckpoint(
+  ds: DataSource | EntityManager,
+  name: string,
+  kind: CheckpointRow['kind'],
+  version: number,
+  position: Position,
+): Promise<void> {
   await ds.query(
     `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version, commit_pos, prepare_pos, updated_at) VALUES ($1, $2, $3, $4, $5, now())
      ON CONFLICT (name) DO UPDATE SET version = excluded.version, commit_pos = excluded.commit_pos, prepare_pos = excluded.prepare_pos, updated_at = excluded.updated_at`,
@@ -79,11 +104,15 @@ export async function upsertCheckpoint(ds: DataSource | EntityManager, name: str
 }
 
 export async function readCheckpoints(ds: DataSource | EntityManager): Promise<CheckpointRow[]> {
-  const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`);
+  const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(
+    `SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`,
+  );
   return rows.map(toRow);
 }
 
 export async function readCheckpoint(ds: DataSource, name: string): Promise<Position> {
-  const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1`, [name]);
+  const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(`SELECT * FROM ${CHECKPOINT_TABLE} WHERE name = $1`, [
+    name,
+  ]);
   return rows.length ? toRow(rows[0]).position : START;
 }

@@ -21,7 +21,9 @@ class SlowIndex implements ExternalProjection {
   private checkpoint: Position = START;
   private open = false;
   private release!: (err?: Error) => void;
-  private readonly opened = new Promise<void>((resolve, reject) => (this.release = (err) => (err ? reject(err) : resolve())));
+  private readonly opened = new Promise<void>(
+    (resolve, reject) => (this.release = (err) => (err ? reject(err) : resolve())),
+  );
 
   finishSetup(err?: Error): void {
     this.release(err);
@@ -74,7 +76,13 @@ describe('a runner whose external index opens while the read models are set up (
 
   const createOrganization = async (): Promise<Position> => {
     const org = randomUUID();
-    const r = await handleCommand(store, organizationStream(org), organizationDecider, { type: 'CreateOrganization', organizationId: org, name: 'o', root: false, now: new Date() }, { orgId: org });
+    const r = await handleCommand(
+      store,
+      organizationStream(org),
+      organizationDecider,
+      { type: 'CreateOrganization', organizationId: org, name: 'o', root: false, now: new Date() },
+      { orgId: org },
+    );
     return r.position!;
   };
 

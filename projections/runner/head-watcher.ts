@@ -62,7 +62,10 @@ export class HeadWatcher {
       let lowest: Position | null = null;
       for (const at of this.idleWaiters.values()) if (!lowest || comparePositions(at, lowest) < 0) lowest = at;
       if (lowest && comparePositions(await this.store.headPosition(), lowest) > 0) this.nudge();
-      if (this.failingSince) this.logger.log(`polling the event store works again (it failed for ${Math.round((Date.now() - this.failingSince) / 1000)} s)`);
+      if (this.failingSince)
+        this.logger.log(
+          `polling the event store works again (it failed for ${Math.round((Date.now() - this.failingSince) / 1000)} s)`,
+        );
       this.failingSince = 0;
     } catch (err) {
       const now = Date.now();

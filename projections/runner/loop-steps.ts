@@ -82,7 +82,12 @@ export class LoopSteps {
    * An idle loop writes the position it skipped to, once PERSIST_EVERY_MS have passed since its last
    * write. Answers how long until that is due (null: nothing left to write).
    */
-  private async persistIdle(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<number | null> {
+  private async persistIdle(
+    name: string,
+    kind: 'projection' | 'reactor',
+    version: number,
+    at: Position,
+  ): Promise<number | null> {
     const p = this.persisted.get(name);
     if (!p || comparePositions(p.position, at) === 0) return null;
     const wait = PERSIST_EVERY_MS - (Date.now() - p.at);
@@ -107,7 +112,8 @@ export class LoopSteps {
       // Another runner or a replay moved the checkpoint since this runner last wrote or read it
       // (the events between that and `from` were skipped as irrelevant): re-read from there.
       const mine = this.persisted.get(p.name)?.position;
-      if (comparePositions(cp.position, from) !== 0 && !(mine && comparePositions(cp.position, mine) === 0)) return cp.position;
+      if (comparePositions(cp.position, from) !== 0 && !(mine && comparePositions(cp.position, mine) === 0))
+        return cp.position;
       if (p.applyBatch) {
         if (handled.length) await p.applyBatch(handled, m);
       } else for (const e of handled) await p.apply(e, m);

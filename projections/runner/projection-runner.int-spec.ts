@@ -38,7 +38,11 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     await ds.initialize();
     store = new PostgresEventStore(pool, { pollMs: 20 });
     await store.setup();
-    bus = await NatsMessageBus.connect({ url: NATS_URL, stream: `LARDER_RT_${tag.toUpperCase()}`, subjects: [`${prefix}.>`] });
+    bus = await NatsMessageBus.connect({
+      url: NATS_URL,
+      stream: `LARDER_RT_${tag.toUpperCase()}`,
+      subjects: [`${prefix}.>`],
+    });
     await bus.subscribe(`${prefix}.>`, (m) => void received.push(m), { deliver: 'all' });
     runner = new ProjectionRunner(store, ds, allProjections(), [new EventRelayReactor(bus, prefix)], { pollMs: 10 });
     await runner.setup();
@@ -48,7 +52,13 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     const now = () => new Date();
     for (let o = 0; o < 3; o++) {
       const org = randomUUID();
-      const r = await handleCommand(store, organizationStream(org), organizationDecider, { type: 'CreateOrganization', organizationId: org, name: `org${o}`, root: false, now: now() }, { orgId: org });
+      const r = await handleCommand(
+        store,
+        organizationStream(org),
+        organizationDecider,
+        { type: 'CreateOrganization', organizationId: org, name: `org${o}`, root: false, now: now() },
+        { orgId: org },
+      );
       appended += r.events.length;
       for (let k = 0; k < 10; k++) {
         const id = randomUUID();
@@ -65,8 +75,28 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
             admin: false,
             now: now(),
           },
-          ...(k % 3 === 0 ? [{ type: 'UpdateApiKey' as const, ...base, name: `renamed${k}`, expiresAt: new Date(Date.now() + 3600_000), now: now() }] : []),
-          ...(k % 4 === 0 ? [{ type: 'RerollApiKey' as const, ...base, secretHash: randomUUID(), redactedValue: 'lrd_****2', now: now() }] : []),
+          ...(k % 3 === 0
+            ? [
+                {
+                  type: 'UpdateApiKey' as const,
+                  ...base,
+                  name: `renamed${k}`,
+                  expiresAt: new Date(Date.now() + 3600_000),
+                  now: now(),
+                },
+              ]
+            : []),
+          ...(k % 4 === 0
+            ? [
+                {
+                  type: 'RerollApiKey' as const,
+                  ...base,
+                  secretHash: randomUUID(),
+                  redactedValue: 'lrd_****2',
+                  now: now(),
+                },
+              ]
+            : []),
           ...(k % 5 === 0 ? [{ type: 'RevokeApiKey' as const, ...base, now: now() }] : []),
           ...(k % 2 === 0 ? [{ type: 'RecordApiKeyUse' as const, ...base, minIntervalMs: 0, now: now() }] : []),
           ...(k === 7 ? [{ type: 'DeleteApiKey' as const, ...base, now: now() }] : []),
@@ -111,14 +141,19 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     expect(s.keys.filter((k: { revoked_at: Date | null }) => k.revoked_at)).toHaveLength(6);
     // loops that saw only events they do not handle write their checkpoint once idle for 2 s
     await new Promise((r) => setTimeout(r, 2500));
-    const cps = await ds.query(`SELECT name, commit_pos, prepare_pos FROM ${CHECKPOINT_TABLE} WHERE kind = 'projection'`);
+    const cps = await ds.query(
+      `SELECT name, commit_pos, prepare_pos FROM ${CHECKPOINT_TABLE} WHERE kind = 'projection'`,
+    );
     // one row per projection, or the loop below would pass with none
     expect(cps.map((cp: { name: string }) => cp.name).sort()).toEqual(
       allProjections()
         .map((p) => p.name)
         .sort(),
     );
-    for (const cp of cps) expect(comparePositions({ commit: BigInt(cp.commit_pos), prepare: BigInt(cp.prepare_pos) }, last)).toBeGreaterThanOrEqual(0);
+    for (const cp of cps)
+      expect(
+        comparePositions({ commit: BigInt(cp.commit_pos), prepare: BigInt(cp.prepare_pos) }, last),
+      ).toBeGreaterThanOrEqual(0);
   });
 
   it('publishes every event once to a subject naming organization, category and type', async () => {
@@ -161,7 +196,11 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     // reads that take 50 ms, so that the stop lands while every loop is reading
     const slow = new Proxy(store, {
       get(target, key) {
-        if (key === 'readAll') return async (o: Parameters<PostgresEventStore['readAll']>[0]) => (await new Promise((r) => setTimeout(r, 50)), target.readAll(o));
+        if (key === 'readAll')
+          return async (o: Parameters<PostgresEventStore['readAll']>[0]) => (
+            await new Promise((r) => setTimeout(r, 50)),
+            target.readAll(o)
+          );
         const v = (target as unknown as Record<string | symbol, unknown>)[key];
         return typeof v === 'function' ? v.bind(target) : v;
       },
@@ -170,7 +209,10 @@ describe('projection runner on the machine’s PostgreSQL, relay on its NATS Jet
     for (let i = 0; i < 3; i++) {
       other.start();
       await new Promise((r) => setTimeout(r, 30));
-      const stopped = await Promise.race([other.stop().then(() => true), new Promise((r) => setTimeout(() => r(false), 3000))]);
+      const stopped = await Promise.race([
+        other.stop().then(() => true),
+        new Promise((r) => setTimeout(() => r(false), 3000)),
+      ]);
       expect(stopped).toBe(true);
     }
   });

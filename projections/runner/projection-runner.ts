@@ -85,7 +85,10 @@ export class ProjectionRunner implements ReadModelConsistency {
 
   projection(name: string): Projection {
     const p = this.projections.find((x) => x.name === name);
-    if (!p) throw new Error(`unknown projection ${name}; known: ${[...this.projections, ...this.external].map((x) => x.name).join(', ')}`);
+    if (!p)
+      throw new Error(
+        `unknown projection ${name}; known: ${[...this.projections, ...this.external].map((x) => x.name).join(', ')}`,
+      );
     return p;
   }
 
@@ -160,11 +163,23 @@ export class ProjectionRunner implements ReadModelConsistency {
       retryBaseMs: this.options.retryBaseMs ?? 100,
       retryMaxMs: this.options.retryMaxMs ?? 30_000,
     };
-    const externalLoops = externalHere ? this.external.map((x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx, this.hadStuckRow(x.name))) : [];
+    const externalLoops = externalHere
+      ? this.external.map(
+          (x) => new PullLoop(x.name, 'projection', this.steps.external(x), ctx, this.hadStuckRow(x.name)),
+        )
+      : [];
     this.loops = [
-      ...(this.runsLoops ? this.projections.map((p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx, this.hadStuckRow(p.name))) : []),
+      ...(this.runsLoops
+        ? this.projections.map(
+            (p) => new PullLoop(p.name, 'projection', this.steps.projection(p), ctx, this.hadStuckRow(p.name)),
+          )
+        : []),
       ...externalLoops,
-      ...(this.runsLoops ? this.reactors.map((r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx, this.hadStuckRow(r.name))) : []),
+      ...(this.runsLoops
+        ? this.reactors.map(
+            (r) => new PullLoop(r.name, 'reactor', this.steps.reactor(r), ctx, this.hadStuckRow(r.name)),
+          )
+        : []),
     ];
     // every loop waits on this one signal while idle or backing off (one listener each, removed after the wait)
     setMaxListeners(4 * this.loops.length + 10, signal);
@@ -209,7 +224,9 @@ export class ProjectionRunner implements ReadModelConsistency {
   /** Rebuilds a projection (or the external chunk index) from the whole log; reactors are never replayed. */
   async replay(name: string): Promise<ReplayResult> {
     const x = this.external.find((e) => e.name === name);
-    const r = x ? await replayExternal(this.store, x) : await replayProjection(this.store, this.ds, this.projection(name));
+    const r = x
+      ? await replayExternal(this.store, x)
+      : await replayProjection(this.store, this.ds, this.projection(name));
     this.tracker.bump(name);
     this.tracker.advance(name, r.position);
     return r;
@@ -227,8 +244,21 @@ export class ProjectionRunner implements ReadModelConsistency {
   async status(options: { maxLag?: number } = {}): Promise<ProjectionStatus[]> {
     // an external index's checkpoint is read once it is set up
     await this.externalSetup;
-    const loops = this.runsLoops ? this.loops.map((l) => ({ name: l.name, running: l.running, stuck: l.stuck, position: this.tracker.local(l.name) })) : null;
-    return readStatus({ ds: this.ds, store: this.store, external: this.external, loops, maxLag: options.maxLag ?? 100_000 });
+    const loops = this.runsLoops
+      ? this.loops.map((l) => ({
+          name: l.name,
+          running: l.running,
+          stuck: l.stuck,
+          position: this.tracker.local(l.name),
+        }))
+      : null;
+    return readStatus({
+      ds: this.ds,
+      store: this.store,
+      external: this.external,
+      loops,
+      maxLag: options.maxLag ?? 100_000,
+    });
   }
 }
 
@@ -256,5 +286,7 @@ function collectingDdl(m: EntityManager, statements: string[]): EntityManager {
     if (statements.length) await m.query(joinStatements(statements.splice(0)));
     return m.query(sql, parameters);
   };
-  return new Proxy(m, { get: (target, prop, receiver): unknown => (prop === 'query' ? query : Reflect.get(target, prop, receiver)) });
+  return new Proxy(m, {
+    get: (target, prop, receiver): unknown => (prop === 'query' ? query : Reflect.get(target, prop, receiver)),
+  });
 }

@@ -92,7 +92,9 @@ export class PullLoop {
         if (batch.length > 1) {
           // find the event that fails: apply the batch again one event at a time
           narrowUntil = batch[batch.length - 1].position;
-          this.ctx.logger.debug(`${this.name}: a batch of ${batch.length} failed (${(err as Error).message}); retrying it event by event`);
+          this.ctx.logger.debug(
+            `${this.name}: a batch of ${batch.length} failed (${(err as Error).message}); retrying it event by event`,
+          );
           continue;
         }
         this.failed(err as Error, batch[0] ?? null);
@@ -115,13 +117,17 @@ export class PullLoop {
       since: same ? prev.since : new Date(),
     };
     this.stuck = stuck;
-    const what = event ? `event ${event.id} (${event.type} in ${event.streamId} at ${stuck.position})` : 'reading the log';
+    const what = event
+      ? `event ${event.id} (${event.type} in ${event.streamId} at ${stuck.position})`
+      : 'reading the log';
     const now = Date.now();
     if (stuck.attempts === 1) {
       this.ctx.logger.error(`${this.name}: cannot apply ${what}: ${message}; retrying with back-off`, err?.stack);
       this.lastLogged = now;
     } else if ((stuck.attempts & (stuck.attempts - 1)) === 0 || now - this.lastLogged >= LOG_STUCK_EVERY_MS) {
-      this.ctx.logger.warn(`${this.name}: stuck on ${what} since ${stuck.since.toISOString()}, ${stuck.attempts} attempts: ${message}`);
+      this.ctx.logger.warn(
+        `${this.name}: stuck on ${what} since ${stuck.since.toISOString()}, ${stuck.attempts} attempts: ${message}`,
+      );
       this.lastLogged = now;
     }
     this.stuckRow = true;
@@ -131,7 +137,9 @@ export class PullLoop {
   private succeeded(): void {
     if (this.stuck) {
       const s = this.stuck;
-      this.ctx.logger.log(`${this.name}: ${s.eventId ? `applied event ${s.eventId} (${s.type})` : 'reads the log again'} after ${s.attempts} failed attempts; no longer stuck`);
+      this.ctx.logger.log(
+        `${this.name}: ${s.eventId ? `applied event ${s.eventId} (${s.type})` : 'reads the log again'} after ${s.attempts} failed attempts; no longer stuck`,
+      );
       this.stuck = null;
     }
     if (this.stuckRow) {

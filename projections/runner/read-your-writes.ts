@@ -60,7 +60,9 @@ export class ReadYourWrites {
       if (caughtUp === true) return;
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new ConsistencyTimeoutError(`The write is stored but the read model (${names.join(', ')}) has not caught up yet; retry the read shortly.`);
+        throw new ConsistencyTimeoutError(
+          `The write is stored but the read model (${names.join(', ')}) has not caught up yet; retry the read shortly.`,
+        );
       }
       await new Promise<void>((resolve) => {
         const done = () => {

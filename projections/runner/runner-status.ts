@@ -46,7 +46,13 @@ export interface StatusInput {
 export async function readStatus({ ds, store, external, loops, maxLag }: StatusInput): Promise<ProjectionStatus[]> {
   const rows: CheckpointRow[] = await readCheckpoints(ds);
   for (const x of external) {
-    rows.push({ name: x.name, kind: 'projection', version: x.version, position: await x.readCheckpoint(), updatedAt: null });
+    rows.push({
+      name: x.name,
+      kind: 'projection',
+      version: x.version,
+      position: await x.readCheckpoint(),
+      updatedAt: null,
+    });
   }
   const stored = loops ? null : await readStuck(ds);
   const lags = new Map<string, Promise<{ lag: number; capped: boolean }>>();

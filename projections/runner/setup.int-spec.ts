@@ -31,7 +31,12 @@ describe('ProjectionRunner.setup', () => {
     await db.drop();
   });
 
-  const projection = (name: string, version: number, setup: (m: EntityManager) => Promise<void>, tables: string[] = []): Projection => ({
+  const projection = (
+    name: string,
+    version: number,
+    setup: (m: EntityManager) => Promise<void>,
+    tables: string[] = [],
+  ): Projection => ({
     name,
     version,
     handles: [],
@@ -39,8 +44,10 @@ describe('ProjectionRunner.setup', () => {
     setup,
     apply: async () => undefined,
   });
-  const tableExists = async (table: string) => (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS e`, [table]))[0].e as boolean;
-  const versionOf = async (name: string) => Number((await ds.query(`SELECT version FROM larder_checkpoints WHERE name = $1`, [name]))[0]?.version ?? NaN);
+  const tableExists = async (table: string) =>
+    (await ds.query(`SELECT to_regclass($1) IS NOT NULL AS e`, [table]))[0].e as boolean;
+  const versionOf = async (name: string) =>
+    Number((await ds.query(`SELECT version FROM larder_checkpoints WHERE name = $1`, [name]))[0]?.version ?? NaN);
 
   it('creates every table, index and checkpoint; a setup reading the catalog sees its own earlier statements', async () => {
     let seen: unknown = null;
@@ -59,7 +66,12 @@ describe('ProjectionRunner.setup', () => {
     expect(await tableExists(`a_${tag}`)).toBe(true);
     expect(await tableExists(`b_${tag}`)).toBe(true);
     expect(
-      (await ds.query(`SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`, [`a_${tag}`])).map((r: { column_name: string }) => r.column_name),
+      (
+        await ds.query(
+          `SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position`,
+          [`a_${tag}`],
+        )
+      ).map((r: { column_name: string }) => r.column_name),
     ).toEqual(['id', 'v', 'w']);
     expect([await versionOf(`a-${tag}`), await versionOf(`b-${tag}`), await versionOf(`r-${tag}`)]).toEqual([1, 3, 1]);
     // a second start changes nothing
@@ -68,11 +80,25 @@ describe('ProjectionRunner.setup', () => {
   });
 
   it('a projection whose version changed is emptied and starts again; the others keep their rows and checkpoints', async () => {
-    const a = projection(`a-${tag}`, 1, async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS a_${tag} (id int PRIMARY KEY, v text)`)), [`a_${tag}`]);
-    const b = (version: number) => projection(`b-${tag}`, version, async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS b_${tag} (id int PRIMARY KEY)`)), [`b_${tag}`]);
+    const a = projection(
+      `a-${tag}`,
+      1,
+      async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS a_${tag} (id int PRIMARY KEY, v text)`)),
+      [`a_${tag}`],
+    );
+    const b = (version: number) =>
+      projection(
+        `b-${tag}`,
+        version,
+        async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS b_${tag} (id int PRIMARY KEY)`)),
+        [`b_${tag}`],
+      );
     await ds.query(`INSERT INTO a_${tag} (id) VALUES (1), (2)`);
     await ds.query(`INSERT INTO b_${tag} (id) VALUES (1), (2)`);
-    await ds.query(`UPDATE larder_checkpoints SET commit_pos = 7, prepare_pos = 7 WHERE name IN ($1, $2)`, [`a-${tag}`, `b-${tag}`]);
+    await ds.query(`UPDATE larder_checkpoints SET commit_pos = 7, prepare_pos = 7 WHERE name IN ($1, $2)`, [
+      `a-${tag}`,
+      `b-${tag}`,
+    ]);
     await new ProjectionRunner(store, ds, [a, b(4)]).setup();
     expect(Number((await ds.query(`SELECT count(*)::int AS n FROM a_${tag}`))[0].n)).toBe(2);
     expect(Number((await ds.query(`SELECT count(*)::int AS n FROM b_${tag}`))[0].n)).toBe(0);
@@ -82,9 +108,19 @@ describe('ProjectionRunner.setup', () => {
   });
 
   it('a failing statement fails the setup with its error, and nothing of that setup is kept', async () => {
-    const good = projection(`c-${tag}`, 1, async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS c_${tag} (id int PRIMARY KEY)`)));
-    const bad = projection(`d-${tag}`, 1, async (m) => void (await m.query(`CREATE INDEX IF NOT EXISTS d_${tag}_x ON no_such_table_${tag} (x)`)));
-    await expect(new ProjectionRunner(store, ds, [good, bad]).setup()).rejects.toThrow(`relation "no_such_table_${tag}" does not exist`);
+    const good = projection(
+      `c-${tag}`,
+      1,
+      async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS c_${tag} (id int PRIMARY KEY)`)),
+    );
+    const bad = projection(
+      `d-${tag}`,
+      1,
+      async (m) => void (await m.query(`CREATE INDEX IF NOT EXISTS d_${tag}_x ON no_such_table_${tag} (x)`)),
+    );
+    await expect(new ProjectionRunner(store, ds, [good, bad]).setup()).rejects.toThrow(
+      `relation "no_such_table_${tag}" does not exist`,
+    );
     expect(await tableExists(`c_${tag}`)).toBe(false);
     expect(await versionOf(`c-${tag}`)).toBeNaN();
   });

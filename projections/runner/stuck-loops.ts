@@ -54,8 +54,28 @@ export async function clearStuck(ds: DataSource, name: string): Promise<void> {
 }
 
 export async function readStuck(ds: DataSource): Promise<Map<string, StuckInfo>> {
-  const rows: Array<{ name: string; event_id: string | null; type: string | null; stream: string | null; position: string | null; error: string; attempts: number; since: Date }> = await ds.query(
-    `SELECT * FROM ${STUCK_TABLE}`,
+  const rows: Array<{
+    name: string;
+    event_id: string | null;
+    type: string | null;
+    stream: string | null;
+    position: string | null;
+    error: string;
+    attempts: number;
+    since: Date;
+  }> = await ds.query(`SELECT * FROM ${STUCK_TABLE}`);
+  return new Map(
+    rows.map((r) => [
+      r.name,
+      {
+        eventId: r.event_id,
+        type: r.type,
+        stream: r.stream,
+        position: r.position,
+        error: r.error,
+        attempts: Number(r.attempts),
+        since: new Date(r.since),
+      },
+    ]),
   );
-  return new Map(rows.map((r) => [r.name, { eventId: r.event_id, type: r.type, stream: r.stream, position: r.position, error: r.error, attempts: Number(r.attempts), since: new Date(r.since) }]));
 }

@@ -19,8 +19,12 @@ function thingsProjection(name: string, table: string, fault: { on: boolean }): 
       await m.query(`CREATE TABLE IF NOT EXISTS ${table} (id text PRIMARY KEY, n int NOT NULL)`);
     },
     async apply(e: RecordedEvent, m: EntityManager) {
-      if (fault.on && (e.data as { poison?: boolean }).poison) throw new Error(`${name} cannot apply the poisoned thing`);
-      await m.query(`INSERT INTO ${table} (id, n) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [e.id, (e.data as { n: number }).n]);
+      if (fault.on && (e.data as { poison?: boolean }).poison)
+        throw new Error(`${name} cannot apply the poisoned thing`);
+      await m.query(`INSERT INTO ${table} (id, n) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, [
+        e.id,
+        (e.data as { n: number }).n,
+      ]);
     },
   };
 }
@@ -39,7 +43,9 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
   let last: Position = START;
 
   const append = async (n: number, poisoned = false) => {
-    const r = await store.appendToStream(`thing-${randomUUID()}`, [{ type: 'ThingHappened', data: { n, ...(poisoned ? { poison: true } : {}) }, metadata: { orgId: 'org' } }]);
+    const r = await store.appendToStream(`thing-${randomUUID()}`, [
+      { type: 'ThingHappened', data: { n, ...(poisoned ? { poison: true } : {}) }, metadata: { orgId: 'org' } },
+    ]);
     last = r.position;
     runner.nudge();
     return r;
@@ -65,16 +71,26 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
       name: `picky-reactor-${tag}`,
       handles: ['ThingHappened'],
       async handle(e) {
-        if (reactorFault.on && (e.data as { poison?: boolean }).poison) throw new Error('the reactor refuses the poisoned thing');
+        if (reactorFault.on && (e.data as { poison?: boolean }).poison)
+          throw new Error('the reactor refuses the poisoned thing');
         reacted.push(e.id);
       },
     };
-    runner = new ProjectionRunner(store, ds, [thingsProjection('good-things', `good_things_${tag}`, { on: false }), thingsProjection('fragile-things', `fragile_things_${tag}`, fault)], [reactor], {
-      pollMs: 10,
-      consistencyTimeoutMs: 600,
-      retryBaseMs: 20,
-      retryMaxMs: 200,
-    });
+    runner = new ProjectionRunner(
+      store,
+      ds,
+      [
+        thingsProjection('good-things', `good_things_${tag}`, { on: false }),
+        thingsProjection('fragile-things', `fragile_things_${tag}`, fault),
+      ],
+      [reactor],
+      {
+        pollMs: 10,
+        consistencyTimeoutMs: 600,
+        retryBaseMs: 20,
+        retryMaxMs: 200,
+      },
+    );
     await runner.setup();
     runner.start();
     for (let n = 0; n < 20; n++) {
@@ -106,10 +122,17 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
   });
 
   it('status() shows it stuck on that event, with the error, and the others not stuck', async () => {
-    await until(async () => ((await runner.status()).find((s) => s.name === 'fragile-things')?.stuck?.attempts ?? 0) >= 2);
+    await until(
+      async () => ((await runner.status()).find((s) => s.name === 'fragile-things')?.stuck?.attempts ?? 0) >= 2,
+    );
     const status = await runner.status();
     const fragile = status.find((s) => s.name === 'fragile-things')!;
-    expect(fragile.stuck).toMatchObject({ eventId: poison.id, type: 'ThingHappened', stream: poison.streamId, position: positionToString(poison.position) });
+    expect(fragile.stuck).toMatchObject({
+      eventId: poison.id,
+      type: 'ThingHappened',
+      stream: poison.streamId,
+      position: positionToString(poison.position),
+    });
     expect(fragile.stuck!.error).toBe('fragile-things cannot apply the poisoned thing');
     expect(fragile.stuck!.since).toBeInstanceOf(Date);
     expect(fragile.lag).toBe(11); // the poisoned event and the ten after it
@@ -124,12 +147,17 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
     await until(async () => (await readStuck(ds)).get('fragile-things')?.eventId === poison.id);
     const elsewhere = new ProjectionRunner(store, ds, [], [], { runLoops: false });
     const fragile = (await elsewhere.status()).find((s) => s.name === 'fragile-things')!;
-    expect(fragile).toMatchObject({ running: null, stuck: { eventId: poison.id, type: 'ThingHappened', error: 'fragile-things cannot apply the poisoned thing' } });
+    expect(fragile).toMatchObject({
+      running: null,
+      stuck: { eventId: poison.id, type: 'ThingHappened', error: 'fragile-things cannot apply the poisoned thing' },
+    });
   });
 
   it('a write waiting on it times out with ConsistencyTimeoutError within the consistency timeout', async () => {
     const t0 = Date.now();
-    await expect(runner.waitFor(['good-things', 'fragile-things'], last)).rejects.toBeInstanceOf(ConsistencyTimeoutError);
+    await expect(runner.waitFor(['good-things', 'fragile-things'], last)).rejects.toBeInstanceOf(
+      ConsistencyTimeoutError,
+    );
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(590);
     expect(took).toBeLessThan(1200);
@@ -160,13 +188,33 @@ describe('a projection that cannot apply an event, on the machine’s PostgreSQL
 
   it('a stuck row an earlier process left is cleared by the next process’s loop once it applies an event', async () => {
     await runner.stop();
-    const left = { eventId: poison.id, type: 'ThingHappened', stream: poison.streamId, position: positionToString(poison.position), error: 'left by a crash', attempts: 3, since: new Date() };
+    const left = {
+      eventId: poison.id,
+      type: 'ThingHappened',
+      stream: poison.streamId,
+      position: positionToString(poison.position),
+      error: 'left by a crash',
+      attempts: 3,
+      since: new Date(),
+    };
     await recordStuck(ds, 'good-things', left);
     await recordStuck(ds, `picky-reactor-${tag}`, left);
     expect([...(await readStuck(ds)).keys()].sort()).toEqual(['good-things', `picky-reactor-${tag}`].sort());
-    const projections = [thingsProjection('good-things', `good_things_${tag}`, { on: false }), thingsProjection('fragile-things', `fragile_things_${tag}`, fault)];
-    const reactor: Reactor = { name: `picky-reactor-${tag}`, handles: ['ThingHappened'], handle: async () => undefined };
-    runner = new ProjectionRunner(store, ds, projections, [reactor], { pollMs: 10, consistencyTimeoutMs: 600, retryBaseMs: 20, retryMaxMs: 200 });
+    const projections = [
+      thingsProjection('good-things', `good_things_${tag}`, { on: false }),
+      thingsProjection('fragile-things', `fragile_things_${tag}`, fault),
+    ];
+    const reactor: Reactor = {
+      name: `picky-reactor-${tag}`,
+      handles: ['ThingHappened'],
+      handle: async () => undefined,
+    };
+    runner = new ProjectionRunner(store, ds, projections, [reactor], {
+      pollMs: 10,
+      consistencyTimeoutMs: 600,
+      retryBaseMs: 20,
+      retryMaxMs: 200,
+    });
     await runner.setup();
     runner.start();
     await append(100);

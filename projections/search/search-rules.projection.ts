@@ -37,7 +37,14 @@ export class SearchRulesProjection implements Projection {
         await m.query(
           `UPDATE ${T} SET query = COALESCE($2, query), query_key = COALESCE($3, query_key), rules = COALESCE($4::jsonb, rules), updated_at = $5, revision = $6
             WHERE id = $1 AND revision < $6`,
-          [d.ruleId, d.query ?? null, d.query !== undefined ? queryKey(d.query) : null, d.rules ? JSON.stringify(d.rules) : null, d.at, rev],
+          [
+            d.ruleId,
+            d.query ?? null,
+            d.query !== undefined ? queryKey(d.query) : null,
+            d.rules ? JSON.stringify(d.rules) : null,
+            d.at,
+            rev,
+          ],
         );
         return;
       }

@@ -30,17 +30,27 @@ export class SearchRulesReader {
   constructor(private readonly ds: DataSource) {}
 
   async get(organizationId: string, storeId: string, id: string): Promise<SearchRuleRow | null> {
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT * FROM ${T} WHERE id = $1 AND organization_id = $2 AND store_id = $3`, [id, organizationId, storeId]);
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT * FROM ${T} WHERE id = $1 AND organization_id = $2 AND store_id = $3`,
+      [id, organizationId, storeId],
+    );
     return rows[0] ? toRow(rows[0]) : null;
   }
 
   /** Every rule of these stores with its normalised trigger, oldest first (for an in-memory match). */
-  async allOfStores(organizationId: string, storeIds: string[]): Promise<Array<{ storeId: string; queryKey: string; rules: SearchRuleEntry[] }>> {
+  async allOfStores(
+    organizationId: string,
+    storeIds: string[],
+  ): Promise<Array<{ storeId: string; queryKey: string; rules: SearchRuleEntry[] }>> {
     if (!storeIds.length) return [];
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT store_id, query_key, rules FROM ${T} WHERE organization_id = $1 AND store_id = ANY($2::uuid[]) ORDER BY created_at, id`, [
-      organizationId,
-      storeIds,
-    ]);
-    return rows.map((r) => ({ storeId: r.store_id as string, queryKey: r.query_key as string, rules: r.rules as SearchRuleEntry[] }));
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT store_id, query_key, rules FROM ${T} WHERE organization_id = $1 AND store_id = ANY($2::uuid[]) ORDER BY created_at, id`,
+      [organizationId, storeIds],
+    );
+    return rows.map((r) => ({
+      storeId: r.store_id as string,
+      queryKey: r.query_key as string,
+      rules: r.rules as SearchRuleEntry[],
+    }));
   }
 }

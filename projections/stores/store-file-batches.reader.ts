@@ -40,7 +40,9 @@ export class StoreFileBatchesReader {
       id: r.id as string,
       storeId: r.store_id as string,
       organizationId: r.organization_id as string,
-      fileIds: Array.isArray(r.file_ids) ? (r.file_ids as string[]) : String(r.file_ids).replace(/[{}]/g, '').split(',').filter(Boolean),
+      fileIds: Array.isArray(r.file_ids)
+        ? (r.file_ids as string[])
+        : String(r.file_ids).replace(/[{}]/g, '').split(',').filter(Boolean),
       cancelledAt: (r.cancelled_at as Date) ?? null,
       createdAt: r.created_at as Date,
       fileCounts: {

@@ -87,7 +87,10 @@ export class StoreFilesReader {
   /** By file id, else by external id, else by file name (newest first). */
   async get(organizationId: string, storeId: string, identifier: string): Promise<StoreFileRow | null> {
     if (isUuid(identifier)) {
-      const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE organization_id = $1 AND store_id = $2 AND file_id = $3::uuid`, [organizationId, storeId, identifier]);
+      const rows: Raw[] = await this.ds.query(
+        `SELECT * FROM ${F} WHERE organization_id = $1 AND store_id = $2 AND file_id = $3::uuid`,
+        [organizationId, storeId, identifier],
+      );
       if (rows.length) return toRow(rows[0]);
     }
     const rows: Raw[] = await this.ds.query(
@@ -113,12 +116,18 @@ export class StoreFilesReader {
   /** The organization owning a store file (for presigned content URLs, which carry no API key). */
   async organizationOf(storeId: string, fileId: string): Promise<string | null> {
     if (!isUuid(storeId) || !isUuid(fileId)) return null;
-    const rows: Raw[] = await this.ds.query(`SELECT organization_id FROM ${F} WHERE store_id = $1 AND file_id = $2`, [storeId, fileId]);
+    const rows: Raw[] = await this.ds.query(`SELECT organization_id FROM ${F} WHERE store_id = $1 AND file_id = $2`, [
+      storeId,
+      fileId,
+    ]);
     return rows.length ? (rows[0].organization_id as string) : null;
   }
 
   async byExternalId(storeId: string, externalId: string): Promise<StoreFileRow[]> {
-    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE store_id = $1 AND external_id = $2`, [storeId, externalId]);
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE store_id = $1 AND external_id = $2`, [
+      storeId,
+      externalId,
+    ]);
     return rows.map(toRow);
   }
 
@@ -127,7 +136,10 @@ export class StoreFilesReader {
    * `quietSeconds` (an attach still under way settles its own claim): what a crash between a claim's
    * add and the removal of the files it took the id over from leaves behind.
    */
-  async sharedExternalIds(quietSeconds: number, limit: number): Promise<Array<{ organizationId: string; storeId: string; externalId: string }>> {
+  async sharedExternalIds(
+    quietSeconds: number,
+    limit: number,
+  ): Promise<Array<{ organizationId: string; storeId: string; externalId: string }>> {
     const rows: Array<{ organization_id: string; store_id: string; external_id: string }> = await this.ds.query(
       `SELECT organization_id, store_id, external_id FROM ${F} WHERE external_id IS NOT NULL
        GROUP BY organization_id, store_id, external_id
@@ -139,12 +151,17 @@ export class StoreFilesReader {
 
   /** Every store of the organization holding this file. */
   async storesHolding(organizationId: string, fileId: string): Promise<StoreFileRow[]> {
-    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE organization_id = $1 AND file_id = $2`, [organizationId, fileId]);
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE organization_id = $1 AND file_id = $2`, [
+      organizationId,
+      fileId,
+    ]);
     return rows.map(toRow);
   }
 
   async allOfStore(storeId: string): Promise<StoreFileRow[]> {
-    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE store_id = $1 ORDER BY created_at, file_id`, [storeId]);
+    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE store_id = $1 ORDER BY created_at, file_id`, [
+      storeId,
+    ]);
     return rows.map(toRow);
   }
 
@@ -159,7 +176,8 @@ export class StoreFilesReader {
       params.push(query.fileIds);
       conds.push(`file_id = ANY($${params.length}::uuid[])`);
     }
-    if (query.filter) conds.push(`(${compileFilterToPostgres(query.filter, { file: 'metadata', chunk: null }, params)})`);
+    if (query.filter)
+      conds.push(`(${compileFilterToPostgres(query.filter, { file: 'metadata', chunk: null }, params)})`);
     if (query.q) {
       params.push(query.q.toLowerCase());
       const n = params.length;
@@ -170,17 +188,29 @@ export class StoreFilesReader {
   }
 
   /** Newest first, keyset on (created_at, file_id). */
-  async page(storeId: string, query: StoreFileListQuery, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<StoreFileRow[]> {
+  async page(
+    storeId: string,
+    query: StoreFileListQuery,
+    cursor: { c: string; id: string } | null,
+    direction: 'forward' | 'backward',
+    take: number,
+  ): Promise<StoreFileRow[]> {
     const params: unknown[] = [];
     let cond = this.where(storeId, query, params);
     if (cursor) {
       params.push(cursor.c, cursor.id);
       const a = params.length - 1;
-      cond += direction === 'forward' ? ` AND (created_at, file_id) < ($${a}::timestamptz, $${a + 1}::uuid)` : ` AND (created_at, file_id) > ($${a}::timestamptz, $${a + 1}::uuid)`;
+      cond +=
+        direction === 'forward'
+          ? ` AND (created_at, file_id) < ($${a}::timestamptz, $${a + 1}::uuid)`
+          : ` AND (created_at, file_id) > ($${a}::timestamptz, $${a + 1}::uuid)`;
     }
     params.push(take);
     const order = direction === 'forward' ? 'DESC' : 'ASC';
-    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${order}, file_id ${order} LIMIT $${params.length}`, params);
+    const rows: Raw[] = await this.ds.query(
+      `SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${order}, file_id ${order} LIMIT $${params.length}`,
+      params,
+    );
     return rows.map(toRow);
   }
 
@@ -189,19 +219,28 @@ export class StoreFilesReader {
     const params: unknown[] = [];
     let cond = this.where(storeId, query, params);
     if (q.anchor) {
-      const at: Array<{ created_at: Date }> = await this.ds.query(`SELECT created_at FROM ${F} WHERE ${cond} AND file_id = $${params.length + 1}::uuid`, [...params, q.anchor]);
+      const at: Array<{ created_at: Date }> = await this.ds.query(
+        `SELECT created_at FROM ${F} WHERE ${cond} AND file_id = $${params.length + 1}::uuid`,
+        [...params, q.anchor],
+      );
       if (!at.length) return null;
       params.push(at[0].created_at, q.anchor);
       cond += ` AND (created_at, file_id) ${q.cmp} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
     }
     params.push(q.take);
-    const rows: Raw[] = await this.ds.query(`SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${q.order}, file_id ${q.order} LIMIT $${params.length}`, params);
+    const rows: Raw[] = await this.ds.query(
+      `SELECT * FROM ${F} WHERE ${cond} ORDER BY created_at ${q.order}, file_id ${q.order} LIMIT $${params.length}`,
+      params,
+    );
     return rows.map(toRow);
   }
 
   async count(storeId: string, query: StoreFileListQuery): Promise<number> {
     const params: unknown[] = [];
-    const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE ${this.where(storeId, query, params)}`, params);
+    const rows: Array<{ n: number }> = await this.ds.query(
+      `SELECT count(*)::int AS n FROM ${F} WHERE ${this.where(storeId, query, params)}`,
+      params,
+    );
     return rows[0].n;
   }
 
@@ -218,7 +257,10 @@ export class StoreFilesReader {
   }
 
   async countInProgress(storeId: string): Promise<number> {
-    const rows: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${F} WHERE store_id = $1 AND status IN ('pending', 'in_progress')`, [storeId]);
+    const rows: Array<{ n: number }> = await this.ds.query(
+      `SELECT count(*)::int AS n FROM ${F} WHERE store_id = $1 AND status IN ('pending', 'in_progress')`,
+      [storeId],
+    );
     return rows[0].n;
   }
 

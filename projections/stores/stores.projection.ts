@@ -1,6 +1,13 @@
 import { EntityManager } from 'typeorm';
 import { RecordedEvent, domainEvent } from '@larder/kernel';
-import { STORE_EVENT_TYPES, STORE_FILE_BATCH_EVENT_TYPES, STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileBatchEvent, StoreFileEvent } from '@larder/stores/events';
+import {
+  STORE_EVENT_TYPES,
+  STORE_FILE_BATCH_EVENT_TYPES,
+  STORE_FILE_EVENT_TYPES,
+  StoreEvent,
+  StoreFileBatchEvent,
+  StoreFileEvent,
+} from '@larder/stores/events';
 import { Projection } from '../runner/projection';
 import { STORE_FILE_BATCHES_TABLE as B, STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
@@ -25,7 +32,9 @@ export class StoresProjection implements Projection {
       last_active_at timestamptz NOT NULL, revision bigint NOT NULL)`);
     await m.query(`CREATE UNIQUE INDEX IF NOT EXISTS ${S}_org_name ON ${S} (organization_id, name)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${S}_org_created ON ${S} (organization_id, created_at DESC, id DESC)`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${S}_name_trgm ON ${S} USING gin ((lower(name || ' ' || coalesce(description, ''))) gin_trgm_ops)`);
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${S}_name_trgm ON ${S} USING gin ((lower(name || ' ' || coalesce(description, ''))) gin_trgm_ops)`,
+    );
     await m.query(`CREATE TABLE IF NOT EXISTS ${F} (
       store_id uuid NOT NULL, file_id uuid NOT NULL, organization_id uuid NOT NULL, generation int NOT NULL,
       filename text NOT NULL, mime_type text NOT NULL, bytes bigint NOT NULL, sha256 text NOT NULL, blob_key text NOT NULL,
@@ -36,15 +45,21 @@ export class StoresProjection implements Projection {
       revision bigint NOT NULL, PRIMARY KEY (store_id, file_id))`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_store_created ON ${F} (store_id, created_at DESC, file_id DESC)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${F}_file ON ${F} (organization_id, file_id)`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${F}_due ON ${F} (status, created_at) WHERE status IN ('pending', 'in_progress')`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${F}_external ON ${F} (store_id, external_id) WHERE external_id IS NOT NULL`);
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${F}_due ON ${F} (status, created_at) WHERE status IN ('pending', 'in_progress')`,
+    );
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${F}_external ON ${F} (store_id, external_id) WHERE external_id IS NOT NULL`,
+    );
     await m.query(`CREATE TABLE IF NOT EXISTS ${B} (
       id uuid PRIMARY KEY, store_id uuid NOT NULL, organization_id uuid NOT NULL, file_ids uuid[] NOT NULL,
       cancelled_at timestamptz, created_at timestamptz NOT NULL, revision bigint NOT NULL)`);
     await m.query(`CREATE INDEX IF NOT EXISTS ${B}_store ON ${B} (store_id)`);
     // buckets: no store had a bucket before, so the added columns are right for every existing row (null)
     await m.query(`ALTER TABLE ${S} ADD COLUMN IF NOT EXISTS bucket_id uuid`);
-    await m.query(`CREATE INDEX IF NOT EXISTS ${S}_bucket ON ${S} (organization_id, bucket_id) WHERE bucket_id IS NOT NULL`);
+    await m.query(
+      `CREATE INDEX IF NOT EXISTS ${S}_bucket ON ${S} (organization_id, bucket_id) WHERE bucket_id IS NOT NULL`,
+    );
     await m.query(`ALTER TABLE ${F} ADD COLUMN IF NOT EXISTS bucket_id uuid`);
   }
 
@@ -101,7 +116,10 @@ export class StoresProjection implements Projection {
         return;
       }
       case 'StoreExpired':
-        await m.query(`UPDATE ${S} SET status = 'expired', updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`, [e.data.storeId, rev, e.data.at]);
+        await m.query(
+          `UPDATE ${S} SET status = 'expired', updated_at = $3, revision = $2 WHERE id = $1 AND revision < $2`,
+          [e.data.storeId, rev, e.data.at],
+        );
         return;
       case 'StoreDeleted':
         await m.query(`DELETE FROM ${B} WHERE store_id = $1`, [e.data.storeId]);
@@ -110,20 +128,25 @@ export class StoresProjection implements Projection {
         return;
       case 'StoreCopyStarted': {
         const d = e.data;
-        const state = { role: d.role, status: 'in_progress', peer_store_id: d.peerStoreId, started_at: d.at, error: null };
-        await m.query(`UPDATE ${S} SET copy_state = $3, status = CASE WHEN $4 = 'target' THEN 'in_progress' ELSE status END, updated_at = $5, revision = $2 WHERE id = $1 AND revision < $2`, [
-          d.storeId,
-          rev,
-          JSON.stringify(state),
-          d.role,
-          d.at,
-        ]);
+        const state = {
+          role: d.role,
+          status: 'in_progress',
+          peer_store_id: d.peerStoreId,
+          started_at: d.at,
+          error: null,
+        };
+        await m.query(
+          `UPDATE ${S} SET copy_state = $3, status = CASE WHEN $4 = 'target' THEN 'in_progress' ELSE status END, updated_at = $5, revision = $2 WHERE id = $1 AND revision < $2`,
+          [d.storeId, rev, JSON.stringify(state), d.role, d.at],
+        );
         return;
       }
       case 'StoreCopyFinished': {
         const d = e.data;
         // A failed copy stays visible on the target (`status: failed`, `copy_state.error`); a finished one clears it.
-        const failedState = d.error ? JSON.stringify({ role: d.role, status: 'failed', peer_store_id: d.peerStoreId, error: d.error }) : null;
+        const failedState = d.error
+          ? JSON.stringify({ role: d.role, status: 'failed', peer_store_id: d.peerStoreId, error: d.error })
+          : null;
         await m.query(
           `UPDATE ${S} SET copy_state = CASE WHEN $3::jsonb IS NULL THEN NULL ELSE $3::jsonb || jsonb_build_object('started_at', copy_state->'started_at') END,
                   status = CASE WHEN $4 = 'target' THEN (CASE WHEN $3::jsonb IS NULL THEN 'completed' ELSE 'failed' END) ELSE status END,
@@ -182,13 +205,23 @@ export class StoresProjection implements Projection {
         await touch(m, e.data.storeId, e.data.at);
         return;
       case 'StoreFileIngestionStarted':
-        await this.update(m, e.data, rev, `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`, [e.data.attempt, e.data.workerId, e.data.leaseExpiresAt]);
+        await this.update(
+          m,
+          e.data,
+          rev,
+          `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`,
+          [e.data.attempt, e.data.workerId, e.data.leaseExpiresAt],
+        );
         return;
       case 'StoreFileIngestionLeaseRenewed':
         await this.update(m, e.data, rev, `lease_expires_at = $5`, [e.data.leaseExpiresAt]);
         return;
       case 'StoreFileParsed':
-        await this.update(m, e.data, rev, `chunks_key = $5, chunk_count = $6, usage_tokens = $7`, [e.data.chunksKey, e.data.chunkCount, e.data.usageTokens]);
+        await this.update(m, e.data, rev, `chunks_key = $5, chunk_count = $6, usage_tokens = $7`, [
+          e.data.chunksKey,
+          e.data.chunkCount,
+          e.data.usageTokens,
+        ]);
         return;
       case 'StoreFileIngested':
         await this.update(
@@ -200,10 +233,13 @@ export class StoresProjection implements Projection {
         );
         return;
       case 'StoreFileIngestionFailed':
-        await this.update(m, e.data, rev, `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`, [
-          JSON.stringify(e.data.error),
-          e.data.retryAt,
-        ]);
+        await this.update(
+          m,
+          e.data,
+          rev,
+          `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`,
+          [JSON.stringify(e.data.error), e.data.retryAt],
+        );
         return;
       case 'StoreFileReingestionRequested':
         await this.update(
@@ -215,10 +251,20 @@ export class StoresProjection implements Projection {
         );
         return;
       case 'StoreFileIngestionCancelled':
-        await this.update(m, e.data, rev, `status = 'cancelled', worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunk_count = 0`, []);
+        await this.update(
+          m,
+          e.data,
+          rev,
+          `status = 'cancelled', worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunk_count = 0`,
+          [],
+        );
         return;
       case 'StoreFileRemoved':
-        await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [e.data.storeId, e.data.fileId, rev]);
+        await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [
+          e.data.storeId,
+          e.data.fileId,
+          rev,
+        ]);
         await touch(m, e.data.storeId, e.data.at);
         return;
       case 'StoreFileBatchCreated': {
@@ -232,13 +278,26 @@ export class StoresProjection implements Projection {
         return;
       }
       case 'StoreFileBatchCancelled':
-        await m.query(`UPDATE ${B} SET cancelled_at = $2, revision = $3 WHERE id = $1 AND revision < $3`, [e.data.batchId, e.data.at, rev]);
+        await m.query(`UPDATE ${B} SET cancelled_at = $2, revision = $3 WHERE id = $1 AND revision < $3`, [
+          e.data.batchId,
+          e.data.at,
+          rev,
+        ]);
         return;
     }
   }
 
-  private async update(m: EntityManager, d: { storeId: string; fileId: string; at: string }, rev: number, sets: string, extra: unknown[]): Promise<void> {
-    await m.query(`UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`, [d.storeId, d.fileId, d.at, rev, ...extra]);
+  private async update(
+    m: EntityManager,
+    d: { storeId: string; fileId: string; at: string },
+    rev: number,
+    sets: string,
+    extra: unknown[],
+  ): Promise<void> {
+    await m.query(
+      `UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`,
+      [d.storeId, d.fileId, d.at, rev, ...extra],
+    );
   }
 }
 

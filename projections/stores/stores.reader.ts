@@ -16,14 +16,26 @@ export interface StoreRow {
   isPublic: boolean;
   license: string | null;
   metadata: unknown;
-  config: { contextualization: boolean | Record<string, unknown>; save_content: boolean; lsf?: unknown; chunking?: { maxTokens: number; overlapTokens: number } | null };
+  config: {
+    contextualization: boolean | Record<string, unknown>;
+    save_content: boolean;
+    lsf?: unknown;
+    chunking?: { maxTokens: number; overlapTokens: number } | null;
+  };
   expiresAfter: { anchor: 'last_active_at'; days: number } | null;
   status: string;
   copyState: { role: string; status: string; peer_store_id: string; started_at: string; error: string | null } | null;
   createdAt: Date;
   updatedAt: Date;
   lastActiveAt: Date;
-  fileCounts: { pending: number; in_progress: number; cancelled: number; completed: number; failed: number; total: number };
+  fileCounts: {
+    pending: number;
+    in_progress: number;
+    cancelled: number;
+    completed: number;
+    failed: number;
+    total: number;
+  };
   usageBytes: number;
   usageTokens: number;
   /** The customer bucket that keeps the store's objects (null or absent: platform storage). */
@@ -79,7 +91,11 @@ export class StoresReader {
   /** By id, else by name. */
   async get(organizationId: string, identifier: string): Promise<StoreRow | null> {
     const rows: Raw[] = isUuid(identifier)
-      ? await this.ds.query(`${SELECT} WHERE s.organization_id = $1 AND (s.id = $2::uuid OR s.name = $3)`, [organizationId, identifier, identifier])
+      ? await this.ds.query(`${SELECT} WHERE s.organization_id = $1 AND (s.id = $2::uuid OR s.name = $3)`, [
+          organizationId,
+          identifier,
+          identifier,
+        ])
       : await this.ds.query(`${SELECT} WHERE s.organization_id = $1 AND s.name = $2`, [organizationId, identifier]);
     return rows.length ? toRow(rows.sort((a) => (a.id === identifier ? -1 : 1))[0]) : null;
   }
@@ -102,15 +118,26 @@ export class StoresReader {
     return rows.map((r) => (r.id ? { id: r.id as string, name: r.name as string } : null));
   }
 
-  async page(organizationId: string, cursor: { c: string; id: string } | null, direction: 'forward' | 'backward', take: number): Promise<StoreRow[]> {
+  async page(
+    organizationId: string,
+    cursor: { c: string; id: string } | null,
+    direction: 'forward' | 'backward',
+    take: number,
+  ): Promise<StoreRow[]> {
     const params: unknown[] = [organizationId, take];
     let cond = '';
     if (cursor) {
       params.push(cursor.c, cursor.id);
-      cond = direction === 'forward' ? 'AND (s.created_at, s.id) < ($3::timestamptz, $4::uuid)' : 'AND (s.created_at, s.id) > ($3::timestamptz, $4::uuid)';
+      cond =
+        direction === 'forward'
+          ? 'AND (s.created_at, s.id) < ($3::timestamptz, $4::uuid)'
+          : 'AND (s.created_at, s.id) > ($3::timestamptz, $4::uuid)';
     }
     const order = direction === 'forward' ? 'DESC' : 'ASC';
-    const rows: Raw[] = await this.ds.query(`${SELECT} WHERE s.organization_id = $1 ${cond} ORDER BY s.created_at ${order}, s.id ${order} LIMIT $2`, params);
+    const rows: Raw[] = await this.ds.query(
+      `${SELECT} WHERE s.organization_id = $1 ${cond} ORDER BY s.created_at ${order}, s.id ${order} LIMIT $2`,
+      params,
+    );
     return rows.map(toRow);
   }
 
@@ -119,12 +146,18 @@ export class StoresReader {
     const params: unknown[] = [organizationId, q.take];
     let cond = '';
     if (q.anchor) {
-      const at: Array<{ created_at: Date }> = await this.ds.query(`SELECT created_at FROM ${S} WHERE organization_id = $1 AND id = $2`, [organizationId, q.anchor]);
+      const at: Array<{ created_at: Date }> = await this.ds.query(
+        `SELECT created_at FROM ${S} WHERE organization_id = $1 AND id = $2`,
+        [organizationId, q.anchor],
+      );
       if (!at.length) return null;
       params.push(at[0].created_at, q.anchor);
       cond = `AND (s.created_at, s.id) ${q.cmp} ($3::timestamptz, $4::uuid)`;
     }
-    const rows: Raw[] = await this.ds.query(`${SELECT} WHERE s.organization_id = $1 ${cond} ORDER BY s.created_at ${q.order}, s.id ${q.order} LIMIT $2`, params);
+    const rows: Raw[] = await this.ds.query(
+      `${SELECT} WHERE s.organization_id = $1 ${cond} ORDER BY s.created_at ${q.order}, s.id ${q.order} LIMIT $2`,
+      params,
+    );
     return rows.map(toRow);
   }
 
@@ -144,7 +177,10 @@ export class StoresReader {
 
   async count(organizationId: string, q?: string): Promise<number> {
     const rows: Array<{ n: number }> = q
-      ? await this.ds.query(`SELECT count(*)::int AS n FROM ${S} s WHERE s.organization_id = $1 AND ${StoresReader.MATCH}`, [organizationId, q])
+      ? await this.ds.query(
+          `SELECT count(*)::int AS n FROM ${S} s WHERE s.organization_id = $1 AND ${StoresReader.MATCH}`,
+          [organizationId, q],
+        )
       : await this.ds.query(`SELECT count(*)::int AS n FROM ${S} s WHERE s.organization_id = $1`, [organizationId]);
     return rows[0].n;
   }
@@ -152,7 +188,10 @@ export class StoresReader {
   /** Stores whose inactivity expiry has passed (all organizations; for the expiry sweeper). */
   /** Names of the organization's stores that keep their objects in `bucketId`. */
   async usingBucket(organizationId: string, bucketId: string): Promise<string[]> {
-    const rows: { name: string }[] = await this.ds.query(`SELECT name FROM ${S} WHERE organization_id = $1 AND bucket_id = $2 ORDER BY created_at`, [organizationId, bucketId]);
+    const rows: { name: string }[] = await this.ds.query(
+      `SELECT name FROM ${S} WHERE organization_id = $1 AND bucket_id = $2 ORDER BY created_at`,
+      [organizationId, bucketId],
+    );
     return rows.map((r) => r.name);
   }
 

@@ -42,17 +42,26 @@ export class TraceDestinationsReader {
 
   async get(organizationId: string, id: string): Promise<TraceDestinationRow | null> {
     if (!isUuid(id)) return null;
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT * FROM ${T} WHERE id = $1 AND organization_id = $2`, [id, organizationId]);
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT * FROM ${T} WHERE id = $1 AND organization_id = $2`,
+      [id, organizationId],
+    );
     return rows[0] ? toRow(rows[0]) : null;
   }
 
-  async list(organizationId: string, limit: number, offset: number): Promise<{ rows: TraceDestinationRow[]; total: number }> {
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT * FROM ${T} WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`, [
-      organizationId,
-      limit,
-      offset,
-    ]);
-    const counted: Array<{ n: number }> = await this.ds.query(`SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1`, [organizationId]);
+  async list(
+    organizationId: string,
+    limit: number,
+    offset: number,
+  ): Promise<{ rows: TraceDestinationRow[]; total: number }> {
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT * FROM ${T} WHERE organization_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2 OFFSET $3`,
+      [organizationId, limit, offset],
+    );
+    const counted: Array<{ n: number }> = await this.ds.query(
+      `SELECT count(*)::int AS n FROM ${T} WHERE organization_id = $1`,
+      [organizationId],
+    );
     const n = counted[0].n;
     return { rows: rows.map(toRow), total: n };
   }
@@ -60,7 +69,10 @@ export class TraceDestinationsReader {
   /** The enabled destinations of these organizations that export some trace kind (the export reactor's question). */
   async enabledOf(organizationIds: string[]): Promise<TraceDestinationRow[]> {
     if (!organizationIds.length) return [];
-    const rows: Array<Record<string, unknown>> = await this.ds.query(`SELECT * FROM ${T} WHERE organization_id = ANY($1::text[]) AND enabled`, [organizationIds]);
+    const rows: Array<Record<string, unknown>> = await this.ds.query(
+      `SELECT * FROM ${T} WHERE organization_id = ANY($1::text[]) AND enabled`,
+      [organizationIds],
+    );
     return rows.map(toRow);
   }
 }

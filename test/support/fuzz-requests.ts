@@ -38,7 +38,17 @@ export interface FuzzOperation {
 }
 
 export interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId?: string; parameters?: Array<{ name: string; in: string }>; requestBody?: { content?: Record<string, { schema?: Schema }> } }>>;
+  paths: Record<
+    string,
+    Record<
+      string,
+      {
+        operationId?: string;
+        parameters?: Array<{ name: string; in: string }>;
+        requestBody?: { content?: Record<string, { schema?: Schema }> };
+      }
+    >
+  >;
   components?: { schemas?: Record<string, Schema> };
 }
 
@@ -63,7 +73,13 @@ const ACTIVITY_QUERY = (kinds: string[], withStore: boolean): Schema => ({
 });
 const STATUSES = ['pending', 'in_progress', 'cancelled', 'completed', 'failed'];
 
-const SIGNED_QUERY: Schema = { type: 'object', properties: { expires: { type: 'integer', minimum: 0, maximum: 4102444800 }, signature: { type: 'string', pattern: '^[0-9a-f]{64}$' } } };
+const SIGNED_QUERY: Schema = {
+  type: 'object',
+  properties: {
+    expires: { type: 'integer', minimum: 0, maximum: 4102444800 },
+    signature: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+  },
+};
 const STORE = '/v1/stores/{store_identifier}';
 const PART = 'PUT /v1/files/uploads/{upload_id}/parts/{part_number}';
 const STORE_FILE_CONTENT = `GET ${STORE}/files/{file_identifier}/content`;
@@ -86,17 +102,35 @@ const QUERY: Record<string, string | Schema> = {
       statuses: { type: 'array', items: { enum: STATUSES } },
     },
   },
-  [`GET ${STORE}/files/{file_identifier}`]: { type: 'object', properties: { return_chunks: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0, maximum: 20 } }] } } },
+  [`GET ${STORE}/files/{file_identifier}`]: {
+    type: 'object',
+    properties: {
+      return_chunks: {
+        oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'integer', minimum: 0, maximum: 20 } }],
+      },
+    },
+  },
   [STORE_FILE_CONTENT]: SIGNED_QUERY,
   [PART]: SIGNED_QUERY,
   [`GET ${STORE}/events`]: ACTIVITY_QUERY(['ingestion', 'search', 'agentic_search', 'grep'], false),
   'GET /v1/events': ACTIVITY_QUERY(['ingestion', 'search', 'agentic_search', 'grep', 'qa', 'completion'], true),
-  'POST /v1/admin/stores/{organization_id}/{store_identifier}/reingest': { type: 'object', properties: { statuses: { type: 'array', items: { enum: STATUSES } }, billable: { type: 'boolean' } } },
+  'POST /v1/admin/stores/{organization_id}/{store_identifier}/reingest': {
+    type: 'object',
+    properties: { statuses: { type: 'array', items: { enum: STATUSES } }, billable: { type: 'boolean' } },
+  },
 };
 
 const RULE_ENTRY: Schema = {
   oneOf: [
-    { type: 'object', required: ['type', 'substitution'], properties: { type: { const: 'query_string' }, substitution: { type: 'string' }, query: { type: 'string', minLength: 1 } } },
+    {
+      type: 'object',
+      required: ['type', 'substitution'],
+      properties: {
+        type: { const: 'query_string' },
+        substitution: { type: 'string' },
+        query: { type: 'string', minLength: 1 },
+      },
+    },
     {
       type: 'object',
       required: ['type', 'pattern', 'replacement'],
@@ -121,7 +155,11 @@ const RULE_ENTRY: Schema = {
     {
       type: 'object',
       required: ['type', 'file_id', 'result_index'],
-      properties: { type: { const: 'file_search_result' }, file_id: { type: 'string', format: 'uuid' }, result_index: { type: 'integer', minimum: 0, maximum: 5 } },
+      properties: {
+        type: { const: 'file_search_result' },
+        file_id: { type: 'string', format: 'uuid' },
+        result_index: { type: 'integer', minimum: 0, maximum: 5 },
+      },
     },
   ],
 };
@@ -140,10 +178,20 @@ const BODY: Record<string, Schema> = {
   [`POST ${STORE}/rules`]: {
     type: 'object',
     required: ['query', 'rules'],
-    properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, minItems: 1, maxItems: 3 } },
+    properties: {
+      query: { type: 'string', minLength: 1 },
+      rules: { type: 'array', items: RULE_ENTRY, minItems: 1, maxItems: 3 },
+    },
   },
-  [`PUT ${STORE}/rules/{rule_id}`]: { type: 'object', properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, maxItems: 3 } } },
-  [`DELETE ${STORE}/rules/{rule_id}/specific`]: { type: 'object', required: ['rule'], properties: { rule: RULE_ENTRY } },
+  [`PUT ${STORE}/rules/{rule_id}`]: {
+    type: 'object',
+    properties: { query: { type: 'string', minLength: 1 }, rules: { type: 'array', items: RULE_ENTRY, maxItems: 3 } },
+  },
+  [`DELETE ${STORE}/rules/{rule_id}/specific`]: {
+    type: 'object',
+    required: ['rule'],
+    properties: { rule: RULE_ENTRY },
+  },
 };
 
 /**
@@ -167,7 +215,8 @@ export function componentsOf(doc: OpenApiDocument): Record<string, Schema> {
     const p = components[schema]?.properties?.[prop];
     if (!p || !components[target]) continue;
     const holder = p.items ?? p;
-    if (holder.$ref && !components[holder.$ref.replace('#/components/schemas/', '')]) holder.$ref = `#/components/schemas/${target}`;
+    if (holder.$ref && !components[holder.$ref.replace('#/components/schemas/', '')])
+      holder.$ref = `#/components/schemas/${target}`;
   }
   return components;
 }
@@ -302,7 +351,12 @@ function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitra
   const theirs = name === 'part_number' || name === 'model' ? [] : real([fx.other]);
   const alts: Array<{ weight: number; arbitrary: fc.Arbitrary<Tagged> }> = [
     { weight: 1, arbitrary: fc.uuid().map((value) => ({ value, tag: 'random_uuid' })) },
-    { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 30 }).map((s) => ({ value: encodeURIComponent(s), tag: 'string' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .string({ minLength: 1, maxLength: 30 })
+        .map((s) => ({ value: encodeURIComponent(s), tag: 'string' })),
+    },
     {
       weight: 1,
       arbitrary: oddString(30)
@@ -346,13 +400,28 @@ function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitra
         .map((value) => ({ value: encodeURIComponent(value), tag: 'odd_scalar' })),
     },
   ];
-  if (mine.length) alts.push({ weight: 10, arbitrary: fc.constantFrom(...mine).map((v) => ({ value: encodeURIComponent(v), tag: 'real' })) });
-  if (theirs.length) alts.push({ weight: 2, arbitrary: fc.constantFrom(...theirs).map((v) => ({ value: encodeURIComponent(v), tag: 'other_org', cross: true })) });
+  if (mine.length)
+    alts.push({
+      weight: 10,
+      arbitrary: fc.constantFrom(...mine).map((v) => ({ value: encodeURIComponent(v), tag: 'real' })),
+    });
+  if (theirs.length)
+    alts.push({
+      weight: 2,
+      arbitrary: fc
+        .constantFrom(...theirs)
+        .map((v) => ({ value: encodeURIComponent(v), tag: 'other_org', cross: true })),
+    });
   if (name !== 'part_number' && mine.length) {
     // a real id with its case changed or a character cut: near misses
     alts.push({
       weight: 1,
-      arbitrary: fc.tuple(fc.constantFrom(...mine), fc.boolean()).map(([v, upper]) => ({ value: encodeURIComponent(upper ? v.toUpperCase() : v.slice(0, -1)), tag: 'near_miss' })),
+      arbitrary: fc
+        .tuple(fc.constantFrom(...mine), fc.boolean())
+        .map(([v, upper]) => ({
+          value: encodeURIComponent(upper ? v.toUpperCase() : v.slice(0, -1)),
+          tag: 'near_miss',
+        })),
     });
   }
   return fc.oneof(...alts);
@@ -366,7 +435,8 @@ type Path = Array<string | number>;
 
 function pathsOf(v: unknown, at: Path = [], out: Path[] = []): Path[] {
   out.push(at);
-  if (v && typeof v === 'object' && out.length < 200) for (const [k, c] of Object.entries(v)) pathsOf(c, [...at, Array.isArray(v) ? Number(k) : k], out);
+  if (v && typeof v === 'object' && out.length < 200)
+    for (const [k, c] of Object.entries(v)) pathsOf(c, [...at, Array.isArray(v) ? Number(k) : k], out);
   return out;
 }
 
@@ -393,12 +463,25 @@ function removeAt(root: unknown, path: Path): unknown {
 const RAW_TOKENS: Record<string, (n: number) => string> = {
   DEEP_OBJECT: (n) => '{"a":'.repeat(n) + '1' + '}'.repeat(n),
   DEEP_ARRAY: (n) => '['.repeat(n) + ']'.repeat(n),
-  NUMBER: (n) => ['1e400', '-1e400', '123456789012345678901234567890', '-0', '1e-400', '0.0000000000000000000001', '9007199254740993', '1E2', '-9223372036854775809'][n % 9],
+  NUMBER: (n) =>
+    [
+      '1e400',
+      '-1e400',
+      '123456789012345678901234567890',
+      '-0',
+      '1e-400',
+      '0.0000000000000000000001',
+      '9007199254740993',
+      '1E2',
+      '-9223372036854775809',
+    ][n % 9],
 };
 const rawToken = (kind: keyof typeof RAW_TOKENS, n: number) => `\u0001RAW:${kind}:${n}\u0001`;
 
 export function serialize(value: unknown): string {
-  return (JSON.stringify(value) ?? '').replace(/"\\u0001RAW:(\w+):(\d+)\\u0001"/g, (_m, kind: string, n: string) => RAW_TOKENS[kind](Number(n)));
+  return (JSON.stringify(value) ?? '').replace(/"\\u0001RAW:(\w+):(\d+)\\u0001"/g, (_m, kind: string, n: string) =>
+    RAW_TOKENS[kind](Number(n)),
+  );
 }
 
 const otherType = fc.oneof(
@@ -437,10 +520,20 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
       label: 'extra_fields',
       apply: (v) =>
         fc
-          .tuple(fc.constantFrom('__proto__', 'constructor', 'prototype', 'id', 'organization_id', 'object', 'x'), anyJson(2))
-          .map(([k, x]) => (v && typeof v === 'object' && !Array.isArray(v) ? { ...v, [k]: x, ['extra_' + k]: x } : { value: v, [k]: x })),
+          .tuple(
+            fc.constantFrom('__proto__', 'constructor', 'prototype', 'id', 'organization_id', 'object', 'x'),
+            anyJson(2),
+          )
+          .map(([k, x]) =>
+            v && typeof v === 'object' && !Array.isArray(v)
+              ? { ...v, [k]: x, ['extra_' + k]: x }
+              : { value: v, [k]: x },
+          ),
     },
-    { label: 'null_or_empty', apply: (v) => anywhere(v, (at) => fc.constantFrom(null, '', {}, [], 0, false).map((x) => setAt(v, at, x))) },
+    {
+      label: 'null_or_empty',
+      apply: (v) => anywhere(v, (at) => fc.constantFrom(null, '', {}, [], 0, false).map((x) => setAt(v, at, x))),
+    },
     {
       label: 'nul',
       apply: (v) =>
@@ -455,12 +548,25 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
         ),
     },
     { label: 'odd_unicode', apply: (v) => anywhere(v, (at) => oddString(40).map((x) => setAt(v, at, x))) },
-    { label: 'huge_string', apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 5_000, 70_000, 600_000, 1_100_000).map((n) => setAt(v, at, 'é'.repeat(Math.ceil(n / 2))))) },
+    {
+      label: 'huge_string',
+      apply: (v) =>
+        anywhere(v, (at) =>
+          fc
+            .constantFrom(300, 5_000, 70_000, 600_000, 1_100_000)
+            .map((n) => setAt(v, at, 'é'.repeat(Math.ceil(n / 2)))),
+        ),
+    },
     {
       label: 'deep_nesting',
       apply: (v) =>
         anywhere(v, (at) =>
-          fc.tuple(fc.constantFrom<keyof typeof RAW_TOKENS>('DEEP_OBJECT', 'DEEP_ARRAY'), fc.constantFrom(9, 17, 33, 200, 5000, 50_000)).map(([k, n]) => setAt(v, at, rawToken(k, n))),
+          fc
+            .tuple(
+              fc.constantFrom<keyof typeof RAW_TOKENS>('DEEP_OBJECT', 'DEEP_ARRAY'),
+              fc.constantFrom(9, 17, 33, 200, 5000, 50_000),
+            )
+            .map(([k, n]) => setAt(v, at, rawToken(k, n))),
         ),
     },
     {
@@ -494,25 +600,51 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
     list.push({
       label: 'huge_in_list',
       apply: (v) =>
-        fc.tuple(fc.constantFrom(1025, 5_000, 60_000), fc.constantFrom('in', 'not_in'), fc.boolean(), fc.boolean()).map(([n, operator, nested, numbers]) => {
-          const values = Array.from({ length: n }, (_, i) => (numbers ? i : `value-${i}`));
-          const condition = { key: 'kind', operator, value: values };
-          return { ...(v as object), filters: nested ? { all: [condition, { any: [condition] }] } : condition };
-        }),
+        fc
+          .tuple(fc.constantFrom(1025, 5_000, 60_000), fc.constantFrom('in', 'not_in'), fc.boolean(), fc.boolean())
+          .map(([n, operator, nested, numbers]) => {
+            const values = Array.from({ length: n }, (_, i) => (numbers ? i : `value-${i}`));
+            const condition = { key: 'kind', operator, value: values };
+            return { ...(v as object), filters: nested ? { all: [condition, { any: [condition] }] } : condition };
+          }),
     });
     list.push({
       label: 'wide_filter',
-      apply: (v) => fc.constantFrom(257, 3_000).map((n) => ({ ...(v as object), filters: { any: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'eq', value: i })) } })),
+      apply: (v) =>
+        fc
+          .constantFrom(257, 3_000)
+          .map((n) => ({
+            ...(v as object),
+            filters: { any: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'eq', value: i })) },
+          })),
     });
-    list.push({ label: 'bad_operator', apply: (v) => fc.tuple(oddString(10), anyJson(1)).map(([operator, value]) => ({ ...(v as object), filters: { key: 'kind', operator, value } })) });
+    list.push({
+      label: 'bad_operator',
+      apply: (v) =>
+        fc
+          .tuple(oddString(10), anyJson(1))
+          .map(([operator, value]) => ({ ...(v as object), filters: { key: 'kind', operator, value } })),
+    });
   }
   if (props.includes('file_ids'))
     list.push({
       label: 'huge_id_list',
-      apply: (v) => fc.constantFrom(1001, 20_000).map((n) => ({ ...(v as object), file_ids: Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`) })),
+      apply: (v) =>
+        fc
+          .constantFrom(1001, 20_000)
+          .map((n) => ({
+            ...(v as object),
+            file_ids: Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`),
+          })),
     });
   if (props.includes('store_identifiers'))
-    list.push({ label: 'many_stores', apply: (v) => fc.constantFrom(17, 101, 5_000).map((n) => ({ ...(v as object), store_identifiers: Array.from({ length: n }, (_, i) => `store-${i}`) })) });
+    list.push({
+      label: 'many_stores',
+      apply: (v) =>
+        fc
+          .constantFrom(17, 101, 5_000)
+          .map((n) => ({ ...(v as object), store_identifiers: Array.from({ length: n }, (_, i) => `store-${i}`) })),
+    });
   if (props.includes('metadata'))
     list.push({
       label: 'metadata_limits',
@@ -581,7 +713,12 @@ function authHeader(fx: FuzzFixture): fc.Arbitrary<{ value: string | null; tag: 
         )
         .map((value) => ({ value, tag: 'auth:garbage' })),
     },
-    { weight: 2, arbitrary: fc.string({ maxLength: 60 }).map((s) => ({ value: `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}`, tag: 'auth:garbage' })) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .string({ maxLength: 60 })
+        .map((s) => ({ value: `Bearer ${s.replace(/[^\x21-\x7e]/g, '')}`, tag: 'auth:garbage' })),
+    },
     { weight: 2, arbitrary: fc.constant({ value: `Bearer ${fx.keys.revoked}`, tag: 'auth:revoked' }) },
     { weight: 3, arbitrary: fc.constant({ value: `Bearer ${fx.keys.scoped}`, tag: 'auth:scoped' }) },
     { weight: 3, arbitrary: fc.constant({ value: `Bearer ${fx.keys.otherOrganization}`, tag: 'auth:other_org' }) },
@@ -593,7 +730,8 @@ function encodeQuery(q: unknown): string {
   if (!q || typeof q !== 'object' || Array.isArray(q)) return `q=${enc(JSON.stringify(q) ?? '')}`;
   const parts: string[] = [];
   for (const [k, v] of Object.entries(q)) {
-    const one = (x: unknown) => parts.push(`${enc(k)}=${enc(typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x))}`);
+    const one = (x: unknown) =>
+      parts.push(`${enc(k)}=${enc(typeof x === 'object' && x !== null ? JSON.stringify(x) : String(x))}`);
     if (Array.isArray(v)) v.forEach(one);
     else one(v);
   }
@@ -641,51 +779,117 @@ const rawQueries = fc.constantFrom(
   'a=1&a=2&a=3',
 );
 
-function queryFor(op: FuzzOperation, arbs: SchemaArbitraries, signed: fc.Arbitrary<Record<string, string>> | null): fc.Arbitrary<{ text: string; label: string }> {
+function queryFor(
+  op: FuzzOperation,
+  arbs: SchemaArbitraries,
+  signed: fc.Arbitrary<Record<string, string>> | null,
+): fc.Arbitrary<{ text: string; label: string }> {
   const alts: Array<{ weight: number; arbitrary: fc.Arbitrary<{ text: string; label: string }> }> = [
     { weight: op.query ? 2 : 8, arbitrary: fc.constant({ text: '', label: '' }) },
     { weight: 1, arbitrary: rawQueries.map((text) => ({ text, label: 'query:raw' })) },
-    { weight: 1, arbitrary: fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), oddString(20), { maxKeys: 3 }).map((q) => ({ text: encodeQuery(q), label: 'query:unknown_params' })) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .dictionary(fc.string({ minLength: 1, maxLength: 8 }), oddString(20), { maxKeys: 3 })
+        .map((q) => ({ text: encodeQuery(q), label: 'query:unknown_params' })),
+    },
   ];
   if (op.query) {
     const schema = op.query;
     alts.push({ weight: 6, arbitrary: arbs.valid(schema).map((q) => ({ text: encodeQuery(q), label: '' })) });
     // a query has no nesting, and a request line plus headers over 16 KiB is refused by Node's HTTP parser itself (a bare 431, before the app)
     const ms = mutations(schema, (s) => arbs.resolve(s))
-      .filter((m) => !['deep_nesting', 'huge_in_list', 'wide_filter', 'huge_id_list', 'many_stores', 'metadata_limits', 'not_an_object', 'huge_string'].includes(m.label))
-      .concat({ label: 'long_string', apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 1000).map((n) => setAt(v, at, 'é'.repeat(n)))) });
-    alts.push({ weight: 3, arbitrary: fc.tuple(arbs.valid(schema), fc.constantFrom(...ms)).chain(([q, m]) => m.apply(q).map((x) => ({ text: encodeQuery(x), label: `query:${m.label}` }))) });
+      .filter(
+        (m) =>
+          ![
+            'deep_nesting',
+            'huge_in_list',
+            'wide_filter',
+            'huge_id_list',
+            'many_stores',
+            'metadata_limits',
+            'not_an_object',
+            'huge_string',
+          ].includes(m.label),
+      )
+      .concat({
+        label: 'long_string',
+        apply: (v) => anywhere(v, (at) => fc.constantFrom(300, 1000).map((n) => setAt(v, at, 'é'.repeat(n)))),
+      });
+    alts.push({
+      weight: 3,
+      arbitrary: fc
+        .tuple(arbs.valid(schema), fc.constantFrom(...ms))
+        .chain(([q, m]) => m.apply(q).map((x) => ({ text: encodeQuery(x), label: `query:${m.label}` }))),
+    });
   }
   if (signed) alts.push({ weight: 4, arbitrary: signed.map((q) => ({ text: encodeQuery(q), label: 'query:signed' })) });
   return fc.oneof(...alts);
 }
 
-function jsonBody(op: FuzzOperation & { body: { kind: 'json'; schema: Schema } }, arbs: SchemaArbitraries): fc.Arbitrary<BodyPart> {
+function jsonBody(
+  op: FuzzOperation & { body: { kind: 'json'; schema: Schema } },
+  arbs: SchemaArbitraries,
+): fc.Arbitrary<BodyPart> {
   const schema = op.body.schema;
   const ms = mutations(schema, (s) => arbs.resolve(s));
-  const asJson = (text: string, labels: string[]) => ({ body: Buffer.from(text), headers: { 'content-type': JSON_TYPE }, labels });
+  const asJson = (text: string, labels: string[]) => ({
+    body: Buffer.from(text),
+    headers: { 'content-type': JSON_TYPE },
+    labels,
+  });
   const valid = arbs.valid(schema);
   return fc.oneof(
     { weight: 5, arbitrary: valid.map((v) => asJson(serialize(v), [])) },
-    { weight: 7, arbitrary: fc.tuple(valid, fc.constantFrom(...ms)).chain(([v, m]) => m.apply(v).map((x) => asJson(serialize(x), [`body:${m.label}`]))) },
+    {
+      weight: 7,
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom(...ms))
+        .chain(([v, m]) => m.apply(v).map((x) => asJson(serialize(x), [`body:${m.label}`]))),
+    },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.nat(), fc.constantFrom('truncated', 'trailing', 'bom', 'comment', 'single_quotes', 'nan', 'empty', 'duplicate_keys', 'invalid_utf8')).map(([v, n, how]) => {
-        const text = serialize(v);
-        const bad: Record<string, () => Buffer | string> = {
-          truncated: () => text.slice(0, n % Math.max(1, text.length)),
-          trailing: () => `${text} }garbage`,
-          bom: () => `\ufeff${text}`,
-          comment: () => `/* c */ ${text}`,
-          single_quotes: () => text.replace(/"/g, "'"),
-          nan: () => '{"top_k": NaN, "limit": Infinity}',
-          empty: () => '',
-          duplicate_keys: () => text.replace(/^\{/, '{"name":"a","name":"b",'),
-          invalid_utf8: () => Buffer.concat([Buffer.from(text.slice(0, -1) || '{'), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from('"}')]),
-        };
-        const b = bad[how]();
-        return { body: Buffer.isBuffer(b) ? b : Buffer.from(b), headers: { 'content-type': JSON_TYPE }, labels: [`body:syntax_${how}`] };
-      }),
+      arbitrary: fc
+        .tuple(
+          valid,
+          fc.nat(),
+          fc.constantFrom(
+            'truncated',
+            'trailing',
+            'bom',
+            'comment',
+            'single_quotes',
+            'nan',
+            'empty',
+            'duplicate_keys',
+            'invalid_utf8',
+          ),
+        )
+        .map(([v, n, how]) => {
+          const text = serialize(v);
+          const bad: Record<string, () => Buffer | string> = {
+            truncated: () => text.slice(0, n % Math.max(1, text.length)),
+            trailing: () => `${text} }garbage`,
+            bom: () => `\ufeff${text}`,
+            comment: () => `/* c */ ${text}`,
+            single_quotes: () => text.replace(/"/g, "'"),
+            nan: () => '{"top_k": NaN, "limit": Infinity}',
+            empty: () => '',
+            duplicate_keys: () => text.replace(/^\{/, '{"name":"a","name":"b",'),
+            invalid_utf8: () =>
+              Buffer.concat([
+                Buffer.from(text.slice(0, -1) || '{'),
+                Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+                Buffer.from('"}'),
+              ]),
+          };
+          const b = bad[how]();
+          return {
+            body: Buffer.isBuffer(b) ? b : Buffer.from(b),
+            headers: { 'content-type': JSON_TYPE },
+            labels: [`body:syntax_${how}`],
+          };
+        }),
     },
     {
       weight: 1,
@@ -697,11 +901,22 @@ function jsonBody(op: FuzzOperation & { body: { kind: 'json'; schema: Schema } }
     },
     {
       weight: 1,
-      arbitrary: fc.tuple(valid, fc.constantFrom('gzip', 'gzip-garbage', 'deflate-garbage', 'br', 'compress', 'identity')).map(([v, enc]) => {
-        const text = serialize(v);
-        const body = enc === 'gzip' ? gzipSync(text) : enc.endsWith('-garbage') ? Buffer.from('not compressed at all') : Buffer.from(text);
-        return { body, headers: { 'content-type': JSON_TYPE, 'content-encoding': enc.replace('-garbage', '') }, labels: ['body:content_encoding'] };
-      }),
+      arbitrary: fc
+        .tuple(valid, fc.constantFrom('gzip', 'gzip-garbage', 'deflate-garbage', 'br', 'compress', 'identity'))
+        .map(([v, enc]) => {
+          const text = serialize(v);
+          const body =
+            enc === 'gzip'
+              ? gzipSync(text)
+              : enc.endsWith('-garbage')
+                ? Buffer.from('not compressed at all')
+                : Buffer.from(text);
+          return {
+            body,
+            headers: { 'content-type': JSON_TYPE, 'content-encoding': enc.replace('-garbage', '') },
+            labels: ['body:content_encoding'],
+          };
+        }),
     },
     { weight: 1, arbitrary: fc.constant<BodyPart>({ headers: {}, labels: ['body:none'] }) },
   );
@@ -725,20 +940,45 @@ const WORDS = ['bread', 'butter', 'jam', 'larder', 'shelf', 'rye', 'sourdough', 
 function multipartBody(op: FuzzOperation): fc.Arbitrary<BodyPart> {
   const boundary = 'fuzzboundary7MA4YWxkTrZu0gW';
   const part = (headers: string, content: Buffer | string) =>
-    Buffer.concat([Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`), Buffer.isBuffer(content) ? content : Buffer.from(content), Buffer.from('\r\n')]);
+    Buffer.concat([
+      Buffer.from(`--${boundary}\r\n${headers}\r\n\r\n`),
+      Buffer.isBuffer(content) ? content : Buffer.from(content),
+      Buffer.from('\r\n'),
+    ]);
   const end = Buffer.from(`--${boundary}--\r\n`);
   const type = `multipart/form-data; boundary=${boundary}`;
   const content = fc.oneof(
-    { weight: 6, arbitrary: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 }).map((w) => w.join(' ')) },
-    { weight: 1, arbitrary: fc.constantFrom('', '%PDF-1.7 broken', '\u0000\u0001\u0002', '<html><body><p>x</p>', 'a,b\n1,2\n', '{"a":', '\ufeffbom text') },
+    {
+      weight: 6,
+      arbitrary: fc.array(fc.constantFrom(...WORDS), { minLength: 1, maxLength: 30 }).map((w) => w.join(' ')),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        '',
+        '%PDF-1.7 broken',
+        '\u0000\u0001\u0002',
+        '<html><body><p>x</p>',
+        'a,b\n1,2\n',
+        '{"a":',
+        '\ufeffbom text',
+      ),
+    },
     { weight: 1, arbitrary: oddString(200) },
   );
   const filename = fc.oneof(
-    { weight: 4, arbitrary: fc.constantFrom('notes.txt', 'a.md', 'doc.pdf', 'data.csv', 'page.html', 'x.json', 'noext') },
+    {
+      weight: 4,
+      arbitrary: fc.constantFrom('notes.txt', 'a.md', 'doc.pdf', 'data.csv', 'page.html', 'x.json', 'noext'),
+    },
     { weight: 1, arbitrary: oddString(30).map((s) => s.replace(/["\r\n]/g, '_')) },
     { weight: 1, arbitrary: fc.constantFrom('', '../../etc/passwd', 'a"b.txt', 'x'.repeat(2000), 'nul\u0000.txt') },
   );
-  const fileHeaders = fc.tuple(filename, fc.constantFrom(...FILE_TYPES)).map(([n, t]) => `Content-Disposition: form-data; name="file"; filename="${n}"${t ? `\r\nContent-Type: ${t}` : ''}`);
+  const fileHeaders = fc
+    .tuple(filename, fc.constantFrom(...FILE_TYPES))
+    .map(
+      ([n, t]) => `Content-Disposition: form-data; name="file"; filename="${n}"${t ? `\r\nContent-Type: ${t}` : ''}`,
+    );
   const fieldValue = fc.oneof(
     anyJson(1).map((x) => serialize(x)),
     fc.constantFrom(
@@ -753,48 +993,108 @@ function multipartBody(op: FuzzOperation): fc.Arbitrary<BodyPart> {
       'm'.repeat(200_000),
     ),
   );
-  const fields = fc.array(fc.tuple(fc.constantFrom('params', 'metadata', 'config', 'external_id', 'purpose', 'file_id', 'x'), fieldValue), { maxLength: op.route.includes('/v1/stores/') ? 3 : 1 });
+  const fields = fc.array(
+    fc.tuple(fc.constantFrom('params', 'metadata', 'config', 'external_id', 'purpose', 'file_id', 'x'), fieldValue),
+    { maxLength: op.route.includes('/v1/stores/') ? 3 : 1 },
+  );
   const valid = fc.tuple(fileHeaders, content, fields).map(([h, c, fs]) => ({
-    body: Buffer.concat([...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)), part(h, c), end]),
+    body: Buffer.concat([
+      ...fs.map(([n, v]) => part(`Content-Disposition: form-data; name="${n}"`, v)),
+      part(h, c),
+      end,
+    ]),
     headers: { 'content-type': type },
     labels: fs.length ? ['multipart:fields'] : [],
   }));
   const broken = fc
-    .tuple(fileHeaders, content, fc.constantFrom('no_close', 'no_file', 'two_files', 'wrong_boundary', 'no_boundary', 'json_body', 'garbage', 'many_fields', 'empty', 'header_only', 'bad_disposition'))
+    .tuple(
+      fileHeaders,
+      content,
+      fc.constantFrom(
+        'no_close',
+        'no_file',
+        'two_files',
+        'wrong_boundary',
+        'no_boundary',
+        'json_body',
+        'garbage',
+        'many_fields',
+        'empty',
+        'header_only',
+        'bad_disposition',
+      ),
+    )
     .map(([h, c, how]) => {
       const file = part(h, c);
       const bodies: Record<string, () => { body: Buffer; type: string }> = {
         no_close: () => ({ body: file, type }),
-        no_file: () => ({ body: Buffer.concat([part('Content-Disposition: form-data; name="params"', '{}'), end]), type }),
+        no_file: () => ({
+          body: Buffer.concat([part('Content-Disposition: form-data; name="params"', '{}'), end]),
+          type,
+        }),
         two_files: () => ({ body: Buffer.concat([file, file, end]), type }),
         wrong_boundary: () => ({ body: Buffer.concat([file, end]), type: 'multipart/form-data; boundary=other' }),
         no_boundary: () => ({ body: Buffer.concat([file, end]), type: 'multipart/form-data' }),
         json_body: () => ({ body: Buffer.from('{"file":"x"}'), type: JSON_TYPE }),
         garbage: () => ({ body: Buffer.from('\u0000\u00ff garbage ----\r\n\r\n--'), type }),
-        many_fields: () => ({ body: Buffer.concat([...Array.from({ length: 2000 }, (_, i) => part(`Content-Disposition: form-data; name="f${i}"`, 'v')), file, end]), type }),
+        many_fields: () => ({
+          body: Buffer.concat([
+            ...Array.from({ length: 2000 }, (_, i) => part(`Content-Disposition: form-data; name="f${i}"`, 'v')),
+            file,
+            end,
+          ]),
+          type,
+        }),
         empty: () => ({ body: Buffer.alloc(0), type }),
-        header_only: () => ({ body: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n`), type }),
+        header_only: () => ({
+          body: Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n`),
+          type,
+        }),
         bad_disposition: () => ({ body: Buffer.concat([part('Content-Disposition: attachment', c), end]), type }),
       };
       const b = bodies[how]();
       return { body: b.body, headers: { 'content-type': b.type }, labels: [`multipart:${how}`] };
     });
-  return fc.oneof({ weight: 3, arbitrary: valid }, { weight: 3, arbitrary: broken }, { weight: 1, arbitrary: fc.constant<BodyPart>({ headers: {}, labels: ['body:none'] }) });
+  return fc.oneof(
+    { weight: 3, arbitrary: valid },
+    { weight: 3, arbitrary: broken },
+    { weight: 1, arbitrary: fc.constant<BodyPart>({ headers: {}, labels: ['body:none'] }) },
+  );
 }
 
 function rawBody(): fc.Arbitrary<BodyPart> {
   return fc
-    .tuple(fc.uint8Array({ maxLength: 2048 }), fc.constantFrom('application/octet-stream', '', 'application/json', 'multipart/form-data'))
-    .map(([bytes, type]): BodyPart => ({ body: Buffer.from(bytes), headers: type ? { 'content-type': type } : {}, labels: [] }));
+    .tuple(
+      fc.uint8Array({ maxLength: 2048 }),
+      fc.constantFrom('application/octet-stream', '', 'application/json', 'multipart/form-data'),
+    )
+    .map(([bytes, type]): BodyPart => ({
+      body: Buffer.from(bytes),
+      headers: type ? { 'content-type': type } : {},
+      labels: [],
+    }));
 }
 
 function noBody(): fc.Arbitrary<BodyPart> {
   return fc.oneof(
     { weight: 8, arbitrary: fc.constant<BodyPart>({ headers: {}, labels: [] }) },
-    { weight: 1, arbitrary: anyJson(1).map((x) => ({ body: Buffer.from(serialize(x)), headers: { 'content-type': JSON_TYPE }, labels: ['body:unexpected'] })) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('text/plain', 'application/xml', '').map((t): BodyPart => ({ body: Buffer.from('<x/>'), headers: t ? { 'content-type': t } : {}, labels: ['body:unexpected_type'] })),
+      arbitrary: anyJson(1).map((x) => ({
+        body: Buffer.from(serialize(x)),
+        headers: { 'content-type': JSON_TYPE },
+        labels: ['body:unexpected'],
+      })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom('text/plain', 'application/xml', '')
+        .map((t): BodyPart => ({
+          body: Buffer.from('<x/>'),
+          headers: t ? { 'content-type': t } : {},
+          labels: ['body:unexpected_type'],
+        })),
     },
   );
 }
@@ -849,7 +1149,10 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
                   signed.map((s) => s.query),
                 ),
               )
-              .map(([s, q]) => ({ ps: op.pathParams.map((n): Tagged => ({ value: encodeURIComponent(s.params[n]), tag: 'signed' })), q })),
+              .map(([s, q]) => ({
+                ps: op.pathParams.map((n): Tagged => ({ value: encodeURIComponent(s.params[n]), tag: 'signed' })),
+                q,
+              })),
           },
         ]
       : []),
@@ -884,9 +1187,21 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
       const crossTenant =
         !op.public &&
         ((auth.tag === 'main' && tenantParams.some((p) => p.cross === true)) ||
-          (['auth:other_org', 'auth:root'].includes(auth.tag) && !ADMIN(op.route) && tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
-      const needsWriteScope = !op.public && auth.tag === 'auth:scoped' && op.method !== 'GET' && !READ_ONLY_POSTS.has(op.route);
-      return { operation: op.route, method: op.method, path, headers, body: b.body, labels: labels.length ? labels : ['valid'], crossTenant, needsWriteScope };
+          (['auth:other_org', 'auth:root'].includes(auth.tag) &&
+            !ADMIN(op.route) &&
+            tenantParams.some((p) => p.tag === 'real' || p.tag === 'near_miss')));
+      const needsWriteScope =
+        !op.public && auth.tag === 'auth:scoped' && op.method !== 'GET' && !READ_ONLY_POSTS.has(op.route);
+      return {
+        operation: op.route,
+        method: op.method,
+        path,
+        headers,
+        body: b.body,
+        labels: labels.length ? labels : ['valid'],
+        crossTenant,
+        needsWriteScope,
+      };
     });
 }
 
@@ -894,18 +1209,33 @@ function requestsFor(op: FuzzOperation, arbs: SchemaArbitraries, fx: FuzzFixture
 const SERVED_MODELS = ['universal-sentence-encoder-lite', 'larder-hybrid-rerank'];
 
 /** Requests over every operation of the document, each operation equally likely. */
-export function requestArbitrary(doc: OpenApiDocument, fx: FuzzFixture, options: { only?: RegExp; hints?: Hints } = {}): { operations: FuzzOperation[]; arbitrary: fc.Arbitrary<FuzzRequest> } {
-  const operations = operationsOf(doc).filter((op) => !options.only || options.only.test(op.id) || options.only.test(op.route));
+export function requestArbitrary(
+  doc: OpenApiDocument,
+  fx: FuzzFixture,
+  options: { only?: RegExp; hints?: Hints } = {},
+): { operations: FuzzOperation[]; arbitrary: fc.Arbitrary<FuzzRequest> } {
+  const operations = operationsOf(doc).filter(
+    (op) => !options.only || options.only.test(op.id) || options.only.test(op.route),
+  );
   const stores = [...fx.stable.stores, ...fx.throwaway.stores];
   const files = [...fx.stable.files, ...fx.throwaway.files];
   const hints: Hints = {
-    'store_identifiers[]': fc.constantFrom(...stores.flatMap((s) => [s.id, s.name]), ...fx.other.stores.map((s) => s.id)),
+    'store_identifiers[]': fc.constantFrom(
+      ...stores.flatMap((s) => [s.id, s.name]),
+      ...fx.other.stores.map((s) => s.id),
+    ),
     store_identifier: fc.constantFrom(...stores.flatMap((s) => [s.id, s.name])),
     store_id: fc.constantFrom(...stores.map((s) => s.id)),
     file_id: fc.constantFrom(...files, ...fx.other.files),
     'file_ids[]': fc.constantFrom(...files, ...fx.other.files),
     // metadata is any JSON value
-    metadata: fc.oneof(anyObject(2), fc.constant(null), fc.string({ maxLength: 20 }), fc.integer(), fc.array(fc.integer(), { maxLength: 3 })),
+    metadata: fc.oneof(
+      anyObject(2),
+      fc.constant(null),
+      fc.string({ maxLength: 20 }),
+      fc.integer(),
+      fc.array(fc.integer(), { maxLength: 3 }),
+    ),
     // embeddings and reranking name a served model (or `default`) to get past the 404
     model: fc.constantFrom(...SERVED_MODELS, 'default', 'not-a-served-model'),
     ...options.hints,

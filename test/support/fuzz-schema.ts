@@ -61,7 +61,11 @@ export const oddString = (maxLength = 24): fc.Arbitrary<string> =>
     },
   );
 
-const isoDate = fc.date({ min: new Date('1970-01-01T00:00:00Z'), max: new Date('2100-01-01T00:00:00Z'), noInvalidDate: true });
+const isoDate = fc.date({
+  min: new Date('1970-01-01T00:00:00Z'),
+  max: new Date('2100-01-01T00:00:00Z'),
+  noInvalidDate: true,
+});
 
 /** Builds fast-check arbitraries for schemas of one OpenAPI document, resolving `$ref`s (a dangling one is "any value"). */
 export class SchemaArbitraries {
@@ -94,7 +98,15 @@ export class SchemaArbitraries {
       const usable = depth > 3 ? alternatives.filter((a) => !a.$ref) : alternatives;
       return fc.oneof(...(usable.length ? usable : alternatives.slice(-1)).map((a) => this.build(a, name, depth + 1)));
     }
-    const types = Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.properties ? ['object'] : s.items ? ['array'] : [];
+    const types = Array.isArray(s.type)
+      ? s.type
+      : s.type
+        ? [s.type]
+        : s.properties
+          ? ['object']
+          : s.items
+            ? ['array']
+            : [];
     if (!types.length) return depth > 4 ? fc.constant(null) : anyJson(depth);
     return fc.oneof(...types.map((t) => this.typed(t, s, name, depth)));
   }
@@ -146,18 +158,32 @@ export class SchemaArbitraries {
         return isoDate.map((d) => d.toISOString().slice(0, 10));
     }
     if (s.pattern) {
-      if (s.pattern.includes('\\/')) return fc.constantFrom('text/plain', 'text/markdown', 'application/pdf', 'application/json', 'image/png', 'application/octet-stream');
+      if (s.pattern.includes('\\/'))
+        return fc.constantFrom(
+          'text/plain',
+          'text/markdown',
+          'application/pdf',
+          'application/json',
+          'image/png',
+          'application/octet-stream',
+        );
       try {
         return fc.stringMatching(new RegExp(s.pattern), { size: 'small' });
       } catch {
         /* fall through */
       }
     }
-    return fc.oneof({ weight: 5, arbitrary: fc.string({ minLength, maxLength }) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength }) });
+    return fc.oneof(
+      { weight: 5, arbitrary: fc.string({ minLength, maxLength }) },
+      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', minLength, maxLength }) },
+    );
   }
 }
 
-const key = fc.oneof({ weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) }, { weight: 1, arbitrary: oddString(12) });
+const key = fc.oneof(
+  { weight: 5, arbitrary: fc.string({ minLength: 1, maxLength: 12 }) },
+  { weight: 1, arbitrary: oddString(12) },
+);
 
 /** A small JSON object of any shape. */
 export function anyObject(depth = 0): fc.Arbitrary<Record<string, unknown>> {

@@ -25,7 +25,9 @@ export interface TestLarder {
  * The whole API in this process on a random loopback port, on a fresh database of the machine's
  * PostgreSQL (or embedded Postgres with `embedded: true`), with the in-process bus.
  */
-export async function startTestLarder(options: { embedded?: boolean; env?: Record<string, string> } = {}): Promise<TestLarder> {
+export async function startTestLarder(
+  options: { embedded?: boolean; env?: Record<string, string> } = {},
+): Promise<TestLarder> {
   const db: TestDatabase | null = options.embedded ? null : await createServerTestDatabase('larder_e2e');
   const dataDir = mkdtempSync(join(tmpdir(), 'larder-e2e-'));
   const rootKey = `lrd_test_${randomBytes(24).toString('base64url')}`;

@@ -55,7 +55,11 @@ export class MxbaiCli {
     };
     const command = `mxbai ${args.map((a) => (/^[\w./:=@-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`;
     return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [MXBAI_BIN, ...args], { cwd: options.cwd ?? this.home, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [MXBAI_BIN, ...args], {
+        cwd: options.cwd ?? this.home,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       let stderr = '';
       let timedOut = false;
@@ -112,7 +116,10 @@ export function qaOutput(r: CliResult): { answer: string; sources: Array<Record<
   const at = text.lastIndexOf('\n\nSources:\n');
   if (at < 0) return { answer: text.slice('Answer:\n'.length), sources: [] };
   try {
-    return { answer: text.slice('Answer:\n'.length, at), sources: JSON.parse(text.slice(at + '\n\nSources:\n'.length)) as Array<Record<string, unknown>> };
+    return {
+      answer: text.slice('Answer:\n'.length, at),
+      sources: JSON.parse(text.slice(at + '\n\nSources:\n'.length)) as Array<Record<string, unknown>>,
+    };
   } catch {
     throw new Error(`qa sources are not JSON:\n${explain(r)}`);
   }

@@ -14,7 +14,14 @@ export interface Sample {
   request?: unknown;
 }
 
-type Init = { key?: string | null; body?: unknown; raw?: string; form?: FormData; headers?: Record<string, string>; query?: string };
+type Init = {
+  key?: string | null;
+  body?: unknown;
+  raw?: string;
+  form?: FormData;
+  headers?: Record<string, string>;
+  query?: string;
+};
 
 /**
  * Drives every operation of the API once with real requests (and a few error answers), in an order
@@ -22,9 +29,18 @@ type Init = { key?: string | null; body?: unknown; raw?: string; form?: FormData
  * search rule, uploads, a trace destination (`otlpEndpoint`: a collector that accepts spans), OpenAI
  * vector stores. Returns every answer.
  */
-export async function driveEveryOperation(t: TestLarder, o: { organizationId: string; apiKey: string }, otlpEndpoint: string): Promise<Sample[]> {
+export async function driveEveryOperation(
+  t: TestLarder,
+  o: { organizationId: string; apiKey: string },
+  otlpEndpoint: string,
+): Promise<Sample[]> {
   const samples: Sample[] = [];
-  const call = async (method: string, template: string, params: Record<string, string> = {}, init: Init = {}): Promise<{ status: number; body: any; headers: Headers }> => {
+  const call = async (
+    method: string,
+    template: string,
+    params: Record<string, string> = {},
+    init: Init = {},
+  ): Promise<{ status: number; body: any; headers: Headers }> => {
     const path = template.replace(/\{(\w+)\}/g, (_, k: string) => {
       if (params[k] === undefined) throw new Error(`no value for ${k} in ${template}`);
       return k === 'model' ? params[k] : encodeURIComponent(params[k]);
@@ -42,12 +58,19 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
     const contentType = res.headers.get('content-type') ?? '';
     const text = await res.text();
     const parsed = contentType.includes('application/json') ? (JSON.parse(text) as unknown) : text;
-    samples.push({ operation: `${method} ${template}`, status: res.status, contentType, body: parsed, ...(init.body !== undefined ? { request: init.body } : {}) });
+    samples.push({
+      operation: `${method} ${template}`,
+      status: res.status,
+      contentType,
+      body: parsed,
+      ...(init.body !== undefined ? { request: init.body } : {}),
+    });
     return { status: res.status, body: parsed, headers: res.headers };
   };
   const must = async (expected: number, ...args: Parameters<typeof call>) => {
     const r = await call(...args);
-    if (r.status !== expected) throw new Error(`${args[0]} ${args[1]} answered ${r.status}, not ${expected}: ${JSON.stringify(r.body)}`);
+    if (r.status !== expected)
+      throw new Error(`${args[0]} ${args[1]} answered ${r.status}, not ${expected}: ${JSON.stringify(r.body)}`);
     return r.body;
   };
   const form = (name: string, text: string, type = 'text/markdown') => {
@@ -86,25 +109,65 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'DELETE', '/v1/api-keys/{api_key_id}', { api_key_id: key2.id });
 
   // files
-  const jam = await must(201, 'POST', '/v1/files', {}, { form: form('jam.md', '# Strawberry jam\n\nBoil strawberries with sugar and lemon juice until the jam sets on a cold plate.\n') });
+  const jam = await must(
+    201,
+    'POST',
+    '/v1/files',
+    {},
+    {
+      form: form(
+        'jam.md',
+        '# Strawberry jam\n\nBoil strawberries with sugar and lemon juice until the jam sets on a cold plate.\n',
+      ),
+    },
+  );
   const spare = await must(201, 'POST', '/v1/files', {}, { form: form('spare.txt', 'A spare file.', 'text/plain') });
   await must(200, 'GET', '/v1/files', {}, { query: 'limit=5&include_total=true' });
   await must(200, 'GET', '/v1/files/{file_id}', { file_id: jam.id });
   await must(200, 'GET', '/v1/files/{file_id}/content', { file_id: jam.id });
-  await must(200, 'POST', '/v1/files/{file_id}', { file_id: spare.id }, { form: form('spare.txt', 'A spare file, replaced.', 'text/plain') });
+  await must(
+    200,
+    'POST',
+    '/v1/files/{file_id}',
+    { file_id: spare.id },
+    { form: form('spare.txt', 'A spare file, replaced.', 'text/plain') },
+  );
 
   // multipart uploads
   const text = 'Uploaded in one part.';
-  const upload = await must(201, 'POST', '/v1/files/uploads', {}, { body: { filename: 'part.txt', file_size: text.length, mime_type: 'text/plain', part_count: 1 } });
+  const upload = await must(
+    201,
+    'POST',
+    '/v1/files/uploads',
+    {},
+    { body: { filename: 'part.txt', file_size: text.length, mime_type: 'text/plain', part_count: 1 } },
+  );
   const url = new URL(upload.part_urls[0].url, t.baseURL);
   const partTemplate = '/v1/files/uploads/{upload_id}/parts/{part_number}';
   const put = await fetch(`${t.baseURL}${url.pathname}${url.search}`, { method: 'PUT', body: text });
-  samples.push({ operation: `PUT ${partTemplate}`, status: put.status, contentType: put.headers.get('content-type') ?? '', body: await put.json() });
+  samples.push({
+    operation: `PUT ${partTemplate}`,
+    status: put.status,
+    contentType: put.headers.get('content-type') ?? '',
+    body: await put.json(),
+  });
   if (put.status !== 200) throw new Error(`the part upload answered ${put.status}`);
   await must(200, 'GET', '/v1/files/uploads');
   await must(200, 'GET', '/v1/files/uploads/{upload_id}', { upload_id: upload.id });
-  await must(200, 'POST', '/v1/files/uploads/{upload_id}/complete', { upload_id: upload.id }, { body: { parts: [{ part_number: 1, etag: put.headers.get('etag') }] } });
-  const aborted = await must(201, 'POST', '/v1/files/uploads', {}, { body: { filename: 'gone.txt', file_size: 10, mime_type: 'text/plain' } });
+  await must(
+    200,
+    'POST',
+    '/v1/files/uploads/{upload_id}/complete',
+    { upload_id: upload.id },
+    { body: { parts: [{ part_number: 1, etag: put.headers.get('etag') }] } },
+  );
+  const aborted = await must(
+    201,
+    'POST',
+    '/v1/files/uploads',
+    {},
+    { body: { filename: 'gone.txt', file_size: 10, mime_type: 'text/plain' } },
+  );
   await must(200, 'POST', '/v1/files/uploads/{upload_id}/abort', { upload_id: aborted.id });
 
   // stores and their files
@@ -113,8 +176,12 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'GET', '/v1/stores', {}, { query: 'limit=5' });
   await must(200, 'GET', '/v1/stores/{store_identifier}', s);
   await must(200, 'PUT', '/v1/stores/{store_identifier}', s, { body: { description: 'jams and pickles' } });
-  await must(201, 'POST', '/v1/stores/{store_identifier}/files', s, { body: { file_id: jam.id, metadata: { shelf: 'lower' } } });
-  const uploaded = await must(201, 'POST', '/v1/stores/{store_identifier}/files/upload', s, { form: form('cellar.txt', 'The cellar stays at eleven degrees in winter.', 'text/plain') });
+  await must(201, 'POST', '/v1/stores/{store_identifier}/files', s, {
+    body: { file_id: jam.id, metadata: { shelf: 'lower' } },
+  });
+  const uploaded = await must(201, 'POST', '/v1/stores/{store_identifier}/files/upload', s, {
+    form: form('cellar.txt', 'The cellar stays at eleven degrees in winter.', 'text/plain'),
+  });
   const f = { ...s, file_identifier: jam.id };
   await until(
     'ingestion',
@@ -123,15 +190,28 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   );
   await until(
     'ingestion',
-    async () => (await call('GET', '/v1/stores/{store_identifier}/files/{file_identifier}', { ...s, file_identifier: uploaded.id })).body,
+    async () =>
+      (
+        await call('GET', '/v1/stores/{store_identifier}/files/{file_identifier}', {
+          ...s,
+          file_identifier: uploaded.id,
+        })
+      ).body,
     (b) => b.status === 'completed',
   );
   await must(200, 'GET', '/v1/stores/{store_identifier}/files/{file_identifier}', f, { query: 'return_chunks=true' });
   await must(200, 'GET', '/v1/stores/{store_identifier}/files', s, { query: 'limit=5' });
   await must(200, 'POST', '/v1/stores/{store_identifier}/files/list', s, { body: { limit: 5 } });
-  const withUrl = await must(200, 'PATCH', '/v1/stores/{store_identifier}/files/{file_identifier}', f, { body: { metadata: { shelf: 'upper' } } });
-  await must(200, 'GET', '/v1/stores/{store_identifier}/files/{file_identifier}/content', f, { key: null, query: new URL(withUrl.content_url).search.slice(1) });
-  const copy = await must(201, 'POST', '/v1/stores/{store_identifier}/copy', s, { body: { name: 'openapi-pantry-copy' } });
+  const withUrl = await must(200, 'PATCH', '/v1/stores/{store_identifier}/files/{file_identifier}', f, {
+    body: { metadata: { shelf: 'upper' } },
+  });
+  await must(200, 'GET', '/v1/stores/{store_identifier}/files/{file_identifier}/content', f, {
+    key: null,
+    query: new URL(withUrl.content_url).search.slice(1),
+  });
+  const copy = await must(201, 'POST', '/v1/stores/{store_identifier}/copy', s, {
+    body: { name: 'openapi-pantry-copy' },
+  });
 
   // search rules
   const rule = await must(201, 'POST', '/v1/stores/{store_identifier}/rules', s, {
@@ -145,8 +225,12 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   });
   const r = { ...s, rule_id: rule.id };
   await must(200, 'GET', '/v1/stores/{store_identifier}/rules/{rule_id}', r);
-  await must(200, 'PUT', '/v1/stores/{store_identifier}/rules/{rule_id}', r, { body: { query: 'marmalade', rules: rule.rules } });
-  await must(200, 'DELETE', '/v1/stores/{store_identifier}/rules/{rule_id}/specific', r, { body: { rule: rule.rules[1] } });
+  await must(200, 'PUT', '/v1/stores/{store_identifier}/rules/{rule_id}', r, {
+    body: { query: 'marmalade', rules: rule.rules },
+  });
+  await must(200, 'DELETE', '/v1/stores/{store_identifier}/rules/{rule_id}/specific', r, {
+    body: { rule: rule.rules[1] },
+  });
   await must(200, 'DELETE', '/v1/stores/{store_identifier}/rules/{rule_id}', r);
 
   // search and its relatives
@@ -160,8 +244,20 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'POST', '/v1/stores/question-answering', {}, { body: query });
   await must(200, 'POST', '/v1/stores/question-answering', {}, { body: { ...query, stream: true } });
   await must(200, 'POST', '/v1/chat/completions', {}, { body: { messages: [{ role: 'user', content: 'Hello' }] } });
-  await must(200, 'POST', '/v1/chat/completions', {}, { body: { messages: [{ role: 'user', content: 'Hello' }], stream: true } });
-  const response = await must(200, 'POST', '/v1/responses', {}, { body: { model: 'any', input: 'Hello', tools: [{ type: 'file_search', vector_store_ids: [store.id] }] } });
+  await must(
+    200,
+    'POST',
+    '/v1/chat/completions',
+    {},
+    { body: { messages: [{ role: 'user', content: 'Hello' }], stream: true } },
+  );
+  const response = await must(
+    200,
+    'POST',
+    '/v1/responses',
+    {},
+    { body: { model: 'any', input: 'Hello', tools: [{ type: 'file_search', vector_store_ids: [store.id] }] } },
+  );
   await must(200, 'POST', '/v1/responses', {}, { body: { model: 'any', input: 'Hello', stream: true } });
   await must(200, 'GET', '/v1/responses/{response_id}', { response_id: response.id });
   await must(200, 'GET', '/v1/responses/{response_id}/input_items', { response_id: response.id }, { query: 'limit=5' });
@@ -181,7 +277,13 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'GET', '/v1/billing/parsing/costs/histogram');
 
   // trace destinations
-  const dest = await must(201, 'POST', '/v1/trace-destinations', {}, { body: { name: 'collector', kind: 'otlp', otlp: { endpoint: otlpEndpoint } } });
+  const dest = await must(
+    201,
+    'POST',
+    '/v1/trace-destinations',
+    {},
+    { body: { name: 'collector', kind: 'otlp', otlp: { endpoint: otlpEndpoint } } },
+  );
   const d = { trace_destination_id: dest.id };
   await must(200, 'GET', '/v1/trace-destinations');
   await must(200, 'GET', '/v1/trace-destinations/{trace_destination_id}', d);
@@ -192,11 +294,23 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(200, 'GET', '/v1/buckets');
   await must(422, 'POST', '/v1/buckets', {}, { body: { name: 'docs' } });
   await must(404, 'GET', '/v1/buckets/{bucket_id}', { bucket_id: nobody });
-  await must(404, 'POST', '/v1/buckets/{bucket_id}/credentials', { bucket_id: nobody }, { body: { credentials: { type: 'access_key', access_key_id: 'AKIA', secret_access_key: 'secret' } } });
+  await must(
+    404,
+    'POST',
+    '/v1/buckets/{bucket_id}/credentials',
+    { bucket_id: nobody },
+    { body: { credentials: { type: 'access_key', access_key_id: 'AKIA', secret_access_key: 'secret' } } },
+  );
   await must(404, 'DELETE', '/v1/buckets/{bucket_id}', { bucket_id: nobody });
 
   // administration (the root key)
-  await must(200, 'POST', '/v1/admin/stores/{organization_id}/{store_identifier}/reingest', { organization_id: o.organizationId, store_identifier: store.id }, { key: t.rootKey });
+  await must(
+    200,
+    'POST',
+    '/v1/admin/stores/{organization_id}/{store_identifier}/reingest',
+    { organization_id: o.organizationId, store_identifier: store.id },
+    { key: t.rootKey },
+  );
 
   // OpenAI vector stores
   const vs = await must(200, 'POST', '/v1/vector_stores', {}, { body: { name: 'openai-pantry' } });
@@ -212,9 +326,13 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
     (b) => b.status === 'completed',
   );
   await must(200, 'GET', '/v1/vector_stores/{vector_store_id}/files', v);
-  await must(200, 'POST', '/v1/vector_stores/{vector_store_id}/files/{file_id}', vf, { body: { attributes: { shelf: 'lower' } } });
+  await must(200, 'POST', '/v1/vector_stores/{vector_store_id}/files/{file_id}', vf, {
+    body: { attributes: { shelf: 'lower' } },
+  });
   await must(200, 'GET', '/v1/vector_stores/{vector_store_id}/files/{file_id}/content', vf);
-  const batch = await must(200, 'POST', '/v1/vector_stores/{vector_store_id}/file_batches', v, { body: { file_ids: [spare.id] } });
+  const batch = await must(200, 'POST', '/v1/vector_stores/{vector_store_id}/file_batches', v, {
+    body: { file_ids: [spare.id] },
+  });
   const b = { ...v, batch_id: batch.id };
   await must(200, 'GET', '/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}', b);
   await must(200, 'GET', '/v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files', b);
@@ -231,7 +349,10 @@ export async function driveEveryOperation(t: TestLarder, o: { organizationId: st
   await must(422, 'POST', '/v1/stores/search', {}, { body: { store_identifiers: [store.id] } });
 
   // deletions last
-  await must(200, 'DELETE', '/v1/stores/{store_identifier}/files/{file_identifier}', { ...s, file_identifier: uploaded.id });
+  await must(200, 'DELETE', '/v1/stores/{store_identifier}/files/{file_identifier}', {
+    ...s,
+    file_identifier: uploaded.id,
+  });
   await must(200, 'DELETE', '/v1/stores/{store_identifier}', { store_identifier: copy.id });
   await must(200, 'DELETE', '/v1/files/{file_id}', { file_id: spare.id });
   return samples;
@@ -245,5 +366,9 @@ export async function startCollector(): Promise<{ url: string; port: number; clo
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/v1/traces`, port, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}/v1/traces`,
+    port,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }

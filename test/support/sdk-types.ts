@@ -18,7 +18,13 @@ export class SdkTypes {
   constructor(files: string[] = ['resources/stores/stores.d.ts', 'resources/stores/files.d.ts']) {
     const root = dirname(require.resolve('@mixedbread/sdk')); // the package root (its main is index.js)
     const paths = files.map((f) => join(root, f));
-    const program = ts.createProgram(paths, { strict: true, noEmit: true, skipLibCheck: true, types: [], target: ts.ScriptTarget.ES2022 });
+    const program = ts.createProgram(paths, {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      types: [],
+      target: ts.ScriptTarget.ES2022,
+    });
     this.checker = program.getTypeChecker();
     this.modules = paths.map((p) => {
       const sf = program.getSourceFile(p);
@@ -32,14 +38,19 @@ export class SdkTypes {
   private typeNamed(name: string): ts.Type {
     for (const m of this.modules) {
       const sym = this.checker.getExportsOfModule(m).find((s) => s.name === name);
-      if (sym) return this.checker.getDeclaredTypeOfSymbol(sym.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(sym) : sym);
+      if (sym)
+        return this.checker.getDeclaredTypeOfSymbol(
+          sym.flags & ts.SymbolFlags.Alias ? this.checker.getAliasedSymbol(sym) : sym,
+        );
     }
     throw new Error(`the SDK declares no type named ${name}`);
   }
 
   /** The properties the SDK declares on the type `name`: each with whether it may be absent. */
   properties(name: string): Array<{ name: string; optional: boolean }> {
-    return this.checker.getPropertiesOfType(this.typeNamed(name)).map((p) => ({ name: p.name, optional: !!(p.flags & ts.SymbolFlags.Optional) }));
+    return this.checker
+      .getPropertiesOfType(this.typeNamed(name))
+      .map((p) => ({ name: p.name, optional: !!(p.flags & ts.SymbolFlags.Optional) }));
   }
 
   /** Every way `value` departs from the SDK's type `name` (empty when it conforms), each as `path: problem`. */
@@ -58,16 +69,25 @@ export class SdkTypes {
     if (f & (ts.TypeFlags.Any | ts.TypeFlags.Unknown)) return;
     if (t.isUnion()) return this.visitUnion(t, v, path, out, extras);
     if (f & ts.TypeFlags.Null) return void (v === null || out.push(`${path}: expected null, got ${JSON.stringify(v)}`));
-    if (f & ts.TypeFlags.Undefined) return void (v === undefined || out.push(`${path}: expected nothing, got ${JSON.stringify(v)}`));
-    if (t.isStringLiteral()) return void (v === t.value || out.push(`${path}: expected ${JSON.stringify(t.value)}, got ${JSON.stringify(v)}`));
-    if (t.isNumberLiteral()) return void (v === t.value || out.push(`${path}: expected ${t.value}, got ${JSON.stringify(v)}`));
+    if (f & ts.TypeFlags.Undefined)
+      return void (v === undefined || out.push(`${path}: expected nothing, got ${JSON.stringify(v)}`));
+    if (t.isStringLiteral())
+      return void (v === t.value || out.push(`${path}: expected ${JSON.stringify(t.value)}, got ${JSON.stringify(v)}`));
+    if (t.isNumberLiteral())
+      return void (v === t.value || out.push(`${path}: expected ${t.value}, got ${JSON.stringify(v)}`));
     if (f & ts.TypeFlags.BooleanLiteral) {
       const want = this.describe(t) === 'true';
       return void (v === want || out.push(`${path}: expected ${want}, got ${JSON.stringify(v)}`));
     }
-    if (f & ts.TypeFlags.String) return void (typeof v === 'string' || out.push(`${path}: expected a string, got ${JSON.stringify(v)}`));
-    if (f & ts.TypeFlags.Number) return void ((typeof v === 'number' && Number.isFinite(v)) || out.push(`${path}: expected a number, got ${JSON.stringify(v)}`));
-    if (f & ts.TypeFlags.Boolean) return void (typeof v === 'boolean' || out.push(`${path}: expected a boolean, got ${JSON.stringify(v)}`));
+    if (f & ts.TypeFlags.String)
+      return void (typeof v === 'string' || out.push(`${path}: expected a string, got ${JSON.stringify(v)}`));
+    if (f & ts.TypeFlags.Number)
+      return void (
+        (typeof v === 'number' && Number.isFinite(v)) ||
+        out.push(`${path}: expected a number, got ${JSON.stringify(v)}`)
+      );
+    if (f & ts.TypeFlags.Boolean)
+      return void (typeof v === 'boolean' || out.push(`${path}: expected a boolean, got ${JSON.stringify(v)}`));
     if (this.checker.isArrayType(t)) {
       if (!Array.isArray(v)) return void out.push(`${path}: expected an array, got ${JSON.stringify(v)}`);
       const [element] = this.checker.getTypeArguments(t as ts.TypeReference);
@@ -80,7 +100,9 @@ export class SdkTypes {
 
   private visitUnion(t: ts.UnionType, v: unknown, path: string, out: string[], extras: Record<string, string[]>): void {
     // `undefined` (an optional field) and `null` only explain an absent or null value
-    let members = t.types.filter((m) => !(m.flags & ts.TypeFlags.Undefined && v !== undefined) && !(m.flags & ts.TypeFlags.Null && v !== null));
+    let members = t.types.filter(
+      (m) => !(m.flags & ts.TypeFlags.Undefined && v !== undefined) && !(m.flags & ts.TypeFlags.Null && v !== null),
+    );
     if (!members.length) members = t.types;
     // a discriminated union: the member whose literal `type` is the value's
     if (v && typeof v === 'object' && !Array.isArray(v) && typeof (v as { type?: unknown }).type === 'string') {
@@ -93,7 +115,10 @@ export class SdkTypes {
       });
       const discriminated = members.some((m) => m.flags & ts.TypeFlags.Object && m.getProperty('type'));
       if (tagged.length) members = tagged;
-      else if (discriminated) return void out.push(`${path}.type: ${JSON.stringify(tag)} is none of the declared variants of ${this.describe(t)}`);
+      else if (discriminated)
+        return void out.push(
+          `${path}.type: ${JSON.stringify(tag)} is none of the declared variants of ${this.describe(t)}`,
+        );
     }
     let best: string[] | null = null;
     for (const m of members) {
@@ -106,7 +131,8 @@ export class SdkTypes {
   }
 
   private visitObject(t: ts.Type, v: unknown, path: string, out: string[], extras: Record<string, string[]>): void {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) return void out.push(`${path}: expected an object (${this.describe(t)}), got ${JSON.stringify(v)}`);
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      return void out.push(`${path}: expected an object (${this.describe(t)}), got ${JSON.stringify(v)}`);
     const obj = v as Record<string, unknown>;
     const props = this.checker.getPropertiesOfType(t);
     for (const p of props) {
@@ -123,7 +149,8 @@ export class SdkTypes {
     for (const k of Object.keys(obj)) {
       if (known.has(k)) continue;
       if (index.length) this.visit(index[0].type, obj[k], `${path}.${k}`, out, extras);
-      else if (!allowed.has(k)) out.push(`${path}.${k}: not declared by the SDK's ${t.symbol?.name ?? this.describe(t)}`);
+      else if (!allowed.has(k))
+        out.push(`${path}.${k}: not declared by the SDK's ${t.symbol?.name ?? this.describe(t)}`);
     }
   }
 }

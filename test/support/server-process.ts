@@ -65,11 +65,15 @@ export async function startServerProcess(env: Record<string, string>, port: numb
 
 /** Starts the compiled worker (`npm run start:worker`) as its own process; resolves once it runs its loops. */
 export async function startWorkerProcess(env: Record<string, string>): Promise<Omit<ServerProcess, 'baseURL'>> {
-  const child = spawn(process.execPath, ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/worker/src/main.js')], {
-    cwd: ROOT,
-    env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'log', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['-r', join(ROOT, 'tools/paths.js'), join(ROOT, 'dist/apps/worker/src/main.js')],
+    {
+      cwd: ROOT,
+      env: { ...process.env, NODE_OPTIONS: '', LARDER_LOG_LEVEL: 'log', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   child.stderr.on('data', (d) => (out += d));

@@ -45,6 +45,7 @@ export async function* readEvents(body: ReadableStream<Uint8Array>): AsyncGenera
 /** Every event of a stream, with its data parsed as JSON (the `[DONE]` terminator kept as a string). */
 export async function allEvents(res: Response): Promise<Array<{ event: string | null; data: any }>> {
   const out: Array<{ event: string | null; data: any }> = [];
-  for await (const e of readEvents(res.body!)) out.push({ event: e.event, data: e.data === '[DONE]' ? '[DONE]' : JSON.parse(e.data) });
+  for await (const e of readEvents(res.body!))
+    out.push({ event: e.event, data: e.data === '[DONE]' ? '[DONE]' : JSON.parse(e.data) });
   return out;
 }

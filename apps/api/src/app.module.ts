@@ -14,12 +14,30 @@ import { BucketsModule } from '@larder/buckets';
 import { CHUNK_INDEX } from '@larder/chunk-index';
 import { EMBEDDER, LLM, OCR } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
-import { CHAT_CONFIG, ChatConfig, MODELS_CONFIG, ModelsConfig, RERANKER, SEARCH_CONFIG, SearchConfig, SearchModule, WEB_SEARCH } from '@larder/search';
+import {
+  CHAT_CONFIG,
+  ChatConfig,
+  MODELS_CONFIG,
+  ModelsConfig,
+  RERANKER,
+  SEARCH_CONFIG,
+  SearchConfig,
+  SearchModule,
+  WEB_SEARCH,
+} from '@larder/search';
 import { ActivityModule } from '@larder/activity';
 import { BILLING_CONFIG, BillingConfig, BillingModule, Money, priceTable } from '@larder/billing';
 import { ProjectionRunner } from '@larder/projections/runner';
 import { SECRET_VAULT } from '@larder/secrets';
-import { TRACE_DELIVERIES, TRACE_DELIVERY_SIGNAL, TRACE_DESTINATION_CLIENT, TRACE_EXPORT_CONFIG, TraceDestinationClient, TraceDestinationsModule, TraceExportConfig } from '@larder/trace-destinations';
+import {
+  TRACE_DELIVERIES,
+  TRACE_DELIVERY_SIGNAL,
+  TRACE_DESTINATION_CLIENT,
+  TRACE_EXPORT_CONFIG,
+  TraceDestinationClient,
+  TraceDestinationsModule,
+  TraceExportConfig,
+} from '@larder/trace-destinations';
 import { OrganizationsReader } from '@larder/projections/organizations/organizations.reader';
 import { Infrastructure } from './infrastructure';
 import { HttpExceptionFilter } from './http/http-exception.filter';
@@ -93,14 +111,24 @@ export class InfrastructureModule {
       },
       { provide: RERANKER, useValue: infra.reranker },
       { provide: MODELS_CONFIG, useValue: { aliases: infra.config.modelAliases } satisfies ModelsConfig },
-      { provide: CHAT_CONFIG, useValue: { signingSecret: infra.signingSecret, toolTicketTtlSeconds: infra.config.toolTicketTtlSeconds } satisfies ChatConfig },
+      {
+        provide: CHAT_CONFIG,
+        useValue: {
+          signingSecret: infra.signingSecret,
+          toolTicketTtlSeconds: infra.config.toolTicketTtlSeconds,
+        } satisfies ChatConfig,
+      },
       // null without LARDER_LLM_URL: inject with @Optional() @Inject(LLM) llm: Llm | null
       { provide: LLM, useValue: infra.llm },
       // null without a web search provider: inject with @Optional() @Inject(WEB_SEARCH) web: WebSearch | null
       { provide: WEB_SEARCH, useValue: infra.webSearch },
       {
         provide: BILLING_CONFIG,
-        useValue: { prices: priceTable(infra.config.billingPrices), credit: Money.parse(infra.config.billingCredit), anchorDay: infra.config.billingAnchorDay } satisfies BillingConfig,
+        useValue: {
+          prices: priceTable(infra.config.billingPrices),
+          credit: Money.parse(infra.config.billingCredit),
+          anchorDay: infra.config.billingAnchorDay,
+        } satisfies BillingConfig,
       },
       // the sealed credentials of integrations (events carry only their references)
       { provide: SECRET_VAULT, useValue: infra.secretVault },
@@ -112,14 +140,21 @@ export class InfrastructureModule {
           pollMs: infra.config.traceExport.pollMs,
           concurrency: infra.config.traceExport.concurrency,
           batchSize: infra.config.traceExport.batchSize,
-          retry: { baseMs: infra.config.traceExport.retryBaseMs, maxMs: infra.config.traceExport.retryMaxMs, maxAttempts: infra.config.traceExport.maxAttempts },
+          retry: {
+            baseMs: infra.config.traceExport.retryBaseMs,
+            maxMs: infra.config.traceExport.retryMaxMs,
+            maxAttempts: infra.config.traceExport.maxAttempts,
+          },
           serviceVersion: LARDER_VERSION,
         } satisfies TraceExportConfig,
       },
       { provide: TRACE_DELIVERIES, useValue: infra.traceDeliveries },
       { provide: TRACE_DELIVERY_SIGNAL, useValue: infra.traceDeliverySignal },
       // every connection to a destination goes through the outbound policy (LARDER_OUTBOUND_ALLOW)
-      { provide: TRACE_DESTINATION_CLIENT, useValue: new TraceDestinationClient(infra.outbound, { timeoutMs: infra.config.traceExport.timeoutMs }) },
+      {
+        provide: TRACE_DESTINATION_CLIENT,
+        useValue: new TraceDestinationClient(infra.outbound, { timeoutMs: infra.config.traceExport.timeoutMs }),
+      },
       { provide: CLOCK, useClass: SystemClock },
       { provide: ID_GENERATOR, useClass: RandomIdGenerator },
       OrganizationsReader,
@@ -151,7 +186,9 @@ export class AppModule implements OnApplicationShutdown {
         TraceDestinationsModule,
         BucketsModule,
       ],
-      controllers: http ? [InfoHttpController, HealthHttpController, ...(options.metrics ? [MetricsHttpController] : [])] : [],
+      controllers: http
+        ? [InfoHttpController, HealthHttpController, ...(options.metrics ? [MetricsHttpController] : [])]
+        : [],
       providers: [
         ...(http && options.metrics ? [{ provide: METRICS, useValue: options.metrics }] : []),
         { provide: APP_GUARD, useExisting: ApiKeyAuthGuard },

@@ -25,14 +25,29 @@ describe('root key bootstrap across restarts', () => {
    * use, which the probes below record), and whether each key in `probe` authenticates.
    */
   async function start(rootKey: string, probe: string[]) {
-    const config = loadConfig({ PORT: '0', LARDER_DATA_DIR: dataDir, LARDER_ROOT_KEY: rootKey, LARDER_LOG_LEVEL: 'warn', DATABASE_URL: db.url });
+    const config = loadConfig({
+      PORT: '0',
+      LARDER_DATA_DIR: dataDir,
+      LARDER_ROOT_KEY: rootKey,
+      LARDER_LOG_LEVEL: 'warn',
+      DATABASE_URL: db.url,
+    });
     const larder = await createLarderApp(config);
     try {
       await larder.app.listen(0, '127.0.0.1');
       const base = `http://127.0.0.1:${(larder.app.getHttpServer().address() as AddressInfo).port}`;
-      const events = Number((await larder.infra.pool.query(`SELECT count(*) AS n FROM "${config.eventStoreSchema}".events WHERE type <> 'ApiKeyUsed'`)).rows[0].n);
+      const events = Number(
+        (
+          await larder.infra.pool.query(
+            `SELECT count(*) AS n FROM "${config.eventStoreSchema}".events WHERE type <> 'ApiKeyUsed'`,
+          )
+        ).rows[0].n,
+      );
       const authenticates: boolean[] = [];
-      for (const key of probe) authenticates.push((await fetch(`${base}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } })).status === 200);
+      for (const key of probe)
+        authenticates.push(
+          (await fetch(`${base}/v1/api-keys`, { headers: { authorization: `Bearer ${key}` } })).status === 200,
+        );
       return { created: larder.rootKey.created, apiKeyId: larder.rootKey.apiKeyId, events, authenticates };
     } finally {
       await larder.close();

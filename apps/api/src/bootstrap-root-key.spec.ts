@@ -44,7 +44,9 @@ class World {
   } as unknown as CommandBus;
 
   readonly readers: RootKeyReaders = {
-    organizations: { get: async (id) => (id === ROOT_ORGANIZATION_ID && this.organizationRow ? ({ id } as OrganizationEntity) : null) },
+    organizations: {
+      get: async (id) => (id === ROOT_ORGANIZATION_ID && this.organizationRow ? ({ id } as OrganizationEntity) : null),
+    },
     apiKeys: {
       get: async (organizationId, id) => {
         const secretHash = organizationId === ROOT_ORGANIZATION_ID ? this.keyRows.get(id) : undefined;
@@ -58,7 +60,8 @@ describe('bootstrapRootKey', () => {
   let dataDir: string;
   beforeEach(() => (dataDir = mkdtempSync(join(tmpdir(), 'larder-root-key-'))));
   afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
-  const config = (rootKey?: string) => loadConfig({ LARDER_DATA_DIR: dataDir, ...(rootKey ? { LARDER_ROOT_KEY: rootKey } : {}) });
+  const config = (rootKey?: string) =>
+    loadConfig({ LARDER_DATA_DIR: dataDir, ...(rootKey ? { LARDER_ROOT_KEY: rootKey } : {}) });
   const keyIdOf = (secret: string) => uuidFrom(`larder:root-key:${hashSecret(secret)}`);
   /** A start as the server does it: the read models looked in first, then the bootstrap. */
   const boot = (w: World, c: ReturnType<typeof config>) => bootstrapRootKey(w.commands, c, knownRootKey(c, w.readers));
@@ -97,7 +100,10 @@ describe('bootstrapRootKey', () => {
     const r = await boot(w, config('lrd_new_root_key_0123456789'));
     expect(r).toMatchObject({ created: true, apiKeyId: keyIdOf('lrd_new_root_key_0123456789') });
     expect(w.executed).toEqual(['CreateOrganization', 'CreateApiKey']);
-    expect([...w.keyStreams.keys()]).toEqual([keyIdOf('lrd_old_root_key_0123456789'), keyIdOf('lrd_new_root_key_0123456789')]);
+    expect([...w.keyStreams.keys()]).toEqual([
+      keyIdOf('lrd_old_root_key_0123456789'),
+      keyIdOf('lrd_new_root_key_0123456789'),
+    ]);
   });
 
   it('a deleted root key (no row, its stream there) runs the commands as before: refused, so kept, not created', async () => {
@@ -133,7 +139,11 @@ describe('bootstrapRootKey', () => {
     const w = new World();
     await boot(w, config('lrd_known_root_key_0123456789'));
     w.executed = [];
-    const r = await bootstrapRootKey(w.commands, config('lrd_other_root_key_0123456789'), knownRootKey(config('lrd_known_root_key_0123456789'), w.readers));
+    const r = await bootstrapRootKey(
+      w.commands,
+      config('lrd_other_root_key_0123456789'),
+      knownRootKey(config('lrd_known_root_key_0123456789'), w.readers),
+    );
     expect(r.created).toBe(true);
     expect(w.executed).toEqual(['CreateOrganization', 'CreateApiKey']);
   });
@@ -142,9 +152,16 @@ describe('bootstrapRootKey', () => {
     const w = new World();
     await boot(w, config('lrd_failing_root_key_0123456789'));
     w.executed = [];
-    const failing: RootKeyReaders = { ...w.readers, apiKeys: { get: () => Promise.reject(new Error('connection refused')) } };
+    const failing: RootKeyReaders = {
+      ...w.readers,
+      apiKeys: { get: () => Promise.reject(new Error('connection refused')) },
+    };
     await expect(knownRootKey(config('lrd_failing_root_key_0123456789'), failing)).resolves.toBeNull();
-    await bootstrapRootKey(w.commands, config('lrd_failing_root_key_0123456789'), knownRootKey(config('lrd_failing_root_key_0123456789'), failing));
+    await bootstrapRootKey(
+      w.commands,
+      config('lrd_failing_root_key_0123456789'),
+      knownRootKey(config('lrd_failing_root_key_0123456789'), failing),
+    );
     expect(w.executed).toEqual(['CreateOrganization', 'CreateApiKey']);
   });
 

@@ -21,7 +21,11 @@ export interface RootKeyResult {
 }
 
 /** The root key's secret as configured: LARDER_ROOT_KEY, else the key file's (null where there is none yet). */
-function configuredSecret(config: LarderConfig): { secret: string | null; source: RootKeyResult['source']; file: string | null } {
+function configuredSecret(config: LarderConfig): {
+  secret: string | null;
+  source: RootKeyResult['source'];
+  file: string | null;
+} {
   if (config.rootKey) return { secret: config.rootKey, source: 'env', file: null };
   const file = join(config.dataDir, ROOT_KEY_FILE);
   return { secret: existsSync(file) ? readFileSync(file, 'utf8').trim() : null, source: 'file', file };
@@ -48,7 +52,10 @@ export async function knownRootKey(config: LarderConfig, readers: RootKeyReaders
     if (!secret) return null;
     const secretHash = hashSecret(secret);
     const apiKeyId = rootKeyIdOf(secretHash);
-    const [organization, key] = await Promise.all([readers.organizations.get(ROOT_ORGANIZATION_ID), readers.apiKeys.get(ROOT_ORGANIZATION_ID, apiKeyId)]);
+    const [organization, key] = await Promise.all([
+      readers.organizations.get(ROOT_ORGANIZATION_ID),
+      readers.apiKeys.get(ROOT_ORGANIZATION_ID, apiKeyId),
+    ]);
     return organization !== null && key !== null && key.secretHash === secretHash ? apiKeyId : null;
   } catch {
     return null;
@@ -65,7 +72,11 @@ export async function knownRootKey(config: LarderConfig, readers: RootKeyReaders
  * Anything else (a first start, a new LARDER_ROOT_KEY, a deleted key, a read model rebuilding) runs
  * them as before.
  */
-export async function bootstrapRootKey(commands: CommandBus, config: LarderConfig, known?: Promise<string | null>): Promise<RootKeyResult> {
+export async function bootstrapRootKey(
+  commands: CommandBus,
+  config: LarderConfig,
+  known?: Promise<string | null>,
+): Promise<RootKeyResult> {
   const logger = new Logger('Bootstrap');
   const configured = configuredSecret(config);
   const { source, file } = configured;
@@ -83,14 +94,25 @@ export async function bootstrapRootKey(commands: CommandBus, config: LarderConfi
   } else {
     await commands.execute(new CreateOrganizationCommand('root', { organizationId: ROOT_ORGANIZATION_ID, root: true }));
     try {
-      await commands.execute(new CreateApiKeyCommand(ROOT_ORGANIZATION_ID, 'root admin key', null, null, { admin: true, apiKeyId, secret, actor: 'bootstrap' }));
+      await commands.execute(
+        new CreateApiKeyCommand(ROOT_ORGANIZATION_ID, 'root admin key', null, null, {
+          admin: true,
+          apiKeyId,
+          secret,
+          actor: 'bootstrap',
+        }),
+      );
     } catch (err) {
       if (!(err instanceof ConflictError)) throw err;
       created = false;
     }
   }
   if (created) {
-    logger.log(source === 'env' ? `root admin key ${apiKeyId} created from LARDER_ROOT_KEY` : `root admin key ${apiKeyId} created; its secret is in ${file} (mode 0600)`);
+    logger.log(
+      source === 'env'
+        ? `root admin key ${apiKeyId} created from LARDER_ROOT_KEY`
+        : `root admin key ${apiKeyId} created; its secret is in ${file} (mode 0600)`,
+    );
   } else {
     logger.log(`root admin key ${apiKeyId} kept${file ? ` (secret in ${file})` : ' (LARDER_ROOT_KEY)'}`);
   }

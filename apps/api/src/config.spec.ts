@@ -11,7 +11,14 @@ import { createWebSearch } from './adapters/web-search';
 describe('LLM configuration', () => {
   it('has no LLM without LARDER_LLM_URL', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ llmUrl: null, llmApiKey: null, llmModel: null, llmTimeoutMs: 60_000, llmStreamIdleTimeoutMs: 30_000, llmMaxRetries: 2 });
+    expect(config).toMatchObject({
+      llmUrl: null,
+      llmApiKey: null,
+      llmModel: null,
+      llmTimeoutMs: 60_000,
+      llmStreamIdleTimeoutMs: 30_000,
+      llmMaxRetries: 2,
+    });
     expect(createLlm(config)).toBeNull();
   });
 
@@ -43,7 +50,9 @@ describe('LLM configuration', () => {
   });
 
   it('refuses a URL that is not http(s) or that carries credentials, without echoing it', () => {
-    expect(() => loadConfig({ LARDER_LLM_URL: 'not a url', LARDER_LLM_MODEL: 'm' })).toThrow(/LARDER_LLM_URL must be an http\(s\) URL/);
+    expect(() => loadConfig({ LARDER_LLM_URL: 'not a url', LARDER_LLM_MODEL: 'm' })).toThrow(
+      /LARDER_LLM_URL must be an http\(s\) URL/,
+    );
     expect(() => loadConfig({ LARDER_LLM_URL: 'ftp://host/v1', LARDER_LLM_MODEL: 'm' })).toThrow(/LARDER_LLM_URL/);
     let message = '';
     try {
@@ -56,14 +65,21 @@ describe('LLM configuration', () => {
   });
 
   it('refuses a malformed number', () => {
-    expect(() => loadConfig({ LARDER_LLM_URL: 'http://h/v1', LARDER_LLM_MODEL: 'm', LARDER_LLM_MAX_RETRIES: 'two' })).toThrow(/LARDER_LLM_MAX_RETRIES/);
+    expect(() =>
+      loadConfig({ LARDER_LLM_URL: 'http://h/v1', LARDER_LLM_MODEL: 'm', LARDER_LLM_MAX_RETRIES: 'two' }),
+    ).toThrow(/LARDER_LLM_MAX_RETRIES/);
   });
 });
 
 describe('web search configuration', () => {
   it('has no web search without a provider’s settings', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ webSearchProviders: [], webSearchTimeoutMs: 5000, webSearchMaxResults: 20, webSearchMaxBytes: 2 * 1024 * 1024 });
+    expect(config).toMatchObject({
+      webSearchProviders: [],
+      webSearchTimeoutMs: 5000,
+      webSearchMaxResults: 20,
+      webSearchMaxBytes: 2 * 1024 * 1024,
+    });
     expect(createWebSearch(config)).toBeNull();
   });
 
@@ -73,8 +89,13 @@ describe('web search configuration', () => {
     const web = createWebSearch(both)!;
     expect(web.providers).toEqual(['searxng', 'brave']);
     expect(JSON.stringify(web)).not.toContain('BSA-config-secret');
-    expect(loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'brave', LARDER_SEARXNG_URL: 'http://h', LARDER_BRAVE_API_KEY: 'k' }).webSearchProviders).toEqual(['brave']);
-    expect(createWebSearch(loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'none', LARDER_SEARXNG_URL: 'http://h' }))).toBeNull();
+    expect(
+      loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'brave', LARDER_SEARXNG_URL: 'http://h', LARDER_BRAVE_API_KEY: 'k' })
+        .webSearchProviders,
+    ).toEqual(['brave']);
+    expect(
+      createWebSearch(loadConfig({ LARDER_WEB_SEARCH_PROVIDERS: 'none', LARDER_SEARXNG_URL: 'http://h' })),
+    ).toBeNull();
   });
 
   it('stops the start on a listed provider without its setting, an unknown provider or a bad URL', () => {
@@ -103,18 +124,29 @@ describe('reranker configuration', () => {
       LARDER_RERANKER_TIMEOUT_MS: '2500',
       LARDER_RERANKER_MAX_RETRIES: '1',
     });
-    expect(config).toMatchObject({ reranker: 'http', rerankerFormat: 'cohere', rerankerModel: 'rerank-v3.5', rerankerTimeoutMs: 2500, rerankerMaxRetries: 1, rerankerBatchSize: 100 });
+    expect(config).toMatchObject({
+      reranker: 'http',
+      rerankerFormat: 'cohere',
+      rerankerModel: 'rerank-v3.5',
+      rerankerTimeoutMs: 2500,
+      rerankerMaxRetries: 1,
+      rerankerBatchSize: 100,
+    });
     const reranker = createReranker(config) as HttpReranker;
     expect(reranker).toBeInstanceOf(HttpReranker);
     expect(reranker.endpoint).toBe('https://api.cohere.com/v2/rerank');
     expect(JSON.stringify(reranker)).not.toContain('co-config-secret');
-    expect(loadConfig({ LARDER_RERANKER_URL: 'http://h/v1', LARDER_RERANKER_MODEL: 'm' }).rerankerFormat).toBe('mixedbread');
+    expect(loadConfig({ LARDER_RERANKER_URL: 'http://h/v1', LARDER_RERANKER_MODEL: 'm' }).rerankerFormat).toBe(
+      'mixedbread',
+    );
   });
 
   it('stops the start on a missing URL, model or model directory, an unknown format or kind, or a URL with credentials', () => {
     expect(() => loadConfig({ LARDER_RERANKER: 'http' })).toThrow(/LARDER_RERANKER_URL/);
     expect(() => loadConfig({ LARDER_RERANKER_URL: 'http://h/v1' })).toThrow(/LARDER_RERANKER_MODEL/);
-    expect(() => loadConfig({ LARDER_RERANKER_URL: 'http://h/v1', LARDER_RERANKER_MODEL: 'm', LARDER_RERANKER_FORMAT: 'voyage' })).toThrow(/LARDER_RERANKER_FORMAT/);
+    expect(() =>
+      loadConfig({ LARDER_RERANKER_URL: 'http://h/v1', LARDER_RERANKER_MODEL: 'm', LARDER_RERANKER_FORMAT: 'voyage' }),
+    ).toThrow(/LARDER_RERANKER_FORMAT/);
     expect(() => loadConfig({ LARDER_RERANKER: 'gpu' })).toThrow(/LARDER_RERANKER must be one of/);
     expect(() => loadConfig({ LARDER_RERANKER: 'onnx' })).toThrow(/LARDER_RERANKER_MODEL_DIR/);
     let message = '';
@@ -131,8 +163,17 @@ describe('reranker configuration', () => {
     const root = mkdtempSync(join(tmpdir(), 'larder-rerank-config-'));
     try {
       writeTinyCrossEncoder(join(root, 'cross'), ['jam']);
-      const config = loadConfig({ LARDER_RERANKER_MODEL_DIR: join(root, 'cross'), LARDER_RERANKER_MAX_LENGTH: '128', LARDER_RERANKER_DTYPE: 'q8' });
-      expect(config).toMatchObject({ reranker: 'onnx', rerankerDtype: 'q8', rerankerMaxLength: 128, rerankerBatchSize: 16 });
+      const config = loadConfig({
+        LARDER_RERANKER_MODEL_DIR: join(root, 'cross'),
+        LARDER_RERANKER_MAX_LENGTH: '128',
+        LARDER_RERANKER_DTYPE: 'q8',
+      });
+      expect(config).toMatchObject({
+        reranker: 'onnx',
+        rerankerDtype: 'q8',
+        rerankerMaxLength: 128,
+        rerankerBatchSize: 16,
+      });
       const reranker = createReranker(config) as OnnxReranker;
       expect(reranker).toBeInstanceOf(OnnxReranker);
       expect(reranker).toMatchObject({ model: 'onnx:cross', maxLength: 128, batchSize: 16 });
@@ -145,23 +186,41 @@ describe('reranker configuration', () => {
 
 describe('search fusion configuration', () => {
   it('gives the bundled model the measured lexical weight and other embedders an even share, unless set', () => {
-    expect(loadConfig({})).toMatchObject({ embedder: 'use-lite', searchFusion: 'relative', searchLexicalWeight: 0.8, searchLexicalFeedback: true, searchLexicalFeedbackMinWords: null });
+    expect(loadConfig({})).toMatchObject({
+      embedder: 'use-lite',
+      searchFusion: 'relative',
+      searchLexicalWeight: 0.8,
+      searchLexicalFeedback: true,
+      searchLexicalFeedbackMinWords: null,
+    });
     expect(loadConfig({ LARDER_EMBEDDING_URL: 'http://127.0.0.1:9/v1' }).searchLexicalWeight).toBe(0.5);
     expect(loadConfig({ LARDER_ONNX_MODEL_DIR: '/models/x' }).searchLexicalWeight).toBe(0.5);
-    expect(loadConfig({ LARDER_SEARCH_LEXICAL_WEIGHT: '0.3', LARDER_SEARCH_FUSION: 'rrf', LARDER_SEARCH_LEXICAL_FEEDBACK: 'false' })).toMatchObject({
+    expect(
+      loadConfig({
+        LARDER_SEARCH_LEXICAL_WEIGHT: '0.3',
+        LARDER_SEARCH_FUSION: 'rrf',
+        LARDER_SEARCH_LEXICAL_FEEDBACK: 'false',
+      }),
+    ).toMatchObject({
       searchFusion: 'rrf',
       searchLexicalWeight: 0.3,
       searchLexicalFeedback: false,
     });
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: '0' }).searchLexicalFeedbackMinWords).toBe(0);
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: '20' }).searchLexicalFeedbackMinWords).toBe(20);
-    expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: 'many' })).toThrow(/LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS/);
+    expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS: 'many' })).toThrow(
+      /LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS/,
+    );
   });
 
   it('reads BM25 k1, b and the heading weight, refusing values out of range', () => {
     expect(loadConfig({})).toMatchObject({ searchBm25K1: null, searchBm25B: null, searchHeadingWeight: null });
-    expect(loadConfig({ LARDER_SEARCH_BM25_K1: '1.5', LARDER_SEARCH_BM25_B: '0.4', LARDER_SEARCH_HEADING_WEIGHT: '2' })).toMatchObject({ searchBm25K1: 1.5, searchBm25B: 0.4, searchHeadingWeight: 2 });
-    expect(() => loadConfig({ LARDER_SEARCH_BM25_B: '1.5' })).toThrow(/LARDER_SEARCH_BM25_B must be a number from 0 to 1/);
+    expect(
+      loadConfig({ LARDER_SEARCH_BM25_K1: '1.5', LARDER_SEARCH_BM25_B: '0.4', LARDER_SEARCH_HEADING_WEIGHT: '2' }),
+    ).toMatchObject({ searchBm25K1: 1.5, searchBm25B: 0.4, searchHeadingWeight: 2 });
+    expect(() => loadConfig({ LARDER_SEARCH_BM25_B: '1.5' })).toThrow(
+      /LARDER_SEARCH_BM25_B must be a number from 0 to 1/,
+    );
     expect(() => loadConfig({ LARDER_SEARCH_BM25_K1: 'fast' })).toThrow(/LARDER_SEARCH_BM25_K1/);
   });
 
@@ -193,14 +252,21 @@ describe('bundled model runtime', () => {
   it('runs the bundled model with onnxruntime unless LARDER_USE_LITE_RUNTIME says tfjs, and names a bad value', () => {
     expect(loadConfig({}).useLiteRuntime).toBe('onnx');
     expect(loadConfig({ LARDER_USE_LITE_RUNTIME: 'tfjs' }).useLiteRuntime).toBe('tfjs');
-    expect(() => loadConfig({ LARDER_USE_LITE_RUNTIME: 'gpu' })).toThrow('LARDER_USE_LITE_RUNTIME must be onnx (default) or tfjs');
+    expect(() => loadConfig({ LARDER_USE_LITE_RUNTIME: 'gpu' })).toThrow(
+      'LARDER_USE_LITE_RUNTIME must be onnx (default) or tfjs',
+    );
   });
 });
 
 describe('model aliases', () => {
   it('reads LARDER_MODEL_ALIASES as comma-separated alias=model pairs (names may hold slashes and colons)', () => {
     expect(loadConfig({}).modelAliases).toEqual({});
-    expect(loadConfig({ LARDER_MODEL_ALIASES: ' mixedbread-ai/mxbai-embed-large-v1 = universal-sentence-encoder-lite , text-embedding-3-small=onnx:bge ' }).modelAliases).toEqual({
+    expect(
+      loadConfig({
+        LARDER_MODEL_ALIASES:
+          ' mixedbread-ai/mxbai-embed-large-v1 = universal-sentence-encoder-lite , text-embedding-3-small=onnx:bge ',
+      }).modelAliases,
+    ).toEqual({
       'mixedbread-ai/mxbai-embed-large-v1': 'universal-sentence-encoder-lite',
       'text-embedding-3-small': 'onnx:bge',
     });

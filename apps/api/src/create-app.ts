@@ -30,7 +30,8 @@ export { Logger };
 async function untilKeyReadable(reader: ApiKeysReader, key: RootKeyResult, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await reader.get(key.organizationId, key.apiKeyId))) {
-    if (Date.now() > deadline) throw new Error(`the root key ${key.apiKeyId} is stored but its read model did not show it within ${ms} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`the root key ${key.apiKeyId} is stored but its read model did not show it within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }
@@ -49,16 +50,28 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 }
 
 /** Builds the whole HTTP server (not yet listening) from configuration. */
-export async function createLarderApp(config: LarderConfig, options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres>; ivfPrefetch?: IvfPrefetch } = {}): Promise<LarderApp> {
+export async function createLarderApp(
+  config: LarderConfig,
+  options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres>; ivfPrefetch?: IvfPrefetch } = {},
+): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
   // the chunk index opens (its IVF lists taken from the prefetch worker) while the HTTP app is built below
-  const infra = await createInfrastructure(config, { role: 'server', timeline: options.timeline, embedded: options.embedded, ivfPrefetch: options.ivfPrefetch, indexOpenLater: true });
+  const infra = await createInfrastructure(config, {
+    role: 'server',
+    timeline: options.timeline,
+    embedded: options.embedded,
+    ivfPrefetch: options.ivfPrefetch,
+    indexOpenLater: true,
+  });
   try {
     // the index's read worker (a thread of its own: it opens the file read-only and loads the lexical search) starts now, beside the rest of the start, not with the first search;
     // its lexical preload once the server listens (warmUp below)
     infra.chunkIndex.warmUp?.({ deferBackground: true });
     // a restart's root key found in its read models needs no command: looked up now, ahead of the loops' first reads
-    const knownKey = knownRootKey(config, { organizations: new OrganizationsReader(infra.dataSource), apiKeys: new ApiKeysReader(infra.dataSource) });
+    const knownKey = knownRootKey(config, {
+      organizations: new OrganizationsReader(infra.dataSource),
+      apiKeys: new ApiKeysReader(infra.dataSource),
+    });
     infra.runner.start();
     const metrics = config.metrics ? new LarderMetrics() : undefined;
     const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(infra, { metrics }), {
@@ -145,7 +158,9 @@ export function warmUp(infra: Infrastructure, logger: Logger): void {
   // the embedded index's lexical preload, deferred while the server started
   infra.chunkIndex.startBackground?.();
   if (!(infra.embedder instanceof UseLiteEmbedder)) return;
-  infra.embedder.embed(['warm up'], 'query').catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
+  infra.embedder
+    .embed(['warm up'], 'query')
+    .catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
 }
 
 /** LARDER_SHUTDOWN_TIMEOUT_MS (default 10000): how long a drain on SIGTERM or SIGINT may take. */
@@ -153,7 +168,8 @@ export function shutdownTimeoutMs(env: NodeJS.ProcessEnv = process.env): number 
   const v = env.LARDER_SHUTDOWN_TIMEOUT_MS;
   if (v === undefined || v === '') return 10_000;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`LARDER_SHUTDOWN_TIMEOUT_MS must be a non-negative integer, got ${v}`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new Error(`LARDER_SHUTDOWN_TIMEOUT_MS must be a non-negative integer, got ${v}`);
   return n;
 }
 
@@ -172,7 +188,9 @@ export function exitOnSignals(drain: () => Promise<void>, logger: Logger, timeou
     draining = true;
     logger.log(`${signal}: draining (in-flight requests finish; at most ${timeoutMs} ms)`);
     const force = setTimeout(() => {
-      logger.error(`${signal}: the drain did not finish within ${timeoutMs} ms (LARDER_SHUTDOWN_TIMEOUT_MS); exiting anyway`);
+      logger.error(
+        `${signal}: the drain did not finish within ${timeoutMs} ms (LARDER_SHUTDOWN_TIMEOUT_MS); exiting anyway`,
+      );
       process.exit(1);
     }, timeoutMs);
     drain().then(

@@ -9,7 +9,11 @@ import { MessageBus, EventRelayReactor } from '@larder/message-bus';
 import { InProcessMessageBus } from '@larder/message-bus/in-process/in-process.message-bus';
 import type { EmbeddedPostgres } from '@larder/database';
 import { ensureDatabase } from '@larder/database/server-database';
-import { publishEmbeddedDatabase, runningEmbeddedDatabase, unpublishEmbeddedDatabase } from '@larder/database/embedded-database-lock';
+import {
+  publishEmbeddedDatabase,
+  runningEmbeddedDatabase,
+  unpublishEmbeddedDatabase,
+} from '@larder/database/embedded-database-lock';
 import { ProjectionRunner, Reactor } from '@larder/projections/runner';
 import { allProjections, READ_MODEL_ENTITIES } from '@larder/projections';
 import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-storage';
@@ -133,7 +137,12 @@ export async function createInfrastructure(
   mark('database');
 
   // a call the database never answers fails (503 to its request) instead of holding a connection forever
-  const pool = new Pool({ connectionString: databaseUrl, max: 10, query_timeout: config.dbQueryTimeoutMs, connectionTimeoutMillis: config.dbQueryTimeoutMs });
+  const pool = new Pool({
+    connectionString: databaseUrl,
+    max: 10,
+    query_timeout: config.dbQueryTimeoutMs,
+    connectionTimeoutMillis: config.dbQueryTimeoutMs,
+  });
   pool.on('error', (err) => logger.warn(`idle database connection failed: ${err.message}`));
   const dataSource = new DataSource({
     type: 'postgres',
@@ -150,14 +159,23 @@ export async function createInfrastructure(
     const { EsdbEventStore } = await import('@larder/event-store/esdb/esdb.event-store');
     eventStore = EsdbEventStore.fromConnectionString(config.eventStoreUrl);
   } else {
-    const pg = new PostgresEventStore(pool, { schema: config.eventStoreSchema, listen: !embedded && !!config.databaseUrl });
+    const pg = new PostgresEventStore(pool, {
+      schema: config.eventStoreSchema,
+      listen: !embedded && !!config.databaseUrl,
+    });
     await pg.setup();
     eventStore = pg;
   }
 
   // the adapters a configuration does not use (EventStoreDB, NATS, S3, Elasticsearch) are not even loaded
   const bus: MessageBus = config.natsUrl
-    ? await (await import('@larder/message-bus/nats/nats.message-bus')).NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] })
+    ? await (
+        await import('@larder/message-bus/nats/nats.message-bus')
+      ).NatsMessageBus.connect({
+        url: config.natsUrl,
+        stream: config.natsStream,
+        subjects: [`${config.natsSubjectPrefix}.>`],
+      })
     : new InProcessMessageBus();
 
   const platformBlobs = await createPlatformBlobStorage(config);
@@ -173,13 +191,23 @@ export async function createInfrastructure(
   mark('event store and vaults');
 
   const bucketConnector = createBucketConnector(config, outbound);
-  const bucketStorages = new BucketStorages(new BucketsReader(dataSource), secretVault, bucketConnector, eventStore, new SystemClock(), new RandomIdGenerator());
+  const bucketStorages = new BucketStorages(
+    new BucketsReader(dataSource),
+    secretVault,
+    bucketConnector,
+    eventStore,
+    new SystemClock(),
+    new RandomIdGenerator(),
+  );
   const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
 
   const chunkIndex = createChunkIndex(config, options.ivfPrefetch);
   const embedder = createEmbedder(config);
   const reranker = createReranker(config);
-  if (reranker && options.role !== 'cli') logger.log(`reranker ${reranker.model}${reranker instanceof HttpReranker ? ` at ${reranker.endpoint} (${config.rerankerFormat} format)` : ''}`);
+  if (reranker && options.role !== 'cli')
+    logger.log(
+      `reranker ${reranker.model}${reranker instanceof HttpReranker ? ` at ${reranker.endpoint} (${config.rerankerFormat} format)` : ''}`,
+    );
   const llm = createLlm(config);
   if (llm && options.role !== 'cli') logger.log(`LLM ${llm.model} at ${llm.endpoint}`);
   const webSearch = createWebSearch(config);
@@ -190,7 +218,10 @@ export async function createInfrastructure(
   // the copy process manager waits on the stores read model, which the runner built below maintains
   const consistency = { waitFor: (names: readonly ProjectionName[], at: Position | null) => runner.waitFor(names, at) };
   const storeFiles = new StoreFilesReader(dataSource);
-  const copySource = { completedFilesOf: async (storeId: string) => (await storeFiles.allOfStore(storeId)).filter((f) => f.status === 'completed') };
+  const copySource = {
+    completedFilesOf: async (storeId: string) =>
+      (await storeFiles.allOfStore(storeId)).filter((f) => f.status === 'completed'),
+  };
   const reactors: Reactor[] =
     options.reactors === false
       ? []
@@ -199,14 +230,23 @@ export async function createInfrastructure(
           new ActivityStreamReactor(eventStore),
           new StoreCopyReactor(eventStore, consistency, copySource, new SystemClock(), new RandomIdGenerator()),
           new BucketObjectsReactor(bucketStorages, secretVault),
-          new TraceExportReactor(eventStore, consistency, new TraceDestinationsReader(dataSource), traceDeliveries, secretVault, new SystemClock(), traceDeliverySignal),
+          new TraceExportReactor(
+            eventStore,
+            consistency,
+            new TraceDestinationsReader(dataSource),
+            traceDeliveries,
+            secretVault,
+            new SystemClock(),
+            traceDeliverySignal,
+          ),
         ];
   const runner: ProjectionRunner = new ProjectionRunner(eventStore, dataSource, allProjections(), reactors, {
     consistencyTimeoutMs: config.consistencyTimeoutMs,
     runLoops: options.runLoops ?? config.runWorker,
     // an API process beside a separate worker keeps its own embedded chunk index up to date (a replica
     // per process); a shared Elasticsearch index is filled by the worker alone
-    externalLoops: (options.runLoops ?? config.runWorker) || (options.role === 'server' && config.chunkIndex === 'embedded'),
+    externalLoops:
+      (options.runLoops ?? config.runWorker) || (options.role === 'server' && config.chunkIndex === 'embedded'),
     // Embedded: appends come from this process (which nudges the loops) or, rarely, from the CLI
     // beside it, so a slow poll suffices and the single-threaded database stays free for requests.
     pollMs: embedded ? 500 : 25,
@@ -222,7 +262,9 @@ export async function createInfrastructure(
   const sweepTemporary = () =>
     blobs
       .sweepTemporary?.(TEMP_AGE_MS)
-      .then((n) => n && logger.log(`removed ${n} temporary blob file${n === 1 ? '' : 's'} left by an interrupted write`))
+      .then(
+        (n) => n && logger.log(`removed ${n} temporary blob file${n === 1 ? '' : 's'} left by an interrupted write`),
+      )
       .catch((err: Error) => logger.warn(`sweeping temporary blob files: ${err.message}`));
   let sweeper: NodeJS.Timeout | null = null;
   if (options.role !== 'cli') {

@@ -19,7 +19,10 @@ import { StartTimeline } from './start-timeline';
  */
 function startDatabaseEarly(config: LarderConfig, logger: () => Logger): Promise<EmbeddedPostgres> | null {
   if (config.databaseUrl || runningEmbeddedDatabase(config.dataDir)) return null;
-  const started = startEmbeddedPostgresThread({ dataDir: join(config.dataDir, 'pg'), onConnectionError: (err) => logger().warn(err.message) });
+  const started = startEmbeddedPostgresThread({
+    dataDir: join(config.dataDir, 'pg'),
+    onConnectionError: (err) => logger().warn(err.message),
+  });
   // a failure is the infrastructure's to report (it awaits this promise), not an unhandled rejection meanwhile
   started.catch(() => undefined);
   return started;
@@ -56,9 +59,12 @@ function bundleIsCurrent(manifest: string): boolean {
 /** One line that says why the server cannot take its address (a port in use, or not permitted), or null for any other error. */
 function cannotListen(err: NodeJS.ErrnoException, config: LarderConfig): string | null {
   const where = `${config.host}:${config.port}`;
-  if (err?.code === 'EADDRINUSE') return `Larder cannot listen on ${where}: the port is in use. Stop what holds it, or set PORT to a free port.`;
-  if (err?.code === 'EACCES') return `Larder cannot listen on ${where}: not permitted (ports below 1024 need privileges). Set PORT to a port from 1024 up.`;
-  if (err?.code === 'EADDRNOTAVAIL') return `Larder cannot listen on ${where}: this machine has no such address. Set HOST to one of its addresses (or 0.0.0.0).`;
+  if (err?.code === 'EADDRINUSE')
+    return `Larder cannot listen on ${where}: the port is in use. Stop what holds it, or set PORT to a free port.`;
+  if (err?.code === 'EACCES')
+    return `Larder cannot listen on ${where}: not permitted (ports below 1024 need privileges). Set PORT to a port from 1024 up.`;
+  if (err?.code === 'EADDRNOTAVAIL')
+    return `Larder cannot listen on ${where}: this machine has no such address. Set HOST to one of its addresses (or 0.0.0.0).`;
   return null;
 }
 
@@ -88,7 +94,9 @@ function logFirstSearch(server: Server, logger: Logger, listeningMs: number): vo
     server.off('request', onRequest);
     res.once('finish', () => {
       const at = performance.now();
-      logger.log(`first search answered (${res.statusCode}) ${Math.round(at)} ms after the start, ${Math.round(at - listeningMs)} ms after listening`);
+      logger.log(
+        `first search answered (${res.statusCode}) ${Math.round(at)} ms after the start, ${Math.round(at - listeningMs)} ms after listening`,
+      );
     });
   };
   server.on('request', onRequest);
@@ -102,14 +110,21 @@ async function main(): Promise<void> {
   let infraLogger: Logger | null = null;
   const embedded = startDatabaseEarly(config, () => infraLogger!);
   // the embedded chunk index's IVF lists are read in a worker thread meanwhile too (the index takes them if the file is unchanged)
-  const ivfPrefetch = config.chunkIndex === 'embedded' ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes) : null;
+  const ivfPrefetch =
+    config.chunkIndex === 'embedded'
+      ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes)
+      : null;
   // the rest of the server's modules load now, while the database starts (Nest's Logger from them too: one copy of @nestjs/common)
   const { server, bundled } = await loadServer();
   const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp, Logger } = server;
   infraLogger = new Logger('Infrastructure');
   timeline.mark(bundled ? 'modules (bundle)' : 'modules');
   const shutdownMs = shutdownTimeoutMs();
-  const larder = await createLarderApp(config, { timeline, embedded: embedded ?? undefined, ivfPrefetch: ivfPrefetch ?? undefined });
+  const larder = await createLarderApp(config, {
+    timeline,
+    embedded: embedded ?? undefined,
+    ivfPrefetch: ivfPrefetch ?? undefined,
+  });
   try {
     await larder.app.listen(config.port, config.host);
   } catch (err) {
@@ -120,7 +135,8 @@ async function main(): Promise<void> {
   timeline.mark('listen');
   const logger = new Logger('Larder');
   logger.log(
-    `listening on http://${config.host}:${config.port} ` + `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
+    `listening on http://${config.host}:${config.port} ` +
+      `(event store: ${larder.infra.eventStore.kind}, bus: ${larder.infra.bus.kind}, database: ${larder.infra.embedded ? 'embedded' : 'server'})`,
   );
   logger.log(`started in ${timeline.toString()}`);
   logFirstSearch(larder.app.getHttpServer() as Server, logger, performance.now());

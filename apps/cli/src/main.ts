@@ -45,11 +45,15 @@ async function withInfra<T>(fn: (infra: Infrastructure) => Promise<T>, opts: { l
   }
 }
 
-async function withApp<T>(fn: (commands: CommandBus, infra: Infrastructure, get: <X>(t: new (...a: never[]) => X) => X) => Promise<T>): Promise<T> {
+async function withApp<T>(
+  fn: (commands: CommandBus, infra: Infrastructure, get: <X>(t: new (...a: never[]) => X) => X) => Promise<T>,
+): Promise<T> {
   return withInfra(
     async (infra) => {
       infra.runner.start();
-      const app = await NestFactory.createApplicationContext(AppModule.forRoot(infra, { http: false }), { logger: ['error', 'warn'] });
+      const app = await NestFactory.createApplicationContext(AppModule.forRoot(infra, { http: false }), {
+        logger: ['error', 'warn'],
+      });
       try {
         return await fn(app.get(CommandBus), infra, (t) => app.get(t));
       } finally {
@@ -69,17 +73,35 @@ async function main(argv: string[]): Promise<void> {
     case 'projections':
       await withInfra(async (infra) => {
         const rows = await infra.runner.status();
-        out(['NAME'.padEnd(20), 'KIND'.padEnd(11), 'VERSION'.padEnd(8), 'POSITION'.padEnd(24), 'LAG'.padEnd(8), 'UPDATED'.padEnd(25), 'STATE'].join(' '));
+        out(
+          [
+            'NAME'.padEnd(20),
+            'KIND'.padEnd(11),
+            'VERSION'.padEnd(8),
+            'POSITION'.padEnd(24),
+            'LAG'.padEnd(8),
+            'UPDATED'.padEnd(25),
+            'STATE',
+          ].join(' '),
+        );
         for (const r of rows) {
           const lag = `${r.lag}${r.lagCapped ? '+' : ''}`;
           out(
-            [r.name.padEnd(20), r.kind.padEnd(11), String(r.version).padEnd(8), r.position.padEnd(24), lag.padEnd(8), (r.updatedAt?.toISOString() ?? '-').padEnd(25), r.stuck ? 'STUCK' : 'ok'].join(
-              ' ',
-            ),
+            [
+              r.name.padEnd(20),
+              r.kind.padEnd(11),
+              String(r.version).padEnd(8),
+              r.position.padEnd(24),
+              lag.padEnd(8),
+              (r.updatedAt?.toISOString() ?? '-').padEnd(25),
+              r.stuck ? 'STUCK' : 'ok',
+            ].join(' '),
           );
           if (r.stuck) {
             const s = r.stuck;
-            const what = s.eventId ? `event ${s.eventId} (${s.type} in ${s.stream} at ${s.position})` : 'reading the log';
+            const what = s.eventId
+              ? `event ${s.eventId} (${s.type} in ${s.stream} at ${s.position})`
+              : 'reading the log';
             out(`  STUCK on ${what} since ${s.since.toISOString()}, ${s.attempts} attempts: ${s.error}`);
           }
         }
@@ -90,7 +112,9 @@ async function main(argv: string[]): Promise<void> {
       await withInfra(async (infra) => {
         const t0 = Date.now();
         const r = await infra.runner.replay(sub);
-        out(`replayed ${sub}: ${r.events} events applied, checkpoint ${positionToString(r.position)}, ${Date.now() - t0} ms`);
+        out(
+          `replayed ${sub}: ${r.events} events applied, checkpoint ${positionToString(r.position)}, ${Date.now() - t0} ms`,
+        );
       });
       return;
     }
@@ -98,9 +122,17 @@ async function main(argv: string[]): Promise<void> {
       const config = loadConfig();
       const all = args.includes('--all');
       if (config.natsUrl) {
-        const bus = await NatsMessageBus.connect({ url: config.natsUrl, stream: config.natsStream, subjects: [`${config.natsSubjectPrefix}.>`] });
+        const bus = await NatsMessageBus.connect({
+          url: config.natsUrl,
+          stream: config.natsStream,
+          subjects: [`${config.natsSubjectPrefix}.>`],
+        });
         out(`tailing ${config.natsSubjectPrefix}.> on ${config.natsUrl} (Ctrl-C to stop)`);
-        await bus.subscribe(`${config.natsSubjectPrefix}.>`, (m) => void out(`${m.subject} ${JSON.stringify(m.data)}`), { deliver: all ? 'all' : 'new' });
+        await bus.subscribe(
+          `${config.natsSubjectPrefix}.>`,
+          (m) => void out(`${m.subject} ${JSON.stringify(m.data)}`),
+          { deliver: all ? 'all' : 'new' },
+        );
         await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
         await bus.close();
         return;
@@ -127,7 +159,9 @@ async function main(argv: string[]): Promise<void> {
         const name = flag(args, 'name');
         if (!name) throw new Error('orgs create needs --name');
         await withApp(async (commands) => {
-          const r: OrganizationCreatedResult = await commands.execute(new CreateOrganizationCommand(name, { actor: 'cli' }));
+          const r: OrganizationCreatedResult = await commands.execute(
+            new CreateOrganizationCommand(name, { actor: 'cli' }),
+          );
           out(r.organizationId);
         });
         return;
@@ -139,7 +173,12 @@ async function main(argv: string[]): Promise<void> {
         if (!org) throw new Error('keys create needs --org <organization id>');
         await withApp(async (commands, _i, get) => {
           if (!(await get(OrganizationsReader).get(org))) throw new Error(`organization ${org} not found`);
-          const key: ApiKeyCreatedResponse = await commands.execute(new CreateApiKeyCommand(org, flag(args, 'name') ?? 'API Key', null, null, { admin: args.includes('--admin'), actor: 'cli' }));
+          const key: ApiKeyCreatedResponse = await commands.execute(
+            new CreateApiKeyCommand(org, flag(args, 'name') ?? 'API Key', null, null, {
+              admin: args.includes('--admin'),
+              actor: 'cli',
+            }),
+          );
           out(`id:     ${key.id}`);
           out(`secret: ${key.value}`);
         });

@@ -25,10 +25,26 @@ interface ValidationIssue {
 
 /** Reads `{error: {message, code, type}, message}` or `{detail: [{loc, msg, type}]}` (422) into an ApiError. */
 export function apiError(status: number, body: unknown, fallback: string): ApiError {
-  const b = (body ?? {}) as { message?: unknown; error?: { message?: unknown; code?: unknown; type?: unknown }; detail?: unknown };
-  const details = Array.isArray(b.detail) ? (b.detail as ValidationIssue[]).map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? 'invalid'}`) : typeof b.detail === 'string' ? [b.detail] : [];
-  const message = typeof b.message === 'string' && b.message ? b.message : typeof b.error?.message === 'string' ? b.error.message : details.length ? 'The request is invalid.' : fallback;
-  const code = typeof b.error?.type === 'string' ? b.error.type : typeof b.error?.code === 'string' ? b.error.code : null;
+  const b = (body ?? {}) as {
+    message?: unknown;
+    error?: { message?: unknown; code?: unknown; type?: unknown };
+    detail?: unknown;
+  };
+  const details = Array.isArray(b.detail)
+    ? (b.detail as ValidationIssue[]).map((d) => `${(d.loc ?? []).join('.')}: ${d.msg ?? 'invalid'}`)
+    : typeof b.detail === 'string'
+      ? [b.detail]
+      : [];
+  const message =
+    typeof b.message === 'string' && b.message
+      ? b.message
+      : typeof b.error?.message === 'string'
+        ? b.error.message
+        : details.length
+          ? 'The request is invalid.'
+          : fallback;
+  const code =
+    typeof b.error?.type === 'string' ? b.error.type : typeof b.error?.code === 'string' ? b.error.code : null;
   return new ApiError(status, message, details, code);
 }
 
@@ -62,7 +78,11 @@ export class Api {
 
   /** The answer as a Response (for headers and streams); a non-2xx answer throws its ApiError. */
   async raw(method: string, path: string, o: RequestOptions = {}): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.key}`, accept: 'application/json', ...o.headers };
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.key}`,
+      accept: 'application/json',
+      ...o.headers,
+    };
     let body: BodyInit | undefined;
     if (o.body !== undefined) {
       headers['content-type'] = 'application/json';
@@ -70,7 +90,14 @@ export class Api {
     }
     let res: Response;
     try {
-      res = await fetch(`${path}${queryString(o.query)}`, { method, headers, body, signal: o.signal, credentials: 'omit', cache: 'no-store' });
+      res = await fetch(`${path}${queryString(o.query)}`, {
+        method,
+        headers,
+        body,
+        signal: o.signal,
+        credentials: 'omit',
+        cache: 'no-store',
+      });
     } catch (err) {
       if ((err as Error)?.name === 'AbortError') throw err;
       throw new ApiError(0, 'The server could not be reached.');
@@ -101,7 +128,14 @@ export class Api {
    * `onProgress` receives bytes sent so far.
    */
   upload<T>(path: string, form: FormData, onProgress: (sent: number) => void, signal?: AbortSignal): Promise<T> {
-    return xhr<T>('POST', path, form, { authorization: `Bearer ${this.key}`, accept: 'application/json' }, onProgress, signal).then(({ status, body }) => {
+    return xhr<T>(
+      'POST',
+      path,
+      form,
+      { authorization: `Bearer ${this.key}`, accept: 'application/json' },
+      onProgress,
+      signal,
+    ).then(({ status, body }) => {
       if (status >= 200 && status < 300) return body as T;
       const error = apiError(status, body, `${status} upload failed`);
       if (status === 401) this.onUnauthorized(error.message);
@@ -114,10 +148,19 @@ export class Api {
  * PUTs one part of a multipart upload to its presigned URL (no API key: the URL's signature is the
  * authority) and returns the ETag the storage answered, which `complete` needs exactly as received.
  */
-export async function putPart(url: string, part: Blob, onProgress: (sent: number) => void, signal?: AbortSignal): Promise<string> {
+export async function putPart(
+  url: string,
+  part: Blob,
+  onProgress: (sent: number) => void,
+  signal?: AbortSignal,
+): Promise<string> {
   const { status, body, etag } = await xhr<unknown>('PUT', url, part, {}, onProgress, signal);
   if (status < 200 || status >= 300) throw apiError(status, body, `part upload failed (${status})`);
-  if (!etag) throw new ApiError(status, 'The storage answered a part without an ETag header (for S3, expose ETag in the bucket CORS rules).');
+  if (!etag)
+    throw new ApiError(
+      status,
+      'The storage answered a part without an ETag header (for S3, expose ETag in the bucket CORS rules).',
+    );
   return etag;
 }
 

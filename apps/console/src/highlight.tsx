@@ -1,10 +1,15 @@
 import type { ReactNode } from 'react';
 
-const STOP = new Set('a an and are as at be by for from has have how i in is it of on or that the this to was what when where which who why will with'.split(' '));
+const STOP = new Set(
+  'a an and are as at be by for from has have how i in is it of on or that the this to was what when where which who why will with'.split(
+    ' ',
+  ),
+);
 
 /** A crude English stem (drop -ing, -ed, -es, -s, -ly) so "freezing" also marks "freeze" and "frozen" is left alone. */
 function stem(w: string): string {
-  for (const suffix of ['ing', 'ed', 'es', 's', 'ly']) if (w.endsWith(suffix) && w.length - suffix.length >= 3) return w.slice(0, -suffix.length);
+  for (const suffix of ['ing', 'ed', 'es', 's', 'ly'])
+    if (w.endsWith(suffix) && w.length - suffix.length >= 3) return w.slice(0, -suffix.length);
   return w;
 }
 

@@ -12,8 +12,18 @@ export interface Loaded<T> {
  * Runs `load` when `key` changes (and on reload), cancelling the previous run; with `pollMs` it runs
  * again every `pollMs` while `shouldPoll(data)` holds (the ingestion status, live).
  */
-export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: string, pollMs = 0, shouldPoll?: (data: T) => boolean): Loaded<T> {
-  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean; key: string }>({ data: null, error: null, loading: true, key });
+export function useLoad<T>(
+  load: (signal: AbortSignal) => Promise<T>,
+  key: string,
+  pollMs = 0,
+  shouldPoll?: (data: T) => boolean,
+): Loaded<T> {
+  const [state, setState] = useState<{ data: T | null; error: unknown; loading: boolean; key: string }>({
+    data: null,
+    error: null,
+    loading: true,
+    key,
+  });
   const [tick, setTick] = useState(0);
   const loadRef = useRef(load);
   const pollRef = useRef(shouldPoll);
@@ -47,5 +57,10 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, key: strin
   }, [key, tick, pollMs]);
 
   const current = state.key === key;
-  return { data: current ? state.data : null, error: current ? state.error : null, loading: !current || state.loading, reload };
+  return {
+    data: current ? state.data : null,
+    error: current ? state.error : null,
+    loading: !current || state.loading,
+    reload,
+  };
 }

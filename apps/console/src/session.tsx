@@ -44,7 +44,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setKey(next);
   }, []);
 
-  const api = useMemo(() => (key ? new Api(key, (message) => signOut(`Signed out: the API key was not accepted (${message}).`)) : null), [key, signOut]);
+  const api = useMemo(
+    () => (key ? new Api(key, (message) => signOut(`Signed out: the API key was not accepted (${message}).`)) : null),
+    [key, signOut],
+  );
 
   const signIn = useCallback(async (candidate: string) => {
     const trimmed = candidate.trim();
@@ -61,7 +64,10 @@ export function SessionProvider({ children }: { children: ReactNode }) {
     setKey(trimmed);
   }, []);
 
-  const value = useMemo<Session>(() => ({ api, keyTail: key ? key.slice(-4) : null, notice, signIn, signOut, replaceKey }), [api, key, notice, signIn, signOut, replaceKey]);
+  const value = useMemo<Session>(
+    () => ({ api, keyTail: key ? key.slice(-4) : null, notice, signIn, signOut, replaceKey }),
+    [api, key, notice, signIn, signOut, replaceKey],
+  );
   return <SessionContext.Provider value={value}>{children}</SessionContext.Provider>;
 }
 

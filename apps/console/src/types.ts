@@ -150,7 +150,12 @@ export interface BillingSummary {
     net_usage_cost: string;
     gross_usage_cost: string;
     balance_applied: string;
-    products: Array<{ product_name: string; gross_usage_cost: string; net_usage_cost: string; balance_applied: string }>;
+    products: Array<{
+      product_name: string;
+      gross_usage_cost: string;
+      net_usage_cost: string;
+      balance_applied: string;
+    }>;
   };
   balance: { current_balance?: number; next_effective_balance?: number; next_effective_date?: string | null };
   usages: Record<string, { current: string; limit?: string | null; unit: string }>;

@@ -16,22 +16,36 @@ export interface UploadProgress {
 }
 
 /** Uploads `file` into the store and returns the store file (its ingestion then runs on the server). */
-export async function uploadToStore(api: Api, storeId: string, file: File, onProgress: (p: UploadProgress) => void, signal?: AbortSignal): Promise<StoreFile> {
+export async function uploadToStore(
+  api: Api,
+  storeId: string,
+  file: File,
+  onProgress: (p: UploadProgress) => void,
+  signal?: AbortSignal,
+): Promise<StoreFile> {
   const total = file.size;
   if (total <= MULTIPART_THRESHOLD) {
     const form = new FormData();
     form.append('file', file, file.name);
     onProgress({ sent: 0, total, phase: 'uploading' });
-    return api.upload<StoreFile>(`/v1/stores/${seg(storeId)}/files/upload`, form, (sent) => onProgress({ sent: Math.min(sent, total), total, phase: 'uploading' }), signal);
+    return api.upload<StoreFile>(
+      `/v1/stores/${seg(storeId)}/files/upload`,
+      form,
+      (sent) => onProgress({ sent: Math.min(sent, total), total, phase: 'uploading' }),
+      signal,
+    );
   }
 
   const partCount = Math.ceil(total / PART_SIZE);
-  const upload = await api.post<{ id: string; part_urls: Array<{ part_number: number; url: string }> }>('/v1/files/uploads', {
-    filename: file.name,
-    file_size: total,
-    mime_type: file.type || 'application/octet-stream',
-    part_count: partCount,
-  });
+  const upload = await api.post<{ id: string; part_urls: Array<{ part_number: number; url: string }> }>(
+    '/v1/files/uploads',
+    {
+      filename: file.name,
+      file_size: total,
+      mime_type: file.type || 'application/octet-stream',
+      part_count: partCount,
+    },
+  );
   const sentPerPart = new Array<number>(partCount + 1).fill(0);
   const report = () => onProgress({ sent: sentPerPart.reduce((a, b) => a + b, 0), total, phase: 'uploading' });
   let created: FileObject;

@@ -15,14 +15,19 @@ import { createInfrastructure } from '../../api/src/infrastructure';
 async function main(): Promise<void> {
   const config = loadConfig();
   const shutdownMs = shutdownTimeoutMs();
-  if (!config.databaseUrl) throw new Error('the worker needs DATABASE_URL (in embedded mode the API process runs the projections itself)');
+  if (!config.databaseUrl)
+    throw new Error('the worker needs DATABASE_URL (in embedded mode the API process runs the projections itself)');
   const infra = await createInfrastructure({ ...config, runWorker: true }, { role: 'server', runLoops: true });
   infra.runner.start();
   // the application context (no HTTP) runs the stores context's background work
-  const app = await NestFactory.createApplicationContext(AppModule.forRoot(infra, { http: false }), { logger: logLevels(config.logLevel) });
+  const app = await NestFactory.createApplicationContext(AppModule.forRoot(infra, { http: false }), {
+    logger: logLevels(config.logLevel),
+  });
   await app.init();
   const logger = new Logger('Worker');
-  logger.log(`running projections, reactors and ingestion (event store: ${infra.eventStore.kind}, bus: ${infra.bus.kind})`);
+  logger.log(
+    `running projections, reactors and ingestion (event store: ${infra.eventStore.kind}, bus: ${infra.bus.kind})`,
+  );
   exitOnSignals(
     async () => {
       await app.close();

@@ -5,7 +5,12 @@ import { ActivityEventResponse, toActivityEventResponse } from './activity.respo
 import type { ActivityListing } from './list-activity.request.dto';
 
 /** A page of one kind of activity of an organization (or one of its stores), newest first. */
-export function pageOfActivity(reader: ActivityReader, organizationId: string, storeId: string | null, l: ActivityListing): Promise<CursorPage<ActivityEventResponse>> {
+export function pageOfActivity(
+  reader: ActivityReader,
+  organizationId: string,
+  storeId: string | null,
+  l: ActivityListing,
+): Promise<CursorPage<ActivityEventResponse>> {
   const q = { organizationId, kinds: [l.kind], storeId, before: l.filterBefore, after: l.filterAfter };
   return paginateByCursor<ActivityRow>(
     { limit: l.limit, after: l.after, before: l.before, include_total: l.includeTotal },

@@ -19,7 +19,12 @@ import { ActivityKind, ActivityRecorded } from './events';
 type Activity = { kind: ActivityKind; storeIds: string[]; at: string; event: Record<string, unknown> };
 
 /** A `search` activity event (`StoreSearchEvent`) of a search, a chunk listing or a facet count. */
-function searchActivity(d: StoreChunksListed['data'] | StoreSearchPerformed['data'], query: string | null, rewrittenQuery: string | null, rerank: boolean): Activity {
+function searchActivity(
+  d: StoreChunksListed['data'] | StoreSearchPerformed['data'],
+  query: string | null,
+  rewrittenQuery: string | null,
+  rerank: boolean,
+): Activity {
   return {
     kind: 'search',
     storeIds: d.storeIds,
@@ -44,7 +49,9 @@ function searchActivity(d: StoreChunksListed['data'] | StoreSearchPerformed['dat
 
 /** A search or grep a chat completion made (hosted tool, or a redeemed tool ticket): the completion and tool call it belongs to. */
 const toolCallOf = (d: { toolCall?: { completionId: string; toolCallId: string; via: string } }) =>
-  d.toolCall ? { completion_id: d.toolCall.completionId, tool_call_id: d.toolCall.toolCallId, tool_call_via: d.toolCall.via } : {};
+  d.toolCall
+    ? { completion_id: d.toolCall.completionId, tool_call_id: d.toolCall.toolCallId, tool_call_via: d.toolCall.via }
+    : {};
 
 /** The public activity event (without id and created_at) a domain event amounts to, if any. */
 export function activityOf(e: RecordedEvent): Activity | null {
@@ -251,10 +258,23 @@ export class ActivityStreamReactor {
       const activityId = uuidFrom(`activity:${e.id}`);
       const entry: ActivityRecorded = {
         type: 'ActivityRecorded',
-        data: { activityId, organizationId, kind: a.kind, storeIds: a.storeIds, sourceEventId: e.id, at: a.at, event: a.event },
+        data: {
+          activityId,
+          organizationId,
+          kind: a.kind,
+          storeIds: a.storeIds,
+          sourceEventId: e.id,
+          at: a.at,
+          event: a.event,
+        },
       };
       const list = byOrg.get(organizationId) ?? [];
-      list.push({ id: activityId, type: entry.type, data: entry.data, metadata: { orgId: organizationId, actor: 'system' } });
+      list.push({
+        id: activityId,
+        type: entry.type,
+        data: entry.data,
+        metadata: { orgId: organizationId, actor: 'system' },
+      });
       byOrg.set(organizationId, list);
     }
     for (const [organizationId, entries] of byOrg) {

@@ -1,5 +1,14 @@
 /** The public event families of the activity API (`/v1/events`), plus Larder's `completion`, `qa`, `embedding` and `reranking`. */
-export const ACTIVITY_KINDS = ['ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'] as const;
+export const ACTIVITY_KINDS = [
+  'ingestion',
+  'search',
+  'agentic_search',
+  'grep',
+  'completion',
+  'qa',
+  'embedding',
+  'reranking',
+] as const;
 export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 
 /**

@@ -19,10 +19,21 @@ export interface ActivityListing {
 export const EventTypeOf = (kinds: readonly string[]) =>
   applyDecorators(
     Check('required', 'missing', 'Field required', (v) => v !== undefined),
-    Check('kind', 'enum', `Input should be ${kinds.map((k) => `'${k}'`).join(', ')}`, (v) => v === undefined || (typeof v === 'string' && kinds.includes(v))),
+    Check(
+      'kind',
+      'enum',
+      `Input should be ${kinds.map((k) => `'${k}'`).join(', ')}`,
+      (v) => v === undefined || (typeof v === 'string' && kinds.includes(v)),
+    ),
   );
 
-const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => v === undefined || v === '' || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())));
+const Datetime = () =>
+  Check(
+    'datetime',
+    'datetime_parsing',
+    'Input should be a valid datetime',
+    (v) => v === undefined || v === '' || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())),
+  );
 const date = (v: string | undefined) => (v === undefined || v === '' ? null : new Date(v));
 
 /** The query of an activity listing: one event type, newest first, cursor pages. */

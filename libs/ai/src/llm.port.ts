@@ -108,6 +108,13 @@ export class LlmError extends DomainError {
   ) {
     super(message);
     this.status = kind === 'timeout' ? 504 : 502;
-    this.type = kind === 'timeout' ? 'llm_timeout' : kind === 'unavailable' ? 'llm_unavailable' : kind === 'bad_response' ? 'llm_bad_response' : 'llm_refused';
+    this.type =
+      kind === 'timeout'
+        ? 'llm_timeout'
+        : kind === 'unavailable'
+          ? 'llm_unavailable'
+          : kind === 'bad_response'
+            ? 'llm_bad_response'
+            : 'llm_refused';
   }
 }

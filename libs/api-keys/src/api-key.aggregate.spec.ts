@@ -44,59 +44,110 @@ describe('API key decider', () => {
     expect(events).toEqual([
       {
         type: 'ApiKeyCreated',
-        data: expect.objectContaining({ apiKeyId: KEY, organizationId: ORG, expiresAt: t(60).toISOString(), scope: [{ method: 'read', resource_type: 'store' }] }),
+        data: expect.objectContaining({
+          apiKeyId: KEY,
+          organizationId: ORG,
+          expiresAt: t(60).toISOString(),
+          scope: [{ method: 'read', resource_type: 'store' }],
+        }),
       },
     ]);
     expect(JSON.stringify(events)).not.toMatch(/mxb_|lrd_/); // only hash + redacted form are given to it
   });
 
   it('refuses to create a key twice', () => {
-    expect(given([created]).when({ ...created.data, type: 'CreateApiKey', expiresAt: null, now: t(1) })).toThrow(ConflictError);
+    expect(given([created]).when({ ...created.data, type: 'CreateApiKey', expiresAt: null, now: t(1) })).toThrow(
+      ConflictError,
+    );
   });
 
   it('treats another organization’s key as missing', () => {
-    expect(given([created]).when({ type: 'RevokeApiKey', apiKeyId: KEY, organizationId: 'other', now: t(1) })).toThrow(NotFoundError);
+    expect(given([created]).when({ type: 'RevokeApiKey', apiKeyId: KEY, organizationId: 'other', now: t(1) })).toThrow(
+      NotFoundError,
+    );
   });
 
   it('revokes once; revoking again appends nothing', () => {
     const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(5).toISOString() } };
-    expect(given([created]).when({ type: 'RevokeApiKey', apiKeyId: KEY, organizationId: ORG, now: t(5) })()).toEqual([revoked]);
-    expect(given([created, revoked]).when({ type: 'RevokeApiKey', apiKeyId: KEY, organizationId: ORG, now: t(6) })()).toEqual([]);
+    expect(given([created]).when({ type: 'RevokeApiKey', apiKeyId: KEY, organizationId: ORG, now: t(5) })()).toEqual([
+      revoked,
+    ]);
+    expect(
+      given([created, revoked]).when({ type: 'RevokeApiKey', apiKeyId: KEY, organizationId: ORG, now: t(6) })(),
+    ).toEqual([]);
   });
 
   it('revocation shows as expires_at in state', () => {
-    const s = [created, { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(5).toISOString() } } as ApiKeyEvent].reduce(apiKeyDecider.evolve, apiKeyDecider.initialState());
+    const s = [
+      created,
+      { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(5).toISOString() } } as ApiKeyEvent,
+    ].reduce(apiKeyDecider.evolve, apiKeyDecider.initialState());
     expect(s.expiresAt).toBe(t(5).toISOString());
     expect(s.status).toBe('revoked');
   });
 
   it('rerolls any key that exists, a revoked one too (which stays revoked), but not a deleted one', () => {
-    const cmd: ApiKeyCommand = { type: 'RerollApiKey', apiKeyId: KEY, organizationId: ORG, secretHash: 'h2', redactedValue: 'r2', now: t(3) };
-    const rerolled = [{ type: 'ApiKeyRerolled', data: { apiKeyId: KEY, secretHash: 'h2', redactedValue: 'r2', rerolledAt: t(3).toISOString() } }];
+    const cmd: ApiKeyCommand = {
+      type: 'RerollApiKey',
+      apiKeyId: KEY,
+      organizationId: ORG,
+      secretHash: 'h2',
+      redactedValue: 'r2',
+      now: t(3),
+    };
+    const rerolled = [
+      {
+        type: 'ApiKeyRerolled',
+        data: { apiKeyId: KEY, secretHash: 'h2', redactedValue: 'r2', rerolledAt: t(3).toISOString() },
+      },
+    ];
     expect(given([created]).when(cmd)()).toEqual(rerolled);
     const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { apiKeyId: KEY, revokedAt: t(2).toISOString() } };
     expect(given([created, revoked]).when(cmd)()).toEqual(rerolled);
-    const after = [created, revoked, ...(rerolled as ApiKeyEvent[])].reduce(apiKeyDecider.evolve, apiKeyDecider.initialState());
+    const after = [created, revoked, ...(rerolled as ApiKeyEvent[])].reduce(
+      apiKeyDecider.evolve,
+      apiKeyDecider.initialState(),
+    );
     expect(after).toMatchObject({ status: 'revoked', expiresAt: t(2).toISOString(), redactedValue: 'r2' });
-    expect(given([created, { type: 'ApiKeyDeleted', data: { apiKeyId: KEY, deletedAt: t(2).toISOString() } }]).when(cmd)).toThrow(NotFoundError);
+    expect(
+      given([created, { type: 'ApiKeyDeleted', data: { apiKeyId: KEY, deletedAt: t(2).toISOString() } }]).when(cmd),
+    ).toThrow(NotFoundError);
   });
 
   it('updates only what is given, and nothing when nothing is given', () => {
-    expect(given([created]).when({ type: 'UpdateApiKey', apiKeyId: KEY, organizationId: ORG, name: 'n', now: t(2) })()).toEqual([
-      { type: 'ApiKeyUpdated', data: { apiKeyId: KEY, name: 'n', updatedAt: t(2).toISOString() } },
-    ]);
-    expect(given([created]).when({ type: 'UpdateApiKey', apiKeyId: KEY, organizationId: ORG, now: t(2) })()).toEqual([]);
+    expect(
+      given([created]).when({ type: 'UpdateApiKey', apiKeyId: KEY, organizationId: ORG, name: 'n', now: t(2) })(),
+    ).toEqual([{ type: 'ApiKeyUpdated', data: { apiKeyId: KEY, name: 'n', updatedAt: t(2).toISOString() } }]);
+    expect(given([created]).when({ type: 'UpdateApiKey', apiKeyId: KEY, organizationId: ORG, now: t(2) })()).toEqual(
+      [],
+    );
   });
 
   it('a deleted key is gone for every command', () => {
     const deleted: ApiKeyEvent = { type: 'ApiKeyDeleted', data: { apiKeyId: KEY, deletedAt: t(2).toISOString() } };
-    expect(given([created, deleted]).when({ type: 'DeleteApiKey', apiKeyId: KEY, organizationId: ORG, now: t(3) })).toThrow(NotFoundError);
-    expect(given([created, deleted]).when({ type: 'UpdateApiKey', apiKeyId: KEY, organizationId: ORG, name: 'x', now: t(3) })).toThrow(NotFoundError);
+    expect(
+      given([created, deleted]).when({ type: 'DeleteApiKey', apiKeyId: KEY, organizationId: ORG, now: t(3) }),
+    ).toThrow(NotFoundError);
+    expect(
+      given([created, deleted]).when({
+        type: 'UpdateApiKey',
+        apiKeyId: KEY,
+        organizationId: ORG,
+        name: 'x',
+        now: t(3),
+      }),
+    ).toThrow(NotFoundError);
   });
 
   it('records use at most once per interval', () => {
     const used: ApiKeyEvent = { type: 'ApiKeyUsed', data: { apiKeyId: KEY, usedAt: t(10).toISOString() } };
-    const use = (s: number): ApiKeyCommand => ({ type: 'RecordApiKeyUse', apiKeyId: KEY, organizationId: ORG, now: t(s), minIntervalMs: 30_000 });
+    const use = (s: number): ApiKeyCommand => ({
+      type: 'RecordApiKeyUse',
+      apiKeyId: KEY,
+      organizationId: ORG,
+      now: t(s),
+      minIntervalMs: 30_000,
+    });
     expect(given([created]).when(use(10))()).toEqual([used]);
     expect(given([created, used]).when(use(20))()).toEqual([]);
     expect(given([created, used]).when(use(45))()).toHaveLength(1);

@@ -27,9 +27,23 @@ export type ApiKeyCommand =
       admin: boolean;
       now: Date;
     }
-  | { type: 'UpdateApiKey'; apiKeyId: string; organizationId: string; name?: string; expiresAt?: Date | null; now: Date }
+  | {
+      type: 'UpdateApiKey';
+      apiKeyId: string;
+      organizationId: string;
+      name?: string;
+      expiresAt?: Date | null;
+      now: Date;
+    }
   | { type: 'RevokeApiKey'; apiKeyId: string; organizationId: string; now: Date }
-  | { type: 'RerollApiKey'; apiKeyId: string; organizationId: string; secretHash: string; redactedValue: string; now: Date }
+  | {
+      type: 'RerollApiKey';
+      apiKeyId: string;
+      organizationId: string;
+      secretHash: string;
+      redactedValue: string;
+      now: Date;
+    }
   | { type: 'DeleteApiKey'; apiKeyId: string; organizationId: string; now: Date }
   | { type: 'RecordApiKeyUse'; apiKeyId: string; organizationId: string; now: Date; minIntervalMs: number };
 
@@ -70,7 +84,12 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
           updatedAt: event.data.updatedAt,
         };
       case 'ApiKeyRevoked':
-        return { ...state, status: 'revoked', expiresAt: earliest(state.expiresAt, event.data.revokedAt), updatedAt: event.data.revokedAt };
+        return {
+          ...state,
+          status: 'revoked',
+          expiresAt: earliest(state.expiresAt, event.data.revokedAt),
+          updatedAt: event.data.revokedAt,
+        };
       case 'ApiKeyRerolled':
         return { ...state, redactedValue: event.data.redactedValue, updatedAt: event.data.rerolledAt };
       case 'ApiKeyDeleted':
@@ -117,7 +136,9 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
             data: {
               apiKeyId: command.apiKeyId,
               ...(command.name !== undefined ? { name: command.name } : {}),
-              ...(command.expiresAt !== undefined ? { expiresAt: command.expiresAt ? command.expiresAt.toISOString() : null } : {}),
+              ...(command.expiresAt !== undefined
+                ? { expiresAt: command.expiresAt ? command.expiresAt.toISOString() : null }
+                : {}),
               updatedAt: now,
             },
           },
@@ -127,7 +148,17 @@ export const apiKeyDecider: Decider<ApiKeyState, ApiKeyCommand, ApiKeyEvent> = {
         return [{ type: 'ApiKeyRevoked', data: { apiKeyId: command.apiKeyId, revokedAt: now } }];
       case 'RerollApiKey':
         // any key that exists can be rerolled; a revoked key stays revoked (its new secret is refused too)
-        return [{ type: 'ApiKeyRerolled', data: { apiKeyId: command.apiKeyId, secretHash: command.secretHash, redactedValue: command.redactedValue, rerolledAt: now } }];
+        return [
+          {
+            type: 'ApiKeyRerolled',
+            data: {
+              apiKeyId: command.apiKeyId,
+              secretHash: command.secretHash,
+              redactedValue: command.redactedValue,
+              rerolledAt: now,
+            },
+          },
+        ];
       case 'DeleteApiKey':
         return [{ type: 'ApiKeyDeleted', data: { apiKeyId: command.apiKeyId, deletedAt: now } }];
       case 'RecordApiKeyUse':

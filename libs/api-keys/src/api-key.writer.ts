@@ -33,7 +33,12 @@ export class ApiKeyWriter {
     const decided = await this.keys.decide(command, actor);
     // a late read model must not let a revoked, rerolled or deleted key through: the guard checks this too
     if (!decided.settled && decided.position && decided.revision !== undefined) {
-      this.unsettled.note(command.apiKeyId, decided.revision, decided.state, command.type === 'RerollApiKey' ? command.secretHash : undefined);
+      this.unsettled.note(
+        command.apiKeyId,
+        decided.revision,
+        decided.state,
+        command.type === 'RerollApiKey' ? command.secretHash : undefined,
+      );
     }
     if (decided.state.status === 'deleted') return { response: null };
     const view = await this.keys.read(

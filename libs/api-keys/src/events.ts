@@ -36,5 +36,13 @@ export interface ApiKeyUsed {
   data: { apiKeyId: string; usedAt: string };
 }
 export type ApiKeyEvent = ApiKeyCreated | ApiKeyUpdated | ApiKeyRevoked | ApiKeyRerolled | ApiKeyDeleted | ApiKeyUsed;
-export const API_KEY_EVENT_TYPES = ['ApiKeyCreated', 'ApiKeyUpdated', 'ApiKeyRevoked', 'ApiKeyRerolled', 'ApiKeyDeleted', 'ApiKeyUsed'] as const;
-export const isApiKeyEvent = (e: { type: string }): e is ApiKeyEvent => (API_KEY_EVENT_TYPES as readonly string[]).includes(e.type);
+export const API_KEY_EVENT_TYPES = [
+  'ApiKeyCreated',
+  'ApiKeyUpdated',
+  'ApiKeyRevoked',
+  'ApiKeyRerolled',
+  'ApiKeyDeleted',
+  'ApiKeyUsed',
+] as const;
+export const isApiKeyEvent = (e: { type: string }): e is ApiKeyEvent =>
+  (API_KEY_EVENT_TYPES as readonly string[]).includes(e.type);

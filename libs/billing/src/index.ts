@@ -20,7 +20,20 @@ export { priceTable, DEFAULT_PRICES, METRICS } from './prices';
 /** Billing from metered activity: the current period's metered costs, priced by the configured table. */
 @Module({
   imports: [CqrsModule],
-  controllers: [GetBillingSummaryHttpController, ListStoreCostsHttpController, GetStoreCostHistogramHttpController, GetParsingCostHistogramHttpController],
-  providers: [BillingReader, StoresReader, PricedUsage, GetBillingSummaryHandler, ListStoreCostsHandler, GetStoreCostHistogramHandler, GetParsingCostHistogramHandler],
+  controllers: [
+    GetBillingSummaryHttpController,
+    ListStoreCostsHttpController,
+    GetStoreCostHistogramHttpController,
+    GetParsingCostHistogramHttpController,
+  ],
+  providers: [
+    BillingReader,
+    StoresReader,
+    PricedUsage,
+    GetBillingSummaryHandler,
+    ListStoreCostsHandler,
+    GetStoreCostHistogramHandler,
+    GetParsingCostHistogramHandler,
+  ],
 })
 export class BillingModule {}

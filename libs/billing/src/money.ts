@@ -18,7 +18,8 @@ export class Money {
     const m = /^(-)?(\d+)(?:\.(\d+))?$/.exec(str);
     if (!m) throw new Error(`not a decimal: ${str}`);
     const frac = (m[3] ?? '').padEnd(Number(Money.SCALE), '0');
-    if (frac.length > Number(Money.SCALE) && /[1-9]/.test(frac.slice(Number(Money.SCALE)))) throw new Error(`more than ${Money.SCALE} decimal places: ${str}`);
+    if (frac.length > Number(Money.SCALE) && /[1-9]/.test(frac.slice(Number(Money.SCALE))))
+      throw new Error(`more than ${Money.SCALE} decimal places: ${str}`);
     const units = BigInt(m[2]) * Money.ONE + BigInt(frac.slice(0, Number(Money.SCALE)) || '0');
     return new Money(m[1] ? -units : units);
   }

@@ -50,7 +50,8 @@ export class PricedUsage {
     for (let d = new Date(period.start); d < period.end; d = new Date(d.getTime() + 86_400_000)) {
       const day = d.toISOString().slice(0, 10);
       const m = new Map<string, Money>();
-      for (const r of rows) if (r.day === day && keep(r)) m.set(r.metric, (m.get(r.metric) ?? Money.zero()).add(r.cost));
+      for (const r of rows)
+        if (r.day === day && keep(r)) m.set(r.metric, (m.get(r.metric) ?? Money.zero()).add(r.cost));
       data.push({
         day: `${day}T00:00:00.000Z`,
         cost: [...m.values()].reduce((a, b) => a.add(b), Money.zero()).toString(),

@@ -46,6 +46,10 @@ export type PriceTable = Record<Metric, Money>;
 
 export function priceTable(json: string | null | undefined): PriceTable {
   const given = json ? (JSON.parse(json) as Record<string, string | number>) : {};
-  for (const k of Object.keys(given)) if (!(k in METRICS)) throw new Error(`LARDER_BILLING_PRICES: unknown metric ${k} (known: ${Object.keys(METRICS).join(', ')})`);
-  return Object.fromEntries((Object.keys(METRICS) as Metric[]).map((m) => [m, Money.parse(String(given[m] ?? DEFAULT_PRICES[m]))])) as PriceTable;
+  for (const k of Object.keys(given))
+    if (!(k in METRICS))
+      throw new Error(`LARDER_BILLING_PRICES: unknown metric ${k} (known: ${Object.keys(METRICS).join(', ')})`);
+  return Object.fromEntries(
+    (Object.keys(METRICS) as Metric[]).map((m) => [m, Money.parse(String(given[m] ?? DEFAULT_PRICES[m]))]),
+  ) as PriceTable;
 }

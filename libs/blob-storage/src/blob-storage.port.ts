@@ -36,11 +36,26 @@ export interface BlobStorage {
    * A presigned PUT URL for one part when the storage serves uploads itself (S3); null when Larder
    * must accept the part (local disk), in which case `putPart` stores it.
    */
-  presignPart(key: string, storageUploadId: string, partNumber: number, expiresInSeconds: number): Promise<string | null>;
-  putPart(key: string, storageUploadId: string, partNumber: number, body: Readable, maxBytes?: number): Promise<PartInfo>;
+  presignPart(
+    key: string,
+    storageUploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+  ): Promise<string | null>;
+  putPart(
+    key: string,
+    storageUploadId: string,
+    partNumber: number,
+    body: Readable,
+    maxBytes?: number,
+  ): Promise<PartInfo>;
   listParts(key: string, storageUploadId: string): Promise<PartInfo[]>;
   /** Assembles the parts in order into `key`; returns size and SHA-256 of the result. */
-  completeMultipart(key: string, storageUploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob>;
+  completeMultipart(
+    key: string,
+    storageUploadId: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+  ): Promise<StoredBlob>;
   abortMultipart(key: string, storageUploadId: string): Promise<void>;
   /**
    * Removes temporary files a crashed write left behind (untouched for `olderThanMs`); answers how

@@ -27,9 +27,15 @@ export function parseBucketBlobKey(key: string): { bucketId: string; key: string
  * a newer one is writing.
  */
 export const storeObjectsPrefix = (bucketId: string, storeId: string) => bucketBlobKey(bucketId, `stores/${storeId}/`);
-export const storeFileObjectsPrefix = (bucketId: string, storeId: string, fileId: string) => bucketBlobKey(bucketId, `stores/${storeId}/files/${fileId}/`);
-export const storeFileObjectKey = (bucketId: string, storeId: string, fileId: string, generation: number, name: string) =>
-  bucketBlobKey(bucketId, `stores/${storeId}/files/${fileId}/g${generation}/${name}`);
+export const storeFileObjectsPrefix = (bucketId: string, storeId: string, fileId: string) =>
+  bucketBlobKey(bucketId, `stores/${storeId}/files/${fileId}/`);
+export const storeFileObjectKey = (
+  bucketId: string,
+  storeId: string,
+  fileId: string,
+  generation: number,
+  name: string,
+) => bucketBlobKey(bucketId, `stores/${storeId}/files/${fileId}/g${generation}/${name}`);
 
 /** The generation folder a store file object key is in (null when the key is not one). */
 export function generationOfObjectKey(key: string): number | null {

@@ -22,7 +22,10 @@ export class RoutingBlobStorage implements BlobStorage {
     return this.platform.kind;
   }
 
-  private async route<T>(key: string, op: (storage: BucketStorage | BlobStorage, key: string) => Promise<T>): Promise<T> {
+  private async route<T>(
+    key: string,
+    op: (storage: BucketStorage | BlobStorage, key: string) => Promise<T>,
+  ): Promise<T> {
     const inBucket = parseBucketBlobKey(key);
     if (!inBucket) return op(this.platform, key);
     const { storage, describe } = await this.buckets.storageFor(inBucket.bucketId);
@@ -48,16 +51,31 @@ export class RoutingBlobStorage implements BlobStorage {
   createMultipart(key: string, contentType: string): Promise<string> {
     return this.route(key, (s, k) => s.createMultipart(k, contentType));
   }
-  presignPart(key: string, storageUploadId: string, partNumber: number, expiresInSeconds: number): Promise<string | null> {
+  presignPart(
+    key: string,
+    storageUploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+  ): Promise<string | null> {
     return this.route(key, (s, k) => s.presignPart(k, storageUploadId, partNumber, expiresInSeconds));
   }
-  putPart(key: string, storageUploadId: string, partNumber: number, body: Readable, maxBytes?: number): Promise<PartInfo> {
+  putPart(
+    key: string,
+    storageUploadId: string,
+    partNumber: number,
+    body: Readable,
+    maxBytes?: number,
+  ): Promise<PartInfo> {
     return this.route(key, (s, k) => s.putPart(k, storageUploadId, partNumber, body, maxBytes));
   }
   listParts(key: string, storageUploadId: string): Promise<PartInfo[]> {
     return this.route(key, (s, k) => s.listParts(k, storageUploadId));
   }
-  completeMultipart(key: string, storageUploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob> {
+  completeMultipart(
+    key: string,
+    storageUploadId: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+  ): Promise<StoredBlob> {
     return this.route(key, (s, k) => s.completeMultipart(k, storageUploadId, parts));
   }
   abortMultipart(key: string, storageUploadId: string): Promise<void> {

@@ -1,7 +1,14 @@
 import { Logger } from '@nestjs/common';
 import { Clock, IdGenerator, isPlainObject } from '@larder/kernel';
 import type { EventStore } from '@larder/event-store';
-import { BucketAccessError, BucketConnector, BucketCredentials, BucketHealth, BucketStorage, BucketStorageResolver } from '@larder/blob-storage';
+import {
+  BucketAccessError,
+  BucketConnector,
+  BucketCredentials,
+  BucketHealth,
+  BucketStorage,
+  BucketStorageResolver,
+} from '@larder/blob-storage';
 import { SecretUnreadableError, SecretVault } from '@larder/secrets';
 import type { BucketRow, BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { BucketCommand } from './bucket.aggregate';
@@ -38,23 +45,46 @@ export class BucketStorages implements BucketStorageResolver, BucketHealth {
     if (cached && cached.version === row.credentialsVersion) return cached;
     let credentials: BucketCredentials;
     if (row.authType === 'assume_role') {
-      credentials = { type: 'assume_role', roleArn: row.roleArn!, externalId: row.externalId!, sessionName: roleSessionName(row.id) };
+      credentials = {
+        type: 'assume_role',
+        roleArn: row.roleArn!,
+        externalId: row.externalId!,
+        sessionName: roleSessionName(row.id),
+      };
     } else {
       let sealed: unknown;
       try {
         sealed = JSON.parse(await this.vault.get(row.organizationId, ACCESS_KEY_PURPOSE, row.secretRef ?? ''));
       } catch (err) {
-        if (err instanceof SecretUnreadableError) throw new BucketAccessError('credentials', `${describe}: its stored keys cannot be opened (${err.message})`);
+        if (err instanceof SecretUnreadableError)
+          throw new BucketAccessError('credentials', `${describe}: its stored keys cannot be opened (${err.message})`);
         throw err;
       }
-      if (!isPlainObject(sealed) || typeof sealed.access_key_id !== 'string' || typeof sealed.secret_access_key !== 'string') {
+      if (
+        !isPlainObject(sealed) ||
+        typeof sealed.access_key_id !== 'string' ||
+        typeof sealed.secret_access_key !== 'string'
+      ) {
         throw new BucketAccessError('credentials', `${describe}: its stored keys are malformed`);
       }
-      credentials = { type: 'access_key', accessKeyId: sealed.access_key_id, secretAccessKey: sealed.secret_access_key };
+      credentials = {
+        type: 'access_key',
+        accessKeyId: sealed.access_key_id,
+        secretAccessKey: sealed.secret_access_key,
+      };
     }
     const entry = {
       version: row.credentialsVersion,
-      storage: this.connector.open({ bucket: row.bucket, region: row.region, endpointUrl: row.endpointUrl, prefix: row.prefix, sseKmsKeyId: row.sseKmsKeyId }, credentials),
+      storage: this.connector.open(
+        {
+          bucket: row.bucket,
+          region: row.region,
+          endpointUrl: row.endpointUrl,
+          prefix: row.prefix,
+          sseKmsKeyId: row.sseKmsKeyId,
+        },
+        credentials,
+      ),
       describe,
     };
     this.cache.set(bucketId, entry);
@@ -66,21 +96,40 @@ export class BucketStorages implements BucketStorageResolver, BucketHealth {
     if (!row || row.deletedAt) return;
     const c = command(row);
     if (!c) return;
-    await handleBucket(this.store, c, { orgId: row.organizationId, actor: 'system' }, { newIds: () => this.ids.uuid() });
+    await handleBucket(
+      this.store,
+      c,
+      { orgId: row.organizationId, actor: 'system' },
+      { newIds: () => this.ids.uuid() },
+    );
   }
 
   async failed(bucketId: string, reason: string): Promise<void> {
     await this.record(bucketId, (row) =>
-      row.status === 'error' && row.lastError === reason ? null : { type: 'RecordBucketAccessFailure', bucketId, organizationId: row.organizationId, reason, now: this.clock.now() },
+      row.status === 'error' && row.lastError === reason
+        ? null
+        : {
+            type: 'RecordBucketAccessFailure',
+            bucketId,
+            organizationId: row.organizationId,
+            reason,
+            now: this.clock.now(),
+          },
     );
   }
 
   async worked(bucketId: string): Promise<void> {
-    await this.record(bucketId, (row) => (row.status === 'error' ? { type: 'RecordBucketAccessRestored', bucketId, organizationId: row.organizationId, now: this.clock.now() } : null));
+    await this.record(bucketId, (row) =>
+      row.status === 'error'
+        ? { type: 'RecordBucketAccessRestored', bucketId, organizationId: row.organizationId, now: this.clock.now() }
+        : null,
+    );
   }
 
   /** Reports a failed use without letting the report itself fail the caller. */
   report(bucketId: string, err: BucketAccessError): void {
-    this.failed(bucketId, err.message).catch((e: Error) => this.logger.warn(`recording the failure of bucket ${bucketId}: ${e.message}`));
+    this.failed(bucketId, err.message).catch((e: Error) =>
+      this.logger.warn(`recording the failure of bucket ${bucketId}: ${e.message}`),
+    );
   }
 }

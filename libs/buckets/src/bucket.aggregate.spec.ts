@@ -10,7 +10,15 @@ const BUCKET = '22222222-2222-4222-8222-222222222222';
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const at = (s: number) => t(s).toISOString();
 
-const identity = { bucket: 'acme-docs', region: 'eu-west-1', endpointUrl: null, prefix: 'larder/', sseKmsKeyId: null, provider: 'aws_s3' as const, name: 'docs' };
+const identity = {
+  bucket: 'acme-docs',
+  region: 'eu-west-1',
+  endpointUrl: null,
+  prefix: 'larder/',
+  sseKmsKeyId: null,
+  provider: 'aws_s3' as const,
+  name: 'docs',
+};
 const createKeys: BucketCommand = {
   type: 'CreateBucket',
   bucketId: BUCKET,
@@ -42,7 +50,14 @@ const created: BucketEvent = {
 };
 const createdWithRole: BucketEvent = {
   type: 'BucketCreated',
-  data: { ...created.data, authType: 'assume_role', roleArn: 'arn:aws:iam::123456789012:role/larder', externalId: 'larder-ext', secretRef: null, accessKeyIdLast4: null },
+  data: {
+    ...created.data,
+    authType: 'assume_role',
+    roleArn: 'arn:aws:iam::123456789012:role/larder',
+    externalId: 'larder-ext',
+    secretRef: null,
+    accessKeyIdLast4: null,
+  },
 };
 const rotate = (organizationId = ORG): BucketCommand => ({
   type: 'RotateBucketCredentials',
@@ -53,23 +68,52 @@ const rotate = (organizationId = ORG): BucketCommand => ({
   validatedAt: t(5),
   now: t(5),
 });
-const fail = (reason: string, s = 3): BucketCommand => ({ type: 'RecordBucketAccessFailure', bucketId: BUCKET, organizationId: ORG, reason, now: t(s) });
-const failed = (reason: string, s = 3): BucketEvent => ({ type: 'BucketAccessFailed', data: { bucketId: BUCKET, organizationId: ORG, reason, at: at(s) } });
+const fail = (reason: string, s = 3): BucketCommand => ({
+  type: 'RecordBucketAccessFailure',
+  bucketId: BUCKET,
+  organizationId: ORG,
+  reason,
+  now: t(s),
+});
+const failed = (reason: string, s = 3): BucketEvent => ({
+  type: 'BucketAccessFailed',
+  data: { bucketId: BUCKET, organizationId: ORG, reason, at: at(s) },
+});
 const restore: BucketCommand = { type: 'RecordBucketAccessRestored', bucketId: BUCKET, organizationId: ORG, now: t(4) };
 const remove: BucketCommand = { type: 'DeleteBucket', bucketId: BUCKET, organizationId: ORG, now: t(9) };
-const deleted: BucketEvent = { type: 'BucketDeleted', data: { bucketId: BUCKET, organizationId: ORG, secretRef: 'sec_1', at: at(9) } };
+const deleted: BucketEvent = {
+  type: 'BucketDeleted',
+  data: { bucketId: BUCKET, organizationId: ORG, secretRef: 'sec_1', at: at(9) },
+};
 
 describe('bucket decider', () => {
   it('creates an active bucket at credentials version 1, validated when its probe passed', () => {
     const { state } = given(bucketDecider).when(createKeys).then(created);
-    expect(state).toMatchObject({ status: 'active', credentialsVersion: 1, secretRef: 'sec_1', lastValidatedAt: at(0), lastError: null });
+    expect(state).toMatchObject({
+      status: 'active',
+      credentialsVersion: 1,
+      secretRef: 'sec_1',
+      lastValidatedAt: at(0),
+      lastError: null,
+    });
     given(bucketDecider, created).when(createKeys).thenThrows(ConflictError);
   });
 
   it('rotates an access_key bucket’s keys: a new reference, version + 1, active again', () => {
     const { state } = given(bucketDecider, created, failed('keys revoked'))
       .when(rotate())
-      .then({ type: 'BucketCredentialsRotated', data: { bucketId: BUCKET, organizationId: ORG, secretRef: 'sec_2', accessKeyIdLast4: 'ABCD', credentialsVersion: 2, validatedAt: at(5), at: at(5) } });
+      .then({
+        type: 'BucketCredentialsRotated',
+        data: {
+          bucketId: BUCKET,
+          organizationId: ORG,
+          secretRef: 'sec_2',
+          accessKeyIdLast4: 'ABCD',
+          credentialsVersion: 2,
+          validatedAt: at(5),
+          at: at(5),
+        },
+      });
     expect(state).toMatchObject({ status: 'active', credentialsVersion: 2, secretRef: 'sec_2', lastError: null });
   });
 
@@ -103,7 +147,10 @@ describe('bucket decider', () => {
 
 describe('bucket external id decider', () => {
   it('assigns the first candidate and keeps it', () => {
-    const assigned = { type: 'BucketExternalIdAssigned' as const, data: { organizationId: ORG, externalId: 'larder-a', at: at(0) } };
+    const assigned = {
+      type: 'BucketExternalIdAssigned' as const,
+      data: { organizationId: ORG, externalId: 'larder-a', at: at(0) },
+    };
     given(bucketExternalIdDecider)
       .when({ type: 'AssignBucketExternalId', organizationId: ORG, candidate: 'larder-a', now: t(0) })
       .then(assigned);

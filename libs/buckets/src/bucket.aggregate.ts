@@ -21,7 +21,15 @@ type Created = Omit<BucketCreated['data'], 'credentialsVersion' | 'validatedAt' 
 
 export type BucketCommand =
   | ({ type: 'CreateBucket'; validatedAt: Date; now: Date } & Created)
-  | { type: 'RotateBucketCredentials'; bucketId: string; organizationId: string; secretRef: string; accessKeyIdLast4: string; validatedAt: Date; now: Date }
+  | {
+      type: 'RotateBucketCredentials';
+      bucketId: string;
+      organizationId: string;
+      secretRef: string;
+      accessKeyIdLast4: string;
+      validatedAt: Date;
+      now: Date;
+    }
   | { type: 'RecordBucketAccessFailure'; bucketId: string; organizationId: string; reason: string; now: Date }
   | { type: 'RecordBucketAccessRestored'; bucketId: string; organizationId: string; now: Date }
   | { type: 'DeleteBucket'; bucketId: string; organizationId: string; now: Date };
@@ -78,9 +86,12 @@ export const bucketDecider: Decider<BucketState, BucketCommand, BucketEvent> = {
       const { type: _t, now: _n, validatedAt, ...data } = c;
       void _t;
       void _n;
-      return [{ type: 'BucketCreated', data: { ...data, credentialsVersion: 1, validatedAt: validatedAt.toISOString(), at } }];
+      return [
+        { type: 'BucketCreated', data: { ...data, credentialsVersion: 1, validatedAt: validatedAt.toISOString(), at } },
+      ];
     }
-    if (s.status === 'absent' || s.organizationId !== c.organizationId) throw new NotFoundError(`Bucket ${c.bucketId} not found`);
+    if (s.status === 'absent' || s.organizationId !== c.organizationId)
+      throw new NotFoundError(`Bucket ${c.bucketId} not found`);
     if (s.status === 'deleted') {
       // a late failure report about a deleted bucket changes nothing
       if (c.type === 'RecordBucketAccessFailure' || c.type === 'RecordBucketAccessRestored') return [];
@@ -95,11 +106,20 @@ export const bucketDecider: Decider<BucketState, BucketCommand, BucketEvent> = {
         return [
           {
             type: 'BucketCredentialsRotated',
-            data: { ...ids, secretRef: c.secretRef, accessKeyIdLast4: c.accessKeyIdLast4, credentialsVersion: s.credentialsVersion + 1, validatedAt: c.validatedAt.toISOString(), at },
+            data: {
+              ...ids,
+              secretRef: c.secretRef,
+              accessKeyIdLast4: c.accessKeyIdLast4,
+              credentialsVersion: s.credentialsVersion + 1,
+              validatedAt: c.validatedAt.toISOString(),
+              at,
+            },
           },
         ];
       case 'RecordBucketAccessFailure':
-        return s.status === 'error' && s.lastError === c.reason ? [] : [{ type: 'BucketAccessFailed', data: { ...ids, reason: c.reason, at } }];
+        return s.status === 'error' && s.lastError === c.reason
+          ? []
+          : [{ type: 'BucketAccessFailed', data: { ...ids, reason: c.reason, at } }];
       case 'RecordBucketAccessRestored':
         return s.status === 'error' ? [{ type: 'BucketAccessRestored', data: { ...ids, at } }] : [];
       case 'DeleteBucket':

@@ -1,7 +1,13 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { BadRequestError, ConflictError, NotFoundError, ValidationFailedError, isUuid } from '@larder/kernel';
 import { commandHandler, CommandResult, CommandWriter, WithoutClock, Writes } from '@larder/event-store';
-import { BUCKET_CONNECTOR, BucketAccessError, BucketConnector, BucketCredentials, BucketLocation } from '@larder/blob-storage';
+import {
+  BUCKET_CONNECTOR,
+  BucketAccessError,
+  BucketConnector,
+  BucketCredentials,
+  BucketLocation,
+} from '@larder/blob-storage';
 import { SECRET_VAULT, SecretVault } from '@larder/secrets';
 import { BucketRow, BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
@@ -16,7 +22,9 @@ export const BUCKET_PROJECTIONS = ['buckets'] as const;
 export const ACCESS_KEY_PURPOSE = 'bucket.access_key';
 
 export const handleBucket = commandHandler(bucketDecider, (c: BucketCommand) => bucketStream(c.bucketId));
-export const handleBucketExternalId = commandHandler(bucketExternalIdDecider, (c: AssignBucketExternalId) => bucketExternalIdStream(c.organizationId));
+export const handleBucketExternalId = commandHandler(bucketExternalIdDecider, (c: AssignBucketExternalId) =>
+  bucketExternalIdStream(c.organizationId),
+);
 
 export interface CreateBucketInput {
   name: string;
@@ -86,13 +94,17 @@ export class BucketsWriter {
   private async stateOf(organizationId: string, bucketId: string): Promise<BucketState> {
     if (!isUuid(bucketId)) throw new NotFoundError(`Bucket ${bucketId} not found`);
     const s = await this.writes.fold(bucketDecider, bucketStream(bucketId));
-    if (s.status === 'absent' || s.status === 'deleted' || s.organizationId !== organizationId) throw new NotFoundError(`Bucket ${bucketId} not found`);
+    if (s.status === 'absent' || s.status === 'deleted' || s.organizationId !== organizationId)
+      throw new NotFoundError(`Bucket ${bucketId} not found`);
     return s;
   }
 
   /** The organization's STS external id: assigned on first use, the same ever after. */
   async externalIdOf(organizationId: string, actor: string): Promise<string> {
-    const r = await this.externalIds.run({ type: 'AssignBucketExternalId', organizationId, candidate: `larder-${this.writes.ids.uuid()}` }, actor);
+    const r = await this.externalIds.run(
+      { type: 'AssignBucketExternalId', organizationId, candidate: `larder-${this.writes.ids.uuid()}` },
+      actor,
+    );
     return r.state.externalId!;
   }
 
@@ -102,7 +114,9 @@ export class BucketsWriter {
       await this.connector.probe(location, credentials);
     } catch (err) {
       if (!(err instanceof BucketAccessError)) throw err;
-      throw new ValidationFailedError([{ loc: locOf(err, location), msg: `The bucket check failed: ${err.message}`, type: `bucket_${err.failure}` }]);
+      throw new ValidationFailedError([
+        { loc: locOf(err, location), msg: `The bucket check failed: ${err.message}`, type: `bucket_${err.failure}` },
+      ]);
     }
   }
 
@@ -125,11 +139,23 @@ export class BucketsWriter {
     await this.probe(
       location,
       credentials.type === 'assume_role'
-        ? { type: 'assume_role', roleArn: credentials.role_arn, externalId: externalId!, sessionName: roleSessionName(bucketId) }
-        : { type: 'access_key', accessKeyId: credentials.access_key_id, secretAccessKey: credentials.secret_access_key },
+        ? {
+            type: 'assume_role',
+            roleArn: credentials.role_arn,
+            externalId: externalId!,
+            sessionName: roleSessionName(bucketId),
+          }
+        : {
+            type: 'access_key',
+            accessKeyId: credentials.access_key_id,
+            secretAccessKey: credentials.secret_access_key,
+          },
     );
     const validatedAt = this.writes.now();
-    const secretRef = credentials.type === 'access_key' ? await this.vault.put(organizationId, ACCESS_KEY_PURPOSE, this.sealable(credentials)) : null;
+    const secretRef =
+      credentials.type === 'access_key'
+        ? await this.vault.put(organizationId, ACCESS_KEY_PURPOSE, this.sealable(credentials))
+        : null;
     let created: CommandResult<BucketState>;
     try {
       created = await this.decide(
@@ -155,7 +181,12 @@ export class BucketsWriter {
       );
     } catch (err) {
       // nothing was stored: the sealed keys go again
-      if (secretRef) await this.vault.remove(organizationId, secretRef).catch((e: Error) => this.logger.warn(`sealed keys ${secretRef} of a refused bucket not removed: ${e.message}`));
+      if (secretRef)
+        await this.vault
+          .remove(organizationId, secretRef)
+          .catch((e: Error) =>
+            this.logger.warn(`sealed keys ${secretRef} of a refused bucket not removed: ${e.message}`),
+          );
       throw err;
     }
     return this.answer(organizationId, bucketId, created);
@@ -166,7 +197,10 @@ export class BucketsWriter {
     const c = before.created!;
     // refused before the body is even looked at (the decider refuses it too)
     if (c.authType !== 'access_key') throw new BadRequestError(ROTATE_ASSUME_ROLE(bucketId));
-    const credentials = parseCredentials(body, ['body', 'credentials'], ['access_key']) as Extract<BucketCredentialsInput, { type: 'access_key' }>;
+    const credentials = parseCredentials(body, ['body', 'credentials'], ['access_key']) as Extract<
+      BucketCredentialsInput,
+      { type: 'access_key' }
+    >;
     // the new keys must reach the same bucket, endpoint, region and prefix the bucket was created with
     await this.probe(
       { bucket: c.bucket, region: c.region, endpointUrl: c.endpointUrl, prefix: c.prefix, sseKmsKeyId: c.sseKmsKeyId },
@@ -176,17 +210,38 @@ export class BucketsWriter {
     const secretRef = await this.vault.put(organizationId, ACCESS_KEY_PURPOSE, this.sealable(credentials));
     let rotated: CommandResult<BucketState>;
     try {
-      rotated = await this.decide({ type: 'RotateBucketCredentials', bucketId, organizationId, secretRef, accessKeyIdLast4: credentials.access_key_id.slice(-4), validatedAt }, actor);
+      rotated = await this.decide(
+        {
+          type: 'RotateBucketCredentials',
+          bucketId,
+          organizationId,
+          secretRef,
+          accessKeyIdLast4: credentials.access_key_id.slice(-4),
+          validatedAt,
+        },
+        actor,
+      );
     } catch (err) {
-      await this.vault.remove(organizationId, secretRef).catch((e: Error) => this.logger.warn(`sealed keys ${secretRef} of a refused rotation not removed: ${e.message}`));
+      await this.vault
+        .remove(organizationId, secretRef)
+        .catch((e: Error) =>
+          this.logger.warn(`sealed keys ${secretRef} of a refused rotation not removed: ${e.message}`),
+        );
       throw err;
     }
     // stored: the superseded keys are discarded (a failure here leaves an unreferenced sealed row, never an error)
-    if (before.secretRef) await this.vault.remove(organizationId, before.secretRef).catch((e: Error) => this.logger.warn(`superseded keys ${before.secretRef} not removed: ${e.message}`));
+    if (before.secretRef)
+      await this.vault
+        .remove(organizationId, before.secretRef)
+        .catch((e: Error) => this.logger.warn(`superseded keys ${before.secretRef} not removed: ${e.message}`));
     return this.answer(organizationId, bucketId, rotated);
   }
 
-  async remove(organizationId: string, actor: string, bucketId: string): Promise<{ id: string; deleted: true; object: 'bucket' }> {
+  async remove(
+    organizationId: string,
+    actor: string,
+    bucketId: string,
+  ): Promise<{ id: string; deleted: true; object: 'bucket' }> {
     await this.stateOf(organizationId, bucketId);
     const using = await this.stores.usingBucket(organizationId, bucketId);
     if (using.length) {

@@ -36,7 +36,15 @@ export interface BucketCreated {
 /** New access keys, probed against the same bucket, endpoint, region and prefix before this was recorded. */
 export interface BucketCredentialsRotated {
   type: 'BucketCredentialsRotated';
-  data: { bucketId: string; organizationId: string; secretRef: string; accessKeyIdLast4: string; credentialsVersion: number; validatedAt: string; at: string };
+  data: {
+    bucketId: string;
+    organizationId: string;
+    secretRef: string;
+    accessKeyIdLast4: string;
+    credentialsVersion: number;
+    validatedAt: string;
+    at: string;
+  };
 }
 /** Larder could not use the bucket (credentials revoked, bucket gone, endpoint down): its status is `error`. */
 export interface BucketAccessFailed {
@@ -52,8 +60,15 @@ export interface BucketDeleted {
   type: 'BucketDeleted';
   data: { bucketId: string; organizationId: string; secretRef: string | null; at: string };
 }
-export type BucketEvent = BucketCreated | BucketCredentialsRotated | BucketAccessFailed | BucketAccessRestored | BucketDeleted;
-export const BUCKET_EVENT_TYPES = ['BucketCreated', 'BucketCredentialsRotated', 'BucketAccessFailed', 'BucketAccessRestored', 'BucketDeleted'] as const;
+export type BucketEvent =
+  BucketCreated | BucketCredentialsRotated | BucketAccessFailed | BucketAccessRestored | BucketDeleted;
+export const BUCKET_EVENT_TYPES = [
+  'BucketCreated',
+  'BucketCredentialsRotated',
+  'BucketAccessFailed',
+  'BucketAccessRestored',
+  'BucketDeleted',
+] as const;
 
 /** The organization's STS external id, assigned once (on its first assume_role bucket) and never changed. */
 export interface BucketExternalIdAssigned {

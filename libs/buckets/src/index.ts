@@ -21,7 +21,22 @@ export type { BucketResponse } from './bucket.response';
 /** Customer buckets (bring-your-own S3 storage for stores). Apps bind BUCKET_CONNECTOR, SECRET_VAULT and BUCKET_HEALTH (a BucketStorages). */
 @Module({
   imports: [CqrsModule],
-  controllers: [ListBucketsHttpController, CreateBucketHttpController, GetBucketHttpController, DeleteBucketHttpController, RotateBucketCredentialsHttpController],
-  providers: [BucketsReader, StoresReader, BucketsWriter, CreateBucketHandler, RotateBucketCredentialsHandler, DeleteBucketHandler, ListBucketsHandler, GetBucketHandler],
+  controllers: [
+    ListBucketsHttpController,
+    CreateBucketHttpController,
+    GetBucketHttpController,
+    DeleteBucketHttpController,
+    RotateBucketCredentialsHttpController,
+  ],
+  providers: [
+    BucketsReader,
+    StoresReader,
+    BucketsWriter,
+    CreateBucketHandler,
+    RotateBucketCredentialsHandler,
+    DeleteBucketHandler,
+    ListBucketsHandler,
+    GetBucketHandler,
+  ],
 })
 export class BucketsModule {}

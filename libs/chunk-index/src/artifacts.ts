@@ -36,9 +36,14 @@ const sha = (...parts: string[]) => {
  * Artifacts are kept per organization: reuse (the same content ingested again, a store copy) happens
  * only inside one organization, so no tenant can learn from timing or events that another holds a file.
  */
-export const chunksArtifactKey = (organizationId: string, fileSha256: string, strategy: string, parserVersion: number) =>
-  `artifacts/${organizationId}/chunks/${sha(fileSha256, strategy, String(parserVersion))}.json`;
-export const vectorsArtifactKey = (organizationId: string, model: string, embedTexts: string[]) => `artifacts/${organizationId}/vectors/${sha(model, ...embedTexts)}.f32`;
+export const chunksArtifactKey = (
+  organizationId: string,
+  fileSha256: string,
+  strategy: string,
+  parserVersion: number,
+) => `artifacts/${organizationId}/chunks/${sha(fileSha256, strategy, String(parserVersion))}.json`;
+export const vectorsArtifactKey = (organizationId: string, model: string, embedTexts: string[]) =>
+  `artifacts/${organizationId}/vectors/${sha(model, ...embedTexts)}.f32`;
 
 async function readAll(blobs: BlobStorage, key: string): Promise<Buffer> {
   const parts: Buffer[] = [];
@@ -56,7 +61,12 @@ export async function readChunksArtifact(blobs: BlobStorage, key: string): Promi
 }
 
 /** Vectors: a JSON header line `{model, dimensions, count}` then count × dimensions little-endian float32. */
-export async function writeVectorsArtifact(blobs: BlobStorage, key: string, model: string, vectors: Float32Array[]): Promise<void> {
+export async function writeVectorsArtifact(
+  blobs: BlobStorage,
+  key: string,
+  model: string,
+  vectors: Float32Array[],
+): Promise<void> {
   if ((await blobs.size(key)) !== null) return;
   const dimensions = vectors[0]?.length ?? 0;
   const header = Buffer.from(JSON.stringify({ model, dimensions, count: vectors.length }) + '\n');
@@ -65,14 +75,27 @@ export async function writeVectorsArtifact(blobs: BlobStorage, key: string, mode
   await blobs.put(key, Readable.from([header, body]), { contentType: 'application/octet-stream' });
 }
 
-export async function readVectorsArtifact(blobs: BlobStorage, key: string): Promise<{ model: string; dimensions: number; vectors: Float32Array[] }> {
+export async function readVectorsArtifact(
+  blobs: BlobStorage,
+  key: string,
+): Promise<{ model: string; dimensions: number; vectors: Float32Array[] }> {
   const buf = await readAll(blobs, key);
   const nl = buf.indexOf(10);
-  const { model, dimensions, count } = JSON.parse(buf.subarray(0, nl).toString('utf8')) as { model: string; dimensions: number; count: number };
+  const { model, dimensions, count } = JSON.parse(buf.subarray(0, nl).toString('utf8')) as {
+    model: string;
+    dimensions: number;
+    count: number;
+  };
   const vectors: Float32Array[] = [];
   for (let i = 0; i < count; i++) {
     const start = nl + 1 + i * dimensions * 4;
-    vectors.push(new Float32Array(buf.subarray(start, start + dimensions * 4).buffer.slice(buf.byteOffset + start, buf.byteOffset + start + dimensions * 4)));
+    vectors.push(
+      new Float32Array(
+        buf
+          .subarray(start, start + dimensions * 4)
+          .buffer.slice(buf.byteOffset + start, buf.byteOffset + start + dimensions * 4),
+      ),
+    );
   }
   return { model, dimensions, vectors };
 }

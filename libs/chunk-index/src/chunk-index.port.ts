@@ -2,7 +2,8 @@ import { FilterNode, Position } from '@larder/kernel';
 
 /** A chunk's type follows from its MIME type: an image's chunks are `image_url` chunks. */
 export type IndexedChunkType = 'text' | 'image_url';
-export const chunkTypeOf = (mimeType: string): IndexedChunkType => (mimeType.startsWith('image/') ? 'image_url' : 'text');
+export const chunkTypeOf = (mimeType: string): IndexedChunkType =>
+  mimeType.startsWith('image/') ? 'image_url' : 'text';
 
 /** One chunk as stored in the index (`text`, or `image_url` whose `text` is the OCR text). */
 export interface IndexedChunk {
@@ -34,7 +35,13 @@ export type ChunkIndexOp =
   /** Adds or re-adds a file (a new generation drops the previous generation's chunks). */
   | { op: 'putFile'; file: IndexedFile }
   /** Replaces the file's chunks; ignored unless the file is present at this generation. */
-  | { op: 'setChunks'; storeId: string; fileId: string; generation: number; chunks: Omit<IndexedChunk, 'storeId' | 'fileId' | 'model'>[] }
+  | {
+      op: 'setChunks';
+      storeId: string;
+      fileId: string;
+      generation: number;
+      chunks: Omit<IndexedChunk, 'storeId' | 'fileId' | 'model'>[];
+    }
   /** Attaches one vector per chunk (in chunk order). */
   | { op: 'setVectors'; storeId: string; fileId: string; generation: number; model: string; vectors: Float32Array[] }
   | { op: 'setMetadata'; storeId: string; fileId: string; metadata: unknown }

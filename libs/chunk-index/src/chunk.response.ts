@@ -7,9 +7,21 @@ import type { IndexedChunk, ScoredChunk } from './chunk-index.port';
  * the store, else `image_url` is null). `generated_metadata` is always one of the declared variants.
  */
 export function toChunkResponse(c: IndexedChunk, imageUrl: string | null = null) {
-  const common = { chunk_index: c.chunkIndex, mime_type: c.mimeType, generated_metadata: conformGeneratedMetadata(c.generatedMetadata), model: c.model };
+  const common = {
+    chunk_index: c.chunkIndex,
+    mime_type: c.mimeType,
+    generated_metadata: conformGeneratedMetadata(c.generatedMetadata),
+    model: c.model,
+  };
   if (c.type === 'image_url') {
-    return { type: 'image_url' as const, ...common, ocr_text: c.text, summary: null, context: null, image_url: imageUrl ? { url: imageUrl, format: c.mimeType } : null };
+    return {
+      type: 'image_url' as const,
+      ...common,
+      ocr_text: c.text,
+      summary: null,
+      context: null,
+      image_url: imageUrl ? { url: imageUrl, format: c.mimeType } : null,
+    };
   }
   return { type: 'text' as const, ...common, offset: c.offset, text: c.text, context: null, summary: null };
 }

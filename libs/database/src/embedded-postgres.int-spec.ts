@@ -6,7 +6,13 @@ import { join } from 'path';
 import { Client, Pool } from 'pg';
 import { Column, DataSource, Entity, PrimaryColumn } from 'typeorm';
 import { PostgresEventStore } from '@larder/event-store/postgres/postgres.event-store';
-import { EmbeddedPostgres, publishEmbeddedDatabase, runningEmbeddedDatabase, startEmbeddedPostgres, unpublishEmbeddedDatabase } from './embedded-postgres';
+import {
+  EmbeddedPostgres,
+  publishEmbeddedDatabase,
+  runningEmbeddedDatabase,
+  startEmbeddedPostgres,
+  unpublishEmbeddedDatabase,
+} from './embedded-postgres';
 
 /**
  * Large values through every path the app takes to its database: a TypeORM DataSource (read models),
@@ -84,13 +90,22 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
         for (const mb of SIZES_MB) {
           const id = `pg-${mb}-${randomUUID()}`;
           const text = bigText(mb * MB);
-          await pool.query('INSERT INTO wire_contract_values (id, body, doc) VALUES ($1, $2, $3)', [id, text, JSON.stringify({ s: text, n: mb })]);
-          const extended = await pool.query<{ body: string; doc: { s: string; n: number } }>('SELECT body, doc FROM wire_contract_values WHERE id = $1', [id]);
+          await pool.query('INSERT INTO wire_contract_values (id, body, doc) VALUES ($1, $2, $3)', [
+            id,
+            text,
+            JSON.stringify({ s: text, n: mb }),
+          ]);
+          const extended = await pool.query<{ body: string; doc: { s: string; n: number } }>(
+            'SELECT body, doc FROM wire_contract_values WHERE id = $1',
+            [id],
+          );
           expectSame(extended.rows[0].body, text);
           expectSame(extended.rows[0].doc.s, text);
           expect(extended.rows[0].doc.n).toBe(mb);
           // No parameters: node-postgres sends a simple Query message.
-          const simple = await pool.query<{ body: string; doc: { s: string } }>(`SELECT body, doc FROM wire_contract_values WHERE id = '${id}'`);
+          const simple = await pool.query<{ body: string; doc: { s: string } }>(
+            `SELECT body, doc FROM wire_contract_values WHERE id = '${id}'`,
+          );
           expectSame(simple.rows[0].body, text);
           expectSame(simple.rows[0].doc.s, text);
           await pool.query('DELETE FROM wire_contract_values WHERE id = $1', [id]);
@@ -102,7 +117,13 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
     it(
       'TypeORM DataSource: saves and loads entities with text and jsonb of 1, 4, 16 and 64 MB',
       async () => {
-        const ds = new DataSource({ type: 'postgres', url: target.url, entities: [WireContractValue], synchronize: false, extra: { max: 4 } });
+        const ds = new DataSource({
+          type: 'postgres',
+          url: target.url,
+          entities: [WireContractValue],
+          synchronize: false,
+          extra: { max: 4 },
+        });
         await ds.initialize();
         try {
           const repo = ds.getRepository(WireContractValue);
@@ -120,7 +141,10 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
               await ds.transaction(async (m) => {
                 await m.update(WireContractValue, { id }, { body: changed, doc: { s: changed, n: -mb } });
               });
-              const again = await ds.createQueryBuilder(WireContractValue, 'v').where('v.id = :id', { id }).getOneOrFail();
+              const again = await ds
+                .createQueryBuilder(WireContractValue, 'v')
+                .where('v.id = :id', { id })
+                .getOneOrFail();
               expectSame(again.body, changed);
               expectSame(again.doc.s, changed);
             }
@@ -143,9 +167,13 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
             const stream = `wire_contract-${randomUUID()}`;
             const text = bigText(mb * MB);
             const head = await store.headPosition();
-            await store.appendToStream(stream, [{ type: 'BigValueRecorded', data: { s: text, mb }, metadata: { orgId: 'org-wire-contract' } }], {
-              expectedRevision: 'no_stream',
-            });
+            await store.appendToStream(
+              stream,
+              [{ type: 'BigValueRecorded', data: { s: text, mb }, metadata: { orgId: 'org-wire-contract' } }],
+              {
+                expectedRevision: 'no_stream',
+              },
+            );
             const [read] = await store.readStream(stream);
             expect(read.type).toBe('BigValueRecorded');
             expectSame(read.data.s, text);
@@ -169,15 +197,27 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
         expect(url).toBe(target.url);
         // The CLI opens the same two clients as the server: a pg Pool and a TypeORM DataSource.
         const cliPool = new Pool({ connectionString: url!, max: 10 });
-        const cliDs = new DataSource({ type: 'postgres', url: url!, entities: [WireContractValue], synchronize: false, extra: { max: 10 } });
+        const cliDs = new DataSource({
+          type: 'postgres',
+          url: url!,
+          entities: [WireContractValue],
+          synchronize: false,
+          extra: { max: 10 },
+        });
         await cliDs.initialize();
         try {
           for (const mb of SIZES_MB) {
             const id = `cli-${mb}-${randomUUID()}`;
             const text = bigText(mb * MB);
-            await cliPool.query('INSERT INTO wire_contract_values (id, body, doc) VALUES ($1, $2, $3)', [id, text, { s: text, n: mb }]);
+            await cliPool.query('INSERT INTO wire_contract_values (id, body, doc) VALUES ($1, $2, $3)', [
+              id,
+              text,
+              { s: text, n: mb },
+            ]);
             // The server's own connection reads what the CLI wrote, and the CLI reads it back too.
-            const server = await pool.query<{ body: string }>('SELECT body FROM wire_contract_values WHERE id = $1', [id]);
+            const server = await pool.query<{ body: string }>('SELECT body FROM wire_contract_values WHERE id = $1', [
+              id,
+            ]);
             expectSame(server.rows[0].body, text);
             const cli = await cliDs.getRepository(WireContractValue).findOneByOrFail({ id });
             expectSame(cli.body, text);
@@ -204,7 +244,9 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
         // A result over PostgreSQL's 1 GB value limit fails on the server, with an error, not a dead connection.
         const failing = new Client({ connectionString: target.url });
         await failing.connect();
-        await expect(failing.query(`SELECT repeat('x', $1::int) AS v`, [1024 * MB])).rejects.toThrow(/too large|out of memory|invalid memory/i);
+        await expect(failing.query(`SELECT repeat('x', $1::int) AS v`, [1024 * MB])).rejects.toThrow(
+          /too large|out of memory|invalid memory/i,
+        );
         // A 16 MB document that is not JSON is refused, and the same connection carries on.
         await expect(failing.query('SELECT $1::jsonb AS v', ['{' + 'x'.repeat(16 * MB)])).rejects.toThrow(/json/i);
         expect((await failing.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
@@ -232,7 +274,9 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
         vanishing.on('error', () => undefined);
         await vanishing.connect();
         const lost = vanishing.query(`SELECT repeat('z', $1::int) AS v`, [64 * MB]).catch(() => 'gone');
-        setImmediate(() => (vanishing as unknown as { connection: { stream: import('net').Socket } }).connection.stream.destroy());
+        setImmediate(() =>
+          (vanishing as unknown as { connection: { stream: import('net').Socket } }).connection.stream.destroy(),
+        );
         await lost;
 
         // The bystander's connection still works, transactions included; new connections read and write.
@@ -245,13 +289,23 @@ function largeValuesContract(name: string, open: () => Promise<Target>): void {
           const text = bigText(4 * MB);
           await Promise.all(
             [0, 1, 2].map(async (i) => {
-              await fresh.query('INSERT INTO wire_contract_values (id, body, doc) VALUES ($1, $2, $3)', [`after-${i}`, text, { s: text }]);
-              const r = await fresh.query<{ body: string }>('SELECT body FROM wire_contract_values WHERE id = $1', [`after-${i}`]);
+              await fresh.query('INSERT INTO wire_contract_values (id, body, doc) VALUES ($1, $2, $3)', [
+                `after-${i}`,
+                text,
+                { s: text },
+              ]);
+              const r = await fresh.query<{ body: string }>('SELECT body FROM wire_contract_values WHERE id = $1', [
+                `after-${i}`,
+              ]);
               expectSame(r.rows[0].body, text);
             }),
           );
-          expect((await fresh.query(`SELECT body FROM wire_contract_values WHERE id = 'bystander'`)).rows).toEqual([{ body: 'after' }]);
-          await fresh.query(`DELETE FROM wire_contract_values WHERE id IN ('bystander', 'after-0', 'after-1', 'after-2')`);
+          expect((await fresh.query(`SELECT body FROM wire_contract_values WHERE id = 'bystander'`)).rows).toEqual([
+            { body: 'after' },
+          ]);
+          await fresh.query(
+            `DELETE FROM wire_contract_values WHERE id IN ('bystander', 'after-0', 'after-1', 'after-2')`,
+          );
         } finally {
           await fresh.end();
         }

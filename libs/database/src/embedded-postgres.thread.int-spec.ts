@@ -43,6 +43,8 @@ describe('startEmbeddedPostgresThread', () => {
   it('rejects with the reason when the database cannot start', async () => {
     const file = join(dir, 'not-a-directory');
     writeFileSync(file, 'x');
-    await expect(startEmbeddedPostgresThread({ dataDir: join(file, 'pg') })).rejects.toThrow(/the embedded database did not start/);
+    await expect(startEmbeddedPostgresThread({ dataDir: join(file, 'pg') })).rejects.toThrow(
+      /the embedded database did not start/,
+    );
   }, 120_000);
 });

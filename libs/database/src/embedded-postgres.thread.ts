@@ -1,7 +1,11 @@
 import { moduleWorker } from '@larder/kernel/worker-module';
 import type { EmbeddedPostgres } from './embedded-postgres';
 
-export type FromWorker = { type: 'started'; url: string; port: number } | { type: 'failed'; error: string } | { type: 'connection-error'; message: string } | { type: 'stopped'; error?: string };
+export type FromWorker =
+  | { type: 'started'; url: string; port: number }
+  | { type: 'failed'; error: string }
+  | { type: 'connection-error'; message: string }
+  | { type: 'stopped'; error?: string };
 
 /**
  * `startEmbeddedPostgres` in a worker thread: PGlite (PostgreSQL compiled to WebAssembly) and its wire
@@ -9,8 +13,14 @@ export type FromWorker = { type: 'started'; url: string; port: number } | { type
  * the database starts, and the database's work never holds up the main thread's event loop (clients
  * reach it over the loopback port, as before). This module loads nothing heavy itself.
  */
-export function startEmbeddedPostgresThread(options: { dataDir: string; port?: number; onConnectionError?: (error: Error) => void }): Promise<EmbeddedPostgres> {
-  const worker = moduleWorker(require.resolve('./embedded-postgres.worker'), { workerData: { dataDir: options.dataDir, port: options.port ?? 0 } });
+export function startEmbeddedPostgresThread(options: {
+  dataDir: string;
+  port?: number;
+  onConnectionError?: (error: Error) => void;
+}): Promise<EmbeddedPostgres> {
+  const worker = moduleWorker(require.resolve('./embedded-postgres.worker'), {
+    workerData: { dataDir: options.dataDir, port: options.port ?? 0 },
+  });
   return new Promise<EmbeddedPostgres>((resolve, reject) => {
     let started = false;
     let stopping: Promise<void> | null = null;
@@ -28,7 +38,10 @@ export function startEmbeddedPostgresThread(options: { dataDir: string; port?: n
           port: m.port,
           stop() {
             stopping ??= new Promise<void>((done, fail) => {
-              onStopped = (error) => void worker.terminate().finally(() => (error ? fail(new Error(`stopping the embedded database: ${error}`)) : done()));
+              onStopped = (error) =>
+                void worker
+                  .terminate()
+                  .finally(() => (error ? fail(new Error(`stopping the embedded database: ${error}`)) : done()));
               worker.postMessage({ type: 'stop' });
             });
             return stopping;

@@ -1,7 +1,9 @@
 import { mkdirSync } from 'fs';
 import { PGlite } from '@electric-sql/pglite';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
-const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: import('@electric-sql/pglite').Extension };
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as {
+  pg_trgm: import('@electric-sql/pglite').Extension;
+};
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PgliteWireServer } from './pglite-wire-server';
 
@@ -44,4 +46,9 @@ export async function startEmbeddedPostgres(
   };
 }
 
-export { EMBEDDED_DATABASE_LOCK_FILE, publishEmbeddedDatabase, runningEmbeddedDatabase, unpublishEmbeddedDatabase } from './embedded-database-lock';
+export {
+  EMBEDDED_DATABASE_LOCK_FILE,
+  publishEmbeddedDatabase,
+  runningEmbeddedDatabase,
+  unpublishEmbeddedDatabase,
+} from './embedded-database-lock';

@@ -46,7 +46,8 @@ describe('PgliteWireServer', () => {
     return { socket, received: () => Buffer.concat(chunks) };
   }
 
-  const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
+  const closed = (socket: Socket) =>
+    new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
   it('answers many concurrent connections, each with its own results (extended protocol batches are never mixed)', async () => {
     const clients = await Promise.all(
@@ -98,8 +99,16 @@ describe('PgliteWireServer', () => {
     const pager = new Client({ connectionString: pg.url });
     await pager.connect();
     try {
-      const paged = pager.query({ text: 'SELECT g FROM generate_series(1, 3000) g WHERE g > $1', values: [0], rows: 7 } as unknown as string);
-      const others = Promise.all(Array.from({ length: 20 }, (_, i) => pool.query<{ v: number }>('SELECT $1::int AS v', [i]).then((r) => expect(r.rows[0].v).toBe(i))));
+      const paged = pager.query({
+        text: 'SELECT g FROM generate_series(1, 3000) g WHERE g > $1',
+        values: [0],
+        rows: 7,
+      } as unknown as string);
+      const others = Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          pool.query<{ v: number }>('SELECT $1::int AS v', [i]).then((r) => expect(r.rows[0].v).toBe(i)),
+        ),
+      );
       const [result] = await Promise.all([paged, others]);
       expect(result.rows.map((r: { g: number }) => r.g)).toEqual(Array.from({ length: 3000 }, (_, i) => i + 1));
     } finally {

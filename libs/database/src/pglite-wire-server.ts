@@ -189,7 +189,8 @@ export class PgliteWireServer {
         const type = reader.byte(0);
         const declared = reader.int32(1);
         if (type === null || declared === null) return;
-        if (declared < 4 || declared > MAX_MESSAGE_BYTES) return fail(`invalid length ${declared} for message '${String.fromCharCode(type)}'`);
+        if (declared < 4 || declared > MAX_MESSAGE_BYTES)
+          return fail(`invalid length ${declared} for message '${String.fromCharCode(type)}'`);
         if (reader.available < declared + 1) return;
         const msg = reader.take(declared + 1);
         const t = String.fromCharCode(type);
@@ -216,7 +217,8 @@ export class PgliteWireServer {
     });
     socket.on('close', () => this.drop(conn));
     socket.on('error', (e) => {
-      if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' && (e as NodeJS.ErrnoException).code !== 'EPIPE') fail(e.message);
+      if ((e as NodeJS.ErrnoException).code !== 'ECONNRESET' && (e as NodeJS.ErrnoException).code !== 'EPIPE')
+        fail(e.message);
       socket.destroy();
     });
   }
@@ -334,6 +336,10 @@ export class PgliteWireServer {
         await this.db.execProtocolRawStream(SYNC_MESSAGE, discard);
         if (this.db.isInTransaction()) await this.db.execProtocolRawStream(ROLLBACK_MESSAGE, discard);
       })
-      .catch((e: Error) => this.onConnectionError(new Error(`embedded Postgres: releasing a closed connection's transaction failed: ${e.message}`)));
+      .catch((e: Error) =>
+        this.onConnectionError(
+          new Error(`embedded Postgres: releasing a closed connection's transaction failed: ${e.message}`),
+        ),
+      );
   }
 }

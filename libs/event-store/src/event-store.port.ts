@@ -35,7 +35,11 @@ export interface SubscribeOptions {
  */
 export interface EventStore {
   readonly kind: string;
-  appendToStream(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult>;
+  appendToStream(
+    stream: string,
+    events: NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult>;
   /** Returns [] when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

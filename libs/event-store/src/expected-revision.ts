@@ -3,7 +3,10 @@ import { AppendResult, ExpectedRevision } from './event-store.port';
 
 export function checkExpected(stream: string, expected: ExpectedRevision, current: number | 'no_stream'): void {
   const ok =
-    expected === 'any' || (expected === 'no_stream' && current === 'no_stream') || (expected === 'stream_exists' && current !== 'no_stream') || (typeof expected === 'number' && current === expected);
+    expected === 'any' ||
+    (expected === 'no_stream' && current === 'no_stream') ||
+    (expected === 'stream_exists' && current !== 'no_stream') ||
+    (typeof expected === 'number' && current === expected);
   if (!ok) throw new WrongExpectedRevisionError(stream, expected, current);
 }
 

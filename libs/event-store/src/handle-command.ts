@@ -1,4 +1,12 @@
-import { assertEventSizes, Decider, EventMetadata, NewEvent, Position, RecordedEvent, WrongExpectedRevisionError } from '@larder/kernel';
+import {
+  assertEventSizes,
+  Decider,
+  EventMetadata,
+  NewEvent,
+  Position,
+  RecordedEvent,
+  WrongExpectedRevisionError,
+} from '@larder/kernel';
 import { EventStore, ExpectedRevision } from './event-store.port';
 
 export interface CommandResult<TState> {
@@ -11,14 +19,21 @@ export interface CommandResult<TState> {
 }
 
 /** An aggregate's state from events already read (the decider sees only type and data). */
-export function foldEvents<TState, TCommand, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, TCommand, TEvent>, events: readonly RecordedEvent[]): TState {
+export function foldEvents<TState, TCommand, TEvent extends { type: string; data: unknown }>(
+  decider: Decider<TState, TCommand, TEvent>,
+  events: readonly RecordedEvent[],
+): TState {
   let state = decider.initialState();
   for (const e of events) state = decider.evolve(state, { type: e.type, data: e.data } as unknown as TEvent);
   return state;
 }
 
 /** An aggregate's state from its own stream (never from a read model, which may lag). */
-export async function foldStream<TState, TCommand, TEvent extends { type: string; data: unknown }>(store: EventStore, stream: string, decider: Decider<TState, TCommand, TEvent>): Promise<TState> {
+export async function foldStream<TState, TCommand, TEvent extends { type: string; data: unknown }>(
+  store: EventStore,
+  stream: string,
+  decider: Decider<TState, TCommand, TEvent>,
+): Promise<TState> {
   return foldEvents(decider, await store.readStream(stream));
 }
 
@@ -39,7 +54,13 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
     let state = foldEvents(decider, history);
     const expected: ExpectedRevision = history.length ? history[history.length - 1].revision : 'no_stream';
     const decided = decider.decide(command, state);
-    if (decided.length === 0) return { state, position: null, events: [], revision: history.length ? history[history.length - 1].revision : -1 };
+    if (decided.length === 0)
+      return {
+        state,
+        position: null,
+        events: [],
+        revision: history.length ? history[history.length - 1].revision : -1,
+      };
     const events: NewEvent[] = decided.map((e) => ({
       id: options.newIds?.(),
       type: e.type,
@@ -77,5 +98,6 @@ export function commandHandler<TState, TCommand, TEvent extends { type: string; 
   streamOf: (command: TCommand) => string,
   defaults: { retries?: number } = {},
 ): BoundCommandHandler<TState, TCommand> {
-  return (store, command, metadata, options = {}) => handleCommand(store, streamOf(command), decider, command, metadata, { ...defaults, ...options });
+  return (store, command, metadata, options = {}) =>
+    handleCommand(store, streamOf(command), decider, command, metadata, { ...defaults, ...options });
 }

@@ -1,4 +1,11 @@
-import { NewEvent, PayloadTooLargeError, RecordedEvent, WrongExpectedRevisionError, streamName, uuidFrom } from '@larder/kernel';
+import {
+  NewEvent,
+  PayloadTooLargeError,
+  RecordedEvent,
+  WrongExpectedRevisionError,
+  streamName,
+  uuidFrom,
+} from '@larder/kernel';
 import { EventStore } from './event-store.port';
 
 /** Where records that no append accepts are kept, one `RecordQuarantined` event each. */
@@ -41,7 +48,8 @@ export function isRecordError(err: unknown): boolean {
 }
 
 /** Replaces unpaired UTF-16 surrogates, which JSON stores refuse, by U+FFFD. */
-export const wellFormed = (s: string) => s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
+export const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd');
 
 /**
  * Appends records (activity, request records) so that one bad record never takes the others with it:
@@ -80,9 +88,19 @@ export async function appendIsolating(
   return { appended, quarantined };
 }
 
-async function quarantine(store: EventStore, stream: string, e: NewEvent, err: Error, log: QuarantineLog, now: () => Date): Promise<void> {
+async function quarantine(
+  store: EventStore,
+  stream: string,
+  e: NewEvent,
+  err: Error,
+  log: QuarantineLog,
+  now: () => Date,
+): Promise<void> {
   const detail = (err as { detail?: unknown } | null)?.detail;
-  const reason = wellFormed(`${String(err?.message ?? err)}${typeof detail === 'string' ? ` (${detail})` : ''}`).slice(0, 2000);
+  const reason = wellFormed(`${String(err?.message ?? err)}${typeof detail === 'string' ? ` (${detail})` : ''}`).slice(
+    0,
+    2000,
+  );
   let serialized: string;
   try {
     serialized = JSON.stringify({ data: e.data, metadata: e.metadata ?? null });
@@ -93,13 +111,26 @@ async function quarantine(store: EventStore, stream: string, e: NewEvent, err: E
   const organizationId = e.metadata?.orgId ?? '';
   const record: RecordQuarantined = {
     type: 'RecordQuarantined',
-    data: { stream, recordType: e.type, recordId: e.id ?? null, organizationId, reason, payload, payloadChars: serialized.length, at: now().toISOString() },
+    data: {
+      stream,
+      recordType: e.type,
+      recordId: e.id ?? null,
+      organizationId,
+      reason,
+      payload,
+      payloadChars: serialized.length,
+      at: now().toISOString(),
+    },
   };
   const what = `${e.type}${e.id ? ` ${e.id}` : ''} for ${stream}`;
   try {
     // a record with an id is quarantined once, however often its append is retried
     const id = e.id ? uuidFrom(`quarantine:${e.id}`) : undefined;
-    await store.appendToStream(QUARANTINE_STREAM, [{ id, type: record.type, data: record.data, metadata: { orgId: organizationId, actor: 'system' } }], { expectedRevision: 'any' });
+    await store.appendToStream(
+      QUARANTINE_STREAM,
+      [{ id, type: record.type, data: record.data, metadata: { orgId: organizationId, actor: 'system' } }],
+      { expectedRevision: 'any' },
+    );
     log.error(`quarantined ${what} (kept in ${QUARANTINE_STREAM}): ${reason}`);
   } catch (qErr) {
     // the log is then the only copy
@@ -108,7 +139,16 @@ async function quarantine(store: EventStore, stream: string, e: NewEvent, err: E
 }
 
 /** The quarantine's size and its newest entries (newest first). */
-export async function readQuarantine(store: EventStore, newest = 10): Promise<{ count: number; newest: RecordQuarantined['data'][] }> {
-  const events: RecordedEvent[] = await store.readStream(QUARANTINE_STREAM, { direction: 'backwards', maxCount: newest });
-  return { count: events.length ? events[0].revision + 1 : 0, newest: events.map((e) => e.data as unknown as RecordQuarantined['data']) };
+export async function readQuarantine(
+  store: EventStore,
+  newest = 10,
+): Promise<{ count: number; newest: RecordQuarantined['data'][] }> {
+  const events: RecordedEvent[] = await store.readStream(QUARANTINE_STREAM, {
+    direction: 'backwards',
+    maxCount: newest,
+  });
+  return {
+    count: events.length ? events[0].revision + 1 : 0,
+    newest: events.map((e) => e.data as unknown as RecordQuarantined['data']),
+  };
 }

@@ -8,7 +8,8 @@ type NoteEvent = { type: 'NoteWritten'; data: { text: string; at: string } };
 const noteDecider: Decider<{ text: string | null; at: string | null }, Note, NoteEvent> = {
   initialState: () => ({ text: null, at: null }),
   evolve: (_s, e) => ({ text: e.data.text, at: e.data.at }),
-  decide: (c, s) => (s.text === c.text ? [] : [{ type: 'NoteWritten', data: { text: c.text, at: c.now.toISOString() } }]),
+  decide: (c, s) =>
+    s.text === c.text ? [] : [{ type: 'NoteWritten', data: { text: c.text, at: c.now.toISOString() } }],
 };
 const handleNote = commandHandler(noteDecider, (c: Note) => `note-${c.noteId}`);
 const ORG = '11111111-1111-4111-8111-111111111111';
@@ -18,7 +19,10 @@ function setup(readModel: 'late' | 'caught up') {
   let t = Date.UTC(2026, 0, 1);
   const clock: Clock = { now: () => new Date((t += 1000)) };
   let n = 0;
-  const ids: IdGenerator = { uuid: () => `33333333-3333-4333-8333-${String(++n).padStart(12, '0')}`, secret: () => 's' };
+  const ids: IdGenerator = {
+    uuid: () => `33333333-3333-4333-8333-${String(++n).padStart(12, '0')}`,
+    secret: () => 's',
+  };
   const consistency: ReadModelConsistency = {
     waitFor: async () => {
       if (readModel === 'late') throw new ConsistencyTimeoutError('late');
@@ -34,7 +38,10 @@ describe('CommandWriter: run → settle → read', () => {
     const first = await s.notes.decide({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'rye' }, 'key-1');
     expect(first.state.at).toBe('2026-01-01T00:00:01.000Z');
     const own = new Date(Date.UTC(2025, 5, 1));
-    const second = await s.notes.decide({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'spelt', now: own }, 'key-1');
+    const second = await s.notes.decide(
+      { type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'spelt', now: own },
+      'key-1',
+    );
     expect(second.state.at).toBe(own.toISOString());
     const [e] = await s.store.readStream('note-a');
     expect(e.metadata).toMatchObject({ orgId: ORG, actor: 'key-1' });
@@ -43,7 +50,10 @@ describe('CommandWriter: run → settle → read', () => {
   it('answers from the read model once it caught up, and from the decided state when it is late or its read fails', async () => {
     const fromState = (st: { text: string | null }) => `decided:${st.text}`;
     const caughtUp = setup('caught up');
-    const d1 = await caughtUp.notes.decide({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'rye' }, 'key-1');
+    const d1 = await caughtUp.notes.decide(
+      { type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'rye' },
+      'key-1',
+    );
     expect(d1.settled).toBe(true);
     expect(await caughtUp.notes.read(d1, async () => 'row:rye', fromState)).toBe('row:rye');
     expect(await caughtUp.notes.read(d1, () => Promise.reject(new Error('down')), fromState)).toBe('decided:rye');
@@ -58,7 +68,11 @@ describe('CommandWriter: run → settle → read', () => {
   it('with nothing appended, answers from the read model without waiting', async () => {
     const late = setup('late');
     await late.notes.run({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'rye' }, 'key-1');
-    const again = await late.notes.decide({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'rye' }, 'key-1', false);
+    const again = await late.notes.decide(
+      { type: 'WriteNote', noteId: 'a', organizationId: ORG, text: 'rye' },
+      'key-1',
+      false,
+    );
     expect(again.position).toBeNull();
     expect(
       await late.notes.answer(

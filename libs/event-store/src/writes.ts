@@ -1,5 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, Decider, EventMetadata, ID_GENERATOR, IdGenerator, Position, ProjectionName, READ_MODEL_CONSISTENCY, ReadModelConsistency, settle } from '@larder/kernel';
+import {
+  CLOCK,
+  Clock,
+  Decider,
+  EventMetadata,
+  ID_GENERATOR,
+  IdGenerator,
+  Position,
+  ProjectionName,
+  READ_MODEL_CONSISTENCY,
+  ReadModelConsistency,
+  settle,
+} from '@larder/kernel';
 import { EVENT_STORE, EventStore } from './event-store.port';
 import { BoundCommandHandler, CommandResult, foldStream } from './handle-command';
 
@@ -28,7 +40,12 @@ export class Writes {
     return this.clock.now();
   }
 
-  run<TState, TCommand>(handler: BoundCommandHandler<TState, TCommand>, command: TCommand, metadata: EventMetadata, options: { retries?: number } = {}): Promise<CommandResult<TState>> {
+  run<TState, TCommand>(
+    handler: BoundCommandHandler<TState, TCommand>,
+    command: TCommand,
+    metadata: EventMetadata,
+    options: { retries?: number } = {},
+  ): Promise<CommandResult<TState>> {
     return handler(this.store, command, metadata, { ...options, newIds: () => this.ids.uuid() });
   }
 
@@ -36,11 +53,17 @@ export class Writes {
     return settle(this.consistency, projections, position);
   }
 
-  fold<TState, TCommand, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, TCommand, TEvent>, stream: string): Promise<TState> {
+  fold<TState, TCommand, TEvent extends { type: string; data: unknown }>(
+    decider: Decider<TState, TCommand, TEvent>,
+    stream: string,
+  ): Promise<TState> {
     return foldStream(this.store, stream, decider);
   }
 
-  writer<TState, TCommand extends { now: Date }>(handler: BoundCommandHandler<TState, TCommand>, projections: readonly ProjectionName[]): CommandWriter<TState, TCommand> {
+  writer<TState, TCommand extends { now: Date }>(
+    handler: BoundCommandHandler<TState, TCommand>,
+    projections: readonly ProjectionName[],
+  ): CommandWriter<TState, TCommand> {
     return new CommandWriter(this, handler, projections);
   }
 }
@@ -62,7 +85,10 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
   /** Appends one decision (never waits). `by` is the actor (the command names the organization) or the full metadata. */
   run(command: WithoutClock<TCommand>, by: string | EventMetadata): Promise<CommandResult<TState>> {
     const stamped = { ...command, now: command.now ?? this.writes.now() } as unknown as TCommand;
-    const metadata = typeof by === 'string' ? { orgId: (command as unknown as { organizationId: string }).organizationId, actor: by } : by;
+    const metadata =
+      typeof by === 'string'
+        ? { orgId: (command as unknown as { organizationId: string }).organizationId, actor: by }
+        : by;
     return this.writes.run(this.handler, stamped, metadata);
   }
 
@@ -81,13 +107,21 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
    * The answer after a stored decision: `row()` from the read model once it shows the decision (it
    * settled, or nothing was appended), else — or when that read fails — `fromState` of the decided state.
    */
-  async read<TRow>(decided: Decided<TState>, row: () => Promise<TRow | null | undefined>, fromState: (state: TState) => TRow | Promise<TRow>): Promise<TRow> {
+  async read<TRow>(
+    decided: Decided<TState>,
+    row: () => Promise<TRow | null | undefined>,
+    fromState: (state: TState) => TRow | Promise<TRow>,
+  ): Promise<TRow> {
     const found = decided.settled || decided.position === null ? await row().catch(() => null) : null;
     return found ?? fromState(decided.state);
   }
 
   /** settle → read, for a decision `run` has stored. */
-  async answer<TRow>(result: CommandResult<TState>, row: () => Promise<TRow | null | undefined>, fromState: (state: TState) => TRow | Promise<TRow>): Promise<TRow> {
+  async answer<TRow>(
+    result: CommandResult<TState>,
+    row: () => Promise<TRow | null | undefined>,
+    fromState: (state: TState) => TRow | Promise<TRow>,
+  ): Promise<TRow> {
     return this.read({ ...result, settled: await this.settle(result.position) }, row, fromState);
   }
 }

@@ -69,5 +69,11 @@ export interface MultipartUploadAborted {
   type: 'MultipartUploadAborted';
   data: { uploadId: string; reason: 'aborted' | 'expired'; at: string };
 }
-export type MultipartUploadEvent = MultipartUploadCreated | MultipartUploadPartReceived | MultipartUploadCompleted | MultipartUploadAborted;
-export const MULTIPART_UPLOAD_EVENT_TYPES = ['MultipartUploadCreated', 'MultipartUploadPartReceived', 'MultipartUploadCompleted', 'MultipartUploadAborted'] as const;
+export type MultipartUploadEvent =
+  MultipartUploadCreated | MultipartUploadPartReceived | MultipartUploadCompleted | MultipartUploadAborted;
+export const MULTIPART_UPLOAD_EVENT_TYPES = [
+  'MultipartUploadCreated',
+  'MultipartUploadPartReceived',
+  'MultipartUploadCompleted',
+  'MultipartUploadAborted',
+] as const;

@@ -15,7 +15,14 @@ export function fileDescription(fields: Record<string, string>): string | null |
   const odd = textProblem(v, loc);
   if (odd) throw odd;
   if (v.length > MAX_FILE_DESCRIPTION_CHARS) {
-    throw new ValidationFailedError([{ loc, msg: `String should have at most ${MAX_FILE_DESCRIPTION_CHARS} characters`, type: 'string_too_long', input: `${v.slice(0, 40)}…` }]);
+    throw new ValidationFailedError([
+      {
+        loc,
+        msg: `String should have at most ${MAX_FILE_DESCRIPTION_CHARS} characters`,
+        type: 'string_too_long',
+        input: `${v.slice(0, 40)}…`,
+      },
+    ]);
   }
   const text = v.trim();
   return text ? text : null;

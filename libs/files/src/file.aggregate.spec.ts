@@ -11,12 +11,31 @@ const at = (s: number) => t(s).toISOString();
 
 const v1 = { filename: 'a.txt', mimeType: 'text/plain', bytes: 3, sha256: 'h1', blobKey: 'files/k1' };
 const v2 = { filename: 'b.md', mimeType: 'text/markdown', bytes: 5, sha256: 'h2', blobKey: 'files/k2' };
-const uploaded: FileEvent = { type: 'FileUploaded', data: { fileId: FILE, organizationId: ORG, ...v1, version: 1, at: at(0) } };
+const uploaded: FileEvent = {
+  type: 'FileUploaded',
+  data: { fileId: FILE, organizationId: ORG, ...v1, version: 1, at: at(0) },
+};
 const replaced: FileEvent = { type: 'FileReplaced', data: { fileId: FILE, ...v2, version: 2, at: at(1) } };
-const deleted = (blobKey: string): FileEvent => ({ type: 'FileDeleted', data: { fileId: FILE, organizationId: ORG, blobKey, at: at(2) } });
+const deleted = (blobKey: string): FileEvent => ({
+  type: 'FileDeleted',
+  data: { fileId: FILE, organizationId: ORG, blobKey, at: at(2) },
+});
 
-const upload = (extra: Partial<Extract<FileCommand, { type: 'UploadFile' }>> = {}): FileCommand => ({ type: 'UploadFile', fileId: FILE, organizationId: ORG, ...v1, now: t(0), ...extra });
-const replace = (organizationId = ORG): FileCommand => ({ type: 'ReplaceFile', fileId: FILE, organizationId, ...v2, now: t(1) });
+const upload = (extra: Partial<Extract<FileCommand, { type: 'UploadFile' }>> = {}): FileCommand => ({
+  type: 'UploadFile',
+  fileId: FILE,
+  organizationId: ORG,
+  ...v1,
+  now: t(0),
+  ...extra,
+});
+const replace = (organizationId = ORG): FileCommand => ({
+  type: 'ReplaceFile',
+  fileId: FILE,
+  organizationId,
+  ...v2,
+  now: t(1),
+});
 const remove = (organizationId = ORG): FileCommand => ({ type: 'DeleteFile', fileId: FILE, organizationId, now: t(2) });
 
 describe('file decider', () => {
@@ -51,8 +70,11 @@ describe('file decider', () => {
   });
 
   it('a missing, deleted or other organization’s file is not found', () => {
-    for (const c of [replace(), remove()]) given(fileDecider).when(c).thenThrows(NotFoundError, `File ${FILE} not found`);
-    for (const c of [replace(), remove()]) given(fileDecider, uploaded, deleted('files/k1')).when(c).thenThrows(NotFoundError);
-    for (const c of [replace(OTHER_ORG), remove(OTHER_ORG)]) given(fileDecider, uploaded).when(c).thenThrows(NotFoundError);
+    for (const c of [replace(), remove()])
+      given(fileDecider).when(c).thenThrows(NotFoundError, `File ${FILE} not found`);
+    for (const c of [replace(), remove()])
+      given(fileDecider, uploaded, deleted('files/k1')).when(c).thenThrows(NotFoundError);
+    for (const c of [replace(OTHER_ORG), remove(OTHER_ORG)])
+      given(fileDecider, uploaded).when(c).thenThrows(NotFoundError);
   });
 });

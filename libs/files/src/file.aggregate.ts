@@ -29,8 +29,22 @@ export interface FileContent {
 }
 
 export type FileCommand =
-  | ({ type: 'UploadFile'; fileId: string; organizationId: string; now: Date; uploadId?: string; purpose?: string | null; description?: string | null } & FileContent)
-  | ({ type: 'ReplaceFile'; fileId: string; organizationId: string; now: Date; description?: string | null } & FileContent)
+  | ({
+      type: 'UploadFile';
+      fileId: string;
+      organizationId: string;
+      now: Date;
+      uploadId?: string;
+      purpose?: string | null;
+      description?: string | null;
+    } & FileContent)
+  | ({
+      type: 'ReplaceFile';
+      fileId: string;
+      organizationId: string;
+      now: Date;
+      description?: string | null;
+    } & FileContent)
   | { type: 'DeleteFile'; fileId: string; organizationId: string; now: Date };
 
 export const initialFileState = (): FileState => ({
@@ -119,9 +133,26 @@ export const fileDecider: Decider<FileState, FileCommand, FileEvent> = {
     if (c.type === 'ReplaceFile') {
       const { filename, mimeType, bytes, sha256, blobKey } = c;
       const description = c.description !== undefined ? { description: c.description } : {};
-      return [{ type: 'FileReplaced', data: { fileId: c.fileId, filename, mimeType, bytes, sha256, blobKey, version: s.version + 1, at, ...description } }];
+      return [
+        {
+          type: 'FileReplaced',
+          data: {
+            fileId: c.fileId,
+            filename,
+            mimeType,
+            bytes,
+            sha256,
+            blobKey,
+            version: s.version + 1,
+            at,
+            ...description,
+          },
+        },
+      ];
     }
-    return [{ type: 'FileDeleted', data: { fileId: c.fileId, organizationId: c.organizationId, blobKey: s.blobKey!, at } }];
+    return [
+      { type: 'FileDeleted', data: { fileId: c.fileId, organizationId: c.organizationId, blobKey: s.blobKey!, at } },
+    ];
   },
 };
 
@@ -131,6 +162,27 @@ export function isLive(s: FileState, organizationId: string): boolean {
 }
 
 /** The file as its read model row shows it, built from the decided state. */
-export function fileView(id: string, s: FileState): { id: string; filename: string; bytes: number; mimeType: string; version: number; createdAt: Date; updatedAt: Date; purpose: string | null } {
-  return { id, filename: s.filename!, bytes: s.bytes, mimeType: s.mimeType!, version: s.version, createdAt: new Date(s.createdAt!), updatedAt: new Date(s.updatedAt!), purpose: s.purpose };
+export function fileView(
+  id: string,
+  s: FileState,
+): {
+  id: string;
+  filename: string;
+  bytes: number;
+  mimeType: string;
+  version: number;
+  createdAt: Date;
+  updatedAt: Date;
+  purpose: string | null;
+} {
+  return {
+    id,
+    filename: s.filename!,
+    bytes: s.bytes,
+    mimeType: s.mimeType!,
+    version: s.version,
+    createdAt: new Date(s.createdAt!),
+    updatedAt: new Date(s.updatedAt!),
+    purpose: s.purpose,
+  };
 }

@@ -1,6 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { Readable } from 'stream';
-import { Clock, IdGenerator, NotFoundError, PayloadTooLargeError, Position, ProjectionName, ValidationFailedError, isUuid } from '@larder/kernel';
+import {
+  Clock,
+  IdGenerator,
+  NotFoundError,
+  PayloadTooLargeError,
+  Position,
+  ProjectionName,
+  ValidationFailedError,
+  isUuid,
+} from '@larder/kernel';
 import { CommandResult, commandHandler, CommandWriter, Writes, foldEvents } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
 import { FilesReader } from '@larder/projections/files/files.reader';
@@ -61,7 +70,8 @@ export class FileWriter {
       stored = await this.blobs.put(key, body, { contentType: mimeType, maxBytes: this.config.maxFileBytes });
     } catch (err) {
       await this.blobs.delete(key).catch(() => undefined);
-      if (err instanceof BlobTooLargeError) throw new PayloadTooLargeError(`File exceeds the maximum size of ${this.config.maxFileBytes} bytes`);
+      if (err instanceof BlobTooLargeError)
+        throw new PayloadTooLargeError(`File exceeds the maximum size of ${this.config.maxFileBytes} bytes`);
       throw err;
     }
     if (stored.bytes === 0) {
@@ -118,7 +128,10 @@ export class FileWriter {
     try {
       result = await this.files.run(command, actor);
     } catch (err) {
-      if (newBlob) await this.blobs.delete(newBlob).catch((e: Error) => this.logger.warn(`content ${newBlob} of a refused write not deleted: ${e.message}`));
+      if (newBlob)
+        await this.blobs
+          .delete(newBlob)
+          .catch((e: Error) => this.logger.warn(`content ${newBlob} of a refused write not deleted: ${e.message}`));
       throw err;
     }
     // stored: from here on the write is a fact
@@ -141,7 +154,8 @@ export class FileWriter {
    * downloads may still read it, so it goes once the read model has caught up.
    */
   async deleteSuperseded(blobKey: string, decision: FileDecision, what: string): Promise<void> {
-    const remove = () => this.blobs.delete(blobKey).catch((e: Error) => this.logger.warn(`${what} not deleted: ${e.message}`));
+    const remove = () =>
+      this.blobs.delete(blobKey).catch((e: Error) => this.logger.warn(`${what} not deleted: ${e.message}`));
     if (decision.settled) return remove();
     void this.afterCatchUp(decision.position).then(remove);
   }

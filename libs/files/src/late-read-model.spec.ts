@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Readable } from 'stream';
-import { ConsistencyTimeoutError, NewEvent, RandomIdGenerator, ReadModelConsistency, SystemClock, withReadLagReporting } from '@larder/kernel';
+import {
+  ConsistencyTimeoutError,
+  NewEvent,
+  RandomIdGenerator,
+  ReadModelConsistency,
+  SystemClock,
+  withReadLagReporting,
+} from '@larder/kernel';
 import { AppendResult, ExpectedRevision } from '@larder/event-store';
 import { InMemoryEventStore } from '../../event-store/src/in-memory/in-memory.event-store';
 import { LocalDiskBlobStorage } from '../../blob-storage/src/local-disk/local-disk.blob-storage';
@@ -43,7 +50,11 @@ const unreachableReader = {
 
 class FailingAppends extends InMemoryEventStore {
   failNext = false;
-  override appendToStream(stream: string, events: NewEvent[], options?: { expectedRevision?: ExpectedRevision }): Promise<AppendResult> {
+  override appendToStream(
+    stream: string,
+    events: NewEvent[],
+    options?: { expectedRevision?: ExpectedRevision },
+  ): Promise<AppendResult> {
     if (this.failNext) {
       this.failNext = false;
       return Promise.reject(new Error('event store unavailable'));
@@ -56,7 +67,9 @@ class FailingAppends extends InMemoryEventStore {
 async function inRequest<T>(fn: () => Promise<T>): Promise<{ result: T; headers: Record<string, string> }> {
   const headers: Record<string, string> = {};
   const res = { setHeader: (n: string, v: string) => (headers[n.toLowerCase()] = v), headersSent: false };
-  const result = await new Promise<T>((resolve, reject) => withReadLagReporting(res, () => void fn().then(resolve, reject)));
+  const result = await new Promise<T>((resolve, reject) =>
+    withReadLagReporting(res, () => void fn().then(resolve, reject)),
+  );
   return { result, headers };
 }
 
@@ -73,23 +86,45 @@ describe('files writes when the read model is late (a stored write is a fact)', 
   let blobs: LocalDiskBlobStorage;
   let files: FileWriter;
   let uploads: UploadWriter;
-  const config: FilesConfig = { maxFileBytes: 1_000_000, uploadTtlMs: 60_000, partUrlTtlSeconds: 60, signingSecret: 'test-secret', publicUrl: null, sweepExpiredUploads: false };
+  const config: FilesConfig = {
+    maxFileBytes: 1_000_000,
+    uploadTtlMs: 60_000,
+    partUrlTtlSeconds: 60,
+    signingSecret: 'test-secret',
+    publicUrl: null,
+    sweepExpiredUploads: false,
+  };
   const clock = new SystemClock();
 
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'larder-files-spec-'));
     store = new FailingAppends();
     blobs = new LocalDiskBlobStorage(dir);
-    files = new FileWriter(new Writes(store, clock, new RandomIdGenerator(), lateReadModel), blobs, config, unreachableReader);
+    files = new FileWriter(
+      new Writes(store, clock, new RandomIdGenerator(), lateReadModel),
+      blobs,
+      config,
+      unreachableReader,
+    );
     uploads = new UploadWriter(new Writes(store, clock, new RandomIdGenerator(), lateReadModel));
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-  const upload = (name: string, content: string) => new UploadFileHandler(files).execute(new UploadFileCommand(ORG, 'key-1', name, 'text/plain', Readable.from([Buffer.from(content)])));
+  const upload = (name: string, content: string) =>
+    new UploadFileHandler(files).execute(
+      new UploadFileCommand(ORG, 'key-1', name, 'text/plain', Readable.from([Buffer.from(content)])),
+    );
 
   it('an upload answers the decided file, keeps its content and says reads may lag', async () => {
     const { result: f, headers } = await inRequest(() => upload('notes.txt', 'hello larder'));
-    expect(f).toMatchObject({ filename: 'notes.txt', bytes: 12, mime_type: 'text/plain', version: 1, created_at: expect.any(String), updated_at: f.created_at });
+    expect(f).toMatchObject({
+      filename: 'notes.txt',
+      bytes: 12,
+      mime_type: 'text/plain',
+      version: 1,
+      created_at: expect.any(String),
+      updated_at: f.created_at,
+    });
     expect(headers['larder-read-lag']).toBe('files');
     expect(await text(await blobs.get(f.blobKey))).toBe('hello larder');
     const events = await store.readStream(fileStream(f.id));
@@ -108,14 +143,33 @@ describe('files writes when the read model is late (a stored write is a fact)', 
 
   it('a replace answers version 2 from the decided state and keeps the new content; a delete answers deleted', async () => {
     const f = await upload('a.txt', 'one');
-    const { result: r, headers } = await inRequest(() => new ReplaceFileHandler(files).execute(new ReplaceFileCommand(ORG, 'key-1', f.id, 'b.md', undefined, Readable.from([Buffer.from('two!')]))));
-    expect(r).toMatchObject({ id: f.id, filename: 'b.md', mime_type: 'text/markdown', bytes: 4, version: 2, created_at: f.created_at });
+    const { result: r, headers } = await inRequest(() =>
+      new ReplaceFileHandler(files).execute(
+        new ReplaceFileCommand(ORG, 'key-1', f.id, 'b.md', undefined, Readable.from([Buffer.from('two!')])),
+      ),
+    );
+    expect(r).toMatchObject({
+      id: f.id,
+      filename: 'b.md',
+      mime_type: 'text/markdown',
+      bytes: 4,
+      version: 2,
+      created_at: f.created_at,
+    });
     expect(headers['larder-read-lag']).toBe('files');
     const replaced = (await store.readStream(fileStream(f.id)))[1];
     expect(await text(await blobs.get(replaced.data.blobKey as string))).toBe('two!');
 
-    expect(await new DeleteFileHandler(files).execute(new DeleteFileCommand(ORG, 'key-1', f.id))).toEqual({ id: f.id, deleted: true, object: 'file' });
-    expect((await store.readStream(fileStream(f.id))).map((e) => e.type)).toEqual(['FileUploaded', 'FileReplaced', 'FileDeleted']);
+    expect(await new DeleteFileHandler(files).execute(new DeleteFileCommand(ORG, 'key-1', f.id))).toEqual({
+      id: f.id,
+      deleted: true,
+      object: 'file',
+    });
+    expect((await store.readStream(fileStream(f.id))).map((e) => e.type)).toEqual([
+      'FileUploaded',
+      'FileReplaced',
+      'FileDeleted',
+    ]);
   });
 
   it('content a stored replace superseded is deleted once the read model has caught up', async () => {
@@ -128,7 +182,9 @@ describe('files writes when the read model is late (a stored write is a fact)', 
     const rows = { get: async () => null } as unknown as FilesReader;
     files = new FileWriter(new Writes(store, clock, new RandomIdGenerator(), catchingUp), blobs, config, rows);
     const f = await upload('a.txt', 'one');
-    await new ReplaceFileHandler(files).execute(new ReplaceFileCommand(ORG, 'key-1', f.id, 'a.txt', 'text/plain', Readable.from([Buffer.from('two')])));
+    await new ReplaceFileHandler(files).execute(
+      new ReplaceFileCommand(ORG, 'key-1', f.id, 'a.txt', 'text/plain', Readable.from([Buffer.from('two')])),
+    );
     // downloads may still be served from the old row: its content stays while the read model is late
     await new Promise((r) => setTimeout(r, 300));
     expect(await blobs.size(f.blobKey)).toBe(3);
@@ -141,7 +197,11 @@ describe('files writes when the read model is late (a stored write is a fact)', 
     const f = await upload('a.txt', 'one');
     const put = jest.spyOn(blobs, 'put');
     store.failNext = true;
-    await expect(new ReplaceFileHandler(files).execute(new ReplaceFileCommand(ORG, 'key-1', f.id, 'b.txt', 'text/plain', Readable.from([Buffer.from('two')])))).rejects.toThrow();
+    await expect(
+      new ReplaceFileHandler(files).execute(
+        new ReplaceFileCommand(ORG, 'key-1', f.id, 'b.txt', 'text/plain', Readable.from([Buffer.from('two')])),
+      ),
+    ).rejects.toThrow();
     expect(await blobs.size(put.mock.calls[0][0])).toBeNull();
     expect(await text(await blobs.get(f.blobKey))).toBe('one');
     expect((await store.readStream(fileStream(f.id))).map((e) => e.type)).toEqual(['FileUploaded']);
@@ -150,7 +210,9 @@ describe('files writes when the read model is late (a stored write is a fact)', 
   it('a multipart upload is created, receives parts, completes and answers the file without the read models', async () => {
     const partUrls = new PartUrls(blobs, clock, config);
     const { result: created, headers } = await inRequest(() =>
-      new CreateUploadHandler(uploads, files, partUrls, blobs, config).execute(new CreateUploadCommand(ORG, 'key-1', 'big.txt', 10, 'text/plain', 2, 'http://larder.test')),
+      new CreateUploadHandler(uploads, files, partUrls, blobs, config).execute(
+        new CreateUploadCommand(ORG, 'key-1', 'big.txt', 10, 'text/plain', 2, 'http://larder.test'),
+      ),
     );
     expect(headers['larder-read-lag']).toBe('file-uploads');
     expect(created.part_urls.map((p) => p.part_number)).toEqual([1, 2]);
@@ -158,7 +220,13 @@ describe('files writes when the read model is late (a stored write is a fact)', 
     for (const [i, content] of ['hello', 'world'].entries()) {
       const url = new URL(created.part_urls[i].url);
       const put = await new UploadPartHandler(uploads, partUrls, blobs).execute(
-        new UploadPartCommand(created.id, i + 1, url.searchParams.get('expires')!, url.searchParams.get('signature')!, Readable.from([Buffer.from(content)])),
+        new UploadPartCommand(
+          created.id,
+          i + 1,
+          url.searchParams.get('expires')!,
+          url.searchParams.get('signature')!,
+          Readable.from([Buffer.from(content)]),
+        ),
       );
       etags.push(put.etag);
     }
@@ -174,15 +242,25 @@ describe('files writes when the read model is late (a stored write is a fact)', 
     const uploaded = (await store.readStream(fileStream(file.id)))[0];
     expect(await text(await blobs.get(uploaded.data.blobKey as string))).toBe('helloworld');
     // a second completion is refused; aborting a completed upload too
-    await expect(new CompleteUploadHandler(uploads, files, blobs).execute(new CompleteUploadCommand(ORG, 'key-1', created.id, []))).rejects.toMatchObject({ status: 409 });
-    await expect(new AbortUploadHandler(uploads, blobs).execute(new AbortUploadCommand(ORG, 'key-1', created.id))).rejects.toMatchObject({ status: 409 });
+    await expect(
+      new CompleteUploadHandler(uploads, files, blobs).execute(new CompleteUploadCommand(ORG, 'key-1', created.id, [])),
+    ).rejects.toMatchObject({ status: 409 });
+    await expect(
+      new AbortUploadHandler(uploads, blobs).execute(new AbortUploadCommand(ORG, 'key-1', created.id)),
+    ).rejects.toMatchObject({ status: 409 });
   });
 
   it('an abort answers once stored, although the read model is late; another organization gets 404', async () => {
     const partUrls = new PartUrls(blobs, clock, config);
-    const created = await new CreateUploadHandler(uploads, files, partUrls, blobs, config).execute(new CreateUploadCommand(ORG, 'key-1', 'x.txt', 4, 'text/plain', 1, 'http://larder.test'));
+    const created = await new CreateUploadHandler(uploads, files, partUrls, blobs, config).execute(
+      new CreateUploadCommand(ORG, 'key-1', 'x.txt', 4, 'text/plain', 1, 'http://larder.test'),
+    );
     const other = '00000000-0000-4000-8000-000000000002';
-    await expect(new AbortUploadHandler(uploads, blobs).execute(new AbortUploadCommand(other, 'key-2', created.id))).rejects.toMatchObject({ status: 404 });
-    expect(await new AbortUploadHandler(uploads, blobs).execute(new AbortUploadCommand(ORG, 'key-1', created.id))).toEqual({ id: created.id, deleted: true, object: 'file' });
+    await expect(
+      new AbortUploadHandler(uploads, blobs).execute(new AbortUploadCommand(other, 'key-2', created.id)),
+    ).rejects.toMatchObject({ status: 404 });
+    expect(
+      await new AbortUploadHandler(uploads, blobs).execute(new AbortUploadCommand(ORG, 'key-1', created.id)),
+    ).toEqual({ id: created.id, deleted: true, object: 'file' });
   });
 });

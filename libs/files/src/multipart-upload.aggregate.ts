@@ -36,8 +36,22 @@ export type UploadCommand =
     }
   | { type: 'ReceivePart'; uploadId: string; partNumber: number; etag: string; bytes: number; now: Date }
   /** `verifyLocalParts`: Larder received the parts itself and checks them against the client's list. */
-  | { type: 'CompleteMultipartUpload'; uploadId: string; organizationId: string; fileId: string; parts: Array<{ partNumber: number; etag: string }>; verifyLocalParts: boolean; now: Date }
-  | { type: 'AbortMultipartUpload'; uploadId: string; organizationId: string | null; reason: 'aborted' | 'expired'; now: Date };
+  | {
+      type: 'CompleteMultipartUpload';
+      uploadId: string;
+      organizationId: string;
+      fileId: string;
+      parts: Array<{ partNumber: number; etag: string }>;
+      verifyLocalParts: boolean;
+      now: Date;
+    }
+  | {
+      type: 'AbortMultipartUpload';
+      uploadId: string;
+      organizationId: string | null;
+      reason: 'aborted' | 'expired';
+      now: Date;
+    };
 
 export const uploadDecider: Decider<UploadState, UploadCommand, MultipartUploadEvent> = {
   initialState: () => ({
@@ -111,30 +125,47 @@ export const uploadDecider: Decider<UploadState, UploadCommand, MultipartUploadE
       ];
     }
     if (c.type === 'ReceivePart') {
-      if (s.status !== 'in_progress') throw new NotFoundError(`Upload ${c.uploadId} not found or no longer in progress`);
-      if (c.partNumber < 1 || c.partNumber > s.partCount) throw new BadRequestError(`part_number must be between 1 and ${s.partCount}`);
-      return [{ type: 'MultipartUploadPartReceived', data: { uploadId: c.uploadId, partNumber: c.partNumber, etag: c.etag, bytes: c.bytes, at } }];
+      if (s.status !== 'in_progress')
+        throw new NotFoundError(`Upload ${c.uploadId} not found or no longer in progress`);
+      if (c.partNumber < 1 || c.partNumber > s.partCount)
+        throw new BadRequestError(`part_number must be between 1 and ${s.partCount}`);
+      return [
+        {
+          type: 'MultipartUploadPartReceived',
+          data: { uploadId: c.uploadId, partNumber: c.partNumber, etag: c.etag, bytes: c.bytes, at },
+        },
+      ];
     }
-    if (s.status === 'absent' || (c.organizationId !== null && s.organizationId !== c.organizationId)) throw new NotFoundError(`Upload ${c.uploadId} not found`);
+    if (s.status === 'absent' || (c.organizationId !== null && s.organizationId !== c.organizationId))
+      throw new NotFoundError(`Upload ${c.uploadId} not found`);
     if (c.type === 'AbortMultipartUpload') {
       if (s.status === 'aborted') return [];
       if (s.status === 'completed') throw new ConflictError(`Upload ${c.uploadId} is already completed`);
       return [{ type: 'MultipartUploadAborted', data: { uploadId: c.uploadId, reason: c.reason, at } }];
     }
-    if (s.status !== 'in_progress') throw new ConflictError(`Upload ${c.uploadId} is ${s.status === 'completed' ? 'already completed' : 'aborted'}`);
+    if (s.status !== 'in_progress')
+      throw new ConflictError(`Upload ${c.uploadId} is ${s.status === 'completed' ? 'already completed' : 'aborted'}`);
     checkCompletion(s, c.parts, c.verifyLocalParts);
     return [{ type: 'MultipartUploadCompleted', data: { uploadId: c.uploadId, fileId: c.fileId, at } }];
   },
 };
 
 /** Every part 1..part_count once, ETags as received, sizes adding up to file_size. */
-export function checkCompletion(s: UploadState, parts: Array<{ partNumber: number; etag: string }>, verifyLocalParts: boolean): void {
+export function checkCompletion(
+  s: UploadState,
+  parts: Array<{ partNumber: number; etag: string }>,
+  verifyLocalParts: boolean,
+): void {
   const numbers = parts.map((p) => p.partNumber).sort((a, b) => a - b);
   if (new Set(numbers).size !== numbers.length) throw new BadRequestError('parts lists a part_number more than once');
   const missing: number[] = [];
   for (let n = 1; n <= s.partCount; n++) if (!numbers.includes(n)) missing.push(n);
-  if (missing.length) throw new BadRequestError(`parts is missing part_number ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`);
-  if (numbers.some((n) => n > s.partCount)) throw new BadRequestError(`part_number must be between 1 and ${s.partCount}`);
+  if (missing.length)
+    throw new BadRequestError(
+      `parts is missing part_number ${missing.slice(0, 10).join(', ')}${missing.length > 10 ? ', …' : ''}`,
+    );
+  if (numbers.some((n) => n > s.partCount))
+    throw new BadRequestError(`part_number must be between 1 and ${s.partCount}`);
   if (!verifyLocalParts) return;
   let total = 0;
   for (const p of parts) {

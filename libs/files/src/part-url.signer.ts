@@ -13,7 +13,13 @@ export class PartUrlSigner {
   }
 
   /** 'ok', or why not. */
-  verify(uploadId: string, partNumber: number, expires: string | undefined, signature: string | undefined, nowMs: number): 'ok' | 'invalid' | 'expired' {
+  verify(
+    uploadId: string,
+    partNumber: number,
+    expires: string | undefined,
+    signature: string | undefined,
+    nowMs: number,
+  ): 'ok' | 'invalid' | 'expired' {
     return checkExpiring(this.signer, 'part_url', [uploadId, partNumber], expires, signature, nowMs);
   }
 }

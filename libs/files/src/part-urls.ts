@@ -22,18 +22,35 @@ export class PartUrls {
     this.signer = new PartUrlSigner(config.signingSecret);
   }
 
-  async for(upload: { id: string; blobKey: string; storageUploadId: string }, baseUrl: string, numbers: number[]): Promise<PartUrl[]> {
+  async for(
+    upload: { id: string; blobKey: string; storageUploadId: string },
+    baseUrl: string,
+    numbers: number[],
+  ): Promise<PartUrl[]> {
     const expires = Math.floor(this.clock.now().getTime() / 1000) + this.config.partUrlTtlSeconds;
     const out: PartUrl[] = [];
     for (const n of numbers) {
-      const presigned = await this.blobs.presignPart(upload.blobKey, upload.storageUploadId, n, this.config.partUrlTtlSeconds);
-      out.push({ part_number: n, url: presigned ?? this.signer.url(this.config.publicUrl ?? baseUrl, upload.id, n, expires) });
+      const presigned = await this.blobs.presignPart(
+        upload.blobKey,
+        upload.storageUploadId,
+        n,
+        this.config.partUrlTtlSeconds,
+      );
+      out.push({
+        part_number: n,
+        url: presigned ?? this.signer.url(this.config.publicUrl ?? baseUrl, upload.id, n, expires),
+      });
     }
     return out;
   }
 
   /** 'ok', or why a part URL Larder signed is refused. */
-  verify(uploadId: string, partNumber: number, expires: string | undefined, signature: string | undefined): 'ok' | 'invalid' | 'expired' {
+  verify(
+    uploadId: string,
+    partNumber: number,
+    expires: string | undefined,
+    signature: string | undefined,
+  ): 'ok' | 'invalid' | 'expired' {
     return this.signer.verify(uploadId, partNumber, expires, signature, this.clock.now().getTime());
   }
 }

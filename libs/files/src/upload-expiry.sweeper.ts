@@ -35,7 +35,9 @@ export class UploadExpirySweeper implements OnApplicationBootstrap, OnApplicatio
   async sweepExpired(): Promise<number> {
     const expired = await this.reader.expired(this.clock.now());
     for (const u of expired) {
-      await this.commands.execute(new AbortUploadCommand(null, 'expiry', u.id, 'expired')).catch((e: Error) => this.logger.warn(`expiring ${u.id}: ${e.message}`));
+      await this.commands
+        .execute(new AbortUploadCommand(null, 'expiry', u.id, 'expired'))
+        .catch((e: Error) => this.logger.warn(`expiring ${u.id}: ${e.message}`));
     }
     return expired.length;
   }

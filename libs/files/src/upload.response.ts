@@ -18,6 +18,20 @@ export interface UploadCreatedResponse {
   part_urls: PartUrl[];
 }
 
-export function toUploadObject(u: { id: string; filename: string; fileSize: string | number; mimeType: string; partCount: number; createdAt: Date }): UploadObject {
-  return { id: u.id, filename: u.filename, file_size: Number(u.fileSize), mime_type: u.mimeType, part_count: u.partCount, created_at: u.createdAt.toISOString() };
+export function toUploadObject(u: {
+  id: string;
+  filename: string;
+  fileSize: string | number;
+  mimeType: string;
+  partCount: number;
+  createdAt: Date;
+}): UploadObject {
+  return {
+    id: u.id,
+    filename: u.filename,
+    file_size: Number(u.fileSize),
+    mime_type: u.mimeType,
+    part_count: u.partCount,
+    created_at: u.createdAt.toISOString(),
+  };
 }

@@ -28,8 +28,11 @@ export class UploadWriter {
 
   /** The upload's state from its stream; 404 when it does not exist in the organization (null: any). */
   async mustExist(organizationId: string | null, uploadId: string): Promise<UploadState> {
-    const state = isUuid(uploadId) ? await this.writes.fold(uploadDecider, fileUploadStream(uploadId)) : uploadDecider.initialState();
-    if (state.status === 'absent' || (organizationId !== null && state.organizationId !== organizationId)) throw new NotFoundError(`Upload ${uploadId} not found`);
+    const state = isUuid(uploadId)
+      ? await this.writes.fold(uploadDecider, fileUploadStream(uploadId))
+      : uploadDecider.initialState();
+    if (state.status === 'absent' || (organizationId !== null && state.organizationId !== organizationId))
+      throw new NotFoundError(`Upload ${uploadId} not found`);
     return state;
   }
 }

@@ -4,7 +4,10 @@ import { parseHtml } from './html.parser';
 import { getDocumentProxy } from 'unpdf';
 
 /** PDF text layer, page by page (PDF.js through unpdf). A PDF without text yields no chunks. */
-export async function parsePdf(data: Buffer, meta: { fileSize: number; extension: string | null }): Promise<ParsedDocument> {
+export async function parsePdf(
+  data: Buffer,
+  meta: { fileSize: number; extension: string | null },
+): Promise<ParsedDocument> {
   let pages: string[];
   let totalPages: number;
   try {
@@ -41,19 +44,35 @@ export async function parsePdf(data: Buffer, meta: { fileSize: number; extension
       offset += line.length + 1;
     }
   });
-  return { kind: 'pdf', fileType: 'application/pdf', fileExtension: meta.extension, fileSize: meta.fileSize, language: null, blocks, totalPages };
+  return {
+    kind: 'pdf',
+    fileType: 'application/pdf',
+    fileExtension: meta.extension,
+    fileSize: meta.fileSize,
+    language: null,
+    blocks,
+    totalPages,
+  };
 }
 
 /**
  * DOCX: converted to HTML by mammoth (headings from Word's heading styles), then parsed as HTML.
  * Pictures are left unread (the HTML parser keeps text only), so their bytes are never inflated.
  */
-export async function parseDocx(data: Buffer, meta: { fileSize: number; extension: string | null }): Promise<ParsedDocument> {
+export async function parseDocx(
+  data: Buffer,
+  meta: { fileSize: number; extension: string | null },
+): Promise<ParsedDocument> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const mammoth = require('mammoth') as typeof import('mammoth');
   let html: string;
   try {
-    html = (await mammoth.convertToHtml({ buffer: data }, { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) })).value;
+    html = (
+      await mammoth.convertToHtml(
+        { buffer: data },
+        { convertImage: mammoth.images.imgElement(() => Promise.resolve({ src: '' })) },
+      )
+    ).value;
   } catch (err) {
     throw new ParseError(`Could not read the DOCX document: ${(err as Error).message}`);
   }

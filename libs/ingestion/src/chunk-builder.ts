@@ -4,7 +4,14 @@ import { GeneratedMetadata } from './generated-metadata';
 import { Chunk, ChunkContext, ChunkingMode, embeddingInput } from './chunking';
 import { Piece, rendered } from './chunk-pieces';
 
-export function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, prefix: string, filename: string, mode: ChunkingMode): Chunk {
+export function makeChunk(
+  doc: ParsedDocument,
+  pieces: Piece[],
+  index: number,
+  prefix: string,
+  filename: string,
+  mode: ChunkingMode,
+): Chunk {
   const body = pieces
     .map((p, i) => {
       const t = rendered(doc, p.block, p.text);
@@ -18,7 +25,10 @@ export function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, p
   const startLine = Math.min(...pieces.map((p) => p.startLine).filter((n) => n > 0), Number.MAX_SAFE_INTEGER);
   const endLine = Math.max(0, ...pieces.map((p) => p.endLine));
   // reported 0-based, as upstream does (mgrep prints start_line + 1); num_lines 0: the chunk has no line range
-  const lineMeta = startLine !== Number.MAX_SAFE_INTEGER ? { start_line: startLine - 1, num_lines: endLine - startLine + 1 } : { start_line: 0, num_lines: 0 };
+  const lineMeta =
+    startLine !== Number.MAX_SAFE_INTEGER
+      ? { start_line: startLine - 1, num_lines: endLine - startLine + 1 }
+      : { start_line: 0, num_lines: 0 };
   const common = doc.fileExtension ? { file_extension: doc.fileExtension } : {};
   const headingContext = first.block.kind === 'heading' ? first.headings.slice(0, -1) : first.headings;
   let generated: GeneratedMetadata;
@@ -29,7 +39,9 @@ export function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, p
         file_type: 'text/markdown',
         word_count: countWords(body),
         file_size: doc.fileSize,
-        chunk_headings: pieces.filter((p) => p.block.kind === 'heading').map((p) => ({ level: p.block.level ?? 1, text: p.text })),
+        chunk_headings: pieces
+          .filter((p) => p.block.kind === 'heading')
+          .map((p) => ({ level: p.block.level ?? 1, text: p.text })),
         heading_context: headingContext,
         ...lineMeta,
         ...common,
@@ -38,14 +50,37 @@ export function makeChunk(doc: ParsedDocument, pieces: Piece[], index: number, p
       break;
     case 'pdf': {
       const pages = [...new Set(pieces.map((p) => p.block.page).filter((x): x is number => !!x))].sort((a, b) => a - b);
-      generated = { type: 'pdf', file_type: 'application/pdf', total_pages: doc.totalPages ?? null, total_size: doc.fileSize, ...common, pages, page: pages[0] ?? null };
+      generated = {
+        type: 'pdf',
+        file_type: 'application/pdf',
+        total_pages: doc.totalPages ?? null,
+        total_size: doc.fileSize,
+        ...common,
+        pages,
+        page: pages[0] ?? null,
+      };
       break;
     }
     case 'code':
-      generated = { type: 'code', file_type: doc.fileType, language: doc.language, word_count: countWords(body), file_size: doc.fileSize, ...lineMeta, ...common };
+      generated = {
+        type: 'code',
+        file_type: doc.fileType,
+        language: doc.language,
+        word_count: countWords(body),
+        file_size: doc.fileSize,
+        ...lineMeta,
+        ...common,
+      };
       break;
     case 'image':
-      generated = { type: 'image', file_type: doc.fileType, file_size: doc.fileSize, width: doc.image?.width ?? null, height: doc.image?.height ?? null, ...common };
+      generated = {
+        type: 'image',
+        file_type: doc.fileType,
+        file_size: doc.fileSize,
+        width: doc.image?.width ?? null,
+        height: doc.image?.height ?? null,
+        ...common,
+      };
       break;
     default:
       generated = {

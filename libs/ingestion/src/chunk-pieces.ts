@@ -22,7 +22,11 @@ const newlines = (s: string) => {
 };
 
 /** Cuts an oversized text into parts under the budget, by sentences or by lines (words when one alone is too long); `at`: where each part begins in `text`. */
-export function splitOversized(text: string, maxTokens: number, bySentence: boolean): Array<{ text: string; at: number }> {
+export function splitOversized(
+  text: string,
+  maxTokens: number,
+  bySentence: boolean,
+): Array<{ text: string; at: number }> {
   const units = bySentence ? (text.match(SENTENCE) ?? [text]) : text.split(/(?<=\n)/);
   const out: Array<{ text: string; at: number }> = [];
   const push = (s: string, at: number) => {
@@ -64,7 +68,15 @@ export function splitOversized(text: string, maxTokens: number, bySentence: bool
 /** The piece of `block` that is its text from `at` on (`text` long): its offset and lines in the document. */
 export function pieceOf(block: Block, text: string, at: number, headings: Heading[]): Piece {
   const startLine = block.startLine > 0 ? block.startLine + newlines(block.text.slice(0, at)) : 0;
-  return { text, tokens: estimateTokens(text), block, headings, offset: block.offset + at, startLine, endLine: startLine > 0 ? startLine + newlines(text) : 0 };
+  return {
+    text,
+    tokens: estimateTokens(text),
+    block,
+    headings,
+    offset: block.offset + at,
+    startLine,
+    endLine: startLine > 0 ? startLine + newlines(text) : 0,
+  };
 }
 
 /** Removes lines repeated at the top or bottom of most PDF pages and joins hyphenated line breaks. */
@@ -73,9 +85,12 @@ export function cleanPdf(blocks: Block[]): Block[] {
   for (const b of blocks) pages.set(b.page ?? 0, [...(pages.get(b.page ?? 0) ?? []), b]);
   const counts = new Map<string, number>();
   for (const bs of pages.values()) {
-    for (const t of new Set([bs[0]?.text, bs[bs.length - 1]?.text].filter((x): x is string => !!x))) counts.set(t.replace(/\d+/g, '#'), (counts.get(t.replace(/\d+/g, '#')) ?? 0) + 1);
+    for (const t of new Set([bs[0]?.text, bs[bs.length - 1]?.text].filter((x): x is string => !!x)))
+      counts.set(t.replace(/\d+/g, '#'), (counts.get(t.replace(/\d+/g, '#')) ?? 0) + 1);
   }
-  const repeated = new Set([...counts].filter(([, n]) => pages.size >= 3 && n >= Math.ceil(pages.size * 0.6)).map(([t]) => t));
+  const repeated = new Set(
+    [...counts].filter(([, n]) => pages.size >= 3 && n >= Math.ceil(pages.size * 0.6)).map(([t]) => t),
+  );
   const kept = blocks.filter((b) => !repeated.has(b.text.replace(/\d+/g, '#')));
   // Re-flow lines into paragraphs: a line that ends a sentence and is clearly shorter than the page's
   // longest line ends its paragraph; hyphenated line breaks are joined.
@@ -96,4 +111,5 @@ export function cleanPdf(blocks: Block[]): Block[] {
 }
 
 /** A block as it is written into a chunk (Markdown headings with their `#`s). */
-export const rendered = (doc: ParsedDocument, b: Block, text: string) => (b.kind === 'heading' && doc.kind === 'markdown' ? `${'#'.repeat(b.level ?? 1)} ${text}` : text);
+export const rendered = (doc: ParsedDocument, b: Block, text: string) =>
+  b.kind === 'heading' && doc.kind === 'markdown' ? `${'#'.repeat(b.level ?? 1)} ${text}` : text;

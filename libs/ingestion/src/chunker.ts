@@ -12,7 +12,12 @@ export * from './chunking';
  * budget, unless one heading or one word alone is longer or the prefix leaves less than 16. The mode
  * still decides how blocks are cut (sentences or lines) and what is embedded.
  */
-export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename: string, sizes?: ChunkSizes | null): Chunk[] {
+export function chunkDocument(
+  doc: ParsedDocument,
+  mode: ChunkingMode,
+  filename: string,
+  sizes?: ChunkSizes | null,
+): Chunk[] {
   const { maxTokens, overlapTokens } = sizes ?? CHUNKING[mode];
   const prefix = doc.chunkPrefix ? `${doc.chunkPrefix}\n` : '';
   const budget = Math.max(MAX_CHUNK_SIZE.min / 2, maxTokens - estimateTokens(prefix));
@@ -26,11 +31,22 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
       while (path.length && path[path.length - 1].level >= (b.level ?? 1)) path.pop();
       path.push({ level: b.level ?? 1, text: b.text });
       const tokens = estimateTokens(rendered(doc, b, b.text));
-      pieces.push({ text: b.text, tokens, block: b, headings: [...path], offset: b.offset, startLine: b.startLine, endLine: b.endLine });
+      pieces.push({
+        text: b.text,
+        tokens,
+        block: b,
+        headings: [...path],
+        offset: b.offset,
+        startLine: b.startLine,
+        endLine: b.endLine,
+      });
       continue;
     }
     const tokens = estimateTokens(b.text);
-    const parts = tokens > budget ? splitOversized(b.text, budget, mode === 'high_quality' && b.kind !== 'code' && b.kind !== 'definition') : [{ text: b.text, at: 0 }];
+    const parts =
+      tokens > budget
+        ? splitOversized(b.text, budget, mode === 'high_quality' && b.kind !== 'code' && b.kind !== 'definition')
+        : [{ text: b.text, at: 0 }];
     for (const t of parts) pieces.push(pieceOf(b, t.text, t.at, [...path]));
   }
 
@@ -69,7 +85,8 @@ export function chunkDocument(doc: ParsedDocument, mode: ChunkingMode, filename:
     fresh = 0;
   };
   for (const p of pieces) {
-    const startsSection = p.block.kind === 'heading' && cur.some((x) => x.block.kind !== 'heading') && curTokens > budget / 3;
+    const startsSection =
+      p.block.kind === 'heading' && cur.some((x) => x.block.kind !== 'heading') && curTokens > budget / 3;
     if ((curTokens + p.tokens > budget && fresh) || startsSection) {
       emit();
       if (p.block.kind === 'heading') {

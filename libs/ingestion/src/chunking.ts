@@ -65,8 +65,16 @@ export function contextLine(filename: string, context: ChunkContext): string {
  * without it, `fast` embeds the text as it is and `high_quality` with its file context. The chunk's
  * returned text never changes.
  */
-export function embeddingInput(chunk: Pick<Chunk, 'text' | 'context'>, o: { filename: string; mode: ChunkingMode; fileContext: boolean; metadataLines?: string | null }): string {
-  const head = [o.fileContext || o.mode === 'high_quality' ? contextLine(o.filename, chunk.context) : '', o.metadataLines ?? ''].filter(Boolean).join('\n');
+export function embeddingInput(
+  chunk: Pick<Chunk, 'text' | 'context'>,
+  o: { filename: string; mode: ChunkingMode; fileContext: boolean; metadataLines?: string | null },
+): string {
+  const head = [
+    o.fileContext || o.mode === 'high_quality' ? contextLine(o.filename, chunk.context) : '',
+    o.metadataLines ?? '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   return head ? `${head}\n\n${chunk.text}` : chunk.text;
 }
 
@@ -84,6 +92,7 @@ export interface ChunkSizes {
  * valid), the mode and the sizes otherwise.
  */
 export function chunkingKey(mode: ChunkingMode, sizes?: ChunkSizes | null): string {
-  if (!sizes || (sizes.maxTokens === CHUNKING[mode].maxTokens && sizes.overlapTokens === CHUNKING[mode].overlapTokens)) return mode;
+  if (!sizes || (sizes.maxTokens === CHUNKING[mode].maxTokens && sizes.overlapTokens === CHUNKING[mode].overlapTokens))
+    return mode;
   return `${mode}:${sizes.maxTokens}:${sizes.overlapTokens}`;
 }

@@ -59,7 +59,12 @@ const DEFINITION: Record<string, RegExp> = {
 };
 
 /** Source code: one block per top-level definition, with the lines between definitions (imports, comments) attached to the next. */
-export function parseCode(src: { text: string; fileSize: number; extension: string | null; mimeType: string }): ParsedDocument {
+export function parseCode(src: {
+  text: string;
+  fileSize: number;
+  extension: string | null;
+  mimeType: string;
+}): ParsedDocument {
   const language = (src.extension && CODE_LANGUAGES[src.extension]) || 'text';
   const re = DEFINITION[language] ?? DEFINITION.default;
   const lines = src.text.replace(/\r\n?/g, '\n').split('\n');
@@ -91,5 +96,12 @@ export function parseCode(src: { text: string; fileSize: number; extension: stri
       .replace(/\s+$/, '');
     if (text.trim()) blocks.push({ text, kind: 'definition', startLine: s + 1, endLine: e + 1, offset: offsets[s] });
   }
-  return { kind: 'code', fileType: src.mimeType || 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language, blocks };
+  return {
+    kind: 'code',
+    fileType: src.mimeType || 'text/plain',
+    fileExtension: src.extension,
+    fileSize: src.fileSize,
+    language,
+    blocks,
+  };
 }

@@ -78,7 +78,8 @@ export const countWords = (text: string) => (text.match(WORD) ?? []).length;
  */
 export function estimateTokens(text: string): number {
   let n = 0;
-  for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu)) n += m[0].length > 6 ? Math.ceil(m[0].length / 6) : 1;
+  for (const m of text.matchAll(/[\p{L}\p{N}]+|[^\s\p{L}\p{N}]/gu))
+    n += m[0].length > 6 ? Math.ceil(m[0].length / 6) : 1;
   return n;
 }
 

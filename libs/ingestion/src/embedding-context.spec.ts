@@ -8,8 +8,14 @@ describe('store contextualization: what is put before a chunk’s embedded text'
     expect(contextualizationPlan({})).toEqual({ fileContext: false, metadata: false });
     expect(contextualizationPlan({ with_file_context: true })).toEqual({ fileContext: true, metadata: false });
     // the mxbai CLI: `--contextualization --with-file-context`, `--contextualization title,author.name`
-    expect(contextualizationPlan({ with_metadata: true, with_file_context: true })).toEqual({ fileContext: true, metadata: true });
-    expect(contextualizationPlan({ with_metadata: ['title', 'author.name'] })).toEqual({ fileContext: false, metadata: ['title', 'author.name'] });
+    expect(contextualizationPlan({ with_metadata: true, with_file_context: true })).toEqual({
+      fileContext: true,
+      metadata: true,
+    });
+    expect(contextualizationPlan({ with_metadata: ['title', 'author.name'] })).toEqual({
+      fileContext: false,
+      metadata: ['title', 'author.name'],
+    });
     expect(contextualizationPlan({ with_metadata: [] })).toEqual({ fileContext: false, metadata: false });
     expect(embedsMetadata({ with_file_context: true })).toBe(false);
     expect(embedsMetadata(true)).toBe(true);

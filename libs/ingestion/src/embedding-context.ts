@@ -15,8 +15,16 @@ export function contextualizationPlan(c: unknown): ContextualizationPlan {
   if (c === true) return { fileContext: true, metadata: true };
   if (!c || typeof c !== 'object' || Array.isArray(c)) return { fileContext: false, metadata: false };
   const o = c as { with_metadata?: unknown; with_file_context?: unknown };
-  const metadata = o.with_metadata === true ? true : Array.isArray(o.with_metadata) ? o.with_metadata.filter((k): k is string => typeof k === 'string' && !!k) : false;
-  return { fileContext: o.with_file_context === true, metadata: Array.isArray(metadata) && !metadata.length ? false : metadata };
+  const metadata =
+    o.with_metadata === true
+      ? true
+      : Array.isArray(o.with_metadata)
+        ? o.with_metadata.filter((k): k is string => typeof k === 'string' && !!k)
+        : false;
+  return {
+    fileContext: o.with_file_context === true,
+    metadata: Array.isArray(metadata) && !metadata.length ? false : metadata,
+  };
 }
 
 /** Whether a file's metadata is part of what is embedded (a metadata change then re-embeds it). */

@@ -78,7 +78,8 @@ export type ImageChunkMetadata = {
   file_extension?: string | null;
 };
 
-export type GeneratedMetadata = MarkdownChunkMetadata | TextChunkMetadata | PdfChunkMetadata | CodeChunkMetadata | ImageChunkMetadata;
+export type GeneratedMetadata =
+  MarkdownChunkMetadata | TextChunkMetadata | PdfChunkMetadata | CodeChunkMetadata | ImageChunkMetadata;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const int0 = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) ? v : 0);
@@ -91,7 +92,8 @@ const headings = (v: unknown): MarkdownHeading[] =>
         .map((h) => ({ level: h.level as number, text: h.text as string }))
     : [];
 /** Drops absent (undefined) fields, so the JSON has no `null` where the declared type has no null. */
-const optional = <T extends GeneratedMetadata>(o: T): T => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+const optional = <T extends GeneratedMetadata>(o: T): T =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
 
 /**
  * Any stored generated metadata as a declared variant. New chunks are produced in these shapes
@@ -115,7 +117,10 @@ export function conformGeneratedMetadata(m: Record<string, unknown> | null | und
         start_line: int0(m.start_line),
         num_lines: int0(m.num_lines),
         ...common,
-        frontmatter: m.frontmatter && typeof m.frontmatter === 'object' && !Array.isArray(m.frontmatter) ? (m.frontmatter as Record<string, unknown>) : {},
+        frontmatter:
+          m.frontmatter && typeof m.frontmatter === 'object' && !Array.isArray(m.frontmatter)
+            ? (m.frontmatter as Record<string, unknown>)
+            : {},
       });
     case 'pdf':
       return optional<PdfChunkMetadata>({

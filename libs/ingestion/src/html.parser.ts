@@ -101,7 +101,17 @@ export function parseHtml(html: string, meta: { fileSize: number; extension: str
   parser.write(html);
   parser.end();
   flush();
-  if (!blocks.some((b) => b.kind === 'heading') && title.trim()) blocks.unshift({ text: title.trim(), kind: 'heading', level: 1, startLine: 0, endLine: 0, offset: 0 });
+  if (!blocks.some((b) => b.kind === 'heading') && title.trim())
+    blocks.unshift({ text: title.trim(), kind: 'heading', level: 1, startLine: 0, endLine: 0, offset: 0 });
   const t = title.replace(/\s+/g, ' ').trim();
-  return { kind: 'markdown', fileType: 'text/markdown', fileExtension: meta.extension, fileSize: meta.fileSize, language: null, blocks, frontmatter: t ? { title: t } : {}, title: t || null };
+  return {
+    kind: 'markdown',
+    fileType: 'text/markdown',
+    fileExtension: meta.extension,
+    fileSize: meta.fileSize,
+    language: null,
+    blocks,
+    frontmatter: t ? { title: t } : {},
+    title: t || null,
+  };
 }

@@ -15,7 +15,14 @@ export const IMAGE_TYPES: Record<string, string> = {
   tiff: 'image/tiff',
 };
 /** image-size's name of a format → its MIME type (the content decides, not the name it was uploaded with). */
-const DETECTED: Record<string, string> = { png: 'image/png', jpg: 'image/jpeg', webp: 'image/webp', gif: 'image/gif', bmp: 'image/bmp', tiff: 'image/tiff' };
+const DETECTED: Record<string, string> = {
+  png: 'image/png',
+  jpg: 'image/jpeg',
+  webp: 'image/webp',
+  gif: 'image/gif',
+  bmp: 'image/bmp',
+  tiff: 'image/tiff',
+};
 
 /**
  * An image: its format and size are read from the header (a picture above `maxPixels` is refused
@@ -32,7 +39,10 @@ export async function parseImage(
   try {
     // image-size reads through DataViews of the whole underlying ArrayBuffer: a Buffer that is a slice
     // of a larger (pooled) one is copied, so a truncated header fails instead of reading foreign bytes
-    const own = data.byteOffset === 0 && data.buffer.byteLength === data.byteLength ? new Uint8Array(data.buffer) : new Uint8Array(data);
+    const own =
+      data.byteOffset === 0 && data.buffer.byteLength === data.byteLength
+        ? new Uint8Array(data.buffer)
+        : new Uint8Array(data);
     // loaded on the first image, not at start
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     size = (require('image-size') as typeof import('image-size')).imageSize(own);
@@ -40,14 +50,23 @@ export async function parseImage(
     throw new ParseError(`Could not read the image (${meta.mimeType}): ${(err as Error).message}`);
   }
   const mimeType = DETECTED[size.type ?? ''];
-  if (!mimeType) throw new ParseError(`Could not read the image (${meta.mimeType}): its content is ${size.type ?? 'of an unknown format'}, not PNG, JPEG, WebP, GIF, BMP or TIFF`);
-  if (!size.width || !size.height) throw new ParseError(`Could not read the image (${meta.mimeType}): it has no pixels (${size.width}×${size.height})`);
+  if (!mimeType)
+    throw new ParseError(
+      `Could not read the image (${meta.mimeType}): its content is ${size.type ?? 'of an unknown format'}, not PNG, JPEG, WebP, GIF, BMP or TIFF`,
+    );
+  if (!size.width || !size.height)
+    throw new ParseError(
+      `Could not read the image (${meta.mimeType}): it has no pixels (${size.width}×${size.height})`,
+    );
   if (size.width * size.height > limits.maxPixels) {
-    throw new ImageTooLargeError(`The image is ${size.width}×${size.height} pixels, more than the ${limits.maxPixels} this server reads (LARDER_OCR_MAX_PIXELS)`);
+    throw new ImageTooLargeError(
+      `The image is ${size.width}×${size.height} pixels, more than the ${limits.maxPixels} this server reads (LARDER_OCR_MAX_PIXELS)`,
+    );
   }
   const result = await ocr.recognize(data, limits.signal).catch((err: unknown) => {
     // an image the engine cannot decode is the file's fault; a timeout or an engine failure may pass
-    if (err instanceof OcrError && err.code === 'image_unreadable') throw new ParseError(`Could not read the image (${mimeType}): ${err.message}`);
+    if (err instanceof OcrError && err.code === 'image_unreadable')
+      throw new ParseError(`Could not read the image (${mimeType}): ${err.message}`);
     throw err;
   });
   const text = result.text

@@ -24,7 +24,9 @@ describe('decompressed-size budget', () => {
   const bomb = docxBomb(16 * MiB);
 
   it('measures a zip by inflating it, and stops at the budget', async () => {
-    await expect(checkZipInflation(bomb, 8 * MiB, 'DOCX document')).rejects.toThrow(/more than 8 MiB when decompressed \(LARDER_PARSE_MAX_INFLATED_MB\)/);
+    await expect(checkZipInflation(bomb, 8 * MiB, 'DOCX document')).rejects.toThrow(
+      /more than 8 MiB when decompressed \(LARDER_PARSE_MAX_INFLATED_MB\)/,
+    );
     await expect(checkZipInflation(bomb, 17 * MiB, 'DOCX document')).resolves.toBeUndefined();
     await expect(checkZipInflation(fixture('handbook.docx'), 1 * MiB, 'DOCX document')).resolves.toBeUndefined();
   });
@@ -46,12 +48,17 @@ describe('decompressed-size budget', () => {
     const failed = parseFile(bomb, 'bomb.docx', DOCX, { limits: { maxInflatedBytes: 64 * MiB, maxHeapMb: 64 } });
     await expect(failed).rejects.toThrow(ParseError);
     await expect(failed).rejects.toThrow(/more than the 64 MiB of memory a parse may use \(LARDER_PARSE_MAX_HEAP_MB\)/);
-    const doc = await parseFile(fixture('handbook.docx'), 'handbook.docx', DOCX, { limits: { maxInflatedBytes: 64 * MiB, maxHeapMb: 64 } });
+    const doc = await parseFile(fixture('handbook.docx'), 'handbook.docx', DOCX, {
+      limits: { maxInflatedBytes: 64 * MiB, maxHeapMb: 64 },
+    });
     expect(doc.blocks.length).toBeGreaterThan(0);
   });
 
   it('ends the parse thread when the signal aborts', async () => {
-    const failed = parseFile(bomb, 'bomb.docx', DOCX, { limits: { maxInflatedBytes: 64 * MiB, maxHeapMb: 1024 }, signal: AbortSignal.timeout(50) });
+    const failed = parseFile(bomb, 'bomb.docx', DOCX, {
+      limits: { maxInflatedBytes: 64 * MiB, maxHeapMb: 1024 },
+      signal: AbortSignal.timeout(50),
+    });
     await expect(failed).rejects.toThrow(expect.objectContaining({ name: 'TimeoutError' }));
   });
 });

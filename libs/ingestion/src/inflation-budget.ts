@@ -37,7 +37,9 @@ function inflatedSize(input: Uint8Array, format: 'raw' | 'zlib', limit: number):
 }
 
 const tooLarge = (what: string, budget: number) =>
-  new ParseError(`The ${what} expands to more than ${Math.round(budget / MiB)} MiB when decompressed (LARDER_PARSE_MAX_INFLATED_MB); it was not parsed`);
+  new ParseError(
+    `The ${what} expands to more than ${Math.round(budget / MiB)} MiB when decompressed (LARDER_PARSE_MAX_INFLATED_MB); it was not parsed`,
+  );
 
 interface ZipEntry {
   name: string;
@@ -82,14 +84,20 @@ function zipEntries(data: Buffer): ZipEntry[] {
       const size = data.readUInt16LE(e + 2);
       if (id === 0x0001) {
         let q = e + 4;
-        const next = () => (q + 8 <= e + 4 + size && q + 8 <= data.length ? Number(data.readBigUInt64LE((q += 8) - 8)) : null);
+        const next = () =>
+          q + 8 <= e + 4 + size && q + 8 <= data.length ? Number(data.readBigUInt64LE((q += 8) - 8)) : null;
         if (uncompressed === 0xffffffff) next();
         if (compressedSize === 0xffffffff) compressedSize = next() ?? compressedSize;
         if (localOffset === 0xffffffff) localOffset = next() ?? localOffset;
       }
       e += 4 + size;
     }
-    entries.push({ name: data.toString('utf8', p + 46, p + 46 + nameLength), method: data.readUInt16LE(p + 10), compressedSize, localOffset });
+    entries.push({
+      name: data.toString('utf8', p + 46, p + 46 + nameLength),
+      method: data.readUInt16LE(p + 10),
+      compressedSize,
+      localOffset,
+    });
     p += 46 + nameLength + extraLength + commentLength;
   }
   return entries;

@@ -69,7 +69,13 @@ function giveBack(t: ParseThread): void {
  * that answered waits IDLE_MS for the next document (its modules stay loaded), then ends. An aborted
  * `signal` (the ingestion attempt's deadline) ends the thread too.
  */
-export function parseInThread(kind: ParseThreadInput['kind'], data: Buffer, meta: ParseThreadInput['meta'], limits: ParseLimits, signal?: AbortSignal): Promise<ParsedDocument> {
+export function parseInThread(
+  kind: ParseThreadInput['kind'],
+  data: Buffer,
+  meta: ParseThreadInput['meta'],
+  limits: ParseLimits,
+  signal?: AbortSignal,
+): Promise<ParsedDocument> {
   signal?.throwIfAborted();
   const thread = takeThread(limits.maxHeapMb);
   const { worker } = thread;
@@ -88,17 +94,26 @@ export function parseInThread(kind: ParseThreadInput['kind'], data: Buffer, meta
     const onMessage = (m: ParseThreadOutput) => {
       if ('doc' in m) return settle(true, () => resolve(m.doc));
       // the parsers' own failures are ParseErrors; anything else is named as it was thrown
-      settle(false, () => reject(m.error.code === 'parse_error' ? new ParseError(m.error.message) : Object.assign(new Error(m.error.message), { name: m.error.name })));
+      settle(false, () =>
+        reject(
+          m.error.code === 'parse_error'
+            ? new ParseError(m.error.message)
+            : Object.assign(new Error(m.error.message), { name: m.error.name }),
+        ),
+      );
     };
     const onError = (err: Error & { code?: string }) =>
       settle(false, () =>
         reject(
           err.code === 'ERR_WORKER_OUT_OF_MEMORY'
-            ? new ParseError(`Reading the ${KINDS[kind]} needs more than the ${limits.maxHeapMb} MiB of memory a parse may use (LARDER_PARSE_MAX_HEAP_MB); it was not parsed`)
+            ? new ParseError(
+                `Reading the ${KINDS[kind]} needs more than the ${limits.maxHeapMb} MiB of memory a parse may use (LARDER_PARSE_MAX_HEAP_MB); it was not parsed`,
+              )
             : err,
         ),
       );
-    const onExit = (code: number) => settle(false, () => reject(new Error(`the parse thread ended (exit code ${code}) before it answered`)));
+    const onExit = (code: number) =>
+      settle(false, () => reject(new Error(`the parse thread ended (exit code ${code}) before it answered`)));
     signal?.addEventListener('abort', onAbort, { once: true });
     worker.on('message', onMessage).on('error', onError).on('exit', onExit);
     worker.postMessage({ kind, data, meta, maxInflatedBytes: limits.maxInflatedBytes } satisfies ParseThreadInput);

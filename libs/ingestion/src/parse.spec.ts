@@ -60,12 +60,29 @@ describe('parsers and chunker on the committed fixtures', () => {
         expect(conformGeneratedMetadata(c.generatedMetadata)).toEqual(c.generatedMetadata);
       }
     }
-    const mail = await parseFile(Buffer.from('From: a@example.com\nSubject: jars\n\nThe jars arrive on Monday.'), 'order.eml', 'application/octet-stream');
-    expect(chunkDocument(mail, 'fast', 'order.eml')[0].generatedMetadata).toMatchObject({ type: 'text', file_type: 'message/rfc822' });
+    const mail = await parseFile(
+      Buffer.from('From: a@example.com\nSubject: jars\n\nThe jars arrive on Monday.'),
+      'order.eml',
+      'application/octet-stream',
+    );
+    expect(chunkDocument(mail, 'fast', 'order.eml')[0].generatedMetadata).toMatchObject({
+      type: 'text',
+      file_type: 'message/rfc822',
+    });
   });
 
   it('shapes stored by earlier releases are answered as declared variants', () => {
-    expect(conformGeneratedMetadata({ type: 'markdown', file_type: 'text/html', word_count: 3, heading_context: [{ level: 1, text: 'A' }], start_line: 0, num_lines: 0, frontmatter: {} })).toEqual({
+    expect(
+      conformGeneratedMetadata({
+        type: 'markdown',
+        file_type: 'text/html',
+        word_count: 3,
+        heading_context: [{ level: 1, text: 'A' }],
+        start_line: 0,
+        num_lines: 0,
+        frontmatter: {},
+      }),
+    ).toEqual({
       type: 'markdown',
       file_type: 'text/markdown',
       word_count: 3,
@@ -75,7 +92,16 @@ describe('parsers and chunker on the committed fixtures', () => {
       num_lines: 0,
       frontmatter: {},
     });
-    expect(conformGeneratedMetadata({ type: 'text', file_type: 'application/json', file_size: 10, start_line: 0, num_lines: 0, file_extension: 'json' })).toEqual({
+    expect(
+      conformGeneratedMetadata({
+        type: 'text',
+        file_type: 'application/json',
+        file_size: 10,
+        start_line: 0,
+        num_lines: 0,
+        file_extension: 'json',
+      }),
+    ).toEqual({
       type: 'text',
       file_type: 'text/plain',
       file_size: 10,
@@ -83,8 +109,13 @@ describe('parsers and chunker on the committed fixtures', () => {
       num_lines: 0,
       file_extension: 'json',
     });
-    expect(conformGeneratedMetadata({ type: 'text', file_type: 'text/csv' })).toMatchObject({ type: 'text', file_type: 'text/plain' });
-    expect(conformGeneratedMetadata({ type: 'pdf', file_type: 'application/pdf', total_pages: 3, page: 2, pages: [2, 3] })).toEqual({
+    expect(conformGeneratedMetadata({ type: 'text', file_type: 'text/csv' })).toMatchObject({
+      type: 'text',
+      file_type: 'text/plain',
+    });
+    expect(
+      conformGeneratedMetadata({ type: 'pdf', file_type: 'application/pdf', total_pages: 3, page: 2, pages: [2, 3] }),
+    ).toEqual({
       type: 'pdf',
       file_type: 'application/pdf',
       total_pages: 3,
@@ -101,7 +132,14 @@ describe('parsers and chunker on the committed fixtures', () => {
     const all = chunks.map((c) => c.text).join('\n');
     expect(all).toContain('def brine(litres):\n    return litres * 50');
     const storage = chunks.find((c) => c.text.includes('cool, dark cellar'))!;
-    const meta = storage.generatedMetadata as { type: string; heading_context: unknown[]; chunk_headings: unknown[]; start_line: number; num_lines: number; frontmatter: unknown };
+    const meta = storage.generatedMetadata as {
+      type: string;
+      heading_context: unknown[];
+      chunk_headings: unknown[];
+      start_line: number;
+      num_lines: number;
+      frontmatter: unknown;
+    };
     expect(meta.type).toBe('markdown');
     expect(meta.frontmatter).toEqual({ title: 'Pantry Guide', tags: ['preserving', 'jars'] });
     expect([...meta.heading_context, ...meta.chunk_headings]).toEqual(
@@ -122,7 +160,13 @@ describe('parsers and chunker on the committed fixtures', () => {
   it('plain text: paragraphs with line ranges', async () => {
     const { chunks } = await chunksOf('notes.txt', 'text/plain');
     expect(chunks).toHaveLength(1);
-    expect(chunks[0].generatedMetadata).toMatchObject({ type: 'text', file_type: 'text/plain', start_line: 0, num_lines: 5, file_extension: 'txt' });
+    expect(chunks[0].generatedMetadata).toMatchObject({
+      type: 'text',
+      file_type: 'text/plain',
+      start_line: 0,
+      num_lines: 5,
+      file_extension: 'txt',
+    });
     expect(chunks[0].text).toContain('plum season');
   });
 
@@ -132,7 +176,11 @@ describe('parsers and chunker on the committed fixtures', () => {
     expect(text).toContain('Feed the starter the evening before & let it rise overnight.');
     expect(text).toContain('500 g flour');
     expect(text).not.toMatch(/var x|color:red|Home/);
-    expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual(['Sourdough Bread', 'Ingredients', 'Baking']);
+    expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => b.text)).toEqual([
+      'Sourdough Bread',
+      'Ingredients',
+      'Baking',
+    ]);
   });
 
   it('PDF: text layer with page numbers; high_quality drops repeated page footers', async () => {
@@ -150,11 +198,16 @@ describe('parsers and chunker on the committed fixtures', () => {
 
   it('a corrupt PDF fails with a useful parse error', async () => {
     await expect(parseFile(load('corrupt.pdf'), 'corrupt.pdf', 'application/pdf')).rejects.toThrow(ParseError);
-    await expect(parseFile(load('corrupt.pdf'), 'corrupt.pdf', 'application/pdf')).rejects.toThrow(/Could not read the PDF/);
+    await expect(parseFile(load('corrupt.pdf'), 'corrupt.pdf', 'application/pdf')).rejects.toThrow(
+      /Could not read the PDF/,
+    );
   });
 
   it('DOCX: Word heading styles become headings', async () => {
-    const { doc, chunks } = await chunksOf('handbook.docx', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document');
+    const { doc, chunks } = await chunksOf(
+      'handbook.docx',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    );
     expect(doc.blocks.filter((b) => b.kind === 'heading').map((b) => [b.level, b.text])).toEqual([
       [1, 'Employee Handbook'],
       [2, 'Holidays'],
@@ -187,15 +240,26 @@ describe('parsers and chunker on the committed fixtures', () => {
     ]);
     const py = await chunksOf('ferment.py', 'text/x-python');
     expect(py.doc.blocks.map((b) => b.startLine)).toEqual([1, 6, 11]);
-    expect(py.chunks[0].generatedMetadata).toMatchObject({ type: 'code', language: 'python', start_line: 0, file_extension: 'py' });
+    expect(py.chunks[0].generatedMetadata).toMatchObject({
+      type: 'code',
+      language: 'python',
+      start_line: 0,
+      file_extension: 'py',
+    });
   });
 
   it('unsupported binary types fail clearly; audio and video with their own codes', async () => {
     await expect(parseFile(load('image.png'), 'image.png', 'image/png')).rejects.toThrow(/OCR is turned off/); // no OCR engine given
-    await expect(parseFile(Buffer.from([1, 2, 0, 3]), 'blob.bin', 'application/octet-stream')).rejects.toThrow(UnsupportedFileError);
-    await expect(parseFile(Buffer.from('ID3'), 'song.mp3', 'audio/mpeg')).rejects.toMatchObject({ code: 'audio_not_supported' });
+    await expect(parseFile(Buffer.from([1, 2, 0, 3]), 'blob.bin', 'application/octet-stream')).rejects.toThrow(
+      UnsupportedFileError,
+    );
+    await expect(parseFile(Buffer.from('ID3'), 'song.mp3', 'audio/mpeg')).rejects.toMatchObject({
+      code: 'audio_not_supported',
+    });
     await expect(parseFile(Buffer.from('....ftyp'), 'clip.mp4', 'video/mp4')).rejects.toThrow(UnsupportedMediaError);
-    await expect(parseFile(Buffer.from('....ftyp'), 'clip.mp4', 'video/mp4')).rejects.toMatchObject({ code: 'video_not_supported' });
+    await expect(parseFile(Buffer.from('....ftyp'), 'clip.mp4', 'video/mp4')).rejects.toMatchObject({
+      code: 'video_not_supported',
+    });
   });
 
   it('max_chunk_size: every chunk fits it, smaller sizes give more chunks, the overlap keeps its share', async () => {
@@ -219,29 +283,47 @@ describe('parsers and chunker on the committed fixtures', () => {
       expect(counts[2]).toBeGreaterThanOrEqual(counts[1]);
       expect(counts[1]).toBeGreaterThanOrEqual(counts[0]);
     }
-    const long = await parseFile(Buffer.from(Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about brine, jars and cellars. `.repeat(5)).join('\n\n')), 'long.txt', 'text/plain');
-    expect(chunkDocument(long, 'fast', 'long.txt', chunkingFor('fast', 64)).length).toBeGreaterThan(3 * chunkDocument(long, 'fast', 'long.txt').length);
+    const long = await parseFile(
+      Buffer.from(
+        Array.from({ length: 30 }, (_, i) => `Paragraph ${i} about brine, jars and cellars. `.repeat(5)).join('\n\n'),
+      ),
+      'long.txt',
+      'text/plain',
+    );
+    expect(chunkDocument(long, 'fast', 'long.txt', chunkingFor('fast', 64)).length).toBeGreaterThan(
+      3 * chunkDocument(long, 'fast', 'long.txt').length,
+    );
     // the overlap carried into a chunk never pushes it over the size (it is dropped instead)
-    for (const max of [32, 40, 64]) for (const c of chunkDocument(long, 'fast', 'long.txt', chunkingFor('fast', max))) expect([max, c.tokens <= max]).toEqual([max, true]);
+    for (const max of [32, 40, 64])
+      for (const c of chunkDocument(long, 'fast', 'long.txt', chunkingFor('fast', max)))
+        expect([max, c.tokens <= max]).toEqual([max, true]);
   });
 
   it('the embedded text gets the file context (file name, title, heading path) and metadata lines; the chunk text never does', async () => {
-    const filler = (topic: string) => `${topic} keeps for a year when the jars are sealed while hot and stored away from light. `.repeat(20);
+    const filler = (topic: string) =>
+      `${topic} keeps for a year when the jars are sealed while hot and stored away from light. `.repeat(20);
     const md = `---\ntitle: Pantry Guide\n---\n# Pantry Guide\n\n${filler('Jam')}\n\n## Pickles\n\n${filler('Brine')}\n\n### Storage\n\nKeep jars in a cool, dark cellar. ${filler('Cellar')}\n`;
     const doc = await parseFile(Buffer.from(md), 'guide.md', 'text/markdown');
-    const storage = chunkDocument(doc, 'high_quality', 'guide.md').find((c) => c.text.includes('Cellar keeps') && !c.text.startsWith('#'))!;
+    const storage = chunkDocument(doc, 'high_quality', 'guide.md').find(
+      (c) => c.text.includes('Cellar keeps') && !c.text.startsWith('#'),
+    )!;
     expect(storage.context).toEqual({ title: 'Pantry Guide', headings: ['Pantry Guide', 'Pickles', 'Storage'] });
     const path = 'guide.md > Pantry Guide > Pickles > Storage'; // the title equals the first heading: once
     expect(storage.embedText).toBe(`${path}\n\n${storage.text}`); // high_quality embeds its file context anyway
-    expect(embeddingInput(storage, { filename: 'guide.md', mode: 'fast', fileContext: true, metadataLines: 'shelf: B2' })).toBe(`${path}\nshelf: B2\n\n${storage.text}`);
-    expect(embeddingInput(storage, { filename: 'guide.md', mode: 'fast', fileContext: false, metadataLines: 'shelf: B2' })).toBe(`shelf: B2\n\n${storage.text}`);
+    expect(
+      embeddingInput(storage, { filename: 'guide.md', mode: 'fast', fileContext: true, metadataLines: 'shelf: B2' }),
+    ).toBe(`${path}\nshelf: B2\n\n${storage.text}`);
+    expect(
+      embeddingInput(storage, { filename: 'guide.md', mode: 'fast', fileContext: false, metadataLines: 'shelf: B2' }),
+    ).toBe(`shelf: B2\n\n${storage.text}`);
     expect(embeddingInput(storage, { filename: 'guide.md', mode: 'fast', fileContext: false })).toBe(storage.text);
     const html = await chunksOf('recipes.html', 'text/html');
     expect(html.chunks[0].context.title).toBeTruthy();
   });
 
   it('long documents are cut under the token budget with overlap; the modes differ', async () => {
-    const para = (i: number) => `Paragraph ${i}. ` + 'Preserved plums taste of late summer and keep for a year in the cellar. '.repeat(6);
+    const para = (i: number) =>
+      `Paragraph ${i}. ` + 'Preserved plums taste of late summer and keep for a year in the cellar. '.repeat(6);
     const text = Array.from({ length: 40 }, (_, i) => para(i)).join('\n\n');
     const doc = await parseFile(Buffer.from(text), 'long.txt', 'text/plain');
     for (const mode of ['fast', 'high_quality'] as const) {
@@ -252,17 +334,26 @@ describe('parsers and chunker on the committed fixtures', () => {
       const tail = chunks[0].text.slice(-60);
       expect(chunks[1].text).toContain(tail.slice(tail.indexOf(' ') + 1));
     }
-    expect(chunkDocument(doc, 'high_quality', 'long.txt').length).toBeGreaterThan(chunkDocument(doc, 'fast', 'long.txt').length);
+    expect(chunkDocument(doc, 'high_quality', 'long.txt').length).toBeGreaterThan(
+      chunkDocument(doc, 'fast', 'long.txt').length,
+    );
   });
 
   it('a chosen chunk size (OpenAI static chunking) replaces the mode’s budget and overlap; the artifact key tells them apart', async () => {
-    const text = Array.from({ length: 40 }, (_, i) => `Paragraph ${i}. ` + 'Dried apricots keep their colour when they are sulphured first. '.repeat(5)).join('\n\n');
+    const text = Array.from(
+      { length: 40 },
+      (_, i) => `Paragraph ${i}. ` + 'Dried apricots keep their colour when they are sulphured first. '.repeat(5),
+    ).join('\n\n');
     const doc = await parseFile(Buffer.from(text), 'long.txt', 'text/plain');
     const small = chunkDocument(doc, 'fast', 'long.txt', { maxTokens: 100, overlapTokens: 0 });
     for (const c of small) expect(estimateTokens(c.text)).toBeLessThanOrEqual(100);
     expect(small.length).toBeGreaterThan(chunkDocument(doc, 'fast', 'long.txt').length);
     // overlap is carried where the budget leaves room for it: short paragraphs here
-    const short = await parseFile(Buffer.from(Array.from({ length: 60 }, (_, i) => `Jar ${i} holds apricots in light syrup.`).join('\n\n')), 'jars.txt', 'text/plain');
+    const short = await parseFile(
+      Buffer.from(Array.from({ length: 60 }, (_, i) => `Jar ${i} holds apricots in light syrup.`).join('\n\n')),
+      'jars.txt',
+      'text/plain',
+    );
     const apart = chunkDocument(short, 'fast', 'jars.txt', { maxTokens: 100, overlapTokens: 0 });
     const overlapping = chunkDocument(short, 'fast', 'jars.txt', { maxTokens: 100, overlapTokens: 50 });
     expect(overlapping.length).toBeGreaterThan(apart.length);

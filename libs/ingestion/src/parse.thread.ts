@@ -13,7 +13,8 @@ export interface ParseThreadInput {
 }
 
 /** What it answers for that document. */
-export type ParseThreadOutput = { doc: ParsedDocument } | { error: { name: string; code: string | null; message: string } };
+export type ParseThreadOutput =
+  { doc: ParsedDocument } | { error: { name: string; code: string | null; message: string } };
 
 /** One document in this thread: its decompressed size is measured against the budget first, then the parser runs. */
 async function parseInThisThread(input: ParseThreadInput): Promise<ParsedDocument> {
@@ -34,7 +35,10 @@ if (!isMainThread && parentPort) {
     (input: ParseThreadInput) =>
       void parseInThisThread(input).then(
         (doc) => port.postMessage({ doc } satisfies ParseThreadOutput),
-        (err: Error & { code?: unknown }) => port.postMessage({ error: { name: err.name, code: typeof err.code === 'string' ? err.code : null, message: err.message } } satisfies ParseThreadOutput),
+        (err: Error & { code?: unknown }) =>
+          port.postMessage({
+            error: { name: err.name, code: typeof err.code === 'string' ? err.code : null, message: err.message },
+          } satisfies ParseThreadOutput),
       ),
   );
 }

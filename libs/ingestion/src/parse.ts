@@ -7,7 +7,8 @@ import { DEFAULT_PARSE_LIMITS, ParseLimits, parseInThread } from './parse-thread
 import { IMAGE_TYPES, parseImage } from './image.parser';
 import { parseCsvText, parseJsonText, parseMarkdown, parsePlainText } from './text.parsers';
 
-export type ParserKind = 'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'json' | 'code' | 'image' | 'audio' | 'video';
+export type ParserKind =
+  'text' | 'markdown' | 'html' | 'pdf' | 'docx' | 'csv' | 'json' | 'code' | 'image' | 'audio' | 'video';
 
 const BY_EXTENSION: Record<string, ParserKind> = {
   pdf: 'pdf',
@@ -22,9 +23,24 @@ const BY_EXTENSION: Record<string, ParserKind> = {
   tsv: 'csv',
   json: 'json',
   ...Object.fromEntries(Object.keys(IMAGE_TYPES).map((e) => [e, 'image' as const])),
-  ...Object.fromEntries(['mp3', 'wav', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'aac', 'wma', 'aif', 'aiff', 'amr', 'mid', 'midi'].map((e) => [e, 'audio' as const])),
-  ...Object.fromEntries(['mp4', 'm4v', 'mov', 'avi', 'mkv', 'webm', 'wmv', 'flv', 'mpeg', 'mpg', '3gp', 'ogv'].map((e) => [e, 'video' as const])),
-  ...Object.fromEntries(['txt', 'text', 'log', 'rst', 'eml', 'ini', 'cfg', 'conf', 'toml', 'yaml', 'yml', 'xml', 'tex'].map((e) => [e, 'text' as const])),
+  ...Object.fromEntries(
+    ['mp3', 'wav', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'aac', 'wma', 'aif', 'aiff', 'amr', 'mid', 'midi'].map((e) => [
+      e,
+      'audio' as const,
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['mp4', 'm4v', 'mov', 'avi', 'mkv', 'webm', 'wmv', 'flv', 'mpeg', 'mpg', '3gp', 'ogv'].map((e) => [
+      e,
+      'video' as const,
+    ]),
+  ),
+  ...Object.fromEntries(
+    ['txt', 'text', 'log', 'rst', 'eml', 'ini', 'cfg', 'conf', 'toml', 'yaml', 'yml', 'xml', 'tex'].map((e) => [
+      e,
+      'text' as const,
+    ]),
+  ),
 };
 
 const BY_MIME: Record<string, ParserKind> = {
@@ -57,7 +73,8 @@ export function parserFor(filename: string, mimeType: string): ParserKind | null
 }
 
 function decodeText(data: Buffer): string {
-  if (data.includes(0)) throw new UnsupportedFileError('The file looks binary (it contains NUL bytes) and its type is not supported');
+  if (data.includes(0))
+    throw new UnsupportedFileError('The file looks binary (it contains NUL bytes) and its type is not supported');
   return new TextDecoder('utf-8').decode(data).replace(/^\uFEFF/, '');
 }
 
@@ -72,12 +89,18 @@ export interface ParseOptions {
   limits?: ParseLimits;
 }
 
-const SUPPORTED = 'supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON, source code and images (PNG, JPEG, WebP, GIF, BMP, TIFF)';
+const SUPPORTED =
+  'supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON, source code and images (PNG, JPEG, WebP, GIF, BMP, TIFF)';
 
 /**
  * Parses file content into blocks (PDF and DOCX in a parse thread of bounded memory); throws UnsupportedFileError, UnsupportedMediaError or ParseError with a message for `last_error`.
  */
-export async function parseFile(data: Buffer, filename: string, mimeType: string, options: ParseOptions = {}): Promise<ParsedDocument> {
+export async function parseFile(
+  data: Buffer,
+  filename: string,
+  mimeType: string,
+  options: ParseOptions = {},
+): Promise<ParsedDocument> {
   const kind = parserFor(filename, mimeType);
   const extension = extname(filename).slice(1).toLowerCase() || null;
   const meta = { fileSize: data.length, extension };
@@ -94,18 +117,39 @@ export async function parseFile(data: Buffer, filename: string, mimeType: string
     case 'json':
       return parseJsonText({ text: decodeText(data), ...meta, mimeType });
     case 'code':
-      return parseCode({ text: decodeText(data), ...meta, mimeType: mimeType.startsWith('text/') || mimeType.startsWith('application/') ? mimeType.split(';')[0] : 'text/plain' });
+      return parseCode({
+        text: decodeText(data),
+        ...meta,
+        mimeType:
+          mimeType.startsWith('text/') || mimeType.startsWith('application/') ? mimeType.split(';')[0] : 'text/plain',
+      });
     case 'text':
-      return parsePlainText({ text: decodeText(data), ...meta, mimeType: extension === 'eml' ? 'message/rfc822' : mimeType.split(';')[0].trim().toLowerCase() });
+      return parsePlainText({
+        text: decodeText(data),
+        ...meta,
+        mimeType: extension === 'eml' ? 'message/rfc822' : mimeType.split(';')[0].trim().toLowerCase(),
+      });
     case 'image':
-      if (!options.ocr) throw new UnsupportedFileError(`Images are not ingested on this server: OCR is turned off (LARDER_OCR=false)`);
-      return parseImage(data, { ...meta, mimeType }, options.ocr, { maxPixels: options.maxImagePixels ?? Infinity, signal: options.signal });
+      if (!options.ocr)
+        throw new UnsupportedFileError(`Images are not ingested on this server: OCR is turned off (LARDER_OCR=false)`);
+      return parseImage(data, { ...meta, mimeType }, options.ocr, {
+        maxPixels: options.maxImagePixels ?? Infinity,
+        signal: options.signal,
+      });
     case 'audio':
-      throw new UnsupportedMediaError(`Audio files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`, 'audio_not_supported');
+      throw new UnsupportedMediaError(
+        `Audio files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`,
+        'audio_not_supported',
+      );
     case 'video':
-      throw new UnsupportedMediaError(`Video files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`, 'video_not_supported');
+      throw new UnsupportedMediaError(
+        `Video files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`,
+        'video_not_supported',
+      );
     default:
-      throw new UnsupportedFileError(`Unsupported file type '${mimeType}'${extension ? ` (.${extension})` : ''}: ${SUPPORTED}`);
+      throw new UnsupportedFileError(
+        `Unsupported file type '${mimeType}'${extension ? ` (.${extension})` : ''}: ${SUPPORTED}`,
+      );
   }
 }
 

@@ -20,7 +20,13 @@ export function paragraphs(text: string, firstLine = 1, baseOffset = 0, kind: Bl
     if (cur.length && cur.join('').trim()) {
       // the offset of the text itself, past the first line's indentation
       const lead = cur[0].length - cur[0].trimStart().length;
-      blocks.push({ text: cur.join('\n').trim(), kind, startLine: firstLine + start, endLine: firstLine + endIdx, offset: baseOffset + startOffset + lead });
+      blocks.push({
+        text: cur.join('\n').trim(),
+        kind,
+        startLine: firstLine + start,
+        endLine: firstLine + endIdx,
+        offset: baseOffset + startOffset + lead,
+      });
     }
     cur = [];
   };
@@ -78,7 +84,13 @@ export function parseMarkdown(src: Source): ParsedDocument {
   const flush = (end: number) => {
     if (para && para.lines.join('').trim()) {
       const lead = para.lines[0].length - para.lines[0].trimStart().length;
-      blocks.push({ text: para.lines.join('\n').trim(), kind: para.kind, startLine: lineBase + para.start, endLine: lineBase + end, offset: para.offset + lead });
+      blocks.push({
+        text: para.lines.join('\n').trim(),
+        kind: para.kind,
+        startLine: lineBase + para.start,
+        endLine: lineBase + end,
+        offset: para.offset + lead,
+      });
     }
     para = null;
   };
@@ -101,16 +113,30 @@ export function parseMarkdown(src: Source): ParsedDocument {
         body.push(lines[i]);
         offset += lines[i].length + 1;
       }
-      blocks.push({ text: body.join('\n'), kind: 'code', startLine: lineBase + start, endLine: lineBase + Math.min(i, lines.length - 1), offset: startOffset });
+      blocks.push({
+        text: body.join('\n'),
+        kind: 'code',
+        startLine: lineBase + start,
+        endLine: lineBase + Math.min(i, lines.length - 1),
+        offset: startOffset,
+      });
       continue;
     }
     const atx = /^(#{1,6})\s+(.*?)\s*#*\s*$/.exec(line);
-    const setext = i + 1 < lines.length && line.trim() && !para && /^(=+|-+)\s*$/.test(lines[i + 1]) && !/^\s*[-*+]\s/.test(line);
+    const setext =
+      i + 1 < lines.length && line.trim() && !para && /^(=+|-+)\s*$/.test(lines[i + 1]) && !/^\s*[-*+]\s/.test(line);
     if (atx || setext) {
       flush(i - 1);
       const level = atx ? atx[1].length : lines[i + 1].trim().startsWith('=') ? 1 : 2;
       const headingText = atx ? atx[2] : line.trim();
-      blocks.push({ text: headingText, kind: 'heading', level, startLine: lineBase + i, endLine: lineBase + i + (setext ? 1 : 0), offset });
+      blocks.push({
+        text: headingText,
+        kind: 'heading',
+        level,
+        startLine: lineBase + i,
+        endLine: lineBase + i + (setext ? 1 : 0),
+        offset,
+      });
       if (setext) {
         offset += line.length + 1;
         i++;
@@ -121,7 +147,11 @@ export function parseMarkdown(src: Source): ParsedDocument {
     if (!line.trim()) {
       flush(i - 1);
     } else {
-      const kind: Block['kind'] = /^\s*([-*+]|\d+[.)])\s/.test(line) ? 'list' : /^\s*\|/.test(line) ? 'table' : 'paragraph';
+      const kind: Block['kind'] = /^\s*([-*+]|\d+[.)])\s/.test(line)
+        ? 'list'
+        : /^\s*\|/.test(line)
+          ? 'table'
+          : 'paragraph';
       if (!para) para = { start: i, offset, lines: [], kind };
       para.lines.push(line);
     }
@@ -129,19 +159,41 @@ export function parseMarkdown(src: Source): ParsedDocument {
   }
   flush(lines.length - 1);
   const title = typeof frontmatter?.title === 'string' && frontmatter.title.trim() ? frontmatter.title.trim() : null;
-  return { kind: 'markdown', fileType: 'text/markdown', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, frontmatter: frontmatter ?? {}, title };
+  return {
+    kind: 'markdown',
+    fileType: 'text/markdown',
+    fileExtension: src.extension,
+    fileSize: src.fileSize,
+    language: null,
+    blocks,
+    frontmatter: frontmatter ?? {},
+    title,
+  };
 }
 
 /** CSV: one block per row; the header row is repeated at the top of every chunk. Reported as `text/plain` (the declared generated-metadata variants have no CSV type). */
 export function parseCsvText(src: Source): ParsedDocument {
   let rows: string[][];
   try {
-    const parsed: unknown = parseCsv(src.text, { relax_column_count: true, skip_empty_lines: true, bom: true, delimiter: src.extension === 'tsv' ? '\t' : [',', ';', '\t'] });
+    const parsed: unknown = parseCsv(src.text, {
+      relax_column_count: true,
+      skip_empty_lines: true,
+      bom: true,
+      delimiter: src.extension === 'tsv' ? '\t' : [',', ';', '\t'],
+    });
     rows = parsed as string[][];
   } catch (err) {
     throw new ParseError(`Invalid CSV: ${(err as Error).message}`);
   }
-  if (!rows.length) return { kind: 'text', fileType: 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks: [] };
+  if (!rows.length)
+    return {
+      kind: 'text',
+      fileType: 'text/plain',
+      fileExtension: src.extension,
+      fileSize: src.fileSize,
+      language: null,
+      blocks: [],
+    };
   const [header, ...body] = rows;
   const headerLine = header.join(', ');
   let offset = 0;
@@ -151,7 +203,15 @@ export function parseCsvText(src: Source): ParsedDocument {
     offset += text.length + 1;
     return b;
   });
-  return { kind: 'text', fileType: 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks, chunkPrefix: headerLine };
+  return {
+    kind: 'text',
+    fileType: 'text/plain',
+    fileExtension: src.extension,
+    fileSize: src.fileSize,
+    language: null,
+    blocks,
+    chunkPrefix: headerLine,
+  };
 }
 
 /** JSON: one block per top-level member (or array element), as `path: value` lines (plain text: `text/plain`). */
@@ -164,7 +224,9 @@ export function parseJsonText(src: Source): ParsedDocument {
   }
   const lines = (prefix: string, v: unknown, out: string[]) => {
     if (v !== null && typeof v === 'object') {
-      const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v as Record<string, unknown>);
+      const entries = Array.isArray(v)
+        ? v.map((x, i) => [String(i), x] as const)
+        : Object.entries(v as Record<string, unknown>);
       if (!entries.length) out.push(`${prefix}: ${Array.isArray(v) ? '[]' : '{}'}`);
       for (const [k, x] of entries) lines(prefix ? `${prefix}.${k}` : k, x, out);
     } else {
@@ -172,7 +234,11 @@ export function parseJsonText(src: Source): ParsedDocument {
     }
   };
   const top =
-    value !== null && typeof value === 'object' ? (Array.isArray(value) ? value.map((x, i) => [String(i), x] as const) : Object.entries(value as Record<string, unknown>)) : [['', value] as const];
+    value !== null && typeof value === 'object'
+      ? Array.isArray(value)
+        ? value.map((x, i) => [String(i), x] as const)
+        : Object.entries(value as Record<string, unknown>)
+      : [['', value] as const];
   let offset = 0;
   const blocks: Block[] = top.map(([k, v]) => {
     const out: string[] = [];
@@ -182,5 +248,12 @@ export function parseJsonText(src: Source): ParsedDocument {
     offset += text.length + 1;
     return b;
   });
-  return { kind: 'text', fileType: 'text/plain', fileExtension: src.extension, fileSize: src.fileSize, language: null, blocks };
+  return {
+    kind: 'text',
+    fileType: 'text/plain',
+    fileExtension: src.extension,
+    fileSize: src.fileSize,
+    language: null,
+    blocks,
+  };
 }

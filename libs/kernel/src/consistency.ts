@@ -3,7 +3,18 @@ import { ConsistencyTimeoutError } from './errors';
 import { reportReadLag } from './read-lag';
 
 /** The read models a write can wait for (the projection names of the registry). */
-export type ProjectionName = 'organizations' | 'api-keys' | 'files' | 'file-uploads' | 'stores' | 'chunk-index' | 'search-rules' | 'activity' | 'billing' | 'buckets' | 'trace-destinations';
+export type ProjectionName =
+  | 'organizations'
+  | 'api-keys'
+  | 'files'
+  | 'file-uploads'
+  | 'stores'
+  | 'chunk-index'
+  | 'search-rules'
+  | 'activity'
+  | 'billing'
+  | 'buckets'
+  | 'trace-destinations';
 
 /**
  * Read-your-writes: a command endpoint calls `waitFor` with the position its append returned and
@@ -29,7 +40,11 @@ export const READ_MODEL_CONSISTENCY = Symbol('READ_MODEL_CONSISTENCY');
  * reads may lag (`Larder-Read-Lag`), and the caller answers from its decided state. Never throws a
  * timeout: a stored event is a fact, not an error.
  */
-export async function settle(consistency: ReadModelConsistency, projections: readonly ProjectionName[], position: Position | null): Promise<boolean> {
+export async function settle(
+  consistency: ReadModelConsistency,
+  projections: readonly ProjectionName[],
+  position: Position | null,
+): Promise<boolean> {
   try {
     await consistency.waitFor(projections, position);
     return true;

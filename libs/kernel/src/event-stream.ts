@@ -3,9 +3,14 @@ import { DomainError, ValidationFailedError } from './errors';
 
 /** The body of an error event in a stream: the contract's error shape, as a non-streamed answer would carry it. */
 export function streamedError(err: unknown): Record<string, unknown> {
-  if (err instanceof ValidationFailedError) return { detail: err.detail, message: err.message, error: { message: err.message, code: 422, type: err.type } };
-  if (err instanceof DomainError) return { error: { message: err.message, code: err.status, type: err.type }, message: err.message };
-  return { error: { message: 'Internal server error', code: 500, type: 'internal_error' }, message: 'Internal server error' };
+  if (err instanceof ValidationFailedError)
+    return { detail: err.detail, message: err.message, error: { message: err.message, code: 422, type: err.type } };
+  if (err instanceof DomainError)
+    return { error: { message: err.message, code: err.status, type: err.type }, message: err.message };
+  return {
+    error: { message: 'Internal server error', code: 500, type: 'internal_error' },
+    message: 'Internal server error',
+  };
 }
 
 /** What a query handler needs of a live stream: open it once the request is known to be good, send events, notice a client that left. */

@@ -20,7 +20,14 @@ export interface FileUploader {
    * Stores `body` as a new file. With `after`, the upload waits for it once the content is stored and
    * before the file is recorded: its rejection refuses the upload (the stored content is removed).
    */
-  upload(organizationId: string, actor: string, filename: string, mimeType: string | undefined, body: Readable, after?: Promise<unknown>): Promise<UploadedFileInfo>;
+  upload(
+    organizationId: string,
+    actor: string,
+    filename: string,
+    mimeType: string | undefined,
+    body: Readable,
+    after?: Promise<unknown>,
+  ): Promise<UploadedFileInfo>;
   remove(organizationId: string, actor: string, fileId: string): Promise<unknown>;
   /**
    * The file as its own event stream has it (never a read model that may lag), with the actor (API
@@ -51,7 +58,11 @@ export interface StoreFileViews {
    * The `StoreFile` answers of these store files of the organization for this viewer, keyed
    * `storeFileKey(storeId, fileId)`; a file the read model does not (or no longer) hold is absent.
    */
-  view(organizationId: string, files: Array<{ storeId: string; fileId: string }>, viewer: StoreFileViewer): Promise<Map<string, Record<string, unknown>>>;
+  view(
+    organizationId: string,
+    files: Array<{ storeId: string; fileId: string }>,
+    viewer: StoreFileViewer,
+  ): Promise<Map<string, Record<string, unknown>>>;
 }
 export const STORE_FILE_VIEWS = Symbol('STORE_FILE_VIEWS');
 export const storeFileKey = (storeId: string, fileId: string) => `${storeId}:${fileId}`;

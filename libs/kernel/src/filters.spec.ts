@@ -1,7 +1,14 @@
 import { evaluateFilter, parseFilters } from './filters';
 import { ValidationFailedError } from './errors';
 
-const file = { lang: 'en', year: 2024, tags: ['sweet', 'red'], title: 'Strawberry Jam', nested: { level: 3 }, date: '2024-05-01' };
+const file = {
+  lang: 'en',
+  year: 2024,
+  tags: ['sweet', 'red'],
+  title: 'Strawberry Jam',
+  nested: { level: 3 },
+  date: '2024-05-01',
+};
 const chunk = { type: 'pdf', page: 2, heading: 'Intro' };
 const matches = (f: unknown) => evaluateFilter(parseFilters(f), { file, chunk });
 
@@ -64,7 +71,17 @@ describe('metadata filters', () => {
     ],
     [
       'nesting',
-      { all: [{ any: [{ key: 'lang', operator: 'eq', value: 'de' }, { none: [{ key: 'year', operator: 'lt', value: 2000 }] }] }, { key: 'tags', operator: 'contains', value: 'red' }] },
+      {
+        all: [
+          {
+            any: [
+              { key: 'lang', operator: 'eq', value: 'de' },
+              { none: [{ key: 'year', operator: 'lt', value: 2000 }] },
+            ],
+          },
+          { key: 'tags', operator: 'contains', value: 'red' },
+        ],
+      },
       true,
     ],
     [

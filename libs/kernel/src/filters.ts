@@ -18,7 +18,21 @@ export function re2(pattern: string): RE2JS {
  * The metadata filter grammar (`all`/`any`/`none` groups of `{key, operator, value}` conditions), shared by search, grep, list-chunks, facets, QA and
  * the store-file list: parsed once into this tree, then evaluated in memory or compiled to SQL.
  */
-export const CONDITION_OPERATORS = ['eq', 'not_eq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'like', 'not_like', 'starts_with', 'regex', 'contains'] as const;
+export const CONDITION_OPERATORS = [
+  'eq',
+  'not_eq',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'in',
+  'not_in',
+  'like',
+  'not_like',
+  'starts_with',
+  'regex',
+  'contains',
+] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
 export interface FilterCondition {
@@ -45,14 +59,18 @@ export function parseFilters(input: unknown, loc: Loc = ['body', 'filters'], dep
   if (input === null || input === undefined) return null;
   if (depth === 0) {
     const bytes = Buffer.byteLength(JSON.stringify(input) ?? '', 'utf8');
-    if (bytes > LIMITS.filterBytes) fail(loc, `Filters must be at most ${LIMITS.filterBytes} bytes as JSON (these are ${bytes})`);
+    if (bytes > LIMITS.filterBytes)
+      fail(loc, `Filters must be at most ${LIMITS.filterBytes} bytes as JSON (these are ${bytes})`);
     const tree = parseFilters(input, loc, 1);
-    if (tree && countConditions(tree) > LIMITS.filterConditions) fail(loc, `Filters may hold at most ${LIMITS.filterConditions} conditions`);
+    if (tree && countConditions(tree) > LIMITS.filterConditions)
+      fail(loc, `Filters may hold at most ${LIMITS.filterConditions} conditions`);
     return tree;
   }
   if (depth > LIMITS.filterDepth) fail(loc, `Filters are nested too deeply (at most ${LIMITS.filterDepth} levels)`);
   if (Array.isArray(input)) {
-    const children = input.map((x, i) => parseFilters(x, [...loc, i], depth + 1)).filter((x): x is FilterNode => x !== null);
+    const children = input
+      .map((x, i) => parseFilters(x, [...loc, i], depth + 1))
+      .filter((x): x is FilterNode => x !== null);
     return children.length ? { kind: 'all', children } : null;
   }
   if (typeof input !== 'object') return fail(loc, 'Expected a filter object, a condition or a list of them', input);
@@ -60,12 +78,15 @@ export function parseFilters(input: unknown, loc: Loc = ['body', 'filters'], dep
   if ('key' in o || 'operator' in o) return parseCondition(o, loc);
   const groups = (['all', 'any', 'none'] as const).filter((k) => o[k] !== undefined && o[k] !== null);
   const unknown = Object.keys(o).filter((k) => !['all', 'any', 'none'].includes(k));
-  if (unknown.length) fail([...loc, unknown[0]], `Unknown filter field '${unknown[0]}' (expected all, any, none, or key/operator/value)`);
+  if (unknown.length)
+    fail([...loc, unknown[0]], `Unknown filter field '${unknown[0]}' (expected all, any, none, or key/operator/value)`);
   const nodes: FilterNode[] = [];
   for (const k of groups) {
     const v = o[k];
     if (!Array.isArray(v)) fail([...loc, k], `'${k}' must be a list of filters or conditions`, v);
-    const children = (v as unknown[]).map((x, i) => parseFilters(x, [...loc, k, i], depth + 1)).filter((x): x is FilterNode => x !== null);
+    const children = (v as unknown[])
+      .map((x, i) => parseFilters(x, [...loc, k, i], depth + 1))
+      .filter((x): x is FilterNode => x !== null);
     nodes.push({ kind: k, children });
   }
   if (!nodes.length) return null;
@@ -83,9 +104,12 @@ function parseCondition(o: Record<string, unknown>, loc: Loc): FilterCondition {
   const op = o.operator as ConditionOperator;
   const v = o.value;
   if ((op === 'in' || op === 'not_in') && !Array.isArray(v)) fail([...loc, 'value'], `'${op}' needs a list value`, v);
-  if (Array.isArray(v) && v.length > LIMITS.filterListValues) fail([...loc, 'value'], `A list value holds at most ${LIMITS.filterListValues} items`);
-  if (['like', 'not_like', 'starts_with', 'regex'].includes(op) && typeof v !== 'string') fail([...loc, 'value'], `'${op}' needs a string value`, v);
-  if (['gt', 'gte', 'lt', 'lte'].includes(op) && typeof v !== 'number' && typeof v !== 'string') fail([...loc, 'value'], `'${op}' needs a number or a string`, v);
+  if (Array.isArray(v) && v.length > LIMITS.filterListValues)
+    fail([...loc, 'value'], `A list value holds at most ${LIMITS.filterListValues} items`);
+  if (['like', 'not_like', 'starts_with', 'regex'].includes(op) && typeof v !== 'string')
+    fail([...loc, 'value'], `'${op}' needs a string value`, v);
+  if (['gt', 'gte', 'lt', 'lte'].includes(op) && typeof v !== 'number' && typeof v !== 'string')
+    fail([...loc, 'value'], `'${op}' needs a number or a string`, v);
   if (op === 'regex') {
     try {
       re2(v as string);
@@ -164,7 +188,10 @@ export function evaluateFilter(node: FilterNode | null, doc: { file: unknown; ch
   const v = node.value;
   switch (node.operator) {
     case 'eq':
-      return f !== undefined && (jsonEquals(f, v) || (Array.isArray(f) && !Array.isArray(v) && f.some((x) => jsonEquals(x, v))));
+      return (
+        f !== undefined &&
+        (jsonEquals(f, v) || (Array.isArray(f) && !Array.isArray(v) && f.some((x) => jsonEquals(x, v))))
+      );
     case 'not_eq':
       return !(f !== undefined && jsonEquals(f, v));
     case 'gt':
@@ -173,12 +200,24 @@ export function evaluateFilter(node: FilterNode | null, doc: { file: unknown; ch
     case 'lte': {
       const c = compare(f, v);
       if (c === null) return false;
-      return node.operator === 'gt' ? c > 0 : node.operator === 'gte' ? c >= 0 : node.operator === 'lt' ? c < 0 : c <= 0;
+      return node.operator === 'gt'
+        ? c > 0
+        : node.operator === 'gte'
+          ? c >= 0
+          : node.operator === 'lt'
+            ? c < 0
+            : c <= 0;
     }
     case 'in':
-      return f !== undefined && (v as unknown[]).some((x) => jsonEquals(f, x) || (Array.isArray(f) && f.some((y) => jsonEquals(y, x))));
+      return (
+        f !== undefined &&
+        (v as unknown[]).some((x) => jsonEquals(f, x) || (Array.isArray(f) && f.some((y) => jsonEquals(y, x))))
+      );
     case 'not_in':
-      return !(f !== undefined && (v as unknown[]).some((x) => jsonEquals(f, x) || (Array.isArray(f) && f.some((y) => jsonEquals(y, x)))));
+      return !(
+        f !== undefined &&
+        (v as unknown[]).some((x) => jsonEquals(f, x) || (Array.isArray(f) && f.some((y) => jsonEquals(y, x))))
+      );
     case 'like':
       return typeof f === 'string' && likeToRegExp(v as string).test(f);
     case 'not_like':
@@ -203,7 +242,11 @@ export function evaluateFilter(node: FilterNode | null, doc: { file: unknown; ch
  * Compiles a tree to a Postgres boolean expression over jsonb columns, with the same semantics as
  * `evaluateFilter`. `columns.chunk` may be null (file-level listings): chunk conditions are then false.
  */
-export function compileFilterToPostgres(node: FilterNode | null, columns: { file: string; chunk: string | null }, params: unknown[]): string {
+export function compileFilterToPostgres(
+  node: FilterNode | null,
+  columns: { file: string; chunk: string | null },
+  params: unknown[],
+): string {
   if (!node) return 'TRUE';
   if (node.kind !== 'condition') {
     const parts = node.children.map((c) => `(${compileFilterToPostgres(c, columns, params)})`);
@@ -235,7 +278,8 @@ export function compileFilterToPostgres(node: FilterNode | null, columns: { file
     case 'lt':
     case 'lte': {
       const op = { gt: '>', gte: '>=', lt: '<', lte: '<=' }[node.operator];
-      if (typeof v === 'number') return `COALESCE(CASE WHEN jsonb_typeof(${j}) = 'number' THEN (${t})::numeric ${op} ${p(v)}::numeric END, FALSE)`;
+      if (typeof v === 'number')
+        return `COALESCE(CASE WHEN jsonb_typeof(${j}) = 'number' THEN (${t})::numeric ${op} ${p(v)}::numeric END, FALSE)`;
       return `COALESCE(CASE WHEN jsonb_typeof(${j}) = 'string' THEN ${t} COLLATE "C" ${op} ${p(v)}::text COLLATE "C" END, FALSE)`;
     }
     case 'in':

@@ -49,7 +49,8 @@ export function metadataProblem(value: unknown): string | null {
   const stack: Array<{ v: unknown; depth: number }> = [{ v: value, depth: 1 }];
   while (stack.length) {
     const { v, depth } = stack.pop()!;
-    if (typeof v === 'string' && v.length > LIMITS.metadataStringChars) return `metadata strings must be at most ${LIMITS.metadataStringChars} characters`;
+    if (typeof v === 'string' && v.length > LIMITS.metadataStringChars)
+      return `metadata strings must be at most ${LIMITS.metadataStringChars} characters`;
     if (typeof v === 'string' && v.includes('\u0000')) return 'metadata strings must not contain the NUL character';
     if (v === null || typeof v !== 'object') continue;
     if (depth > LIMITS.metadataDepth) return `metadata must be nested at most ${LIMITS.metadataDepth} levels deep`;
@@ -65,7 +66,8 @@ export function metadataProblem(value: unknown): string | null {
 }
 
 /** Metadata where OpenAI's API types a map (a vector store's `metadata`, a file's `attributes`): an object as it is, anything else as `{}`. */
-export const metadataAsMap = (metadata: unknown): object => (metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : {});
+export const metadataAsMap = (metadata: unknown): object =>
+  metadata !== null && typeof metadata === 'object' && !Array.isArray(metadata) ? metadata : {};
 
 /** For values that do not pass through a DTO (multipart fields): 422 at `loc` when metadata breaks a limit. */
 export function checkMetadata(value: unknown, loc: Loc): void {
@@ -93,12 +95,16 @@ export function IsMetadata(options?: ValidationOptions): PropertyDecorator {
 export function assertEventSizes(events: ReadonlyArray<{ type: string; data: unknown; metadata?: unknown }>): void {
   for (const e of events) {
     const bytes = byteLength(e.data) + byteLength(e.metadata ?? null);
-    if (bytes > LIMITS.eventBytes) throw new PayloadTooLargeError(`${e.type} would be ${bytes} bytes; events are at most ${LIMITS.eventBytes} bytes`);
+    if (bytes > LIMITS.eventBytes)
+      throw new PayloadTooLargeError(
+        `${e.type} would be ${bytes} bytes; events are at most ${LIMITS.eventBytes} bytes`,
+      );
   }
 }
 
 /** The serialized size of an event's data and metadata (what `assertEventSizes` measures). */
-export const eventBytes = (e: { data: unknown; metadata?: unknown }) => byteLength(e.data) + byteLength(e.metadata ?? null);
+export const eventBytes = (e: { data: unknown; metadata?: unknown }) =>
+  byteLength(e.data) + byteLength(e.metadata ?? null);
 
 /**
  * Walks parsed input without recursion: the first value nested deeper than LIMITS.jsonDepth or a
@@ -116,7 +122,9 @@ export function plainInputProblem(input: unknown, at: Loc): ValidationFailedErro
     }
     if (value === null || typeof value !== 'object') continue;
     if (loc.length - at.length >= LIMITS.jsonDepth) {
-      return new ValidationFailedError([{ loc, msg: `JSON nested deeper than ${LIMITS.jsonDepth} levels`, type: 'too_deep' }]);
+      return new ValidationFailedError([
+        { loc, msg: `JSON nested deeper than ${LIMITS.jsonDepth} levels`, type: 'too_deep' },
+      ]);
     }
     for (const [k, v] of Object.entries(value)) {
       const key = Array.isArray(value) ? Number(k) : k;

@@ -74,17 +74,38 @@ export function readMultipart<T>(
       if (max === undefined) {
         return refuse(
           new ValidationFailedError([
-            { loc: ['body', name], msg: `Extra inputs are not permitted: this endpoint takes ${['file', ...names].map((n) => `"${n}"`).join(', ')}`, type: 'extra_forbidden' },
+            {
+              loc: ['body', name],
+              msg: `Extra inputs are not permitted: this endpoint takes ${['file', ...names].map((n) => `"${n}"`).join(', ')}`,
+              type: 'extra_forbidden',
+            },
           ]),
         );
       }
       if (info.valueTruncated || Buffer.byteLength(value) > max) {
-        return refuse(new ValidationFailedError([{ loc: ['body', name], msg: `The part should have at most ${max} bytes`, type: 'string_too_long' }]));
+        return refuse(
+          new ValidationFailedError([
+            { loc: ['body', name], msg: `The part should have at most ${max} bytes`, type: 'string_too_long' },
+          ]),
+        );
       }
       fields[name] = value;
     });
-    bb.on('fieldsLimit', () => refuse(new ValidationFailedError([{ loc: ['body'], msg: `Too many text parts: this endpoint takes at most ${names.length} beside "file"`, type: 'too_long' }])));
-    const malformed = (err: Error) => new ValidationFailedError([{ loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' }]);
+    bb.on('fieldsLimit', () =>
+      refuse(
+        new ValidationFailedError([
+          {
+            loc: ['body'],
+            msg: `Too many text parts: this endpoint takes at most ${names.length} beside "file"`,
+            type: 'too_long',
+          },
+        ]),
+      ),
+    );
+    const malformed = (err: Error) =>
+      new ValidationFailedError([
+        { loc: ['body'], msg: `Malformed multipart body: ${err.message}`, type: 'value_error' },
+      ]);
     bb.on('file', (name, stream, info) => {
       // a truncated body errors the part's stream too: never an unhandled 'error' (it ended the process)
       stream.on('error', (err: Error) => {
@@ -101,7 +122,11 @@ export function readMultipart<T>(
       if (filename.length > LIMITS.filenameChars) {
         refuse(
           new ValidationFailedError([
-            { loc: ['body', 'file', 'filename'], msg: `File names are at most ${LIMITS.filenameChars} characters; this one has ${filename.length}`, type: 'string_too_long' },
+            {
+              loc: ['body', 'file', 'filename'],
+              msg: `File names are at most ${LIMITS.filenameChars} characters; this one has ${filename.length}`,
+              type: 'string_too_long',
+            },
           ]),
         );
         return stream.resume();

@@ -1,10 +1,28 @@
-import { IdCursorFetch, paginateByCursor, paginateByIdCursor, paginateByOffset, ValidationFailedError, decodeCursor } from './index';
+import {
+  IdCursorFetch,
+  paginateByCursor,
+  paginateByIdCursor,
+  paginateByOffset,
+  ValidationFailedError,
+  decodeCursor,
+} from './index';
 
 const items = Array.from({ length: 7 }, (_, i) => ({ id: i + 1 }));
 // A listing ordered by id ascending.
-const fetch = async ({ cursor, direction, take }: { cursor: Record<string, string | number> | null; direction: 'forward' | 'backward'; take: number }) => {
+const fetch = async ({
+  cursor,
+  direction,
+  take,
+}: {
+  cursor: Record<string, string | number> | null;
+  direction: 'forward' | 'backward';
+  take: number;
+}) => {
   const c = cursor ? Number(cursor.id) : null;
-  const rows = direction === 'forward' ? items.filter((x) => c === null || x.id > c) : [...items].reverse().filter((x) => c === null || x.id < c);
+  const rows =
+    direction === 'forward'
+      ? items.filter((x) => c === null || x.id > c)
+      : [...items].reverse().filter((x) => c === null || x.id < c);
   return rows.slice(0, take);
 };
 const cursorOf = (x: { id: number }) => ({ id: x.id });
@@ -17,7 +35,12 @@ describe('cursor pagination', () => {
     expect(p1.pagination.total).toBeUndefined();
     const p2 = await paginateByCursor({ limit: 3, after: p1.pagination.last_cursor }, cursorOf, fetch);
     expect(p2.data.map((x) => x.id)).toEqual([4, 5, 6]);
-    const p3 = await paginateByCursor({ limit: 3, after: p2.pagination.last_cursor, include_total: true }, cursorOf, fetch, async () => 7);
+    const p3 = await paginateByCursor(
+      { limit: 3, after: p2.pagination.last_cursor, include_total: true },
+      cursorOf,
+      fetch,
+      async () => 7,
+    );
     expect(p3.data.map((x) => x.id)).toEqual([7]);
     expect(p3.pagination).toMatchObject({ has_more: false, total: 7 });
     const back = await paginateByCursor({ limit: 3, before: p3.pagination.first_cursor }, cursorOf, fetch);
@@ -29,19 +52,32 @@ describe('cursor pagination', () => {
   });
 
   it('returns null cursors for an empty page', async () => {
-    const p = await paginateByCursor({ limit: 3, after: Buffer.from('{"id":99}').toString('base64url') }, cursorOf, fetch);
-    expect(p).toEqual({ object: 'list', data: [], pagination: { has_more: false, first_cursor: null, last_cursor: null } });
+    const p = await paginateByCursor(
+      { limit: 3, after: Buffer.from('{"id":99}').toString('base64url') },
+      cursorOf,
+      fetch,
+    );
+    expect(p).toEqual({
+      object: 'list',
+      data: [],
+      pagination: { has_more: false, first_cursor: null, last_cursor: null },
+    });
   });
 
   it('rejects after and before together, and garbage cursors, with 422', async () => {
-    await expect(paginateByCursor({ after: 'a', before: 'b' }, cursorOf, fetch)).rejects.toBeInstanceOf(ValidationFailedError);
+    await expect(paginateByCursor({ after: 'a', before: 'b' }, cursorOf, fetch)).rejects.toBeInstanceOf(
+      ValidationFailedError,
+    );
     expect(() => decodeCursor('%%%', 'after')).toThrow(ValidationFailedError);
   });
 });
 
 describe('limit/offset pagination', () => {
   it('always returns total and offset', async () => {
-    const p = await paginateByOffset({ limit: 2, offset: 4 }, async ({ limit, offset }) => ({ rows: items.slice(offset, offset + limit), total: items.length }));
+    const p = await paginateByOffset({ limit: 2, offset: 4 }, async ({ limit, offset }) => ({
+      rows: items.slice(offset, offset + limit),
+      total: items.length,
+    }));
     expect(p).toEqual({ object: 'list', data: [{ id: 5 }, { id: 6 }], pagination: { limit: 2, offset: 4, total: 7 } });
   });
 
@@ -49,11 +85,23 @@ describe('limit/offset pagination', () => {
     const forged = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     let fetched = 0;
     const fetchCounting = async () => (fetched++, []);
-    for (const after of [forged({ c: '2020' }), forged({ c: '2020-01-01T00:00:00.000Z', id: 'not-a-uuid' }), forged({ t: 5 }), forged({ id: [1] }), 'not base64 json']) {
+    for (const after of [
+      forged({ c: '2020' }),
+      forged({ c: '2020-01-01T00:00:00.000Z', id: 'not-a-uuid' }),
+      forged({ t: 5 }),
+      forged({ id: [1] }),
+      'not base64 json',
+    ]) {
       await expect(paginateByCursor({ after }, cursorOf, fetchCounting)).rejects.toBeInstanceOf(ValidationFailedError);
     }
     expect(fetched).toBe(0);
-    await expect(paginateByCursor({ after: forged({ c: '2020-01-01T00:00:00.000Z', id: '5d0b4f0e-2c3a-4e7b-9a34-1b2c3d4e5f60' }) }, cursorOf, fetchCounting)).resolves.toMatchObject({
+    await expect(
+      paginateByCursor(
+        { after: forged({ c: '2020-01-01T00:00:00.000Z', id: '5d0b4f0e-2c3a-4e7b-9a34-1b2c3d4e5f60' }) },
+        cursorOf,
+        fetchCounting,
+      ),
+    ).resolves.toMatchObject({
       object: 'list',
     });
   });
@@ -76,17 +124,32 @@ describe('id-cursor pagination (OpenAI lists)', () => {
     expect(p2.data).toEqual([ids[2], ids[1]]);
     const p3 = await paginateByIdCursor({ limit: 2, after: p2.last_id! }, (x: string) => x, fetch);
     expect(p3).toMatchObject({ data: [ids[0]], has_more: false });
-    expect((await paginateByIdCursor({ limit: 3, order: 'asc' }, (x: string) => x, fetch)).data).toEqual([ids[0], ids[1], ids[2]]);
+    expect((await paginateByIdCursor({ limit: 3, order: 'asc' }, (x: string) => x, fetch)).data).toEqual([
+      ids[0],
+      ids[1],
+      ids[2],
+    ]);
   });
 
   it('pages back with before, in the listing order', async () => {
-    expect(await paginateByIdCursor({ limit: 2, before: ids[1] }, (x: string) => x, fetch)).toMatchObject({ data: [ids[3], ids[2]], has_more: true });
-    expect(await paginateByIdCursor({ limit: 2, order: 'asc', before: ids[3] }, (x: string) => x, fetch)).toMatchObject({ data: [ids[1], ids[2]], has_more: true });
+    expect(await paginateByIdCursor({ limit: 2, before: ids[1] }, (x: string) => x, fetch)).toMatchObject({
+      data: [ids[3], ids[2]],
+      has_more: true,
+    });
+    expect(await paginateByIdCursor({ limit: 2, order: 'asc', before: ids[3] }, (x: string) => x, fetch)).toMatchObject(
+      { data: [ids[1], ids[2]], has_more: true },
+    );
   });
 
   it('an id that is no row of the listing, a non-id, or both cursors are a 422', async () => {
-    await expect(paginateByIdCursor({ after: '00000000-0000-4000-8000-000000000009' }, (x: string) => x, fetch)).rejects.toMatchObject({ detail: [{ loc: ['query', 'after'] }] });
-    await expect(paginateByIdCursor({ before: 'vs_abc' }, (x: string) => x, fetch)).rejects.toMatchObject({ detail: [{ loc: ['query', 'before'] }] });
-    await expect(paginateByIdCursor({ after: ids[0], before: ids[1] }, (x: string) => x, fetch)).rejects.toBeInstanceOf(ValidationFailedError);
+    await expect(
+      paginateByIdCursor({ after: '00000000-0000-4000-8000-000000000009' }, (x: string) => x, fetch),
+    ).rejects.toMatchObject({ detail: [{ loc: ['query', 'after'] }] });
+    await expect(paginateByIdCursor({ before: 'vs_abc' }, (x: string) => x, fetch)).rejects.toMatchObject({
+      detail: [{ loc: ['query', 'before'] }],
+    });
+    await expect(paginateByIdCursor({ after: ids[0], before: ids[1] }, (x: string) => x, fetch)).rejects.toBeInstanceOf(
+      ValidationFailedError,
+    );
   });
 });

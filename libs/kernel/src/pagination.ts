@@ -9,11 +9,19 @@ export function encodeCursor(keys: Record<string, string | number>): string {
 export function decodeCursor(cursor: string, field: 'after' | 'before'): Record<string, string | number> {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (value && typeof value === 'object' && !Array.isArray(value) && Object.entries(value).every(([k, v]) => validCursorValue(k, v))) return value as Record<string, string | number>;
+    if (
+      value &&
+      typeof value === 'object' &&
+      !Array.isArray(value) &&
+      Object.entries(value).every(([k, v]) => validCursorValue(k, v))
+    )
+      return value as Record<string, string | number>;
   } catch {
     /* fall through */
   }
-  throw new ValidationFailedError([{ loc: ['query', field], msg: 'Invalid cursor', type: 'value_error', input: cursor }]);
+  throw new ValidationFailedError([
+    { loc: ['query', field], msg: 'Invalid cursor', type: 'value_error', input: cursor },
+  ]);
 }
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -25,7 +33,10 @@ const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 function validCursorValue(key: string, v: unknown): boolean {
   if (key === 'c' || key === 't') return typeof v === 'string' && ISO_TIME.test(v) && !Number.isNaN(Date.parse(v));
   if (key === 'id') return (typeof v === 'string' && isUuid(v)) || (typeof v === 'number' && Number.isFinite(v));
-  return (typeof v === 'string' && v.length <= 1024 && !v.includes('\u0000')) || (typeof v === 'number' && Number.isFinite(v));
+  return (
+    (typeof v === 'string' && v.length <= 1024 && !v.includes('\u0000')) ||
+    (typeof v === 'number' && Number.isFinite(v))
+  );
 }
 
 export interface CursorRequest {
@@ -49,11 +60,17 @@ export interface CursorPage<T> {
 export async function paginateByCursor<T>(
   req: CursorRequest,
   cursorOf: (item: T) => Record<string, string | number>,
-  fetch: (args: { cursor: Record<string, string | number> | null; direction: 'forward' | 'backward'; take: number }) => Promise<T[]>,
+  fetch: (args: {
+    cursor: Record<string, string | number> | null;
+    direction: 'forward' | 'backward';
+    take: number;
+  }) => Promise<T[]>,
   countAll?: () => Promise<number>,
 ): Promise<CursorPage<T>> {
   if (req.after && req.before) {
-    throw new ValidationFailedError([{ loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' }]);
+    throw new ValidationFailedError([
+      { loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' },
+    ]);
   }
   const limit = req.limit ?? 20;
   const direction = req.before ? 'backward' : 'forward';
@@ -108,7 +125,11 @@ export interface ListingSource<T> {
  * A listing newest first, or, with `q`, best fuzzy matches first: the cursor then carries the rank, so
  * paging both ways stays consistent for the same `q`.
  */
-export async function paginateListing<T>(req: CursorRequest, q: string | null | undefined, source: ListingSource<T>): Promise<CursorPage<T>> {
+export async function paginateListing<T>(
+  req: CursorRequest,
+  q: string | null | undefined,
+  source: ListingSource<T>,
+): Promise<CursorPage<T>> {
   if (!q) {
     return paginateByCursor<T>(
       req,
@@ -160,7 +181,12 @@ export type CursorPageWithIds<T> = CursorPage<T> & Omit<IdCursorPage<T>, 'object
  */
 export function withIdCursorFields<T>(page: CursorPage<T>, idOf: (item: T) => string): CursorPageWithIds<T> {
   const { data } = page;
-  return { ...page, first_id: data.length ? idOf(data[0]) : null, last_id: data.length ? idOf(data[data.length - 1]) : null, has_more: page.pagination.has_more };
+  return {
+    ...page,
+    first_id: data.length ? idOf(data[0]) : null,
+    last_id: data.length ? idOf(data[data.length - 1]) : null,
+    has_more: page.pagination.has_more,
+  };
 }
 
 /** One keyset query of an id-cursor listing: rows beyond `anchor` (`cmp` on the sort keys) in `order`. */
@@ -177,14 +203,24 @@ export interface IdCursorFetch {
  * no row of the listing (a 422 at `query.after`/`query.before`: a deleted or foreign id cannot say
  * where the next page starts). `has_more` follows the direction of the request.
  */
-export async function paginateByIdCursor<T>(req: IdCursorRequest, idOf: (row: T) => string, fetch: (q: IdCursorFetch) => Promise<T[] | null>): Promise<IdCursorPage<T>> {
-  if (req.after && req.before) throw new ValidationFailedError([{ loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' }]);
+export async function paginateByIdCursor<T>(
+  req: IdCursorRequest,
+  idOf: (row: T) => string,
+  fetch: (q: IdCursorFetch) => Promise<T[] | null>,
+): Promise<IdCursorPage<T>> {
+  if (req.after && req.before)
+    throw new ValidationFailedError([
+      { loc: ['query', 'before'], msg: 'after and before cannot be used together', type: 'value_error' },
+    ]);
   const limit = req.limit ?? 20;
   const desc = (req.order ?? 'desc') === 'desc';
   const backward = !!req.before;
   const anchor = req.before ?? req.after ?? null;
   const field = backward ? 'before' : 'after';
-  const unknown = () => new ValidationFailedError([{ loc: ['query', field], msg: `'${anchor}' is not an id of this listing`, type: 'value_error', input: anchor }]);
+  const unknown = () =>
+    new ValidationFailedError([
+      { loc: ['query', field], msg: `'${anchor}' is not an id of this listing`, type: 'value_error', input: anchor },
+    ]);
   if (anchor !== null && !isUuid(anchor)) throw unknown();
   // forward: beyond the anchor in the listing's order; backward: before it, read nearest first
   const cmp = desc !== backward ? '<' : '>';
@@ -194,5 +230,11 @@ export async function paginateByIdCursor<T>(req: IdCursorRequest, idOf: (row: T)
   const hasMore = rows.length > limit;
   let data = rows.slice(0, limit);
   if (backward) data = data.reverse();
-  return { object: 'list', data, first_id: data.length ? idOf(data[0]) : null, last_id: data.length ? idOf(data[data.length - 1]) : null, has_more: hasMore };
+  return {
+    object: 'list',
+    data,
+    first_id: data.length ? idOf(data[0]) : null,
+    last_id: data.length ? idOf(data[data.length - 1]) : null,
+    has_more: hasMore,
+  };
 }

@@ -75,11 +75,17 @@ export const UNSCOPED_ONLY: readonly string[] = ['api_key', 'bucket', 'trace_des
  * organization; keys with one may only do what an entry grants, and never manage API keys (a scoped
  * key could otherwise mint itself an unscoped one).
  */
-export function scopeAllows(scope: ScopeEntry[] | null, required: RequiredScope, resourceId: string | undefined): boolean {
+export function scopeAllows(
+  scope: ScopeEntry[] | null,
+  required: RequiredScope,
+  resourceId: string | undefined,
+): boolean {
   if (scope === null) return true;
   if (UNSCOPED_ONLY.includes(required.resourceType)) return false;
   return scope.some(
     (s) =>
-      s.method === required.method && (s.resource_type == null || s.resource_type === required.resourceType) && (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),
+      s.method === required.method &&
+      (s.resource_type == null || s.resource_type === required.resourceType) &&
+      (s.resource_id == null || (resourceId !== undefined && s.resource_id === resourceId)),
   );
 }

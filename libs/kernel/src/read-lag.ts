@@ -12,7 +12,10 @@ interface RequestScope {
 const scope = new AsyncLocalStorage<RequestScope>();
 
 /** Runs `next` (the rest of an HTTP request) where `reportReadLag` can reach its response. */
-export function withReadLagReporting(res: { setHeader(name: string, value: string): unknown; headersSent: boolean }, next: () => void): void {
+export function withReadLagReporting(
+  res: { setHeader(name: string, value: string): unknown; headersSent: boolean },
+  next: () => void,
+): void {
   scope.run(
     {
       setHeader: (n, v) => void res.setHeader(n, v),

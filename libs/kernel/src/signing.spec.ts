@@ -17,8 +17,12 @@ describe('Signer: one HMAC signature for every signed thing, tagged with its pur
   it('checks an expiring URL: ok until it expires, then expired; malformed or forged is invalid', () => {
     const expires = 2_000_000_000;
     const sig = signer.sign('content_url', 'store', 'file', expires);
-    expect(checkExpiring(signer, 'content_url', ['store', 'file'], String(expires), sig, expires * 1000 - 1)).toBe('ok');
-    expect(checkExpiring(signer, 'content_url', ['store', 'file'], String(expires), sig, expires * 1000 + 1)).toBe('expired');
+    expect(checkExpiring(signer, 'content_url', ['store', 'file'], String(expires), sig, expires * 1000 - 1)).toBe(
+      'ok',
+    );
+    expect(checkExpiring(signer, 'content_url', ['store', 'file'], String(expires), sig, expires * 1000 + 1)).toBe(
+      'expired',
+    );
     expect(checkExpiring(signer, 'content_url', ['store', 'file'], String(expires + 1), sig, 0)).toBe('invalid');
     expect(checkExpiring(signer, 'content_url', ['store', 'file'], '12x', sig, 0)).toBe('invalid');
     expect(checkExpiring(signer, 'part_url', ['store', 'file'], String(expires), sig, 0)).toBe('invalid');

@@ -13,12 +13,20 @@ describe('textProblem: the one rule for incoming text', () => {
     ['a high surrogate at the end', 'ok\ud83e', 'string_unicode'],
     ['NUL', 'a\u0000b', 'string_nul'],
   ])('refuses %s with its loc', (_what, text, type) => {
-    expect(textProblem(text, ['body', 'name'])?.detail).toEqual([expect.objectContaining({ loc: ['body', 'name'], type })]);
+    expect(textProblem(text, ['body', 'name'])?.detail).toEqual([
+      expect.objectContaining({ loc: ['body', 'name'], type }),
+    ]);
   });
 
   it('holds every string and key of parsed JSON to it', () => {
-    expect(plainInputProblem({ a: [{ b: 'x\ud800' }] }, ['body'])?.detail[0]).toMatchObject({ loc: ['body', 'a', 0, 'b'], type: 'string_unicode' });
-    expect(plainInputProblem({ m: { 'k\udc00': 1 } }, ['body'])?.detail[0]).toMatchObject({ loc: ['body', 'm', 'k\udc00'], type: 'string_unicode' });
+    expect(plainInputProblem({ a: [{ b: 'x\ud800' }] }, ['body'])?.detail[0]).toMatchObject({
+      loc: ['body', 'a', 0, 'b'],
+      type: 'string_unicode',
+    });
+    expect(plainInputProblem({ m: { 'k\udc00': 1 } }, ['body'])?.detail[0]).toMatchObject({
+      loc: ['body', 'm', 'k\udc00'],
+      type: 'string_unicode',
+    });
     expect(plainInputProblem({ m: { '🥖': ['🧈'] } }, ['body'])).toBeNull();
   });
 });

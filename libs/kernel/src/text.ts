@@ -12,9 +12,18 @@ const isWellFormed = (value: string): boolean => (value as unknown as { isWellFo
  * holding either is a 422 at `loc` before any handler sees it. `what` names the text in the message.
  */
 export function textProblem(value: string, loc: Loc, what = 'Strings'): ValidationFailedError | null {
-  if (value.includes('\u0000')) return new ValidationFailedError([{ loc, msg: `${what} must not contain the NUL character (\\u0000)`, type: 'string_nul' }]);
+  if (value.includes('\u0000'))
+    return new ValidationFailedError([
+      { loc, msg: `${what} must not contain the NUL character (\\u0000)`, type: 'string_nul' },
+    ]);
   if (!isWellFormed(value)) {
-    return new ValidationFailedError([{ loc, msg: `${what} must be valid Unicode: a UTF-16 surrogate (\\ud800-\\udfff) must be one of a pair`, type: 'string_unicode' }]);
+    return new ValidationFailedError([
+      {
+        loc,
+        msg: `${what} must be valid Unicode: a UTF-16 surrogate (\\ud800-\\udfff) must be one of a pair`,
+        type: 'string_unicode',
+      },
+    ]);
   }
   return null;
 }

@@ -10,7 +10,9 @@ import { isUuid } from './ids';
 export class ParseUuidParamPipe implements PipeTransform<unknown, string> {
   transform(value: unknown, metadata: ArgumentMetadata): string {
     if (typeof value === 'string' && isUuid(value)) return value;
-    throw new ValidationFailedError([{ loc: ['path', metadata.data ?? 'id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: value }]);
+    throw new ValidationFailedError([
+      { loc: ['path', metadata.data ?? 'id'], msg: 'Input should be a valid UUID', type: 'uuid_parsing', input: value },
+    ]);
   }
 }
 

@@ -36,10 +36,17 @@ export function Check(
 }
 
 /** `Field required` (`missing`) when the field is absent; null counts as absent unless `nullIsValue`. */
-export const Required = (nullIsValue = false) => Check('required', 'missing', 'Field required', (v) => v !== undefined && (nullIsValue || v !== null));
+export const Required = (nullIsValue = false) =>
+  Check('required', 'missing', 'Field required', (v) => v !== undefined && (nullIsValue || v !== null));
 
 /** An optional boolean (null counts as absent). */
-export const OptionalBoolean = () => Check('isBoolean', 'bool_type', 'Input should be a valid boolean', (v) => v === undefined || v === null || typeof v === 'boolean');
+export const OptionalBoolean = () =>
+  Check(
+    'isBoolean',
+    'bool_type',
+    'Input should be a valid boolean',
+    (v) => v === undefined || v === null || typeof v === 'boolean',
+  );
 
 /** How a query string spells a boolean: `true`/`false` (what the official clients send) or `1`/`0`, any case. */
 export function parseQueryBoolean(v: unknown): unknown {
@@ -52,10 +59,16 @@ export function parseQueryBoolean(v: unknown): unknown {
 export const QueryBoolean = () =>
   applyDecorators(
     Transform(({ value }) => parseQueryBoolean(value)),
-    Check('queryBoolean', 'bool_parsing', 'Input should be a valid boolean, unable to interpret input', (v) => v === undefined || typeof v === 'boolean'),
+    Check(
+      'queryBoolean',
+      'bool_parsing',
+      'Input should be a valid boolean, unable to interpret input',
+      (v) => v === undefined || typeof v === 'boolean',
+    ),
   );
 
-export const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** pydantic's `type` for class-validator's own constraints (a `Check` names its own). */
 const CONSTRAINT_TYPES: Record<string, string> = {
@@ -100,10 +113,21 @@ export function validationDetail(errors: ValidationError[], prefix: (string | nu
  * A request DTO from a parsed body or query, as the API's validation pipe makes it (class-transformer,
  * then class-validator with unknown fields dropped); a `ValidationFailedError` with every problem otherwise.
  */
-export async function validateRequest<T extends object>(dto: new () => T, value: unknown, location: 'body' | 'query' = 'body'): Promise<T> {
+export async function validateRequest<T extends object>(
+  dto: new () => T,
+  value: unknown,
+  location: 'body' | 'query' = 'body',
+): Promise<T> {
   if (location === 'body' && (value === undefined || value === null || value === '')) value = {};
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new ValidationFailedError([{ loc: [location], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type', input: value }]);
+    throw new ValidationFailedError([
+      {
+        loc: [location],
+        msg: 'Input should be a valid dictionary or object',
+        type: 'model_attributes_type',
+        input: value,
+      },
+    ]);
   }
   const reserved = reservedKey(value, [location]);
   if (reserved) throw reserved;
@@ -130,7 +154,14 @@ export function reservedKey(value: unknown, loc: (string | number)[]): Validatio
     for (const [k, child] of Object.entries(v)) {
       const key = Array.isArray(v) ? Number(k) : k;
       if (nested && typeof key === 'string' && RESERVED_KEYS.has(key)) {
-        return new ValidationFailedError([{ loc: [...at, key], msg: `Keys named '${key}' are not supported in nested objects`, type: 'value_error', input: child }]);
+        return new ValidationFailedError([
+          {
+            loc: [...at, key],
+            msg: `Keys named '${key}' are not supported in nested objects`,
+            type: 'value_error',
+            input: child,
+          },
+        ]);
       }
       stack.push({ value: child, loc: [...at, key], nested: true });
     }

@@ -23,7 +23,11 @@ export interface MessageBus {
   /** Publishes once per `msgId` within the de-duplication window; `duplicate` tells a dropped repeat. */
   publish(subject: string, data: unknown, options: { msgId: string }): Promise<{ duplicate: boolean }>;
   /** `filter` uses NATS subject syntax: `*` matches one token, `>` the rest. */
-  subscribe<T = unknown>(filter: string, handler: (message: BusMessage<T>) => void | Promise<void>, options?: SubscribeOptions): Promise<BusSubscription>;
+  subscribe<T = unknown>(
+    filter: string,
+    handler: (message: BusMessage<T>) => void | Promise<void>,
+    options?: SubscribeOptions,
+  ): Promise<BusSubscription>;
   close(): Promise<void>;
 }
 

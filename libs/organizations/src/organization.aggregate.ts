@@ -30,7 +30,12 @@ export const organizationDecider: Decider<OrganizationState, OrganizationCommand
         return [
           {
             type: 'OrganizationCreated',
-            data: { organizationId: command.organizationId, name: command.name, root: command.root, createdAt: command.now.toISOString() },
+            data: {
+              organizationId: command.organizationId,
+              name: command.name,
+              root: command.root,
+              createdAt: command.now.toISOString(),
+            },
           },
         ];
     }

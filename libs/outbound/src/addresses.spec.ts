@@ -31,7 +31,15 @@ describe('specialRange', () => {
     expect(specialRange(address)).toBe(range);
   });
 
-  it.each(['8.8.8.8', '1.1.1.1', '172.32.0.1', '192.169.0.1', '2606:4700::1111', '2a00:1450:4001:81b::200e', '::ffff:8.8.8.8'])('%s is public', (address) => {
+  it.each([
+    '8.8.8.8',
+    '1.1.1.1',
+    '172.32.0.1',
+    '192.169.0.1',
+    '2606:4700::1111',
+    '2a00:1450:4001:81b::200e',
+    '::ffff:8.8.8.8',
+  ])('%s is public', (address) => {
     expect(specialRange(address)).toBeNull();
   });
 

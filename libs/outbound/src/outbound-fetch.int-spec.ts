@@ -12,7 +12,10 @@ describe('outbound fetch under the policy', () => {
   let policy: OutboundPolicy;
   const hits: string[] = [];
 
-  const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  const listen = (server: Server) =>
+    new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
 
   beforeAll(async () => {
     other = createServer((req, res) => {
@@ -23,7 +26,8 @@ describe('outbound fetch under the policy', () => {
     allowed = createServer((req, res) => {
       hits.push(`allowed ${req.url} auth=${req.headers.authorization ?? ''}`);
       if (req.url === '/to-other') return res.writeHead(302, { location: `http://127.0.0.1:${otherPort}/x` }).end();
-      if (req.url === '/to-metadata') return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
+      if (req.url === '/to-metadata')
+        return res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' }).end();
       if (req.url === '/to-self') return res.writeHead(307, { location: `/ok` }).end();
       if (req.url === '/big') return res.end(Buffer.alloc(64 * 1024, 97));
       if (req.url === '/hang') return; // never answers
@@ -68,7 +72,9 @@ describe('outbound fetch under the policy', () => {
 
   it('re-checks every redirect and refuses one to an internal address', async () => {
     for (const path of ['/to-other', '/to-metadata']) {
-      const err = await outboundFetch(policy, `http://127.0.0.1:${allowedPort}${path}`, { maxRedirects: 3 }).catch((e: unknown) => e);
+      const err = await outboundFetch(policy, `http://127.0.0.1:${allowedPort}${path}`, { maxRedirects: 3 }).catch(
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(OutboundFailure);
       expect((err as OutboundFailure).message).toMatch(/^redirected to .*(loopback|link-local)/);
     }
@@ -83,10 +89,13 @@ describe('outbound fetch under the policy', () => {
     let calls = 0;
     const rebinding = new OutboundPolicy([], {
       // first answer public (passes the check), every later one loopback (the connection)
-      resolver: async () => (calls++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }]),
+      resolver: async () =>
+        calls++ === 0 ? [{ address: '93.184.216.34', family: 4 }] : [{ address: '127.0.0.1', family: 4 }],
     });
     const before = hits.length;
-    const err = await outboundFetch(rebinding, `http://rebind.example:${otherPort}/`, { timeoutMs: 3_000 }).catch((e: unknown) => e);
+    const err = await outboundFetch(rebinding, `http://rebind.example:${otherPort}/`, { timeoutMs: 3_000 }).catch(
+      (e: unknown) => e,
+    );
     expect(calls).toBe(2);
     expect((err as OutboundFailure).kind).toBe('refused');
     expect((err as Error).message).toMatch(/rebind\.example resolves to 127\.0\.0\.1/);
@@ -94,16 +103,22 @@ describe('outbound fetch under the policy', () => {
   });
 
   it('caps the body and the time', async () => {
-    const big = await outboundFetch(policy, `http://127.0.0.1:${allowedPort}/big`, { maxBytes: 1024 }).catch((e: unknown) => e);
+    const big = await outboundFetch(policy, `http://127.0.0.1:${allowedPort}/big`, { maxBytes: 1024 }).catch(
+      (e: unknown) => e,
+    );
     expect((big as OutboundFailure).kind).toBe('too_large');
-    const slow = await outboundFetch(policy, `http://127.0.0.1:${allowedPort}/hang`, { timeoutMs: 300 }).catch((e: unknown) => e);
+    const slow = await outboundFetch(policy, `http://127.0.0.1:${allowedPort}/hang`, { timeoutMs: 300 }).catch(
+      (e: unknown) => e,
+    );
     expect((slow as OutboundFailure).kind).toBe('timeout');
   });
 
   it('refuses schemes other than http(s) and credentials in the URL, without echoing them', async () => {
     await expect(policy.check('file:///etc/passwd')).rejects.toThrow(/scheme/);
     await expect(policy.check('gopher://example.com/')).rejects.toThrow(/scheme/);
-    const err = (await policy.check(`http://user:hunter2@127.0.0.1:${allowedPort}/`).catch((e: unknown) => e)) as OutboundRefusedError;
+    const err = (await policy
+      .check(`http://user:hunter2@127.0.0.1:${allowedPort}/`)
+      .catch((e: unknown) => e)) as OutboundRefusedError;
     expect(err.message).toMatch(/credentials/);
     expect(err.message).not.toContain('hunter2');
   });
@@ -130,7 +145,10 @@ describe('outbound fetch across origins', () => {
   let policy: OutboundPolicy;
   const atB: Array<{ method?: string; headers: Record<string, unknown>; body: string }> = [];
 
-  const listen = (server: Server) => new Promise<number>((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  const listen = (server: Server) =>
+    new Promise<number>((resolve) =>
+      server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+    );
 
   beforeAll(async () => {
     b = createServer((req, res) => {
@@ -167,14 +185,29 @@ describe('outbound fetch across origins', () => {
     ['a same-origin hop, then 307', '/300', 'POST', '{"spans":[]}'],
   ])('a redirect to another origin by %s carries none of the configured headers', async (_how, path, method, body) => {
     atB.length = 0;
-    const headers = { 'x-secret': 'hunter2', authorization: 'Bearer sk-live', 'X-Api-Key': 'key-1', 'x-honeycomb-team': 'team-key', 'content-type': 'application/json' };
-    const res = await outboundFetch(policy, `http://127.0.0.1:${aPort}${path}`, { method: 'POST', headers, body: '{"spans":[]}', maxRedirects: 3 });
+    const headers = {
+      'x-secret': 'hunter2',
+      authorization: 'Bearer sk-live',
+      'X-Api-Key': 'key-1',
+      'x-honeycomb-team': 'team-key',
+      'content-type': 'application/json',
+    };
+    const res = await outboundFetch(policy, `http://127.0.0.1:${aPort}${path}`, {
+      method: 'POST',
+      headers,
+      body: '{"spans":[]}',
+      maxRedirects: 3,
+    });
     expect(res.status).toBe(200);
     expect(atB).toHaveLength(1);
     const seen = atB[0];
     expect([seen.method, seen.body]).toEqual([method, body]);
     expect(JSON.stringify(seen.headers)).not.toMatch(/hunter2|sk-live|key-1|team-key/);
-    expect(Object.keys(seen.headers).filter((k) => !['host', 'connection', 'content-length', 'transfer-encoding', 'content-type'].includes(k))).toEqual([]);
+    expect(
+      Object.keys(seen.headers).filter(
+        (k) => !['host', 'connection', 'content-length', 'transfer-encoding', 'content-type'].includes(k),
+      ),
+    ).toEqual([]);
     // the body's format goes along with the body only
     expect(seen.headers['content-type']).toBe(body ? 'application/json' : undefined);
   });

@@ -55,7 +55,11 @@ export function guardedAgents(policy: OutboundPolicy): { 'http:': http.Agent; 'h
  * connection time, every redirect re-checked (and the caller's headers dropped when it changes
  * origin), a deadline over the whole exchange and a cap on the body read.
  */
-export async function outboundFetch(policy: OutboundPolicy, target: string, request: OutboundRequest = {}): Promise<OutboundResponse> {
+export async function outboundFetch(
+  policy: OutboundPolicy,
+  target: string,
+  request: OutboundRequest = {},
+): Promise<OutboundResponse> {
   const timeoutMs = request.timeoutMs ?? 10_000;
   const maxBytes = request.maxBytes ?? 1 << 20;
   const deadline = AbortSignal.timeout(timeoutMs);
@@ -74,13 +78,18 @@ export async function outboundFetch(policy: OutboundPolicy, target: string, requ
       try {
         await policy.check(next.href);
       } catch (err) {
-        throw err instanceof OutboundRefusedError ? new OutboundFailure('refused', `redirected to ${err.message}`) : err;
+        throw err instanceof OutboundRefusedError
+          ? new OutboundFailure('refused', `redirected to ${err.message}`)
+          : err;
       }
       if (response.status === 303 || ((response.status === 301 || response.status === 302) && method === 'POST')) {
         method = 'GET';
         body = undefined;
       }
-      if (next.origin !== url.origin) headers = Object.fromEntries(Object.entries(headers).filter(([k]) => body !== undefined && k.toLowerCase() === 'content-type'));
+      if (next.origin !== url.origin)
+        headers = Object.fromEntries(
+          Object.entries(headers).filter(([k]) => body !== undefined && k.toLowerCase() === 'content-type'),
+        );
       url = next;
       continue;
     }
@@ -101,26 +110,34 @@ function exchange(
   const where = redactUrl(url);
   return new Promise((resolve, reject) => {
     const transport = url.protocol === 'https:' ? https : http;
-    const req = transport.request(url, { method, headers, agent: guardedAgents(policy)[url.protocol as 'http:' | 'https:'], signal }, (res) => {
-      const declared = Number(res.headers['content-length'] ?? NaN);
-      if (declared > maxBytes) {
-        res.destroy();
-        return reject(new OutboundFailure('too_large', `${where} answered ${declared} bytes; the limit is ${maxBytes}`));
-      }
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
+    const req = transport.request(
+      url,
+      { method, headers, agent: guardedAgents(policy)[url.protocol as 'http:' | 'https:'], signal },
+      (res) => {
+        const declared = Number(res.headers['content-length'] ?? NaN);
+        if (declared > maxBytes) {
           res.destroy();
-          reject(new OutboundFailure('too_large', `${where} answered more than ${maxBytes} bytes`));
-          return;
+          return reject(
+            new OutboundFailure('too_large', `${where} answered ${declared} bytes; the limit is ${maxBytes}`),
+          );
         }
-        chunks.push(chunk);
-      });
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: where }));
-      res.on('error', (err) => reject(failure(err, where, signal, timeoutMs)));
-    });
+        const chunks: Buffer[] = [];
+        let size = 0;
+        res.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > maxBytes) {
+            res.destroy();
+            reject(new OutboundFailure('too_large', `${where} answered more than ${maxBytes} bytes`));
+            return;
+          }
+          chunks.push(chunk);
+        });
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks), url: where }),
+        );
+        res.on('error', (err) => reject(failure(err, where, signal, timeoutMs)));
+      },
+    );
     req.on('error', (err) => reject(failure(err, where, signal, timeoutMs)));
     if (body !== undefined) req.end(body);
     else req.end();

@@ -52,7 +52,10 @@ export class OutboundPolicy {
     const range = specialRange(address);
     if (range === null) return null;
     const allowed = this.rules.some(
-      (r) => (r.port === undefined || r.port === port) && ((r.address !== undefined && inCidr(address, r.address)) || (r.host !== undefined && host !== null && r.host === host.toLowerCase())),
+      (r) =>
+        (r.port === undefined || r.port === port) &&
+        ((r.address !== undefined && inCidr(address, r.address)) ||
+          (r.host !== undefined && host !== null && r.host === host.toLowerCase())),
     );
     if (allowed) return null;
     return `${host && host !== address ? `${host} resolves to ${address}, ` : `${address} is `}a ${range} address; Larder does not connect there on a tenant's behalf (an operator can allow it with LARDER_OUTBOUND_ALLOW)`;
@@ -70,8 +73,13 @@ export class OutboundPolicy {
       throw new OutboundRefusedError(redact(raw), 'not a valid absolute URL');
     }
     const protocols = options.protocols ?? ['http:', 'https:'];
-    if (!protocols.includes(url.protocol)) throw new OutboundRefusedError(redactUrl(url), `the scheme must be ${protocols.map((p) => p.slice(0, -1)).join(' or ')}`);
-    if (url.username || url.password) throw new OutboundRefusedError(redactUrl(url), 'credentials do not belong in the URL');
+    if (!protocols.includes(url.protocol))
+      throw new OutboundRefusedError(
+        redactUrl(url),
+        `the scheme must be ${protocols.map((p) => p.slice(0, -1)).join(' or ')}`,
+      );
+    if (url.username || url.password)
+      throw new OutboundRefusedError(redactUrl(url), 'credentials do not belong in the URL');
     const host = hostOf(url);
     const port = portOf(url);
     const addresses = isIP(host) ? [host] : await this.resolveAll(host, url);
@@ -88,17 +96,29 @@ export class OutboundPolicy {
       if (addresses.length === 0) throw new Error('no address');
       return addresses.map((a) => a.address);
     } catch (err) {
-      throw new OutboundRefusedError(redactUrl(url), `the host name does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+      throw new OutboundRefusedError(
+        redactUrl(url),
+        `the host name does not resolve (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
     }
   }
 
   /** A `dns.lookup` replacement that refuses host names resolving to a refused address (for `port`). */
   lookupFor(port: number): LookupFunction {
-    return (hostname: string, options: unknown, callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void) => {
+    return (
+      hostname: string,
+      options: unknown,
+      callback: (err: Error | null, address: string | { address: string; family: number }[], family?: number) => void,
+    ) => {
       const all = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
       this.resolver(hostname).then(
         (addresses) => {
-          if (addresses.length === 0) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), all ? [] : '', 0);
+          if (addresses.length === 0)
+            return callback(
+              Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }),
+              all ? [] : '',
+              0,
+            );
           for (const a of addresses) {
             const why = this.refusal(a.address, port, hostname);
             if (why) return callback(new OutboundRefusedError(`${hostname}:${port}`, why), all ? [] : '', 0);
@@ -113,7 +133,10 @@ export class OutboundPolicy {
 
   /** An http(s) agent whose every connection is checked: IP literals directly, host names through lookupFor. */
   agent(protocol: 'http:' | 'https:', options: http.AgentOptions = {}): http.Agent {
-    const guard = (opts: { host?: string | null; hostname?: string | null; port?: number | string | null }, callback: (err: Error | null, socket?: Duplex) => void): Error | null => {
+    const guard = (
+      opts: { host?: string | null; hostname?: string | null; port?: number | string | null },
+      callback: (err: Error | null, socket?: Duplex) => void,
+    ): Error | null => {
       const host = String(opts.hostname ?? opts.host ?? 'localhost').replace(/^\[|\]$/g, '');
       const port = Number(opts.port ?? (protocol === 'https:' ? 443 : 80));
       if (isIP(host)) {
@@ -130,14 +153,20 @@ export class OutboundPolicy {
     };
     if (protocol === 'https:') {
       return new (class extends https.Agent {
-        override createConnection(opts: Parameters<https.Agent['createConnection']>[0], callback?: (err: Error | null, socket: Duplex) => void): Duplex {
+        override createConnection(
+          opts: Parameters<https.Agent['createConnection']>[0],
+          callback?: (err: Error | null, socket: Duplex) => void,
+        ): Duplex {
           if (guard(opts, callback as never)) return undefined as unknown as Duplex;
           return super.createConnection(opts, callback) as Duplex;
         }
       })({ keepAlive: true, ...options });
     }
     return new (class extends http.Agent {
-      override createConnection(opts: Parameters<http.Agent['createConnection']>[0], callback?: (err: Error | null, socket: Duplex) => void): Duplex {
+      override createConnection(
+        opts: Parameters<http.Agent['createConnection']>[0],
+        callback?: (err: Error | null, socket: Duplex) => void,
+      ): Duplex {
         if (guard(opts, callback as never)) return undefined as unknown as Duplex;
         return super.createConnection(opts, callback) as Socket;
       }
@@ -168,7 +197,8 @@ function parseRule(entry: string): AllowRule {
   }
   const base = text.split('/')[0];
   if (isIP(base)) return { address: text, port };
-  if (!/^[a-z0-9.-]+$/.test(text)) throw new Error(`LARDER_OUTBOUND_ALLOW: "${entry}" is neither an IP, a CIDR nor a host name`);
+  if (!/^[a-z0-9.-]+$/.test(text))
+    throw new Error(`LARDER_OUTBOUND_ALLOW: "${entry}" is neither an IP, a CIDR nor a host name`);
   return { host: text, port };
 }
 
@@ -182,7 +212,10 @@ export function portOf(url: URL): number {
 
 export type Resolver = (host: string) => Promise<{ address: string; family: number }[]>;
 
-const systemResolver: Resolver = (host) => new Promise((resolve, reject) => dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+const systemResolver: Resolver = (host) =>
+  new Promise((resolve, reject) =>
+    dnsLookup(host, { all: true, verbatim: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
 
 /** The URL without credentials, query or fragment, for messages. */
 export function redactUrl(url: URL): string {

@@ -19,27 +19,42 @@ export function keepAliveAgent(url: URL): http.Agent {
  * (node:http: these calls are on search's critical path). The answer is read up to `maxBytes`, the
  * whole exchange up to `timeoutMs`; it rejects with a plain Error saying why on a network failure.
  */
-export function postJson(url: URL, headers: Record<string, string>, body: string, agent: http.Agent, timeoutMs: number, maxBytes = Infinity): Promise<JsonAnswer> {
+export function postJson(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  agent: http.Agent,
+  timeoutMs: number,
+  maxBytes = Infinity,
+): Promise<JsonAnswer> {
   return new Promise((resolve, reject) => {
     const lib = url.protocol === 'https:' ? https : http;
-    const req = lib.request(url, { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const parts: Buffer[] = [];
-      let size = 0;
-      let tooLarge = false;
-      res.on('data', (d: Buffer) => {
-        size += d.length;
-        if (tooLarge) return;
-        if (size <= maxBytes) return parts.push(d);
-        tooLarge = true;
-        reject(new Error(`answer larger than ${maxBytes} bytes`));
-        req.destroy();
-      });
-      res.on('end', () => {
-        if (tooLarge) return;
-        resolve({ status: res.statusCode ?? 0, body: Buffer.concat(parts).toString('utf8'), retryAfterMs: retryAfterMs(res.headers['retry-after']) });
-      });
-      res.on('error', reject);
-    });
+    const req = lib.request(
+      url,
+      { method: 'POST', agent, headers: { ...headers, 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const parts: Buffer[] = [];
+        let size = 0;
+        let tooLarge = false;
+        res.on('data', (d: Buffer) => {
+          size += d.length;
+          if (tooLarge) return;
+          if (size <= maxBytes) return parts.push(d);
+          tooLarge = true;
+          reject(new Error(`answer larger than ${maxBytes} bytes`));
+          req.destroy();
+        });
+        res.on('end', () => {
+          if (tooLarge) return;
+          resolve({
+            status: res.statusCode ?? 0,
+            body: Buffer.concat(parts).toString('utf8'),
+            retryAfterMs: retryAfterMs(res.headers['retry-after']),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
     const timer = setTimeout(() => req.destroy(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     req.on('close', () => clearTimeout(timer));
     req.on('error', reject);

@@ -23,7 +23,8 @@ describe('RetryPolicy.delayMs', () => {
   });
 
   it('jitters the upper half of the back-off', () => {
-    const at = (r: number) => new RetryPolicy({ maxRetries: 3, baseMs: 400, maxDelayMs: 10_000, random: () => r }).delayMs(2);
+    const at = (r: number) =>
+      new RetryPolicy({ maxRetries: 3, baseMs: 400, maxDelayMs: 10_000, random: () => r }).delayMs(2);
     expect(at(0)).toBe(800);
     expect(at(0.5)).toBe(1200);
     expect(at(0.999)).toBeCloseTo(1599.2);
@@ -34,7 +35,9 @@ describe('RetryPolicy.delayMs', () => {
       fc.property(options, fc.integer({ min: 0, max: 7_200_000 }), fc.integer({ min: 0, max: 8 }), (o, after, n) => {
         const policy = new RetryPolicy(o);
         expect(policy.delayMs(n, after)).toBe(Math.min(after, o.maxDelayMs));
-        expect(new RetryPolicy({ ...o, maxRetryAfterMs: 3_600_000 }).delayMs(n, after)).toBe(Math.min(after, 3_600_000));
+        expect(new RetryPolicy({ ...o, maxRetryAfterMs: 3_600_000 }).delayMs(n, after)).toBe(
+          Math.min(after, 3_600_000),
+        );
       }),
     );
   });
@@ -43,7 +46,8 @@ describe('RetryPolicy.delayMs', () => {
 describe('RetryPolicy.retries', () => {
   it('retries 408, 429 and 5xx, never another 4xx, a 2xx or a 3xx', () => {
     const policy = new RetryPolicy({ maxRetries: 2, baseMs: 1, maxDelayMs: 1 });
-    for (let status = 200; status < 600; status++) expect(policy.retries(status)).toBe(status === 408 || status === 429 || status >= 500);
+    for (let status = 200; status < 600; status++)
+      expect(policy.retries(status)).toBe(status === 408 || status === 429 || status >= 500);
     expect(isRetryableStatus(404)).toBe(false);
   });
 
@@ -59,7 +63,9 @@ describe('RetryPolicy.run', () => {
   it('makes 1 + maxRetries attempts, then throws the last failure through gaveUp', async () => {
     const policy = new RetryPolicy({ maxRetries: 3, baseMs: 1, maxDelayMs: 2 });
     let attempts = 0;
-    const error = await policy.run(async () => (attempts++, failing()), { gaveUp: (last, n) => new Error(`${last.message} after ${n}`) }).catch((e: Error) => e);
+    const error = await policy
+      .run(async () => (attempts++, failing()), { gaveUp: (last, n) => new Error(`${last.message} after ${n}`) })
+      .catch((e: Error) => e);
     expect(attempts).toBe(4);
     expect(error).toEqual(new Error('boom after 4'));
   });
@@ -78,7 +84,9 @@ describe('RetryPolicy.run', () => {
     const policy = new RetryPolicy({ maxRetries: 5, baseMs: 60_000, maxDelayMs: 60_000 });
     let attempts = 0;
     const started = Date.now();
-    await expect(policy.run(async () => (attempts++, failing()), { deadline: Date.now() + 1_000 })).rejects.toThrow('boom');
+    await expect(policy.run(async () => (attempts++, failing()), { deadline: Date.now() + 1_000 })).rejects.toThrow(
+      'boom',
+    );
     expect(attempts).toBe(1);
     expect(Date.now() - started).toBeLessThan(500);
   });

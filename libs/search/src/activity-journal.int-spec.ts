@@ -13,11 +13,23 @@ import type { SearchConfig } from './search.config';
 const searchEvent = (i: number): SearchActivityEvent =>
   ({
     type: 'StoreSearchPerformed',
-    data: { searchId: `s${i}`, organizationId: 'org_j', apiKeyId: 'key_j', storeIds: [], filters: null, topK: 10, results: [], searchTimeMs: 1, at: new Date(0).toISOString(), query: `query ${i}` },
+    data: {
+      searchId: `s${i}`,
+      organizationId: 'org_j',
+      apiKeyId: 'key_j',
+      storeIds: [],
+      filters: null,
+      topK: 10,
+      results: [],
+      searchTimeMs: 1,
+      at: new Date(0).toISOString(),
+      query: `query ${i}`,
+    },
   }) as unknown as SearchActivityEvent;
 
 /** The pid of a process that has ended (a crashed server's segments carry such a pid). */
-const deadPid = () => spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
+const deadPid = () =>
+  spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
 
 /** The journal's segments made to look like those of a process that is gone. */
 function orphan(dir: string): void {
@@ -35,11 +47,17 @@ describe('request records are journaled before they are answered: a crash loses 
   let dir: string;
   const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
   const activity = () => {
-    const a = new SearchActivity(store, { now: () => new Date() }, { uuid: () => 'id' } as never, { activityJournalDir: dir } as SearchConfig);
+    const a = new SearchActivity(
+      store,
+      { now: () => new Date() },
+      { uuid: () => 'id' } as never,
+      { activityJournalDir: dir } as SearchConfig,
+    );
     Object.assign(a, { logger: quiet });
     return a;
   };
-  const stored = async () => (await store.readStream(searchActivityStream('org_j'))).map((e) => (e.data as { query: string }).query);
+  const stored = async () =>
+    (await store.readStream(searchActivityStream('org_j'))).map((e) => (e.data as { query: string }).query);
   const until = async (n: number) => {
     for (let i = 0; i < 200 && (await stored()).length < n; i++) await new Promise((r) => setTimeout(r, 25));
     return stored();

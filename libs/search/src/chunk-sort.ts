@@ -10,7 +10,9 @@ export interface ChunkSort {
 /** `sort_by` as `[path, ascending]`: a bare path is `[path, true]`; null when it is neither form. */
 export const sortPair = (v: unknown): [string, boolean] | null => {
   const pair = Array.isArray(v) ? v : [v, true];
-  return pair.length === 2 && typeof pair[0] === 'string' && pair[0] && typeof pair[1] === 'boolean' ? (pair as [string, boolean]) : null;
+  return pair.length === 2 && typeof pair[0] === 'string' && pair[0] && typeof pair[1] === 'boolean'
+    ? (pair as [string, boolean])
+    : null;
 };
 
 /** A `sort_by` path as a metadata path: unprefixed (or `metadata.…`) the file's, `generated_metadata.…` the chunk's. */
@@ -26,9 +28,13 @@ export function metadataSort(path: string, ascending: boolean): ChunkSort {
 export const namesField = (s: ChunkSort): boolean => s.path.length > 0 && s.path.every((x) => !!x);
 
 /** The value at the sort path of a chunk's (or its file's) metadata; undefined when there is none. */
-export function metadataValue(c: Pick<ScoredChunk, 'metadata' | 'generatedMetadata'>, sort: Pick<ChunkSort, 'target' | 'path'>): unknown {
+export function metadataValue(
+  c: Pick<ScoredChunk, 'metadata' | 'generatedMetadata'>,
+  sort: Pick<ChunkSort, 'target' | 'path'>,
+): unknown {
   let cur: unknown = sort.target === 'file' ? c.metadata : c.generatedMetadata;
-  for (const k of sort.path) cur = cur && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined;
+  for (const k of sort.path)
+    cur = cur && typeof cur === 'object' && !Array.isArray(cur) ? (cur as Record<string, unknown>)[k] : undefined;
   return cur;
 }
 

@@ -105,7 +105,10 @@ export interface AgenticToolCallRecorded {
 }
 
 /** `AgenticToolCall` as the API shows it: the duration as an ISO 8601 duration. */
-export const publicToolCall = ({ duration_ms, ...c }: AgenticToolCallRecorded) => ({ ...c, duration: isoDuration(duration_ms) });
+export const publicToolCall = ({ duration_ms, ...c }: AgenticToolCallRecorded) => ({
+  ...c,
+  duration: isoDuration(duration_ms),
+});
 
 /** An agentic search was answered (`StoreAgenticSearchEvent`). */
 export interface StoreAgenticSearchPerformed {
@@ -243,7 +246,14 @@ export interface DocumentsReranked {
 }
 
 export type SearchActivityEvent =
-  StoreSearchPerformed | StoreGrepPerformed | StoreChunksListed | StoreAgenticSearchPerformed | StoreQuestionAnswered | ChatCompletionCreated | EmbeddingsCreated | DocumentsReranked;
+  | StoreSearchPerformed
+  | StoreGrepPerformed
+  | StoreChunksListed
+  | StoreAgenticSearchPerformed
+  | StoreQuestionAnswered
+  | ChatCompletionCreated
+  | EmbeddingsCreated
+  | DocumentsReranked;
 export const SEARCH_ACTIVITY_EVENT_TYPES = [
   'StoreSearchPerformed',
   'StoreGrepPerformed',

@@ -26,7 +26,16 @@ function storeSearch(rewriter: QueryRewriter) {
   const access = { resolveForSearch: jest.fn(untouched) } as unknown as StoreAccess;
   const retrieval = { embedQuery: jest.fn(untouched) } as unknown as Retrieval;
   const activity = { searching: () => () => undefined } as unknown as SearchActivity;
-  const handler = new SearchStoresHandler(access, retrieval, {} as AgenticSearch, {} as SearchRulePins, activity, {} as WebRetrieval, rewriter, {} as StoreFilesReader);
+  const handler = new SearchStoresHandler(
+    access,
+    retrieval,
+    {} as AgenticSearch,
+    {} as SearchRulePins,
+    activity,
+    {} as WebRetrieval,
+    rewriter,
+    {} as StoreFilesReader,
+  );
   return { handler, access, retrieval };
 }
 
@@ -48,7 +57,11 @@ describe('rewrite_query', () => {
     const input = { query: 'rye', rewrite_query: true } as SearchVectorStoreRequestDto;
     const err = await handler.execute(new SearchVectorStoreQuery(principal, 's', input, null)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QueryRewriteNeedsLlmError);
-    expect(err).toMatchObject({ status: 400, type: 'llm_not_configured', message: expect.stringContaining('LARDER_LLM_URL') });
+    expect(err).toMatchObject({
+      status: 400,
+      type: 'llm_not_configured',
+      message: expect.stringContaining('LARDER_LLM_URL'),
+    });
     expect(bus.execute).not.toHaveBeenCalled();
   });
 
@@ -61,11 +74,21 @@ describe('rewrite_query', () => {
   });
 
   it('with a model: the first line of its answer, unquoted, is the query; what was asked, the model and its tokens come with it', async () => {
-    const chat = jest.fn().mockResolvedValue({ model: 'rewriter', message: { content: ' "spicy fermented cabbage"\nbecause…' }, usage: { promptTokens: 30, completionTokens: 5, totalTokens: 35 } });
+    const chat = jest
+      .fn()
+      .mockResolvedValue({
+        model: 'rewriter',
+        message: { content: ' "spicy fermented cabbage"\nbecause…' },
+        usage: { promptTokens: 30, completionTokens: 5, totalTokens: 35 },
+      });
     const r = await new QueryRewriter({ chat } as unknown as Llm).rewrite('umm the spicy cabbage thing');
     expect(r).toEqual({
       query: 'spicy fermented cabbage',
-      rewrite: { from: 'umm the spicy cabbage thing', model: 'rewriter', usage: { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35 } },
+      rewrite: {
+        from: 'umm the spicy cabbage thing',
+        model: 'rewriter',
+        usage: { prompt_tokens: 30, completion_tokens: 5, total_tokens: 35 },
+      },
     });
     expect(chat.mock.calls[0][0].messages[1]).toEqual({ role: 'user', content: 'umm the spicy cabbage thing' });
   });

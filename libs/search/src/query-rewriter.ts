@@ -8,7 +8,9 @@ export class QueryRewriteNeedsLlmError extends DomainError {
   readonly status = 400;
   readonly type = 'llm_not_configured';
   constructor() {
-    super('rewrite_query needs a language model, and none is configured: set LARDER_LLM_URL and LARDER_LLM_MODEL (an OpenAI-compatible chat model), or search without rewrite_query');
+    super(
+      'rewrite_query needs a language model, and none is configured: set LARDER_LLM_URL and LARDER_LLM_MODEL (an OpenAI-compatible chat model), or search without rewrite_query',
+    );
   }
 }
 
@@ -42,7 +44,15 @@ export class QueryRewriter {
       .trim();
     return {
       query: rewritten || query,
-      rewrite: { from: query, model: r.model, usage: { prompt_tokens: r.usage.promptTokens, completion_tokens: r.usage.completionTokens, total_tokens: r.usage.totalTokens } },
+      rewrite: {
+        from: query,
+        model: r.model,
+        usage: {
+          prompt_tokens: r.usage.promptTokens,
+          completion_tokens: r.usage.completionTokens,
+          total_tokens: r.usage.totalTokens,
+        },
+      },
     };
   }
 }

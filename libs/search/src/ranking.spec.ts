@@ -6,7 +6,12 @@ import { seededRandom as rng } from '@larder/kernel/testing/random';
 describe('fuseHits', () => {
   it('is withFirstStage(fuse(…)) of the same lists: the same hits, order, scores and first stages', () => {
     const r = rng(3);
-    const pool: ChunkHit[] = Array.from({ length: 60 }, (_, i) => ({ storeId: i % 3 ? 's1' : 's2', fileId: `f${i % 7}`, chunkIndex: i, score: 0 }));
+    const pool: ChunkHit[] = Array.from({ length: 60 }, (_, i) => ({
+      storeId: i % 3 ? 's1' : 's2',
+      fileId: `f${i % 7}`,
+      chunkIndex: i,
+      score: 0,
+    }));
     const list = (n: number, tie: boolean) =>
       [...pool]
         .sort(() => r() - 0.5)
@@ -17,10 +22,22 @@ describe('fuseHits', () => {
     for (let i = 0; i < 300; i++) {
       const lexical = list([0, 1, 5, 30, 50][i % 5], i % 11 === 0);
       const dense = list([50, 0, 3, 30, 1][Math.floor(i / 5) % 5], i % 13 === 0);
-      const options = { method: (['relative', 'rrf'] as FusionMethod[])[i % 2], lexicalWeight: [0, 0.3, 0.5, 1][Math.floor(i / 2) % 4] };
+      const options = {
+        method: (['relative', 'rrf'] as FusionMethod[])[i % 2],
+        lexicalWeight: [0, 0.3, 0.5, 1][Math.floor(i / 2) % 4],
+      };
       const want = withFirstStage(fuse(lexical, dense, options), lexical, dense);
       const got = fuseHits(lexical, dense, options);
-      expect(got).toEqual(want.map(({ storeId, fileId, chunkIndex, score, firstStagePosition, firstStageSource }) => ({ storeId, fileId, chunkIndex, score, firstStagePosition, firstStageSource })));
+      expect(got).toEqual(
+        want.map(({ storeId, fileId, chunkIndex, score, firstStagePosition, firstStageSource }) => ({
+          storeId,
+          fileId,
+          chunkIndex,
+          score,
+          firstStagePosition,
+          firstStageSource,
+        })),
+      );
       checked += got.length;
     }
     expect(checked).toBeGreaterThan(1000);

@@ -2,7 +2,8 @@ import type { ChunkHit } from '@larder/chunk-index';
 
 export type FusionMethod = 'relative' | 'rrf';
 
-export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: number }) => `${c.storeId}\u0000${c.fileId}\u0000${c.chunkIndex}`;
+export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: number }) =>
+  `${c.storeId}\u0000${c.fileId}\u0000${c.chunkIndex}`;
 
 /**
  * Fuses a lexical (BM25) and a dense (cosine) candidate list (chunks, or hits not read yet) into one score in [0, 1].
@@ -12,7 +13,11 @@ export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: numbe
  * - `rrf`: reciprocal rank fusion, Σ w/(60 + rank), divided by its largest possible value.
  * Ties are broken by lexical rank, then by position in the file.
  */
-export function fuse<T extends ChunkHit>(lexical: T[], dense: T[], options: { method: FusionMethod; lexicalWeight: number }): T[] {
+export function fuse<T extends ChunkHit>(
+  lexical: T[],
+  dense: T[],
+  options: { method: FusionMethod; lexicalWeight: number },
+): T[] {
   return fused(lexical, dense, options).map((x) => ({ ...x.chunk, score: x.score }));
 }
 
@@ -27,7 +32,11 @@ export interface FusedHit extends ChunkHit {
  * and which of them found it), in one pass over the lists: what `withFirstStage(fuse(…))` gives, as
  * plain hits of one shape.
  */
-export function fuseHits(lexical: ChunkHit[], dense: ChunkHit[], options: { method: FusionMethod; lexicalWeight: number }): FusedHit[] {
+export function fuseHits(
+  lexical: ChunkHit[],
+  dense: ChunkHit[],
+  options: { method: FusionMethod; lexicalWeight: number },
+): FusedHit[] {
   const entries = fused(lexical, dense, options, true);
   const out = new Array<FusedHit>(entries.length);
   for (let i = 0; i < entries.length; i++) {
@@ -56,7 +65,12 @@ interface Fused<T> {
 }
 
 /** The fusion, best first; with `ranks`, each entry's ranks in both lists, a list of weight 0 included. */
-function fused<T extends ChunkHit>(lexical: T[], dense: T[], options: { method: FusionMethod; lexicalWeight: number }, ranks = false): Fused<T>[] {
+function fused<T extends ChunkHit>(
+  lexical: T[],
+  dense: T[],
+  options: { method: FusionMethod; lexicalWeight: number },
+  ranks = false,
+): Fused<T>[] {
   let wl = options.lexicalWeight;
   let wd = 1 - wl;
   if (!dense.length) [wl, wd] = [1, 0];
@@ -68,14 +82,24 @@ function fused<T extends ChunkHit>(lexical: T[], dense: T[], options: { method: 
     const max = Math.max(...scores);
     const min = Math.min(...scores);
     list.forEach((c, rank) => {
-      const part = options.method === 'rrf' ? weight / (60 + rank + 1) : weight * (max === min ? 1 : (c.score - min) / (max - min));
+      const part =
+        options.method === 'rrf'
+          ? weight / (60 + rank + 1)
+          : weight * (max === min ? 1 : (c.score - min) / (max - min));
       const k = chunkKey(c);
       const cur = out.get(k);
       if (cur) {
         cur.score += part;
         if (isLexical) cur.lexical = rank;
         else cur.dense = rank;
-      } else out.set(k, { chunk: c, score: part, lexRank: isLexical ? rank : Number.MAX_SAFE_INTEGER, lexical: isLexical ? rank : Infinity, dense: isLexical ? Infinity : rank });
+      } else
+        out.set(k, {
+          chunk: c,
+          score: part,
+          lexRank: isLexical ? rank : Number.MAX_SAFE_INTEGER,
+          lexical: isLexical ? rank : Infinity,
+          dense: isLexical ? Infinity : rank,
+        });
     });
   };
   add(lexical, wl, true);

@@ -1,6 +1,11 @@
 import { orderResults, pageOf, resultSort } from './result-page';
 
-const chunk = (fileId: string, score: number, metadata: unknown, generatedMetadata: Record<string, unknown> | null = null) => ({ storeId: 's', fileId, score, metadata, generatedMetadata });
+const chunk = (
+  fileId: string,
+  score: number,
+  metadata: unknown,
+  generatedMetadata: Record<string, unknown> | null = null,
+) => ({ storeId: 's', fileId, score, metadata, generatedMetadata });
 
 describe('a search’s result order and pages', () => {
   const ranked = [
@@ -35,8 +40,14 @@ describe('a search’s result order and pages', () => {
   });
 
   it('pages a window with its total, offset, limit and whether more follow', () => {
-    expect(pageOf(ranked, 0, 3)).toEqual({ page: ranked.slice(0, 3), pagination: { total: 4, offset: 0, limit: 3, has_more: true } });
-    expect(pageOf(ranked, 3, 3)).toEqual({ page: ranked.slice(3), pagination: { total: 4, offset: 3, limit: 3, has_more: false } });
+    expect(pageOf(ranked, 0, 3)).toEqual({
+      page: ranked.slice(0, 3),
+      pagination: { total: 4, offset: 0, limit: 3, has_more: true },
+    });
+    expect(pageOf(ranked, 3, 3)).toEqual({
+      page: ranked.slice(3),
+      pagination: { total: 4, offset: 3, limit: 3, has_more: false },
+    });
     expect(pageOf(ranked, 9, 3)).toEqual({ page: [], pagination: { total: 4, offset: 9, limit: 3, has_more: false } });
   });
 

@@ -57,11 +57,9 @@ const compareKeys = (a: Key | null, b: Key | null, ascending: boolean): number =
  * Results in the sort's order (stable: equal keys keep the ranking's order). `createdAt` holds each
  * result's store file creation time (ms) by `storeId/fileId`, for `created_at`.
  */
-export function orderResults<T extends Pick<RankedChunk, 'storeId' | 'fileId' | 'score' | 'metadata' | 'generatedMetadata'>>(
-  results: T[],
-  sort: ResultSort,
-  createdAt: Map<string, number> = new Map(),
-): T[] {
+export function orderResults<
+  T extends Pick<RankedChunk, 'storeId' | 'fileId' | 'score' | 'metadata' | 'generatedMetadata'>,
+>(results: T[], sort: ResultSort, createdAt: Map<string, number> = new Map()): T[] {
   if (sort.by === 'score') return sort.ascending ? [...results].reverse() : results;
   let key = (c: T): Key | null => createdAt.get(fileKey(c)) ?? null;
   if (sort.by === 'metadata') {

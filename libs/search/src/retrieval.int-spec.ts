@@ -12,7 +12,24 @@ import { seededRandom as rng } from '@larder/kernel/testing/random';
 const DIMS = 16;
 const MODEL = 'test-model';
 
-const WORDS = ['jam', 'brine', 'pickle', 'sugar', 'lemon', 'apricot', 'cucumber', 'salt', 'vinegar', 'pectin', 'jar', 'seal', 'boil', 'ferment', 'dill', 'garlic'];
+const WORDS = [
+  'jam',
+  'brine',
+  'pickle',
+  'sugar',
+  'lemon',
+  'apricot',
+  'cucumber',
+  'salt',
+  'vinegar',
+  'pectin',
+  'jar',
+  'seal',
+  'boil',
+  'ferment',
+  'dill',
+  'garlic',
+];
 
 /** A query's vector: the same text always gets the same one. */
 function vectorOf(text: string): Float32Array {
@@ -22,7 +39,13 @@ function vectorOf(text: string): Float32Array {
   return Float32Array.from({ length: DIMS }, () => r() * 2 - 1);
 }
 
-const embedder: Embedder = { model: MODEL, dimensions: DIMS, batchSize: 16, embed: async (texts) => texts.map(vectorOf), close: async () => undefined };
+const embedder: Embedder = {
+  model: MODEL,
+  dimensions: DIMS,
+  batchSize: 16,
+  embed: async (texts) => texts.map(vectorOf),
+  close: async () => undefined,
+};
 
 /**
  * The search endpoint's plain path (`retrieveHits`, then `hydrate` of the answer's hits) answers what
@@ -47,7 +70,11 @@ describe('Retrieval: hits read after the fusion answer as whole candidate rows d
       const cp = () => ({ projection: 'retrieval-test', version: 1, position: { commit: ++seq, prepare: seq } });
 
       beforeAll(async () => {
-        index = new SqliteChunkIndex(join(dir, `${name.replace(/\W/g, '')}.sqlite`), { ivfMinVectors, ivfLists: 8, ivfProbes: 3 });
+        index = new SqliteChunkIndex(join(dir, `${name.replace(/\W/g, '')}.sqlite`), {
+          ivfMinVectors,
+          ivfLists: 8,
+          ivfProbes: 3,
+        });
         await index.setup();
         const r = rng(11);
         const ops: ChunkIndexOp[] = [];
@@ -57,19 +84,45 @@ describe('Retrieval: hits read after the fusion answer as whole candidate rows d
           const chunks = Array.from({ length: 8 }, (_, i) => ({
             chunkIndex: i,
             type: 'text' as const,
-            text: Array.from({ length: 6 + Math.floor(r() * 10) }, () => WORDS[Math.floor(r() * r() * WORDS.length)]).join(' '),
+            text: Array.from(
+              { length: 6 + Math.floor(r() * 10) },
+              () => WORDS[Math.floor(r() * r() * WORDS.length)],
+            ).join(' '),
             offset: i * 50,
             mimeType: 'text/plain',
             generatedMetadata: { type: 'text', page: i },
           }));
           ops.push(
-            { op: 'putFile', file: { storeId, fileId, organizationId: 'org', filename: `f${f}.txt`, externalId: f % 5 ? null : `ext-${f}`, metadata: { shelf: f % 3 }, generation: 1 } },
+            {
+              op: 'putFile',
+              file: {
+                storeId,
+                fileId,
+                organizationId: 'org',
+                filename: `f${f}.txt`,
+                externalId: f % 5 ? null : `ext-${f}`,
+                metadata: { shelf: f % 3 },
+                generation: 1,
+              },
+            },
             { op: 'setChunks', storeId, fileId, generation: 1, chunks },
-            { op: 'setVectors', storeId, fileId, generation: 1, model: MODEL, vectors: chunks.map(() => Float32Array.from({ length: DIMS }, () => r() * 2 - 1)) },
+            {
+              op: 'setVectors',
+              storeId,
+              fileId,
+              generation: 1,
+              model: MODEL,
+              vectors: chunks.map(() => Float32Array.from({ length: DIMS }, () => r() * 2 - 1)),
+            },
           );
         }
         await index.write(ops, cp());
-        retrieval = new Retrieval(index, embedder, { fusion: 'relative', lexicalWeight: 0.4, candidateFactor: 5, maxSortScan: 400 }, null);
+        retrieval = new Retrieval(
+          index,
+          embedder,
+          { fusion: 'relative', lexicalWeight: 0.4, candidateFactor: 5, maxSortScan: 400 },
+          null,
+        );
       });
       afterAll(async () => {
         await index.close();
@@ -77,16 +130,30 @@ describe('Retrieval: hits read after the fusion answer as whole candidate rows d
 
       it('the same answers for queries, top_k, thresholds, filters and file selections', async () => {
         const r = rng(5);
-        const filters = [null, parseFilters({ key: 'shelf', operator: 'eq', value: 1 }), parseFilters({ key: 'generated_metadata.page', operator: 'lt', value: 3 })];
+        const filters = [
+          null,
+          parseFilters({ key: 'shelf', operator: 'eq', value: 1 }),
+          parseFilters({ key: 'generated_metadata.page', operator: 'lt', value: 3 }),
+        ];
         let compared = 0;
         for (let i = 0; i < 40; i++) {
-          const query = Array.from({ length: 1 + Math.floor(r() * 4) }, () => WORDS[Math.floor(r() * WORDS.length)]).join(' ');
+          const query = Array.from(
+            { length: 1 + Math.floor(r() * 4) },
+            () => WORDS[Math.floor(r() * WORDS.length)],
+          ).join(' ');
           const topK = [1, 3, 10, 25][i % 4];
           const threshold = [0, 0.3][Math.floor(i / 4) % 2];
-          const params = { filter: filters[i % 3], fileIds: i % 7 === 0 ? { exclude: ['00000000-0000-4000-8000-000000000000'] } : null };
+          const params = {
+            filter: filters[i % 3],
+            fileIds: i % 7 === 0 ? { exclude: ['00000000-0000-4000-8000-000000000000'] } : null,
+          };
           const candidates = Math.max(topK * 5, 50);
-          const whole = (await retrieval.retrieve(stores, query, params, candidates)).filter((c) => c.score >= threshold).slice(0, topK);
-          const hits = (await retrieval.retrieveHits(stores, query, params, candidates)).filter((c) => c.score >= threshold);
+          const whole = (await retrieval.retrieve(stores, query, params, candidates))
+            .filter((c) => c.score >= threshold)
+            .slice(0, topK);
+          const hits = (await retrieval.retrieveHits(stores, query, params, candidates)).filter(
+            (c) => c.score >= threshold,
+          );
           const read = await retrieval.hydrate(hits, topK);
           expect(read).toEqual(whole);
           compared += whole.length;
@@ -99,10 +166,17 @@ describe('Retrieval: hits read after the fusion answer as whole candidate rows d
         expect(hits.length).toBeGreaterThan(6);
         const gone = hits[1];
         await index.write([{ op: 'deleteFile', storeId: gone.storeId, fileId: gone.fileId }], cp());
-        const { read, steps } = await withTimings(async () => ({ read: await retrieval.hydrate(hits, 5), steps: timings() }));
+        const { read, steps } = await withTimings(async () => ({
+          read: await retrieval.hydrate(hits, 5),
+          steps: timings(),
+        }));
         const kept = hits.filter((h) => h.fileId !== gone.fileId).slice(0, 5);
-        expect(read.map((c) => [c.fileId, c.chunkIndex, c.score, c.firstStageSource])).toEqual(kept.map((h) => [h.fileId, h.chunkIndex, h.score, h.firstStageSource]));
-        expect(read.every((c) => typeof c.text === 'string' && c.text.length > 0 && c.filename.endsWith('.txt'))).toBe(true);
+        expect(read.map((c) => [c.fileId, c.chunkIndex, c.score, c.firstStageSource])).toEqual(
+          kept.map((h) => [h.fileId, h.chunkIndex, h.score, h.firstStageSource]),
+        );
+        expect(read.every((c) => typeof c.text === 'string' && c.text.length > 0 && c.filename.endsWith('.txt'))).toBe(
+          true,
+        );
         expect(steps.hydrate).toBeGreaterThanOrEqual(0);
       });
     });

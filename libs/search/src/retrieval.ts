@@ -17,7 +17,8 @@ export type RankedChunk = ScoredChunk & FirstStage;
 export type RankedHit = ChunkHit & FirstStage;
 
 /** Whether a chunk passes a compiled filter (file metadata, and `generated_metadata.*` the chunk's). */
-export const passesFilter = (c: ScoredChunk, filter: FilterNode | null): boolean => !filter || evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
+export const passesFilter = (c: ScoredChunk, filter: FilterNode | null): boolean =>
+  !filter || evaluateFilter(filter, { file: c.metadata, chunk: c.generatedMetadata });
 
 /** A fused list annotated with where each chunk came from: its best rank in the lexical and dense lists, and which of them found it. */
 export function withFirstStage<T extends ChunkHit>(fused: T[], lexical: T[], dense: T[]): Array<T & FirstStage> {
@@ -27,7 +28,8 @@ export function withFirstStage<T extends ChunkHit>(fused: T[], lexical: T[], den
     const k = chunkKey(c);
     const l = lexRank.get(k);
     const d = denseRank.get(k);
-    const source: FirstStage['firstStageSource'] = l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense';
+    const source: FirstStage['firstStageSource'] =
+      l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense';
     return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: source };
   });
 }
@@ -81,21 +83,38 @@ export class Retrieval {
         return null;
       });
     this.queryVectors.set(key, vector);
-    if (this.queryVectors.size > Retrieval.QUERY_VECTORS_KEPT) this.queryVectors.delete(this.queryVectors.keys().next().value!);
+    if (this.queryVectors.size > Retrieval.QUERY_VECTORS_KEPT)
+      this.queryVectors.delete(this.queryVectors.keys().next().value!);
     return vector;
   }
 
   /** Hybrid retrieval + fusion, before rerank, rules, thresholds and top_k. Exposed for QA and facets. */
-  async retrieve(stores: StoreRef[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number, vectorPromise?: Promise<Float32Array | null>): Promise<RankedChunk[]> {
+  async retrieve(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise?: Promise<Float32Array | null>,
+  ): Promise<RankedChunk[]> {
     const { lexical, dense } = await this.candidateLists(stores, query, params, candidates, vectorPromise);
-    return withFirstStage(fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }), lexical, dense);
+    return withFirstStage(
+      fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }),
+      lexical,
+      dense,
+    );
   }
 
   /**
    * As `retrieve`, the fused list as hits whose chunks are not read yet: the index reads no texts or
    * metadata of the 50 + 50 candidates, and `hydrate` reads those of the few an answer keeps.
    */
-  async retrieveHits(stores: StoreRef[], query: string, params: Pick<CommonParams, 'filter' | 'fileIds'>, candidates: number, vectorPromise?: Promise<Float32Array | null>): Promise<RankedHit[]> {
+  async retrieveHits(
+    stores: StoreRef[],
+    query: string,
+    params: Pick<CommonParams, 'filter' | 'fileIds'>,
+    candidates: number,
+    vectorPromise?: Promise<Float32Array | null>,
+  ): Promise<RankedHit[]> {
     const { lexical, dense } = await this.lists(
       stores,
       query,
@@ -185,7 +204,11 @@ export class Retrieval {
    * fusion is the ranking and `rerank` changes nothing (docs/api.md, Search). A reranker that fails (endpoint down,
    * model error) does not fail the search: the fused ranking stands, and `reranked` says so.
    */
-  async rerank(query: string, results: RankedChunk[], options: SearchOptions): Promise<{ results: RankedChunk[]; reranked: boolean }> {
+  async rerank(
+    query: string,
+    results: RankedChunk[],
+    options: SearchOptions,
+  ): Promise<{ results: RankedChunk[]; reranked: boolean }> {
     // `rerank.top_k` keeps that many whether or not a reranker ranks them
     const kept = (r: RankedChunk[]) => (options.rerank?.topK ? r.slice(0, options.rerank.topK) : r);
     if (!options.rerank || !this.reranker || !results.length) return { results: kept(results), reranked: false };
@@ -193,22 +216,30 @@ export class Retrieval {
     const docs = head.map((c) => {
       const wm = options.rerank!.withMetadata;
       if (!wm || !c.metadata || typeof c.metadata !== 'object') return c.text;
-      const meta = wm === true ? c.metadata : Object.fromEntries(Object.entries(c.metadata as Record<string, unknown>).filter(([k]) => wm.includes(k)));
+      const meta =
+        wm === true
+          ? c.metadata
+          : Object.fromEntries(Object.entries(c.metadata as Record<string, unknown>).filter(([k]) => wm.includes(k)));
       return `${JSON.stringify(meta)}\n${c.text}`;
     });
     const t = performance.now();
     let scores: number[];
     try {
       scores = await this.reranker.score(query, docs);
-      if (scores.length !== docs.length || scores.some((s) => !Number.isFinite(s))) throw new Error(`${scores.length} scores for ${docs.length} documents`);
+      if (scores.length !== docs.length || scores.some((s) => !Number.isFinite(s)))
+        throw new Error(`${scores.length} scores for ${docs.length} documents`);
     } catch (err) {
-      this.logger.warn(`rerank with ${this.reranker.model} failed, answering with the fused ranking: ${(err as Error).message}`);
+      this.logger.warn(
+        `rerank with ${this.reranker.model} failed, answering with the fused ranking: ${(err as Error).message}`,
+      );
       return { results: kept(results), reranked: false };
     } finally {
       addTiming('rerank', performance.now() - t);
     }
     // stable: equal scores keep their fused order
-    const reranked = head.map((c, i) => ({ ...c, score: Math.min(1, Math.max(0, scores[i])) })).sort((a, b) => b.score - a.score);
+    const reranked = head
+      .map((c, i) => ({ ...c, score: Math.min(1, Math.max(0, scores[i])) }))
+      .sort((a, b) => b.score - a.score);
     return { results: kept(reranked), reranked: true };
   }
 }

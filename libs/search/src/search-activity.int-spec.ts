@@ -51,21 +51,30 @@ describe('one record the event store refuses loses none of the others of its bat
   it('search activity: 99 of a batch of 100 appended, the poisoned one quarantined with its reason', async () => {
     const activity = new SearchActivity(store, { now: () => new Date() }, { uuid: () => 'id' } as never);
     Object.assign(activity, { logger: log });
-    for (let i = 0; i < 100; i++) activity.record('org_a', searchEvent(i, i === 37 ? 'bad \ud800 query' : `query ${i}`));
+    for (let i = 0; i < 100; i++)
+      activity.record('org_a', searchEvent(i, i === 37 ? 'bad \ud800 query' : `query ${i}`));
     await activity.flush();
 
     const recorded = await store.readStream(searchActivityStream('org_a'));
     expect(recorded).toHaveLength(99);
-    expect(recorded.map((e) => (e.data as { query: string }).query)).toEqual(Array.from({ length: 100 }, (_, i) => `query ${i}`).filter((q) => q !== 'query 37'));
+    expect(recorded.map((e) => (e.data as { query: string }).query)).toEqual(
+      Array.from({ length: 100 }, (_, i) => `query ${i}`).filter((q) => q !== 'query 37'),
+    );
 
     const q = await readQuarantine(store);
     expect(q.count).toBe(1);
     const [bad] = q.newest;
-    expect(bad).toMatchObject({ stream: searchActivityStream('org_a'), recordType: 'StoreSearchPerformed', organizationId: 'org_a' });
+    expect(bad).toMatchObject({
+      stream: searchActivityStream('org_a'),
+      recordType: 'StoreSearchPerformed',
+      organizationId: 'org_a',
+    });
     expect(bad.reason).toMatch(/unicode|surrogate|escape/i);
     // the payload keeps the record, its lone surrogate escaped
     expect(JSON.parse(bad.payload).data.query).toBe('bad \ud800 query');
-    expect(logged.some((m) => m.includes('quarantined StoreSearchPerformed') && m.includes(QUARANTINE_STREAM))).toBe(true);
+    expect(logged.some((m) => m.includes('quarantined StoreSearchPerformed') && m.includes(QUARANTINE_STREAM))).toBe(
+      true,
+    );
   });
 
   it('activity stream: 99 entries of a batch of 100 appended, the poisoned one quarantined, and the batch does not throw', async () => {
@@ -91,7 +100,11 @@ describe('one record the event store refuses loses none of the others of its bat
     expect(entries.map((e) => (e.data as { sourceEventId: string }).sourceEventId)).not.toContain(source[63].id);
     const q = await readQuarantine(store);
     expect(q.count).toBe(2);
-    expect(q.newest[0]).toMatchObject<Partial<RecordQuarantined['data']>>({ stream: streamName('activity', 'org_b'), recordType: 'ActivityRecorded', organizationId: 'org_b' });
+    expect(q.newest[0]).toMatchObject<Partial<RecordQuarantined['data']>>({
+      stream: streamName('activity', 'org_b'),
+      recordType: 'ActivityRecorded',
+      organizationId: 'org_b',
+    });
 
     // re-running the batch (a restart) appends nothing twice
     await reactor.handleBatch(source);

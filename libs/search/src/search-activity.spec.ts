@@ -2,13 +2,22 @@ import type { EventStore } from '@larder/event-store';
 import { eventBytes, LIMITS, Principal } from '@larder/kernel';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import type { RankedChunk } from './retrieval';
-import { FLUSH_IDLE_MS, FLUSH_MAX_DELAY_MS, FLUSH_MAX_QUEUED, RECORDED_FILENAME_CHARS, RECORDED_RESULTS, SearchActivity, withinEventSize } from './search-activity';
+import {
+  FLUSH_IDLE_MS,
+  FLUSH_MAX_DELAY_MS,
+  FLUSH_MAX_QUEUED,
+  RECORDED_FILENAME_CHARS,
+  RECORDED_RESULTS,
+  SearchActivity,
+  withinEventSize,
+} from './search-activity';
 import type { SearchActivityEvent } from './events';
 
 describe('SearchActivity: events appended at a pause in the searches', () => {
   let appends: Array<{ stream: string; types: string[] }>;
   let activity: SearchActivity;
-  const event = (i: number) => ({ type: 'StoreSearchPerformed', data: { apiKeyId: 'k', query: `q${i}` } }) as unknown as SearchActivityEvent;
+  const event = (i: number) =>
+    ({ type: 'StoreSearchPerformed', data: { apiKeyId: 'k', query: `q${i}` } }) as unknown as SearchActivityEvent;
 
   beforeEach(() => {
     jest.useFakeTimers();
@@ -86,15 +95,38 @@ describe('SearchActivity: every record fits in an event', () => {
   const common = (results: number, filename: string) => {
     const store = { appendToStream: async () => undefined } as unknown as EventStore;
     const activity = new SearchActivity(store, { now: () => new Date() }, { uuid: () => 'id' } as never);
-    const chunks = Array.from({ length: results }, (_, i) => ({ storeId: 's', fileId: `f${i}`, filename, chunkIndex: i, score: 1 - i / 1000, text: '' }) as unknown as RankedChunk);
-    return { activity, data: activity.common({ organizationId: 'o', apiKeyId: 'k' } as Principal, [{ id: 's' } as StoreRef], { rawFilters: null, topK: results }, chunks, 0) };
+    const chunks = Array.from(
+      { length: results },
+      (_, i) =>
+        ({
+          storeId: 's',
+          fileId: `f${i}`,
+          filename,
+          chunkIndex: i,
+          score: 1 - i / 1000,
+          text: '',
+        }) as unknown as RankedChunk,
+    );
+    return {
+      activity,
+      data: activity.common(
+        { organizationId: 'o', apiKeyId: 'k' } as Principal,
+        [{ id: 's' } as StoreRef],
+        { rawFilters: null, topK: results },
+        chunks,
+        0,
+      ),
+    };
   };
 
   it('records a search over files with 15,000-character names at top_k 1,000 (names cut, 100 results kept)', () => {
     const { activity, data } = common(1000, 'n'.repeat(15_000));
     expect(data.results).toHaveLength(RECORDED_RESULTS);
     expect(data.results[0].filename).toHaveLength(RECORDED_FILENAME_CHARS);
-    const event = { type: 'StoreSearchPerformed', data: { ...data, query: 'q'.repeat(LIMITS.queryChars), rewrittenQuery: null, rerank: false } } as unknown as SearchActivityEvent;
+    const event = {
+      type: 'StoreSearchPerformed',
+      data: { ...data, query: 'q'.repeat(LIMITS.queryChars), rewrittenQuery: null, rerank: false },
+    } as unknown as SearchActivityEvent;
     expect(() => activity.record('o', event)).not.toThrow();
     expect(eventBytes(event)).toBeLessThanOrEqual(LIMITS.eventBytes);
   });

@@ -96,7 +96,13 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
   }
 
   /** The fields every search activity event has: who asked, over which stores, what came back, how fast (since `t0`). */
-  common(p: Principal, stores: StoreRef[], params: Pick<CommonParams, 'rawFilters' | 'topK'>, results: RankedChunk[], t0: number): SearchActivityCommon {
+  common(
+    p: Principal,
+    stores: StoreRef[],
+    params: Pick<CommonParams, 'rawFilters' | 'topK'>,
+    results: RankedChunk[],
+    t0: number,
+  ): SearchActivityCommon {
     return {
       searchId: this.ids.uuid(),
       organizationId: p.organizationId,
@@ -212,7 +218,12 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
         await appendIsolating(
           this.store,
           searchActivityStream(org),
-          events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: { orgId: org, actor: String(e.data.apiKeyId) } })),
+          events.map((e) => ({
+            id: e.id,
+            type: e.type,
+            data: e.data,
+            metadata: { orgId: org, actor: String(e.data.apiKeyId) },
+          })),
           this.logger,
           () => this.clock.now(),
         );
@@ -234,15 +245,21 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
  * counts and usage it is billed by stay). One that still does not fit is queued as it is: its append
  * quarantines it alone.
  */
-export function withinEventSize(event: SearchActivityEvent, logger: { warn(message: string): void }): SearchActivityEvent {
-  const size = (e: SearchActivityEvent) => eventBytes({ data: e.data, metadata: { orgId: e.data.organizationId, actor: e.data.apiKeyId } });
+export function withinEventSize(
+  event: SearchActivityEvent,
+  logger: { warn(message: string): void },
+): SearchActivityEvent {
+  const size = (e: SearchActivityEvent) =>
+    eventBytes({ data: e.data, metadata: { orgId: e.data.organizationId, actor: e.data.apiKeyId } });
   let e = event;
   while (size(e) > LIMITS.eventBytes) {
     const d = e.data as { results?: unknown[]; toolCalls?: unknown[] };
     const results = d.results?.length ?? 0;
     const calls = d.toolCalls?.length ?? 0;
     if (!results && !calls) {
-      logger.warn(`a ${e.type} record is ${size(e)} bytes without results or tool calls; it is kept aside when appended`);
+      logger.warn(
+        `a ${e.type} record is ${size(e)} bytes without results or tool calls; it is kept aside when appended`,
+      );
       return e;
     }
     const data = { ...e.data } as Record<string, unknown>;

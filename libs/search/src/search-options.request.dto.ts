@@ -35,22 +35,37 @@ export interface SearchOptions {
 
 /** The object form of `search_options.rerank`. */
 export class RerankRequestDto {
-  @Check('model', 'string_type', 'String should have 1 to 500 characters', (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 500))
+  @Check(
+    'model',
+    'string_type',
+    'String should have 1 to 500 characters',
+    (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 500),
+  )
   model?: string | null;
 
   @Check(
     'withMetadata',
     'value_error',
     'Input should be a boolean or a list of keys',
-    (v) => v === undefined || v === null || typeof v === 'boolean' || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+    (v) =>
+      v === undefined ||
+      v === null ||
+      typeof v === 'boolean' ||
+      (Array.isArray(v) && v.every((x) => typeof x === 'string')),
   )
   with_metadata?: boolean | string[] | null;
 
-  @Check('positive', 'greater_than', 'Input should be a positive integer', (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 1))
+  @Check(
+    'positive',
+    'greater_than',
+    'Input should be a positive integer',
+    (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= 1),
+  )
   top_k?: number | null;
 }
 
-const intIn = (min: number, max: number) => (v: unknown) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max);
+const intIn = (min: number, max: number) => (v: unknown) =>
+  v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max);
 
 /** The object form of `search_options.agentic` (`AgenticSearchConfig`). */
 export class AgenticRequestDto {
@@ -66,10 +81,20 @@ export class AgenticRequestDto {
   @OptionalBoolean()
   strict_top_k?: boolean | null;
 
-  @Check('enum', 'enum', "Input should be 'auto', 'never' or 'always'", (v) => v === undefined || v === null || v === 'auto' || v === 'never' || v === 'always')
+  @Check(
+    'enum',
+    'enum',
+    "Input should be 'auto', 'never' or 'always'",
+    (v) => v === undefined || v === null || v === 'auto' || v === 'never' || v === 'always',
+  )
   media_content?: 'auto' | 'never' | 'always' | null;
 
-  @Check('length', 'string_type', 'Input should be a string of 1 to 5000 characters', (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 5000))
+  @Check(
+    'length',
+    'string_type',
+    'Input should be a string of 1 to 5000 characters',
+    (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 5000),
+  )
   instructions?: string | null;
 
   @OptionalBoolean()
@@ -78,7 +103,12 @@ export class AgenticRequestDto {
 
 /** `search_options` of a search: score threshold, query rewriting, rerank, metadata, search rules, agentic. */
 export class SearchOptionsRequestDto {
-  @Check('between', 'value_error', 'Input should be a number between 0 and 1', (v) => v === undefined || v === null || (typeof v === 'number' && v >= 0 && v <= 1))
+  @Check(
+    'between',
+    'value_error',
+    'Input should be a number between 0 and 1',
+    (v) => v === undefined || v === null || (typeof v === 'number' && v >= 0 && v <= 1),
+  )
   score_threshold?: number | null;
 
   @OptionalBoolean()
@@ -148,9 +178,11 @@ export const SearchOptionsField = (options: new () => SearchOptionsRequestDto = 
   );
 
 const MAX_QUERY = LIMITS.queryChars;
-const isTextInput = (v: unknown): v is { type?: 'text'; text: string } => isPlainObject(v) && (v.type === 'text' || v.type === undefined) && typeof v.text === 'string';
+const isTextInput = (v: unknown): v is { type?: 'text'; text: string } =>
+  isPlainObject(v) && (v.type === 'text' || v.type === undefined) && typeof v.text === 'string';
 
-const isNumberList = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+const isNumberList = (v: unknown): v is number[] =>
+  Array.isArray(v) && v.every((x) => typeof x === 'number' && Number.isFinite(x));
 
 /**
  * `query`: a string or a `TextInput` (image queries need a multimodal embedder: 422 here); with
@@ -159,20 +191,43 @@ const isNumberList = (v: unknown): v is number[] => Array.isArray(v) && v.every(
 export const QueryField = (required: boolean, vectors = false) =>
   applyDecorators(
     Check('required', 'missing', 'Field required', (v) => !required || (v !== undefined && v !== null)),
-    Check('stringTooShort', 'string_too_short', 'String should have at least 1 character', (v) => typeof v !== 'string' || !!v.trim()),
-    Check('stringTooLong', 'string_too_long', `String should have at most ${MAX_QUERY} characters`, (v) => typeof v !== 'string' || v.length <= MAX_QUERY),
+    Check(
+      'stringTooShort',
+      'string_too_short',
+      'String should have at least 1 character',
+      (v) => typeof v !== 'string' || !!v.trim(),
+    ),
+    Check(
+      'stringTooLong',
+      'string_too_long',
+      `String should have at most ${MAX_QUERY} characters`,
+      (v) => typeof v !== 'string' || v.length <= MAX_QUERY,
+    ),
     Check(
       'imageQuery',
       'value_error',
       'Image queries are not supported: this server embeds text only. Images in stores are searchable by their OCR text: send the words you look for as a text query',
       (v) => !(isPlainObject(v) && v.type === 'image_url'),
     ),
-    Check('emptyVector', 'too_short', 'An embedding query should have at least 1 number', (v) => !vectors || !Array.isArray(v) || v.length > 0),
+    Check(
+      'emptyVector',
+      'too_short',
+      'An embedding query should have at least 1 number',
+      (v) => !vectors || !Array.isArray(v) || v.length > 0,
+    ),
     Check(
       'textInput',
       'value_error',
-      vectors ? 'Input should be a string, a text input {type: "text", text} or an embedding (a list of numbers)' : 'Input should be a string or a text input {type: "text", text}',
-      (v) => v === undefined || v === null || typeof v === 'string' || isTextInput(v) || (isPlainObject(v) && v.type === 'image_url') || (vectors && isNumberList(v)),
+      vectors
+        ? 'Input should be a string, a text input {type: "text", text} or an embedding (a list of numbers)'
+        : 'Input should be a string or a text input {type: "text", text}',
+      (v) =>
+        v === undefined ||
+        v === null ||
+        typeof v === 'string' ||
+        isTextInput(v) ||
+        (isPlainObject(v) && v.type === 'image_url') ||
+        (vectors && isNumberList(v)),
     ),
   );
 
@@ -183,7 +238,14 @@ export const queryVector = (v: unknown): number[] | null => (isNumberList(v) && 
 export function queryText(p: Problems, v: unknown): string | null {
   if (typeof v === 'string') return v;
   if (!isTextInput(v)) return null;
-  if (!v.text.trim()) p.add(['body', 'query', 'text'], 'String should have at least 1 character', 'string_too_short', v.text);
-  else if (v.text.length > MAX_QUERY) p.add(['body', 'query', 'text'], `String should have at most ${MAX_QUERY} characters`, 'string_too_long', v.text.length);
+  if (!v.text.trim())
+    p.add(['body', 'query', 'text'], 'String should have at least 1 character', 'string_too_short', v.text);
+  else if (v.text.length > MAX_QUERY)
+    p.add(
+      ['body', 'query', 'text'],
+      `String should have at most ${MAX_QUERY} characters`,
+      'string_too_long',
+      v.text.length,
+    );
   return v.text;
 }

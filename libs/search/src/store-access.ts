@@ -1,5 +1,14 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BadRequestError, ForbiddenError, NotFoundError, Principal, READ_MODEL_CONSISTENCY, ReadModelCache, ReadModelConsistency, scopeAllows } from '@larder/kernel';
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  Principal,
+  READ_MODEL_CONSISTENCY,
+  ReadModelCache,
+  ReadModelConsistency,
+  scopeAllows,
+} from '@larder/kernel';
 import { queryKey, SearchRulesReader } from '@larder/projections/search/search-rules.reader';
 import { StoreRef, StoresReader } from '@larder/projections/stores/stores.reader';
 import { SearchRuleEntry } from './rules/events';
@@ -32,14 +41,24 @@ export class StoreAccess {
   }
 
   /** Stores in request order (404 for one the caller's organization lacks) and the rules `query` triggers. */
-  async resolveWithRules(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
-    if (identifiers.includes(WEB_STORE)) throw new BadRequestError('The web store (mixedbread/web) can only be searched (POST /v1/stores/search and question answering), not used here');
+  async resolveWithRules(
+    p: Principal,
+    identifiers: string[],
+    query: string | null,
+  ): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[] }> {
+    if (identifiers.includes(WEB_STORE))
+      throw new BadRequestError(
+        'The web store (mixedbread/web) can only be searched (POST /v1/stores/search and question answering), not used here',
+      );
     const resolved = await this.resolveCached(p.organizationId, identifiers, query);
     const out: StoreRef[] = [];
     const rules: SearchRuleEntry[] = [];
     for (const { identifier, store: s, rules: r } of resolved) {
       if (!s) throw new NotFoundError(`Store ${identifier} not found`);
-      if (!scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) && !scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id)) {
+      if (
+        !scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) &&
+        !scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id)
+      ) {
         throw new ForbiddenError(`This API key may not search store ${s.name}`);
       }
       if (!out.some((x) => x.id === s.id)) {
@@ -54,7 +73,11 @@ export class StoreAccess {
    * As `resolveWithRules`, for a search that may name the web store (`mixedbread/web`): it is set
    * apart (`web`), the other identifiers resolved (none: no stores, no rules).
    */
-  async resolveForSearch(p: Principal, identifiers: string[], query: string | null): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[]; web: boolean }> {
+  async resolveForSearch(
+    p: Principal,
+    identifiers: string[],
+    query: string | null,
+  ): Promise<{ stores: StoreRef[]; rules: SearchRuleEntry[]; web: boolean }> {
     const web = identifiers.includes(WEB_STORE);
     const rest = identifiers.filter((x) => x !== WEB_STORE);
     if (!rest.length) return { stores: [], rules: [], web };
@@ -69,12 +92,23 @@ export class StoreAccess {
   }
 
   private async resolveCached(organizationId: string, identifiers: string[], query: string | null) {
-    const stores = await this.cache.get(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () => this.stores.resolveMany(organizationId, identifiers));
-    const resolved = identifiers.map((identifier, i) => ({ identifier, store: stores[i], rules: [] as SearchRuleEntry[][] }));
+    const stores = await this.cache.get(JSON.stringify(['stores', organizationId, identifiers]), ['stores'], () =>
+      this.stores.resolveMany(organizationId, identifiers),
+    );
+    const resolved = identifiers.map((identifier, i) => ({
+      identifier,
+      store: stores[i],
+      rules: [] as SearchRuleEntry[][],
+    }));
     if (query === null) return resolved;
     const ids = stores.filter((x): x is StoreRef => !!x).map((x) => x.id);
-    const all = await this.cache.get(JSON.stringify(['rules', organizationId, ids]), ['search-rules'], () => this.rules.allOfStores(organizationId, ids));
+    const all = await this.cache.get(JSON.stringify(['rules', organizationId, ids]), ['search-rules'], () =>
+      this.rules.allOfStores(organizationId, ids),
+    );
     const key = queryKey(query);
-    return resolved.map((r) => ({ ...r, rules: r.store ? all.filter((x) => x.storeId === r.store!.id && x.queryKey === key).map((x) => x.rules) : [] }));
+    return resolved.map((r) => ({
+      ...r,
+      rules: r.store ? all.filter((x) => x.storeId === r.store!.id && x.queryKey === key).map((x) => x.rules) : [],
+    }));
   }
 }

@@ -1,5 +1,14 @@
 import { Allow } from 'class-validator';
-import { Check, CONDITION_OPERATORS, FilterNode, parseFilters, Problems, Required, ValidationFailedError, LIMITS } from '@larder/kernel';
+import {
+  Check,
+  CONDITION_OPERATORS,
+  FilterNode,
+  parseFilters,
+  Problems,
+  Required,
+  ValidationFailedError,
+  LIMITS,
+} from '@larder/kernel';
 
 type Loc = (string | number)[];
 
@@ -38,8 +47,18 @@ const absent = (v: unknown) => v === undefined || v === null;
 export abstract class StoreQueryRequestDto {
   @Required(true)
   @Check('isList', 'list_type', 'Input should be a valid list', (v) => v === undefined || Array.isArray(v))
-  @Check('minItems', 'too_short', 'List should have at least 1 item after validation, not 0', (v) => !Array.isArray(v) || v.length >= 1)
-  @Check('maxItems', 'too_long', (v) => `List should have at most ${MAX_STORES} items after validation, not ${(v as unknown[]).length}`, (v) => !Array.isArray(v) || v.length <= MAX_STORES)
+  @Check(
+    'minItems',
+    'too_short',
+    'List should have at least 1 item after validation, not 0',
+    (v) => !Array.isArray(v) || v.length >= 1,
+  )
+  @Check(
+    'maxItems',
+    'too_long',
+    (v) => `List should have at most ${MAX_STORES} items after validation, not ${(v as unknown[]).length}`,
+    (v) => !Array.isArray(v) || v.length <= MAX_STORES,
+  )
   store_identifiers!: unknown[];
 
   @Check('isInt', 'int_type', 'Input should be a valid integer', (v) => absent(v) || isInt(v))
@@ -58,7 +77,8 @@ export abstract class StoreQueryRequestDto {
   protected common(p: Problems): CommonParams {
     const ids = this.store_identifiers;
     ids.forEach((x, i) => {
-      if (typeof x !== 'string' || !x) p.add(['body', 'store_identifiers', i], 'Input should be a valid string', 'string_type', x);
+      if (typeof x !== 'string' || !x)
+        p.add(['body', 'store_identifiers', i], 'Input should be a valid string', 'string_type', x);
     });
     let filter: FilterNode | null = null;
     try {
@@ -67,7 +87,13 @@ export abstract class StoreQueryRequestDto {
       if (err instanceof ValidationFailedError) p.list.push(...err.detail);
       else throw err;
     }
-    return { storeIdentifiers: [...new Set(ids as string[])], topK: Math.min(this.top_k ?? 10, MAX_TOP_K), filter, rawFilters: this.filters ?? null, fileIds: fileIds(p, this.file_ids) };
+    return {
+      storeIdentifiers: [...new Set(ids as string[])],
+      topK: Math.min(this.top_k ?? 10, MAX_TOP_K),
+      filter,
+      rawFilters: this.filters ?? null,
+      fileIds: fileIds(p, this.file_ids),
+    };
   }
 }
 
@@ -79,7 +105,13 @@ function fileIds(p: Problems, v: unknown): FileIdSelection | null {
     return null;
   }
   const strings = (xs: unknown[], at: Loc) => {
-    if (xs.length > LIMITS.fileIds) p.add(at, `List should have at most ${LIMITS.fileIds} items after validation, not ${xs.length}`, 'too_long', xs.length);
+    if (xs.length > LIMITS.fileIds)
+      p.add(
+        at,
+        `List should have at most ${LIMITS.fileIds} items after validation, not ${xs.length}`,
+        'too_long',
+        xs.length,
+      );
     const bad = xs.findIndex((x) => typeof x !== 'string' || !x);
     if (bad >= 0) p.add([...at, bad], 'Input should be a file id string', 'string_type', xs[bad]);
     return xs as string[];
@@ -92,14 +124,24 @@ function fileIds(p: Problems, v: unknown): FileIdSelection | null {
       return null;
     }
     if (!['in', 'not_in', 'eq', 'not_eq'].includes(op)) {
-      p.add([...loc, 0], `file_ids supports the operators 'in', 'not_in', 'eq' and 'not_eq', not '${op}'`, 'value_error', op);
+      p.add(
+        [...loc, 0],
+        `file_ids supports the operators 'in', 'not_in', 'eq' and 'not_eq', not '${op}'`,
+        'value_error',
+        op,
+      );
       return null;
     }
     const ids = Array.isArray(v[1]) ? strings(v[1], [...loc, 1]) : [v[1]];
     return op === 'in' || op === 'eq' ? { include: ids } : { exclude: ids };
   }
   if (v.length === 2 && typeof v[0] === 'string' && Array.isArray(v[1])) {
-    p.add([...loc, 0], `Unknown operator '${v[0]}': the tuple form is [operator, [file ids]] with 'in', 'not_in', 'eq' or 'not_eq'`, 'value_error', v[0]);
+    p.add(
+      [...loc, 0],
+      `Unknown operator '${v[0]}': the tuple form is [operator, [file ids]] with 'in', 'not_in', 'eq' or 'not_eq'`,
+      'value_error',
+      v[0],
+    );
     return null;
   }
   return { include: strings(v, loc) };

@@ -25,7 +25,13 @@ export class AesGcmSecretBox implements SecretBox {
     const cipher = createCipheriv('aes-256-gcm', key, nonce);
     cipher.setAAD(aad(ring.current, context));
     const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-    return [PREFIX, ring.current, nonce.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    return [
+      PREFIX,
+      ring.current,
+      nonce.toString('base64url'),
+      body.toString('base64url'),
+      cipher.getAuthTag().toString('base64url'),
+    ].join('.');
   }
 
   open(sealed: string, context: string): string {
@@ -33,7 +39,10 @@ export class AesGcmSecretBox implements SecretBox {
     if (parts.length !== 5 || parts[0] !== PREFIX) throw new SecretUnreadableError('not a sealed secret');
     const [, keyId, nonce, body, tag] = parts;
     const key = this.source.load().keys.get(keyId);
-    if (!key) throw new SecretUnreadableError(`sealed with master key ${keyId}, which this server does not have (${this.source.describe})`);
+    if (!key)
+      throw new SecretUnreadableError(
+        `sealed with master key ${keyId}, which this server does not have (${this.source.describe})`,
+      );
     try {
       const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(nonce, 'base64url'));
       decipher.setAAD(aad(keyId, context));

@@ -16,8 +16,11 @@ export function keyIdOf(key: Buffer): string {
 /** A 32-byte master key written as base64 (standard or url) or 64 hex digits. */
 export function parseMasterKey(text: string, name = 'LARDER_SECRETS_KEY'): Buffer {
   const t = text.trim();
-  const key = /^[0-9a-fA-F]{64}$/.test(t) ? Buffer.from(t, 'hex') : Buffer.from(t, t.includes('-') || t.includes('_') ? 'base64url' : 'base64');
-  if (key.length !== 32) throw new Error(`${name} must be 32 bytes, written as base64 or 64 hex digits (openssl rand -base64 32)`);
+  const key = /^[0-9a-fA-F]{64}$/.test(t)
+    ? Buffer.from(t, 'hex')
+    : Buffer.from(t, t.includes('-') || t.includes('_') ? 'base64url' : 'base64');
+  if (key.length !== 32)
+    throw new Error(`${name} must be 32 bytes, written as base64 or 64 hex digits (openssl rand -base64 32)`);
   return key;
 }
 
@@ -77,7 +80,10 @@ export class FileKeyringSource implements KeyringSource {
       mkdirSync(dirname(this.file), { recursive: true });
       const key = randomBytes(32);
       try {
-        writeFileSync(this.file, serialize({ current: keyIdOf(key), keys: new Map([[keyIdOf(key), key]]) }), { mode: 0o600, flag: 'wx' });
+        writeFileSync(this.file, serialize({ current: keyIdOf(key), keys: new Map([[keyIdOf(key), key]]) }), {
+          mode: 0o600,
+          flag: 'wx',
+        });
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err; // another process wrote it first
       }
@@ -102,7 +108,10 @@ export class FileKeyringSource implements KeyringSource {
 
   retire(keep: readonly string[]): Keyring {
     const ring = this.load();
-    const next = { current: ring.current, keys: new Map([...ring.keys].filter(([id]) => id === ring.current || keep.includes(id))) };
+    const next = {
+      current: ring.current,
+      keys: new Map([...ring.keys].filter(([id]) => id === ring.current || keep.includes(id))),
+    };
     this.write(next);
     return next;
   }
@@ -118,7 +127,10 @@ export class FileKeyringSource implements KeyringSource {
 }
 
 function serialize(ring: Keyring): string {
-  const file: KeyringFile = { current: ring.current, keys: Object.fromEntries([...ring.keys].map(([id, k]) => [id, k.toString('base64')])) };
+  const file: KeyringFile = {
+    current: ring.current,
+    keys: Object.fromEntries([...ring.keys].map(([id, k]) => [id, k.toString('base64')])),
+  };
   return JSON.stringify(file, null, 2) + '\n';
 }
 

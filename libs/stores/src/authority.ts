@@ -13,7 +13,8 @@ export function mayReadStore(scope: ScopeEntry[] | null, storeId: string): boole
 
 /** Copy needs `read` on the source (besides `create`, which the guard checks). */
 export function assertMayReadStore(scope: ScopeEntry[] | null, storeId: string): void {
-  if (!mayReadStore(scope, storeId)) throw new ForbiddenError(`This API key's scope does not allow read on store ${storeId}.`);
+  if (!mayReadStore(scope, storeId))
+    throw new ForbiddenError(`This API key's scope does not allow read on store ${storeId}.`);
 }
 
 /**
@@ -27,11 +28,18 @@ export function assertMayReadStore(scope: ScopeEntry[] | null, storeId: string):
 export class AttachAuthority {
   constructor(@Inject(FILE_UPLOADER) private readonly files: FileUploader) {}
 
-  async assertMayAttach(scope: ScopeEntry[] | null, actor: string, organizationId: string, fileId: string): Promise<void> {
+  async assertMayAttach(
+    scope: ScopeEntry[] | null,
+    actor: string,
+    organizationId: string,
+    fileId: string,
+  ): Promise<void> {
     if (scopeAllows(scope, { method: 'read', resourceType: 'file' }, fileId)) return;
     // the files context answers from the file's own stream who wrote its current content
     const file = await this.files.find(organizationId, fileId);
     if (file && file.contentAuthor !== null && file.contentAuthor === actor) return;
-    throw new ForbiddenError(`This API key's scope does not allow read on file ${fileId}, so it cannot attach it to a store.`);
+    throw new ForbiddenError(
+      `This API key's scope does not allow read on file ${fileId}, so it cannot attach it to a store.`,
+    );
   }
 }

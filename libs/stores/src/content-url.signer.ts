@@ -12,7 +12,13 @@ export class ContentUrlSigner {
     return `${baseUrl.replace(/\/$/, '')}/v1/stores/${storeId}/files/${fileId}/content?expires=${expires}&signature=${signature}`;
   }
 
-  verify(storeId: string, fileId: string, expires: string | undefined, signature: string | undefined, nowMs: number): boolean {
+  verify(
+    storeId: string,
+    fileId: string,
+    expires: string | undefined,
+    signature: string | undefined,
+    nowMs: number,
+  ): boolean {
     return checkExpiring(this.signer, 'content_url', [storeId, fileId], expires, signature, nowMs) === 'ok';
   }
 }

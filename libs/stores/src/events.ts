@@ -70,8 +70,16 @@ export interface StoreCopyFinished {
   type: 'StoreCopyFinished';
   data: { storeId: string; role: 'source' | 'target'; peerStoreId: string; error: string | null; at: string };
 }
-export type StoreEvent = StoreCreated | StoreUpdated | StoreExpired | StoreDeleted | StoreCopyStarted | StoreCopyFinished;
-export const STORE_EVENT_TYPES = ['StoreCreated', 'StoreUpdated', 'StoreExpired', 'StoreDeleted', 'StoreCopyStarted', 'StoreCopyFinished'] as const;
+export type StoreEvent =
+  StoreCreated | StoreUpdated | StoreExpired | StoreDeleted | StoreCopyStarted | StoreCopyFinished;
+export const STORE_EVENT_TYPES = [
+  'StoreCreated',
+  'StoreUpdated',
+  'StoreExpired',
+  'StoreDeleted',
+  'StoreCopyStarted',
+  'StoreCopyFinished',
+] as const;
 
 /** Per-organization uniqueness of store names: one claim stream per (organization, name). */
 export interface StoreNameClaimed {
@@ -93,12 +101,28 @@ export type StoreNameEvent = StoreNameClaimed | StoreNameReleased;
  */
 export interface StoreExternalIdClaimed {
   type: 'StoreExternalIdClaimed';
-  data: { organizationId: string; storeId: string; externalId: string; fileId: string; previousFileId: string | null; fileRevision?: number; overwrite?: boolean; at: string };
+  data: {
+    organizationId: string;
+    storeId: string;
+    externalId: string;
+    fileId: string;
+    previousFileId: string | null;
+    fileRevision?: number;
+    overwrite?: boolean;
+    at: string;
+  };
 }
 /** A claimant whose add failed gives the id back to the file that held it before (`restoredFileId`). */
 export interface StoreExternalIdReleased {
   type: 'StoreExternalIdReleased';
-  data: { organizationId: string; storeId: string; externalId: string; fileId: string; restoredFileId: string | null; at: string };
+  data: {
+    organizationId: string;
+    storeId: string;
+    externalId: string;
+    fileId: string;
+    restoredFileId: string | null;
+    at: string;
+  };
 }
 export type StoreExternalIdEvent = StoreExternalIdClaimed | StoreExternalIdReleased;
 
@@ -134,7 +158,14 @@ export interface StoreFileAdded {
     /** The store's bucket (absent: platform storage): ingestion writes the content copy and artifacts there. */
     bucketId?: string;
     /** Set when the chunks come from another store (copy): nothing is parsed or embedded. */
-    copiedFrom?: { storeId: string; chunksKey: string; vectorsKey: string | null; model: string | null; chunkCount: number; usageTokens: number } | null;
+    copiedFrom?: {
+      storeId: string;
+      chunksKey: string;
+      vectorsKey: string | null;
+      model: string | null;
+      chunkCount: number;
+      usageTokens: number;
+    } | null;
     at: string;
   };
 }
@@ -150,12 +181,29 @@ export interface StoreFileIngestionLeaseRenewed {
 }
 export interface StoreFileIngestionStarted {
   type: 'StoreFileIngestionStarted';
-  data: { storeId: string; fileId: string; generation: number; attempt: number; workerId: string; leaseExpiresAt: string; at: string };
+  data: {
+    storeId: string;
+    fileId: string;
+    generation: number;
+    attempt: number;
+    workerId: string;
+    leaseExpiresAt: string;
+    at: string;
+  };
 }
 /** Parsed and chunked: the chunks (an artifact in blob storage) are searchable lexically from here on. */
 export interface StoreFileParsed {
   type: 'StoreFileParsed';
-  data: { storeId: string; fileId: string; generation: number; chunksKey: string; chunkCount: number; usageTokens: number; parseMs: number; at: string };
+  data: {
+    storeId: string;
+    fileId: string;
+    generation: number;
+    chunksKey: string;
+    chunkCount: number;
+    usageTokens: number;
+    parseMs: number;
+    at: string;
+  };
 }
 /** Embedded: the vectors artifact (content hash + model) is indexed; the file is `completed`. */
 export interface StoreFileIngested {
@@ -182,11 +230,29 @@ export interface StoreFileIngested {
 /** An administrator asked for the file to be ingested again (a new generation; artifacts are reused when unchanged). */
 export interface StoreFileReingestionRequested {
   type: 'StoreFileReingestionRequested';
-  data: { storeId: string; fileId: string; organizationId: string; generation: number; filename: string; externalId: string | null; metadata: unknown; billable: boolean; at: string };
+  data: {
+    storeId: string;
+    fileId: string;
+    organizationId: string;
+    generation: number;
+    filename: string;
+    externalId: string | null;
+    metadata: unknown;
+    billable: boolean;
+    at: string;
+  };
 }
 export interface StoreFileIngestionFailed {
   type: 'StoreFileIngestionFailed';
-  data: { storeId: string; fileId: string; generation: number; attempt: number; error: { message: string; code: string }; retryAt: string | null; at: string };
+  data: {
+    storeId: string;
+    fileId: string;
+    generation: number;
+    attempt: number;
+    error: { message: string; code: string };
+    retryAt: string | null;
+    at: string;
+  };
 }
 /**
  * Ingestion was cancelled (a file batch was cancelled) before it finished: the file stays in the store

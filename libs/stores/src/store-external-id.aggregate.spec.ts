@@ -1,6 +1,12 @@
 import { ConflictError, WrongExpectedRevisionError } from '@larder/kernel';
 import { given } from '@larder/kernel/testing';
-import { CLAIM_PENDING_MS, ClaimStoreExternalId, HolderStatus, ReleaseStoreExternalId, storeExternalIdDecider } from './store-external-id.aggregate';
+import {
+  CLAIM_PENDING_MS,
+  ClaimStoreExternalId,
+  HolderStatus,
+  ReleaseStoreExternalId,
+  storeExternalIdDecider,
+} from './store-external-id.aggregate';
 import { StoreExternalIdEvent } from './events';
 
 const ORG = '11111111-1111-4111-8111-111111111111';
@@ -10,15 +16,41 @@ const B = 'f11e0000-0000-4000-8000-00000000000b';
 const C = 'f11e0000-0000-4000-8000-00000000000c';
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
-const claimed = (fileId: string, previousFileId: string | null, s: number, fileRevision = -1, overwrite = false): StoreExternalIdEvent => ({
+const claimed = (
+  fileId: string,
+  previousFileId: string | null,
+  s: number,
+  fileRevision = -1,
+  overwrite = false,
+): StoreExternalIdEvent => ({
   type: 'StoreExternalIdClaimed',
-  data: { organizationId: ORG, storeId: STORE, externalId: 'docs/guide.md', fileId, previousFileId, fileRevision, overwrite, at: t(s).toISOString() },
+  data: {
+    organizationId: ORG,
+    storeId: STORE,
+    externalId: 'docs/guide.md',
+    fileId,
+    previousFileId,
+    fileRevision,
+    overwrite,
+    at: t(s).toISOString(),
+  },
 });
 const released = (fileId: string, restoredFileId: string | null, s: number): StoreExternalIdEvent => ({
   type: 'StoreExternalIdReleased',
-  data: { organizationId: ORG, storeId: STORE, externalId: 'docs/guide.md', fileId, restoredFileId, at: t(s).toISOString() },
+  data: {
+    organizationId: ORG,
+    storeId: STORE,
+    externalId: 'docs/guide.md',
+    fileId,
+    restoredFileId,
+    at: t(s).toISOString(),
+  },
 });
-const claim = (fileId: string, s: number, o: { overwrite?: boolean; holder?: HolderStatus; seen?: number; at?: Date } = {}): ClaimStoreExternalId => ({
+const claim = (
+  fileId: string,
+  s: number,
+  o: { overwrite?: boolean; holder?: HolderStatus; seen?: number; at?: Date } = {},
+): ClaimStoreExternalId => ({
   type: 'ClaimStoreExternalId',
   organizationId: ORG,
   storeId: STORE,
@@ -30,7 +62,14 @@ const claim = (fileId: string, s: number, o: { overwrite?: boolean; holder?: Hol
   holderStatus: o.holder ?? 'present',
   now: o.at ?? t(s),
 });
-const release = (fileId: string, s: number): ReleaseStoreExternalId => ({ type: 'ReleaseStoreExternalId', organizationId: ORG, storeId: STORE, externalId: 'docs/guide.md', fileId, now: t(s) });
+const release = (fileId: string, s: number): ReleaseStoreExternalId => ({
+  type: 'ReleaseStoreExternalId',
+  organizationId: ORG,
+  storeId: STORE,
+  externalId: 'docs/guide.md',
+  fileId,
+  now: t(s),
+});
 
 describe('store external id decider', () => {
   it('the first file claims a free external id', () => {

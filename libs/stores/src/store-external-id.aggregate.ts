@@ -70,7 +70,13 @@ export const storeExternalIdDecider: Decider<StoreExternalIdState, StoreExternal
     const version = s.version + 1;
     if (e.type === 'StoreExternalIdReleased') return { ...(s.prior ?? free), prior: null, version };
     const { holder, claimedAt, fileRevision } = s;
-    return { holder: e.data.fileId, claimedAt: new Date(e.data.at), fileRevision: e.data.fileRevision ?? null, prior: { holder, claimedAt, fileRevision }, version };
+    return {
+      holder: e.data.fileId,
+      claimedAt: new Date(e.data.at),
+      fileRevision: e.data.fileRevision ?? null,
+      prior: { holder, claimedAt, fileRevision },
+      version,
+    };
   },
   decide(c, s) {
     const at = c.now.toISOString();
@@ -81,11 +87,18 @@ export const storeExternalIdDecider: Decider<StoreExternalIdState, StoreExternal
     }
     if (s.holder === c.fileId) return [];
     // the holder's status was read for the stream as it was then: a claim appended since names another holder
-    if (c.seen !== s.version) throw new WrongExpectedRevisionError(`store_external_id ${c.externalId}`, c.seen, s.version);
-    const adding = c.holderStatus === 'adding' && s.claimedAt !== null && c.now.getTime() - s.claimedAt.getTime() < CLAIM_PENDING_MS;
+    if (c.seen !== s.version)
+      throw new WrongExpectedRevisionError(`store_external_id ${c.externalId}`, c.seen, s.version);
+    const adding =
+      c.holderStatus === 'adding' && s.claimedAt !== null && c.now.getTime() - s.claimedAt.getTime() < CLAIM_PENDING_MS;
     if (s.holder && !c.overwrite && (c.holderStatus === 'present' || adding)) {
       throw new ConflictError(`A file with external_id '${c.externalId}' already exists in store ${c.storeId}`);
     }
-    return [{ type: 'StoreExternalIdClaimed', data: { ...ids, previousFileId: s.holder, fileRevision: c.fileRevision, overwrite: c.overwrite, at } }];
+    return [
+      {
+        type: 'StoreExternalIdClaimed',
+        data: { ...ids, previousFileId: s.holder, fileRevision: c.fileRevision, overwrite: c.overwrite, at },
+      },
+    ];
   },
 };

@@ -14,7 +14,11 @@ export class StoreFileAnswers implements StoreFileViews {
     private readonly contentUrls: ContentUrls,
   ) {}
 
-  async view(organizationId: string, files: Array<{ storeId: string; fileId: string }>, viewer: StoreFileViewer): Promise<Map<string, Record<string, unknown>>> {
+  async view(
+    organizationId: string,
+    files: Array<{ storeId: string; fileId: string }>,
+    viewer: StoreFileViewer,
+  ): Promise<Map<string, Record<string, unknown>>> {
     const rows = await this.reader.many(organizationId, files);
     return new Map(rows.map((r) => [storeFileKey(r.storeId, r.fileId), this.contentUrls.respond(r, viewer)]));
   }

@@ -11,8 +11,18 @@ const BATCH = '33333333-3333-4333-8333-333333333333';
 const FILES = ['55555555-5555-4555-8555-555555555555', '66666666-6666-4666-8666-666666666666'];
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
-const create: StoreFileBatchCommand = { type: 'CreateStoreFileBatch', batchId: BATCH, storeId: STORE, organizationId: ORG, fileIds: FILES, now: t(0) };
-const created: StoreFileBatchEvent = { type: 'StoreFileBatchCreated', data: { batchId: BATCH, storeId: STORE, organizationId: ORG, fileIds: FILES, at: t(0).toISOString() } };
+const create: StoreFileBatchCommand = {
+  type: 'CreateStoreFileBatch',
+  batchId: BATCH,
+  storeId: STORE,
+  organizationId: ORG,
+  fileIds: FILES,
+  now: t(0),
+};
+const created: StoreFileBatchEvent = {
+  type: 'StoreFileBatchCreated',
+  data: { batchId: BATCH, storeId: STORE, organizationId: ORG, fileIds: FILES, at: t(0).toISOString() },
+};
 const cancel = (o: { organizationId?: string; storeId?: string } = {}): StoreFileBatchCommand => ({
   type: 'CancelStoreFileBatch',
   batchId: BATCH,
@@ -20,12 +30,21 @@ const cancel = (o: { organizationId?: string; storeId?: string } = {}): StoreFil
   organizationId: o.organizationId ?? ORG,
   now: t(5),
 });
-const cancelled: StoreFileBatchEvent = { type: 'StoreFileBatchCancelled', data: { batchId: BATCH, storeId: STORE, organizationId: ORG, at: t(5).toISOString() } };
+const cancelled: StoreFileBatchEvent = {
+  type: 'StoreFileBatchCancelled',
+  data: { batchId: BATCH, storeId: STORE, organizationId: ORG, at: t(5).toISOString() },
+};
 
 describe('store file batch decider', () => {
   it('records the files of a batch once', () => {
     const { state } = given(storeFileBatchDecider).when(create).then(created);
-    expect(state).toEqual({ status: 'created', organizationId: ORG, storeId: STORE, fileIds: FILES, createdAt: t(0).toISOString() });
+    expect(state).toEqual({
+      status: 'created',
+      organizationId: ORG,
+      storeId: STORE,
+      fileIds: FILES,
+      createdAt: t(0).toISOString(),
+    });
     given(storeFileBatchDecider, created).when(create).thenThrows(ConflictError);
   });
 

@@ -10,7 +10,14 @@ export interface StoreFileBatchState {
 }
 
 export type StoreFileBatchCommand =
-  | { type: 'CreateStoreFileBatch'; batchId: string; storeId: string; organizationId: string; fileIds: string[]; now: Date }
+  | {
+      type: 'CreateStoreFileBatch';
+      batchId: string;
+      storeId: string;
+      organizationId: string;
+      fileIds: string[];
+      now: Date;
+    }
   | { type: 'CancelStoreFileBatch'; batchId: string; storeId: string; organizationId: string; now: Date };
 
 /**
@@ -22,7 +29,13 @@ export const storeFileBatchDecider: Decider<StoreFileBatchState, StoreFileBatchC
   evolve(s, e) {
     switch (e.type) {
       case 'StoreFileBatchCreated':
-        return { status: 'created', organizationId: e.data.organizationId, storeId: e.data.storeId, fileIds: e.data.fileIds, createdAt: e.data.at };
+        return {
+          status: 'created',
+          organizationId: e.data.organizationId,
+          storeId: e.data.storeId,
+          fileIds: e.data.fileIds,
+          createdAt: e.data.at,
+        };
       case 'StoreFileBatchCancelled':
         return { ...s, status: 'cancelled' };
     }
@@ -31,10 +44,21 @@ export const storeFileBatchDecider: Decider<StoreFileBatchState, StoreFileBatchC
     const at = c.now.toISOString();
     if (c.type === 'CreateStoreFileBatch') {
       if (s.status !== 'absent') throw new ConflictError(`File batch ${c.batchId} already exists`);
-      return [{ type: 'StoreFileBatchCreated', data: { batchId: c.batchId, storeId: c.storeId, organizationId: c.organizationId, fileIds: c.fileIds, at } }];
+      return [
+        {
+          type: 'StoreFileBatchCreated',
+          data: { batchId: c.batchId, storeId: c.storeId, organizationId: c.organizationId, fileIds: c.fileIds, at },
+        },
+      ];
     }
-    if (s.status === 'absent' || s.organizationId !== c.organizationId || s.storeId !== c.storeId) throw new NotFoundError(`File batch ${c.batchId} not found`);
+    if (s.status === 'absent' || s.organizationId !== c.organizationId || s.storeId !== c.storeId)
+      throw new NotFoundError(`File batch ${c.batchId} not found`);
     if (s.status === 'cancelled') return [];
-    return [{ type: 'StoreFileBatchCancelled', data: { batchId: c.batchId, storeId: c.storeId, organizationId: c.organizationId, at } }];
+    return [
+      {
+        type: 'StoreFileBatchCancelled',
+        data: { batchId: c.batchId, storeId: c.storeId, organizationId: c.organizationId, at },
+      },
+    ];
   },
 };

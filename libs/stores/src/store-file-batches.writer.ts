@@ -7,7 +7,9 @@ import { storeFileBatchStream } from './streams';
 import { AddStoreFileInput, STORE_FILE_PROJECTIONS, StoreFilesWriter } from './store-files.writer';
 import { StoreFileAttacher } from './commands/add-store-file/store-file-attacher';
 
-const handleBatch = commandHandler(storeFileBatchDecider, (c: StoreFileBatchCommand) => storeFileBatchStream(c.batchId));
+const handleBatch = commandHandler(storeFileBatchDecider, (c: StoreFileBatchCommand) =>
+  storeFileBatchStream(c.batchId),
+);
 
 /** One file of a batch: the file, and what it is attached with. */
 export type BatchFileInput = Pick<AddStoreFileInput, 'file_id' | 'metadata' | 'chunking'>;
@@ -40,36 +42,62 @@ export class StoreFileBatchesWriter {
   }
 
   /** Every file must exist (422 at its `loc` otherwise) before anything is stored; `loc(i)` places file i in the request. */
-  async create(organizationId: string, actor: string, storeIdentifier: string, files: BatchFileInput[], loc: (i: number) => (string | number)[]): Promise<StoreFileBatchRow> {
+  async create(
+    organizationId: string,
+    actor: string,
+    storeIdentifier: string,
+    files: BatchFileInput[],
+    loc: (i: number) => (string | number)[],
+  ): Promise<StoreFileBatchRow> {
     const s = await this.storeFiles.resolveStore(organizationId, storeIdentifier);
     // refused before anything is stored, as each attach would be
-    if (s.copyState?.status === 'in_progress') throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
+    if (s.copyState?.status === 'in_progress')
+      throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
     const p = new Problems();
     const seen = new Set<string>();
     for (const [i, f] of files.entries()) {
       if (seen.has(f.file_id)) p.add(loc(i), `File ${f.file_id} is named twice`, 'value_error', f.file_id);
-      else if (!(await this.uploader.find(organizationId, f.file_id))) p.add(loc(i), `File ${f.file_id} not found`, 'value_error', f.file_id);
+      else if (!(await this.uploader.find(organizationId, f.file_id)))
+        p.add(loc(i), `File ${f.file_id} not found`, 'value_error', f.file_id);
       seen.add(f.file_id);
     }
     p.throwIfAny();
     const batchId = this.writes.ids.uuid();
-    const created = await this.batches.run({ type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id) }, actor);
+    const created = await this.batches.run(
+      { type: 'CreateStoreFileBatch', batchId, storeId: s.id, organizationId, fileIds: files.map((f) => f.file_id) },
+      actor,
+    );
     let last = created.position;
     for (const f of files) last = (await this.attacher.attach(organizationId, actor, s.id, f, false)).position ?? last;
     // one wait for every file of the batch: the appends are in order, so the last one covers them all
     return this.answer(organizationId, s.id, batchId, { ...created, position: last });
   }
 
-  async cancel(organizationId: string, actor: string, storeIdentifier: string, batchId: string): Promise<StoreFileBatchRow> {
+  async cancel(
+    organizationId: string,
+    actor: string,
+    storeIdentifier: string,
+    batchId: string,
+  ): Promise<StoreFileBatchRow> {
     const b = await this.get(organizationId, storeIdentifier, batchId);
-    const cancelled = await this.batches.run({ type: 'CancelStoreFileBatch', batchId, storeId: b.storeId, organizationId }, actor);
+    const cancelled = await this.batches.run(
+      { type: 'CancelStoreFileBatch', batchId, storeId: b.storeId, organizationId },
+      actor,
+    );
     let last = cancelled.position;
-    for (const fileId of b.fileIds) last = (await this.storeFiles.cancel(organizationId, actor, b.storeId, fileId)) ?? last;
+    for (const fileId of b.fileIds)
+      last = (await this.storeFiles.cancel(organizationId, actor, b.storeId, fileId)) ?? last;
     return this.answer(organizationId, b.storeId, batchId, { ...cancelled, position: last }, b);
   }
 
   /** Waits for the last of the batch's appends, then answers the batch from the read model, or (late) from its decided state: the write stands either way. */
-  private answer(organizationId: string, storeId: string, batchId: string, last: CommandResult<StoreFileBatchState>, before: StoreFileBatchRow | null = null): Promise<StoreFileBatchRow> {
+  private answer(
+    organizationId: string,
+    storeId: string,
+    batchId: string,
+    last: CommandResult<StoreFileBatchState>,
+    before: StoreFileBatchRow | null = null,
+  ): Promise<StoreFileBatchRow> {
     return this.batches.answer(
       last,
       () => this.reader.get(organizationId, storeId, batchId),

@@ -10,18 +10,50 @@ const FILE = '33333333-3333-4333-8333-333333333333';
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 const at = (s: number) => t(s).toISOString();
 
-const content = { filename: 'guide.md', mimeType: 'text/markdown', bytes: 120, sha256: 'abc', blobKey: 'files/f1', fileVersion: 1 };
+const content = {
+  filename: 'guide.md',
+  mimeType: 'text/markdown',
+  bytes: 120,
+  sha256: 'abc',
+  blobKey: 'files/f1',
+  fileVersion: 1,
+};
 const ids = { storeId: STORE, fileId: FILE };
 const added = (generation = 1, s = 0, copiedFrom: StoreFileAdded['data']['copiedFrom'] = null): StoreFileEvent => ({
   type: 'StoreFileAdded',
-  data: { ...ids, organizationId: ORG, ...content, metadata: { lang: 'en' }, externalId: 'ext-1', parsingStrategy: 'fast', contextualization: false, copiedFrom, generation, at: at(s) },
+  data: {
+    ...ids,
+    organizationId: ORG,
+    ...content,
+    metadata: { lang: 'en' },
+    externalId: 'ext-1',
+    parsingStrategy: 'fast',
+    contextualization: false,
+    copiedFrom,
+    generation,
+    at: at(s),
+  },
 });
 const started = (generation = 1, attempt = 1, workerId = 'w1', s = 10, leaseS = 70): StoreFileEvent => ({
   type: 'StoreFileIngestionStarted',
   data: { ...ids, generation, attempt, workerId, leaseExpiresAt: at(leaseS), at: at(s) },
 });
-const parsed: StoreFileEvent = { type: 'StoreFileParsed', data: { ...ids, generation: 1, chunksKey: 'artifacts/chunks/c', chunkCount: 3, usageTokens: 40, parseMs: 5, at: at(11) } };
-const removed = (reason: 'deleted' | 'overwritten' = 'deleted', s = 30): StoreFileEvent => ({ type: 'StoreFileRemoved', data: { ...ids, organizationId: ORG, reason, at: at(s) } });
+const parsed: StoreFileEvent = {
+  type: 'StoreFileParsed',
+  data: {
+    ...ids,
+    generation: 1,
+    chunksKey: 'artifacts/chunks/c',
+    chunkCount: 3,
+    usageTokens: 40,
+    parseMs: 5,
+    at: at(11),
+  },
+};
+const removed = (reason: 'deleted' | 'overwritten' = 'deleted', s = 30): StoreFileEvent => ({
+  type: 'StoreFileRemoved',
+  data: { ...ids, organizationId: ORG, reason, at: at(s) },
+});
 const ingestedData = {
   ...ids,
   generation: 1,
@@ -50,7 +82,9 @@ const add = (organizationId = ORG): StoreFileCommand => ({
   contextualization: false,
   now: t(0),
 });
-const start = (o: { generation?: number; workerId?: string; s?: number; organizationId?: string } = {}): StoreFileCommand => ({
+const start = (
+  o: { generation?: number; workerId?: string; s?: number; organizationId?: string } = {},
+): StoreFileCommand => ({
   type: 'StartIngestion',
   ...ids,
   organizationId: o.organizationId ?? ORG,
@@ -71,7 +105,14 @@ const recordParsed = (workerId = 'w1', generation = 1): StoreFileCommand => ({
   parseMs: 5,
   now: t(11),
 });
-const recordIngested = (workerId = 'w1', generation = 1): StoreFileCommand => ({ type: 'RecordIngested', organizationId: ORG, workerId, ...ingestedData, generation, now: t(12) });
+const recordIngested = (workerId = 'w1', generation = 1): StoreFileCommand => ({
+  type: 'RecordIngested',
+  organizationId: ORG,
+  workerId,
+  ...ingestedData,
+  generation,
+  now: t(12),
+});
 const recordFailed = (retryAt: Date | null, workerId = 'w1'): StoreFileCommand => ({
   type: 'RecordIngestionFailed',
   ...ids,
@@ -82,9 +123,23 @@ const recordFailed = (retryAt: Date | null, workerId = 'w1'): StoreFileCommand =
   retryAt,
   now: t(12),
 });
-const cancel = (organizationId = ORG): StoreFileCommand => ({ type: 'CancelStoreFileIngestion', ...ids, organizationId, now: t(20) });
-const cancelled = (generation = 1): StoreFileEvent => ({ type: 'StoreFileIngestionCancelled', data: { ...ids, organizationId: ORG, generation, at: at(20) } });
-const remove = (organizationId = ORG): StoreFileCommand => ({ type: 'RemoveStoreFile', ...ids, organizationId, reason: 'deleted', now: t(30) });
+const cancel = (organizationId = ORG): StoreFileCommand => ({
+  type: 'CancelStoreFileIngestion',
+  ...ids,
+  organizationId,
+  now: t(20),
+});
+const cancelled = (generation = 1): StoreFileEvent => ({
+  type: 'StoreFileIngestionCancelled',
+  data: { ...ids, organizationId: ORG, generation, at: at(20) },
+});
+const remove = (organizationId = ORG): StoreFileCommand => ({
+  type: 'RemoveStoreFile',
+  ...ids,
+  organizationId,
+  reason: 'deleted',
+  now: t(30),
+});
 const reingest = (organizationId = ORG): StoreFileCommand => ({
   type: 'ReingestStoreFile',
   ...ids,
@@ -100,11 +155,26 @@ describe('store file decider', () => {
   describe('AddStoreFile', () => {
     it('adds a file at generation 1, pending ingestion', () => {
       const { state } = given(storeFileDecider).when(add()).then(added(1));
-      expect(state).toMatchObject({ present: true, organizationId: ORG, generation: 1, status: 'pending', attempt: 0, metadata: { lang: 'en' }, added: added(1).data });
+      expect(state).toMatchObject({
+        present: true,
+        organizationId: ORG,
+        generation: 1,
+        status: 'pending',
+        attempt: 0,
+        metadata: { lang: 'en' },
+        added: added(1).data,
+      });
     });
 
     it('a copied file arrives completed, with the source’s artifacts', () => {
-      const copiedFrom = { storeId: 'source', chunksKey: 'artifacts/chunks/c', vectorsKey: 'artifacts/vectors/v', model: 'm', chunkCount: 3, usageTokens: 40 };
+      const copiedFrom = {
+        storeId: 'source',
+        chunksKey: 'artifacts/chunks/c',
+        vectorsKey: 'artifacts/vectors/v',
+        model: 'm',
+        chunkCount: 3,
+        usageTokens: 40,
+      };
       const { state } = given(storeFileDecider)
         .when({ ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>), copiedFrom })
         .then(added(1, 0, copiedFrom));
@@ -124,7 +194,10 @@ describe('store file decider', () => {
         .thenMatches({ type: 'StoreFileAdded', data: { generation: 2, bucketId: BUCKET } });
       given(storeFileDecider, added(1), removed(), ...events)
         .when(remove())
-        .then({ type: 'StoreFileRemoved', data: { ...ids, organizationId: ORG, reason: 'deleted', bucketId: BUCKET, generation: 2, at: at(30) } });
+        .then({
+          type: 'StoreFileRemoved',
+          data: { ...ids, organizationId: ORG, reason: 'deleted', bucketId: BUCKET, generation: 2, at: at(30) },
+        });
     });
 
     it('replaces a file in the store (other content or options) in one decision: its removal, then the add at the next generation', () => {
@@ -198,7 +271,10 @@ describe('store file decider', () => {
 
     it('refuses a stale generation and a completed or failed file', () => {
       const ingested: StoreFileEvent = { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } };
-      const failed: StoreFileEvent = { type: 'StoreFileIngestionFailed', data: { ...ids, generation: 1, attempt: 1, error: { message: 'x', code: 'y' }, retryAt: null, at: at(12) } };
+      const failed: StoreFileEvent = {
+        type: 'StoreFileIngestionFailed',
+        data: { ...ids, generation: 1, attempt: 1, error: { message: 'x', code: 'y' }, retryAt: null, at: at(12) },
+      };
       given(storeFileDecider, added())
         .when(start({ generation: 2 }))
         .thenThrows(IngestionSupersededError);
@@ -240,7 +316,17 @@ describe('store file decider', () => {
     it('a failure with a retry time goes back to pending; without one the file has failed', () => {
       const retry = given(storeFileDecider, added(), started())
         .when(recordFailed(t(20)))
-        .then({ type: 'StoreFileIngestionFailed', data: { ...ids, generation: 1, attempt: 1, error: { message: 'parser crashed', code: 'parse_error' }, retryAt: at(20), at: at(12) } });
+        .then({
+          type: 'StoreFileIngestionFailed',
+          data: {
+            ...ids,
+            generation: 1,
+            attempt: 1,
+            error: { message: 'parser crashed', code: 'parse_error' },
+            retryAt: at(20),
+            at: at(12),
+          },
+        });
       expect(retry.state).toMatchObject({ status: 'pending', workerId: null, attempt: 1 });
       // the retry is attempt 2
       given(storeFileDecider, added(), started(), ...retry.events)
@@ -257,9 +343,26 @@ describe('store file decider', () => {
         .when(reingest())
         .then({
           type: 'StoreFileReingestionRequested',
-          data: { ...ids, organizationId: ORG, generation: 2, filename: 'guide.md', externalId: 'ext-2', metadata: { lang: 'fr' }, billable: false, at: at(40) },
+          data: {
+            ...ids,
+            organizationId: ORG,
+            generation: 2,
+            filename: 'guide.md',
+            externalId: 'ext-2',
+            metadata: { lang: 'fr' },
+            billable: false,
+            at: at(40),
+          },
         });
-      expect(state).toMatchObject({ generation: 2, status: 'pending', attempt: 0, parsed: null, workerId: null, metadata: { lang: 'fr' }, added: { ...added(1).data, externalId: 'ext-2' } });
+      expect(state).toMatchObject({
+        generation: 2,
+        status: 'pending',
+        attempt: 0,
+        parsed: null,
+        workerId: null,
+        metadata: { lang: 'fr' },
+        added: { ...added(1).data, externalId: 'ext-2' },
+      });
       given(storeFileDecider, added(), started(), parsed, ...events)
         .when(recordIngested('w1', 1))
         .thenThrows(IngestionSupersededError);
@@ -277,7 +380,10 @@ describe('store file decider', () => {
     });
 
     it('leaves a finished file as it is, and cancels once', () => {
-      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } })
+      given(storeFileDecider, added(), started(), parsed, {
+        type: 'StoreFileIngested',
+        data: { ...ingestedData, at: at(12) },
+      })
         .when(cancel())
         .thenNothing();
       given(storeFileDecider, added(), cancelled()).when(cancel()).thenNothing();
@@ -285,8 +391,12 @@ describe('store file decider', () => {
     });
 
     it('refuses the worker’s later results and a new claim: nothing of a cancelled ingestion is recorded', () => {
-      given(storeFileDecider, added(), started(), cancelled()).when(recordParsed()).thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), parsed, cancelled()).when(recordIngested()).thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), cancelled())
+        .when(recordParsed())
+        .thenThrows(IngestionSupersededError);
+      given(storeFileDecider, added(), started(), parsed, cancelled())
+        .when(recordIngested())
+        .thenThrows(IngestionSupersededError);
       given(storeFileDecider, added(), cancelled()).when(start()).thenThrows(IngestionSupersededError);
     });
 
@@ -298,7 +408,10 @@ describe('store file decider', () => {
 
     it('records a chosen chunk size with the file, and only when there is one', () => {
       const { events } = given(storeFileDecider)
-        .when({ ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>), chunking: { maxTokens: 200, overlapTokens: 20 } })
+        .when({
+          ...(add() as Extract<StoreFileCommand, { type: 'AddStoreFile' }>),
+          chunking: { maxTokens: 200, overlapTokens: 20 },
+        })
         .thenMatches({ type: 'StoreFileAdded', data: { chunking: { maxTokens: 200, overlapTokens: 20 } } });
       expect(events).toHaveLength(1);
       const plain = given(storeFileDecider).when(add()).thenMatches({ type: 'StoreFileAdded' });
@@ -307,7 +420,15 @@ describe('store file decider', () => {
   });
 
   describe('RenewIngestionLease (short leases, renewed while work runs)', () => {
-    const renew = (workerId = 'w1', sec = 20, generation = 1): StoreFileCommand => ({ type: 'RenewIngestionLease', ...ids, organizationId: ORG, generation, workerId, leaseMs: 30_000, now: t(sec) });
+    const renew = (workerId = 'w1', sec = 20, generation = 1): StoreFileCommand => ({
+      type: 'RenewIngestionLease',
+      ...ids,
+      organizationId: ORG,
+      generation,
+      workerId,
+      leaseMs: 30_000,
+      now: t(sec),
+    });
 
     it('extends the holder’s lease from now', () => {
       const { state } = given(storeFileDecider, added(), started())
@@ -325,13 +446,19 @@ describe('store file decider', () => {
       given(storeFileDecider, added(), started())
         .when(renew('w1', 20, 2))
         .thenThrows(IngestionSupersededError);
-      given(storeFileDecider, added(), started(), parsed, { type: 'StoreFileIngested', data: { ...ingestedData, at: at(12) } })
+      given(storeFileDecider, added(), started(), parsed, {
+        type: 'StoreFileIngested',
+        data: { ...ingestedData, at: at(12) },
+      })
         .when(renew())
         .thenThrows(IngestionSupersededError);
     });
 
     it('a renewed lease keeps a second worker out until it expires', () => {
-      const renewed: StoreFileEvent = { type: 'StoreFileIngestionLeaseRenewed', data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(90), at: at(60) } };
+      const renewed: StoreFileEvent = {
+        type: 'StoreFileIngestionLeaseRenewed',
+        data: { ...ids, generation: 1, workerId: 'w1', leaseExpiresAt: at(90), at: at(60) },
+      };
       given(storeFileDecider, added(), started(), renewed)
         .when(start({ workerId: 'w2', s: 80 }))
         .thenThrows(IngestionSupersededError);

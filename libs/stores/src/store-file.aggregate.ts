@@ -1,5 +1,13 @@
 import { ConflictError, Decider, NotFoundError } from '@larder/kernel';
-import { ChunkingData, ParsingStrategy, StoreConfigData, StoreFileAdded, StoreFileContentData, StoreFileEvent, StoreFileIngested } from './events';
+import {
+  ChunkingData,
+  ParsingStrategy,
+  StoreConfigData,
+  StoreFileAdded,
+  StoreFileContentData,
+  StoreFileEvent,
+  StoreFileIngested,
+} from './events';
 
 export type StoreFileStatus = 'pending' | 'in_progress' | 'completed' | 'failed' | 'cancelled';
 
@@ -35,9 +43,34 @@ export type StoreFileCommand =
       replace?: boolean;
       now: Date;
     } & StoreFileContentData)
-  | { type: 'UpdateStoreFileMetadata'; storeId: string; organizationId: string; fileId: string; metadata: unknown; now: Date }
-  | { type: 'StartIngestion'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
-  | { type: 'RenewIngestionLease'; storeId: string; organizationId: string; fileId: string; generation: number; workerId: string; leaseMs: number; now: Date }
+  | {
+      type: 'UpdateStoreFileMetadata';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      metadata: unknown;
+      now: Date;
+    }
+  | {
+      type: 'StartIngestion';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      generation: number;
+      workerId: string;
+      leaseMs: number;
+      now: Date;
+    }
+  | {
+      type: 'RenewIngestionLease';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      generation: number;
+      workerId: string;
+      leaseMs: number;
+      now: Date;
+    }
   | {
       type: 'RecordParsed';
       storeId: string;
@@ -51,7 +84,10 @@ export type StoreFileCommand =
       parseMs: number;
       now: Date;
     }
-  | ({ type: 'RecordIngested'; organizationId: string; workerId: string; now: Date } & Omit<StoreFileIngested['data'], 'at'>)
+  | ({ type: 'RecordIngested'; organizationId: string; workerId: string; now: Date } & Omit<
+      StoreFileIngested['data'],
+      'at'
+    >)
   | {
       type: 'RecordIngestionFailed';
       storeId: string;
@@ -63,21 +99,66 @@ export type StoreFileCommand =
       retryAt: Date | null;
       now: Date;
     }
-  | { type: 'ReingestStoreFile'; storeId: string; organizationId: string; fileId: string; filename: string; externalId: string | null; metadata: unknown; billable: boolean; now: Date }
+  | {
+      type: 'ReingestStoreFile';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      filename: string;
+      externalId: string | null;
+      metadata: unknown;
+      billable: boolean;
+      now: Date;
+    }
   | { type: 'CancelStoreFileIngestion'; storeId: string; organizationId: string; fileId: string; now: Date }
-  | { type: 'RemoveStoreFile'; storeId: string; organizationId: string; fileId: string; reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten'; now: Date };
+  | {
+      type: 'RemoveStoreFile';
+      storeId: string;
+      organizationId: string;
+      fileId: string;
+      reason: 'deleted' | 'file_deleted' | 'store_deleted' | 'overwritten';
+      now: Date;
+    };
 
 /** The ingestion worker lost its lease or the file was removed or re-added meanwhile. */
 export class IngestionSupersededError extends ConflictError {}
 
 type RemovalReason = Extract<StoreFileCommand, { type: 'RemoveStoreFile' }>['reason'];
 
-function removed(storeId: string, fileId: string, organizationId: string, reason: RemovalReason, s: StoreFileState, at: string): StoreFileEvent {
-  return { type: 'StoreFileRemoved', data: { storeId, fileId, organizationId, reason, ...(s.added?.bucketId ? { bucketId: s.added.bucketId, generation: s.generation } : {}), at } };
+function removed(
+  storeId: string,
+  fileId: string,
+  organizationId: string,
+  reason: RemovalReason,
+  s: StoreFileState,
+  at: string,
+): StoreFileEvent {
+  return {
+    type: 'StoreFileRemoved',
+    data: {
+      storeId,
+      fileId,
+      organizationId,
+      reason,
+      ...(s.added?.bucketId ? { bucketId: s.added.bucketId, generation: s.generation } : {}),
+      at,
+    },
+  };
 }
 
 export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFileEvent> = {
-  initialState: () => ({ present: false, organizationId: null, generation: 0, status: null, attempt: 0, leaseExpiresAt: null, workerId: null, parsed: null, added: null, metadata: null }),
+  initialState: () => ({
+    present: false,
+    organizationId: null,
+    generation: 0,
+    status: null,
+    attempt: 0,
+    leaseExpiresAt: null,
+    workerId: null,
+    parsed: null,
+    added: null,
+    metadata: null,
+  }),
   evolve(s, e) {
     switch (e.type) {
       case 'StoreFileAdded':
@@ -108,11 +189,20 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
           parsed: null,
         };
       case 'StoreFileIngestionStarted':
-        return { ...s, status: 'in_progress', attempt: e.data.attempt, leaseExpiresAt: new Date(e.data.leaseExpiresAt), workerId: e.data.workerId };
+        return {
+          ...s,
+          status: 'in_progress',
+          attempt: e.data.attempt,
+          leaseExpiresAt: new Date(e.data.leaseExpiresAt),
+          workerId: e.data.workerId,
+        };
       case 'StoreFileIngestionLeaseRenewed':
         return { ...s, leaseExpiresAt: new Date(e.data.leaseExpiresAt) };
       case 'StoreFileParsed':
-        return { ...s, parsed: { chunksKey: e.data.chunksKey, chunkCount: e.data.chunkCount, usageTokens: e.data.usageTokens } };
+        return {
+          ...s,
+          parsed: { chunksKey: e.data.chunksKey, chunkCount: e.data.chunkCount, usageTokens: e.data.usageTokens },
+        };
       case 'StoreFileIngested':
         return { ...s, status: 'completed', leaseExpiresAt: null, workerId: null };
       case 'StoreFileIngestionFailed':
@@ -133,17 +223,43 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
       void _r;
       const { chunking, ...fields } = rest;
       // `chunking` is written only when set, so events of files added without one stay as they were
-      const added: StoreFileEvent = { type: 'StoreFileAdded', data: { ...fields, ...(chunking ? { chunking } : {}), copiedFrom: c.copiedFrom ?? null, generation: s.generation + 1, at } };
+      const added: StoreFileEvent = {
+        type: 'StoreFileAdded',
+        data: {
+          ...fields,
+          ...(chunking ? { chunking } : {}),
+          copiedFrom: c.copiedFrom ?? null,
+          generation: s.generation + 1,
+          at,
+        },
+      };
       return s.present ? [removed(c.storeId, c.fileId, c.organizationId, 'overwritten', s, at), added] : [added];
     }
-    if (!s.present || s.organizationId !== c.organizationId) throw new NotFoundError(`File ${c.fileId} not found in store ${c.storeId}`);
+    if (!s.present || s.organizationId !== c.organizationId)
+      throw new NotFoundError(`File ${c.fileId} not found in store ${c.storeId}`);
     switch (c.type) {
       case 'UpdateStoreFileMetadata':
-        return [{ type: 'StoreFileMetadataUpdated', data: { storeId: c.storeId, fileId: c.fileId, metadata: c.metadata, at } }];
+        return [
+          {
+            type: 'StoreFileMetadataUpdated',
+            data: { storeId: c.storeId, fileId: c.fileId, metadata: c.metadata, at },
+          },
+        ];
       case 'CancelStoreFileIngestion':
         // only a file still waiting or in ingestion can be cancelled; a finished one stays as it is
         if (s.status !== 'pending' && s.status !== 'in_progress') return [];
-        return [{ type: 'StoreFileIngestionCancelled', data: { storeId: c.storeId, fileId: c.fileId, organizationId: c.organizationId, generation: s.generation, at } }];
+        return [
+          {
+            type: 'StoreFileIngestionCancelled',
+            data: {
+              storeId: c.storeId,
+              fileId: c.fileId,
+              organizationId: c.organizationId,
+              generation: s.generation,
+              at,
+            },
+          },
+        ];
       case 'RemoveStoreFile':
         return [removed(c.storeId, c.fileId, c.organizationId, c.reason, s, at)];
       case 'ReingestStoreFile':
@@ -169,7 +285,20 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
           throw new IngestionSupersededError(`store file ${c.fileId} is not waiting for ingestion`);
         }
         const leaseExpiresAt = new Date(c.now.getTime() + c.leaseMs).toISOString();
-        return [{ type: 'StoreFileIngestionStarted', data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, attempt: s.attempt + 1, workerId: c.workerId, leaseExpiresAt, at } }];
+        return [
+          {
+            type: 'StoreFileIngestionStarted',
+            data: {
+              storeId: c.storeId,
+              fileId: c.fileId,
+              generation: c.generation,
+              attempt: s.attempt + 1,
+              workerId: c.workerId,
+              leaseExpiresAt,
+              at,
+            },
+          },
+        ];
       }
       default: {
         // Results are accepted only from the worker that holds the lease on this generation.
@@ -178,13 +307,34 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         }
         if (c.type === 'RenewIngestionLease') {
           const leaseExpiresAt = new Date(c.now.getTime() + c.leaseMs).toISOString();
-          return [{ type: 'StoreFileIngestionLeaseRenewed', data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, workerId: c.workerId, leaseExpiresAt, at } }];
+          return [
+            {
+              type: 'StoreFileIngestionLeaseRenewed',
+              data: {
+                storeId: c.storeId,
+                fileId: c.fileId,
+                generation: c.generation,
+                workerId: c.workerId,
+                leaseExpiresAt,
+                at,
+              },
+            },
+          ];
         }
         if (c.type === 'RecordParsed') {
           return [
             {
               type: 'StoreFileParsed',
-              data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, chunksKey: c.chunksKey, chunkCount: c.chunkCount, usageTokens: c.usageTokens, parseMs: c.parseMs, at },
+              data: {
+                storeId: c.storeId,
+                fileId: c.fileId,
+                generation: c.generation,
+                chunksKey: c.chunksKey,
+                chunkCount: c.chunkCount,
+                usageTokens: c.usageTokens,
+                parseMs: c.parseMs,
+                at,
+              },
             },
           ];
         }
@@ -199,7 +349,15 @@ export const storeFileDecider: Decider<StoreFileState, StoreFileCommand, StoreFi
         return [
           {
             type: 'StoreFileIngestionFailed',
-            data: { storeId: c.storeId, fileId: c.fileId, generation: c.generation, attempt: s.attempt, error: c.error, retryAt: c.retryAt ? c.retryAt.toISOString() : null, at },
+            data: {
+              storeId: c.storeId,
+              fileId: c.fileId,
+              generation: c.generation,
+              attempt: s.attempt,
+              error: c.error,
+              retryAt: c.retryAt ? c.retryAt.toISOString() : null,
+              at,
+            },
           },
         ];
       }

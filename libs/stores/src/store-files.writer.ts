@@ -9,7 +9,9 @@ import { ChunkingData, ParsingStrategy } from './events';
 
 export const STORE_FILE_PROJECTIONS = ['stores', 'chunk-index'] as const;
 
-export const handleStoreFile = commandHandler(storeFileDecider, (c: StoreFileCommand) => storeFileStream(c.storeId, c.fileId));
+export const handleStoreFile = commandHandler(storeFileDecider, (c: StoreFileCommand) =>
+  storeFileStream(c.storeId, c.fileId),
+);
 
 /** A store file as its decided state shows it (the answer of a write whose read model is late). */
 export function storeFileRowFromState(s: StoreFileState, before: StoreFileRow | null): StoreFileRow | null {
@@ -88,7 +90,13 @@ export class StoreFilesWriter implements FileReferences {
   }
 
   /** The store file after a decision: the read model's row once it caught up, else the decided state. */
-  answer(organizationId: string, storeId: string, fileId: string, decided: Decided<StoreFileState>, before: StoreFileRow | null): Promise<StoreFileRow> {
+  answer(
+    organizationId: string,
+    storeId: string,
+    fileId: string,
+    decided: Decided<StoreFileState>,
+    before: StoreFileRow | null,
+  ): Promise<StoreFileRow> {
     return this.storeFiles.read(
       decided,
       () => this.reader.get(organizationId, storeId, fileId),
@@ -121,7 +129,8 @@ export class StoreFilesWriter implements FileReferences {
 
   /** Refuses changes to the files of a store being copied. */
   assertWritable(s: StoreRow): void {
-    if (s.copyState?.status === 'in_progress') throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
+    if (s.copyState?.status === 'in_progress')
+      throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
   }
 
   /**
@@ -134,7 +143,12 @@ export class StoreFilesWriter implements FileReferences {
   }
 
   /** A store file from the read model; with `writable`, refused while its store is being copied. */
-  async get(organizationId: string, storeIdentifier: string, fileIdentifier: string, { writable = false } = {}): Promise<StoreFileRow> {
+  async get(
+    organizationId: string,
+    storeIdentifier: string,
+    fileIdentifier: string,
+    { writable = false } = {},
+  ): Promise<StoreFileRow> {
     const s = await this.resolveStore(organizationId, storeIdentifier);
     if (writable) this.assertWritable(s);
     const f = await this.reader.get(organizationId, s.id, fileIdentifier);
@@ -160,7 +174,10 @@ export class StoreFilesWriter implements FileReferences {
   /** FileReferences: the Files API deletes a file only after every store has dropped it. */
   async removeEverywhere(organizationId: string, fileId: string, actor: string): Promise<void> {
     for (const f of await this.reader.storesHolding(organizationId, fileId)) {
-      await this.decide({ type: 'RemoveStoreFile', storeId: f.storeId, organizationId, fileId, reason: 'file_deleted' }, actor).catch((err) => {
+      await this.decide(
+        { type: 'RemoveStoreFile', storeId: f.storeId, organizationId, fileId, reason: 'file_deleted' },
+        actor,
+      ).catch((err) => {
         if (!(err instanceof NotFoundError)) throw err;
       });
     }

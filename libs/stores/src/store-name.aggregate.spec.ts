@@ -8,8 +8,14 @@ const A = '22222222-2222-4222-8222-222222222222';
 const B = '33333333-3333-4333-8333-333333333333';
 const t = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s));
 
-const claimed = (storeId: string, s = 0): StoreNameEvent => ({ type: 'StoreNameClaimed', data: { organizationId: ORG, name: 'handbook', storeId, at: t(s).toISOString() } });
-const released = (storeId: string, s = 5): StoreNameEvent => ({ type: 'StoreNameReleased', data: { organizationId: ORG, name: 'handbook', storeId, at: t(s).toISOString() } });
+const claimed = (storeId: string, s = 0): StoreNameEvent => ({
+  type: 'StoreNameClaimed',
+  data: { organizationId: ORG, name: 'handbook', storeId, at: t(s).toISOString() },
+});
+const released = (storeId: string, s = 5): StoreNameEvent => ({
+  type: 'StoreNameReleased',
+  data: { organizationId: ORG, name: 'handbook', storeId, at: t(s).toISOString() },
+});
 const claim = (storeId: string, s = 0, orphanHolder?: boolean): StoreNameCommand => ({
   type: 'ClaimStoreName',
   organizationId: ORG,
@@ -18,7 +24,13 @@ const claim = (storeId: string, s = 0, orphanHolder?: boolean): StoreNameCommand
   now: t(s),
   ...(orphanHolder ? { orphanHolder } : {}),
 });
-const release = (storeId: string, s = 5): StoreNameCommand => ({ type: 'ReleaseStoreName', organizationId: ORG, name: 'handbook', storeId, now: t(s) });
+const release = (storeId: string, s = 5): StoreNameCommand => ({
+  type: 'ReleaseStoreName',
+  organizationId: ORG,
+  name: 'handbook',
+  storeId,
+  now: t(s),
+});
 
 describe('store name decider', () => {
   it('claims a free name for a store', () => {
@@ -31,7 +43,9 @@ describe('store name decider', () => {
   });
 
   it('refuses a name another store holds', () => {
-    given(storeNameDecider, claimed(A)).when(claim(B, 1)).thenThrows(ConflictError, "A store named 'handbook' already exists");
+    given(storeNameDecider, claimed(A))
+      .when(claim(B, 1))
+      .thenThrows(ConflictError, "A store named 'handbook' already exists");
   });
 
   it('takes the name over from a holder that never came to exist', () => {

@@ -22,16 +22,22 @@ export type StoreNameCommand =
 export const storeNameDecider: Decider<StoreNameState, StoreNameCommand, StoreNameEvent> = {
   initialState: () => ({ holder: null, claimedAt: null }),
   evolve(s, e) {
-    return e.type === 'StoreNameClaimed' ? { holder: e.data.storeId, claimedAt: new Date(e.data.at) } : { holder: null, claimedAt: null };
+    return e.type === 'StoreNameClaimed'
+      ? { holder: e.data.storeId, claimedAt: new Date(e.data.at) }
+      : { holder: null, claimedAt: null };
   },
   decide(c, s) {
     const at = c.now.toISOString();
     if (c.type === 'ClaimStoreName') {
       if (s.holder === c.storeId) return [];
       if (s.holder && !c.orphanHolder) throw new ConflictError(`A store named '${c.name}' already exists`);
-      return [{ type: 'StoreNameClaimed', data: { organizationId: c.organizationId, name: c.name, storeId: c.storeId, at } }];
+      return [
+        { type: 'StoreNameClaimed', data: { organizationId: c.organizationId, name: c.name, storeId: c.storeId, at } },
+      ];
     }
     if (s.holder !== c.storeId) return [];
-    return [{ type: 'StoreNameReleased', data: { organizationId: c.organizationId, name: c.name, storeId: c.storeId, at } }];
+    return [
+      { type: 'StoreNameReleased', data: { organizationId: c.organizationId, name: c.name, storeId: c.storeId, at } },
+    ];
   },
 };

@@ -13,11 +13,28 @@ const at = (s: number) => t(s).toISOString();
 const config = { contextualization: false, save_content: true };
 const created: StoreEvent = {
   type: 'StoreCreated',
-  data: { storeId: STORE, organizationId: ORG, name: 'handbook', description: 'd', isPublic: false, license: null, metadata: { team: 'a' }, config, expiresAfter: null, at: at(0) },
+  data: {
+    storeId: STORE,
+    organizationId: ORG,
+    name: 'handbook',
+    description: 'd',
+    isPublic: false,
+    license: null,
+    metadata: { team: 'a' },
+    config,
+    expiresAfter: null,
+    at: at(0),
+  },
 };
 const expired: StoreEvent = { type: 'StoreExpired', data: { storeId: STORE, at: at(5) } };
-const deleted: StoreEvent = { type: 'StoreDeleted', data: { storeId: STORE, organizationId: ORG, name: 'handbook', at: at(6) } };
-const copyStarted = (role: 'source' | 'target'): StoreEvent => ({ type: 'StoreCopyStarted', data: { storeId: STORE, role, peerStoreId: PEER, at: at(3) } });
+const deleted: StoreEvent = {
+  type: 'StoreDeleted',
+  data: { storeId: STORE, organizationId: ORG, name: 'handbook', at: at(6) },
+};
+const copyStarted = (role: 'source' | 'target'): StoreEvent => ({
+  type: 'StoreCopyStarted',
+  data: { storeId: STORE, role, peerStoreId: PEER, at: at(3) },
+});
 
 const base = { storeId: STORE, organizationId: ORG };
 const create: StoreCommand = {
@@ -32,11 +49,29 @@ const create: StoreCommand = {
   expiresAfter: null,
   now: t(0),
 };
-const update = (fields: Partial<Extract<StoreCommand, { type: 'UpdateStore' }>> = {}, organizationId = ORG): StoreCommand => ({ type: 'UpdateStore', ...base, organizationId, now: t(4), ...fields });
+const update = (
+  fields: Partial<Extract<StoreCommand, { type: 'UpdateStore' }>> = {},
+  organizationId = ORG,
+): StoreCommand => ({ type: 'UpdateStore', ...base, organizationId, now: t(4), ...fields });
 const expire = (organizationId = ORG): StoreCommand => ({ type: 'ExpireStore', ...base, organizationId, now: t(5) });
 const remove = (organizationId = ORG): StoreCommand => ({ type: 'DeleteStore', ...base, organizationId, now: t(6) });
-const startCopy = (role: 'source' | 'target', organizationId = ORG): StoreCommand => ({ type: 'StartCopy', ...base, organizationId, role, peerStoreId: PEER, now: t(3) });
-const finishCopy = (error: string | null, organizationId = ORG): StoreCommand => ({ type: 'FinishCopy', ...base, organizationId, role: 'target', peerStoreId: PEER, error, now: t(7) });
+const startCopy = (role: 'source' | 'target', organizationId = ORG): StoreCommand => ({
+  type: 'StartCopy',
+  ...base,
+  organizationId,
+  role,
+  peerStoreId: PEER,
+  now: t(3),
+});
+const finishCopy = (error: string | null, organizationId = ORG): StoreCommand => ({
+  type: 'FinishCopy',
+  ...base,
+  organizationId,
+  role: 'target',
+  peerStoreId: PEER,
+  error,
+  now: t(7),
+});
 
 describe('store decider', () => {
   describe('CreateStore', () => {
@@ -48,7 +83,18 @@ describe('store decider', () => {
         name: 'handbook',
         bucketId: null,
         copying: null,
-        view: { displayName: null, description: 'd', isPublic: false, license: null, metadata: { team: 'a' }, expiresAfter: null, config, createdAt: at(0), updatedAt: at(0), copyState: null },
+        view: {
+          displayName: null,
+          description: 'd',
+          isPublic: false,
+          license: null,
+          metadata: { team: 'a' },
+          expiresAfter: null,
+          config,
+          createdAt: at(0),
+          updatedAt: at(0),
+          copyState: null,
+        },
       });
     });
 
@@ -68,7 +114,10 @@ describe('store decider', () => {
     });
 
     it('keeps a free-text display name beside the identifier, and writes it only when there is one', () => {
-      const named: StoreEvent = { ...created, data: { ...(created.data as object), displayName: 'Sourdough Notes' } } as StoreEvent;
+      const named: StoreEvent = {
+        ...created,
+        data: { ...(created.data as object), displayName: 'Sourdough Notes' },
+      } as StoreEvent;
       const { state } = given(storeDecider)
         .when({ ...create, displayName: 'Sourdough Notes' })
         .then(named);
@@ -95,16 +144,44 @@ describe('store decider', () => {
     it('records only the fields given', () => {
       given(storeDecider, created)
         .when(update({ description: null, metadata: { team: 'b' } }))
-        .then({ type: 'StoreUpdated', data: { storeId: STORE, description: null, metadata: { team: 'b' }, at: at(4) } });
+        .then({
+          type: 'StoreUpdated',
+          data: { storeId: STORE, description: null, metadata: { team: 'b' }, at: at(4) },
+        });
     });
 
     it('records every field it may change, and a rename shows in state', () => {
       const expiresAfter = { anchor: 'last_active_at' as const, days: 7 };
       const { state } = given(storeDecider, created)
-        .when(update({ name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter }))
-        .then({ type: 'StoreUpdated', data: { storeId: STORE, name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, at: at(4) } });
+        .when(
+          update({ name: 'manual', description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter }),
+        )
+        .then({
+          type: 'StoreUpdated',
+          data: {
+            storeId: STORE,
+            name: 'manual',
+            description: 'x',
+            isPublic: true,
+            license: 'MIT',
+            metadata: null,
+            expiresAfter,
+            at: at(4),
+          },
+        });
       expect(state.name).toBe('manual');
-      expect(state.view).toEqual({ displayName: null, description: 'x', isPublic: true, license: 'MIT', metadata: null, expiresAfter, config, createdAt: at(0), updatedAt: at(4), copyState: null });
+      expect(state.view).toEqual({
+        displayName: null,
+        description: 'x',
+        isPublic: true,
+        license: 'MIT',
+        metadata: null,
+        expiresAfter,
+        config,
+        createdAt: at(0),
+        updatedAt: at(4),
+        copyState: null,
+      });
     });
 
     it('reactivates an expired store', () => {
@@ -160,7 +237,10 @@ describe('store decider', () => {
         .when(remove())
         .thenThrows(ConflictError, /being copied/);
       given(storeDecider, created, copyStarted('target')).when(remove()).thenThrows(ConflictError);
-      const finished: StoreEvent = { type: 'StoreCopyFinished', data: { storeId: STORE, role: 'source', peerStoreId: PEER, error: null, at: at(4) } };
+      const finished: StoreEvent = {
+        type: 'StoreCopyFinished',
+        data: { storeId: STORE, role: 'source', peerStoreId: PEER, error: null, at: at(4) },
+      };
       given(storeDecider, created, copyStarted('source'), finished).when(remove()).then(deleted);
     });
 
@@ -174,7 +254,13 @@ describe('store decider', () => {
     it('starts a copy on each side, once', () => {
       const { state } = given(storeDecider, created).when(startCopy('source')).then(copyStarted('source'));
       expect(state.copying).toEqual({ role: 'source', peerStoreId: PEER });
-      expect(state.view?.copyState).toEqual({ role: 'source', status: 'in_progress', peer_store_id: PEER, started_at: at(3), error: null });
+      expect(state.view?.copyState).toEqual({
+        role: 'source',
+        status: 'in_progress',
+        peer_store_id: PEER,
+        started_at: at(3),
+        error: null,
+      });
       given(storeDecider, created).when(startCopy('target')).then(copyStarted('target'));
       given(storeDecider, created, copyStarted('source'))
         .when(startCopy('source'))
@@ -184,10 +270,19 @@ describe('store decider', () => {
     it('finishes a running copy with or without an error; finishing when none runs appends nothing', () => {
       const { state } = given(storeDecider, created, copyStarted('target'))
         .when(finishCopy('boom'))
-        .then({ type: 'StoreCopyFinished', data: { storeId: STORE, role: 'target', peerStoreId: PEER, error: 'boom', at: at(7) } });
+        .then({
+          type: 'StoreCopyFinished',
+          data: { storeId: STORE, role: 'target', peerStoreId: PEER, error: 'boom', at: at(7) },
+        });
       expect(state.copying).toBeNull();
       // a failed copy stays visible in the view; a finished one clears it
-      expect(state.view?.copyState).toEqual({ role: 'target', status: 'failed', peer_store_id: PEER, started_at: at(3), error: 'boom' });
+      expect(state.view?.copyState).toEqual({
+        role: 'target',
+        status: 'failed',
+        peer_store_id: PEER,
+        started_at: at(3),
+        error: 'boom',
+      });
       const ok = given(storeDecider, created, copyStarted('target'))
         .when(finishCopy(null))
         .thenMatches({ type: 'StoreCopyFinished', data: { error: null } });

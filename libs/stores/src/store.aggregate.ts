@@ -17,7 +17,13 @@ export interface StoreView extends Omit<StoreFields, 'name'> {
   config: StoreConfigData;
   createdAt: string;
   updatedAt: string;
-  copyState: { role: 'source' | 'target'; status: 'in_progress' | 'failed'; peer_store_id: string; started_at: string; error: string | null } | null;
+  copyState: {
+    role: 'source' | 'target';
+    status: 'in_progress' | 'failed';
+    peer_store_id: string;
+    started_at: string;
+    error: string | null;
+  } | null;
 }
 
 export interface StoreFields {
@@ -32,15 +38,44 @@ export interface StoreFields {
 }
 
 export type StoreCommand =
-  | ({ type: 'CreateStore'; storeId: string; organizationId: string; config: StoreConfigData; bucketId?: string | null; now: Date } & StoreFields)
+  | ({
+      type: 'CreateStore';
+      storeId: string;
+      organizationId: string;
+      config: StoreConfigData;
+      bucketId?: string | null;
+      now: Date;
+    } & StoreFields)
   | ({ type: 'UpdateStore'; storeId: string; organizationId: string; now: Date } & Partial<StoreFields>)
   | { type: 'ExpireStore'; storeId: string; organizationId: string; now: Date }
   | { type: 'DeleteStore'; storeId: string; organizationId: string; now: Date }
-  | { type: 'StartCopy'; storeId: string; organizationId: string; role: 'source' | 'target'; peerStoreId: string; now: Date }
-  | { type: 'FinishCopy'; storeId: string; organizationId: string; role: 'source' | 'target'; peerStoreId: string; error: string | null; now: Date };
+  | {
+      type: 'StartCopy';
+      storeId: string;
+      organizationId: string;
+      role: 'source' | 'target';
+      peerStoreId: string;
+      now: Date;
+    }
+  | {
+      type: 'FinishCopy';
+      storeId: string;
+      organizationId: string;
+      role: 'source' | 'target';
+      peerStoreId: string;
+      error: string | null;
+      now: Date;
+    };
 
 export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
-  initialState: () => ({ status: 'absent', organizationId: null, name: null, bucketId: null, copying: null, view: null }),
+  initialState: () => ({
+    status: 'absent',
+    organizationId: null,
+    name: null,
+    bucketId: null,
+    copying: null,
+    view: null,
+  }),
   evolve(s, e) {
     const view = s.view;
     switch (e.type) {
@@ -70,7 +105,12 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
         const { storeId: _id, name: _name, at, ...changed } = e.data;
         void _id;
         void _name;
-        return { ...s, name: e.data.name ?? s.name, status: s.status === 'expired' ? 'active' : s.status, view: view && { ...view, ...changed, updatedAt: at } };
+        return {
+          ...s,
+          name: e.data.name ?? s.name,
+          status: s.status === 'expired' ? 'active' : s.status,
+          view: view && { ...view, ...changed, updatedAt: at },
+        };
       }
       case 'StoreExpired':
         return { ...s, status: 'expired', view: view && { ...view, updatedAt: e.data.at } };
@@ -78,12 +118,23 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
         return { ...s, status: 'deleted' };
       case 'StoreCopyStarted': {
         const d = e.data;
-        const copyState = { role: d.role, status: 'in_progress' as const, peer_store_id: d.peerStoreId, started_at: d.at, error: null };
-        return { ...s, copying: { role: d.role, peerStoreId: d.peerStoreId }, view: view && { ...view, copyState, updatedAt: d.at } };
+        const copyState = {
+          role: d.role,
+          status: 'in_progress' as const,
+          peer_store_id: d.peerStoreId,
+          started_at: d.at,
+          error: null,
+        };
+        return {
+          ...s,
+          copying: { role: d.role, peerStoreId: d.peerStoreId },
+          view: view && { ...view, copyState, updatedAt: d.at },
+        };
       }
       case 'StoreCopyFinished': {
         const d = e.data;
-        const copyState = d.error && view?.copyState ? { ...view.copyState, status: 'failed' as const, error: d.error } : null;
+        const copyState =
+          d.error && view?.copyState ? { ...view.copyState, status: 'failed' as const, error: d.error } : null;
         return { ...s, copying: null, view: view && { ...view, copyState, updatedAt: d.at } };
       }
     }
@@ -112,24 +163,53 @@ export const storeDecider: Decider<StoreState, StoreCommand, StoreEvent> = {
         },
       ];
     }
-    if (s.status === 'absent' || s.status === 'deleted' || s.organizationId !== c.organizationId) throw new NotFoundError(`Store ${c.storeId} not found`);
+    if (s.status === 'absent' || s.status === 'deleted' || s.organizationId !== c.organizationId)
+      throw new NotFoundError(`Store ${c.storeId} not found`);
     switch (c.type) {
       case 'UpdateStore': {
         const data: Record<string, unknown> = { storeId: c.storeId, at };
-        for (const k of ['name', 'displayName', 'description', 'isPublic', 'license', 'metadata', 'expiresAfter'] as const) if (c[k] !== undefined) data[k] = c[k];
+        for (const k of [
+          'name',
+          'displayName',
+          'description',
+          'isPublic',
+          'license',
+          'metadata',
+          'expiresAfter',
+        ] as const)
+          if (c[k] !== undefined) data[k] = c[k];
         return [{ type: 'StoreUpdated', data: data as StoreEvent['data'] & { storeId: string; at: string } }];
       }
       case 'ExpireStore':
         return s.status === 'expired' ? [] : [{ type: 'StoreExpired', data: { storeId: c.storeId, at } }];
       case 'DeleteStore':
-        if (s.copying) throw new ConflictError(`Store ${c.storeId} is being copied; delete it when the copy has finished`);
-        return [{ type: 'StoreDeleted', data: { storeId: c.storeId, organizationId: c.organizationId, name: s.name!, ...(s.bucketId ? { bucketId: s.bucketId } : {}), at } }];
+        if (s.copying)
+          throw new ConflictError(`Store ${c.storeId} is being copied; delete it when the copy has finished`);
+        return [
+          {
+            type: 'StoreDeleted',
+            data: {
+              storeId: c.storeId,
+              organizationId: c.organizationId,
+              name: s.name!,
+              ...(s.bucketId ? { bucketId: s.bucketId } : {}),
+              at,
+            },
+          },
+        ];
       case 'StartCopy':
         if (s.copying) throw new ConflictError(`Store ${c.storeId} is already being copied`);
-        return [{ type: 'StoreCopyStarted', data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, at } }];
+        return [
+          { type: 'StoreCopyStarted', data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, at } },
+        ];
       case 'FinishCopy':
         if (!s.copying) return [];
-        return [{ type: 'StoreCopyFinished', data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, error: c.error, at } }];
+        return [
+          {
+            type: 'StoreCopyFinished',
+            data: { storeId: c.storeId, role: c.role, peerStoreId: c.peerStoreId, error: c.error, at },
+          },
+        ];
     }
   },
 };

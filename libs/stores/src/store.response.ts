@@ -7,7 +7,9 @@ export function toStoreResponse(r: StoreRow) {
   // a chunk size chosen through the OpenAI API is not part of Mixedbread's store config
   const { chunking: _chunking, ...config } = r.config;
   void _chunking;
-  const expiresAt = r.expiresAfter ? new Date(r.lastActiveAt.getTime() + r.expiresAfter.days * 86_400_000).toISOString() : null;
+  const expiresAt = r.expiresAfter
+    ? new Date(r.lastActiveAt.getTime() + r.expiresAfter.days * 86_400_000).toISOString()
+    : null;
   return {
     id: r.id,
     name: r.name,

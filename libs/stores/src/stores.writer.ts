@@ -25,14 +25,21 @@ export interface CreateStoreInput {
   license?: string | null;
   metadata?: unknown;
   expires_after?: { anchor?: 'last_active_at'; days?: number } | null;
-  config?: { contextualization?: StoreConfigData['contextualization']; save_content?: boolean; lsf?: Record<string, unknown> | null; chunking?: ChunkingData | null } | null;
+  config?: {
+    contextualization?: StoreConfigData['contextualization'];
+    save_content?: boolean;
+    lsf?: Record<string, unknown> | null;
+    chunking?: ChunkingData | null;
+  } | null;
   file_ids?: string[] | null;
   /** A bucket of the organization that keeps the store's file content and chunk artifacts (null: platform storage). */
   bucket_id?: string | null;
 }
 
 export const handleStore = commandHandler(storeDecider, (c: StoreCommand) => storeStream(c.storeId));
-const handleStoreName = commandHandler(storeNameDecider, (c: StoreNameCommand) => storeNameStream(c.organizationId, c.name));
+const handleStoreName = commandHandler(storeNameDecider, (c: StoreNameCommand) =>
+  storeNameStream(c.organizationId, c.name),
+);
 
 /** How long a claim whose store is still being created or renamed is protected from takeover. */
 const CLAIM_GRACE_MS = 30_000;
@@ -41,7 +48,14 @@ const CLAIM_GRACE_MS = 30_000;
 export function storeRowFromState(id: string, s: StoreState, before: StoreRow | null): StoreRow {
   const v = s.view!;
   const copy = v.copyState;
-  const status = s.status === 'expired' ? 'expired' : copy?.role === 'target' ? (copy.status === 'failed' ? 'failed' : 'in_progress') : 'completed';
+  const status =
+    s.status === 'expired'
+      ? 'expired'
+      : copy?.role === 'target'
+        ? copy.status === 'failed'
+          ? 'failed'
+          : 'in_progress'
+        : 'completed';
   const empty = { pending: 0, in_progress: 0, cancelled: 0, completed: 0, failed: 0, total: 0 };
   return {
     id,
@@ -84,7 +98,8 @@ export function derivedStoreName(displayName: string, storeId: string): string {
   return `${slug || 'store'}-${storeId.slice(0, 8)}`;
 }
 
-const expires = (e: CreateStoreInput['expires_after']): ExpiresAfterData | null => (e ? { anchor: 'last_active_at', days: e.days ?? 30 } : null);
+const expires = (e: CreateStoreInput['expires_after']): ExpiresAfterData | null =>
+  e ? { anchor: 'last_active_at', days: e.days ?? 30 } : null;
 
 /** Store lifecycle: name claims, create, update, delete, expiry. */
 @Injectable()
@@ -116,7 +131,12 @@ export class StoresWriter {
   }
 
   /** The store after a stored decision: the read model's row once it caught up, else the decided state (the response says reads lag). */
-  async answer(organizationId: string, storeId: string, result: CommandResult<StoreState>, before: StoreRow | null = null): Promise<StoreRow> {
+  async answer(
+    organizationId: string,
+    storeId: string,
+    result: CommandResult<StoreState>,
+    before: StoreRow | null = null,
+  ): Promise<StoreRow> {
     return this.stores.answer(
       result,
       () => this.reader.get(organizationId, storeId),
@@ -154,21 +174,35 @@ export class StoresWriter {
 
   private checkName(name: string, loc: (string | number)[]): void {
     if (!STORE_NAME.test(name)) {
-      throw new ValidationFailedError([{ loc, msg: 'Store names are 1–128 characters of lowercase letters, digits, "." and "-"', type: 'value_error', input: name }]);
+      throw new ValidationFailedError([
+        {
+          loc,
+          msg: 'Store names are 1–128 characters of lowercase letters, digits, "." and "-"',
+          type: 'value_error',
+          input: name,
+        },
+      ]);
     }
   }
 
   async create(organizationId: string, actor: string, input: CreateStoreInput): Promise<StoreRow> {
     const storeId = this.writes.ids.uuid();
-    const name = input.name ?? (input.display_name ? derivedStoreName(input.display_name, storeId) : `store-${storeId.slice(0, 8)}`);
+    const name =
+      input.name ??
+      (input.display_name ? derivedStoreName(input.display_name, storeId) : `store-${storeId.slice(0, 8)}`);
     this.checkName(name, ['body', 'name']);
     const fileIds = [...new Set(input.file_ids ?? [])];
     for (const [i, id] of fileIds.entries()) {
-      if (!(await this.files.get(organizationId, id))) throw new ValidationFailedError([{ loc: ['body', 'file_ids', i], msg: `File ${id} not found`, type: 'value_error', input: id }]);
+      if (!(await this.files.get(organizationId, id)))
+        throw new ValidationFailedError([
+          { loc: ['body', 'file_ids', i], msg: `File ${id} not found`, type: 'value_error', input: id },
+        ]);
     }
     const bucketId = input.bucket_id ?? null;
     if (bucketId && !(await this.buckets.get(organizationId, bucketId))) {
-      throw new ValidationFailedError([{ loc: ['body', 'bucket_id'], msg: `Bucket ${bucketId} not found`, type: 'value_error', input: bucketId }]);
+      throw new ValidationFailedError([
+        { loc: ['body', 'bucket_id'], msg: `Bucket ${bucketId} not found`, type: 'value_error', input: bucketId },
+      ]);
     }
     await this.claim(organizationId, name, storeId, actor);
     const config: StoreConfigData = {
@@ -208,7 +242,12 @@ export class StoresWriter {
     return this.answer(organizationId, storeId, created);
   }
 
-  async update(organizationId: string, actor: string, identifier: string, input: Omit<CreateStoreInput, 'config' | 'file_ids'>): Promise<StoreRow> {
+  async update(
+    organizationId: string,
+    actor: string,
+    identifier: string,
+    input: Omit<CreateStoreInput, 'config' | 'file_ids'>,
+  ): Promise<StoreRow> {
     const before = await this.resolve(organizationId, identifier);
     const rename = input.name !== undefined && input.name !== null && input.name !== before.name;
     if (rename) {
@@ -240,9 +279,14 @@ export class StoresWriter {
     return this.answer(organizationId, before.id, updated, before);
   }
 
-  async remove(organizationId: string, actor: string, identifier: string): Promise<{ id: string; deleted: true; object: 'store' }> {
+  async remove(
+    organizationId: string,
+    actor: string,
+    identifier: string,
+  ): Promise<{ id: string; deleted: true; object: 'store' }> {
     const before = await this.resolve(organizationId, identifier);
-    if (before.copyState?.status === 'in_progress') throw new ConflictError(`Store ${before.name} is being copied; delete it when the copy has finished`);
+    if (before.copyState?.status === 'in_progress')
+      throw new ConflictError(`Store ${before.name} is being copied; delete it when the copy has finished`);
     const deleted = await this.decide({ type: 'DeleteStore', storeId: before.id, organizationId }, actor);
     // A crash before this release leaves a claim whose holder is deleted, which the next claim takes over.
     await this.release(organizationId, before.name, before.id, actor);
@@ -254,7 +298,10 @@ export class StoresWriter {
   async expireDue(): Promise<number> {
     const due = await this.reader.expiredBy(this.writes.now());
     for (const s of due) {
-      const r = await this.decide({ type: 'ExpireStore', storeId: s.id, organizationId: s.organizationId }, 'system').catch(() => null);
+      const r = await this.decide(
+        { type: 'ExpireStore', storeId: s.id, organizationId: s.organizationId },
+        'system',
+      ).catch(() => null);
       if (r) await this.stores.settle(r.position);
     }
     return due.length;
@@ -265,12 +312,22 @@ export class StoresWriter {
    * nothing is parsed or embedded again. This creates the target and records `StoreCopyStarted` on it;
    * the store-copy reactor does the rest and resumes after a crash. Both stores show `copy_state`.
    */
-  async copy(organizationId: string, actor: string, identifier: string, input: { name: string; description?: string | null; metadata?: unknown }): Promise<StoreRow> {
+  async copy(
+    organizationId: string,
+    actor: string,
+    identifier: string,
+    input: { name: string; description?: string | null; metadata?: unknown },
+  ): Promise<StoreRow> {
     const source = await this.resolve(organizationId, identifier);
     // its files' artifacts live in the bucket below the source store's own folder, which its deletion empties
-    if (source.bucketId) throw new BadRequestError(`Store ${source.name} keeps its files in bucket ${source.bucketId}; stores in a bucket cannot be copied`);
-    if (source.copyState?.status === 'in_progress') throw new ConflictError(`Store ${source.name} is already being copied`);
-    if ((await this.storeFiles.countInProgress(source.id)) > 0) throw new ConflictError(`Store ${source.name} has files still processing; copy it when they are done`);
+    if (source.bucketId)
+      throw new BadRequestError(
+        `Store ${source.name} keeps its files in bucket ${source.bucketId}; stores in a bucket cannot be copied`,
+      );
+    if (source.copyState?.status === 'in_progress')
+      throw new ConflictError(`Store ${source.name} is already being copied`);
+    if ((await this.storeFiles.countInProgress(source.id)) > 0)
+      throw new ConflictError(`Store ${source.name} has files still processing; copy it when they are done`);
     const target = await this.create(organizationId, actor, {
       name: input.name,
       description: input.description !== undefined ? input.description : source.description,
@@ -280,7 +337,10 @@ export class StoresWriter {
       expires_after: source.expiresAfter,
       config: source.config as CreateStoreInput['config'],
     });
-    const started = await this.decide({ type: 'StartCopy', storeId: target.id, organizationId, role: 'target', peerStoreId: source.id }, actor);
+    const started = await this.decide(
+      { type: 'StartCopy', storeId: target.id, organizationId, role: 'target', peerStoreId: source.id },
+      actor,
+    );
     return this.answer(organizationId, target.id, started, target);
   }
 }

@@ -19,7 +19,9 @@ export const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'http/j
  * Where spans go, without secrets: a Langfuse host (spans go to its OTLP endpoint with basic auth), or
  * an OTLP/HTTP traces endpoint with the names (never the values) of the headers sent to it.
  */
-export type TraceTarget = { kind: 'langfuse'; host: string } | { kind: 'otlp'; endpoint: string; protocol: OtlpProtocol; headerNames: string[] };
+export type TraceTarget =
+  | { kind: 'langfuse'; host: string }
+  | { kind: 'otlp'; endpoint: string; protocol: OtlpProtocol; headerNames: string[] };
 
 export interface TraceDestinationCreated {
   type: 'TraceDestinationCreated';
@@ -58,5 +60,10 @@ export interface TraceDestinationDeleted {
 }
 
 export type TraceDestinationEvent = TraceDestinationCreated | TraceDestinationUpdated | TraceDestinationDeleted;
-export const TRACE_DESTINATION_EVENT_TYPES = ['TraceDestinationCreated', 'TraceDestinationUpdated', 'TraceDestinationDeleted'] as const;
-export const isTraceDestinationEvent = (e: { type: string }): e is TraceDestinationEvent => (TRACE_DESTINATION_EVENT_TYPES as readonly string[]).includes(e.type);
+export const TRACE_DESTINATION_EVENT_TYPES = [
+  'TraceDestinationCreated',
+  'TraceDestinationUpdated',
+  'TraceDestinationDeleted',
+] as const;
+export const isTraceDestinationEvent = (e: { type: string }): e is TraceDestinationEvent =>
+  (TRACE_DESTINATION_EVENT_TYPES as readonly string[]).includes(e.type);

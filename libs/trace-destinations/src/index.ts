@@ -17,7 +17,13 @@ import { TraceDeliveryWorker } from './delivery/trace-delivery.worker';
 export { TRACE_EXPORT_CONFIG, CREDENTIALS_PURPOSE } from './trace-destinations.config';
 export type { TraceExportConfig } from './trace-destinations.config';
 export { TRACE_DELIVERIES } from './delivery/trace-deliveries.port';
-export type { TraceDeliveries, DeliveryOutcome, PendingDelivery, DeliveryRetry, DeliveryBackoff } from './delivery/trace-deliveries.port';
+export type {
+  TraceDeliveries,
+  DeliveryOutcome,
+  PendingDelivery,
+  DeliveryRetry,
+  DeliveryBackoff,
+} from './delivery/trace-deliveries.port';
 export { TRACE_DESTINATION_CLIENT, TraceDestinationClient } from './delivery/destination-client';
 export { TRACE_DELIVERY_SIGNAL, TraceDeliverySignal } from './delivery/delivery-signal';
 export { TraceExportReactor } from './delivery/trace-export.reactor';

@@ -62,7 +62,8 @@ export function targetMoves(from: TraceTarget, to: TraceTarget): boolean {
   return true;
 }
 
-const sameKinds = (a: TraceKind[], b: TraceKind[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
+const sameKinds = (a: TraceKind[], b: TraceKind[]) =>
+  a.length === b.length && [...a].sort().join() === [...b].sort().join();
 const sameTarget = (a: TraceTarget, b: TraceTarget) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
@@ -70,17 +71,30 @@ const sameTarget = (a: TraceTarget, b: TraceTarget) => JSON.stringify(a) === JSO
  * destination): the kind never changes, and a new host or endpoint needs the credentials supplied
  * again, so stored secrets are never sent to a URL they were not given for.
  */
-export function checkUpdate(state: TraceDestinationState, target: TraceTarget | undefined, credentialsSupplied: boolean): void {
+export function checkUpdate(
+  state: TraceDestinationState,
+  target: TraceTarget | undefined,
+  credentialsSupplied: boolean,
+): void {
   if (!target || !state.target) return;
   if (target.kind !== state.target.kind) {
     throw new ValidationFailedError([
-      { loc: ['body', 'kind'], msg: `The kind of a trace destination cannot change (this one is ${state.target.kind}); create a new destination`, type: 'value_error' },
+      {
+        loc: ['body', 'kind'],
+        msg: `The kind of a trace destination cannot change (this one is ${state.target.kind}); create a new destination`,
+        type: 'value_error',
+      },
     ]);
   }
   if (targetMoves(state.target, target) && !credentialsSupplied && state.credentialsRef !== null) {
     const loc = target.kind === 'langfuse' ? ['body', 'langfuse', 'secret_key'] : ['body', 'otlp', 'headers'];
-    const what = target.kind === 'langfuse' ? 'the host changes: supply public_key and secret_key again' : 'the endpoint changes: supply its headers again';
-    throw new ValidationFailedError([{ loc, msg: `Field required: ${what} (stored credentials are never sent to a new address)`, type: 'missing' }]);
+    const what =
+      target.kind === 'langfuse'
+        ? 'the host changes: supply public_key and secret_key again'
+        : 'the endpoint changes: supply its headers again';
+    throw new ValidationFailedError([
+      { loc, msg: `Field required: ${what} (stored credentials are never sent to a new address)`, type: 'missing' },
+    ]);
   }
 }
 
@@ -128,7 +142,8 @@ export const traceDestinationDecider: Decider<TraceDestinationState, TraceDestin
   decide(command, state) {
     const now = command.now.toISOString();
     if (command.type === 'CreateTraceDestination') {
-      if (state.status !== 'absent') throw new ConflictError(`Trace destination ${command.destinationId} already exists`);
+      if (state.status !== 'absent')
+        throw new ConflictError(`Trace destination ${command.destinationId} already exists`);
       return [
         {
           type: 'TraceDestinationCreated',
@@ -147,16 +162,20 @@ export const traceDestinationDecider: Decider<TraceDestinationState, TraceDestin
       ];
     }
     // another organization's destination does not exist for the caller
-    if (state.status !== 'active' || state.organizationId !== command.organizationId) throw new NotFoundError(`Trace destination ${command.destinationId} not found`);
-    if (command.type === 'DeleteTraceDestination') return [{ type: 'TraceDestinationDeleted', data: { destinationId: command.destinationId, deletedAt: now } }];
+    if (state.status !== 'active' || state.organizationId !== command.organizationId)
+      throw new NotFoundError(`Trace destination ${command.destinationId} not found`);
+    if (command.type === 'DeleteTraceDestination')
+      return [{ type: 'TraceDestinationDeleted', data: { destinationId: command.destinationId, deletedAt: now } }];
 
     const rotating = command.credentialsRef !== undefined;
     checkUpdate(state, command.target, rotating);
     const data: TraceDestinationUpdated['data'] = { destinationId: command.destinationId, updatedAt: now };
     if (command.name !== undefined && command.name !== state.name) data.name = command.name;
     if (command.enabled !== undefined && command.enabled !== state.enabled) data.enabled = command.enabled;
-    if (command.traceKinds !== undefined && !sameKinds(command.traceKinds, state.traceKinds)) data.traceKinds = command.traceKinds;
-    if (command.target !== undefined && state.target && !sameTarget(command.target, state.target)) data.target = command.target;
+    if (command.traceKinds !== undefined && !sameKinds(command.traceKinds, state.traceKinds))
+      data.traceKinds = command.traceKinds;
+    if (command.target !== undefined && state.target && !sameTarget(command.target, state.target))
+      data.target = command.target;
     if (rotating) {
       data.credentialsRef = command.credentialsRef ?? null;
       data.credentialsVersion = state.credentialsVersion + 1;

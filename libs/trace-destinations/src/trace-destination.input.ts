@@ -14,7 +14,19 @@ const MAX_HEADERS = 32;
 const MAX_HEADER_VALUE = 8192;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 /** Headers Larder sets itself, or that belong to the connection. */
-const RESERVED_HEADERS = new Set(['content-type', 'content-length', 'content-encoding', 'transfer-encoding', 'host', 'connection', 'keep-alive', 'te', 'trailer', 'upgrade', 'expect']);
+const RESERVED_HEADERS = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'transfer-encoding',
+  'host',
+  'connection',
+  'keep-alive',
+  'te',
+  'trailer',
+  'upgrade',
+  'expect',
+]);
 
 /** Whether a string holds a control character (C0 or DEL): header injection, or a key pasted with a line break. */
 function hasControl(text: string): boolean {
@@ -27,7 +39,11 @@ function hasControl(text: string): boolean {
 
 function url(problems: Problems, value: unknown, loc: (string | number)[]): string | null {
   if (typeof value !== 'string' || !value.trim()) {
-    problems.add(loc, value === undefined || value === null ? 'Field required' : 'Input should be an http(s) URL', value === undefined || value === null ? 'missing' : 'url_type');
+    problems.add(
+      loc,
+      value === undefined || value === null ? 'Field required' : 'Input should be an http(s) URL',
+      value === undefined || value === null ? 'missing' : 'url_type',
+    );
     return null;
   }
   const text = value.trim();
@@ -51,7 +67,11 @@ function url(problems: Problems, value: unknown, loc: (string | number)[]): stri
     return null;
   }
   if (parsed.search || parsed.hash) {
-    problems.add(loc, 'The URL must not have a query or fragment (secrets belong in headers or keys, which are stored sealed)', 'value_error');
+    problems.add(
+      loc,
+      'The URL must not have a query or fragment (secrets belong in headers or keys, which are stored sealed)',
+      'value_error',
+    );
     return null;
   }
   return parsed.href;
@@ -94,11 +114,14 @@ function headersOf(problems: Problems, value: unknown, loc: (string | number)[])
     const name = rawName.toLowerCase();
     const at = [...loc, rawName];
     if (!TOKEN.test(name)) problems.add(at, 'Not a valid HTTP header name', 'value_error');
-    else if (RESERVED_HEADERS.has(name) || name.startsWith('proxy-')) problems.add(at, `Larder sets ${name} itself`, 'value_error');
+    else if (RESERVED_HEADERS.has(name) || name.startsWith('proxy-'))
+      problems.add(at, `Larder sets ${name} itself`, 'value_error');
     else if (name in out) problems.add(at, `The header ${name} is given twice`, 'value_error');
     else if (typeof v !== 'string') problems.add(at, 'Input should be a valid string', 'string_type');
-    else if (v.length > MAX_HEADER_VALUE) problems.add(at, `String should have at most ${MAX_HEADER_VALUE} characters`, 'string_too_long');
-    else if (hasControl(v)) problems.add(at, 'A header value must not contain line breaks or other control characters', 'value_error');
+    else if (v.length > MAX_HEADER_VALUE)
+      problems.add(at, `String should have at most ${MAX_HEADER_VALUE} characters`, 'string_too_long');
+    else if (hasControl(v))
+      problems.add(at, 'A header value must not contain line breaks or other control characters', 'value_error');
     else {
       out[name] = v;
       continue;
@@ -117,16 +140,26 @@ function protocolOf(problems: Problems, value: unknown, loc: (string | number)[]
   return value as OtlpProtocol;
 }
 
-const KNOWN: Record<TraceDestinationKind, string[]> = { langfuse: ['host', 'public_key', 'secret_key'], otlp: ['endpoint', 'protocol', 'headers'] };
+const KNOWN: Record<TraceDestinationKind, string[]> = {
+  langfuse: ['host', 'public_key', 'secret_key'],
+  otlp: ['endpoint', 'protocol', 'headers'],
+};
 
 function unknownFields(problems: Problems, obj: Record<string, unknown>, kind: TraceDestinationKind): void {
-  for (const k of Object.keys(obj)) if (!KNOWN[kind].includes(k)) problems.add(['body', kind, k], 'Extra inputs are not permitted', 'extra_forbidden');
+  for (const k of Object.keys(obj))
+    if (!KNOWN[kind].includes(k)) problems.add(['body', kind, k], 'Extra inputs are not permitted', 'extra_forbidden');
 }
 
 /** The destination's settings object for its kind, and none for the other kind. */
-function settingsObject(problems: Problems, body: Record<string, unknown>, kind: TraceDestinationKind, required: boolean): Record<string, unknown> | null {
+function settingsObject(
+  problems: Problems,
+  body: Record<string, unknown>,
+  kind: TraceDestinationKind,
+  required: boolean,
+): Record<string, unknown> | null {
   const other: TraceDestinationKind = kind === 'langfuse' ? 'otlp' : 'langfuse';
-  if (body[other] !== undefined && body[other] !== null) problems.add(['body', other], `A ${kind} destination takes no ${other} settings`, 'extra_forbidden');
+  if (body[other] !== undefined && body[other] !== null)
+    problems.add(['body', other], `A ${kind} destination takes no ${other} settings`, 'extra_forbidden');
   const value = body[kind];
   if (value === undefined || value === null) {
     if (required) problems.add(['body', kind], 'Field required', 'missing');
@@ -154,12 +187,17 @@ export function parseNewTarget(kind: TraceDestinationKind, body: Record<string, 
     const host = url(problems, s.host, ['body', 'langfuse', 'host']);
     const publicKey = secretString(problems, s.public_key, ['body', 'langfuse', 'public_key']);
     const secretKey = secretString(problems, s.secret_key, ['body', 'langfuse', 'secret_key']);
-    if (host && publicKey && secretKey) parsed = { target: { kind, host }, credentials: { kind, publicKey, secretKey } };
+    if (host && publicKey && secretKey)
+      parsed = { target: { kind, host }, credentials: { kind, publicKey, secretKey } };
   } else if (s && kind === 'otlp') {
     const endpoint = url(problems, s.endpoint, ['body', 'otlp', 'endpoint']);
     const protocol = protocolOf(problems, s.protocol, ['body', 'otlp', 'protocol']);
     const headers = headersOf(problems, s.headers, ['body', 'otlp', 'headers']);
-    if (endpoint && protocol && headers) parsed = { target: { kind, endpoint, protocol, headerNames: Object.keys(headers).sort() }, credentials: { kind, headers } };
+    if (endpoint && protocol && headers)
+      parsed = {
+        target: { kind, endpoint, protocol, headerNames: Object.keys(headers).sort() },
+        credentials: { kind, headers },
+      };
   }
   problems.throwIfAny();
   if (!parsed) throw new ValidationFailedError([{ loc: ['body', kind], msg: 'Field required', type: 'missing' }]);
@@ -171,11 +209,18 @@ export function parseNewTarget(kind: TraceDestinationKind, body: Record<string, 
  * credentials (a rotation) or none (kept). Langfuse keys come as a pair; OTLP `headers` replace all
  * headers (`{}` removes them).
  */
-export function parseTargetChanges(current: TraceTarget, body: Record<string, unknown>): { target?: TraceTarget; credentials?: TraceCredentials } {
+export function parseTargetChanges(
+  current: TraceTarget,
+  body: Record<string, unknown>,
+): { target?: TraceTarget; credentials?: TraceCredentials } {
   const problems = new Problems();
   const kind = current.kind;
   if (body.kind !== undefined && body.kind !== null && body.kind !== kind) {
-    problems.add(['body', 'kind'], `The kind of a trace destination cannot change (this one is ${kind}); create a new destination`, 'value_error');
+    problems.add(
+      ['body', 'kind'],
+      `The kind of a trace destination cannot change (this one is ${kind}); create a new destination`,
+      'value_error',
+    );
   }
   const s = settingsObject(problems, body, kind, false);
   let out: { target?: TraceTarget; credentials?: TraceCredentials } = {};
@@ -187,8 +232,10 @@ export function parseTargetChanges(current: TraceTarget, body: Record<string, un
     if (host) out = { target: { kind: 'langfuse', host } };
     if (rotating && publicKey && secretKey) out.credentials = { kind: 'langfuse', publicKey, secretKey };
   } else if (s && current.kind === 'otlp') {
-    const endpoint = s.endpoint === undefined ? current.endpoint : url(problems, s.endpoint, ['body', 'otlp', 'endpoint']);
-    const protocol = s.protocol === undefined ? current.protocol : protocolOf(problems, s.protocol, ['body', 'otlp', 'protocol']);
+    const endpoint =
+      s.endpoint === undefined ? current.endpoint : url(problems, s.endpoint, ['body', 'otlp', 'endpoint']);
+    const protocol =
+      s.protocol === undefined ? current.protocol : protocolOf(problems, s.protocol, ['body', 'otlp', 'protocol']);
     const headers = s.headers === undefined ? null : headersOf(problems, s.headers, ['body', 'otlp', 'headers']);
     const headerNames = headers ? Object.keys(headers).sort() : current.headerNames;
     if (endpoint && protocol) out = { target: { kind: 'otlp', endpoint, protocol, headerNames } };

@@ -6,13 +6,20 @@ import { TraceDestinationsReader } from '@larder/projections/trace-destinations/
 import { TraceDestinationCommand, traceDestinationDecider, TraceDestinationState } from './trace-destination.aggregate';
 import { traceDestinationStream } from './streams';
 import type { TraceTarget } from './events';
-import { DestinationCheckError, TRACE_DESTINATION_CLIENT, TraceCredentials, TraceDestinationClient } from './delivery/destination-client';
+import {
+  DestinationCheckError,
+  TRACE_DESTINATION_CLIENT,
+  TraceCredentials,
+  TraceDestinationClient,
+} from './delivery/destination-client';
 import { TRACE_DELIVERIES, TraceDeliveries } from './delivery/trace-deliveries.port';
 import { CREDENTIALS_PURPOSE } from './trace-destinations.config';
 import { TraceDestinationResponse, toTraceDestinationResponse } from './trace-destination.response';
 
 /** One decider bound to its stream: every write to a trace destination goes through it. */
-export const handleTraceDestination = commandHandler(traceDestinationDecider, (c: TraceDestinationCommand) => traceDestinationStream(c.destinationId));
+export const handleTraceDestination = commandHandler(traceDestinationDecider, (c: TraceDestinationCommand) =>
+  traceDestinationStream(c.destinationId),
+);
 
 /** The destination did not pass its check (it refused the credentials, has no such endpoint, could not be reached): nothing was stored. */
 export class DestinationRejectedError extends DomainError {
@@ -38,7 +45,8 @@ export class TraceDestinationWriter {
   /** The destination's decided state from its own stream (NotFound for another organization's). */
   async state(organizationId: string, id: string): Promise<TraceDestinationState> {
     const state = isUuid(id) ? await this.writes.fold(traceDestinationDecider, traceDestinationStream(id)) : null;
-    if (!state || state.status !== 'active' || state.organizationId !== organizationId) throw new NotFoundError(`Trace destination ${id} not found`);
+    if (!state || state.status !== 'active' || state.organizationId !== organizationId)
+      throw new NotFoundError(`Trace destination ${id} not found`);
     return state;
   }
 
@@ -53,9 +61,13 @@ export class TraceDestinationWriter {
       if (!(err instanceof DestinationCheckError)) throw err;
       if (err.kind === 'refused') {
         const loc = target.kind === 'langfuse' ? ['body', 'langfuse', 'host'] : ['body', 'otlp', 'endpoint'];
-        throw new ValidationFailedError([{ loc, msg: `Larder does not connect there: ${err.message}`, type: 'value_error' }]);
+        throw new ValidationFailedError([
+          { loc, msg: `Larder does not connect there: ${err.message}`, type: 'value_error' },
+        ]);
       }
-      throw new DestinationRejectedError(`The trace destination did not pass its check, so nothing was stored: ${err.message}`);
+      throw new DestinationRejectedError(
+        `The trace destination did not pass its check, so nothing was stored: ${err.message}`,
+      );
     }
   }
 
@@ -80,7 +92,11 @@ export class TraceDestinationWriter {
   }
 
   /** Appends a decision; a secret sealed for it is removed again when the append fails. */
-  async run(command: WithoutClock<TraceDestinationCommand>, actor: string, sealed: string | null = null): Promise<CommandResult<TraceDestinationState>> {
+  async run(
+    command: WithoutClock<TraceDestinationCommand>,
+    actor: string,
+    sealed: string | null = null,
+  ): Promise<CommandResult<TraceDestinationState>> {
     try {
       return await this.destinations.run(command, actor);
     } catch (err) {
@@ -90,7 +106,11 @@ export class TraceDestinationWriter {
   }
 
   /** The destination as stored: from the read model once it has caught up, else from the decided state. */
-  async respond(organizationId: string, id: string, result: CommandResult<TraceDestinationState>): Promise<TraceDestinationResponse> {
+  async respond(
+    organizationId: string,
+    id: string,
+    result: CommandResult<TraceDestinationState>,
+  ): Promise<TraceDestinationResponse> {
     const view = await this.destinations.answer(
       result,
       () => this.reader.get(organizationId, id),

@@ -28,13 +28,20 @@ export function createBucketConnector(config: LarderConfig, outbound: OutboundPo
   // made on its first use (a customer bucket's probe or open): the AWS SDK loads only then
   return new LazyBucketConnector(() => {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { S3BucketConnector } = require('@larder/blob-storage/s3/s3.bucket-connector') as typeof import('@larder/blob-storage/s3/s3.bucket-connector');
+    const { S3BucketConnector } =
+      require('@larder/blob-storage/s3/s3.bucket-connector') as typeof import('@larder/blob-storage/s3/s3.bucket-connector');
     return new S3BucketConnector({
       outbound,
       sts: {
         endpoint: config.sts.endpoint,
         region: config.sts.region,
-        credentials: config.sts.accessKeyId ? { accessKeyId: config.sts.accessKeyId, secretAccessKey: config.sts.secretAccessKey!, sessionToken: config.sts.sessionToken ?? undefined } : undefined,
+        credentials: config.sts.accessKeyId
+          ? {
+              accessKeyId: config.sts.accessKeyId,
+              secretAccessKey: config.sts.secretAccessKey!,
+              sessionToken: config.sts.sessionToken ?? undefined,
+            }
+          : undefined,
       },
       requestTimeoutMs: config.bucketRequestTimeoutMs,
       // a file's copy, its chunks and its vectors are each of the order of the file itself

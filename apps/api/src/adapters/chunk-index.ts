@@ -10,8 +10,13 @@ export function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch
   if (config.chunkIndex === 'elasticsearch') {
     ivfPrefetch?.cancel();
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { ElasticsearchChunkIndex } = require('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index') as typeof import('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index');
-    return new ElasticsearchChunkIndex({ url: config.elasticsearchUrl!, prefix: config.elasticsearchIndexPrefix, apiKey: process.env.ELASTICSEARCH_API_KEY || null });
+    const { ElasticsearchChunkIndex } =
+      require('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index') as typeof import('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index');
+    return new ElasticsearchChunkIndex({
+      url: config.elasticsearchUrl!,
+      prefix: config.elasticsearchIndexPrefix,
+      apiKey: process.env.ELASTICSEARCH_API_KEY || null,
+    });
   }
   return new SqliteChunkIndex(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), {
     ivfMinVectors: config.ivfMinVectors,
@@ -23,7 +28,9 @@ export function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch
     lexical: {
       feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
       blockCacheBytes: config.searchLexicalCacheMb * 2 ** 20,
-      ...(config.searchLexicalFeedbackMinWords !== null ? { feedbackMinWords: config.searchLexicalFeedbackMinWords } : {}),
+      ...(config.searchLexicalFeedbackMinWords !== null
+        ? { feedbackMinWords: config.searchLexicalFeedbackMinWords }
+        : {}),
       ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
       ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),
       ...(config.searchHeadingWeight !== null ? { headingWeight: config.searchHeadingWeight } : {}),

@@ -6,7 +6,9 @@ import { LarderConfig } from '../config';
 
 /** LARDER_SECRETS_KEY (+ LARDER_SECRETS_PREVIOUS_KEYS), else `<dataDir>/secrets-keyring.json`, generated (mode 0600) on first start. */
 export function keyringSource(config: LarderConfig): KeyringSource {
-  return config.secretsKey ? new EnvKeyringSource(config.secretsKey, config.secretsPreviousKeys ?? undefined) : FileKeyringSource.inDataDir(config.dataDir);
+  return config.secretsKey
+    ? new EnvKeyringSource(config.secretsKey, config.secretsPreviousKeys ?? undefined)
+    : FileKeyringSource.inDataDir(config.dataDir);
 }
 
 /** LARDER_SIGNING_SECRET, else a key generated once into the data directory (mode 0600). */

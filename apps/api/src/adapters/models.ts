@@ -13,7 +13,9 @@ export function createEmbedder(config: LarderConfig): Embedder {
   switch (config.embedder) {
     case 'openai':
       if (!config.embeddingBaseUrl || !config.embeddingModel || !config.embeddingDimensions) {
-        throw new Error('LARDER_EMBEDDER=openai needs LARDER_EMBEDDING_URL, LARDER_EMBEDDING_MODEL and LARDER_EMBEDDING_DIMENSIONS');
+        throw new Error(
+          'LARDER_EMBEDDER=openai needs LARDER_EMBEDDING_URL, LARDER_EMBEDDING_MODEL and LARDER_EMBEDDING_DIMENSIONS',
+        );
       }
       return new OpenAiEmbedder({
         baseUrl: config.embeddingBaseUrl,
@@ -24,7 +26,8 @@ export function createEmbedder(config: LarderConfig): Embedder {
         queryPrefix: config.embeddingQueryPrefix ?? undefined,
       });
     case 'onnx':
-      if (!config.onnxModelDir) throw new Error('LARDER_EMBEDDER=onnx needs LARDER_ONNX_MODEL_DIR (a Hugging Face ONNX export directory)');
+      if (!config.onnxModelDir)
+        throw new Error('LARDER_EMBEDDER=onnx needs LARDER_ONNX_MODEL_DIR (a Hugging Face ONNX export directory)');
       return new OnnxEmbedder({
         modelDir: config.onnxModelDir,
         model: config.embeddingModel,

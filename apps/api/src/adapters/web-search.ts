@@ -8,7 +8,9 @@ import { LarderConfig } from '../config';
 export function createWebSearch(config: LarderConfig): WebSearch | null {
   const limits = { timeoutMs: config.webSearchTimeoutMs, maxBytes: config.webSearchMaxBytes };
   const providers: WebSearchProvider[] = config.webSearchProviders.map((name) =>
-    name === 'searxng' ? new SearxngWebSearch({ url: config.searxngUrl!, ...limits }) : new BraveWebSearch({ apiKey: config.braveApiKey!, url: config.braveUrl ?? undefined, ...limits }),
+    name === 'searxng'
+      ? new SearxngWebSearch({ url: config.searxngUrl!, ...limits })
+      : new BraveWebSearch({ apiKey: config.braveApiKey!, url: config.braveUrl ?? undefined, ...limits }),
   );
   return providers.length ? new MixedWebSearch(providers) : null;
 }

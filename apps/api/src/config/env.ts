@@ -12,7 +12,8 @@ export function envReaders(env: NodeJS.ProcessEnv) {
     const v = env[name];
     if (v === undefined || v === '') return null;
     const n = Number(v);
-    if (!Number.isFinite(n) || n < min || n > max) throw new Error(`${name} must be a number from ${min} to ${max}, got ${v}`);
+    if (!Number.isFinite(n) || n < min || n > max)
+      throw new Error(`${name} must be a number from ${min} to ${max}, got ${v}`);
     return n;
   };
   const bool = (name: string, def: boolean) => {

@@ -60,34 +60,59 @@ export interface ModelsConfig {
 
 export function loadModelsConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReaders): ModelsConfig {
   const embedder = (
-    ['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '') ? env.LARDER_EMBEDDER : env.LARDER_EMBEDDING_URL ? 'openai' : env.LARDER_ONNX_MODEL_DIR ? 'onnx' : 'use-lite'
+    ['use-lite', 'openai', 'onnx'].includes(env.LARDER_EMBEDDER ?? '')
+      ? env.LARDER_EMBEDDER
+      : env.LARDER_EMBEDDING_URL
+        ? 'openai'
+        : env.LARDER_ONNX_MODEL_DIR
+          ? 'onnx'
+          : 'use-lite'
   ) as ModelsConfig['embedder'];
   const llmUrl = env.LARDER_LLM_URL || null;
   const llmModel = env.LARDER_LLM_MODEL || null;
   if (llmUrl !== null) {
     // the URL is not echoed: it may carry a secret in its query
-    if (!URL.canParse(llmUrl) || !/^https?:$/.test(new URL(llmUrl).protocol)) throw new Error('LARDER_LLM_URL must be an http(s) URL such as http://127.0.0.1:11434/v1');
-    if (new URL(llmUrl).username || new URL(llmUrl).password) throw new Error('LARDER_LLM_URL must not carry credentials; set LARDER_LLM_API_KEY instead');
-    if (llmModel === null) throw new Error('LARDER_LLM_URL is set but LARDER_LLM_MODEL is not: name the model to ask (e.g. LARDER_LLM_MODEL=llama3.1:8b or gpt-4o-mini)');
+    if (!URL.canParse(llmUrl) || !/^https?:$/.test(new URL(llmUrl).protocol))
+      throw new Error('LARDER_LLM_URL must be an http(s) URL such as http://127.0.0.1:11434/v1');
+    if (new URL(llmUrl).username || new URL(llmUrl).password)
+      throw new Error('LARDER_LLM_URL must not carry credentials; set LARDER_LLM_API_KEY instead');
+    if (llmModel === null)
+      throw new Error(
+        'LARDER_LLM_URL is set but LARDER_LLM_MODEL is not: name the model to ask (e.g. LARDER_LLM_MODEL=llama3.1:8b or gpt-4o-mini)',
+      );
   }
   const rerankerUrl = env.LARDER_RERANKER_URL || null;
   const rerankerModelDir = env.LARDER_RERANKER_MODEL_DIR || null;
   const rerankerModel = env.LARDER_RERANKER_MODEL || null;
   const RERANKERS = ['none', 'onnx', 'http'] as const;
   const rerankerName = (env.LARDER_RERANKER ?? '').trim().toLowerCase();
-  if (rerankerName && !(RERANKERS as readonly string[]).includes(rerankerName)) throw new Error(`LARDER_RERANKER must be one of ${RERANKERS.join(', ')}, got ${rerankerName}`);
-  const reranker = (rerankerName || (rerankerUrl ? 'http' : rerankerModelDir ? 'onnx' : 'none')) as ModelsConfig['reranker'];
+  if (rerankerName && !(RERANKERS as readonly string[]).includes(rerankerName))
+    throw new Error(`LARDER_RERANKER must be one of ${RERANKERS.join(', ')}, got ${rerankerName}`);
+  const reranker = (rerankerName ||
+    (rerankerUrl ? 'http' : rerankerModelDir ? 'onnx' : 'none')) as ModelsConfig['reranker'];
   const FORMATS = ['mixedbread', 'cohere', 'jina'] as const;
   const rerankerFormat = (env.LARDER_RERANKER_FORMAT || 'mixedbread').trim().toLowerCase();
-  if (!(FORMATS as readonly string[]).includes(rerankerFormat)) throw new Error(`LARDER_RERANKER_FORMAT must be one of ${FORMATS.join(', ')}, got ${rerankerFormat}`);
+  if (!(FORMATS as readonly string[]).includes(rerankerFormat))
+    throw new Error(`LARDER_RERANKER_FORMAT must be one of ${FORMATS.join(', ')}, got ${rerankerFormat}`);
   if (reranker === 'http') {
     // the URL is not echoed: it may carry a secret in its query
-    if (!rerankerUrl) throw new Error('LARDER_RERANKER=http needs LARDER_RERANKER_URL (e.g. https://api.mixedbread.com/v1, https://api.cohere.com/v2 or https://api.jina.ai/v1)');
-    if (!URL.canParse(rerankerUrl) || !/^https?:$/.test(new URL(rerankerUrl).protocol)) throw new Error('LARDER_RERANKER_URL must be an http(s) URL such as https://api.mixedbread.com/v1');
-    if (new URL(rerankerUrl).username || new URL(rerankerUrl).password) throw new Error('LARDER_RERANKER_URL must not carry credentials; set LARDER_RERANKER_API_KEY instead');
-    if (!rerankerModel) throw new Error('LARDER_RERANKER=http needs LARDER_RERANKER_MODEL (e.g. mixedbread-ai/mxbai-rerank-large-v2, rerank-v3.5 or jina-reranker-v2-base-multilingual)');
+    if (!rerankerUrl)
+      throw new Error(
+        'LARDER_RERANKER=http needs LARDER_RERANKER_URL (e.g. https://api.mixedbread.com/v1, https://api.cohere.com/v2 or https://api.jina.ai/v1)',
+      );
+    if (!URL.canParse(rerankerUrl) || !/^https?:$/.test(new URL(rerankerUrl).protocol))
+      throw new Error('LARDER_RERANKER_URL must be an http(s) URL such as https://api.mixedbread.com/v1');
+    if (new URL(rerankerUrl).username || new URL(rerankerUrl).password)
+      throw new Error('LARDER_RERANKER_URL must not carry credentials; set LARDER_RERANKER_API_KEY instead');
+    if (!rerankerModel)
+      throw new Error(
+        'LARDER_RERANKER=http needs LARDER_RERANKER_MODEL (e.g. mixedbread-ai/mxbai-rerank-large-v2, rerank-v3.5 or jina-reranker-v2-base-multilingual)',
+      );
   }
-  if (reranker === 'onnx' && !rerankerModelDir) throw new Error('LARDER_RERANKER=onnx needs LARDER_RERANKER_MODEL_DIR (a Hugging Face ONNX export of a cross-encoder)');
+  if (reranker === 'onnx' && !rerankerModelDir)
+    throw new Error(
+      'LARDER_RERANKER=onnx needs LARDER_RERANKER_MODEL_DIR (a Hugging Face ONNX export of a cross-encoder)',
+    );
   const modelAliases = parseModelAliases(env.LARDER_MODEL_ALIASES ?? '');
   return {
     modelAliases,
@@ -103,14 +128,17 @@ export function loadModelsConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
       if (v !== 'onnx' && v !== 'tfjs') throw new Error('LARDER_USE_LITE_RUNTIME must be onnx (default) or tfjs');
       return v;
     })(),
-    onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '') ? env.LARDER_ONNX_DTYPE : 'fp32') as ModelsConfig['onnxDtype'],
+    onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '')
+      ? env.LARDER_ONNX_DTYPE
+      : 'fp32') as ModelsConfig['onnxDtype'],
     onnxPooling: env.LARDER_ONNX_POOLING === 'cls' ? 'cls' : 'mean',
     embeddingQueryPrefix: env.LARDER_EMBEDDING_QUERY_PREFIX || null,
     ocr: bool('LARDER_OCR', true),
     ocrMaxPixels: Math.max(1, int('LARDER_OCR_MAX_PIXELS', 25_000_000)),
     ocrTimeoutMs: Math.max(1000, int('LARDER_OCR_TIMEOUT_MS', 120_000)),
     parseLimits: {
-      maxInflatedBytes: Math.max(1, int('LARDER_PARSE_MAX_INFLATED_MB', DEFAULT_PARSE_LIMITS.maxInflatedBytes / 2 ** 20)) * 2 ** 20,
+      maxInflatedBytes:
+        Math.max(1, int('LARDER_PARSE_MAX_INFLATED_MB', DEFAULT_PARSE_LIMITS.maxInflatedBytes / 2 ** 20)) * 2 ** 20,
       maxHeapMb: Math.max(64, int('LARDER_PARSE_MAX_HEAP_MB', DEFAULT_PARSE_LIMITS.maxHeapMb)),
     },
     llmUrl,
@@ -122,7 +150,9 @@ export function loadModelsConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
     llmMaxResponseBytes: Math.max(1024, int('LARDER_LLM_MAX_RESPONSE_BYTES', 8 * 1024 * 1024)),
     reranker,
     rerankerModelDir,
-    rerankerDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_RERANKER_DTYPE ?? '') ? env.LARDER_RERANKER_DTYPE : 'fp32') as ModelsConfig['rerankerDtype'],
+    rerankerDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_RERANKER_DTYPE ?? '')
+      ? env.LARDER_RERANKER_DTYPE
+      : 'fp32') as ModelsConfig['rerankerDtype'],
     rerankerBatchSize: Math.max(1, int('LARDER_RERANKER_BATCH_SIZE', reranker === 'onnx' ? 16 : 100)),
     rerankerMaxLength: Math.max(8, int('LARDER_RERANKER_MAX_LENGTH', 512)),
     rerankerUrl,
@@ -148,7 +178,10 @@ export function parseModelAliases(value: string): Record<string, string> {
     const eq = pair.indexOf('=');
     const alias = pair.slice(0, eq).trim();
     const model = pair.slice(eq + 1).trim();
-    if (eq < 0 || !alias || !model) throw new Error(`LARDER_MODEL_ALIASES: ${JSON.stringify(pair)} is not alias=model (pairs are separated by commas)`);
+    if (eq < 0 || !alias || !model)
+      throw new Error(
+        `LARDER_MODEL_ALIASES: ${JSON.stringify(pair)} is not alias=model (pairs are separated by commas)`,
+      );
     if (out[alias] !== undefined && out[alias] !== model) throw new Error(`LARDER_MODEL_ALIASES maps ${alias} twice`);
     out[alias] = model;
   }

@@ -64,7 +64,11 @@ export const DEFAULT_RERANK_FUSION: { method: 'relative'; lexicalWeight: Record<
 };
 
 /** The fusion's defaults depend on the embedder (DEFAULT_FUSION). */
-export function loadSearchConfig(env: NodeJS.ProcessEnv, { int, decimal, bool }: EnvReaders, embedder: ModelsConfig['embedder']): SearchConfig {
+export function loadSearchConfig(
+  env: NodeJS.ProcessEnv,
+  { int, decimal, bool }: EnvReaders,
+  embedder: ModelsConfig['embedder'],
+): SearchConfig {
   const searxngUrl = env.LARDER_SEARXNG_URL || null;
   const braveApiKey = env.LARDER_BRAVE_API_KEY || null;
   const braveUrl = env.LARDER_BRAVE_URL || null;
@@ -76,16 +80,29 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv, { int, decimal, bool }:
     ivfPrefetchMinBytes: Math.max(0, int('LARDER_IVF_PREFETCH_MIN_BYTES', 128 * 2 ** 20)),
     ivfProbes: Math.max(1, int('LARDER_IVF_PROBES', 16)),
     indexReadWorker: bool('LARDER_INDEX_READ_WORKER', true),
-    searchFusion: env.LARDER_SEARCH_FUSION === 'rrf' ? 'rrf' : env.LARDER_SEARCH_FUSION === 'relative' ? 'relative' : DEFAULT_FUSION.method,
-    searchLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0)),
+    searchFusion:
+      env.LARDER_SEARCH_FUSION === 'rrf'
+        ? 'rrf'
+        : env.LARDER_SEARCH_FUSION === 'relative'
+          ? 'relative'
+          : DEFAULT_FUSION.method,
+    searchLexicalWeight: Math.min(
+      1,
+      Math.max(0, Number(env.LARDER_SEARCH_LEXICAL_WEIGHT ?? DEFAULT_FUSION.lexicalWeight[embedder]) || 0),
+    ),
     searchLexicalFeedback: bool('LARDER_SEARCH_LEXICAL_FEEDBACK', true),
-    searchLexicalFeedbackMinWords: env.LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS ? int('LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS', 0) : null,
+    searchLexicalFeedbackMinWords: env.LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS
+      ? int('LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS', 0)
+      : null,
     searchBm25K1: decimal('LARDER_SEARCH_BM25_K1', 0, 100),
     searchBm25B: decimal('LARDER_SEARCH_BM25_B', 0, 1),
     searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),
     searchLexicalCacheMb: Math.max(1, int('LARDER_SEARCH_LEXICAL_CACHE_MB', 256)),
     searchLexicalPreloadMb: Math.max(0, int('LARDER_SEARCH_LEXICAL_PRELOAD_MB', 128)),
-    rerankLexicalWeight: Math.min(1, Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0)),
+    rerankLexicalWeight: Math.min(
+      1,
+      Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0),
+    ),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
     webSearchProviders,
@@ -99,25 +116,49 @@ export function loadSearchConfig(env: NodeJS.ProcessEnv, { int, decimal, bool }:
 }
 
 /** LARDER_WEB_SEARCH_PROVIDERS, else every provider whose settings are present; each listed one must be usable. */
-function webSearchProvidersOf(env: NodeJS.ProcessEnv, searxngUrl: string | null, braveApiKey: string | null, braveUrl: string | null): SearchConfig['webSearchProviders'] {
+function webSearchProvidersOf(
+  env: NodeJS.ProcessEnv,
+  searxngUrl: string | null,
+  braveApiKey: string | null,
+  braveUrl: string | null,
+): SearchConfig['webSearchProviders'] {
   const WEB_PROVIDERS = ['searxng', 'brave'] as const;
   let webSearchProviders: SearchConfig['webSearchProviders'];
   if (env.LARDER_WEB_SEARCH_PROVIDERS !== undefined && env.LARDER_WEB_SEARCH_PROVIDERS.trim() !== '') {
     // `none` turns the web store off even where a provider's settings are present
-    const names = [...new Set(env.LARDER_WEB_SEARCH_PROVIDERS.split(',').map((x) => x.trim().toLowerCase()))].filter((x) => x && x !== 'none');
+    const names = [...new Set(env.LARDER_WEB_SEARCH_PROVIDERS.split(',').map((x) => x.trim().toLowerCase()))].filter(
+      (x) => x && x !== 'none',
+    );
     const unknown = names.filter((n) => !(WEB_PROVIDERS as readonly string[]).includes(n));
-    if (unknown.length) throw new Error(`LARDER_WEB_SEARCH_PROVIDERS lists unknown providers (${unknown.join(', ')}); known: ${WEB_PROVIDERS.join(', ')} (comma-separated), or none`);
+    if (unknown.length)
+      throw new Error(
+        `LARDER_WEB_SEARCH_PROVIDERS lists unknown providers (${unknown.join(', ')}); known: ${WEB_PROVIDERS.join(', ')} (comma-separated), or none`,
+      );
     webSearchProviders = names as SearchConfig['webSearchProviders'];
   } else {
     webSearchProviders = [...(searxngUrl ? ['searxng' as const] : []), ...(braveApiKey ? ['brave' as const] : [])];
   }
   if (webSearchProviders.includes('searxng')) {
-    if (!searxngUrl) throw new Error('LARDER_WEB_SEARCH_PROVIDERS lists searxng but LARDER_SEARXNG_URL is not set (the base URL of a SearXNG instance with the json format enabled)');
-    if (!URL.canParse(searxngUrl) || !/^https?:$/.test(new URL(searxngUrl).protocol)) throw new Error('LARDER_SEARXNG_URL must be an http(s) URL such as http://127.0.0.1:8888');
-    if (new URL(searxngUrl).username || new URL(searxngUrl).password) throw new Error('LARDER_SEARXNG_URL must not carry credentials');
+    if (!searxngUrl)
+      throw new Error(
+        'LARDER_WEB_SEARCH_PROVIDERS lists searxng but LARDER_SEARXNG_URL is not set (the base URL of a SearXNG instance with the json format enabled)',
+      );
+    if (!URL.canParse(searxngUrl) || !/^https?:$/.test(new URL(searxngUrl).protocol))
+      throw new Error('LARDER_SEARXNG_URL must be an http(s) URL such as http://127.0.0.1:8888');
+    if (new URL(searxngUrl).username || new URL(searxngUrl).password)
+      throw new Error('LARDER_SEARXNG_URL must not carry credentials');
   }
-  if (webSearchProviders.includes('brave') && !braveApiKey) throw new Error('LARDER_WEB_SEARCH_PROVIDERS lists brave but LARDER_BRAVE_API_KEY is not set (a Brave Search API subscription token)');
-  if (braveUrl !== null && (!URL.canParse(braveUrl) || !/^https?:$/.test(new URL(braveUrl).protocol) || new URL(braveUrl).username || new URL(braveUrl).password)) {
+  if (webSearchProviders.includes('brave') && !braveApiKey)
+    throw new Error(
+      'LARDER_WEB_SEARCH_PROVIDERS lists brave but LARDER_BRAVE_API_KEY is not set (a Brave Search API subscription token)',
+    );
+  if (
+    braveUrl !== null &&
+    (!URL.canParse(braveUrl) ||
+      !/^https?:$/.test(new URL(braveUrl).protocol) ||
+      new URL(braveUrl).username ||
+      new URL(braveUrl).password)
+  ) {
     throw new Error('LARDER_BRAVE_URL must be an http(s) URL without credentials');
   }
   return webSearchProviders;

@@ -43,7 +43,8 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
   if (rootKey !== null && rootKey.length < 24) throw new Error('LARDER_ROOT_KEY must be at least 24 characters long');
   // fail at start, not at the first bucket: a malformed master key or allow-list entry
   if (env.LARDER_SECRETS_KEY) parseMasterKey(env.LARDER_SECRETS_KEY);
-  for (const k of (env.LARDER_SECRETS_PREVIOUS_KEYS ?? '').split(',').filter((x) => x.trim())) parseMasterKey(k, 'LARDER_SECRETS_PREVIOUS_KEYS');
+  for (const k of (env.LARDER_SECRETS_PREVIOUS_KEYS ?? '').split(',').filter((x) => x.trim()))
+    parseMasterKey(k, 'LARDER_SECRETS_PREVIOUS_KEYS');
   new OutboundPolicy(parseAllowList(env.LARDER_OUTBOUND_ALLOW ?? ''));
   return {
     port: int('PORT', 8000),

@@ -4,11 +4,24 @@ import { EnvReaders } from './env';
 export interface StorageConfig {
   /** `local` (files under dataDir/blobs) or `s3`. */
   blobStorage: 'local' | 's3';
-  s3: { bucket: string; endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; prefix: string };
+  s3: {
+    bucket: string;
+    endpoint: string | null;
+    region: string;
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+    prefix: string;
+  };
   /** HMAC key for part URLs; unset = generated into dataDir/signing-key. */
   signingSecret: string | null;
   /** How Larder assumes customers' roles (assume_role buckets): an STS-compatible endpoint (null: AWS's regional STS), its region, and Larder's own identity (null: the AWS SDK's default credential chain). */
-  sts: { endpoint: string | null; region: string; accessKeyId: string | null; secretAccessKey: string | null; sessionToken: string | null };
+  sts: {
+    endpoint: string | null;
+    region: string;
+    accessKeyId: string | null;
+    secretAccessKey: string | null;
+    sessionToken: string | null;
+  };
   /** Deadline of one request to a customer bucket (the connection itself: at most 5 s). */
   bucketRequestTimeoutMs: number;
   /** `embedded` (SQLite file under dataDir) or `elasticsearch` (ELASTICSEARCH_URL). */
@@ -21,7 +34,8 @@ export function loadStorageConfig(env: NodeJS.ProcessEnv, { int }: EnvReaders): 
   const stsEndpoint = env.LARDER_STS_ENDPOINT || null;
   if (stsEndpoint && (!URL.canParse(stsEndpoint) || !/^https?:$/.test(new URL(stsEndpoint).protocol)))
     throw new Error('LARDER_STS_ENDPOINT must be an http(s) URL such as https://sts.eu-west-1.amazonaws.com');
-  if (!!env.LARDER_STS_ACCESS_KEY_ID !== !!env.LARDER_STS_SECRET_ACCESS_KEY) throw new Error('LARDER_STS_ACCESS_KEY_ID and LARDER_STS_SECRET_ACCESS_KEY go together');
+  if (!!env.LARDER_STS_ACCESS_KEY_ID !== !!env.LARDER_STS_SECRET_ACCESS_KEY)
+    throw new Error('LARDER_STS_ACCESS_KEY_ID and LARDER_STS_SECRET_ACCESS_KEY go together');
   return {
     sts: {
       endpoint: stsEndpoint,

@@ -60,13 +60,17 @@ export function serveConsole(app: INestApplication, dir: string, options: Consol
     }),
   );
   router.use('/assets', (_req: Request, res: Response) => {
-    res.status(404).json(errorBody(404, 'No such console asset (the page may be older than the server: reload it).', 'not_found'));
+    res
+      .status(404)
+      .json(errorBody(404, 'No such console asset (the page may be older than the server: reload it).', 'not_found'));
   });
   router.use((req: Request, res: Response, next: NextFunction) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
     secure(res);
     if (!existsSync(index)) {
-      res.status(404).json(errorBody(404, 'The console is not built: run `npm run build` (npm start does it).', 'not_found'));
+      res
+        .status(404)
+        .json(errorBody(404, 'The console is not built: run `npm run build` (npm start does it).', 'not_found'));
       return;
     }
     res.setHeader('Cache-Control', 'no-cache');
@@ -74,17 +78,35 @@ export function serveConsole(app: INestApplication, dir: string, options: Consol
     res.sendFile(index, { acceptRanges: false }, (err?: Error & { status?: number }) => {
       if (!err || res.headersSent) return;
       const status = err.status && err.status >= 400 && err.status < 500 ? err.status : 503;
-      res.status(status).json(errorBody(status, status === 503 ? 'The console page could not be read; try again.' : err.message, status === 503 ? 'service_unavailable' : 'bad_request'));
+      res
+        .status(status)
+        .json(
+          errorBody(
+            status,
+            status === 503 ? 'The console page could not be read; try again.' : err.message,
+            status === 503 ? 'service_unavailable' : 'bad_request',
+          ),
+        );
     });
   });
   app.use(CONSOLE_PATH, router);
-  if (!existsSync(index)) new Logger('Console').warn(`${index} is missing: /console answers 404 until \`npm run build\` builds it`);
+  if (!existsSync(index))
+    new Logger('Console').warn(`${index} is missing: /console answers 404 until \`npm run build\` builds it`);
 }
 
 /** The origins presigned part URLs can point to, for the page's `connect-src`. */
-export function uploadOrigins(config: { blobStorage: 'local' | 's3'; s3: { endpoint: string | null; region: string }; publicUrl: string | null }): string[] {
+export function uploadOrigins(config: {
+  blobStorage: 'local' | 's3';
+  s3: { endpoint: string | null; region: string };
+  publicUrl: string | null;
+}): string[] {
   const out: string[] = [];
   if (config.publicUrl && URL.canParse(config.publicUrl)) out.push(new URL(config.publicUrl).origin);
-  if (config.blobStorage === 's3') out.push(config.s3.endpoint && URL.canParse(config.s3.endpoint) ? new URL(config.s3.endpoint).origin : 'https://*.amazonaws.com');
+  if (config.blobStorage === 's3')
+    out.push(
+      config.s3.endpoint && URL.canParse(config.s3.endpoint)
+        ? new URL(config.s3.endpoint).origin
+        : 'https://*.amazonaws.com',
+    );
   return out;
 }

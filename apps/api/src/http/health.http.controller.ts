@@ -57,17 +57,35 @@ export class HealthHttpController {
         const stuck = rows.filter((r) => r.stuck).map((r) => `${r.name} is stuck: ${describeStuck(r.stuck!)}`);
         return {
           ...(stuck.length ? { status: 'fail' as const, error: stuck.join('; ') } : {}),
-          items: rows.map((r) => ({ name: r.name, kind: r.kind, position: r.position, lag: r.lag, lag_capped: r.lagCapped, running: r.running, stuck: r.stuck && snakeStuck(r.stuck) })),
+          items: rows.map((r) => ({
+            name: r.name,
+            kind: r.kind,
+            position: r.position,
+            lag: r.lag,
+            lag_capped: r.lagCapped,
+            running: r.running,
+            stuck: r.stuck && snakeStuck(r.stuck),
+          })),
         };
       }),
       // records the event store refused: kept aside, they do not make the service unready (this probe is
       // public, so it names no organization and shows no record's content)
       bounded('quarantine', async () => {
         const q = await readQuarantine(this.store, 5);
-        return { stream: QUARANTINE_STREAM, count: q.count, newest: q.newest.map((r) => ({ record_type: r.recordType, reason: r.reason, at: r.at })) };
+        return {
+          stream: QUARANTINE_STREAM,
+          count: q.count,
+          newest: q.newest.map((r) => ({ record_type: r.recordType, reason: r.reason, at: r.at })),
+        };
       }),
     ]);
-    const checks: Record<string, Check> = { database, event_store: eventStore, projections, loops: this.loops(), quarantine };
+    const checks: Record<string, Check> = {
+      database,
+      event_store: eventStore,
+      projections,
+      loops: this.loops(),
+      quarantine,
+    };
     const failing = Object.entries(checks).filter(([, c]) => c.status === 'fail');
     if (!failing.length) return { ready: true, body: { status: 'ok', checks } };
     const message = `Not ready: ${failing.map(([name, c]) => `${name} (${c.error})`).join('; ')}`;
@@ -77,7 +95,11 @@ export class HealthHttpController {
   /** Worker liveness: the loops of this process run; where they run elsewhere, lag and stuck come from their checkpoints. */
   private loops(): Check {
     if (!this.runner.runsLoops) {
-      return { status: 'ok', mode: 'elsewhere', note: 'LARDER_RUN_WORKER=false: a separate worker runs the projections and reactors; lag and stuck are read from its checkpoints' };
+      return {
+        status: 'ok',
+        mode: 'elsewhere',
+        note: 'LARDER_RUN_WORKER=false: a separate worker runs the projections and reactors; lag and stuck are read from its checkpoints',
+      };
     }
     const loops = this.runner.loopStates();
     const dead = loops.filter((l) => !l.running).map((l) => l.name);
@@ -89,9 +111,18 @@ export class HealthHttpController {
 }
 
 /** Runs a check with a deadline; a throw or no answer in time is a failed check. */
-async function bounded(name: string, run: () => Promise<Record<string, unknown> & { status?: 'ok' | 'fail' }>): Promise<Check> {
+async function bounded(
+  name: string,
+  run: () => Promise<Record<string, unknown> & { status?: 'ok' | 'fail' }>,
+): Promise<Check> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer from the ${name} within ${CHECK_TIMEOUT_MS} ms`)), CHECK_TIMEOUT_MS)));
+  const timeout = new Promise<never>(
+    (_, reject) =>
+      (timer = setTimeout(
+        () => reject(new Error(`no answer from the ${name} within ${CHECK_TIMEOUT_MS} ms`)),
+        CHECK_TIMEOUT_MS,
+      )),
+  );
   try {
     return { status: 'ok', ...(await Promise.race([run(), timeout])) };
   } catch (err) {
@@ -106,5 +137,13 @@ function describeStuck(s: StuckInfo): string {
 }
 
 function snakeStuck(s: StuckInfo) {
-  return { event_id: s.eventId, type: s.type, stream: s.stream, position: s.position, error: s.error, attempts: s.attempts, since: s.since.toISOString() };
+  return {
+    event_id: s.eventId,
+    type: s.type,
+    stream: s.stream,
+    position: s.position,
+    error: s.error,
+    attempts: s.attempts,
+    since: s.since.toISOString(),
+  };
 }

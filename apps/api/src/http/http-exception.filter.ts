@@ -43,12 +43,19 @@ export class HttpExceptionFilter implements ExceptionFilter {
       return { status: 422, body: { detail: exception.detail, message: exception.message }, headers: {} };
     }
     if (exception instanceof DomainError) {
-      return { status: exception.status, body: errorBody(exception.status, exception.message, exception.type), headers: { ...exception.headers } };
+      return {
+        status: exception.status,
+        body: errorBody(exception.status, exception.message, exception.type),
+        headers: { ...exception.headers },
+      };
     }
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       const response = exception.getResponse();
-      const message = typeof response === 'string' ? response : ((response as { message?: string | string[] }).message ?? exception.message);
+      const message =
+        typeof response === 'string'
+          ? response
+          : ((response as { message?: string | string[] }).message ?? exception.message);
       const text = Array.isArray(message) ? message.join('; ') : message;
       if (status >= 500) this.logger.error(text, exception.stack);
       return { status, body: errorBody(status, text, TYPES[status] ?? 'error'), headers: {} };
@@ -56,7 +63,11 @@ export class HttpExceptionFilter implements ExceptionFilter {
     const message = (exception as Error)?.message ?? String(exception);
     if (DATABASE_UNAVAILABLE.test(message)) {
       this.logger.error(`database call failed: ${message}`);
-      return { status: 503, body: errorBody(503, 'The database did not answer in time; retry shortly.', 'service_unavailable'), headers: { 'retry-after': '1' } };
+      return {
+        status: 503,
+        body: errorBody(503, 'The database did not answer in time; retry shortly.', 'service_unavailable'),
+        headers: { 'retry-after': '1' },
+      };
     }
     this.logger.error(message, (exception as Error)?.stack);
     return { status: 500, body: errorBody(500, 'Internal server error', 'internal_error'), headers: {} };
@@ -64,7 +75,8 @@ export class HttpExceptionFilter implements ExceptionFilter {
 }
 
 /** pg's messages for a call with no answer in time, or a connection lost or never made. */
-const DATABASE_UNAVAILABLE = /Query read timeout|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|ECONNREFUSED|ECONNRESET/;
+const DATABASE_UNAVAILABLE =
+  /Query read timeout|timeout exceeded when trying to connect|Connection terminated|Client has encountered a connection error|ECONNREFUSED|ECONNRESET/;
 
 export function errorBody(status: number, message: string, type: string) {
   return { error: { message, code: status, type }, message };

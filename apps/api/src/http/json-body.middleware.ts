@@ -1,6 +1,13 @@
 import { json } from 'express';
 import type { NextFunction, Request, Response } from 'express';
-import { BadRequestError, DomainError, PayloadTooLargeError, ValidationFailedError, plainInputProblem, textProblem } from '@larder/kernel';
+import {
+  BadRequestError,
+  DomainError,
+  PayloadTooLargeError,
+  ValidationFailedError,
+  plainInputProblem,
+  textProblem,
+} from '@larder/kernel';
 
 /** Routes whose body is not JSON: multipart uploads and raw part bytes. */
 const NON_JSON_BODY = [/^\/v1\/files\/uploads\/[^/]+\/parts\/[^/]+\/?$/];
@@ -44,9 +51,12 @@ export function jsonBodyMiddleware(limit: string) {
       }
       const e = err as { type?: string; message?: string; limit?: number };
       if (e.type === 'entity.parse.failed') {
-        return next(new ValidationFailedError([{ loc: ['body'], msg: `JSON decode error: ${e.message}`, type: 'json_invalid' }]));
+        return next(
+          new ValidationFailedError([{ loc: ['body'], msg: `JSON decode error: ${e.message}`, type: 'json_invalid' }]),
+        );
       }
-      if (e.type === 'entity.too.large') return next(new PayloadTooLargeError(`Request body exceeds the limit of ${limit}`));
+      if (e.type === 'entity.too.large')
+        return next(new PayloadTooLargeError(`Request body exceeds the limit of ${limit}`));
       return next(new BadRequestError(e.message ?? 'Unreadable request body'));
     });
   };
@@ -60,7 +70,14 @@ function oddUrl(req: Request): ValidationFailedError | null {
     try {
       decoded = decodeURIComponent(segment);
     } catch {
-      return new ValidationFailedError([{ loc: ['path'], msg: `Malformed percent-escape in the path segment '${segment}'`, type: 'url_escape', input: segment }]);
+      return new ValidationFailedError([
+        {
+          loc: ['path'],
+          msg: `Malformed percent-escape in the path segment '${segment}'`,
+          type: 'url_escape',
+          input: segment,
+        },
+      ]);
     }
     const problem = textProblem(decoded, ['path'], 'The path');
     if (problem) return problem;
@@ -74,9 +91,13 @@ function oddUrl(req: Request): ValidationFailedError | null {
       k = decodeURIComponent(name.replace(/\+/g, ' '));
       v = decodeURIComponent(value.replace(/\+/g, ' '));
     } catch {
-      return new ValidationFailedError([{ loc: ['query', name], msg: 'Malformed percent-escape in the query string', type: 'url_escape', input: pair }]);
+      return new ValidationFailedError([
+        { loc: ['query', name], msg: 'Malformed percent-escape in the query string', type: 'url_escape', input: pair },
+      ]);
     }
-    const problem = textProblem(k, ['query', k.split('\u0000').join('')], 'Query parameters') ?? textProblem(v, ['query', k], 'Query parameters');
+    const problem =
+      textProblem(k, ['query', k.split('\u0000').join('')], 'Query parameters') ??
+      textProblem(v, ['query', k], 'Query parameters');
     if (problem) return problem;
   }
   return null;

@@ -7,7 +7,12 @@ export interface QueryParameter {
   required?: true;
   description?: string;
 }
-export const q = (name: string, schema: Record<string, unknown>, description?: string, required?: true): QueryParameter => ({
+export const q = (
+  name: string,
+  schema: Record<string, unknown>,
+  description?: string,
+  required?: true,
+): QueryParameter => ({
   name,
   schema,
   ...(description ? { description } : {}),
@@ -41,16 +46,31 @@ const openAiListQuery = [
 ];
 /** The query parameters of each query DTO (by class name); a DTO not listed here is described from its class-validator schema. */
 export const QUERY_PARAMETERS: Record<string, QueryParameter[]> = {
-  ListFilesRequestDto: [...cursorQuery, q('q', { type: 'string', minLength: 1, maxLength: 255 }, 'fuzzy match on the file name and description')],
-  ListStoresRequestDto: [...cursorQuery, q('q', { type: 'string', minLength: 1, maxLength: 255 }, 'fuzzy match on the store name and description')],
+  ListFilesRequestDto: [
+    ...cursorQuery,
+    q('q', { type: 'string', minLength: 1, maxLength: 255 }, 'fuzzy match on the file name and description'),
+  ],
+  ListStoresRequestDto: [
+    ...cursorQuery,
+    q('q', { type: 'string', minLength: 1, maxLength: 255 }, 'fuzzy match on the store name and description'),
+  ],
   ListBucketsRequestDto: cursorQuery,
-  ListStoreFilesDeprecatedRequestDto: [...cursorQuery, q('statuses', fileStatuses, 'only files in these states (repeat the key)')],
+  ListStoreFilesDeprecatedRequestDto: [
+    ...cursorQuery,
+    q('statuses', fileStatuses, 'only files in these states (repeat the key)'),
+  ],
   ListApiKeysRequestDto: offsetQuery(1000, 100),
   ListTraceDestinationsRequestDto: offsetQuery(1000, 100),
   ListStoreEventsRequestDto: activityQuery,
-  ListEventsRequestDto: [...activityQuery, q('store_identifier', { type: 'string' }, 'only the events of this store (id or name)')],
+  ListEventsRequestDto: [
+    ...activityQuery,
+    q('store_identifier', { type: 'string' }, 'only the events of this store (id or name)'),
+  ],
   OpenAiListRequestDto: openAiListQuery,
-  OpenAiFileListRequestDto: [...openAiListQuery, q('filter', { enum: ['in_progress', 'completed', 'failed', 'cancelled'] }, 'only files in this state')],
+  OpenAiFileListRequestDto: [
+    ...openAiListQuery,
+    q('filter', { enum: ['in_progress', 'completed', 'failed', 'cancelled'] }, 'only files in this state'),
+  ],
   GetStoreFileRequestDto: [
     q(
       'return_chunks',
@@ -62,7 +82,10 @@ export const QUERY_PARAMETERS: Record<string, QueryParameter[]> = {
     q('statuses', fileStatuses, 'only files in these states (repeated or comma-separated; default all)'),
     q('billable', { type: 'boolean', default: false }, 'charge the reingestion'),
   ],
-  UploadPartRequestDto: [q('expires', { type: 'string' }, 'expiry of the signed URL (Unix seconds)', true), q('signature', { type: 'string' }, 'HMAC signature of the URL', true)],
+  UploadPartRequestDto: [
+    q('expires', { type: 'string' }, 'expiry of the signed URL (Unix seconds)', true),
+    q('signature', { type: 'string' }, 'HMAC signature of the URL', true),
+  ],
 };
 
 /** What the path parameters are. */

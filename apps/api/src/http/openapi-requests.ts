@@ -6,19 +6,39 @@
 import { CONDITION_OPERATORS } from '@larder/kernel';
 
 const filter = {
-  description: 'A condition, a group (all / any / none, nestable) or a list of either (= all). Unprefixed keys address file metadata; generated_metadata.* the chunk metadata.',
+  description:
+    'A condition, a group (all / any / none, nestable) or a list of either (= all). Unprefixed keys address file metadata; generated_metadata.* the chunk metadata.',
   oneOf: [
     { $ref: '#/components/schemas/SearchFilter' },
     { $ref: '#/components/schemas/SearchFilterCondition' },
-    { type: 'array', items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } },
+    {
+      type: 'array',
+      items: {
+        oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }],
+      },
+    },
     { type: 'null' },
   ],
 };
 const common = {
-  store_identifiers: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: 16, description: 'stores by id or name' },
-  top_k: { type: 'integer', minimum: 1, default: 10, description: 'no maximum; one request answers at most 1,000 results' },
+  store_identifiers: {
+    type: 'array',
+    items: { type: 'string' },
+    minItems: 1,
+    maxItems: 16,
+    description: 'stores by id or name',
+  },
+  top_k: {
+    type: 'integer',
+    minimum: 1,
+    default: 10,
+    description: 'no maximum; one request answers at most 1,000 results',
+  },
   filters: filter,
-  file_ids: { description: 'a list of file ids, or [operator, [file ids]] with in / not_in / eq / not_eq', type: 'array' },
+  file_ids: {
+    description: 'a list of file ids, or [operator, [file ids]] with in / not_in / eq / not_eq',
+    type: 'array',
+  },
 };
 
 /** Request bodies whose unions (filters, file_ids, query, rerank, rules) the DTOs' generated schemas cannot express, described here. */
@@ -31,7 +51,18 @@ export const HAND_WRITTEN: Record<string, unknown> = {
   SearchFilter: {
     type: 'object',
     properties: Object.fromEntries(
-      ['all', 'any', 'none'].map((k) => [k, { type: ['array', 'null'], items: { oneOf: [{ $ref: '#/components/schemas/SearchFilter' }, { $ref: '#/components/schemas/SearchFilterCondition' }] } }]),
+      ['all', 'any', 'none'].map((k) => [
+        k,
+        {
+          type: ['array', 'null'],
+          items: {
+            oneOf: [
+              { $ref: '#/components/schemas/SearchFilter' },
+              { $ref: '#/components/schemas/SearchFilterCondition' },
+            ],
+          },
+        },
+      ]),
     ),
   },
   StoreChunkSearchOptions: {
@@ -44,7 +75,11 @@ export const HAND_WRITTEN: Record<string, unknown> = {
           { type: 'boolean' },
           {
             type: 'object',
-            properties: { model: { type: 'string' }, with_metadata: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }] }, top_k: { type: ['integer', 'null'], minimum: 1 } },
+            properties: {
+              model: { type: 'string' },
+              with_metadata: { oneOf: [{ type: 'boolean' }, { type: 'array', items: { type: 'string' } }] },
+              top_k: { type: ['integer', 'null'], minimum: 1 },
+            },
           },
           { type: 'null' },
         ],
@@ -59,7 +94,12 @@ export const HAND_WRITTEN: Record<string, unknown> = {
     properties: {
       max_rounds: { type: 'integer', minimum: 1, maximum: 10, default: 3 },
       queries_per_round: { type: 'integer', minimum: 1, maximum: 10, default: 4 },
-      results_per_query: { type: ['integer', 'null'], minimum: 1, maximum: 100, description: 'results each query retrieves; default max(top_k, 20)' },
+      results_per_query: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        maximum: 100,
+        description: 'results each query retrieves; default max(top_k, 20)',
+      },
       strict_top_k: { type: 'boolean', default: false },
       media_content: { enum: ['auto', 'never', 'always'], default: 'auto' },
       instructions: { type: ['string', 'null'], minLength: 1, maxLength: 5000 },
@@ -74,8 +114,15 @@ export const HAND_WRITTEN: Record<string, unknown> = {
       ...common,
       search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
       instructions: { type: ['string', 'null'], minLength: 1, maxLength: 8000 },
-      qa_options: { type: ['object', 'null'], properties: { cite: { type: 'boolean', default: true }, multimodal: { type: 'boolean', default: true } } },
-      stream: { type: 'boolean', default: false, description: 'server-sent events: qa.sources, qa.answer.delta…, qa.completed, [DONE]' },
+      qa_options: {
+        type: ['object', 'null'],
+        properties: { cite: { type: 'boolean', default: true }, multimodal: { type: 'boolean', default: true } },
+      },
+      stream: {
+        type: 'boolean',
+        default: false,
+        description: 'server-sent events: qa.sources, qa.answer.delta…, qa.completed, [DONE]',
+      },
     },
   },
   StoreSearchParams: {
@@ -85,12 +132,20 @@ export const HAND_WRITTEN: Record<string, unknown> = {
       query: {
         oneOf: [
           { type: 'string', minLength: 1 },
-          { type: 'object', required: ['text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: 65536 } } },
+          {
+            type: 'object',
+            required: ['text'],
+            properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1, maxLength: 65536 } },
+          },
         ],
       },
       ...common,
       search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
-      stream: { type: 'boolean', default: false, description: 'server-sent events: agentic trace events, search.completed, [DONE]' },
+      stream: {
+        type: 'boolean',
+        default: false,
+        description: 'server-sent events: agentic trace events, search.completed, [DONE]',
+      },
     },
   },
   StoreGrepParams: {
@@ -109,7 +164,13 @@ export const HAND_WRITTEN: Record<string, unknown> = {
     required: ['store_identifiers'],
     properties: {
       ...common,
-      sort_by: { oneOf: [{ type: 'string' }, { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] }, { type: 'null' }] },
+      sort_by: {
+        oneOf: [
+          { type: 'string' },
+          { type: 'array', prefixItems: [{ type: 'string' }, { type: 'boolean' }] },
+          { type: 'null' },
+        ],
+      },
       search_options: { $ref: '#/components/schemas/StoreChunkSearchOptions' },
     },
   },
@@ -131,31 +192,63 @@ export const HAND_WRITTEN: Record<string, unknown> = {
     required: ['query', 'rules'],
     properties: {
       query: { type: 'string', minLength: 1 },
-      rules: { type: 'array', items: { type: 'object', required: ['type'], properties: { type: { enum: ['query_string', 'query_regex', 'chunk_search_result', 'file_search_result'] } } } },
+      rules: {
+        type: 'array',
+        items: {
+          type: 'object',
+          required: ['type'],
+          properties: { type: { enum: ['query_string', 'query_regex', 'chunk_search_result', 'file_search_result'] } },
+        },
+      },
     },
   },
 };
 
-const textInput = { type: 'object', required: ['text'], properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1 } } };
+const textInput = {
+  type: 'object',
+  required: ['text'],
+  properties: { type: { const: 'text' }, text: { type: 'string', minLength: 1 } },
+};
 const encodingFormat = { enum: ['float', 'float16', 'base64', 'binary', 'ubinary', 'int8', 'uint8'] };
 /** `POST /v1/embeddings`: Mixedbread's body (`model`, `input`, `dimensions`, `prompt`, `normalized`, `encoding_format`, `truncation_strategy`) and OpenAI's (`input`, `model`, `encoding_format`, `dimensions`, `user`). */
 HAND_WRITTEN.EmbeddingCreateParams = {
   type: 'object',
   required: ['model', 'input'],
   properties: {
-    model: { type: 'string', minLength: 1, maxLength: 500, description: 'a served model (GET /v1/models), an alias of one (LARDER_MODEL_ALIASES), or "default"' },
+    model: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: 'a served model (GET /v1/models), an alias of one (LARDER_MODEL_ALIASES), or "default"',
+    },
     input: {
       oneOf: [
         { type: 'string', minLength: 1, maxLength: 64000 },
         textInput,
-        { type: 'array', minItems: 1, maxItems: 2048, items: { oneOf: [{ type: 'string', minLength: 1, maxLength: 64000 }, textInput] } },
+        {
+          type: 'array',
+          minItems: 1,
+          maxItems: 2048,
+          items: { oneOf: [{ type: 'string', minLength: 1, maxLength: 64000 }, textInput] },
+        },
       ],
     },
-    dimensions: { type: ['integer', 'null'], minimum: 1, description: "keep the first n values (at most the model's), renormalized when `normalized`" },
+    dimensions: {
+      type: ['integer', 'null'],
+      minimum: 1,
+      description: "keep the first n values (at most the model's), renormalized when `normalized`",
+    },
     prompt: { type: ['string', 'null'], minLength: 1, maxLength: 32000, description: 'prepended to every input' },
     normalized: { type: ['boolean', 'null'], default: true },
-    normalize: { type: ['boolean', 'null'], description: 'the same as `normalized` (the Vercel AI provider sends this name)' },
-    encoding_format: { oneOf: [encodingFormat, { type: 'array', minItems: 1, items: encodingFormat }, { type: 'null' }], default: 'float', description: 'several formats → `embedding_dict` items' },
+    normalize: {
+      type: ['boolean', 'null'],
+      description: 'the same as `normalized` (the Vercel AI provider sends this name)',
+    },
+    encoding_format: {
+      oneOf: [encodingFormat, { type: 'array', minItems: 1, items: encodingFormat }, { type: 'null' }],
+      default: 'float',
+      description: 'several formats → `embedding_dict` items',
+    },
     truncation_strategy: { oneOf: [{ enum: ['start', 'end', 'none'] }, { type: 'null' }], default: 'end' },
     user: { type: ['string', 'null'], description: "OpenAI's end-user id: accepted, not stored" },
   },
@@ -165,10 +258,23 @@ HAND_WRITTEN.RerankParams = {
   type: 'object',
   required: ['query', 'input'],
   properties: {
-    model: { type: ['string', 'null'], default: 'default', description: 'a served reranking model, an alias of one, or "default"' },
+    model: {
+      type: ['string', 'null'],
+      default: 'default',
+      description: 'a served reranking model, an alias of one, or "default"',
+    },
     query: { oneOf: [{ type: 'string', minLength: 1, maxLength: 32000 }, textInput] },
-    input: { type: 'array', minItems: 1, maxItems: 1000, items: { oneOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }] } },
-    rank_fields: { type: ['array', 'null'], items: { type: 'string', minLength: 1 }, description: 'fields of object inputs to rank on (dots reach into nested objects)' },
+    input: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1000,
+      items: { oneOf: [{ type: 'string' }, { type: 'object' }, { type: 'array' }] },
+    },
+    rank_fields: {
+      type: ['array', 'null'],
+      items: { type: 'string', minLength: 1 },
+      description: 'fields of object inputs to rank on (dots reach into nested objects)',
+    },
     top_k: { type: ['integer', 'null'], minimum: -1, description: 'how many results; omitted, null or -1: all' },
     return_input: { type: ['boolean', 'null'], default: false },
     rewrite_query: { type: ['boolean', 'null'], enum: [false, null], default: false },
@@ -177,7 +283,14 @@ HAND_WRITTEN.RerankParams = {
 /** Buckets: `credentials` is a union discriminated by `type` (the DTO leaves it to the writer, which never echoes it). */
 const bucketCredentials = {
   oneOf: [
-    { type: 'object', required: ['role_arn'], properties: { type: { const: 'assume_role', default: 'assume_role' }, role_arn: { type: 'string', minLength: 1, maxLength: 2048 } } },
+    {
+      type: 'object',
+      required: ['role_arn'],
+      properties: {
+        type: { const: 'assume_role', default: 'assume_role' },
+        role_arn: { type: 'string', minLength: 1, maxLength: 2048 },
+      },
+    },
     {
       type: 'object',
       required: ['access_key_id', 'secret_access_key'],
@@ -197,7 +310,12 @@ HAND_WRITTEN.BucketCreateParams = {
     provider: { enum: ['aws_s3'], default: 'aws_s3' },
     bucket: { type: 'string', minLength: 1, maxLength: 255 },
     region: { type: ['string', 'null'], maxLength: 64 },
-    endpoint_url: { type: ['string', 'null'], maxLength: 2048, description: 'S3-compatible endpoint; omitted for AWS. Checked against the outbound policy (LARDER_OUTBOUND_ALLOW).' },
+    endpoint_url: {
+      type: ['string', 'null'],
+      maxLength: 2048,
+      description:
+        'S3-compatible endpoint; omitted for AWS. Checked against the outbound policy (LARDER_OUTBOUND_ALLOW).',
+    },
     prefix: { type: ['string', 'null'], maxLength: 1024, default: '' },
     sse_kms_key_id: { type: ['string', 'null'], maxLength: 2048 },
     credentials: bucketCredentials,
@@ -209,21 +327,39 @@ HAND_WRITTEN.BucketRotateCredentialsParams = {
   properties: { credentials: bucketCredentials.oneOf[1] },
 };
 /** Trace destinations (Larder's own API, docs/api.md "Trace destinations"): the settings object of each kind; credentials are write-only. */
-const url = { type: 'string', format: 'uri', maxLength: 2048, description: 'http(s), without credentials, query or fragment' };
+const url = {
+  type: 'string',
+  format: 'uri',
+  maxLength: 2048,
+  description: 'http(s), without credentials, query or fragment',
+};
 const traceDestinationFields = (required: boolean) => ({
   name: { type: 'string', minLength: 1, maxLength: 256 },
   enabled: { type: 'boolean', default: true },
-  trace_kinds: { type: 'array', minItems: 1, maxItems: 3, uniqueItems: true, items: { enum: ['agentic_search', 'question_answering', 'chat_completion'] }, description: 'default: all' },
+  trace_kinds: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 3,
+    uniqueItems: true,
+    items: { enum: ['agentic_search', 'question_answering', 'chat_completion'] },
+    description: 'default: all',
+  },
   langfuse: {
     type: 'object',
-    description: 'with kind langfuse: spans go to <host>/api/public/otel/v1/traces with basic auth public_key:secret_key (write-only; the keys rotate together)',
+    description:
+      'with kind langfuse: spans go to <host>/api/public/otel/v1/traces with basic auth public_key:secret_key (write-only; the keys rotate together)',
     ...(required ? { required: ['host', 'public_key', 'secret_key'] } : {}),
-    properties: { host: url, public_key: { type: 'string', minLength: 1, maxLength: 1024 }, secret_key: { type: 'string', minLength: 1, maxLength: 1024 } },
+    properties: {
+      host: url,
+      public_key: { type: 'string', minLength: 1, maxLength: 1024 },
+      secret_key: { type: 'string', minLength: 1, maxLength: 1024 },
+    },
     additionalProperties: false,
   },
   otlp: {
     type: 'object',
-    description: 'with kind otlp: the OTLP/HTTP traces endpoint; header values are write-only (supplying headers replaces them all)',
+    description:
+      'with kind otlp: the OTLP/HTTP traces endpoint; header values are write-only (supplying headers replaces them all)',
     ...(required ? { required: ['endpoint'] } : {}),
     properties: {
       endpoint: url,
@@ -241,8 +377,12 @@ HAND_WRITTEN.TraceDestinationCreateParams = {
 };
 HAND_WRITTEN.TraceDestinationUpdateParams = {
   type: 'object',
-  description: 'non-upstream (Larder): every field optional; supplied credentials rotate, omitted ones are kept; a new host or endpoint needs the credentials again',
-  properties: { kind: { enum: ['langfuse', 'otlp'], description: 'only the current kind' }, ...traceDestinationFields(false) },
+  description:
+    'non-upstream (Larder): every field optional; supplied credentials rotate, omitted ones are kept; a new host or endpoint needs the credentials again',
+  properties: {
+    kind: { enum: ['langfuse', 'otlp'], description: 'only the current kind' },
+    ...traceDestinationFields(false),
+  },
 };
 
 /** File search (`POST /v1/stores/files/search`): a search's body, its `search_options` with `return_chunks` and `chunks_per_file`. */
@@ -251,7 +391,11 @@ HAND_WRITTEN.StoreFileSearchOptions = {
   type: 'object',
   properties: {
     // a file search is always the hybrid search (agentic is accepted and ignored)
-    ...Object.fromEntries(Object.entries((HAND_WRITTEN.StoreChunkSearchOptions as { properties: Record<string, unknown> }).properties).filter(([k]) => k !== 'agentic')),
+    ...Object.fromEntries(
+      Object.entries(
+        (HAND_WRITTEN.StoreChunkSearchOptions as { properties: Record<string, unknown> }).properties,
+      ).filter(([k]) => k !== 'agentic'),
+    ),
     return_chunks: { type: 'boolean', default: true, description: 'each file with its best chunks (null otherwise)' },
     chunks_per_file: { type: 'integer', minimum: 0, maximum: 100, default: 3 },
   },
@@ -260,7 +404,10 @@ HAND_WRITTEN.StoreFileSearchParams = {
   type: 'object',
   required: ['query', 'store_identifiers'],
   // answered as JSON (`stream` is accepted and ignored)
-  properties: { ...Object.fromEntries(Object.entries(searchBody.properties).filter(([k]) => k !== 'stream')), search_options: { $ref: '#/components/schemas/StoreFileSearchOptions' } },
+  properties: {
+    ...Object.fromEntries(Object.entries(searchBody.properties).filter(([k]) => k !== 'stream')),
+    search_options: { $ref: '#/components/schemas/StoreFileSearchOptions' },
+  },
 };
 
 /** Which hand-written schema describes the body of which route (operation ids are Controller_method). */
@@ -299,9 +446,21 @@ export const MULTIPART: Record<string, Record<string, unknown>> = {
     required: ['file'],
     properties: {
       file: fileField,
-      params: { type: 'string', contentMediaType: 'application/json', description: 'the JSON body of POST /v1/stores/{store_identifier}/files without file_id' },
-      metadata: { type: 'string', contentMediaType: 'application/json', description: 'file metadata as JSON (wins over params)' },
-      config: { type: 'string', contentMediaType: 'application/json', description: 'ingestion options as JSON (wins over params)' },
+      params: {
+        type: 'string',
+        contentMediaType: 'application/json',
+        description: 'the JSON body of POST /v1/stores/{store_identifier}/files without file_id',
+      },
+      metadata: {
+        type: 'string',
+        contentMediaType: 'application/json',
+        description: 'file metadata as JSON (wins over params)',
+      },
+      config: {
+        type: 'string',
+        contentMediaType: 'application/json',
+        description: 'ingestion options as JSON (wins over params)',
+      },
     },
   },
 };

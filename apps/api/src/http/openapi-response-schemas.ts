@@ -13,7 +13,10 @@ const num: Schema = { type: 'number' };
 const bool: Schema = { type: 'boolean' };
 const dt: Schema = { type: 'string', format: 'date-time' };
 const any: Schema = {};
-const nullable = (s: Schema): Schema => ('$ref' in s || 'enum' in s || 'const' in s ? { anyOf: [s, { type: 'null' }] } : { ...s, type: [s.type as string, 'null'] });
+const nullable = (s: Schema): Schema =>
+  '$ref' in s || 'enum' in s || 'const' in s
+    ? { anyOf: [s, { type: 'null' }] }
+    : { ...s, type: [s.type as string, 'null'] };
 const arr = (items: Schema): Schema => ({ type: 'array', items });
 const lit = (value: string): Schema => ({ const: value });
 const oneOfEnum = (...values: string[]): Schema => ({ enum: values });
@@ -28,10 +31,16 @@ const dec: Schema = { type: 'string', pattern: '^[+-]?\\d*\\.?\\d*$' };
 /** An ISO 8601 duration (`PT1.5S`). */
 const dur: Schema = { type: 'string', pattern: '^P' };
 
-const cursorPagination = obj({ has_more: bool, first_cursor: nullable(str), last_cursor: nullable(str) }, { total: nullable(int) });
-const cursorList = (item: string): Schema => obj({ object: lit('list'), data: arr(ref(item)), pagination: ref('CursorPagination') });
-const offsetList = (item: string): Schema => obj({ object: lit('list'), data: arr(ref(item)), pagination: obj({ limit: int, offset: int, total: int }) });
-const openAiList = (item: string): Schema => obj({ object: lit('list'), data: arr(ref(item)), first_id: nullable(str), last_id: nullable(str), has_more: bool });
+const cursorPagination = obj(
+  { has_more: bool, first_cursor: nullable(str), last_cursor: nullable(str) },
+  { total: nullable(int) },
+);
+const cursorList = (item: string): Schema =>
+  obj({ object: lit('list'), data: arr(ref(item)), pagination: ref('CursorPagination') });
+const offsetList = (item: string): Schema =>
+  obj({ object: lit('list'), data: arr(ref(item)), pagination: obj({ limit: int, offset: int, total: int }) });
+const openAiList = (item: string): Schema =>
+  obj({ object: lit('list'), data: arr(ref(item)), first_id: nullable(str), last_id: nullable(str), has_more: bool });
 const deleted = (object: string): Schema => obj({ id: str, deleted: { const: true }, object: lit(object) });
 const fileCounts = obj({ pending: int, in_progress: int, cancelled: int, completed: int, failed: int, total: int });
 const openAiFileCounts = obj({ in_progress: int, completed: int, failed: int, cancelled: int, total: int });
@@ -62,7 +71,10 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     description: 'Every error but 422: the status, a message, a machine-readable type',
     ...obj({ error: obj({ message: str, code: int, type: str }), message: str }),
   },
-  ValidationErrorItem: obj({ loc: arr({ type: ['string', 'integer'] }), msg: str, type: str }, { input: any, ctx: { type: 'object' } }),
+  ValidationErrorItem: obj(
+    { loc: arr({ type: ['string', 'integer'] }), msg: str, type: str },
+    { input: any, ctx: { type: 'object' } },
+  ),
   ValidationError: {
     description: '422: one entry per invalid input (pydantic style)',
     ...obj({ detail: arr(ref('ValidationErrorItem')) }, { message: str }),
@@ -71,16 +83,40 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   InfoResponse: obj({ name: str, version: str }),
   Health: obj({ status: oneOfEnum('ok', 'degraded', 'failing', 'starting') }),
   HealthReady: obj({ status: str, checks: { type: 'object', additionalProperties: obj({ status: str }) } }),
-  OpenApiDocument: obj({ openapi: str, info: { type: 'object' }, paths: { type: 'object' } }, { components: { type: 'object' } }),
+  OpenApiDocument: obj(
+    { openapi: str, info: { type: 'object' }, paths: { type: 'object' } },
+    { components: { type: 'object' } },
+  ),
   ApiKey: obj(
-    { id: str, name: str, redacted_value: str, expires_at: nullable(dt), created_at: dt, updated_at: dt, last_active_at: nullable(dt), object: lit('api_key') },
+    {
+      id: str,
+      name: str,
+      redacted_value: str,
+      expires_at: nullable(dt),
+      created_at: dt,
+      updated_at: dt,
+      last_active_at: nullable(dt),
+      object: lit('api_key'),
+    },
     { scope: nullable(arr(obj({ method: str }, { target: any }))) },
   ),
-  ApiKeyCreated: { allOf: [ref('ApiKey'), obj({ value: str })], description: 'the key with its secret `value` (shown once)' },
+  ApiKeyCreated: {
+    allOf: [ref('ApiKey'), obj({ value: str })],
+    description: 'the key with its secret `value` (shown once)',
+  },
   ApiKeyList: offsetList('ApiKey'),
   ApiKeyDeleted: deleted('api_key'),
   FileObject: obj(
-    { id: str, filename: str, bytes: int, mime_type: str, version: int, created_at: dt, updated_at: dt, object: lit('file') },
+    {
+      id: str,
+      filename: str,
+      bytes: int,
+      mime_type: str,
+      version: int,
+      created_at: dt,
+      updated_at: dt,
+      object: lit('file'),
+    },
     { purpose: nullable(str), status: str, description: nullable(str) },
   ),
   FileList: cursorList('FileObject'),
@@ -91,7 +127,10 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   MultipartUpload: obj({ id: str, filename: str, file_size: int, mime_type: str, part_count: int, created_at: dt }),
   MultipartUploadList: obj({ data: arr(ref('MultipartUpload')) }),
   MultipartUploadDetail: {
-    allOf: [ref('MultipartUpload'), obj({ completed_parts: arr(ref('MultipartUploadPart')), part_urls: arr(ref('MultipartUploadPartUrl')) })],
+    allOf: [
+      ref('MultipartUpload'),
+      obj({ completed_parts: arr(ref('MultipartUploadPart')), part_urls: arr(ref('MultipartUploadPartUrl')) }),
+    ],
   },
   Store: obj(
     {
@@ -110,18 +149,43 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     },
     {
       license: nullable(str),
-      config: nullable({ type: 'object', properties: { save_content: bool, contextualization: { anyOf: [bool, { type: 'object' }] }, lsf: nullable({ type: 'object' }) } }),
+      config: nullable({
+        type: 'object',
+        properties: {
+          save_content: bool,
+          contextualization: { anyOf: [bool, { type: 'object' }] },
+          lsf: nullable({ type: 'object' }),
+        },
+      }),
       bucket_id: nullable(str),
       expires_after: nullable(obj({ anchor: lit('last_active_at'), days: int })),
       last_active_at: nullable(dt),
       expires_at: nullable(dt),
-      copy_state: nullable(obj({ role: oneOfEnum('source', 'target'), status: oneOfEnum('in_progress', 'failed'), peer_store_id: str, started_at: dt }, { error: nullable(str) })),
+      copy_state: nullable(
+        obj(
+          {
+            role: oneOfEnum('source', 'target'),
+            status: oneOfEnum('in_progress', 'failed'),
+            peer_store_id: str,
+            started_at: dt,
+          },
+          { error: nullable(str) },
+        ),
+      ),
     },
   ),
   StoreList: cursorList('Store'),
   StoreDeleted: deleted('store'),
   StoreFile: obj(
-    { id: str, filename: str, status: storeFileStatus, store_id: str, created_at: dt, object: lit('store.file'), content_url: nullable(str) },
+    {
+      id: str,
+      filename: str,
+      status: storeFileStatus,
+      store_id: str,
+      created_at: dt,
+      object: lit('store.file'),
+      content_url: nullable(str),
+    },
     {
       metadata: any,
       external_id: nullable(str),
@@ -136,11 +200,32 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   StoreFileList: cursorList('StoreFile'),
   StoreFileDeleted: deleted('store.file'),
   Rule: rule,
-  SearchRule: obj({ id: str, object: lit('search_rule'), query: str, store_id: str, rules: arr(ref('Rule')), created_at: dt, updated_at: dt }),
+  SearchRule: obj({
+    id: str,
+    object: lit('search_rule'),
+    query: str,
+    store_id: str,
+    rules: arr(ref('Rule')),
+    created_at: dt,
+    updated_at: dt,
+  }),
   SearchRuleDeleted: obj({ deleted: { const: true }, object: lit('search_rule.deleted') }),
-  SearchRuleSpecificDeleted: obj({ id: str, object: lit('search_rule'), deleted_rule: ref('Rule'), remaining_rules: int }),
+  SearchRuleSpecificDeleted: obj({
+    id: str,
+    object: lit('search_rule'),
+    deleted_rule: ref('Rule'),
+    remaining_rules: int,
+  }),
   ScoredChunk: obj(
-    { type: { enum: chunkTypes }, chunk_index: int, score: num, file_id: str, filename: str, store_id: str, metadata: any },
+    {
+      type: { enum: chunkTypes },
+      chunk_index: int,
+      score: num,
+      file_id: str,
+      filename: str,
+      store_id: str,
+      metadata: any,
+    },
     {
       mime_type: str,
       generated_metadata: nullable({ type: 'object' }),
@@ -156,7 +241,9 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   StoreSearchResponse: obj({ object: lit('list'), data: arr(ref('ScoredChunk')) }, { trace: any }),
   ScoredStoreFile: { allOf: [ref('StoreFile'), obj({ score: num })] },
   StoreFileSearchResponse: obj({ object: lit('list'), data: arr(ref('ScoredStoreFile')) }),
-  MetadataFacets: obj({ facets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: int } } }),
+  MetadataFacets: obj({
+    facets: { type: 'object', additionalProperties: { type: 'object', additionalProperties: int } },
+  }),
   StoreQAResults: obj({ answer: str, sources: arr(ref('ScoredChunk')) }, { model: nullable(str) }),
   ChatCompletion: obj(
     {
@@ -164,18 +251,41 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       object: lit('chat.completion'),
       created: int,
       model: str,
-      choices: arr(obj({ index: int, message: obj({ role: lit('assistant'), content: nullable(str) }, { tool_calls: nullable(arr({ type: 'object' })) }), finish_reason: nullable(str) })),
+      choices: arr(
+        obj({
+          index: int,
+          message: obj(
+            { role: lit('assistant'), content: nullable(str) },
+            { tool_calls: nullable(arr({ type: 'object' })) },
+          ),
+          finish_reason: nullable(str),
+        }),
+      ),
     },
     { usage: nullable(usage) },
   ),
   Response: obj(
-    { id: str, object: lit('response'), created_at: int, status: oneOfEnum('completed', 'incomplete', 'in_progress', 'failed'), model: str, output: arr(obj({ id: str, type: str })) },
-    { usage: nullable(obj({ input_tokens: int, output_tokens: int, total_tokens: int })), previous_response_id: nullable(str), tools: arr({ type: 'object' }) },
+    {
+      id: str,
+      object: lit('response'),
+      created_at: int,
+      status: oneOfEnum('completed', 'incomplete', 'in_progress', 'failed'),
+      model: str,
+      output: arr(obj({ id: str, type: str })),
+    },
+    {
+      usage: nullable(obj({ input_tokens: int, output_tokens: int, total_tokens: int })),
+      previous_response_id: nullable(str),
+      tools: arr({ type: 'object' }),
+    },
   ),
   ResponseDeleted: deleted('response'),
   ResponseInputItem: obj({ id: str, type: oneOfEnum('message', 'function_call', 'function_call_output') }),
   ResponseInputItemList: openAiList('ResponseInputItem'),
-  Model: obj({ id: str, object: lit('model'), created: int, owned_by: str }, { type: str, default: bool, aliases: arr(str), dimensions: nullable(int) }),
+  Model: obj(
+    { id: str, object: lit('model'), created: int, owned_by: str },
+    { type: str, default: bool, aliases: arr(str), dimensions: nullable(int) },
+  ),
   ModelList: obj({ object: lit('list'), data: arr(ref('Model')) }),
   EmbeddingResponse: obj({
     object: lit('list'),
@@ -195,11 +305,19 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     return_input: bool,
   }),
   StoreEvent: obj(
-    { id: str, created_at: dt, type: oneOfEnum('ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'), store_id: nullable(str) },
+    {
+      id: str,
+      created_at: dt,
+      type: oneOfEnum('ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'),
+      store_id: nullable(str),
+    },
     { queue_time: dur, total_time: dur },
   ),
   StoreEventList: cursorList('StoreEvent'),
-  StoreEventHistogram: obj({ object: lit('store.histogram'), data: arr(obj({ bucket_start: dt, bucket_end: dt, event_count: int, type: str })) }),
+  StoreEventHistogram: obj({
+    object: lit('store.histogram'),
+    data: arr(obj({ bucket_start: dt, bucket_end: dt, event_count: int, type: str })),
+  }),
   BillingSummary: obj({
     period: obj({ start: dt, end: dt }),
     cost: obj({
@@ -213,8 +331,14 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
     usages: { type: 'object', additionalProperties: obj({ current: dec, limit: nullable(dec), unit: str }) },
     generated_at: dt,
   }),
-  StoreCostList: obj({ object: lit('list'), data: arr(obj({ store_id: str, cost: dec, cost_per_metric: { type: 'object', additionalProperties: dec } })) }),
-  CostHistogram: obj({ object: lit('cost.histogram'), data: arr(obj({ day: dt, cost: dec, cost_per_metric: { type: 'object', additionalProperties: dec } })) }),
+  StoreCostList: obj({
+    object: lit('list'),
+    data: arr(obj({ store_id: str, cost: dec, cost_per_metric: { type: 'object', additionalProperties: dec } })),
+  }),
+  CostHistogram: obj({
+    object: lit('cost.histogram'),
+    data: arr(obj({ day: dt, cost: dec, cost_per_metric: { type: 'object', additionalProperties: dec } })),
+  }),
   TraceDestination: obj({
     id: str,
     object: lit('trace_destination'),
@@ -265,7 +389,12 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
       status: oneOfEnum('expired', 'in_progress', 'completed'),
       metadata: nullable({ type: 'object' }),
     },
-    { description: nullable(str), expires_after: nullable({ type: 'object' }), expires_at: nullable(int), last_active_at: nullable(int) },
+    {
+      description: nullable(str),
+      expires_after: nullable({ type: 'object' }),
+      expires_at: nullable(int),
+      last_active_at: nullable(int),
+    },
   ),
   VectorStoreList: openAiList('VectorStore'),
   VectorStoreDeleted: deleted('vector_store.deleted'),
@@ -283,7 +412,12 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   ),
   VectorStoreFileList: openAiList('VectorStoreFile'),
   VectorStoreFileDeleted: deleted('vector_store.file.deleted'),
-  VectorStoreFileContent: obj({ object: lit('vector_store.file_content.page'), data: arr(obj({ type: str, text: str })), has_more: bool, next_page: nullable(str) }),
+  VectorStoreFileContent: obj({
+    object: lit('vector_store.file_content.page'),
+    data: arr(obj({ type: str, text: str })),
+    has_more: bool,
+    next_page: nullable(str),
+  }),
   VectorStoreFileBatch: obj({
     id: str,
     object: lit('vector_store.files_batch'),
@@ -295,7 +429,15 @@ export const RESPONSE_SCHEMAS: Record<string, Schema> = {
   VectorStoreSearchResults: obj({
     object: lit('vector_store.search_results.page'),
     search_query: { anyOf: [str, arr(str)] },
-    data: arr(obj({ file_id: str, filename: str, score: num, attributes: nullable({ type: 'object' }), content: arr(obj({ type: str, text: str })) })),
+    data: arr(
+      obj({
+        file_id: str,
+        filename: str,
+        score: num,
+        attributes: nullable({ type: 'object' }),
+        content: arr(obj({ type: str, text: str })),
+      }),
+    ),
     has_more: bool,
     next_page: nullable(str),
   }),

@@ -19,19 +19,37 @@ export interface OperationSpec {
   readOnly?: true;
 }
 
-const op = (operationId: string, tag: string, status: number, response: string, extra: Partial<OperationSpec> = {}): OperationSpec => ({ operationId, tag, status, response, ...extra });
+const op = (
+  operationId: string,
+  tag: string,
+  status: number,
+  response: string,
+  extra: Partial<OperationSpec> = {},
+): OperationSpec => ({ operationId, tag, status, response, ...extra });
 const reads = { readOnly: true } as const;
 
 /** Every operation, by `METHOD /path` (OpenAPI path templates). Upstream's operationIds where it has one; Larder's own in the same style. */
 export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /': op('info', 'service', 200, 'InfoResponse'),
   'GET /health/live': op('get_liveness', 'service', 200, 'Health', { description: 'the process answers (no API key)' }),
-  'GET /health/ready': op('get_readiness', 'service', 200, 'HealthReady', { description: 'each dependency; 503 with the same body when one fails (no API key)' }),
-  'GET /metrics': op('get_metrics', 'service', 200, 'prometheus', { description: 'Prometheus metrics in the text exposition format (no API key; absent with LARDER_METRICS=false)' }),
-  'GET /v1/schemas/mxjson': op('get_mxbai_json_schema', 'service', 200, 'OpenApiDocument', { description: 'this document' }),
-  'GET /openapi.json': op('get_openapi_document', 'service', 200, 'OpenApiDocument', { description: 'this document (the same as /v1/schemas/mxjson)' }),
-  'GET /console': op('get_console', 'service', 200, 'html', { description: 'the web console (a single-page app: every path under /console/ answers this page; no API key)' }),
-  'GET /docs': op('get_api_docs', 'service', 200, 'html', { description: 'interactive documentation (Swagger UI, its assets under /docs/)' }),
+  'GET /health/ready': op('get_readiness', 'service', 200, 'HealthReady', {
+    description: 'each dependency; 503 with the same body when one fails (no API key)',
+  }),
+  'GET /metrics': op('get_metrics', 'service', 200, 'prometheus', {
+    description: 'Prometheus metrics in the text exposition format (no API key; absent with LARDER_METRICS=false)',
+  }),
+  'GET /v1/schemas/mxjson': op('get_mxbai_json_schema', 'service', 200, 'OpenApiDocument', {
+    description: 'this document',
+  }),
+  'GET /openapi.json': op('get_openapi_document', 'service', 200, 'OpenApiDocument', {
+    description: 'this document (the same as /v1/schemas/mxjson)',
+  }),
+  'GET /console': op('get_console', 'service', 200, 'html', {
+    description: 'the web console (a single-page app: every path under /console/ answers this page; no API key)',
+  }),
+  'GET /docs': op('get_api_docs', 'service', 200, 'html', {
+    description: 'interactive documentation (Swagger UI, its assets under /docs/)',
+  }),
 
   'POST /v1/files': op('create_file', 'files', 201, 'FileObject'),
   'GET /v1/files': op('list_files', 'files', 200, 'FileList'),
@@ -40,9 +58,16 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /v1/files/uploads/{upload_id}': op('get_multipart_upload', 'files', 200, 'MultipartUploadDetail'),
   'POST /v1/files/uploads/{upload_id}/complete': op('complete_multipart_upload', 'files', 200, 'FileObject'),
   'POST /v1/files/uploads/{upload_id}/abort': op('abort_multipart_upload', 'files', 200, 'FileDeleted'),
-  'PUT /v1/files/uploads/{upload_id}/parts/{part_number}': op('upload_multipart_part', 'files', 200, 'MultipartUploadPart', {
-    description: 'the target of a presigned part URL: the raw bytes of the part; the signature in the query is the authority (no API key); the ETag header carries the part etag',
-  }),
+  'PUT /v1/files/uploads/{upload_id}/parts/{part_number}': op(
+    'upload_multipart_part',
+    'files',
+    200,
+    'MultipartUploadPart',
+    {
+      description:
+        'the target of a presigned part URL: the raw bytes of the part; the signature in the query is the authority (no API key); the ETag header carries the part etag',
+    },
+  ),
   'GET /v1/files/{file_id}': op('retrieve_file', 'files', 200, 'FileObject'),
   'POST /v1/files/{file_id}': op('update_file', 'files', 200, 'FileObject'),
   'DELETE /v1/files/{file_id}': op('delete_file', 'files', 200, 'FileDeleted'),
@@ -69,15 +94,44 @@ export const OPERATIONS: Record<string, OperationSpec> = {
 
   'GET /v1/trace-destinations': op('list_trace_destinations', 'trace_destinations', 200, 'TraceDestinationList'),
   'POST /v1/trace-destinations': op('create_trace_destination', 'trace_destinations', 201, 'TraceDestination'),
-  'GET /v1/trace-destinations/{trace_destination_id}': op('retrieve_trace_destination', 'trace_destinations', 200, 'TraceDestination'),
-  'PATCH /v1/trace-destinations/{trace_destination_id}': op('update_trace_destination', 'trace_destinations', 200, 'TraceDestination'),
-  'DELETE /v1/trace-destinations/{trace_destination_id}': op('delete_trace_destination', 'trace_destinations', 200, 'TraceDestinationDeleted'),
+  'GET /v1/trace-destinations/{trace_destination_id}': op(
+    'retrieve_trace_destination',
+    'trace_destinations',
+    200,
+    'TraceDestination',
+  ),
+  'PATCH /v1/trace-destinations/{trace_destination_id}': op(
+    'update_trace_destination',
+    'trace_destinations',
+    200,
+    'TraceDestination',
+  ),
+  'DELETE /v1/trace-destinations/{trace_destination_id}': op(
+    'delete_trace_destination',
+    'trace_destinations',
+    200,
+    'TraceDestinationDeleted',
+  ),
 
-  'POST /v1/admin/stores/{organization_id}/{store_identifier}/reingest': op('reingest_all_stores', 'admin', 200, 'ReingestResult', { description: 'administrators only' }),
+  'POST /v1/admin/stores/{organization_id}/{store_identifier}/reingest': op(
+    'reingest_all_stores',
+    'admin',
+    200,
+    'ReingestResult',
+    { description: 'administrators only' },
+  ),
 
-  'GET /v1/events': op('list_events', 'events', 200, 'StoreEventList', { description: "the organization's events across its stores" }),
+  'GET /v1/events': op('list_events', 'events', 200, 'StoreEventList', {
+    description: "the organization's events across its stores",
+  }),
   'GET /v1/stores/{store_identifier}/events': op('list_store_events', 'events', 200, 'StoreEventList'),
-  'POST /v1/stores/{store_identifier}/events/histogram': op('get_store_event_histogram', 'events', 200, 'StoreEventHistogram', reads),
+  'POST /v1/stores/{store_identifier}/events/histogram': op(
+    'get_store_event_histogram',
+    'events',
+    200,
+    'StoreEventHistogram',
+    reads,
+  ),
 
   'POST /v1/stores': op('create_store', 'stores', 201, 'Store'),
   'GET /v1/stores': op('list_stores', 'stores', 200, 'StoreList'),
@@ -91,31 +145,84 @@ export const OPERATIONS: Record<string, OperationSpec> = {
     description: 'deprecated (answers carry a `Deprecation` header): use POST /v1/stores/{store_identifier}/files/list',
   }),
   'POST /v1/stores/{store_identifier}/files/upload': op('upload_store_file', 'store_files', 201, 'StoreFile'),
-  'POST /v1/stores/{store_identifier}/files/list': op('list_store_files_with_metadata_filter', 'store_files', 200, 'StoreFileList', reads),
-  'GET /v1/stores/{store_identifier}/files/{file_identifier}': op('retrieve_store_file', 'store_files', 200, 'StoreFile'),
-  'PATCH /v1/stores/{store_identifier}/files/{file_identifier}': op('update_store_file', 'store_files', 200, 'StoreFile'),
-  'DELETE /v1/stores/{store_identifier}/files/{file_identifier}': op('delete_store_file', 'store_files', 200, 'StoreFileDeleted'),
-  'GET /v1/stores/{store_identifier}/files/{file_identifier}/content': op('download_store_file', 'store_files', 200, 'any-file', {
-    description: "the target of a store file's `content_url`: the original content in its own MIME type; the signature in the query is the authority (no API key)",
-  }),
+  'POST /v1/stores/{store_identifier}/files/list': op(
+    'list_store_files_with_metadata_filter',
+    'store_files',
+    200,
+    'StoreFileList',
+    reads,
+  ),
+  'GET /v1/stores/{store_identifier}/files/{file_identifier}': op(
+    'retrieve_store_file',
+    'store_files',
+    200,
+    'StoreFile',
+  ),
+  'PATCH /v1/stores/{store_identifier}/files/{file_identifier}': op(
+    'update_store_file',
+    'store_files',
+    200,
+    'StoreFile',
+  ),
+  'DELETE /v1/stores/{store_identifier}/files/{file_identifier}': op(
+    'delete_store_file',
+    'store_files',
+    200,
+    'StoreFileDeleted',
+  ),
+  'GET /v1/stores/{store_identifier}/files/{file_identifier}/content': op(
+    'download_store_file',
+    'store_files',
+    200,
+    'any-file',
+    {
+      description:
+        "the target of a store file's `content_url`: the original content in its own MIME type; the signature in the query is the authority (no API key)",
+    },
+  ),
 
   'POST /v1/stores/{store_identifier}/rules': op('create_search_rule', 'search_rules', 201, 'SearchRule'),
   'GET /v1/stores/{store_identifier}/rules/{rule_id}': op('retrieve_search_rule', 'search_rules', 200, 'SearchRule'),
   'PUT /v1/stores/{store_identifier}/rules/{rule_id}': op('update_search_rule', 'search_rules', 200, 'SearchRule'),
-  'DELETE /v1/stores/{store_identifier}/rules/{rule_id}': op('delete_search_rule', 'search_rules', 200, 'SearchRuleDeleted'),
-  'DELETE /v1/stores/{store_identifier}/rules/{rule_id}/specific': op('delete_specific_search_rule', 'search_rules', 200, 'SearchRuleSpecificDeleted'),
+  'DELETE /v1/stores/{store_identifier}/rules/{rule_id}': op(
+    'delete_search_rule',
+    'search_rules',
+    200,
+    'SearchRuleDeleted',
+  ),
+  'DELETE /v1/stores/{store_identifier}/rules/{rule_id}/specific': op(
+    'delete_specific_search_rule',
+    'search_rules',
+    200,
+    'SearchRuleSpecificDeleted',
+  ),
 
-  'POST /v1/stores/search': op('search_store_chunks', 'search', 200, 'StoreSearchResponse', { streams: true, toolTicket: true, readOnly: true }),
+  'POST /v1/stores/search': op('search_store_chunks', 'search', 200, 'StoreSearchResponse', {
+    streams: true,
+    toolTicket: true,
+    readOnly: true,
+  }),
   'POST /v1/stores/files/search': op('search_store_files', 'search', 200, 'StoreFileSearchResponse', reads),
-  'POST /v1/stores/question-answering': op('create_question_answering', 'search', 200, 'StoreQAResults', { streams: true, readOnly: true }),
-  'POST /v1/stores/grep': op('grep_store_chunks', 'search', 200, 'ScoredChunkList', { toolTicket: true, readOnly: true }),
+  'POST /v1/stores/question-answering': op('create_question_answering', 'search', 200, 'StoreQAResults', {
+    streams: true,
+    readOnly: true,
+  }),
+  'POST /v1/stores/grep': op('grep_store_chunks', 'search', 200, 'ScoredChunkList', {
+    toolTicket: true,
+    readOnly: true,
+  }),
   'POST /v1/stores/list-chunks': op('list_store_chunks', 'search', 200, 'ScoredChunkList', reads),
   'POST /v1/stores/metadata-facets': op('get_metadata_facets', 'search', 200, 'MetadataFacets', reads),
   'POST /v1/chat/completions': op('create_chat_completion', 'chat', 200, 'ChatCompletion', { streams: true }),
   'POST /v1/responses': op('create_response', 'responses', 200, 'Response', { streams: true }),
   'GET /v1/responses/{response_id}': op('retrieve_response', 'responses', 200, 'Response'),
   'DELETE /v1/responses/{response_id}': op('delete_response', 'responses', 200, 'ResponseDeleted'),
-  'GET /v1/responses/{response_id}/input_items': op('list_response_input_items', 'responses', 200, 'ResponseInputItemList'),
+  'GET /v1/responses/{response_id}/input_items': op(
+    'list_response_input_items',
+    'responses',
+    200,
+    'ResponseInputItemList',
+  ),
   'POST /v1/embeddings': op('create_embeddings', 'embeddings', 200, 'EmbeddingResponse', reads),
   'POST /v1/reranking': op('rerank', 'reranking', 200, 'RerankResponse', reads),
   'GET /v1/models': op('list_models', 'models', 200, 'ModelList'),
@@ -126,15 +233,71 @@ export const OPERATIONS: Record<string, OperationSpec> = {
   'GET /v1/vector_stores/{vector_store_id}': op('retrieve_vector_store', 'vector_stores', 200, 'VectorStore'),
   'POST /v1/vector_stores/{vector_store_id}': op('update_vector_store', 'vector_stores', 200, 'VectorStore'),
   'DELETE /v1/vector_stores/{vector_store_id}': op('delete_vector_store', 'vector_stores', 200, 'VectorStoreDeleted'),
-  'POST /v1/vector_stores/{vector_store_id}/search': op('search_vector_store', 'vector_stores', 200, 'VectorStoreSearchResults', reads),
-  'POST /v1/vector_stores/{vector_store_id}/files': op('create_vector_store_file', 'vector_stores', 200, 'VectorStoreFile'),
-  'GET /v1/vector_stores/{vector_store_id}/files': op('list_vector_store_files', 'vector_stores', 200, 'VectorStoreFileList'),
-  'GET /v1/vector_stores/{vector_store_id}/files/{file_id}': op('retrieve_vector_store_file', 'vector_stores', 200, 'VectorStoreFile'),
-  'POST /v1/vector_stores/{vector_store_id}/files/{file_id}': op('update_vector_store_file_attributes', 'vector_stores', 200, 'VectorStoreFile'),
-  'DELETE /v1/vector_stores/{vector_store_id}/files/{file_id}': op('delete_vector_store_file', 'vector_stores', 200, 'VectorStoreFileDeleted'),
-  'GET /v1/vector_stores/{vector_store_id}/files/{file_id}/content': op('retrieve_vector_store_file_content', 'vector_stores', 200, 'VectorStoreFileContent'),
-  'POST /v1/vector_stores/{vector_store_id}/file_batches': op('create_vector_store_file_batch', 'vector_stores', 200, 'VectorStoreFileBatch'),
-  'GET /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}': op('retrieve_vector_store_file_batch', 'vector_stores', 200, 'VectorStoreFileBatch'),
-  'POST /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel': op('cancel_vector_store_file_batch', 'vector_stores', 200, 'VectorStoreFileBatch'),
-  'GET /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files': op('list_vector_store_files_in_batch', 'vector_stores', 200, 'VectorStoreFileList'),
+  'POST /v1/vector_stores/{vector_store_id}/search': op(
+    'search_vector_store',
+    'vector_stores',
+    200,
+    'VectorStoreSearchResults',
+    reads,
+  ),
+  'POST /v1/vector_stores/{vector_store_id}/files': op(
+    'create_vector_store_file',
+    'vector_stores',
+    200,
+    'VectorStoreFile',
+  ),
+  'GET /v1/vector_stores/{vector_store_id}/files': op(
+    'list_vector_store_files',
+    'vector_stores',
+    200,
+    'VectorStoreFileList',
+  ),
+  'GET /v1/vector_stores/{vector_store_id}/files/{file_id}': op(
+    'retrieve_vector_store_file',
+    'vector_stores',
+    200,
+    'VectorStoreFile',
+  ),
+  'POST /v1/vector_stores/{vector_store_id}/files/{file_id}': op(
+    'update_vector_store_file_attributes',
+    'vector_stores',
+    200,
+    'VectorStoreFile',
+  ),
+  'DELETE /v1/vector_stores/{vector_store_id}/files/{file_id}': op(
+    'delete_vector_store_file',
+    'vector_stores',
+    200,
+    'VectorStoreFileDeleted',
+  ),
+  'GET /v1/vector_stores/{vector_store_id}/files/{file_id}/content': op(
+    'retrieve_vector_store_file_content',
+    'vector_stores',
+    200,
+    'VectorStoreFileContent',
+  ),
+  'POST /v1/vector_stores/{vector_store_id}/file_batches': op(
+    'create_vector_store_file_batch',
+    'vector_stores',
+    200,
+    'VectorStoreFileBatch',
+  ),
+  'GET /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}': op(
+    'retrieve_vector_store_file_batch',
+    'vector_stores',
+    200,
+    'VectorStoreFileBatch',
+  ),
+  'POST /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/cancel': op(
+    'cancel_vector_store_file_batch',
+    'vector_stores',
+    200,
+    'VectorStoreFileBatch',
+  ),
+  'GET /v1/vector_stores/{vector_store_id}/file_batches/{batch_id}/files': op(
+    'list_vector_store_files_in_batch',
+    'vector_stores',
+    200,
+    'VectorStoreFileList',
+  ),
 };

@@ -5,15 +5,24 @@ import { ADMIN_ONLY, IS_PUBLIC, REQUIRED_SCOPE } from '@larder/kernel';
 import { AppModule } from '../app.module';
 
 /** Any property of any depth: enough for `forRoot` to build its providers without a real infrastructure. */
-const anything: unknown = new Proxy(function () {}, { get: (_t, k) => (k === Symbol.toPrimitive ? () => 0 : anything), apply: () => anything });
+const anything: unknown = new Proxy(function () {}, {
+  get: (_t, k) => (k === Symbol.toPrimitive ? () => 0 : anything),
+  apply: () => anything,
+});
 
 function controllersOf(mod: unknown, seen = new Set<unknown>()): Type[] {
   if (!mod || seen.has(mod)) return [];
   seen.add(mod);
   const dynamic = typeof mod === 'object' ? (mod as { module: Type; imports?: unknown[]; controllers?: Type[] }) : null;
   const type = (dynamic ? dynamic.module : mod) as Type;
-  const imports = [...(dynamic?.imports ?? []), ...((Reflect.getMetadata(MODULE_METADATA.IMPORTS, type) as unknown[]) ?? [])];
-  const own = [...(dynamic?.controllers ?? []), ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, type) as Type[]) ?? [])];
+  const imports = [
+    ...(dynamic?.imports ?? []),
+    ...((Reflect.getMetadata(MODULE_METADATA.IMPORTS, type) as unknown[]) ?? []),
+  ];
+  const own = [
+    ...(dynamic?.controllers ?? []),
+    ...((Reflect.getMetadata(MODULE_METADATA.CONTROLLERS, type) as Type[]) ?? []),
+  ];
   return [...own, ...imports.flatMap((m) => controllersOf(m, seen))];
 }
 
@@ -28,8 +37,13 @@ function routes(): { route: string; declared: boolean }[] {
       const path = Reflect.getMetadata(PATH_METADATA, handler) as string | undefined;
       if (path === undefined) continue;
       const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
-      const declared = [IS_PUBLIC, REQUIRED_SCOPE, ADMIN_ONLY].some((k) => Reflect.getMetadata(k, handler) !== undefined || Reflect.getMetadata(k, c) !== undefined);
-      out.push({ route: `${method} /${[base, path].filter((x) => x && x !== '/').join('/')} (${c.name}.${name})`, declared });
+      const declared = [IS_PUBLIC, REQUIRED_SCOPE, ADMIN_ONLY].some(
+        (k) => Reflect.getMetadata(k, handler) !== undefined || Reflect.getMetadata(k, c) !== undefined,
+      );
+      out.push({
+        route: `${method} /${[base, path].filter((x) => x && x !== '/').join('/')} (${c.name}.${name})`,
+        declared,
+      });
     }
   }
   return out;

@@ -21,11 +21,20 @@ export class LarderValidationPipe extends ValidationPipe {
 
   override async transform(value: unknown, metadata: ArgumentMetadata): Promise<unknown> {
     const loc = LOCATION[metadata.type] ?? metadata.type;
-    const isDto = typeof metadata.metatype === 'function' && ![String, Number, Boolean, Object, Array].includes(metadata.metatype as never);
+    const isDto =
+      typeof metadata.metatype === 'function' &&
+      ![String, Number, Boolean, Object, Array].includes(metadata.metatype as never);
     if (metadata.type === 'body' && isDto) {
       if (value === undefined || value === null || value === '') value = {};
       if (typeof value !== 'object' || Array.isArray(value)) {
-        throw new ValidationFailedError([{ loc: ['body'], msg: 'Input should be a valid dictionary or object', type: 'model_attributes_type', input: value }]);
+        throw new ValidationFailedError([
+          {
+            loc: ['body'],
+            msg: 'Input should be a valid dictionary or object',
+            type: 'model_attributes_type',
+            input: value,
+          },
+        ]);
       }
     }
     if (isDto) {

@@ -38,7 +38,11 @@ export class LarderMetrics {
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
-  private readonly inFlight = new Gauge({ name: 'larder_http_requests_in_flight', help: 'HTTP requests being answered', registers: [this.registry] });
+  private readonly inFlight = new Gauge({
+    name: 'larder_http_requests_in_flight',
+    help: 'HTTP requests being answered',
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -99,7 +103,8 @@ export class LarderMetrics {
       async collect() {
         this.reset();
         try {
-          for (const r of await s.runner.status({ maxLag: MAX_LAG })) this.set({ projection: r.name, kind: r.kind }, r.lag);
+          for (const r of await s.runner.status({ maxLag: MAX_LAG }))
+            this.set({ projection: r.name, kind: r.kind }, r.lag);
         } catch (err) {
           logger.warn(`reading projection lag: ${(err as Error)?.message ?? String(err)}`);
         }
@@ -173,9 +178,21 @@ export class LarderMetrics {
         }
       })());
     const common = { labelNames: ['cache'] as const, registers: [this.registry], collect };
-    const bytes = new Gauge({ name: 'larder_chunk_index_cache_bytes', help: 'Bytes a cache of the chunk index holds', ...common });
-    const entries = new Gauge({ name: 'larder_chunk_index_cache_entries', help: 'Entries a cache of the chunk index holds', ...common });
-    const capacity = new Gauge({ name: 'larder_chunk_index_cache_capacity_bytes', help: 'Bytes a cache of the chunk index holds at most', ...common });
+    const bytes = new Gauge({
+      name: 'larder_chunk_index_cache_bytes',
+      help: 'Bytes a cache of the chunk index holds',
+      ...common,
+    });
+    const entries = new Gauge({
+      name: 'larder_chunk_index_cache_entries',
+      help: 'Entries a cache of the chunk index holds',
+      ...common,
+    });
+    const capacity = new Gauge({
+      name: 'larder_chunk_index_cache_capacity_bytes',
+      help: 'Bytes a cache of the chunk index holds at most',
+      ...common,
+    });
     const gauges = [bytes, entries, capacity];
   }
 }

@@ -48,7 +48,14 @@ export function StackedBars({
               <Tooltip formatter={(v) => format(Number(v))} />
               <Legend />
               {series.map((s, i) => (
-                <Bar key={s.key} dataKey={s.key} name={s.label} stackId="stack" fill={COLOURS[i % COLOURS.length]} isAnimationActive={false} />
+                <Bar
+                  key={s.key}
+                  dataKey={s.key}
+                  name={s.label}
+                  stackId="stack"
+                  fill={COLOURS[i % COLOURS.length]}
+                  isAnimationActive={false}
+                />
               ))}
             </BarChart>
           </ResponsiveContainer>

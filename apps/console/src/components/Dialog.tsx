@@ -4,7 +4,17 @@ import { useEffect, useId, useRef, type ReactNode } from 'react';
  * A modal on the native <dialog>: focus moves into it (to the element marked `data-autofocus`, if any)
  * and stays there, Escape closes it, and focus goes back to what opened it when it closes.
  */
-export function Dialog({ title, open, onClose, children }: { title: string; open: boolean; onClose: () => void; children: ReactNode }) {
+export function Dialog({
+  title,
+  open,
+  onClose,
+  children,
+}: {
+  title: string;
+  open: boolean;
+  onClose: () => void;
+  children: ReactNode;
+}) {
   const ref = useRef<HTMLDialogElement>(null);
   const titleId = useId();
   useEffect(() => {

@@ -8,7 +8,10 @@ export function ErrorBox({ error, title }: { error: unknown; title?: string }) {
   return (
     <div className="error" role="alert">
       <strong>{title ?? 'Error'}</strong>
-      {api && api.status ? <span className="error-code"> ({[api.status, api.code].filter(Boolean).join(' ')})</span> : null}: {e.message}
+      {api && api.status ? (
+        <span className="error-code"> ({[api.status, api.code].filter(Boolean).join(' ')})</span>
+      ) : null}
+      : {e.message}
       {api && api.details.length > 0 ? (
         <ul>
           {api.details.map((d) => (

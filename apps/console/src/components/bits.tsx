@@ -1,6 +1,13 @@
 import { useState } from 'react';
 
-const STATUS_LABEL: Record<string, string> = { pending: 'pending', in_progress: 'in progress', completed: 'completed', failed: 'failed', cancelled: 'cancelled', expired: 'expired' };
+const STATUS_LABEL: Record<string, string> = {
+  pending: 'pending',
+  in_progress: 'in progress',
+  completed: 'completed',
+  failed: 'failed',
+  cancelled: 'cancelled',
+  expired: 'expired',
+};
 
 export function StatusBadge({ status }: { status: string | undefined }) {
   const s = status ?? 'pending';
@@ -24,7 +31,11 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
         {label}
       </button>
       <span role="status" className="muted">
-        {state === 'copied' ? 'Copied to the clipboard.' : state === 'failed' ? 'Could not copy: select the text and copy it.' : ''}
+        {state === 'copied'
+          ? 'Copied to the clipboard.'
+          : state === 'failed'
+            ? 'Could not copy: select the text and copy it.'
+            : ''}
       </span>
     </>
   );

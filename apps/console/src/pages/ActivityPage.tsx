@@ -3,7 +3,15 @@ import { seg } from '../api';
 import { useApi } from '../session';
 import { useLoad } from '../hooks';
 import { count, dateTime, day, duration, money, moneyTick, shortTime } from '../format';
-import type { ActivityEvent, BillingSummary, CostBucket, CursorList, HistogramBucket, Store, StoreCost } from '../types';
+import type {
+  ActivityEvent,
+  BillingSummary,
+  CostBucket,
+  CursorList,
+  HistogramBucket,
+  Store,
+  StoreCost,
+} from '../types';
 import { ErrorBox } from '../components/ErrorBox';
 import { Loading } from '../components/bits';
 import { StackedBars } from '../components/Chart';
@@ -69,7 +77,8 @@ function Events({ stores, names }: { stores: Store[]; names: Map<string, string>
     setApplied(form);
     events.reload();
   };
-  const storeOf = (e: ActivityEvent) => (e.store_id ? [e.store_id] : (e.store_ids ?? [])).map((id) => names.get(id) ?? id).join(', ') || '—';
+  const storeOf = (e: ActivityEvent) =>
+    (e.store_id ? [e.store_id] : (e.store_ids ?? [])).map((id) => names.get(id) ?? id).join(', ') || '—';
   return (
     <section aria-labelledby="ev-title" className="panel">
       <h2 id="ev-title">Events</h2>
@@ -96,10 +105,20 @@ function Events({ stores, names }: { stores: Store[]; names: Map<string, string>
           </select>
         </label>
         <label>
-          After <input type="datetime-local" value={form.after} onChange={(e) => setForm({ ...form, after: e.target.value })} />
+          After{' '}
+          <input
+            type="datetime-local"
+            value={form.after}
+            onChange={(e) => setForm({ ...form, after: e.target.value })}
+          />
         </label>
         <label>
-          Before <input type="datetime-local" value={form.before} onChange={(e) => setForm({ ...form, before: e.target.value })} />
+          Before{' '}
+          <input
+            type="datetime-local"
+            value={form.before}
+            onChange={(e) => setForm({ ...form, before: e.target.value })}
+          />
         </label>
         <button type="submit">Show events</button>
       </form>
@@ -163,7 +182,12 @@ function Histogram({ stores }: { stores: Store[] }) {
     const end = new Date();
     const start = new Date(end.getTime() - r.ms);
     return api.request<{ data: HistogramBucket[] }>('POST', `/v1/stores/${seg(store)}/events/histogram`, {
-      body: { start_time: start.toISOString(), end_time: end.toISOString(), bucket_seconds: r.bucket, event_types: [...EVENT_TYPES] },
+      body: {
+        start_time: start.toISOString(),
+        end_time: end.toISOString(),
+        bucket_seconds: r.bucket,
+        event_types: [...EVENT_TYPES],
+      },
       signal,
     });
   }, `${store}|${range}`);
@@ -171,7 +195,9 @@ function Histogram({ stores }: { stores: Store[] }) {
     const byStart = new Map<string, Record<string, string | number>>();
     const types = new Set<string>();
     for (const b of hist.data?.data ?? []) {
-      const row = byStart.get(b.bucket_start) ?? { time: r.bucket >= 86400 ? day(b.bucket_start) : shortTime(b.bucket_start) };
+      const row = byStart.get(b.bucket_start) ?? {
+        time: r.bucket >= 86400 ? day(b.bucket_start) : shortTime(b.bucket_start),
+      };
       row[b.type] = Number(row[b.type] ?? 0) + b.event_count;
       byStart.set(b.bucket_start, row);
       if (b.event_count > 0) types.add(b.type);
@@ -206,13 +232,26 @@ function Histogram({ stores }: { stores: Store[] }) {
       <ErrorBox error={hist.error} />
       {!store ? <p>No stores yet.</p> : null}
       {store && hist.loading && !hist.data ? <Loading what="the histogram" /> : null}
-      {hist.data ? <StackedBars id="event-histogram" title="Events per bucket and type" rows={rows} xKey="time" series={series} format={(v) => count(v)} empty="No events in this range." /> : null}
+      {hist.data ? (
+        <StackedBars
+          id="event-histogram"
+          title="Events per bucket and type"
+          rows={rows}
+          xKey="time"
+          series={series}
+          format={(v) => count(v)}
+          empty="No events in this range."
+        />
+      ) : null}
     </section>
   );
 }
 
 /** Cost per day and metric as chart rows (decimal strings → numbers for the chart only). */
-function costRows(data: CostBucket[]): { rows: Array<Record<string, string | number>>; series: Array<{ key: string; label: string }> } {
+function costRows(data: CostBucket[]): {
+  rows: Array<Record<string, string | number>>;
+  series: Array<{ key: string; label: string }>;
+} {
   const metrics = new Set<string>();
   for (const b of data) for (const m of Object.keys(b.cost_per_metric)) metrics.add(m);
   const rows = data.map((b) => {
@@ -226,14 +265,30 @@ function costRows(data: CostBucket[]): { rows: Array<Record<string, string | num
 function Billing({ stores, names }: { stores: Store[]; names: Map<string, string> }) {
   const api = useApi();
   const summary = useLoad((signal) => api.get<BillingSummary>('/v1/billing/summary', undefined, signal), 'summary');
-  const storeCosts = useLoad((signal) => api.get<{ data: StoreCost[] }>('/v1/billing/stores', undefined, signal), 'store-costs');
-  const parsing = useLoad((signal) => api.get<{ data: CostBucket[] }>('/v1/billing/parsing/costs/histogram', undefined, signal), 'parsing');
+  const storeCosts = useLoad(
+    (signal) => api.get<{ data: StoreCost[] }>('/v1/billing/stores', undefined, signal),
+    'store-costs',
+  );
+  const parsing = useLoad(
+    (signal) => api.get<{ data: CostBucket[] }>('/v1/billing/parsing/costs/histogram', undefined, signal),
+    'parsing',
+  );
   const [picked, setPicked] = useState('');
   const store = picked || stores[0]?.id || '';
-  const storeHist = useLoad(async (signal) => (store ? api.get<{ data: CostBucket[] }>(`/v1/billing/stores/${seg(store)}/costs/histogram`, undefined, signal) : null), store);
+  const storeHist = useLoad(
+    async (signal) =>
+      store
+        ? api.get<{ data: CostBucket[] }>(`/v1/billing/stores/${seg(store)}/costs/histogram`, undefined, signal)
+        : null,
+    store,
+  );
 
   const s = summary.data;
-  const products = (s?.cost.products ?? []).map((p) => ({ product: p.product_name, gross: Number(p.gross_usage_cost), net: Number(p.net_usage_cost) }));
+  const products = (s?.cost.products ?? []).map((p) => ({
+    product: p.product_name,
+    gross: Number(p.gross_usage_cost),
+    net: Number(p.net_usage_cost),
+  }));
   const storeChart = costRows(storeHist.data?.data ?? []);
   const parsingChart = costRows(parsing.data?.data ?? []);
   return (

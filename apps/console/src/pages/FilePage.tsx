@@ -27,7 +27,8 @@ export function FilePage() {
   );
 
   useEffect(() => {
-    if (focusChunk && file.data?.chunks) document.getElementById(`chunk-${focusChunk}`)?.scrollIntoView({ block: 'center' });
+    if (focusChunk && file.data?.chunks)
+      document.getElementById(`chunk-${focusChunk}`)?.scrollIntoView({ block: 'center' });
   }, [focusChunk, file.data]);
 
   const remove = async () => {
@@ -105,7 +106,9 @@ export function FilePage() {
               ))}
             </ol>
           ) : (
-            <p>{f.status === 'completed' ? 'This file has no chunks.' : 'Chunks appear once ingestion has completed.'}</p>
+            <p>
+              {f.status === 'completed' ? 'This file has no chunks.' : 'Chunks appear once ingestion has completed.'}
+            </p>
           )}
         </>
       ) : null}
@@ -149,7 +152,15 @@ function MetadataEditor({ storeId, file, onSaved }: { storeId: string; file: Sto
       <h2>
         <label htmlFor="file-metadata">Metadata</label>
       </h2>
-      <textarea id="file-metadata" className="mono" rows={5} value={text} onChange={(e) => setText(e.target.value)} spellCheck={false} aria-describedby="file-metadata-help" />
+      <textarea
+        id="file-metadata"
+        className="mono"
+        rows={5}
+        value={text}
+        onChange={(e) => setText(e.target.value)}
+        spellCheck={false}
+        aria-describedby="file-metadata-help"
+      />
       <p id="file-metadata-help" className="muted small">
         A JSON object; filters see the new values at once, without re-embedding.
       </p>
@@ -172,14 +183,18 @@ interface Heading {
 /** Headings path and page of a chunk, from its generated metadata (markdown, pdf, code). */
 function chunkPlace(c: Chunk): { headings: string; page: string | null } {
   const g = c.generated_metadata ?? {};
-  const path = [...((g.heading_context as Heading[] | undefined) ?? []), ...((g.chunk_headings as Heading[] | undefined) ?? [])]
+  const path = [
+    ...((g.heading_context as Heading[] | undefined) ?? []),
+    ...((g.chunk_headings as Heading[] | undefined) ?? []),
+  ]
     .map((h) => h.text)
     .filter(Boolean)
     .filter((t, i, all) => all.indexOf(t) === i);
   const pages = g.pages as number[] | undefined;
   const one = typeof g.page === 'number' ? g.page : null;
   const total = typeof g.total_pages === 'number' ? g.total_pages : null;
-  const page = pages && pages.length > 1 ? `pages ${pages[0]}–${pages[pages.length - 1]}` : one != null ? `page ${one}` : null;
+  const page =
+    pages && pages.length > 1 ? `pages ${pages[0]}–${pages[pages.length - 1]}` : one != null ? `page ${one}` : null;
   return { headings: path.join(' › '), page: page && total ? `${page} of ${total}` : page };
 }
 
@@ -209,7 +224,15 @@ function ChunkView({ chunk, open }: { chunk: Chunk; open: boolean }) {
           <pre className="chunk-text">{text}</pre>
           <details>
             <summary>Chunk metadata</summary>
-            <pre className="mono small">{json({ type: chunk.type, mime_type: chunk.mime_type, offset: chunk.offset, model: chunk.model, generated_metadata: chunk.generated_metadata })}</pre>
+            <pre className="mono small">
+              {json({
+                type: chunk.type,
+                mime_type: chunk.mime_type,
+                offset: chunk.offset,
+                model: chunk.model,
+                generated_metadata: chunk.generated_metadata,
+              })}
+            </pre>
           </details>
         </div>
       </details>

@@ -12,7 +12,9 @@ type Pending = { kind: 'revoke' | 'reroll' | 'delete'; key: ApiKey } | null;
 
 const isDead = (k: ApiKey) => k.expires_at != null && new Date(k.expires_at).getTime() <= Date.now();
 const scopeText = (scope: Scope[] | null | undefined) =>
-  scope && scope.length ? scope.map((s) => [s.method, s.resource_type, s.resource_id].filter(Boolean).join(' ')).join('; ') : 'everything in the organization';
+  scope && scope.length
+    ? scope.map((s) => [s.method, s.resource_type, s.resource_id].filter(Boolean).join(' ')).join('; ')
+    : 'everything in the organization';
 
 export function KeysPage() {
   const api = useApi();
@@ -43,7 +45,9 @@ export function KeysPage() {
       }
       setPending(null);
       if (mine && kind !== 'reroll') {
-        signOut(`Signed out: the key this session used (${key.name}) was ${kind === 'revoke' ? 'revoked' : 'deleted'}.`);
+        signOut(
+          `Signed out: the key this session used (${key.name}) was ${kind === 'revoke' ? 'revoked' : 'deleted'}.`,
+        );
         return;
       }
       keys.reload();
@@ -95,19 +99,39 @@ export function KeysPage() {
                   </td>
                   <td data-label="Created">{dateTime(k.created_at)}</td>
                   <td data-label="Last used">{dateTime(k.last_active_at)}</td>
-                  <td data-label="Expires">{isDead(k) ? <span className="badge badge-failed">revoked or expired {dateTime(k.expires_at)}</span> : dateTime(k.expires_at)}</td>
+                  <td data-label="Expires">
+                    {isDead(k) ? (
+                      <span className="badge badge-failed">revoked or expired {dateTime(k.expires_at)}</span>
+                    ) : (
+                      dateTime(k.expires_at)
+                    )}
+                  </td>
                   <td className="actions-cell">
                     {!isDead(k) ? (
                       <>
-                        <button type="button" onClick={() => setPending({ kind: 'reroll', key: k })} aria-label={`Reroll ${k.name}`}>
+                        <button
+                          type="button"
+                          onClick={() => setPending({ kind: 'reroll', key: k })}
+                          aria-label={`Reroll ${k.name}`}
+                        >
                           Reroll
                         </button>
-                        <button type="button" className="danger" onClick={() => setPending({ kind: 'revoke', key: k })} aria-label={`Revoke ${k.name}`}>
+                        <button
+                          type="button"
+                          className="danger"
+                          onClick={() => setPending({ kind: 'revoke', key: k })}
+                          aria-label={`Revoke ${k.name}`}
+                        >
                           Revoke
                         </button>
                       </>
                     ) : null}
-                    <button type="button" className="danger" onClick={() => setPending({ kind: 'delete', key: k })} aria-label={`Delete ${k.name}`}>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => setPending({ kind: 'delete', key: k })}
+                      aria-label={`Delete ${k.name}`}
+                    >
                       Delete
                     </button>
                   </td>
@@ -134,7 +158,14 @@ export function KeysPage() {
               <strong>This is the only time the secret is shown.</strong> Copy it now; Larder keeps only its hash.
             </p>
             <label htmlFor="secret-value">Secret</label>
-            <input id="secret-value" data-autofocus className="mono" readOnly value={secret.key.value} onFocus={(e) => e.target.select()} />
+            <input
+              id="secret-value"
+              data-autofocus
+              className="mono"
+              readOnly
+              value={secret.key.value}
+              onFocus={(e) => e.target.select()}
+            />
             <div className="actions left">
               <CopyButton text={secret.key.value} label="Copy secret" />
             </div>
@@ -147,14 +178,20 @@ export function KeysPage() {
         ) : null}
       </Dialog>
       <Confirm
-        title={pending ? `${pending.kind === 'revoke' ? 'Revoke' : pending.kind === 'reroll' ? 'Reroll' : 'Delete'} ${pending.key.name}?` : ''}
+        title={
+          pending
+            ? `${pending.kind === 'revoke' ? 'Revoke' : pending.kind === 'reroll' ? 'Reroll' : 'Delete'} ${pending.key.name}?`
+            : ''
+        }
         open={pending !== null}
         onCancel={() => {
           setPending(null);
           setError(null);
         }}
         onConfirm={() => void act()}
-        confirmLabel={pending?.kind === 'revoke' ? 'Revoke key' : pending?.kind === 'reroll' ? 'Reroll key' : 'Delete key'}
+        confirmLabel={
+          pending?.kind === 'revoke' ? 'Revoke key' : pending?.kind === 'reroll' ? 'Reroll key' : 'Delete key'
+        }
         busy={busy}
       >
         <p>
@@ -165,7 +202,10 @@ export function KeysPage() {
               : 'The key is removed and stops working at once.'}
         </p>
         {pending && isMine(pending.key) ? (
-          <p className="notice">This is the key this session signed in with. {pending.kind === 'reroll' ? 'The console switches to the new secret.' : 'You will be signed out.'}</p>
+          <p className="notice">
+            This is the key this session signed in with.{' '}
+            {pending.kind === 'reroll' ? 'The console switches to the new secret.' : 'You will be signed out.'}
+          </p>
         ) : null}
         <ErrorBox error={error} />
       </Confirm>
@@ -200,7 +240,13 @@ function CreateKeyForm({ onCreated }: { onCreated: (k: ApiKeyCreated) => void })
   return (
     <form className="stack" onSubmit={(e) => void submit(e)}>
       <label htmlFor="key-name">Name</label>
-      <input id="key-name" data-autofocus value={name} onChange={(e) => setName(e.target.value)} placeholder="API Key" />
+      <input
+        id="key-name"
+        data-autofocus
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        placeholder="API Key"
+      />
       <label htmlFor="key-expires">Expires (optional)</label>
       <input id="key-expires" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} />
       <label htmlFor="key-scope">Scope (JSON list, optional)</label>

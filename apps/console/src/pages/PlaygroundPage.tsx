@@ -41,7 +41,8 @@ export function PlaygroundPage() {
   const [lastBody, setLastBody] = useState<unknown>(null);
 
   const storeNames = useMemo(() => new Map((stores.data?.data ?? []).map((s) => [s.id, s.name])), [stores.data]);
-  const toggleStore = (id: string) => setSelected((all) => (all.includes(id) ? all.filter((x) => x !== id) : [...all, id]));
+  const toggleStore = (id: string) =>
+    setSelected((all) => (all.includes(id) ? all.filter((x) => x !== id) : [...all, id]));
 
   const run = async (e: FormEvent) => {
     e.preventDefault();
@@ -74,11 +75,20 @@ export function PlaygroundPage() {
       const body = {
         ...common,
         query,
-        search_options: { score_threshold: Number(threshold) || 0, rerank, agentic, apply_search_rules: applyRules, return_metadata: returnMetadata },
+        search_options: {
+          score_threshold: Number(threshold) || 0,
+          rerank,
+          agentic,
+          apply_search_rules: applyRules,
+          return_metadata: returnMetadata,
+        },
         stream: stream || undefined,
       };
       setLastBody(body);
-      const res = await api.raw('POST', '/v1/stores/search', { body, headers: stream ? { accept: 'text/event-stream' } : {} });
+      const res = await api.raw('POST', '/v1/stores/search', {
+        body,
+        headers: stream ? { accept: 'text/event-stream' } : {},
+      });
       let results: ScoredChunk[] = [];
       if (stream) {
         for await (const ev of readEvents(res)) {
@@ -91,7 +101,14 @@ export function PlaygroundPage() {
       } else {
         results = ((await res.json()) as { data: ScoredChunk[] }).data;
       }
-      setOutcome({ mode, results, timing: parseServerTiming(res.headers.get('server-timing')), browserMs: performance.now() - started, streamed: stream, marker: queryTerms(query) });
+      setOutcome({
+        mode,
+        results,
+        timing: parseServerTiming(res.headers.get('server-timing')),
+        browserMs: performance.now() - started,
+        streamed: stream,
+        marker: queryTerms(query),
+      });
     } catch (err) {
       setError(err);
     } finally {
@@ -106,10 +123,18 @@ export function PlaygroundPage() {
         <fieldset className="row">
           <legend>Mode</legend>
           <label>
-            <input type="radio" name="mode" value="search" checked={mode === 'search'} onChange={() => setMode('search')} /> Search
+            <input
+              type="radio"
+              name="mode"
+              value="search"
+              checked={mode === 'search'}
+              onChange={() => setMode('search')}
+            />{' '}
+            Search
           </label>
           <label>
-            <input type="radio" name="mode" value="grep" checked={mode === 'grep'} onChange={() => setMode('grep')} /> Grep (regular expression)
+            <input type="radio" name="mode" value="grep" checked={mode === 'grep'} onChange={() => setMode('grep')} />{' '}
+            Grep (regular expression)
           </label>
         </fieldset>
         <fieldset>
@@ -133,21 +158,45 @@ export function PlaygroundPage() {
         ) : (
           <div className="stack">
             <label htmlFor="pg-pattern">Pattern (RE2)</label>
-            <input id="pg-pattern" className="mono" value={pattern} onChange={(e) => setPattern(e.target.value)} required maxLength={1024} spellCheck={false} />
+            <input
+              id="pg-pattern"
+              className="mono"
+              value={pattern}
+              onChange={(e) => setPattern(e.target.value)}
+              required
+              maxLength={1024}
+              spellCheck={false}
+            />
             <label>
-              <input type="checkbox" checked={caseSensitive} onChange={(e) => setCaseSensitive(e.target.checked)} /> Case-sensitive
+              <input type="checkbox" checked={caseSensitive} onChange={(e) => setCaseSensitive(e.target.checked)} />{' '}
+              Case-sensitive
             </label>
           </div>
         )}
         <div className="grid2">
           <div className="stack">
             <label htmlFor="pg-topk">top_k</label>
-            <input id="pg-topk" type="number" min={1} max={1000} value={topK} onChange={(e) => setTopK(e.target.value)} />
+            <input
+              id="pg-topk"
+              type="number"
+              min={1}
+              max={1000}
+              value={topK}
+              onChange={(e) => setTopK(e.target.value)}
+            />
           </div>
           {mode === 'search' ? (
             <div className="stack">
               <label htmlFor="pg-threshold">Score threshold (0–1)</label>
-              <input id="pg-threshold" type="number" min={0} max={1} step={0.01} value={threshold} onChange={(e) => setThreshold(e.target.value)} />
+              <input
+                id="pg-threshold"
+                type="number"
+                min={0}
+                max={1}
+                step={0.01}
+                value={threshold}
+                onChange={(e) => setThreshold(e.target.value)}
+              />
             </div>
           ) : null}
         </div>
@@ -164,7 +213,8 @@ export function PlaygroundPage() {
             aria-describedby="pg-filters-help"
           />
           <p id="pg-filters-help" className="muted small">
-            A condition, an <code>all</code>/<code>any</code>/<code>none</code> group or a list; unprefixed keys are file metadata, <code>generated_metadata.*</code> the chunk’s.
+            A condition, an <code>all</code>/<code>any</code>/<code>none</code> group or a list; unprefixed keys are
+            file metadata, <code>generated_metadata.*</code> the chunk’s.
           </p>
         </div>
         {mode === 'search' ? (
@@ -180,10 +230,12 @@ export function PlaygroundPage() {
               <input type="checkbox" checked={stream} onChange={(e) => setStream(e.target.checked)} /> Stream
             </label>
             <label>
-              <input type="checkbox" checked={applyRules} onChange={(e) => setApplyRules(e.target.checked)} /> Apply search rules
+              <input type="checkbox" checked={applyRules} onChange={(e) => setApplyRules(e.target.checked)} /> Apply
+              search rules
             </label>
             <label>
-              <input type="checkbox" checked={returnMetadata} onChange={(e) => setReturnMetadata(e.target.checked)} /> Return metadata
+              <input type="checkbox" checked={returnMetadata} onChange={(e) => setReturnMetadata(e.target.checked)} />{' '}
+              Return metadata
             </label>
           </fieldset>
         ) : null}
@@ -217,7 +269,9 @@ export function PlaygroundPage() {
 
 function summarize(data: unknown): string {
   const d = (data ?? {}) as Record<string, unknown>;
-  const parts = ['round', 'query', 'queries', 'result_count', 'rounds_executed'].filter((k) => d[k] !== undefined).map((k) => `${k}=${typeof d[k] === 'string' ? d[k] : JSON.stringify(d[k])}`);
+  const parts = ['round', 'query', 'queries', 'result_count', 'rounds_executed']
+    .filter((k) => d[k] !== undefined)
+    .map((k) => `${k}=${typeof d[k] === 'string' ? d[k] : JSON.stringify(d[k])}`);
   return parts.join(' ').slice(0, 200);
 }
 
@@ -256,7 +310,9 @@ function Results({ outcome, storeNames }: { outcome: Outcome; storeNames: Map<st
           </table>
         ) : (
           <p className="muted">
-            {outcome.streamed ? 'A streamed answer sends its headers before the search runs, so it carries no Server-Timing.' : 'The server sent no Server-Timing for this request.'}
+            {outcome.streamed
+              ? 'A streamed answer sends its headers before the search runs, so it carries no Server-Timing.'
+              : 'The server sent no Server-Timing for this request.'}
           </p>
         )}
         <p className="muted small">Round trip measured in the browser: {outcome.browserMs.toFixed(0)} ms.</p>

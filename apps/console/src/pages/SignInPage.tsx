@@ -28,9 +28,20 @@ export function SignInPage() {
       ) : null}
       <form onSubmit={(e) => void submit(e)} className="stack" autoComplete="off">
         <label htmlFor="api-key">API key</label>
-        <input id="api-key" name="api-key" type="password" value={key} onChange={(e) => setKey(e.target.value)} autoFocus required spellCheck={false} aria-describedby="api-key-help" />
+        <input
+          id="api-key"
+          name="api-key"
+          type="password"
+          value={key}
+          onChange={(e) => setKey(e.target.value)}
+          autoFocus
+          required
+          spellCheck={false}
+          aria-describedby="api-key-help"
+        />
         <p id="api-key-help" className="muted">
-          The key stays in this browser tab only (session storage) and is sent only in the Authorization header. The first start writes the root key to <code>data/root-key</code>.
+          The key stays in this browser tab only (session storage) and is sent only in the Authorization header. The
+          first start writes the root key to <code>data/root-key</code>.
         </p>
         <ErrorBox error={error} title="Sign-in failed" />
         <button type="submit" className="primary" disabled={busy}>

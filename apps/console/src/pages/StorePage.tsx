@@ -58,13 +58,24 @@ export function StorePage() {
   const reloadStore = store.reload;
   const anyBusy = files.data?.data.some(busyStatus) ?? false;
 
-  const update = (id: number, patch: Partial<Upload>) => setUploads((all) => all.map((u) => (u.id === id ? { ...u, ...patch } : u)));
+  const update = (id: number, patch: Partial<Upload>) =>
+    setUploads((all) => all.map((u) => (u.id === id ? { ...u, ...patch } : u)));
 
   const startUploads = useCallback(
     (list: FileList | File[]) => {
       for (const file of Array.from(list)) {
         const id = nextId.current++;
-        setUploads((all) => [...all, { id, name: file.name, total: file.size, sent: 0, multipart: file.size > MULTIPART_THRESHOLD, phase: 'uploading' }]);
+        setUploads((all) => [
+          ...all,
+          {
+            id,
+            name: file.name,
+            total: file.size,
+            sent: 0,
+            multipart: file.size > MULTIPART_THRESHOLD,
+            phase: 'uploading',
+          },
+        ]);
         uploadToStore(api, storeId, file, (p) => update(id, { sent: p.sent, phase: p.phase })).then(
           () => {
             update(id, { phase: 'done', sent: file.size });
@@ -113,8 +124,8 @@ export function StorePage() {
           <div>
             <dt>Files</dt>
             <dd>
-              {s.file_counts?.total ?? 0} ({s.file_counts?.completed ?? 0} completed, {s.file_counts?.in_progress ?? 0} in progress, {s.file_counts?.pending ?? 0} pending, {s.file_counts?.failed ?? 0}{' '}
-              failed)
+              {s.file_counts?.total ?? 0} ({s.file_counts?.completed ?? 0} completed, {s.file_counts?.in_progress ?? 0}{' '}
+              in progress, {s.file_counts?.pending ?? 0} pending, {s.file_counts?.failed ?? 0} failed)
             </dd>
           </div>
           <div>
@@ -125,7 +136,11 @@ export function StorePage() {
           </div>
           <div>
             <dt>Expiry</dt>
-            <dd>{s.expires_after ? `${s.expires_after.days} days after last activity${s.expires_at ? ` (${dateTime(s.expires_at)})` : ''}` : 'never'}</dd>
+            <dd>
+              {s.expires_after
+                ? `${s.expires_after.days} days after last activity${s.expires_at ? ` (${dateTime(s.expires_at)})` : ''}`
+                : 'never'}
+            </dd>
           </div>
           <div>
             <dt>Id</dt>
@@ -196,7 +211,13 @@ export function StorePage() {
         <label htmlFor="file-q" className="sr-only">
           Search files
         </label>
-        <input id="file-q" type="search" placeholder="Search by file name or external id" value={q} onChange={(e) => setQ(e.target.value)} />
+        <input
+          id="file-q"
+          type="search"
+          placeholder="Search by file name or external id"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+        />
         <label htmlFor="file-status">Status</label>
         <select id="file-status" value={status} onChange={(e) => setStatus(e.target.value)}>
           <option value="">any</option>
@@ -250,11 +271,21 @@ export function StorePage() {
                   <td data-label="Added">{dateTime(f.created_at)}</td>
                   <td className="actions-cell">
                     {f.content_url ? (
-                      <a className="button" href={f.content_url} download={f.filename} aria-label={`Download ${f.filename ?? f.id}`}>
+                      <a
+                        className="button"
+                        href={f.content_url}
+                        download={f.filename}
+                        aria-label={`Download ${f.filename ?? f.id}`}
+                      >
                         Download
                       </a>
                     ) : null}
-                    <button type="button" className="danger" onClick={() => setDeleting(f)} aria-label={`Delete ${f.filename ?? f.id}`}>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => setDeleting(f)}
+                      aria-label={`Delete ${f.filename ?? f.id}`}
+                    >
                       Delete
                     </button>
                   </td>

@@ -67,12 +67,20 @@ export function StoresPage() {
         <label htmlFor="store-q" className="sr-only">
           Search stores
         </label>
-        <input id="store-q" type="search" placeholder="Search by name or description" value={q} onChange={(e) => setQ(e.target.value)} />
+        <input
+          id="store-q"
+          type="search"
+          placeholder="Search by name or description"
+          value={q}
+          onChange={(e) => setQ(e.target.value)}
+        />
         <button type="submit">Search</button>
       </form>
       <ErrorBox error={list.error} />
       {list.loading && !list.data ? <Loading what="stores" /> : null}
-      {list.data && list.data.stores.length === 0 ? <p>{query ? `No store matches “${query}”.` : 'No stores yet: create one to upload files.'}</p> : null}
+      {list.data && list.data.stores.length === 0 ? (
+        <p>{query ? `No store matches “${query}”.` : 'No stores yet: create one to upload files.'}</p>
+      ) : null}
       {list.data && list.data.stores.length > 0 ? (
         <div className="table-wrap">
           <table>
@@ -122,7 +130,12 @@ export function StoresPage() {
                     <button type="button" onClick={() => setEditing(s)} aria-label={`Edit store ${s.name}`}>
                       Edit
                     </button>
-                    <button type="button" className="danger" onClick={() => setDeleting(s)} aria-label={`Delete store ${s.name}`}>
+                    <button
+                      type="button"
+                      className="danger"
+                      onClick={() => setDeleting(s)}
+                      aria-label={`Delete store ${s.name}`}
+                    >
                       Delete
                     </button>
                   </td>
@@ -138,7 +151,11 @@ export function StoresPage() {
         </button>
       ) : null}
 
-      <Dialog title={editing === 'new' ? 'Create a store' : `Edit store ${editing?.name ?? ''}`} open={editing !== null} onClose={() => setEditing(null)}>
+      <Dialog
+        title={editing === 'new' ? 'Create a store' : `Edit store ${editing?.name ?? ''}`}
+        open={editing !== null}
+        onClose={() => setEditing(null)}
+      >
         {editing !== null ? (
           <StoreForm
             store={editing === 'new' ? null : editing}
@@ -160,7 +177,10 @@ export function StoresPage() {
         confirmLabel="Delete store"
         busy={busy}
       >
-        <p>Its {deleting?.file_counts?.total ?? 0} files leave the store and its chunks leave the search index. The files themselves stay in the Files API.</p>
+        <p>
+          Its {deleting?.file_counts?.total ?? 0} files leave the store and its chunks leave the search index. The files
+          themselves stay in the Files API.
+        </p>
         <ErrorBox error={deleteError} />
       </Confirm>
     </section>
@@ -205,7 +225,9 @@ export function StoreForm({ store, onDone }: { store: Store | null; onDone: (s: 
         expires_after: days.trim() ? { anchor: 'last_active_at', days: Number(days) } : null,
         metadata: parseJsonField('Metadata', metadata),
       };
-      const saved = store ? await api.request<Store>('PUT', `/v1/stores/${seg(store.id)}`, { body }) : await api.post<Store>('/v1/stores', body);
+      const saved = store
+        ? await api.request<Store>('PUT', `/v1/stores/${seg(store.id)}`, { body })
+        : await api.post<Store>('/v1/stores', body);
       onDone(saved);
     } catch (err) {
       setError(err);
@@ -217,16 +239,44 @@ export function StoreForm({ store, onDone }: { store: Store | null; onDone: (s: 
   return (
     <form className="stack" onSubmit={(e) => void submit(e)}>
       <label htmlFor="store-name">Name</label>
-      <input id="store-name" data-autofocus value={name} onChange={(e) => setName(e.target.value)} required={!store} maxLength={128} aria-describedby="store-name-help" spellCheck={false} />
+      <input
+        id="store-name"
+        data-autofocus
+        value={name}
+        onChange={(e) => setName(e.target.value)}
+        required={!store}
+        maxLength={128}
+        aria-describedby="store-name-help"
+        spellCheck={false}
+      />
       <p id="store-name-help" className="muted small">
         Lowercase letters, digits, “.” and “-”; usable in place of the id.
       </p>
       <label htmlFor="store-description">Description</label>
-      <input id="store-description" value={description} onChange={(e) => setDescription(e.target.value)} maxLength={256} />
+      <input
+        id="store-description"
+        value={description}
+        onChange={(e) => setDescription(e.target.value)}
+        maxLength={256}
+      />
       <label htmlFor="store-expiry">Expire after days of inactivity (empty: never)</label>
-      <input id="store-expiry" type="number" min={1} max={3650} value={days} onChange={(e) => setDays(e.target.value)} />
+      <input
+        id="store-expiry"
+        type="number"
+        min={1}
+        max={3650}
+        value={days}
+        onChange={(e) => setDays(e.target.value)}
+      />
       <label htmlFor="store-metadata">Metadata (JSON)</label>
-      <textarea id="store-metadata" rows={4} value={metadata} onChange={(e) => setMetadata(e.target.value)} spellCheck={false} className="mono" />
+      <textarea
+        id="store-metadata"
+        rows={4}
+        value={metadata}
+        onChange={(e) => setMetadata(e.target.value)}
+        spellCheck={false}
+        className="mono"
+      />
       <ErrorBox error={error} />
       <div className="actions">
         <button type="submit" className="primary" disabled={busy}>

@@ -22,11 +22,16 @@ export class StreamAssembly {
       throw this.error(`The LLM stream carried a chunk that is not JSON: ${data}`, 'bad_response');
     }
     if (!isRecord(chunk)) throw this.error('The LLM stream carried a chunk that is not an object', 'bad_response');
-    if (chunk.error != null) throw this.error(`The LLM endpoint failed midway through the stream: ${upstreamMessage(chunk.error)}`, 'unavailable');
+    if (chunk.error != null)
+      throw this.error(
+        `The LLM endpoint failed midway through the stream: ${upstreamMessage(chunk.error)}`,
+        'unavailable',
+      );
     if (typeof chunk.model === 'string' && chunk.model) this.model = chunk.model;
     if (isRecord(chunk.usage)) this.usage = usageOf(chunk.usage);
     if (chunk.choices == null) return [];
-    if (!Array.isArray(chunk.choices)) throw this.error('The LLM stream carried a chunk whose choices are not a list', 'bad_response');
+    if (!Array.isArray(chunk.choices))
+      throw this.error('The LLM stream carried a chunk whose choices are not a list', 'bad_response');
     const events: LlmStreamEvent[] = [];
     for (const choice of chunk.choices) {
       if (!isRecord(choice) || (choice.index ?? 0) !== 0) continue;
@@ -39,12 +44,18 @@ export class StreamAssembly {
       }
       if (!Array.isArray(delta.tool_calls)) continue;
       for (const [position, piece] of delta.tool_calls.entries()) {
-        if (!isRecord(piece)) throw this.error('The LLM stream carried a tool call piece that is not an object', 'bad_response');
-        const index = typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : position;
+        if (!isRecord(piece))
+          throw this.error('The LLM stream carried a tool call piece that is not an object', 'bad_response');
+        const index =
+          typeof piece.index === 'number' && Number.isInteger(piece.index) && piece.index >= 0 ? piece.index : position;
         const fn = isRecord(piece.function) ? piece.function : {};
         let call = this.calls.get(index);
         if (!call) this.calls.set(index, (call = { id: null, name: null, arguments: '' }));
-        const event: LlmStreamEvent & { type: 'tool_call' } = { type: 'tool_call', index, argumentsDelta: fn.arguments == null ? '' : argumentsText(fn.arguments) };
+        const event: LlmStreamEvent & { type: 'tool_call' } = {
+          type: 'tool_call',
+          index,
+          argumentsDelta: fn.arguments == null ? '' : argumentsText(fn.arguments),
+        };
         if (typeof piece.id === 'string' && piece.id && call.id === null) event.id = call.id = piece.id;
         if (typeof fn.name === 'string' && fn.name && call.name === null) event.name = call.name = fn.name;
         call.arguments += event.argumentsDelta;
@@ -58,11 +69,20 @@ export class StreamAssembly {
     const toolCalls: LlmToolCall[] = [...this.calls.entries()]
       .sort(([a], [b]) => a - b)
       .map(([index, call]) => {
-        if (call.name === null) throw this.error(`The LLM stream's tool call ${index} has no function name`, 'bad_response');
-        return { id: call.id ?? `call_${index}`, type: 'function', function: { name: call.name, arguments: call.arguments } };
+        if (call.name === null)
+          throw this.error(`The LLM stream's tool call ${index} has no function name`, 'bad_response');
+        return {
+          id: call.id ?? `call_${index}`,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        };
       });
     return {
-      message: { role: 'assistant', content: this.text !== '' ? this.text : toolCalls.length ? null : '', ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+      message: {
+        role: 'assistant',
+        content: this.text !== '' ? this.text : toolCalls.length ? null : '',
+        ...(toolCalls.length ? { tool_calls: toolCalls } : {}),
+      },
       finishReason: finishReason(this.finish, toolCalls.length > 0),
       usage: this.usage ?? { ...NO_USAGE },
       model: this.model,

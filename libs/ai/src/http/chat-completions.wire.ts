@@ -11,7 +11,15 @@ export function requestBody(model: string, request: LlmRequest, stream: boolean)
     messages: request.messages.map((m) => ({
       role: m.role,
       content: m.content,
-      ...(m.tool_calls?.length ? { tool_calls: m.tool_calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.function.name, arguments: c.function.arguments } })) } : {}),
+      ...(m.tool_calls?.length
+        ? {
+            tool_calls: m.tool_calls.map((c) => ({
+              id: c.id,
+              type: 'function',
+              function: { name: c.function.name, arguments: c.function.arguments },
+            })),
+          }
+        : {}),
       ...(m.tool_call_id !== undefined ? { tool_call_id: m.tool_call_id } : {}),
       ...(m.name !== undefined ? { name: m.name } : {}),
     })),
@@ -33,7 +41,8 @@ export function parseCompletion(text: string, model: string, error: WireError): 
   } catch {
     throw error(`The LLM endpoint answered something that is not JSON: ${text}`, 'bad_response', null);
   }
-  if (!isRecord(body)) throw error('The LLM endpoint answered JSON that is not a chat completion', 'bad_response', null);
+  if (!isRecord(body))
+    throw error('The LLM endpoint answered JSON that is not a chat completion', 'bad_response', null);
   const choice: unknown = Array.isArray(body.choices) ? body.choices[0] : undefined;
   if (!isRecord(choice) || !isRecord(choice.message)) {
     if (body.error != null) throw error(`The LLM endpoint failed: ${upstreamMessage(body.error)}`, 'unavailable', null);
@@ -41,13 +50,19 @@ export function parseCompletion(text: string, model: string, error: WireError): 
   }
   const message = choice.message;
   const content = contentText(message.content);
-  if (content === undefined) throw error('The LLM endpoint answered a message whose content is neither text nor null', 'bad_response', null);
+  if (content === undefined)
+    throw error('The LLM endpoint answered a message whose content is neither text nor null', 'bad_response', null);
   const toolCalls: LlmToolCall[] = [];
   if (Array.isArray(message.tool_calls)) {
     for (const [i, call] of message.tool_calls.entries()) {
       const fn: unknown = isRecord(call) ? call.function : undefined;
-      if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string' || !fn.name) throw error(`The LLM endpoint answered tool call ${i} without a function name`, 'bad_response', null);
-      toolCalls.push({ id: typeof call.id === 'string' && call.id ? call.id : `call_${i}`, type: 'function', function: { name: fn.name, arguments: argumentsText(fn.arguments) } });
+      if (!isRecord(call) || !isRecord(fn) || typeof fn.name !== 'string' || !fn.name)
+        throw error(`The LLM endpoint answered tool call ${i} without a function name`, 'bad_response', null);
+      toolCalls.push({
+        id: typeof call.id === 'string' && call.id ? call.id : `call_${i}`,
+        type: 'function',
+        function: { name: fn.name, arguments: argumentsText(fn.arguments) },
+      });
     }
   }
   return {
@@ -58,7 +73,8 @@ export function parseCompletion(text: string, model: string, error: WireError): 
   };
 }
 
-export const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** The human part of an upstream error body: `{error:{message}}`, `{error:"…"}`, `{message}`, `{detail}`, or the text itself. */
 export function upstreamMessage(body: unknown): string {
@@ -72,7 +88,8 @@ export function upstreamMessage(body: unknown): string {
   }
   if (isRecord(value)) {
     const inner = isRecord(value.error) ? value.error : value;
-    for (const candidate of [value.error, inner.message, value.message, value.detail]) if (typeof candidate === 'string' && candidate.trim()) return candidate.trim();
+    for (const candidate of [value.error, inner.message, value.message, value.detail])
+      if (typeof candidate === 'string' && candidate.trim()) return candidate.trim();
   }
   const text = typeof value === 'string' ? value : typeof body === 'string' ? body : JSON.stringify(body);
   return text.trim() || '(empty body)';
@@ -82,12 +99,14 @@ export function upstreamMessage(body: unknown): string {
 function contentText(content: unknown): string | null | undefined {
   if (content === null || content === undefined) return null;
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
+  if (Array.isArray(content))
+    return content.map((part) => (isRecord(part) && typeof part.text === 'string' ? part.text : '')).join('');
   return undefined;
 }
 
 /** Tool arguments as JSON text (some servers send an object). */
-export const argumentsText = (args: unknown): string => (typeof args === 'string' ? args : args === undefined || args === null ? '{}' : JSON.stringify(args));
+export const argumentsText = (args: unknown): string =>
+  typeof args === 'string' ? args : args === undefined || args === null ? '{}' : JSON.stringify(args);
 
 export function finishReason(raw: unknown, hasToolCalls: boolean): LlmFinishReason {
   if (raw === 'length' || raw === 'content_filter') return raw;

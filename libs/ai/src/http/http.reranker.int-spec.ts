@@ -30,7 +30,15 @@ describe.each<[RerankDoubleFormat, string, string]>([
     await double.close();
   });
   const make = (o: Partial<HttpRerankerOptions> = {}) => {
-    const r = new HttpReranker({ url: double.baseUrl, apiKey: 'sk-rerank-secret', model: 'rerank-model', format, batchSize: 3, retryBaseMs: 0, ...o });
+    const r = new HttpReranker({
+      url: double.baseUrl,
+      apiKey: 'sk-rerank-secret',
+      model: 'rerank-model',
+      format,
+      batchSize: 3,
+      retryBaseMs: 0,
+      ...o,
+    });
     rerankers.push(r);
     return r;
   };
@@ -42,7 +50,12 @@ describe.each<[RerankDoubleFormat, string, string]>([
     const sent = double.requests.slice(before);
     expect(sent.map((r) => r.path)).toEqual([path, path, path]);
     expect(sent.map((r) => (r.body[field] as string[]).length)).toEqual([3, 3, 1]);
-    expect(sent.every((r) => r.authorization === 'Bearer sk-rerank-secret' && r.body.model === 'rerank-model' && r.body.query === QUERY)).toBe(true);
+    expect(
+      sent.every(
+        (r) =>
+          r.authorization === 'Bearer sk-rerank-secret' && r.body.model === 'rerank-model' && r.body.query === QUERY,
+      ),
+    ).toBe(true);
     if (format === 'mixedbread') expect(sent[0].body).toMatchObject({ top_k: 3, return_input: false });
     else expect(sent[0].body).toMatchObject({ top_n: 3 });
     if (format === 'jina') expect(sent[0].body).toMatchObject({ return_documents: false });
@@ -80,12 +93,17 @@ describe.each<[RerankDoubleFormat, string, string]>([
 
   it('an answer that leaves out a document is an error, not a silent misranking', async () => {
     double.dropNext();
-    await expect(make().score(QUERY, DOCS.slice(0, 3))).rejects.toMatchObject({ retryable: false, message: expect.stringMatching(/no score for document \d of 3/) });
+    await expect(make().score(QUERY, DOCS.slice(0, 3))).rejects.toMatchObject({
+      retryable: false,
+      message: expect.stringMatching(/no score for document \d of 3/),
+    });
   });
 
   it('an answer larger than the limit is refused', async () => {
     const many = Array.from({ length: 80 }, (_, i) => `pickles number ${i}`);
-    await expect(make({ batchSize: 100, maxBytes: 1024, maxRetries: 0 }).score(QUERY, many)).rejects.toMatchObject({ message: expect.stringContaining('larger than 1024 bytes') });
+    await expect(make({ batchSize: 100, maxBytes: 1024, maxRetries: 0 }).score(QUERY, many)).rejects.toMatchObject({
+      message: expect.stringContaining('larger than 1024 bytes'),
+    });
   });
 });
 
@@ -105,7 +123,12 @@ describe('HttpReranker: other answers', () => {
 
   it('Cohere v2 is reached through its base URL', async () => {
     const double = await startRerankDouble({ format: 'cohere' });
-    const r = new HttpReranker({ url: double.baseUrl.replace(/\/v1$/, '/v2'), apiKey: null, model: 'rerank-v3.5', format: 'cohere' });
+    const r = new HttpReranker({
+      url: double.baseUrl.replace(/\/v1$/, '/v2'),
+      apiKey: null,
+      model: 'rerank-v3.5',
+      format: 'cohere',
+    });
     try {
       expect(await r.score(QUERY, DOCS.slice(0, 2))).toHaveLength(2);
       expect(double.requests.map((q) => q.path)).toEqual(['/v2/rerank']);
@@ -119,7 +142,10 @@ describe('HttpReranker: other answers', () => {
     const double = await startRerankDouble({ format: 'cohere' });
     const r = new HttpReranker({ url: `${double.baseUrl}/rerank`, apiKey: null, model: 'm', format: 'mixedbread' });
     try {
-      await expect(r.score(QUERY, DOCS.slice(0, 2))).rejects.toMatchObject({ retryable: false, message: expect.stringContaining('answered 422') });
+      await expect(r.score(QUERY, DOCS.slice(0, 2))).rejects.toMatchObject({
+        retryable: false,
+        message: expect.stringContaining('answered 422'),
+      });
       expect(double.requests).toHaveLength(1);
     } finally {
       await r.close();
@@ -130,11 +156,31 @@ describe('HttpReranker: other answers', () => {
   it('an endpoint that never answers times out; an unreachable one is a retryable error', async () => {
     const silent: Server = createServer(() => undefined);
     await new Promise<void>((res) => silent.listen(0, '127.0.0.1', res));
-    const r = new HttpReranker({ url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`, apiKey: 'k', model: 'm', format: 'cohere', timeoutMs: 200, maxRetries: 1, retryBaseMs: 0 });
-    const gone = new HttpReranker({ url: 'http://127.0.0.1:9/v1', apiKey: 'k', model: 'm', format: 'cohere', maxRetries: 0 });
+    const r = new HttpReranker({
+      url: `http://127.0.0.1:${(silent.address() as AddressInfo).port}/v1`,
+      apiKey: 'k',
+      model: 'm',
+      format: 'cohere',
+      timeoutMs: 200,
+      maxRetries: 1,
+      retryBaseMs: 0,
+    });
+    const gone = new HttpReranker({
+      url: 'http://127.0.0.1:9/v1',
+      apiKey: 'k',
+      model: 'm',
+      format: 'cohere',
+      maxRetries: 0,
+    });
     try {
-      await expect(r.score(QUERY, DOCS)).rejects.toMatchObject({ retryable: true, message: expect.stringContaining('no answer within 200 ms') });
-      await expect(gone.score(QUERY, DOCS)).rejects.toMatchObject({ retryable: true, message: expect.stringContaining('unreachable') });
+      await expect(r.score(QUERY, DOCS)).rejects.toMatchObject({
+        retryable: true,
+        message: expect.stringContaining('no answer within 200 ms'),
+      });
+      await expect(gone.score(QUERY, DOCS)).rejects.toMatchObject({
+        retryable: true,
+        message: expect.stringContaining('unreachable'),
+      });
     } finally {
       await r.close();
       await gone.close();

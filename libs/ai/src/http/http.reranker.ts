@@ -57,19 +57,26 @@ export class HttpReranker implements Reranker {
     this.#apiKey = options.apiKey || null;
     this.format = options.format;
     const base = options.url.replace(/\/+$/, '');
-    this.url = new URL(/\/(rerank|reranking)$/.test(new URL(base).pathname) ? base : base + DEFAULT_PATH[options.format]);
+    this.url = new URL(
+      /\/(rerank|reranking)$/.test(new URL(base).pathname) ? base : base + DEFAULT_PATH[options.format],
+    );
     this.endpoint = `${this.url.origin}${this.url.pathname}`; // never the query, which may carry a secret
     this.agent = keepAliveAgent(this.url);
     this.model = options.model;
     this.batchSize = Math.max(1, options.batchSize ?? 100);
     this.timeoutMs = Math.max(1, options.timeoutMs ?? 10_000);
-    this.retry = new RetryPolicy({ maxRetries: options.maxRetries ?? 2, baseMs: options.retryBaseMs ?? 250, maxDelayMs: 10_000 });
+    this.retry = new RetryPolicy({
+      maxRetries: options.maxRetries ?? 2,
+      baseMs: options.retryBaseMs ?? 250,
+      maxDelayMs: 10_000,
+    });
     this.maxBytes = Math.max(1024, options.maxBytes ?? 4 * 1024 * 1024);
   }
 
   async score(query: string, documents: string[]): Promise<number[]> {
     const raw: number[] = [];
-    for (let i = 0; i < documents.length; i += this.batchSize) raw.push(...(await this.scoreBatch(query, documents.slice(i, i + this.batchSize))));
+    for (let i = 0; i < documents.length; i += this.batchSize)
+      raw.push(...(await this.scoreBatch(query, documents.slice(i, i + this.batchSize))));
     // relevance probabilities are kept; raw logits (any score outside [0, 1]) all go through the sigmoid, which keeps their order
     return raw.every((s) => s >= 0 && s <= 1) ? raw : raw.map(sigmoid);
   }
@@ -100,17 +107,29 @@ export class HttpReranker implements Reranker {
         documents.map((d) => d || ' '),
       ),
     );
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}) };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json',
+      ...(this.#apiKey ? { authorization: `Bearer ${this.#apiKey}` } : {}),
+    };
     return this.retry.run<number[]>(async () => {
       let res: JsonAnswer;
       try {
         res = await postJson(this.url, headers, body, this.agent, this.timeoutMs, this.maxBytes);
       } catch (err) {
-        return { retry: new RerankError(`rerank endpoint ${this.endpoint} unreachable: ${this.excerpt((err as Error).message)}`, true) };
+        return {
+          retry: new RerankError(
+            `rerank endpoint ${this.endpoint} unreachable: ${this.excerpt((err as Error).message)}`,
+            true,
+          ),
+        };
       }
       if (res.status >= 200 && res.status < 300) return { value: this.parse(res.body, documents.length) };
       const retryable = this.retry.retries(res.status);
-      const error = new RerankError(`rerank endpoint ${this.endpoint} answered ${res.status}: ${this.excerpt(res.body)}`, retryable);
+      const error = new RerankError(
+        `rerank endpoint ${this.endpoint} answered ${res.status}: ${this.excerpt(res.body)}`,
+        retryable,
+      );
       if (!retryable) throw error;
       return { retry: error, retryAfterMs: res.retryAfterMs };
     });
@@ -125,19 +144,32 @@ export class HttpReranker implements Reranker {
     }
     const mixedbread = this.format === 'mixedbread';
     const items = mixedbread ? parsed?.data : parsed?.results;
-    if (!Array.isArray(items)) throw new RerankError(`rerank endpoint ${this.endpoint} returned no ${mixedbread ? 'data' : 'results'} list (is LARDER_RERANKER_FORMAT=${this.format} right?)`, false);
+    if (!Array.isArray(items))
+      throw new RerankError(
+        `rerank endpoint ${this.endpoint} returned no ${mixedbread ? 'data' : 'results'} list (is LARDER_RERANKER_FORMAT=${this.format} right?)`,
+        false,
+      );
     const scores = new Array<number | undefined>(count).fill(undefined);
     for (const item of items as Array<Record<string, unknown>>) {
       const index = item?.index;
       const score = mixedbread ? item?.score : (item?.relevance_score ?? item?.score);
       if (typeof index !== 'number' || !Number.isInteger(index) || index < 0 || index >= count)
-        throw new RerankError(`rerank endpoint ${this.endpoint} returned an index outside the ${count} documents`, false);
-      if (typeof score !== 'number' || !Number.isFinite(score)) throw new RerankError(`rerank endpoint ${this.endpoint} returned a result without a numeric score`, false);
-      if (scores[index] !== undefined) throw new RerankError(`rerank endpoint ${this.endpoint} returned index ${index} twice`, false);
+        throw new RerankError(
+          `rerank endpoint ${this.endpoint} returned an index outside the ${count} documents`,
+          false,
+        );
+      if (typeof score !== 'number' || !Number.isFinite(score))
+        throw new RerankError(`rerank endpoint ${this.endpoint} returned a result without a numeric score`, false);
+      if (scores[index] !== undefined)
+        throw new RerankError(`rerank endpoint ${this.endpoint} returned index ${index} twice`, false);
       scores[index] = score;
     }
     const missing = scores.findIndex((s) => s === undefined);
-    if (missing >= 0) throw new RerankError(`rerank endpoint ${this.endpoint} returned no score for document ${missing} of ${count}`, false);
+    if (missing >= 0)
+      throw new RerankError(
+        `rerank endpoint ${this.endpoint} returned no score for document ${missing} of ${count}`,
+        false,
+      );
     return scores as number[];
   }
 

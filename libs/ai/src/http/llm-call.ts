@@ -45,7 +45,10 @@ export class Call {
    */
   failure(err: unknown, otherwise: (message: string) => LlmError): Error {
     if (this.timedOut) return new LlmError(this.timedOut, 'timeout');
-    if (this.external?.aborted) return this.external.reason instanceof Error ? this.external.reason : new DOMException('The operation was aborted', 'AbortError');
+    if (this.external?.aborted)
+      return this.external.reason instanceof Error
+        ? this.external.reason
+        : new DOMException('The operation was aborted', 'AbortError');
     return otherwise(describe(err));
   }
 

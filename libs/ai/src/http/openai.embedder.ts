@@ -39,7 +39,9 @@ export class OpenAiEmbedder implements Embedder {
   async embed(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
     const out: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += this.batchSize) {
-      const input = texts.slice(i, i + this.batchSize).map((t) => (kind === 'query' && this.options.queryPrefix ? this.options.queryPrefix + t : t) || ' ');
+      const input = texts
+        .slice(i, i + this.batchSize)
+        .map((t) => (kind === 'query' && this.options.queryPrefix ? this.options.queryPrefix + t : t) || ' ');
       out.push(...(await this.request(input)));
     }
     return out;
@@ -51,8 +53,16 @@ export class OpenAiEmbedder implements Embedder {
     try {
       res = await postJson(
         this.url,
-        { 'content-type': 'application/json', ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}) },
-        JSON.stringify({ model: this.model, input, encoding_format: 'float', ...(this.options.requestDimensions ? { dimensions: this.dimensions } : {}) }),
+        {
+          'content-type': 'application/json',
+          ...(this.options.apiKey ? { authorization: `Bearer ${this.options.apiKey}` } : {}),
+        },
+        JSON.stringify({
+          model: this.model,
+          input,
+          encoding_format: 'float',
+          ...(this.options.requestDimensions ? { dimensions: this.dimensions } : {}),
+        }),
         this.agent,
         this.options.timeoutMs ?? 60_000,
       );
@@ -61,7 +71,10 @@ export class OpenAiEmbedder implements Embedder {
     }
     const body = res.body;
     if (res.status < 200 || res.status >= 300) {
-      throw new EmbeddingError(`embedding endpoint answered ${res.status}: ${body.slice(0, 300)}`, isRetryableStatus(res.status));
+      throw new EmbeddingError(
+        `embedding endpoint answered ${res.status}: ${body.slice(0, 300)}`,
+        isRetryableStatus(res.status),
+      );
     }
     let parsed: { data?: Array<{ embedding: number[] | string; index: number }> };
     try {
@@ -70,14 +83,26 @@ export class OpenAiEmbedder implements Embedder {
       throw new EmbeddingError(`embedding endpoint returned invalid JSON`, true);
     }
     const data = parsed.data;
-    if (!Array.isArray(data) || data.length !== input.length) throw new EmbeddingError(`embedding endpoint returned ${data?.length ?? 0} vectors for ${input.length} inputs`, false);
+    if (!Array.isArray(data) || data.length !== input.length)
+      throw new EmbeddingError(
+        `embedding endpoint returned ${data?.length ?? 0} vectors for ${input.length} inputs`,
+        false,
+      );
     const vectors = new Array<Float32Array>(input.length);
     for (const d of data) {
-      const v = typeof d.embedding === 'string' ? new Float32Array(Buffer.from(d.embedding, 'base64').buffer.slice(0)) : Float32Array.from(d.embedding);
-      if (v.length !== this.dimensions) throw new EmbeddingError(`embedding endpoint returned ${v.length} dimensions; LARDER_EMBEDDING_DIMENSIONS is ${this.dimensions}`, false);
+      const v =
+        typeof d.embedding === 'string'
+          ? new Float32Array(Buffer.from(d.embedding, 'base64').buffer.slice(0))
+          : Float32Array.from(d.embedding);
+      if (v.length !== this.dimensions)
+        throw new EmbeddingError(
+          `embedding endpoint returned ${v.length} dimensions; LARDER_EMBEDDING_DIMENSIONS is ${this.dimensions}`,
+          false,
+        );
       vectors[d.index] = v;
     }
-    if (vectors.some((v) => !v)) throw new EmbeddingError('embedding endpoint returned duplicate or missing indices', false);
+    if (vectors.some((v) => !v))
+      throw new EmbeddingError('embedding endpoint returned duplicate or missing indices', false);
     return vectors;
   }
 

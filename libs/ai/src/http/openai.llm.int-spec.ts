@@ -4,7 +4,10 @@ import { ChatCompletionsDouble, startChatCompletionsDouble } from '../testing/ch
 import { OpenAiLlm, OpenAiLlmOptions } from './openai.llm';
 
 const KEY = 'sk-test-4f1c9a77e0b2d5';
-const ask = (text: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({ messages: [{ role: 'user', content: text }], ...extra });
+const ask = (text: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({
+  messages: [{ role: 'user', content: text }],
+  ...extra,
+});
 
 async function collect(events: AsyncIterable<LlmStreamEvent>): Promise<{ events: LlmStreamEvent[]; error: unknown }> {
   const seen: LlmStreamEvent[] = [];
@@ -35,7 +38,8 @@ async function rejection(promise: Promise<unknown>): Promise<LlmError> {
 
 describe('OpenAiLlm against a chat-completions double', () => {
   let double: ChatCompletionsDouble;
-  const llm = (options: Partial<OpenAiLlmOptions> = {}) => new OpenAiLlm({ baseUrl: double.url, apiKey: KEY, model: 'test-model', retryBaseMs: 1, ...options });
+  const llm = (options: Partial<OpenAiLlmOptions> = {}) =>
+    new OpenAiLlm({ baseUrl: double.url, apiKey: KEY, model: 'test-model', retryBaseMs: 1, ...options });
 
   beforeEach(async () => {
     double = await startChatCompletionsDouble({ apiKey: KEY });
@@ -44,7 +48,11 @@ describe('OpenAiLlm against a chat-completions double', () => {
 
   describe('chat', () => {
     it('answers a plain completion with its usage and model, and sends the request in the wire format', async () => {
-      double.reply({ content: 'Tea is a drink.', usage: { prompt_tokens: 11, completion_tokens: 4 }, model: 'test-model-2024' });
+      double.reply({
+        content: 'Tea is a drink.',
+        usage: { prompt_tokens: 11, completion_tokens: 4 },
+        model: 'test-model-2024',
+      });
       const response = await llm().chat({
         messages: [
           { role: 'system', content: 'Be brief.' },
@@ -95,11 +103,26 @@ describe('OpenAiLlm against a chat-completions double', () => {
           { id: 'call_b', name: 'search', arguments: '{"query":"black tea"}' },
         ],
       });
-      const tools = [{ type: 'function' as const, function: { name: 'search', description: 'Searches the store', parameters: { type: 'object', properties: { query: { type: 'string' } } } } }];
+      const tools = [
+        {
+          type: 'function' as const,
+          function: {
+            name: 'search',
+            description: 'Searches the store',
+            parameters: { type: 'object', properties: { query: { type: 'string' } } },
+          },
+        },
+      ];
       const response = await llm().chat({
         messages: [
           { role: 'user', content: 'Compare teas' },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search', arguments: '{"query":"tea"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [
+              { id: 'call_0', type: 'function', function: { name: 'search', arguments: '{"query":"tea"}' } },
+            ],
+          },
           { role: 'tool', content: 'Tea is a drink.', tool_call_id: 'call_0', name: 'search' },
         ],
         tools,
@@ -119,8 +142,17 @@ describe('OpenAiLlm against a chat-completions double', () => {
       expect(body.tools).toEqual(tools);
       expect(body.tool_choice).toBe('auto');
       expect(body.parallel_tool_calls).toBe(true);
-      expect(body.messages[1]).toEqual({ role: 'assistant', content: null, tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search', arguments: '{"query":"tea"}' } }] });
-      expect(body.messages[2]).toEqual({ role: 'tool', content: 'Tea is a drink.', tool_call_id: 'call_0', name: 'search' });
+      expect(body.messages[1]).toEqual({
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_0', type: 'function', function: { name: 'search', arguments: '{"query":"tea"}' } }],
+      });
+      expect(body.messages[2]).toEqual({
+        role: 'tool',
+        content: 'Tea is a drink.',
+        tool_call_id: 'call_0',
+        name: 'search',
+      });
     });
 
     it('leaves tool choice and parallel tool calls out when there are no tools (servers refuse them)', async () => {
@@ -133,7 +165,11 @@ describe('OpenAiLlm against a chat-completions double', () => {
 
   describe('stream', () => {
     it('streams content deltas in order, then one done with the assembled text and the usage chunk', async () => {
-      double.reply({ content: 'Green tea is unoxidised.', tokens: ['Green', ' tea', ' is', ' un', 'oxidised', '.'], usage: { prompt_tokens: 7, completion_tokens: 6 } });
+      double.reply({
+        content: 'Green tea is unoxidised.',
+        tokens: ['Green', ' tea', ' is', ' un', 'oxidised', '.'],
+        usage: { prompt_tokens: 7, completion_tokens: 6 },
+      });
       const { events, error } = await collect(llm().stream(ask('What is green tea?')));
       expect(error).toBeNull();
       expect(contentOf(events)).toEqual(['Green', ' tea', ' is', ' un', 'oxidised', '.']);
@@ -157,13 +193,17 @@ describe('OpenAiLlm against a chat-completions double', () => {
         argumentPieces: 4,
         interleaveToolCalls: true,
       });
-      const { events, error } = await collect(llm().stream(ask('Find oolong', { tools: [{ type: 'function', function: { name: 'search' } }] })));
+      const { events, error } = await collect(
+        llm().stream(ask('Find oolong', { tools: [{ type: 'function', function: { name: 'search' } }] })),
+      );
       expect(error).toBeNull();
       const pieces = events.filter((e) => e.type === 'tool_call');
       expect(pieces.map((e) => e.index)).toEqual([0, 1, 0, 1, 0, 1, 0, 1, 0, 1]);
       expect(pieces[0]).toEqual({ type: 'tool_call', index: 0, id: 'call_x', name: 'search', argumentsDelta: '' });
       expect(pieces[1]).toEqual({ type: 'tool_call', index: 1, id: 'call_y', name: 'grep', argumentsDelta: '' });
-      expect(pieces.slice(2).every((e) => e.id === undefined && e.name === undefined && e.argumentsDelta.length > 0)).toBe(true);
+      expect(
+        pieces.slice(2).every((e) => e.id === undefined && e.name === undefined && e.argumentsDelta.length > 0),
+      ).toBe(true);
       const response = doneOf(events)!;
       expect(response.finishReason).toBe('tool_calls');
       expect(response.message).toEqual({
@@ -185,14 +225,29 @@ describe('OpenAiLlm against a chat-completions double', () => {
         expect(error).toBeNull();
         expect(contentOf(events).join('')).toBe(content);
         const response = doneOf(events)!;
-        expect(response.message).toEqual({ role: 'assistant', content, tool_calls: [{ id: 'call_u', type: 'function', function: { name: 'note', arguments: '{"text":"Ünïcödé ✓ 🍵"}' } }] });
+        expect(response.message).toEqual({
+          role: 'assistant',
+          content,
+          tool_calls: [
+            { id: 'call_u', type: 'function', function: { name: 'note', arguments: '{"text":"Ünïcödé ✓ 🍵"}' } },
+          ],
+        });
         expect(response.usage).toEqual({ promptTokens: 3, completionTokens: 9, totalTokens: 12 });
       }
     });
 
     it('takes a whole JSON completion from a server that ignores stream: true', async () => {
-      const completion = { id: 'c', object: 'chat.completion', model: 'm', choices: [{ index: 0, message: { role: 'assistant', content: 'whole' }, finish_reason: 'stop' }] };
-      double.reply({ kind: 'raw', headers: { 'content-type': 'application/json' }, chunks: [JSON.stringify(completion)] });
+      const completion = {
+        id: 'c',
+        object: 'chat.completion',
+        model: 'm',
+        choices: [{ index: 0, message: { role: 'assistant', content: 'whole' }, finish_reason: 'stop' }],
+      };
+      double.reply({
+        kind: 'raw',
+        headers: { 'content-type': 'application/json' },
+        chunks: [JSON.stringify(completion)],
+      });
       const { events, error } = await collect(llm().stream(ask('hi')));
       expect(error).toBeNull();
       expect(contentOf(events)).toEqual(['whole']);
@@ -209,13 +264,20 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('fails with bad_response on a malformed chunk, and with unavailable on an error chunk', async () => {
-      const ok = 'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n';
-      double.reply({ kind: 'raw', chunks: [ok, 'data: {"id":"c","choices":[{"index":0,"delta":{"content":\n\n', 'data: [DONE]\n\n'] });
+      const ok =
+        'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n';
+      double.reply({
+        kind: 'raw',
+        chunks: [ok, 'data: {"id":"c","choices":[{"index":0,"delta":{"content":\n\n', 'data: [DONE]\n\n'],
+      });
       const malformed = await collect(llm().stream(ask('hi')));
       expect(contentOf(malformed.events)).toEqual(['hi']);
       expect(malformed.error).toMatchObject({ kind: 'bad_response', status: 502 });
 
-      double.reply({ kind: 'raw', chunks: [ok, 'data: {"error":{"message":"The model is overloaded","type":"server_error"}}\n\n'] });
+      double.reply({
+        kind: 'raw',
+        chunks: [ok, 'data: {"error":{"message":"The model is overloaded","type":"server_error"}}\n\n'],
+      });
       const failed = await collect(llm().stream(ask('hi')));
       expect(failed.error).toMatchObject({ kind: 'unavailable', status: 502 });
       expect((failed.error as Error).message).toContain('The model is overloaded');
@@ -246,7 +308,9 @@ describe('OpenAiLlm against a chat-completions double', () => {
     it('does not send a request when the signal is already aborted', async () => {
       const controller = new AbortController();
       controller.abort();
-      await expect(collect(llm().stream(ask('hi', { signal: controller.signal })))).resolves.toMatchObject({ error: { name: 'AbortError' } });
+      await expect(collect(llm().stream(ask('hi', { signal: controller.signal })))).resolves.toMatchObject({
+        error: { name: 'AbortError' },
+      });
       await expect(llm().chat(ask('hi', { signal: controller.signal }))).rejects.toMatchObject({ name: 'AbortError' });
       expect(double.requests).toHaveLength(0);
     });
@@ -254,7 +318,10 @@ describe('OpenAiLlm against a chat-completions double', () => {
 
   describe('failures', () => {
     it('retries a 429 with Retry-After: 0 and then succeeds', async () => {
-      double.reply({ kind: 'error', status: 429, message: 'Rate limit reached', type: 'rate_limit_exceeded', retryAfter: 0 }, 'after the wait');
+      double.reply(
+        { kind: 'error', status: 429, message: 'Rate limit reached', type: 'rate_limit_exceeded', retryAfter: 0 },
+        'after the wait',
+      );
       const response = await llm({ retryBaseMs: 60_000 }).chat(ask('hi'));
       expect(response.message.content).toBe('after the wait');
       expect(double.requests).toHaveLength(2);
@@ -275,7 +342,10 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('gives up after maxRetries + 1 answers of 500 with LlmError unavailable (502)', async () => {
-      double.reply(...Array.from({ length: 3 }, () => ({ kind: 'error' as const, status: 500, message: 'upstream exploded' })), 'too late');
+      double.reply(
+        ...Array.from({ length: 3 }, () => ({ kind: 'error' as const, status: 500, message: 'upstream exploded' })),
+        'too late',
+      );
       const error = await rejection(llm({ maxRetries: 2 }).chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'unavailable', status: 502, type: 'llm_unavailable', upstreamStatus: 500 });
       expect(error.message).toContain('upstream exploded');
@@ -283,7 +353,12 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('fails at once with refused and the upstream message on a 400', async () => {
-      double.reply({ kind: 'error', status: 400, type: 'invalid_request_error', message: "This model's maximum context length is 8192 tokens." });
+      double.reply({
+        kind: 'error',
+        status: 400,
+        type: 'invalid_request_error',
+        message: "This model's maximum context length is 8192 tokens.",
+      });
       const error = await rejection(llm().chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'refused', status: 502, type: 'llm_refused', upstreamStatus: 400 });
       expect(error.message).toContain("This model's maximum context length is 8192 tokens.");
@@ -291,7 +366,12 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('refuses a redirect instead of following it (the key stays with the configured host)', async () => {
-      double.reply({ kind: 'raw', status: 301, headers: { location: 'http://elsewhere.invalid/v1/chat/completions' }, chunks: [] });
+      double.reply({
+        kind: 'raw',
+        status: 301,
+        headers: { location: 'http://elsewhere.invalid/v1/chat/completions' },
+        chunks: [],
+      });
       const error = await rejection(llm().chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'refused', upstreamStatus: 301 });
       expect(double.requests).toHaveLength(1);
@@ -325,7 +405,9 @@ describe('OpenAiLlm against a chat-completions double', () => {
     it('fails with unavailable when nothing listens at the URL', async () => {
       const url = double.url;
       await double.close();
-      const error = await rejection(new OpenAiLlm({ baseUrl: url, apiKey: KEY, model: 'm', maxRetries: 1, retryBaseMs: 1 }).chat(ask('hi')));
+      const error = await rejection(
+        new OpenAiLlm({ baseUrl: url, apiKey: KEY, model: 'm', maxRetries: 1, retryBaseMs: 1 }).chat(ask('hi')),
+      );
       expect(error).toMatchObject({ kind: 'unavailable', status: 502, upstreamStatus: null });
       expect(error.message).toContain('unreachable');
       double = await startChatCompletionsDouble();
@@ -335,11 +417,22 @@ describe('OpenAiLlm against a chat-completions double', () => {
   describe('the double', () => {
     it('echoes the last user message by default and lets a handler script a tool loop', async () => {
       expect((await llm().chat(ask('echo me'))).message.content).toBe('echo me');
-      double.handle((body) => (body.messages.some((m) => m.role === 'tool') ? 'Found it.' : { toolCalls: [{ name: 'search', arguments: { query: 'x' } }] }));
+      double.handle((body) =>
+        body.messages.some((m) => m.role === 'tool')
+          ? 'Found it.'
+          : { toolCalls: [{ name: 'search', arguments: { query: 'x' } }] },
+      );
       const tools = [{ type: 'function' as const, function: { name: 'search' } }];
       const first = await llm().chat(ask('find x', { tools }));
       expect(first.message.tool_calls?.[0].function).toEqual({ name: 'search', arguments: '{"query":"x"}' });
-      const second = await llm().chat({ messages: [...ask('find x').messages, first.message, { role: 'tool', content: 'x is here', tool_call_id: first.message.tool_calls![0].id }], tools });
+      const second = await llm().chat({
+        messages: [
+          ...ask('find x').messages,
+          first.message,
+          { role: 'tool', content: 'x is here', tool_call_id: first.message.tool_calls![0].id },
+        ],
+        tools,
+      });
       expect(second.message.content).toBe('Found it.');
     });
 
@@ -354,7 +447,11 @@ describe('OpenAiLlm against a chat-completions double', () => {
       const res = await fetch(`${double.url}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream_options: { include_usage: true } }),
+        body: JSON.stringify({
+          model: 'm',
+          messages: [{ role: 'user', content: 'hi' }],
+          stream_options: { include_usage: true },
+        }),
       });
       expect(res.status).toBe(400);
       expect(await res.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'stream_options' } });
@@ -379,7 +476,13 @@ describe('OpenAiLlm against a chat-completions double', () => {
       expect(unauthorized.message).toContain('Incorrect API key provided');
       expect(unauthorized.message).not.toContain(wrong);
 
-      double.reply(...Array.from({ length: 3 }, () => ({ kind: 'error' as const, status: 502, message: `${'x'.repeat(290)} gateway saw key ${KEY} and gave up` })));
+      double.reply(
+        ...Array.from({ length: 3 }, () => ({
+          kind: 'error' as const,
+          status: 502,
+          message: `${'x'.repeat(290)} gateway saw key ${KEY} and gave up`,
+        })),
+      );
       const exhausted = await rejection(llm().chat(ask('hi')));
       expect(exhausted.message).not.toContain(KEY);
       expect(exhausted.message).not.toContain(KEY.slice(0, 8));

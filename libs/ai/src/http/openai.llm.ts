@@ -69,8 +69,12 @@ export class OpenAiLlm implements Llm {
     } catch {
       throw new Error('The LLM base URL is not a valid URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`The LLM base URL must be http or https, not ${url.protocol}`);
-    if (url.username || url.password) throw new Error('The LLM base URL must not carry credentials; give the key as the API key (LARDER_LLM_API_KEY) instead');
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new Error(`The LLM base URL must be http or https, not ${url.protocol}`);
+    if (url.username || url.password)
+      throw new Error(
+        'The LLM base URL must not carry credentials; give the key as the API key (LARDER_LLM_API_KEY) instead',
+      );
     if (!options.model) throw new Error('The LLM adapter needs a model name');
     url.pathname = `${url.pathname.replace(/\/+$/, '')}/chat/completions`;
     url.hash = '';
@@ -80,7 +84,12 @@ export class OpenAiLlm implements Llm {
     this.model = options.model;
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.streamIdleTimeoutMs = options.streamIdleTimeoutMs ?? 30_000;
-    this.retry = new RetryPolicy({ maxRetries: options.maxRetries ?? 2, baseMs: options.retryBaseMs ?? 500, maxDelayMs: options.maxRetryDelayMs ?? 10_000, random: options.random });
+    this.retry = new RetryPolicy({
+      maxRetries: options.maxRetries ?? 2,
+      baseMs: options.retryBaseMs ?? 500,
+      maxDelayMs: options.maxRetryDelayMs ?? 10_000,
+      random: options.random,
+    });
     this.maxResponseBytes = options.maxResponseBytes ?? 8 * 1024 * 1024;
   }
 
@@ -93,10 +102,18 @@ export class OpenAiLlm implements Llm {
   }
 
   async chat(request: LlmRequest): Promise<LlmResponse> {
-    const call = new Call(request.signal, this.timeoutMs, `The LLM endpoint did not answer within ${this.timeoutMs} ms`);
+    const call = new Call(
+      request.signal,
+      this.timeoutMs,
+      `The LLM endpoint did not answer within ${this.timeoutMs} ms`,
+    );
     try {
       const res = await this.open(request, false, call);
-      const text = await this.readText(res, call, 'The LLM endpoint closed the connection before its answer was complete');
+      const text = await this.readText(
+        res,
+        call,
+        'The LLM endpoint closed the connection before its answer was complete',
+      );
       return this.parseCompletion(text);
     } finally {
       call.dispose();
@@ -104,29 +121,46 @@ export class OpenAiLlm implements Llm {
   }
 
   async *stream(request: LlmRequest): AsyncGenerator<LlmStreamEvent, void, undefined> {
-    const call = new Call(request.signal, this.timeoutMs, `The LLM endpoint did not start answering within ${this.timeoutMs} ms`);
+    const call = new Call(
+      request.signal,
+      this.timeoutMs,
+      `The LLM endpoint did not start answering within ${this.timeoutMs} ms`,
+    );
     try {
       const res = await this.open(request, true, call);
       const type = res.headers.get('content-type') ?? '';
       if (/json/i.test(type) && !/event-stream/i.test(type)) {
         // a server that ignores `stream: true` and answers one whole completion
-        const response = this.parseCompletion(await this.readText(res, call, 'The LLM endpoint closed the connection before its answer was complete'));
+        const response = this.parseCompletion(
+          await this.readText(res, call, 'The LLM endpoint closed the connection before its answer was complete'),
+        );
         call.disarm();
         call.throwIfAborted();
         if (response.message.content) yield { type: 'content', delta: response.message.content };
         for (const [index, toolCall] of (response.message.tool_calls ?? []).entries()) {
-          yield { type: 'tool_call', index, id: toolCall.id, name: toolCall.function.name, argumentsDelta: toolCall.function.arguments };
+          yield {
+            type: 'tool_call',
+            index,
+            id: toolCall.id,
+            name: toolCall.function.name,
+            argumentsDelta: toolCall.function.arguments,
+          };
         }
         yield { type: 'done', response };
         return;
       }
-      if (!res.body) throw this.error('The LLM endpoint answered a stream request without a body', 'bad_response', res.status);
+      if (!res.body)
+        throw this.error('The LLM endpoint answered a stream request without a body', 'bad_response', res.status);
       const reader = (res.body as ReadableStream<Uint8Array>).getReader();
       const parser = new ServerSentEventParser();
       const assembly = new StreamAssembly(this.model, (message, kind) => this.error(message, kind, null));
       let received = 0;
       for (let first = true; ; first = false) {
-        if (!first) call.arm(this.streamIdleTimeoutMs, `The LLM stream stalled: nothing arrived for ${this.streamIdleTimeoutMs} ms`);
+        if (!first)
+          call.arm(
+            this.streamIdleTimeoutMs,
+            `The LLM stream stalled: nothing arrived for ${this.streamIdleTimeoutMs} ms`,
+          );
         let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
           chunk = await reader.read();
@@ -140,7 +174,8 @@ export class OpenAiLlm implements Llm {
           events = end.pending === '[DONE]' ? [...end.events, end.pending] : end.events;
         } else {
           received += chunk.value.byteLength;
-          if (received > this.maxResponseBytes) throw this.error(`The LLM stream exceeded ${this.maxResponseBytes} bytes`, 'bad_response', null);
+          if (received > this.maxResponseBytes)
+            throw this.error(`The LLM stream exceeded ${this.maxResponseBytes} bytes`, 'bad_response', null);
           events = parser.push(chunk.value);
         }
         for (const data of events) {
@@ -166,9 +201,15 @@ export class OpenAiLlm implements Llm {
   /** Sends the request until an answer with a 2xx status comes, retrying what may succeed on a later try. */
   private async open(request: LlmRequest, stream: boolean, call: Call): Promise<Response> {
     const body = JSON.stringify(requestBody(this.model, request, stream));
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: stream ? 'text/event-stream' : 'application/json' };
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: stream ? 'text/event-stream' : 'application/json',
+    };
     if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
-    const gaveUp = (last: Error, attempts: number) => (last instanceof LlmError ? this.error(`${last.message}${gaveUpNote(attempts)}`, last.kind, last.upstreamStatus) : last);
+    const gaveUp = (last: Error, attempts: number) =>
+      last instanceof LlmError
+        ? this.error(`${last.message}${gaveUpNote(attempts)}`, last.kind, last.upstreamStatus)
+        : last;
     return this.retry
       .run<Response>(
         async () => {
@@ -176,19 +217,40 @@ export class OpenAiLlm implements Llm {
           try {
             res = await fetch(this.#url, { method: 'POST', headers, body, signal: call.signal, redirect: 'manual' });
           } catch (err) {
-            const failure = call.failure(err, (message) => this.error(`The LLM endpoint ${this.endpoint} is unreachable: ${message}`, 'unavailable', null));
+            const failure = call.failure(err, (message) =>
+              this.error(`The LLM endpoint ${this.endpoint} is unreachable: ${message}`, 'unavailable', null),
+            );
             if (!(failure instanceof LlmError) || failure.kind === 'timeout') throw failure;
             return { retry: failure };
           }
           if (res.status >= 200 && res.status < 300) return { value: res };
-          const text = await this.readText(res, call, `The LLM endpoint answered ${res.status} and closed the connection`);
+          const text = await this.readText(
+            res,
+            call,
+            `The LLM endpoint answered ${res.status} and closed the connection`,
+          );
           if (!this.retry.retries(res.status)) {
             if (res.status >= 300 && res.status < 400) {
-              throw this.error(`The LLM endpoint answered ${res.status}, a redirect; set the LLM URL to the address it redirects to`, 'refused', res.status);
+              throw this.error(
+                `The LLM endpoint answered ${res.status}, a redirect; set the LLM URL to the address it redirects to`,
+                'refused',
+                res.status,
+              );
             }
-            throw this.error(`The LLM endpoint refused the request (${res.status}): ${upstreamMessage(text)}`, 'refused', res.status);
+            throw this.error(
+              `The LLM endpoint refused the request (${res.status}): ${upstreamMessage(text)}`,
+              'refused',
+              res.status,
+            );
           }
-          return { retry: this.error(`The LLM endpoint answered ${res.status}: ${upstreamMessage(text)}`, 'unavailable', res.status), retryAfterMs: retryAfterMs(res.headers.get('retry-after')) };
+          return {
+            retry: this.error(
+              `The LLM endpoint answered ${res.status}: ${upstreamMessage(text)}`,
+              'unavailable',
+              res.status,
+            ),
+            retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
+          };
         },
         { deadline: call.deadline, signal: call.signal, gaveUp },
       )
@@ -200,7 +262,8 @@ export class OpenAiLlm implements Llm {
 
   /** The answer's body as text, refused past `maxResponseBytes` (declared or as it arrives). */
   private async readText(res: Response, call: Call, brokenOff: string): Promise<string> {
-    const tooLarge = () => this.error(`The LLM endpoint's answer exceeded ${this.maxResponseBytes} bytes`, 'bad_response', res.status);
+    const tooLarge = () =>
+      this.error(`The LLM endpoint's answer exceeded ${this.maxResponseBytes} bytes`, 'bad_response', res.status);
     if (Number(res.headers.get('content-length') ?? 0) > this.maxResponseBytes) {
       await res.body?.cancel().catch(() => undefined);
       throw tooLarge();
@@ -235,6 +298,10 @@ export class OpenAiLlm implements Llm {
   private error(message: string, kind: LlmError['kind'], upstreamStatus: number | null): LlmError {
     const key = this.#apiKey;
     const scrubbed = key ? message.split(key).join('[redacted]') : message;
-    return new LlmError(scrubbed.length > MESSAGE_LIMIT ? `${scrubbed.slice(0, MESSAGE_LIMIT)}…` : scrubbed, kind, upstreamStatus);
+    return new LlmError(
+      scrubbed.length > MESSAGE_LIMIT ? `${scrubbed.slice(0, MESSAGE_LIMIT)}…` : scrubbed,
+      kind,
+      upstreamStatus,
+    );
   }
 }

@@ -40,8 +40,14 @@ describe('ServerSentEventParser', () => {
   });
 
   it('reports an event the body left without its blank line as pending', () => {
-    expect(parseInPieces(bytes('data: {"x":1}\n\ndata: [DONE]'), [])).toEqual({ events: ['{"x":1}'], pending: '[DONE]' });
+    expect(parseInPieces(bytes('data: {"x":1}\n\ndata: [DONE]'), [])).toEqual({
+      events: ['{"x":1}'],
+      pending: '[DONE]',
+    });
     expect(parseInPieces(bytes('data: {"x":1}\n\ndata: {"y"'), [17])).toEqual({ events: ['{"x":1}'], pending: '{"y"' });
-    expect(parseInPieces(bytes('data: {"x":1}\n\n: only a comment'), [])).toEqual({ events: ['{"x":1}'], pending: null });
+    expect(parseInPieces(bytes('data: {"x":1}\n\n: only a comment'), [])).toEqual({
+      events: ['{"x":1}'],
+      pending: null,
+    });
   });
 });

@@ -4,14 +4,31 @@ import { env, pipeline } from '@huggingface/transformers';
 // The thread of OnnxEmbedder: the tokenizer and onnxruntime, through @huggingface/transformers with
 // remote models disabled (nothing is downloaded, ever).
 const port = parentPort!;
-const data = workerData as { dir: string; parent: string; name: string; dtype: 'fp32' | 'fp16' | 'q8'; pooling: 'mean' | 'cls'; queryPrefix: string | null };
+const data = workerData as {
+  dir: string;
+  parent: string;
+  name: string;
+  dtype: 'fp32' | 'fp16' | 'q8';
+  pooling: 'mean' | 'cls';
+  queryPrefix: string | null;
+};
 env.allowRemoteModels = false;
 env.allowLocalModels = true;
 env.localModelPath = data.parent;
 const ready = pipeline('feature-extraction', data.name, { dtype: data.dtype, device: 'cpu' });
 ready.catch(() => undefined);
 
-async function answer({ id, texts, kind, normalize }: { id: number; texts: string[]; kind: 'document' | 'query'; normalize?: boolean }): Promise<void> {
+async function answer({
+  id,
+  texts,
+  kind,
+  normalize,
+}: {
+  id: number;
+  texts: string[];
+  kind: 'document' | 'query';
+  normalize?: boolean;
+}): Promise<void> {
   try {
     const extract = await ready;
     const input = kind === 'query' && data.queryPrefix ? texts.map((t) => data.queryPrefix + t) : texts;

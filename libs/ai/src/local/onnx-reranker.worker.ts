@@ -5,11 +5,21 @@ import { AutoModelForSequenceClassification, AutoTokenizer, env, Tensor } from '
 // remote models disabled (nothing is downloaded, ever). One logit → its sigmoid; several → the softmax
 // probability of the relevant label.
 const port = parentPort!;
-const data = workerData as { dir: string; parent: string; name: string; dtype: 'fp32' | 'fp16' | 'q8'; maxLength: number; positive: number };
+const data = workerData as {
+  dir: string;
+  parent: string;
+  name: string;
+  dtype: 'fp32' | 'fp16' | 'q8';
+  maxLength: number;
+  positive: number;
+};
 env.allowRemoteModels = false;
 env.allowLocalModels = true;
 env.localModelPath = data.parent;
-const ready = Promise.all([AutoTokenizer.from_pretrained(data.name), AutoModelForSequenceClassification.from_pretrained(data.name, { dtype: data.dtype, device: 'cpu' })]);
+const ready = Promise.all([
+  AutoTokenizer.from_pretrained(data.name),
+  AutoModelForSequenceClassification.from_pretrained(data.name, { dtype: data.dtype, device: 'cpu' }),
+]);
 ready.catch(() => undefined);
 
 async function answer({ id, query, documents }: { id: number; query: string; documents: string[] }): Promise<void> {

@@ -13,7 +13,11 @@ describe('OnnxEmbedder on a tiny generated model (onnxruntime-node, no network)'
   const DIM = 16;
 
   beforeAll(() => {
-    ({ table, vocab } = writeTinyOnnxModel(dir, ['pickled', 'cucumbers', 'ferment', 'in', 'brine', 'jam', 'needs', 'sugar'], DIM));
+    ({ table, vocab } = writeTinyOnnxModel(
+      dir,
+      ['pickled', 'cucumbers', 'ferment', 'in', 'brine', 'jam', 'needs', 'sugar'],
+      DIM,
+    ));
     embedder = new OnnxEmbedder({ modelDir: dir, batchSize: 3 });
   });
   afterAll(async () => {

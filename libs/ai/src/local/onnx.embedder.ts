@@ -32,8 +32,14 @@ export class OnnxEmbedder implements Embedder {
   constructor(private readonly options: OnnxEmbedderOptions) {
     const dir = resolve(options.modelDir);
     const configPath = join(dir, 'config.json');
-    if (!existsSync(configPath)) throw new Error(`LARDER_ONNX_MODEL_DIR ${dir} has no config.json (expected a Hugging Face ONNX export)`);
-    const config = JSON.parse(readFileSync(configPath, 'utf8')) as { hidden_size?: number; d_model?: number; dim?: number; max_position_embeddings?: number };
+    if (!existsSync(configPath))
+      throw new Error(`LARDER_ONNX_MODEL_DIR ${dir} has no config.json (expected a Hugging Face ONNX export)`);
+    const config = JSON.parse(readFileSync(configPath, 'utf8')) as {
+      hidden_size?: number;
+      d_model?: number;
+      dim?: number;
+      max_position_embeddings?: number;
+    };
     const dims = config.hidden_size ?? config.d_model ?? config.dim;
     if (!dims) throw new Error(`${configPath} names no hidden_size`);
     this.dimensions = dims;

@@ -12,7 +12,18 @@ describe('OnnxReranker on a tiny generated cross-encoder (onnxruntime-node, no n
   let short: OnnxReranker;
 
   beforeAll(() => {
-    writeTinyCrossEncoder(dir, ['pickled', 'cucumbers', 'ferment', 'in', 'brine', 'jam', 'needs', 'sugar', 'cabbage', 'salt']);
+    writeTinyCrossEncoder(dir, [
+      'pickled',
+      'cucumbers',
+      'ferment',
+      'in',
+      'brine',
+      'jam',
+      'needs',
+      'sugar',
+      'cabbage',
+      'salt',
+    ]);
     reranker = new OnnxReranker({ modelDir: dir, batchSize: 2 });
     short = new OnnxReranker({ modelDir: dir, maxLength: 8 });
   });
@@ -29,7 +40,13 @@ describe('OnnxReranker on a tiny generated cross-encoder (onnxruntime-node, no n
 
   it('scores every (query, document) pair in input order, across batches of different padding, as sigmoid(logit)', async () => {
     // the model's logit is 2 · (words shared by query and document) − 1
-    const docs = ['Pickled cucumbers ferment in brine', 'Jam needs sugar', 'cabbage in salt', '', 'brine brine cucumbers'];
+    const docs = [
+      'Pickled cucumbers ferment in brine',
+      'Jam needs sugar',
+      'cabbage in salt',
+      '',
+      'brine brine cucumbers',
+    ];
     const scores = await reranker.score('Cucumbers in brine', docs);
     const shared = [3, 0, 1, 0, 2];
     expect(scores).toHaveLength(docs.length);

@@ -50,7 +50,10 @@ export class OnnxReranker implements Reranker {
   constructor(options: OnnxRerankerOptions) {
     const dir = resolve(options.modelDir);
     const configPath = join(dir, 'config.json');
-    if (!existsSync(configPath)) throw new Error(`LARDER_RERANKER_MODEL_DIR ${dir} has no config.json (expected a Hugging Face ONNX export of a cross-encoder)`);
+    if (!existsSync(configPath))
+      throw new Error(
+        `LARDER_RERANKER_MODEL_DIR ${dir} has no config.json (expected a Hugging Face ONNX export of a cross-encoder)`,
+      );
     const config = JSON.parse(readFileSync(configPath, 'utf8')) as ModelConfig;
     const { labels, positive } = positiveLabel(config);
     this.model = options.model || `onnx:${basename(dir)}`;
@@ -58,7 +61,15 @@ export class OnnxReranker implements Reranker {
     this.maxLength = Math.max(8, Math.min(options.maxLength ?? 512, config.max_position_embeddings ?? 512));
     this.host = new ModelWorkerHost(
       require.resolve('./onnx-reranker.worker'),
-      { dir, parent: dirname(dir) + '/', name: basename(dir), dtype: options.dtype ?? 'fp32', maxLength: this.maxLength, labels, positive },
+      {
+        dir,
+        parent: dirname(dir) + '/',
+        name: basename(dir),
+        dtype: options.dtype ?? 'fp32',
+        maxLength: this.maxLength,
+        labels,
+        positive,
+      },
       (message, retryable) => new RerankError(`local rerank failed: ${message}`, retryable),
     );
   }
@@ -68,7 +79,8 @@ export class OnnxReranker implements Reranker {
     for (let i = 0; i < documents.length; i += this.batchSize) {
       const batch = documents.slice(i, i + this.batchSize).map((d) => d || ' ');
       const scores = await this.host.run({ query: query || ' ', documents: batch });
-      if (scores.length !== batch.length || scores.some((s) => !Number.isFinite(s))) throw new RerankError(`local rerank returned ${scores.length} scores for ${batch.length} documents`, false);
+      if (scores.length !== batch.length || scores.some((s) => !Number.isFinite(s)))
+        throw new RerankError(`local rerank returned ${scores.length} scores for ${batch.length} documents`, false);
       out.push(...scores);
     }
     return out;

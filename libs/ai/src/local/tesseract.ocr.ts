@@ -66,8 +66,12 @@ export class TesseractOcr implements Ocr {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     const stop = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new OcrError(`OCR took longer than ${this.options.timeoutMs} ms`, 'ocr_timeout')), this.options.timeoutMs);
-      onAbort = () => reject(signal?.reason instanceof Error ? signal.reason : new OcrError('OCR was cancelled', 'ocr_timeout'));
+      timer = setTimeout(
+        () => reject(new OcrError(`OCR took longer than ${this.options.timeoutMs} ms`, 'ocr_timeout')),
+        this.options.timeoutMs,
+      );
+      onAbort = () =>
+        reject(signal?.reason instanceof Error ? signal.reason : new OcrError('OCR was cancelled', 'ocr_timeout'));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     try {
@@ -104,4 +108,5 @@ export class TesseractOcr implements Ocr {
   }
 }
 
-const message = (err: unknown) => (err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err)).replace(/^Error: /, '');
+const message = (err: unknown) =>
+  (err instanceof Error ? err.message : typeof err === 'string' ? err : JSON.stringify(err)).replace(/^Error: /, '');

@@ -9,7 +9,8 @@ describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorF
     await tfjs.close();
   });
 
-  const prose = 'The retrieval of documents by their descriptive titles depends on how well the title reflects the content. ';
+  const prose =
+    'The retrieval of documents by their descriptive titles depends on how well the title reflects the content. ';
   const texts = [
     'What is information science? Give definitions where possible.',
     'How can actually pertinent data, as opposed to references or entire articles themselves, be retrieved automatically?',
@@ -54,7 +55,10 @@ describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorF
     try {
       const [v] = await broken.embed([texts[0]], 'query');
       expect(broken.activeRuntime).toBe('tfjs');
-      expect(warned).toHaveBeenCalledWith(expect.stringMatching(/onnxruntime is unavailable.*TensorFlow\.js/), 'LarderWarning');
+      expect(warned).toHaveBeenCalledWith(
+        expect.stringMatching(/onnxruntime is unavailable.*TensorFlow\.js/),
+        'LarderWarning',
+      );
       const [expected] = await tfjs.embed([texts[0]], 'query');
       expect(cosine(v, expected)).toBeGreaterThanOrEqual(0.99999);
     } finally {

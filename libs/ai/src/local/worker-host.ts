@@ -28,9 +28,13 @@ export class EmbeddingWorkerHost {
       if (!p) return;
       this.pending.delete(m.id);
       if (m.error || !m.flat) return p.reject(new EmbeddingError(`local embedding failed: ${m.error}`, false));
-      if (m.flat.length % this.dimensions) return p.reject(new EmbeddingError(`local model returned vectors of another dimension than ${this.dimensions}`, false));
+      if (m.flat.length % this.dimensions)
+        return p.reject(
+          new EmbeddingError(`local model returned vectors of another dimension than ${this.dimensions}`, false),
+        );
       const out: Float32Array[] = [];
-      for (let i = 0; i < m.flat.length / this.dimensions; i++) out.push(m.flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
+      for (let i = 0; i < m.flat.length / this.dimensions; i++)
+        out.push(m.flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
       p.resolve(out);
     });
     w.on('error', (err) => this.failAll(err));

@@ -57,7 +57,10 @@ export interface ChatCompletionRequestBody {
   [field: string]: unknown;
 }
 
-export type ChatHandler = (body: ChatCompletionRequestBody, request: RecordedChatRequest) => ChatReply | string | Promise<ChatReply | string>;
+export type ChatHandler = (
+  body: ChatCompletionRequestBody,
+  request: RecordedChatRequest,
+) => ChatReply | string | Promise<ChatReply | string>;
 
 export interface DoubleToolCall {
   /** Defaults to `call_<n>`. */
@@ -104,7 +107,14 @@ export type ChatReply =
   /** Drops the connection without answering (a network failure before any byte). */
   | { kind: 'drop' }
   /** Writes exactly these bytes (one write each, with `delayMs` between) and then ends, unless `end: false`. */
-  | { kind: 'raw'; status?: number; headers?: Record<string, string>; chunks: Array<string | Uint8Array>; delayMs?: number; end?: boolean };
+  | {
+      kind: 'raw';
+      status?: number;
+      headers?: Record<string, string>;
+      chunks: Array<string | Uint8Array>;
+      delayMs?: number;
+      end?: boolean;
+    };
 
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
@@ -121,7 +131,8 @@ export async function startChatCompletionsDouble(options: { apiKey?: string } = 
     res.on('close', () => closedAs(res.writableFinished ? 'completed' : 'aborted'));
     const raw = await readBody(req).catch(() => null);
     if (raw === null) return;
-    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/chat/completions') return sendError(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'invalid_request_error');
+    if (req.method !== 'POST' || req.url?.split('?')[0] !== '/v1/chat/completions')
+      return sendError(res, 404, `Unknown request URL: ${req.method} ${req.url}`, 'invalid_request_error');
     let body: ChatCompletionRequestBody;
     try {
       body = JSON.parse(raw) as ChatCompletionRequestBody;
@@ -133,7 +144,14 @@ export async function startChatCompletionsDouble(options: { apiKey?: string } = 
     if (options.apiKey !== undefined) {
       const presented = /^Bearer (.*)$/.exec(req.headers.authorization ?? '')?.[1];
       // like servers that echo what they were given (OpenAI masks it; not all do)
-      if (presented !== options.apiKey) return sendError(res, 401, `Incorrect API key provided: ${presented ?? '(none)'}`, 'invalid_request_error', 'invalid_api_key');
+      if (presented !== options.apiKey)
+        return sendError(
+          res,
+          401,
+          `Incorrect API key provided: ${presented ?? '(none)'}`,
+          'invalid_request_error',
+          'invalid_api_key',
+        );
     }
     const problem = checkRequest(body);
     if (problem) return sendError(res, 400, problem.message, 'invalid_request_error', null, problem.param);
@@ -142,14 +160,29 @@ export async function startChatCompletionsDouble(options: { apiKey?: string } = 
     await answer(reply, body, res, `chatcmpl-${++sequence}`);
   });
 
-  const answer = async (reply: ChatReply, body: ChatCompletionRequestBody, res: ServerResponse, id: string): Promise<void> => {
+  const answer = async (
+    reply: ChatReply,
+    body: ChatCompletionRequestBody,
+    res: ServerResponse,
+    id: string,
+  ): Promise<void> => {
     switch (reply.kind) {
       case 'error': {
-        const headers: Record<string, string> = { 'content-type': reply.body !== undefined ? 'text/plain' : 'application/json' };
+        const headers: Record<string, string> = {
+          'content-type': reply.body !== undefined ? 'text/plain' : 'application/json',
+        };
         if (reply.retryAfter !== undefined) headers['retry-after'] = String(reply.retryAfter);
         res.writeHead(reply.status, headers);
         res.end(
-          reply.body ?? JSON.stringify({ error: { message: reply.message ?? 'The server had an error while processing your request.', type: reply.type ?? 'server_error', param: null, code: null } }),
+          reply.body ??
+            JSON.stringify({
+              error: {
+                message: reply.message ?? 'The server had an error while processing your request.',
+                type: reply.type ?? 'server_error',
+                param: null,
+                code: null,
+              },
+            }),
         );
         return;
       }
@@ -196,33 +229,60 @@ function echo(body: ChatCompletionRequestBody): ChatReply {
 
 /** What OpenAI answers 400 to (the mistakes an adapter could make). */
 function checkRequest(body: ChatCompletionRequestBody): { message: string; param: string } | null {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return { message: 'The body must be a JSON object.', param: '' };
-  if (typeof body.model !== 'string' || !body.model) return { message: 'you must provide a model parameter', param: 'model' };
-  if (!Array.isArray(body.messages) || body.messages.length === 0) return { message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: 'messages' };
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    return { message: 'The body must be a JSON object.', param: '' };
+  if (typeof body.model !== 'string' || !body.model)
+    return { message: 'you must provide a model parameter', param: 'model' };
+  if (!Array.isArray(body.messages) || body.messages.length === 0)
+    return { message: "Invalid 'messages': empty array. Expected an array with minimum length 1.", param: 'messages' };
   for (const [i, m] of body.messages.entries()) {
-    if (typeof m !== 'object' || m === null || !ROLES.has(m.role)) return { message: `Invalid value for 'messages[${i}].role'.`, param: `messages[${i}].role` };
-    if (m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content)) return { message: `Invalid type for 'messages[${i}].content'.`, param: `messages[${i}].content` };
-    if (m.role === 'tool' && typeof m.tool_call_id !== 'string') return { message: `Missing required parameter: 'messages[${i}].tool_call_id'.`, param: `messages[${i}].tool_call_id` };
-    if (m.tool_calls !== undefined && (m.role !== 'assistant' || !Array.isArray(m.tool_calls))) return { message: `Invalid 'messages[${i}].tool_calls'.`, param: `messages[${i}].tool_calls` };
+    if (typeof m !== 'object' || m === null || !ROLES.has(m.role))
+      return { message: `Invalid value for 'messages[${i}].role'.`, param: `messages[${i}].role` };
+    if (m.content !== null && typeof m.content !== 'string' && !Array.isArray(m.content))
+      return { message: `Invalid type for 'messages[${i}].content'.`, param: `messages[${i}].content` };
+    if (m.role === 'tool' && typeof m.tool_call_id !== 'string')
+      return {
+        message: `Missing required parameter: 'messages[${i}].tool_call_id'.`,
+        param: `messages[${i}].tool_call_id`,
+      };
+    if (m.tool_calls !== undefined && (m.role !== 'assistant' || !Array.isArray(m.tool_calls)))
+      return { message: `Invalid 'messages[${i}].tool_calls'.`, param: `messages[${i}].tool_calls` };
   }
   if (body.tools !== undefined) {
-    if (!Array.isArray(body.tools) || body.tools.length === 0) return { message: "Invalid 'tools': empty array. Expected an array with minimum length 1.", param: 'tools' };
+    if (!Array.isArray(body.tools) || body.tools.length === 0)
+      return { message: "Invalid 'tools': empty array. Expected an array with minimum length 1.", param: 'tools' };
     for (const [i, t] of body.tools.entries()) {
-      if (t?.type !== 'function' || typeof t.function?.name !== 'string') return { message: `Invalid value for 'tools[${i}]'.`, param: `tools[${i}]` };
+      if (t?.type !== 'function' || typeof t.function?.name !== 'string')
+        return { message: `Invalid value for 'tools[${i}]'.`, param: `tools[${i}]` };
     }
   }
   if (body.tool_choice !== undefined && body.tools === undefined)
-    return { message: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.", param: 'tool_choice' };
+    return {
+      message: "Invalid value for 'tool_choice': 'tool_choice' is only allowed when 'tools' are specified.",
+      param: 'tool_choice',
+    };
   if (body.parallel_tool_calls !== undefined && body.tools === undefined)
-    return { message: "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.", param: 'parallel_tool_calls' };
-  if (body.stream_options !== undefined && body.stream !== true) return { message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.", param: 'stream_options' };
-  if (body.response_format !== undefined && !['text', 'json_object', 'json_schema'].includes(body.response_format?.type))
+    return {
+      message:
+        "Invalid value for 'parallel_tool_calls': 'parallel_tool_calls' is only allowed when 'tools' are specified.",
+      param: 'parallel_tool_calls',
+    };
+  if (body.stream_options !== undefined && body.stream !== true)
+    return {
+      message: "The 'stream_options' parameter is only allowed when 'stream' is enabled.",
+      param: 'stream_options',
+    };
+  if (
+    body.response_format !== undefined &&
+    !['text', 'json_object', 'json_schema'].includes(body.response_format?.type)
+  )
     return { message: "Invalid value for 'response_format.type'.", param: 'response_format' };
   return null;
 }
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean).length;
-const promptTokens = (body: ChatCompletionRequestBody) => body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? words(m.content) : 0), 0);
+const promptTokens = (body: ChatCompletionRequestBody) =>
+  body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? words(m.content) : 0), 0);
 
 function toolCallsOf(reply: CompletionReply, id: string) {
   return (reply.toolCalls ?? []).map((c, i) => ({
@@ -232,10 +292,22 @@ function toolCallsOf(reply: CompletionReply, id: string) {
   }));
 }
 
-function usageOf(reply: CompletionReply, body: ChatCompletionRequestBody, calls: ReturnType<typeof toolCallsOf>, tokens: number) {
+function usageOf(
+  reply: CompletionReply,
+  body: ChatCompletionRequestBody,
+  calls: ReturnType<typeof toolCallsOf>,
+  tokens: number,
+) {
   if (reply.usage === null) return undefined;
-  const usage = reply.usage ?? { prompt_tokens: promptTokens(body), completion_tokens: tokens + calls.reduce((n, c) => n + words(c.function.arguments), 0) };
-  return { prompt_tokens: usage.prompt_tokens, completion_tokens: usage.completion_tokens, total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens };
+  const usage = reply.usage ?? {
+    prompt_tokens: promptTokens(body),
+    completion_tokens: tokens + calls.reduce((n, c) => n + words(c.function.arguments), 0),
+  };
+  return {
+    prompt_tokens: usage.prompt_tokens,
+    completion_tokens: usage.completion_tokens,
+    total_tokens: usage.total_tokens ?? usage.prompt_tokens + usage.completion_tokens,
+  };
 }
 
 function whole(reply: CompletionReply, body: ChatCompletionRequestBody, res: ServerResponse, id: string): void {
@@ -263,7 +335,12 @@ function whole(reply: CompletionReply, body: ChatCompletionRequestBody, res: Ser
   );
 }
 
-async function stream(reply: CompletionReply, body: ChatCompletionRequestBody, res: ServerResponse, id: string): Promise<void> {
+async function stream(
+  reply: CompletionReply,
+  body: ChatCompletionRequestBody,
+  res: ServerResponse,
+  id: string,
+): Promise<void> {
   const calls = toolCallsOf(reply, id);
   const content = reply.content ?? '';
   const tokens = reply.tokens ?? content.match(/\s*\S+\s*|\s+/g) ?? [];
@@ -280,7 +357,8 @@ async function stream(reply: CompletionReply, body: ChatCompletionRequestBody, r
     ...(includeUsage ? { usage: null } : {}),
     ...extra,
   });
-  const delta = (d: Record<string, unknown>, finish: string | null = null) => chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
+  const delta = (d: Record<string, unknown>, finish: string | null = null) =>
+    chunk([{ index: 0, delta: d, logprobs: null, finish_reason: finish }]);
 
   const events: unknown[] = [delta({ role: 'assistant', content: '' })];
   for (const token of tokens) events.push(delta({ content: token }));
@@ -288,11 +366,17 @@ async function stream(reply: CompletionReply, body: ChatCompletionRequestBody, r
   const callPieces = calls.map((call, index) => {
     const chars = Array.from(call.function.arguments);
     const size = Math.ceil(chars.length / pieces) || 1;
-    const args = Array.from({ length: Math.max(1, Math.ceil(chars.length / size)) }, (_, p) => chars.slice(p * size, (p + 1) * size).join(''));
-    return [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }, ...args.map((a) => ({ index, function: { arguments: a } }))];
+    const args = Array.from({ length: Math.max(1, Math.ceil(chars.length / size)) }, (_, p) =>
+      chars.slice(p * size, (p + 1) * size).join(''),
+    );
+    return [
+      { index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } },
+      ...args.map((a) => ({ index, function: { arguments: a } })),
+    ];
   });
   if (reply.interleaveToolCalls) {
-    for (let p = 0; callPieces.some((c) => p < c.length); p++) for (const c of callPieces) if (p < c.length) events.push(delta({ tool_calls: [c[p]] }));
+    for (let p = 0; callPieces.some((c) => p < c.length); p++)
+      for (const c of callPieces) if (p < c.length) events.push(delta({ tool_calls: [c[p]] }));
   } else {
     for (const c of callPieces) for (const piece of c) events.push(delta({ tool_calls: [piece] }));
   }
@@ -304,7 +388,11 @@ async function stream(reply: CompletionReply, body: ChatCompletionRequestBody, r
   const cut = reply.stallAfterEvents ?? reply.endAfterEvents;
   const sent = cut === undefined ? lines : lines.slice(0, cut);
 
-  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   res.flushHeaders();
   if (reply.byteSize) {
     const bytes = Buffer.from(sent.join(''));
@@ -323,7 +411,14 @@ async function stream(reply: CompletionReply, body: ChatCompletionRequestBody, r
   if (reply.stallAfterEvents === undefined && !res.destroyed) res.end();
 }
 
-function sendError(res: ServerResponse, status: number, message: string, type: string, code: string | null = null, param: string | null = null): void {
+function sendError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  type: string,
+  code: string | null = null,
+  param: string | null = null,
+): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify({ error: { message, type, param, code } }));
 }

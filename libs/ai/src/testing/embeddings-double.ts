@@ -36,7 +36,11 @@ const readBody = (req: IncomingMessage) =>
     req.on('error', reject);
   });
 
-export async function startEmbeddingsDouble(options: { apiKey?: string; dims: number; delayMs?: number }): Promise<EmbeddingsDouble> {
+export async function startEmbeddingsDouble(options: {
+  apiKey?: string;
+  dims: number;
+  delayMs?: number;
+}): Promise<EmbeddingsDouble> {
   const requests: EmbeddingsDouble['requests'] = [];
   let failures: number[] = [];
   // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node:http ignores the handler's promise; the handler answers every path itself
@@ -45,22 +49,52 @@ export async function startEmbeddingsDouble(options: { apiKey?: string; dims: nu
       res.writeHead(status, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (req.method !== 'POST' || req.url !== '/v1/embeddings') return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
-    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
-    const body = JSON.parse(await readBody(req)) as { model: string; input: string[] | string; encoding_format?: string; dimensions?: number };
+    if (req.method !== 'POST' || req.url !== '/v1/embeddings')
+      return send(404, { error: { message: 'not found', type: 'invalid_request_error' } });
+    if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`)
+      return send(401, { error: { message: 'Incorrect API key provided', type: 'invalid_request_error' } });
+    const body = JSON.parse(await readBody(req)) as {
+      model: string;
+      input: string[] | string;
+      encoding_format?: string;
+      dimensions?: number;
+    };
     const input = Array.isArray(body.input) ? body.input : [body.input];
-    requests.push({ model: body.model, input, authorization: req.headers.authorization, encoding_format: body.encoding_format });
+    requests.push({
+      model: body.model,
+      input,
+      authorization: req.headers.authorization,
+      encoding_format: body.encoding_format,
+    });
     const fail = failures.shift();
-    if (fail) return send(fail, { error: { message: fail === 429 ? 'Rate limit reached' : 'upstream failure', type: fail === 429 ? 'rate_limit_exceeded' : 'server_error' } });
-    if (input.some((t) => typeof t !== 'string' || t.length === 0)) return send(400, { error: { message: "'input' items must be non-empty strings", type: 'invalid_request_error' } });
+    if (fail)
+      return send(fail, {
+        error: {
+          message: fail === 429 ? 'Rate limit reached' : 'upstream failure',
+          type: fail === 429 ? 'rate_limit_exceeded' : 'server_error',
+        },
+      });
+    if (input.some((t) => typeof t !== 'string' || t.length === 0))
+      return send(400, {
+        error: { message: "'input' items must be non-empty strings", type: 'invalid_request_error' },
+      });
     if (options.delayMs) await new Promise((r) => setTimeout(r, options.delayMs));
     const dims = body.dimensions ?? options.dims;
     const data = input.map((t, index) => {
       const v = hashVector(t, dims);
-      return { object: 'embedding', index, embedding: body.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v) };
+      return {
+        object: 'embedding',
+        index,
+        embedding: body.encoding_format === 'base64' ? Buffer.from(v.buffer).toString('base64') : Array.from(v),
+      };
     });
     data.reverse();
-    send(200, { object: 'list', data, model: body.model, usage: { prompt_tokens: input.join(' ').split(/\s+/).length, total_tokens: input.join(' ').split(/\s+/).length } });
+    send(200, {
+      object: 'list',
+      data,
+      model: body.model,
+      usage: { prompt_tokens: input.join(' ').split(/\s+/).length, total_tokens: input.join(' ').split(/\s+/).length },
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;

@@ -36,7 +36,13 @@ const readBody = (req: IncomingMessage) =>
     req.on('error', reject);
   });
 
-export async function startRerankDouble(options: { format: RerankDoubleFormat; apiKey?: string; favour?: string; logits?: boolean; echoKey?: boolean }): Promise<RerankDouble> {
+export async function startRerankDouble(options: {
+  format: RerankDoubleFormat;
+  apiKey?: string;
+  favour?: string;
+  logits?: boolean;
+  echoKey?: boolean;
+}): Promise<RerankDouble> {
   const requests: RerankDouble['requests'] = [];
   let failures: number[] = [];
   let drop = false;
@@ -46,8 +52,18 @@ export async function startRerankDouble(options: { format: RerankDoubleFormat; a
     const q = [...words(query)];
     return q.length ? q.filter((w) => d.has(w)).length / q.length : 0;
   };
-  const paths = options.format === 'mixedbread' ? ['/v1/reranking'] : options.format === 'cohere' ? ['/v1/rerank', '/v2/rerank'] : ['/v1/rerank'];
-  const error = (message: string, type: string) => (options.format === 'mixedbread' ? { detail: message, type } : options.format === 'cohere' ? { message } : { detail: message });
+  const paths =
+    options.format === 'mixedbread'
+      ? ['/v1/reranking']
+      : options.format === 'cohere'
+        ? ['/v1/rerank', '/v2/rerank']
+        : ['/v1/rerank'];
+  const error = (message: string, type: string) =>
+    options.format === 'mixedbread'
+      ? { detail: message, type }
+      : options.format === 'cohere'
+        ? { message }
+        : { detail: message };
   // eslint-disable-next-line @typescript-eslint/no-misused-promises -- node:http ignores the handler's promise; the handler answers every path itself
   const server: Server = createServer(async (req, res) => {
     const send = (status: number, body: unknown, headers: Record<string, string> = {}) => {
@@ -63,14 +79,34 @@ export async function startRerankDouble(options: { format: RerankDoubleFormat; a
     }
     requests.push({ path: req.url!, body, authorization: req.headers.authorization });
     if (options.apiKey && req.headers.authorization !== `Bearer ${options.apiKey}`) {
-      return send(401, error(options.echoKey ? `invalid api token ${String(req.headers.authorization)}` : 'invalid api token', 'unauthorized'));
+      return send(
+        401,
+        error(
+          options.echoKey ? `invalid api token ${String(req.headers.authorization)}` : 'invalid api token',
+          'unauthorized',
+        ),
+      );
     }
     const fail = failures.shift();
-    if (fail) return send(fail, error(fail === 429 ? 'rate limit exceeded' : 'upstream failure', fail === 429 ? 'rate_limit' : 'server_error'), fail === 429 ? { 'retry-after': '0' } : {});
+    if (fail)
+      return send(
+        fail,
+        error(fail === 429 ? 'rate limit exceeded' : 'upstream failure', fail === 429 ? 'rate_limit' : 'server_error'),
+        fail === 429 ? { 'retry-after': '0' } : {},
+      );
     const docsField = options.format === 'mixedbread' ? 'input' : 'documents';
     const docs = body[docsField];
-    if (typeof body.model !== 'string' || typeof body.query !== 'string' || !Array.isArray(docs) || !docs.length || docs.some((d) => typeof d !== 'string' || !d)) {
-      return send(422, error(`model, query and a non-empty ${docsField} list of non-empty strings are required`, 'validation_error'));
+    if (
+      typeof body.model !== 'string' ||
+      typeof body.query !== 'string' ||
+      !Array.isArray(docs) ||
+      !docs.length ||
+      docs.some((d) => typeof d !== 'string' || !d)
+    ) {
+      return send(
+        422,
+        error(`model, query and a non-empty ${docsField} list of non-empty strings are required`, 'validation_error'),
+      );
     }
     const limit = Number((options.format === 'mixedbread' ? body.top_k : body.top_n) ?? docs.length);
     const ranked = (docs as string[])
@@ -87,7 +123,12 @@ export async function startRerankDouble(options: { format: RerankDoubleFormat; a
       return send(200, {
         object: 'list',
         model: body.model,
-        data: ranked.map((r) => ({ object: 'rank_result', index: r.index, score: score(r.score), ...(body.return_input ? { input: r.d } : {}) })),
+        data: ranked.map((r) => ({
+          object: 'rank_result',
+          index: r.index,
+          score: score(r.score),
+          ...(body.return_input ? { input: r.d } : {}),
+        })),
         top_k: limit,
         return_input: !!body.return_input,
         usage: { prompt_tokens: tokens, total_tokens: tokens },
@@ -103,7 +144,11 @@ export async function startRerankDouble(options: { format: RerankDoubleFormat; a
     return send(200, {
       model: body.model,
       usage: { total_tokens: tokens },
-      results: ranked.map((r) => ({ index: r.index, relevance_score: score(r.score), ...(body.return_documents === false ? {} : { document: { text: r.d } }) })),
+      results: ranked.map((r) => ({
+        index: r.index,
+        relevance_score: score(r.score),
+        ...(body.return_documents === false ? {} : { document: { text: r.d } }),
+      })),
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -11,7 +11,11 @@ import { onnx } from 'onnx-proto';
  * multiply over a [vocab, dim] table of deterministic values): meaningless as semantics, exact as a
  * shape and pooling check (padding must not change a sentence's vector).
  */
-export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions = 16): { vocab: string[]; table: Float32Array } {
+export function writeTinyOnnxModel(
+  dir: string,
+  vocabulary: string[],
+  dimensions = 16,
+): { vocab: string[]; table: Float32Array } {
   const vocab = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', ...vocabulary];
   const table = new Float32Array(vocab.length * dimensions);
   let seed = 12345;
@@ -25,28 +29,65 @@ export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions
   const valueInfo = (name: string, elemType: number, dims: Array<string | number>) =>
     onnx.ValueInfoProto.create({
       name,
-      type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } },
+      type: {
+        tensorType: {
+          elemType,
+          shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
+        },
+      },
     });
   const graph = onnx.GraphProto.create({
     name: 'tiny-embedder',
     node: [
-      onnx.NodeProto.create({ opType: 'Gather', input: ['embeddings', 'input_ids'], output: ['gathered'], attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }] }),
-      onnx.NodeProto.create({ opType: 'Cast', input: ['attention_mask'], output: ['mask_f'], attribute: [{ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: T.FLOAT }] }),
+      onnx.NodeProto.create({
+        opType: 'Gather',
+        input: ['embeddings', 'input_ids'],
+        output: ['gathered'],
+        attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
+      }),
+      onnx.NodeProto.create({
+        opType: 'Cast',
+        input: ['attention_mask'],
+        output: ['mask_f'],
+        attribute: [{ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: T.FLOAT }],
+      }),
       onnx.NodeProto.create({ opType: 'Unsqueeze', input: ['mask_f', 'axes'], output: ['mask_3d'] }),
       onnx.NodeProto.create({ opType: 'Mul', input: ['gathered', 'mask_3d'], output: ['last_hidden_state'] }),
     ],
     initializer: [
-      onnx.TensorProto.create({ name: 'embeddings', dataType: T.FLOAT, dims: [vocab.length, dimensions], rawData: new Uint8Array(table.buffer.slice(0)) }),
+      onnx.TensorProto.create({
+        name: 'embeddings',
+        dataType: T.FLOAT,
+        dims: [vocab.length, dimensions],
+        rawData: new Uint8Array(table.buffer.slice(0)),
+      }),
       onnx.TensorProto.create({ name: 'axes', dataType: T.INT64, dims: [1], int64Data: [2] }),
     ],
-    input: [valueInfo('input_ids', T.INT64, ['batch', 'sequence']), valueInfo('attention_mask', T.INT64, ['batch', 'sequence'])],
+    input: [
+      valueInfo('input_ids', T.INT64, ['batch', 'sequence']),
+      valueInfo('attention_mask', T.INT64, ['batch', 'sequence']),
+    ],
     output: [valueInfo('last_hidden_state', T.FLOAT, ['batch', 'sequence', dimensions])],
   });
-  const model = onnx.ModelProto.create({ irVersion: 8, producerName: 'larder-tests', opsetImport: [{ domain: '', version: 17 }], graph });
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    producerName: 'larder-tests',
+    opsetImport: [{ domain: '', version: 17 }],
+    graph,
+  });
 
   mkdirSync(join(dir, 'onnx'), { recursive: true });
   writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
-  writeFileSync(join(dir, 'config.json'), JSON.stringify({ model_type: 'bert', architectures: ['BertModel'], hidden_size: dimensions, vocab_size: vocab.length, max_position_embeddings: 512 }));
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({
+      model_type: 'bert',
+      architectures: ['BertModel'],
+      hidden_size: dimensions,
+      vocab_size: vocab.length,
+      max_position_embeddings: 512,
+    }),
+  );
   writeTokenizer(dir, vocab);
   return { vocab, table };
 }
@@ -55,7 +96,15 @@ export function writeTinyOnnxModel(dir: string, vocabulary: string[], dimensions
 function writeTokenizer(dir: string, vocab: string[], maxLength = 512): void {
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
-    JSON.stringify({ tokenizer_class: 'BertTokenizer', do_lower_case: true, model_max_length: maxLength, cls_token: '[CLS]', sep_token: '[SEP]', pad_token: '[PAD]', unk_token: '[UNK]' }),
+    JSON.stringify({
+      tokenizer_class: 'BertTokenizer',
+      do_lower_case: true,
+      model_max_length: maxLength,
+      cls_token: '[CLS]',
+      sep_token: '[SEP]',
+      pad_token: '[PAD]',
+      unk_token: '[UNK]',
+    }),
   );
   writeFileSync(
     join(dir, 'tokenizer.json'),
@@ -63,12 +112,30 @@ function writeTokenizer(dir: string, vocab: string[], maxLength = 512): void {
       version: '1.0',
       truncation: null,
       padding: null,
-      added_tokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]'].map((content, id) => ({ id, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true })),
-      normalizer: { type: 'BertNormalizer', clean_text: true, handle_chinese_chars: true, strip_accents: null, lowercase: true },
+      added_tokens: ['[PAD]', '[UNK]', '[CLS]', '[SEP]'].map((content, id) => ({
+        id,
+        content,
+        single_word: false,
+        lstrip: false,
+        rstrip: false,
+        normalized: false,
+        special: true,
+      })),
+      normalizer: {
+        type: 'BertNormalizer',
+        clean_text: true,
+        handle_chinese_chars: true,
+        strip_accents: null,
+        lowercase: true,
+      },
       pre_tokenizer: { type: 'BertPreTokenizer' },
       post_processor: {
         type: 'TemplateProcessing',
-        single: [{ SpecialToken: { id: '[CLS]', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }, { SpecialToken: { id: '[SEP]', type_id: 0 } }],
+        single: [
+          { SpecialToken: { id: '[CLS]', type_id: 0 } },
+          { Sequence: { id: 'A', type_id: 0 } },
+          { SpecialToken: { id: '[SEP]', type_id: 0 } },
+        ],
         pair: [
           { SpecialToken: { id: '[CLS]', type_id: 0 } },
           { Sequence: { id: 'A', type_id: 0 } },
@@ -76,10 +143,19 @@ function writeTokenizer(dir: string, vocab: string[], maxLength = 512): void {
           { Sequence: { id: 'B', type_id: 1 } },
           { SpecialToken: { id: '[SEP]', type_id: 1 } },
         ],
-        special_tokens: { '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] }, '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] } },
+        special_tokens: {
+          '[CLS]': { id: '[CLS]', ids: [2], tokens: ['[CLS]'] },
+          '[SEP]': { id: '[SEP]', ids: [3], tokens: ['[SEP]'] },
+        },
       },
       decoder: { type: 'WordPiece', prefix: '##', cleanup: true },
-      model: { type: 'WordPiece', unk_token: '[UNK]', continuing_subword_prefix: '##', max_input_chars_per_word: 100, vocab: Object.fromEntries(vocab.map((w, i) => [w, i])) },
+      model: {
+        type: 'WordPiece',
+        unk_token: '[UNK]',
+        continuing_subword_prefix: '##',
+        max_input_chars_per_word: 100,
+        vocab: Object.fromEntries(vocab.map((w, i) => [w, i])),
+      },
     }),
   );
 }
@@ -102,10 +178,17 @@ export function writeTinyCrossEncoder(dir: string, vocabulary: string[], maxLeng
   const valueInfo = (name: string, elemType: number, dims: Array<string | number>) =>
     onnx.ValueInfoProto.create({
       name,
-      type: { tensorType: { elemType, shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) } } },
+      type: {
+        tensorType: {
+          elemType,
+          shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
+        },
+      },
     });
-  const node = (opType: string, input: string[], output: string, attribute: onnx.IAttributeProto[] = []) => onnx.NodeProto.create({ opType, input, output: [output], attribute });
-  const scalar = (name: string, v: number) => onnx.TensorProto.create({ name, dataType: T.FLOAT, dims: [], floatData: [v] });
+  const node = (opType: string, input: string[], output: string, attribute: onnx.IAttributeProto[] = []) =>
+    onnx.NodeProto.create({ opType, input, output: [output], attribute });
+  const scalar = (name: string, v: number) =>
+    onnx.TensorProto.create({ name, dataType: T.FLOAT, dims: [], floatData: [v] });
   const graph = onnx.GraphProto.create({
     name: 'tiny-cross-encoder',
     node: [
@@ -132,16 +215,30 @@ export function writeTinyCrossEncoder(dir: string, vocabulary: string[], maxLeng
       node('Sub', ['doubled', 'one'], 'logits'),
     ],
     initializer: [
-      onnx.TensorProto.create({ name: 'eye', dataType: T.FLOAT, dims: [V, V], rawData: new Uint8Array(eye.buffer.slice(0)) }),
+      onnx.TensorProto.create({
+        name: 'eye',
+        dataType: T.FLOAT,
+        dims: [V, V],
+        rawData: new Uint8Array(eye.buffer.slice(0)),
+      }),
       onnx.TensorProto.create({ name: 'axis2', dataType: T.INT64, dims: [1], int64Data: [2] }),
       onnx.TensorProto.create({ name: 'axis1', dataType: T.INT64, dims: [1], int64Data: [1] }),
       scalar('two', 2),
       scalar('one', 1),
     ],
-    input: [valueInfo('input_ids', T.INT64, ['batch', 'sequence']), valueInfo('attention_mask', T.INT64, ['batch', 'sequence']), valueInfo('token_type_ids', T.INT64, ['batch', 'sequence'])],
+    input: [
+      valueInfo('input_ids', T.INT64, ['batch', 'sequence']),
+      valueInfo('attention_mask', T.INT64, ['batch', 'sequence']),
+      valueInfo('token_type_ids', T.INT64, ['batch', 'sequence']),
+    ],
     output: [valueInfo('logits', T.FLOAT, ['batch', 1])],
   });
-  const model = onnx.ModelProto.create({ irVersion: 8, producerName: 'larder-tests', opsetImport: [{ domain: '', version: 17 }], graph });
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    producerName: 'larder-tests',
+    opsetImport: [{ domain: '', version: 17 }],
+    graph,
+  });
   mkdirSync(join(dir, 'onnx'), { recursive: true });
   writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
   writeFileSync(

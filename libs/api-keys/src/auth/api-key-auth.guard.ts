@@ -57,7 +57,13 @@ export class ApiKeyAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const req = ctx.switchToHttp().getRequest<{ headers: Record<string, string | undefined>; params: Record<string, string>; principal?: Principal }>();
+    const req = ctx
+      .switchToHttp()
+      .getRequest<{
+        headers: Record<string, string | undefined>;
+        params: Record<string, string>;
+        principal?: Principal;
+      }>();
     const header = req.headers['authorization'] ?? '';
     // `Bearer <key>`, or the key alone (@mixedbread-ai/sdk 2.x and the clients built on it send no scheme)
     const match = /^\s*(?:Bearer\s+)?([^\s]+)\s*$/i.exec(header);
@@ -67,13 +73,29 @@ export class ApiKeyAuthGuard implements CanActivate {
     if (!key) throw new UnauthorizedError('Invalid API key.');
     // a write this process answered that the read model has not applied yet decides over the row
     const change = this.unsettled.pending(key);
-    if (change && (change.status === 'deleted' || (change.secretHash !== undefined && change.secretHash !== secretHash))) throw new UnauthorizedError('Invalid API key.');
+    if (
+      change &&
+      (change.status === 'deleted' || (change.secretHash !== undefined && change.secretHash !== secretHash))
+    )
+      throw new UnauthorizedError('Invalid API key.');
     const now = this.clock.now().getTime();
     if (key.revokedAt || change?.status === 'revoked') throw new UnauthorizedError('This API key has been revoked.');
     const expiresAt = change ? (change.expiresAt ? new Date(change.expiresAt) : null) : key.expiresAt;
     if (expiresAt && expiresAt.getTime() <= now) throw new UnauthorizedError('This API key has expired.');
-    const operator = key.admin && !!(await this.cache.get(`root:${key.organizationId}`, ['organizations'], async () => (await this.organizations.get(key.organizationId))?.root ?? false));
-    const principal: Principal = { organizationId: key.organizationId, apiKeyId: key.id, admin: key.admin, operator, scope: (change ? change.scope : key.scope) ?? null };
+    const operator =
+      key.admin &&
+      !!(await this.cache.get(
+        `root:${key.organizationId}`,
+        ['organizations'],
+        async () => (await this.organizations.get(key.organizationId))?.root ?? false,
+      ));
+    const principal: Principal = {
+      organizationId: key.organizationId,
+      apiKeyId: key.id,
+      admin: key.admin,
+      operator,
+      scope: (change ? change.scope : key.scope) ?? null,
+    };
     req.principal = principal;
 
     const adminOnly = this.reflector.getAllAndOverride<boolean>(ADMIN_ONLY, targets);
@@ -88,7 +110,11 @@ export class ApiKeyAuthGuard implements CanActivate {
       // a store that later takes a pinned name (or a name equal to a pinned id) gains nothing
       const resourceId =
         named !== undefined && required.resourceType === 'store' && principal.scope?.some((e) => e.resource_id != null)
-          ? ((await this.cache.get(`store:${principal.organizationId}:${named}`, ['stores'], () => this.stores.resolve(principal.organizationId, named)))?.id ?? named)
+          ? ((
+              await this.cache.get(`store:${principal.organizationId}:${named}`, ['stores'], () =>
+                this.stores.resolve(principal.organizationId, named),
+              )
+            )?.id ?? named)
           : named;
       if (!scopeAllows(principal.scope, required, resourceId)) {
         throw new ForbiddenError(

@@ -20,7 +20,15 @@ export class ApiKeyUsageRecorder {
     if (now - last < this.intervalMs) return;
     this.lastRecorded.set(key.id, now);
     const p = this.writer
-      .decide({ type: 'RecordApiKeyUse', apiKeyId: key.id, organizationId: key.organizationId, minIntervalMs: this.intervalMs }, key.id)
+      .decide(
+        {
+          type: 'RecordApiKeyUse',
+          apiKeyId: key.id,
+          organizationId: key.organizationId,
+          minIntervalMs: this.intervalMs,
+        },
+        key.id,
+      )
       .catch((err: Error) => this.logger.warn(`could not record use of key ${key.id}: ${err.message}`))
       .finally(() => this.inFlight.delete(p));
     this.inFlight.add(p);

@@ -31,7 +31,13 @@ export class UnsettledKeyChanges {
     const prev = this.byId.get(apiKeyId);
     this.byId.delete(apiKeyId);
     if (this.byId.size >= MAX_CHANGES) this.byId.delete(this.byId.keys().next().value!);
-    this.byId.set(apiKeyId, { revision, status: state.status, secretHash: secretHash ?? prev?.secretHash, expiresAt: state.expiresAt, scope: state.scope });
+    this.byId.set(apiKeyId, {
+      revision,
+      status: state.status,
+      secretHash: secretHash ?? prev?.secretHash,
+      expiresAt: state.expiresAt,
+      scope: state.scope,
+    });
   }
 
   /** The change to this key its read model row does not show yet, if any. */

@@ -123,7 +123,13 @@ export class LocalDiskBlobStorage implements BlobStorage {
     return null;
   }
 
-  async putPart(_key: string, uploadId: string, partNumber: number, body: Readable, maxBytes?: number): Promise<PartInfo> {
+  async putPart(
+    _key: string,
+    uploadId: string,
+    partNumber: number,
+    body: Readable,
+    maxBytes?: number,
+  ): Promise<PartInfo> {
     const dir = this.partsDir(uploadId);
     try {
       await fs.access(dir);
@@ -154,7 +160,11 @@ export class LocalDiskBlobStorage implements BlobStorage {
     return parts;
   }
 
-  async completeMultipart(key: string, uploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob> {
+  async completeMultipart(
+    key: string,
+    uploadId: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+  ): Promise<StoredBlob> {
     const dir = this.partsDir(uploadId);
     const files = parts.map((p) => join(dir, String(p.partNumber).padStart(5, '0')));
     const hasher = new HashingStream();

@@ -16,7 +16,14 @@ import {
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'stream';
-import { BlobNotFoundError, BlobStorage, BlobTooLargeError, ByteRange, PartInfo, StoredBlob } from '../blob-storage.port';
+import {
+  BlobNotFoundError,
+  BlobStorage,
+  BlobTooLargeError,
+  ByteRange,
+  PartInfo,
+  StoredBlob,
+} from '../blob-storage.port';
 import { HashingStream } from '../hashing';
 
 export interface S3BlobStorageOptions {
@@ -53,7 +60,11 @@ export class S3BlobStorage implements BlobStorage {
       region: options.region ?? 'us-east-1',
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle ?? !!options.endpoint,
-      credentials: options.credentials ?? (options.accessKeyId ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey ?? '' } : undefined),
+      credentials:
+        options.credentials ??
+        (options.accessKeyId
+          ? { accessKeyId: options.accessKeyId, secretAccessKey: options.secretAccessKey ?? '' }
+          : undefined),
       ...(options.requestHandler ? { requestHandler: options.requestHandler } : {}),
       ...(options.maxAttempts ? { maxAttempts: options.maxAttempts } : {}),
     });
@@ -71,12 +82,22 @@ export class S3BlobStorage implements BlobStorage {
     return `${this.prefix}${key}`;
   }
 
-  async put(key: string, body: Readable, options: { contentType?: string; maxBytes?: number } = {}): Promise<StoredBlob> {
+  async put(
+    key: string,
+    body: Readable,
+    options: { contentType?: string; maxBytes?: number } = {},
+  ): Promise<StoredBlob> {
     const hasher = new HashingStream(options.maxBytes);
     body.on('error', (e) => hasher.destroy(e));
     const upload = new Upload({
       client: this.client,
-      params: { Bucket: this.bucket, Key: this.k(key), Body: body.pipe(hasher), ContentType: options.contentType, ...this.sse },
+      params: {
+        Bucket: this.bucket,
+        Key: this.k(key),
+        Body: body.pipe(hasher),
+        ContentType: options.contentType,
+        ...this.sse,
+      },
       queueSize: 2,
       partSize: 5 * 1024 * 1024,
     });
@@ -86,7 +107,13 @@ export class S3BlobStorage implements BlobStorage {
 
   async get(key: string, range?: ByteRange): Promise<Readable> {
     try {
-      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.k(key), Range: range ? `bytes=${range.start}-${range.end}` : undefined }));
+      const res = await this.client.send(
+        new GetObjectCommand({
+          Bucket: this.bucket,
+          Key: this.k(key),
+          Range: range ? `bytes=${range.start}-${range.end}` : undefined,
+        }),
+      );
       return res.Body as Readable;
     } catch (err) {
       if (isNotFound(err)) throw new BlobNotFoundError(key);
@@ -113,8 +140,11 @@ export class S3BlobStorage implements BlobStorage {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-      const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.k(prefix), ContinuationToken: token }));
-      for (const o of res.Contents ?? []) if (o.Key?.startsWith(this.prefix)) keys.push(o.Key.slice(this.prefix.length));
+      const res = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: this.k(prefix), ContinuationToken: token }),
+      );
+      for (const o of res.Contents ?? [])
+        if (o.Key?.startsWith(this.prefix)) keys.push(o.Key.slice(this.prefix.length));
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
     return keys;
@@ -128,18 +158,40 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async createMultipart(key: string, contentType: string): Promise<string> {
-    const res = await this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.k(key), ContentType: contentType, ...this.sse }));
+    const res = await this.client.send(
+      new CreateMultipartUploadCommand({
+        Bucket: this.bucket,
+        Key: this.k(key),
+        ContentType: contentType,
+        ...this.sse,
+      }),
+    );
     return res.UploadId!;
   }
 
-  async presignPart(key: string, uploadId: string, partNumber: number, expiresInSeconds: number): Promise<string | null> {
-    return getSignedUrl(this.client, new UploadPartCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumber: partNumber }), {
-      expiresIn: expiresInSeconds,
-    });
+  async presignPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+  ): Promise<string | null> {
+    return getSignedUrl(
+      this.client,
+      new UploadPartCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumber: partNumber }),
+      {
+        expiresIn: expiresInSeconds,
+      },
+    );
   }
 
   /** S3 needs a part's length up front: the part is buffered (parts are bounded by the upload's part size). */
-  async putPart(key: string, uploadId: string, partNumber: number, body: Readable, maxBytes = 5 * 1024 ** 3): Promise<PartInfo> {
+  async putPart(
+    key: string,
+    uploadId: string,
+    partNumber: number,
+    body: Readable,
+    maxBytes = 5 * 1024 ** 3,
+  ): Promise<PartInfo> {
     const chunks: Buffer[] = [];
     let n = 0;
     for await (const c of body) {
@@ -148,7 +200,16 @@ export class S3BlobStorage implements BlobStorage {
       chunks.push(c as Buffer);
     }
     const buf = Buffer.concat(chunks);
-    const res = await this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumber: partNumber, Body: buf, ContentLength: buf.length }));
+    const res = await this.client.send(
+      new UploadPartCommand({
+        Bucket: this.bucket,
+        Key: this.k(key),
+        UploadId: uploadId,
+        PartNumber: partNumber,
+        Body: buf,
+        ContentLength: buf.length,
+      }),
+    );
     return { partNumber, etag: res.ETag!, bytes: buf.length };
   }
 
@@ -157,7 +218,9 @@ export class S3BlobStorage implements BlobStorage {
     let marker: string | undefined;
     try {
       for (;;) {
-        const res = await this.client.send(new ListPartsCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumberMarker: marker }));
+        const res = await this.client.send(
+          new ListPartsCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId, PartNumberMarker: marker }),
+        );
         for (const p of res.Parts ?? []) parts.push({ partNumber: p.PartNumber!, etag: p.ETag!, bytes: p.Size ?? 0 });
         if (!res.IsTruncated) break;
         marker = res.NextPartNumberMarker;
@@ -169,7 +232,11 @@ export class S3BlobStorage implements BlobStorage {
     return parts.sort((a, b) => a.partNumber - b.partNumber);
   }
 
-  async completeMultipart(key: string, uploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob> {
+  async completeMultipart(
+    key: string,
+    uploadId: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+  ): Promise<StoredBlob> {
     await this.client.send(
       new CompleteMultipartUploadCommand({
         Bucket: this.bucket,
@@ -185,13 +252,20 @@ export class S3BlobStorage implements BlobStorage {
   }
 
   async abortMultipart(key: string, uploadId: string): Promise<void> {
-    await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId })).catch((err) => {
-      if (!isNotFound(err)) throw err;
-    });
+    await this.client
+      .send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.k(key), UploadId: uploadId }))
+      .catch((err) => {
+        if (!isNotFound(err)) throw err;
+      });
   }
 }
 
 function isNotFound(err: unknown): boolean {
   const e = err as { name?: string; $metadata?: { httpStatusCode?: number }; Code?: string };
-  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || e?.name === 'NoSuchUpload' || e?.$metadata?.httpStatusCode === 404;
+  return (
+    e?.name === 'NoSuchKey' ||
+    e?.name === 'NotFound' ||
+    e?.name === 'NoSuchUpload' ||
+    e?.$metadata?.httpStatusCode === 404
+  );
 }

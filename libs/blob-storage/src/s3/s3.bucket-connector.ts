@@ -4,7 +4,13 @@ import { Readable } from 'stream';
 import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
 import type { Agent } from 'http';
 import { OutboundPolicy, OutboundRefusedError } from '@larder/outbound';
-import { BucketAccessError, BucketConnector, BucketCredentials, BucketLocation, objectPrefix } from '../bucket-connector.port';
+import {
+  BucketAccessError,
+  BucketConnector,
+  BucketCredentials,
+  BucketLocation,
+  objectPrefix,
+} from '../bucket-connector.port';
 import { S3BlobStorage } from './s3.blob-storage';
 import { S3BucketStorage } from './s3.bucket-storage';
 import { AwsError, networkCodeIn, refusalIn, rethrown, scrub } from './s3.errors';
@@ -44,7 +50,12 @@ export interface S3BucketConnectorOptions {
  */
 export class S3BucketConnector implements BucketConnector {
   private readonly sts: STSClient;
-  private readonly requestHandler: { httpAgent: Agent; httpsAgent: Agent; connectionTimeout: number; requestTimeout: number };
+  private readonly requestHandler: {
+    httpAgent: Agent;
+    httpsAgent: Agent;
+    connectionTimeout: number;
+    requestTimeout: number;
+  };
 
   constructor(private readonly options: S3BucketConnectorOptions) {
     // the connector's own guarded keep-alive agents, shared by every bucket client (so no client may destroy them)
@@ -80,7 +91,8 @@ export class S3BucketConnector implements BucketConnector {
       const back = await storage.readAll(key).catch((err) => {
         throw rethrown(err, 'reading the test object back');
       });
-      if (!back.equals(body)) throw new BucketAccessError('other', 'the test object read back differs from what was written');
+      if (!back.equals(body))
+        throw new BucketAccessError('other', 'the test object read back differs from what was written');
       await storage.delete(key).catch((err) => {
         throw rethrown(err, 'deleting the test object');
       });
@@ -97,7 +109,11 @@ export class S3BucketConnector implements BucketConnector {
     this.requestHandler.httpsAgent.destroy();
   }
 
-  open(location: BucketLocation, credentials: BucketCredentials, options: { maxAttempts?: number } = {}): S3BucketStorage {
+  open(
+    location: BucketLocation,
+    credentials: BucketCredentials,
+    options: { maxAttempts?: number } = {},
+  ): S3BucketStorage {
     const secrets = credentials.type === 'access_key' ? [credentials.accessKeyId, credentials.secretAccessKey] : [];
     const role = credentials.type === 'assume_role' ? this.roleCredentials(credentials, secrets) : null;
     const s3 = new S3BlobStorage({
@@ -106,7 +122,11 @@ export class S3BucketConnector implements BucketConnector {
       endpoint: location.endpointUrl ?? undefined,
       prefix: objectPrefix(location.prefix),
       sseKmsKeyId: location.sseKmsKeyId,
-      credentials: role ?? (credentials.type === 'access_key' ? { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey } : undefined),
+      credentials:
+        role ??
+        (credentials.type === 'access_key'
+          ? { accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey }
+          : undefined),
       requestHandler: this.requestHandler as never,
       maxAttempts: options.maxAttempts ?? 3,
     });
@@ -114,17 +134,31 @@ export class S3BucketConnector implements BucketConnector {
   }
 
   /** Temporary credentials of the assumed role, renewed five minutes before they expire. */
-  private roleCredentials(c: Extract<BucketCredentials, { type: 'assume_role' }>, secrets: string[]): () => Promise<AwsCredentialIdentity> {
+  private roleCredentials(
+    c: Extract<BucketCredentials, { type: 'assume_role' }>,
+    secrets: string[],
+  ): () => Promise<AwsCredentialIdentity> {
     let current: AwsCredentialIdentity | null = null;
     let pending: Promise<AwsCredentialIdentity> | null = null;
     const assume = async (): Promise<AwsCredentialIdentity> => {
       try {
         const res = await this.sts.send(
-          new AssumeRoleCommand({ RoleArn: c.roleArn, RoleSessionName: c.sessionName, ExternalId: c.externalId, DurationSeconds: this.options.roleSessionSeconds ?? 3600 }),
+          new AssumeRoleCommand({
+            RoleArn: c.roleArn,
+            RoleSessionName: c.sessionName,
+            ExternalId: c.externalId,
+            DurationSeconds: this.options.roleSessionSeconds ?? 3600,
+          }),
         );
         const k = res.Credentials;
-        if (!k?.AccessKeyId || !k.SecretAccessKey) throw new BucketAccessError('role', 'STS answered AssumeRole without credentials');
-        const identity = { accessKeyId: k.AccessKeyId, secretAccessKey: k.SecretAccessKey, sessionToken: k.SessionToken, expiration: k.Expiration };
+        if (!k?.AccessKeyId || !k.SecretAccessKey)
+          throw new BucketAccessError('role', 'STS answered AssumeRole without credentials');
+        const identity = {
+          accessKeyId: k.AccessKeyId,
+          secretAccessKey: k.SecretAccessKey,
+          sessionToken: k.SessionToken,
+          expiration: k.Expiration,
+        };
         secrets.push(k.AccessKeyId, k.SecretAccessKey, ...(k.SessionToken ? [k.SessionToken] : []));
         return identity;
       } catch (err) {
@@ -140,7 +174,11 @@ export class S3BucketConnector implements BucketConnector {
     };
   }
 
-  private stsFailure(err: unknown, c: Extract<BucketCredentials, { type: 'assume_role' }>, secrets: string[]): BucketAccessError {
+  private stsFailure(
+    err: unknown,
+    c: Extract<BucketCredentials, { type: 'assume_role' }>,
+    secrets: string[],
+  ): BucketAccessError {
     if (err instanceof BucketAccessError) return err;
     const refused = refusalIn(err);
     if (refused) return new BucketAccessError('refused', `STS endpoint: ${refused.message}`);
@@ -149,8 +187,16 @@ export class S3BucketConnector implements BucketConnector {
     const e = err as AwsError;
     const code = e.name ?? e.Code ?? 'Error';
     const own = this.options.sts.credentials;
-    const detail = scrub(`${code}: ${e.message}`, [...secrets, ...(own ? [own.accessKeyId, own.secretAccessKey, own.sessionToken ?? ''] : [])]);
-    if (code === 'CredentialsProviderError' || code === 'InvalidClientTokenId' || code === 'SignatureDoesNotMatch' || code === 'ExpiredToken') {
+    const detail = scrub(`${code}: ${e.message}`, [
+      ...secrets,
+      ...(own ? [own.accessKeyId, own.secretAccessKey, own.sessionToken ?? ''] : []),
+    ]);
+    if (
+      code === 'CredentialsProviderError' ||
+      code === 'InvalidClientTokenId' ||
+      code === 'SignatureDoesNotMatch' ||
+      code === 'ExpiredToken'
+    ) {
       return new BucketAccessError(
         'other',
         `Larder's own AWS identity could not call STS (${detail}); the operator sets it with LARDER_STS_ACCESS_KEY_ID/LARDER_STS_SECRET_ACCESS_KEY or the AWS credential chain`,

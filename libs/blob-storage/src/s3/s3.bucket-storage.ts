@@ -20,7 +20,8 @@ export class S3BucketStorage implements BucketStorage {
   ) {}
 
   private classify(err: unknown): unknown {
-    if (err instanceof BlobNotFoundError || err instanceof BlobTooLargeError || err instanceof BucketAccessError) return err;
+    if (err instanceof BlobNotFoundError || err instanceof BlobTooLargeError || err instanceof BucketAccessError)
+      return err;
     const refused = refusalIn(err);
     if (refused) return new BucketAccessError('refused', refused.message);
     const where = this.location.endpointUrl ?? `AWS S3 (${this.location.region ?? 'us-east-1'})`;
@@ -80,7 +81,9 @@ export class S3BucketStorage implements BucketStorage {
             seen += chunk.length;
             if (seen > limit) {
               body.destroy();
-              return done(new BucketAccessError('other', `bucket ${bucket} answered more than ${limit} bytes for ${key}`));
+              return done(
+                new BucketAccessError('other', `bucket ${bucket} answered more than ${limit} bytes for ${key}`),
+              );
             }
             done(null, chunk);
           },
@@ -104,16 +107,31 @@ export class S3BucketStorage implements BucketStorage {
   createMultipart(key: string, contentType: string): Promise<string> {
     return this.run(() => this.s3.createMultipart(key, contentType));
   }
-  presignPart(key: string, storageUploadId: string, partNumber: number, expiresInSeconds: number): Promise<string | null> {
+  presignPart(
+    key: string,
+    storageUploadId: string,
+    partNumber: number,
+    expiresInSeconds: number,
+  ): Promise<string | null> {
     return this.run(() => this.s3.presignPart(key, storageUploadId, partNumber, expiresInSeconds));
   }
-  putPart(key: string, storageUploadId: string, partNumber: number, body: Readable, maxBytes?: number): Promise<PartInfo> {
+  putPart(
+    key: string,
+    storageUploadId: string,
+    partNumber: number,
+    body: Readable,
+    maxBytes?: number,
+  ): Promise<PartInfo> {
     return this.run(() => this.s3.putPart(key, storageUploadId, partNumber, body, maxBytes));
   }
   listParts(key: string, storageUploadId: string): Promise<PartInfo[]> {
     return this.run(() => this.s3.listParts(key, storageUploadId));
   }
-  completeMultipart(key: string, storageUploadId: string, parts: Array<{ partNumber: number; etag: string }>): Promise<StoredBlob> {
+  completeMultipart(
+    key: string,
+    storageUploadId: string,
+    parts: Array<{ partNumber: number; etag: string }>,
+  ): Promise<StoredBlob> {
     return this.run(() => this.s3.completeMultipart(key, storageUploadId, parts));
   }
   abortMultipart(key: string, storageUploadId: string): Promise<void> {

@@ -2,15 +2,49 @@
 import { OutboundRefusedError } from '@larder/outbound';
 import { BucketAccessError } from '../bucket-connector.port';
 
-const NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE', 'ECONNABORTED']);
-export const CREDENTIAL_CODES = new Set(['InvalidAccessKeyId', 'SignatureDoesNotMatch', 'InvalidToken', 'ExpiredToken', 'TokenRefreshRequired', 'InvalidClientTokenId', 'InvalidSecurity']);
-export const REGION_CODES = new Set(['PermanentRedirect', 'AuthorizationHeaderMalformed', 'IllegalLocationConstraintException', 'Redirect']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EPIPE',
+  'ECONNABORTED',
+]);
+export const CREDENTIAL_CODES = new Set([
+  'InvalidAccessKeyId',
+  'SignatureDoesNotMatch',
+  'InvalidToken',
+  'ExpiredToken',
+  'TokenRefreshRequired',
+  'InvalidClientTokenId',
+  'InvalidSecurity',
+]);
+export const REGION_CODES = new Set([
+  'PermanentRedirect',
+  'AuthorizationHeaderMalformed',
+  'IllegalLocationConstraintException',
+  'Redirect',
+]);
 
-export type AwsError = Error & { name?: string; Code?: string; code?: string; $metadata?: { httpStatusCode?: number }; cause?: unknown; $fault?: string };
+export type AwsError = Error & {
+  name?: string;
+  Code?: string;
+  code?: string;
+  $metadata?: { httpStatusCode?: number };
+  cause?: unknown;
+  $fault?: string;
+};
 
 /** The outbound policy's refusal somewhere in an error's cause chain. */
 export function refusalIn(err: unknown): OutboundRefusedError | null {
-  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as { cause?: unknown } | undefined, depth++) {
+  for (
+    let e = err as { cause?: unknown } | undefined, depth = 0;
+    e && depth < 5;
+    e = e.cause as { cause?: unknown } | undefined, depth++
+  ) {
     if (e instanceof OutboundRefusedError) return e;
   }
   return null;
@@ -29,7 +63,10 @@ export function networkCodeIn(err: unknown): string | null {
 }
 
 export function rethrown(err: unknown, doing: string): BucketAccessError {
-  if (err instanceof BucketAccessError) return err.failure === 'denied' || err.failure === 'other' ? new BucketAccessError(err.failure, `${doing}: ${err.message}`) : err;
+  if (err instanceof BucketAccessError)
+    return err.failure === 'denied' || err.failure === 'other'
+      ? new BucketAccessError(err.failure, `${doing}: ${err.message}`)
+      : err;
   return new BucketAccessError('other', `${doing}: ${(err as Error).message}`);
 }
 

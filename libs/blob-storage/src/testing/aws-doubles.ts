@@ -49,7 +49,8 @@ function canonicalQuery(rawQuery: string): string {
     .join('&');
 }
 
-export type SigV4Result = { ok: true; accessKeyId: string } | { ok: false; status: number; code: string; message: string };
+export type SigV4Result =
+  { ok: true; accessKeyId: string } | { ok: false; status: number; code: string; message: string };
 
 /**
  * Verifies an `Authorization: AWS4-HMAC-SHA256 …` request as AWS does: the credential scope's date,
@@ -62,24 +63,69 @@ export function verifySigV4(
   secretOf: (accessKeyId: string) => string | null,
 ): SigV4Result {
   const auth = req.headers.authorization;
-  if (!auth) return { ok: false, status: 403, code: 'AccessDenied', message: 'Anonymous access is forbidden for this operation' };
-  const m = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(auth);
-  if (!m) return { ok: false, status: 400, code: 'AuthorizationHeaderMalformed', message: 'The authorization header is malformed' };
+  if (!auth)
+    return {
+      ok: false,
+      status: 403,
+      code: 'AccessDenied',
+      message: 'Anonymous access is forbidden for this operation',
+    };
+  const m =
+    /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request,\s*SignedHeaders=([^,]+),\s*Signature=([0-9a-f]{64})$/.exec(
+      auth,
+    );
+  if (!m)
+    return {
+      ok: false,
+      status: 400,
+      code: 'AuthorizationHeaderMalformed',
+      message: 'The authorization header is malformed',
+    };
   const [, accessKeyId, date, region, svc, signedHeaders, signature] = m;
-  if (svc !== service) return { ok: false, status: 400, code: 'AuthorizationHeaderMalformed', message: `the credential scope names service ${svc}, expected ${service}` };
+  if (svc !== service)
+    return {
+      ok: false,
+      status: 400,
+      code: 'AuthorizationHeaderMalformed',
+      message: `the credential scope names service ${svc}, expected ${service}`,
+    };
   const secret = secretOf(accessKeyId);
   if (secret === null) {
     return service === 's3'
-      ? { ok: false, status: 403, code: 'InvalidAccessKeyId', message: 'The AWS Access Key Id you provided does not exist in our records.' }
-      : { ok: false, status: 403, code: 'InvalidClientTokenId', message: 'The security token included in the request is invalid.' };
+      ? {
+          ok: false,
+          status: 403,
+          code: 'InvalidAccessKeyId',
+          message: 'The AWS Access Key Id you provided does not exist in our records.',
+        }
+      : {
+          ok: false,
+          status: 403,
+          code: 'InvalidClientTokenId',
+          message: 'The security token included in the request is invalid.',
+        };
   }
   const amzDate = String(req.headers['x-amz-date'] ?? '');
-  if (!amzDate.startsWith(date)) return { ok: false, status: 403, code: 'SignatureDoesNotMatch', message: 'The credential date does not match x-amz-date' };
-  const when = Date.parse(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  if (!amzDate.startsWith(date))
+    return {
+      ok: false,
+      status: 403,
+      code: 'SignatureDoesNotMatch',
+      message: 'The credential date does not match x-amz-date',
+    };
+  const when = Date.parse(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
   if (!Number.isFinite(when) || Math.abs(Date.now() - when) > 15 * 60_000)
-    return { ok: false, status: 403, code: 'RequestTimeTooSkewed', message: 'The difference between the request time and the current time is too large.' };
+    return {
+      ok: false,
+      status: 403,
+      code: 'RequestTimeTooSkewed',
+      message: 'The difference between the request time and the current time is too large.',
+    };
   const names = signedHeaders.split(';');
-  if (!names.includes('host')) return { ok: false, status: 403, code: 'SignatureDoesNotMatch', message: 'host must be signed' };
+  if (!names.includes('host'))
+    return { ok: false, status: 403, code: 'SignatureDoesNotMatch', message: 'host must be signed' };
   const q = req.url.indexOf('?');
   const path = q < 0 ? req.url : req.url.slice(0, q);
   const query = q < 0 ? '' : req.url.slice(q + 1);
@@ -87,7 +133,14 @@ export function verifySigV4(
     const v = req.headers[n];
     return (Array.isArray(v) ? v.join(',') : (v ?? '')).trim().replace(/\s+/g, ' ');
   };
-  const canonical = [req.method, path, canonicalQuery(query), names.map((n) => `${n}:${headerValue(n)}\n`).join(''), signedHeaders, payloadHash].join('\n');
+  const canonical = [
+    req.method,
+    path,
+    canonicalQuery(query),
+    names.map((n) => `${n}:${headerValue(n)}\n`).join(''),
+    signedHeaders,
+    payloadHash,
+  ].join('\n');
   const scope = `${date}/${region}/${svc}/aws4_request`;
   const stringToSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonical)].join('\n');
   const key = hmac(hmac(hmac(hmac(`AWS4${secret}`, date), region), svc), 'aws4_request');
@@ -98,7 +151,8 @@ export function verifySigV4(
       ok: false,
       status: 403,
       code: 'SignatureDoesNotMatch',
-      message: 'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
+      message:
+        'The request signature we calculated does not match the signature you provided. Check your key and signing method.',
     };
   }
   return { ok: true, accessKeyId };
@@ -142,26 +196,37 @@ export async function startS3Double(): Promise<S3Double> {
       req.resume();
       s3Error(res, status, code, message);
     };
-    if (!payloadHash) return refuse(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256', null);
-    const verdict = verifySigV4({ method, url, headers: req.headers }, payloadHash, 's3', (id) => keys.get(id)?.secretAccessKey ?? null);
+    if (!payloadHash)
+      return refuse(400, 'InvalidRequest', 'Missing required header for this request: x-amz-content-sha256', null);
+    const verdict = verifySigV4(
+      { method, url, headers: req.headers },
+      payloadHash,
+      's3',
+      (id) => keys.get(id)?.secretAccessKey ?? null,
+    );
     if (!verdict.ok) return refuse(verdict.status, verdict.code, verdict.message, null);
     const key = keys.get(verdict.accessKeyId)!;
     if (key.sessionToken !== undefined && req.headers['x-amz-security-token'] !== key.sessionToken) {
       return refuse(400, 'InvalidToken', 'The provided token is malformed or otherwise invalid.', verdict.accessKeyId);
     }
-    if (key.expiresAt && key.expiresAt.getTime() <= Date.now()) return refuse(400, 'ExpiredToken', 'The provided token has expired.', verdict.accessKeyId);
+    if (key.expiresAt && key.expiresAt.getTime() <= Date.now())
+      return refuse(400, 'ExpiredToken', 'The provided token has expired.', verdict.accessKeyId);
     const writes = method !== 'GET' && method !== 'HEAD';
-    if ((bucket && key.buckets !== '*' && !key.buckets.includes(bucket)) || (writes && key.readOnly)) return refuse(403, 'AccessDenied', 'Access Denied', verdict.accessKeyId);
+    if ((bucket && key.buckets !== '*' && !key.buckets.includes(bucket)) || (writes && key.readOnly))
+      return refuse(403, 'AccessDenied', 'Access Denied', verdict.accessKeyId);
     // forwarded without the signature: s3rver serves anonymous requests
     const headers: http.OutgoingHttpHeaders = { ...req.headers, host: backendUrl.host };
     delete headers.authorization;
     delete headers['x-amz-security-token'];
     delete headers.expect;
-    const upstream = http.request({ host: backendUrl.hostname, port: backendUrl.port, method, path: url, headers }, (up) => {
-      log.push({ method, path, accessKeyId: verdict.accessKeyId, status: up.statusCode ?? 0, at: Date.now() });
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const upstream = http.request(
+      { host: backendUrl.hostname, port: backendUrl.port, method, path: url, headers },
+      (up) => {
+        log.push({ method, path, accessKeyId: verdict.accessKeyId, status: up.statusCode ?? 0, at: Date.now() });
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     upstream.on('error', (err) => {
       if (!res.headersSent) s3Error(res, 500, 'InternalError', err.message);
       else res.destroy();
@@ -197,9 +262,13 @@ export async function startS3Double(): Promise<S3Double> {
       const out: string[] = [];
       let token = '';
       for (;;) {
-        const r = await anonymous('GET', `/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}${token ? `&continuation-token=${encodeURIComponent(token)}` : ''}`);
+        const r = await anonymous(
+          'GET',
+          `/${bucket}?list-type=2&prefix=${encodeURIComponent(prefix)}${token ? `&continuation-token=${encodeURIComponent(token)}` : ''}`,
+        );
         if (r.status !== 200) throw new Error(`listing ${bucket}: ${r.status} ${r.body}`);
-        for (const m of r.body.matchAll(/<Key>([^<]*)<\/Key>/g)) out.push(m[1].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
+        for (const m of r.body.matchAll(/<Key>([^<]*)<\/Key>/g))
+          out.push(m[1].replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>'));
         const next = /<NextContinuationToken>([^<]*)<\/NextContinuationToken>/.exec(r.body);
         if (!/<IsTruncated>true<\/IsTruncated>/.test(r.body) || !next) break;
         token = next[1];
@@ -258,31 +327,55 @@ export async function startStsDouble(s3: S3Double, options: { durationCapSeconds
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (req.method !== 'POST' || !String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')) {
+      if (
+        req.method !== 'POST' ||
+        !String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded')
+      ) {
         return stsError(res, 400, 'InvalidAction', 'STS takes form-encoded POST requests');
       }
       const params = new URLSearchParams(body.toString('utf8'));
       const roleArn = params.get('RoleArn') ?? '';
       const externalId = params.get('ExternalId');
       const sessionName = params.get('RoleSessionName') ?? '';
-      const verdict = verifySigV4({ method: 'POST', url: req.url ?? '/', headers: req.headers }, sha256Hex(body), 'sts', (id) => callers.get(id) ?? null);
-      const record = (outcome: string, caller: string | null) => calls.push({ roleArn, externalId, sessionName, caller, outcome });
+      const verdict = verifySigV4(
+        { method: 'POST', url: req.url ?? '/', headers: req.headers },
+        sha256Hex(body),
+        'sts',
+        (id) => callers.get(id) ?? null,
+      );
+      const record = (outcome: string, caller: string | null) =>
+        calls.push({ roleArn, externalId, sessionName, caller, outcome });
       if (!verdict.ok) {
         record(verdict.code, null);
         return stsError(res, verdict.status, verdict.code, verdict.message);
       }
       if (params.get('Action') !== 'AssumeRole' || params.get('Version') !== '2011-06-15') {
         record('InvalidAction', verdict.accessKeyId);
-        return stsError(res, 400, 'InvalidAction', `Could not find operation ${params.get('Action')} for version ${params.get('Version')}`);
+        return stsError(
+          res,
+          400,
+          'InvalidAction',
+          `Could not find operation ${params.get('Action')} for version ${params.get('Version')}`,
+        );
       }
       if (!/^[\w+=,.@-]{2,64}$/.test(sessionName)) {
         record('ValidationError', verdict.accessKeyId);
-        return stsError(res, 400, 'ValidationError', "1 validation error detected: Value at 'roleSessionName' failed to satisfy constraint");
+        return stsError(
+          res,
+          400,
+          'ValidationError',
+          "1 validation error detected: Value at 'roleSessionName' failed to satisfy constraint",
+        );
       }
       const role = roles.get(roleArn);
       // as AWS words it: the caller's user ARN (never its access key id)
       const denied = `User: arn:aws:iam::000000000000:user/larder is not authorized to perform: sts:AssumeRole on resource: ${roleArn}`;
-      if (!role || !role.trustedCallers.includes(verdict.accessKeyId) || role.externalId === null || role.externalId !== externalId) {
+      if (
+        !role ||
+        !role.trustedCallers.includes(verdict.accessKeyId) ||
+        role.externalId === null ||
+        role.externalId !== externalId
+      ) {
         record('AccessDenied', verdict.accessKeyId);
         return stsError(res, 403, 'AccessDenied', denied);
       }

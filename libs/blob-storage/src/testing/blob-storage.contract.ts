@@ -26,7 +26,11 @@ function generated(total: number, seed = 7): { stream: Readable; sha256: string 
 }
 
 /** `listParts: false` for a test server without ListParts and AbortMultipartUpload (s3rver); real S3 has both. */
-export function blobStorageContract(name: string, open: () => Promise<{ storage: BlobStorage; close: () => Promise<void> }>, options: { listParts?: boolean } = {}): void {
+export function blobStorageContract(
+  name: string,
+  open: () => Promise<{ storage: BlobStorage; close: () => Promise<void> }>,
+  options: { listParts?: boolean } = {},
+): void {
   describe(`BlobStorage contract: ${name}`, () => {
     let storage: BlobStorage;
     let close: () => Promise<void>;
@@ -37,7 +41,9 @@ export function blobStorageContract(name: string, open: () => Promise<{ storage:
     it('puts a stream and reports size and sha256; gets it back whole and by range', async () => {
       const k = key();
       const data = randomBytes(300_000);
-      const stored = await storage.put(k, Readable.from([data.subarray(0, 1000), data.subarray(1000)]), { contentType: 'application/octet-stream' });
+      const stored = await storage.put(k, Readable.from([data.subarray(0, 1000), data.subarray(1000)]), {
+        contentType: 'application/octet-stream',
+      });
       expect(stored).toEqual({ bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') });
       expect((await read(await storage.get(k))).equals(data)).toBe(true);
       expect((await read(await storage.get(k, { start: 10, end: 19 }))).equals(data.subarray(10, 20))).toBe(true);
@@ -67,7 +73,9 @@ export function blobStorageContract(name: string, open: () => Promise<{ storage:
 
     it('refuses content over maxBytes and leaves nothing behind', async () => {
       const k = key();
-      await expect(storage.put(k, Readable.from([randomBytes(2000)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(BlobTooLargeError);
+      await expect(storage.put(k, Readable.from([randomBytes(2000)]), { maxBytes: 1000 })).rejects.toBeInstanceOf(
+        BlobTooLargeError,
+      );
       expect(await storage.size(k)).toBeNull();
     });
 

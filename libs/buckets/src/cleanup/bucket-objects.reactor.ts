@@ -1,6 +1,12 @@
 import { Logger } from '@nestjs/common';
 import { domainEvent, RecordedEvent } from '@larder/kernel';
-import { BucketAccessError, generationOfObjectKey, parseBucketBlobKey, storeFileObjectsPrefix, storeObjectsPrefix } from '@larder/blob-storage';
+import {
+  BucketAccessError,
+  generationOfObjectKey,
+  parseBucketBlobKey,
+  storeFileObjectsPrefix,
+  storeObjectsPrefix,
+} from '@larder/blob-storage';
 import { SecretVault } from '@larder/secrets';
 import type { StoreDeleted, StoreFileRemoved } from '@larder/stores/events';
 import type { BucketDeleted } from '../events';
@@ -27,12 +33,23 @@ export class BucketObjectsReactor {
     const e = domainEvent<StoreDeleted | StoreFileRemoved | BucketDeleted>(event);
     switch (e.type) {
       case 'StoreDeleted':
-        if (e.data.bucketId) await this.clean(e.data.bucketId, storeObjectsPrefix(e.data.bucketId, e.data.storeId), () => true, `store ${e.data.storeId}`);
+        if (e.data.bucketId)
+          await this.clean(
+            e.data.bucketId,
+            storeObjectsPrefix(e.data.bucketId, e.data.storeId),
+            () => true,
+            `store ${e.data.storeId}`,
+          );
         return;
       case 'StoreFileRemoved': {
         const { bucketId, generation, storeId, fileId } = e.data;
         if (bucketId && generation !== undefined) {
-          await this.clean(bucketId, storeFileObjectsPrefix(bucketId, storeId, fileId), (key) => (generationOfObjectKey(key) ?? Infinity) <= generation, `file ${fileId} of store ${storeId}`);
+          await this.clean(
+            bucketId,
+            storeFileObjectsPrefix(bucketId, storeId, fileId),
+            (key) => (generationOfObjectKey(key) ?? Infinity) <= generation,
+            `file ${fileId} of store ${storeId}`,
+          );
         }
         return;
       }
@@ -42,13 +59,19 @@ export class BucketObjectsReactor {
     }
   }
 
-  private async clean(bucketId: string, prefix: string, include: (key: string) => boolean, what: string): Promise<void> {
+  private async clean(
+    bucketId: string,
+    prefix: string,
+    include: (key: string) => boolean,
+    what: string,
+  ): Promise<void> {
     try {
       const { storage, describe } = await this.storages.storageFor(bucketId);
       const below = parseBucketBlobKey(prefix)!.key;
       const keys = (await storage.list(below)).filter((k) => include(k));
       for (const k of keys) await storage.delete(k);
-      if (keys.length) this.logger.log(`${describe}: removed ${keys.length} object${keys.length === 1 ? '' : 's'} of ${what}`);
+      if (keys.length)
+        this.logger.log(`${describe}: removed ${keys.length} object${keys.length === 1 ? '' : 's'} of ${what}`);
     } catch (err) {
       if (!(err instanceof BucketAccessError)) throw err; // the database or the vault: retried
       const reason = `objects of ${what} could not be removed: ${err.message}`;

@@ -86,7 +86,15 @@ function bump(terms: Map<string, { body: number; heading: number }>, term: strin
 export function headingContextOf(generatedMetadata: unknown): string[] {
   const hc = (generatedMetadata as { heading_context?: unknown } | null)?.heading_context;
   if (!Array.isArray(hc)) return [];
-  return hc.map((h) => (typeof h === 'string' ? h : typeof (h as { text?: unknown })?.text === 'string' ? (h as { text: string }).text : '')).filter(Boolean);
+  return hc
+    .map((h) =>
+      typeof h === 'string'
+        ? h
+        : typeof (h as { text?: unknown })?.text === 'string'
+          ? (h as { text: string }).text
+          : '',
+    )
+    .filter(Boolean);
 }
 
 /**
@@ -105,7 +113,8 @@ export function queryTerms(text: string, options: { stopWords: boolean; exactBon
   for (const w of ws.slice(0, 64)) {
     const s = stemOf(w);
     out.set(s, (out.get(s) ?? 0) + 1);
-    if (options.exactBonus > 0 && s !== w && !STOP_WORDS.has(w)) out.set(EXACT + w, (out.get(EXACT + w) ?? 0) + options.exactBonus);
+    if (options.exactBonus > 0 && s !== w && !STOP_WORDS.has(w))
+      out.set(EXACT + w, (out.get(EXACT + w) ?? 0) + options.exactBonus);
   }
   return out;
 }

@@ -13,6 +13,7 @@ if (url) {
   // eslint-disable-next-line no-console
   console.warn('ElasticsearchChunkIndex contract suite SKIPPED: set ELASTICSEARCH_URL (docker-compose) to run it.');
   describe('ChunkIndex contract: Elasticsearch', () => {
-    it.skip('SKIPPED: ELASTICSEARCH_URL is not set (start Elasticsearch with `docker compose up elasticsearch`)', () => undefined);
+    it.skip('SKIPPED: ELASTICSEARCH_URL is not set (start Elasticsearch with `docker compose up elasticsearch`)', () =>
+      undefined);
   });
 }

@@ -1,7 +1,17 @@
 import { Client, errors } from '@elastic/elasticsearch';
 import type { QueryDslQueryContainer } from '@elastic/elasticsearch/lib/api/types';
 import { evaluateFilter } from '@larder/kernel';
-import { ChunkHit, ChunkIndex, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import {
+  ChunkHit,
+  ChunkIndex,
+  ChunkIndexOp,
+  ChunkQuery,
+  IndexCheckpoint,
+  IndexedChunk,
+  IndexedFile,
+  ScanQuery,
+  ScoredChunk,
+} from '../chunk-index.port';
 import { CHECKPOINTS_INDEX, CHUNKS_INDEX, ChunkDoc, FILES_INDEX, FileDoc, toChunk } from './elasticsearch.mappings';
 
 export interface ElasticsearchChunkIndexOptions {
@@ -54,8 +64,16 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
 
   async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
     try {
-      const r = await this.client.get<{ version: number; commit: string; prepare: string }>({ index: this.checkpoints, id: projection });
-      return r._source ? { version: r._source.version, position: { commit: BigInt(r._source.commit), prepare: BigInt(r._source.prepare) } } : null;
+      const r = await this.client.get<{ version: number; commit: string; prepare: string }>({
+        index: this.checkpoints,
+        id: projection,
+      });
+      return r._source
+        ? {
+            version: r._source.version,
+            position: { commit: BigInt(r._source.commit), prepare: BigInt(r._source.prepare) },
+          }
+        : null;
     } catch (err) {
       if (err instanceof errors.ResponseError && err.statusCode === 404) return null;
       throw err;
@@ -76,7 +94,9 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     if (!operations.length) return;
     const r = await this.client.bulk({ operations: operations as never[] });
     if (!r.errors) return;
-    const bad = r.items.map((i) => Object.values(i)[0]).filter((i) => i && i.error && i.status !== 409 && !(i.status === 404 && i.result === 'not_found'));
+    const bad = r.items
+      .map((i) => Object.values(i)[0])
+      .filter((i) => i && i.error && i.status !== 409 && !(i.status === 404 && i.result === 'not_found'));
     if (bad.length) throw new Error(`Elasticsearch bulk write failed: ${JSON.stringify(bad[0].error)}`);
   }
 
@@ -90,7 +110,12 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
           const f = op.file;
           const cur = await this.getFile(f.storeId, f.fileId);
           if (cur && cur.generation > f.generation) break;
-          const dropChunks = cur && cur.generation < f.generation ? Array.from({ length: cur.chunk_count }, (_, i) => ({ delete: { _index: this.chunks, _id: chunkId(f.storeId, f.fileId, i) } })) : [];
+          const dropChunks =
+            cur && cur.generation < f.generation
+              ? Array.from({ length: cur.chunk_count }, (_, i) => ({
+                  delete: { _index: this.chunks, _id: chunkId(f.storeId, f.fileId, i) },
+                }))
+              : [];
           const doc: FileDoc = {
             store_id: f.storeId,
             file_id: f.fileId,
@@ -101,7 +126,11 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
             generation: f.generation,
             chunk_count: cur && cur.generation === f.generation ? cur.chunk_count : 0,
           };
-          await this.bulk([...dropChunks, { index: { _index: this.files, _id: fileId(f.storeId, f.fileId), ...v } }, doc]);
+          await this.bulk([
+            ...dropChunks,
+            { index: { _index: this.files, _id: fileId(f.storeId, f.fileId), ...v } },
+            doc,
+          ]);
           break;
         }
         case 'setChunks': {
@@ -124,7 +153,12 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
               model: null,
             } satisfies ChunkDoc,
           ]);
-          await this.bulk([...stale, ...docs, { index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } }, { ...cur, chunk_count: op.chunks.length }]);
+          await this.bulk([
+            ...stale,
+            ...docs,
+            { index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } },
+            { ...cur, chunk_count: op.chunks.length },
+          ]);
           break;
         }
         case 'setVectors': {
@@ -136,7 +170,10 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
           got.docs.forEach((d, i) => {
             if (!('found' in d) || !d.found || !d._source || d._source.generation !== op.generation) return;
             const field = `vector_${op.vectors[i].length}` as const;
-            docs.push({ index: { _index: this.chunks, _id: ids[i], ...v } }, { ...d._source, model: op.model, [field]: Array.from(op.vectors[i]) });
+            docs.push(
+              { index: { _index: this.chunks, _id: ids[i], ...v } },
+              { ...d._source, model: op.model, [field]: Array.from(op.vectors[i]) },
+            );
           });
           await this.bulk(docs);
           break;
@@ -144,14 +181,19 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         case 'setMetadata': {
           const cur = await this.getFile(op.storeId, op.fileId);
           if (!cur) break;
-          await this.bulk([{ index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } }, { ...cur, metadata: op.metadata ?? null }]);
+          await this.bulk([
+            { index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } },
+            { ...cur, metadata: op.metadata ?? null },
+          ]);
           break;
         }
         case 'deleteFile': {
           const cur = await this.getFile(op.storeId, op.fileId);
           if (!cur) break;
           await this.bulk([
-            ...Array.from({ length: cur.chunk_count }, (_, i) => ({ delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, i) } })),
+            ...Array.from({ length: cur.chunk_count }, (_, i) => ({
+              delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, i) },
+            })),
             { delete: { _index: this.files, _id: fileId(op.storeId, op.fileId) } },
           ]);
           break;
@@ -159,7 +201,12 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         case 'deleteStore': {
           await this.client.indices.refresh({ index: [this.files, this.chunks] });
           for (const index of [this.chunks, this.files]) {
-            await this.client.deleteByQuery({ index, query: { term: { store_id: op.storeId } }, conflicts: 'proceed', refresh: true });
+            await this.client.deleteByQuery({
+              index,
+              query: { term: { store_id: op.storeId } },
+              conflicts: 'proceed',
+              refresh: true,
+            });
           }
           break;
         }
@@ -207,11 +254,17 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
   private candidateFilter(q: ChunkQuery): QueryDslQueryContainer {
     const filter: QueryDslQueryContainer[] = [{ terms: { store_id: q.storeIds } }];
     if (q.fileIds?.include) filter.push({ terms: { file_id: q.fileIds.include } });
-    const mustNot: QueryDslQueryContainer[] = q.fileIds?.exclude?.length ? [{ terms: { file_id: q.fileIds.exclude } }] : [];
+    const mustNot: QueryDslQueryContainer[] = q.fileIds?.exclude?.length
+      ? [{ terms: { file_id: q.fileIds.exclude } }]
+      : [];
     return { bool: { filter, must_not: mustNot } };
   }
 
-  private async scored(hits: Array<{ _source?: ChunkDoc; _score?: number | null }>, q: ChunkQuery, score: (s: number) => number): Promise<ScoredChunk[]> {
+  private async scored(
+    hits: Array<{ _source?: ChunkDoc; _score?: number | null }>,
+    q: ChunkQuery,
+    score: (s: number) => number,
+  ): Promise<ScoredChunk[]> {
     if (!hits.length) return [];
     const fileIds = [...new Set(hits.map((h) => fileId(h._source!.store_id, h._source!.file_id)))];
     const files = await this.client.mget<FileDoc>({ index: this.files, ids: fileIds });
@@ -222,7 +275,13 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       const c = h._source!;
       const f = byId.get(fileId(c.store_id, c.file_id));
       if (!f || f.generation !== c.generation) continue;
-      const hit: ScoredChunk = { ...toChunk(c), score: score(h._score ?? 0), filename: f.filename, externalId: f.external_id, metadata: f.metadata };
+      const hit: ScoredChunk = {
+        ...toChunk(c),
+        score: score(h._score ?? 0),
+        filename: f.filename,
+        externalId: f.external_id,
+        metadata: f.metadata,
+      };
       if (q.filter && !evaluateFilter(q.filter, { file: hit.metadata, chunk: hit.generatedMetadata })) continue;
       out.push(hit);
       if (out.length === q.topK) break;
@@ -238,7 +297,9 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       index: this.chunks,
       size,
       _source: { excludes: ['vector_*'] },
-      query: { bool: { must: [{ match: { text: { query: text, operator: 'or' } } }], filter: [this.candidateFilter(q)] } },
+      query: {
+        bool: { must: [{ match: { text: { query: text, operator: 'or' } } }], filter: [this.candidateFilter(q)] },
+      },
       sort: [{ _score: { order: 'desc' } }, { chunk_index: { order: 'asc' } }],
       track_scores: true,
     });
@@ -260,12 +321,18 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
           query_vector: Array.from(q.vector),
           k,
           num_candidates: Math.min(10_000, Math.max(100, k * 4)),
-          filter: q.model ? { bool: { filter: [this.candidateFilter(q), { term: { model: q.model } }] } } : this.candidateFilter(q),
+          filter: q.model
+            ? { bool: { filter: [this.candidateFilter(q), { term: { model: q.model } }] } }
+            : this.candidateFilter(q),
         },
       });
     } catch (err) {
       // no chunk has a vector of this dimension yet
-      if (err instanceof errors.ResponseError && /field \[vector_\d+\] does not exist|failed to create query/.test(JSON.stringify(err.body))) return [];
+      if (
+        err instanceof errors.ResponseError &&
+        /field \[vector_\d+\] does not exist|failed to create query/.test(JSON.stringify(err.body))
+      )
+        return [];
       throw err;
     }
     // Elasticsearch reports cosine as (1 + cos) / 2
@@ -274,7 +341,11 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
 
   async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {
     if (!hits.length) return [];
-    const chunks = await this.client.mget<ChunkDoc>({ index: this.chunks, ids: hits.map((h) => chunkId(h.storeId, h.fileId, h.chunkIndex)), _source_excludes: ['vector_*'] });
+    const chunks = await this.client.mget<ChunkDoc>({
+      index: this.chunks,
+      ids: hits.map((h) => chunkId(h.storeId, h.fileId, h.chunkIndex)),
+      _source_excludes: ['vector_*'],
+    });
     const fileIds = [...new Set(hits.map((h) => fileId(h.storeId, h.fileId)))];
     const files = await this.client.mget<FileDoc>({ index: this.files, ids: fileIds });
     const byId = new Map<string, FileDoc>();
@@ -286,7 +357,13 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       const f = byId.get(fileId(c.store_id, c.file_id));
       // as a search: a chunk of another generation than its file's is not (or no longer) the file's
       if (!f || f.generation !== c.generation) return;
-      out.push({ ...toChunk(c), score: hits[i].score, filename: f.filename, externalId: f.external_id, metadata: f.metadata });
+      out.push({
+        ...toChunk(c),
+        score: hits[i].score,
+        filename: f.filename,
+        externalId: f.external_id,
+        metadata: f.metadata,
+      });
     });
     return out;
   }
@@ -295,9 +372,13 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     const filter: QueryDslQueryContainer[] = [{ term: { store_id: q.storeId } }];
     if (q.fileIds?.include) filter.push({ terms: { file_id: q.fileIds.include } });
     for (const lit of (q.contains ?? []).filter((l) => [...l].length >= 3)) {
-      filter.push({ wildcard: { 'text.raw': { value: `*${lit.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } } });
+      filter.push({
+        wildcard: { 'text.raw': { value: `*${lit.replace(/[\\*?]/g, (c) => `\\${c}`)}*`, case_insensitive: true } },
+      });
     }
-    const mustNot: QueryDslQueryContainer[] = q.fileIds?.exclude?.length ? [{ terms: { file_id: q.fileIds.exclude } }] : [];
+    const mustNot: QueryDslQueryContainer[] = q.fileIds?.exclude?.length
+      ? [{ terms: { file_id: q.fileIds.exclude } }]
+      : [];
     const r = await this.client.search<ChunkDoc>({
       index: this.chunks,
       size: q.limit,
@@ -324,7 +405,15 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       });
       for (const h of r.hits.hits) {
         const f = h._source!;
-        out.push({ storeId: f.store_id, fileId: f.file_id, organizationId: f.organization_id, filename: f.filename, externalId: f.external_id, metadata: f.metadata, generation: f.generation });
+        out.push({
+          storeId: f.store_id,
+          fileId: f.file_id,
+          organizationId: f.organization_id,
+          filename: f.filename,
+          externalId: f.external_id,
+          metadata: f.metadata,
+          generation: f.generation,
+        });
       }
       if (r.hits.hits.length < size) break;
       after = r.hits.hits[r.hits.hits.length - 1].sort;
@@ -336,7 +425,9 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     const q = storeId ? { term: { store_id: storeId } } : { match_all: {} };
     const files = (await this.client.count({ index: this.files, query: q })).count;
     const chunks = (await this.client.count({ index: this.chunks, query: q })).count;
-    const vectors = (await this.client.count({ index: this.chunks, query: { bool: { filter: [q, { exists: { field: 'model' } }] } } })).count;
+    const vectors = (
+      await this.client.count({ index: this.chunks, query: { bool: { filter: [q, { exists: { field: 'model' } }] } } })
+    ).count;
     return { files, chunks, vectors };
   }
 
@@ -350,4 +441,9 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
   }
 }
 
-const toHit = (c: ScoredChunk): ChunkHit => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score });
+const toHit = (c: ScoredChunk): ChunkHit => ({
+  storeId: c.storeId,
+  fileId: c.fileId,
+  chunkIndex: c.chunkIndex,
+  score: c.score,
+});

@@ -47,7 +47,14 @@ export const FILES_INDEX = {
 export const CHUNKS_INDEX = {
   mappings: {
     // known fields below; only `vector_<dims>` fields are ever added, through the template
-    dynamic_templates: [{ vectors: { match: 'vector_*', mapping: { type: 'dense_vector', index: true, similarity: 'cosine', index_options: { type: 'hnsw' } } } }],
+    dynamic_templates: [
+      {
+        vectors: {
+          match: 'vector_*',
+          mapping: { type: 'dense_vector', index: true, similarity: 'cosine', index_options: { type: 'hnsw' } },
+        },
+      },
+    ],
     properties: {
       store_id: { type: 'keyword' },
       file_id: { type: 'keyword' },
@@ -63,7 +70,9 @@ export const CHUNKS_INDEX = {
 };
 
 /** The `checkpoints` index: a projection's version and position. */
-export const CHECKPOINTS_INDEX = { mappings: { properties: { version: { type: 'integer' }, commit: { type: 'keyword' }, prepare: { type: 'keyword' } } } };
+export const CHECKPOINTS_INDEX = {
+  mappings: { properties: { version: { type: 'integer' }, commit: { type: 'keyword' }, prepare: { type: 'keyword' } } },
+};
 
 /** A chunk document as the port's chunk. */
 export function toChunk(c: ChunkDoc): IndexedChunk {

@@ -216,7 +216,8 @@ export class CodeArena {
   readonly out: number;
   private top: number;
   private readonly free = new Map<number, number[]>();
-  private views: { buf: ArrayBuffer | SharedArrayBuffer; i8: Int8Array; i16: Int16Array; i32: Int32Array } | null = null;
+  private views: { buf: ArrayBuffer | SharedArrayBuffer; i8: Int8Array; i16: Int16Array; i32: Int32Array } | null =
+    null;
 
   /**
    * `shared`: the memory is a shared one, which another thread can fill and hand over (`state`,
@@ -228,7 +229,9 @@ export class CodeArena {
     readonly shared = false,
     adopted?: WasmMemory,
   ) {
-    this.memory = adopted ?? new wasm.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE), ...(shared ? { shared: true } : {}) });
+    this.memory =
+      adopted ??
+      new wasm.Memory({ initial: 16, maximum: Math.ceil(maxBytes / PAGE), ...(shared ? { shared: true } : {}) });
     this.scan = scanOver(this.memory, shared);
     this.query = 0;
     this.out = align(stride * 2);
@@ -252,7 +255,8 @@ export class CodeArena {
   /** Typed views of the memory (renewed after it grew). */
   get v() {
     const buf = this.memory.buffer;
-    if (!this.views || this.views.buf !== buf) this.views = { buf, i8: new Int8Array(buf), i16: new Int16Array(buf), i32: new Int32Array(buf) };
+    if (!this.views || this.views.buf !== buf)
+      this.views = { buf, i8: new Int8Array(buf), i16: new Int16Array(buf), i32: new Int32Array(buf) };
     return this.views;
   }
 
@@ -341,7 +345,8 @@ export class Int8Matrix {
     this.out = this.arena.alloc(this.rows * 4)!;
     const i8 = this.arena.v.i8;
     for (let r = 0; r < this.rows; r++) {
-      for (let d = 0; d < dims; d++) i8[this.at + r * stride + d] = Math.max(-127, Math.min(127, Math.round(rows[r * dims + d] * 127)));
+      for (let d = 0; d < dims; d++)
+        i8[this.at + r * stride + d] = Math.max(-127, Math.min(127, Math.round(rows[r * dims + d] * 127)));
     }
   }
 

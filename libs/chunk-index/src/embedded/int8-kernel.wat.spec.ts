@@ -71,7 +71,12 @@ function instruction(r: Bytes): string {
   if (op === 0x36) return ['i32.store', memarg(r, 2)].filter(Boolean).join(' ');
   if (op === 0xfd) {
     const sub = r.uleb();
-    const simd: Record<number, string> = { 0x87: 'i16x8.extend_low_i8x16_s', 0x88: 'i16x8.extend_high_i8x16_s', 0xae: 'i32x4.add', 0xba: 'i32x4.dot_i16x8_s' };
+    const simd: Record<number, string> = {
+      0x87: 'i16x8.extend_low_i8x16_s',
+      0x88: 'i16x8.extend_high_i8x16_s',
+      0xae: 'i32x4.add',
+      0xba: 'i32x4.dot_i16x8_s',
+    };
     if (simd[sub]) return simd[sub];
     if (sub === 0x00) return ['v128.load', memarg(r, 4)].filter(Boolean).join(' ');
     if (sub === 0x1b) return `i32x4.extract_lane ${r.byte()}`;
@@ -142,7 +147,8 @@ function listing(): Kernel {
     .split('\n')
     .map((l) => l.replace(/;;.*$/, '').trim())
     .filter(Boolean);
-  const decls = (kind: string, line: string) => [...line.matchAll(new RegExp(`\\(${kind} (\\$\\w+) (\\w+)\\)`, 'g'))].map((m) => [m[1], m[2]] as const);
+  const decls = (kind: string, line: string) =>
+    [...line.matchAll(new RegExp(`\\(${kind} (\\$\\w+) (\\w+)\\)`, 'g'))].map((m) => [m[1], m[2]] as const);
   const func = lines.find((l) => l.startsWith('(func'))!;
   const localLine = lines.find((l) => l.startsWith('(local'))!;
   const params = decls('param', func);
@@ -183,7 +189,9 @@ describe('int8 kernel listing (int8-kernel.wat)', () => {
   it('tells a changed instruction from the listing', () => {
     const bytes = moduleBytesFor(false);
     // the second query load's offset (v128.load offset=16): the only 16-byte offset of a v128.load
-    const at = bytes.findIndex((b, i) => b === 0xfd && bytes[i + 1] === 0x00 && bytes[i + 2] === 0x00 && bytes[i + 3] === 16);
+    const at = bytes.findIndex(
+      (b, i) => b === 0xfd && bytes[i + 1] === 0x00 && bytes[i + 2] === 0x00 && bytes[i + 3] === 16,
+    );
     expect(at).toBeGreaterThan(0);
     const changed = Uint8Array.from(bytes);
     changed[at + 3] = 48;

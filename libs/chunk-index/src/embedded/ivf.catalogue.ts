@@ -52,7 +52,11 @@ export class IvfCatalogue {
   /** Rows in `ivf_delta` per model and list (a list's base is rewritten once they outgrow it). */
   private readonly deltas = new Map<string, Map<number, number>>();
   /** How long the last `load()` took, and how (for the benchmarks and the logs). */
-  lastLoad: { ms: number; vectors: number; from: 'persisted' | 'vectors' | 'none' } = { ms: 0, vectors: 0, from: 'none' };
+  lastLoad: { ms: number; vectors: number; from: 'persisted' | 'vectors' | 'none' } = {
+    ms: 0,
+    vectors: 0,
+    from: 'none',
+  };
   /** Which models are due a (re)training. */
   private readonly training: IvfTrainingSchedule;
 
@@ -146,7 +150,8 @@ export class IvfCatalogue {
     for (const [model, counts] of this.deltas) {
       const a = this.anns.get(model);
       if (!a) continue;
-      for (const [list, n] of counts) if (n > Math.max(this.opts.ivfCompactMinDelta, a.ivf.slots(list) / 8)) due.push([a, list]);
+      for (const [list, n] of counts)
+        if (n > Math.max(this.opts.ivfCompactMinDelta, a.ivf.slots(list) / 8)) due.push([a, list]);
     }
     if (!due.length) return;
     const tx = this.db.transaction(() => {
@@ -158,7 +163,11 @@ export class IvfCatalogue {
       tx.immediate();
     } catch (err) {
       // another connection holds the file (SQLITE_BUSY): the deltas stay, and are folded after a later write
-      if (!(err instanceof Error && /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${err.message}`))) throw err;
+      if (!(
+        err instanceof Error &&
+        /SQLITE_BUSY|database is locked/i.test(`${(err as { code?: string }).code ?? ''} ${err.message}`)
+      ))
+        throw err;
     }
   }
 
@@ -213,7 +222,9 @@ export class IvfCatalogue {
   /** Inside the write: rows about to be deleted (or re-vectored) leave the lists once the transaction commits. */
   removing(where: string, ...args: unknown[]): void {
     if (!this.anns.size) return;
-    const tomb = this.db.prepare(`INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, NULL, NULL) ON CONFLICT (model, list, id) DO UPDATE SET grp = NULL, code = NULL`);
+    const tomb = this.db.prepare(
+      `INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, NULL, NULL) ON CONFLICT (model, list, id) DO UPDATE SET grp = NULL, code = NULL`,
+    );
     for (const [id, model, list] of this.db
       .prepare(`SELECT id, model, list FROM chunks WHERE ${where} AND list IS NOT NULL`)
       .raw()
@@ -248,7 +259,9 @@ export class IvfCatalogue {
     a.ivf.quantize(p.unit, code);
     const group = this.group(storeId);
     this.db
-      .prepare(`INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, list, id) DO UPDATE SET grp = excluded.grp, code = excluded.code`)
+      .prepare(
+        `INSERT INTO ivf_delta (model, list, id, grp, code) VALUES (?, ?, ?, ?, ?) ON CONFLICT (model, list, id) DO UPDATE SET grp = excluded.grp, code = excluded.code`,
+      )
       .run(model, p.list, id, group, Buffer.from(code.buffer, code.byteOffset, code.byteLength));
     this.pendingAdds.push({ model, id, group, list: p.list, code });
   }
@@ -282,7 +295,11 @@ export class IvfCatalogue {
     if (g === undefined) {
       this.groups.set(storeId, (g = this.groups.size));
       this.pendingGroups.push(storeId);
-      this.db.prepare(`INSERT INTO ivf_stores (store_id, grp) VALUES (?, ?) ON CONFLICT (store_id) DO UPDATE SET grp = excluded.grp`).run(storeId, g);
+      this.db
+        .prepare(
+          `INSERT INTO ivf_stores (store_id, grp) VALUES (?, ?) ON CONFLICT (store_id) DO UPDATE SET grp = excluded.grp`,
+        )
+        .run(storeId, g);
     }
     return g;
   }
@@ -313,7 +330,9 @@ export class IvfCatalogue {
     const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
     const code = new Int8Array(ivf.stride);
     this.db.transaction(() => {
-      for (const r of this.db.prepare(`SELECT id, store_id, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).all(model) as Row[]) {
+      for (const r of this.db
+        .prepare(`SELECT id, store_id, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`)
+        .all(model) as Row[]) {
         const v = blobVector(r.vector as Buffer);
         if (v.length !== dims) continue;
         const unit = normalize(v);

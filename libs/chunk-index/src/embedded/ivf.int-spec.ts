@@ -35,13 +35,31 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
       const vs = all.slice(f, f + 50);
       vs.forEach((v, i) => owner.set(`${store}:${fileId}:${i}`, v));
       const ops: ChunkIndexOp[] = [
-        { op: 'putFile', file: { storeId: store, fileId, organizationId: store, filename: `f${f}`, externalId: null, metadata: { odd: (f / 50) % 2 === 1 }, generation: 1 } },
+        {
+          op: 'putFile',
+          file: {
+            storeId: store,
+            fileId,
+            organizationId: store,
+            filename: `f${f}`,
+            externalId: null,
+            metadata: { odd: (f / 50) % 2 === 1 },
+            generation: 1,
+          },
+        },
         {
           op: 'setChunks',
           storeId: store,
           fileId,
           generation: 1,
-          chunks: vs.map((_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${f + i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+          chunks: vs.map((_, i) => ({
+            chunkIndex: i,
+            type: 'text' as const,
+            text: `chunk ${f + i}`,
+            offset: 0,
+            mimeType: 'text/plain',
+            generatedMetadata: null,
+          })),
         },
         { op: 'setVectors', storeId: store, fileId, generation: 1, model: 'm', vectors: vs },
       ];
@@ -72,7 +90,9 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
     const queries = queryVectors.slice(0, 50);
     let hit = 0;
     for (const q of queries) {
-      const got = (await idx.searchDense({ storeIds: [store], vector: q, topK: 10, model: 'm' })).map((c) => `${c.storeId}:${c.fileId}:${c.chunkIndex}`);
+      const got = (await idx.searchDense({ storeIds: [store], vector: q, topK: 10, model: 'm' })).map(
+        (c) => `${c.storeId}:${c.fileId}:${c.chunkIndex}`,
+      );
       const want = exact(q, store, 10);
       hit += got.filter((k) => want.includes(k)).length;
       expect(got.every((k) => k.startsWith(store))).toBe(true);
@@ -103,11 +123,25 @@ describe('embedded chunk index: IVF dense search on large stores', () => {
   it('applies metadata filters and file exclusions to the candidates', async () => {
     const { parseFilters } = await import('@larder/kernel');
     const q = queryVectors[70];
-    const hits = await index.hydrate(await index.searchDense({ storeIds: [A], vector: q, topK: 10, model: 'm', filter: parseFilters({ key: 'odd', operator: 'eq', value: true }) }));
+    const hits = await index.hydrate(
+      await index.searchDense({
+        storeIds: [A],
+        vector: q,
+        topK: 10,
+        model: 'm',
+        filter: parseFilters({ key: 'odd', operator: 'eq', value: true }),
+      }),
+    );
     expect(hits).toHaveLength(10);
     expect(hits.every((h) => (h.metadata as { odd: boolean }).odd)).toBe(true);
     const first = hits[0].fileId;
-    const without = await index.searchDense({ storeIds: [A], vector: q, topK: 10, model: 'm', fileIds: { exclude: [first] } });
+    const without = await index.searchDense({
+      storeIds: [A],
+      vector: q,
+      topK: 10,
+      model: 'm',
+      fileIds: { exclude: [first] },
+    });
     expect(without.some((h) => h.fileId === first)).toBe(false);
   });
 

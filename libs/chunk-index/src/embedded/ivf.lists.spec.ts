@@ -2,7 +2,9 @@ import { ivfListsFor, ivfProbesFor } from './ivf.options';
 
 describe('IVF lists and probes by the vectors trained on (LARDER_IVF_LISTS=0)', () => {
   it('gives 256 lists up to ~70k vectors, then a power of two near n / 200, at most 4,096', () => {
-    expect([20_000, 50_000, 70_000, 100_000, 200_000, 1_000_000, 2_000_000, 50_000_000].map(ivfListsFor)).toEqual([256, 256, 256, 512, 1024, 4096, 4096, 4096]);
+    expect([20_000, 50_000, 70_000, 100_000, 200_000, 1_000_000, 2_000_000, 50_000_000].map(ivfListsFor)).toEqual([
+      256, 256, 256, 512, 1024, 4096, 4096, 4096,
+    ]);
     expect(ivfListsFor(0)).toBe(256);
   });
 

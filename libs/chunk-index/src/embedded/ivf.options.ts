@@ -15,7 +15,13 @@ export interface IvfOptions {
 }
 
 /** The defaults of the IVF options. */
-export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = { ivfMinVectors: 20_000, ivfLists: 0, ivfProbes: 16, ivfRetrainFactor: 10, ivfCompactMinDelta: 256 };
+export const DEFAULT_IVF_OPTIONS: Required<IvfOptions> = {
+  ivfMinVectors: 20_000,
+  ivfLists: 0,
+  ivfProbes: 16,
+  ivfRetrainFactor: 10,
+  ivfCompactMinDelta: 256,
+};
 
 /**
  * The lists of an IVF trained on `n` vectors where ivfLists is 0: a power of two near n / 200, from 256 to

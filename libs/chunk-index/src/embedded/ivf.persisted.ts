@@ -18,7 +18,13 @@ export interface PersistedLists {
 /** The IVF state of a chunk index file: store groups, and per model its centroids and persisted lists, loaded (null: none, an older file's). */
 export interface IvfRead {
   groups: Array<[string, number]>;
-  models: Array<{ model: string; dims: number; centroids: Float32Array; trainedCount: number; lists: PersistedLists | null }>;
+  models: Array<{
+    model: string;
+    dims: number;
+    centroids: Float32Array;
+    trainedCount: number;
+    lists: PersistedLists | null;
+  }>;
 }
 
 /**
@@ -32,7 +38,13 @@ export function readIvf(db: Database.Database, make: (dims: number, centroids: F
   for (const c of db.prepare(`SELECT * FROM ivf_centroids`).all() as Row[]) {
     const dims = c.dims as number;
     const centroids = blobVector(c.centroids as Buffer);
-    models.push({ model: c.model as string, dims, centroids, trainedCount: c.trained_count as number, lists: readLists(db, c.model as string, () => make(dims, centroids)) });
+    models.push({
+      model: c.model as string,
+      dims,
+      centroids,
+      trainedCount: c.trained_count as number,
+      lists: readLists(db, c.model as string, () => make(dims, centroids)),
+    });
   }
   return { groups, models };
 }
@@ -51,7 +63,10 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
   const counts = new Map<number, number>();
   const tombs = new Map<number, Set<number>>();
   const adds: Array<[number, number, number, Buffer]> = [];
-  for (const row of db.prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`).raw().iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
+  for (const row of db
+    .prepare(`SELECT list, id, grp, code FROM ivf_delta WHERE model = ?`)
+    .raw()
+    .iterate(model) as IterableIterator<[number, number, number | null, Buffer | null]>) {
     const [list, id, grp, code] = row;
     counts.set(list, (counts.get(list) ?? 0) + 1);
     if (code === null || grp === null) {
@@ -60,7 +75,9 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
       t.add(id);
     } else adds.push([list, id, grp, code]);
   }
-  const sizes = db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<[number, number]>;
+  const sizes = db.prepare(`SELECT list, size FROM ivf_lists WHERE model = ?`).raw().all(model) as Array<
+    [number, number]
+  >;
   if (!sizes.length) return null;
   const ivf = make();
   const stride = ivf.stride;
@@ -68,13 +85,22 @@ function readLists(db: Database.Database, model: string, make: () => IvfIndex): 
   const fit = adds.filter(([, , , code]) => code.length === stride);
   const room = new Map<number, number>();
   for (const [list] of fit) room.set(list, (room.get(list) ?? 0) + 1);
-  for (const list of [...sizes.map(([l]) => l), ...room.keys()]) if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
-  ivf.reserve(sizes.map(([list, size]) => (size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0)));
+  for (const list of [...sizes.map(([l]) => l), ...room.keys()])
+    if (list >= ivf.nlist) throw new Error(`IVF of ${model}: persisted list ${list} has no centroid`);
+  ivf.reserve(
+    sizes.map(([list, size]) =>
+      size + (room.get(list) ?? 0) ? IvfIndex.capacityFor(size + (room.get(list) ?? 0)) : 0,
+    ),
+  );
   // a blob's bytes as 32-bit ints, in place where aligned (better-sqlite3 gives each blob a buffer of its own), else copied
-  const int32s = (b: Buffer) => (b.byteOffset % 4 ? new Int32Array(new Uint8Array(b).buffer, 0, b.byteLength >> 2) : new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2));
-  for (const [list, idBlob, groupBlob, codeBlob] of db.prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`).raw().iterate(model) as IterableIterator<
-    [number, Buffer, Buffer, Buffer]
-  >) {
+  const int32s = (b: Buffer) =>
+    b.byteOffset % 4
+      ? new Int32Array(new Uint8Array(b).buffer, 0, b.byteLength >> 2)
+      : new Int32Array(b.buffer, b.byteOffset, b.byteLength >> 2);
+  for (const [list, idBlob, groupBlob, codeBlob] of db
+    .prepare(`SELECT list, ids, groups, codes FROM ivf_lists WHERE model = ?`)
+    .raw()
+    .iterate(model) as IterableIterator<[number, Buffer, Buffer, Buffer]>) {
     let ids = int32s(idBlob);
     let groups = int32s(groupBlob);
     let codes: Uint8Array = codeBlob;
@@ -122,11 +148,18 @@ export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: Ar
   const r = db.transaction(() => readIvf(db, (dims, centroids) => new IvfIndex(dims, centroids, true)))();
   const transfer: ArrayBuffer[] = [];
   const models = r.models.map((m) => {
-    if (!m.lists) return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: null };
+    if (!m.lists)
+      return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: null };
     const ivf = m.lists.ivf;
     const state = ivf.state();
     transfer.push(...IvfIndex.transferables(state));
-    return { model: m.model, dims: m.dims, centroids: m.centroids, trainedCount: m.trainedCount, built: { ivf: state, deltaCounts: m.lists.deltaCounts, perGroup: [...ivf.groupCounts()] } };
+    return {
+      model: m.model,
+      dims: m.dims,
+      centroids: m.centroids,
+      trainedCount: m.trainedCount,
+      built: { ivf: state, deltaCounts: m.lists.deltaCounts, perGroup: [...ivf.groupCounts()] },
+    };
   });
   return { built: { groups: r.groups, models }, transfer };
 }
@@ -135,13 +168,22 @@ export function buildIvf(db: Database.Database): { built: IvfBuilt; transfer: Ar
  * A model's stored vectors of the IVF's dimensions, read for a file without persisted lists: each with
  * its store and list (as stored, or else chosen by `ivf`: those rows are in `unassigned`, [list, id]).
  */
-export function readVectors(db: Database.Database, model: string, ivf: IvfIndex): { entries: Array<[number, string, number, Float32Array]>; unassigned: Array<[number, number]> } {
+export function readVectors(
+  db: Database.Database,
+  model: string,
+  ivf: IvfIndex,
+): { entries: Array<[number, string, number, Float32Array]>; unassigned: Array<[number, number]> } {
   const unassigned: Array<[number, number]> = [];
   // raw rows and no per-row copies: this reads every vector of the model
   const rows = db.prepare(`SELECT id, store_id, list, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).raw();
   const entries: Array<[number, string, number, Float32Array]> = [];
-  for (const [id, storeId, stored, blob] of rows.iterate(model) as IterableIterator<[number, string, number | null, Buffer]>) {
-    const v = blob.byteOffset % 4 === 0 ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2) : blobVector(blob);
+  for (const [id, storeId, stored, blob] of rows.iterate(model) as IterableIterator<
+    [number, string, number | null, Buffer]
+  >) {
+    const v =
+      blob.byteOffset % 4 === 0
+        ? new Float32Array(blob.buffer, blob.byteOffset, blob.byteLength >> 2)
+        : blobVector(blob);
     if (v.length !== ivf.dims) continue;
     let list = stored;
     if (list === null) unassigned.push([(list = ivf.listOf(v)), id]); // a list choice needs no normalising

@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../chunk-index.port';
-import { CRASH_DIMS, CRASH_MODEL, CRASH_OPTIONS, CRASH_STORES, crashRng, crashVector } from '../testing/ivf-crash.support';
+import {
+  CRASH_DIMS,
+  CRASH_MODEL,
+  CRASH_OPTIONS,
+  CRASH_STORES,
+  crashRng,
+  crashVector,
+} from '../testing/ivf-crash.support';
 import { prefetchIvf } from './ivf.prefetch';
 import { SqliteChunkIndex } from './sqlite.chunk-index';
 
@@ -18,13 +25,18 @@ function committed(path: string): Map<string, Float32Array> {
   const db = new Database(path, { readonly: true });
   try {
     const out = new Map<string, Float32Array>();
-    for (const r of db.prepare(`SELECT store_id, file_id, chunk_index, vector FROM chunks WHERE vector IS NOT NULL AND model = ?`).all(CRASH_MODEL) as Array<{
+    for (const r of db
+      .prepare(`SELECT store_id, file_id, chunk_index, vector FROM chunks WHERE vector IS NOT NULL AND model = ?`)
+      .all(CRASH_MODEL) as Array<{
       store_id: string;
       file_id: string;
       chunk_index: number;
       vector: Buffer;
     }>) {
-      out.set(`${r.store_id}:${r.file_id}:${r.chunk_index}`, new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)));
+      out.set(
+        `${r.store_id}:${r.file_id}:${r.chunk_index}`,
+        new Float32Array(r.vector.buffer.slice(r.vector.byteOffset, r.vector.byteOffset + r.vector.byteLength)),
+      );
     }
     return out;
   } finally {
@@ -37,12 +49,22 @@ function committed(path: string): Map<string, Float32Array> {
  * exhaustive scan of the committed vectors answers: the exact top 10 of each query, and, asked for as
  * many as there are, every committed vector of the stores and nothing else.
  */
-async function expectExact(path: string, queries: Float32Array[], open?: SqliteChunkIndex | 'prefetch'): Promise<SqliteChunkIndex['ivfLoad']> {
+async function expectExact(
+  path: string,
+  queries: Float32Array[],
+  open?: SqliteChunkIndex | 'prefetch',
+): Promise<SqliteChunkIndex['ivfLoad']> {
   const truth = committed(path);
   const prefetch = open === 'prefetch';
   if (open === 'prefetch') open = undefined;
   // a start reads the lists in a worker thread (ivf.prefetch.ts) while it loads its modules
-  const index = open ?? new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetch ? prefetchIvf(path, 0) : null });
+  const index =
+    open ??
+    new SqliteChunkIndex(path, {
+      readWorker: false,
+      ...CRASH_OPTIONS,
+      ivfPrefetch: prefetch ? prefetchIvf(path, 0) : null,
+    });
   try {
     if (!open) {
       await index.setup();
@@ -61,7 +83,9 @@ async function expectExact(path: string, queries: Float32Array[], open?: SqliteC
         const got = (await index.searchDense({ storeIds, vector: q, topK: 10, model: CRASH_MODEL })).map(key);
         expect(new Set(got)).toEqual(new Set(want));
       }
-      const every = (await index.searchDense({ storeIds, vector: queries[0], topK: mine.length + 10, model: CRASH_MODEL })).map(key);
+      const every = (
+        await index.searchDense({ storeIds, vector: queries[0], topK: mine.length + 10, model: CRASH_MODEL })
+      ).map(key);
       expect(every.length).toBe(mine.length);
       expect(new Set(every)).toEqual(new Set(mine.map(([k]) => k)));
     }
@@ -73,21 +97,53 @@ async function expectExact(path: string, queries: Float32Array[], open?: SqliteC
 
 let seq = 0n;
 const cp = () => ({ projection: 'persist', version: 1, position: { commit: ++seq, prepare: seq } });
-async function addFiles(index: SqliteChunkIndex, r: () => number, storeId: string, files: number, per: number, prefix: number): Promise<string[]> {
+async function addFiles(
+  index: SqliteChunkIndex,
+  r: () => number,
+  storeId: string,
+  files: number,
+  per: number,
+  prefix: number,
+): Promise<string[]> {
   const ids: string[] = [];
   for (let f = 0; f < files; f++) {
     const fileId = `00000000-0000-4000-8000-${(prefix * 100_000 + f).toString(16).padStart(12, '0')}`;
     ids.push(fileId);
     const ops: ChunkIndexOp[] = [
-      { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `${fileId}.txt`, externalId: null, metadata: null, generation: 1 } },
+      {
+        op: 'putFile',
+        file: {
+          storeId,
+          fileId,
+          organizationId: storeId,
+          filename: `${fileId}.txt`,
+          externalId: null,
+          metadata: null,
+          generation: 1,
+        },
+      },
       {
         op: 'setChunks',
         storeId,
         fileId,
         generation: 1,
-        chunks: Array.from({ length: per }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+        chunks: Array.from({ length: per }, (_, i) => ({
+          chunkIndex: i,
+          type: 'text' as const,
+          text: `chunk ${i}`,
+          offset: 0,
+          mimeType: 'text/plain',
+          generatedMetadata: null,
+        })),
       },
-      { op: 'setVectors', storeId, fileId, generation: 1, model: CRASH_MODEL, vectors: Array.from({ length: per }, () => crashVector(r, CRASH_DIMS)) },
+      {
+        op: 'setVectors',
+        storeId,
+        fileId,
+        generation: 1,
+        model: CRASH_MODEL,
+        vectors: Array.from({ length: per }, () => crashVector(r, CRASH_DIMS)),
+      },
     ];
     await index.write(ops, cp());
   }
@@ -106,15 +162,54 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     await addFiles(index, r, CRASH_STORES[1], 20, 20, 2);
     expect(await expectExact(path, queries)).toMatchObject({ from: 'persisted', vectors: 1000 });
     // deletions, re-vectored files and new generations: tombstones and codes in the delta, lists rewritten
-    for (const fileId of a.slice(0, 5)) await index.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId }], cp());
+    for (const fileId of a.slice(0, 5))
+      await index.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId }], cp());
     for (const fileId of a.slice(5, 15)) {
-      await index.write([{ op: 'setVectors', storeId: CRASH_STORES[0], fileId, generation: 1, model: CRASH_MODEL, vectors: Array.from({ length: 20 }, () => crashVector(r, CRASH_DIMS)) }], cp());
+      await index.write(
+        [
+          {
+            op: 'setVectors',
+            storeId: CRASH_STORES[0],
+            fileId,
+            generation: 1,
+            model: CRASH_MODEL,
+            vectors: Array.from({ length: 20 }, () => crashVector(r, CRASH_DIMS)),
+          },
+        ],
+        cp(),
+      );
     }
     await index.write(
       [
-        { op: 'putFile', file: { storeId: CRASH_STORES[0], fileId: a[20], organizationId: CRASH_STORES[0], filename: 'x.txt', externalId: null, metadata: null, generation: 2 } },
-        { op: 'setChunks', storeId: CRASH_STORES[0], fileId: a[20], generation: 2, chunks: [{ chunkIndex: 0, type: 'text', text: 'one', offset: 0, mimeType: 'text/plain', generatedMetadata: null }] },
-        { op: 'setVectors', storeId: CRASH_STORES[0], fileId: a[20], generation: 2, model: CRASH_MODEL, vectors: [crashVector(r, CRASH_DIMS)] },
+        {
+          op: 'putFile',
+          file: {
+            storeId: CRASH_STORES[0],
+            fileId: a[20],
+            organizationId: CRASH_STORES[0],
+            filename: 'x.txt',
+            externalId: null,
+            metadata: null,
+            generation: 2,
+          },
+        },
+        {
+          op: 'setChunks',
+          storeId: CRASH_STORES[0],
+          fileId: a[20],
+          generation: 2,
+          chunks: [
+            { chunkIndex: 0, type: 'text', text: 'one', offset: 0, mimeType: 'text/plain', generatedMetadata: null },
+          ],
+        },
+        {
+          op: 'setVectors',
+          storeId: CRASH_STORES[0],
+          fileId: a[20],
+          generation: 2,
+          model: CRASH_MODEL,
+          vectors: [crashVector(r, CRASH_DIMS)],
+        },
       ],
       cp(),
     );
@@ -145,11 +240,16 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     expect(taken).toMatchObject({ from: 'persisted', vectors: 980 });
     expect(taken.prefetched).not.toBeNull();
     // the lists built in the worker (shared memory) are this index's from then on: writes grow and rewrite them
-    const started = new SqliteChunkIndex(path, { readWorker: false, ...CRASH_OPTIONS, ivfPrefetch: prefetchIvf(path, 0) });
+    const started = new SqliteChunkIndex(path, {
+      readWorker: false,
+      ...CRASH_OPTIONS,
+      ivfPrefetch: prefetchIvf(path, 0),
+    });
     await started.setup();
     expect(started.ivfLoad.prefetched).not.toBeNull();
     await addFiles(started, r, CRASH_STORES[1], 20, 20, 9);
-    for (const fileId of a.slice(2, 8)) await started.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId }], cp());
+    for (const fileId of a.slice(2, 8))
+      await started.write([{ op: 'deleteFile', storeId: CRASH_STORES[0], fileId }], cp());
     await expectExact(path, queries, started);
     await started.close();
     expect(await expectExact(path, queries, 'prefetch')).toMatchObject({ from: 'persisted', vectors: 980 + 400 - 120 });
@@ -184,7 +284,9 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
     await addFiles(index, r, CRASH_STORES[1], 20, 20, 4);
     await index.close();
     const db = new Database(path);
-    db.exec(`DELETE FROM ivf_lists; DELETE FROM ivf_delta; DELETE FROM ivf_stores; UPDATE chunks SET list = NULL WHERE id % 3 = 0;`);
+    db.exec(
+      `DELETE FROM ivf_lists; DELETE FROM ivf_delta; DELETE FROM ivf_stores; UPDATE chunks SET list = NULL WHERE id % 3 = 0;`,
+    );
     db.close();
     expect(await expectExact(path, queries)).toMatchObject({ from: 'vectors', vectors: 800 });
     expect(await expectExact(path, queries)).toMatchObject({ from: 'persisted', vectors: 800 });
@@ -205,7 +307,13 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
       const target = 3 + Math.floor(kills() * 60);
       const child = spawn(
         process.execPath,
-        ['-r', join(__dirname, '..', '..', '..', 'kernel', 'src', 'testing', 'ts-register.js'), join(__dirname, '..', 'testing', 'ivf-crash.writer.ts'), path, String(Math.floor(kills() * 1e9))],
+        [
+          '-r',
+          join(__dirname, '..', '..', '..', 'kernel', 'src', 'testing', 'ts-register.js'),
+          join(__dirname, '..', 'testing', 'ivf-crash.writer.ts'),
+          path,
+          String(Math.floor(kills() * 1e9)),
+        ],
         {
           stdio: ['ignore', 'pipe', 'pipe'],
         },
@@ -221,7 +329,8 @@ describe('embedded chunk index: the IVF persisted in the file', () => {
             .split('\n')
             .filter((l) => l === 'wrote').length;
           // killed after `target` commits and a random few milliseconds more: anywhere in the next write
-          if (writes >= target && child.exitCode === null) setTimeout(() => (child.kill('SIGKILL'), resolve()), Math.floor(kills() * 8));
+          if (writes >= target && child.exitCode === null)
+            setTimeout(() => (child.kill('SIGKILL'), resolve()), Math.floor(kills() * 8));
         });
         void exited.then((code) => (code === null ? resolve() : reject(new Error(`writer exited ${code}: ${stderr}`))));
       });

@@ -30,8 +30,12 @@ export function rescore(
     while (slots < ids.length) slots *= 2;
     while (ids.length < slots) ids.push(null);
     const key = `${exclude ? 'x' : ''}${slots}`;
-    const stmt = (statements[key] ??= db.prepare(`SELECT id, ${exclude ? 'file_id, ' : ''}vector FROM chunks WHERE id IN (${'?,'.repeat(slots - 1)}?)`));
-    for (const r of stmt.all(...ids) as Row[]) if (!exclude?.has(r.file_id as string)) exact.push({ id: r.id as number, score: blobCosine(unit, r.vector as Buffer) });
+    const stmt = (statements[key] ??= db.prepare(
+      `SELECT id, ${exclude ? 'file_id, ' : ''}vector FROM chunks WHERE id IN (${'?,'.repeat(slots - 1)}?)`,
+    ));
+    for (const r of stmt.all(...ids) as Row[])
+      if (!exclude?.has(r.file_id as string))
+        exact.push({ id: r.id as number, score: blobCosine(unit, r.vector as Buffer) });
   }
   return exact;
 }
@@ -67,7 +71,13 @@ export function searchIvf(
     candidates = candidates.filter((c, i) => i < q.topK || c.score >= floor);
   }
   // exact scores from the stored vectors; the full rows are the caller's, only of those that can be answered
-  const exact = rescore(db, statements, unit, candidates, q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null);
+  const exact = rescore(
+    db,
+    statements,
+    unit,
+    candidates,
+    q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null,
+  );
   exact.sort((x, y) => y.score - x.score);
   return filtered ? exact : exact.slice(0, q.topK);
 }

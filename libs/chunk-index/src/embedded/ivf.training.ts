@@ -37,7 +37,9 @@ export class IvfTrainingSchedule {
 
   /** The models due a (re)training, each with its exact vector count (yielded one at a time, as each is trained). */
   *due(anns: ReadonlyMap<string, Trained>): Generator<[string, number]> {
-    const count = (model: string) => (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE model = ? AND vector IS NOT NULL`).get(model) as Row).n as number;
+    const count = (model: string) =>
+      (this.db.prepare(`SELECT count(*) AS n FROM chunks WHERE model = ? AND vector IS NOT NULL`).get(model) as Row)
+        .n as number;
     for (const [model, added] of this.written) {
       const a = anns.get(model);
       if (!a && !this.counted.has(model)) {
@@ -59,12 +61,19 @@ export class IvfTrainingSchedule {
 }
 
 /** k-means centroids of a sample of up to ~20,000 of the model's `n` vectors (null: it has none). */
-export function sampleCentroids(db: Database.Database, opts: Required<IvfOptions>, model: string, n: number): { dims: number; centroids: Float32Array } | null {
+export function sampleCentroids(
+  db: Database.Database,
+  opts: Required<IvfOptions>,
+  model: string,
+  n: number,
+): { dims: number; centroids: Float32Array } | null {
   const step = Math.max(1, Math.floor(n / 20_000));
   const sample: Float32Array[] = [];
   let dims = 0;
   let i = 0;
-  for (const r of db.prepare(`SELECT vector FROM chunks WHERE model = ? AND vector IS NOT NULL`).iterate(model) as IterableIterator<Row>) {
+  for (const r of db
+    .prepare(`SELECT vector FROM chunks WHERE model = ? AND vector IS NOT NULL`)
+    .iterate(model) as IterableIterator<Row>) {
     if (i++ % step) continue;
     const v = blobVector(r.vector as Buffer);
     dims ||= v.length;

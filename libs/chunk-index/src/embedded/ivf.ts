@@ -35,7 +35,10 @@ export function blobVector(b: Buffer): Float32Array {
 
 /** A stored vector's cosine with a unit query, read in place where the blob is aligned (no copy: a query re-scores its candidates so). */
 export function blobCosine(qn: Float32Array, b: Buffer): number {
-  return cosine(qn, b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : blobVector(b));
+  return cosine(
+    qn,
+    b.byteOffset % 4 === 0 ? new Float32Array(b.buffer, b.byteOffset, b.byteLength >> 2) : blobVector(b),
+  );
 }
 
 /** Spherical k-means on unit vectors (deterministic seeding), `iterations` rounds. */
@@ -116,7 +119,13 @@ export class IvfIndex {
     return {
       dims: this.dims,
       centroids: this.centroids,
-      lists: this.lists.map((l) => ({ ids: l.ids, groups: l.groups, size: l.size, arena: l.arena ? this.arenas.indexOf(l.arena) : -1, at: l.at })),
+      lists: this.lists.map((l) => ({
+        ids: l.ids,
+        groups: l.groups,
+        size: l.size,
+        arena: l.arena ? this.arenas.indexOf(l.arena) : -1,
+        at: l.at,
+      })),
       where: this.where,
       live: this.live,
       arenas: this.arenas.map((a) => a.state()),
@@ -127,7 +136,15 @@ export class IvfIndex {
   static adopt(state: IvfIndexState): IvfIndex {
     const ivf = new IvfIndex(state.dims, state.centroids, true);
     ivf.arenas.push(...state.arenas.map((a) => CodeArena.adopt(a)));
-    state.lists.forEach((s, i) => Object.assign(ivf.lists[i], { ids: s.ids, groups: s.groups, size: s.size, arena: s.arena >= 0 ? ivf.arenas[s.arena] : null, at: s.at }));
+    state.lists.forEach((s, i) =>
+      Object.assign(ivf.lists[i], {
+        ids: s.ids,
+        groups: s.groups,
+        size: s.size,
+        arena: s.arena >= 0 ? ivf.arenas[s.arena] : null,
+        at: s.at,
+      }),
+    );
     ivf.where = state.where;
     ivf.live = state.live;
     return ivf;
@@ -136,7 +153,9 @@ export class IvfIndex {
   /** The ArrayBuffers of a `state`, to transfer to another thread rather than copy (the codes' memory is shared, not among them). */
   static transferables(state: IvfIndexState): ArrayBuffer[] {
     const out = new Set<ArrayBuffer>([state.where.buffer as ArrayBuffer]);
-    for (const l of state.lists) for (const x of [l.ids, l.groups]) if (x.byteLength === x.buffer.byteLength && x.buffer instanceof ArrayBuffer) out.add(x.buffer);
+    for (const l of state.lists)
+      for (const x of [l.ids, l.groups])
+        if (x.byteLength === x.buffer.byteLength && x.buffer instanceof ArrayBuffer) out.add(x.buffer);
     return [...out];
   }
 
@@ -185,7 +204,8 @@ export class IvfIndex {
     const l = this.lists[list];
     if (l.size) throw new Error(`IVF list ${list} is not empty`);
     const n = ids.length;
-    if (groups.length !== n || codes.length !== n * this.stride) throw new Error(`IVF list ${list}: persisted copy is inconsistent`);
+    if (groups.length !== n || codes.length !== n * this.stride)
+      throw new Error(`IVF list ${list}: persisted copy is inconsistent`);
     if (!n) return;
     const capacity = IvfIndex.capacityFor(n + room);
     const { arena, at } = this.place(capacity);
@@ -238,7 +258,8 @@ export class IvfIndex {
   /** Vectors per store group in the lists (live entries). */
   groupCounts(): Map<number, number> {
     const out = new Map<number, number>();
-    for (const l of this.lists) for (let j = 0; j < l.size; j++) if (l.groups[j] >= 0) out.set(l.groups[j], (out.get(l.groups[j]) ?? 0) + 1);
+    for (const l of this.lists)
+      for (let j = 0; j < l.size; j++) if (l.groups[j] >= 0) out.set(l.groups[j], (out.get(l.groups[j]) ?? 0) + 1);
     return out;
   }
 
@@ -284,7 +305,10 @@ export class IvfIndex {
   /** Adds an id with its int8 code (`stride` bytes, as `quantize` writes it) to a list. */
   addCode(id: number, group: number, list: number, code: Int8Array | Uint8Array): void {
     const { l, at } = this.slot(id, group, list);
-    l.arena!.v.i8.set(code instanceof Int8Array ? code : new Int8Array(code.buffer, code.byteOffset, code.byteLength), at);
+    l.arena!.v.i8.set(
+      code instanceof Int8Array ? code : new Int8Array(code.buffer, code.byteOffset, code.byteLength),
+      at,
+    );
   }
 
   /** A new slot in `list` for `id` (its old one, anywhere, removed): answers the list and the code's offset. */

@@ -49,9 +49,11 @@ describe('embedded chunk index: read worker', () => {
     // (in a module, as the lexical preload is: `tick` runs in slices while it returns true, `probe` reads the state they share)
     const module = programs;
     const probe = { module, name: 'probe', fn: probeProgram };
-    const withBackground = () => new SqliteReadWorker(path, db, { probe }, true, { module, name: 'tick', input: {}, state: 'probe' });
+    const withBackground = () =>
+      new SqliteReadWorker(path, db, { probe }, true, { module, name: 'tick', input: {}, state: 'probe' });
     const until = async (w: SqliteReadWorker, ticks: number) => {
-      for (let i = 0; i < 200 && (await w.run<number>('probe', {})) < ticks; i++) await new Promise((r) => setTimeout(r, 10));
+      for (let i = 0; i < 200 && (await w.run<number>('probe', {})) < ticks; i++)
+        await new Promise((r) => setTimeout(r, 10));
       return w.run<number>('probe', {});
     };
 

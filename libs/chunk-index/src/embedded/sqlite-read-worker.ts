@@ -64,7 +64,9 @@ export class SqliteReadWorker {
 
   private start(): Promise<boolean> {
     if (this.ready) return this.ready;
-    const programs = Object.fromEntries(Object.entries(this.programs).map(([k, p]) => [k, { module: p.module, name: p.name, state: p.state }]));
+    const programs = Object.fromEntries(
+      Object.entries(this.programs).map(([k, p]) => [k, { module: p.module, name: p.name, state: p.state }]),
+    );
     const workerData: ReadWorkerData = { path: this.path, programs, idle: this.idle, idleLater: this.idleLater };
     const w = moduleWorker(require.resolve('./sqlite-read.worker'), { workerData });
     this.worker = w;
@@ -102,7 +104,9 @@ export class SqliteReadWorker {
     if (this.enabled && !this.failed && (await this.start()) && this.worker) {
       const w = this.worker;
       const id = this.nextId++;
-      const result = new Promise<T>((resolve, reject) => this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }));
+      const result = new Promise<T>((resolve, reject) =>
+        this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject }),
+      );
       w.ref();
       w.postMessage({ id, program, input });
       return result;

@@ -15,18 +15,38 @@ describe('embedded exact scan kept in memory (stores below the IVF threshold)', 
   let seq = 0n;
   const cp = () => ({ projection: 'scan-cache', version: 1, position: { commit: ++seq, prepare: seq } });
   const file = (storeId: string, fileId: string, vectors: Float32Array[]): ChunkIndexOp[] => [
-    { op: 'putFile', file: { storeId, fileId, organizationId: 'org', filename: `${fileId}.txt`, externalId: null, metadata: null, generation: 1 } },
+    {
+      op: 'putFile',
+      file: {
+        storeId,
+        fileId,
+        organizationId: 'org',
+        filename: `${fileId}.txt`,
+        externalId: null,
+        metadata: null,
+        generation: 1,
+      },
+    },
     {
       op: 'setChunks',
       storeId,
       fileId,
       generation: 1,
-      chunks: vectors.map((_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: i, mimeType: 'text/plain', generatedMetadata: { type: 'text' } })),
+      chunks: vectors.map((_, i) => ({
+        chunkIndex: i,
+        type: 'text' as const,
+        text: `chunk ${i}`,
+        offset: i,
+        mimeType: 'text/plain',
+        generatedMetadata: { type: 'text' },
+      })),
     },
     { op: 'setVectors', storeId, fileId, generation: 1, model: 'm', vectors },
   ];
   const top = async (index: SqliteChunkIndex, q: Partial<ChunkQuery> = {}) =>
-    (await index.searchDense({ storeIds: ['s'], topK: 10, vector: v(1, 0), model: 'm', ...q })).map((c) => `${c.fileId}:${c.chunkIndex}`);
+    (await index.searchDense({ storeIds: ['s'], topK: 10, vector: v(1, 0), model: 'm', ...q })).map(
+      (c) => `${c.fileId}:${c.chunkIndex}`,
+    );
 
   it('never answers from a stale copy: its own writes and deletions, and another connection’s commits, are seen at once', async () => {
     const path = join(dir, 'scan-cache.sqlite');
@@ -55,7 +75,13 @@ describe('embedded exact scan kept in memory (stores below the IVF threshold)', 
     const a = new SqliteChunkIndex(path);
     await a.setup();
     await a.write(file('s', 'f1', [v(3, 4), v(0.9, 0.1), v()]), cp());
-    const scores = async () => Object.fromEntries((await a.searchDense({ storeIds: ['s'], topK: 10, vector: v(2, 0), model: 'm' })).map((c) => [`${c.fileId}:${c.chunkIndex}`, c.score]));
+    const scores = async () =>
+      Object.fromEntries(
+        (await a.searchDense({ storeIds: ['s'], topK: 10, vector: v(2, 0), model: 'm' })).map((c) => [
+          `${c.fileId}:${c.chunkIndex}`,
+          c.score,
+        ]),
+      );
     const expected = { 'f1:0': 0.6, 'f1:1': 0.9 / Math.hypot(0.9, 0.1), 'f1:2': 0 };
     const check = (got: Record<string, number>, want: Record<string, number>) => {
       expect(Object.keys(got).sort()).toEqual(Object.keys(want).sort());

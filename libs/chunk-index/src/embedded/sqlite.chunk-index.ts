@@ -9,10 +9,27 @@ import { DEFAULT_BLOCK_CACHE_BYTES } from './lexical/block-cache';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
 import { ExactScans } from './sqlite.exact-scan';
-import { BACKGROUND_DEFER_MS, contentWordCount, DEFAULT_LEXICAL_OPTIONS, LexicalOptions, SqliteChunkIndexOptions } from './sqlite.options';
+import {
+  BACKGROUND_DEFER_MS,
+  contentWordCount,
+  DEFAULT_LEXICAL_OPTIONS,
+  LexicalOptions,
+  SqliteChunkIndexOptions,
+} from './sqlite.options';
 import { candidateSql, HIT_COLUMNS, KEY_COLUMNS, passingRows, postFilter, rowHit, toScored } from './sqlite.rows';
 import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
-import { ChunkHit, ChunkIndex, ChunkIndexCacheStats, ChunkIndexOp, ChunkQuery, IndexCheckpoint, IndexedChunk, IndexedFile, ScanQuery, ScoredChunk } from '../chunk-index.port';
+import {
+  ChunkHit,
+  ChunkIndex,
+  ChunkIndexCacheStats,
+  ChunkIndexOp,
+  ChunkQuery,
+  IndexCheckpoint,
+  IndexedChunk,
+  IndexedFile,
+  ScanQuery,
+  ScoredChunk,
+} from '../chunk-index.port';
 
 /**
  * Embedded chunk index: one SQLite file (better-sqlite3, native, WAL; sqlite.schema.ts) holding files,
@@ -42,7 +59,10 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, ...ivf } = { readWorker: true, ...options };
+    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, ...ivf } = {
+      readWorker: true,
+      ...options,
+    };
     this.ivfPrefetch = ivfPrefetch ?? null;
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
     this.db = openChunkDatabase(path);
@@ -51,16 +71,27 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
     const module = require.resolve('./lexical/search');
     const preloadModule = require.resolve('./lexical/preload');
-    const preload: LexicalPreloadInput = { blockCacheBytes: this.lexical.blockCacheBytes, denseMinPostings: this.lexical.denseMinPostings, preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES };
+    const preload: LexicalPreloadInput = {
+      blockCacheBytes: this.lexical.blockCacheBytes,
+      denseMinPostings: this.lexical.denseMinPostings,
+      preloadBytes: lexicalPreloadBytes ?? DEFAULT_PRELOAD_BYTES,
+    };
     this.reader = new SqliteReadWorker(
       path,
       this.db,
       {
         lexical: { module, name: 'lexicalProgram', fn: lexicalProgram },
-        lexicalCacheStats: { module: require.resolve('./lexical/cache-stats'), name: 'lexicalCacheStats', fn: lexicalCacheStats, state: 'lexical' },
+        lexicalCacheStats: {
+          module: require.resolve('./lexical/cache-stats'),
+          name: 'lexicalCacheStats',
+          fn: lexicalCacheStats,
+          state: 'lexical',
+        },
       },
       readWorker && path !== ':memory:',
-      preload.preloadBytes! > 0 ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' } : null,
+      preload.preloadBytes! > 0
+        ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' }
+        : null,
     );
   }
 
@@ -87,13 +118,24 @@ export class SqliteChunkIndex implements ChunkIndex {
   private prefetchWait = 0;
 
   /** How the IVF lists were last loaded: from their persisted copy, or rebuilt from the vectors (an older file); `prefetched`: the worker's read of them, in ms (then `ms` is only what this thread spent), and how long setup waited for it. */
-  get ivfLoad(): { ms: number; vectors: number; from: 'persisted' | 'vectors' | 'none'; prefetched: number | null; waited: number } {
+  get ivfLoad(): {
+    ms: number;
+    vectors: number;
+    from: 'persisted' | 'vectors' | 'none';
+    prefetched: number | null;
+    waited: number;
+  } {
     return { ...this.ivf.lastLoad, prefetched: this.prefetched, waited: this.prefetchWait };
   }
 
   async readCheckpoint(projection: string): Promise<IndexCheckpoint | null> {
     const r = this.db.prepare(`SELECT * FROM checkpoints WHERE projection = ?`).get(projection) as Row | undefined;
-    return r ? { version: r.version as number, position: { commit: BigInt(r.position_commit as string), prepare: BigInt(r.position_prepare as string) } } : null;
+    return r
+      ? {
+          version: r.version as number,
+          position: { commit: BigInt(r.position_commit as string), prepare: BigInt(r.position_prepare as string) },
+        }
+      : null;
   }
 
   async write(ops: ChunkIndexOp[], cp: { projection: string } & IndexCheckpoint): Promise<void> {
@@ -126,7 +168,9 @@ export class SqliteChunkIndex implements ChunkIndex {
     switch (op.op) {
       case 'putFile': {
         const f = op.file;
-        const cur = db.prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`).get(f.storeId, f.fileId) as Row | undefined;
+        const cur = db
+          .prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`)
+          .get(f.storeId, f.fileId) as Row | undefined;
         if (cur && (cur.generation as number) > f.generation) return;
         if (cur && (cur.generation as number) < f.generation) {
           this.removeChunks(f.storeId, f.fileId);
@@ -134,16 +178,35 @@ export class SqliteChunkIndex implements ChunkIndex {
         db.prepare(
           `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?)
            ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, external_id = excluded.external_id, metadata = excluded.metadata, generation = excluded.generation`,
-        ).run(f.storeId, f.fileId, f.organizationId, f.filename, f.externalId, JSON.stringify(f.metadata ?? null), f.generation);
+        ).run(
+          f.storeId,
+          f.fileId,
+          f.organizationId,
+          f.filename,
+          f.externalId,
+          JSON.stringify(f.metadata ?? null),
+          f.generation,
+        );
         return;
       }
       case 'setChunks': {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
         this.removeChunks(op.storeId, op.fileId);
-        const ins = db.prepare(`INSERT INTO chunks (id, store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
+        const ins = db.prepare(
+          `INSERT INTO chunks (id, store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        );
         for (const c of op.chunks) {
           const id = this.lex.takeId();
-          ins.run(id, op.storeId, op.fileId, c.chunkIndex, c.text, c.offset, c.mimeType, c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null);
+          ins.run(
+            id,
+            op.storeId,
+            op.fileId,
+            c.chunkIndex,
+            c.text,
+            c.offset,
+            c.mimeType,
+            c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null,
+          );
           this.lex.add(op.storeId, id, c.text, c.generatedMetadata);
         }
         return;
@@ -151,16 +214,29 @@ export class SqliteChunkIndex implements ChunkIndex {
       case 'setVectors': {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
         this.ivf.revectoring(op.model, op.vectors.length, `store_id = ? AND file_id = ?`, op.storeId, op.fileId);
-        const upd = db.prepare(`UPDATE chunks SET vector = ?, model = ?, list = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ? RETURNING id`);
+        const upd = db.prepare(
+          `UPDATE chunks SET vector = ?, model = ?, list = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ? RETURNING id`,
+        );
         op.vectors.forEach((v, i) => {
           const placed = this.ivf.place(op.model, v);
-          const row = upd.get(Buffer.from(v.buffer, v.byteOffset, v.byteLength), op.model, placed?.list ?? null, op.storeId, op.fileId, i) as Row | undefined;
+          const row = upd.get(
+            Buffer.from(v.buffer, v.byteOffset, v.byteLength),
+            op.model,
+            placed?.list ?? null,
+            op.storeId,
+            op.fileId,
+            i,
+          ) as Row | undefined;
           if (row && placed) this.ivf.adding(op.model, row.id as number, op.storeId, placed);
         });
         return;
       }
       case 'setMetadata':
-        db.prepare(`UPDATE files SET metadata = ? WHERE store_id = ? AND file_id = ?`).run(JSON.stringify(op.metadata ?? null), op.storeId, op.fileId);
+        db.prepare(`UPDATE files SET metadata = ? WHERE store_id = ? AND file_id = ?`).run(
+          JSON.stringify(op.metadata ?? null),
+          op.storeId,
+          op.fileId,
+        );
         return;
       case 'deleteFile':
         this.removeChunks(op.storeId, op.fileId);
@@ -178,7 +254,9 @@ export class SqliteChunkIndex implements ChunkIndex {
   /** Deletes a file's chunks (their vectors leave the IVF lists, their postings become tombstones). */
   private removeChunks(storeId: string, fileId: string): void {
     this.ivf.removing(`store_id = ? AND file_id = ?`, storeId, fileId);
-    const rows = this.db.prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? AND file_id = ?`).all(storeId, fileId) as Array<{
+    const rows = this.db
+      .prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? AND file_id = ?`)
+      .all(storeId, fileId) as Array<{
       id: number;
       text: string;
       generated_metadata: string | null;
@@ -188,7 +266,9 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   private atGeneration(storeId: string, fileId: string, generation: number): boolean {
-    const r = this.db.prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`).get(storeId, fileId) as Row | undefined;
+    const r = this.db
+      .prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`)
+      .get(storeId, fileId) as Row | undefined;
     return !!r && r.generation === generation;
   }
 
@@ -206,7 +286,9 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async getChunks(storeId: string, fileId: string, indices?: number[] | null): Promise<IndexedChunk[]> {
     const rows = this.db
-      .prepare(`SELECT store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata, model FROM chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index`)
+      .prepare(
+        `SELECT store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata, model FROM chunks WHERE store_id = ? AND file_id = ? ORDER BY chunk_index`,
+      )
       .all(storeId, fileId) as Row[];
     const want = indices ? new Set(indices) : null;
     return rows.filter((r) => !want || want.has(r.chunk_index as number)).map(toChunk);
@@ -229,7 +311,10 @@ export class SqliteChunkIndex implements ChunkIndex {
       excludeFiles: q.fileIds?.exclude ?? null,
       limit: q.filter ? Math.max(q.topK * 20, 1000) : q.topK,
       ...lexical,
-      feedback: lexical.feedback && (feedbackMinWords <= 0 || contentWordCount(q.text ?? '') >= feedbackMinWords) ? lexical.feedback : null,
+      feedback:
+        lexical.feedback && (feedbackMinWords <= 0 || contentWordCount(q.text ?? '') >= feedbackMinWords)
+          ? lexical.feedback
+          : null,
     };
   }
 
@@ -294,7 +379,9 @@ export class SqliteChunkIndex implements ChunkIndex {
     const key = `${columns}:${n}`;
     let stmt = this.hitsStatements.get(key);
     if (!stmt) {
-      stmt = this.db.prepare(`SELECT ${columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${Array(n).fill('?').join(',')})`);
+      stmt = this.db.prepare(
+        `SELECT ${columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id IN (${Array(n).fill('?').join(',')})`,
+      );
       if (this.hitsStatements.size >= 32) this.hitsStatements.delete(this.hitsStatements.keys().next().value as string);
       this.hitsStatements.set(key, stmt);
     }
@@ -306,7 +393,9 @@ export class SqliteChunkIndex implements ChunkIndex {
     const conds = [candidateSql({ storeIds: [q.storeId], fileIds: q.fileIds }, params)];
     if (q.after) {
       // index order is insertion order (rowid): FTS5 yields matches in it, so LIMIT stops early
-      conds.push(`c.id > COALESCE((SELECT id FROM chunks WHERE store_id = ? AND file_id = ? AND chunk_index = ?), 9223372036854775807)`);
+      conds.push(
+        `c.id > COALESCE((SELECT id FROM chunks WHERE store_id = ? AND file_id = ? AND chunk_index = ?), 9223372036854775807)`,
+      );
       params.push(q.storeId, q.after.fileId, q.after.chunkIndex);
     }
     const literals = (q.contains ?? []).filter((l) => [...l].length >= 3);
@@ -335,7 +424,11 @@ export class SqliteChunkIndex implements ChunkIndex {
 
   async listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]> {
     if (!storeIds.length) return [];
-    const rows = this.db.prepare(`SELECT * FROM files WHERE store_id IN (${storeIds.map(() => '?').join(',')}) ORDER BY store_id, file_id LIMIT ?`).all(...storeIds, limit) as Row[];
+    const rows = this.db
+      .prepare(
+        `SELECT * FROM files WHERE store_id IN (${storeIds.map(() => '?').join(',')}) ORDER BY store_id, file_id LIMIT ?`,
+      )
+      .all(...storeIds, limit) as Row[];
     return rows.map(toFile);
   }
 
@@ -344,7 +437,11 @@ export class SqliteChunkIndex implements ChunkIndex {
     const args = storeId ? [storeId] : [];
     const files = (this.db.prepare(`SELECT count(*) AS n FROM files${w}`).get(...args) as Row).n as number;
     const chunks = (this.db.prepare(`SELECT count(*) AS n FROM chunks${w}`).get(...args) as Row).n as number;
-    const vectors = (this.db.prepare(`SELECT count(*) AS n FROM chunks${w}${w ? ' AND' : ' WHERE'} vector IS NOT NULL`).get(...args) as Row).n as number;
+    const vectors = (
+      this.db
+        .prepare(`SELECT count(*) AS n FROM chunks${w}${w ? ' AND' : ' WHERE'} vector IS NOT NULL`)
+        .get(...args) as Row
+    ).n as number;
     return { files, chunks, vectors };
   }
 
@@ -352,7 +449,12 @@ export class SqliteChunkIndex implements ChunkIndex {
   async cacheStats(): Promise<ChunkIndexCacheStats[]> {
     const s = await this.reader.run<LexicalCacheStats>('lexicalCacheStats', null);
     return [
-      { cache: 'lexical_blocks', bytes: s.blockBytes, entries: null, capacityBytes: this.lexical.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES },
+      {
+        cache: 'lexical_blocks',
+        bytes: s.blockBytes,
+        entries: null,
+        capacityBytes: this.lexical.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES,
+      },
       { cache: 'lexical_dense_lists', bytes: s.denseBytes, entries: s.denseLists, capacityBytes: null },
       { cache: 'lexical_directories', bytes: null, entries: s.directories, capacityBytes: null },
     ];

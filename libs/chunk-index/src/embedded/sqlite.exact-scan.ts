@@ -55,7 +55,9 @@ export class ExactScans {
     const params: unknown[] = [];
     const where = candidateSql({ storeIds }, params);
     if (model) params.push(model);
-    const stmt = this.db.prepare(`SELECT c.id, c.file_id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''}`);
+    const stmt = this.db.prepare(
+      `SELECT c.id, c.file_id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''}`,
+    );
     const ids: number[] = [];
     const files: string[] = [];
     const blobs: Buffer[] = [];
@@ -97,7 +99,13 @@ export class ExactScans {
  * on-stack (OSR) and threw that code away at the loop's exit, every search (a deopt for missing
  * type feedback in the code after it), so the scan mostly ran in the interpreter.
  */
-function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, include: Set<string> | null, exclude: Set<string> | null): void {
+function scanInto(
+  best: TopK,
+  qv: Float32Array,
+  scan: SmallScan,
+  include: Set<string> | null,
+  exclude: Set<string> | null,
+): void {
   const { units, offsets, lengths, ids, files } = scan;
   const d = qv.length;
   for (let i = 0; i < ids.length; i++) {

@@ -28,7 +28,10 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
  * feedback (null: none) and the fewest words (not counting stop words) a query needs to get it,
  * BM25's k1 and b and the headings' weight.
  */
-export type LexicalOptions = Pick<LexicalInput, 'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'> &
+export type LexicalOptions = Pick<
+  LexicalInput,
+  'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'
+> &
   Bm25Params & { feedbackMinWords: number };
 
 /**
@@ -47,7 +50,13 @@ export const RM3_MIN_QUERY_WORDS = 14;
  */
 export const BACKGROUND_DEFER_MS = 5_000;
 
-export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = { stopWords: true, feedback: RM3_FEEDBACK, feedbackMinWords: RM3_MIN_QUERY_WORDS, exactBonus: 0.3, ...DEFAULT_BM25 };
+export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = {
+  stopWords: true,
+  feedback: RM3_FEEDBACK,
+  feedbackMinWords: RM3_MIN_QUERY_WORDS,
+  exactBonus: 0.3,
+  ...DEFAULT_BM25,
+};
 
 /** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included. */
 export function contentWordCount(text: string): number {

@@ -20,7 +20,13 @@ export function toScored(r: Row, score: number): ScoredChunk {
   };
 }
 
-export const rowHit = (r: Row): ChunkHit => ({ storeId: r.store_id as string, fileId: r.file_id as string, chunkIndex: r.chunk_index as number, score: r.score as number, ref: r.id as number });
+export const rowHit = (r: Row): ChunkHit => ({
+  storeId: r.store_id as string,
+  fileId: r.file_id as string,
+  chunkIndex: r.chunk_index as number,
+  score: r.score as number,
+  ref: r.id as number,
+});
 
 /** The SQL condition on chunks `c` of the query's stores and files (their values pushed to `params`). */
 export function candidateSql(q: Pick<ChunkQuery, 'storeIds' | 'fileIds'>, params: unknown[]): string {

@@ -74,7 +74,9 @@ export function toChunk(r: Row): IndexedChunk {
     text: r.text as string,
     offset: r.offset as number,
     mimeType: r.mime_type as string,
-    generatedMetadata: r.generated_metadata ? (JSON.parse(r.generated_metadata as string) as Record<string, unknown>) : null,
+    generatedMetadata: r.generated_metadata
+      ? (JSON.parse(r.generated_metadata as string) as Record<string, unknown>)
+      : null,
     model: (r.model as string) ?? null,
   };
 }

@@ -9,7 +9,11 @@ const vec = (...xs: number[]) => {
 };
 
 /** The behaviour every ChunkIndex adapter must show (embedded always; Elasticsearch when ELASTICSEARCH_URL is set). */
-export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>, cleanup?: (index: ChunkIndex) => Promise<void>): void {
+export function chunkIndexContract(
+  name: string,
+  make: () => Promise<ChunkIndex>,
+  cleanup?: (index: ChunkIndex) => Promise<void>,
+): void {
   describe(`ChunkIndex contract: ${name}`, () => {
     let index: ChunkIndex;
     const P = `contract-${randomUUID().slice(0, 8)}`;
@@ -29,7 +33,13 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       mimeType: 'text/plain',
       generatedMetadata: meta,
     });
-    const put = (storeId: string, fileId: string, filename: string, metadata: unknown, generation = 1): ChunkIndexOp => ({
+    const put = (
+      storeId: string,
+      fileId: string,
+      filename: string,
+      metadata: unknown,
+      generation = 1,
+    ): ChunkIndexOp => ({
       op: 'putFile',
       file: { storeId, fileId, organizationId: org, filename, externalId: null, metadata, generation },
     });
@@ -45,14 +55,36 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
             storeId: store,
             fileId: f1,
             generation: 1,
-            chunks: [chunk(0, 'Strawberry jam needs sugar and lemon juice.', { type: 'markdown', page: 1 }), chunk(1, 'Apricot preserves keep for a year.', { type: 'markdown', page: 2 })],
+            chunks: [
+              chunk(0, 'Strawberry jam needs sugar and lemon juice.', { type: 'markdown', page: 1 }),
+              chunk(1, 'Apricot preserves keep for a year.', { type: 'markdown', page: 2 }),
+            ],
           },
-          { op: 'setVectors', storeId: store, fileId: f1, generation: 1, model: 'test-model', vectors: [vec(1, 0), vec(0.8, 0.6)] },
+          {
+            op: 'setVectors',
+            storeId: store,
+            fileId: f1,
+            generation: 1,
+            model: 'test-model',
+            vectors: [vec(1, 0), vec(0.8, 0.6)],
+          },
           put(store, f2, 'pickles.txt', { lang: 'de', year: 2022, tags: ['sour'] }),
-          { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
+          {
+            op: 'setChunks',
+            storeId: store,
+            fileId: f2,
+            generation: 1,
+            chunks: [chunk(0, 'Cucumbers ferment in salt brine.')],
+          },
           { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] },
           put(other, f3, 'other.txt', { lang: 'en' }),
-          { op: 'setChunks', storeId: other, fileId: f3, generation: 1, chunks: [chunk(0, 'Strawberry fields in another store.')] },
+          {
+            op: 'setChunks',
+            storeId: other,
+            fileId: f3,
+            generation: 1,
+            chunks: [chunk(0, 'Strawberry fields in another store.')],
+          },
         ],
         cp(),
       );
@@ -73,14 +105,24 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
         [0, 'Strawberry jam needs sugar and lemon juice.', 'test-model'],
         [1, 'Apricot preserves keep for a year.', 'test-model'],
       ]);
-      expect(all[1]).toMatchObject({ storeId: store, fileId: f1, type: 'text', offset: 100, mimeType: 'text/plain', generatedMetadata: { type: 'markdown', page: 2 } });
+      expect(all[1]).toMatchObject({
+        storeId: store,
+        fileId: f1,
+        type: 'text',
+        offset: 100,
+        mimeType: 'text/plain',
+        generatedMetadata: { type: 'markdown', page: 2 },
+      });
       expect((await index.getChunks(store, f1, [1])).map((c) => c.chunkIndex)).toEqual([1]);
     });
 
     it('lexical search ranks by BM25 within the given stores only', async () => {
       const hits = await index.searchLexical({ storeIds: [store], text: 'strawberry jam', topK: 5 });
       expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([[f1, 0]]);
-      expect((await index.hydrate(hits))[0]).toMatchObject({ filename: 'jams.md', metadata: { lang: 'en', year: 2024, tags: ['sweet'] } });
+      expect((await index.hydrate(hits))[0]).toMatchObject({
+        filename: 'jams.md',
+        metadata: { lang: 'en', year: 2024, tags: ['sweet'] },
+      });
       expect(hits[0].score).toBeGreaterThan(0);
       const both = await index.searchLexical({ storeIds: [store, other], text: 'strawberry', topK: 5 });
       expect(both.map((h) => h.storeId).sort()).toEqual([store, other].sort());
@@ -115,7 +157,11 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       const f1Order = all.filter((c) => c.fileId === f1).map((c) => c.chunkIndex);
       expect(f1Order).toEqual([0, 1]);
       expect(all[0]).toMatchObject({ storeId: store, filename: expect.any(String), score: 0 });
-      const rest = await index.scanChunks({ storeId: store, limit: 10, after: { fileId: all[0].fileId, chunkIndex: all[0].chunkIndex } });
+      const rest = await index.scanChunks({
+        storeId: store,
+        limit: 10,
+        after: { fileId: all[0].fileId, chunkIndex: all[0].chunkIndex },
+      });
       expect(rest.map((c) => [c.fileId, c.chunkIndex])).toEqual(expected.slice(1));
       expect((await index.scanChunks({ storeId: store, limit: 1 })).length).toBe(1);
       // the pre-filter may over-approximate but never misses a chunk that contains every literal
@@ -123,28 +169,53 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       expect(brine.map((c) => c.text)).toContain('Cucumbers ferment in salt brine.');
       const none = await index.scanChunks({ storeId: store, contains: ['zzqxj'], limit: 10 });
       expect(none).toEqual([]);
-      expect((await index.scanChunks({ storeId: store, limit: 10, fileIds: { exclude: [f1] } })).map((c) => c.fileId)).toEqual([f2]);
+      expect(
+        (await index.scanChunks({ storeId: store, limit: 10, fileIds: { exclude: [f1] } })).map((c) => c.fileId),
+      ).toEqual([f2]);
       expect((await index.scanChunks({ storeId: other, limit: 10 })).map((c) => c.fileId)).toEqual([f3]);
     });
 
     it('lists the files of stores for facets', async () => {
       const files = await index.listFiles([store, other], 10);
       expect(files.map((f) => f.fileId).sort()).toEqual([f1, f2, f3].sort());
-      expect(files.find((f) => f.fileId === f1)).toMatchObject({ storeId: store, filename: 'jams.md', metadata: { lang: 'en', year: 2024, tags: ['sweet'] } });
+      expect(files.find((f) => f.fileId === f1)).toMatchObject({
+        storeId: store,
+        filename: 'jams.md',
+        metadata: { lang: 'en', year: 2024, tags: ['sweet'] },
+      });
       expect(await index.listFiles([store, other], 2)).toHaveLength(2);
     });
 
     it('filters on file metadata and chunk metadata, and on file ids', async () => {
       const f = parseFilters({ all: [{ key: 'lang', operator: 'eq', value: 'de' }] });
-      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: f })).map((h) => h.fileId)).toEqual([f2]);
+      expect(
+        (await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: f })).map((h) => h.fileId),
+      ).toEqual([f2]);
       const g = parseFilters({ key: 'generated_metadata.page', operator: 'gte', value: 2 });
-      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: g })).map((h) => h.chunkIndex)).toEqual([1]);
-      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { include: [f2] } })).map((h) => h.fileId)).toEqual([f2]);
-      expect((await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { exclude: [f1] } })).map((h) => h.fileId)).toEqual([f2]);
+      expect(
+        (await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, filter: g })).map(
+          (h) => h.chunkIndex,
+        ),
+      ).toEqual([1]);
+      expect(
+        (await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { include: [f2] } })).map(
+          (h) => h.fileId,
+        ),
+      ).toEqual([f2]);
+      expect(
+        (await index.searchDense({ storeIds: [store], vector: vec(1, 0), topK: 3, fileIds: { exclude: [f1] } })).map(
+          (h) => h.fileId,
+        ),
+      ).toEqual([f2]);
     });
 
     it('searches answer hits (places and scores), a filter applied to them; hydrate reads their chunks in the hits’ order with their scores', async () => {
-      const key = (h: { storeId: string; fileId: string; chunkIndex: number; score: number }) => ({ storeId: h.storeId, fileId: h.fileId, chunkIndex: h.chunkIndex, score: h.score });
+      const key = (h: { storeId: string; fileId: string; chunkIndex: number; score: number }) => ({
+        storeId: h.storeId,
+        fileId: h.fileId,
+        chunkIndex: h.chunkIndex,
+        score: h.score,
+      });
       const en = parseFilters({ key: 'lang', operator: 'eq', value: 'en' });
       const isEn = (c: ScoredChunk) => (c.metadata as { lang?: string } | null)?.lang === 'en';
       const byLexical = (q: ChunkQuery) => index.searchLexical(q);
@@ -203,15 +274,26 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     it('metadata updates are searchable at once, without touching chunks or vectors', async () => {
       await index.write([{ op: 'setMetadata', storeId: store, fileId: f2, metadata: { lang: 'nl' } }], cp());
       const f = parseFilters({ key: 'lang', operator: 'eq', value: 'nl' });
-      const hits = await index.hydrate(await index.searchDense({ storeIds: [store], vector: vec(0, 1), topK: 3, filter: f }));
+      const hits = await index.hydrate(
+        await index.searchDense({ storeIds: [store], vector: vec(0, 1), topK: 3, filter: f }),
+      );
       expect(hits.map((h) => [h.fileId, h.model])).toEqual([[f2, 'test-model']]);
     });
 
     it('ignores chunks and vectors of a stale generation; a new generation replaces the chunks', async () => {
       const f4 = randomUUID();
-      await index.write([put(store, f4, 'v.txt', null, 2), { op: 'setChunks', storeId: store, fileId: f4, generation: 1, chunks: [chunk(0, 'stale generation text')] }], cp());
+      await index.write(
+        [
+          put(store, f4, 'v.txt', null, 2),
+          { op: 'setChunks', storeId: store, fileId: f4, generation: 1, chunks: [chunk(0, 'stale generation text')] },
+        ],
+        cp(),
+      );
       expect(await index.getChunks(store, f4)).toEqual([]);
-      await index.write([{ op: 'setChunks', storeId: store, fileId: f4, generation: 2, chunks: [chunk(0, 'current generation text')] }], cp());
+      await index.write(
+        [{ op: 'setChunks', storeId: store, fileId: f4, generation: 2, chunks: [chunk(0, 'current generation text')] }],
+        cp(),
+      );
       await index.write([put(store, f4, 'v.txt', null, 3)], cp());
       expect(await index.getChunks(store, f4)).toEqual([]);
       await index.write([{ op: 'deleteFile', storeId: store, fileId: f4 }], cp());
@@ -221,14 +303,26 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
       const before = await index.count(store);
       await index.write(
         [
-          { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
+          {
+            op: 'setChunks',
+            storeId: store,
+            fileId: f2,
+            generation: 1,
+            chunks: [chunk(0, 'Cucumbers ferment in salt brine.')],
+          },
           { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] },
         ],
         cp(),
       );
       await index.write(
         [
-          { op: 'setChunks', storeId: store, fileId: f2, generation: 1, chunks: [chunk(0, 'Cucumbers ferment in salt brine.')] },
+          {
+            op: 'setChunks',
+            storeId: store,
+            fileId: f2,
+            generation: 1,
+            chunks: [chunk(0, 'Cucumbers ferment in salt brine.')],
+          },
           { op: 'setVectors', storeId: store, fileId: f2, generation: 1, model: 'test-model', vectors: [vec(0, 1)] },
         ],
         cp(),
@@ -239,12 +333,30 @@ export function chunkIndexContract(name: string, make: () => Promise<ChunkIndex>
     it('a chunk of an image (an image/* MIME type) is an image_url chunk whose OCR text is searchable', async () => {
       const s = randomUUID();
       const f = randomUUID();
-      const image = { ...chunk(0, 'QUINCE MARMALADE seven jars'), type: 'image_url' as const, mimeType: 'image/png', generatedMetadata: { type: 'image', file_type: 'image/png', width: 488 } };
-      await index.write([put(s, f, 'label.png', null), { op: 'setChunks', storeId: s, fileId: f, generation: 1, chunks: [image] }], cp());
+      const image = {
+        ...chunk(0, 'QUINCE MARMALADE seven jars'),
+        type: 'image_url' as const,
+        mimeType: 'image/png',
+        generatedMetadata: { type: 'image', file_type: 'image/png', width: 488 },
+      };
+      await index.write(
+        [put(s, f, 'label.png', null), { op: 'setChunks', storeId: s, fileId: f, generation: 1, chunks: [image] }],
+        cp(),
+      );
       expect(await index.getChunks(s, f)).toEqual([
-        expect.objectContaining({ type: 'image_url', mimeType: 'image/png', text: 'QUINCE MARMALADE seven jars', generatedMetadata: image.generatedMetadata }),
+        expect.objectContaining({
+          type: 'image_url',
+          mimeType: 'image/png',
+          text: 'QUINCE MARMALADE seven jars',
+          generatedMetadata: image.generatedMetadata,
+        }),
       ]);
-      expect((await index.hydrate(await index.searchLexical({ storeIds: [s], text: 'marmalade', topK: 5 }))).map((c) => [c.type, c.fileId])).toEqual([['image_url', f]]);
+      expect(
+        (await index.hydrate(await index.searchLexical({ storeIds: [s], text: 'marmalade', topK: 5 }))).map((c) => [
+          c.type,
+          c.fileId,
+        ]),
+      ).toEqual([['image_url', f]]);
       await index.write([{ op: 'deleteStore', storeId: s }], cp());
     });
 

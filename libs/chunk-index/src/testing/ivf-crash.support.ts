@@ -5,7 +5,13 @@ import { seededRandom } from '@larder/kernel/testing/random';
 export const CRASH_MODEL = 'crash-model';
 export const CRASH_DIMS = 24;
 /** Small thresholds so that trainings, retrainings and list rewrites all happen within a few seconds of writes. */
-export const CRASH_OPTIONS = { ivfMinVectors: 300, ivfLists: 12, ivfProbes: 12, ivfRetrainFactor: 4, ivfCompactMinDelta: 40 };
+export const CRASH_OPTIONS = {
+  ivfMinVectors: 300,
+  ivfLists: 12,
+  ivfProbes: 12,
+  ivfRetrainFactor: 4,
+  ivfCompactMinDelta: 40,
+};
 export const CRASH_STORES = ['00000000-0000-4000-8000-0000000000c1', '00000000-0000-4000-8000-0000000000c2'];
 
 /** Deterministic PRNG (the specs' seededRandom). */

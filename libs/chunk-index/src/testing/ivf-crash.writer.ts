@@ -26,13 +26,31 @@ async function main(): Promise<void> {
         .padStart(12, '0')}`;
       const n = 5 + Math.floor(r() * 40);
       ops.push(
-        { op: 'putFile', file: { storeId, fileId, organizationId: storeId, filename: `${fileId}.txt`, externalId: null, metadata: null, generation: 1 } },
+        {
+          op: 'putFile',
+          file: {
+            storeId,
+            fileId,
+            organizationId: storeId,
+            filename: `${fileId}.txt`,
+            externalId: null,
+            metadata: null,
+            generation: 1,
+          },
+        },
         {
           op: 'setChunks',
           storeId,
           fileId,
           generation: 1,
-          chunks: Array.from({ length: n }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+          chunks: Array.from({ length: n }, (_, i) => ({
+            chunkIndex: i,
+            type: 'text' as const,
+            text: `chunk ${i}`,
+            offset: 0,
+            mimeType: 'text/plain',
+            generatedMetadata: null,
+          })),
         },
         { op: 'setVectors', storeId, fileId, generation: 1, model: CRASH_MODEL, vectors: vectors(n) },
       );
@@ -40,7 +58,15 @@ async function main(): Promise<void> {
       const f = files[Math.floor(r() * files.length)];
       const n = (await index.getChunks(storeId, f.fileId)).length;
       if (pick < 0.7) ops.push({ op: 'deleteFile', storeId, fileId: f.fileId });
-      else if (pick < 0.85) ops.push({ op: 'setVectors', storeId, fileId: f.fileId, generation: f.generation, model: CRASH_MODEL, vectors: vectors(n) });
+      else if (pick < 0.85)
+        ops.push({
+          op: 'setVectors',
+          storeId,
+          fileId: f.fileId,
+          generation: f.generation,
+          model: CRASH_MODEL,
+          vectors: vectors(n),
+        });
       else {
         const generation = f.generation + 1;
         const m = 5 + Math.floor(r() * 40);
@@ -51,7 +77,14 @@ async function main(): Promise<void> {
             storeId,
             fileId: f.fileId,
             generation,
-            chunks: Array.from({ length: m }, (_, i) => ({ chunkIndex: i, type: 'text' as const, text: `chunk ${i}`, offset: 0, mimeType: 'text/plain', generatedMetadata: null })),
+            chunks: Array.from({ length: m }, (_, i) => ({
+              chunkIndex: i,
+              type: 'text' as const,
+              text: `chunk ${i}`,
+              offset: 0,
+              mimeType: 'text/plain',
+              generatedMetadata: null,
+            })),
           },
           { op: 'setVectors', storeId, fileId: f.fileId, generation, model: CRASH_MODEL, vectors: vectors(m) },
         );

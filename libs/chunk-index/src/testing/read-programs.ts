@@ -25,7 +25,12 @@ export const tick = (_db: Database.Database, _input: unknown, state: { ticks?: n
 export const probe = (_db: Database.Database, _input: unknown, state: { ticks?: number }) => state.ticks ?? 0;
 
 /** Slices of up to 300 ms in steps of 5 ms, ending after a step once a message waits (shouldYield). */
-export const long = (_db: Database.Database, _input: unknown, state: { ticks?: number }, shouldYield: () => boolean) => {
+export const long = (
+  _db: Database.Database,
+  _input: unknown,
+  state: { ticks?: number },
+  shouldYield: () => boolean,
+) => {
   const until = Date.now() + 300;
   do {
     const step = Date.now() + 5;

@@ -30,7 +30,10 @@ export async function createServerTestDatabase(prefix = 'larder_test'): Promise<
         // as an unhandled 'error'. So wait (up to 5 s) for the database's sessions to leave first; a
         // test that still holds one gets it cut, as before.
         for (let waited = 0; waited < 5000; waited += 20) {
-          const { rows } = await c.query<{ n: number }>(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`, [name]);
+          const { rows } = await c.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1`,
+            [name],
+          );
           if (rows[0].n === 0) break;
           await new Promise((resolve) => setTimeout(resolve, 20));
         }

@@ -11,6 +11,7 @@ if (url) {
   // eslint-disable-next-line no-console
   console.warn('EsdbEventStore contract suite SKIPPED: set EVENTSTORE_URL (docker-compose) to run it.');
   describe('EventStore contract: EventStoreDB', () => {
-    it.skip('SKIPPED: EVENTSTORE_URL is not set (start EventStoreDB with `docker compose up eventstore`)', () => undefined);
+    it.skip('SKIPPED: EVENTSTORE_URL is not set (start EventStoreDB with `docker compose up eventstore`)', () =>
+      undefined);
   });
 }

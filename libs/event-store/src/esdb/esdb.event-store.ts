@@ -16,8 +16,23 @@ import {
   AppendExpectedRevision,
 } from '@eventstore/db-client';
 import { randomUUID } from 'crypto';
-import { NewEvent, Position, RecordedEvent, START, comparePositions, WrongExpectedRevisionError, EventMetadata } from '@larder/kernel';
-import { AppendResult, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from '../event-store.port';
+import {
+  NewEvent,
+  Position,
+  RecordedEvent,
+  START,
+  comparePositions,
+  WrongExpectedRevisionError,
+  EventMetadata,
+} from '@larder/kernel';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  SubscribeOptions,
+} from '../event-store.port';
 
 /**
  * Event store on EventStoreDB through the official gRPC client. Idempotent appends, optimistic
@@ -31,18 +46,39 @@ export class EsdbEventStore implements EventStore {
     return new EsdbEventStore(EventStoreDBClient.connectionString(url));
   }
 
-  async appendToStream(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    stream: string,
+    events: NewEvent[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision ?? 'any';
-    const esdbExpected: AppendExpectedRevision = expected === 'any' ? ANY : expected === 'no_stream' ? NO_STREAM : expected === 'stream_exists' ? STREAM_EXISTS : BigInt(expected);
+    const esdbExpected: AppendExpectedRevision =
+      expected === 'any'
+        ? ANY
+        : expected === 'no_stream'
+          ? NO_STREAM
+          : expected === 'stream_exists'
+            ? STREAM_EXISTS
+            : BigInt(expected);
     try {
       const result = await this.client.appendToStream(
         stream,
-        events.map((e) => jsonEvent({ id: e.id ?? randomUUID(), type: e.type, data: e.data as never, metadata: (e.metadata ?? { orgId: '' }) as never })),
+        events.map((e) =>
+          jsonEvent({
+            id: e.id ?? randomUUID(),
+            type: e.type,
+            data: e.data as never,
+            metadata: (e.metadata ?? { orgId: '' }) as never,
+          }),
+        ),
         { expectedRevision: esdbExpected },
       );
       const pos = result.position ?? { commit: 0n, prepare: 0n };
-      return { nextRevision: Number(result.nextExpectedRevision), position: { commit: pos.commit, prepare: pos.prepare } };
+      return {
+        nextRevision: Number(result.nextExpectedRevision),
+        position: { commit: pos.commit, prepare: pos.prepare },
+      };
     } catch (err) {
       if (err instanceof WrongExpectedVersionError) {
         const actual = typeof err.actualVersion === 'bigint' ? Number(err.actualVersion) : 'no_stream';
@@ -75,7 +111,8 @@ export class EsdbEventStore implements EventStore {
     const after = options.after ?? START;
     const max = options.maxCount ?? 1000;
     const out: RecordedEvent[] = [];
-    const fromPosition = comparePositions(after, START) === 0 ? ESDB_START : { commit: after.commit, prepare: after.prepare };
+    const fromPosition =
+      comparePositions(after, START) === 0 ? ESDB_START : { commit: after.commit, prepare: after.prepare };
     for await (const resolved of this.client.readAll({ fromPosition, direction: FORWARDS, maxCount: max + 1 })) {
       const e = toRecorded(resolved);
       if (!e || e.type.startsWith('$') || comparePositions(e.position, after) <= 0) continue;
@@ -96,7 +133,8 @@ export class EsdbEventStore implements EventStore {
   async *subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
     const after = options.after ?? START;
     const sub = this.client.subscribeToAll({
-      fromPosition: comparePositions(after, START) === 0 ? ESDB_START : { commit: after.commit, prepare: after.prepare },
+      fromPosition:
+        comparePositions(after, START) === 0 ? ESDB_START : { commit: after.commit, prepare: after.prepare },
       filter: excludeSystemEvents(),
     });
     const stop = () => void sub.unsubscribe();

@@ -1,6 +1,13 @@
 import { randomUUID } from 'crypto';
 import { NewEvent, Position, RecordedEvent, START, comparePositions } from '@larder/kernel';
-import { AppendResult, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from '../event-store.port';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  SubscribeOptions,
+} from '../event-store.port';
 import { Wakeable, pollAll } from '../wait';
 import { checkExpected, sameBatch } from '../expected-revision';
 
@@ -12,7 +19,11 @@ export class InMemoryEventStore implements EventStore {
   private byId = new Map<string, RecordedEvent>();
   private wakeable = new Wakeable();
 
-  async appendToStream(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    stream: string,
+    events: NewEvent[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const existing = this.streams.get(stream) ?? [];
     const ids = events.map((e) => e.id).filter((id): id is string => !!id);
@@ -69,7 +80,13 @@ export class InMemoryEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
-    return pollAll((after) => this.readAll({ after, maxCount: 500 }), options.after ?? START, this.wakeable, 50, options.signal);
+    return pollAll(
+      (after) => this.readAll({ after, maxCount: 500 }),
+      options.after ?? START,
+      this.wakeable,
+      50,
+      options.signal,
+    );
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,9 @@
 import { Pool } from 'pg';
-import { createEmbeddedTestDatabase, createServerTestDatabase, TestDatabase } from '../../../database/src/testing/test-databases';
+import {
+  createEmbeddedTestDatabase,
+  createServerTestDatabase,
+  TestDatabase,
+} from '../../../database/src/testing/test-databases';
 import { eventStoreContract, readAllAfter } from '../testing/event-store.contract';
 import { PostgresEventStore } from './postgres.event-store';
 import { comparePositions } from '@larder/kernel';

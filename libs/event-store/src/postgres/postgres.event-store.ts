@@ -1,7 +1,14 @@
 import { randomUUID } from 'crypto';
 import { Pool, PoolClient } from 'pg';
 import { NewEvent, Position, RecordedEvent, START, WrongExpectedRevisionError } from '@larder/kernel';
-import { AppendResult, EventStore, ExpectedRevision, ReadAllOptions, ReadStreamOptions, SubscribeOptions } from '../event-store.port';
+import {
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  ReadAllOptions,
+  ReadStreamOptions,
+  SubscribeOptions,
+} from '../event-store.port';
 import { Wakeable, pollAll } from '../wait';
 import { checkExpected, sameBatch } from '../expected-revision';
 
@@ -88,7 +95,11 @@ export class PostgresEventStore implements EventStore {
     this.listener = client;
   }
 
-  async appendToStream(stream: string, events: NewEvent[], options: { expectedRevision?: ExpectedRevision } = {}): Promise<AppendResult> {
+  async appendToStream(
+    stream: string,
+    events: NewEvent[],
+    options: { expectedRevision?: ExpectedRevision } = {},
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     const expected = options.expectedRevision ?? 'any';
     const withIds = events.map((e) => ({ ...e, id: e.id ?? randomUUID() }));
@@ -96,12 +107,17 @@ export class PostgresEventStore implements EventStore {
       const client = await this.pool.connect();
       try {
         await client.query('BEGIN');
-        const known = await client.query<EventRow>(`SELECT * FROM ${this.t.events} WHERE event_id = ANY($1::uuid[])`, [withIds.map((e) => e.id)]);
+        const known = await client.query<EventRow>(`SELECT * FROM ${this.t.events} WHERE event_id = ANY($1::uuid[])`, [
+          withIds.map((e) => e.id),
+        ]);
         if (known.rowCount) {
           await client.query('ROLLBACK');
           return sameBatch(stream, withIds, known.rows.map(toRecorded))!;
         }
-        const cur = await client.query<{ revision: string }>(`SELECT revision FROM ${this.t.streams} WHERE stream_id = $1 FOR UPDATE`, [stream]);
+        const cur = await client.query<{ revision: string }>(
+          `SELECT revision FROM ${this.t.streams} WHERE stream_id = $1 FOR UPDATE`,
+          [stream],
+        );
         const current = cur.rowCount ? Number(cur.rows[0].revision) : 'no_stream';
         checkExpected(stream, expected, current);
         const first = current === 'no_stream' ? 0 : current + 1;
@@ -130,7 +146,10 @@ export class PostgresEventStore implements EventStore {
         await client.query('COMMIT');
         this.wakeable.wake();
         const lastRow = inserted.rows.reduce((a, b) => (BigInt(b.global_position) > BigInt(a.global_position) ? b : a));
-        return { nextRevision: last, position: { commit: BigInt(lastRow.transaction_id), prepare: BigInt(lastRow.global_position) } };
+        return {
+          nextRevision: last,
+          position: { commit: BigInt(lastRow.transaction_id), prepare: BigInt(lastRow.global_position) },
+        };
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         const code = (err as { code?: string }).code;
@@ -188,7 +207,13 @@ export class PostgresEventStore implements EventStore {
   }
 
   subscribeToAll(options: SubscribeOptions = {}): AsyncIterable<RecordedEvent> {
-    return pollAll((after) => this.readAll({ after, maxCount: 500 }), options.after ?? START, this.wakeable, this.pollMs, options.signal);
+    return pollAll(
+      (after) => this.readAll({ after, maxCount: 500 }),
+      options.after ?? START,
+      this.wakeable,
+      this.pollMs,
+      options.signal,
+    );
   }
 
   async close(): Promise<void> {

@@ -6,7 +6,10 @@ import { EventStore } from '../event-store.port';
  * The one conformance suite every EventStore adapter must pass (in-memory, Postgres server,
  * embedded Postgres, EventStoreDB).
  */
-export function eventStoreContract(name: string, open: () => Promise<{ store: EventStore; close: () => Promise<void> }>): void {
+export function eventStoreContract(
+  name: string,
+  open: () => Promise<{ store: EventStore; close: () => Promise<void> }>,
+): void {
   describe(`EventStore contract: ${name}`, () => {
     let store: EventStore;
     let close: () => Promise<void>;
@@ -18,7 +21,12 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
     });
 
     const stream = (category = 'contract') => `${category}-${randomUUID()}`;
-    const ev = (type: string, n: number, id?: string): NewEvent => ({ id, type, data: { n }, metadata: { orgId: 'org-contract' } });
+    const ev = (type: string, n: number, id?: string): NewEvent => ({
+      id,
+      type,
+      data: { n },
+      metadata: { orgId: 'org-contract' },
+    });
 
     it('appends to a new stream with no_stream and reads it back forwards', async () => {
       const s = stream();
@@ -42,16 +50,24 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       const s = stream();
       await store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'no_stream' });
       await store.appendToStream(s, [ev('B', 1)], { expectedRevision: 0 });
-      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 0 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 5 })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
-      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 0 })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 5 })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
+      await expect(store.appendToStream(s, [ev('C', 2)], { expectedRevision: 'no_stream' })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       await store.appendToStream(s, [ev('C', 2)], { expectedRevision: 1 });
       expect((await store.readStream(s)).map((e) => e.type)).toEqual(['A', 'B', 'C']);
     });
 
     it('supports stream_exists and any', async () => {
       const s = stream();
-      await expect(store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+      await expect(store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'stream_exists' })).rejects.toBeInstanceOf(
+        WrongExpectedRevisionError,
+      );
       await store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'any' });
       await store.appendToStream(s, [ev('B', 1)], { expectedRevision: 'stream_exists' });
       await store.appendToStream(s, [ev('C', 2)]);
@@ -61,7 +77,9 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
     it('lets exactly one of many concurrent writers win the same expected revision', async () => {
       const s = stream();
       await store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'no_stream' });
-      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('B', i)], { expectedRevision: 0 })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('B', i)], { expectedRevision: 0 })),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
       expect(await store.readStream(s)).toHaveLength(2);
@@ -69,7 +87,11 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
 
     it('lets exactly one of many concurrent creators of a stream win no_stream', async () => {
       const s = stream();
-      const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => store.appendToStream(s, [ev('Created', i)], { expectedRevision: 'no_stream' })));
+      const results = await Promise.allSettled(
+        Array.from({ length: 8 }, (_, i) =>
+          store.appendToStream(s, [ev('Created', i)], { expectedRevision: 'no_stream' }),
+        ),
+      );
       expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
       for (const r of results) if (r.status === 'rejected') expect(r.reason).toBeInstanceOf(WrongExpectedRevisionError);
     });
@@ -81,7 +103,9 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
         [0, 1, 2, 3, 4].map((n) => ev('E', n)),
       );
       expect((await store.readStream(s, { direction: 'backwards' })).map((e) => e.revision)).toEqual([4, 3, 2, 1, 0]);
-      expect((await store.readStream(s, { direction: 'backwards', fromRevision: 2, maxCount: 2 })).map((e) => e.revision)).toEqual([2, 1]);
+      expect(
+        (await store.readStream(s, { direction: 'backwards', fromRevision: 2, maxCount: 2 })).map((e) => e.revision),
+      ).toEqual([2, 1]);
       expect((await store.readStream(s, { fromRevision: 3 })).map((e) => e.revision)).toEqual([3, 4]);
       expect((await store.readStream(s, { maxCount: 2 })).map((e) => e.revision)).toEqual([0, 1]);
     });
@@ -95,7 +119,8 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       await store.appendToStream(s1, [ev('X', 3)]);
       const mine = await readAllAfter(store, head, (e) => e.streamId === s1 || e.streamId === s2);
       expect(mine.map((e) => e.data.n)).toEqual([1, 2, 3]);
-      for (let i = 1; i < mine.length; i++) expect(comparePositions(mine[i - 1].position, mine[i].position)).toBeLessThan(0);
+      for (let i = 1; i < mine.length; i++)
+        expect(comparePositions(mine[i - 1].position, mine[i].position)).toBeLessThan(0);
       const afterFirst = await readAllAfter(store, mine[0].position, (e) => e.streamId === s1 || e.streamId === s2);
       expect(afterFirst.map((e) => e.data.n)).toEqual([2, 3]);
       expect(comparePositions(await store.headPosition(), mine[2].position)).toBeGreaterThanOrEqual(0);
@@ -104,8 +129,12 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
     it('is idempotent for a retried append with the same event ids', async () => {
       const s = stream();
       const ids = [randomUUID(), randomUUID()];
-      const first = await store.appendToStream(s, [ev('A', 0, ids[0]), ev('B', 1, ids[1])], { expectedRevision: 'no_stream' });
-      const again = await store.appendToStream(s, [ev('A', 0, ids[0]), ev('B', 1, ids[1])], { expectedRevision: 'no_stream' });
+      const first = await store.appendToStream(s, [ev('A', 0, ids[0]), ev('B', 1, ids[1])], {
+        expectedRevision: 'no_stream',
+      });
+      const again = await store.appendToStream(s, [ev('A', 0, ids[0]), ev('B', 1, ids[1])], {
+        expectedRevision: 'no_stream',
+      });
       expect(again.nextRevision).toBe(first.nextRevision);
       const read = await store.readStream(s);
       expect(read.map((e) => e.id)).toEqual(ids);
@@ -153,14 +182,19 @@ export function eventStoreContract(name: string, open: () => Promise<{ store: Ev
       );
       await withTimeout(consumer, 20_000);
       expect(new Set(seen.map((e) => e.id)).size).toBe(total);
-      for (let i = 1; i < seen.length; i++) expect(comparePositions(seen[i - 1].position, seen[i].position)).toBeLessThan(0);
+      for (let i = 1; i < seen.length; i++)
+        expect(comparePositions(seen[i - 1].position, seen[i].position)).toBeLessThan(0);
       const fromLog = await readAllAfter(store, head, (e) => e.data.tag === tag);
       expect(fromLog.map((e) => e.id)).toEqual(seen.map((e) => e.id));
     });
   });
 }
 
-export async function readAllAfter(store: EventStore, after: Position, keep: (e: RecordedEvent) => boolean): Promise<RecordedEvent[]> {
+export async function readAllAfter(
+  store: EventStore,
+  after: Position,
+  keep: (e: RecordedEvent) => boolean,
+): Promise<RecordedEvent[]> {
   const out: RecordedEvent[] = [];
   let pos = after;
   for (;;) {
@@ -174,7 +208,10 @@ export async function readAllAfter(store: EventStore, after: Position, keep: (e:
 async function withTimeout<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   try {
-    return await Promise.race([p, new Promise<T>((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms)))]);
+    return await Promise.race([
+      p,
+      new Promise<T>((_, rej) => (timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms))),
+    ]);
   } finally {
     clearTimeout(timer);
   }

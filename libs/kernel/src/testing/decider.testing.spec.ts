@@ -12,7 +12,8 @@ interface State {
 
 const counter: Decider<State, Cmd, Ev> = {
   initialState: () => ({ total: 0, items: [] }),
-  evolve: (s, e) => (e.type === 'Added' ? { total: s.total + e.data.n, items: [...s.items, e.data.n] } : { total: 0, items: [] }),
+  evolve: (s, e) =>
+    e.type === 'Added' ? { total: s.total + e.data.n, items: [...s.items, e.data.n] } : { total: 0, items: [] },
   decide: (c, s) => {
     if (c.type === 'Fail') throw new ConflictError('refused on purpose');
     if (c.type === 'Clear') return s.total === 0 ? [] : [{ type: 'Cleared', data: { at: 'now' } }];
@@ -42,7 +43,9 @@ describe('given/when/then for deciders', () => {
     expect(() => given(counter).when({ type: 'Add', n: 2 }).then(added(2), added(2))).toThrow();
     expect(() => given(counter).when({ type: 'Add', n: 2 }).thenMatches({ type: 'Cleared' })).toThrow();
     expect(() => given(counter, added(1)).when({ type: 'Clear' }).thenNothing()).toThrow();
-    expect(() => given(counter).when({ type: 'Add', n: 2 }).thenThrows(ConflictError)).toThrow(/expected the command to be refused/);
+    expect(() => given(counter).when({ type: 'Add', n: 2 }).thenThrows(ConflictError)).toThrow(
+      /expected the command to be refused/,
+    );
   });
 
   it('fails on a refusal of another class or message', () => {
@@ -54,12 +57,18 @@ describe('given/when/then for deciders', () => {
   it('catches a decider that mutates its state or command, or is not deterministic', () => {
     const mutating: Decider<State, Cmd, Ev> = { ...counter, decide: (c, s) => (s.items.push(1), counter.decide(c, s)) };
     expect(() => given(mutating).when({ type: 'Add', n: 1 }).then(added(1))).toThrow(TypeError);
-    const mutatingEvolve: Decider<State, Cmd, Ev> = { ...counter, evolve: (s, e) => (((e.data as { n: number }).n = 0), counter.evolve(s, e)) };
+    const mutatingEvolve: Decider<State, Cmd, Ev> = {
+      ...counter,
+      evolve: (s, e) => (((e.data as { n: number }).n = 0), counter.evolve(s, e)),
+    };
     expect(() => given(mutatingEvolve, added(1))).toThrow(TypeError);
     let calls = 0;
     const random: Decider<State, Cmd, Ev> = { ...counter, decide: () => [added(++calls)] };
     expect(() => given(random).when({ type: 'Add', n: 1 }).then(added(1))).toThrow();
-    const partialEvolve = { ...counter, evolve: (s: State, e: Ev) => (e.type === 'Added' ? counter.evolve(s, e) : undefined) } as unknown as Decider<State, Cmd, Ev>;
+    const partialEvolve = {
+      ...counter,
+      evolve: (s: State, e: Ev) => (e.type === 'Added' ? counter.evolve(s, e) : undefined),
+    } as unknown as Decider<State, Cmd, Ev>;
     expect(() =>
       given(partialEvolve, added(1))
         .when({ type: 'Clear' })
@@ -73,7 +82,9 @@ describe('TestEventLog', () => {
     const log = new TestEventLog();
     log.append('counter-a', { orgId: 'o' }, added(1));
     log.append('counter-b', { orgId: 'o' }, added(5));
-    expect(log.decide(counter, 'counter-a', { type: 'Clear' }, { orgId: 'o' })).toEqual([{ type: 'Cleared', data: { at: 'now' } }]);
+    expect(log.decide(counter, 'counter-a', { type: 'Clear' }, { orgId: 'o' })).toEqual([
+      { type: 'Cleared', data: { at: 'now' } },
+    ]);
     expect(log.decide(counter, 'counter-a', { type: 'Clear' }, { orgId: 'o' })).toEqual([]);
     const events = log.events;
     expect(events.map((e) => [e.streamId, e.revision, e.position.prepare, e.type])).toEqual([

@@ -36,7 +36,11 @@ function deepFreeze<T>(x: T): T {
   return x;
 }
 
-function fold<TState, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, unknown, TEvent>, state: TState, events: TEvent[]): TState {
+function fold<TState, TEvent extends { type: string; data: unknown }>(
+  decider: Decider<TState, unknown, TEvent>,
+  state: TState,
+  events: TEvent[],
+): TState {
   return events.reduce((s, e) => {
     const next = decider.evolve(s, deepFreeze(e));
     if (next === undefined) throw new Error(`evolve returned no state for ${e.type}`);
@@ -55,7 +59,10 @@ function fold<TState, TEvent extends { type: string; data: unknown }>(decider: D
  * (an evolve or decide that mutates its input throws), `decide` answers the same twice, and every
  * decided event evolves into a state.
  */
-export function given<TState, TCommand, TEvent extends { type: string; data: unknown }>(decider: Decider<TState, TCommand, TEvent>, ...events: TEvent[]): Given<TState, TCommand, TEvent> {
+export function given<TState, TCommand, TEvent extends { type: string; data: unknown }>(
+  decider: Decider<TState, TCommand, TEvent>,
+  ...events: TEvent[]
+): Given<TState, TCommand, TEvent> {
   const d = decider as unknown as Decider<TState, unknown, TEvent>;
   const state = fold(d, deepFreeze(decider.initialState()), structuredClone(events));
   return {

@@ -45,7 +45,12 @@ export class TestEventLog {
   }
 
   /** Folds the stream's history, decides the command and appends what it decided. */
-  decide<TState, TCommand, TEvent extends AnyEvent>(decider: Decider<TState, TCommand, TEvent>, stream: string, command: TCommand, metadata: EventMetadata): TEvent[] {
+  decide<TState, TCommand, TEvent extends AnyEvent>(
+    decider: Decider<TState, TCommand, TEvent>,
+    stream: string,
+    command: TCommand,
+    metadata: EventMetadata,
+  ): TEvent[] {
     const history = (this.streams.get(stream) ?? []) as TEvent[];
     const state = history.reduce(decider.evolve, decider.initialState());
     const events = decider.decide(command, state);

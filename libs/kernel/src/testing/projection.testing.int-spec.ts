@@ -4,12 +4,18 @@ import { TestEventLog } from './event-log.testing';
 import { projectionTestDatabase, ProjectionUnderTest } from './projection.testing';
 
 /** A toy read model: one row per counter; how `apply` treats a repeat is what each case varies. */
-function counterProjection(name: string, apply: (e: RecordedEvent, m: EntityManager) => Promise<void>): ProjectionUnderTest {
+function counterProjection(
+  name: string,
+  apply: (e: RecordedEvent, m: EntityManager) => Promise<void>,
+): ProjectionUnderTest {
   return {
     name,
     handles: ['Counted'],
     tables: ['counters_t1'],
-    setup: async (m) => void (await m.query(`CREATE TABLE IF NOT EXISTS counters_t1 (id text PRIMARY KEY, total int NOT NULL, previous int, revision bigint NOT NULL)`)),
+    setup: async (m) =>
+      void (await m.query(
+        `CREATE TABLE IF NOT EXISTS counters_t1 (id text PRIMARY KEY, total int NOT NULL, previous int, revision bigint NOT NULL)`,
+      )),
     apply,
   };
 }
@@ -25,11 +31,10 @@ describe('projection harness', () => {
 
   it('answers the rows of an idempotent projection, in key order, and skips events it does not handle', async () => {
     const guarded = counterProjection('guarded', async (e, m) => {
-      await m.query(`${upsert} ON CONFLICT (id) DO UPDATE SET total = counters_t1.total + EXCLUDED.total, revision = EXCLUDED.revision WHERE counters_t1.revision < EXCLUDED.revision`, [
-        e.streamId,
-        n(e),
-        e.revision,
-      ]);
+      await m.query(
+        `${upsert} ON CONFLICT (id) DO UPDATE SET total = counters_t1.total + EXCLUDED.total, revision = EXCLUDED.revision WHERE counters_t1.revision < EXCLUDED.revision`,
+        [e.streamId, n(e), e.revision],
+      );
     });
     expect(await pg.project(guarded, log.events)).toEqual({
       counters_t1: [
@@ -41,29 +46,46 @@ describe('projection harness', () => {
 
   it('fails a projection that counts a re-applied event again', async () => {
     const inc = counterProjection('inc', async (e, m) => {
-      await m.query(`${upsert} ON CONFLICT (id) DO UPDATE SET total = counters_t1.total + EXCLUDED.total, revision = EXCLUDED.revision`, [e.streamId, n(e), e.revision]);
+      await m.query(
+        `${upsert} ON CONFLICT (id) DO UPDATE SET total = counters_t1.total + EXCLUDED.total, revision = EXCLUDED.revision`,
+        [e.streamId, n(e), e.revision],
+      );
     });
-    await expect(pg.project(inc, log.events)).rejects.toThrow('projection inc is not idempotent: re-applying the whole log on top changed its rows');
+    await expect(pg.project(inc, log.events)).rejects.toThrow(
+      'projection inc is not idempotent: re-applying the whole log on top changed its rows',
+    );
   });
 
   it('fails a projection whose rows depend on an event arriving twice in a row', async () => {
     // Re-applying the whole log ends where it started; an event delivered twice at once does not.
     const previous = counterProjection('previous', async (e, m) => {
-      await m.query(`${upsert} ON CONFLICT (id) DO UPDATE SET previous = counters_t1.total, total = EXCLUDED.total, revision = EXCLUDED.revision`, [e.streamId, n(e), e.revision]);
+      await m.query(
+        `${upsert} ON CONFLICT (id) DO UPDATE SET previous = counters_t1.total, total = EXCLUDED.total, revision = EXCLUDED.revision`,
+        [e.streamId, n(e), e.revision],
+      );
     });
-    await expect(pg.project(previous, log.events.slice(0, 2))).rejects.toThrow('projection previous is not idempotent: applying each event twice in a row gave other rows');
+    await expect(pg.project(previous, log.events.slice(0, 2))).rejects.toThrow(
+      'projection previous is not idempotent: applying each event twice in a row gave other rows',
+    );
   });
 
   it('names the event a projection fails on', async () => {
     const failing = counterProjection('failing', async (e) => {
       if (n(e) === 2) throw new Error('boom');
     });
-    await expect(pg.project(failing, log.events)).rejects.toThrow('projection failing failed on Counted (counter-a@1, log #2) during the first pass: boom');
+    await expect(pg.project(failing, log.events)).rejects.toThrow(
+      'projection failing failed on Counted (counter-a@1, log #2) during the first pass: boom',
+    );
   });
 
   it('gives every project() call fresh tables', async () => {
-    const plain = counterProjection('plain', async (e, m) => void (await m.query(`${upsert} ON CONFLICT (id) DO NOTHING`, [e.streamId, n(e), e.revision])));
+    const plain = counterProjection(
+      'plain',
+      async (e, m) => void (await m.query(`${upsert} ON CONFLICT (id) DO NOTHING`, [e.streamId, n(e), e.revision])),
+    );
     expect((await pg.project(plain, log.events.slice(0, 1))).counters_t1).toHaveLength(1);
-    expect((await pg.project(plain, log.events.slice(2, 3))).counters_t1).toEqual([{ id: 'counter-b', total: 5, previous: null, revision: '0' }]);
+    expect((await pg.project(plain, log.events.slice(2, 3))).counters_t1).toEqual([
+      { id: 'counter-b', total: 5, previous: null, revision: '0' },
+    ]);
   });
 });

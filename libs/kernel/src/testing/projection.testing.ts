@@ -75,7 +75,12 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
     }
   }
 
-  async function applyAll(p: ProjectionUnderTest, events: RecordedEvent[], qr: QueryRunner, pass: string): Promise<void> {
+  async function applyAll(
+    p: ProjectionUnderTest,
+    events: RecordedEvent[],
+    qr: QueryRunner,
+    pass: string,
+  ): Promise<void> {
     await qr.startTransaction();
     try {
       for (const e of events) {
@@ -83,7 +88,9 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
           await p.apply(e, qr.manager);
         } catch (err) {
           const where = `${e.type} (${e.streamId}@${e.revision}, log #${e.position.prepare})`;
-          throw new Error(`projection ${p.name} failed on ${where} during ${pass}: ${(err as Error).message}`, { cause: err });
+          throw new Error(`projection ${p.name} failed on ${where} during ${pass}: ${(err as Error).message}`, {
+            cause: err,
+          });
         }
       }
       await qr.commitTransaction();
@@ -111,7 +118,8 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
     try {
       expect(actual).toEqual(expected);
     } catch (err) {
-      (err as Error).message = `projection ${p.name} is not idempotent: ${what} (expected: rows after one pass)\n${(err as Error).message}`;
+      (err as Error).message =
+        `projection ${p.name} is not idempotent: ${what} (expected: rows after one pass)\n${(err as Error).message}`;
       throw err;
     }
   }
@@ -144,7 +152,12 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
           qr,
           'applying each event twice',
         );
-        sameRows(p, 'applying each event twice in a row gave other rows than applying it once', await snapshot(p, qr), first);
+        sameRows(
+          p,
+          'applying each event twice in a row gave other rows than applying it once',
+          await snapshot(p, qr),
+          first,
+        );
       });
       const batch = p.applyBatch?.bind(p);
       if (batch) {
@@ -155,7 +168,12 @@ export function projectionTestDatabase(): ProjectionTestDatabase {
           await batch(handled, qr.manager);
           await batch(handled, qr.manager);
           await qr.commitTransaction();
-          sameRows(p, 'applying the log as one batch (twice) gave other rows than applying it event by event', await snapshot(p, qr), first);
+          sameRows(
+            p,
+            'applying the log as one batch (twice) gave other rows than applying it event by event',
+            await snapshot(p, qr),
+            first,
+          );
         });
       }
       return first;

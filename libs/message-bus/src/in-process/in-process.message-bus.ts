@@ -27,7 +27,11 @@ export class InProcessMessageBus implements MessageBus {
     return { duplicate: false };
   }
 
-  async subscribe<T>(filter: string, handler: (m: BusMessage<T>) => void | Promise<void>, options: SubscribeOptions = {}): Promise<BusSubscription> {
+  async subscribe<T>(
+    filter: string,
+    handler: (m: BusMessage<T>) => void | Promise<void>,
+    options: SubscribeOptions = {},
+  ): Promise<BusSubscription> {
     const entry = { filter, handler: handler as (m: BusMessage) => void | Promise<void> };
     if (options.deliver === 'all') {
       for (const m of [...this.retained]) if (subjectMatches(filter, m.subject)) await entry.handler(m);

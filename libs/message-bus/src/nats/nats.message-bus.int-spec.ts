@@ -7,7 +7,11 @@ const TEST_NATS_URL = process.env.TEST_NATS_URL ?? 'nats://127.0.0.1:4222';
 messageBusContract('NATS JetStream (machine server)', async () => {
   const tag = randomBytes(4).toString('hex');
   const prefix = `larder_test_${tag}`;
-  const bus = await NatsMessageBus.connect({ url: TEST_NATS_URL, stream: `LARDER_TEST_${tag.toUpperCase()}`, subjects: [`${prefix}.>`] });
+  const bus = await NatsMessageBus.connect({
+    url: TEST_NATS_URL,
+    stream: `LARDER_TEST_${tag.toUpperCase()}`,
+    subjects: [`${prefix}.>`],
+  });
   return {
     bus,
     prefix,

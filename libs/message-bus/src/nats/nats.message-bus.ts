@@ -1,4 +1,15 @@
-import { connect, AckPolicy, DeliverPolicy, JSONCodec, NatsConnection, JetStreamClient, nanos, headers, RetentionPolicy, StorageType } from 'nats';
+import {
+  connect,
+  AckPolicy,
+  DeliverPolicy,
+  JSONCodec,
+  NatsConnection,
+  JetStreamClient,
+  nanos,
+  headers,
+  RetentionPolicy,
+  StorageType,
+} from 'nats';
 import { BusMessage, BusSubscription, MessageBus, SubscribeOptions } from '../message-bus.port';
 
 export interface NatsMessageBusOptions {
@@ -51,7 +62,11 @@ export class NatsMessageBus implements MessageBus {
     return { duplicate: ack.duplicate };
   }
 
-  async subscribe<T>(filter: string, handler: (m: BusMessage<T>) => void | Promise<void>, options: SubscribeOptions = {}): Promise<BusSubscription> {
+  async subscribe<T>(
+    filter: string,
+    handler: (m: BusMessage<T>) => void | Promise<void>,
+    options: SubscribeOptions = {},
+  ): Promise<BusSubscription> {
     // An ephemeral pull consumer (works on NATS 2.9+; ordered consumers need 2.10 with this client).
     const jsm = await this.nc.jetstreamManager();
     const info = await jsm.consumers.add(this.stream, {
@@ -64,7 +79,11 @@ export class NatsMessageBus implements MessageBus {
     const messages = await consumer.consume();
     const done = (async () => {
       for await (const m of messages) {
-        await handler({ subject: m.subject, id: m.headers?.get('Nats-Msg-Id') ?? '', data: this.codec.decode(m.data) as T });
+        await handler({
+          subject: m.subject,
+          id: m.headers?.get('Nats-Msg-Id') ?? '',
+          data: this.codec.decode(m.data) as T,
+        });
       }
     })();
     const entry = { stop: () => void messages.stop(), done };

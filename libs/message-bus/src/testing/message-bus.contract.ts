@@ -1,7 +1,10 @@
 import { randomUUID } from 'crypto';
 import { BusMessage, MessageBus } from '../message-bus.port';
 
-export function messageBusContract(name: string, open: () => Promise<{ bus: MessageBus; prefix: string; close: () => Promise<void> }>): void {
+export function messageBusContract(
+  name: string,
+  open: () => Promise<{ bus: MessageBus; prefix: string; close: () => Promise<void> }>,
+): void {
   describe(`MessageBus contract: ${name}`, () => {
     let prefix: string;
     let bus: MessageBus;
@@ -54,7 +57,9 @@ export function messageBusContract(name: string, open: () => Promise<{ bus: Mess
       const org = randomUUID();
       await bus.publish(`${prefix}.${org}.a.B`, { n: 1 }, { msgId: randomUUID() });
       const got: number[] = [];
-      const sub = await bus.subscribe<{ n: number }>(`${prefix}.${org}.>`, (m) => void got.push(m.data.n), { deliver: 'all' });
+      const sub = await bus.subscribe<{ n: number }>(`${prefix}.${org}.>`, (m) => void got.push(m.data.n), {
+        deliver: 'all',
+      });
       await bus.publish(`${prefix}.${org}.a.B`, { n: 2 }, { msgId: randomUUID() });
       await until(() => got.length === 2);
       expect(got).toEqual([1, 2]);

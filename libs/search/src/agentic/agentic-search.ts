@@ -39,7 +39,13 @@ interface Pooled {
   round: number;
 }
 
-const brief = (c: RankedChunk) => ({ file_id: c.fileId, filename: c.filename, chunk_index: c.chunkIndex, store_id: c.storeId, score: c.score });
+const brief = (c: RankedChunk) => ({
+  file_id: c.fileId,
+  filename: c.filename,
+  chunk_index: c.chunkIndex,
+  store_id: c.storeId,
+  score: c.score,
+});
 
 /**
  * Agentic search (`search_options.agentic`): rounds of planning, searching and judging. Round 1 searches the question;
@@ -77,7 +83,11 @@ export class AgenticSearch {
     /** The question's embedding, already under way. */
     questionVector?: Promise<Float32Array | null>;
     /** Searches the question itself (round 1) instead of the stores alone: the web store's joint ranking. */
-    searchQuestion?: (query: string, candidates: number, vector?: Promise<Float32Array | null>) => Promise<RankedChunk[]>;
+    searchQuestion?: (
+      query: string,
+      candidates: number,
+      vector?: Promise<Float32Array | null>,
+    ) => Promise<RankedChunk[]>;
   }): Promise<AgenticRun> {
     const { stores, question, params, config, signal } = input;
     const trace = input.trace ?? (() => undefined);
@@ -91,7 +101,14 @@ export class AgenticSearch {
     let usage = NO_USAGE;
     let finish: { relevant: string[] | null; rationale: string } | null = null;
     let rounds = 0;
-    trace('agentic.started', { query: question, model: planner.model, max_rounds: config.maxRounds, queries_per_round: config.queriesPerRound, results_per_query: perQuery, top_k: params.topK });
+    trace('agentic.started', {
+      query: question,
+      model: planner.model,
+      max_rounds: config.maxRounds,
+      queries_per_round: config.queriesPerRound,
+      results_per_query: perQuery,
+      top_k: params.topK,
+    });
 
     const ranking = (): Pooled[] => {
       const variants = queries.length > 1;
@@ -111,7 +128,13 @@ export class AgenticSearch {
       maxRounds: config.maxRounds,
       queriesPerRound: config.queriesPerRound,
       issued: [...queries],
-      ranking: ranking().map((p) => ({ id: p.id, text: p.chunk.text, filename: p.chunk.filename, score: p.chunk.score, round: p.round })),
+      ranking: ranking().map((p) => ({
+        id: p.id,
+        text: p.chunk.text,
+        filename: p.chunk.filename,
+        score: p.chunk.score,
+        round: p.round,
+      })),
       topK: params.topK,
     });
     const checkAborted = () => {
@@ -142,7 +165,13 @@ export class AgenticSearch {
             const retrieved =
               index === 0 && input.searchQuestion
                 ? await input.searchQuestion(q, candidates, input.questionVector)
-                : await this.retrieval.retrieve(stores, q, params, candidates, index === 0 ? input.questionVector : undefined);
+                : await this.retrieval.retrieve(
+                    stores,
+                    q,
+                    params,
+                    candidates,
+                    index === 0 ? input.questionVector : undefined,
+                  );
             const results = retrieved.slice(0, perQuery);
             toolCalls.push({
               tool_call_id: id,
@@ -151,10 +180,19 @@ export class AgenticSearch {
               started_at: t0.toISOString(),
               duration_ms: performance.now() - started,
               arguments: { query: q.slice(0, 1000), top_k: perQuery },
-              result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
+              result: {
+                result_count: results.length,
+                results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`),
+              },
               error: null,
             });
-            trace('agentic.search.completed', { round, tool_call_id: id, query: q, result_count: results.length, results: results.slice(0, 10).map(brief) });
+            trace('agentic.search.completed', {
+              round,
+              tool_call_id: id,
+              query: q,
+              result_count: results.length,
+              results: results.slice(0, 10).map(brief),
+            });
             return { index, results };
           }),
         );
@@ -168,7 +206,12 @@ export class AgenticSearch {
         }
         const now = ranking();
         const entered = now.slice(0, params.topK).filter((p) => !before.has(p.id));
-        trace('agentic.round.completed', { round, total_results: pool.size, new_in_top_k: entered.length, top: now.slice(0, params.topK).map((p) => brief(p.chunk)) });
+        trace('agentic.round.completed', {
+          round,
+          total_results: pool.size,
+          new_in_top_k: entered.length,
+          top: now.slice(0, params.topK).map((p) => brief(p.chunk)),
+        });
         checkAborted();
         // without a model: a round that brought nothing new into the top results ends the search
         if (round > 1 && !entered.length && planner instanceof FeedbackPlanner) {
@@ -187,7 +230,11 @@ export class AgenticSearch {
             model: planner.model,
             queries: step.queries,
             finished: !!step.finish,
-            usage: { prompt_tokens: step.usage.promptTokens, completion_tokens: step.usage.completionTokens, total_tokens: step.usage.totalTokens },
+            usage: {
+              prompt_tokens: step.usage.promptTokens,
+              completion_tokens: step.usage.completionTokens,
+              total_tokens: step.usage.totalTokens,
+            },
           });
         if (step.finish) {
           finish = step.finish;
@@ -214,13 +261,38 @@ export class AgenticSearch {
         return { ...p.chunk, score: ceiling };
       });
       const keptIds = new Set(kept.map((p) => p.id));
-      if (config.strictTopK) results.push(...fused.filter((p) => !keptIds.has(p.id)).map((p) => ({ ...p.chunk, score: Math.min(ceiling, p.chunk.score) })));
+      if (config.strictTopK)
+        results.push(
+          ...fused
+            .filter((p) => !keptIds.has(p.id))
+            .map((p) => ({ ...p.chunk, score: Math.min(ceiling, p.chunk.score) })),
+        );
     } else {
       const best = fused[0]?.chunk.score ?? 0;
       results = fused.filter((p) => config.strictTopK || p.chunk.score >= RELEVANT_SHARE * best).map((p) => p.chunk);
     }
-    const rankingStrategy = finish?.relevant ? planner.strategy : planner instanceof FeedbackPlanner ? planner.strategy : `${finish?.rationale ?? 'rounds exhausted'}; results in fused order`;
-    if (!interrupted) trace('agentic.completed', { rounds_executed: rounds, queries, result_count: Math.min(results.length, params.topK), ranking_strategy: rankingStrategy });
-    return { results, roundsExecuted: rounds, toolCalls, usage, model: planner.model, rankingStrategy, startedAt, queries, ...(interrupted ? { interrupted } : {}) };
+    const rankingStrategy = finish?.relevant
+      ? planner.strategy
+      : planner instanceof FeedbackPlanner
+        ? planner.strategy
+        : `${finish?.rationale ?? 'rounds exhausted'}; results in fused order`;
+    if (!interrupted)
+      trace('agentic.completed', {
+        rounds_executed: rounds,
+        queries,
+        result_count: Math.min(results.length, params.topK),
+        ranking_strategy: rankingStrategy,
+      });
+    return {
+      results,
+      roundsExecuted: rounds,
+      toolCalls,
+      usage,
+      model: planner.model,
+      rankingStrategy,
+      startedAt,
+      queries,
+      ...(interrupted ? { interrupted } : {}),
+    };
   }
 }

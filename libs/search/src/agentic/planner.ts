@@ -54,7 +54,8 @@ const norm = (q: string) => q.toLowerCase().replace(/\s+/g, ' ').trim();
  */
 export class FeedbackPlanner implements Planner {
   readonly model = DETERMINISTIC_PLANNER_MODEL;
-  readonly strategy = 'Interpolated fusion: 0.6 × the question’s own hybrid score + 0.4 × the best score of a feedback query (RM3-style); results under half the best score are judged not relevant.';
+  readonly strategy =
+    'Interpolated fusion: 0.6 × the question’s own hybrid score + 0.4 × the best score of a feedback query (RM3-style); results under half the best score are judged not relevant.';
 
   async next(view: PlannerView): Promise<PlanStep> {
     const terms = feedbackTerms(view.question, view.ranking.slice(0, FEEDBACK_DOCS), 9);
@@ -74,7 +75,12 @@ export class FeedbackPlanner implements Planner {
       if (queries.length >= view.queriesPerRound) break;
       if (q && !issued.has(norm(q)) && !queries.some((x) => norm(x) === norm(q))) queries.push(q);
     }
-    return { queries, finish: queries.length ? null : { relevant: null, rationale: 'no new query could be formed from the results' }, usage: NO_USAGE, calls: [] };
+    return {
+      queries,
+      finish: queries.length ? null : { relevant: null, rationale: 'no new query could be formed from the results' },
+      usage: NO_USAGE,
+      calls: [],
+    };
   }
 }
 
@@ -95,7 +101,11 @@ const SEARCH_TOOL = (max: number): LlmTool => ({
   function: {
     name: 'search',
     description: `Search the stores. Give 1 to ${max} queries that together find passages answering the question (different wordings, sub-questions, likely terms).`,
-    parameters: { type: 'object', properties: { queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: max } }, required: ['queries'] },
+    parameters: {
+      type: 'object',
+      properties: { queries: { type: 'array', items: { type: 'string' }, minItems: 1, maxItems: max } },
+      required: ['queries'],
+    },
   },
 });
 
@@ -103,7 +113,8 @@ const FINISH_TOOL: LlmTool = {
   type: 'function',
   function: {
     name: 'finish',
-    description: 'Stop searching. List the ids of the results that are relevant to the question, most relevant first, and say briefly how you ranked them.',
+    description:
+      'Stop searching. List the ids of the results that are relevant to the question, most relevant first, and say briefly how you ranked them.',
     parameters: {
       type: 'object',
       properties: { relevant: { type: 'array', items: { type: 'string' } }, rationale: { type: 'string' } },
@@ -142,8 +153,12 @@ export class LlmPlanner implements Planner {
         'You are a search agent. You find the passages in a document store that answer a question.',
         'You are shown the results of the searches so far. Either call `search` with better queries (other wordings, sub-questions, terms the results use) or, when the results answer the question or more searching will not help, call `finish` with the ids of the relevant results, most relevant first.',
       ];
-      if (view.instructions) rules.push(`Additional instructions (follow them unless they conflict with the above): ${view.instructions}`);
-      this.messages.push({ role: 'system', content: rules.join('\n') }, { role: 'user', content: `Question: ${view.question}` });
+      if (view.instructions)
+        rules.push(`Additional instructions (follow them unless they conflict with the above): ${view.instructions}`);
+      this.messages.push(
+        { role: 'system', content: rules.join('\n') },
+        { role: 'user', content: `Question: ${view.question}` },
+      );
     }
     const last = view.round >= view.maxRounds;
     this.messages.push({ role: 'user', content: describe(view, last) });
@@ -165,22 +180,42 @@ export class LlmPlanner implements Planner {
       started_at: t0.toISOString(),
       duration_ms: performance.now() - started,
       arguments: { round: view.round, model: response.model },
-      result: { tool: call?.function.name ?? null, usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens } },
+      result: {
+        tool: call?.function.name ?? null,
+        usage: { prompt_tokens: response.usage.promptTokens, completion_tokens: response.usage.completionTokens },
+      },
       error: null,
     };
     const base = { usage: addUsage(NO_USAGE, response.usage), calls: [record] };
     const args = parseArgs(call?.function.arguments);
-    if (call) this.messages.push({ role: 'tool', tool_call_id: call.id, content: call.function.name === 'search' ? 'Searching; the results follow.' : 'Done.' });
+    if (call)
+      this.messages.push({
+        role: 'tool',
+        tool_call_id: call.id,
+        content: call.function.name === 'search' ? 'Searching; the results follow.' : 'Done.',
+      });
     if (call?.function.name === 'search') {
-      const queries = Array.isArray(args.queries) ? args.queries.filter((q): q is string => typeof q === 'string' && !!q.trim()).slice(0, view.queriesPerRound) : [];
+      const queries = Array.isArray(args.queries)
+        ? args.queries.filter((q): q is string => typeof q === 'string' && !!q.trim()).slice(0, view.queriesPerRound)
+        : [];
       if (queries.length) return { ...base, queries, finish: null };
     }
     if (call?.function.name === 'finish') {
-      const relevant = Array.isArray(args.relevant) ? args.relevant.filter((x): x is string => typeof x === 'string') : null;
-      return { ...base, queries: [], finish: { relevant, rationale: typeof args.rationale === 'string' ? args.rationale.slice(0, 2000) : '' } };
+      const relevant = Array.isArray(args.relevant)
+        ? args.relevant.filter((x): x is string => typeof x === 'string')
+        : null;
+      return {
+        ...base,
+        queries: [],
+        finish: { relevant, rationale: typeof args.rationale === 'string' ? args.rationale.slice(0, 2000) : '' },
+      };
     }
     // a model that answered in text, or called search without queries: stop with the fused ranking
-    return { ...base, queries: [], finish: { relevant: null, rationale: 'the model stopped without a ranking; results are in fused order' } };
+    return {
+      ...base,
+      queries: [],
+      finish: { relevant: null, rationale: 'the model stopped without a ranking; results are in fused order' },
+    };
   }
 }
 
@@ -194,10 +229,17 @@ function parseArgs(text: string | undefined): Record<string, unknown> {
 }
 
 function describe(view: PlannerView, last: boolean): string {
-  const lines = view.ranking.slice(0, SHOWN_RESULTS).map((r) => `[${r.id}] ${r.filename} (score ${r.score.toFixed(3)}): ${r.text.replace(/\s+/g, ' ').slice(0, SNIPPET_CHARS)}`);
+  const lines = view.ranking
+    .slice(0, SHOWN_RESULTS)
+    .map(
+      (r) =>
+        `[${r.id}] ${r.filename} (score ${r.score.toFixed(3)}): ${r.text.replace(/\s+/g, ' ').slice(0, SNIPPET_CHARS)}`,
+    );
   return [
     `Round ${view.round} of ${view.maxRounds}. Queries so far: ${view.issued.map((q) => JSON.stringify(q)).join(', ')}.`,
     lines.length ? `Results so far, best first:\n${lines.join('\n')}` : 'No results so far.',
-    last ? 'This was the last round: call finish.' : `Call search with up to ${view.queriesPerRound} new queries, or finish.`,
+    last
+      ? 'This was the last round: call finish.'
+      : `Call search with up to ${view.queriesPerRound} new queries, or finish.`,
   ].join('\n\n');
 }

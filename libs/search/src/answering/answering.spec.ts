@@ -7,8 +7,17 @@ import { FeedbackPlanner, PlannerView } from '../agentic/planner';
 
 describe('answering text helpers', () => {
   it('splits sentences at end punctuation, blank lines, list items and headings, not after abbreviations', () => {
-    const text = '# Jam\n\nBoil the fruit, e.g. plums. Then fill jars! Is it set? Test it.\n- first item\n- second item';
-    expect(sentences(text).map((s) => s.text)).toEqual(['Jam', 'Boil the fruit, e.g. plums.', 'Then fill jars!', 'Is it set?', 'Test it.', 'first item', 'second item']);
+    const text =
+      '# Jam\n\nBoil the fruit, e.g. plums. Then fill jars! Is it set? Test it.\n- first item\n- second item';
+    expect(sentences(text).map((s) => s.text)).toEqual([
+      'Jam',
+      'Boil the fruit, e.g. plums.',
+      'Then fill jars!',
+      'Is it set?',
+      'Test it.',
+      'first item',
+      'second item',
+    ]);
     const s = sentences('One sentence.  Two sentences.')[1];
     expect('One sentence.  Two sentences.'.slice(s.start)).toBe('Two sentences.');
   });
@@ -22,25 +31,37 @@ describe('answering text helpers', () => {
   });
 
   it('content terms drop stop words and question words', () => {
-    expect(contentTerms('How long does the sauerkraut take to ferment?')).toEqual(['long', stem('sauerkraut'), 'take', stem('ferment')]);
+    expect(contentTerms('How long does the sauerkraut take to ferment?')).toEqual([
+      'long',
+      stem('sauerkraut'),
+      'take',
+      stem('ferment'),
+    ]);
   });
 });
 
 describe('extractive answers', () => {
   const sources = [
     { text: 'Jam needs sugar. Boil strawberries with sugar until the jam sets on a cold plate.', score: 0.9 },
-    { text: 'Sauerkraut is cabbage. Lactic fermentation turns the cabbage sour in about three weeks. Keep it under brine.', score: 0.7 },
+    {
+      text: 'Sauerkraut is cabbage. Lactic fermentation turns the cabbage sour in about three weeks. Keep it under brine.',
+      score: 0.7,
+    },
   ];
 
   it('answers with the sentence that answers the question, followed by its citation', async () => {
     const a = await extractiveAnswer('How many weeks does the cabbage take to turn sour?', sources, { cite: true });
     expect(a.found).toBe(true);
-    expect(a.answer.startsWith('Lactic fermentation turns the cabbage sour in about three weeks. <cite i="1"/>')).toBe(true);
+    expect(a.answer.startsWith('Lactic fermentation turns the cabbage sour in about three weeks. <cite i="1"/>')).toBe(
+      true,
+    );
     expect(a.cited[0]).toBe(1);
   });
 
   it('leaves the markers out when citations are off, and says so when nothing answers', async () => {
-    const plain = await extractiveAnswer('How many weeks does the cabbage take to turn sour?', sources, { cite: false });
+    const plain = await extractiveAnswer('How many weeks does the cabbage take to turn sour?', sources, {
+      cite: false,
+    });
     expect(plain.answer).not.toContain('<cite');
     expect(plain.cited).toEqual([]);
     const none = await extractiveAnswer('Who wrote the Iliad?', sources, { cite: true });
@@ -49,7 +70,10 @@ describe('extractive answers', () => {
   });
 
   it('uses semantic similarity for a sentence that shares no word with the question', async () => {
-    const a = await extractiveAnswer('duration of souring', sources, { cite: true, similarity: async (_q, texts) => texts.map((t) => (t.includes('three weeks') ? 0.9 : 0.1)) });
+    const a = await extractiveAnswer('duration of souring', sources, {
+      cite: true,
+      similarity: async (_q, texts) => texts.map((t) => (t.includes('three weeks') ? 0.9 : 0.1)),
+    });
     expect(a.answer).toContain('three weeks');
   });
 
@@ -66,7 +90,10 @@ describe('extractive answers', () => {
 
 describe('model answers', () => {
   it('numbers the sources, asks for <cite i="N"/> markers and carries the instructions', () => {
-    const [system, user] = answerMessages('Why?', [{ text: 'Because.', filename: 'a.txt' }], { cite: true, instructions: 'Be brief.' });
+    const [system, user] = answerMessages('Why?', [{ text: 'Because.', filename: 'a.txt' }], {
+      cite: true,
+      instructions: 'Be brief.',
+    });
     expect(system.content).toContain('<cite i="2"/>');
     expect(system.content).toContain('Be brief.');
     expect(user.content).toBe('Sources:\n\n[0] a.txt\nBecause.\n\nQuestion: Why?');
@@ -84,7 +111,16 @@ describe('the feedback planner', () => {
     'Fermentation in brine: salt draws water from the cabbage and lactic bacteria do the rest.',
     'Strawberry jam is boiled with sugar.',
   ].map((text, i) => ({ id: `r${i + 1}`, text, filename: `f${i}.txt`, score: 1 - i * 0.2, round: 1 }));
-  const view = (issued: string[]): PlannerView => ({ question: 'sour cabbage', instructions: null, round: 1, maxRounds: 3, queriesPerRound: 4, issued, ranking, topK: 3 });
+  const view = (issued: string[]): PlannerView => ({
+    question: 'sour cabbage',
+    instructions: null,
+    round: 1,
+    maxRounds: 3,
+    queriesPerRound: 4,
+    issued,
+    ranking,
+    topK: 3,
+  });
 
   it('finds the terms that characterise the top results, not the question’s own', () => {
     const terms = feedbackTerms('sour cabbage', ranking.slice(0, 2), 4);

@@ -48,7 +48,11 @@ interface Candidate {
  * semantic similarity when available, and the retrieval rank of its passage); the best sentence, and
  * the next ones that score close to it, are the answer, each followed by its citation marker.
  */
-export async function extractiveAnswer(question: string, sources: Array<{ text: string; score: number }>, options: ExtractiveOptions): Promise<ExtractiveAnswer> {
+export async function extractiveAnswer(
+  question: string,
+  sources: Array<{ text: string; score: number }>,
+  options: ExtractiveOptions,
+): Promise<ExtractiveAnswer> {
   const maxSentences = options.maxSentences ?? 3;
   const maxChars = options.maxChars ?? 900;
   let qTerms = [...new Set(contentTerms(question))];
@@ -94,7 +98,10 @@ export async function extractiveAnswer(question: string, sources: Array<{ text: 
   // are compared by meaning: embedding every sentence costs a model call each (~25 ms with the
   // bundled model), and an answer has at most `maxSentences` of them.
   const byWords = pool.map((c, i) => ({ c, i, s: lexical[i].coverage > 0 ? 0.75 * lex(i) + 0.25 * prior(c) : 0 }));
-  const candidates = [...byWords.filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.i - b.i), ...byWords.filter((x) => x.s === 0)].slice(0, SENTENCES_COMPARED);
+  const candidates = [
+    ...byWords.filter((x) => x.s > 0).sort((a, b) => b.s - a.s || a.i - b.i),
+    ...byWords.filter((x) => x.s === 0),
+  ].slice(0, SENTENCES_COMPARED);
   const dense = options.similarity
     ? await options
         .similarity(
@@ -111,7 +118,9 @@ export async function extractiveAnswer(question: string, sources: Array<{ text: 
     else c.score = sim === null ? 0.75 * lex(i) + 0.25 * prior(c) : 0.55 * lex(i) + 0.25 * sim + 0.2 * prior(c);
   });
 
-  const ranked = pool.filter((c) => c.score > 0).sort((a, b) => b.score - a.score || a.source - b.source || a.position - b.position);
+  const ranked = pool
+    .filter((c) => c.score > 0)
+    .sort((a, b) => b.score - a.score || a.source - b.source || a.position - b.position);
   if (!ranked.length) return { answer: NO_ANSWER, cited: [], found: false };
 
   const chosen: Candidate[] = [];

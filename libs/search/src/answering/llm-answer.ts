@@ -20,7 +20,11 @@ export interface LlmAnswer {
 }
 
 /** The messages that ask the model to answer from numbered sources, citing them. */
-export function answerMessages(question: string, sources: Array<{ text: string; filename: string }>, options: { cite: boolean; instructions: string | null }): LlmMessage[] {
+export function answerMessages(
+  question: string,
+  sources: Array<{ text: string; filename: string }>,
+  options: { cite: boolean; instructions: string | null },
+): LlmMessage[] {
   const rules = [
     'You answer questions using only the numbered sources the user gives you.',
     options.cite
@@ -29,7 +33,10 @@ export function answerMessages(question: string, sources: Array<{ text: string; 
     'If the sources do not contain the answer, say that they do not; never answer from other knowledge.',
     'Answer concisely, in the language of the question.',
   ];
-  if (options.instructions) rules.push(`Additional instructions (follow them unless they conflict with the rules above): ${options.instructions}`);
+  if (options.instructions)
+    rules.push(
+      `Additional instructions (follow them unless they conflict with the rules above): ${options.instructions}`,
+    );
   let budget = CONTEXT_CHARS;
   const blocks: string[] = [];
   sources.forEach((s, i) => {

@@ -7,7 +7,10 @@ import { estimateTokens } from '@larder/ingestion';
  * it did not finish).
  */
 export function spentSoFar(messages: readonly LlmMessage[], delivered: string): LlmUsage {
-  const promptTokens = messages.reduce((n, m) => n + estimateTokens(m.content ?? '') + (m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0), 0);
+  const promptTokens = messages.reduce(
+    (n, m) => n + estimateTokens(m.content ?? '') + (m.tool_calls ? estimateTokens(JSON.stringify(m.tool_calls)) : 0),
+    0,
+  );
   const completionTokens = delivered ? estimateTokens(delivered) : 0;
   return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
 }

@@ -6,7 +6,11 @@ import { stemOf, STOP_WORDS, words } from '@larder/chunk-index/analysis/analyzer
  */
 
 /** Question words and request verbs that say what kind of answer is wanted, not what it is about. */
-const QUESTION_WORDS = new Set('what which who whom whose when where why how does do did is are was were can could should would will explain describe tell give list name find show'.split(' '));
+const QUESTION_WORDS = new Set(
+  'what which who whom whose when where why how does do did is are was were can could should would will explain describe tell give list name find show'.split(
+    ' ',
+  ),
+);
 
 /** The topic words of a text: tokens that are not stop words, question words or single characters, stemmed. */
 export function contentTerms(text: string): string[] {

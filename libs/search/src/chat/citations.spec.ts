@@ -11,7 +11,14 @@ describe('CitationExtractor: <cite i="N"/> markers → file_citation annotations
     const { content, annotations } = CitationExtractor.extract('Salt it <cite i="0"/>. Boil it<cite i="1"/>.', sources);
     expect(content).toBe('Salt it . Boil it.');
     expect(annotations).toEqual([
-      { type: 'file_citation', file_id: 'f-kraut', filename: 'sauerkraut.md', index: 8, chunk_id: 'f-kraut:0', store_id: 's-1' },
+      {
+        type: 'file_citation',
+        file_id: 'f-kraut',
+        filename: 'sauerkraut.md',
+        index: 8,
+        chunk_id: 'f-kraut:0',
+        store_id: 's-1',
+      },
       { type: 'file_citation', file_id: 'f-jam', filename: 'jam.md', index: 17, chunk_id: 'f-jam:3', store_id: 's-1' },
     ]);
   });

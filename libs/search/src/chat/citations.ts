@@ -90,7 +90,14 @@ export class CitationExtractor {
       const s = this.sources[i];
       if (!s || !s.citable) continue;
       if (this.annotations.some((a) => a.index === at && a.chunk_id === `${s.fileId}:${s.chunkIndex}`)) continue;
-      this.annotations.push({ type: 'file_citation', file_id: s.fileId, filename: s.filename, index: at, chunk_id: `${s.fileId}:${s.chunkIndex}`, store_id: s.storeId });
+      this.annotations.push({
+        type: 'file_citation',
+        file_id: s.fileId,
+        filename: s.filename,
+        index: at,
+        chunk_id: `${s.fileId}:${s.chunkIndex}`,
+        store_id: s.storeId,
+      });
     }
   }
 }

@@ -42,9 +42,15 @@ export function chatCompletionCreated(f: CompletionActivityFacts, run: ToolLoopR
       finishReason: run.finishReason,
       stream: f.stream,
       stored: f.stored,
-      toolCalls: run.records.slice(0, 100).map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
+      toolCalls: run.records
+        .slice(0, 100)
+        .map((r) => ({ ...r, arguments: truncated(r.arguments), result: truncated(r.result) })),
       clientToolCalls: run.clientToolCalls.map((c) => c.id),
-      tokenUsage: { prompt_tokens: run.usage.promptTokens, completion_tokens: run.usage.completionTokens, total_tokens: run.usage.totalTokens },
+      tokenUsage: {
+        prompt_tokens: run.usage.promptTokens,
+        completion_tokens: run.usage.completionTokens,
+        total_tokens: run.usage.totalTokens,
+      },
       startedAt: f.startedAt.toISOString(),
       completionTimeMs: performance.now() - f.t0,
       timeToFirstTokenMs: run.firstContentMs,

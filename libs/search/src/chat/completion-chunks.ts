@@ -23,7 +23,14 @@ export class CompletionChunks {
   ) {}
 
   private chunk(choices: unknown[], extra: Record<string, unknown> = {}): void {
-    this.sink.data({ id: this.id, object: 'chat.completion.chunk', created: this.created, model: this.model, choices, ...extra });
+    this.sink.data({
+      id: this.id,
+      object: 'chat.completion.chunk',
+      created: this.created,
+      model: this.model,
+      choices,
+      ...extra,
+    });
   }
 
   open(): void {
@@ -47,11 +54,21 @@ export class CompletionChunks {
   toolCalls(calls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>): void {
     if (!calls.length) return;
     this.open();
-    this.chunk([{ index: 0, delta: { tool_calls: calls.map((c, index) => ({ index, ...c })) }, logprobs: null, finish_reason: null }]);
+    this.chunk([
+      {
+        index: 0,
+        delta: { tool_calls: calls.map((c, index) => ({ index, ...c })) },
+        logprobs: null,
+        finish_reason: null,
+      },
+    ]);
   }
 
   finish(finishReason: string, annotations: FileCitation[], extra: Record<string, unknown>): void {
     this.open();
-    this.chunk([{ index: 0, delta: annotations.length ? { annotations } : {}, logprobs: null, finish_reason: finishReason }], extra);
+    this.chunk(
+      [{ index: 0, delta: annotations.length ? { annotations } : {}, logprobs: null, finish_reason: finishReason }],
+      extra,
+    );
   }
 }

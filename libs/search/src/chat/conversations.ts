@@ -25,7 +25,13 @@ export class Conversations {
   async save(event: ChatCompletionStored): Promise<void> {
     await this.store.appendToStream(
       chatCompletionStream(event.data.completionId),
-      [{ type: event.type, data: event.data, metadata: { orgId: event.data.organizationId, actor: event.data.apiKeyId } }],
+      [
+        {
+          type: event.type,
+          data: event.data,
+          metadata: { orgId: event.data.organizationId, actor: event.data.apiKeyId },
+        },
+      ],
       {
         expectedRevision: 'no_stream',
       },
@@ -37,11 +43,18 @@ export class Conversations {
     const turns: ChatCompletionStored['data'][] = [];
     for (let id: string | null = completionId; id && turns.length < MAX_TURNS;) {
       const turn = await this.get(p, id);
-      if (!turn) throw new NotFoundError(`Completion ${completionId} not found (only completions created with store: true can be continued)`);
+      if (!turn)
+        throw new NotFoundError(
+          `Completion ${completionId} not found (only completions created with store: true can be continued)`,
+        );
       turns.unshift(turn);
       id = turn.previousCompletionId;
     }
-    return { rootCompletionId: turns[0].rootCompletionId, messages: turns.flatMap((t) => t.messages), sources: turns.flatMap((t) => t.sources ?? []) };
+    return {
+      rootCompletionId: turns[0].rootCompletionId,
+      messages: turns.flatMap((t) => t.messages),
+      sources: turns.flatMap((t) => t.sources ?? []),
+    };
   }
 
   private async get(p: Principal, id: string): Promise<ChatCompletionStored['data'] | null> {

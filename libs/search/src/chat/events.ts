@@ -77,4 +77,9 @@ export interface ResponseDeleted {
 }
 
 export type ChatEvent = ChatCompletionStored | ToolTicketRedeemed | ResponseStored | ResponseDeleted;
-export const CHAT_EVENT_TYPES = ['ChatCompletionStored', 'ToolTicketRedeemed', 'ResponseStored', 'ResponseDeleted'] as const;
+export const CHAT_EVENT_TYPES = [
+  'ChatCompletionStored',
+  'ToolTicketRedeemed',
+  'ResponseStored',
+  'ResponseDeleted',
+] as const;

@@ -11,16 +11,20 @@ export const asArgs = (text: string): Record<string, unknown> => {
   } catch {
     throw new ToolArgumentsError('The arguments are not valid JSON');
   }
-  if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ToolArgumentsError('The arguments should be a JSON object');
+  if (!v || typeof v !== 'object' || Array.isArray(v))
+    throw new ToolArgumentsError('The arguments should be a JSON object');
   return v as Record<string, unknown>;
 };
 /** An integer argument from 1 up to `max`, `def` when absent or invalid. */
-export const intArg = (v: unknown, def: number, max: number) => (typeof v === 'number' && Number.isInteger(v) && v >= 1 ? Math.min(v, max) : def);
+export const intArg = (v: unknown, def: number, max: number) =>
+  typeof v === 'number' && Number.isInteger(v) && v >= 1 ? Math.min(v, max) : def;
 
 /** The declared filters AND the model's metadata_filters (combined with its filter_mode). */
 export function combineFilters(declared: unknown, modelFilters: unknown, mode: unknown): unknown {
   const conditions = Array.isArray(modelFilters) ? modelFilters : [];
   if (!conditions.length) return declared ?? null;
   const own = { [mode === 'any' ? 'any' : 'all']: conditions };
-  return declared === null || declared === undefined ? own : { all: [...(Array.isArray(declared) ? (declared as unknown[]) : [declared]), own] };
+  return declared === null || declared === undefined
+    ? own
+    : { all: [...(Array.isArray(declared) ? (declared as unknown[]) : [declared]), own] };
 }

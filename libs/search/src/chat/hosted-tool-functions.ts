@@ -23,7 +23,8 @@ export const HOSTED_TOOL_TYPES = [
 export type HostedToolType = (typeof HOSTED_TOOL_TYPES)[number] | 'file_search';
 
 /** What a hosted tool does: aliases run the store tool they stand for. */
-export type HostedKind = 'store_search' | 'store_grep' | 'store_list_chunks' | 'store_metadata_facets' | 'list_stores' | 'get_chunks';
+export type HostedKind =
+  'store_search' | 'store_grep' | 'store_list_chunks' | 'store_metadata_facets' | 'list_stores' | 'get_chunks';
 
 const ALIASES: Partial<Record<HostedToolType, HostedKind>> = {
   file_search: 'store_search',
@@ -71,7 +72,24 @@ const metadataFilterSchema = {
     type: 'object',
     properties: {
       key: { type: 'string', description: 'metadata field (dot path); generated_metadata.* for chunk metadata' },
-      operator: { type: 'string', enum: ['eq', 'not_eq', 'gt', 'gte', 'lt', 'lte', 'in', 'not_in', 'like', 'contains', 'starts_with', 'not_like', 'regex'] },
+      operator: {
+        type: 'string',
+        enum: [
+          'eq',
+          'not_eq',
+          'gt',
+          'gte',
+          'lt',
+          'lte',
+          'in',
+          'not_in',
+          'like',
+          'contains',
+          'starts_with',
+          'not_like',
+          'regex',
+        ],
+      },
       value: {},
     },
     required: ['key', 'operator', 'value'],
@@ -85,13 +103,22 @@ export function hostedToolFunction(d: HostedToolDecl, storeNames: string): LlmTo
   const over = d.storeIdentifiers ? `the stores ${storeNames}` : "the user's stores";
   const fn = (description: string, properties: Record<string, unknown>, required: string[] = []): LlmTool => ({
     type: 'function',
-    function: { name: d.name, description, parameters: { type: 'object', properties, required, additionalProperties: false } },
+    function: {
+      name: d.name,
+      description,
+      parameters: { type: 'object', properties, required, additionalProperties: false },
+    },
   });
   switch (d.kind) {
     case 'store_search':
       return fn(
         `Semantic and keyword search over ${over}. Returns numbered passages.`,
-        { query: { type: 'string', description: 'What to search for.' }, top_k: topK, metadata_filters: metadataFilterSchema, filter_mode: filterMode },
+        {
+          query: { type: 'string', description: 'What to search for.' },
+          top_k: topK,
+          metadata_filters: metadataFilterSchema,
+          filter_mode: filterMode,
+        },
         ['query'],
       );
     case 'store_grep':
@@ -107,13 +134,16 @@ export function hostedToolFunction(d: HostedToolDecl, storeNames: string): LlmTo
         ['pattern'],
       );
     case 'store_list_chunks':
-      return fn(`List passages of ${over} by metadata, optionally ordered by a metadata field. Returns numbered passages.`, {
-        metadata_filters: metadataFilterSchema,
-        filter_mode: filterMode,
-        rank_by: { type: 'string', description: 'Metadata field to order by.' },
-        direction: { type: 'string', enum: ['asc', 'desc'] },
-        top_k: topK,
-      });
+      return fn(
+        `List passages of ${over} by metadata, optionally ordered by a metadata field. Returns numbered passages.`,
+        {
+          metadata_filters: metadataFilterSchema,
+          filter_mode: filterMode,
+          rank_by: { type: 'string', description: 'Metadata field to order by.' },
+          direction: { type: 'string', enum: ['asc', 'desc'] },
+          top_k: topK,
+        },
+      );
     case 'store_metadata_facets':
       return fn(`The metadata fields of ${over} with their most frequent values and counts.`, {
         query: { type: 'string', description: 'Optional query that scopes the facets.' },

@@ -1,7 +1,15 @@
 /** Runs the hosted tools a chat completion or response declared, through the search context's query handlers. */
 import { Injectable } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { DomainError, ForbiddenError, LIMITS, parseFilters, Principal, scopeAllows, ValidationFailedError } from '@larder/kernel';
+import {
+  DomainError,
+  ForbiddenError,
+  LIMITS,
+  parseFilters,
+  Principal,
+  scopeAllows,
+  ValidationFailedError,
+} from '@larder/kernel';
 import type { LlmToolCall } from '@larder/ai';
 import { StoresReader } from '@larder/projections/stores/stores.reader';
 import { SearchStoresQuery } from '../queries/search-stores/search-stores.query';
@@ -52,7 +60,11 @@ export class HostedTools {
   async defaultStores(p: Principal): Promise<string[]> {
     const rows = await this.stores.page(p.organizationId, null, 'forward', 200);
     return rows
-      .filter((s) => scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) || scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id))
+      .filter(
+        (s) =>
+          scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) ||
+          scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id),
+      )
       .slice(0, LIMITS.storeIdentifiers)
       .map((s) => s.id);
   }
@@ -79,27 +91,46 @@ export class HostedTools {
       args = asArgs(call.function.arguments);
       const storeIdentifiers = decl.storeIdentifiers ?? (await ctx.defaultStores());
       if (decl.kind !== 'list_stores') item.store = storeIdentifiers.length === 1 ? storeIdentifiers[0] : null;
-      if (decl.kind !== 'list_stores' && !storeIdentifiers.length) throw new ToolArgumentsError('There are no stores to search');
+      if (decl.kind !== 'list_stores' && !storeIdentifiers.length)
+        throw new ToolArgumentsError('There are no stores to search');
       const common = (): CommonParams => {
         const raw = combineFilters(decl.rawFilters, args.metadata_filters, args.filter_mode);
         let filter;
         try {
           filter = parseFilters(raw, ['metadata_filters']);
         } catch (err) {
-          if (err instanceof ValidationFailedError) throw new ToolArgumentsError(`Invalid metadata_filters: ${err.detail.map((d) => d.msg).join('; ')}`);
+          if (err instanceof ValidationFailedError)
+            throw new ToolArgumentsError(`Invalid metadata_filters: ${err.detail.map((d) => d.msg).join('; ')}`);
           throw err;
         }
         if (decl.filter) filter = filter ? { kind: 'all' as const, children: [decl.filter, filter] } : decl.filter;
-        return { storeIdentifiers, topK: intArg(args.top_k, decl.topK ?? 10, MAX_TOP_K), filter, rawFilters: raw, fileIds: null };
+        return {
+          storeIdentifiers,
+          topK: intArg(args.top_k, decl.topK ?? 10, MAX_TOP_K),
+          filter,
+          rawFilters: raw,
+          fileIds: null,
+        };
       };
       const options = { ...SearchOptionsRequestDto.toOptions(null), scoreThreshold: decl.scoreThreshold };
       let chunks: ChunkView[] | null = null;
       switch (decl.kind) {
         case 'store_search': {
-          const query = typeof args.query === 'string' && args.query.trim() ? args.query : Array.isArray(args.queries) && typeof args.queries[0] === 'string' ? args.queries[0] : null;
+          const query =
+            typeof args.query === 'string' && args.query.trim()
+              ? args.query
+              : Array.isArray(args.queries) && typeof args.queries[0] === 'string'
+                ? args.queries[0]
+                : null;
           if (!query) throw new ToolArgumentsError('query is required');
-          Object.assign(item, { queries: [query], metadata_filters: args.metadata_filters ?? null, filter_mode: args.filter_mode === 'any' ? 'any' : 'all' });
-          const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(as, { ...common(), query, options, stream: false }, undefined, ctx.signal));
+          Object.assign(item, {
+            queries: [query],
+            metadata_filters: args.metadata_filters ?? null,
+            filter_mode: args.filter_mode === 'any' ? 'any' : 'all',
+          });
+          const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
+            new SearchStoresQuery(as, { ...common(), query, options, stream: false }, undefined, ctx.signal),
+          );
           chunks = out.data;
           break;
         }
@@ -114,7 +145,13 @@ export class HostedTools {
             filter_mode: args.filter_mode === 'any' ? 'any' : 'all',
           });
           const out = await this.queries.execute<GrepStoresQuery, GrepStoresResponse>(
-            new GrepStoresQuery(as, { ...common(), pattern: args.pattern.slice(0, LIMITS.patternChars), targets: ['text'], caseSensitive, returnMetadata: true }),
+            new GrepStoresQuery(as, {
+              ...common(),
+              pattern: args.pattern.slice(0, LIMITS.patternChars),
+              targets: ['text'],
+              caseSensitive,
+              returnMetadata: true,
+            }),
           );
           chunks = out.data;
           break;
@@ -122,32 +159,62 @@ export class HostedTools {
         case 'store_list_chunks': {
           const rankBy = typeof args.rank_by === 'string' && args.rank_by ? args.rank_by : null;
           const direction = args.direction === 'desc' ? 'desc' : 'asc';
-          Object.assign(item, { metadata_filters: args.metadata_filters ?? null, filter_mode: args.filter_mode === 'any' ? 'any' : 'all', rank_by: rankBy, direction });
+          Object.assign(item, {
+            metadata_filters: args.metadata_filters ?? null,
+            filter_mode: args.filter_mode === 'any' ? 'any' : 'all',
+            rank_by: rankBy,
+            direction,
+          });
           const sort = rankBy
             ? rankBy.startsWith('generated_metadata.')
               ? { target: 'chunk' as const, path: rankBy.split('.').slice(1), ascending: direction === 'asc' }
-              : { target: 'file' as const, path: rankBy.replace(/^metadata\./, '').split('.'), ascending: direction === 'asc' }
+              : {
+                  target: 'file' as const,
+                  path: rankBy.replace(/^metadata\./, '').split('.'),
+                  ascending: direction === 'asc',
+                }
             : null;
-          const out = await this.queries.execute<ListChunksQuery, ListChunksResponse>(new ListChunksQuery(as, { ...common(), options, sort }));
+          const out = await this.queries.execute<ListChunksQuery, ListChunksResponse>(
+            new ListChunksQuery(as, { ...common(), options, sort }),
+          );
           chunks = out.data;
           break;
         }
         case 'get_chunks': {
-          const ids = Array.isArray(args.chunk_ids) ? args.chunk_ids.filter((x): x is string => typeof x === 'string' && /^[^:]+:\d+$/.test(x)).slice(0, 20) : [];
+          const ids = Array.isArray(args.chunk_ids)
+            ? args.chunk_ids.filter((x): x is string => typeof x === 'string' && /^[^:]+:\d+$/.test(x)).slice(0, 20)
+            : [];
           if (!ids.length) throw new ToolArgumentsError('chunk_ids should be a list of "<file_id>:<chunk_index>"');
           item.chunk_ids = ids;
           const files = [...new Set(ids.map((x) => x.split(':')[0]))];
           const out = await this.queries.execute<ListChunksQuery, ListChunksResponse>(
-            new ListChunksQuery(as, { storeIdentifiers, topK: 1000, filter: null, rawFilters: null, fileIds: { include: files }, options, sort: null }),
+            new ListChunksQuery(as, {
+              storeIdentifiers,
+              topK: 1000,
+              filter: null,
+              rawFilters: null,
+              fileIds: { include: files },
+              options,
+              sort: null,
+            }),
           );
           chunks = (out.data as ChunkView[]).filter((c) => ids.includes(`${c.file_id}:${c.chunk_index}`));
           break;
         }
         case 'store_metadata_facets': {
           const query = typeof args.query === 'string' && args.query.trim() ? args.query : null;
-          const only = Array.isArray(args.facets) ? args.facets.filter((x): x is string => typeof x === 'string').map((k) => k.replace(/^metadata\./, '')) : null;
+          const only = Array.isArray(args.facets)
+            ? args.facets.filter((x): x is string => typeof x === 'string').map((k) => k.replace(/^metadata\./, ''))
+            : null;
           const out = await this.queries.execute<MetadataFacetsQuery, MetadataFacetsResponse>(
-            new MetadataFacetsQuery(as, { ...common(), query, maxFields: 64, maxValues: 32, maxFiles: 10_000, only: only?.length ? only : null }),
+            new MetadataFacetsQuery(as, {
+              ...common(),
+              query,
+              maxFields: 64,
+              maxValues: 32,
+              maxFiles: 10_000,
+              only: only?.length ? only : null,
+            }),
           );
           item.facets = out.facets;
           result = { facets: Object.keys(out.facets).length };
@@ -156,9 +223,20 @@ export class HostedTools {
         }
         case 'list_stores': {
           const rows = await this.stores.page(p.organizationId, null, 'forward', 200);
-          const visible = rows.filter((s) => scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) || scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id));
-          const listed = visible.slice(0, decl.limit).map((s) => ({ name: s.name, description: s.description, connectors: [] as string[] }));
-          Object.assign(item, { cursor: null, stores: listed, has_more: visible.length > listed.length, next_cursor: null });
+          const visible = rows.filter(
+            (s) =>
+              scopeAllows(p.scope, { method: 'search', resourceType: 'store' }, s.id) ||
+              scopeAllows(p.scope, { method: 'read', resourceType: 'store' }, s.id),
+          );
+          const listed = visible
+            .slice(0, decl.limit)
+            .map((s) => ({ name: s.name, description: s.description, connectors: [] as string[] }));
+          Object.assign(item, {
+            cursor: null,
+            stores: listed,
+            has_more: visible.length > listed.length,
+            next_cursor: null,
+          });
           result = { stores: listed.length };
           content = JSON.stringify(listed.map(({ name, description }) => ({ name, description })));
           break;
@@ -170,23 +248,38 @@ export class HostedTools {
         let budget = RESULT_CHARS;
         for (const c of chunks) {
           const n = sources.length;
-          sources.push({ fileId: c.file_id, filename: c.filename, storeId: c.store_id, chunkIndex: c.chunk_index, citable: decl.citations });
+          sources.push({
+            fileId: c.file_id,
+            filename: c.filename,
+            storeId: c.store_id,
+            chunkIndex: c.chunk_index,
+            citable: decl.citations,
+          });
           const text = (c.text ?? c.summary ?? '').slice(0, Math.max(0, Math.min(PASSAGE_CHARS, budget)));
           budget -= text.length;
-          lines.push(`[${n}] ${c.filename} (chunk ${c.file_id}:${c.chunk_index}, score ${c.score.toFixed(3)})\n${text}`);
+          lines.push(
+            `[${n}] ${c.filename} (chunk ${c.file_id}:${c.chunk_index}, score ${c.score.toFixed(3)})\n${text}`,
+          );
         }
         content = lines.length ? lines.join('\n\n') : 'No results.';
         item.results = withResults ? chunks : null;
         result = {
           ...(Array.isArray(item.queries) ? { queries: item.queries } : {}),
           result_count: chunks.length,
-          results: chunks.slice(0, RECORDED_TOOL_RESULTS).map((c) => ({ file_id: c.file_id, chunk_index: c.chunk_index, score: c.score })),
+          results: chunks
+            .slice(0, RECORDED_TOOL_RESULTS)
+            .map((c) => ({ file_id: c.file_id, chunk_index: c.chunk_index, score: c.score })),
         };
       }
     } catch (err) {
       const known = err instanceof ToolArgumentsError || err instanceof DomainError;
       if (!known) throw err;
-      const code = err instanceof ForbiddenError ? 'permission_denied' : err instanceof DomainError && err.status >= 500 ? 'server_error' : 'invalid_arguments';
+      const code =
+        err instanceof ForbiddenError
+          ? 'permission_denied'
+          : err instanceof DomainError && err.status >= 500
+            ? 'server_error'
+            : 'invalid_arguments';
       error = err.message;
       item.status = 'failed';
       item.error = { code, message: err.message };

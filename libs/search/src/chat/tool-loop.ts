@@ -1,4 +1,17 @@
-import { addUsage, Llm, LlmError, LlmFinishReason, LlmMessage, LlmRequest, LlmResponse, LlmTool, LlmToolCall, LlmToolChoice, LlmUsage, NO_USAGE } from '@larder/ai';
+import {
+  addUsage,
+  Llm,
+  LlmError,
+  LlmFinishReason,
+  LlmMessage,
+  LlmRequest,
+  LlmResponse,
+  LlmTool,
+  LlmToolCall,
+  LlmToolChoice,
+  LlmUsage,
+  NO_USAGE,
+} from '@larder/ai';
 import type { AgenticToolCallRecorded } from '../events';
 import { spentSoFar } from '../answering/spent-so-far';
 import { CitationExtractor, CitedSource, FileCitation } from './citations';
@@ -161,7 +174,11 @@ export async function runToolLoop(x: ToolLoopInput): Promise<ToolLoopResult> {
         },
         error: null,
       });
-      const assistant: LlmMessage = { role: 'assistant', content: response.message.content ?? null, ...(calls.length ? { tool_calls: calls } : {}) };
+      const assistant: LlmMessage = {
+        role: 'assistant',
+        content: response.message.content ?? null,
+        ...(calls.length ? { tool_calls: calls } : {}),
+      };
       messages.push(assistant);
       added.push(assistant);
       if (!calls.length) return done(finishOf(response.finishReason), []);
@@ -172,7 +189,8 @@ export async function runToolLoop(x: ToolLoopInput): Promise<ToolLoopResult> {
         const decl = byName.get(call.function.name);
         let text: string;
         if (!decl) text = `Error: there is no tool named ${call.function.name}`;
-        else if (hostedCalls >= x.maxToolCalls) text = 'Error: the tool call limit of this request was reached; answer with what you have.';
+        else if (hostedCalls >= x.maxToolCalls)
+          text = 'Error: the tool call limit of this request was reached; answer with what you have.';
         else {
           hostedCalls++;
           x.chunks?.hostedToolCall({ type: `${decl.type}_call`, id: call.id, status: 'in_progress' });

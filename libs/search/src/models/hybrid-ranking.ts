@@ -50,20 +50,39 @@ export interface HybridRankingOptions {
  * `LARDER_RERANK_LEXICAL_WEIGHT`) into one score in [0, 1]. A document neither list scores gets 0. Scores rank documents of one
  * request; they are not probabilities and do not compare across requests.
  */
-export async function hybridScores(embedder: Embedder, query: string, texts: string[], options: HybridRankingOptions): Promise<number[]> {
-  const [queryVectors, docVectors] = await Promise.all([embedder.embed([query], 'query'), embedder.embed(texts, 'document')]);
+export async function hybridScores(
+  embedder: Embedder,
+  query: string,
+  texts: string[],
+  options: HybridRankingOptions,
+): Promise<number[]> {
+  const [queryVectors, docVectors] = await Promise.all([
+    embedder.embed([query], 'query'),
+    embedder.embed(texts, 'document'),
+  ]);
   return fusedScores(candidateBm25(query, texts), queryVectors[0], docVectors, options);
 }
 
 /** The fusion of per-document BM25 scores and embeddings (exported for the benchmark's variants). */
-export function fusedScores(bm25: number[], queryVector: Float32Array | null, docVectors: Float32Array[] | null, options: HybridRankingOptions): number[] {
+export function fusedScores(
+  bm25: number[],
+  queryVector: Float32Array | null,
+  docVectors: Float32Array[] | null,
+  options: HybridRankingOptions,
+): number[] {
   // `fuse` ranks chunks; each document stands in as chunk `i` of one file, so ties keep the input order
-  const asChunk = (i: number, score: number) => ({ storeId: '', fileId: '', chunkIndex: i, score }) as unknown as ScoredChunk;
+  const asChunk = (i: number, score: number) =>
+    ({ storeId: '', fileId: '', chunkIndex: i, score }) as unknown as ScoredChunk;
   const lexical = bm25
     .map((s, i) => asChunk(i, s))
     .filter((c) => c.score > 0)
     .sort((a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex);
-  const dense = queryVector && docVectors ? docVectors.map((v, i) => asChunk(i, cosine(queryVector, v))).sort((a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex) : [];
+  const dense =
+    queryVector && docVectors
+      ? docVectors
+          .map((v, i) => asChunk(i, cosine(queryVector, v)))
+          .sort((a, b) => b.score - a.score || a.chunkIndex - b.chunkIndex)
+      : [];
   const scores = new Array<number>(bm25.length).fill(0);
   for (const c of fuse(lexical, dense, options)) scores[c.chunkIndex] = c.score;
   return scores;

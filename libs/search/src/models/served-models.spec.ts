@@ -27,7 +27,17 @@ describe('ServedModels', () => {
   });
 
   it('answers aliases with the model they name, and nothing else', () => {
-    const m = new ServedModels(embedder, null, { aliases: { 'mixedbread-ai/mxbai-embed-large-v1': embedder.model, 'mixedbread-ai/mxbai-rerank-large-v2': HYBRID_RERANKER } }, clock);
+    const m = new ServedModels(
+      embedder,
+      null,
+      {
+        aliases: {
+          'mixedbread-ai/mxbai-embed-large-v1': embedder.model,
+          'mixedbread-ai/mxbai-rerank-large-v2': HYBRID_RERANKER,
+        },
+      },
+      clock,
+    );
     expect(m.resolve('embedding', 'mixedbread-ai/mxbai-embed-large-v1').id).toBe(embedder.model);
     expect(m.models[0].aliases).toEqual(['mixedbread-ai/mxbai-embed-large-v1']);
     expect(() => m.resolve('embedding', 'text-embedding-3-small')).toThrow(ModelNotFoundError);
@@ -35,12 +45,18 @@ describe('ServedModels', () => {
       /universal-sentence-encoder-lite \(default\).*mixedbread-ai\/mxbai-embed-large-v1 → universal-sentence-encoder-lite.*LARDER_MODEL_ALIASES/,
     );
     expect(() => m.resolve('reranking', embedder.model)).toThrow(WrongModelKindError);
-    expect(() => m.resolve('embedding', 'mixedbread-ai/mxbai-rerank-large-v2')).toThrow(/larder-hybrid-rerank \(which "mixedbread-ai\/mxbai-rerank-large-v2" maps to\) is a reranking model/);
+    expect(() => m.resolve('embedding', 'mixedbread-ai/mxbai-rerank-large-v2')).toThrow(
+      /larder-hybrid-rerank \(which "mixedbread-ai\/mxbai-rerank-large-v2" maps to\) is a reranking model/,
+    );
   });
 
   it('refuses aliases that name nothing served, replace a model or take "default"', () => {
-    expect(() => new ServedModels(embedder, null, { aliases: { x: 'mixedbread-ai/mxbai-embed-large-v1' } }, clock)).toThrow(/does not serve/);
-    expect(() => new ServedModels(embedder, null, { aliases: { [HYBRID_RERANKER]: embedder.model } }, clock)).toThrow(/cannot replace/);
+    expect(
+      () => new ServedModels(embedder, null, { aliases: { x: 'mixedbread-ai/mxbai-embed-large-v1' } }, clock),
+    ).toThrow(/does not serve/);
+    expect(() => new ServedModels(embedder, null, { aliases: { [HYBRID_RERANKER]: embedder.model } }, clock)).toThrow(
+      /cannot replace/,
+    );
     expect(() => new ServedModels(embedder, null, { aliases: { default: embedder.model } }, clock)).toThrow(/reserved/);
   });
 });

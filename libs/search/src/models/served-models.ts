@@ -78,15 +78,35 @@ export class ServedModels {
     const aliases = Object.entries(config?.aliases ?? {});
     const of = (id: string) => aliases.filter(([, target]) => target === id).map(([alias]) => alias);
     this.models = [
-      { id: embedder.model, kind: 'embedding', isDefault: true, aliases: of(embedder.model), dimensions: embedder.dimensions },
-      ...(reranker && reranker.model !== HYBRID_RERANKER ? [{ id: reranker.model, kind: 'reranking' as const, isDefault: true, aliases: of(reranker.model), method: 'cross_encoder' as const }] : []),
+      {
+        id: embedder.model,
+        kind: 'embedding',
+        isDefault: true,
+        aliases: of(embedder.model),
+        dimensions: embedder.dimensions,
+      },
+      ...(reranker && reranker.model !== HYBRID_RERANKER
+        ? [
+            {
+              id: reranker.model,
+              kind: 'reranking' as const,
+              isDefault: true,
+              aliases: of(reranker.model),
+              method: 'cross_encoder' as const,
+            },
+          ]
+        : []),
       { id: HYBRID_RERANKER, kind: 'reranking', isDefault: !reranker, aliases: of(HYBRID_RERANKER), method: 'hybrid' },
     ];
     for (const [alias, target] of aliases) {
-      if (alias === 'default') throw new Error('LARDER_MODEL_ALIASES: "default" is reserved (it names each kind\'s default model)');
-      if (this.models.some((m) => m.id === alias)) throw new Error(`LARDER_MODEL_ALIASES: ${alias} is the name of a served model; an alias cannot replace it`);
+      if (alias === 'default')
+        throw new Error('LARDER_MODEL_ALIASES: "default" is reserved (it names each kind\'s default model)');
+      if (this.models.some((m) => m.id === alias))
+        throw new Error(`LARDER_MODEL_ALIASES: ${alias} is the name of a served model; an alias cannot replace it`);
       if (!this.models.some((m) => m.id === target))
-        throw new Error(`LARDER_MODEL_ALIASES maps ${alias} to ${target}, which this server does not serve (served: ${this.models.map((m) => m.id).join(', ')})`);
+        throw new Error(
+          `LARDER_MODEL_ALIASES maps ${alias} to ${target}, which this server does not serve (served: ${this.models.map((m) => m.id).join(', ')})`,
+        );
     }
     this.aliases = new Map(aliases);
   }
@@ -99,9 +119,11 @@ export class ServedModels {
 
   /** The model that answers a request of `kind` naming `name` (absent or `default`: the kind's default). */
   resolve(kind: ModelKind, name: string | null | undefined): ServedModel {
-    if (name === null || name === undefined || name === 'default') return this.models.find((m) => m.kind === kind && m.isDefault)!;
+    if (name === null || name === undefined || name === 'default')
+      return this.models.find((m) => m.kind === kind && m.isDefault)!;
     const found = this.find(name);
-    if (!found) throw new ModelNotFoundError(`The model ${JSON.stringify(name)} is not served here. ${this.describe(kind)}`);
+    if (!found)
+      throw new ModelNotFoundError(`The model ${JSON.stringify(name)} is not served here. ${this.describe(kind)}`);
     if (found.kind !== kind) {
       throw new WrongModelKindError(
         `${found.id}${found.id === name ? '' : ` (which ${JSON.stringify(name)} maps to)`} is ${found.kind === 'embedding' ? 'an embedding' : 'a reranking'} model. ${this.describe(kind)}`,

@@ -6,7 +6,8 @@ const translate = (input: unknown) => {
   const node = openAiFilter(input, p);
   return { node, problems: p.list };
 };
-const matches = (input: unknown, attributes: Record<string, unknown>) => evaluateFilter(translate(input).node, { file: attributes });
+const matches = (input: unknown, attributes: Record<string, unknown>) =>
+  evaluateFilter(translate(input).node, { file: attributes });
 
 describe('OpenAI attribute filters as Larder filters', () => {
   const bread = { cuisine: 'bread', year: 2021, vegan: true, 'a.b': 'dotted' };
@@ -50,7 +51,13 @@ describe('OpenAI attribute filters as Larder filters', () => {
   it('reports every bad part at its loc', () => {
     const { problems } = translate({
       type: 'and',
-      filters: [{ key: 'year', type: 'between', value: 1 }, { key: '', type: 'eq', value: 'x' }, { key: 'x', type: 'in', value: 'a' }, { key: 'x', type: 'gt', value: true }, 'nope'],
+      filters: [
+        { key: 'year', type: 'between', value: 1 },
+        { key: '', type: 'eq', value: 'x' },
+        { key: 'x', type: 'in', value: 'a' },
+        { key: 'x', type: 'gt', value: true },
+        'nope',
+      ],
       extra: 1,
     });
     expect(problems.map((d) => d.loc)).toEqual([

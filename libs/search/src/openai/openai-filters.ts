@@ -3,9 +3,19 @@ import { ConditionOperator, FilterNode, isPlainObject, LIMITS, Problems } from '
 type Loc = (string | number)[];
 
 /** OpenAI's comparison operators as Larder's filter operators. */
-const COMPARISONS: Record<string, ConditionOperator> = { eq: 'eq', ne: 'not_eq', gt: 'gt', gte: 'gte', lt: 'lt', lte: 'lte', in: 'in', nin: 'not_in' };
+const COMPARISONS: Record<string, ConditionOperator> = {
+  eq: 'eq',
+  ne: 'not_eq',
+  gt: 'gt',
+  gte: 'gte',
+  lt: 'lt',
+  lte: 'lte',
+  in: 'in',
+  nin: 'not_in',
+};
 
-const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+const scalar = (v: unknown) =>
+  typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 
 /**
  * OpenAI's attribute `filters` (a comparison `{key, type, value}` or a compound `{type: and|or,
@@ -22,17 +32,29 @@ export function openAiFilter(input: unknown, p: Problems, loc: Loc = ['body', 'f
   }
   const counter = { conditions: 0 };
   const node = translate(input, p, loc, 1, counter);
-  if (counter.conditions > LIMITS.filterConditions) p.add(loc, `Filters may hold at most ${LIMITS.filterConditions} conditions`, 'value_error');
+  if (counter.conditions > LIMITS.filterConditions)
+    p.add(loc, `Filters may hold at most ${LIMITS.filterConditions} conditions`, 'value_error');
   return node;
 }
 
-function translate(input: unknown, p: Problems, loc: Loc, depth: number, counter: { conditions: number }): FilterNode | null {
+function translate(
+  input: unknown,
+  p: Problems,
+  loc: Loc,
+  depth: number,
+  counter: { conditions: number },
+): FilterNode | null {
   if (depth > LIMITS.filterDepth) {
     p.add(loc, `Filters are nested too deeply (at most ${LIMITS.filterDepth} levels)`, 'value_error');
     return null;
   }
   if (!isPlainObject(input)) {
-    p.add(loc, 'A filter is a comparison {key, type, value} or a compound filter {type: "and" | "or", filters}', 'model_type', input);
+    p.add(
+      loc,
+      'A filter is a comparison {key, type, value} or a compound filter {type: "and" | "or", filters}',
+      'model_type',
+      input,
+    );
     return null;
   }
   const type = input.type;
@@ -43,28 +65,40 @@ function translate(input: unknown, p: Problems, loc: Loc, depth: number, counter
       p.add([...loc, 'filters'], 'A compound filter needs a list of filters', 'list_type', input.filters);
       return null;
     }
-    const children = (input.filters as unknown[]).map((f, i) => translate(f, p, [...loc, 'filters', i], depth + 1, counter)).filter((x): x is FilterNode => x !== null);
+    const children = (input.filters as unknown[])
+      .map((f, i) => translate(f, p, [...loc, 'filters', i], depth + 1, counter))
+      .filter((x): x is FilterNode => x !== null);
     return { kind: type === 'and' ? 'all' : 'any', children };
   }
   const operator = typeof type === 'string' ? COMPARISONS[type] : undefined;
   if (!operator) {
-    p.add([...loc, 'type'], `type must be one of ${[...Object.keys(COMPARISONS), 'and', 'or'].join(', ')}`, 'enum', type);
+    p.add(
+      [...loc, 'type'],
+      `type must be one of ${[...Object.keys(COMPARISONS), 'and', 'or'].join(', ')}`,
+      'enum',
+      type,
+    );
     return null;
   }
   counter.conditions++;
   const extra = Object.keys(input).find((k) => !['key', 'type', 'value'].includes(k));
   if (extra) p.add([...loc, extra], `Unknown field '${extra}' of a comparison filter`, 'extra_forbidden');
   const key = input.key;
-  if (typeof key !== 'string' || !key) p.add([...loc, 'key'], 'key must be a non-empty string (an attribute name)', 'string_type', key);
+  if (typeof key !== 'string' || !key)
+    p.add([...loc, 'key'], 'key must be a non-empty string (an attribute name)', 'string_type', key);
   const value = input.value;
   if (operator === 'in' || operator === 'not_in') {
-    if (!Array.isArray(value) || !value.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))) {
+    if (
+      !Array.isArray(value) ||
+      !value.every((x) => typeof x === 'string' || (typeof x === 'number' && Number.isFinite(x)))
+    ) {
       p.add([...loc, 'value'], `'${String(type)}' needs a list of strings or numbers`, 'list_type', value);
     } else if (value.length > LIMITS.filterListValues) {
       p.add([...loc, 'value'], `A list value holds at most ${LIMITS.filterListValues} items`, 'too_long');
     }
   } else if (operator === 'eq' || operator === 'not_eq') {
-    if (!scalar(value)) p.add([...loc, 'value'], `'${String(type)}' needs a string, number or boolean`, 'value_error', value);
+    if (!scalar(value))
+      p.add([...loc, 'value'], `'${String(type)}' needs a string, number or boolean`, 'value_error', value);
   } else if (!(typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)))) {
     p.add([...loc, 'value'], `'${String(type)}' needs a number or a string`, 'value_error', value);
   }

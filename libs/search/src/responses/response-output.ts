@@ -38,7 +38,14 @@ const fileSearchItem = (hosted: Record<string, unknown>, include: boolean): Item
 });
 
 /** OpenAI's `file_citation` annotation (Larder adds the chunk and the store it came from). */
-const annotationOf = (a: FileCitation) => ({ type: 'file_citation', file_id: a.file_id, filename: a.filename, index: a.index, chunk_id: a.chunk_id, store_id: a.store_id });
+const annotationOf = (a: FileCitation) => ({
+  type: 'file_citation',
+  file_id: a.file_id,
+  filename: a.filename,
+  index: a.index,
+  chunk_id: a.chunk_id,
+  store_id: a.store_id,
+});
 
 /**
  * The `output` items of one response as the tool loop produces them: file search calls, function
@@ -70,13 +77,33 @@ export class ResponseOutput implements LoopEvents {
   content(delta: string): void {
     if (!delta) return;
     if (!this.message) {
-      this.message = { id: `msg_${this.ids()}`, type: 'message', status: 'in_progress', role: 'assistant', content: [] };
+      this.message = {
+        id: `msg_${this.ids()}`,
+        type: 'message',
+        status: 'in_progress',
+        role: 'assistant',
+        content: [],
+      };
       this.items.push(this.message);
-      this.emit('response.output_item.added', { output_index: this.indexOf(this.message), item: { ...this.message, content: [] } });
-      this.emit('response.content_part.added', { item_id: this.message.id, output_index: this.indexOf(this.message), content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      this.emit('response.output_item.added', {
+        output_index: this.indexOf(this.message),
+        item: { ...this.message, content: [] },
+      });
+      this.emit('response.content_part.added', {
+        item_id: this.message.id,
+        output_index: this.indexOf(this.message),
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      });
     }
     this.text += delta;
-    this.emit('response.output_text.delta', { item_id: this.message.id, output_index: this.indexOf(this.message), content_index: 0, delta, logprobs: [] });
+    this.emit('response.output_text.delta', {
+      item_id: this.message.id,
+      output_index: this.indexOf(this.message),
+      content_index: 0,
+      delta,
+      logprobs: [],
+    });
   }
 
   hostedToolCall(hosted: Record<string, unknown>): void {
@@ -85,7 +112,10 @@ export class ResponseOutput implements LoopEvents {
     if (!known) {
       this.items.push(item);
       const at = { output_index: this.indexOf(item), item_id: item.id };
-      this.emit('response.output_item.added', { output_index: at.output_index, item: { ...item, status: 'in_progress', results: null } });
+      this.emit('response.output_item.added', {
+        output_index: at.output_index,
+        item: { ...item, status: 'in_progress', results: null },
+      });
       this.emit('response.file_search_call.in_progress', at);
       this.emit('response.file_search_call.searching', at);
       if (item.status === 'in_progress') return;
@@ -97,12 +127,30 @@ export class ResponseOutput implements LoopEvents {
 
   toolCalls(calls: LlmToolCall[]): void {
     for (const c of calls) {
-      const item: Item = { id: `fc_${this.ids()}`, type: 'function_call', status: 'completed', call_id: c.id, name: c.function.name, arguments: c.function.arguments };
+      const item: Item = {
+        id: `fc_${this.ids()}`,
+        type: 'function_call',
+        status: 'completed',
+        call_id: c.id,
+        name: c.function.name,
+        arguments: c.function.arguments,
+      };
       this.items.push(item);
       const output_index = this.indexOf(item);
-      this.emit('response.output_item.added', { output_index, item: { ...item, status: 'in_progress', arguments: '' } });
-      this.emit('response.function_call_arguments.delta', { item_id: item.id, output_index, delta: c.function.arguments });
-      this.emit('response.function_call_arguments.done', { item_id: item.id, output_index, arguments: c.function.arguments });
+      this.emit('response.output_item.added', {
+        output_index,
+        item: { ...item, status: 'in_progress', arguments: '' },
+      });
+      this.emit('response.function_call_arguments.delta', {
+        item_id: item.id,
+        output_index,
+        delta: c.function.arguments,
+      });
+      this.emit('response.function_call_arguments.done', {
+        item_id: item.id,
+        output_index,
+        arguments: c.function.arguments,
+      });
       this.emit('response.output_item.done', { output_index, item });
     }
   }
@@ -114,7 +162,9 @@ export class ResponseOutput implements LoopEvents {
     if (m) {
       const at = { item_id: m.id, output_index: this.indexOf(m), content_index: 0 };
       const list = annotations.map(annotationOf);
-      list.forEach((annotation, annotation_index) => this.emit('response.output_text.annotation.added', { ...at, annotation_index, annotation }));
+      list.forEach((annotation, annotation_index) =>
+        this.emit('response.output_text.annotation.added', { ...at, annotation_index, annotation }),
+      );
       const part = { type: 'output_text', text: text ?? this.text, annotations: list, logprobs: [] };
       this.emit('response.output_text.done', { ...at, text: part.text, logprobs: [] });
       this.emit('response.content_part.done', { ...at, part });

@@ -18,7 +18,11 @@ export class StoredResponses {
 
   async save(event: ResponseStored): Promise<void> {
     const meta = { orgId: event.data.organizationId, actor: event.data.apiKeyId };
-    await this.store.appendToStream(responseStream(event.data.responseId), [{ type: event.type, data: event.data, metadata: meta }], { expectedRevision: 'no_stream' });
+    await this.store.appendToStream(
+      responseStream(event.data.responseId),
+      [{ type: event.type, data: event.data, metadata: meta }],
+      { expectedRevision: 'no_stream' },
+    );
   }
 
   /** The stored response in the caller's organization (404 when absent, foreign, deleted or not stored). */
@@ -32,9 +36,17 @@ export class StoredResponses {
     const found = await this.get(p, id);
     const data = { responseId: found.responseId, organizationId: p.organizationId, at: at.toISOString() };
     // the stream holds exactly its stored event: a concurrent delete finds a revision it did not expect
-    await this.store.appendToStream(responseStream(id), [{ type: 'ResponseDeleted', data, metadata: { orgId: p.organizationId, actor: p.apiKeyId } }], { expectedRevision: 0 }).catch((err) => {
-      throw err instanceof WrongExpectedRevisionError ? new NotFoundError(`Response with id '${id}' not found.`) : err;
-    });
+    await this.store
+      .appendToStream(
+        responseStream(id),
+        [{ type: 'ResponseDeleted', data, metadata: { orgId: p.organizationId, actor: p.apiKeyId } }],
+        { expectedRevision: 0 },
+      )
+      .catch((err) => {
+        throw err instanceof WrongExpectedRevisionError
+          ? new NotFoundError(`Response with id '${id}' not found.`)
+          : err;
+      });
   }
 
   /** The conversation up to `id`: the messages of every turn from the first, and the passages they numbered. */
@@ -42,7 +54,10 @@ export class StoredResponses {
     const turns: ResponseStored['data'][] = [];
     for (let at: string | null = id; at && turns.length < MAX_TURNS;) {
       const turn = await this.find(p, at);
-      if (!turn) throw new NotFoundError(`Previous response with id '${id}' not found (only responses created with store: true can be continued).`);
+      if (!turn)
+        throw new NotFoundError(
+          `Previous response with id '${id}' not found (only responses created with store: true can be continued).`,
+        );
       turns.unshift(turn);
       at = turn.previousResponseId;
     }

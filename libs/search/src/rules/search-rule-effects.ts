@@ -27,10 +27,13 @@ export function regexReplace(pattern: string, flags: string[], replacement: stri
     const start = m.start();
     const end = m.end();
     out += input.slice(last, start);
-    out += replacement.replace(/\\g<(\w+)>|\\(\d+)|\$(\d+)/g, (_, name: string | undefined, a: string | undefined, b: string | undefined) => {
-      const g = name ?? a ?? b!;
-      return (/^\d+$/.test(g) ? m.group(Number(g)) : m.group(g)) ?? '';
-    });
+    out += replacement.replace(
+      /\\g<(\w+)>|\\(\d+)|\$(\d+)/g,
+      (_, name: string | undefined, a: string | undefined, b: string | undefined) => {
+        const g = name ?? a ?? b!;
+        return (/^\d+$/.test(g) ? m.group(Number(g)) : m.group(g)) ?? '';
+      },
+    );
     last = end;
     pos = end === start ? end + 1 : end;
   }
@@ -38,7 +41,10 @@ export function regexReplace(pattern: string, flags: string[], replacement: stri
 }
 
 /** What the triggered rules do to a search: its effective query (null: unchanged) and the chunks to pin. */
-export function applyRewrites(query: string, rules: SearchRuleEntry[]): { effective: string; rewritten: string | null; pins: PinRule[] } {
+export function applyRewrites(
+  query: string,
+  rules: SearchRuleEntry[],
+): { effective: string; rewritten: string | null; pins: PinRule[] } {
   let effective = query;
   const pins: PinRule[] = [];
   for (const r of rules) {
@@ -55,20 +61,39 @@ export class SearchRulePins {
   constructor(@Inject(CHUNK_INDEX) private readonly index: ChunkIndex) {}
 
   /** Pins in order of `result_index` (lowest first); a pinned chunk still has to pass the request's filters. */
-  async pin(results: RankedChunk[], pins: PinRule[], stores: StoreRef[], common: Pick<CommonParams, 'filter' | 'fileIds'>): Promise<RankedChunk[]> {
+  async pin(
+    results: RankedChunk[],
+    pins: PinRule[],
+    stores: StoreRef[],
+    common: Pick<CommonParams, 'filter' | 'fileIds'>,
+  ): Promise<RankedChunk[]> {
     if (!pins.length) return results;
     const out = [...results];
     for (const pin of [...pins].sort((a, b) => a.result_index - b.result_index)) {
       const store = stores.find((s) => s.id === pin.store_id) ?? stores[0];
       const [chunk] = await this.index.getChunks(store.id, pin.file_id, [pin.chunk_index]);
       if (!chunk) continue;
-      const found = out.findIndex((c) => c.storeId === store.id && c.fileId === pin.file_id && c.chunkIndex === pin.chunk_index);
+      const found = out.findIndex(
+        (c) => c.storeId === store.id && c.fileId === pin.file_id && c.chunkIndex === pin.chunk_index,
+      );
       let pinned: RankedChunk;
       if (found >= 0) pinned = out.splice(found, 1)[0];
       else {
-        const [file] = await this.index.scanChunks({ storeId: store.id, fileIds: { include: [pin.file_id] }, limit: 1 });
+        const [file] = await this.index.scanChunks({
+          storeId: store.id,
+          fileIds: { include: [pin.file_id] },
+          limit: 1,
+        });
         if (!file) continue;
-        pinned = { ...chunk, score: 0, filename: file.filename, externalId: file.externalId, metadata: file.metadata, firstStagePosition: null, firstStageSource: null };
+        pinned = {
+          ...chunk,
+          score: 0,
+          filename: file.filename,
+          externalId: file.externalId,
+          metadata: file.metadata,
+          firstStagePosition: null,
+          firstStageSource: null,
+        };
       }
       if (!passesFilter(pinned, common.filter)) continue;
       if (common.fileIds?.include && !common.fileIds.include.includes(pinned.fileId)) continue;

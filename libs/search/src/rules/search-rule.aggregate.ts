@@ -11,11 +11,34 @@ export interface SearchRuleState {
 }
 
 export type SearchRuleCommand =
-  | { type: 'CreateSearchRule'; ruleId: string; storeId: string; organizationId: string; query: string; rules: SearchRuleEntry[]; now: Date }
-  | { type: 'UpdateSearchRule'; ruleId: string; storeId: string; organizationId: string; query?: string; rules?: SearchRuleEntry[]; now: Date }
+  | {
+      type: 'CreateSearchRule';
+      ruleId: string;
+      storeId: string;
+      organizationId: string;
+      query: string;
+      rules: SearchRuleEntry[];
+      now: Date;
+    }
+  | {
+      type: 'UpdateSearchRule';
+      ruleId: string;
+      storeId: string;
+      organizationId: string;
+      query?: string;
+      rules?: SearchRuleEntry[];
+      now: Date;
+    }
   | { type: 'DeleteSearchRule'; ruleId: string; storeId: string; organizationId: string; now: Date }
   /** Removes one entry equal to `rule`; answers which one and how many are left. */
-  | { type: 'DeleteSearchRuleEntry'; ruleId: string; storeId: string; organizationId: string; rule: SearchRuleEntry; now: Date };
+  | {
+      type: 'DeleteSearchRuleEntry';
+      ruleId: string;
+      storeId: string;
+      organizationId: string;
+      rule: SearchRuleEntry;
+      now: Date;
+    };
 
 const same = (a: SearchRuleEntry, b: SearchRuleEntry) => JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 function canonical(e: SearchRuleEntry): Record<string, unknown> {
@@ -33,7 +56,14 @@ export const searchRuleDecider: Decider<SearchRuleState, SearchRuleCommand, Sear
   evolve(s, e) {
     switch (e.type) {
       case 'SearchRuleCreated':
-        return { exists: true, deleted: false, storeId: e.data.storeId, organizationId: e.data.organizationId, query: e.data.query, rules: e.data.rules };
+        return {
+          exists: true,
+          deleted: false,
+          storeId: e.data.storeId,
+          organizationId: e.data.organizationId,
+          query: e.data.query,
+          rules: e.data.rules,
+        };
       case 'SearchRuleUpdated':
         return { ...s, query: e.data.query ?? s.query, rules: e.data.rules ?? s.rules };
       case 'SearchRuleDeleted':
@@ -48,11 +78,21 @@ export const searchRuleDecider: Decider<SearchRuleState, SearchRuleCommand, Sear
       return [{ type: 'SearchRuleCreated', data: { ...base, query: c.query, rules: c.rules } }];
     }
     // another organization's rule does not exist for the caller
-    if (!s.exists || s.deleted || s.storeId !== c.storeId || s.organizationId !== c.organizationId) throw new NotFoundError(`Search rule ${c.ruleId} not found`);
+    if (!s.exists || s.deleted || s.storeId !== c.storeId || s.organizationId !== c.organizationId)
+      throw new NotFoundError(`Search rule ${c.ruleId} not found`);
     switch (c.type) {
       case 'UpdateSearchRule':
         if (c.query === undefined && c.rules === undefined) return [];
-        return [{ type: 'SearchRuleUpdated', data: { ...base, ...(c.query !== undefined ? { query: c.query } : {}), ...(c.rules !== undefined ? { rules: c.rules } : {}) } }];
+        return [
+          {
+            type: 'SearchRuleUpdated',
+            data: {
+              ...base,
+              ...(c.query !== undefined ? { query: c.query } : {}),
+              ...(c.rules !== undefined ? { rules: c.rules } : {}),
+            },
+          },
+        ];
       case 'DeleteSearchRule':
         return [{ type: 'SearchRuleDeleted', data: base }];
       case 'DeleteSearchRuleEntry': {

@@ -11,7 +11,9 @@ export interface ToolTicketClaims {
   expiresAt: number;
 }
 
-export type TicketCheck = { ok: true; claims: ToolTicketClaims } | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' | 'wrong_organization' };
+export type TicketCheck =
+  | { ok: true; claims: ToolTicketClaims }
+  | { ok: false; reason: 'malformed' | 'bad_signature' | 'expired' | 'wrong_organization' };
 
 const PREFIX = 'mxtt1';
 const MAX_TICKET_CHARS = 2048;
@@ -28,7 +30,15 @@ export class ToolTicketSigner {
   }
 
   sign(c: ToolTicketClaims): string {
-    const claims = Buffer.from(JSON.stringify({ id: c.ticketId, org: c.organizationId, cmp: c.completionId, call: c.toolCallId, exp: c.expiresAt })).toString('base64url');
+    const claims = Buffer.from(
+      JSON.stringify({
+        id: c.ticketId,
+        org: c.organizationId,
+        cmp: c.completionId,
+        call: c.toolCallId,
+        exp: c.expiresAt,
+      }),
+    ).toString('base64url');
     return `${PREFIX}.${claims}.${this.signer.sign('tool_ticket', claims)}`;
   }
 
@@ -36,7 +46,13 @@ export class ToolTicketSigner {
   verify(ticket: string, organizationId: string, nowMs: number): TicketCheck {
     if (typeof ticket !== 'string' || ticket.length > MAX_TICKET_CHARS) return { ok: false, reason: 'malformed' };
     const parts = ticket.trim().split('.');
-    if (parts.length !== 3 || parts[0] !== PREFIX || !/^[A-Za-z0-9_-]+$/.test(parts[1]) || !/^[A-Za-z0-9_-]+$/.test(parts[2])) return { ok: false, reason: 'malformed' };
+    if (
+      parts.length !== 3 ||
+      parts[0] !== PREFIX ||
+      !/^[A-Za-z0-9_-]+$/.test(parts[1]) ||
+      !/^[A-Za-z0-9_-]+$/.test(parts[2])
+    )
+      return { ok: false, reason: 'malformed' };
     if (!this.signer.verify('tool_ticket', parts[2], parts[1])) return { ok: false, reason: 'bad_signature' };
     let raw: unknown;
     try {
@@ -45,8 +61,20 @@ export class ToolTicketSigner {
       return { ok: false, reason: 'malformed' };
     }
     const r = raw as Record<string, unknown>;
-    if (!r || typeof r !== 'object' || [r.id, r.org, r.cmp, r.call].some((x) => typeof x !== 'string' || !x) || typeof r.exp !== 'number') return { ok: false, reason: 'malformed' };
-    const claims: ToolTicketClaims = { ticketId: r.id as string, organizationId: r.org as string, completionId: r.cmp as string, toolCallId: r.call as string, expiresAt: r.exp };
+    if (
+      !r ||
+      typeof r !== 'object' ||
+      [r.id, r.org, r.cmp, r.call].some((x) => typeof x !== 'string' || !x) ||
+      typeof r.exp !== 'number'
+    )
+      return { ok: false, reason: 'malformed' };
+    const claims: ToolTicketClaims = {
+      ticketId: r.id as string,
+      organizationId: r.org as string,
+      completionId: r.cmp as string,
+      toolCallId: r.call as string,
+      expiresAt: r.exp,
+    };
     if (claims.organizationId !== organizationId) return { ok: false, reason: 'wrong_organization' };
     if (claims.expiresAt * 1000 <= nowMs) return { ok: false, reason: 'expired' };
     return { ok: true, claims };

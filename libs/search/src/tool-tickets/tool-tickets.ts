@@ -1,5 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { CLOCK, Clock, DomainError, ID_GENERATOR, IdGenerator, Principal, WrongExpectedRevisionError } from '@larder/kernel';
+import {
+  CLOCK,
+  Clock,
+  DomainError,
+  ID_GENERATOR,
+  IdGenerator,
+  Principal,
+  WrongExpectedRevisionError,
+} from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
 import { CHAT_CONFIG, ChatConfig } from '../chat/chat.config';
 import type { ToolTicketRedeemed } from '../chat/events';
@@ -55,7 +63,13 @@ export class ToolTickets {
 
   issue(p: Principal, completionId: string, toolCallId: string): IssuedToolTicket {
     const expiresAt = Math.floor(this.clock.now().getTime() / 1000) + this.config.toolTicketTtlSeconds;
-    const ticket = this.signer.sign({ ticketId: this.ids.uuid(), organizationId: p.organizationId, completionId, toolCallId, expiresAt });
+    const ticket = this.signer.sign({
+      ticketId: this.ids.uuid(),
+      organizationId: p.organizationId,
+      completionId,
+      toolCallId,
+      expiresAt,
+    });
     return { tool_call_id: toolCallId, ticket, expires_at: expiresAt };
   }
 
@@ -70,24 +84,46 @@ export class ToolTickets {
     if (!check.ok) {
       switch (check.reason) {
         case 'expired':
-          throw new ToolTicketRefusedError('The tool ticket has expired; ask the chat completion for a new one', 'tool_ticket_expired');
+          throw new ToolTicketRefusedError(
+            'The tool ticket has expired; ask the chat completion for a new one',
+            'tool_ticket_expired',
+          );
         case 'wrong_organization':
-          throw new ToolTicketRefusedError('The tool ticket was issued to another organization', 'tool_ticket_wrong_organization');
+          throw new ToolTicketRefusedError(
+            'The tool ticket was issued to another organization',
+            'tool_ticket_wrong_organization',
+          );
         default:
-          throw new ToolTicketRefusedError('The tool ticket is not valid (not issued by this server, or altered)', 'invalid_tool_ticket');
+          throw new ToolTicketRefusedError(
+            'The tool ticket is not valid (not issued by this server, or altered)',
+            'invalid_tool_ticket',
+          );
       }
     }
     const c = check.claims;
     const event: ToolTicketRedeemed = {
       type: 'ToolTicketRedeemed',
-      data: { ticketId: c.ticketId, organizationId: p.organizationId, apiKeyId: p.apiKeyId, completionId: c.completionId, toolCallId: c.toolCallId, operation, at: this.clock.now().toISOString() },
+      data: {
+        ticketId: c.ticketId,
+        organizationId: p.organizationId,
+        apiKeyId: p.apiKeyId,
+        completionId: c.completionId,
+        toolCallId: c.toolCallId,
+        operation,
+        at: this.clock.now().toISOString(),
+      },
     };
     try {
-      await this.store.appendToStream(toolTicketStream(c.ticketId), [{ type: event.type, data: event.data, metadata: { orgId: p.organizationId, actor: p.apiKeyId } }], {
-        expectedRevision: 'no_stream',
-      });
+      await this.store.appendToStream(
+        toolTicketStream(c.ticketId),
+        [{ type: event.type, data: event.data, metadata: { orgId: p.organizationId, actor: p.apiKeyId } }],
+        {
+          expectedRevision: 'no_stream',
+        },
+      );
     } catch (err) {
-      if (err instanceof WrongExpectedRevisionError) throw new ToolTicketUsedError('The tool ticket was already used: a ticket redeems one search or grep');
+      if (err instanceof WrongExpectedRevisionError)
+        throw new ToolTicketUsedError('The tool ticket was already used: a ticket redeems one search or grep');
       throw err;
     }
     return { ...p, toolCall: { completionId: c.completionId, toolCallId: c.toolCallId, via: 'tool_ticket' } };

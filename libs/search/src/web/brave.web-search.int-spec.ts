@@ -27,7 +27,12 @@ async function failure(p: Promise<unknown>): Promise<WebSearchProviderError> {
 describe('BraveWebSearch against a Brave Search API double', () => {
   let double: WebSearchDouble;
   const adapter = (o: { timeoutMs?: number; maxBytes?: number; apiKey?: string } = {}) =>
-    new BraveWebSearch({ url: double.url, apiKey: o.apiKey ?? KEY, timeoutMs: o.timeoutMs ?? 3000, maxBytes: o.maxBytes });
+    new BraveWebSearch({
+      url: double.url,
+      apiKey: o.apiKey ?? KEY,
+      timeoutMs: o.timeoutMs ?? 3000,
+      maxBytes: o.maxBytes,
+    });
 
   beforeEach(async () => {
     double = await startBraveDouble(PAGES, { apiKey: KEY });
@@ -46,7 +51,8 @@ describe('BraveWebSearch against a Brave Search API double', () => {
       {
         url: 'https://www.example.com/sauerkraut?utm_source=x',
         title: 'How to make Sauerkraut',
-        snippet: 'Mix shredded cabbage with salt and let it ferment for three weeks. … Use 2% salt by weight. … Keep it below the brine.',
+        snippet:
+          'Mix shredded cabbage with salt and let it ferment for three weeks. … Use 2% salt by weight. … Keep it below the brine.',
         published: '2023-05-09T08:52:08',
         provider: 'brave',
       },
@@ -60,7 +66,10 @@ describe('BraveWebSearch against a Brave Search API double', () => {
   });
 
   it('an answer without a web section has no results', async () => {
-    double.reply({ kind: 'raw', body: JSON.stringify({ type: 'search', query: { original: 'x' }, mixed: { type: 'mixed', main: [] } }) });
+    double.reply({
+      kind: 'raw',
+      body: JSON.stringify({ type: 'search', query: { original: 'x' }, mixed: { type: 'mixed', main: [] } }),
+    });
     expect(await adapter().search('x', 5)).toEqual([]);
   });
 
@@ -68,7 +77,8 @@ describe('BraveWebSearch against a Brave Search API double', () => {
     const err = await failure(adapter({ apiKey: 'BSA-wrong-token-secret-91' }).search('cabbage', 5));
     expect(err).toMatchObject({ provider: 'brave', kind: 'refused', upstreamStatus: 401 });
     expect(double.requests).toHaveLength(1);
-    for (const text of [err.message, String(err.stack), inspect(err), JSON.stringify(err)]) expect(text).not.toContain('BSA-wrong-token-secret-91');
+    for (const text of [err.message, String(err.stack), inspect(err), JSON.stringify(err)])
+      expect(text).not.toContain('BSA-wrong-token-secret-91');
     const a = adapter();
     expect(JSON.stringify(a)).not.toContain(KEY);
     expect(inspect(a, { depth: 5 })).not.toContain(KEY);

@@ -31,7 +31,8 @@ export class BraveWebSearch implements WebSearchProvider {
   constructor(options: BraveWebSearchOptions) {
     if (!options.apiKey) throw new Error('The Brave Search API needs a subscription token (LARDER_BRAVE_API_KEY)');
     const raw = options.url ?? 'https://api.search.brave.com/res/v1';
-    if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) throw new Error('The Brave Search URL must be an http(s) URL');
+    if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol))
+      throw new Error('The Brave Search URL must be an http(s) URL');
     const base = new URL(raw);
     if (base.username || base.password) throw new Error('The Brave Search URL must not carry credentials');
     base.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/web\/search$/, '')}/web/search`;
@@ -60,18 +61,29 @@ export class BraveWebSearch implements WebSearchProvider {
       secrets: [this.#apiKey],
     });
     const b = body as { type?: unknown; web?: { results?: unknown } } | null;
-    if (!b || typeof b !== 'object' || Array.isArray(b) || typeof b.type !== 'string') throw new WebSearchProviderError(this.name, 'bad_response', 'brave answered JSON that is not a search answer');
+    if (!b || typeof b !== 'object' || Array.isArray(b) || typeof b.type !== 'string')
+      throw new WebSearchProviderError(this.name, 'bad_response', 'brave answered JSON that is not a search answer');
     if (b.web === undefined || b.web === null) return [];
-    if (typeof b.web !== 'object' || !Array.isArray(b.web.results)) throw new WebSearchProviderError(this.name, 'bad_response', 'brave answered a web section without a results list');
+    if (typeof b.web !== 'object' || !Array.isArray(b.web.results))
+      throw new WebSearchProviderError(
+        this.name,
+        'bad_response',
+        'brave answered a web section without a results list',
+      );
     const out: WebResult[] = [];
     for (const r of b.web.results as Array<Record<string, unknown>>) {
       if (out.length >= count) break;
       if (!r || typeof r !== 'object' || !isHttpUrl(r.url)) continue;
       const title = typeof r.title === 'string' ? plainText(r.title) : '';
-      const extra = Array.isArray(r.extra_snippets) ? r.extra_snippets.filter((x): x is string => typeof x === 'string').map(plainText) : [];
-      const snippet = [typeof r.description === 'string' ? plainText(r.description) : '', ...extra].filter(Boolean).join(' … ');
+      const extra = Array.isArray(r.extra_snippets)
+        ? r.extra_snippets.filter((x): x is string => typeof x === 'string').map(plainText)
+        : [];
+      const snippet = [typeof r.description === 'string' ? plainText(r.description) : '', ...extra]
+        .filter(Boolean)
+        .join(' … ');
       if (!title && !snippet) continue;
-      const published = typeof r.page_age === 'string' && r.page_age ? r.page_age : typeof r.age === 'string' && r.age ? r.age : null;
+      const published =
+        typeof r.page_age === 'string' && r.page_age ? r.page_age : typeof r.age === 'string' && r.age ? r.age : null;
       out.push({ url: r.url, title: title || r.url, snippet, published, provider: this.name });
     }
     return out;

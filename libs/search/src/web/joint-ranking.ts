@@ -28,7 +28,14 @@ export function webChunk(r: WebResult): ScoredChunk {
     score: 0,
     filename: r.url,
     externalId: null,
-    metadata: { url: r.url, title: r.title, snippet: r.snippet, published: r.published, provider: r.provider, providers: r.providers ?? [r.provider] },
+    metadata: {
+      url: r.url,
+      title: r.title,
+      snippet: r.snippet,
+      published: r.published,
+      provider: r.provider,
+      providers: r.providers ?? [r.provider],
+    },
   };
 }
 
@@ -86,7 +93,8 @@ export function jointRanking(
     .map((c, i) => ({ ...c, score: bm25[i] }))
     .filter((c) => c.score > 0)
     .sort((a, b) => b.score - a.score);
-  const webDense = queryVector && web.vectors ? web.chunks.map((c, i) => ({ ...c, score: cosine(queryVector, web.vectors![i]) })) : [];
+  const webDense =
+    queryVector && web.vectors ? web.chunks.map((c, i) => ({ ...c, score: cosine(queryVector, web.vectors![i]) })) : [];
   const dense = [...(queryVector ? store.dense : []), ...webDense].sort((a, b) => b.score - a.score);
   const fused = fuse(lexical, dense, options);
   const lexRank = new Map(store.lexical.map((c, i) => [chunkKey(c), i]));
@@ -98,10 +106,16 @@ export function jointRanking(
     if (w !== undefined) return { ...c, firstStagePosition: w, firstStageSource: null };
     const l = lexRank.get(k);
     const d = denseRank.get(k);
-    return { ...c, firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity), firstStageSource: l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense' };
+    return {
+      ...c,
+      firstStagePosition: Math.min(l ?? Infinity, d ?? Infinity),
+      firstStageSource: l !== undefined && d !== undefined ? 'both' : l !== undefined ? 'sparse' : 'dense',
+    };
   });
   // a candidate neither list scored (no query term, no vector) still belongs to the set, last
   const seen = new Set(ranked.map(chunkKey));
-  for (const c of candidates) if (!seen.has(chunkKey(c))) ranked.push({ ...c, score: 0, firstStagePosition: webRank.get(chunkKey(c)) ?? null, firstStageSource: null });
+  for (const c of candidates)
+    if (!seen.has(chunkKey(c)))
+      ranked.push({ ...c, score: 0, firstStagePosition: webRank.get(chunkKey(c)) ?? null, firstStageSource: null });
   return ranked;
 }

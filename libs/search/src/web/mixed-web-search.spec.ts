@@ -1,12 +1,22 @@
 import { mergeResults, MixedWebSearch, normalizeUrl } from './mixed-web-search';
 import { WebResult, WebSearchProvider, WebSearchProviderError } from './web-search.port';
 
-const r = (url: string, provider: string, snippet = 's'): WebResult => ({ url, title: url, snippet, published: null, provider });
+const r = (url: string, provider: string, snippet = 's'): WebResult => ({
+  url,
+  title: url,
+  snippet,
+  published: null,
+  provider,
+});
 const provider = (name: string, answer: () => Promise<WebResult[]>): WebSearchProvider => ({ name, search: answer });
 
 describe('web search mixture', () => {
   it('normalizes URLs: scheme, www., case of the host, default port, fragment, trailing slash, tracking parameters, parameter order', () => {
-    const same = ['https://www.Example.com/a/?b=2&a=1#top', 'http://example.com:80/a?a=1&b=2&utm_source=news', 'https://example.com:443/a/?a=1&fbclid=x&b=2'];
+    const same = [
+      'https://www.Example.com/a/?b=2&a=1#top',
+      'http://example.com:80/a?a=1&b=2&utm_source=news',
+      'https://example.com:443/a/?a=1&fbclid=x&b=2',
+    ];
     expect(new Set(same.map(normalizeUrl)).size).toBe(1);
     expect(normalizeUrl('https://example.com/a')).not.toBe(normalizeUrl('https://example.com/b'));
     expect(normalizeUrl('https://example.com:8080/a')).toBe('example.com:8080/a');
@@ -21,13 +31,19 @@ describe('web search mixture', () => {
       10,
     );
     expect(merged.map((x) => x.url)).toEqual(['https://a.example/1', 'https://www.b.example', 'https://c.example/']);
-    expect(merged[1]).toMatchObject({ provider: 'brave', providers: ['brave', 'searxng'], snippet: 'a longer snippet' });
+    expect(merged[1]).toMatchObject({
+      provider: 'brave',
+      providers: ['brave', 'searxng'],
+      snippet: 'a longer snippet',
+    });
     expect(mergeResults([[r('https://a.example/1', 'x'), r('https://a.example/2', 'x')]], 1)).toHaveLength(1);
   });
 
   it('asks every provider at once; one failing is reported and the others count; a non-provider error says nothing of itself', async () => {
     const web = new MixedWebSearch([
-      provider('searxng', () => Promise.reject(new WebSearchProviderError('searxng', 'timeout', 'searxng did not answer within 5 ms'))),
+      provider('searxng', () =>
+        Promise.reject(new WebSearchProviderError('searxng', 'timeout', 'searxng did not answer within 5 ms')),
+      ),
       provider('brave', () => Promise.resolve([r('https://x.example/', 'brave')])),
       provider('other', () => Promise.reject(new Error('token=secret-123 leaked'))),
     ]);

@@ -16,8 +16,13 @@ export function normalizeUrl(raw: string): string {
     return raw.trim();
   }
   const host = u.hostname.toLowerCase().replace(/^www\./, '');
-  const port = u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443')) ? `:${u.port}` : '';
-  const params = [...u.searchParams.entries()].filter(([k]) => !TRACKING.test(k)).sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  const port =
+    u.port && !((u.protocol === 'http:' && u.port === '80') || (u.protocol === 'https:' && u.port === '443'))
+      ? `:${u.port}`
+      : '';
+  const params = [...u.searchParams.entries()]
+    .filter(([k]) => !TRACKING.test(k))
+    .sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0));
   const query = params.length ? `?${new URLSearchParams(params).toString()}` : '';
   const path = u.pathname.replace(/\/+$/, '') || '';
   return `${host}${port}${path}${query}`;

@@ -28,8 +28,11 @@ export interface OutboundJsonOptions {
  * provider and what went wrong, never a key, and never the upstream's body.
  */
 export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown> {
-  const fail = (kind: ConstructorParameters<typeof WebSearchProviderError>[1], message: string, status: number | null = null) =>
-    new WebSearchProviderError(o.provider, kind, redact(message, o.secrets), status);
+  const fail = (
+    kind: ConstructorParameters<typeof WebSearchProviderError>[1],
+    message: string,
+    status: number | null = null,
+  ) => new WebSearchProviderError(o.provider, kind, redact(message, o.secrets), status);
   const startedAt = Date.now();
   const deadline = new AbortController();
   const timer = setTimeout(() => deadline.abort(new Error('deadline')), o.timeoutMs);
@@ -43,7 +46,12 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
   const attempt = async (): Promise<Attempt<unknown>> => {
     let res: Response;
     try {
-      res = await fetch(url, { method: 'GET', headers: { accept: 'application/json', ...o.headers }, signal, redirect: 'manual' });
+      res = await fetch(url, {
+        method: 'GET',
+        headers: { accept: 'application/json', ...o.headers },
+        signal,
+        redirect: 'manual',
+      });
     } catch (err) {
       const a = aborted();
       if (a) throw a;
@@ -55,7 +63,12 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
     }
     if (res.status < 200 || res.status >= 300) {
       await res.body?.cancel().catch(() => undefined);
-      const why = res.status >= 300 && res.status < 400 ? ', a redirect: configure the address it redirects to' : res.status === 401 || res.status === 403 ? ' (check its key or its settings)' : '';
+      const why =
+        res.status >= 300 && res.status < 400
+          ? ', a redirect: configure the address it redirects to'
+          : res.status === 401 || res.status === 403
+            ? ' (check its key or its settings)'
+            : '';
       throw fail('refused', `${o.provider} refused the search (${res.status})${why}`, res.status);
     }
     let text: string;
@@ -64,7 +77,11 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
     } catch (err) {
       const a = aborted();
       if (a) throw a;
-      if (err instanceof TooLarge) throw fail('too_large', `${o.provider} answered more than ${o.maxBytes} bytes; the answer was cut off and ignored`);
+      if (err instanceof TooLarge)
+        throw fail(
+          'too_large',
+          `${o.provider} answered more than ${o.maxBytes} bytes; the answer was cut off and ignored`,
+        );
       throw fail('unavailable', `${o.provider} broke off its answer: ${causeOf(err)}`);
     }
     try {
@@ -74,7 +91,9 @@ export async function getJson(url: URL, o: OutboundJsonOptions): Promise<unknown
     }
   };
   const gaveUp = (last: Error, attempts: number) =>
-    last instanceof WebSearchProviderError ? new WebSearchProviderError(o.provider, last.kind, `${last.message}${gaveUpNote(attempts)}`, last.upstreamStatus) : last;
+    last instanceof WebSearchProviderError
+      ? new WebSearchProviderError(o.provider, last.kind, `${last.message}${gaveUpNote(attempts)}`, last.upstreamStatus)
+      : last;
   try {
     return await policy.run(attempt, { signal, gaveUp, deadline: startedAt + o.timeoutMs });
   } catch (err) {
@@ -148,4 +167,5 @@ export function webQuery(query: string, max = 400): string {
 }
 
 /** Whether `v` is an http(s) URL (what a result must link to). */
-export const isHttpUrl = (v: unknown): v is string => typeof v === 'string' && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol);
+export const isHttpUrl = (v: unknown): v is string =>
+  typeof v === 'string' && URL.canParse(v) && /^https?:$/.test(new URL(v).protocol);

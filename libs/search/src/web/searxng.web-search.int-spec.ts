@@ -9,7 +9,11 @@ const PAGES: WebPage[] = [
     snippet: 'Sauerkraut is <b>finely cut</b> raw cabbage that has been fermented by lactic acid bacteria.',
     published: '2024-03-01T00:00:00',
   },
-  { url: 'https://example.org/kimchi', title: 'Kimchi &amp; other ferments', snippet: 'Kimchi is fermented cabbage with chili.' },
+  {
+    url: 'https://example.org/kimchi',
+    title: 'Kimchi &amp; other ferments',
+    snippet: 'Kimchi is fermented cabbage with chili.',
+  },
 ];
 
 async function failure(p: Promise<unknown>): Promise<WebSearchProviderError> {
@@ -23,7 +27,8 @@ async function failure(p: Promise<unknown>): Promise<WebSearchProviderError> {
 
 describe('SearxngWebSearch against a SearXNG JSON API double', () => {
   let double: WebSearchDouble;
-  const adapter = (o: { timeoutMs?: number; maxBytes?: number; url?: string } = {}) => new SearxngWebSearch({ url: o.url ?? double.url, timeoutMs: o.timeoutMs ?? 3000, maxBytes: o.maxBytes });
+  const adapter = (o: { timeoutMs?: number; maxBytes?: number; url?: string } = {}) =>
+    new SearxngWebSearch({ url: o.url ?? double.url, timeoutMs: o.timeoutMs ?? 3000, maxBytes: o.maxBytes });
 
   beforeEach(async () => {
     double = await startSearxngDouble(PAGES);
@@ -31,7 +36,10 @@ describe('SearxngWebSearch against a SearXNG JSON API double', () => {
   afterEach(() => double.close());
 
   it('sends q and format=json to /search (keeping the base URL’s parameters) and reads results[] as plain-text url/title/snippet/published', async () => {
-    const results = await adapter({ url: `${double.url}/?categories=general&language=en` }).search('fermented   cabbage', 10);
+    const results = await adapter({ url: `${double.url}/?categories=general&language=en` }).search(
+      'fermented   cabbage',
+      10,
+    );
     expect(double.requests).toHaveLength(1);
     const r = double.requests[0];
     expect(r.path).toBe('/search');
@@ -47,7 +55,13 @@ describe('SearxngWebSearch against a SearXNG JSON API double', () => {
         published: '2024-03-01T00:00:00',
         provider: 'searxng',
       },
-      { url: 'https://example.org/kimchi', title: 'Kimchi & other ferments', snippet: 'Kimchi is fermented cabbage with chili.', published: null, provider: 'searxng' },
+      {
+        url: 'https://example.org/kimchi',
+        title: 'Kimchi & other ferments',
+        snippet: 'Kimchi is fermented cabbage with chili.',
+        published: null,
+        provider: 'searxng',
+      },
     ]);
   });
 
@@ -97,7 +111,10 @@ describe('SearxngWebSearch against a SearXNG JSON API double', () => {
 
   it('fails as timeout when the instance never answers, and closes the request', async () => {
     double.reply({ kind: 'hang' });
-    expect(await failure(adapter({ timeoutMs: 300 }).search('cabbage', 5))).toMatchObject({ kind: 'timeout', provider: 'searxng' });
+    expect(await failure(adapter({ timeoutMs: 300 }).search('cabbage', 5))).toMatchObject({
+      kind: 'timeout',
+      provider: 'searxng',
+    });
     expect(await double.requests[0].closed).toBe('aborted');
   });
 

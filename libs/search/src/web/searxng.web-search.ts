@@ -22,7 +22,8 @@ export class SearxngWebSearch implements WebSearchProvider {
   private readonly maxBytes: number;
 
   constructor(options: SearxngWebSearchOptions) {
-    if (!URL.canParse(options.url) || !/^https?:$/.test(new URL(options.url).protocol)) throw new Error('The SearXNG URL must be an http(s) URL such as http://127.0.0.1:8888');
+    if (!URL.canParse(options.url) || !/^https?:$/.test(new URL(options.url).protocol))
+      throw new Error('The SearXNG URL must be an http(s) URL such as http://127.0.0.1:8888');
     const base = new URL(options.url);
     if (base.username || base.password) throw new Error('The SearXNG URL must not carry credentials');
     base.pathname = `${base.pathname.replace(/\/+$/, '').replace(/\/search$/, '')}/search`;
@@ -41,9 +42,16 @@ export class SearxngWebSearch implements WebSearchProvider {
     url.searchParams.set('q', webQuery(query));
     url.searchParams.set('format', 'json');
     if (!url.searchParams.has('pageno')) url.searchParams.set('pageno', '1');
-    const body = await getJson(url, { provider: this.name, timeoutMs: this.timeoutMs, maxBytes: this.maxBytes, retries: 1, signal });
+    const body = await getJson(url, {
+      provider: this.name,
+      timeoutMs: this.timeoutMs,
+      maxBytes: this.maxBytes,
+      retries: 1,
+      signal,
+    });
     const results = (body as { results?: unknown } | null)?.results;
-    if (!body || typeof body !== 'object' || !Array.isArray(results)) throw new WebSearchProviderError(this.name, 'bad_response', 'searxng answered JSON without a results list');
+    if (!body || typeof body !== 'object' || !Array.isArray(results))
+      throw new WebSearchProviderError(this.name, 'bad_response', 'searxng answered JSON without a results list');
     const out: WebResult[] = [];
     for (const r of results as Array<Record<string, unknown>>) {
       if (out.length >= count) break;
@@ -51,7 +59,13 @@ export class SearxngWebSearch implements WebSearchProvider {
       const title = typeof r.title === 'string' ? plainText(r.title) : '';
       const snippet = typeof r.content === 'string' ? plainText(r.content) : '';
       if (!title && !snippet) continue;
-      out.push({ url: r.url, title: title || r.url, snippet, published: typeof r.publishedDate === 'string' && r.publishedDate ? r.publishedDate : null, provider: this.name });
+      out.push({
+        url: r.url,
+        title: title || r.url,
+        snippet,
+        published: typeof r.publishedDate === 'string' && r.publishedDate ? r.publishedDate : null,
+        provider: this.name,
+      });
     }
     return out;
   }

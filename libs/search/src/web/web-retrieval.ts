@@ -75,7 +75,10 @@ export class WebRetrieval {
     addTiming('web', performance.now() - t);
     if (!outcome.answered.length && alone) {
       const why = outcome.failed.map((f) => `${f.provider}: ${f.message}`).join('; ');
-      throw withHeader(new WebSearchUnavailableError(`The web search failed: no provider answered (${why})`), this.header({ outcome, chunks: [], vectors: null }));
+      throw withHeader(
+        new WebSearchUnavailableError(`The web search failed: no provider answered (${why})`),
+        this.header({ outcome, chunks: [], vectors: null }),
+      );
     }
     const chunks = outcome.results.map(webChunk);
     let vectors: Float32Array[] | null = null;
@@ -104,7 +107,9 @@ export class WebRetrieval {
     const { answered, failed } = part.outcome;
     const f = failed.map((x) => `${x.provider} (${x.kind})`).join(', ');
     if (!answered.length) return `skipped; failed=${f}`;
-    return failed.length ? `partial; answered=${answered.join(',')}; failed=${f}` : `ok; answered=${answered.join(',')}`;
+    return failed.length
+      ? `partial; answered=${answered.join(',')}; failed=${f}`
+      : `ok; answered=${answered.join(',')}`;
   }
 
   activity(part: WebPart): WebActivity {
@@ -130,7 +135,13 @@ export class WebRetrieval {
     part: WebPart,
     vectorPromise?: Promise<Float32Array | null>,
   ): Promise<RankedChunk[]> {
-    const { lexical, dense, vector } = await this.retrieval.candidateLists(stores, query, params, candidates, vectorPromise);
+    const { lexical, dense, vector } = await this.retrieval.candidateLists(
+      stores,
+      query,
+      params,
+      candidates,
+      vectorPromise,
+    );
     const options = { method: this.retrieval.config.fusion, lexicalWeight: this.retrieval.config.lexicalWeight };
     if (!part.chunks.length) return withFirstStage(fuse(lexical, dense, options), lexical, dense);
     return jointRanking(query, vector, { lexical, dense }, part, options);
@@ -138,7 +149,9 @@ export class WebRetrieval {
 
   /** The web store is always reranked: `rerank` on, whatever the request said (with a reranker configured it re-scores stores and web alike). */
   rerankOptions(options: SearchOptions): SearchOptions {
-    return options.rerank ? options : { ...options, rerank: { model: DEFAULT_RERANK_MODEL, withMetadata: false, topK: null } };
+    return options.rerank
+      ? options
+      : { ...options, rerank: { model: DEFAULT_RERANK_MODEL, withMetadata: false, topK: null } };
   }
 }
 

@@ -34,7 +34,10 @@ describe('PostgresSecretVault (machine PostgreSQL)', () => {
     await expect(vault.get('org-a', 'trace_destination.credentials', ref)).rejects.toThrow(/missing/);
     // a sealed value copied onto another record does not open there
     const other = await vault.put('org-a', 'bucket.access_key', 'x');
-    await pool.query('UPDATE secret_vault_v1 SET sealed = (SELECT sealed FROM secret_vault_v1 WHERE ref = $1) WHERE ref = $2', [ref, other]);
+    await pool.query(
+      'UPDATE secret_vault_v1 SET sealed = (SELECT sealed FROM secret_vault_v1 WHERE ref = $1) WHERE ref = $2',
+      [ref, other],
+    );
     await expect(vault.get('org-a', 'bucket.access_key', other)).rejects.toThrow(/does not open/);
     await vault.remove('org-b', ref);
     expect(await vault.get('org-a', 'bucket.access_key', ref)).toBe('wJalrXUtnFEMI/K7MDENG');
@@ -52,8 +55,16 @@ describe('PostgresSecretVault (machine PostgreSQL)', () => {
     const refs = await Promise.all(['one', 'two', 'three'].map((v, i) => vault.put(`org-${i}`, 'p', v)));
     const oldKey = running.currentKeyId;
 
-    const rotation = await rotateMasterKey(FileKeyringSource.inDataDir(dir), new PostgresSecretVault(pool, new AesGcmSecretBox(FileKeyringSource.inDataDir(dir))));
-    expect(rotation).toEqual({ previousKeyId: oldKey, currentKeyId: expect.not.stringMatching(oldKey), resealed: 3, retained: [] });
+    const rotation = await rotateMasterKey(
+      FileKeyringSource.inDataDir(dir),
+      new PostgresSecretVault(pool, new AesGcmSecretBox(FileKeyringSource.inDataDir(dir))),
+    );
+    expect(rotation).toEqual({
+      previousKeyId: oldKey,
+      currentKeyId: expect.not.stringMatching(oldKey),
+      resealed: 3,
+      retained: [],
+    });
     const { rows } = await pool.query<{ key_id: string }>('SELECT DISTINCT key_id FROM secret_vault_v1');
     expect(rows.map((r) => r.key_id)).toEqual([rotation.currentKeyId]);
     expect(readFileSync(join(dir, 'secrets-keyring.json'), 'utf8')).not.toContain(oldKey);

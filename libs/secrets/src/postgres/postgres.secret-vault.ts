@@ -27,12 +27,18 @@ export class PostgresSecretVault implements SecretVault {
   async put(organizationId: string, purpose: string, plaintext: string): Promise<string> {
     const ref = `sec_${randomUUID()}`;
     const sealed = this.box.seal(plaintext, context(organizationId, purpose, ref));
-    await this.pool.query(`INSERT INTO ${TABLE} (ref, organization_id, purpose, key_id, sealed) VALUES ($1, $2, $3, $4, $5)`, [ref, organizationId, purpose, this.box.keyIdOf(sealed), sealed]);
+    await this.pool.query(
+      `INSERT INTO ${TABLE} (ref, organization_id, purpose, key_id, sealed) VALUES ($1, $2, $3, $4, $5)`,
+      [ref, organizationId, purpose, this.box.keyIdOf(sealed), sealed],
+    );
     return ref;
   }
 
   async get(organizationId: string, purpose: string, ref: string): Promise<string> {
-    const { rows } = await this.pool.query<{ sealed: string }>(`SELECT sealed FROM ${TABLE} WHERE ref = $1 AND organization_id = $2 AND purpose = $3`, [ref, organizationId, purpose]);
+    const { rows } = await this.pool.query<{ sealed: string }>(
+      `SELECT sealed FROM ${TABLE} WHERE ref = $1 AND organization_id = $2 AND purpose = $3`,
+      [ref, organizationId, purpose],
+    );
     if (rows.length === 0) throw new SecretUnreadableError('the stored credentials are missing');
     return this.box.open(rows[0].sealed, context(organizationId, purpose, ref));
   }
@@ -54,7 +60,11 @@ export class PostgresSecretVault implements SecretVault {
       for (const row of rows) {
         const ctx = context(row.organization_id, row.purpose, row.ref);
         const sealed = this.box.seal(this.box.open(row.sealed, ctx), ctx);
-        await client.query(`UPDATE ${TABLE} SET sealed = $2, key_id = $3, resealed_at = now() WHERE ref = $1`, [row.ref, sealed, this.box.keyIdOf(sealed)]);
+        await client.query(`UPDATE ${TABLE} SET sealed = $2, key_id = $3, resealed_at = now() WHERE ref = $1`, [
+          row.ref,
+          sealed,
+          this.box.keyIdOf(sealed),
+        ]);
         resealed++;
       }
       await client.query('COMMIT');

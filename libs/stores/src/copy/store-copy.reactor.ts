@@ -42,10 +42,20 @@ export class StoreCopyReactor {
     const targetId = e.data.storeId;
     const sourceId = e.data.peerStoreId;
     const decideStore = (c: StoreCommand) => handleStore(this.store, c, meta, { newIds: () => this.ids.uuid() });
-    const copyStep = (type: 'StartCopy' | 'FinishCopy', storeId: string, role: 'source' | 'target', peerStoreId: string, error: string | null = null): StoreCommand =>
-      type === 'StartCopy' ? { type, storeId, organizationId, role, peerStoreId, now: this.clock.now() } : { type, storeId, organizationId, role, peerStoreId, error, now: this.clock.now() };
+    const copyStep = (
+      type: 'StartCopy' | 'FinishCopy',
+      storeId: string,
+      role: 'source' | 'target',
+      peerStoreId: string,
+      error: string | null = null,
+    ): StoreCommand =>
+      type === 'StartCopy'
+        ? { type, storeId, organizationId, role, peerStoreId, now: this.clock.now() }
+        : { type, storeId, organizationId, role, peerStoreId, error, now: this.clock.now() };
     const finish = async (error: string | null) => {
-      await decideStore(copyStep('FinishCopy', targetId, 'target', sourceId, error)).catch((err) => this.ignoreGone(err));
+      await decideStore(copyStep('FinishCopy', targetId, 'target', sourceId, error)).catch((err) =>
+        this.ignoreGone(err),
+      );
       await decideStore(copyStep('FinishCopy', sourceId, 'source', targetId)).catch((err) => this.ignoreGone(err));
       if (error) this.logger.warn(`copy of store ${sourceId} into ${targetId} failed: ${error}`);
       else this.logger.log(`copy of store ${sourceId} into ${targetId} finished`);
@@ -82,7 +92,14 @@ export class StoreCopyReactor {
         parsingStrategy: f.parsingStrategy,
         chunking: f.chunking,
         contextualization: f.contextualization as boolean,
-        copiedFrom: { storeId: f.storeId, chunksKey: f.chunksKey, vectorsKey: f.vectorsKey, model: f.model, chunkCount: f.chunkCount, usageTokens: f.usageTokens },
+        copiedFrom: {
+          storeId: f.storeId,
+          chunksKey: f.chunksKey,
+          vectorsKey: f.vectorsKey,
+          model: f.model,
+          chunkCount: f.chunkCount,
+          usageTokens: f.usageTokens,
+        },
         now: this.clock.now(),
       };
       try {

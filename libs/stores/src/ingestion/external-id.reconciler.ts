@@ -65,7 +65,17 @@ export class ExternalIdReconciler implements OnApplicationBootstrap, OnApplicati
         // the claim is read again right before: a claim made meanwhile decides on its own
         if ((await this.holder(g.storeId, g.externalId)) !== holder) break;
         await this.files
-          .decide({ type: 'RemoveStoreFile', storeId: g.storeId, organizationId: g.organizationId, fileId: f.fileId, reason: 'overwritten' }, 'system', false)
+          .decide(
+            {
+              type: 'RemoveStoreFile',
+              storeId: g.storeId,
+              organizationId: g.organizationId,
+              fileId: f.fileId,
+              reason: 'overwritten',
+            },
+            'system',
+            false,
+          )
           .then(() => removed++)
           .catch((err) => {
             if (!(err instanceof NotFoundError)) throw err;
@@ -76,7 +86,10 @@ export class ExternalIdReconciler implements OnApplicationBootstrap, OnApplicati
   }
 
   private async holder(storeId: string, externalId: string): Promise<string | null> {
-    return foldEvents(storeExternalIdDecider, await this.writes.store.readStream(storeExternalIdStream(storeId, externalId))).holder;
+    return foldEvents(
+      storeExternalIdDecider,
+      await this.writes.store.readStream(storeExternalIdStream(storeId, externalId)),
+    ).holder;
   }
 
   /** Whether the store file is in the store, added with this external id (its own stream says so). */

@@ -14,11 +14,17 @@ export class PermanentFailure extends Error {
 }
 
 /** The file's content is no longer in storage. */
-export const contentGone = () => new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
+export const contentGone = () =>
+  new PermanentFailure('The file content is gone (the file was deleted or replaced)', 'file_missing');
 
 /** A parser's error as the attempt treats it: input that cannot be parsed fails for good; OCR errors, timeouts and aborts may pass and are retried. */
 export function parseFailure(err: Error, filename: string): Error {
-  if (err instanceof UnsupportedFileError || err instanceof ParseError || err instanceof UnsupportedMediaError || err instanceof ImageTooLargeError) {
+  if (
+    err instanceof UnsupportedFileError ||
+    err instanceof ParseError ||
+    err instanceof UnsupportedMediaError ||
+    err instanceof ImageTooLargeError
+  ) {
     return new PermanentFailure(err.message, err.code);
   }
   if (err instanceof OcrError || err.name === 'TimeoutError' || err.name === 'AbortError') return err;
@@ -26,9 +32,15 @@ export function parseFailure(err: Error, filename: string): Error {
 }
 
 /** A failed attempt as it is recorded: whether retrying cannot help, its error code and its message. */
-export function describeFailure(err: unknown, attemptTimeoutMs: number): { permanent: boolean; code: string; message: string } {
+export function describeFailure(
+  err: unknown,
+  attemptTimeoutMs: number,
+): { permanent: boolean; code: string; message: string } {
   const bucketFailure = err instanceof BucketAccessError;
-  const permanent = err instanceof PermanentFailure || (err instanceof EmbeddingError && !err.retryable) || (bucketFailure && !err.transient);
+  const permanent =
+    err instanceof PermanentFailure ||
+    (err instanceof EmbeddingError && !err.retryable) ||
+    (bucketFailure && !err.transient);
   const code =
     err instanceof PermanentFailure || err instanceof EmbeddingError || err instanceof OcrError
       ? err.code
@@ -37,6 +49,9 @@ export function describeFailure(err: unknown, attemptTimeoutMs: number): { perma
         : (err as Error).name === 'TimeoutError'
           ? 'timeout'
           : 'ingestion_error';
-  const message = (err as Error).name === 'TimeoutError' ? `Ingestion took longer than ${attemptTimeoutMs} ms` : (err as Error).message;
+  const message =
+    (err as Error).name === 'TimeoutError'
+      ? `Ingestion took longer than ${attemptTimeoutMs} ms`
+      : (err as Error).message;
   return { permanent, code, message };
 }

@@ -10,14 +10,25 @@ import { StoreFileRow } from '@larder/projections/stores/store-files.reader';
  * artifacts below the store file's generation folder in that bucket (`stores/<store>/files/<file>/g<n>/`).
  */
 export function placementOf(row: StoreFileRow, model: string) {
-  const chunks = chunksArtifactKey(row.organizationId, row.sha256, chunkingKey(row.parsingStrategy, row.chunking), PARSER_VERSION);
+  const chunks = chunksArtifactKey(
+    row.organizationId,
+    row.sha256,
+    chunkingKey(row.parsingStrategy, row.chunking),
+    PARSER_VERSION,
+  );
   const bucketId = row.bucketId ?? null;
   // the artifact's own name (`chunks/<hash>.json`, `vectors/<hash>.f32`) below the generation folder
-  const inBucket = (platformKey: string) => storeFileObjectKey(bucketId!, row.storeId, row.fileId, row.generation, platformKey.split('/').slice(-2).join('/'));
+  const inBucket = (platformKey: string) =>
+    storeFileObjectKey(bucketId!, row.storeId, row.fileId, row.generation, platformKey.split('/').slice(-2).join('/'));
   return {
     bucketId,
-    contentKey: bucketId ? storeFileObjectKey(bucketId, row.storeId, row.fileId, row.generation, 'content') : row.blobKey,
+    contentKey: bucketId
+      ? storeFileObjectKey(bucketId, row.storeId, row.fileId, row.generation, 'content')
+      : row.blobKey,
     chunksKey: bucketId ? inBucket(chunks) : chunks,
-    vectorsKey: (inputs: string[]) => (bucketId ? inBucket(vectorsArtifactKey(row.organizationId, model, inputs)) : vectorsArtifactKey(row.organizationId, model, inputs)),
+    vectorsKey: (inputs: string[]) =>
+      bucketId
+        ? inBucket(vectorsArtifactKey(row.organizationId, model, inputs))
+        : vectorsArtifactKey(row.organizationId, model, inputs),
   };
 }

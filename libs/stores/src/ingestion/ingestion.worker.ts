@@ -87,7 +87,12 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     const key = `${row.fileId}:${row.storeId}`;
     const run = this.claim(row)
       .then((claimed) => (claimed ? this.withRenewedLease(row, () => this.ingest(row, claimed)) : undefined))
-      .catch((err) => this.logger.error(`ingestion of ${row.filename} (${row.fileId}) in store ${row.storeId} failed: ${(err as Error).message}`, (err as Error).stack))
+      .catch((err) =>
+        this.logger.error(
+          `ingestion of ${row.filename} (${row.fileId}) in store ${row.storeId} failed: ${(err as Error).message}`,
+          (err as Error).stack,
+        ),
+      )
       .finally(() => {
         this.active.delete(key);
         this.wake?.();
@@ -99,7 +104,15 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     try {
       const startedAt = this.clock.now();
       const r = await this.writer.decide(
-        { type: 'StartIngestion', storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId, leaseMs: this.config.leaseMs },
+        {
+          type: 'StartIngestion',
+          storeId: row.storeId,
+          organizationId: row.organizationId,
+          fileId: row.fileId,
+          generation: row.generation,
+          workerId: this.workerId,
+          leaseMs: this.config.leaseMs,
+        },
         'system',
         false,
       );
@@ -111,7 +124,13 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private async ingest(row: StoreFileRow, claim: { startedAt: Date; attempt: number }): Promise<void> {
-    const base = { storeId: row.storeId, organizationId: row.organizationId, fileId: row.fileId, generation: row.generation, workerId: this.workerId };
+    const base = {
+      storeId: row.storeId,
+      organizationId: row.organizationId,
+      fileId: row.fileId,
+      generation: row.generation,
+      workerId: this.workerId,
+    };
     const t0 = Date.now();
     const place = placementOf(row, this.embedder.model);
     /** Objects this attempt created in the bucket: removed again if the store file turns out to be gone. */
@@ -160,7 +179,18 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       }
       const usageTokens = artifact.chunks.reduce((n, c) => n + c.tokens, 0);
       deadline.throwIfAborted();
-      await this.writer.decide({ type: 'RecordParsed', ...base, chunksKey, chunkCount: artifact.chunks.length, usageTokens, parseMs: Date.now() - t0 }, 'system', false);
+      await this.writer.decide(
+        {
+          type: 'RecordParsed',
+          ...base,
+          chunksKey,
+          chunkCount: artifact.chunks.length,
+          usageTokens,
+          parseMs: Date.now() - t0,
+        },
+        'system',
+        false,
+      );
 
       // 2. embed (once per model and chunk inputs, across files, stores and copies); the store's
       // contextualization decides what is put before each chunk's text
@@ -170,7 +200,15 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       if (artifact.chunks.length) {
         const inputs = artifact.chunks.map((c) =>
           c.context
-            ? embeddingInput({ text: c.text, context: c.context }, { filename: row.filename, mode: row.parsingStrategy, fileContext: plan.fileContext, metadataLines: metadata })
+            ? embeddingInput(
+                { text: c.text, context: c.context },
+                {
+                  filename: row.filename,
+                  mode: row.parsingStrategy,
+                  fileContext: plan.fileContext,
+                  metadataLines: metadata,
+                },
+              )
             : (c.embedText ?? c.text),
         );
         vectorsKey = place.vectorsKey(inputs);
@@ -204,7 +242,12 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       );
       this.ingested.files++;
       this.ingested.chunks += artifact.chunks.length;
-      if (place.bucketId) await this.health?.worked(place.bucketId).catch((e: Error) => this.logger.warn(`bucket ${place.bucketId}: recording that it works again failed: ${e.message}`));
+      if (place.bucketId)
+        await this.health
+          ?.worked(place.bucketId)
+          .catch((e: Error) =>
+            this.logger.warn(`bucket ${place.bucketId}: recording that it works again failed: ${e.message}`),
+          );
     } catch (err) {
       if (err instanceof ConflictError || err instanceof NotFoundError) {
         // superseded: removed, re-added or lease lost; objects written for a generation that is gone are removed
@@ -212,14 +255,24 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         return;
       }
       if (err instanceof BucketAccessError && place.bucketId)
-        await this.health?.failed(place.bucketId, err.message).catch((e: Error) => this.logger.warn(`bucket ${place.bucketId}: recording its failure failed: ${e.message}`));
+        await this.health
+          ?.failed(place.bucketId, err.message)
+          .catch((e: Error) =>
+            this.logger.warn(`bucket ${place.bucketId}: recording its failure failed: ${e.message}`),
+          );
       const { permanent, code, message } = describeFailure(err, this.config.attemptTimeoutMs);
       const giveUp = permanent || claim.attempt >= this.config.maxAttempts;
-      const retryAt = giveUp ? null : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
-      this.logger.warn(`${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`);
-      await this.writer.decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false).catch((e: Error) => {
-        if (!(e instanceof ConflictError || e instanceof NotFoundError)) throw e;
-      });
+      const retryAt = giveUp
+        ? null
+        : new Date(this.clock.now().getTime() + this.config.retryBaseMs * 2 ** (claim.attempt - 1));
+      this.logger.warn(
+        `${row.filename} (${row.fileId}): ${message}${retryAt ? `; retrying at ${retryAt.toISOString()}` : ''}`,
+      );
+      await this.writer
+        .decide({ type: 'RecordIngestionFailed', ...base, error: { message, code }, retryAt }, 'system', false)
+        .catch((e: Error) => {
+          if (!(e instanceof ConflictError || e instanceof NotFoundError)) throw e;
+        });
     }
   }
 

@@ -25,9 +25,15 @@ function mapProblem(v: unknown, what: string, valueOk: (x: unknown) => boolean, 
 }
 
 const shortString = (x: unknown) => typeof x === 'string' && x.length <= MAX_VALUE;
-export const metadataProblem = (v: unknown) => mapProblem(v, 'metadata', shortString, `a string of at most ${MAX_VALUE} characters`);
+export const metadataProblem = (v: unknown) =>
+  mapProblem(v, 'metadata', shortString, `a string of at most ${MAX_VALUE} characters`);
 export const attributesProblem = (v: unknown) =>
-  mapProblem(v, 'attributes', (x) => shortString(x) || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)), `a string of at most ${MAX_VALUE} characters, a number or a boolean`);
+  mapProblem(
+    v,
+    'attributes',
+    (x) => shortString(x) || typeof x === 'boolean' || (typeof x === 'number' && Number.isFinite(x)),
+    `a string of at most ${MAX_VALUE} characters, a number or a boolean`,
+  );
 
 /** `metadata`: up to 16 keys of 64 characters, string values of 512; null clears it. */
 export const IsOpenAiMetadata = () =>
@@ -52,18 +58,22 @@ export const MAX_CHUNK_TOKENS = 4096;
 
 export function chunkingProblem(v: unknown): string | null {
   if (v === undefined || v === null) return null;
-  if (!isPlainObject(v)) return 'chunking_strategy must be an object: {"type": "auto"} or {"type": "static", "static": {...}}';
+  if (!isPlainObject(v))
+    return 'chunking_strategy must be an object: {"type": "auto"} or {"type": "static", "static": {...}}';
   if (v.type === 'auto') return Object.keys(v).length === 1 ? null : 'an auto chunking_strategy takes no other fields';
   if (v.type !== 'static') return `chunking_strategy.type must be 'auto' or 'static'`;
   const s = v.static;
-  if (!isPlainObject(s)) return 'chunking_strategy.static must be an object with max_chunk_size_tokens and chunk_overlap_tokens';
+  if (!isPlainObject(s))
+    return 'chunking_strategy.static must be an object with max_chunk_size_tokens and chunk_overlap_tokens';
   const max = s.max_chunk_size_tokens;
   const overlap = s.chunk_overlap_tokens;
   if (typeof max !== 'number' || !Number.isInteger(max) || max < MIN_CHUNK_TOKENS || max > MAX_CHUNK_TOKENS) {
     return `chunking_strategy.static.max_chunk_size_tokens must be an integer from ${MIN_CHUNK_TOKENS} to ${MAX_CHUNK_TOKENS}`;
   }
-  if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0) return 'chunking_strategy.static.chunk_overlap_tokens must be an integer of at least 0';
-  if (overlap > max / 2) return 'chunking_strategy.static.chunk_overlap_tokens must not exceed half of max_chunk_size_tokens';
+  if (typeof overlap !== 'number' || !Number.isInteger(overlap) || overlap < 0)
+    return 'chunking_strategy.static.chunk_overlap_tokens must be an integer of at least 0';
+  if (overlap > max / 2)
+    return 'chunking_strategy.static.chunk_overlap_tokens must not exceed half of max_chunk_size_tokens';
   return null;
 }
 export const IsChunkingStrategy = () =>
@@ -77,7 +87,10 @@ export const IsChunkingStrategy = () =>
 /** A validated `chunking_strategy` as a chunk size: `static` gives one; `auto` or absent none (the parsing strategy's). */
 export function chunkingOf(v: unknown): ChunkingData | null {
   if (!isPlainObject(v) || v.type !== 'static' || !isPlainObject(v.static)) return null;
-  return { maxTokens: v.static.max_chunk_size_tokens as number, overlapTokens: v.static.chunk_overlap_tokens as number };
+  return {
+    maxTokens: v.static.max_chunk_size_tokens as number,
+    overlapTokens: v.static.chunk_overlap_tokens as number,
+  };
 }
 
 /** OpenAI's list parameters. */
@@ -90,5 +103,6 @@ export class OpenAiListRequestDto {
 
 /** A file listing's `filter` by OpenAI status. */
 export class OpenAiFileListRequestDto extends OpenAiListRequestDto {
-  @IsOptional() @IsIn(['in_progress', 'completed', 'failed', 'cancelled']) filter?: 'in_progress' | 'completed' | 'failed' | 'cancelled';
+  @IsOptional() @IsIn(['in_progress', 'completed', 'failed', 'cancelled']) filter?:
+    'in_progress' | 'completed' | 'failed' | 'cancelled';
 }

@@ -30,12 +30,26 @@ const store = (o: Partial<StoreRow> = {}): StoreRow => ({
 
 describe('OpenAI wire shapes of stores', () => {
   it('a store: unix seconds, its display name (else its identifier), OpenAI counts and status', () => {
-    expect(toVectorStore(store())).toMatchObject({ object: 'vector_store', name: 'Sourdough Notes', created_at: 1767225600, last_active_at: 1767225605, metadata: {}, status: 'completed' });
+    expect(toVectorStore(store())).toMatchObject({
+      object: 'vector_store',
+      name: 'Sourdough Notes',
+      created_at: 1767225600,
+      last_active_at: 1767225605,
+      metadata: {},
+      status: 'completed',
+    });
     expect(toVectorStore(store({ displayName: null })).name).toBe('sourdough-notes-a1b2c3d4');
-    const busy = toVectorStore(store({ fileCounts: { ...counts, pending: 2, in_progress: 1, completed: 3, total: 6 } }));
-    expect(busy).toMatchObject({ status: 'in_progress', file_counts: { in_progress: 3, completed: 3, failed: 0, cancelled: 0, total: 6 } });
+    const busy = toVectorStore(
+      store({ fileCounts: { ...counts, pending: 2, in_progress: 1, completed: 3, total: 6 } }),
+    );
+    expect(busy).toMatchObject({
+      status: 'in_progress',
+      file_counts: { in_progress: 3, completed: 3, failed: 0, cancelled: 0, total: 6 },
+    });
     expect(toVectorStore(store({ status: 'expired' })).status).toBe('expired');
-    expect(toVectorStore(store({ expiresAfter: { anchor: 'last_active_at', days: 2 } })).expires_at).toBe(1767225605 + 2 * 86_400);
+    expect(toVectorStore(store({ expiresAfter: { anchor: 'last_active_at', days: 2 } })).expires_at).toBe(
+      1767225605 + 2 * 86_400,
+    );
   });
 
   it('a store file: OpenAI statuses and error codes, attributes, the chunk size it is cut with', () => {
@@ -56,9 +70,17 @@ describe('OpenAI wire shapes of stores', () => {
       attributes: { a: 1 },
       chunking_strategy: { type: 'static', static: { max_chunk_size_tokens: 512, chunk_overlap_tokens: 48 } },
     });
-    const failed = (code: string) => toVectorStoreFile({ ...f, status: 'failed', lastError: { code, message: 'm' } }).last_error?.code;
-    expect([failed('unsupported_file_type'), failed('parse_error'), failed('file_missing'), failed('embedding_failed')]).toEqual(['unsupported_file', 'invalid_file', 'invalid_file', 'server_error']);
-    expect(toVectorStoreFile({ ...f, chunking: { maxTokens: 200, overlapTokens: 10 } }).chunking_strategy.static).toEqual({ max_chunk_size_tokens: 200, chunk_overlap_tokens: 10 });
+    const failed = (code: string) =>
+      toVectorStoreFile({ ...f, status: 'failed', lastError: { code, message: 'm' } }).last_error?.code;
+    expect([
+      failed('unsupported_file_type'),
+      failed('parse_error'),
+      failed('file_missing'),
+      failed('embedding_failed'),
+    ]).toEqual(['unsupported_file', 'invalid_file', 'invalid_file', 'server_error']);
+    expect(
+      toVectorStoreFile({ ...f, chunking: { maxTokens: 200, overlapTokens: 10 } }).chunking_strategy.static,
+    ).toEqual({ max_chunk_size_tokens: 200, chunk_overlap_tokens: 10 });
   });
 
   it('a batch: in progress while a file is, then cancelled, failed (all failed) or completed', () => {

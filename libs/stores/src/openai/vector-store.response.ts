@@ -19,13 +19,19 @@ export const OPENAI_POLL_AFTER_MS = 250;
 export type OpenAiFileStatus = 'in_progress' | 'completed' | 'failed' | 'cancelled';
 export const openAiStatus = (s: StoreFileRow['status']): OpenAiFileStatus => (s === 'pending' ? 'in_progress' : s);
 /** The Larder statuses behind one of OpenAI's (a listing's `filter`). */
-export const larderStatuses = (s: OpenAiFileStatus): string[] => (s === 'in_progress' ? ['pending', 'in_progress'] : [s]);
+export const larderStatuses = (s: OpenAiFileStatus): string[] =>
+  s === 'in_progress' ? ['pending', 'in_progress'] : [s];
 
 /** `VectorStore`. */
 export function toVectorStore(r: StoreRow) {
   const c = r.fileCounts;
   const inProgress = c.pending + c.in_progress;
-  const status = r.status === 'expired' ? 'expired' : inProgress > 0 || r.copyState?.status === 'in_progress' ? 'in_progress' : 'completed';
+  const status =
+    r.status === 'expired'
+      ? 'expired'
+      : inProgress > 0 || r.copyState?.status === 'in_progress'
+        ? 'in_progress'
+        : 'completed';
   return {
     id: r.id,
     object: 'vector_store' as const,
@@ -33,7 +39,13 @@ export function toVectorStore(r: StoreRow) {
     name: r.displayName ?? r.name,
     description: r.description,
     usage_bytes: r.usageBytes,
-    file_counts: { in_progress: inProgress, completed: c.completed, failed: c.failed, cancelled: c.cancelled, total: c.total },
+    file_counts: {
+      in_progress: inProgress,
+      completed: c.completed,
+      failed: c.failed,
+      cancelled: c.cancelled,
+      total: c.total,
+    },
     status,
     expires_after: r.expiresAfter,
     expires_at: r.expiresAfter ? unix(r.lastActiveAt) + r.expiresAfter.days * 86_400 : null,
@@ -44,16 +56,25 @@ export function toVectorStore(r: StoreRow) {
 export type VectorStoreResponse = ReturnType<typeof toVectorStore>;
 
 /** Larder's ingestion error codes as OpenAI's three. */
-function lastError(e: StoreFileRow['lastError']): { code: 'server_error' | 'unsupported_file' | 'invalid_file'; message: string } | null {
+function lastError(
+  e: StoreFileRow['lastError'],
+): { code: 'server_error' | 'unsupported_file' | 'invalid_file'; message: string } | null {
   if (!e) return null;
-  const code = e.code.startsWith('unsupported_file') ? 'unsupported_file' : e.code === 'parse_error' || e.code === 'file_missing' ? 'invalid_file' : 'server_error';
+  const code = e.code.startsWith('unsupported_file')
+    ? 'unsupported_file'
+    : e.code === 'parse_error' || e.code === 'file_missing'
+      ? 'invalid_file'
+      : 'server_error';
   return { code, message: e.message };
 }
 
 /** The chunk size a file is (or will be) cut with, as OpenAI's static strategy. */
 export function chunkingStrategyOf(f: Pick<StoreFileRow, 'chunking' | 'parsingStrategy'>) {
   const sizes = f.chunking ?? CHUNKING[f.parsingStrategy];
-  return { type: 'static' as const, static: { max_chunk_size_tokens: sizes.maxTokens, chunk_overlap_tokens: sizes.overlapTokens } };
+  return {
+    type: 'static' as const,
+    static: { max_chunk_size_tokens: sizes.maxTokens, chunk_overlap_tokens: sizes.overlapTokens },
+  };
 }
 
 /** `VectorStoreFile`: the store file, its id the file's id. */
@@ -79,7 +100,21 @@ export type VectorStoreFileResponse = ReturnType<typeof toVectorStoreFile>;
  */
 export function toVectorStoreFileBatch(b: StoreFileBatchRow) {
   const c = b.fileCounts;
-  const status = c.in_progress > 0 ? 'in_progress' : b.cancelledAt ? 'cancelled' : c.total > 0 && c.failed === c.total ? 'failed' : 'completed';
-  return { id: b.id, object: 'vector_store.files_batch' as const, created_at: unix(b.createdAt), vector_store_id: b.storeId, status, file_counts: c };
+  const status =
+    c.in_progress > 0
+      ? 'in_progress'
+      : b.cancelledAt
+        ? 'cancelled'
+        : c.total > 0 && c.failed === c.total
+          ? 'failed'
+          : 'completed';
+  return {
+    id: b.id,
+    object: 'vector_store.files_batch' as const,
+    created_at: unix(b.createdAt),
+    vector_store_id: b.storeId,
+    status,
+    file_counts: c,
+  };
 }
 export type VectorStoreFileBatchResponse = ReturnType<typeof toVectorStoreFileBatch>;

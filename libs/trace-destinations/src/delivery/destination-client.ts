@@ -3,7 +3,8 @@ import { OutboundFailure, OutboundPolicy, OutboundResponse, outboundFetch, retry
 import type { TraceTarget } from '../events';
 
 /** What the vault keeps of a destination (never in an event, a log line, a response or an error message). */
-export type TraceCredentials = { kind: 'langfuse'; publicKey: string; secretKey: string } | { kind: 'otlp'; headers: Record<string, string> };
+export type TraceCredentials =
+  { kind: 'langfuse'; publicKey: string; secretKey: string } | { kind: 'otlp'; headers: Record<string, string> };
 
 /** Langfuse's OTLP/HTTP traces endpoint and its key check, under the host. */
 export const LANGFUSE_OTLP_PATH = '/api/public/otel/v1/traces';
@@ -42,15 +43,22 @@ export function exportUrl(target: TraceTarget): string {
 }
 
 function authHeaders(credentials: TraceCredentials): Record<string, string> {
-  if (credentials.kind === 'langfuse') return { authorization: `Basic ${Buffer.from(`${credentials.publicKey}:${credentials.secretKey}`).toString('base64')}` };
+  if (credentials.kind === 'langfuse')
+    return {
+      authorization: `Basic ${Buffer.from(`${credentials.publicKey}:${credentials.secretKey}`).toString('base64')}`,
+    };
   return { ...credentials.headers };
 }
 
 /** Every secret value (and its encodings on the wire), to be cut out of any text that might echo one. */
 function secretsOf(credentials: TraceCredentials): string[] {
-  const values = credentials.kind === 'langfuse' ? [credentials.publicKey, credentials.secretKey, authHeaders(credentials).authorization] : Object.values(credentials.headers);
+  const values =
+    credentials.kind === 'langfuse'
+      ? [credentials.publicKey, credentials.secretKey, authHeaders(credentials).authorization]
+      : Object.values(credentials.headers);
   const all = values.flatMap((v) => [v, v.replace(/^(Bearer|Basic)\s+/i, '')]);
-  if (credentials.kind === 'langfuse') all.push(Buffer.from(`${credentials.publicKey}:${credentials.secretKey}`).toString('base64'));
+  if (credentials.kind === 'langfuse')
+    all.push(Buffer.from(`${credentials.publicKey}:${credentials.secretKey}`).toString('base64'));
   return [...new Set(all.filter((v) => v.length >= 4))].sort((a, b) => b.length - a.length);
 }
 
@@ -101,16 +109,32 @@ export class TraceDestinationClient {
     await this.checkUrl(target.kind === 'langfuse' ? target.host : target.endpoint);
     if (target.kind === 'langfuse') {
       const url = under(target.host, LANGFUSE_PROJECTS_PATH);
-      const res = await this.exchange(url, { method: 'GET', headers: { ...authHeaders(credentials), accept: 'application/json' } }, credentials);
-      if (res.status === 401 || res.status === 403) throw new DestinationCheckError('rejected', `Langfuse at ${target.host} refused the key pair (HTTP ${res.status}${snippet(res, credentials)})`);
-      if (res.status < 200 || res.status >= 300) throw new DestinationCheckError('rejected', `Langfuse's key check at ${res.url} answered HTTP ${res.status}${snippet(res, credentials)}`);
+      const res = await this.exchange(
+        url,
+        { method: 'GET', headers: { ...authHeaders(credentials), accept: 'application/json' } },
+        credentials,
+      );
+      if (res.status === 401 || res.status === 403)
+        throw new DestinationCheckError(
+          'rejected',
+          `Langfuse at ${target.host} refused the key pair (HTTP ${res.status}${snippet(res, credentials)})`,
+        );
+      if (res.status < 200 || res.status >= 300)
+        throw new DestinationCheckError(
+          'rejected',
+          `Langfuse's key check at ${res.url} answered HTTP ${res.status}${snippet(res, credentials)}`,
+        );
       let projects: unknown;
       try {
         projects = (JSON.parse(res.body.toString('utf8')) as { data?: unknown }).data;
       } catch {
         projects = undefined;
       }
-      if (!Array.isArray(projects)) throw new DestinationCheckError('rejected', `${res.url} did not answer as Langfuse does (no project list); is ${target.host} a Langfuse host?`);
+      if (!Array.isArray(projects))
+        throw new DestinationCheckError(
+          'rejected',
+          `${res.url} did not answer as Langfuse does (no project list); is ${target.host} a Langfuse host?`,
+        );
       return;
     }
     const res = await this.post(target, credentials, []);
@@ -132,29 +156,60 @@ export class TraceDestinationClient {
     try {
       res = await this.post(target, credentials, spans);
     } catch (err) {
-      const message = err instanceof DestinationCheckError || err instanceof OutboundFailure ? err.message : `export failed: ${(err as Error).message}`;
+      const message =
+        err instanceof DestinationCheckError || err instanceof OutboundFailure
+          ? err.message
+          : `export failed: ${(err as Error).message}`;
       return { ok: false, error: scrub(message, credentials), retryAfterMs: null };
     }
     if (res.status >= 200 && res.status < 300) return { ok: true };
-    return { ok: false, error: `${res.url} answered HTTP ${res.status}${snippet(res, credentials)}`, retryAfterMs: retryAfterMs(res.headers['retry-after']) };
+    return {
+      ok: false,
+      error: `${res.url} answered HTTP ${res.status}${snippet(res, credentials)}`,
+      retryAfterMs: retryAfterMs(res.headers['retry-after']),
+    };
   }
 
-  private async post(target: TraceTarget, credentials: TraceCredentials, spans: ReadableSpan[]): Promise<OutboundResponse> {
+  private async post(
+    target: TraceTarget,
+    credentials: TraceCredentials,
+    spans: ReadableSpan[],
+  ): Promise<OutboundResponse> {
     const json = target.kind === 'otlp' && target.protocol === 'http/json';
     // loaded on the first export, not at start (a large module tree most servers never use)
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { JsonTraceSerializer, ProtobufTraceSerializer } = require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
+    const { JsonTraceSerializer, ProtobufTraceSerializer } =
+      require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
     const body = (json ? JsonTraceSerializer : ProtobufTraceSerializer).serializeRequest(spans) ?? new Uint8Array();
-    const headers = { ...authHeaders(credentials), 'content-type': json ? 'application/json' : 'application/x-protobuf' };
-    return this.exchange(exportUrl(target), { method: 'POST', headers, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) }, credentials);
+    const headers = {
+      ...authHeaders(credentials),
+      'content-type': json ? 'application/json' : 'application/x-protobuf',
+    };
+    return this.exchange(
+      exportUrl(target),
+      { method: 'POST', headers, body: Buffer.from(body.buffer, body.byteOffset, body.byteLength) },
+      credentials,
+    );
   }
 
-  private async exchange(url: string, request: { method: string; headers: Record<string, string>; body?: Buffer }, credentials: TraceCredentials): Promise<OutboundResponse> {
+  private async exchange(
+    url: string,
+    request: { method: string; headers: Record<string, string>; body?: Buffer },
+    credentials: TraceCredentials,
+  ): Promise<OutboundResponse> {
     try {
-      return await outboundFetch(this.policy, url, { ...request, timeoutMs: this.options.timeoutMs, maxBytes: RESPONSE_BYTES, maxRedirects: MAX_REDIRECTS });
+      return await outboundFetch(this.policy, url, {
+        ...request,
+        timeoutMs: this.options.timeoutMs,
+        maxBytes: RESPONSE_BYTES,
+        maxRedirects: MAX_REDIRECTS,
+      });
     } catch (err) {
       if (err instanceof OutboundFailure) {
-        throw new DestinationCheckError(err.kind === 'refused' ? 'refused' : 'rejected', scrub(err.message, credentials));
+        throw new DestinationCheckError(
+          err.kind === 'refused' ? 'refused' : 'rejected',
+          scrub(err.message, credentials),
+        );
       }
       throw err;
     }

@@ -74,7 +74,14 @@ export interface TraceDeliveries {
    * this one; the last entry past the list's end), or dropped after its `maxAttempts`th; the outcome
    * records the failure and why.
    */
-  failed(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date, error: string, retry: DeliveryBackoff): Promise<{ dropped: number }>;
+  failed(
+    destinationId: string,
+    organizationId: string,
+    sourceEventIds: string[],
+    at: Date,
+    error: string,
+    retry: DeliveryBackoff,
+  ): Promise<{ dropped: number }>;
   /** Removes queued deliveries of a destination (all, or these) without sending them. */
   discard(destinationId: string, sourceEventIds?: string[]): Promise<number>;
   /** Removes everything of a deleted destination: its queue and its outcome. */

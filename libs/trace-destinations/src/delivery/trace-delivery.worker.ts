@@ -4,7 +4,10 @@ import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic
 import { CLOCK, Clock } from '@larder/kernel';
 import { RetryPolicy } from '@larder/outbound';
 import { SECRET_VAULT, SecretVault } from '@larder/secrets';
-import { TraceDestinationRow, TraceDestinationsReader } from '@larder/projections/trace-destinations/trace-destinations.reader';
+import {
+  TraceDestinationRow,
+  TraceDestinationsReader,
+} from '@larder/projections/trace-destinations/trace-destinations.reader';
 import { runSpans } from '../export/run-spans';
 import { CREDENTIALS_PURPOSE, TRACE_EXPORT_CONFIG, TraceExportConfig } from '../trace-destinations.config';
 import { TRACE_DESTINATION_CLIENT, TraceCredentials, TraceDestinationClient } from './destination-client';
@@ -58,7 +61,10 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
       try {
         const free = this.config.concurrency - this.active.size;
         if (free > 0) {
-          const due = await this.deliveries.dueDestinations(this.clock.now(), this.config.concurrency + this.active.size);
+          const due = await this.deliveries.dueDestinations(
+            this.clock.now(),
+            this.config.concurrency + this.active.size,
+          );
           for (const d of due) {
             if (this.active.size >= this.config.concurrency) break;
             if (!this.active.has(d.destinationId)) this.start(d.destinationId, d.organizationId);
@@ -81,7 +87,12 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
 
   private start(destinationId: string, organizationId: string): void {
     const run = this.deliver(destinationId, organizationId)
-      .catch((err: Error) => this.logger.error(`trace delivery to destination ${destinationId} failed unexpectedly: ${err.message}`, err.stack))
+      .catch((err: Error) =>
+        this.logger.error(
+          `trace delivery to destination ${destinationId} failed unexpectedly: ${err.message}`,
+          err.stack,
+        ),
+      )
       .finally(() => {
         this.active.delete(destinationId);
         this.wake?.();
@@ -124,7 +135,9 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
         sending.push(c.sourceEventId);
       } catch (err) {
         // a run whose record cannot be read as a trace will never be: not retried
-        this.logger.warn(`run ${c.sourceEventId} (${c.run.type}) cannot be converted to spans (${(err as Error).message}); it is not exported`);
+        this.logger.warn(
+          `run ${c.sourceEventId} (${c.run.type}) cannot be converted to spans (${(err as Error).message}); it is not exported`,
+        );
         await this.deliveries.discard(destinationId, [c.sourceEventId]);
       }
     }
@@ -134,7 +147,14 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
     try {
       credentials = await this.credentialsOf(destination);
     } catch (err) {
-      await this.fail(destination, sending, at(), `the stored credentials cannot be opened (${(err as Error).message})`, null, claimed[0].attempts);
+      await this.fail(
+        destination,
+        sending,
+        at(),
+        `the stored credentials cannot be opened (${(err as Error).message})`,
+        null,
+        claimed[0].attempts,
+      );
       return;
     }
     const outcome = await this.client.send(destination.target, credentials, spans);
@@ -149,19 +169,42 @@ export class TraceDeliveryWorker implements OnApplicationBootstrap, OnApplicatio
 
   private async credentialsOf(d: TraceDestinationRow): Promise<TraceCredentials> {
     if (d.credentialsRef === null) return { kind: 'otlp', headers: {} };
-    return JSON.parse(await this.vault.get(d.organizationId, CREDENTIALS_PURPOSE, d.credentialsRef)) as TraceCredentials;
+    return JSON.parse(
+      await this.vault.get(d.organizationId, CREDENTIALS_PURPOSE, d.credentialsRef),
+    ) as TraceCredentials;
   }
 
   /** The waits after each failed attempt: the back-off, or the destination's `Retry-After` (up to an hour) when that is longer. */
   private backoff(retryAfterMs: number | null): DeliveryBackoff {
     const { maxAttempts, baseMs, maxMs } = this.config.retry;
-    const policy = new RetryPolicy({ maxRetries: maxAttempts - 1, baseMs, maxDelayMs: maxMs, maxRetryAfterMs: 3_600_000 });
-    const delaysMs = Array.from({ length: Math.max(1, maxAttempts) }, (_, n) => Math.max(policy.delayMs(n), retryAfterMs === null ? 0 : policy.delayMs(n, retryAfterMs)));
+    const policy = new RetryPolicy({
+      maxRetries: maxAttempts - 1,
+      baseMs,
+      maxDelayMs: maxMs,
+      maxRetryAfterMs: 3_600_000,
+    });
+    const delaysMs = Array.from({ length: Math.max(1, maxAttempts) }, (_, n) =>
+      Math.max(policy.delayMs(n), retryAfterMs === null ? 0 : policy.delayMs(n, retryAfterMs)),
+    );
     return { maxAttempts, delaysMs };
   }
 
-  private async fail(d: TraceDestinationRow, ids: string[], at: Date, error: string, retryAfterMs: number | null, attempts: number): Promise<void> {
-    const { dropped } = await this.deliveries.failed(d.id, d.organizationId, ids, at, error, this.backoff(retryAfterMs));
+  private async fail(
+    d: TraceDestinationRow,
+    ids: string[],
+    at: Date,
+    error: string,
+    retryAfterMs: number | null,
+    attempts: number,
+  ): Promise<void> {
+    const { dropped } = await this.deliveries.failed(
+      d.id,
+      d.organizationId,
+      ids,
+      at,
+      error,
+      this.backoff(retryAfterMs),
+    );
     const attempt = attempts + 1;
     // the first failure and then attempts 2, 4, 8, … (the error is the destination's answer, credentials cut out)
     if ((attempt & (attempt - 1)) === 0 || dropped) {

@@ -48,13 +48,25 @@ export class TraceExportReactor {
       for (const { run, position } of runs) {
         const kind = traceKindOf(run);
         for (const d of destinations) {
-          if (d.organizationId !== run.organizationId || !d.traceKinds.includes(kind) || comparePositions(position, d.createdPosition) <= 0) continue;
-          items.push({ destinationId: d.id, organizationId: run.organizationId, sourceEventId: run.eventId, traceKind: kind, run });
+          if (
+            d.organizationId !== run.organizationId ||
+            !d.traceKinds.includes(kind) ||
+            comparePositions(position, d.createdPosition) <= 0
+          )
+            continue;
+          items.push({
+            destinationId: d.id,
+            organizationId: run.organizationId,
+            sourceEventId: run.eventId,
+            traceKind: kind,
+            run,
+          });
         }
       }
       if (items.length && (await this.deliveries.enqueue(items, this.clock.now())) > 0) this.signal?.notify();
     }
-    for (const e of events) if (e.type === 'TraceDestinationUpdated' || e.type === 'TraceDestinationDeleted') await this.cleanUp(e);
+    for (const e of events)
+      if (e.type === 'TraceDestinationUpdated' || e.type === 'TraceDestinationDeleted') await this.cleanUp(e);
   }
 
   /** Removes the credentials no longer in use after this event (idempotent: a removed secret stays removed). */

@@ -17,7 +17,12 @@ export const RUN_EVENT_TYPES = Object.keys(RUN_EVENT_KINDS) as RunEventType[];
  * from the event id) and a backend that receives a run twice keeps one trace.
  */
 export type FinishedRun =
-  | { eventId: string; organizationId: string; type: 'StoreAgenticSearchPerformed'; data: StoreAgenticSearchPerformed['data'] }
+  | {
+      eventId: string;
+      organizationId: string;
+      type: 'StoreAgenticSearchPerformed';
+      data: StoreAgenticSearchPerformed['data'];
+    }
   | { eventId: string; organizationId: string; type: 'StoreQuestionAnswered'; data: StoreQuestionAnswered['data'] }
   | { eventId: string; organizationId: string; type: 'ChatCompletionCreated'; data: ChatCompletionCreated['data'] };
 

@@ -53,11 +53,17 @@ function hrTime(ms: number): HrTime {
 
 const json = (v: unknown) => JSON.stringify(v);
 /** A model turn's tool call as its generation record names it: `{id, name}`, or the name alone. */
-const toolCallName = (c: unknown): string => (c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string' ? (c as { name: string }).name : String(c));
-const text = (role: string, content: string, extra: Record<string, unknown> = {}) => json([{ role, parts: [{ type: 'text', content }], ...extra }]);
+const toolCallName = (c: unknown): string =>
+  c && typeof c === 'object' && typeof (c as { name?: unknown }).name === 'string'
+    ? (c as { name: string }).name
+    : String(c);
+const text = (role: string, content: string, extra: Record<string, unknown> = {}) =>
+  json([{ role, parts: [{ type: 'text', content }], ...extra }]);
 
 /** Attributes with absent values left out (OTLP has no null). */
-function attrs(entries: Record<string, string | number | boolean | string[] | number[] | null | undefined>): Attributes {
+function attrs(
+  entries: Record<string, string | number | boolean | string[] | number[] | null | undefined>,
+): Attributes {
   const out: Attributes = {};
   for (const [k, v] of Object.entries(entries)) if (v !== null && v !== undefined) out[k] = v;
   return out;
@@ -65,14 +71,19 @@ function attrs(entries: Record<string, string | number | boolean | string[] | nu
 
 function usageAttrs(u: { prompt_tokens?: number; completion_tokens?: number } | null | undefined): Attributes {
   if (!u) return {};
-  return attrs({ [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: u.prompt_tokens, [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: u.completion_tokens });
+  return attrs({
+    [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: u.prompt_tokens,
+    [ATTR_GEN_AI_USAGE_OUTPUT_TOKENS]: u.completion_tokens,
+  });
 }
 
 /** The returned chunks (the events API's `results`), as the retrieval convention and in full. */
 function resultAttrs(results: SearchEventResult[] | undefined): Attributes {
   if (!results) return {};
   return {
-    [ATTR_GEN_AI_RETRIEVAL_DOCUMENTS]: json(results.map((r) => ({ id: `${r.file_id}:${r.chunk_index}`, score: r.score }))),
+    [ATTR_GEN_AI_RETRIEVAL_DOCUMENTS]: json(
+      results.map((r) => ({ id: `${r.file_id}:${r.chunk_index}`, score: r.score })),
+    ),
     'larder.results': json(results),
     'larder.result_count': results.length,
   };
@@ -124,7 +135,9 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
           ...attrs({
             [ATTR_GEN_AI_RESPONSE_ID]: a.searchId,
             [ATTR_GEN_AI_INPUT_MESSAGES]: text('user', a.query),
-            [ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]: a.instructions ? json([{ type: 'text', content: a.instructions }]) : null,
+            [ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]: a.instructions
+              ? json([{ type: 'text', content: a.instructions }])
+              : null,
             [ATTR_GEN_AI_RETRIEVAL_QUERY_TEXT]: a.query,
             [ATTR_GEN_AI_REQUEST_TOP_K]: a.topK,
             'larder.run.id': a.searchId,
@@ -151,7 +164,9 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
             [ATTR_GEN_AI_RESPONSE_ID]: q.searchId,
             [ATTR_GEN_AI_INPUT_MESSAGES]: text('user', q.query),
             [ATTR_GEN_AI_OUTPUT_MESSAGES]: text('assistant', q.answer, { finish_reason: 'stop' }),
-            [ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]: q.instructions ? json([{ type: 'text', content: q.instructions }]) : null,
+            [ATTR_GEN_AI_SYSTEM_INSTRUCTIONS]: q.instructions
+              ? json([{ type: 'text', content: q.instructions }])
+              : null,
             [ATTR_GEN_AI_RETRIEVAL_QUERY_TEXT]: q.query,
             [ATTR_GEN_AI_REQUEST_TOP_K]: q.topK,
             'larder.run.id': q.searchId,
@@ -181,7 +196,8 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
             [ATTR_GEN_AI_CONVERSATION_ID]: c.rootCompletionId,
             [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: [c.finishReason],
             [ATTR_GEN_AI_REQUEST_STREAM]: c.stream,
-            [ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK]: c.timeToFirstTokenMs === null ? null : c.timeToFirstTokenMs / 1000,
+            [ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK]:
+              c.timeToFirstTokenMs === null ? null : c.timeToFirstTokenMs / 1000,
             'larder.run.id': c.completionId,
             'larder.chat.previous_completion_id': c.previousCompletionId,
             'larder.chat.messages_count': c.messagesCount,
@@ -195,7 +211,13 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
     }
   }
   Object.assign(root.attributes, usageAttrs(usage));
-  inputs.push({ index: 0, parent: null, name: `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${kind}`, kind: SpanKind.INTERNAL, ...root });
+  inputs.push({
+    index: 0,
+    parent: null,
+    name: `${GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT} ${kind}`,
+    kind: SpanKind.INTERNAL,
+    ...root,
+  });
 
   calls.forEach((call, i) => {
     const startMs = Date.parse(call.started_at);
@@ -204,7 +226,12 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
     if (call.tool_name === 'generation') {
       const args = call.arguments ?? {};
       const responseModel = typeof args.model === 'string' ? args.model : null;
-      const finish = typeof result.finish_reason === 'string' ? result.finish_reason : typeof result.tool === 'string' ? 'tool_calls' : null;
+      const finish =
+        typeof result.finish_reason === 'string'
+          ? result.finish_reason
+          : typeof result.tool === 'string'
+            ? 'tool_calls'
+            : null;
       inputs.push({
         index: i + 1,
         parent: 0,
@@ -220,7 +247,11 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
             [ATTR_GEN_AI_RESPONSE_MODEL]: responseModel,
             [ATTR_GEN_AI_RESPONSE_FINISH_REASONS]: finish ? [finish] : null,
             'larder.turn.id': call.tool_call_id,
-            'larder.turn.tool_calls': Array.isArray(result.tool_calls) ? (result.tool_calls as unknown[]).map(toolCallName) : typeof result.tool === 'string' ? [result.tool] : null,
+            'larder.turn.tool_calls': Array.isArray(result.tool_calls)
+              ? (result.tool_calls as unknown[]).map(toolCallName)
+              : typeof result.tool === 'string'
+                ? [result.tool]
+                : null,
             'larder.turn.round': typeof args.round === 'number' ? args.round : null,
           }),
           ...usageAttrs(result.usage as TokenUsage | undefined),
@@ -259,7 +290,8 @@ function readableSpan(traceId: string, eventId: string, s: SpanInput, resource: 
     name: s.name,
     kind: s.kind,
     spanContext: () => context,
-    parentSpanContext: s.parent === null ? undefined : { traceId, spanId: spanIdOf(eventId, s.parent), traceFlags: TraceFlags.SAMPLED },
+    parentSpanContext:
+      s.parent === null ? undefined : { traceId, spanId: spanIdOf(eventId, s.parent), traceFlags: TraceFlags.SAMPLED },
     startTime: hrTime(s.startMs),
     endTime: hrTime(endMs),
     duration: hrTime(endMs - s.startMs),

@@ -1,7 +1,13 @@
 import type { Pool } from 'pg';
 import type { TraceKind } from '../events';
 import type { FinishedRun } from '../export/finished-run';
-import { DeliveryOutcome, NO_OUTCOME, DeliveryBackoff, PendingDelivery, TraceDeliveries } from '../delivery/trace-deliveries.port';
+import {
+  DeliveryOutcome,
+  NO_OUTCOME,
+  DeliveryBackoff,
+  PendingDelivery,
+  TraceDeliveries,
+} from '../delivery/trace-deliveries.port';
 
 const QUEUE = 'trace_deliveries_v1';
 const OUTCOMES = 'trace_delivery_outcomes_v1';
@@ -46,7 +52,14 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
       `INSERT INTO ${QUEUE} (destination_id, source_event_id, organization_id, trace_kind, run, enqueued_at, next_attempt_at)
        SELECT d, s, o, k, r::jsonb, $6, $6 FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) AS x(d, s, o, k, r)
        ON CONFLICT (destination_id, source_event_id) DO NOTHING`,
-      [items.map((i) => i.destinationId), items.map((i) => i.sourceEventId), items.map((i) => i.organizationId), items.map((i) => i.traceKind), items.map((i) => JSON.stringify(i.run)), now],
+      [
+        items.map((i) => i.destinationId),
+        items.map((i) => i.sourceEventId),
+        items.map((i) => i.organizationId),
+        items.map((i) => i.traceKind),
+        items.map((i) => JSON.stringify(i.run)),
+        now,
+      ],
     );
     return rowCount ?? 0;
   }
@@ -62,7 +75,13 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
   }
 
   async claim(destinationId: string, now: Date, limit: number, leaseUntil: Date): Promise<PendingDelivery[]> {
-    const { rows } = await this.pool.query<{ source_event_id: string; organization_id: string; trace_kind: string; run: FinishedRun; attempts: number }>(
+    const { rows } = await this.pool.query<{
+      source_event_id: string;
+      organization_id: string;
+      trace_kind: string;
+      run: FinishedRun;
+      attempts: number;
+    }>(
       `UPDATE ${QUEUE} q SET leased_until = $4
          FROM (SELECT source_event_id FROM ${QUEUE}
                 WHERE destination_id = $1 AND next_attempt_at <= $2 AND (leased_until IS NULL OR leased_until <= $2)
@@ -71,11 +90,21 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
         RETURNING q.source_event_id, q.organization_id, q.trace_kind, q.run, q.attempts`,
       [destinationId, now, limit, leaseUntil],
     );
-    return rows.map((r) => ({ destinationId, organizationId: r.organization_id, sourceEventId: r.source_event_id, traceKind: r.trace_kind as TraceKind, run: r.run, attempts: r.attempts }));
+    return rows.map((r) => ({
+      destinationId,
+      organizationId: r.organization_id,
+      sourceEventId: r.source_event_id,
+      traceKind: r.trace_kind as TraceKind,
+      run: r.run,
+      attempts: r.attempts,
+    }));
   }
 
   async succeeded(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date): Promise<void> {
-    await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[])`, [destinationId, sourceEventIds]);
+    await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[])`, [
+      destinationId,
+      sourceEventIds,
+    ]);
     await this.pool.query(
       `INSERT INTO ${OUTCOMES} (destination_id, organization_id, last_attempt_at, last_success_at, consecutive_failures, delivered) VALUES ($1, $2, $3, $3, 0, $4)
        ON CONFLICT (destination_id) DO UPDATE SET last_attempt_at = $3, last_success_at = $3, consecutive_failures = 0, delivered = ${OUTCOMES}.delivered + $4`,
@@ -83,12 +112,18 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
     );
   }
 
-  async failed(destinationId: string, organizationId: string, sourceEventIds: string[], at: Date, error: string, retry: DeliveryBackoff): Promise<{ dropped: number }> {
-    const { rowCount: dropped } = await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[]) AND attempts + 1 >= $3`, [
-      destinationId,
-      sourceEventIds,
-      retry.maxAttempts,
-    ]);
+  async failed(
+    destinationId: string,
+    organizationId: string,
+    sourceEventIds: string[],
+    at: Date,
+    error: string,
+    retry: DeliveryBackoff,
+  ): Promise<{ dropped: number }> {
+    const { rowCount: dropped } = await this.pool.query(
+      `DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[]) AND attempts + 1 >= $3`,
+      [destinationId, sourceEventIds, retry.maxAttempts],
+    );
     await this.pool.query(
       `UPDATE ${QUEUE} SET attempts = attempts + 1, leased_until = NULL,
               next_attempt_at = $3::timestamptz + ($4::float8[])[LEAST(attempts + 1, cardinality($4::float8[]))] * interval '1 millisecond'
@@ -106,7 +141,10 @@ export class PostgresTraceDeliveries implements TraceDeliveries {
 
   async discard(destinationId: string, sourceEventIds?: string[]): Promise<number> {
     const { rowCount } = sourceEventIds
-      ? await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[])`, [destinationId, sourceEventIds])
+      ? await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1 AND source_event_id = ANY($2::text[])`, [
+          destinationId,
+          sourceEventIds,
+        ])
       : await this.pool.query(`DELETE FROM ${QUEUE} WHERE destination_id = $1`, [destinationId]);
     return rowCount ?? 0;
   }

@@ -41,7 +41,11 @@ export interface ReceivedExport {
   spans: ReceivedSpan[];
 }
 
-export type Behaviour = 'accept' | 'hang' | { status: number; body?: string; retryAfter?: number } | { redirect: string; status?: 301 | 302 | 307 | 308 };
+export type Behaviour =
+  | 'accept'
+  | 'hang'
+  | { status: number; body?: string; retryAfter?: number }
+  | { redirect: string; status?: 301 | 302 | 307 | 308 };
 
 export interface TraceBackendDouble {
   /** Base URL: `http://127.0.0.1:<port>`. */
@@ -68,7 +72,8 @@ function anyValue(v: Record<string, unknown> | undefined): unknown {
   if ('double_value' in v || 'doubleValue' in v) return Number(v.double_value ?? v.doubleValue);
   const arr = (v.array_value ?? v.arrayValue) as { values?: Record<string, unknown>[] } | undefined;
   if (arr) return (arr.values ?? []).map(anyValue);
-  const kv = (v.kvlist_value ?? v.kvlistValue) as { values?: Array<{ key: string; value: Record<string, unknown> }> } | undefined;
+  const kv = (v.kvlist_value ?? v.kvlistValue) as
+    { values?: Array<{ key: string; value: Record<string, unknown> }> } | undefined;
   if (kv) return keyValues(kv.values);
   return null;
 }
@@ -87,7 +92,9 @@ function spansOf(request: Obj, json: boolean): ReceivedSpan[] {
   const k = (snake: string) => (json ? snake.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()) : snake);
   const out: ReceivedSpan[] = [];
   for (const rs of (request[k('resource_spans')] as Obj[] | undefined) ?? []) {
-    const resource = keyValues(((rs.resource as Obj | undefined)?.attributes as Array<{ key: string; value: Obj }>) ?? []);
+    const resource = keyValues(
+      ((rs.resource as Obj | undefined)?.attributes as Array<{ key: string; value: Obj }>) ?? [],
+    );
     for (const ss of (rs[k('scope_spans')] as Obj[] | undefined) ?? []) {
       const scope = (ss.scope as Obj | undefined) ?? {};
       for (const s of (ss.spans as Obj[] | undefined) ?? []) {
@@ -112,9 +119,15 @@ function spansOf(request: Obj, json: boolean): ReceivedSpan[] {
 }
 
 /** The spans of an `ExportTraceServiceRequest` in OTLP/HTTP's protobuf (`application/x-protobuf`) or JSON encoding. */
-export function decodeTraceExport(body: Uint8Array, contentType: 'application/x-protobuf' | 'application/json'): ReceivedSpan[] {
+export function decodeTraceExport(
+  body: Uint8Array,
+  contentType: 'application/x-protobuf' | 'application/json',
+): ReceivedSpan[] {
   if (contentType === 'application/json') return spansOf(JSON.parse(Buffer.from(body).toString('utf8')) as Obj, true);
-  return spansOf(ExportRequest.toObject(ExportRequest.decode(body), { longs: String, defaults: false, oneofs: false }), false);
+  return spansOf(
+    ExportRequest.toObject(ExportRequest.decode(body), { longs: String, defaults: false, oneofs: false }),
+    false,
+  );
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -146,12 +159,20 @@ async function startBackend(options: Options): Promise<TraceBackendDouble> {
       const path = (req.url ?? '/').split('?')[0];
       requests.push({ method: req.method ?? 'GET', path, headers: req.headers });
       if (options.route?.(req, res)) return;
-      if (path !== options.path) return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
-      if (req.method !== 'POST') return void res.writeHead(405, { 'content-type': 'text/plain' }).end('405 method not allowed, supported: [POST]');
-      if (!options.authorized(req.headers)) return void res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Unauthorized' }));
+      if (path !== options.path)
+        return void res.writeHead(404, { 'content-type': 'text/plain' }).end('404 page not found');
+      if (req.method !== 'POST')
+        return void res
+          .writeHead(405, { 'content-type': 'text/plain' })
+          .end('405 method not allowed, supported: [POST]');
+      if (!options.authorized(req.headers))
+        return void res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: 'Unauthorized' }));
       const b = behaviour;
       if (b === 'hang') return; // never answers (the socket is dropped on close)
-      if (typeof b === 'object' && 'redirect' in b) return void res.writeHead(b.status ?? 307, { location: b.redirect }).end();
+      if (typeof b === 'object' && 'redirect' in b)
+        return void res.writeHead(b.status ?? 307, { location: b.redirect }).end();
       if (typeof b === 'object') {
         const headers: Record<string, string> = { 'content-type': 'text/plain' };
         if (b.retryAfter !== undefined) headers['retry-after'] = String(b.retryAfter);
@@ -167,11 +188,16 @@ async function startBackend(options: Options): Promise<TraceBackendDouble> {
       try {
         spans = decodeTraceExport(body, contentType);
       } catch (err) {
-        return void res.writeHead(400, { 'content-type': 'text/plain' }).end(`malformed ExportTraceServiceRequest: ${(err as Error).message}`);
+        return void res
+          .writeHead(400, { 'content-type': 'text/plain' })
+          .end(`malformed ExportTraceServiceRequest: ${(err as Error).message}`);
       }
       exports.push({ path, headers: req.headers, contentType, spans });
-      if (contentType === 'application/json') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-      res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(Buffer.from(ExportResponse.encode(ExportResponse.create({})).finish()));
+      if (contentType === 'application/json')
+        return void res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+      res
+        .writeHead(200, { 'content-type': 'application/x-protobuf' })
+        .end(Buffer.from(ExportResponse.encode(ExportResponse.create({})).finish()));
     })().catch((err: Error) => res.writeHead(500).end(err.message));
   });
   server.on('connection', (s: Socket) => {
@@ -196,7 +222,9 @@ async function startBackend(options: Options): Promise<TraceBackendDouble> {
 }
 
 /** An OTLP/HTTP collector's traces receiver; exports need every header of `requiredHeaders` (names lower-case). */
-export function startOtlpReceiver(options: { path?: string; requiredHeaders?: Record<string, string> } = {}): Promise<TraceBackendDouble & { requireHeaders(h: Record<string, string>): void }> {
+export function startOtlpReceiver(
+  options: { path?: string; requiredHeaders?: Record<string, string> } = {},
+): Promise<TraceBackendDouble & { requireHeaders(h: Record<string, string>): void }> {
   let required = options.requiredHeaders ?? {};
   return startBackend({
     path: options.path ?? '/v1/traces',
@@ -212,16 +240,21 @@ export interface LangfuseDouble extends TraceBackendDouble {
 /** A Langfuse project: its key check and its OTLP endpoint, with basic auth `publicKey:secretKey`. */
 export async function startLangfuseDouble(keys: { publicKey: string; secretKey: string }): Promise<LangfuseDouble> {
   let current = keys;
-  const authorized = (h: IncomingHttpHeaders) => h.authorization === `Basic ${Buffer.from(`${current.publicKey}:${current.secretKey}`).toString('base64')}`;
+  const authorized = (h: IncomingHttpHeaders) =>
+    h.authorization === `Basic ${Buffer.from(`${current.publicKey}:${current.secretKey}`).toString('base64')}`;
   const d = await startBackend({
     path: '/api/public/otel/v1/traces',
     authorized,
     route: (req, res) => {
       if ((req.url ?? '').split('?')[0] !== '/api/public/projects') return false;
       if (!authorized(req.headers)) {
-        res.writeHead(401, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'Invalid credentials. Confirm that you have configured the correct host.' }));
+        res
+          .writeHead(401, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ message: 'Invalid credentials. Confirm that you have configured the correct host.' }));
       } else {
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: [{ id: 'cm-project-e2e', name: 'larder-e2e', metadata: {} }] }));
+        res
+          .writeHead(200, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ data: [{ id: 'cm-project-e2e', name: 'larder-e2e', metadata: {} }] }));
       }
       return true;
     },

@@ -12,7 +12,11 @@ export class GetStoreEventsHistogramHttpController {
   @Post('histogram')
   @HttpCode(200)
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  histogram(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Body() body: GetStoreEventsHistogramRequestDto): Promise<StoreHistogramResponse> {
+  histogram(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Body() body: GetStoreEventsHistogramRequestDto,
+  ): Promise<StoreHistogramResponse> {
     return this.queries.execute(new GetStoreEventsHistogramQuery(p, sid, body));
   }
 }

@@ -12,7 +12,13 @@ export interface HistogramWindow {
 
 const MAX_BUCKETS = 10_000;
 const absent = (v: unknown) => v === undefined || v === null;
-const Datetime = () => Check('datetime', 'datetime_parsing', 'Input should be a valid datetime', (v) => absent(v) || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())));
+const Datetime = () =>
+  Check(
+    'datetime',
+    'datetime_parsing',
+    'Input should be a valid datetime',
+    (v) => absent(v) || (typeof v === 'string' && !Number.isNaN(new Date(v).getTime())),
+  );
 
 /** `StoreEventsHistogramParams`: event counts per bucket (default: 2-hour buckets over the last 7 days, the four ingestion and search kinds). */
 export class GetStoreEventsHistogramRequestDto {
@@ -22,10 +28,20 @@ export class GetStoreEventsHistogramRequestDto {
   @Datetime()
   end_time?: string | null;
 
-  @Check('positiveInt', 'value_error', 'Input should be a positive integer', (v) => absent(v) || (typeof v === 'number' && Number.isInteger(v) && v >= 1))
+  @Check(
+    'positiveInt',
+    'value_error',
+    'Input should be a positive integer',
+    (v) => absent(v) || (typeof v === 'number' && Number.isInteger(v) && v >= 1),
+  )
   bucket_seconds?: number | null;
 
-  @Check('kinds', 'enum', `Input should be a list of ${STORE_KINDS.join(', ')}`, (v) => absent(v) || (Array.isArray(v) && v.every((k) => STORE_KINDS.includes(k as string))))
+  @Check(
+    'kinds',
+    'enum',
+    `Input should be a list of ${STORE_KINDS.join(', ')}`,
+    (v) => absent(v) || (Array.isArray(v) && v.every((k) => STORE_KINDS.includes(k as string))),
+  )
   event_types?: string[] | null;
 
   /** The buckets, ending `now` unless `end_time` says otherwise; 422 when the window is empty or has too many buckets. */
@@ -33,10 +49,26 @@ export class GetStoreEventsHistogramRequestDto {
     const seconds = this.bucket_seconds ?? 7200;
     const end = this.end_time ? new Date(this.end_time) : now;
     const start = this.start_time ? new Date(this.start_time) : new Date(end.getTime() - 7 * 86_400_000);
-    if (end.getTime() <= start.getTime()) throw new ValidationFailedError([{ loc: ['body', 'end_time'], msg: 'end_time must be after start_time', type: 'value_error' }]);
+    if (end.getTime() <= start.getTime())
+      throw new ValidationFailedError([
+        { loc: ['body', 'end_time'], msg: 'end_time must be after start_time', type: 'value_error' },
+      ]);
     const buckets = Math.ceil((end.getTime() - start.getTime()) / (seconds * 1000));
     if (buckets > MAX_BUCKETS)
-      throw new ValidationFailedError([{ loc: ['body', 'bucket_seconds'], msg: `That makes ${buckets} buckets; at most ${MAX_BUCKETS}`, type: 'value_error', input: seconds }]);
-    return { start, end, seconds, buckets, kinds: this.event_types ? [...new Set(this.event_types)] : HISTOGRAM_DEFAULT_KINDS };
+      throw new ValidationFailedError([
+        {
+          loc: ['body', 'bucket_seconds'],
+          msg: `That makes ${buckets} buckets; at most ${MAX_BUCKETS}`,
+          type: 'value_error',
+          input: seconds,
+        },
+      ]);
+    return {
+      start,
+      end,
+      seconds,
+      buckets,
+      kinds: this.event_types ? [...new Set(this.event_types)] : HISTOGRAM_DEFAULT_KINDS,
+    };
   }
 }

@@ -14,7 +14,9 @@ export class ListEventsHandler implements IQueryHandler<ListEventsQuery, CursorP
   ) {}
 
   async execute(q: ListEventsQuery): Promise<CursorPage<ActivityEventResponse>> {
-    const storeId = q.storeIdentifier ? await storeIdOf(this.stores, q.principal.organizationId, q.storeIdentifier) : null;
+    const storeId = q.storeIdentifier
+      ? await storeIdOf(this.stores, q.principal.organizationId, q.storeIdentifier)
+      : null;
     return pageOfActivity(this.activity, q.principal.organizationId, storeId, q.listing);
   }
 }

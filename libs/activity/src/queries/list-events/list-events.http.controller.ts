@@ -12,7 +12,10 @@ export class ListEventsHttpController {
 
   @Get()
   @RequireScope({ method: 'read', resourceType: 'store' })
-  orgEvents(@CurrentPrincipal() p: Principal, @Query() query: ListEventsRequestDto): Promise<CursorPage<ActivityEventResponse>> {
+  orgEvents(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListEventsRequestDto,
+  ): Promise<CursorPage<ActivityEventResponse>> {
     const sid = query.store_identifier;
     return this.queries.execute(new ListEventsQuery(p, typeof sid === 'string' && sid ? sid : null, query.listing()));
   }

@@ -12,7 +12,11 @@ export class ListStoreEventsHttpController {
 
   @Get()
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  storeEvents(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Query() query: ListStoreEventsRequestDto): Promise<CursorPage<ActivityEventResponse>> {
+  storeEvents(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Query() query: ListStoreEventsRequestDto,
+  ): Promise<CursorPage<ActivityEventResponse>> {
     return this.queries.execute(new ListStoreEventsQuery(p, sid, query.listing()));
   }
 }

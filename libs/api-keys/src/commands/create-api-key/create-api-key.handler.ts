@@ -31,7 +31,15 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
       if (store) out.push({ ...e, resource_id: store.id });
       else if (e.resource_type == null)
         out.push(e); // pinned to another kind of resource (a file id)
-      else throw new ValidationFailedError([{ loc: ['body', 'scope', i, 'resource_id'], msg: `Store ${e.resource_id} not found`, type: 'value_error', input: e.resource_id }]);
+      else
+        throw new ValidationFailedError([
+          {
+            loc: ['body', 'scope', i, 'resource_id'],
+            msg: `Store ${e.resource_id} not found`,
+            type: 'value_error',
+            input: e.resource_id,
+          },
+        ]);
     }
     return out;
   }
@@ -39,7 +47,14 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
   async execute(c: CreateApiKeyCommand): Promise<ApiKeyCreatedResponse> {
     const now = this.writes.now();
     if (c.expiresAt && c.expiresAt.getTime() <= now.getTime()) {
-      throw new ValidationFailedError([{ loc: ['body', 'expires_at'], msg: 'expires_at must be in the future', type: 'value_error', input: c.expiresAt.toISOString() }]);
+      throw new ValidationFailedError([
+        {
+          loc: ['body', 'expires_at'],
+          msg: 'expires_at must be in the future',
+          type: 'value_error',
+          input: c.expiresAt.toISOString(),
+        },
+      ]);
     }
     const scope = await this.pinStores(c.organizationId, c.scope);
     const apiKeyId = c.options.apiKeyId ?? this.writes.ids.uuid();
@@ -62,7 +77,9 @@ export class CreateApiKeyHandler implements ICommandHandler<CreateApiKeyCommand,
       { retries: 0 },
     );
     // stored: from here on the key exists, whether or not its read model has caught up
-    const row = (await this.writes.settle(['api-keys'], result.position)) ? await this.reader.get(c.organizationId, apiKeyId) : null;
+    const row = (await this.writes.settle(['api-keys'], result.position))
+      ? await this.reader.get(c.organizationId, apiKeyId)
+      : null;
     return { ...toApiKeyResponse(row ?? apiKeyView(apiKeyId, result.state)), value: secret };
   }
 }

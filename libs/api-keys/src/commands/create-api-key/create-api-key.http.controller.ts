@@ -14,9 +14,15 @@ export class CreateApiKeyHttpController {
   @RequireScope({ method: 'create', resourceType: 'api_key' })
   create(@CurrentPrincipal() p: Principal, @Body() body: CreateApiKeyRequestDto): Promise<ApiKeyCreatedResponse> {
     return this.commands.execute(
-      new CreateApiKeyCommand(p.organizationId, body.name ?? 'API Key', body.scope ?? null, body.expires_at ? new Date(body.expires_at) : null, {
-        actor: p.apiKeyId,
-      }),
+      new CreateApiKeyCommand(
+        p.organizationId,
+        body.name ?? 'API Key',
+        body.scope ?? null,
+        body.expires_at ? new Date(body.expires_at) : null,
+        {
+          actor: p.apiKeyId,
+        },
+      ),
     );
   }
 }

@@ -13,7 +13,13 @@ export class RerollApiKeyHandler implements ICommandHandler<RerollApiKeyCommand,
   async execute(c: RerollApiKeyCommand): Promise<ApiKeyCreatedResponse> {
     const secret = newSecret(this.writer.ids);
     const { response } = await this.writer.decide(
-      { type: 'RerollApiKey', apiKeyId: c.apiKeyId, organizationId: c.organizationId, secretHash: hashSecret(secret), redactedValue: redact(secret) },
+      {
+        type: 'RerollApiKey',
+        apiKeyId: c.apiKeyId,
+        organizationId: c.organizationId,
+        secretHash: hashSecret(secret),
+        redactedValue: redact(secret),
+      },
       c.actor,
     );
     if (!response) throw new NotFoundError(`API key ${c.apiKeyId} not found`);

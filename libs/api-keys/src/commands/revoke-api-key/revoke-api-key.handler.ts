@@ -10,7 +10,10 @@ export class RevokeApiKeyHandler implements ICommandHandler<RevokeApiKeyCommand,
   constructor(private readonly writer: ApiKeyWriter) {}
 
   async execute(c: RevokeApiKeyCommand): Promise<ApiKeyResponse> {
-    const { response } = await this.writer.decide({ type: 'RevokeApiKey', apiKeyId: c.apiKeyId, organizationId: c.organizationId }, c.actor);
+    const { response } = await this.writer.decide(
+      { type: 'RevokeApiKey', apiKeyId: c.apiKeyId, organizationId: c.organizationId },
+      c.actor,
+    );
     if (!response) throw new NotFoundError(`API key ${c.apiKeyId} not found`);
     return response;
   }

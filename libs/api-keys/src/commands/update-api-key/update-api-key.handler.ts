@@ -9,7 +9,16 @@ export class UpdateApiKeyHandler implements ICommandHandler<UpdateApiKeyCommand,
   constructor(private readonly writer: ApiKeyWriter) {}
 
   async execute(c: UpdateApiKeyCommand): Promise<ApiKeyResponse> {
-    const { response } = await this.writer.decide({ type: 'UpdateApiKey', apiKeyId: c.apiKeyId, organizationId: c.organizationId, name: c.changes.name, expiresAt: c.changes.expiresAt }, c.actor);
+    const { response } = await this.writer.decide(
+      {
+        type: 'UpdateApiKey',
+        apiKeyId: c.apiKeyId,
+        organizationId: c.organizationId,
+        name: c.changes.name,
+        expiresAt: c.changes.expiresAt,
+      },
+      c.actor,
+    );
     if (!response) throw new NotFoundError(`API key ${c.apiKeyId} not found`);
     return response;
   }

@@ -11,7 +11,11 @@ export class UpdateApiKeyHttpController {
 
   @Patch(':api_key_id')
   @RequireScope({ method: 'write', resourceType: 'api_key' })
-  update(@CurrentPrincipal() p: Principal, @UuidParam('api_key_id') id: string, @Body() body: UpdateApiKeyRequestDto): Promise<ApiKeyResponse> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('api_key_id') id: string,
+    @Body() body: UpdateApiKeyRequestDto,
+  ): Promise<ApiKeyResponse> {
     const changes: { name?: string; expiresAt?: Date | null } = {};
     if (body.name !== undefined) changes.name = body.name;
     if (body.expires_at !== undefined) changes.expiresAt = body.expires_at === null ? null : new Date(body.expires_at);

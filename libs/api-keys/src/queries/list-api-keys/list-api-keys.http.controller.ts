@@ -11,7 +11,10 @@ export class ListApiKeysHttpController {
 
   @Get()
   @RequireScope({ method: 'list', resourceType: 'api_key' })
-  list(@CurrentPrincipal() p: Principal, @Query() query: ListApiKeysRequestDto): Promise<LimitOffsetPage<ApiKeyResponse>> {
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListApiKeysRequestDto,
+  ): Promise<LimitOffsetPage<ApiKeyResponse>> {
     return this.queries.execute(new ListApiKeysQuery(p.organizationId, query.limit ?? 100, query.offset ?? 0));
   }
 }

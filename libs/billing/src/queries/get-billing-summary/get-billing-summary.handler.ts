@@ -12,13 +12,24 @@ interface Costs {
 
 export interface BillingSummaryResponse {
   period: { start: string; end: string };
-  cost: Costs & { phases: Array<Costs & { period: { start: string; end: string } }>; products: Array<Costs & { product_name: string }> };
+  cost: Costs & {
+    phases: Array<Costs & { period: { start: string; end: string } }>;
+    products: Array<Costs & { product_name: string }>;
+  };
   balance: { current_balance: number; next_effective_balance: number; next_effective_date: string };
   usages: Record<string, { current: string; limit: null; unit: string }>;
   generated_at: string;
 }
 
-const PRODUCT_ORDER = ['Store', 'Parsing', 'Agentic search', 'Question answering', 'Completions', 'Embeddings', 'Reranking'];
+const PRODUCT_ORDER = [
+  'Store',
+  'Parsing',
+  'Agentic search',
+  'Question answering',
+  'Completions',
+  'Embeddings',
+  'Reranking',
+];
 
 /** The period's costs per product, the credit applied to them, the balance and the usage per metric. */
 @QueryHandler(GetBillingSummaryQuery)
@@ -40,7 +51,12 @@ export class GetBillingSummaryHandler implements IQueryHandler<GetBillingSummary
       const g = byProduct.get(p)!;
       const applied = g.min(left);
       left = left.sub(applied);
-      return { product_name: p, gross_usage_cost: g.toString(), net_usage_cost: g.sub(applied).toString(), balance_applied: applied.toString() };
+      return {
+        product_name: p,
+        gross_usage_cost: g.toString(),
+        net_usage_cost: g.sub(applied).toString(),
+        balance_applied: applied.toString(),
+      };
     });
     const applied = gross.min(credit.max(Money.zero()));
     const net = gross.sub(applied);
@@ -58,10 +74,21 @@ export class GetBillingSummaryHandler implements IQueryHandler<GetBillingSummary
         net_usage_cost: net.toString(),
         gross_usage_cost: gross.toString(),
         balance_applied: applied.toString(),
-        phases: [{ period: p, net_usage_cost: net.toString(), gross_usage_cost: gross.toString(), balance_applied: applied.toString() }],
+        phases: [
+          {
+            period: p,
+            net_usage_cost: net.toString(),
+            gross_usage_cost: gross.toString(),
+            balance_applied: applied.toString(),
+          },
+        ],
         products,
       },
-      balance: { current_balance: balance, next_effective_balance: credit.toNumber(), next_effective_date: period.end.toISOString() },
+      balance: {
+        current_balance: balance,
+        next_effective_balance: credit.toNumber(),
+        next_effective_date: period.end.toISOString(),
+      },
       usages,
       generated_at: now.toISOString(),
     };

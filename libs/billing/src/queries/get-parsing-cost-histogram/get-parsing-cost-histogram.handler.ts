@@ -4,7 +4,10 @@ import { GetParsingCostHistogramQuery } from './get-parsing-cost-histogram.query
 
 /** The organization's daily parsing costs over the period. */
 @QueryHandler(GetParsingCostHistogramQuery)
-export class GetParsingCostHistogramHandler implements IQueryHandler<GetParsingCostHistogramQuery, CostHistogramResponse> {
+export class GetParsingCostHistogramHandler implements IQueryHandler<
+  GetParsingCostHistogramQuery,
+  CostHistogramResponse
+> {
   constructor(private readonly usage: PricedUsage) {}
 
   execute({ organizationId }: GetParsingCostHistogramQuery): Promise<CostHistogramResponse> {

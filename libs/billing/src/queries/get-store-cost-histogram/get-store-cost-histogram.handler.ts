@@ -13,8 +13,14 @@ export class GetStoreCostHistogramHandler implements IQueryHandler<GetStoreCostH
   ) {}
 
   async execute({ organizationId, storeId }: GetStoreCostHistogramQuery): Promise<CostHistogramResponse> {
-    const known = isUuid(storeId) ? await this.usage.histogram(organizationId, (r) => r.storeId === storeId.toLowerCase() && r.metric !== 'parsing_tokens') : null;
-    if (!known || (!known.data.some((d) => d.cost !== '0') && !(await this.stores.resolve(organizationId, storeId)))) throw new NotFoundError(`Store ${storeId} not found`);
+    const known = isUuid(storeId)
+      ? await this.usage.histogram(
+          organizationId,
+          (r) => r.storeId === storeId.toLowerCase() && r.metric !== 'parsing_tokens',
+        )
+      : null;
+    if (!known || (!known.data.some((d) => d.cost !== '0') && !(await this.stores.resolve(organizationId, storeId))))
+      throw new NotFoundError(`Store ${storeId} not found`);
     return known;
   }
 }

@@ -10,7 +10,10 @@ export class GetStoreCostHistogramHttpController {
 
   @Get('stores/:store_id/costs/histogram')
   @RequireScope({ method: 'read', resourceType: 'billing' })
-  storeHistogram(@CurrentPrincipal() p: Principal, @UuidParam('store_id') storeId: string): Promise<CostHistogramResponse> {
+  storeHistogram(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('store_id') storeId: string,
+  ): Promise<CostHistogramResponse> {
     return this.queries.execute(new GetStoreCostHistogramQuery(p.organizationId, storeId));
   }
 }

@@ -2,7 +2,12 @@ import { Allow, IsIn, IsOptional, IsString, MaxLength, ValidateIf } from 'class-
 import { Check, Required } from '@larder/kernel';
 
 const text = (max: number) =>
-  Check(`text${max}`, 'string_type', `Input should be a string of 1 to ${max} characters`, (v) => v === undefined || v === null || (typeof v === 'string' && v.trim().length >= 1 && v.length <= max));
+  Check(
+    `text${max}`,
+    'string_type',
+    `Input should be a string of 1 to ${max} characters`,
+    (v) => v === undefined || v === null || (typeof v === 'string' && v.trim().length >= 1 && v.length <= max),
+  );
 
 /**
  * `BucketCreateParams`. `credentials` is checked by the writer (`parseCredentials`),

@@ -9,7 +9,10 @@ export class DeleteBucketHttpController {
 
   @Delete(':bucket_id')
   @RequireScope({ method: 'delete', resourceType: 'bucket', resourceIdParam: 'bucket_id' })
-  remove(@CurrentPrincipal() p: Principal, @UuidParam('bucket_id') id: string): Promise<{ id: string; deleted: true; object: 'bucket' }> {
+  remove(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('bucket_id') id: string,
+  ): Promise<{ id: string; deleted: true; object: 'bucket' }> {
     return this.commands.execute(new DeleteBucketCommand(p.organizationId, p.apiKeyId, id));
   }
 }

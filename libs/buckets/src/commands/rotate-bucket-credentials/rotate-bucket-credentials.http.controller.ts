@@ -12,7 +12,13 @@ export class RotateBucketCredentialsHttpController {
   @Post(':bucket_id/credentials')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'bucket', resourceIdParam: 'bucket_id' })
-  rotate(@CurrentPrincipal() p: Principal, @UuidParam('bucket_id') id: string, @Body() body: RotateBucketCredentialsRequestDto): Promise<BucketResponse> {
-    return this.commands.execute(new RotateBucketCredentialsCommand(p.organizationId, p.apiKeyId, id, body.credentials));
+  rotate(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('bucket_id') id: string,
+    @Body() body: RotateBucketCredentialsRequestDto,
+  ): Promise<BucketResponse> {
+    return this.commands.execute(
+      new RotateBucketCredentialsCommand(p.organizationId, p.apiKeyId, id, body.credentials),
+    );
   }
 }

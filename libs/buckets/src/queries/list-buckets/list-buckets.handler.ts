@@ -13,7 +13,8 @@ export class ListBucketsHandler implements IQueryHandler<ListBucketsQuery, Curso
     const page = await paginateByCursor<BucketRow>(
       paging,
       (b) => ({ c: b.createdAt.toISOString(), id: b.id }),
-      ({ cursor, direction, take }) => this.reader.page(org, cursor as { c: string; id: string } | null, direction, take),
+      ({ cursor, direction, take }) =>
+        this.reader.page(org, cursor as { c: string; id: string } | null, direction, take),
       () => this.reader.count(org),
     );
     return { ...page, data: page.data.map(toBucketResponse) };

@@ -20,7 +20,16 @@ export const DEFAULT_BLOCK_CACHE_BYTES = 256 * 1024 * 1024;
 export const MAX_RUN = 64;
 
 /** Reads blocks [from, to) of a list into the cache (those not there; one statement: readPart's concatenated data); returns block `from`'s data. */
-export function readRun(db: Database.Database, state: LexicalState, key: number, term: string, dir: Directory, from: number, to: number, cacheBytes: number): Uint8Array {
+export function readRun(
+  db: Database.Database,
+  state: LexicalState,
+  key: number,
+  term: string,
+  dir: Directory,
+  from: number,
+  to: number,
+  cacheBytes: number,
+): Uint8Array {
   const st = (state.statements ??= {});
   const rangeStmt = (st.range ??= db
     .prepare(
@@ -81,7 +90,8 @@ export function cacheBlocks(
     let buf = all;
     if (!whole) {
       buf = Buffer.allocUnsafeSlow(bytes);
-      for (let j = 0, to = 0; j < keep.length; to += keepLengths[j++]) all.copy(buf, to, keepAt[j], keepAt[j] + keepLengths[j]);
+      for (let j = 0, to = 0; j < keep.length; to += keepLengths[j++])
+        all.copy(buf, to, keepAt[j], keepAt[j] + keepLengths[j]);
     }
     queue.push([dir, dir.data.add(buf, keep, keepLengths)]);
     state.blockBytes += bytes;

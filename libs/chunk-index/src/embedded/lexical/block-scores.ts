@@ -41,7 +41,14 @@ export type BlockSink =
  * blocks of the first query that needs it, where a loop inside a ranker waited for on-stack replacement
  * (a cold query then ran a list of 200k postings unoptimised: 40 ms once instead of 3).
  */
-export function scoreBlock(w: ListWeights, data: Uint8Array, count: number, first: number, lo: number, sink: BlockSink): void {
+export function scoreBlock(
+  w: ListWeights,
+  data: Uint8Array,
+  count: number,
+  first: number,
+  lo: number,
+  sink: BlockSink,
+): void {
   // VarintReader's loop written out here, not decodeBlockInto then a second pass: with that pass the 200
   // queries of search-speed's 100k store took ~15% longer on a preloaded cache (in process, min of 15 runs a query)
   let pos = 0;
@@ -91,7 +98,12 @@ function contribution(w: ListWeights, body: number, heading: number, length: num
 }
 
 /** A list's weights with a new number in the memo `m` (the flat scorer's: LexicalState['flat']). */
-export function listWeights(m: { memo: Float64Array; memoOf: Uint32Array; lists: number }, scale: number, avgLength: number, p: Bm25Params): ListWeights {
+export function listWeights(
+  m: { memo: Float64Array; memoOf: Uint32Array; lists: number },
+  scale: number,
+  avgLength: number,
+  p: Bm25Params,
+): ListWeights {
   if (++m.lists > 0xfffffff0) {
     m.lists = 1;
     m.memoOf.fill(0);

@@ -21,22 +21,57 @@ const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-property-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // a small vocabulary: stems shared by several forms, stop words, a heading-only word
-const VOCAB = ['jam', 'jams', 'jamming', 'apple', 'apples', 'garden', 'gardens', 'gardening', 'pectin', 'sugar', 'boil', 'boiled', 'the', 'of', 'until', 'zest', 'café', 'cafe', '42'];
+const VOCAB = [
+  'jam',
+  'jams',
+  'jamming',
+  'apple',
+  'apples',
+  'garden',
+  'gardens',
+  'gardening',
+  'pectin',
+  'sugar',
+  'boil',
+  'boiled',
+  'the',
+  'of',
+  'until',
+  'zest',
+  'café',
+  'cafe',
+  '42',
+];
 const STORES = ['s1', 's2', 's3'];
 const FILES = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'];
 
 // skewed: the first words are common, the last rare (so lists differ in length and bounds prune)
 const word = fc.nat({ max: 9999 }).map((x) => VOCAB[Math.floor(VOCAB.length * (x / 10000) ** 2)]);
 const text = fc
-  .tuple(fc.option(fc.array(word, { minLength: 1, maxLength: 3 }), { nil: null }), fc.array(word, { minLength: 0, maxLength: 12 }))
+  .tuple(
+    fc.option(fc.array(word, { minLength: 1, maxLength: 3 }), { nil: null }),
+    fc.array(word, { minLength: 0, maxLength: 12 }),
+  )
   .map(([heading, body]) => (heading ? `# ${heading.join(' ')}\n` : '') + body.join(' '));
 const chunkArb = fc.record({ text, context: fc.option(fc.array(word, { maxLength: 2 }), { nil: null }) });
 const op = fc.oneof(
   {
     weight: 6,
-    arbitrary: fc.record({ kind: fc.constant('put' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES), chunks: fc.array(chunkArb, { minLength: 1, maxLength: 60 }) }),
+    arbitrary: fc.record({
+      kind: fc.constant('put' as const),
+      store: fc.constantFrom(...STORES),
+      file: fc.constantFrom(...FILES),
+      chunks: fc.array(chunkArb, { minLength: 1, maxLength: 60 }),
+    }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('deleteFile' as const), store: fc.constantFrom(...STORES), file: fc.constantFrom(...FILES) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('deleteFile' as const),
+      store: fc.constantFrom(...STORES),
+      file: fc.constantFrom(...FILES),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteStore' as const), store: fc.constantFrom(...STORES) }) },
 );
 const query = fc.record({
@@ -55,7 +90,14 @@ const params = fc.record({
   // reads in the worker thread (the module loaded there) or on the index's connection
   readWorker: fc.boolean(),
   // term at a time into a flat array (every query), MaxScore with block bounds (none), chosen by cost, or by impacts wherever a list is dense
-  scorer: fc.constantFrom('flat' as const, 'maxscore' as const, 'cost' as const, 'impact' as const, 'preloadedImpact' as const, 'preloadedMaxScore' as const),
+  scorer: fc.constantFrom(
+    'flat' as const,
+    'maxscore' as const,
+    'cost' as const,
+    'impact' as const,
+    'preloadedImpact' as const,
+    'preloadedMaxScore' as const,
+  ),
   // the preload's share of the block cache (preloadLexical) in bytes: a few blocks, or every list
   preloadShare: fc.constantFrom(200, 1 << 30),
 });
@@ -87,7 +129,9 @@ function bruteForce(
   const weights = queryTerms(q.words.join(' '), p);
   const out: Array<{ id: number; key: string; score: number }> = [];
   for (const store of q.stores) {
-    const rows = db.prepare(`SELECT id, file_id, chunk_index, text, generated_metadata FROM chunks WHERE store_id = ?`).all(store) as Array<{
+    const rows = db
+      .prepare(`SELECT id, file_id, chunk_index, text, generated_metadata FROM chunks WHERE store_id = ?`)
+      .all(store) as Array<{
       id: number;
       file_id: string;
       chunk_index: number;
@@ -95,7 +139,10 @@ function bruteForce(
       generated_metadata: string | null;
     }>;
     if (!rows.length) continue;
-    const docs = rows.map((r) => ({ ...r, a: analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null)) }));
+    const docs = rows.map((r) => ({
+      ...r,
+      a: analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null)),
+    }));
     const n = docs.length;
     const avg = docs.reduce((s, d) => s + d.a.length, 0) / n || 1e-9;
     const df = new Map<string, number>();
@@ -127,7 +174,11 @@ function bruteForce(
  * it, for a case that writes as it goes: `write(f, texts)` puts file f{f} of store `s`, one chunk a text, at
  * the next position. The file is removed afterwards.
  */
-async function writtenStore(name: string, fn: (write: (f: number, texts: string[]) => Promise<void>, reader: Database.Database) => Promise<void>, lexicalBlockSize?: number): Promise<void> {
+async function writtenStore(
+  name: string,
+  fn: (write: (f: number, texts: string[]) => Promise<void>, reader: Database.Database) => Promise<void>,
+  lexicalBlockSize?: number,
+): Promise<void> {
   const path = join(dir, `${name}${run++}.sqlite`);
   const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { feedback: null }, lexicalBlockSize });
   await index.setup();
@@ -137,13 +188,31 @@ async function writtenStore(name: string, fn: (write: (f: number, texts: string[
     seq++;
     await index.write(
       [
-        { op: 'putFile', file: { storeId: 's', fileId: `f${f}`, organizationId: 'org', filename: `f${f}.md`, externalId: null, metadata: null, generation: 1 } },
+        {
+          op: 'putFile',
+          file: {
+            storeId: 's',
+            fileId: `f${f}`,
+            organizationId: 'org',
+            filename: `f${f}.md`,
+            externalId: null,
+            metadata: null,
+            generation: 1,
+          },
+        },
         {
           op: 'setChunks',
           storeId: 's',
           fileId: `f${f}`,
           generation: 1,
-          chunks: texts.map((text, j) => ({ chunkIndex: j, type: 'text' as const, text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+          chunks: texts.map((text, j) => ({
+            chunkIndex: j,
+            type: 'text' as const,
+            text,
+            offset: 0,
+            mimeType: 'text/markdown',
+            generatedMetadata: null,
+          })),
         },
       ],
       { projection: 'p', version: 1, position: { commit: seq, prepare: seq } },
@@ -175,7 +244,8 @@ function expectTop(got: Array<{ key: string; score: number }>, band: Array<{ key
   got.forEach((g, i) => {
     expect(Math.abs(g.score - expected[i].score)).toBeLessThanOrEqual(tol(expected[i].score));
     // a chunk of the band (the top, or within rounding of its cut), scored there as this rank's
-    if (!exact.has(g.key)) throw new Error(`rank ${i + 1}: ${g.key} is not in the exhaustive top 10 (or within rounding of its cut)`);
+    if (!exact.has(g.key))
+      throw new Error(`rank ${i + 1}: ${g.key} is not in the exhaustive top 10 (or within rounding of its cut)`);
     expect(Math.abs(exact.get(g.key)! - expected[i].score)).toBeLessThanOrEqual(tol(expected[i].score));
   });
 }
@@ -183,104 +253,138 @@ function expectTop(got: Array<{ key: string; score: number }>, band: Array<{ key
 describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', () => {
   it('holds for random corpora, appends, deletes, parameters and queries', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), fc.array(query, { minLength: 1, maxLength: 6 }), params, async (ops, queries, p) => {
-        const path = join(dir, `p${run++}.sqlite`);
-        const index = new SqliteChunkIndex(path, { readWorker: p.readWorker, lexical: { ...p, feedback: null, ...SCORERS[p.scorer] }, lexicalBlockSize: p.blockSize });
-        await index.setup();
-        const reader = new Database(path, { readonly: true });
-        try {
-          const check = async (q: (typeof queries)[number]) => {
-            const band = bruteForce(reader, q, p);
-            const hits = await index.searchLexical({
-              storeIds: q.stores,
-              text: q.words.join(' '),
-              topK: 10,
-              fileIds: q.include || q.exclude ? { include: q.include ?? undefined, exclude: q.exclude ?? undefined } : null,
-            });
-            const got = hits.map((h) => ({ key: `${h.storeId}/${h.fileId}/${h.chunkIndex}`, score: h.score }));
-            expectTop(got, band);
-            // with RM3 feedback too, the flat scorer and MaxScore give the very same hits and scores
-            const both = (scorer: keyof typeof SCORERS, state: LexicalState = {}) =>
-              lexicalProgram(
-                reader,
-                {
-                  text: q.words.join(' '),
-                  columns: 'c.id AS id',
-                  storeIds: q.stores,
-                  includeFiles: q.include,
-                  excludeFiles: q.exclude,
-                  limit: 10,
-                  k1: p.k1,
-                  b: p.b,
-                  headingWeight: p.headingWeight,
-                  stopWords: p.stopWords,
-                  exactBonus: p.exactBonus,
-                  feedback: { docs: 3, terms: 5, originalWeight: 0.5 },
-                  ...SCORERS[scorer],
-                },
-                state,
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 25 }),
+        fc.array(query, { minLength: 1, maxLength: 6 }),
+        params,
+        async (ops, queries, p) => {
+          const path = join(dir, `p${run++}.sqlite`);
+          const index = new SqliteChunkIndex(path, {
+            readWorker: p.readWorker,
+            lexical: { ...p, feedback: null, ...SCORERS[p.scorer] },
+            lexicalBlockSize: p.blockSize,
+          });
+          await index.setup();
+          const reader = new Database(path, { readonly: true });
+          try {
+            const check = async (q: (typeof queries)[number]) => {
+              const band = bruteForce(reader, q, p);
+              const hits = await index.searchLexical({
+                storeIds: q.stores,
+                text: q.words.join(' '),
+                topK: 10,
+                fileIds:
+                  q.include || q.exclude ? { include: q.include ?? undefined, exclude: q.exclude ?? undefined } : null,
+              });
+              const got = hits.map((h) => ({ key: `${h.storeId}/${h.fileId}/${h.chunkIndex}`, score: h.score }));
+              expectTop(got, band);
+              // with RM3 feedback too, the flat scorer and MaxScore give the very same hits and scores
+              const both = (scorer: keyof typeof SCORERS, state: LexicalState = {}) =>
+                lexicalProgram(
+                  reader,
+                  {
+                    text: q.words.join(' '),
+                    columns: 'c.id AS id',
+                    storeIds: q.stores,
+                    includeFiles: q.include,
+                    excludeFiles: q.exclude,
+                    limit: 10,
+                    k1: p.k1,
+                    b: p.b,
+                    headingWeight: p.headingWeight,
+                    stopWords: p.stopWords,
+                    exactBonus: p.exactBonus,
+                    feedback: { docs: 3, terms: 5, originalWeight: 0.5 },
+                    ...SCORERS[scorer],
+                  },
+                  state,
+                );
+              const maxScore = both('maxscore');
+              expect(both('flat')).toEqual(maxScore);
+              expect(both('cost')).toEqual(maxScore);
+              expect(both('impact')).toEqual(maxScore);
+              expect(both('preloadedImpact')).toEqual(maxScore);
+              expect(both('preloadedMaxScore')).toEqual(maxScore);
+              // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
+              const fresh: LexicalState = {};
+              preload(fresh);
+              expect(both(p.scorer, fresh)).toEqual(maxScore);
+              if (!kept.preload) preload(kept);
+              expect(both(p.scorer, kept)).toEqual(maxScore);
+            };
+            const kept: LexicalState = {};
+            const preload = (state: LexicalState) => {
+              // (lists made dense too where the queries use them)
+              const denseMinPostings =
+                p.scorer === 'impact' || p.scorer === 'preloadedImpact' || p.scorer === 'preloadedMaxScore'
+                  ? 1
+                  : undefined;
+              while (
+                reader.transaction(() =>
+                  preloadLexical(
+                    reader,
+                    { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0, denseMinPostings },
+                    state,
+                  ),
+                )()
               );
-            const maxScore = both('maxscore');
-            expect(both('flat')).toEqual(maxScore);
-            expect(both('cost')).toEqual(maxScore);
-            expect(both('impact')).toEqual(maxScore);
-            expect(both('preloadedImpact')).toEqual(maxScore);
-            expect(both('preloadedMaxScore')).toEqual(maxScore);
-            // on a cache preloaded now (up to a share), and on one preloaded after the first write (its lists changed since)
-            const fresh: LexicalState = {};
-            preload(fresh);
-            expect(both(p.scorer, fresh)).toEqual(maxScore);
-            if (!kept.preload) preload(kept);
-            expect(both(p.scorer, kept)).toEqual(maxScore);
-          };
-          const kept: LexicalState = {};
-          const preload = (state: LexicalState) => {
-            // (lists made dense too where the queries use them)
-            const denseMinPostings = p.scorer === 'impact' || p.scorer === 'preloadedImpact' || p.scorer === 'preloadedMaxScore' ? 1 : undefined;
-            while (reader.transaction(() => preloadLexical(reader, { preloadBytes: p.preloadShare, minPostings: 1, sliceMs: 0, denseMinPostings }, state))());
-          };
-          const generation = new Map<string, number>();
-          let seq = 0n;
-          // ops go in batches of a few (several per transaction, as the projection writes them)
-          for (let i = 0; i < ops.length; i += 3) {
-            const batch: ChunkIndexOp[] = [];
-            for (const o of ops.slice(i, i + 3)) {
-              const k = `${o.kind === 'deleteStore' ? '' : o.file}@${o.store}`;
-              if (o.kind === 'put') {
-                const g = (generation.get(k) ?? 0) + 1;
-                generation.set(k, g);
-                batch.push({ op: 'putFile', file: { storeId: o.store, fileId: o.file, organizationId: 'org', filename: `${o.file}.md`, externalId: null, metadata: null, generation: g } });
-                batch.push({
-                  op: 'setChunks',
-                  storeId: o.store,
-                  fileId: o.file,
-                  generation: g,
-                  chunks: o.chunks.map((c, j) => ({
-                    chunkIndex: j,
-                    type: 'text' as const,
-                    text: c.text,
-                    offset: 0,
-                    mimeType: 'text/markdown',
-                    generatedMetadata: c.context ? { heading_context: c.context.map((h) => ({ level: 1, text: h })) } : null,
-                  })),
-                });
-              } else if (o.kind === 'deleteFile') {
-                batch.push({ op: 'deleteFile', storeId: o.store, fileId: o.file });
-              } else {
-                batch.push({ op: 'deleteStore', storeId: o.store });
-                for (const key of [...generation.keys()]) if (key.endsWith(`@${o.store}`)) generation.delete(key);
+            };
+            const generation = new Map<string, number>();
+            let seq = 0n;
+            // ops go in batches of a few (several per transaction, as the projection writes them)
+            for (let i = 0; i < ops.length; i += 3) {
+              const batch: ChunkIndexOp[] = [];
+              for (const o of ops.slice(i, i + 3)) {
+                const k = `${o.kind === 'deleteStore' ? '' : o.file}@${o.store}`;
+                if (o.kind === 'put') {
+                  const g = (generation.get(k) ?? 0) + 1;
+                  generation.set(k, g);
+                  batch.push({
+                    op: 'putFile',
+                    file: {
+                      storeId: o.store,
+                      fileId: o.file,
+                      organizationId: 'org',
+                      filename: `${o.file}.md`,
+                      externalId: null,
+                      metadata: null,
+                      generation: g,
+                    },
+                  });
+                  batch.push({
+                    op: 'setChunks',
+                    storeId: o.store,
+                    fileId: o.file,
+                    generation: g,
+                    chunks: o.chunks.map((c, j) => ({
+                      chunkIndex: j,
+                      type: 'text' as const,
+                      text: c.text,
+                      offset: 0,
+                      mimeType: 'text/markdown',
+                      generatedMetadata: c.context
+                        ? { heading_context: c.context.map((h) => ({ level: 1, text: h })) }
+                        : null,
+                    })),
+                  });
+                } else if (o.kind === 'deleteFile') {
+                  batch.push({ op: 'deleteFile', storeId: o.store, fileId: o.file });
+                } else {
+                  batch.push({ op: 'deleteStore', storeId: o.store });
+                  for (const key of [...generation.keys()]) if (key.endsWith(`@${o.store}`)) generation.delete(key);
+                }
               }
+              await index.write(batch, { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } });
+              await check(queries[0]); // between writes too: the reader's caches follow them
             }
-            await index.write(batch, { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } });
-            await check(queries[0]); // between writes too: the reader's caches follow them
+            for (const q of queries) await check(q);
+          } finally {
+            reader.close();
+            await index.close();
+            rmSync(path, { force: true });
           }
-          for (const q of queries) await check(q);
-        } finally {
-          reader.close();
-          await index.close();
-          rmSync(path, { force: true });
-        }
-      }),
+        },
+      ),
       // a failure reported as found (shrinking it runs past the test's time)
       { numRuns: 100, endOnFailure: true },
     );
@@ -294,7 +398,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
   it('holds where block bounds skip runs of blocks of long lists', async () => {
     const skewed = fc.nat({ max: 9999 }).map((x) => VOCAB[Math.floor(VOCAB.length * (x / 10000) ** 3)]);
     // a word, sometimes repeated (counts vary from block to block, so block bounds differ)
-    const burst = fc.tuple(skewed, fc.constantFrom(1, 1, 1, 2, 3, 6)).map(([w, k]) => Array.from({ length: k }, () => w).join(' '));
+    const burst = fc
+      .tuple(skewed, fc.constantFrom(1, 1, 1, 2, 3, 6))
+      .map(([w, k]) => Array.from({ length: k }, () => w).join(' '));
     const chunk = fc.array(burst, { minLength: 1, maxLength: 10 }).map((ws) => ({ text: ws.join(' '), context: null }));
     await fc.assert(
       fc.asyncProperty(
@@ -310,7 +416,11 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         }),
         async (files, queries, blockSize, p) => {
           const path = join(dir, `skip${run++}.sqlite`);
-          const index = new SqliteChunkIndex(path, { readWorker: false, lexical: { ...p, feedback: null, ...SCORERS.maxscore }, lexicalBlockSize: blockSize });
+          const index = new SqliteChunkIndex(path, {
+            readWorker: false,
+            lexical: { ...p, feedback: null, ...SCORERS.maxscore },
+            lexicalBlockSize: blockSize,
+          });
           await index.setup();
           const reader = new Database(path, { readonly: true });
           try {
@@ -319,13 +429,31 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
               const fileId = `f${f}`;
               await index.write(
                 [
-                  { op: 'putFile', file: { storeId: 's1', fileId, organizationId: 'org', filename: `${fileId}.md`, externalId: null, metadata: null, generation: 1 } },
+                  {
+                    op: 'putFile',
+                    file: {
+                      storeId: 's1',
+                      fileId,
+                      organizationId: 'org',
+                      filename: `${fileId}.md`,
+                      externalId: null,
+                      metadata: null,
+                      generation: 1,
+                    },
+                  },
                   {
                     op: 'setChunks',
                     storeId: 's1',
                     fileId,
                     generation: 1,
-                    chunks: chunks.map((c, j) => ({ chunkIndex: j, type: 'text' as const, text: c.text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+                    chunks: chunks.map((c, j) => ({
+                      chunkIndex: j,
+                      type: 'text' as const,
+                      text: c.text,
+                      offset: 0,
+                      mimeType: 'text/markdown',
+                      generatedMetadata: null,
+                    })),
                   },
                 ],
                 { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } },
@@ -357,7 +485,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
   // (many, in a small vocabulary) included, at several depths.
   it('the flat scorer answers as MaxScore over stores of many spans of ids', async () => {
     const skewed = fc.nat({ max: 9999 }).map((x) => VOCAB[Math.floor(VOCAB.length * (x / 10000) ** 4)]);
-    const chunk = fc.tuple(fc.array(skewed, { minLength: 1, maxLength: 12 }), fc.option(skewed, { nil: null })).map(([ws, h]) => (h ? `# ${h}\n` : '') + ws.join(' '));
+    const chunk = fc
+      .tuple(fc.array(skewed, { minLength: 1, maxLength: 12 }), fc.option(skewed, { nil: null }))
+      .map(([ws, h]) => (h ? `# ${h}\n` : '') + ws.join(' '));
     await fc.assert(
       fc.asyncProperty(
         fc.integer({ min: 6, max: 30 }),
@@ -384,13 +514,33 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
               const storeId = `s${f % 2}`;
               const fileId = `f${f}`;
               ops.push(
-                { op: 'putFile', file: { storeId, fileId, organizationId: 'org', filename: `${fileId}.md`, externalId: null, metadata: null, generation: 1 } },
+                {
+                  op: 'putFile',
+                  file: {
+                    storeId,
+                    fileId,
+                    organizationId: 'org',
+                    filename: `${fileId}.md`,
+                    externalId: null,
+                    metadata: null,
+                    generation: 1,
+                  },
+                },
                 {
                   op: 'setChunks',
                   storeId,
                   fileId,
                   generation: 1,
-                  chunks: texts.slice(f * 100, f * 100 + 100).map((text, j) => ({ chunkIndex: j, type: 'text' as const, text, offset: 0, mimeType: 'text/markdown', generatedMetadata: null })),
+                  chunks: texts
+                    .slice(f * 100, f * 100 + 100)
+                    .map((text, j) => ({
+                      chunkIndex: j,
+                      type: 'text' as const,
+                      text,
+                      offset: 0,
+                      mimeType: 'text/markdown',
+                      generatedMetadata: null,
+                    })),
                 },
               );
             }
@@ -399,7 +549,19 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
               for (const limit of [1, 10, 50])
                 for (const storeIds of [['s0'], ['s1'], ['s0', 's1']]) {
                   const answer = (scorer: keyof typeof SCORERS) =>
-                    lexicalProgram(reader, { text: words.join(' '), columns: 'c.id AS id', storeIds, limit, ...p, feedback: null, ...SCORERS[scorer] }, {});
+                    lexicalProgram(
+                      reader,
+                      {
+                        text: words.join(' '),
+                        columns: 'c.id AS id',
+                        storeIds,
+                        limit,
+                        ...p,
+                        feedback: null,
+                        ...SCORERS[scorer],
+                      },
+                      {},
+                    );
                   const maxScore = answer('maxscore');
                   expect(answer('flat')).toEqual(maxScore);
                   expect(answer('impact')).toEqual(maxScore);
@@ -420,7 +582,12 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
    * read-only connection, and removes it after.
    */
   /** A store of one file, a chunk a text, written once (writtenStore). */
-  const oneFileStore = (name: string, texts: string[], lexicalBlockSize: number | undefined, fn: (reader: Database.Database) => void): Promise<void> =>
+  const oneFileStore = (
+    name: string,
+    texts: string[],
+    lexicalBlockSize: number | undefined,
+    fn: (reader: Database.Database) => void,
+  ): Promise<void> =>
     writtenStore(
       name,
       async (write, reader) => {
@@ -434,12 +601,27 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
   // answers it below the others); the flat scorer's dense path must not take "sums 0" for "not touched".
   it('a hit that sums 0 is answered by every scorer', async () => {
     // 2,000 chunks: "pectin" in the body of every tenth (200), "zest" in the heading of five only
-    const texts = Array.from({ length: 2000 }, (_, j) => `${j % 400 === 7 ? '# zest\n' : ''}apple garden ${j % 10 === 3 ? 'pectin' : 'sugar'} boil`);
+    const texts = Array.from(
+      { length: 2000 },
+      (_, j) => `${j % 400 === 7 ? '# zest\n' : ''}apple garden ${j % 10 === 3 ? 'pectin' : 'sugar'} boil`,
+    );
     await oneFileStore('zero', texts, undefined, (reader) => {
       const answer = (scorer: keyof typeof SCORERS) =>
         lexicalProgram(
           reader,
-          { text: 'pectin zest', columns: 'c.id AS id', storeIds: ['s'], limit: 300, k1: 1.2, b: 0.75, headingWeight: 0, exactBonus: 0, stopWords: true, feedback: null, ...SCORERS[scorer] },
+          {
+            text: 'pectin zest',
+            columns: 'c.id AS id',
+            storeIds: ['s'],
+            limit: 300,
+            k1: 1.2,
+            b: 0.75,
+            headingWeight: 0,
+            exactBonus: 0,
+            stopWords: true,
+            feedback: null,
+            ...SCORERS[scorer],
+          },
           {},
         );
       const maxScore = answer('maxscore');
@@ -467,7 +649,21 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     );
     await oneFileStore('kinds', texts, undefined, (reader) => {
       const answer = (scorer: keyof typeof SCORERS, limit: number) =>
-        lexicalProgram(reader, { text: 'alpha beta', columns: 'c.id AS id', storeIds: ['s'], limit, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null, ...SCORERS[scorer] }, {});
+        lexicalProgram(
+          reader,
+          {
+            text: 'alpha beta',
+            columns: 'c.id AS id',
+            storeIds: ['s'],
+            limit,
+            ...DEFAULT_BM25,
+            exactBonus: 0,
+            stopWords: true,
+            feedback: null,
+            ...SCORERS[scorer],
+          },
+          {},
+        );
       for (const limit of [1, 10, 12]) {
         const maxScore = answer('maxscore', limit);
         // the ten balanced chunks first
@@ -484,8 +680,25 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       const state: LexicalState = {};
       const ask = () => {
         for (const text of ['jam apple', 'garden boil', 'sugar jam'])
-          lexicalProgram(reader, { text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null, ...SCORERS.impact }, state);
-        const held = [...(state.dirs?.values() ?? [])].reduce((sum, d) => sum + ((d as { dense?: { bytes: number } | null }).dense?.bytes ?? 0), 0);
+          lexicalProgram(
+            reader,
+            {
+              text,
+              columns: 'c.id AS id',
+              storeIds: ['s'],
+              limit: 10,
+              ...DEFAULT_BM25,
+              exactBonus: 0,
+              stopWords: true,
+              feedback: null,
+              ...SCORERS.impact,
+            },
+            state,
+          );
+        const held = [...(state.dirs?.values() ?? [])].reduce(
+          (sum, d) => sum + ((d as { dense?: { bytes: number } | null }).dense?.bytes ?? 0),
+          0,
+        );
         expect(state.denseBytes ?? 0).toBe(held);
         expect((state.denseQueue ?? []).every((d) => [...(state.dirs?.values() ?? [])].includes(d))).toBe(true);
       };
@@ -507,12 +720,27 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       // jam and apple in every chunk, 1–3 times, in chunks of 3–40 words
       await write(
         0,
-        Array.from({ length: 600 }, (_, j) => `${'jam '.repeat(1 + (j % 3))}${'apple '.repeat(1 + ((j * 7) % 3))}${'filler '.repeat(j % 38)}`),
+        Array.from(
+          { length: 600 },
+          (_, j) => `${'jam '.repeat(1 + (j % 3))}${'apple '.repeat(1 + ((j * 7) % 3))}${'filler '.repeat(j % 38)}`,
+        ),
       );
       const state: LexicalState = {};
-      const input = { text: 'jam apple', columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null };
-      const denseLists = () => new Set([...(state.dirs?.values() ?? [])].map((d) => (d as { dense?: object | null }).dense).filter((d) => d));
-      expect(lexicalProgram(reader, { ...input, ...SCORERS.impact }, state)).toEqual(lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}));
+      const input = {
+        text: 'jam apple',
+        columns: 'c.id AS id',
+        storeIds: ['s'],
+        limit: 10,
+        ...DEFAULT_BM25,
+        exactBonus: 0,
+        stopWords: true,
+        feedback: null,
+      };
+      const denseLists = () =>
+        new Set([...(state.dirs?.values() ?? [])].map((d) => (d as { dense?: object | null }).dense).filter((d) => d));
+      expect(lexicalProgram(reader, { ...input, ...SCORERS.impact }, state)).toEqual(
+        lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}),
+      );
       const before = denseLists();
       expect(before.size).toBe(2);
       // long chunks of other words: the average length grows fourfold, jam's and apple's lists stay as they are
@@ -535,14 +763,33 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     await writtenStore('dense-lookup', async (write, reader) => {
       await write(
         0,
-        Array.from({ length: 2000 }, (_, j) => `${'jam '.repeat(1 + (j % 4))}${j % 10 === 0 ? 'apple '.repeat(1 + (j % 3)) : ''}${'filler '.repeat(j % 37)}`),
+        Array.from(
+          { length: 2000 },
+          (_, j) =>
+            `${'jam '.repeat(1 + (j % 4))}${j % 10 === 0 ? 'apple '.repeat(1 + (j % 3)) : ''}${'filler '.repeat(j % 37)}`,
+        ),
       );
       const state: LexicalState = {};
-      while (reader.transaction(() => preloadLexical(reader, { preloadBytes: 1 << 30, minPostings: 1, sliceMs: 0, denseMinPostings: 1 }, state))());
+      while (
+        reader.transaction(() =>
+          preloadLexical(reader, { preloadBytes: 1 << 30, minPostings: 1, sliceMs: 0, denseMinPostings: 1 }, state),
+        )()
+      );
       expect([...(state.dirs?.values() ?? [])].some((d) => (d as { dense?: object | null }).dense)).toBe(true);
       for (const limit of [1, 10, 50]) {
-        const input = { text: 'apple jam', columns: 'c.id AS id', storeIds: ['s'], limit, ...DEFAULT_BM25, exactBonus: 0, stopWords: true, feedback: null };
-        expect(lexicalProgram(reader, { ...input, ...SCORERS.preloadedMaxScore }, state)).toEqual(lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}));
+        const input = {
+          text: 'apple jam',
+          columns: 'c.id AS id',
+          storeIds: ['s'],
+          limit,
+          ...DEFAULT_BM25,
+          exactBonus: 0,
+          stopWords: true,
+          feedback: null,
+        };
+        expect(lexicalProgram(reader, { ...input, ...SCORERS.preloadedMaxScore }, state)).toEqual(
+          lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}),
+        );
       }
     });
   }, 60_000);
@@ -553,17 +800,37 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     type Held = { size: number; data: { get(b: number): Uint8Array | undefined } };
     const held = (st: LexicalState) => {
       let bytes = 0;
-      for (const d of (st.dirs?.values() ?? []) as Iterable<Held>) for (let b = 0; b < d.size; b++) bytes += d.data.get(b)?.length ?? 0;
+      for (const d of (st.dirs?.values() ?? []) as Iterable<Held>)
+        for (let b = 0; b < d.size; b++) bytes += d.data.get(b)?.length ?? 0;
       return bytes;
     };
     const words = ['jam', 'apple', 'garden', 'pectin', 'sugar', 'boil', 'zest'];
-    const texts = Array.from({ length: 1500 }, (_, j) => words.filter((_, k) => (j * (k + 3)) % (k + 2) === 0).join(' ') + ` ${words[j % 7]}`);
+    const texts = Array.from(
+      { length: 1500 },
+      (_, j) => words.filter((_, k) => (j * (k + 3)) % (k + 2) === 0).join(' ') + ` ${words[j % 7]}`,
+    );
     await oneFileStore('cache', texts, 8, (reader) => {
       const small: LexicalState = {};
       const big: LexicalState = {};
       const dense: LexicalState = {};
-      for (const text of ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin']) {
-        const input = { text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null, ...SCORERS.maxscore };
+      for (const text of [
+        'jam apple',
+        'garden pectin sugar',
+        'boil zest',
+        'jam garden boil',
+        'apple sugar zest pectin',
+      ]) {
+        const input = {
+          text,
+          columns: 'c.id AS id',
+          storeIds: ['s'],
+          limit: 10,
+          ...DEFAULT_BM25,
+          exactBonus: 0.3,
+          stopWords: true,
+          feedback: null,
+          ...SCORERS.maxscore,
+        };
         const want = lexicalProgram(reader, input, big);
         expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
         expect(small.blockBytes).toBeLessThanOrEqual(2048);
@@ -588,13 +855,38 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
   it('preloads the largest lists within its share, with the same answers', async () => {
     const words = ['jam', 'apple', 'garden', 'pectin', 'sugar', 'boil', 'zest'];
     // "jam" in every chunk, "apple" in every second, ... "zest" in every seventh
-    const texts = Array.from({ length: 3000 }, (_, j) => words.filter((_, k) => j % (k + 1) === 0).join(' ') + ` w${j % 13}`);
+    const texts = Array.from(
+      { length: 3000 },
+      (_, j) => words.filter((_, k) => j % (k + 1) === 0).join(' ') + ` w${j % 13}`,
+    );
     await oneFileStore('preload', texts, 8, (reader) => {
-      const input = (text: string) => ({ text, columns: 'c.id AS id', storeIds: ['s'], limit: 10, ...DEFAULT_BM25, exactBonus: 0.3, stopWords: true, feedback: null });
-      const queries = ['jam apple', 'garden pectin sugar', 'boil zest', 'jam garden boil', 'apple sugar zest pectin', 'w3 jam', 'w7 zest garden'];
+      const input = (text: string) => ({
+        text,
+        columns: 'c.id AS id',
+        storeIds: ['s'],
+        limit: 10,
+        ...DEFAULT_BM25,
+        exactBonus: 0.3,
+        stopWords: true,
+        feedback: null,
+      });
+      const queries = [
+        'jam apple',
+        'garden pectin sugar',
+        'boil zest',
+        'jam garden boil',
+        'apple sugar zest pectin',
+        'w3 jam',
+        'w7 zest garden',
+      ];
       const preload = (state: LexicalState, preloadBytes: number, minPostings = 1, denseMinPostings?: number) => {
         let slices = 1;
-        while (reader.transaction(() => preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0, denseMinPostings }, state))()) slices++;
+        while (
+          reader.transaction(() =>
+            preloadLexical(reader, { preloadBytes, minPostings, sliceMs: 0, denseMinPostings }, state),
+          )()
+        )
+          slices++;
         return slices;
       };
       const all: LexicalState = {};
@@ -619,7 +911,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       // lists of at least an eighth of the ids made dense by the preload (the w… words, a thirteenth, not); a query after it makes none and reads nothing
       const denseAll: LexicalState = {};
       preload(denseAll, 1 << 30, 1, 1);
-      const storeKey = (reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }).store_key;
+      const storeKey = (
+        reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }
+      ).store_key;
       const denseOf = (w: string) => denseAll.dirs?.get(`${storeKey}\u0000${stemOf(w)}`)?.dense;
       expect(words.filter((w) => denseOf(w))).toEqual(words);
       expect(denseAll.dirs?.get(`${storeKey}\u0000w3`)).toBeDefined();
@@ -638,12 +932,15 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       expect(third.blockBytes).toBeLessThanOrEqual(Math.floor(everything / 3));
       expect(third.blockBytes).toBeGreaterThan(everything / 6);
       const cached = (state: LexicalState, term: string) => {
-        const d = state.dirs?.get(`${(reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }).store_key}\u0000${term}`);
+        const d = state.dirs?.get(
+          `${(reader.prepare(`SELECT store_key FROM lex_stores WHERE store_id = 's'`).get() as { store_key: number }).store_key}\u0000${term}`,
+        );
         return d ? d.data.count / d.size : 0;
       };
       expect(cached(third, 'jam')).toBe(1);
       expect(cached(third, 'zest')).toBe(0);
-      for (const text of queries) expect(lexicalProgram(reader, input(text), third)).toEqual(lexicalProgram(reader, input(text), {}));
+      for (const text of queries)
+        expect(lexicalProgram(reader, input(text), third)).toEqual(lexicalProgram(reader, input(text), {}));
       // lists below minPostings are left out; nothing is preloaded where queries already filled the share
       const large: LexicalState = {};
       preload(large, 1 << 30, 1000);

@@ -11,5 +11,10 @@ export interface LexicalCacheStats {
 
 /** A read program over the lexical search's state (it shares that state): its caches' sizes, read from its counters. */
 export function lexicalCacheStats(_db: Database.Database, _input: unknown, state: LexicalState): LexicalCacheStats {
-  return { blockBytes: state.blockBytes ?? 0, denseBytes: state.denseBytes ?? 0, denseLists: state.denseQueue?.length ?? 0, directories: state.dirs?.size ?? 0 };
+  return {
+    blockBytes: state.blockBytes ?? 0,
+    denseBytes: state.denseBytes ?? 0,
+    denseLists: state.denseQueue?.length ?? 0,
+    directories: state.dirs?.size ?? 0,
+  };
 }

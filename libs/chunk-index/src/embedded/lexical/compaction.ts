@@ -6,9 +6,13 @@ import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 export function compactStore(db: Database.Database, key: number, blockSize: number): void {
   const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(key) as number[]);
   const terms = db.prepare(`SELECT term FROM lex_terms WHERE store_key = ?`).pluck().all(key) as string[];
-  const blocksOf = db.prepare(`SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`);
+  const blocksOf = db.prepare(
+    `SELECT first, count, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`,
+  );
   const delBlocks = db.prepare(`DELETE FROM lex_blocks WHERE store_key = ? AND term = ?`);
-  const putBlock = db.prepare(`INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const putBlock = db.prepare(
+    `INSERT INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
   const updTerm = db.prepare(`UPDATE lex_terms SET blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
   const delTerm = db.prepare(`DELETE FROM lex_terms WHERE store_key = ? AND term = ?`);
   for (const t of terms) {
@@ -29,7 +33,18 @@ export function compactStore(db: Database.Database, key: number, blockSize: numb
     let blocks = 0;
     for (let i = 0; i < live.length; i += blockSize, blocks++) {
       const { meta, data } = encodeBlock(live.slice(i, i + blockSize));
-      putBlock.run(key, t, blocks, meta.first, meta.last, meta.count, meta.maxBody, meta.maxHeading, meta.minLength, data);
+      putBlock.run(
+        key,
+        t,
+        blocks,
+        meta.first,
+        meta.last,
+        meta.count,
+        meta.maxBody,
+        meta.maxHeading,
+        meta.minLength,
+        data,
+      );
     }
     updTerm.run(blocks, key, t);
   }

@@ -70,7 +70,12 @@ export class DenseBuilder {
       }
       const count = dir.count[this.next];
       if (this.block.ids.length < count) this.block = emptyBlock(count);
-      const { ids, body: bodies, heading: headings, length: lengths } = decodeBlockInto(data, dir.first[this.next], count, this.block);
+      const {
+        ids,
+        body: bodies,
+        heading: headings,
+        length: lengths,
+      } = decodeBlockInto(data, dir.first[this.next], count, this.block);
       for (let i = 0; i < count; i++) {
         const id = ids[i] - this.first;
         const body = bodies[i];

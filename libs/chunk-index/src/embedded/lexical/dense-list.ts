@@ -22,7 +22,14 @@ export interface DenseList {
   start: Uint32Array;
   bytes: number;
   /** its kinds' tfNorm at the store's average length and parameters of the last query (kindNorms), and its non-empty kinds by it, largest first, once asked (kindOrder) */
-  order?: { avgLength: number; k1: number; b: number; headingWeight: number; norm: Float64Array; kinds: Int32Array | null };
+  order?: {
+    avgLength: number;
+    k1: number;
+    b: number;
+    headingWeight: number;
+    norm: Float64Array;
+    kinds: Int32Array | null;
+  };
 }
 
 /**

@@ -15,7 +15,14 @@ const MAX_DIR_ENTRIES = 2_000_000;
  * block's data: ~4 µs a page of 7), so the data comes with it: a list's first reading walks its rows once, not
  * twice (at 1M chunks 7–8 ms of SQL each time for a query's three common lists).
  */
-export function readPart(db: Database.Database, state: LexicalState, key: number, term: string, from: number, to: number): ListPart {
+export function readPart(
+  db: Database.Database,
+  state: LexicalState,
+  key: number,
+  term: string,
+  from: number,
+  to: number,
+): ListPart {
   const st = (state.statements ??= {});
   const stmt = (st.part ??= db
     .prepare(
@@ -24,8 +31,20 @@ export function readPart(db: Database.Database, state: LexicalState, key: number
        FROM (SELECT block, first, last, count, max_body, max_heading, min_length, data FROM lex_blocks WHERE store_key = ? AND term = ? AND block >= ? AND block < ? ORDER BY block)`,
     )
     .raw());
-  const row = stmt.get(key, term, from, to) as [string, string, string, string, string, string, string, string, Buffer | null];
-  const [block, first, last, count, maxBody, maxHeading, minLength, length] = row.slice(0, 8).map((x) => JSON.parse(x as string) as number[]);
+  const row = stmt.get(key, term, from, to) as [
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    string,
+    Buffer | null,
+  ];
+  const [block, first, last, count, maxBody, maxHeading, minLength, length] = row
+    .slice(0, 8)
+    .map((x) => JSON.parse(x as string) as number[]);
   return { block, first, last, count, maxBody, maxHeading, minLength, length, all: row[8] };
 }
 
@@ -101,6 +120,7 @@ export function directory(
     releaseDense(state, d0);
   }
   let full = false;
-  for (const part of parts) full = cacheBlocks(state, dir, part.block, part.length, part.all, cacheBytes, share).full || full;
+  for (const part of parts)
+    full = cacheBlocks(state, dir, part.block, part.length, part.all, cacheBytes, share).full || full;
   return { dir, full };
 }

@@ -45,7 +45,13 @@ export interface ListRef {
  * with its block reader: a block's data is kept between queries (bounded), and read in runs of blocks
  * while the list is read in order.
  */
-export function queryLists(db: Database.Database, state: LexicalState, s: StoreStats, weights: Map<string, number>, cacheBytes: number): ListRef[] {
+export function queryLists(
+  db: Database.Database,
+  state: LexicalState,
+  s: StoreStats,
+  weights: Map<string, number>,
+  cacheBytes: number,
+): ListRef[] {
   const st = (state.statements ??= {});
   const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
   const lists: ListRef[] = [];

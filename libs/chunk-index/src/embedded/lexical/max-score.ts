@@ -13,8 +13,17 @@ import { boundsOf, EPS, ListRef } from './list';
  * enter, every candidate up to the nearest block boundary is skipped undecoded. A chunk's score is
  * summed in the query's term order, whichever lists gave it.
  */
-export function rankMaxScore(p: Bm25Params, s: StoreStats, lists: ListRef[], limit: number, allowed: ((id: number) => boolean) | null, dead: Set<number> | null): Array<{ id: number; score: number }> {
-  const cursors = lists.map((l, i) => new Cursor(l.dir, l.scale, boundsOf(l, s.avgLength, p), s.avgLength, p, l.load, i));
+export function rankMaxScore(
+  p: Bm25Params,
+  s: StoreStats,
+  lists: ListRef[],
+  limit: number,
+  allowed: ((id: number) => boolean) | null,
+  dead: Set<number> | null,
+): Array<{ id: number; score: number }> {
+  const cursors = lists.map(
+    (l, i) => new Cursor(l.dir, l.scale, boundsOf(l, s.avgLength, p), s.avgLength, p, l.load, i),
+  );
   // a chunk's score is summed in the query's term order, whichever lists gave it: equal chunks score equal
   const contrib = new Float64Array(cursors.length);
   cursors.sort((a, b) => a.ub - b.ub);

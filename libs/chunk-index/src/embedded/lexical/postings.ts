@@ -43,10 +43,22 @@ let scratch = new Uint8Array(BLOCK_SIZE * 4 * 5);
  * Encodes postings (ids increasing) as a block, or appends them to `to` (a block's entry and data,
  * the postings' ids all after its last); answers the block's entry and data.
  */
-export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer } | null = null): { meta: BlockMeta; data: Buffer } {
+export function encodeBlock(
+  ps: Posting[],
+  to: { meta: BlockMeta; data: Buffer } | null = null,
+): { meta: BlockMeta; data: Buffer } {
   const flat = new Array<number>(ps.length * 4);
-  ps.forEach((p, i) => ((flat[i * 4] = p.id), (flat[i * 4 + 1] = p.body), (flat[i * 4 + 2] = p.heading), (flat[i * 4 + 3] = p.length)));
-  const meta: BlockMeta = to ? { ...to.meta } : { first: ps[0].id, last: ps[0].id, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity };
+  ps.forEach(
+    (p, i) => (
+      (flat[i * 4] = p.id),
+      (flat[i * 4 + 1] = p.body),
+      (flat[i * 4 + 2] = p.heading),
+      (flat[i * 4 + 3] = p.length)
+    ),
+  );
+  const meta: BlockMeta = to
+    ? { ...to.meta }
+    : { first: ps[0].id, last: ps[0].id, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity };
   const part = Buffer.from(encodeFlat(flat, 0, ps.length, meta, to ? meta.last : meta.first));
   return { meta, data: to ? Buffer.concat([to.data, part]) : part };
 }
@@ -57,7 +69,13 @@ export function encodeBlock(ps: Posting[], to: { meta: BlockMeta; data: Buffer }
  * entry `into` (last, count and bounds). Answers the bytes, a view of a shared buffer that the next
  * call overwrites: copy it before then.
  */
-export function encodeFlat(ps: ArrayLike<number>, from: number, to: number, into: Pick<BlockMeta, 'last' | 'count' | 'maxBody' | 'maxHeading' | 'minLength'>, prev: number): Uint8Array {
+export function encodeFlat(
+  ps: ArrayLike<number>,
+  from: number,
+  to: number,
+  into: Pick<BlockMeta, 'last' | 'count' | 'maxBody' | 'maxHeading' | 'minLength'>,
+  prev: number,
+): Uint8Array {
   if (scratch.length < (to - from) * 20) scratch = new Uint8Array((to - from) * 20);
   const buf = scratch;
   let n = 0;
@@ -165,6 +183,7 @@ const reader = new VarintReader();
 /** The postings of a decoded block, as entries. */
 export function blockPostings(b: Block): Posting[] {
   const out: Posting[] = [];
-  for (let i = 0; i < b.count; i++) out.push({ id: b.ids[i], body: b.body[i], heading: b.heading[i], length: b.length[i] });
+  for (let i = 0; i < b.count; i++)
+    out.push({ id: b.ids[i], body: b.body[i], heading: b.heading[i], length: b.length[i] });
   return out;
 }

@@ -46,31 +46,56 @@ const PRELOAD_BYTES_PER_POSTING = 4;
  * changed between slices is read at its new generation, as a query would; answers never depend on what
  * is cached.
  */
-export function preloadLexical(db: Database.Database, input: LexicalPreloadInput, state: LexicalState, shouldYield: () => boolean = () => false): boolean {
+export function preloadLexical(
+  db: Database.Database,
+  input: LexicalPreloadInput,
+  state: LexicalState,
+  shouldYield: () => boolean = () => false,
+): boolean {
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
   const budget = Math.min(cacheBytes, input.preloadBytes ?? DEFAULT_PRELOAD_BYTES);
-  const p = (state.preload ??= { phase: 'scan', after: null, lists: [], next: 0, block: 0, parts: [], gen: 0, cgen: 0, stats: { lists: 0, bytes: 0, ms: 0 } });
+  const p = (state.preload ??= {
+    phase: 'scan',
+    after: null,
+    lists: [],
+    next: 0,
+    block: 0,
+    parts: [],
+    gen: 0,
+    cgen: 0,
+    stats: { lists: 0, bytes: 0, ms: 0 },
+  });
   if (p.phase === 'done' || budget <= 0) return false;
   // the flat scorer's arrays for every id of the file, before a query needs them (flatArrays)
-  if (p.phase === 'scan' && !p.after) flatArrays(state, ((db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0) + 1);
+  if (p.phase === 'scan' && !p.after)
+    flatArrays(state, ((db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0) + 1);
   const t0 = performance.now();
   const until = t0 + (input.sliceMs ?? PRELOAD_SLICE_MS);
   const st = (state.statements ??= {});
   try {
     if (p.phase === 'scan') {
-      const first = (st.preloadFirst ??= db.prepare(`SELECT store_key, term, df FROM lex_terms WHERE df >= ? ORDER BY store_key, term LIMIT ?`).raw());
-      const after = (st.preloadAfter ??= db.prepare(`SELECT store_key, term, df FROM lex_terms WHERE (store_key, term) > (?, ?) AND df >= ? ORDER BY store_key, term LIMIT ?`).raw());
+      const first = (st.preloadFirst ??= db
+        .prepare(`SELECT store_key, term, df FROM lex_terms WHERE df >= ? ORDER BY store_key, term LIMIT ?`)
+        .raw());
+      const after = (st.preloadAfter ??= db
+        .prepare(
+          `SELECT store_key, term, df FROM lex_terms WHERE (store_key, term) > (?, ?) AND df >= ? ORDER BY store_key, term LIMIT ?`,
+        )
+        .raw());
       const minDf = Math.max(1, input.minPostings ?? PRELOAD_MIN_DF);
       // the largest lists whose postings (about) fill the share: a min-heap by df
       const heap = p.lists;
       let total = 0;
       for (const l of heap) total += l.df * PRELOAD_BYTES_PER_POSTING;
       do {
-        const rows = (p.after ? after.all(p.after[0], p.after[1], minDf, PRELOAD_SCAN_ROWS) : first.all(minDf, PRELOAD_SCAN_ROWS)) as Array<[number, string, number]>;
+        const rows = (
+          p.after ? after.all(p.after[0], p.after[1], minDf, PRELOAD_SCAN_ROWS) : first.all(minDf, PRELOAD_SCAN_ROWS)
+        ) as Array<[number, string, number]>;
         for (const [key, term, df] of rows) {
           heapPush(heap, { key, term, df });
           total += df * PRELOAD_BYTES_PER_POSTING;
-          while (heap.length > 1 && total - heap[0].df * PRELOAD_BYTES_PER_POSTING >= budget) total -= heapPop(heap).df * PRELOAD_BYTES_PER_POSTING;
+          while (heap.length > 1 && total - heap[0].df * PRELOAD_BYTES_PER_POSTING >= budget)
+            total -= heapPop(heap).df * PRELOAD_BYTES_PER_POSTING;
         }
         if (rows.length < PRELOAD_SCAN_ROWS) {
           p.phase = 'load';
@@ -85,12 +110,15 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
     }
     if (p.phase === 'load') {
       const termStmt = (st.term ??= db.prepare(`SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`));
-      const storeStmt = (st.preloadStore ??= db.prepare(`SELECT store_key AS key, cgen FROM lex_stores WHERE store_key = ?`));
+      const storeStmt = (st.preloadStore ??= db.prepare(
+        `SELECT store_key AS key, cgen FROM lex_stores WHERE store_key = ?`,
+      ));
       const denseMin = input.denseMinPostings ?? DENSE_MIN_POSTINGS;
       // a list read whole (by the preload or a query) is made dense where worth it, DENSE_PRELOAD_BLOCKS blocks a step
       const makeDense = (key: number, term: string) => {
         const dir = state.dirs?.get(`${key}\u0000${term}`);
-        if (dir && dir.dense === undefined && denseWorthy(dir, denseMin)) p.dense = { key: `${key}\u0000${term}`, builder: new DenseBuilder(dir) };
+        if (dir && dir.dense === undefined && denseWorthy(dir, denseMin))
+          p.dense = { key: `${key}\u0000${term}`, builder: new DenseBuilder(dir) };
       };
       // at least one step a slice, however short
       for (let steps = 0; steps === 0 || (performance.now() < until && !shouldYield()); steps++) {
@@ -98,11 +126,19 @@ export function preloadLexical(db: Database.Database, input: LexicalPreloadInput
           const { key, builder } = p.dense;
           const dir = builder.dir;
           // (given up where the list changed, a query made it dense or its blocks left the cache since)
-          if (state.dirs?.get(key) !== dir || dir.dense !== undefined || (builder.step((bi) => dir.data.get(bi) ?? null, DENSE_PRELOAD_BLOCKS) && builder.failed)) p.dense = null;
+          if (
+            state.dirs?.get(key) !== dir ||
+            dir.dense !== undefined ||
+            (builder.step((bi) => dir.data.get(bi) ?? null, DENSE_PRELOAD_BLOCKS) && builder.failed)
+          )
+            p.dense = null;
           else if (builder.done) {
             const dense = builder.result();
             // within the cache's bound, dropping nothing
-            if ((state.blockBytes ?? 0) + (state.denseBytes ?? 0) + dense.bytes <= cacheBytes && (state.denseBytes ?? 0) + dense.bytes <= cacheBytes * DENSE_CACHE_SHARE) {
+            if (
+              (state.blockBytes ?? 0) + (state.denseBytes ?? 0) + dense.bytes <= cacheBytes &&
+              (state.denseBytes ?? 0) + dense.bytes <= cacheBytes * DENSE_CACHE_SHARE
+            ) {
               keepDense(state, dir, dense, cacheBytes);
               p.stats.dense = (p.stats.dense ?? 0) + 1;
             }

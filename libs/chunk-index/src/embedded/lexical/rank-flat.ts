@@ -90,7 +90,8 @@ export function rankFlat(
       order.sort((a, b) => spanMax[b] - spanMax[a]);
       for (const j of order) {
         if (spanMax[j] < min) break;
-        for (let x = j << SPAN_SHIFT, end = Math.min(range, (j + 1) << SPAN_SHIFT); x < end; x++) if (seen[x]) consider(x);
+        for (let x = j << SPAN_SHIFT, end = Math.min(range, (j + 1) << SPAN_SHIFT); x < end; x++)
+          if (seen[x]) consider(x);
       }
     } else {
       for (const x of touched) consider(x);

@@ -196,7 +196,14 @@ export function addSparse(acc: Float64Array, ids: Int32Array, xs: Float64Array, 
 }
 
 /** Adds a dense list's contributions to the chunks `touched` (ids less lo) in `acc`. */
-export function addLookups(acc: Float64Array, touched: Int32Array, count: number, d: DenseList, table: Float64Array, lo: number): void {
+export function addLookups(
+  acc: Float64Array,
+  touched: Int32Array,
+  count: number,
+  d: DenseList,
+  table: Float64Array,
+  lo: number,
+): void {
   const { pairs, first } = d;
   const n = pairs.length;
   for (let i = 0; i < count; i++) {

@@ -92,7 +92,10 @@ export function rankStore(
         all = false;
         sparse += l.df;
       }
-    if (all || (denses > 0 && sparse <= (input.impactSparseMaxPostings ?? IMPACT_SPARSE_MAX_POSTINGS) * 4 ** (denses - 1)))
+    if (
+      all ||
+      (denses > 0 && sparse <= (input.impactSparseMaxPostings ?? IMPACT_SPARSE_MAX_POSTINGS) * 4 ** (denses - 1))
+    )
       return rankImpact(
         flatArrays(state, hi - lo + 1),
         input,
@@ -109,7 +112,8 @@ export function rankStore(
     // (while a preload is under way it makes them; a query makes one only once it is done or where none runs: a list changed since)
     if (worthy && (!state.preload || state.preload.phase === 'done')) {
       const denses = lists.map((l) => denseForm(state, l, cacheBytes, denseMin));
-      if (denses.some((d) => d)) return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
+      if (denses.some((d) => d))
+        return rankImpact(flatArrays(state, hi - lo + 1), input, s, lists, denses, lo, limit, allowed, dead);
     }
     return rankFlat(state, input, s, lists, lo, hi - lo + 1, limit, allowed, dead);
   };

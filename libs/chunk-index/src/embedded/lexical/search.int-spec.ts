@@ -19,7 +19,11 @@ describe('lexical program: RM3 pseudo-relevance feedback', () => {
     [store, 'c.txt', 'Pectin and sugar make a firm gel from citrus peel.'],
     [other, 'x.txt', 'Strawberry gardens grow tomatoes beside the pumpkins.'],
     [store, 'd.txt', 'Tomatoes and pumpkins grow in the garden.'],
-    ...Array.from({ length: 40 }, (_, i): [string, string, string] => [store, `filler-${i}.txt`, `Cucumbers ferment in brine number ${i}.`]),
+    ...Array.from({ length: 40 }, (_, i): [string, string, string] => [
+      store,
+      `filler-${i}.txt`,
+      `Cucumbers ferment in brine number ${i}.`,
+    ]),
   ];
   const fileOf = new Map<string, string>();
   let seq = 0n;
@@ -31,8 +35,19 @@ describe('lexical program: RM3 pseudo-relevance feedback', () => {
       const fileId = randomUUID();
       fileOf.set(fileId, filename);
       return [
-        { op: 'putFile' as const, file: { storeId, fileId, organizationId: storeId, filename, externalId: null, metadata: null, generation: 1 } },
-        { op: 'setChunks' as const, storeId, fileId, generation: 1, chunks: [{ chunkIndex: 0, type: 'text' as const, text, offset: 0, mimeType: 'text/plain', generatedMetadata: null }] },
+        {
+          op: 'putFile' as const,
+          file: { storeId, fileId, organizationId: storeId, filename, externalId: null, metadata: null, generation: 1 },
+        },
+        {
+          op: 'setChunks' as const,
+          storeId,
+          fileId,
+          generation: 1,
+          chunks: [
+            { chunkIndex: 0, type: 'text' as const, text, offset: 0, mimeType: 'text/plain', generatedMetadata: null },
+          ],
+        },
       ];
     });
     await index.write(ops, { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } });
@@ -40,7 +55,13 @@ describe('lexical program: RM3 pseudo-relevance feedback', () => {
   });
 
   const search = async (feedback: boolean, text: string, feedbackMinWords = 0) => {
-    const index = new SqliteChunkIndex(path, { lexical: { stopWords: true, feedback: feedback ? { docs: 2, terms: 5, originalWeight: 0.5 } : null, feedbackMinWords } });
+    const index = new SqliteChunkIndex(path, {
+      lexical: {
+        stopWords: true,
+        feedback: feedback ? { docs: 2, terms: 5, originalWeight: 0.5 } : null,
+        feedbackMinWords,
+      },
+    });
     await index.setup();
     try {
       return (await index.searchLexical({ storeIds: [store], text, topK: 10 })).map((h) => fileOf.get(h.fileId));

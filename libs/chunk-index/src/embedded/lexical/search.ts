@@ -19,14 +19,27 @@ const MAX_ROW_PLACEHOLDERS = 1024;
  * tenth of the asked chunks left out); its `terms` best terms are interpolated with the query's
  * (weighted `originalWeight`) and the weighted query ranks again.
  */
-export function lexicalProgram(db: Database.Database, input: LexicalInput, state: LexicalState): Array<Record<string, unknown>> {
+export function lexicalProgram(
+  db: Database.Database,
+  input: LexicalInput,
+  state: LexicalState,
+): Array<Record<string, unknown>> {
   const st = (state.statements ??= {});
   const stmt = (name: string, sql: string) => (st[name] ??= db.prepare(sql));
   const stores: StoreStats[] = [];
   for (const storeId of input.storeIds) {
-    const r = stmt('store', `SELECT store_key, n, total_length, dead, cgen FROM lex_stores WHERE store_id = ?`).get(storeId) as
-      { store_key: number; n: number; total_length: number; dead: number; cgen: number } | undefined;
-    if (r && r.n > 0) stores.push({ storeId, key: r.store_key, n: r.n, avgLength: Math.max(r.total_length / r.n, 1e-9), dead: r.dead, cgen: r.cgen });
+    const r = stmt('store', `SELECT store_key, n, total_length, dead, cgen FROM lex_stores WHERE store_id = ?`).get(
+      storeId,
+    ) as { store_key: number; n: number; total_length: number; dead: number; cgen: number } | undefined;
+    if (r && r.n > 0)
+      stores.push({
+        storeId,
+        key: r.store_key,
+        n: r.n,
+        avgLength: Math.max(r.total_length / r.n, 1e-9),
+        dead: r.dead,
+        cgen: r.cgen,
+      });
   }
   if (!stores.length) return [];
   const query = queryTerms(input.text, { stopWords: input.stopWords, exactBonus: input.exactBonus });
@@ -45,8 +58,13 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
     const score = new Map(top.map((t) => [t.id, t.score]));
     const out: Array<Record<string, unknown>> = [];
     const ids = top.map((t) => t.id);
-    const sql = (where: string) => `SELECT ${input.columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE ${where}`;
-    out.push(...(byIds(ids, (slots, where) => stmt(`rows:${input.columns}:${slots}`, sql(where))) as Array<Record<string, unknown>>));
+    const sql = (where: string) =>
+      `SELECT ${input.columns} FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE ${where}`;
+    out.push(
+      ...(byIds(ids, (slots, where) => stmt(`rows:${input.columns}:${slots}`, sql(where))) as Array<
+        Record<string, unknown>
+      >),
+    );
     for (const r of out) r.score = score.get(r.id as number);
     return out.sort((a, b) => (b.score as number) - (a.score as number) || (a.id as number) - (b.id as number));
   };
@@ -60,7 +78,8 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
     (
       byIds(
         first.map((r) => r.id),
-        (slots, where) => stmt(`texts:${slots}`, `SELECT c.id, c.text, c.generated_metadata FROM chunks c WHERE ${where}`),
+        (slots, where) =>
+          stmt(`texts:${slots}`, `SELECT c.id, c.text, c.generated_metadata FROM chunks c WHERE ${where}`),
       ) as Array<{
         id: number;
         text: string;
@@ -72,7 +91,10 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
   for (const r of first) {
     const row = texts.get(r.id);
     if (!row) continue;
-    const a = analyzeChunk(row.text, headingContextOf(row.generated_metadata ? JSON.parse(row.generated_metadata) : null));
+    const a = analyzeChunk(
+      row.text,
+      headingContextOf(row.generated_metadata ? JSON.parse(row.generated_metadata) : null),
+    );
     if (!a.length) continue;
     const share = r.score / total / a.length;
     for (const [t, tf] of a.terms) {
@@ -81,7 +103,16 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
     }
   }
   const n = stores.reduce((x, s) => x + s.n, 0);
-  const dfOf = (t: string) => stores.reduce((x, s) => x + ((stmt('term', `SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`).get(s.key, t) as { df: number } | undefined)?.df ?? 0), 0);
+  const dfOf = (t: string) =>
+    stores.reduce(
+      (x, s) =>
+        x +
+        ((
+          stmt('term', `SELECT df, gen FROM lex_terms WHERE store_key = ? AND term = ?`).get(s.key, t) as
+            { df: number } | undefined
+        )?.df ?? 0),
+      0,
+    );
   const expansion: Array<[string, number]> = [];
   for (const [t, p] of [...model.entries()].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
     if (expansion.length >= fb.terms) break;
@@ -111,7 +142,8 @@ export function lexicalProgram(db: Database.Database, input: LexicalInput, state
  * cached statements serve every count; past MAX_ROW_PLACEHOLDERS ids, one JSON array.
  */
 function byIds(ids: number[], stmt: (slots: number, where: string) => Database.Statement): unknown[] {
-  if (ids.length > MAX_ROW_PLACEHOLDERS) return stmt(0, `c.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
+  if (ids.length > MAX_ROW_PLACEHOLDERS)
+    return stmt(0, `c.id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
   let slots = 8;
   while (slots < ids.length) slots *= 2;
   const args: Array<number | null> = ids.slice();

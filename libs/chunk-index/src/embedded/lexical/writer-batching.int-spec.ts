@@ -18,7 +18,23 @@ import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-batching-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const VOCAB = ['jam', 'jams', 'apple', 'apples', 'pectin', 'sugar', 'boil', 'boiled', 'the', 'of', 'zest', 'café', '42', 'quince', 'gardening'];
+const VOCAB = [
+  'jam',
+  'jams',
+  'apple',
+  'apples',
+  'pectin',
+  'sugar',
+  'boil',
+  'boiled',
+  'the',
+  'of',
+  'zest',
+  'café',
+  '42',
+  'quince',
+  'gardening',
+];
 function texts(seed: number, count: number): string[] {
   let s = seed;
   const next = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 8) / 2 ** 24;
@@ -30,7 +46,18 @@ function texts(seed: number, count: number): string[] {
 
 function put(storeId: string, fileId: string, generation: number, chunks: string[]): ChunkIndexOp[] {
   return [
-    { op: 'putFile', file: { storeId, fileId, organizationId: 'org', filename: `${fileId}.md`, externalId: null, metadata: null, generation } },
+    {
+      op: 'putFile',
+      file: {
+        storeId,
+        fileId,
+        organizationId: 'org',
+        filename: `${fileId}.md`,
+        externalId: null,
+        metadata: null,
+        generation,
+      },
+    },
     {
       op: 'setChunks',
       storeId,
@@ -59,10 +86,14 @@ function checkIndex(path: string, blockSize: number): void {
       total_length: number;
       dead: number;
     }>;
-    const live = new Set((db.prepare(`SELECT DISTINCT store_id FROM chunks`).pluck().all() as string[]).filter(Boolean));
+    const live = new Set(
+      (db.prepare(`SELECT DISTINCT store_id FROM chunks`).pluck().all() as string[]).filter(Boolean),
+    );
     for (const id of live) expect(stores.map((s) => s.store_id)).toContain(id);
     for (const s of stores) {
-      const rows = db.prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? ORDER BY id`).all(s.store_id) as Array<{
+      const rows = db
+        .prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? ORDER BY id`)
+        .all(s.store_id) as Array<{
         id: number;
         text: string;
         generated_metadata: string | null;
@@ -70,22 +101,42 @@ function checkIndex(path: string, blockSize: number): void {
       const want = new Map<string, Posting[]>();
       let length = 0;
       for (const r of rows) {
-        const a = analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null));
+        const a = analyzeChunk(
+          r.text,
+          headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null),
+        );
         length += a.length;
         for (const [t, tf] of a.terms) {
           if (!want.has(t)) want.set(t, []);
           want.get(t)!.push({ id: r.id, body: tf.body, heading: tf.heading, length: a.length });
         }
       }
-      const dead = new Set(db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(s.store_key) as number[]);
+      const dead = new Set(
+        db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(s.store_key) as number[],
+      );
       expect({ n: s.n, length: s.total_length, dead: s.dead }).toEqual({ n: rows.length, length, dead: dead.size });
-      const terms = db.prepare(`SELECT term, df, blocks FROM lex_terms WHERE store_key = ?`).all(s.store_key) as Array<{ term: string; df: number; blocks: number }>;
+      const terms = db.prepare(`SELECT term, df, blocks FROM lex_terms WHERE store_key = ?`).all(s.store_key) as Array<{
+        term: string;
+        df: number;
+        blocks: number;
+      }>;
       const listed = new Set<string>();
       for (const t of terms) {
         listed.add(t.term);
         const blocks = db
-          .prepare(`SELECT block, first, last, count, max_body, max_heading, min_length, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`)
-          .all(s.store_key, t.term) as Array<{ block: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer }>;
+          .prepare(
+            `SELECT block, first, last, count, max_body, max_heading, min_length, data FROM lex_blocks WHERE store_key = ? AND term = ? ORDER BY block`,
+          )
+          .all(s.store_key, t.term) as Array<{
+          block: number;
+          first: number;
+          last: number;
+          count: number;
+          max_body: number;
+          max_heading: number;
+          min_length: number;
+          data: Buffer;
+        }>;
         expect(blocks.map((b) => b.block)).toEqual(Array.from({ length: t.blocks }, (_, i) => i));
         const all: Posting[] = [];
         blocks.forEach((b, i) => {
@@ -95,7 +146,14 @@ function checkIndex(path: string, blockSize: number): void {
           expect(b.count).toBeGreaterThan(0);
           const ref = encodeBlock(ps);
           expect(Buffer.compare(b.data, ref.data)).toBe(0);
-          expect({ first: b.first, last: b.last, count: b.count, maxBody: b.max_body, maxHeading: b.max_heading, minLength: b.min_length }).toEqual(ref.meta);
+          expect({
+            first: b.first,
+            last: b.last,
+            count: b.count,
+            maxBody: b.max_body,
+            maxHeading: b.max_heading,
+            minLength: b.min_length,
+          }).toEqual(ref.meta);
           if (all.length) expect(ps[0].id).toBeGreaterThan(all[all.length - 1].id);
           all.push(...ps);
         });
@@ -124,12 +182,23 @@ describe('lexical writer: batched appends', () => {
     for (let i = 0; i < 6; i++) await index.write(put('s1', `one-${i}`, 1, texts(10 + i, 1)), cp());
     checkIndex(path, 4);
     // a few files a transaction, two stores
-    for (let i = 0; i < 4; i++) await index.write([...put('s1', `few-${i}`, 1, texts(20 + i, 3 + i)), ...put('s2', `few-${i}`, 1, texts(30 + i, 5))], cp());
+    for (let i = 0; i < 4; i++)
+      await index.write(
+        [...put('s1', `few-${i}`, 1, texts(20 + i, 3 + i)), ...put('s2', `few-${i}`, 1, texts(30 + i, 5))],
+        cp(),
+      );
     checkIndex(path, 4);
     // every chunk of s1 has the heading context's 'quince' or not: the search finds exactly those that do
     const db = new Database(path, { readonly: true });
-    const quince = (db.prepare(`SELECT text, generated_metadata FROM chunks WHERE store_id = 's1'`).all() as Array<{ text: string; generated_metadata: string | null }>).filter((r) =>
-      analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null)).terms.has('quinc'),
+    const quince = (
+      db.prepare(`SELECT text, generated_metadata FROM chunks WHERE store_id = 's1'`).all() as Array<{
+        text: string;
+        generated_metadata: string | null;
+      }>
+    ).filter((r) =>
+      analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null)).terms.has(
+        'quinc',
+      ),
     ).length;
     db.close();
     expect(quince).toBeGreaterThan(8);
@@ -141,15 +210,40 @@ describe('lexical writer: batched appends', () => {
     const path = join(dir, 'deletes.sqlite');
     const index = new SqliteChunkIndex(path, { readWorker: false, lexicalBlockSize: 4 });
     await index.setup();
-    await index.write([...put('s1', 'a', 1, texts(3, 12)), ...put('s1', 'b', 1, texts(4, 12)), ...put('s1', 'c', 1, texts(5, 3))], cp());
+    await index.write(
+      [...put('s1', 'a', 1, texts(3, 12)), ...put('s1', 'b', 1, texts(4, 12)), ...put('s1', 'c', 1, texts(5, 3))],
+      cp(),
+    );
     // a put, a delete of a file written earlier, a re-put (new generation) of another, in one transaction
-    await index.write([...put('s1', 'd', 1, texts(6, 10)), { op: 'deleteFile', storeId: 's1', fileId: 'a' }, ...put('s1', 'b', 2, texts(7, 8))], cp());
+    await index.write(
+      [
+        ...put('s1', 'd', 1, texts(6, 10)),
+        { op: 'deleteFile', storeId: 's1', fileId: 'a' },
+        ...put('s1', 'b', 2, texts(7, 8)),
+      ],
+      cp(),
+    );
     checkIndex(path, 4);
     // a file put and deleted in the same transaction, then put again at a new generation
-    await index.write([...put('s1', 'e', 1, texts(8, 6)), { op: 'deleteFile', storeId: 's1', fileId: 'e' }, ...put('s1', 'e', 2, texts(9, 5)), ...put('s1', 'f', 1, texts(11, 4))], cp());
+    await index.write(
+      [
+        ...put('s1', 'e', 1, texts(8, 6)),
+        { op: 'deleteFile', storeId: 's1', fileId: 'e' },
+        ...put('s1', 'e', 2, texts(9, 5)),
+        ...put('s1', 'f', 1, texts(11, 4)),
+      ],
+      cp(),
+    );
     checkIndex(path, 4);
     // enough deletes to compact the store's lists, with appends after in the same transaction
-    await index.write([{ op: 'deleteFile', storeId: 's1', fileId: 'd' }, { op: 'deleteFile', storeId: 's1', fileId: 'b' }, ...put('s1', 'g', 1, texts(12, 7))], cp());
+    await index.write(
+      [
+        { op: 'deleteFile', storeId: 's1', fileId: 'd' },
+        { op: 'deleteFile', storeId: 's1', fileId: 'b' },
+        ...put('s1', 'g', 1, texts(12, 7)),
+      ],
+      cp(),
+    );
     checkIndex(path, 4);
     await index.write(put('s1', 'h', 1, texts(13, 5)), cp());
     checkIndex(path, 4);
@@ -170,7 +264,9 @@ describe('lexical writer: batched appends', () => {
     // chunk's text is not a string): the transaction rolls back, and with it what the writer remembered
     const bad = put('s1', 'c', 1, ['x']);
     (bad[1] as { chunks: Array<{ text: unknown }> }).chunks[0].text = { not: 'text' };
-    await expect(index.write([...put('s1', 'b', 1, texts(17, 6)), { op: 'deleteFile', storeId: 's1', fileId: 'a' }, ...bad], cp())).rejects.toThrow();
+    await expect(
+      index.write([...put('s1', 'b', 1, texts(17, 6)), { op: 'deleteFile', storeId: 's1', fileId: 'a' }, ...bad], cp()),
+    ).rejects.toThrow();
     checkIndex(path, 4);
     await index.write(put('s1', 'b', 1, texts(17, 6)), cp());
     checkIndex(path, 4);
@@ -183,7 +279,10 @@ describe('lexical writer: batched appends', () => {
       const index = new SqliteChunkIndex(path, { readWorker: false, lexicalBlockSize: 4 });
       await index.setup();
       await index.write(put('s1', `r-${round}`, 1, texts(40 + round, 3 + round)), cp());
-      await index.write([...put('s1', `q-${round}`, 1, texts(50 + round, 2)), ...put('s2', `q-${round}`, 1, texts(60 + round, 5))], cp());
+      await index.write(
+        [...put('s1', `q-${round}`, 1, texts(50 + round, 2)), ...put('s2', `q-${round}`, 1, texts(60 + round, 5))],
+        cp(),
+      );
       await index.close();
       checkIndex(path, 4);
     }

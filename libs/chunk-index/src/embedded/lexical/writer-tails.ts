@@ -21,20 +21,60 @@ export function prepareFlush(db: Database.Database) {
            LEFT JOIN lex_blocks b ON b.store_key = t.store_key AND b.term = t.term AND b.block = t.blocks - 1
           WHERE t.store_key = ? AND t.term = ?`,
     ),
-    insertBlock: db.prepare(`INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-    growBlock: db.prepare(`UPDATE lex_blocks SET last = ?, count = ?, max_body = ?, max_heading = ?, min_length = ?, data = ? WHERE store_key = ? AND term = ? AND block = ?`),
+    insertBlock: db.prepare(
+      `INSERT OR REPLACE INTO lex_blocks (store_key, term, block, first, last, count, max_body, max_heading, min_length, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ),
+    growBlock: db.prepare(
+      `UPDATE lex_blocks SET last = ?, count = ?, max_body = ?, max_heading = ?, min_length = ?, data = ? WHERE store_key = ? AND term = ? AND block = ?`,
+    ),
     upsertTerm: db.prepare(
       `INSERT INTO lex_terms (store_key, term, df, blocks, gen) VALUES (?, ?, ?, ?, 1)
          ON CONFLICT (store_key, term) DO UPDATE SET df = df + excluded.df, blocks = excluded.blocks, gen = gen + 1`,
     ),
-    updateTerm: db.prepare(`UPDATE lex_terms SET df = df + ?, blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`),
-    stats: db.prepare(`UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`),
+    updateTerm: db.prepare(
+      `UPDATE lex_terms SET df = df + ?, blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`,
+    ),
+    stats: db.prepare(
+      `UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, dead = dead + ? WHERE store_key = ?`,
+    ),
   };
 }
 
 /** A list's block count and tail block as stored (a list not yet stored: no blocks). */
 export function readTail(stmt: Database.Statement, key: number, t: string): Tail {
-  const r = stmt.get(key, t) as { blocks: number; first: number; last: number; count: number; max_body: number; max_heading: number; min_length: number; data: Buffer | null } | undefined;
-  if (!r) return { listed: false, blocks: 0, first: 0, last: 0, count: 0, maxBody: 0, maxHeading: 0, minLength: Infinity, data: null };
-  return { listed: true, blocks: r.blocks, first: r.first, last: r.last, count: r.count, maxBody: r.max_body, maxHeading: r.max_heading, minLength: r.min_length, data: r.data };
+  const r = stmt.get(key, t) as
+    | {
+        blocks: number;
+        first: number;
+        last: number;
+        count: number;
+        max_body: number;
+        max_heading: number;
+        min_length: number;
+        data: Buffer | null;
+      }
+    | undefined;
+  if (!r)
+    return {
+      listed: false,
+      blocks: 0,
+      first: 0,
+      last: 0,
+      count: 0,
+      maxBody: 0,
+      maxHeading: 0,
+      minLength: Infinity,
+      data: null,
+    };
+  return {
+    listed: true,
+    blocks: r.blocks,
+    first: r.first,
+    last: r.last,
+    count: r.count,
+    maxBody: r.max_body,
+    maxHeading: r.max_heading,
+    minLength: r.min_length,
+    data: r.data,
+  };
 }

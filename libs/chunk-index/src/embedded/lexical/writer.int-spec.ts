@@ -20,8 +20,12 @@ describe('lexical index: migration from an FTS5 release', () => {
       CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
       CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
     `);
-    const file = db.prepare(`INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`);
-    const chunk = db.prepare(`INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`);
+    const file = db.prepare(
+      `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`,
+    );
+    const chunk = db.prepare(
+      `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`,
+    );
     file.run('s1', 'a', 'a.txt');
     file.run('s1', 'b', 'b.txt');
     file.run('s2', 'c', 'c.txt');
@@ -39,13 +43,22 @@ describe('lexical index: migration from an FTS5 release', () => {
     await index.close();
 
     const db = new Database(path);
-    expect(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name IN ('chunks_fts', 'chunks_ai', 'chunks_ad')`).pluck().get()).toBe(0);
+    expect(
+      db
+        .prepare(`SELECT count(*) FROM sqlite_master WHERE name IN ('chunks_fts', 'chunks_ai', 'chunks_ad')`)
+        .pluck()
+        .get(),
+    ).toBe(0);
     // a chunk written behind the index's back is not picked up by a rebuild at the next start
-    db.prepare(`INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES ('s1', 'b', 1, 'Quince tart.', 0, 'text/plain')`).run();
+    db.prepare(
+      `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES ('s1', 'b', 1, 'Quince tart.', 0, 'text/plain')`,
+    ).run();
     db.close();
     const again = new SqliteChunkIndex(path, { readWorker: false });
     await again.setup();
-    expect((await again.searchLexical({ storeIds: ['s1'], text: 'quince', topK: 10 })).map((h) => h.fileId)).toEqual(['a']);
+    expect((await again.searchLexical({ storeIds: ['s1'], text: 'quince', topK: 10 })).map((h) => h.fileId)).toEqual([
+      'a',
+    ]);
     // per-store statistics: s2's chunks are s2's alone
     const s2 = await again.searchLexical({ storeIds: ['s2'], text: 'quince', topK: 10 });
     expect(s2.map((h) => h.fileId)).toEqual(['c']);

@@ -59,18 +59,22 @@ export class LexicalWriter {
         max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_dead (store_key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (store_key, id)) WITHOUT ROWID;
     `);
-    const version = (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
+    const version =
+      (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
     if (version < LEXICAL_SCHEMA_VERSION) {
       db.transaction(() => {
         const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
         this.load();
         // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
-        const page = db.prepare(`SELECT id, store_id, text, generated_metadata FROM chunks WHERE id > ? ORDER BY id LIMIT 5000`);
+        const page = db.prepare(
+          `SELECT id, store_id, text, generated_metadata FROM chunks WHERE id > ? ORDER BY id LIMIT 5000`,
+        );
         for (let after = 0; ;) {
           const rows = page.all(after) as Row[];
           if (!rows.length) break;
-          for (const r of rows) this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
+          for (const r of rows)
+            this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
           this.flush();
           after = rows[rows.length - 1].id;
         }
@@ -86,7 +90,9 @@ export class LexicalWriter {
   }
 
   private setMeta(key: string, value: number): void {
-    this.db.prepare(`INSERT INTO lex_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`).run(key, value);
+    this.db
+      .prepare(`INSERT INTO lex_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`)
+      .run(key, value);
   }
 
   /** (Re)reads the id counter (after a commit or a rollback). */
@@ -103,12 +109,19 @@ export class LexicalWriter {
   private storeKey(storeId: string, create: boolean): number | null {
     let key = this.keys.get(storeId);
     if (key !== undefined) return key;
-    key = this.db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).pluck().get(storeId) as number | undefined;
+    key = this.db.prepare(`SELECT store_key FROM lex_stores WHERE store_id = ?`).pluck().get(storeId) as
+      number | undefined;
     if (key === undefined) {
       if (!create) return null;
-      key = Math.max(this.meta('store_seq'), (this.db.prepare(`SELECT max(store_key) FROM lex_stores`).pluck().get() as number | null) ?? 0) + 1;
+      key =
+        Math.max(
+          this.meta('store_seq'),
+          (this.db.prepare(`SELECT max(store_key) FROM lex_stores`).pluck().get() as number | null) ?? 0,
+        ) + 1;
       this.setMeta('store_seq', key);
-      this.db.prepare(`INSERT INTO lex_stores (store_key, store_id, n, total_length, dead, cgen) VALUES (?, ?, 0, 0, 0, 0)`).run(key, storeId);
+      this.db
+        .prepare(`INSERT INTO lex_stores (store_key, store_id, n, total_length, dead, cgen) VALUES (?, ?, 0, 0, 0, 0)`)
+        .run(key, storeId);
     }
     this.keys.set(storeId, key);
     return key;
@@ -153,7 +166,11 @@ export class LexicalWriter {
     }
     const upd = this.db.prepare(`UPDATE lex_terms SET df = df - ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
     for (const [term, k] of dfDrop) upd.run(k, key, term);
-    const s = this.db.prepare(`UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`).get(rows.length, length, rows.length, key) as {
+    const s = this.db
+      .prepare(
+        `UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`,
+      )
+      .get(rows.length, length, rows.length, key) as {
       n: number;
       dead: number;
     };
@@ -166,7 +183,8 @@ export class LexicalWriter {
     const key = this.storeKey(storeId, false);
     if (key === null) return;
     this.forgetTails();
-    for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_stores']) this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
+    for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_stores'])
+      this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
     this.keys.delete(storeId);
   }
 
@@ -219,7 +237,17 @@ export class LexicalWriter {
             tail.data.copy(data, 0);
             data.set(part, tail.data.length);
             tail.data = data;
-            st.growBlock.run(tail.last, tail.count, tail.maxBody, tail.maxHeading, tail.minLength, data, key, t, tail.blocks - 1);
+            st.growBlock.run(
+              tail.last,
+              tail.count,
+              tail.maxBody,
+              tail.maxHeading,
+              tail.minLength,
+              data,
+              key,
+              t,
+              tail.blocks - 1,
+            );
           }
           while (i < count) {
             const j = Math.min(i + size, count);
@@ -227,7 +255,18 @@ export class LexicalWriter {
             tail.count = tail.maxBody = tail.maxHeading = 0;
             tail.minLength = Infinity;
             tail.data = Buffer.from(encodeFlat(ps, i, j, tail, tail.first));
-            st.insertBlock.run(key, t, tail.blocks++, tail.first, tail.last, tail.count, tail.maxBody, tail.maxHeading, tail.minLength, tail.data);
+            st.insertBlock.run(
+              key,
+              t,
+              tail.blocks++,
+              tail.first,
+              tail.last,
+              tail.count,
+              tail.maxBody,
+              tail.maxHeading,
+              tail.minLength,
+              tail.data,
+            );
             i = j;
           }
           if (tail.listed) st.updateTerm.run(count, tail.blocks, key, t);

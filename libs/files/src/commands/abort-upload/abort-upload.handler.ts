@@ -23,10 +23,18 @@ export class AbortUploadHandler implements ICommandHandler<AbortUploadCommand, U
   async execute(c: AbortUploadCommand): Promise<UploadAbortedResponse> {
     const u = await this.uploads.mustExist(c.organizationId, c.uploadId);
     const result = await this.uploads.write.run(
-      { type: 'AbortMultipartUpload', uploadId: c.uploadId, organizationId: c.organizationId, reason: c.reason, now: this.uploads.clock.now() },
+      {
+        type: 'AbortMultipartUpload',
+        uploadId: c.uploadId,
+        organizationId: c.organizationId,
+        reason: c.reason,
+        now: this.uploads.clock.now(),
+      },
       { orgId: u.organizationId!, actor: c.actor },
     );
-    await this.blobs.abortMultipart(u.blobKey!, u.storageUploadId!).catch((e: Error) => this.logger.warn(`parts of upload ${c.uploadId} not deleted: ${e.message}`));
+    await this.blobs
+      .abortMultipart(u.blobKey!, u.storageUploadId!)
+      .catch((e: Error) => this.logger.warn(`parts of upload ${c.uploadId} not deleted: ${e.message}`));
     await this.uploads.write.settle(result.position);
     return { id: c.uploadId, deleted: true, object: 'file' };
   }

@@ -24,7 +24,8 @@ export class CompleteUploadHandler implements ICommandHandler<CompleteUploadComm
 
   async execute(c: CompleteUploadCommand): Promise<FileObjectResponse> {
     const u = await this.uploads.mustExist(c.organizationId, c.uploadId);
-    if (u.status !== 'in_progress') throw new ConflictError(`Upload ${c.uploadId} is ${u.status === 'completed' ? 'already completed' : 'aborted'}`);
+    if (u.status !== 'in_progress')
+      throw new ConflictError(`Upload ${c.uploadId} is ${u.status === 'completed' ? 'already completed' : 'aborted'}`);
     const fileId = uuidFrom(`larder:upload-file:${c.uploadId}`);
     const fileState = await this.files.current(fileId);
     let file: FileObjectResponse | null = null;
@@ -59,7 +60,15 @@ export class CompleteUploadHandler implements ICommandHandler<CompleteUploadComm
       file = toFileObject(fileView(fileId, fileState));
     }
     const done = await this.uploads.write.run(
-      { type: 'CompleteMultipartUpload', uploadId: c.uploadId, organizationId: c.organizationId, fileId, parts: c.parts, verifyLocalParts: false, now: this.uploads.clock.now() },
+      {
+        type: 'CompleteMultipartUpload',
+        uploadId: c.uploadId,
+        organizationId: c.organizationId,
+        fileId,
+        parts: c.parts,
+        verifyLocalParts: false,
+        now: this.uploads.clock.now(),
+      },
       { orgId: c.organizationId, actor: c.actor },
     );
     await this.uploads.write.settle(done.position);

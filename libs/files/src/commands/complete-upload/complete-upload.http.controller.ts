@@ -12,7 +12,11 @@ export class CompleteUploadHttpController {
   @Post(':upload_id/complete')
   @HttpCode(200)
   @RequireScope({ method: 'create', resourceType: 'file' })
-  complete(@CurrentPrincipal() p: Principal, @UuidParam('upload_id') id: string, @Body() body: CompleteUploadRequestDto): Promise<FileObjectResponse> {
+  complete(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('upload_id') id: string,
+    @Body() body: CompleteUploadRequestDto,
+  ): Promise<FileObjectResponse> {
     return this.commands.execute(
       new CompleteUploadCommand(
         p.organizationId,

@@ -1,5 +1,15 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsInt, IsString, Max, Min, MinLength, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsInt,
+  IsString,
+  Max,
+  Min,
+  MinLength,
+  ValidateNested,
+} from 'class-validator';
 
 export class UploadPartDto {
   @IsInt() @Min(1) @Max(10000) part_number!: number;
@@ -8,5 +18,10 @@ export class UploadPartDto {
 
 /** `CompleteMultipartUploadRequest`. */
 export class CompleteUploadRequestDto {
-  @IsArray() @ArrayMinSize(1) @ArrayMaxSize(10000) @ValidateNested({ each: true }) @Type(() => UploadPartDto) parts!: UploadPartDto[];
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(10000)
+  @ValidateNested({ each: true })
+  @Type(() => UploadPartDto)
+  parts!: UploadPartDto[];
 }

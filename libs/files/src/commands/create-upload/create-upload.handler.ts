@@ -23,7 +23,8 @@ export class CreateUploadHandler implements ICommandHandler<CreateUploadCommand,
   ) {}
 
   async execute(c: CreateUploadCommand): Promise<UploadCreatedResponse> {
-    if (c.fileSize > this.config.maxFileBytes) throw new PayloadTooLargeError(`file_size exceeds the maximum of ${this.config.maxFileBytes} bytes`);
+    if (c.fileSize > this.config.maxFileBytes)
+      throw new PayloadTooLargeError(`file_size exceeds the maximum of ${this.config.maxFileBytes} bytes`);
     if (c.partCount > c.fileSize) throw new BadRequestError('part_count cannot exceed file_size');
     const uploadId = this.files.ids.uuid();
     const fileId = uuidFrom(`larder:upload-file:${uploadId}`);
@@ -50,11 +51,20 @@ export class CreateUploadHandler implements ICommandHandler<CreateUploadCommand,
         { orgId: c.organizationId, actor: c.actor },
       );
     } catch (err) {
-      await this.blobs.abortMultipart(blobKey, storageUploadId).catch((e: Error) => this.logger.warn(`storage upload of a refused upload not aborted: ${e.message}`));
+      await this.blobs
+        .abortMultipart(blobKey, storageUploadId)
+        .catch((e: Error) => this.logger.warn(`storage upload of a refused upload not aborted: ${e.message}`));
       throw err;
     }
     // stored: the part URLs come from the decision, not from the read model
     await this.uploads.write.settle(result.position);
-    return { id: uploadId, part_urls: await this.partUrls.for({ id: uploadId, blobKey, storageUploadId }, c.baseUrl, partRange(1, c.partCount)) };
+    return {
+      id: uploadId,
+      part_urls: await this.partUrls.for(
+        { id: uploadId, blobKey, storageUploadId },
+        c.baseUrl,
+        partRange(1, c.partCount),
+      ),
+    };
   }
 }

@@ -14,9 +14,22 @@ export class CreateUploadHttpController {
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'file' })
-  create(@CurrentPrincipal() p: Principal, @Body() body: CreateUploadRequestDto, @Req() req: Request): Promise<UploadCreatedResponse> {
+  create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: CreateUploadRequestDto,
+    @Req() req: Request,
+  ): Promise<UploadCreatedResponse> {
     return this.commands.execute(
-      new CreateUploadCommand(p.organizationId, p.apiKeyId, body.filename, body.file_size, body.mime_type, body.part_count ?? 1, baseUrlOf(req), body.description?.trim() || null),
+      new CreateUploadCommand(
+        p.organizationId,
+        p.apiKeyId,
+        body.filename,
+        body.file_size,
+        body.mime_type,
+        body.part_count ?? 1,
+        baseUrlOf(req),
+        body.description?.trim() || null,
+      ),
     );
   }
 }

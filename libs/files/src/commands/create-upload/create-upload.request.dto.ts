@@ -10,5 +10,6 @@ export class CreateUploadRequestDto {
   @IsString() @Matches(MIME_PATTERN, { message: 'mime_type must look like type/subtype' }) mime_type!: string;
   @IsOptional() @IsInt() @Min(1) @Max(10000) part_count?: number;
   /** Larder's own: the created file's description (`q` of the file list matches it; not in the SDK's params). */
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(MAX_FILE_DESCRIPTION_CHARS) description?: string | null;
+  @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(MAX_FILE_DESCRIPTION_CHARS) description?:
+    string | null;
 }

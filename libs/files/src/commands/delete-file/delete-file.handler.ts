@@ -22,8 +22,12 @@ export class DeleteFileHandler implements ICommandHandler<DeleteFileCommand, Fil
     await this.files.mustExist(c.organizationId, c.fileId);
     // Stores first: once this returns, no store lists the file and no search returns its chunks.
     await this.references?.removeEverywhere(c.organizationId, c.fileId, c.actor);
-    const decision = await this.files.decide({ type: 'DeleteFile', fileId: c.fileId, organizationId: c.organizationId, now: this.files.clock.now() }, c.actor);
-    if (decision.state.blobKey) await this.files.deleteSuperseded(decision.state.blobKey, decision, `content of ${c.fileId}`);
+    const decision = await this.files.decide(
+      { type: 'DeleteFile', fileId: c.fileId, organizationId: c.organizationId, now: this.files.clock.now() },
+      c.actor,
+    );
+    if (decision.state.blobKey)
+      await this.files.deleteSuperseded(decision.state.blobKey, decision, `content of ${c.fileId}`);
     return { id: c.fileId, deleted: true, object: 'file' };
   }
 }

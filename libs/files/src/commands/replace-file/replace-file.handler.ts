@@ -19,7 +19,18 @@ export class ReplaceFileHandler implements ICommandHandler<ReplaceFileCommand, F
     const { bytes, sha256 } = await this.files.storeContent(blobKey, c.body, mimeType);
     const description = await this.files.afterContent(blobKey, c.description);
     const decision = await this.files.decide(
-      { type: 'ReplaceFile', fileId: c.fileId, organizationId: c.organizationId, filename: c.filename, mimeType, bytes, sha256, blobKey, description, now: this.files.clock.now() },
+      {
+        type: 'ReplaceFile',
+        fileId: c.fileId,
+        organizationId: c.organizationId,
+        filename: c.filename,
+        mimeType,
+        bytes,
+        sha256,
+        blobKey,
+        description,
+        now: this.files.clock.now(),
+      },
       c.actor,
       blobKey,
     );

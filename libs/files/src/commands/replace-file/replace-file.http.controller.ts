@@ -24,13 +24,19 @@ export class ReplaceFileHttpController {
   @Post(':file_id')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'file', resourceIdParam: 'file_id' })
-  async replace(@CurrentPrincipal() p: Principal, @UuidParam('file_id') id: string, @Req() req: Request): Promise<FileObjectResponse> {
+  async replace(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('file_id') id: string,
+    @Req() req: Request,
+  ): Promise<FileObjectResponse> {
     await this.files.mustExist(p.organizationId, id).catch((err: unknown) => {
       req.resume();
       throw err;
     });
     const { result } = await readMultipart(req, REPLACE_FIELDS, (f, fields): Promise<FileObjectResponse> =>
-      this.commands.execute(new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(fields))),
+      this.commands.execute(
+        new ReplaceFileCommand(p.organizationId, p.apiKeyId, id, f.filename, f.mimeType, f.stream, describedBy(fields)),
+      ),
     );
     return result;
   }

@@ -19,7 +19,19 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
     const { bytes, sha256 } = await this.files.storeContent(blobKey, c.body, mimeType);
     const [purpose, description] = await this.files.afterContent(blobKey, Promise.all([c.purpose, c.description]));
     const { file } = await this.files.decide(
-      { type: 'UploadFile', fileId, organizationId: c.organizationId, filename: c.filename, mimeType, bytes, sha256, blobKey, purpose, description, now: this.files.clock.now() },
+      {
+        type: 'UploadFile',
+        fileId,
+        organizationId: c.organizationId,
+        filename: c.filename,
+        mimeType,
+        bytes,
+        sha256,
+        blobKey,
+        purpose,
+        description,
+        now: this.files.clock.now(),
+      },
       c.actor,
       blobKey,
     );

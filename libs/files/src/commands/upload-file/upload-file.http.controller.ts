@@ -14,7 +14,14 @@ function purposeOf(fields: Record<string, string>): string | undefined {
   const p = fields.purpose;
   if (p === undefined) return undefined;
   if (!(FILE_PURPOSES as readonly string[]).includes(p)) {
-    throw new ValidationFailedError([{ loc: ['body', 'purpose'], msg: `purpose must be one of ${FILE_PURPOSES.join(', ')}`, type: 'enum', input: p.slice(0, 100) }]);
+    throw new ValidationFailedError([
+      {
+        loc: ['body', 'purpose'],
+        msg: `purpose must be one of ${FILE_PURPOSES.join(', ')}`,
+        type: 'enum',
+        input: p.slice(0, 100),
+      },
+    ]);
   }
   return p;
 }
@@ -37,7 +44,17 @@ export class UploadFileHttpController {
     const { result } = await readMultipart(req, UPLOAD_FIELDS, async (f, fields) => {
       const asked = fields.then(purposeOf);
       asked.catch(() => undefined); // awaited by the handler once the content is stored; never an unhandled rejection
-      const uploaded: UploadedFile = await this.commands.execute(new UploadFileCommand(p.organizationId, p.apiKeyId, f.filename, f.mimeType, f.stream, asked, describedBy(fields)));
+      const uploaded: UploadedFile = await this.commands.execute(
+        new UploadFileCommand(
+          p.organizationId,
+          p.apiKeyId,
+          f.filename,
+          f.mimeType,
+          f.stream,
+          asked,
+          describedBy(fields),
+        ),
+      );
       const { id, filename, bytes, mime_type, version, created_at, updated_at, object, purpose, status } = uploaded;
       return { id, filename, bytes, mime_type, version, created_at, updated_at, object, purpose, status };
     });

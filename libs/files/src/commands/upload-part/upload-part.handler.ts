@@ -22,11 +22,14 @@ export class UploadPartHandler implements ICommandHandler<UploadPartCommand, Par
 
   async execute(c: UploadPartCommand): Promise<PartReceivedResponse> {
     const verdict = this.partUrls.verify(c.uploadId, c.partNumber, c.expires, c.signature);
-    if (verdict === 'expired') throw new ForbiddenError('This part URL has expired; get fresh ones from GET /v1/files/uploads/{upload_id}');
+    if (verdict === 'expired')
+      throw new ForbiddenError('This part URL has expired; get fresh ones from GET /v1/files/uploads/{upload_id}');
     if (verdict !== 'ok') throw new ForbiddenError('Invalid part URL signature');
     const u = await this.uploads.mustExist(null, c.uploadId).catch(() => null);
-    if (!u || u.status !== 'in_progress') throw new NotFoundError(`Upload ${c.uploadId} not found or no longer in progress`);
-    if (c.partNumber < 1 || c.partNumber > u.partCount) throw new BadRequestError(`part number must be between 1 and ${u.partCount}`);
+    if (!u || u.status !== 'in_progress')
+      throw new NotFoundError(`Upload ${c.uploadId} not found or no longer in progress`);
+    if (c.partNumber < 1 || c.partNumber > u.partCount)
+      throw new BadRequestError(`part number must be between 1 and ${u.partCount}`);
     let part: PartInfo;
     try {
       part = await this.blobs.putPart(u.blobKey!, u.storageUploadId!, c.partNumber, c.body, u.fileSize);
@@ -35,7 +38,14 @@ export class UploadPartHandler implements ICommandHandler<UploadPartCommand, Par
       throw err;
     }
     const result = await this.uploads.write.run(
-      { type: 'ReceivePart', uploadId: c.uploadId, partNumber: c.partNumber, etag: part.etag, bytes: part.bytes, now: this.uploads.clock.now() },
+      {
+        type: 'ReceivePart',
+        uploadId: c.uploadId,
+        partNumber: c.partNumber,
+        etag: part.etag,
+        bytes: part.bytes,
+        now: this.uploads.clock.now(),
+      },
       { orgId: u.organizationId!, actor: 'presigned-url' },
     );
     await this.uploads.write.settle(result.position);

@@ -18,9 +18,17 @@ export class UploadPartHttpController {
   @Put(':upload_id/parts/:part_number')
   @HttpCode(200)
   @Public()
-  async put(@Param('upload_id') id: string, @Param('part_number') part: string, @Query() query: UploadPartRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async put(
+    @Param('upload_id') id: string,
+    @Param('part_number') part: string,
+    @Query() query: UploadPartRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     try {
-      const received: PartReceivedResponse = await this.commands.execute(new UploadPartCommand(id, /^\d{1,5}$/.test(part) ? Number(part) : -1, query.expires, query.signature, req));
+      const received: PartReceivedResponse = await this.commands.execute(
+        new UploadPartCommand(id, /^\d{1,5}$/.test(part) ? Number(part) : -1, query.expires, query.signature, req),
+      );
       res.setHeader('ETag', received.etag);
       res.status(200).json(received);
     } catch (err) {

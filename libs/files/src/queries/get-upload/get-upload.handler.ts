@@ -34,7 +34,11 @@ export class GetUploadHandler implements IQueryHandler<GetUploadQuery, UploadDet
 
   /** Parts Larder received itself are in the read model; parts the storage took directly (S3) are listed there. */
   private async receivedParts(u: FileUploadRow): Promise<PartInfo[]> {
-    const local = Object.entries(u.parts).map(([n, p]) => ({ partNumber: Number(n), etag: p.etag, bytes: Number(p.bytes) }));
+    const local = Object.entries(u.parts).map(([n, p]) => ({
+      partNumber: Number(n),
+      etag: p.etag,
+      bytes: Number(p.bytes),
+    }));
     if (local.length) return local.sort((a, b) => a.partNumber - b.partNumber);
     try {
       return await this.blobs.listParts(u.blobKey, u.storageUploadId);

@@ -11,7 +11,11 @@ export class GetUploadHttpController {
 
   @Get(':upload_id')
   @RequireScope({ method: 'read', resourceType: 'file' })
-  get(@CurrentPrincipal() p: Principal, @UuidParam('upload_id') id: string, @Req() req: Request): Promise<UploadDetail> {
+  get(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('upload_id') id: string,
+    @Req() req: Request,
+  ): Promise<UploadDetail> {
     return this.queries.execute(new GetUploadQuery(p.organizationId, id, baseUrlOf(req)));
   }
 }

@@ -1,5 +1,13 @@
 import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
-import { CursorPageWithIds, CursorRequest, encodeCursor, isUuid, paginateListing, ValidationFailedError, withIdCursorFields } from '@larder/kernel';
+import {
+  CursorPageWithIds,
+  CursorRequest,
+  encodeCursor,
+  isUuid,
+  paginateListing,
+  ValidationFailedError,
+  withIdCursorFields,
+} from '@larder/kernel';
 import { FileRow, FilesReader } from '@larder/projections/files/files.reader';
 import { FileObjectResponse, toFileObject } from '../../file.response';
 import { ListFilesQuery } from './list-files.query';
@@ -13,7 +21,11 @@ import { ListFilesQuery } from './list-files.query';
 export class ListFilesHandler implements IQueryHandler<ListFilesQuery, CursorPageWithIds<FileObjectResponse>> {
   constructor(private readonly reader: FilesReader) {}
 
-  async execute({ organizationId: org, page: request, q }: ListFilesQuery): Promise<CursorPageWithIds<FileObjectResponse>> {
+  async execute({
+    organizationId: org,
+    page: request,
+    q,
+  }: ListFilesQuery): Promise<CursorPageWithIds<FileObjectResponse>> {
     const page = await paginateListing<FileRow>(await this.idsAsCursors(org, request, q), q, {
       createdAt: (f) => f.createdAt,
       id: (f) => f.id,
@@ -32,7 +44,9 @@ export class ListFilesHandler implements IQueryHandler<ListFilesQuery, CursorPag
       if (!id || !isUuid(id)) continue;
       const row = q ? null : await this.reader.get(org, id);
       if (!row) {
-        const msg = q ? 'a listing with q pages with the cursors it answers, not with file ids' : `'${id}' is not a file of this listing`;
+        const msg = q
+          ? 'a listing with q pages with the cursors it answers, not with file ids'
+          : `'${id}' is not a file of this listing`;
         throw new ValidationFailedError([{ loc: ['query', field], msg, type: 'value_error', input: id }]);
       }
       out[field] = encodeCursor({ c: row.createdAt.toISOString(), id: row.id });

@@ -11,7 +11,10 @@ export class ListFilesHttpController {
 
   @Get()
   @RequireScope({ method: 'list', resourceType: 'file' })
-  list(@CurrentPrincipal() p: Principal, @Query() query: ListFilesRequestDto): Promise<CursorPageWithIds<FileObjectResponse>> {
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListFilesRequestDto,
+  ): Promise<CursorPageWithIds<FileObjectResponse>> {
     const { q, ...page } = query;
     return this.queries.execute(new ListFilesQuery(p.organizationId, page, q?.trim() || undefined));
   }

@@ -10,10 +10,15 @@ export interface OrganizationCreatedResult {
   created: boolean;
 }
 
-const handleOrganization = commandHandler(organizationDecider, (c: OrganizationCommand) => organizationStream(c.organizationId));
+const handleOrganization = commandHandler(organizationDecider, (c: OrganizationCommand) =>
+  organizationStream(c.organizationId),
+);
 
 @CommandHandler(CreateOrganizationCommand)
-export class CreateOrganizationHandler implements ICommandHandler<CreateOrganizationCommand, OrganizationCreatedResult> {
+export class CreateOrganizationHandler implements ICommandHandler<
+  CreateOrganizationCommand,
+  OrganizationCreatedResult
+> {
   constructor(private readonly writes: Writes) {}
 
   async execute(command: CreateOrganizationCommand): Promise<OrganizationCreatedResult> {
@@ -21,7 +26,13 @@ export class CreateOrganizationHandler implements ICommandHandler<CreateOrganiza
     try {
       const result = await this.writes.run(
         handleOrganization,
-        { type: 'CreateOrganization', organizationId, name: command.name, root: !!command.options.root, now: this.writes.now() },
+        {
+          type: 'CreateOrganization',
+          organizationId,
+          name: command.name,
+          root: !!command.options.root,
+          now: this.writes.now(),
+        },
         { orgId: organizationId, actor: command.options.actor ?? 'system' },
         { retries: 0 },
       );

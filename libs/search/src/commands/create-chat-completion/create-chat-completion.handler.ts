@@ -43,7 +43,13 @@ export interface ChatCompletionResponse {
     finish_reason: 'stop' | 'tool_calls' | 'length';
     logprobs: null;
   }>;
-  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number; prompt_tokens_details: { cached_tokens: number }; completion_tokens_details: { reasoning_tokens: number } };
+  usage: {
+    prompt_tokens: number;
+    completion_tokens: number;
+    total_tokens: number;
+    prompt_tokens_details: { cached_tokens: number };
+    completion_tokens_details: { reasoning_tokens: number };
+  };
   metadata: Record<string, string> | null;
   title: null;
   hosted_tool_calls: Record<string, unknown>[];
@@ -61,7 +67,10 @@ export interface ChatCompletionResponse {
  * one-shot tool tickets. One `completion` activity event per request; `store: true` keeps the turn.
  */
 @CommandHandler(CreateChatCompletionCommand)
-export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCompletionCommand, ChatCompletionResponse> {
+export class CreateChatCompletionHandler implements ICommandHandler<
+  CreateChatCompletionCommand,
+  ChatCompletionResponse
+> {
   constructor(
     private readonly hosted: HostedTools,
     private readonly conversations: Conversations,
@@ -88,9 +97,17 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
     const messages: LlmMessage[] = [];
     if (params.hostedTools.length) messages.push({ role: 'system', content: hostedToolRules(params.hostedTools) });
     for (const m of history?.messages ?? [])
-      messages.push({ role: m.role, content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}), ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}) });
+      messages.push({
+        role: m.role,
+        content: m.content,
+        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+      });
     messages.push(...params.messages);
-    const tools = [...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))), ...params.functionTools];
+    const tools = [
+      ...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))),
+      ...params.functionTools,
+    ];
 
     let defaults: Promise<string[]> | null = null;
     const defaultStores = () => (defaults ??= this.hosted.defaultStores(p));
@@ -107,7 +124,8 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
       topP: params.topP,
       maxTokens: params.maxTokens,
       sources,
-      runHosted: (decl, call) => this.hosted.run(p, completionId, decl, call, sources, { include: params.include, signal, defaultStores }),
+      runHosted: (decl, call) =>
+        this.hosted.run(p, completionId, decl, call, sources, { include: params.include, signal, defaultStores }),
       chunks,
       signal,
       now: () => this.clock.now(),
@@ -146,7 +164,13 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: run.content, tool_calls: run.clientToolCalls.length ? run.clientToolCalls : null, reasoning_content: null, annotations: run.annotations },
+          message: {
+            role: 'assistant',
+            content: run.content,
+            tool_calls: run.clientToolCalls.length ? run.clientToolCalls : null,
+            reasoning_content: null,
+            annotations: run.annotations,
+          },
           finish_reason: run.finishReason,
           logprobs: null,
         },
@@ -210,7 +234,14 @@ export class CreateChatCompletionHandler implements ICommandHandler<CreateChatCo
   }
 
   /** The completion's activity record (what is listed in /v1/events and billed). */
-  private record(p: Principal, run: ToolLoopResult, c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>): void {
-    this.activity.record(p.organizationId, chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run));
+  private record(
+    p: Principal,
+    run: ToolLoopResult,
+    c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>,
+  ): void {
+    this.activity.record(
+      p.organizationId,
+      chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run),
+    );
   }
 }

@@ -21,17 +21,26 @@ export class CreateChatCompletionHttpController {
   @Post('completions')
   @HttpCode(200)
   @RequireScope(CHAT_SCOPE)
-  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateChatCompletionRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: CreateChatCompletionRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const params = body.params();
     if (!params.stream) {
-      const out = await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(new CreateChatCompletionCommand(p, params, undefined, closedSignal(res)));
+      const out = await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
+        new CreateChatCompletionCommand(p, params, undefined, closedSignal(res)),
+      );
       res.status(200).json(out);
       return;
     }
     const live = new EventStream(res, req);
     const sink = { start: () => live.start(), data: (payload: Record<string, unknown>) => live.data(payload) };
     try {
-      await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(new CreateChatCompletionCommand(p, params, sink, live.signal));
+      await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
+        new CreateChatCompletionCommand(p, params, sink, live.signal),
+      );
       live.done();
     } catch (err) {
       if (!live.started) throw err;

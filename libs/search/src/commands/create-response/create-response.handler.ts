@@ -17,9 +17,20 @@ import { CreateResponseCommand } from './create-response.command';
 import { completionSummary } from '../../chat/completion-summary';
 import type { ResponseParams } from './create-response.request.dto';
 
-export type ResponseObject = Record<string, unknown> & { id: string; object: 'response'; output: Array<Record<string, unknown>> };
+export type ResponseObject = Record<string, unknown> & {
+  id: string;
+  object: 'response';
+  output: Array<Record<string, unknown>>;
+};
 
-const toolChoiceOut = (c: ChatToolChoice | null) => (c === null ? 'auto' : typeof c === 'string' ? c : 'function' in c ? { type: 'function', name: c.function.name } : { type: c.type });
+const toolChoiceOut = (c: ChatToolChoice | null) =>
+  c === null
+    ? 'auto'
+    : typeof c === 'string'
+      ? c
+      : 'function' in c
+        ? { type: 'function', name: c.function.name }
+        : { type: c.type };
 
 /** The response object's fields that come from the request (the same before and after the model ran). */
 function requestFields(params: ResponseParams) {
@@ -78,15 +89,40 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
     // instructions hold for this response only: a continuation does not carry them over
     if (params.instructions) messages.push({ role: 'system', content: params.instructions });
     for (const m of history?.messages ?? [])
-      messages.push({ role: m.role, content: m.content, ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}), ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}) });
+      messages.push({
+        role: m.role,
+        content: m.content,
+        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+      });
     messages.push(...params.messages);
-    const tools = [...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))), ...params.functionTools];
+    const tools = [
+      ...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))),
+      ...params.functionTools,
+    ];
 
-    const output = new ResponseOutput(() => this.ids.uuid().replace(/-/g, ''), params.include.includes('file_search_call.results'), sink);
-    const base = { id, object: 'response' as const, created_at: createdAt, model: params.model ?? llm.model, ...requestFields(params) };
+    const output = new ResponseOutput(
+      () => this.ids.uuid().replace(/-/g, ''),
+      params.include.includes('file_search_call.results'),
+      sink,
+    );
+    const base = {
+      id,
+      object: 'response' as const,
+      created_at: createdAt,
+      model: params.model ?? llm.model,
+      ...requestFields(params),
+    };
     if (sink) {
       sink.start();
-      const pending = { ...base, status: 'in_progress', error: null, incomplete_details: null, output: [], usage: null };
+      const pending = {
+        ...base,
+        status: 'in_progress',
+        error: null,
+        incomplete_details: null,
+        output: [],
+        usage: null,
+      };
       output.emit('response.created', { response: pending });
       output.emit('response.in_progress', { response: pending });
     }
@@ -103,7 +139,12 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
       topP: params.topP,
       maxTokens: params.maxOutputTokens,
       sources,
-      runHosted: (decl, call) => this.hosted.run(p, id, decl, call, sources, { include: params.include, signal, defaultStores: () => (defaults ??= this.hosted.defaultStores(p)) }),
+      runHosted: (decl, call) =>
+        this.hosted.run(p, id, decl, call, sources, {
+          include: params.include,
+          signal,
+          defaultStores: () => (defaults ??= this.hosted.defaultStores(p)),
+        }),
       chunks: output,
       streamModel: !!sink,
       signal,
@@ -123,7 +164,12 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
     };
     if (run.finishReason === 'client_disconnected') {
       // recorded (and billed) for what was done until the hang-up; nothing is stored or sent
-      this.record(p, run, { ...facts, stored: false, summary: completionSummary(messages, run.content), at: this.clock.now().toISOString() });
+      this.record(p, run, {
+        ...facts,
+        stored: false,
+        summary: completionSummary(messages, run.content),
+        at: this.clock.now().toISOString(),
+      });
       throw signal?.reason instanceof Error ? signal.reason : new Error('the client hung up');
     }
     const items = output.finish(run.content, run.annotations);
@@ -153,7 +199,11 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
         ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
         ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
       }));
-      const inputItems = params.inputItems.map((item, i) => ({ id: `${item.type === 'message' ? 'msg' : 'fc'}_${id.slice(5)}_${i}`, ...item, status: 'completed' }));
+      const inputItems = params.inputItems.map((item, i) => ({
+        id: `${item.type === 'message' ? 'msg' : 'fc'}_${id.slice(5)}_${i}`,
+        ...item,
+        status: 'completed',
+      }));
       await this.stored.save({
         type: 'ResponseStored',
         data: {
@@ -175,7 +225,14 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
   }
 
   /** The response's activity record (what is listed in /v1/events and billed). */
-  private record(p: Principal, run: ToolLoopResult, c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>): void {
-    this.activity.record(p.organizationId, chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run));
+  private record(
+    p: Principal,
+    run: ToolLoopResult,
+    c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>,
+  ): void {
+    this.activity.record(
+      p.organizationId,
+      chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run),
+    );
   }
 }

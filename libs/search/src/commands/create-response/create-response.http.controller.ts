@@ -20,17 +20,29 @@ export class CreateResponseHttpController {
   @Post()
   @HttpCode(200)
   @RequireScope(CHAT_SCOPE)
-  async create(@CurrentPrincipal() p: Principal, @Body() body: CreateResponseRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: CreateResponseRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const params = body.params();
     if (!params.stream) {
-      const out = await this.commands.execute<CreateResponseCommand, ResponseObject>(new CreateResponseCommand(p, params, undefined, closedSignal(res)));
+      const out = await this.commands.execute<CreateResponseCommand, ResponseObject>(
+        new CreateResponseCommand(p, params, undefined, closedSignal(res)),
+      );
       res.status(200).json(out);
       return;
     }
     const live = new EventStream(res, req);
-    const sink = { start: () => live.start(), event: (type: string, payload: Record<string, unknown>) => live.send(type, payload) };
+    const sink = {
+      start: () => live.start(),
+      event: (type: string, payload: Record<string, unknown>) => live.send(type, payload),
+    };
     try {
-      await this.commands.execute<CreateResponseCommand, ResponseObject>(new CreateResponseCommand(p, params, sink, live.signal));
+      await this.commands.execute<CreateResponseCommand, ResponseObject>(
+        new CreateResponseCommand(p, params, sink, live.signal),
+      );
       live.close();
     } catch (err) {
       if (!live.started) throw err;

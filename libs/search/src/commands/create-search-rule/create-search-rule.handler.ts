@@ -15,7 +15,14 @@ export class CreateSearchRuleHandler implements ICommandHandler<CreateSearchRule
     const storeId = await this.access.storeId(c.principal, c.storeIdentifier);
     const rules = c.rules.map((r) => r.toEntry({ query: c.query, storeId }));
     const decided = await this.writer.decide(
-      { type: 'CreateSearchRule', ruleId: this.writer.ids.uuid(), storeId, organizationId: c.principal.organizationId, query: c.query, rules },
+      {
+        type: 'CreateSearchRule',
+        ruleId: this.writer.ids.uuid(),
+        storeId,
+        organizationId: c.principal.organizationId,
+        query: c.query,
+        rules,
+      },
       c.principal.apiKeyId,
     );
     return toSearchRuleResponse(await this.writer.rule(decided));

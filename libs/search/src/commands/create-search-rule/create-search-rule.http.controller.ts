@@ -13,7 +13,11 @@ export class CreateSearchRuleHttpController {
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  create(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Body() body: CreateSearchRuleRequestDto): Promise<SearchRuleResponse> {
+  create(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Body() body: CreateSearchRuleRequestDto,
+  ): Promise<SearchRuleResponse> {
     return this.commands.execute(new CreateSearchRuleCommand(p, sid, body.query, body.rules));
   }
 }

@@ -13,7 +13,10 @@ export interface SearchRuleEntryDeletedResponse {
 
 /** Removes one entry equal to the given one (compared without `query` and `store_id`). */
 @CommandHandler(DeleteSearchRuleEntryCommand)
-export class DeleteSearchRuleEntryHandler implements ICommandHandler<DeleteSearchRuleEntryCommand, SearchRuleEntryDeletedResponse> {
+export class DeleteSearchRuleEntryHandler implements ICommandHandler<
+  DeleteSearchRuleEntryCommand,
+  SearchRuleEntryDeletedResponse
+> {
   constructor(
     private readonly access: StoreAccess,
     private readonly writer: SearchRuleWriter,
@@ -22,9 +25,20 @@ export class DeleteSearchRuleEntryHandler implements ICommandHandler<DeleteSearc
   async execute(c: DeleteSearchRuleEntryCommand): Promise<SearchRuleEntryDeletedResponse> {
     const storeId = await this.access.storeId(c.principal, c.storeIdentifier);
     const { state } = await this.writer.decide(
-      { type: 'DeleteSearchRuleEntry', ruleId: c.ruleId, storeId, organizationId: c.principal.organizationId, rule: c.rule.toEntry({ query: '', storeId }) },
+      {
+        type: 'DeleteSearchRuleEntry',
+        ruleId: c.ruleId,
+        storeId,
+        organizationId: c.principal.organizationId,
+        rule: c.rule.toEntry({ query: '', storeId }),
+      },
       c.principal.apiKeyId,
     );
-    return { id: c.ruleId, object: 'search_rule', deleted_rule: c.rule.toEntry({ query: state.query, storeId }), remaining_rules: state.rules.length };
+    return {
+      id: c.ruleId,
+      object: 'search_rule',
+      deleted_rule: c.rule.toEntry({ query: state.query, storeId }),
+      remaining_rules: state.rules.length,
+    };
   }
 }

@@ -17,7 +17,10 @@ export class DeleteSearchRuleHandler implements ICommandHandler<DeleteSearchRule
 
   async execute(c: DeleteSearchRuleCommand): Promise<SearchRuleDeletedResponse> {
     const storeId = await this.access.storeId(c.principal, c.storeIdentifier);
-    await this.writer.decide({ type: 'DeleteSearchRule', ruleId: c.ruleId, storeId, organizationId: c.principal.organizationId }, c.principal.apiKeyId);
+    await this.writer.decide(
+      { type: 'DeleteSearchRule', ruleId: c.ruleId, storeId, organizationId: c.principal.organizationId },
+      c.principal.apiKeyId,
+    );
     return { deleted: true, object: 'search_rule.deleted' };
   }
 }

@@ -10,7 +10,11 @@ export class DeleteSearchRuleHttpController {
 
   @Delete(':rule_id')
   @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  remove(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @UuidParam('rule_id') id: string): Promise<SearchRuleDeletedResponse> {
+  remove(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @UuidParam('rule_id') id: string,
+  ): Promise<SearchRuleDeletedResponse> {
     return this.commands.execute(new DeleteSearchRuleCommand(p, sid, id));
   }
 }

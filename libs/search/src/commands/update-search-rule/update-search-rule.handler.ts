@@ -15,7 +15,10 @@ export class UpdateSearchRuleHandler implements ICommandHandler<UpdateSearchRule
     const storeId = await this.access.storeId(c.principal, c.storeIdentifier);
     const { query } = c.changes;
     const rules = c.changes.rules?.map((r) => r.toEntry({ query: query ?? '', storeId }));
-    const decided = await this.writer.decide({ type: 'UpdateSearchRule', ruleId: c.ruleId, storeId, organizationId: c.principal.organizationId, query, rules }, c.principal.apiKeyId);
+    const decided = await this.writer.decide(
+      { type: 'UpdateSearchRule', ruleId: c.ruleId, storeId, organizationId: c.principal.organizationId, query, rules },
+      c.principal.apiKeyId,
+    );
     return toSearchRuleResponse(await this.writer.rule(decided));
   }
 }

@@ -11,7 +11,14 @@ export class UpdateSearchRuleHttpController {
 
   @Put(':rule_id')
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  update(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @UuidParam('rule_id') id: string, @Body() body: UpdateSearchRuleRequestDto): Promise<SearchRuleResponse> {
-    return this.commands.execute(new UpdateSearchRuleCommand(p, sid, id, { query: body.query ?? undefined, rules: body.rules ?? undefined }));
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @UuidParam('rule_id') id: string,
+    @Body() body: UpdateSearchRuleRequestDto,
+  ): Promise<SearchRuleResponse> {
+    return this.commands.execute(
+      new UpdateSearchRuleCommand(p, sid, id, { query: body.query ?? undefined, rules: body.rules ?? undefined }),
+    );
   }
 }

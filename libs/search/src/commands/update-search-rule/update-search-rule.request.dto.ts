@@ -11,7 +11,12 @@ export class UpdateSearchRuleRequestDto {
 
   @IsOptional()
   @Check('isList', 'list_type', 'Input should be a valid list', (v) => Array.isArray(v))
-  @Check('ruleObjects', 'model_type', 'Input should be a list of rule objects', (v) => !Array.isArray(v) || !v.some(Array.isArray))
+  @Check(
+    'ruleObjects',
+    'model_type',
+    'Input should be a list of rule objects',
+    (v) => !Array.isArray(v) || !v.some(Array.isArray),
+  )
   @ValidateNested({ each: true, message: 'Input should be a rule object' })
   @Type(() => SearchRuleEntryRequestDto)
   rules?: SearchRuleEntryRequestDto[] | null;

@@ -21,7 +21,10 @@ export interface EmbeddingsUsage {
 export interface EmbeddingsResponse {
   object: 'list';
   model: string;
-  data: Array<{ object: 'embedding'; index: number; embedding: EncodedEmbedding } | { object: 'embedding_dict'; index: number; embedding: Partial<Record<EncodingFormat, EncodedEmbedding>> }>;
+  data: Array<
+    | { object: 'embedding'; index: number; embedding: EncodedEmbedding }
+    | { object: 'embedding_dict'; index: number; embedding: Partial<Record<EncodingFormat, EncodedEmbedding>> }
+  >;
   usage: EmbeddingsUsage;
   normalized: boolean;
   encoding_format: EncodingFormat | EncodingFormat[];
@@ -69,7 +72,10 @@ export class CreateEmbeddingsHandler implements IQueryHandler<CreateEmbeddingsQu
       if (vectors.length !== texts.length) throw new Error(`${vectors.length} vectors for ${texts.length} inputs`);
     } catch (err) {
       this.logger.warn(`embedding with ${embedder.model} failed: ${(err as Error).message}`);
-      throw new ModelFailedError('embedding_failed', `The embedding model ${model.id} did not answer; try again later.`);
+      throw new ModelFailedError(
+        'embedding_failed',
+        `The embedding model ${model.id} did not answer; try again later.`,
+      );
     }
     const dimensions = params.dimensions ?? embedder.dimensions;
     const shaped = vectors.map((v) => {
@@ -79,7 +85,11 @@ export class CreateEmbeddingsHandler implements IQueryHandler<CreateEmbeddingsQu
     const many = Array.isArray(params.encodingFormat) && params.encodingFormat.length > 1;
     const data: EmbeddingsResponse['data'] = shaped.map((v, index) =>
       many
-        ? { object: 'embedding_dict' as const, index, embedding: Object.fromEntries(params.formats.map((f) => [f, encode(v, f, params.normalized)])) }
+        ? {
+            object: 'embedding_dict' as const,
+            index,
+            embedding: Object.fromEntries(params.formats.map((f) => [f, encode(v, f, params.normalized)])),
+          }
         : { object: 'embedding' as const, index, embedding: encode(v, params.formats[0], params.normalized) },
     );
     const tokens = texts.reduce((n, t) => n + estimateTokens(t), 0);
@@ -101,7 +111,15 @@ export class CreateEmbeddingsHandler implements IQueryHandler<CreateEmbeddingsQu
         at: this.clock.now().toISOString(),
       },
     });
-    return { object: 'list', model: model.id, data, usage, normalized: params.normalized, encoding_format: params.encodingFormat, dimensions };
+    return {
+      object: 'list',
+      model: model.id,
+      data,
+      usage,
+      normalized: params.normalized,
+      encoding_format: params.encodingFormat,
+      dimensions,
+    };
   }
 
   /**
@@ -109,11 +127,22 @@ export class CreateEmbeddingsHandler implements IQueryHandler<CreateEmbeddingsQu
    * length (in Larder's token estimate) as `truncation` says. Without a known length (an endpoint
    * model), the texts go as they are and the endpoint applies its own limit.
    */
-  private fitted(texts: string[], prompt: string | null, truncation: 'start' | 'end' | 'none', problems: Problems, list: boolean): string[] {
+  private fitted(
+    texts: string[],
+    prompt: string | null,
+    truncation: 'start' | 'end' | 'none',
+    problems: Problems,
+    list: boolean,
+  ): string[] {
     const max = this.models.embedder.maxInputTokens;
     const promptTokens = prompt ? estimateTokens(prompt) : 0;
     if (max !== undefined && promptTokens >= max) {
-      problems.add(['body', 'prompt'], `The prompt has about ${promptTokens} tokens; the model reads at most ${max}, prompt and text together`, 'string_too_long', prompt!.length);
+      problems.add(
+        ['body', 'prompt'],
+        `The prompt has about ${promptTokens} tokens; the model reads at most ${max}, prompt and text together`,
+        'string_too_long',
+        prompt!.length,
+      );
       return texts;
     }
     return texts.map((text, i) => {

@@ -50,24 +50,39 @@ export class CreateEmbeddingsRequestDto {
 
     let model = '';
     if (absent(this.model)) p.add(['body', 'model'], 'Field required', 'missing', this.model);
-    else if (typeof this.model !== 'string') p.add(['body', 'model'], 'Input should be a valid string', 'string_type', this.model);
-    else if (!this.model || this.model.length > 500) p.add(['body', 'model'], 'String should have 1 to 500 characters', this.model ? 'string_too_long' : 'string_too_short', this.model);
+    else if (typeof this.model !== 'string')
+      p.add(['body', 'model'], 'Input should be a valid string', 'string_type', this.model);
+    else if (!this.model || this.model.length > 500)
+      p.add(
+        ['body', 'model'],
+        'String should have 1 to 500 characters',
+        this.model ? 'string_too_long' : 'string_too_short',
+        this.model,
+      );
     else model = this.model;
 
     const texts = inputTexts(p, this.input);
 
     let dimensions: number | null = null;
     if (!absent(this.dimensions)) {
-      if (typeof this.dimensions !== 'number' || !Number.isInteger(this.dimensions)) p.add(['body', 'dimensions'], 'Input should be a valid integer', 'int_type', this.dimensions);
-      else if (this.dimensions < 1) p.add(['body', 'dimensions'], 'Input should be greater than 0', 'greater_than', this.dimensions);
+      if (typeof this.dimensions !== 'number' || !Number.isInteger(this.dimensions))
+        p.add(['body', 'dimensions'], 'Input should be a valid integer', 'int_type', this.dimensions);
+      else if (this.dimensions < 1)
+        p.add(['body', 'dimensions'], 'Input should be greater than 0', 'greater_than', this.dimensions);
       else dimensions = this.dimensions;
     }
 
     let prompt: string | null = null;
     if (!absent(this.prompt)) {
-      if (typeof this.prompt !== 'string') p.add(['body', 'prompt'], 'Input should be a valid string', 'string_type', this.prompt);
+      if (typeof this.prompt !== 'string')
+        p.add(['body', 'prompt'], 'Input should be a valid string', 'string_type', this.prompt);
       else if (!this.prompt || this.prompt.length > MAX_PROMPT_CHARS)
-        p.add(['body', 'prompt'], `String should have 1 to ${MAX_PROMPT_CHARS} characters`, this.prompt ? 'string_too_long' : 'string_too_short', this.prompt.length);
+        p.add(
+          ['body', 'prompt'],
+          `String should have 1 to ${MAX_PROMPT_CHARS} characters`,
+          this.prompt ? 'string_too_long' : 'string_too_short',
+          this.prompt.length,
+        );
       else prompt = this.prompt;
     }
 
@@ -79,15 +94,28 @@ export class CreateEmbeddingsRequestDto {
     };
     const normalized = flag(this.normalized, 'normalized');
     const normalize = flag(this.normalize, 'normalize');
-    if (normalized !== null && normalize !== null && normalized !== normalize) p.add(['body', 'normalize'], 'normalize and normalized disagree; send one of them', 'value_error', this.normalize);
+    if (normalized !== null && normalize !== null && normalized !== normalize)
+      p.add(
+        ['body', 'normalize'],
+        'normalize and normalized disagree; send one of them',
+        'value_error',
+        this.normalize,
+      );
 
     let encodingFormat: EncodingFormat | EncodingFormat[] = 'float';
-    const isFormat = (v: unknown): v is EncodingFormat => typeof v === 'string' && (ENCODING_FORMATS as readonly string[]).includes(v);
+    const isFormat = (v: unknown): v is EncodingFormat =>
+      typeof v === 'string' && (ENCODING_FORMATS as readonly string[]).includes(v);
     const formatMsg = `Input should be ${ENCODING_FORMATS.map((f) => `'${f}'`).join(', ')}`;
     if (!absent(this.encoding_format)) {
       const v = this.encoding_format;
       if (Array.isArray(v)) {
-        if (!v.length) p.add(['body', 'encoding_format'], 'List should have at least 1 item after validation, not 0', 'too_short', v);
+        if (!v.length)
+          p.add(
+            ['body', 'encoding_format'],
+            'List should have at least 1 item after validation, not 0',
+            'too_short',
+            v,
+          );
         v.forEach((f, i) => {
           if (!isFormat(f)) p.add(['body', 'encoding_format', i], formatMsg, 'enum', f);
         });
@@ -99,11 +127,13 @@ export class CreateEmbeddingsRequestDto {
     let truncation: TruncationStrategy = 'end';
     if (!absent(this.truncation_strategy)) {
       const v = this.truncation_strategy;
-      if (typeof v !== 'string' || !(TRUNCATION_STRATEGIES as readonly string[]).includes(v)) p.add(['body', 'truncation_strategy'], "Input should be 'start', 'end' or 'none'", 'enum', v);
+      if (typeof v !== 'string' || !(TRUNCATION_STRATEGIES as readonly string[]).includes(v))
+        p.add(['body', 'truncation_strategy'], "Input should be 'start', 'end' or 'none'", 'enum', v);
       else truncation = v as TruncationStrategy;
     }
 
-    if (!absent(this.user) && typeof this.user !== 'string') p.add(['body', 'user'], 'Input should be a valid string', 'string_type', this.user);
+    if (!absent(this.user) && typeof this.user !== 'string')
+      p.add(['body', 'user'], 'Input should be a valid string', 'string_type', this.user);
 
     p.throwIfAny();
     return {
@@ -133,10 +163,18 @@ function inputTexts(p: Problems, input: unknown): string[] {
   }
   if (!input.length) p.add(loc, 'List should have at least 1 item after validation, not 0', 'too_short', input);
   if (input.length > MAX_EMBEDDING_INPUTS) {
-    p.add(loc, `List should have at most ${MAX_EMBEDDING_INPUTS} items after validation, not ${input.length}`, 'too_long', input.length);
+    p.add(
+      loc,
+      `List should have at most ${MAX_EMBEDDING_INPUTS} items after validation, not ${input.length}`,
+      'too_long',
+      input.length,
+    );
     return [];
   }
-  if (input.length && input.every((x) => typeof x === 'number' || (Array.isArray(x) && x.every((y) => typeof y === 'number')))) {
+  if (
+    input.length &&
+    input.every((x) => typeof x === 'number' || (Array.isArray(x) && x.every((y) => typeof y === 'number')))
+  ) {
     p.add(loc, 'Token ids are not accepted: send the text (this server tokenizes with its own model)', 'value_error');
     return [];
   }

@@ -9,7 +9,10 @@ export class GetModelHandler implements IQueryHandler<GetModelQuery, ModelObject
 
   async execute({ name }: GetModelQuery): Promise<ModelObject> {
     const m = this.models.find(name);
-    if (!m) throw new ModelNotFoundError(`The model ${JSON.stringify(name)} is not served here. ${this.models.describe('embedding')} ${this.models.describe('reranking')}`);
+    if (!m)
+      throw new ModelNotFoundError(
+        `The model ${JSON.stringify(name)} is not served here. ${this.models.describe('embedding')} ${this.models.describe('reranking')}`,
+      );
     return toModelObject(m, this.models.created);
   }
 }

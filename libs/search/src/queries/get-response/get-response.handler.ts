@@ -15,7 +15,11 @@ export interface InputItemList {
 export class GetResponseHandler implements IQueryHandler<GetResponseQuery, Record<string, unknown> | InputItemList> {
   constructor(private readonly stored: StoredResponses) {}
 
-  async execute({ principal, responseId, inputItems: page }: GetResponseQuery): Promise<Record<string, unknown> | InputItemList> {
+  async execute({
+    principal,
+    responseId,
+    inputItems: page,
+  }: GetResponseQuery): Promise<Record<string, unknown> | InputItemList> {
     const found = await this.stored.get(principal, responseId);
     if (!page) return found.response;
     const all = page.order === 'asc' ? found.inputItems : [...found.inputItems].reverse();
@@ -28,6 +32,12 @@ export class GetResponseHandler implements IQueryHandler<GetResponseQuery, Recor
         all.findIndex((i) => i.id === page.before),
       );
     const data = all.slice(from, to).slice(0, page.limit);
-    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null, has_more: from + data.length < to };
+    return {
+      object: 'list',
+      data,
+      first_id: data[0]?.id ?? null,
+      last_id: data[data.length - 1]?.id ?? null,
+      has_more: from + data.length < to,
+    };
   }
 }

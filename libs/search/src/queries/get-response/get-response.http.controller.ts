@@ -29,7 +29,18 @@ export class GetResponseHttpController {
 
   @Get(':response_id/input_items')
   @RequireScope(CHAT_SCOPE)
-  inputItems(@CurrentPrincipal() p: Principal, @Param('response_id') id: string, @Query() q: ListInputItemsQueryDto): Promise<InputItemList> {
-    return this.queries.execute(new GetResponseQuery(p, id, { after: q.after ?? null, before: q.before ?? null, limit: q.limit ?? 20, order: q.order ?? 'desc' }));
+  inputItems(
+    @CurrentPrincipal() p: Principal,
+    @Param('response_id') id: string,
+    @Query() q: ListInputItemsQueryDto,
+  ): Promise<InputItemList> {
+    return this.queries.execute(
+      new GetResponseQuery(p, id, {
+        after: q.after ?? null,
+        before: q.before ?? null,
+        limit: q.limit ?? 20,
+        order: q.order ?? 'desc',
+      }),
+    );
   }
 }

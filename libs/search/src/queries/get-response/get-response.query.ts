@@ -5,6 +5,11 @@ export class GetResponseQuery {
   constructor(
     readonly principal: Principal,
     readonly responseId: string,
-    readonly inputItems: { after: string | null; before: string | null; limit: number; order: 'asc' | 'desc' } | null = null,
+    readonly inputItems: {
+      after: string | null;
+      before: string | null;
+      limit: number;
+      order: 'asc' | 'desc';
+    } | null = null,
   ) {}
 }

@@ -10,7 +10,11 @@ export class GetSearchRuleHttpController {
 
   @Get(':rule_id')
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  get(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @UuidParam('rule_id') id: string): Promise<SearchRuleResponse> {
+  get(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @UuidParam('rule_id') id: string,
+  ): Promise<SearchRuleResponse> {
     return this.queries.execute(new GetSearchRuleQuery(p, sid, id));
   }
 }

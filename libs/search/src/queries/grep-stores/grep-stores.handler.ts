@@ -28,7 +28,9 @@ export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepSto
     try {
       re = RE2JS.compile(pattern, caseSensitive ? 0 : RE2JS.CASE_INSENSITIVE);
     } catch (err) {
-      throw new BadRequestError(`Invalid pattern (RE2 syntax; no backreferences or lookaround): ${(err as Error).message}`);
+      throw new BadRequestError(
+        `Invalid pattern (RE2 syntax; no backreferences or lookaround): ${(err as Error).message}`,
+      );
     }
     const stores = await this.access.resolveStores(p, params.storeIdentifiers);
     const literals = requiredLiterals(pattern);
@@ -40,9 +42,16 @@ export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepSto
       if (params.targets.length) {
         let after = null as { fileId: string; chunkIndex: number } | null;
         for (;;) {
-          const batch = await this.index.scanChunks({ storeId: s.id, fileIds: params.fileIds, contains: literals, after, limit: 500 });
+          const batch = await this.index.scanChunks({
+            storeId: s.id,
+            fileIds: params.fileIds,
+            contains: literals,
+            after,
+            limit: 500,
+          });
           for (const c of batch) {
-            if (wanted(c) && re.matcher(c.text).find() && passesFilter(c, params.filter)) found.push({ ...c, score: 1 });
+            if (wanted(c) && re.matcher(c.text).find() && passesFilter(c, params.filter))
+              found.push({ ...c, score: 1 });
             if (found.length >= params.topK) break;
           }
           if (found.length >= params.topK || batch.length < 500) break;

@@ -27,7 +27,9 @@ export class GrepStoresHttpController {
   ): Promise<GrepStoresResponse> {
     const params = body.params();
     const as = ticket !== undefined ? await this.tickets.redeem(p, ticket, 'grep') : p;
-    const out = await timed('grep', () => this.queries.execute<GrepStoresQuery, GrepStoresResponse>(new GrepStoresQuery(as, params)));
+    const out = await timed('grep', () =>
+      this.queries.execute<GrepStoresQuery, GrepStoresResponse>(new GrepStoresQuery(as, params)),
+    );
     res.setHeader('server-timing', serverTiming(timings()));
     return out;
   }

@@ -14,14 +14,22 @@ export interface GrepStoresParams extends CommonParams {
 export class GrepStoresRequestDto extends StoreQueryRequestDto {
   @Required(true)
   @Check('isString', 'string_type', 'Input should be a valid string', (v) => v === undefined || typeof v === 'string')
-  @Check('length', 'string_too_long', `String should have 1 to ${LIMITS.patternChars} characters`, (v) => typeof v !== 'string' || (v.length >= 1 && v.length <= LIMITS.patternChars))
+  @Check(
+    'length',
+    'string_too_long',
+    `String should have 1 to ${LIMITS.patternChars} characters`,
+    (v) => typeof v !== 'string' || (v.length >= 1 && v.length <= LIMITS.patternChars),
+  )
   pattern!: string;
 
   @Check(
     'targets',
     'enum',
     "Input should be a non-empty list of 'text' and 'generated'",
-    (v) => v === undefined || v === null || (Array.isArray(v) && v.length > 0 && v.every((t) => (GREP_TARGETS as readonly unknown[]).includes(t))),
+    (v) =>
+      v === undefined ||
+      v === null ||
+      (Array.isArray(v) && v.length > 0 && v.every((t) => (GREP_TARGETS as readonly unknown[]).includes(t))),
   )
   targets?: string[] | null;
 
@@ -35,6 +43,12 @@ export class GrepStoresRequestDto extends StoreQueryRequestDto {
     const p = new Problems();
     const common = this.common(p);
     p.throwIfAny();
-    return { ...common, pattern: this.pattern, targets: this.targets ?? ['text'], caseSensitive: this.case_sensitive ?? false, returnMetadata: this.return_metadata ?? true };
+    return {
+      ...common,
+      pattern: this.pattern,
+      targets: this.targets ?? ['text'],
+      caseSensitive: this.case_sensitive ?? false,
+      returnMetadata: this.return_metadata ?? true,
+    };
   }
 }

@@ -39,7 +39,9 @@ export class ListChunksHandler implements IQueryHandler<ListChunksQuery, ListChu
         for (const c of batch) if (passesFilter(c, params.filter)) found.push(c);
         if ((!sort && found.length >= params.topK) || batch.length < 1000) break;
         if (sort && scanned >= this.config.maxSortScan) {
-          throw new BadRequestError(`sort_by sorts at most ${this.config.maxSortScan} chunks; narrow the list with filters or file_ids`);
+          throw new BadRequestError(
+            `sort_by sorts at most ${this.config.maxSortScan} chunks; narrow the list with filters or file_ids`,
+          );
         }
         const last = batch[batch.length - 1];
         after = { fileId: last.fileId, chunkIndex: last.chunkIndex };
@@ -49,7 +51,9 @@ export class ListChunksHandler implements IQueryHandler<ListChunksQuery, ListChu
     let results: RankedChunk[];
     if (sort) {
       const all = perStore.flat().map((c) => ({ c, v: sortValue(c, sort) }));
-      all.sort((a, b) => (a.v === null ? (b.v === null ? 0 : 1) : b.v === null ? -1 : sort.ascending ? a.v - b.v : b.v - a.v));
+      all.sort((a, b) =>
+        a.v === null ? (b.v === null ? 0 : 1) : b.v === null ? -1 : sort.ascending ? a.v - b.v : b.v - a.v,
+      );
       results = all.slice(0, params.topK).map((x) => x.c);
     } else results = interleave(perStore, params.topK);
     this.activity.record(p.organizationId, {

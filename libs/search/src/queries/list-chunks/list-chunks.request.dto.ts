@@ -19,7 +19,12 @@ export class ListChunksRequestDto extends StoreQueryRequestDto {
   @SearchOptionsField()
   search_options?: SearchOptionsRequestDto | null;
 
-  @Check('sortPair', 'value_error', 'Input should be a metadata path or a [path, ascending] pair', (v) => v === undefined || v === null || sortPair(v) !== null)
+  @Check(
+    'sortPair',
+    'value_error',
+    'Input should be a metadata path or a [path, ascending] pair',
+    (v) => v === undefined || v === null || sortPair(v) !== null,
+  )
   @Check('sortPath', 'value_error', 'The path names no field', (v) => {
     const s = sortOf(v);
     return !s || namesField(s);
@@ -30,6 +35,10 @@ export class ListChunksRequestDto extends StoreQueryRequestDto {
     const p = new Problems();
     const common = this.common(p);
     p.throwIfAny();
-    return { ...common, options: SearchOptionsRequestDto.toOptions(this.search_options), sort: this.sort_by === undefined || this.sort_by === null ? null : sortOf(this.sort_by) };
+    return {
+      ...common,
+      options: SearchOptionsRequestDto.toOptions(this.search_options),
+      sort: this.sort_by === undefined || this.sort_by === null ? null : sortOf(this.sort_by),
+    };
   }
 }

@@ -27,9 +27,16 @@ export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery,
     // The files to count: those of the query's results, or all files of the stores.
     let files: Array<{ key: string; metadata: unknown }>;
     if (query) {
-      const hits = await this.retrieval.retrieve(stores, query, params, Math.max(params.topK * this.retrieval.config.candidateFactor, 200));
+      const hits = await this.retrieval.retrieve(
+        stores,
+        query,
+        params,
+        Math.max(params.topK * this.retrieval.config.candidateFactor, 200),
+      );
       const seen = new Map<string, unknown>();
-      for (const h of hits) if (!seen.has(`${h.storeId}:${h.fileId}`) && seen.size < maxFiles) seen.set(`${h.storeId}:${h.fileId}`, h.metadata);
+      for (const h of hits)
+        if (!seen.has(`${h.storeId}:${h.fileId}`) && seen.size < maxFiles)
+          seen.set(`${h.storeId}:${h.fileId}`, h.metadata);
       files = [...seen].map(([key, metadata]) => ({ key, metadata }));
     } else {
       const listed = await this.index.listFiles(
@@ -37,7 +44,11 @@ export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery,
         maxFiles * 2,
       );
       files = listed
-        .filter((f) => (!params.fileIds?.include || params.fileIds.include.includes(f.fileId)) && !params.fileIds?.exclude?.includes(f.fileId))
+        .filter(
+          (f) =>
+            (!params.fileIds?.include || params.fileIds.include.includes(f.fileId)) &&
+            !params.fileIds?.exclude?.includes(f.fileId),
+        )
         .filter((f) => !params.filter || evaluateFilter(params.filter, { file: f.metadata }))
         .slice(0, maxFiles)
         .map((f) => ({ key: `${f.storeId}:${f.fileId}`, metadata: f.metadata }));
@@ -45,7 +56,8 @@ export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery,
     const counts = new Map<string, Map<string, number>>();
     const walk = (v: unknown, path: string, seen: Set<string>) => {
       if (v === undefined) return;
-      if (Array.isArray(v)) return v.forEach((x) => (typeof x === 'object' && x !== null ? undefined : walk(x, path, seen)));
+      if (Array.isArray(v))
+        return v.forEach((x) => (typeof x === 'object' && x !== null ? undefined : walk(x, path, seen)));
       if (v !== null && typeof v === 'object') {
         for (const [k, x] of Object.entries(v as Record<string, unknown>)) walk(x, path ? `${path}.${k}` : k, seen);
         return;
@@ -66,7 +78,9 @@ export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery,
       .slice(0, params.maxFields);
     const facets: Record<string, Record<string, number>> = {};
     for (const { k, m } of fields) {
-      facets[k] = Object.fromEntries([...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, params.maxValues));
+      facets[k] = Object.fromEntries(
+        [...m].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, params.maxValues),
+      );
     }
     this.activity.record(p.organizationId, {
       type: 'StoreChunksListed',

@@ -12,7 +12,12 @@ export interface MetadataFacetsParams extends CommonParams {
 }
 
 const IntFrom = (min: number, max: number) =>
-  Check('intRange', 'value_error', `Input should be an integer from ${min} to ${max}`, (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max));
+  Check(
+    'intRange',
+    'value_error',
+    `Input should be an integer from ${min} to ${max}`,
+    (v) => v === undefined || v === null || (typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max),
+  );
 
 /** `StoreMetadataFacetsParams`: value counts per metadata field of the matching files. */
 export class MetadataFacetsRequestDto extends StoreQueryRequestDto {
@@ -31,7 +36,12 @@ export class MetadataFacetsRequestDto extends StoreQueryRequestDto {
   @IntFrom(1, 100_000)
   max_files?: number | null;
 
-  @Check('keys', 'list_type', 'Input should be a list of metadata keys', (v) => v === undefined || v === null || (Array.isArray(v) && v.every((x) => typeof x === 'string')))
+  @Check(
+    'keys',
+    'list_type',
+    'Input should be a list of metadata keys',
+    (v) => v === undefined || v === null || (Array.isArray(v) && v.every((x) => typeof x === 'string')),
+  )
   facets?: string[] | null;
 
   params(): MetadataFacetsParams {

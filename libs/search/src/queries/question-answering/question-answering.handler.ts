@@ -45,7 +45,13 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
   ) {}
 
-  async execute({ principal: p, params, live, signal, setHeader }: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
+  async execute({
+    principal: p,
+    params,
+    live,
+    signal,
+    setHeader,
+  }: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
     const t0 = performance.now();
     const startedAt = this.clock.now();
     const { query, options } = params;
@@ -56,7 +62,11 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     const split = WebRetrieval.split(params.storeIdentifiers);
     const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal) : null;
     pendingWeb?.catch(() => undefined);
-    const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    const { stores, rules } = await this.access.resolveForSearch(
+      p,
+      params.storeIdentifiers,
+      options.applySearchRules ? query : null,
+    );
     const web = pendingWeb ? await pendingWeb : null;
     if (web) setHeader?.(WEB_SEARCH_HEADER, this.webStore.header(web));
     live?.start();
@@ -73,7 +83,9 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
         signal,
         questionVector: effective === query ? prefetched : undefined,
-        searchQuestion: web ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector) : undefined,
+        searchQuestion: web
+          ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector)
+          : undefined,
       });
       results = run.results;
       usage = run.usage;
@@ -83,8 +95,11 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
       const vector = effective === query ? prefetched : undefined;
       const searchStarted = this.clock.now();
       const s0 = performance.now();
-      results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector) : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
-      results = (await this.retrieval.rerank(effective, results, web ? this.webStore.rerankOptions(options) : options)).results;
+      results = web
+        ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector)
+        : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
+      results = (await this.retrieval.rerank(effective, results, web ? this.webStore.rerankOptions(options) : options))
+        .results;
       toolCalls.push({
         tool_call_id: `search_1_${this.ids.uuid().slice(0, 8)}`,
         tool_name: 'store_search',
@@ -92,7 +107,10 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         started_at: searchStarted.toISOString(),
         duration_ms: performance.now() - s0,
         arguments: { query: effective.slice(0, 1000), top_k: params.topK },
-        result: { result_count: results.length, results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`) },
+        result: {
+          result_count: results.length,
+          results: results.slice(0, 10).map((c) => `${c.fileId}:${c.chunkIndex}`),
+        },
         error: null,
       });
     }
@@ -121,7 +139,10 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         started_at: generationStarted.toISOString(),
         duration_ms: performance.now() - g0,
         arguments: { model: out.model, messages: out.messages },
-        result: { finish_reason: out.finishReason, usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens } },
+        result: {
+          finish_reason: out.finishReason,
+          usage: { prompt_tokens: out.usage.promptTokens, completion_tokens: out.usage.completionTokens },
+        },
         error: null,
       });
       usage = {
@@ -133,11 +154,16 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
       // the client hung up after the sources: the retrieval is recorded, with no answer
       ({ answer, cited, model } = { answer: '', cited: [], model: EXTRACTIVE_MODEL });
     } else {
-      const out = await extractiveAnswer(query, results, { cite: params.cite, similarity: (q, texts) => this.similarity(q, texts, prefetched) });
+      const out = await extractiveAnswer(query, results, {
+        cite: params.cite,
+        similarity: (q, texts) => this.similarity(q, texts, prefetched),
+      });
       ({ answer, cited } = out);
       model = EXTRACTIVE_MODEL;
       // one delta per cited sentence, so a streaming reader sees the same shape as with a model
-      if (live) for (const piece of answer.match(/[^]*?(?:<cite i="\d+"\/>|$)\s*/g)?.filter(Boolean) ?? [answer]) live.send('qa.answer.delta', { type: 'qa.answer.delta', delta: piece });
+      if (live)
+        for (const piece of answer.match(/[^]*?(?:<cite i="\d+"\/>|$)\s*/g)?.filter(Boolean) ?? [answer])
+          live.send('qa.answer.delta', { type: 'qa.answer.delta', delta: piece });
     }
 
     this.activity.record(p.organizationId, {
@@ -151,7 +177,11 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
         answer: answer.slice(0, 4000),
         citations: cited,
         agentic: !!options.agentic,
-        tokenUsage: { prompt_tokens: usage.promptTokens, completion_tokens: usage.completionTokens, total_tokens: usage.totalTokens },
+        tokenUsage: {
+          prompt_tokens: usage.promptTokens,
+          completion_tokens: usage.completionTokens,
+          total_tokens: usage.totalTokens,
+        },
         ...(web ? { web: this.webStore.activity(web) } : {}),
         startedAt: startedAt.toISOString(),
         toolCalls: toolCalls.slice(0, 100),
@@ -163,7 +193,11 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
   }
 
   /** Cosine similarity of the question to each candidate sentence, with the search embedder. */
-  private async similarity(question: string, texts: string[], questionVector: Promise<Float32Array | null>): Promise<number[] | null> {
+  private async similarity(
+    question: string,
+    texts: string[],
+    questionVector: Promise<Float32Array | null>,
+  ): Promise<number[] | null> {
     const q = await questionVector;
     if (!q) return null;
     const vectors = await this.embedder.embed(texts, 'document');

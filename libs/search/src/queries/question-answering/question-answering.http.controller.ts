@@ -19,19 +19,28 @@ export class QuestionAnsweringHttpController {
   @Post('question-answering')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async answer(@CurrentPrincipal() p: Principal, @Body() body: QuestionAnsweringRequestDto, @Req() req: Request, @Res() res: Response): Promise<void> {
+  async answer(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: QuestionAnsweringRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+  ): Promise<void> {
     const params = body.params();
     const setHeader = (name: string, value: string) => {
       if (!res.headersSent) res.setHeader(name, value);
     };
     if (!params.stream) {
-      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(new QuestionAnsweringQuery(p, params, undefined, closedSignal(res), setHeader));
+      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(
+        new QuestionAnsweringQuery(p, params, undefined, closedSignal(res), setHeader),
+      );
       res.status(200).json(out);
       return;
     }
     const live = new EventStream(res, req);
     try {
-      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(new QuestionAnsweringQuery(p, params, live, live.signal, setHeader));
+      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(
+        new QuestionAnsweringQuery(p, params, live, live.signal, setHeader),
+      );
       live.send('qa.completed', out);
       live.done();
     } catch (err) {

@@ -2,7 +2,13 @@ import { Type } from 'class-transformer';
 import { IsOptional, ValidateNested } from 'class-validator';
 import { Check, OptionalBoolean, Problems } from '@larder/kernel';
 import { CommonParams, StoreQueryRequestDto } from '../../store-query.request.dto';
-import { QueryField, queryText, SearchOptions, SearchOptionsField, SearchOptionsRequestDto } from '../../search-options.request.dto';
+import {
+  QueryField,
+  queryText,
+  SearchOptions,
+  SearchOptionsField,
+  SearchOptionsRequestDto,
+} from '../../search-options.request.dto';
 
 export interface QuestionAnsweringParams extends CommonParams {
   query: string;
@@ -33,7 +39,12 @@ export class QuestionAnsweringRequestDto extends StoreQueryRequestDto {
   @OptionalBoolean()
   stream?: boolean | null;
 
-  @Check('length', 'string_type', 'Input should be a string of 1 to 8000 characters', (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 8000))
+  @Check(
+    'length',
+    'string_type',
+    'Input should be a string of 1 to 8000 characters',
+    (v) => v === undefined || v === null || (typeof v === 'string' && v.length >= 1 && v.length <= 8000),
+  )
   instructions?: string | null;
 
   @IsOptional()

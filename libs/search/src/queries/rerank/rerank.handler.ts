@@ -47,9 +47,13 @@ export class RerankHandler implements IQueryHandler<RerankQuery, RerankResponse>
       if (model.method === 'cross_encoder') {
         scores = await this.models.reranker!.score(params.query, texts);
       } else {
-        scores = await hybridScores(this.models.embedder, params.query, texts, { method: 'relative', lexicalWeight: this.config.rerankLexicalWeight ?? this.config.lexicalWeight });
+        scores = await hybridScores(this.models.embedder, params.query, texts, {
+          method: 'relative',
+          lexicalWeight: this.config.rerankLexicalWeight ?? this.config.lexicalWeight,
+        });
       }
-      if (scores.length !== texts.length || scores.some((s) => !Number.isFinite(s))) throw new Error(`${scores.length} scores for ${texts.length} documents`);
+      if (scores.length !== texts.length || scores.some((s) => !Number.isFinite(s)))
+        throw new Error(`${scores.length} scores for ${texts.length} documents`);
     } catch (err) {
       this.logger.warn(`reranking with ${model.id} failed: ${(err as Error).message}`);
       throw new ModelFailedError('rerank_failed', `The reranking model ${model.id} did not answer; try again later.`);
@@ -81,7 +85,12 @@ export class RerankHandler implements IQueryHandler<RerankQuery, RerankResponse>
     return {
       object: 'list',
       model: model.id,
-      data: ranked.map((r) => ({ object: 'rank_result' as const, index: r.index, score: r.score, ...(params.returnInput ? { input: params.inputs[r.index] } : {}) })),
+      data: ranked.map((r) => ({
+        object: 'rank_result' as const,
+        index: r.index,
+        score: r.score,
+        ...(params.returnInput ? { input: params.inputs[r.index] } : {}),
+      })),
       usage,
       top_k: params.topK ?? texts.length,
       return_input: params.returnInput,

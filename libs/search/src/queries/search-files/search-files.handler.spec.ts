@@ -19,7 +19,14 @@ const chunk = (fileId: string, chunkIndex: number, score: number, storeId = 's1'
 
 describe('rankFiles: files ranked by their best chunk', () => {
   it('groups chunks per store file, keeps their ranking order, and scores each file by its best chunk', () => {
-    const files = rankFiles([chunk('a', 2, 0.9), chunk('b', 0, 0.8), chunk('a', 0, 0.7), chunk('b', 1, 0.6), chunk('c', 0, 0.5), chunk('a', 1, 0.1)]);
+    const files = rankFiles([
+      chunk('a', 2, 0.9),
+      chunk('b', 0, 0.8),
+      chunk('a', 0, 0.7),
+      chunk('b', 1, 0.6),
+      chunk('c', 0, 0.5),
+      chunk('a', 1, 0.1),
+    ]);
     expect(files.map((f) => [f.fileId, f.score, f.chunks.map((c) => c.chunkIndex)])).toEqual([
       ['a', 0.9, [2, 0, 1]],
       ['b', 0.8, [0, 1]],
@@ -43,7 +50,9 @@ describe('rankFiles: files ranked by their best chunk', () => {
   });
 
   it('ranks a chunk list that is not ordered (after a pin) by the best score all the same', () => {
-    expect(rankFiles([chunk('x', 0, 0.2), chunk('y', 0, 0.9), chunk('x', 1, 0.95)]).map((f) => [f.fileId, f.score])).toEqual([
+    expect(
+      rankFiles([chunk('x', 0, 0.2), chunk('y', 0, 0.9), chunk('x', 1, 0.95)]).map((f) => [f.fileId, f.score]),
+    ).toEqual([
       ['x', 0.95],
       ['y', 0.9],
     ]);

@@ -18,7 +18,10 @@ import type { SearchFilesParams } from './search-files.request.dto';
  * `src/resources/stores/files.ts`, the last release with `stores.files.search`); the mxbai CLI (2.4.0,
  * `store search --file-search`) reads `filename`, `score`, `store_id` and `metadata` of it.
  */
-export type ScoredStoreFileResponse = Record<string, unknown> & { score: number; chunks: ReturnType<typeof toScoredChunkResponse>[] | null };
+export type ScoredStoreFileResponse = Record<string, unknown> & {
+  score: number;
+  chunks: ReturnType<typeof toScoredChunkResponse>[] | null;
+};
 export type SearchFilesResponse = { object: 'list'; data: ScoredStoreFileResponse[] };
 
 /** A file's place in a file ranking: its score and its chunks, the one that places it first. */
@@ -73,15 +76,28 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     const te = performance.now();
     const prefetched = this.retrieval.embedQuery(query).then((v) => (addTiming('embed', performance.now() - te), v));
     const tr = performance.now();
-    const { stores, rules } = await this.access.resolveWithRules(p, params.storeIdentifiers, options.applySearchRules ? query : null);
+    const { stores, rules } = await this.access.resolveWithRules(
+      p,
+      params.storeIdentifiers,
+      options.applySearchRules ? query : null,
+    );
     addTiming('stores_and_rules', performance.now() - tr);
 
     const { effective, rewritten, pins } = applyRewrites(query, rules);
     // top_k files with chunks_per_file chunks each, from as many candidates of each retriever as a
     // chunk search of that many chunks takes, at least 100, at most what the largest chunk search takes
     const factor = this.retrieval.config.candidateFactor;
-    const candidates = Math.min(Math.max(params.topK * Math.max(options.chunksPerFile, 1) * factor, 100), MAX_TOP_K * factor);
-    let chunks = await this.retrieval.retrieve(stores, effective, params, candidates, effective === query ? prefetched : undefined);
+    const candidates = Math.min(
+      Math.max(params.topK * Math.max(options.chunksPerFile, 1) * factor, 100),
+      MAX_TOP_K * factor,
+    );
+    let chunks = await this.retrieval.retrieve(
+      stores,
+      effective,
+      params,
+      candidates,
+      effective === query ? prefetched : undefined,
+    );
     const reranked = await this.retrieval.rerank(effective, chunks, options);
     chunks = reranked.results;
     chunks = await this.pins.pin(
@@ -97,7 +113,9 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
       params,
     );
     // a file passes on its score; under it, the chunk that places it and the others that pass too
-    files = files.filter((f) => f.score >= options.scoreThreshold).map((f) => ({ ...f, chunks: f.chunks.filter((c, i) => i === 0 || c.score >= options.scoreThreshold) }));
+    files = files
+      .filter((f) => f.score >= options.scoreThreshold)
+      .map((f) => ({ ...f, chunks: f.chunks.filter((c, i) => i === 0 || c.score >= options.scoreThreshold) }));
 
     const tf = performance.now();
     const found = await this.withStoreFiles(p.organizationId, files, params.topK, viewer);
@@ -113,7 +131,12 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     const behind = found.flatMap(({ file }) => file.chunks.slice(0, Math.max(options.chunksPerFile, 1)));
     this.activity.record(p.organizationId, {
       type: 'StoreSearchPerformed',
-      data: { ...this.activity.common(p, stores, params, behind, t0), query, rewrittenQuery: rewritten, rerank: reranked.reranked },
+      data: {
+        ...this.activity.common(p, stores, params, behind, t0),
+        query,
+        rewrittenQuery: rewritten,
+        rerank: reranked.reranked,
+      },
     });
     return { object: 'list', data };
   }
@@ -123,12 +146,18 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
    * the request's filters) goes first among its file's chunks and the file to `result_index`, taking
    * the score of the place it takes so the ranking stays ordered.
    */
-  private async pinFiles(files: RankedFile[], rules: PinRule[], stores: StoreRef[], params: SearchFilesParams): Promise<RankedFile[]> {
+  private async pinFiles(
+    files: RankedFile[],
+    rules: PinRule[],
+    stores: StoreRef[],
+    params: SearchFilesParams,
+  ): Promise<RankedFile[]> {
     const out = [...files];
     for (const rule of [...rules].sort((a, b) => a.result_index - b.result_index)) {
       const storeId = (stores.find((s) => s.id === rule.store_id) ?? stores[0]).id;
       const found = out.findIndex((f) => f.storeId === storeId && f.fileId === rule.file_id);
-      const file: RankedFile = found >= 0 ? out.splice(found, 1)[0] : { storeId, fileId: rule.file_id, score: 0, chunks: [] };
+      const file: RankedFile =
+        found >= 0 ? out.splice(found, 1)[0] : { storeId, fileId: rule.file_id, score: 0, chunks: [] };
       let chunk = file.chunks.find((c) => c.chunkIndex === rule.chunk_index);
       // not among the candidates: fetched (and checked against the filters) as a chunk pin would be
       chunk ??= (await this.pins.pin([], [{ ...rule, store_id: storeId, result_index: 0 }], stores, params))[0];
@@ -144,7 +173,12 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
   }
 
   /** The first `topK` files (in ranking order) that the store-files read model holds, with their `StoreFile` answers. */
-  private async withStoreFiles(organizationId: string, files: RankedFile[], topK: number, viewer: SearchFilesQuery['viewer']) {
+  private async withStoreFiles(
+    organizationId: string,
+    files: RankedFile[],
+    topK: number,
+    viewer: SearchFilesQuery['viewer'],
+  ) {
     const out: Array<{ file: RankedFile; view: Record<string, unknown> }> = [];
     for (let i = 0; out.length < topK && i < files.length;) {
       const batch = files.slice(i, i + topK - out.length);

@@ -15,8 +15,15 @@ export class SearchFilesHttpController {
   @Post('search')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async search(@CurrentPrincipal() p: Principal, @Body() body: SearchFilesRequestDto, @Req() req: Request, @Res({ passthrough: true }) res: Response): Promise<SearchFilesResponse> {
-    const out = await this.queries.execute<SearchFilesQuery, SearchFilesResponse>(new SearchFilesQuery(p, body.params(), { scope: p.scope, baseUrl: baseUrlOf(req) }));
+  async search(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: SearchFilesRequestDto,
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<SearchFilesResponse> {
+    const out = await this.queries.execute<SearchFilesQuery, SearchFilesResponse>(
+      new SearchFilesQuery(p, body.params(), { scope: p.scope, baseUrl: baseUrlOf(req) }),
+    );
     res.setHeader('server-timing', serverTiming(timings()));
     return out;
   }

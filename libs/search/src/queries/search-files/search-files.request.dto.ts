@@ -1,6 +1,12 @@
 import { Check, OptionalBoolean, Problems } from '@larder/kernel';
 import { CommonParams, StoreQueryRequestDto } from '../../store-query.request.dto';
-import { QueryField, queryText, SearchOptions, SearchOptionsField, SearchOptionsRequestDto } from '../../search-options.request.dto';
+import {
+  QueryField,
+  queryText,
+  SearchOptions,
+  SearchOptionsField,
+  SearchOptionsRequestDto,
+} from '../../search-options.request.dto';
 
 export const MAX_CHUNKS_PER_FILE = 100;
 /** Upstream publishes no default; three chunks show why a file ranks where it does without repeating it. */
@@ -27,11 +33,20 @@ export class FileSearchOptionsRequestDto extends SearchOptionsRequestDto {
 
   @Check('isInt', 'int_type', 'Input should be a valid integer', (v) => absent(v) || isInt(v))
   @Check('min', 'greater_than_equal', 'Input should be greater than or equal to 0', (v) => !isInt(v) || v >= 0)
-  @Check('max', 'less_than_equal', `Input should be less than or equal to ${MAX_CHUNKS_PER_FILE}`, (v) => !isInt(v) || v <= MAX_CHUNKS_PER_FILE)
+  @Check(
+    'max',
+    'less_than_equal',
+    `Input should be less than or equal to ${MAX_CHUNKS_PER_FILE}`,
+    (v) => !isInt(v) || v <= MAX_CHUNKS_PER_FILE,
+  )
   chunks_per_file?: number | null;
 
   static toFileOptions(o: FileSearchOptionsRequestDto | null | undefined): FileSearchOptions {
-    return { ...SearchOptionsRequestDto.toOptions(o), returnChunks: o?.return_chunks ?? true, chunksPerFile: o?.chunks_per_file ?? DEFAULT_CHUNKS_PER_FILE };
+    return {
+      ...SearchOptionsRequestDto.toOptions(o),
+      returnChunks: o?.return_chunks ?? true,
+      chunksPerFile: o?.chunks_per_file ?? DEFAULT_CHUNKS_PER_FILE,
+    };
   }
 }
 

@@ -14,7 +14,12 @@ import { QueryRewriter } from '../../query-rewriter';
 import { SearchStoresQuery } from './search-stores.query';
 import type { SearchStoresParams } from './search-stores.request.dto';
 
-export type SearchStoresResponse = { object: 'list'; data: ReturnType<typeof toScoredChunkResponse>[]; pagination?: SearchPagination; trace?: unknown[] };
+export type SearchStoresResponse = {
+  object: 'list';
+  data: ReturnType<typeof toScoredChunkResponse>[];
+  pagination?: SearchPagination;
+  trace?: unknown[];
+};
 
 /**
  * Search over stores (`POST /v1/stores/search`): with `rewrite_query` the configured model rewrites
@@ -47,21 +52,36 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     }
   }
 
-  private async search({ principal: p, params: asked, live, signal, setHeader }: SearchStoresQuery): Promise<SearchStoresResponse> {
+  private async search({
+    principal: p,
+    params: asked,
+    live,
+    signal,
+    setHeader,
+  }: SearchStoresQuery): Promise<SearchStoresResponse> {
     const t0 = performance.now();
     // `rewrite_query`: the configured model rewrites the query first (an agentic search plans its own queries)
-    const params = asked.options.rewriteQuery && !asked.rewrite && !asked.options.agentic && !asked.vector ? { ...asked, ...(await this.rewriter.rewrite(asked.query)) } : asked;
+    const params =
+      asked.options.rewriteQuery && !asked.rewrite && !asked.options.agentic && !asked.vector
+        ? { ...asked, ...(await this.rewriter.rewrite(asked.query)) }
+        : asked;
     const { query, options } = params;
     // The query's embedding runs beside the lookup of stores and rules (one round trip); a rewrite
     // (rare) embeds the rewritten query instead. An embedding query is its own vector.
     const te = performance.now();
-    const prefetched = params.vector ? Promise.resolve(this.queryVector(params.vector)) : this.retrieval.embedQuery(query).then((v) => (addTiming('embed', performance.now() - te), v));
+    const prefetched = params.vector
+      ? Promise.resolve(this.queryVector(params.vector))
+      : this.retrieval.embedQuery(query).then((v) => (addTiming('embed', performance.now() - te), v));
     // The web store (mixedbread/web): its providers are asked beside the store lookups.
     const split = WebRetrieval.split(params.storeIdentifiers);
     const pendingWeb = split.web ? this.webStore.search(query, !split.stores.length, signal) : null;
     pendingWeb?.catch(() => undefined);
     const tr = performance.now();
-    const { stores, rules } = await this.access.resolveForSearch(p, params.storeIdentifiers, options.applySearchRules && !params.vector ? query : null);
+    const { stores, rules } = await this.access.resolveForSearch(
+      p,
+      params.storeIdentifiers,
+      options.applySearchRules && !params.vector ? query : null,
+    );
     addTiming('stores_and_rules', performance.now() - tr);
     const web = pendingWeb ? await pendingWeb : null;
     if (web) setHeader?.(WEB_SEARCH_HEADER, this.webStore.header(web));
@@ -79,7 +99,9 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
         signal,
         questionVector: effective === query ? prefetched : undefined,
         // the web results join the question's own search (round 1), ranked with the stores' candidates
-        searchQuestion: web ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector) : undefined,
+        searchQuestion: web
+          ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector)
+          : undefined,
       });
       let results = await this.pins.pin(run.results, pins, stores, params);
       const { page, pagination } = await this.paged(
@@ -99,7 +121,11 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
           model: run.model,
           rankingStrategy: run.rankingStrategy,
           roundsExecuted: run.roundsExecuted,
-          tokenUsage: { prompt_tokens: run.usage.promptTokens, completion_tokens: run.usage.completionTokens, total_tokens: run.usage.totalTokens },
+          tokenUsage: {
+            prompt_tokens: run.usage.promptTokens,
+            completion_tokens: run.usage.completionTokens,
+            total_tokens: run.usage.totalTokens,
+          },
           toolCalls: run.toolCalls.slice(0, 100),
           startedAt: run.startedAt,
           ...(web ? { web: this.webStore.activity(web) } : {}),
@@ -108,23 +134,33 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
       // a client that hung up is recorded (and billed) for what the run did, then the request ends
       if (signal?.aborted) throw signal.reason;
       const data = results.map((c) => toScoredChunkResponse(c, options.returnMetadata));
-      return { object: 'list', data, ...(pagination ? { pagination } : {}), ...(options.agentic.verbose ? { trace: run.toolCalls.map(publicToolCall) } : {}) };
+      return {
+        object: 'list',
+        data,
+        ...(pagination ? { pagination } : {}),
+        ...(options.agentic.verbose ? { trace: run.toolCalls.map(publicToolCall) } : {}),
+      };
     }
 
-    const candidates = params.offset === undefined ? Math.max(params.topK * this.retrieval.config.candidateFactor, 50) : RANKING_WINDOW;
+    const candidates =
+      params.offset === undefined ? Math.max(params.topK * this.retrieval.config.candidateFactor, 50) : RANKING_WINDOW;
     const vector = effective === query ? prefetched : undefined;
     let results: RankedChunk[];
     let reranked: { reranked: boolean };
     let pagination: SearchPagination | undefined;
     if (!web && !pins.length && !this.retrieval.reranks(options)) {
       // The ranking is the fusion's: only the chunks of the answer's hits are read, not those of all the candidates.
-      const hits = (await this.retrieval.retrieveHits(stores, effective, params, candidates, vector)).filter((c) => c.score >= options.scoreThreshold);
+      const hits = (await this.retrieval.retrieveHits(stores, effective, params, candidates, vector)).filter(
+        (c) => c.score >= options.scoreThreshold,
+      );
       // without a reranker, `rerank.top_k` still bounds the answer
       const topK = Math.min(params.topK, options.rerank?.topK ?? params.topK);
       ({ results, pagination } = await this.hydratedPage(p, { ...params, topK }, hits));
       reranked = { reranked: false };
     } else {
-      results = web ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector) : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
+      results = web
+        ? await this.webStore.retrieve(stores, effective, params, candidates, web, vector)
+        : await this.retrieval.retrieve(stores, effective, params, candidates, vector);
       const rerank = web ? this.webStore.rerankOptions(options) : options;
       const out = await this.retrieval.rerank(effective, results, rerank);
       reranked = out;
@@ -160,31 +196,53 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     const { model, dimensions } = this.retrieval.embedding;
     if (v.length !== dimensions) {
       throw new ValidationFailedError([
-        { loc: ['body', 'query'], msg: `The query embedding has ${v.length} dimensions; the stores' embedding model ${model} has ${dimensions}`, type: 'value_error', input: v.length },
+        {
+          loc: ['body', 'query'],
+          msg: `The query embedding has ${v.length} dimensions; the stores' embedding model ${model} has ${dimensions}`,
+          type: 'value_error',
+          input: v.length,
+        },
       ]);
     }
     return Float32Array.from(v);
   }
 
   /** The results of a plain search (its first `top_k`), or a paged search's page of its ranked window, ordered. */
-  private async paged<T extends RankedChunk>(p: Principal, params: SearchStoresParams, ranked: T[]): Promise<{ page: T[]; pagination?: SearchPagination }> {
+  private async paged<T extends RankedChunk>(
+    p: Principal,
+    params: SearchStoresParams,
+    ranked: T[],
+  ): Promise<{ page: T[]; pagination?: SearchPagination }> {
     if (params.offset === undefined || !params.sort) return { page: ranked.slice(0, params.topK) };
     const window = ranked.slice(0, RANKING_WINDOW);
-    return pageOf(orderResults(window, params.sort, params.sort.by === 'created_at' ? await this.createdAt(p, window) : undefined), params.offset, params.topK);
+    return pageOf(
+      orderResults(window, params.sort, params.sort.by === 'created_at' ? await this.createdAt(p, window) : undefined),
+      params.offset,
+      params.topK,
+    );
   }
 
   /**
    * As `paged`, over fused hits whose chunks are not read yet: only the page's chunks are read, unless
    * the order needs every chunk of the window (a metadata field, or the files' creation times).
    */
-  private async hydratedPage(p: Principal, params: SearchStoresParams, hits: RankedHit[]): Promise<{ results: RankedChunk[]; pagination?: SearchPagination }> {
-    if (params.offset === undefined || !params.sort) return { results: await this.retrieval.hydrate(hits, params.topK) };
+  private async hydratedPage(
+    p: Principal,
+    params: SearchStoresParams,
+    hits: RankedHit[],
+  ): Promise<{ results: RankedChunk[]; pagination?: SearchPagination }> {
+    if (params.offset === undefined || !params.sort)
+      return { results: await this.retrieval.hydrate(hits, params.topK) };
     const window = hits.slice(0, RANKING_WINDOW);
     if (readsChunks(params.sort)) {
       const { page, pagination } = await this.paged(p, params, await this.retrieval.hydrate(window, RANKING_WINDOW));
       return { results: page, pagination };
     }
-    const { page, pagination } = pageOf(params.sort.ascending ? [...window].reverse() : window, params.offset, params.topK);
+    const { page, pagination } = pageOf(
+      params.sort.ascending ? [...window].reverse() : window,
+      params.offset,
+      params.topK,
+    );
     return { results: await this.retrieval.hydrate(page, params.topK), pagination };
   }
 

@@ -1,7 +1,17 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { addTiming, closedSignal, CurrentPrincipal, EventStream, Principal, requestStart, RequireScope, serverTiming, timings } from '@larder/kernel';
+import {
+  addTiming,
+  closedSignal,
+  CurrentPrincipal,
+  EventStream,
+  Principal,
+  requestStart,
+  RequireScope,
+  serverTiming,
+  timings,
+} from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
 import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
@@ -52,20 +62,30 @@ export class SearchStoresHttpController {
   @Post('search')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  async find(@CurrentPrincipal() p: Principal, @Body() body: SearchStoresRequestDto, @Req() req: Request, @Res() res: Response, @Headers('x-mxbai-tool-ticket') ticket?: string): Promise<void> {
+  async find(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: SearchStoresRequestDto,
+    @Req() req: Request,
+    @Res() res: Response,
+    @Headers('x-mxbai-tool-ticket') ticket?: string,
+  ): Promise<void> {
     const params = body.params();
     if (ticket !== undefined) p = await this.tickets.redeem(p, ticket, 'search');
     const setHeader = (name: string, value: string) => {
       if (!res.headersSent) res.setHeader(name, value);
     };
     if (!params.stream) {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, undefined, closedSignal(res), setHeader));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
+        new SearchStoresQuery(p, params, undefined, closedSignal(res), setHeader),
+      );
       sendJson(res, out, requestStart(req));
       return;
     }
     const live = new EventStream(res, req);
     try {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(p, params, live, live.signal, setHeader));
+      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
+        new SearchStoresQuery(p, params, live, live.signal, setHeader),
+      );
       live.send('search.completed', out);
       live.done();
     } catch (err) {

@@ -38,7 +38,12 @@ export type WebReply =
 export interface WebSearchDouble {
   /** SearXNG: the instance's base URL. Brave: the API's base URL up to `/web/search` (`…/res/v1`). */
   url: string;
-  requests: Array<{ path: string; query: URLSearchParams; headers: IncomingHttpHeaders; closed: Promise<'completed' | 'aborted'> }>;
+  requests: Array<{
+    path: string;
+    query: URLSearchParams;
+    headers: IncomingHttpHeaders;
+    closed: Promise<'completed' | 'aborted'>;
+  }>;
   reply(...replies: WebReply[]): void;
   /** Replies of requests that find the queue empty (default: the corpus's matches). */
   handle(fallback: WebReply | null): void;
@@ -48,13 +53,20 @@ export interface WebSearchDouble {
 const matches = (pages: WebPage[], q: string) => {
   const terms = new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []);
   return pages
-    .map((p) => ({ p, n: (`${p.title} ${p.snippet}`.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => terms.has(w)).length }))
+    .map((p) => ({
+      p,
+      n: (`${p.title} ${p.snippet}`.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => terms.has(w)).length,
+    }))
     .filter((x) => x.n > 0)
     .sort((a, b) => b.n - a.n)
     .map((x) => x.p);
 };
 
-async function startDouble(kind: 'searxng' | 'brave', corpus: WebPage[], apiKey: string | null): Promise<WebSearchDouble> {
+async function startDouble(
+  kind: 'searxng' | 'brave',
+  corpus: WebPage[],
+  apiKey: string | null,
+): Promise<WebSearchDouble> {
   const queue: WebReply[] = [];
   let fallback: WebReply | null = null;
   const requests: WebSearchDouble['requests'] = [];
@@ -66,12 +78,19 @@ async function startDouble(kind: 'searxng' | 'brave', corpus: WebPage[], apiKey:
     const url = new URL(req.url ?? '/', 'http://double');
     requests.push({ path: url.pathname, query: url.searchParams, headers: req.headers, closed });
     const path = kind === 'searxng' ? '/search' : '/res/v1/web/search';
-    if (req.method !== 'GET' || url.pathname !== path) return json(res, 404, kind === 'brave' ? braveError(404, 'NOT_FOUND', 'Not found') : { error: 'not found' });
-    if (kind === 'searxng' && url.searchParams.get('format') !== 'json') return json(res, 403, { error: 'format not allowed' });
+    if (req.method !== 'GET' || url.pathname !== path)
+      return json(res, 404, kind === 'brave' ? braveError(404, 'NOT_FOUND', 'Not found') : { error: 'not found' });
+    if (kind === 'searxng' && url.searchParams.get('format') !== 'json')
+      return json(res, 403, { error: 'format not allowed' });
     if (kind === 'brave') {
       const token = req.headers['x-subscription-token'];
       if (!token) return json(res, 422, braveError(422, 'VALIDATION', 'Unable to validate request parameter(s)'));
-      if (apiKey && token !== apiKey) return json(res, 401, braveError(401, 'SUBSCRIPTION_TOKEN_INVALID', 'The provided subscription token is invalid.'));
+      if (apiKey && token !== apiKey)
+        return json(
+          res,
+          401,
+          braveError(401, 'SUBSCRIPTION_TOKEN_INVALID', 'The provided subscription token is invalid.'),
+        );
     }
     const q = url.searchParams.get('q') ?? '';
     const reply = queue.shift() ?? fallback ?? { kind: 'results' };
@@ -82,7 +101,11 @@ async function startDouble(kind: 'searxng' | 'brave', corpus: WebPage[], apiKey:
         req.socket.destroy();
         return;
       case 'error':
-        return json(res, reply.status, kind === 'brave' ? braveError(reply.status, 'ERROR', 'Upstream error') : { error: 'error' });
+        return json(
+          res,
+          reply.status,
+          kind === 'brave' ? braveError(reply.status, 'ERROR', 'Upstream error') : { error: 'error' },
+        );
       case 'raw':
         res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType ?? 'application/json' });
         res.end(reply.body);
@@ -197,7 +220,13 @@ function answer(kind: 'searxng' | 'brave', q: string, pages: WebPage[], count: n
         language: 'en',
         family_friendly: true,
         profile: { name: new URL(p.url).host, url: p.url, long_name: new URL(p.url).host, img: '' },
-        meta_url: { scheme: 'https', netloc: new URL(p.url).host, hostname: new URL(p.url).host, favicon: '', path: new URL(p.url).pathname },
+        meta_url: {
+          scheme: 'https',
+          netloc: new URL(p.url).host,
+          hostname: new URL(p.url).host,
+          favicon: '',
+          path: new URL(p.url).pathname,
+        },
         ...(p.extraSnippets ? { extra_snippets: p.extraSnippets } : {}),
       })),
     },
@@ -205,4 +234,5 @@ function answer(kind: 'searxng' | 'brave', q: string, pages: WebPage[], count: n
 }
 
 export const startSearxngDouble = (corpus: WebPage[] = []) => startDouble('searxng', corpus, null);
-export const startBraveDouble = (corpus: WebPage[] = [], options: { apiKey?: string } = {}) => startDouble('brave', corpus, options.apiKey ?? null);
+export const startBraveDouble = (corpus: WebPage[] = [], options: { apiKey?: string } = {}) =>
+  startDouble('brave', corpus, options.apiKey ?? null);

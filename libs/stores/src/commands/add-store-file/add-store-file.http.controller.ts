@@ -14,7 +14,14 @@ export class AddStoreFileHttpController {
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  add(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Body() body: AddStoreFileRequestDto, @Req() req: Request): Promise<StoreFileResponse> {
-    return this.commands.execute(new AddStoreFileCommand(p.organizationId, p.apiKeyId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, body));
+  add(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Body() body: AddStoreFileRequestDto,
+    @Req() req: Request,
+  ): Promise<StoreFileResponse> {
+    return this.commands.execute(
+      new AddStoreFileCommand(p.organizationId, p.apiKeyId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, body),
+    );
   }
 }

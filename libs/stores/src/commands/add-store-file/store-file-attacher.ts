@@ -10,7 +10,8 @@ import { AddStoreFileInput, storeFileRowFromState, StoreFilesWriter } from '../.
 import { reembedForMetadata } from '../update-store-file/reembed-for-metadata';
 import { StoreExternalIds } from './store-external-ids';
 
-const sameChunking = (a: ChunkingData | null | undefined, b: ChunkingData | null) => (a ?? null) === b || (!!a && !!b && a.maxTokens === b.maxTokens && a.overlapTokens === b.overlapTokens);
+const sameChunking = (a: ChunkingData | null | undefined, b: ChunkingData | null) =>
+  (a ?? null) === b || (!!a && !!b && a.maxTokens === b.maxTokens && a.overlapTokens === b.overlapTokens);
 
 /**
  * The attach policy: an upsert (the same content and options only update metadata, anything else
@@ -29,7 +30,12 @@ export class StoreFileAttacher {
   ) {}
 
   /** Attaches a file (an upsert: the same content and options only update metadata), once the read models show it. */
-  async add(organizationId: string, actor: string, storeIdentifier: string | StoreRow, input: AddStoreFileInput): Promise<StoreFileRow> {
+  async add(
+    organizationId: string,
+    actor: string,
+    storeIdentifier: string | StoreRow,
+    input: AddStoreFileInput,
+  ): Promise<StoreFileRow> {
     return (await this.attach(organizationId, actor, storeIdentifier, input, true)).row;
   }
 
@@ -37,7 +43,13 @@ export class StoreFileAttacher {
    * Attaches a file; with `wait: false` it answers from the decided state at once, with the position of
    * its last append (null: nothing appended), for a caller that waits once for many (a file batch).
    */
-  async attach(organizationId: string, actor: string, storeIdentifier: string | StoreRow, input: AddStoreFileInput, wait: boolean): Promise<{ row: StoreFileRow; position: Position | null }> {
+  async attach(
+    organizationId: string,
+    actor: string,
+    storeIdentifier: string | StoreRow,
+    input: AddStoreFileInput,
+    wait: boolean,
+  ): Promise<{ row: StoreFileRow; position: Position | null }> {
     const s = await this.writer.resolveStore(organizationId, storeIdentifier);
     this.writer.assertWritable(s);
     // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet
@@ -47,7 +59,8 @@ export class StoreFileAttacher {
     const maxChunkSize = input.experimental?.max_chunk_size ?? input.config?.max_chunk_size ?? null;
     const externalId = input.external_id ?? null;
     // the file's own size (OpenAI's static strategy, or Mixedbread's max_chunk_size with the strategy's share of overlap), else the store's
-    const chunking = input.chunking ?? (maxChunkSize ? chunkingFor(strategy, maxChunkSize) : null) ?? s.config.chunking ?? null;
+    const chunking =
+      input.chunking ?? (maxChunkSize ? chunkingFor(strategy, maxChunkSize) : null) ?? s.config.chunking ?? null;
     // the store file's own stream, not the read model (which may lag), says whether it is there
     const fileHistory = await this.writer.history(s.id, file.id);
     const existing = foldEvents(storeFileDecider, fileHistory);
@@ -64,8 +77,13 @@ export class StoreFileAttacher {
         existing.status !== 'cancelled';
       if (same) {
         const before = await this.reader.get(organizationId, s.id, file.id);
-        if (input.metadata === undefined) return { row: before ?? storeFileRowFromState(existing, null)!, position: null };
-        const r = await this.writer.decide({ type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata }, actor, wait);
+        if (input.metadata === undefined)
+          return { row: before ?? storeFileRowFromState(existing, null)!, position: null };
+        const r = await this.writer.decide(
+          { type: 'UpdateStoreFileMetadata', storeId: s.id, organizationId, fileId: file.id, metadata: input.metadata },
+          actor,
+          wait,
+        );
         const again = await reembedForMetadata(
           this.writer,
           organizationId,
@@ -80,7 +98,18 @@ export class StoreFileAttacher {
     }
     // Decide before changing anything: a refused claim (409) leaves the store as it was.
     const fileRevision = fileHistory.length ? fileHistory[fileHistory.length - 1].revision : -1;
-    const claim = externalId ? await this.externalIds.claim(organizationId, actor, s.id, s.name, externalId, file.id, fileRevision, input.overwrite !== false) : null;
+    const claim = externalId
+      ? await this.externalIds.claim(
+          organizationId,
+          actor,
+          s.id,
+          s.name,
+          externalId,
+          file.id,
+          fileRevision,
+          input.overwrite !== false,
+        )
+      : null;
     const add: WithoutClock<StoreFileCommand> = {
       type: 'AddStoreFile',
       storeId: s.id,
@@ -109,13 +138,19 @@ export class StoreFileAttacher {
       if (externalId && claim?.appended) {
         await this.externalIds
           .release(organizationId, actor, s.id, externalId, file.id)
-          .catch((e: Error) => this.logger.warn(`store ${s.id}: releasing external_id of ${file.id} failed: ${e.message}`));
+          .catch((e: Error) =>
+            this.logger.warn(`store ${s.id}: releasing external_id of ${file.id} failed: ${e.message}`),
+          );
       }
       throw err;
     }
     // Stored: from here on nothing turns this into an error, but for a claim given up as abandoned (below).
-    const dropped = externalId && claim ? await this.dropSuperseded(organizationId, s.id, externalId, file.id, claim.superseded, actor) : null;
-    const position = dropped?.position && added.position ? maxPosition(added.position, dropped.position) : added.position;
+    const dropped =
+      externalId && claim
+        ? await this.dropSuperseded(organizationId, s.id, externalId, file.id, claim.superseded, actor)
+        : null;
+    const position =
+      dropped?.position && added.position ? maxPosition(added.position, dropped.position) : added.position;
     if (dropped?.lostTo === 'abandoned') {
       // this attach stalled past CLAIM_PENDING_MS between its claim and its add, and another file took the
       // id (without overwrite): the file removed itself again, and the attach is not acknowledged
@@ -142,22 +177,32 @@ export class StoreFileAttacher {
     let position: Position | null = null;
     let lostTo: 'overwrite' | 'abandoned' | null = null;
     try {
-      for (const id of superseded) position = (await this.removeSuperseded(organizationId, storeId, id, actor)) ?? position;
+      for (const id of superseded)
+        position = (await this.removeSuperseded(organizationId, storeId, id, actor)) ?? position;
       const lost = await this.externalIds.lostBy(storeId, externalId, fileId);
       if (lost) position = (await this.removeSuperseded(organizationId, storeId, fileId, actor)) ?? position;
       lostTo = lost; // only once removed: a file still in the store is answered as added
     } catch (err) {
-      this.logger.warn(`store ${storeId}: removing files superseded on external_id by ${fileId} failed: ${(err as Error).message}`);
+      this.logger.warn(
+        `store ${storeId}: removing files superseded on external_id by ${fileId} failed: ${(err as Error).message}`,
+      );
     }
     return { position, lostTo };
   }
 
   /** Removes a store file that another write superseded; already gone is fine. */
-  private async removeSuperseded(organizationId: string, storeId: string, fileId: string, actor: string): Promise<Position | null> {
-    const r = await this.writer.decide({ type: 'RemoveStoreFile', storeId, organizationId, fileId, reason: 'overwritten' }, actor, false).catch((err) => {
-      if (!(err instanceof NotFoundError)) throw err;
-      return null;
-    });
+  private async removeSuperseded(
+    organizationId: string,
+    storeId: string,
+    fileId: string,
+    actor: string,
+  ): Promise<Position | null> {
+    const r = await this.writer
+      .decide({ type: 'RemoveStoreFile', storeId, organizationId, fileId, reason: 'overwritten' }, actor, false)
+      .catch((err) => {
+        if (!(err instanceof NotFoundError)) throw err;
+        return null;
+      });
     return r?.position ?? null;
   }
 }

@@ -13,7 +13,11 @@ export class CopyStoreHttpController {
   @Post(':store_identifier/copy')
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'store' })
-  copy(@CurrentPrincipal() p: Principal, @Param('store_identifier') id: string, @Body() body: CopyStoreRequestDto): Promise<StoreResponse> {
+  copy(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') id: string,
+    @Body() body: CopyStoreRequestDto,
+  ): Promise<StoreResponse> {
     return this.commands.execute(new CopyStoreCommand(p.organizationId, p.apiKeyId, p.scope, id, body));
   }
 }

@@ -13,7 +13,8 @@ export class CreateStoreHandler implements ICommandHandler<CreateStoreCommand, S
   ) {}
 
   async execute(c: CreateStoreCommand): Promise<StoreResponse> {
-    for (const fileId of c.input.file_ids ?? []) await this.authority.assertMayAttach(c.scope, c.actor, c.organizationId, fileId);
+    for (const fileId of c.input.file_ids ?? [])
+      await this.authority.assertMayAttach(c.scope, c.actor, c.organizationId, fileId);
     return toStoreResponse(await this.writer.create(c.organizationId, c.actor, c.input));
   }
 }

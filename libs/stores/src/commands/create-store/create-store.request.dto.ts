@@ -1,5 +1,14 @@
 import { Type } from 'class-transformer';
-import { Allow, ArrayMaxSize, IsArray, IsBoolean, IsOptional, IsUUID, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsOptional,
+  IsUUID,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { Check, isPlainObject } from '@larder/kernel';
 import { UpdateStoreRequestDto } from '../update-store/update-store.request.dto';
 
@@ -8,7 +17,8 @@ export interface ContextualizationDto {
   with_file_context?: boolean;
 }
 
-const isMetadataPaths = (v: unknown) => Array.isArray(v) && v.length <= 100 && v.every((p) => typeof p === 'string' && p.length >= 1 && p.length <= 256);
+const isMetadataPaths = (v: unknown) =>
+  Array.isArray(v) && v.length <= 100 && v.every((p) => typeof p === 'string' && p.length >= 1 && p.length <= 256);
 /** `true`/`false`, or `{with_metadata?: bool | string[] (≤ 100 dot paths), with_file_context?: bool}` and nothing else. */
 const isContextualization = (v: unknown) =>
   v === undefined ||
@@ -19,7 +29,12 @@ const isContextualization = (v: unknown) =>
     (v.with_file_context === undefined || typeof v.with_file_context === 'boolean'));
 
 export class StoreConfigDto {
-  @Check('contextualization', 'value_error', 'contextualization is a boolean or {with_metadata: boolean | list of up to 100 metadata paths, with_file_context: boolean}', isContextualization)
+  @Check(
+    'contextualization',
+    'value_error',
+    'contextualization is a boolean or {with_metadata: boolean | list of up to 100 metadata paths, with_file_context: boolean}',
+    isContextualization,
+  )
   contextualization?: boolean | ContextualizationDto;
   @IsOptional() @IsBoolean() save_content?: boolean;
   @IsOptional() @Allow() lsf?: Record<string, unknown> | null;
@@ -27,8 +42,17 @@ export class StoreConfigDto {
 
 /** `StoreCreateParams`: the updatable fields plus `config`, `file_ids` and `bucket_id`. */
 export class CreateStoreRequestDto extends UpdateStoreRequestDto {
-  @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => StoreConfigDto) config?: StoreConfigDto | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @IsArray() @ArrayMaxSize(1000) @IsUUID('all', { each: true }) file_ids?: string[] | null;
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @ValidateNested()
+  @Type(() => StoreConfigDto)
+  config?: StoreConfigDto | null;
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @IsArray()
+  @ArrayMaxSize(1000)
+  @IsUUID('all', { each: true })
+  file_ids?: string[] | null;
   /** Larder takes `Store.bucket_id` on create: the store keeps its files' content and chunk artifacts in that bucket. */
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsUUID('all') bucket_id?: string | null;
 }

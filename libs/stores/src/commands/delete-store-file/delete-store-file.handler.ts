@@ -15,7 +15,16 @@ export class DeleteStoreFileHandler implements ICommandHandler<DeleteStoreFileCo
 
   async execute(c: DeleteStoreFileCommand): Promise<StoreFileDeletedResponse> {
     const f = await this.writer.get(c.organizationId, c.storeIdentifier, c.fileIdentifier, { writable: true });
-    await this.writer.decide({ type: 'RemoveStoreFile', storeId: f.storeId, organizationId: c.organizationId, fileId: f.fileId, reason: 'deleted' }, c.actor);
+    await this.writer.decide(
+      {
+        type: 'RemoveStoreFile',
+        storeId: f.storeId,
+        organizationId: c.organizationId,
+        fileId: f.fileId,
+        reason: 'deleted',
+      },
+      c.actor,
+    );
     return { id: f.fileId, deleted: true, object: 'store.file' };
   }
 }

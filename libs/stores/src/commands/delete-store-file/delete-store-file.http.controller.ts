@@ -10,7 +10,11 @@ export class DeleteStoreFileHttpController {
 
   @Delete('*file_identifier')
   @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  remove(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @SegmentsParam('file_identifier') fid: string): Promise<StoreFileDeletedResponse> {
+  remove(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @SegmentsParam('file_identifier') fid: string,
+  ): Promise<StoreFileDeletedResponse> {
     return this.commands.execute(new DeleteStoreFileCommand(p.organizationId, p.apiKeyId, sid, fid));
   }
 }

@@ -22,7 +22,9 @@ export class ReingestStoreHandler implements ICommandHandler<ReingestStoreComman
   async execute(c: ReingestStoreCommand): Promise<ReingestStoreResponse> {
     // the root organization's admin keys are the operator; any other admin key acts in its own organization only
     if (!c.caller.operator && c.organizationId !== c.caller.organizationId) {
-      throw new ForbiddenError('An admin key acts only in its own organization; only the operator (a root admin key) acts on others.');
+      throw new ForbiddenError(
+        'An admin key acts only in its own organization; only the operator (a root admin key) acts on others.',
+      );
     }
     const jobs = await this.reingest(c.organizationId, c.caller.apiKeyId, c.storeIdentifier, c.statuses, c.billable);
     this.worker.nudge();
@@ -30,7 +32,13 @@ export class ReingestStoreHandler implements ICommandHandler<ReingestStoreComman
   }
 
   /** Queues every store file of the store (in `statuses`, when given) for ingestion again; answers how many. */
-  private async reingest(organizationId: string, actor: string, storeIdentifier: string, statuses: string[] | null, billable: boolean): Promise<number> {
+  private async reingest(
+    organizationId: string,
+    actor: string,
+    storeIdentifier: string,
+    statuses: string[] | null,
+    billable: boolean,
+  ): Promise<number> {
     const s = await this.writer.resolveStore(organizationId, storeIdentifier);
     this.writer.assertWritable(s);
     let last: Position | null = null;
@@ -38,7 +46,20 @@ export class ReingestStoreHandler implements ICommandHandler<ReingestStoreComman
     for (const f of await this.reader.allOfStore(s.id)) {
       if (statuses && !statuses.includes(f.status)) continue;
       const r = await this.writer
-        .decide({ type: 'ReingestStoreFile', storeId: s.id, organizationId, fileId: f.fileId, filename: f.filename, externalId: f.externalId, metadata: f.metadata, billable }, actor, false)
+        .decide(
+          {
+            type: 'ReingestStoreFile',
+            storeId: s.id,
+            organizationId,
+            fileId: f.fileId,
+            filename: f.filename,
+            externalId: f.externalId,
+            metadata: f.metadata,
+            billable,
+          },
+          actor,
+          false,
+        )
         .catch((err: Error) => {
           if (err instanceof NotFoundError) return null; // removed meanwhile
           throw err;

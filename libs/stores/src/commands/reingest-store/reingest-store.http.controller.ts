@@ -13,7 +13,11 @@ export class ReingestStoreHttpController {
   @Post(':organization_id/:store_identifier/reingest')
   @HttpCode(200)
   @AdminOnly()
-  reingest(@CurrentPrincipal() p: Principal, @Param() path: ReingestStorePathDto, @Query() query: ReingestStoreQueryDto): Promise<ReingestStoreResponse> {
+  reingest(
+    @CurrentPrincipal() p: Principal,
+    @Param() path: ReingestStorePathDto,
+    @Query() query: ReingestStoreQueryDto,
+  ): Promise<ReingestStoreResponse> {
     return this.commands.execute(
       new ReingestStoreCommand(
         { organizationId: p.organizationId, apiKeyId: p.apiKeyId, operator: p.operator },

@@ -13,8 +13,13 @@ export class ReingestStorePathDto {
 /** Its query: `statuses` (repeated or comma-separated; default all) and `billable` (default false). */
 export class ReingestStoreQueryDto {
   @IsOptional()
-  @Transform(({ value }) => (value === undefined ? undefined : (Array.isArray(value) ? value : String(value).split(',')).map(String)))
-  @IsIn(REINGEST_STATUSES, { each: true, message: `Input should be ${REINGEST_STATUSES.map((s) => `'${s}'`).join(', ')}` })
+  @Transform(({ value }) =>
+    value === undefined ? undefined : (Array.isArray(value) ? value : String(value).split(',')).map(String),
+  )
+  @IsIn(REINGEST_STATUSES, {
+    each: true,
+    message: `Input should be ${REINGEST_STATUSES.map((s) => `'${s}'`).join(', ')}`,
+  })
   statuses?: string[];
 
   @QueryBoolean() billable?: boolean;

@@ -16,17 +16,43 @@ export function reembedForMetadata(
   before: unknown,
   after: unknown,
 ): Promise<Decided<StoreFileState> | null> {
-  if (!embedsMetadata(f.contextualization) || JSON.stringify(before ?? null) === JSON.stringify(after ?? null)) return Promise.resolve(null);
+  if (!embedsMetadata(f.contextualization) || JSON.stringify(before ?? null) === JSON.stringify(after ?? null))
+    return Promise.resolve(null);
   return writer.decide(
-    { type: 'ReingestStoreFile', storeId: f.storeId, organizationId, fileId: f.fileId, filename: f.filename, externalId: f.externalId, metadata: after ?? null, billable: true },
+    {
+      type: 'ReingestStoreFile',
+      storeId: f.storeId,
+      organizationId,
+      fileId: f.fileId,
+      filename: f.filename,
+      externalId: f.externalId,
+      metadata: after ?? null,
+      billable: true,
+    },
     actor,
   );
 }
 
 /** Replaces a store file's metadata (re-embedding it where the store embeds metadata) and answers the file as stored. */
-export async function updateStoreFileMetadata(writer: StoreFilesWriter, organizationId: string, actor: string, storeIdentifier: string, fileIdentifier: string, metadata: unknown) {
+export async function updateStoreFileMetadata(
+  writer: StoreFilesWriter,
+  organizationId: string,
+  actor: string,
+  storeIdentifier: string,
+  fileIdentifier: string,
+  metadata: unknown,
+) {
   const f = await writer.get(organizationId, storeIdentifier, fileIdentifier, { writable: true });
-  const r = await writer.decide({ type: 'UpdateStoreFileMetadata', storeId: f.storeId, organizationId, fileId: f.fileId, metadata: metadata ?? null }, actor);
+  const r = await writer.decide(
+    {
+      type: 'UpdateStoreFileMetadata',
+      storeId: f.storeId,
+      organizationId,
+      fileId: f.fileId,
+      metadata: metadata ?? null,
+    },
+    actor,
+  );
   const again = await reembedForMetadata(writer, organizationId, actor, f, f.metadata, metadata ?? null);
   return writer.answer(organizationId, f.storeId, f.fileId, again ?? r, f);
 }

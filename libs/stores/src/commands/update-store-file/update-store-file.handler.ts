@@ -14,7 +14,14 @@ export class UpdateStoreFileHandler implements ICommandHandler<UpdateStoreFileCo
   ) {}
 
   async execute(c: UpdateStoreFileCommand): Promise<StoreFileResponse> {
-    const f = await updateStoreFileMetadata(this.writer, c.organizationId, c.actor, c.storeIdentifier, c.fileIdentifier, c.metadata);
+    const f = await updateStoreFileMetadata(
+      this.writer,
+      c.organizationId,
+      c.actor,
+      c.storeIdentifier,
+      c.fileIdentifier,
+      c.metadata,
+    );
     return this.contentUrls.respond(f, c.viewer);
   }
 }

@@ -19,6 +19,15 @@ export class UpdateStoreFileHttpController {
     @Body() body: UpdateStoreFileRequestDto,
     @Req() req: Request,
   ): Promise<StoreFileResponse> {
-    return this.commands.execute(new UpdateStoreFileCommand(p.organizationId, p.apiKeyId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, fid, body.metadata));
+    return this.commands.execute(
+      new UpdateStoreFileCommand(
+        p.organizationId,
+        p.apiKeyId,
+        { scope: p.scope, baseUrl: baseUrlOf(req) },
+        sid,
+        fid,
+        body.metadata,
+      ),
+    );
   }
 }

@@ -11,7 +11,11 @@ export class UpdateStoreHttpController {
 
   @Put(':store_identifier')
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  update(@CurrentPrincipal() p: Principal, @Param('store_identifier') id: string, @Body() body: UpdateStoreRequestDto): Promise<StoreResponse> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') id: string,
+    @Body() body: UpdateStoreRequestDto,
+  ): Promise<StoreResponse> {
     return this.commands.execute(new UpdateStoreCommand(p.organizationId, p.apiKeyId, id, body));
   }
 }

@@ -1,6 +1,18 @@
 import { IsMetadata } from '@larder/kernel';
 import { Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Max,
+  MaxLength,
+  Min,
+  MinLength,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 
 export class ExpiresAfterDto {
   @IsOptional() @IsIn(['last_active_at']) anchor?: 'last_active_at';
@@ -13,6 +25,10 @@ export class UpdateStoreRequestDto {
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) description?: string | null;
   @IsOptional() @IsBoolean() is_public?: boolean;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() license?: string | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => ExpiresAfterDto) expires_after?: ExpiresAfterDto | null;
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @ValidateNested()
+  @Type(() => ExpiresAfterDto)
+  expires_after?: ExpiresAfterDto | null;
   @IsOptional() @IsMetadata() metadata?: unknown;
 }

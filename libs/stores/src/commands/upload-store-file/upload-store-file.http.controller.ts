@@ -6,7 +6,12 @@ import { StoreFileResponse } from '../../store.response';
 import { UploadStoreFileCommand } from './upload-store-file.command';
 
 /** The text parts an upload takes beside `file`: JSON strings up to a JSON body's size, and the external id. */
-const UPLOAD_FIELDS = { params: LIMITS.jsonBodyBytes, metadata: LIMITS.jsonBodyBytes, config: LIMITS.jsonBodyBytes, external_id: 4096 };
+const UPLOAD_FIELDS = {
+  params: LIMITS.jsonBodyBytes,
+  metadata: LIMITS.jsonBodyBytes,
+  config: LIMITS.jsonBodyBytes,
+  external_id: 4096,
+};
 
 @Controller('v1/stores/:store_identifier/files')
 export class UploadStoreFileHttpController {
@@ -19,7 +24,19 @@ export class UploadStoreFileHttpController {
   @Post('upload')
   @HttpCode(201)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  upload(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Req() req: Request): Promise<StoreFileResponse> {
-    return this.commands.execute(new UploadStoreFileCommand(p.organizationId, p.apiKeyId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, (consume) => readMultipart(req, UPLOAD_FIELDS, consume)));
+  upload(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Req() req: Request,
+  ): Promise<StoreFileResponse> {
+    return this.commands.execute(
+      new UploadStoreFileCommand(
+        p.organizationId,
+        p.apiKeyId,
+        { scope: p.scope, baseUrl: baseUrlOf(req) },
+        sid,
+        (consume) => readMultipart(req, UPLOAD_FIELDS, consume),
+      ),
+    );
   }
 }

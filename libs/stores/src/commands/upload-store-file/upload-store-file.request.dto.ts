@@ -9,7 +9,9 @@ const parseJson = (name: string, text: string): unknown => {
   try {
     value = JSON.parse(text) as unknown;
   } catch {
-    throw new ValidationFailedError([{ loc: ['body', name], msg: `${name} must be a JSON string`, type: 'json_invalid', input: text }]);
+    throw new ValidationFailedError([
+      { loc: ['body', name], msg: `${name} must be a JSON string`, type: 'json_invalid', input: text },
+    ]);
   }
   const odd = plainInputProblem(value, ['body', name]);
   if (odd) throw odd;
@@ -25,7 +27,10 @@ export async function uploadParams(fields: Record<string, string>, fileId: strin
   let params: Record<string, unknown> = {};
   if (fields.params) {
     const v = parseJson('params', fields.params);
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new ValidationFailedError([{ loc: ['body', 'params'], msg: 'params must be a JSON object', type: 'dict_type' }]);
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      throw new ValidationFailedError([
+        { loc: ['body', 'params'], msg: 'params must be a JSON object', type: 'dict_type' },
+      ]);
     params = v as Record<string, unknown>;
   }
   if (fields.metadata !== undefined) params.metadata = parseJson('metadata', fields.metadata);
@@ -38,7 +43,9 @@ export async function uploadParams(fields: Record<string, string>, fileId: strin
   const errors = await validate(dto, { whitelist: true });
   if (errors.length) {
     // a field sent as its own part is located there, the rest inside `params`
-    throw new ValidationFailedError(errors.flatMap((e) => validationDetail([e], fields[e.property] !== undefined ? ['body'] : ['body', 'params'])));
+    throw new ValidationFailedError(
+      errors.flatMap((e) => validationDetail([e], fields[e.property] !== undefined ? ['body'] : ['body', 'params'])),
+    );
   }
   if (dto.config) dto.config = plainToInstance(StoreFileConfigDto, dto.config);
   return dto;

@@ -25,14 +25,16 @@ export class DownloadStoreFileContentHandler implements IQueryHandler<DownloadSt
   ) {}
 
   async execute(q: DownloadStoreFileContentQuery): Promise<StoreFileContent> {
-    if (!this.contentUrls.verify(q.storeId, q.fileId, q.expires, q.signature)) throw new NotFoundError('This content URL is invalid or has expired');
+    if (!this.contentUrls.verify(q.storeId, q.fileId, q.expires, q.signature))
+      throw new NotFoundError('This content URL is invalid or has expired');
     const organizationId = await this.reader.organizationOf(q.storeId, q.fileId);
     if (!organizationId) throw new NotFoundError('This file is no longer in the store');
     const f = await this.reader.get(organizationId, q.storeId, q.fileId);
     if (!f) throw new NotFoundError('This file is no longer in the store');
     // the version the store holds was replaced (its content is gone) until the store file is re-added
     const body = await this.blobs.get(f.blobKey).catch((err: Error) => {
-      if (err instanceof BlobNotFoundError) throw new NotFoundError('This version of the file was replaced or deleted; its content is no longer available');
+      if (err instanceof BlobNotFoundError)
+        throw new NotFoundError('This version of the file was replaced or deleted; its content is no longer available');
       throw err;
     });
     return { filename: f.filename, mimeType: f.mimeType, bytes: f.bytes, body };

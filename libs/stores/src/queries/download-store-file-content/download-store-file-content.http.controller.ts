@@ -19,7 +19,9 @@ export class DownloadStoreFileContentHttpController {
     @Query('signature') signature: string | undefined,
     @Res() res: Response,
   ): Promise<void> {
-    const f: StoreFileContent = await this.queries.execute(new DownloadStoreFileContentQuery(sid, fid, expires, signature));
+    const f: StoreFileContent = await this.queries.execute(
+      new DownloadStoreFileContentQuery(sid, fid, expires, signature),
+    );
     res.status(200);
     res.setHeader('content-type', f.mimeType);
     res.setHeader('content-length', String(f.bytes));

@@ -20,6 +20,8 @@ export class GetStoreFileHttpController {
     @Req() req: Request,
   ): Promise<StoreFileResponse> {
     const chunks = chunkSelection(query.return_chunks) as number[] | null | undefined; // validated by the DTO
-    return this.queries.execute(new GetStoreFileQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, fid, chunks));
+    return this.queries.execute(
+      new GetStoreFileQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, fid, chunks),
+    );
   }
 }

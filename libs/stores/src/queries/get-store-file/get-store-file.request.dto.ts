@@ -16,6 +16,12 @@ export function chunkSelection(rc: unknown): number[] | null | undefined | 'inva
 export class GetStoreFileRequestDto {
   /** `true`/`false`, or one or more chunk indices (`return_chunks=0&return_chunks=3`). */
   @IsOptional()
-  @ValidateBy({ name: 'chunkSelection', validator: { validate: (v) => chunkSelection(v) !== 'invalid', defaultMessage: () => 'return_chunks must be a boolean or a list of chunk indices' } })
+  @ValidateBy({
+    name: 'chunkSelection',
+    validator: {
+      validate: (v) => chunkSelection(v) !== 'invalid',
+      defaultMessage: () => 'return_chunks must be a boolean or a list of chunk indices',
+    },
+  })
   return_chunks?: string | string[];
 }

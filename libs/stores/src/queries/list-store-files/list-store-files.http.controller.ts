@@ -17,8 +17,23 @@ export class ListStoreFilesHttpController {
   @Post('list')
   @HttpCode(200)
   @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'store_identifier' })
-  list(@CurrentPrincipal() p: Principal, @Param('store_identifier') sid: string, @Body() body: ListStoreFilesRequestDto, @Req() req: Request): Promise<CursorPage<StoreFileResponse>> {
-    return this.queries.execute(new ListStoreFilesQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, body, body.statuses ?? null, body.metadata_filter, body.q?.trim() || null));
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Param('store_identifier') sid: string,
+    @Body() body: ListStoreFilesRequestDto,
+    @Req() req: Request,
+  ): Promise<CursorPage<StoreFileResponse>> {
+    return this.queries.execute(
+      new ListStoreFilesQuery(
+        p.organizationId,
+        { scope: p.scope, baseUrl: baseUrlOf(req) },
+        sid,
+        body,
+        body.statuses ?? null,
+        body.metadata_filter,
+        body.q?.trim() || null,
+      ),
+    );
   }
 
   /**
@@ -26,7 +41,10 @@ export class ListStoreFilesHttpController {
    * (RFC 9745: deprecated since 2025-01-01) and a `Link` to the successor, `POST …/files/list`.
    */
   @Get()
-  @ApiOperation({ deprecated: true, summary: 'List store files (deprecated: use POST /v1/stores/{store_identifier}/files/list)' })
+  @ApiOperation({
+    deprecated: true,
+    summary: 'List store files (deprecated: use POST /v1/stores/{store_identifier}/files/list)',
+  })
   @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'store_identifier' })
   listDeprecated(
     @CurrentPrincipal() p: Principal,
@@ -37,6 +55,14 @@ export class ListStoreFilesHttpController {
   ): Promise<CursorPage<StoreFileResponse>> {
     res.setHeader('Deprecation', DEPRECATED_SINCE);
     res.setHeader('Link', `</v1/stores/${encodeURIComponent(sid)}/files/list>; rel="successor-version"`);
-    return this.queries.execute(new ListStoreFilesQuery(p.organizationId, { scope: p.scope, baseUrl: baseUrlOf(req) }, sid, query, query.statuses ?? null));
+    return this.queries.execute(
+      new ListStoreFilesQuery(
+        p.organizationId,
+        { scope: p.scope, baseUrl: baseUrlOf(req) },
+        sid,
+        query,
+        query.statuses ?? null,
+      ),
+    );
   }
 }

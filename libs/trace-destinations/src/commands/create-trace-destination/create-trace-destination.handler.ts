@@ -11,7 +11,10 @@ import { CreateTraceDestinationCommand } from './create-trace-destination.comman
  * (with only the vault reference) appended. A failed append removes the sealed credentials again.
  */
 @CommandHandler(CreateTraceDestinationCommand)
-export class CreateTraceDestinationHandler implements ICommandHandler<CreateTraceDestinationCommand, TraceDestinationResponse> {
+export class CreateTraceDestinationHandler implements ICommandHandler<
+  CreateTraceDestinationCommand,
+  TraceDestinationResponse
+> {
   constructor(private readonly writer: TraceDestinationWriter) {}
 
   async execute({ organizationId, actor, body }: CreateTraceDestinationCommand): Promise<TraceDestinationResponse> {

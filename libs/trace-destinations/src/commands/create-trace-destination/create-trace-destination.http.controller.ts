@@ -12,7 +12,10 @@ export class CreateTraceDestinationHttpController {
   @Post()
   @HttpCode(201)
   @RequireScope({ method: 'create', resourceType: 'trace_destination' })
-  create(@CurrentPrincipal() p: Principal, @Body() body: CreateTraceDestinationRequestDto): Promise<TraceDestinationResponse> {
+  create(
+    @CurrentPrincipal() p: Principal,
+    @Body() body: CreateTraceDestinationRequestDto,
+  ): Promise<TraceDestinationResponse> {
     return this.commands.execute(new CreateTraceDestinationCommand(p.organizationId, p.apiKeyId, body));
   }
 }

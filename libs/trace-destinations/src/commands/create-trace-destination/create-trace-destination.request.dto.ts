@@ -12,12 +12,27 @@ const absent = (v: unknown) => v === undefined || v === null;
  */
 export class CreateTraceDestinationRequestDto {
   @Required()
-  @Check('nonEmptyString', 'string_type', 'Input should be a non-empty string', (v) => absent(v) || (typeof v === 'string' && !!v.trim()))
-  @Check('maxLength', 'string_too_long', 'String should have at most 256 characters', (v) => typeof v !== 'string' || v.length <= 256)
+  @Check(
+    'nonEmptyString',
+    'string_type',
+    'Input should be a non-empty string',
+    (v) => absent(v) || (typeof v === 'string' && !!v.trim()),
+  )
+  @Check(
+    'maxLength',
+    'string_too_long',
+    'String should have at most 256 characters',
+    (v) => typeof v !== 'string' || v.length <= 256,
+  )
   name!: string;
 
   @Required()
-  @Check('kind', 'enum', "Input should be 'langfuse' or 'otlp'", (v) => absent(v) || (TRACE_DESTINATION_KINDS as readonly unknown[]).includes(v))
+  @Check(
+    'kind',
+    'enum',
+    "Input should be 'langfuse' or 'otlp'",
+    (v) => absent(v) || (TRACE_DESTINATION_KINDS as readonly unknown[]).includes(v),
+  )
   kind!: TraceDestinationKind;
 
   @IsOptional()

@@ -13,10 +13,17 @@ export interface TraceDestinationDeletedResponse {
  * credentials are removed from the vault (the export reactor repeats both after a crash).
  */
 @CommandHandler(DeleteTraceDestinationCommand)
-export class DeleteTraceDestinationHandler implements ICommandHandler<DeleteTraceDestinationCommand, TraceDestinationDeletedResponse> {
+export class DeleteTraceDestinationHandler implements ICommandHandler<
+  DeleteTraceDestinationCommand,
+  TraceDestinationDeletedResponse
+> {
   constructor(private readonly writer: TraceDestinationWriter) {}
 
-  async execute({ organizationId, actor, destinationId }: DeleteTraceDestinationCommand): Promise<TraceDestinationDeletedResponse> {
+  async execute({
+    organizationId,
+    actor,
+    destinationId,
+  }: DeleteTraceDestinationCommand): Promise<TraceDestinationDeletedResponse> {
     const state = await this.writer.state(organizationId, destinationId);
     const result = await this.writer.run({ type: 'DeleteTraceDestination', destinationId, organizationId }, actor);
     await this.writer.deliveries.forget(destinationId);

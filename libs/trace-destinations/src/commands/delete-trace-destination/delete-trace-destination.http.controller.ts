@@ -10,7 +10,10 @@ export class DeleteTraceDestinationHttpController {
 
   @Delete(':trace_destination_id')
   @RequireScope({ method: 'delete', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
-  remove(@CurrentPrincipal() p: Principal, @UuidParam('trace_destination_id') id: string): Promise<TraceDestinationDeletedResponse> {
+  remove(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('trace_destination_id') id: string,
+  ): Promise<TraceDestinationDeletedResponse> {
     return this.commands.execute(new DeleteTraceDestinationCommand(p.organizationId, p.apiKeyId, id));
   }
 }

@@ -11,16 +11,28 @@ import { UpdateTraceDestinationCommand } from './update-trace-destination.comman
  * destination first, and a new URL needs the credentials again (stored ones never follow a URL).
  */
 @CommandHandler(UpdateTraceDestinationCommand)
-export class UpdateTraceDestinationHandler implements ICommandHandler<UpdateTraceDestinationCommand, TraceDestinationResponse> {
+export class UpdateTraceDestinationHandler implements ICommandHandler<
+  UpdateTraceDestinationCommand,
+  TraceDestinationResponse
+> {
   constructor(private readonly writer: TraceDestinationWriter) {}
 
-  async execute({ organizationId, actor, destinationId, body }: UpdateTraceDestinationCommand): Promise<TraceDestinationResponse> {
+  async execute({
+    organizationId,
+    actor,
+    destinationId,
+    body,
+  }: UpdateTraceDestinationCommand): Promise<TraceDestinationResponse> {
     const state = await this.writer.state(organizationId, destinationId);
     const current = state.target!;
     const { target, credentials } = parseTargetChanges(current, body as unknown as Record<string, unknown>);
     checkUpdate(state, target, !!credentials);
     const reaches = !!credentials || (!!target && JSON.stringify(target) !== JSON.stringify(current));
-    if (reaches) await this.writer.check(target ?? current, credentials ?? (await this.writer.unseal(organizationId, state.credentialsRef, current.kind)));
+    if (reaches)
+      await this.writer.check(
+        target ?? current,
+        credentials ?? (await this.writer.unseal(organizationId, state.credentialsRef, current.kind)),
+      );
     const sealed = credentials ? await this.writer.seal(organizationId, credentials) : null;
     const result = await this.writer.run(
       {
@@ -37,7 +49,8 @@ export class UpdateTraceDestinationHandler implements ICommandHandler<UpdateTrac
       sealed,
     );
     // rotated: the superseded credentials are discarded now (the export reactor does it again after a crash)
-    if (credentials && state.credentialsRef && result.position) await this.writer.discard(organizationId, state.credentialsRef);
+    if (credentials && state.credentialsRef && result.position)
+      await this.writer.discard(organizationId, state.credentialsRef);
     return this.writer.respond(organizationId, destinationId, result);
   }
 }

@@ -11,7 +11,11 @@ export class UpdateTraceDestinationHttpController {
 
   @Patch(':trace_destination_id')
   @RequireScope({ method: 'write', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
-  update(@CurrentPrincipal() p: Principal, @UuidParam('trace_destination_id') id: string, @Body() body: UpdateTraceDestinationRequestDto): Promise<TraceDestinationResponse> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('trace_destination_id') id: string,
+    @Body() body: UpdateTraceDestinationRequestDto,
+  ): Promise<TraceDestinationResponse> {
     return this.commands.execute(new UpdateTraceDestinationCommand(p.organizationId, p.apiKeyId, id, body));
   }
 }

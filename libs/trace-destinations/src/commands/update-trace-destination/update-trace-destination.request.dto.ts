@@ -1,5 +1,16 @@
 import { Transform } from 'class-transformer';
-import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import {
+  Allow,
+  ArrayMaxSize,
+  ArrayMinSize,
+  IsArray,
+  IsBoolean,
+  IsIn,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  MaxLength,
+} from 'class-validator';
 import { TRACE_DESTINATION_KINDS, TRACE_KINDS, TraceDestinationKind, TraceKind } from '../../events';
 
 /**

@@ -10,7 +10,10 @@ export class GetTraceDestinationHttpController {
 
   @Get(':trace_destination_id')
   @RequireScope({ method: 'read', resourceType: 'trace_destination', resourceIdParam: 'trace_destination_id' })
-  get(@CurrentPrincipal() p: Principal, @UuidParam('trace_destination_id') id: string): Promise<TraceDestinationResponse> {
+  get(
+    @CurrentPrincipal() p: Principal,
+    @UuidParam('trace_destination_id') id: string,
+  ): Promise<TraceDestinationResponse> {
     return this.queries.execute(new GetTraceDestinationQuery(p.organizationId, id));
   }
 }

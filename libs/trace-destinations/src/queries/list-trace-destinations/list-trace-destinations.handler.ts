@@ -8,7 +8,10 @@ import { ListTraceDestinationsQuery } from './list-trace-destinations.query';
 
 /** The organization's destinations, newest first, each with its last delivery outcome. */
 @QueryHandler(ListTraceDestinationsQuery)
-export class ListTraceDestinationsHandler implements IQueryHandler<ListTraceDestinationsQuery, LimitOffsetPage<TraceDestinationResponse>> {
+export class ListTraceDestinationsHandler implements IQueryHandler<
+  ListTraceDestinationsQuery,
+  LimitOffsetPage<TraceDestinationResponse>
+> {
   constructor(
     private readonly reader: TraceDestinationsReader,
     @Inject(TRACE_DELIVERIES) private readonly deliveries: TraceDeliveries,

@@ -11,7 +11,12 @@ export class ListTraceDestinationsHttpController {
 
   @Get()
   @RequireScope({ method: 'list', resourceType: 'trace_destination' })
-  list(@CurrentPrincipal() p: Principal, @Query() query: ListTraceDestinationsRequestDto): Promise<LimitOffsetPage<TraceDestinationResponse>> {
-    return this.queries.execute(new ListTraceDestinationsQuery(p.organizationId, query.limit ?? 100, query.offset ?? 0));
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: ListTraceDestinationsRequestDto,
+  ): Promise<LimitOffsetPage<TraceDestinationResponse>> {
+    return this.queries.execute(
+      new ListTraceDestinationsQuery(p.organizationId, query.limit ?? 100, query.offset ?? 0),
+    );
   }
 }

@@ -61,7 +61,9 @@ export class SearchVectorStoreHandler implements IQueryHandler<SearchVectorStore
       stream: false,
       ...(rewrite ? { rewrite } : {}),
     };
-    const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(new SearchStoresQuery(principal, params));
+    const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
+      new SearchStoresQuery(principal, params),
+    );
     return {
       object: 'vector_store.search_results.page',
       search_query: rewrite ? [text] : asked,

@@ -14,7 +14,11 @@ export class SearchVectorStoreHttpController {
   @Post(':vector_store_id/search')
   @HttpCode(200)
   @RequireScope(SEARCH_SCOPE)
-  search(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Body() body: SearchVectorStoreRequestDto): Promise<VectorStoreSearchPage> {
+  search(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Body() body: SearchVectorStoreRequestDto,
+  ): Promise<VectorStoreSearchPage> {
     return this.queries.execute(new SearchVectorStoreQuery(p, id, body, body.filter()));
   }
 }

@@ -7,7 +7,10 @@ import { openAiFilter } from '../../openai-filters';
 const MAX_QUERIES = 16;
 const validQuery = (v: unknown) =>
   (typeof v === 'string' && !!v.trim() && v.length <= LIMITS.queryChars) ||
-  (Array.isArray(v) && v.length >= 1 && v.length <= MAX_QUERIES && v.every((x) => typeof x === 'string' && !!x.trim() && x.length <= LIMITS.queryChars));
+  (Array.isArray(v) &&
+    v.length >= 1 &&
+    v.length <= MAX_QUERIES &&
+    v.every((x) => typeof x === 'string' && !!x.trim() && x.length <= LIMITS.queryChars));
 
 /** `ranking_options`: `ranker` `none` turns reranking off; `score_threshold` applies to the final score (0–1). */
 export class RankingOptionsDto {

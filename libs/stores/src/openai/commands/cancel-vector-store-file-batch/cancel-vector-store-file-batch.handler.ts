@@ -5,7 +5,10 @@ import { CancelVectorStoreFileBatchCommand } from './cancel-vector-store-file-ba
 
 /** Cancels the batch's files still waiting or in ingestion (they stay, `cancelled`); finished files keep their state. Cancelling twice is a no-op. */
 @CommandHandler(CancelVectorStoreFileBatchCommand)
-export class CancelVectorStoreFileBatchHandler implements ICommandHandler<CancelVectorStoreFileBatchCommand, VectorStoreFileBatchResponse> {
+export class CancelVectorStoreFileBatchHandler implements ICommandHandler<
+  CancelVectorStoreFileBatchCommand,
+  VectorStoreFileBatchResponse
+> {
   constructor(private readonly batches: StoreFileBatchesWriter) {}
 
   async execute(c: CancelVectorStoreFileBatchCommand): Promise<VectorStoreFileBatchResponse> {

@@ -11,7 +11,11 @@ export class CancelVectorStoreFileBatchHttpController {
   @Post(':batch_id/cancel')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  cancel(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Param('batch_id') batchId: string): Promise<VectorStoreFileBatchResponse> {
+  cancel(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Param('batch_id') batchId: string,
+  ): Promise<VectorStoreFileBatchResponse> {
     return this.commands.execute(new CancelVectorStoreFileBatchCommand(p.organizationId, p.apiKeyId, id, batchId));
   }
 }

@@ -13,7 +13,13 @@ export class CreateVectorStoreFileBatchHttpController {
   @Post()
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  create(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Body() body: CreateVectorStoreFileBatchRequestDto): Promise<VectorStoreFileBatchResponse> {
-    return this.commands.execute(new CreateVectorStoreFileBatchCommand(p.organizationId, p.apiKeyId, p.scope, id, body));
+  create(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Body() body: CreateVectorStoreFileBatchRequestDto,
+  ): Promise<VectorStoreFileBatchResponse> {
+    return this.commands.execute(
+      new CreateVectorStoreFileBatchCommand(p.organizationId, p.apiKeyId, p.scope, id, body),
+    );
   }
 }

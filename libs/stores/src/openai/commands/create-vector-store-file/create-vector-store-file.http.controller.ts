@@ -13,7 +13,11 @@ export class CreateVectorStoreFileHttpController {
   @Post()
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  create(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Body() body: CreateVectorStoreFileRequestDto): Promise<VectorStoreFileResponse> {
+  create(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Body() body: CreateVectorStoreFileRequestDto,
+  ): Promise<VectorStoreFileResponse> {
     return this.commands.execute(new CreateVectorStoreFileCommand(p.organizationId, p.apiKeyId, p.scope, id, body));
   }
 }

@@ -20,7 +20,8 @@ export class CreateVectorStoreHandler implements ICommandHandler<CreateVectorSto
   ) {}
 
   async execute({ organizationId, actor, scope, input }: CreateVectorStoreCommand): Promise<VectorStoreResponse> {
-    for (const fileId of input.file_ids ?? []) await this.authority.assertMayAttach(scope, actor, organizationId, fileId);
+    for (const fileId of input.file_ids ?? [])
+      await this.authority.assertMayAttach(scope, actor, organizationId, fileId);
     const chunking = chunkingOf(input.chunking_strategy);
     const row = await this.writer.create(organizationId, actor, {
       display_name: input.name || null,

@@ -1,5 +1,18 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsIn, IsInt, IsOptional, IsString, IsUUID, Max, MaxLength, Min, ValidateIf, ValidateNested } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  IsUUID,
+  Max,
+  MaxLength,
+  Min,
+  ValidateIf,
+  ValidateNested,
+} from 'class-validator';
 import { LIMITS } from '@larder/kernel';
 import { IsChunkingStrategy, IsOpenAiMetadata } from '../../openai-common.request.dto';
 
@@ -14,7 +27,11 @@ export class CreateVectorStoreRequestDto {
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) name?: string | null;
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(512) description?: string | null;
   @IsOptional() @IsOpenAiMetadata() metadata?: Record<string, string> | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => VectorStoreExpiresAfterDto) expires_after?: VectorStoreExpiresAfterDto | null;
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @ValidateNested()
+  @Type(() => VectorStoreExpiresAfterDto)
+  expires_after?: VectorStoreExpiresAfterDto | null;
   @IsOptional() @IsArray() @ArrayMaxSize(LIMITS.fileIds) @IsUUID('all', { each: true }) file_ids?: string[];
   @IsOptional() @IsChunkingStrategy() chunking_strategy?: unknown;
 }

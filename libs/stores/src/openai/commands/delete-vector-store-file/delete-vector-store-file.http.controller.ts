@@ -11,8 +11,14 @@ export class DeleteVectorStoreFileHttpController {
 
   @Delete(':file_id')
   @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  async remove(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Param('file_id') fileId: string): Promise<{ id: string; object: 'vector_store.file.deleted'; deleted: true }> {
-    const r: StoreFileDeletedResponse = await this.commands.execute(new DeleteStoreFileCommand(p.organizationId, p.apiKeyId, id, fileId));
+  async remove(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Param('file_id') fileId: string,
+  ): Promise<{ id: string; object: 'vector_store.file.deleted'; deleted: true }> {
+    const r: StoreFileDeletedResponse = await this.commands.execute(
+      new DeleteStoreFileCommand(p.organizationId, p.apiKeyId, id, fileId),
+    );
     return { id: r.id, object: 'vector_store.file.deleted', deleted: true };
   }
 }

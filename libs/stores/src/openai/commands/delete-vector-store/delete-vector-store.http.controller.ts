@@ -11,8 +11,13 @@ export class DeleteVectorStoreHttpController {
 
   @Delete(':vector_store_id')
   @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  async remove(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string): Promise<{ id: string; object: 'vector_store.deleted'; deleted: true }> {
-    const r: StoreDeletedResponse = await this.commands.execute(new DeleteStoreCommand(p.organizationId, p.apiKeyId, id));
+  async remove(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+  ): Promise<{ id: string; object: 'vector_store.deleted'; deleted: true }> {
+    const r: StoreDeletedResponse = await this.commands.execute(
+      new DeleteStoreCommand(p.organizationId, p.apiKeyId, id),
+    );
     return { id: r.id, object: 'vector_store.deleted', deleted: true };
   }
 }

@@ -12,7 +12,14 @@ export class UpdateVectorStoreFileHttpController {
   @Post(':file_id')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  update(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Param('file_id') fileId: string, @Body() body: UpdateVectorStoreFileRequestDto): Promise<VectorStoreFileResponse> {
-    return this.commands.execute(new UpdateVectorStoreFileCommand(p.organizationId, p.apiKeyId, id, fileId, body.attributes));
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Param('file_id') fileId: string,
+    @Body() body: UpdateVectorStoreFileRequestDto,
+  ): Promise<VectorStoreFileResponse> {
+    return this.commands.execute(
+      new UpdateVectorStoreFileCommand(p.organizationId, p.apiKeyId, id, fileId, body.attributes),
+    );
   }
 }

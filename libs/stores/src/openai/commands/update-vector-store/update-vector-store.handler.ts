@@ -8,7 +8,12 @@ import { UpdateVectorStoreCommand } from './update-vector-store.command';
 export class UpdateVectorStoreHandler implements ICommandHandler<UpdateVectorStoreCommand, VectorStoreResponse> {
   constructor(private readonly writer: StoresWriter) {}
 
-  async execute({ organizationId, actor, vectorStoreId, input }: UpdateVectorStoreCommand): Promise<VectorStoreResponse> {
+  async execute({
+    organizationId,
+    actor,
+    vectorStoreId,
+    input,
+  }: UpdateVectorStoreCommand): Promise<VectorStoreResponse> {
     const row = await this.writer.update(organizationId, actor, vectorStoreId, {
       ...(input.name !== undefined ? { display_name: input.name || null } : {}),
       ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),

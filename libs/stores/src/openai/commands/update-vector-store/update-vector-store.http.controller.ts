@@ -13,7 +13,11 @@ export class UpdateVectorStoreHttpController {
   @Post(':vector_store_id')
   @HttpCode(200)
   @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  update(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Body() body: UpdateVectorStoreRequestDto): Promise<VectorStoreResponse> {
+  update(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Body() body: UpdateVectorStoreRequestDto,
+  ): Promise<VectorStoreResponse> {
     return this.commands.execute(new UpdateVectorStoreCommand(p.organizationId, p.apiKeyId, id, body));
   }
 }

@@ -7,5 +7,9 @@ import { VectorStoreExpiresAfterDto } from '../create-vector-store/create-vector
 export class UpdateVectorStoreRequestDto {
   @IsOptional() @ValidateIf((_, v) => v !== null) @IsString() @MaxLength(256) name?: string | null;
   @IsOptional() @IsOpenAiMetadata() metadata?: Record<string, string> | null;
-  @IsOptional() @ValidateIf((_, v) => v !== null) @ValidateNested() @Type(() => VectorStoreExpiresAfterDto) expires_after?: VectorStoreExpiresAfterDto | null;
+  @IsOptional()
+  @ValidateIf((_, v) => v !== null)
+  @ValidateNested()
+  @Type(() => VectorStoreExpiresAfterDto)
+  expires_after?: VectorStoreExpiresAfterDto | null;
 }

@@ -4,7 +4,10 @@ import { toVectorStoreFileBatch, VectorStoreFileBatchResponse } from '../../vect
 import { GetVectorStoreFileBatchQuery } from './get-vector-store-file-batch.query';
 
 @QueryHandler(GetVectorStoreFileBatchQuery)
-export class GetVectorStoreFileBatchHandler implements IQueryHandler<GetVectorStoreFileBatchQuery, VectorStoreFileBatchResponse> {
+export class GetVectorStoreFileBatchHandler implements IQueryHandler<
+  GetVectorStoreFileBatchQuery,
+  VectorStoreFileBatchResponse
+> {
   constructor(private readonly batches: StoreFileBatchesWriter) {}
 
   async execute(q: GetVectorStoreFileBatchQuery): Promise<VectorStoreFileBatchResponse> {

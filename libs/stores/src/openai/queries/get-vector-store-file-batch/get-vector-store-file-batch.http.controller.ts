@@ -18,7 +18,9 @@ export class GetVectorStoreFileBatchHttpController {
     @Param('batch_id') batchId: string,
     @Res({ passthrough: true }) res: Response,
   ): Promise<VectorStoreFileBatchResponse> {
-    const b: VectorStoreFileBatchResponse = await this.queries.execute(new GetVectorStoreFileBatchQuery(p.organizationId, id, batchId));
+    const b: VectorStoreFileBatchResponse = await this.queries.execute(
+      new GetVectorStoreFileBatchQuery(p.organizationId, id, batchId),
+    );
     if (b.status === 'in_progress') res.setHeader('openai-poll-after-ms', String(OPENAI_POLL_AFTER_MS));
     return b;
   }

@@ -11,7 +11,11 @@ export class GetVectorStoreFileContentHttpController {
   /** `read` on the store: content, as a store file's `content_url` needs. */
   @Get(':file_id/content')
   @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  content(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Param('file_id') fileId: string): Promise<VectorStoreFileContentResponse> {
+  content(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Param('file_id') fileId: string,
+  ): Promise<VectorStoreFileContentResponse> {
     return this.queries.execute(new GetVectorStoreFileContentQuery(p.organizationId, id, fileId));
   }
 }

@@ -8,14 +8,23 @@ import { ListVectorStoreFilesQuery } from './list-vector-store-files.query';
 
 /** A store's files (or a batch's), by creation time, optionally of one OpenAI status. */
 @QueryHandler(ListVectorStoreFilesQuery)
-export class ListVectorStoreFilesHandler implements IQueryHandler<ListVectorStoreFilesQuery, IdCursorPage<VectorStoreFileResponse>> {
+export class ListVectorStoreFilesHandler implements IQueryHandler<
+  ListVectorStoreFilesQuery,
+  IdCursorPage<VectorStoreFileResponse>
+> {
   constructor(
     private readonly storeFiles: StoreFilesWriter,
     private readonly batches: StoreFileBatchesWriter,
     private readonly reader: StoreFilesReader,
   ) {}
 
-  async execute({ organizationId, vectorStoreId, paging, status, batchId }: ListVectorStoreFilesQuery): Promise<IdCursorPage<VectorStoreFileResponse>> {
+  async execute({
+    organizationId,
+    vectorStoreId,
+    paging,
+    status,
+    batchId,
+  }: ListVectorStoreFilesQuery): Promise<IdCursorPage<VectorStoreFileResponse>> {
     const s = await this.storeFiles.resolveStore(organizationId, vectorStoreId);
     const fileIds = batchId ? (await this.batches.get(organizationId, s.id, batchId)).fileIds : null;
     const query = { statuses: status ? larderStatuses(status) : null, fileIds };

@@ -11,7 +11,11 @@ export class ListVectorStoreFilesHttpController {
 
   @Get('files')
   @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'vector_store_id' })
-  list(@CurrentPrincipal() p: Principal, @Param('vector_store_id') id: string, @Query() query: OpenAiFileListRequestDto): Promise<IdCursorPage<VectorStoreFileResponse>> {
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Param('vector_store_id') id: string,
+    @Query() query: OpenAiFileListRequestDto,
+  ): Promise<IdCursorPage<VectorStoreFileResponse>> {
     return this.queries.execute(new ListVectorStoreFilesQuery(p.organizationId, id, query, query.filter ?? null));
   }
 
@@ -23,6 +27,8 @@ export class ListVectorStoreFilesHttpController {
     @Param('batch_id') batchId: string,
     @Query() query: OpenAiFileListRequestDto,
   ): Promise<IdCursorPage<VectorStoreFileResponse>> {
-    return this.queries.execute(new ListVectorStoreFilesQuery(p.organizationId, id, query, query.filter ?? null, batchId));
+    return this.queries.execute(
+      new ListVectorStoreFilesQuery(p.organizationId, id, query, query.filter ?? null, batchId),
+    );
   }
 }

@@ -6,7 +6,10 @@ import { ListVectorStoresQuery } from './list-vector-stores.query';
 
 /** Every store of the organization (created through either API), by creation time. */
 @QueryHandler(ListVectorStoresQuery)
-export class ListVectorStoresHandler implements IQueryHandler<ListVectorStoresQuery, IdCursorPage<VectorStoreResponse>> {
+export class ListVectorStoresHandler implements IQueryHandler<
+  ListVectorStoresQuery,
+  IdCursorPage<VectorStoreResponse>
+> {
   constructor(private readonly reader: StoresReader) {}
 
   async execute({ organizationId, paging }: ListVectorStoresQuery): Promise<IdCursorPage<VectorStoreResponse>> {

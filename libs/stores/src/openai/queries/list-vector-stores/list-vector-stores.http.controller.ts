@@ -11,7 +11,10 @@ export class ListVectorStoresHttpController {
 
   @Get()
   @RequireScope({ method: 'list', resourceType: 'store' })
-  list(@CurrentPrincipal() p: Principal, @Query() query: OpenAiListRequestDto): Promise<IdCursorPage<VectorStoreResponse>> {
+  list(
+    @CurrentPrincipal() p: Principal,
+    @Query() query: OpenAiListRequestDto,
+  ): Promise<IdCursorPage<VectorStoreResponse>> {
     return this.queries.execute(new ListVectorStoresQuery(p.organizationId, query));
   }
 }
