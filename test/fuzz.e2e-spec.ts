@@ -348,8 +348,8 @@ describe('fuzzing every route of the OpenAPI document (fast-check, raw HTTP)', (
       `fuzz: seed ${SEED}, ${outcomes.length} requests over ${operations.length} operations in ${(runMs / 1000).toFixed(1)} s (concurrency ${CONCURRENCY}); by status ${JSON.stringify(byStatus)}; ` +
         `${realHits} successes on routes with path parameters; ${serverErrors.length} 5xx/no answer, ${shapeErrors.length} off-contract errors, ${crossTenant.length} cross-tenant successes, ${scopeLeaks.length} writes by a read-only key`,
     );
-    // eslint-disable-next-line no-console
     for (const f of summary.findings.server_errors.slice(0, 10))
+      // eslint-disable-next-line no-console
       console.log(`5xx: ${f.status ?? f.error}\n${f.request}\n  answer: ${f.body}\n  log: ${f.logs}`);
 
     expect(outcomes.length).toBe(RUNS);

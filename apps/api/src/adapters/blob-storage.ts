@@ -27,8 +27,8 @@ export async function createPlatformBlobStorage(config: LarderConfig): Promise<B
 export function createBucketConnector(config: LarderConfig, outbound: OutboundPolicy): BucketConnector {
   // made on its first use (a customer bucket's probe or open): the AWS SDK loads only then
   return new LazyBucketConnector(() => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { S3BucketConnector } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       require('@larder/blob-storage/s3/s3.bucket-connector') as typeof import('@larder/blob-storage/s3/s3.bucket-connector');
     return new S3BucketConnector({
       outbound,

@@ -9,8 +9,8 @@ import { LarderConfig } from '../config';
 export function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch): ChunkIndex {
   if (config.chunkIndex === 'elasticsearch') {
     ivfPrefetch?.cancel();
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { ElasticsearchChunkIndex } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       require('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index') as typeof import('@larder/chunk-index/elasticsearch/elasticsearch.chunk-index');
     return new ElasticsearchChunkIndex({
       url: config.elasticsearchUrl!,

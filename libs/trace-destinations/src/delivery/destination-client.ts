@@ -177,8 +177,8 @@ export class TraceDestinationClient {
   ): Promise<OutboundResponse> {
     const json = target.kind === 'otlp' && target.protocol === 'http/json';
     // loaded on the first export, not at start (a large module tree most servers never use)
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { JsonTraceSerializer, ProtobufTraceSerializer } =
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
       require('@opentelemetry/otlp-transformer') as typeof import('@opentelemetry/otlp-transformer');
     const body = (json ? JsonTraceSerializer : ProtobufTraceSerializer).serializeRequest(spans) ?? new Uint8Array();
     const headers = {
