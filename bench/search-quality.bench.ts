@@ -298,20 +298,18 @@ async function evaluate(
     const vectorOf = new Map<string, Float32Array>();
     for (let i = 0; i < docs.length; i += 64) {
       const batch = await Promise.all(
-        docs
-          .slice(i, i + 64)
-          .map(async (d) => ({
-            d,
-            chunks: chunkDocument(
-              await parseFile(
-                Buffer.from(d.body),
-                d.filename,
-                d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain',
-              ),
-              'fast',
+        docs.slice(i, i + 64).map(async (d) => ({
+          d,
+          chunks: chunkDocument(
+            await parseFile(
+              Buffer.from(d.body),
               d.filename,
+              d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain',
             ),
-          })),
+            'fast',
+            d.filename,
+          ),
+        })),
       );
       const texts = batch.flatMap((b) => b.chunks.map((c) => c.embedText));
       const vectors = await embedCached(embedder, texts, 'document');

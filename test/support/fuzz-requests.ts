@@ -416,12 +416,10 @@ function pathParam(name: string, op: FuzzOperation, fx: FuzzFixture): fc.Arbitra
     // a real id with its case changed or a character cut: near misses
     alts.push({
       weight: 1,
-      arbitrary: fc
-        .tuple(fc.constantFrom(...mine), fc.boolean())
-        .map(([v, upper]) => ({
-          value: encodeURIComponent(upper ? v.toUpperCase() : v.slice(0, -1)),
-          tag: 'near_miss',
-        })),
+      arbitrary: fc.tuple(fc.constantFrom(...mine), fc.boolean()).map(([v, upper]) => ({
+        value: encodeURIComponent(upper ? v.toUpperCase() : v.slice(0, -1)),
+        tag: 'near_miss',
+      })),
     });
   }
   return fc.oneof(...alts);
@@ -611,12 +609,10 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
     list.push({
       label: 'wide_filter',
       apply: (v) =>
-        fc
-          .constantFrom(257, 3_000)
-          .map((n) => ({
-            ...(v as object),
-            filters: { any: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'eq', value: i })) },
-          })),
+        fc.constantFrom(257, 3_000).map((n) => ({
+          ...(v as object),
+          filters: { any: Array.from({ length: n }, (_, i) => ({ key: `k${i}`, operator: 'eq', value: i })) },
+        })),
     });
     list.push({
       label: 'bad_operator',
@@ -630,12 +626,10 @@ function mutations(schema: Schema | null, resolve: (s: Schema) => Schema | null)
     list.push({
       label: 'huge_id_list',
       apply: (v) =>
-        fc
-          .constantFrom(1001, 20_000)
-          .map((n) => ({
-            ...(v as object),
-            file_ids: Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`),
-          })),
+        fc.constantFrom(1001, 20_000).map((n) => ({
+          ...(v as object),
+          file_ids: Array.from({ length: n }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`),
+        })),
     });
   if (props.includes('store_identifiers'))
     list.push({
@@ -1088,13 +1082,11 @@ function noBody(): fc.Arbitrary<BodyPart> {
     },
     {
       weight: 1,
-      arbitrary: fc
-        .constantFrom('text/plain', 'application/xml', '')
-        .map((t): BodyPart => ({
-          body: Buffer.from('<x/>'),
-          headers: t ? { 'content-type': t } : {},
-          labels: ['body:unexpected_type'],
-        })),
+      arbitrary: fc.constantFrom('text/plain', 'application/xml', '').map((t): BodyPart => ({
+        body: Buffer.from('<x/>'),
+        headers: t ? { 'content-type': t } : {},
+        labels: ['body:unexpected_type'],
+      })),
     },
   );
 }

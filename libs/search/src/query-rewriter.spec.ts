@@ -74,13 +74,11 @@ describe('rewrite_query', () => {
   });
 
   it('with a model: the first line of its answer, unquoted, is the query; what was asked, the model and its tokens come with it', async () => {
-    const chat = jest
-      .fn()
-      .mockResolvedValue({
-        model: 'rewriter',
-        message: { content: ' "spicy fermented cabbage"\nbecause…' },
-        usage: { promptTokens: 30, completionTokens: 5, totalTokens: 35 },
-      });
+    const chat = jest.fn().mockResolvedValue({
+      model: 'rewriter',
+      message: { content: ' "spicy fermented cabbage"\nbecause…' },
+      usage: { promptTokens: 30, completionTokens: 5, totalTokens: 35 },
+    });
     const r = await new QueryRewriter({ chat } as unknown as Llm).rewrite('umm the spicy cabbage thing');
     expect(r).toEqual({
       query: 'spicy fermented cabbage',

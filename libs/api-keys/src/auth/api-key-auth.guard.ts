@@ -57,13 +57,11 @@ export class ApiKeyAuthGuard implements CanActivate {
   async canActivate(ctx: ExecutionContext): Promise<boolean> {
     const targets = [ctx.getHandler(), ctx.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
-    const req = ctx
-      .switchToHttp()
-      .getRequest<{
-        headers: Record<string, string | undefined>;
-        params: Record<string, string>;
-        principal?: Principal;
-      }>();
+    const req = ctx.switchToHttp().getRequest<{
+      headers: Record<string, string | undefined>;
+      params: Record<string, string>;
+      principal?: Principal;
+    }>();
     const header = req.headers['authorization'] ?? '';
     // `Bearer <key>`, or the key alone (@mixedbread-ai/sdk 2.x and the clients built on it send no scheme)
     const match = /^\s*(?:Bearer\s+)?([^\s]+)\s*$/i.exec(header);

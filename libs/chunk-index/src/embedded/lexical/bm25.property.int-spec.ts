@@ -531,16 +531,14 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                   storeId,
                   fileId,
                   generation: 1,
-                  chunks: texts
-                    .slice(f * 100, f * 100 + 100)
-                    .map((text, j) => ({
-                      chunkIndex: j,
-                      type: 'text' as const,
-                      text,
-                      offset: 0,
-                      mimeType: 'text/markdown',
-                      generatedMetadata: null,
-                    })),
+                  chunks: texts.slice(f * 100, f * 100 + 100).map((text, j) => ({
+                    chunkIndex: j,
+                    type: 'text' as const,
+                    text,
+                    offset: 0,
+                    mimeType: 'text/markdown',
+                    generatedMetadata: null,
+                  })),
                 },
               );
             }

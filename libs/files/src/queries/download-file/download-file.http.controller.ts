@@ -63,12 +63,10 @@ export class DownloadFileHttpController {
       req.headers['if-range'] && req.headers['if-range'] !== etag ? null : parseRange(req.headers.range, size);
     if (range === 'unsatisfiable') {
       res.setHeader('Content-Range', `bytes */${size}`);
-      res
-        .status(416)
-        .json({
-          error: { message: 'Range not satisfiable', code: 416, type: 'range_not_satisfiable' },
-          message: 'Range not satisfiable',
-        });
+      res.status(416).json({
+        error: { message: 'Range not satisfiable', code: 416, type: 'range_not_satisfiable' },
+        message: 'Range not satisfiable',
+      });
       return;
     }
     const body = await f.open(range ?? undefined);
