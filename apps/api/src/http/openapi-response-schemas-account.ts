@@ -1,0 +1,101 @@
+/**
+ * The response schemas of the organization's account: store events, billing and costs, trace destinations,
+ * buckets, and the administrators' re-ingestion.
+ */
+
+import {
+  arr,
+  bool,
+  cursorList,
+  dec,
+  deleted,
+  dt,
+  dur,
+  int,
+  lit,
+  nullable,
+  num,
+  obj,
+  offsetList,
+  oneOfEnum,
+  Schema,
+  str,
+} from './openapi-schema-builders';
+
+/** The schemas of store events, billing, trace destinations, buckets and re-ingestion. */
+export const ACCOUNT_RESPONSE_SCHEMAS: Record<string, Schema> = {
+  StoreEvent: obj(
+    {
+      id: str,
+      created_at: dt,
+      type: oneOfEnum('ingestion', 'search', 'agentic_search', 'grep', 'completion', 'qa', 'embedding', 'reranking'),
+      store_id: nullable(str),
+    },
+    { queue_time: dur, total_time: dur },
+  ),
+  StoreEventList: cursorList('StoreEvent'),
+  StoreEventHistogram: obj({
+    object: lit('store.histogram'),
+    data: arr(obj({ bucket_start: dt, bucket_end: dt, event_count: int, type: str })),
+  }),
+  BillingSummary: obj({
+    period: obj({ start: dt, end: dt }),
+    cost: obj({
+      net_usage_cost: dec,
+      gross_usage_cost: dec,
+      balance_applied: dec,
+      phases: arr({ type: 'object' }),
+      products: arr(obj({ product_name: str, gross_usage_cost: dec, net_usage_cost: dec })),
+    }),
+    balance: obj({ current_balance: num, next_effective_balance: num, next_effective_date: nullable(dt) }),
+    usages: { type: 'object', additionalProperties: obj({ current: dec, limit: nullable(dec), unit: str }) },
+    generated_at: dt,
+  }),
+  StoreCostList: obj({
+    object: lit('list'),
+    data: arr(obj({ store_id: str, cost: dec, cost_per_metric: { type: 'object', additionalProperties: dec } })),
+  }),
+  CostHistogram: obj({
+    object: lit('cost.histogram'),
+    data: arr(obj({ day: dt, cost: dec, cost_per_metric: { type: 'object', additionalProperties: dec } })),
+  }),
+  TraceDestination: obj({
+    id: str,
+    object: lit('trace_destination'),
+    name: str,
+    kind: oneOfEnum('langfuse', 'otlp'),
+    enabled: bool,
+    trace_kinds: arr(oneOfEnum('agentic_search', 'question_answering', 'chat_completion')),
+    langfuse: nullable(obj({ host: str, public_key: str })),
+    otlp: nullable(obj({ endpoint: str, protocol: oneOfEnum('http/protobuf', 'http/json'), header_names: arr(str) })),
+    credentials: obj({ version: int, updated_at: dt }),
+    delivery: obj({ status: str, consecutive_failures: int, pending: int, delivered: int, dropped: int }),
+    created_at: dt,
+    updated_at: dt,
+  }),
+  TraceDestinationList: offsetList('TraceDestination'),
+  TraceDestinationDeleted: deleted('trace_destination'),
+  Bucket: obj({
+    id: str,
+    created_at: dt,
+    updated_at: dt,
+    name: str,
+    provider: lit('aws_s3'),
+    bucket: str,
+    region: nullable(str),
+    endpoint_url: nullable(str),
+    prefix: str,
+    sse_kms_key_id: nullable(str),
+    auth_type: oneOfEnum('assume_role', 'access_key'),
+    role_arn: nullable(str),
+    external_id: nullable(str),
+    status: oneOfEnum('pending', 'active', 'error'),
+    last_validated_at: nullable(dt),
+    has_credentials: bool,
+    credentials_version: int,
+    object: lit('bucket'),
+  }),
+  BucketList: cursorList('Bucket'),
+  BucketDeleted: deleted('bucket'),
+  ReingestResult: obj({ message: str, jobs_created: int }),
+};
