@@ -106,7 +106,8 @@ export class InfrastructureModule {
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,
-          activityJournalDir: join(infra.config.dataDir, 'activity-journal'),
+          activityJournalDir:
+            typeof infra.config.dataDir === 'string' ? join(infra.config.dataDir, 'activity-journal') : null,
         } satisfies SearchConfig,
       },
       { provide: RERANKER, useValue: infra.reranker },
