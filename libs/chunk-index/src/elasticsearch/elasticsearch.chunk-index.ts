@@ -12,7 +12,17 @@ import {
   ScanQuery,
   ScoredChunk,
 } from '../chunk-index.port';
-import { CHECKPOINTS_INDEX, CHUNKS_INDEX, ChunkDoc, FILES_INDEX, FileDoc, toChunk } from './elasticsearch.mappings';
+import {
+  CHECKPOINTS_INDEX,
+  CHUNKS_INDEX,
+  ChunkDoc,
+  chunkId,
+  FILES_INDEX,
+  FileDoc,
+  fileId,
+  toChunk,
+} from './elasticsearch.mappings';
+import { applyOp } from './elasticsearch.writes';
 
 export interface ElasticsearchChunkIndexOptions {
   url: string;
@@ -20,9 +30,6 @@ export interface ElasticsearchChunkIndexOptions {
   prefix?: string;
   apiKey?: string | null;
 }
-
-const fileId = (storeId: string, fid: string) => `${storeId}:${fid}`;
-const chunkId = (storeId: string, fid: string, i: number) => `${storeId}:${fid}:${i}`;
 
 /**
  * Chunk index on Elasticsearch: a `chunks` index (text with the english analyzer for BM25, a
@@ -32,6 +39,7 @@ const chunkId = (storeId: string, fid: string, i: number) => `${storeId}:${fid}:
  * to the commit position of the batch that wrote it, so a batch repeated after a crash, or an older
  * one arriving late, never overwrites newer state; the checkpoint document is written last.
  * Filters on metadata run on the candidates in process (the same evaluator as the embedded index).
+ * This file holds the index's lifecycle, checkpoints and reads; the ops' writes are in elasticsearch.writes.ts.
  */
 export class ElasticsearchChunkIndex implements ChunkIndex {
   readonly kind = 'elasticsearch';
@@ -80,138 +88,12 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     }
   }
 
-  private async getFile(storeId: string, fid: string): Promise<FileDoc | null> {
-    try {
-      return (await this.client.get<FileDoc>({ index: this.files, id: fileId(storeId, fid) }))._source ?? null;
-    } catch (err) {
-      if (err instanceof errors.ResponseError && err.statusCode === 404) return null;
-      throw err;
-    }
-  }
-
-  /** Sends one bulk request; version conflicts mean newer state is already there and are ignored. */
-  private async bulk(operations: unknown[]): Promise<void> {
-    if (!operations.length) return;
-    const r = await this.client.bulk({ operations: operations as never[] });
-    if (!r.errors) return;
-    const bad = r.items
-      .map((i) => Object.values(i)[0])
-      .filter((i) => i && i.error && i.status !== 409 && !(i.status === 404 && i.result === 'not_found'));
-    if (bad.length) throw new Error(`Elasticsearch bulk write failed: ${JSON.stringify(bad[0].error)}`);
-  }
-
   async write(ops: ChunkIndexOp[], cp: { projection: string } & IndexCheckpoint): Promise<void> {
     const version = Number(cp.position.commit);
     const v = { version, version_type: 'external_gte' as const };
+    const target = { client: this.client, files: this.files, chunks: this.chunks };
     // Ops are applied in order; each reads the file document it depends on in real time (GET is realtime).
-    for (const op of ops) {
-      switch (op.op) {
-        case 'putFile': {
-          const f = op.file;
-          const cur = await this.getFile(f.storeId, f.fileId);
-          if (cur && cur.generation > f.generation) break;
-          const dropChunks =
-            cur && cur.generation < f.generation
-              ? Array.from({ length: cur.chunk_count }, (_, i) => ({
-                  delete: { _index: this.chunks, _id: chunkId(f.storeId, f.fileId, i) },
-                }))
-              : [];
-          const doc: FileDoc = {
-            store_id: f.storeId,
-            file_id: f.fileId,
-            organization_id: f.organizationId,
-            filename: f.filename,
-            external_id: f.externalId,
-            metadata: f.metadata ?? null,
-            generation: f.generation,
-            chunk_count: cur && cur.generation === f.generation ? cur.chunk_count : 0,
-          };
-          await this.bulk([
-            ...dropChunks,
-            { index: { _index: this.files, _id: fileId(f.storeId, f.fileId), ...v } },
-            doc,
-          ]);
-          break;
-        }
-        case 'setChunks': {
-          const cur = await this.getFile(op.storeId, op.fileId);
-          if (!cur || cur.generation !== op.generation) break;
-          const stale = Array.from({ length: Math.max(0, cur.chunk_count - op.chunks.length) }, (_, i) => ({
-            delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, op.chunks.length + i) },
-          }));
-          const docs = op.chunks.flatMap((c) => [
-            { index: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, c.chunkIndex), ...v } },
-            {
-              store_id: op.storeId,
-              file_id: op.fileId,
-              generation: op.generation,
-              chunk_index: c.chunkIndex,
-              text: c.text,
-              offset: c.offset,
-              mime_type: c.mimeType,
-              generated_metadata: c.generatedMetadata,
-              model: null,
-            } satisfies ChunkDoc,
-          ]);
-          await this.bulk([
-            ...stale,
-            ...docs,
-            { index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } },
-            { ...cur, chunk_count: op.chunks.length },
-          ]);
-          break;
-        }
-        case 'setVectors': {
-          const cur = await this.getFile(op.storeId, op.fileId);
-          if (!cur || cur.generation !== op.generation || !op.vectors.length) break;
-          const ids = op.vectors.map((_, i) => chunkId(op.storeId, op.fileId, i));
-          const got = await this.client.mget<ChunkDoc>({ index: this.chunks, ids });
-          const docs: unknown[] = [];
-          got.docs.forEach((d, i) => {
-            if (!('found' in d) || !d.found || !d._source || d._source.generation !== op.generation) return;
-            const field = `vector_${op.vectors[i].length}` as const;
-            docs.push(
-              { index: { _index: this.chunks, _id: ids[i], ...v } },
-              { ...d._source, model: op.model, [field]: Array.from(op.vectors[i]) },
-            );
-          });
-          await this.bulk(docs);
-          break;
-        }
-        case 'setMetadata': {
-          const cur = await this.getFile(op.storeId, op.fileId);
-          if (!cur) break;
-          await this.bulk([
-            { index: { _index: this.files, _id: fileId(op.storeId, op.fileId), ...v } },
-            { ...cur, metadata: op.metadata ?? null },
-          ]);
-          break;
-        }
-        case 'deleteFile': {
-          const cur = await this.getFile(op.storeId, op.fileId);
-          if (!cur) break;
-          await this.bulk([
-            ...Array.from({ length: cur.chunk_count }, (_, i) => ({
-              delete: { _index: this.chunks, _id: chunkId(op.storeId, op.fileId, i) },
-            })),
-            { delete: { _index: this.files, _id: fileId(op.storeId, op.fileId) } },
-          ]);
-          break;
-        }
-        case 'deleteStore': {
-          await this.client.indices.refresh({ index: [this.files, this.chunks] });
-          for (const index of [this.chunks, this.files]) {
-            await this.client.deleteByQuery({
-              index,
-              query: { term: { store_id: op.storeId } },
-              conflicts: 'proceed',
-              refresh: true,
-            });
-          }
-          break;
-        }
-      }
-    }
+    for (const op of ops) await applyOp(target, op, v);
     await this.client.indices.refresh({ index: [this.files, this.chunks] });
     await this.client.index({
       index: this.checkpoints,

@@ -1,6 +1,11 @@
 import { chunkTypeOf, IndexedChunk } from '../chunk-index.port';
 
-/** The Elasticsearch chunk index's documents and the mappings of its three indices. */
+/** The Elasticsearch chunk index's documents, their ids and the mappings of its three indices. */
+
+/** The id of a file's document in the files index. */
+export const fileId = (storeId: string, fid: string) => `${storeId}:${fid}`;
+/** The id of a chunk's document in the chunks index. */
+export const chunkId = (storeId: string, fid: string, i: number) => `${storeId}:${fid}:${i}`;
 
 export interface FileDoc {
   store_id: string;

@@ -16,8 +16,10 @@ import {
   LexicalOptions,
   SqliteChunkIndexOptions,
 } from './sqlite.options';
-import { candidateSql, HIT_COLUMNS, KEY_COLUMNS, passingRows, postFilter, rowHit, toScored } from './sqlite.rows';
-import { migrateChunkDatabase, openChunkDatabase, Row, toChunk, toFile } from './sqlite.schema';
+import { HIT_COLUMNS, KEY_COLUMNS, passingRows, rowHit, toScored } from './sqlite.rows';
+import { countRows, listFiles, scanChunks } from './sqlite.scan';
+import { migrateChunkDatabase, openChunkDatabase, Row, toChunk } from './sqlite.schema';
+import { SqliteOpWriter } from './sqlite.writes';
 import {
   ChunkHit,
   ChunkIndex,
@@ -36,7 +38,8 @@ import {
  * chunks, vectors, Larder's own BM25 index (lexical/) and an FTS5 trigram index, with the projection checkpoint written
  * in the same transaction as the ops, so it is exactly-once across crashes. Dense search is an exact
  * cosine scan for small stores and an in-memory IVF over int8 codes above `ivfMinVectors` (ivf.catalogue.ts);
- * BM25 reads run in a worker thread (sqlite-read-worker.ts, lexical/search.ts).
+ * BM25 reads run in a worker thread (sqlite-read-worker.ts, lexical/search.ts). This file holds the index's
+ * lifecycle, checkpoints, searches and hydration; the ops' writes are in sqlite.writes.ts, scans and counts in sqlite.scan.ts.
  */
 export class SqliteChunkIndex implements ChunkIndex {
   readonly kind = 'embedded';
@@ -48,6 +51,8 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly lexical: LexicalOptions;
   /** Larder's own inverted index (lexical/): postings and per-store statistics, written with the chunks. */
   private readonly lex: LexicalWriter;
+  /** The ops' changes to the tables, the IVF lists and the postings (sqlite.writes.ts). */
+  private readonly ops: SqliteOpWriter;
   /** Exact scans' vectors by (model, stores), most recent last. */
   private readonly exact: ExactScans;
   /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): part of a cached scan's version. */
@@ -69,6 +74,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.exact = new ExactScans(this.db);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
+    this.ops = new SqliteOpWriter(this.db, this.ivf, this.lex);
     const module = require.resolve('./lexical/search');
     const preloadModule = require.resolve('./lexical/preload');
     const preload: LexicalPreloadInput = {
@@ -143,7 +149,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     if (ops.length) this.writes++;
     this.ivf.begin();
     const tx = this.db.transaction(() => {
-      for (const op of ops) this.applyOp(op);
+      for (const op of ops) this.ops.apply(op);
       this.lex.flush();
       this.db
         .prepare(
@@ -161,115 +167,6 @@ export class SqliteChunkIndex implements ChunkIndex {
     }
     this.ivf.commit();
     this.lex.commit();
-  }
-
-  private applyOp(op: ChunkIndexOp): void {
-    const db = this.db;
-    switch (op.op) {
-      case 'putFile': {
-        const f = op.file;
-        const cur = db
-          .prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`)
-          .get(f.storeId, f.fileId) as Row | undefined;
-        if (cur && (cur.generation as number) > f.generation) return;
-        if (cur && (cur.generation as number) < f.generation) {
-          this.removeChunks(f.storeId, f.fileId);
-        }
-        db.prepare(
-          `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, ?, ?, ?, ?, ?)
-           ON CONFLICT (store_id, file_id) DO UPDATE SET filename = excluded.filename, external_id = excluded.external_id, metadata = excluded.metadata, generation = excluded.generation`,
-        ).run(
-          f.storeId,
-          f.fileId,
-          f.organizationId,
-          f.filename,
-          f.externalId,
-          JSON.stringify(f.metadata ?? null),
-          f.generation,
-        );
-        return;
-      }
-      case 'setChunks': {
-        if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
-        this.removeChunks(op.storeId, op.fileId);
-        const ins = db.prepare(
-          `INSERT INTO chunks (id, store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        );
-        for (const c of op.chunks) {
-          const id = this.lex.takeId();
-          ins.run(
-            id,
-            op.storeId,
-            op.fileId,
-            c.chunkIndex,
-            c.text,
-            c.offset,
-            c.mimeType,
-            c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null,
-          );
-          this.lex.add(op.storeId, id, c.text, c.generatedMetadata);
-        }
-        return;
-      }
-      case 'setVectors': {
-        if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
-        this.ivf.revectoring(op.model, op.vectors.length, `store_id = ? AND file_id = ?`, op.storeId, op.fileId);
-        const upd = db.prepare(
-          `UPDATE chunks SET vector = ?, model = ?, list = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ? RETURNING id`,
-        );
-        op.vectors.forEach((v, i) => {
-          const placed = this.ivf.place(op.model, v);
-          const row = upd.get(
-            Buffer.from(v.buffer, v.byteOffset, v.byteLength),
-            op.model,
-            placed?.list ?? null,
-            op.storeId,
-            op.fileId,
-            i,
-          ) as Row | undefined;
-          if (row && placed) this.ivf.adding(op.model, row.id as number, op.storeId, placed);
-        });
-        return;
-      }
-      case 'setMetadata':
-        db.prepare(`UPDATE files SET metadata = ? WHERE store_id = ? AND file_id = ?`).run(
-          JSON.stringify(op.metadata ?? null),
-          op.storeId,
-          op.fileId,
-        );
-        return;
-      case 'deleteFile':
-        this.removeChunks(op.storeId, op.fileId);
-        db.prepare(`DELETE FROM files WHERE store_id = ? AND file_id = ?`).run(op.storeId, op.fileId);
-        return;
-      case 'deleteStore':
-        this.ivf.removing(`store_id = ?`, op.storeId);
-        this.lex.dropStore(op.storeId);
-        db.prepare(`DELETE FROM chunks WHERE store_id = ?`).run(op.storeId);
-        db.prepare(`DELETE FROM files WHERE store_id = ?`).run(op.storeId);
-        return;
-    }
-  }
-
-  /** Deletes a file's chunks (their vectors leave the IVF lists, their postings become tombstones). */
-  private removeChunks(storeId: string, fileId: string): void {
-    this.ivf.removing(`store_id = ? AND file_id = ?`, storeId, fileId);
-    const rows = this.db
-      .prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? AND file_id = ?`)
-      .all(storeId, fileId) as Array<{
-      id: number;
-      text: string;
-      generated_metadata: string | null;
-    }>;
-    this.lex.remove(storeId, rows);
-    this.db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(storeId, fileId);
-  }
-
-  private atGeneration(storeId: string, fileId: string, generation: number): boolean {
-    const r = this.db
-      .prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`)
-      .get(storeId, fileId) as Row | undefined;
-    return !!r && r.generation === generation;
   }
 
   async reset(projection: string, version: number): Promise<void> {
@@ -389,60 +286,15 @@ export class SqliteChunkIndex implements ChunkIndex {
   }
 
   async scanChunks(q: ScanQuery): Promise<ScoredChunk[]> {
-    const params: unknown[] = [];
-    const conds = [candidateSql({ storeIds: [q.storeId], fileIds: q.fileIds }, params)];
-    if (q.after) {
-      // index order is insertion order (rowid): FTS5 yields matches in it, so LIMIT stops early
-      conds.push(
-        `c.id > COALESCE((SELECT id FROM chunks WHERE store_id = ? AND file_id = ? AND chunk_index = ?), 9223372036854775807)`,
-      );
-      params.push(q.storeId, q.after.fileId, q.after.chunkIndex);
-    }
-    const literals = (q.contains ?? []).filter((l) => [...l].length >= 3);
-    let from = `chunks c`;
-    if (literals.length) {
-      from = `chunks_tri JOIN chunks c ON c.id = chunks_tri.rowid`;
-      conds.unshift(`chunks_tri MATCH ?`);
-      // detail=none keeps the trigram index small but cannot match phrases: AND the literals' trigrams
-      const grams = new Set<string>();
-      for (const l of literals) {
-        const cs = [...l.toLowerCase()];
-        for (let i = 0; i + 3 <= cs.length; i++) grams.add(cs.slice(i, i + 3).join(''));
-      }
-      params.unshift([...grams].map((g) => `"${g.replace(/"/g, '""')}"`).join(' AND '));
-    }
-    params.push(q.limit);
-    const rows = this.db
-      .prepare(
-        `SELECT ${HIT_COLUMNS}, 0 AS score
-           FROM ${from} JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id
-          WHERE ${conds.join(' AND ')} ORDER BY ${literals.length ? 'chunks_tri.rowid' : 'c.id'} LIMIT ?`,
-      )
-      .all(...params) as Row[];
-    return postFilter(rows, { storeIds: [q.storeId], topK: q.limit });
+    return scanChunks(this.db, q);
   }
 
   async listFiles(storeIds: string[], limit: number): Promise<IndexedFile[]> {
-    if (!storeIds.length) return [];
-    const rows = this.db
-      .prepare(
-        `SELECT * FROM files WHERE store_id IN (${storeIds.map(() => '?').join(',')}) ORDER BY store_id, file_id LIMIT ?`,
-      )
-      .all(...storeIds, limit) as Row[];
-    return rows.map(toFile);
+    return listFiles(this.db, storeIds, limit);
   }
 
   async count(storeId?: string): Promise<{ files: number; chunks: number; vectors: number }> {
-    const w = storeId ? ' WHERE store_id = ?' : '';
-    const args = storeId ? [storeId] : [];
-    const files = (this.db.prepare(`SELECT count(*) AS n FROM files${w}`).get(...args) as Row).n as number;
-    const chunks = (this.db.prepare(`SELECT count(*) AS n FROM chunks${w}`).get(...args) as Row).n as number;
-    const vectors = (
-      this.db
-        .prepare(`SELECT count(*) AS n FROM chunks${w}${w ? ' AND' : ' WHERE'} vector IS NOT NULL`)
-        .get(...args) as Row
-    ).n as number;
-    return { files, chunks, vectors };
+    return countRows(this.db, storeId);
   }
 
   /** The lexical search's caches where it runs (the read worker): blocks (bounded by blockCacheBytes), the dense forms of lists within them, directories. */
