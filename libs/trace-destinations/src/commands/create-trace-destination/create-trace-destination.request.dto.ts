@@ -1,7 +1,6 @@
-import { Transform } from 'class-transformer';
-import { Allow, ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsOptional } from 'class-validator';
 import { Check, Required } from '@larder/kernel';
-import { TRACE_DESTINATION_KINDS, TRACE_KINDS, TraceDestinationKind, TraceKind } from '../../events';
+import { TRACE_DESTINATION_KINDS, TraceDestinationKind } from '../../events';
+import { TraceDestinationSettingsDto } from '../../trace-destination-settings.request.dto';
 
 const absent = (v: unknown) => v === undefined || v === null;
 
@@ -10,7 +9,7 @@ const absent = (v: unknown) => v === undefined || v === null;
  * (`langfuse: {host, public_key, secret_key}` or `otlp: {endpoint, protocol?, headers?}`), checked by
  * hand so that no error ever echoes a credential.
  */
-export class CreateTraceDestinationRequestDto {
+export class CreateTraceDestinationRequestDto extends TraceDestinationSettingsDto {
   @Required()
   @Check(
     'nonEmptyString',
@@ -34,25 +33,4 @@ export class CreateTraceDestinationRequestDto {
     (v) => absent(v) || (TRACE_DESTINATION_KINDS as readonly unknown[]).includes(v),
   )
   kind!: TraceDestinationKind;
-
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean;
-
-  /** Default: every kind. */
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(TRACE_KINDS.length)
-  @IsIn(TRACE_KINDS, { each: true })
-  @Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? [...new Set(value)] : value))
-  trace_kinds?: TraceKind[];
-
-  @IsOptional()
-  @Allow()
-  langfuse?: unknown;
-
-  @IsOptional()
-  @Allow()
-  otlp?: unknown;
 }

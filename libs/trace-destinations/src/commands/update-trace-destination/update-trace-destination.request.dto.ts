@@ -1,23 +1,12 @@
-import { Transform } from 'class-transformer';
-import {
-  Allow,
-  ArrayMaxSize,
-  ArrayMinSize,
-  IsArray,
-  IsBoolean,
-  IsIn,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  MaxLength,
-} from 'class-validator';
-import { TRACE_DESTINATION_KINDS, TRACE_KINDS, TraceDestinationKind, TraceKind } from '../../events';
+import { IsIn, IsNotEmpty, IsOptional, IsString, MaxLength } from 'class-validator';
+import { TRACE_DESTINATION_KINDS, TraceDestinationKind } from '../../events';
+import { TraceDestinationSettingsDto } from '../../trace-destination-settings.request.dto';
 
 /**
- * `TraceDestinationUpdateParams` (Larder's own): every field optional. `langfuse` / `otlp` are checked
- * by hand (trace-destination.input.ts) so that no error ever echoes a credential.
+ * `TraceDestinationUpdateParams` (Larder's own): every field optional; `langfuse` keys come as a pair and
+ * rotate the credentials, `otlp.headers` replaces every header.
  */
-export class UpdateTraceDestinationRequestDto {
+export class UpdateTraceDestinationRequestDto extends TraceDestinationSettingsDto {
   @IsOptional()
   @IsString()
   @IsNotEmpty()
@@ -28,26 +17,4 @@ export class UpdateTraceDestinationRequestDto {
   @IsOptional()
   @IsIn(TRACE_DESTINATION_KINDS)
   kind?: TraceDestinationKind;
-
-  @IsOptional()
-  @IsBoolean()
-  enabled?: boolean;
-
-  @IsOptional()
-  @IsArray()
-  @ArrayMinSize(1)
-  @ArrayMaxSize(TRACE_KINDS.length)
-  @IsIn(TRACE_KINDS, { each: true })
-  @Transform(({ value }: { value: unknown }) => (Array.isArray(value) ? [...new Set(value)] : value))
-  trace_kinds?: TraceKind[];
-
-  /** `{host?, public_key?, secret_key?}`: the keys come as a pair and rotate the credentials. */
-  @IsOptional()
-  @Allow()
-  langfuse?: unknown;
-
-  /** `{endpoint?, protocol?, headers?}`: `headers` replaces every header (and rotates the credentials). */
-  @IsOptional()
-  @Allow()
-  otlp?: unknown;
 }
