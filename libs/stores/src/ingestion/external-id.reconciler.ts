@@ -10,15 +10,15 @@ import { storeExternalIdStream, storeFileStream } from '../streams';
 
 /** How often shared external ids are looked for, and how long an external id must have been quiet. */
 const EVERY_MS = 60_000;
-const FIRST_AFTER_MS = 3_000;
-const QUIET_SECONDS = 30;
+const FIRST_AFTER_MS = 500;
+const QUIET_SECONDS = 10;
 
 /**
  * Finishes what a crash cut off: an attach that claimed an external id and was added, but whose
  * process died before it removed the files it took the id over from, leaves two store files with the
- * id. Shortly after a start, and every minute, the files that carry an external id they no longer
- * hold (the claim stream names another file, which is in the store) are removed, as the attach would
- * have removed them.
+ * id. Shortly after a start, and every minute, the files that carry an external id another file has
+ * the right to (the latest claimant still carrying it) are removed, as the attach would have removed
+ * them.
  */
 @Injectable()
 export class ExternalIdReconciler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -54,16 +54,20 @@ export class ExternalIdReconciler implements OnApplicationBootstrap, OnApplicati
     await this.running;
   }
 
-  /** Removes the store files that carry an external id another file of their store holds; answers how many. */
+  /**
+   * Removes the store files that carry an external id another file of their store has the right to:
+   * the latest claimant still carrying it (the claim's holder, or, where the holder is gone, the one
+   * whose claim came last); answers how many.
+   */
   async reconcile(): Promise<number> {
     let removed = 0;
     for (const g of await this.reader.sharedExternalIds(QUIET_SECONDS, 100)) {
-      const holder = await this.holder(g.storeId, g.externalId);
-      if (!holder || !(await this.carries(g.storeId, holder, g.externalId))) continue;
+      const keeper = await this.keeper(g.storeId, g.externalId);
+      if (!keeper) continue;
       for (const f of await this.reader.byExternalId(g.storeId, g.externalId)) {
-        if (f.fileId === holder || !(await this.carries(g.storeId, f.fileId, g.externalId))) continue;
-        // the claim is read again right before: a claim made meanwhile decides on its own
-        if ((await this.holder(g.storeId, g.externalId)) !== holder) break;
+        if (f.fileId === keeper || !(await this.carries(g.storeId, f.fileId, g.externalId))) continue;
+        // the claims are read again right before: a claim made meanwhile decides on its own
+        if ((await this.keeper(g.storeId, g.externalId)) !== keeper) break;
         await this.files
           .decide(
             {
@@ -85,11 +89,13 @@ export class ExternalIdReconciler implements OnApplicationBootstrap, OnApplicati
     return removed;
   }
 
-  private async holder(storeId: string, externalId: string): Promise<string | null> {
-    return foldEvents(
-      storeExternalIdDecider,
-      await this.writes.store.readStream(storeExternalIdStream(storeId, externalId)),
-    ).holder;
+  /** The file with the right to the external id: of the files that claimed it, the latest that still carries it. */
+  private async keeper(storeId: string, externalId: string): Promise<string | null> {
+    const history = await this.writes.store.readStream(storeExternalIdStream(storeId, externalId));
+    const state = foldEvents(storeExternalIdDecider, history);
+    const claimants = [state.holder, ...history.map((e) => (e.data as { fileId?: string }).fileId).reverse()];
+    for (const id of new Set(claimants)) if (id && (await this.carries(storeId, id, externalId))) return id;
+    return null;
   }
 
   /** Whether the store file is in the store, added with this external id (its own stream says so). */
