@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { closedSignal, CurrentPrincipal, EventStream, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { jsonOrStream } from '../../chat/json-or-stream';
 import { CreateChatCompletionCommand } from './create-chat-completion.command';
 import { CreateChatCompletionRequestDto } from './create-chat-completion.request.dto';
 import type { ChatCompletionResponse } from './create-chat-completion.handler';
@@ -28,23 +29,19 @@ export class CreateChatCompletionHttpController {
     @Res() res: Response,
   ): Promise<void> {
     const params = body.params();
-    if (!params.stream) {
-      const out = await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
-        new CreateChatCompletionCommand(p, params, undefined, closedSignal(res)),
-      );
-      res.status(200).json(out);
-      return;
-    }
-    const live = new EventStream(res, req);
-    const sink = { start: () => live.start(), data: (payload: Record<string, unknown>) => live.data(payload) };
-    try {
-      await this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
-        new CreateChatCompletionCommand(p, params, sink, live.signal),
-      );
-      live.done();
-    } catch (err) {
-      if (!live.started) throw err;
-      live.fail(err);
-    }
+    await jsonOrStream(
+      req,
+      res,
+      params.stream,
+      (live, signal) => {
+        const sink = live
+          ? { start: () => live.start(), data: (x: Record<string, unknown>) => live.data(x) }
+          : undefined;
+        return this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
+          new CreateChatCompletionCommand(p, params, sink, signal),
+        );
+      },
+      (live) => live.done(),
+    );
   }
 }

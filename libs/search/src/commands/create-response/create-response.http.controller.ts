@@ -1,7 +1,8 @@
 import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { closedSignal, CurrentPrincipal, EventStream, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { jsonOrStream } from '../../chat/json-or-stream';
 import { CHAT_SCOPE } from '../create-chat-completion/create-chat-completion.http.controller';
 import { CreateResponseCommand } from './create-response.command';
 import { CreateResponseRequestDto } from './create-response.request.dto';
@@ -27,26 +28,19 @@ export class CreateResponseHttpController {
     @Res() res: Response,
   ): Promise<void> {
     const params = body.params();
-    if (!params.stream) {
-      const out = await this.commands.execute<CreateResponseCommand, ResponseObject>(
-        new CreateResponseCommand(p, params, undefined, closedSignal(res)),
-      );
-      res.status(200).json(out);
-      return;
-    }
-    const live = new EventStream(res, req);
-    const sink = {
-      start: () => live.start(),
-      event: (type: string, payload: Record<string, unknown>) => live.send(type, payload),
-    };
-    try {
-      await this.commands.execute<CreateResponseCommand, ResponseObject>(
-        new CreateResponseCommand(p, params, sink, live.signal),
-      );
-      live.close();
-    } catch (err) {
-      if (!live.started) throw err;
-      live.fail(err);
-    }
+    await jsonOrStream(
+      req,
+      res,
+      params.stream,
+      (live, signal) => {
+        const sink = live
+          ? { start: () => live.start(), event: (type: string, x: Record<string, unknown>) => live.send(type, x) }
+          : undefined;
+        return this.commands.execute<CreateResponseCommand, ResponseObject>(
+          new CreateResponseCommand(p, params, sink, signal),
+        );
+      },
+      (live) => live.close(),
+    );
   }
 }
