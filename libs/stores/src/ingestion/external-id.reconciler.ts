@@ -9,14 +9,14 @@ import { StoreFilesWriter } from '../store-files.writer';
 import { storeExternalIdStream, storeFileStream } from '../streams';
 
 /** How often shared external ids are looked for, and how long an external id must have been quiet. */
-const EVERY_MS = 60_000;
-const FIRST_AFTER_MS = 500;
-const QUIET_SECONDS = 10;
+const EVERY_MS = 30_000;
+const AFTER_START_MS = [500, 5_000, 15_000];
+const QUIET_SECONDS = 2;
 
 /**
  * Finishes what a crash cut off: an attach that claimed an external id and was added, but whose
  * process died before it removed the files it took the id over from, leaves two store files with the
- * id. Shortly after a start, and every minute, the files that carry an external id another file has
+ * id. Three times in the first seconds after a start, then every 30 s, the files that carry an external id another file has
  * the right to (the latest claimant still carrying it) are removed, as the attach would have removed
  * them.
  */
@@ -42,11 +42,9 @@ export class ExternalIdReconciler implements OnApplicationBootstrap, OnApplicati
         .catch((err: Error) => this.logger.warn(`external id reconciliation failed: ${err.message}`))
         .finally(() => (this.running = null));
     };
-    const first = setTimeout(run, FIRST_AFTER_MS);
     const every = setInterval(run, EVERY_MS);
-    first.unref();
-    every.unref();
-    this.timers = [first, every];
+    this.timers = [...AFTER_START_MS.map((ms) => setTimeout(run, ms)), every];
+    for (const t of this.timers) t.unref();
   }
 
   async onApplicationShutdown(): Promise<void> {
