@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { NotFoundError, Principal } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from '@larder/event-store';
+import type { LlmMessage } from '@larder/ai';
 import type { ChatCompletionStored, StoredChatMessage } from './events';
 import { chatCompletionStream } from '../streams';
 
@@ -64,4 +65,14 @@ export class Conversations {
     const data = stored?.data as unknown as ChatCompletionStored['data'] | undefined;
     return data && data.organizationId === p.organizationId ? data : null;
   }
+}
+
+/** A message as a stored turn keeps it, and as the model is sent it again: role, text, tool calls and call id. */
+export function chatMessage(m: StoredChatMessage | LlmMessage): StoredChatMessage & LlmMessage {
+  return {
+    role: m.role,
+    content: m.content,
+    ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
+    ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
+  };
 }

@@ -5,7 +5,7 @@ import { LLM, Llm, LlmMessage } from '@larder/ai';
 import { SearchActivity } from '../../search-activity';
 import { hostedToolFunction } from '../../chat/hosted-tool-functions';
 import { HostedTools } from '../../chat/hosted-tools';
-import { Conversations } from '../../chat/conversations';
+import { chatMessage, Conversations } from '../../chat/conversations';
 import { hostedToolRules, runToolLoop, ToolLoopResult } from '../../chat/tool-loop';
 import type { CitedSource, FileCitation } from '../../chat/citations';
 import { CompletionChunks } from '../../chat/completion-chunks';
@@ -96,13 +96,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<
 
     const messages: LlmMessage[] = [];
     if (params.hostedTools.length) messages.push({ role: 'system', content: hostedToolRules(params.hostedTools) });
-    for (const m of history?.messages ?? [])
-      messages.push({
-        role: m.role,
-        content: m.content,
-        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
-        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
-      });
+    messages.push(...(history?.messages ?? []).map(chatMessage));
     messages.push(...params.messages);
     const tools = [
       ...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))),
@@ -188,12 +182,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<
 
     const at = this.clock.now().toISOString();
     if (params.store) {
-      const stored: StoredChatMessage[] = [...params.messages, ...run.added].map((m) => ({
-        role: m.role,
-        content: m.content,
-        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
-        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
-      }));
+      const stored: StoredChatMessage[] = [...params.messages, ...run.added].map(chatMessage);
       await this.conversations.save({
         type: 'ChatCompletionStored',
         data: {

@@ -10,6 +10,7 @@ import type { CitedSource } from '../../chat/citations';
 import type { StoredChatMessage } from '../../chat/events';
 import { ResponseOutput } from '../../responses/response-output';
 import { StoredResponses } from '../../responses/stored-responses';
+import { chatMessage } from '../../chat/conversations';
 import { LlmNotConfiguredError } from '../create-chat-completion/create-chat-completion.handler';
 import { chatCompletionCreated, CompletionActivityFacts } from '../../chat/completion-activity';
 import type { ChatToolChoice } from '../create-chat-completion/create-chat-completion.request.dto';
@@ -88,13 +89,7 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
     if (params.hostedTools.length) messages.push({ role: 'system', content: hostedToolRules(params.hostedTools) });
     // instructions hold for this response only: a continuation does not carry them over
     if (params.instructions) messages.push({ role: 'system', content: params.instructions });
-    for (const m of history?.messages ?? [])
-      messages.push({
-        role: m.role,
-        content: m.content,
-        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
-        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
-      });
+    messages.push(...(history?.messages ?? []).map(chatMessage));
     messages.push(...params.messages);
     const tools = [
       ...params.hostedTools.map((h) => hostedToolFunction(h, (h.storeIdentifiers ?? []).join(', '))),
@@ -193,12 +188,7 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
 
     const at = this.clock.now().toISOString();
     if (params.store) {
-      const stored: StoredChatMessage[] = [...params.messages, ...run.added].map((m) => ({
-        role: m.role,
-        content: m.content,
-        ...(m.tool_calls ? { tool_calls: m.tool_calls } : {}),
-        ...(m.tool_call_id ? { tool_call_id: m.tool_call_id } : {}),
-      }));
+      const stored: StoredChatMessage[] = [...params.messages, ...run.added].map(chatMessage);
       const inputItems = params.inputItems.map((item, i) => ({
         id: `${item.type === 'message' ? 'msg' : 'fc'}_${id.slice(5)}_${i}`,
         ...item,
