@@ -1,7 +1,8 @@
 /**
  * `generated_metadata` of a chunk: the variants the official clients declare (the
  * SDK's `MarkdownChunkGeneratedMetadata`, `TextChunkGeneratedMetadata`, `PdfChunkGeneratedMetadata`,
- * `CodeChunkGeneratedMetadata`, `ImageChunkGeneratedMetadata`; discriminator `type`). A strict client
+ * `CodeChunkGeneratedMetadata`, `AudioChunkGeneratedMetadata`, `VideoChunkGeneratedMetadata`,
+ * `ImageChunkGeneratedMetadata`; discriminator `type`). A strict client
  * (the Python SDK validates literals) rejects any other `type`/`file_type` pairing, so every parser's
  * output is mapped onto one of these:
  *
@@ -13,9 +14,12 @@
  * | source code                              | `code`     | the file's own MIME type (free string) |
  * | PDF                                      | `pdf`      | `application/pdf`                   |
  * | images (OCR)                             | `image`    | the image's MIME type               |
+ * | audio (transcribed)                      | `audio`    | the audio's MIME type               |
+ * | video (transcribed, frames OCR'd)        | `video`    | the video's MIME type               |
  *
- * The original format stays visible in `file_extension`. Larder adds two fields beyond the declared
- * ones, which the clients accept as extra keys: `page` and `pages` on `pdf` chunks.
+ * The original format stays visible in `file_extension`. Larder adds fields beyond the declared
+ * ones, which the clients accept as extra keys: `page` and `pages` on `pdf` chunks, and
+ * `start_seconds` and `end_seconds` (the stretch of the recording) on `audio` and `video` chunks.
  */
 export type MarkdownHeading = {
   level: number;
@@ -78,8 +82,43 @@ export type ImageChunkMetadata = {
   file_extension?: string | null;
 };
 
+export type AudioChunkMetadata = {
+  type: 'audio';
+  file_type: string;
+  file_size?: number | null;
+  total_duration_seconds?: number | null;
+  sample_rate?: number | null;
+  channels?: number | null;
+  file_extension?: string | null;
+  /** Larder: the seconds of the recording the chunk covers. */
+  start_seconds?: number;
+  end_seconds?: number;
+};
+
+export type VideoChunkMetadata = {
+  type: 'video';
+  file_type: string;
+  file_size?: number | null;
+  total_duration_seconds?: number | null;
+  fps?: number | null;
+  width?: number | null;
+  height?: number | null;
+  frame_count?: number | null;
+  has_audio_stream: boolean;
+  file_extension?: string | null;
+  /** Larder: the seconds of the recording the chunk covers. */
+  start_seconds?: number;
+  end_seconds?: number;
+};
+
 export type GeneratedMetadata =
-  MarkdownChunkMetadata | TextChunkMetadata | PdfChunkMetadata | CodeChunkMetadata | ImageChunkMetadata;
+  | MarkdownChunkMetadata
+  | TextChunkMetadata
+  | PdfChunkMetadata
+  | CodeChunkMetadata
+  | ImageChunkMetadata
+  | AudioChunkMetadata
+  | VideoChunkMetadata;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const int0 = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) ? v : 0);
@@ -151,6 +190,33 @@ export function conformGeneratedMetadata(m: Record<string, unknown> | null | und
         width: num(m.width),
         height: num(m.height),
         ...common,
+      });
+    case 'audio':
+      return optional<AudioChunkMetadata>({
+        type: 'audio',
+        file_type: str(m.file_type) ?? 'audio/mpeg',
+        file_size: num(m.file_size) ?? undefined,
+        total_duration_seconds: num(m.total_duration_seconds),
+        sample_rate: num(m.sample_rate),
+        channels: num(m.channels),
+        ...common,
+        start_seconds: num(m.start_seconds) ?? undefined,
+        end_seconds: num(m.end_seconds) ?? undefined,
+      });
+    case 'video':
+      return optional<VideoChunkMetadata>({
+        type: 'video',
+        file_type: str(m.file_type) ?? 'video/mp4',
+        file_size: num(m.file_size) ?? undefined,
+        total_duration_seconds: num(m.total_duration_seconds),
+        fps: num(m.fps),
+        width: num(m.width),
+        height: num(m.height),
+        frame_count: num(m.frame_count),
+        has_audio_stream: m.has_audio_stream === true,
+        ...common,
+        start_seconds: num(m.start_seconds) ?? undefined,
+        end_seconds: num(m.end_seconds) ?? undefined,
       });
     default:
       return optional<TextChunkMetadata>({

@@ -37,8 +37,8 @@ export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepSto
     const perStore: RankedChunk[][] = [];
     for (const s of stores) {
       const found: RankedChunk[] = [];
-      // `text` matches the text of text chunks, `generated` what ingestion derived: the OCR text of image chunks
-      const wanted = (c: { type: string }) => params.targets.includes(c.type === 'image_url' ? 'generated' : 'text');
+      // `text` matches the text of text chunks, `generated` what ingestion derived: OCR text and transcripts
+      const wanted = (c: { type: string }) => params.targets.includes(c.type === 'text' ? 'text' : 'generated');
       if (params.targets.length) {
         let after = null as { fileId: string; chunkIndex: number } | null;
         for (;;) {
