@@ -84,7 +84,7 @@ maybe('audio and video through ffmpeg, PocketSphinx and OCR', () => {
     const wav = spokenWav('hello');
     await expect(parseFile(wav, 'note.wav', 'audio/wav', { media: tools })).rejects.toThrow(UnsupportedMediaError);
     await expect(parseFile(wav, 'note.wav', 'audio/wav', { transcriber })).rejects.toThrow(
-      /no ffmpeg \(to decode it\); install them \(apt-get install ffmpeg pocketsphinx pocketsphinx-en-us\)/,
+      /lacks ffmpeg \(to decode it\); install them \(apt-get install ffmpeg pocketsphinx pocketsphinx-en-us\)/,
     );
   });
 });

@@ -1,4 +1,5 @@
 /** ffprobe and ffmpeg as ingestion runs them: what a media file holds, its audio track as WAV, its frames at scene changes. */
+import { dirname } from 'path';
 import { runTool, ToolError } from '@larder/ai/local/run-tool';
 import { TranscriptionError } from '@larder/ai';
 import { ParseError } from './document';
@@ -45,12 +46,16 @@ const rate = (v: string | undefined): number | null => {
   return a > 0 && b > 0 ? Math.round((a / b) * 1000) / 1000 : null;
 };
 
-/** A failed tool run as ingestion treats it: past its time retried (`media_timeout`), else the file's fault. */
-function toolFailure(err: unknown, what: string): Error {
-  if (err instanceof ToolError && err.reason === 'timeout')
-    return new TranscriptionError(`Reading the ${what}: ${err.message}`, 'transcription_timeout', true);
-  if (err instanceof ToolError) return new ParseError(`Could not read the ${what}: ${err.message}`);
-  return err as Error;
+/**
+ * A failed tool run as ingestion treats it: past its time retried (`transcription_timeout`), else the
+ * file's fault; the temporary directory is left out of the message.
+ */
+function toolFailure(err: unknown, what: string, input: string): Error {
+  if (!(err instanceof ToolError)) return err as Error;
+  const message = err.message.split(`${dirname(input)}/`).join('');
+  if (err.reason === 'timeout')
+    return new TranscriptionError(`Reading the ${what}: ${message}`, 'transcription_timeout', true);
+  return new ParseError(`Could not read the ${what}: ${message}`);
 }
 
 /** Streams, duration, sample rate, picture size and frame rate (ffprobe's JSON). */
@@ -68,7 +73,7 @@ export async function probeMedia(
       { timeoutMs: tools.timeoutMs, maxOutputBytes: 4 * 1024 * 1024, signal },
     ));
   } catch (err) {
-    throw toolFailure(err, what);
+    throw toolFailure(err, what, path);
   }
   let parsed: { streams?: ProbeStream[]; format?: { duration?: string } };
   try {
@@ -130,7 +135,7 @@ export async function decodeAudio(
       { timeoutMs: tools.timeoutMs, maxOutputBytes: 1024 * 1024, signal },
     );
   } catch (err) {
-    throw toolFailure(err, what);
+    throw toolFailure(err, what, input);
   }
 }
 
@@ -172,13 +177,11 @@ export async function sceneFrames(
       { timeoutMs: tools.timeoutMs, maxOutputBytes: 8 * 1024 * 1024, signal },
     ));
   } catch (err) {
-    throw toolFailure(err, what);
+    throw toolFailure(err, what, input);
   }
   const times = [...stderr.matchAll(/Parsed_showinfo.*?\bpts_time:\s*(-?[\d.]+)/g)].map((m) => Number(m[1]));
-  return times
-    .slice(0, tools.maxFrames)
-    .map((seconds, i) => ({
-      file: `${dir}/frame-${String(i + 1).padStart(3, '0')}.png`,
-      seconds: Math.max(0, seconds),
-    }));
+  return times.slice(0, tools.maxFrames).map((seconds, i) => ({
+    file: `${dir}/frame-${String(i + 1).padStart(3, '0')}.png`,
+    seconds: Math.max(0, seconds),
+  }));
 }

@@ -95,11 +95,11 @@ export function missingForMedia(options: Pick<ParseOptions, 'transcriber' | 'med
     ...(options.transcriber
       ? []
       : [
-          'a speech recogniser: pocketsphinx with pocketsphinx-en-us, or LARDER_TRANSCRIPTION_URL set to an OpenAI-compatible /v1/audio/transcriptions endpoint',
+          'a speech recogniser (pocketsphinx with pocketsphinx-en-us, or LARDER_TRANSCRIPTION_URL set to an OpenAI-compatible /v1/audio/transcriptions endpoint)',
         ]),
   ];
   if (!missing.length) return null;
-  return `this server has no ${missing.join(' and no ')}; install them (apt-get install ffmpeg pocketsphinx pocketsphinx-en-us) and restart it`;
+  return `this server lacks ${missing.join(' and ')}; install them (apt-get install ffmpeg pocketsphinx pocketsphinx-en-us) and restart it`;
 }
 
 /**
