@@ -31,6 +31,7 @@ type StoreFileWithChunks = {
 };
 
 const missing = missingSpeechTools();
+// eslint-disable-next-line no-console -- say why the suite is skipped
 if (missing.length) console.warn(`media e2e skipped: ${missing.join(', ')} not installed (.ci/run installs them)`);
 const maybe = missing.length ? describe.skip : describe;
 

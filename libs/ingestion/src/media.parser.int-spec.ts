@@ -8,8 +8,8 @@ import { parseFile } from './parse';
 import { MediaTools } from './media.tools';
 
 const missing = missingSpeechTools();
-if (missing.length)
-  console.warn(`media parser spec skipped: ${missing.join(', ')} not installed (.ci/run installs them)`);
+// eslint-disable-next-line no-console -- say why the suite is skipped
+if (missing.length) console.warn(`media parser skipped: ${missing.join(', ')} not installed (.ci/run installs them)`);
 const maybe = missing.length ? describe.skip : describe;
 
 jest.setTimeout(120_000);
