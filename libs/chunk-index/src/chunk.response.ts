@@ -24,29 +24,14 @@ export function toChunkResponse(c: IndexedChunk, contentUrl: string | null = nul
       image_url: contentUrl ? { url: contentUrl, format: c.mimeType } : null,
     };
   }
+  const recording = { ...common, transcription: c.text, summary: null, context: null };
+  const url = contentUrl ? { url: contentUrl } : null;
   if (c.type === 'audio_url') {
     const rate = common.generated_metadata?.type === 'audio' ? common.generated_metadata.sample_rate : null;
-    return {
-      type: 'audio_url' as const,
-      ...common,
-      transcription: c.text,
-      summary: null,
-      context: null,
-      audio_url: contentUrl ? { url: contentUrl } : null,
-      // the recording's own rate; 16 kHz (what it was transcribed at) when ffprobe could not tell
-      sampling_rate: rate ?? 16_000,
-    };
+    // the recording's own rate; 16 kHz (what it was transcribed at) when ffprobe could not tell
+    return { type: 'audio_url' as const, ...recording, audio_url: url, sampling_rate: rate ?? 16_000 };
   }
-  if (c.type === 'video_url') {
-    return {
-      type: 'video_url' as const,
-      ...common,
-      transcription: c.text,
-      summary: null,
-      context: null,
-      video_url: contentUrl ? { url: contentUrl } : null,
-    };
-  }
+  if (c.type === 'video_url') return { type: 'video_url' as const, ...recording, video_url: url };
   return { type: 'text' as const, ...common, offset: c.offset, text: c.text, context: null, summary: null };
 }
 export type ChunkResponse = ReturnType<typeof toChunkResponse>;

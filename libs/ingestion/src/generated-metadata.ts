@@ -130,6 +130,17 @@ const headings = (v: unknown): MarkdownHeading[] =>
         .filter((h) => typeof h.level === 'number' && typeof h.text === 'string')
         .map((h) => ({ level: h.level as number, text: h.text as string }))
     : [];
+/** What audio and video metadata share: the recording's type, size and length. */
+const recording = (m: Record<string, unknown>, defaultType: string) => ({
+  file_type: str(m.file_type) ?? defaultType,
+  file_size: num(m.file_size) ?? undefined,
+  total_duration_seconds: num(m.total_duration_seconds),
+});
+/** The stretch of the recording a chunk covers (Larder's addition). */
+const timing = (m: Record<string, unknown>) => ({
+  start_seconds: num(m.start_seconds) ?? undefined,
+  end_seconds: num(m.end_seconds) ?? undefined,
+});
 /** Drops absent (undefined) fields, so the JSON has no `null` where the declared type has no null. */
 const optional = <T extends GeneratedMetadata>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -194,29 +205,23 @@ export function conformGeneratedMetadata(m: Record<string, unknown> | null | und
     case 'audio':
       return optional<AudioChunkMetadata>({
         type: 'audio',
-        file_type: str(m.file_type) ?? 'audio/mpeg',
-        file_size: num(m.file_size) ?? undefined,
-        total_duration_seconds: num(m.total_duration_seconds),
+        ...recording(m, 'audio/mpeg'),
         sample_rate: num(m.sample_rate),
         channels: num(m.channels),
         ...common,
-        start_seconds: num(m.start_seconds) ?? undefined,
-        end_seconds: num(m.end_seconds) ?? undefined,
+        ...timing(m),
       });
     case 'video':
       return optional<VideoChunkMetadata>({
         type: 'video',
-        file_type: str(m.file_type) ?? 'video/mp4',
-        file_size: num(m.file_size) ?? undefined,
-        total_duration_seconds: num(m.total_duration_seconds),
+        ...recording(m, 'video/mp4'),
         fps: num(m.fps),
         width: num(m.width),
         height: num(m.height),
         frame_count: num(m.frame_count),
         has_audio_stream: m.has_audio_stream === true,
         ...common,
-        start_seconds: num(m.start_seconds) ?? undefined,
-        end_seconds: num(m.end_seconds) ?? undefined,
+        ...timing(m),
       });
     default:
       return optional<TextChunkMetadata>({
