@@ -49,8 +49,13 @@ export class OpenAiTranscriber implements Transcriber {
   /** Kept out of the object's enumerable fields (logs, JSON). */
   readonly #apiKey: string | null;
 
-  constructor(private readonly options: OpenAiTranscriberOptions) {
+  private readonly model: string;
+  private readonly language: string | null;
+
+  constructor(options: OpenAiTranscriberOptions) {
     this.#apiKey = options.apiKey || null;
+    this.model = options.model;
+    this.language = options.language || null;
     const base = options.url.replace(/\/+$/, '');
     this.url = new URL(
       /\/(audio\/transcriptions|inference)$/.test(new URL(base).pathname) ? base : `${base}/audio/transcriptions`,
@@ -85,10 +90,10 @@ export class OpenAiTranscriber implements Transcriber {
   private async request(file: Buffer, seconds: number, signal?: AbortSignal): Promise<TranscriptSegment[]> {
     const boundary = `----larder${randomBytes(12).toString('hex')}`;
     const fields: Array<[string, string]> = [
-      ['model', this.options.model],
+      ['model', this.model],
       ['response_format', 'verbose_json'],
       ['timestamp_granularities[]', 'segment'],
-      ...(this.options.language ? [['language', this.options.language] as [string, string]] : []),
+      ...(this.language ? [['language', this.language] as [string, string]] : []),
     ];
     const body = Buffer.concat([
       ...fields.map(([k, v]) =>
