@@ -22,7 +22,7 @@ interface Slot {
 interface Waiter {
   slot: Slot;
   admit: () => void;
-  refuse: (err: unknown) => void;
+  refuse: (err: Error) => void;
   timer: NodeJS.Timeout | null;
 }
 
@@ -120,7 +120,7 @@ export class SearchAdmission {
           reject(err);
         },
       };
-      const onAbort = () => waiter.refuse(signal!.reason);
+      const onAbort = () => waiter.refuse(signal!.reason as Error);
       const settle = () => {
         if (waiter.timer) clearTimeout(waiter.timer);
         signal?.removeEventListener('abort', onAbort);
