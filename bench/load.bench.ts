@@ -199,7 +199,8 @@ export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  const root = join(__dirname, '..', '..');
+  // BENCH_LOAD_SERVER: another built checkout whose server to run (a before/after comparison in one window)
+  const root = process.env.BENCH_LOAD_SERVER || join(__dirname, '..', '..');
   // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
   const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
@@ -310,7 +311,7 @@ export async function loadBench(): Promise<void> {
         heavySearchers: HEAVY_SEARCHERS,
         heavySeconds: HEAVY_SECONDS,
       },
-      server: serverEnv(),
+      server: { checkout: process.env.BENCH_LOAD_SERVER || null, env: serverEnv() },
       mixed,
       heavy,
       alone,
