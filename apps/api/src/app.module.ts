@@ -109,6 +109,11 @@ export class InfrastructureModule {
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,
+          admission: {
+            concurrency: infra.config.searchConcurrency,
+            queue: infra.config.searchQueue,
+            queueWaitMs: infra.config.searchQueueWaitMs,
+          },
           activityJournalDir:
             typeof infra.config.dataDir === 'string' ? join(infra.config.dataDir, 'activity-journal') : null,
         } satisfies SearchConfig,

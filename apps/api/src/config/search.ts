@@ -1,3 +1,4 @@
+import { availableParallelism } from 'os';
 import { EnvReaders } from './env';
 import type { ModelsConfig } from './models';
 
@@ -28,6 +29,10 @@ export interface SearchConfig {
   searchLexicalPreloadMb: number;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
+  /** Search admission: searches running at once (LARDER_SEARCH_CONCURRENCY, default 2 per core), waiting at most (LARDER_SEARCH_QUEUE, 256), and the longest wait (LARDER_SEARCH_QUEUE_WAIT_MS, 10 s). */
+  searchConcurrency: number;
+  searchQueue: number;
+  searchQueueWaitMs: number;
   /** Web search providers of the web store (`mixedbread/web`), in order; empty = none (the web part is skipped). */
   webSearchProviders: Array<'searxng' | 'brave'>;
   searxngUrl: string | null;
@@ -105,6 +110,9 @@ export function loadSearchConfig(
     ),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
+    searchConcurrency: Math.max(1, int('LARDER_SEARCH_CONCURRENCY', 2 * availableParallelism())),
+    searchQueue: int('LARDER_SEARCH_QUEUE', 256),
+    searchQueueWaitMs: Math.max(1, int('LARDER_SEARCH_QUEUE_WAIT_MS', 10_000)),
     webSearchProviders,
     searxngUrl,
     braveApiKey,
