@@ -2,11 +2,15 @@ import { stem } from 'porter2';
 
 /**
  * The lexical engine's analyzer (it runs in the writer and, loaded by path, in the read worker, so it
- * imports nothing of the project's aliases): text is folded (NFKD, marks dropped, lower case), split
- * into Unicode words, and each word indexed as its Porter2 stem; a word that differs from its stem is
- * also indexed in its own form, as `=word`, so that a query can reward the exact form.
+ * imports nothing of the project's aliases): text is folded (NFKD, marks dropped) and cut into tokens,
+ * runs of letters and digits joined by `.`, `_`, `-` or `/` (identifiers, paths, versions). A token is
+ * split into its parts at those joiners and at case changes (camelCase, PascalCase, `HTMLParser` →
+ * html, parser; letters and digits stay together), as Elasticsearch's word_delimiter_graph with
+ * preserve_original: each part is a word, indexed as its Porter2 stem (a word that differs from its stem
+ * is also indexed in its own form, as `=word`, so that a query can reward the exact form), and a token
+ * of several parts is indexed whole as well (lower case: `getusername`, `foo_bar`, `1.2.3`,
+ * `src/app.ts`). Queries are analyzed the same way.
  */
-
 /** Lucene's English stop words and the common function words of questions (NLTK's list). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
@@ -24,14 +28,35 @@ export const EXACT = '=';
 /** Longest word indexed (longer runs are cut: they are ids or base64, not words). */
 const MAX_WORD = 64;
 
-/** The folded words of a text, in order. */
+/** Runs of letters and digits joined by `.`, `_`, `-` or `/`. */
+const TOKEN = /[\p{L}\p{N}]+(?:[._/-]+[\p{L}\p{N}]+)*/gu;
+/** Where a token splits: its joiners, and a case change (`fooBar`, `HTMLParser`, `v2Beta`). */
+const SPLIT = /[._/-]+|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+
+/** A token's words: `parts` in order, and the token `whole` (lower case) when it has more than one. */
+export interface Token {
+  parts: string[];
+  whole: string | null;
+}
+
+const cut = (w: string) => (w.length > MAX_WORD ? w.slice(0, MAX_WORD) : w);
+
+/** The tokens of a text, in order (folded: marks dropped, lower case). */
+export function tokens(text: string): Token[] {
+  const folded = text.normalize('NFKD').replace(/\p{M}+/gu, '');
+  const out: Token[] = [];
+  for (const [t] of folded.matchAll(TOKEN)) {
+    const parts = t.split(SPLIT).filter(Boolean);
+    if (parts.length === 1) out.push({ parts: [cut(t.toLowerCase())], whole: null });
+    else out.push({ parts: parts.map((p) => cut(p.toLowerCase())), whole: cut(t.toLowerCase()) });
+  }
+  return out;
+}
+
+/** The folded words of a text, in order: identifiers split into their parts. */
 export function words(text: string): string[] {
-  const folded = text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
-  const out = folded.match(/[\p{L}\p{N}]+/gu) ?? [];
-  for (let i = 0; i < out.length; i++) if (out[i].length > MAX_WORD) out[i] = out[i].slice(0, MAX_WORD);
+  const out: string[] = [];
+  for (const t of tokens(text)) for (const p of t.parts) out.push(p);
   return out;
 }
 
@@ -54,7 +79,8 @@ export interface AnalyzedChunk {
 }
 
 /**
- * Analyzes a chunk: Markdown heading lines (`# …`) of its text and its heading context (the headings
+ * Analyzes a chunk (each token's parts, and its whole when it has several; `length` counts the parts):
+ * Markdown heading lines (`# …`) of its text and its heading context (the headings
  * above it, from its generated metadata) are the heading field, the rest the body. Stop words are
  * indexed (a query of stop words alone searches with them) but not counted in `length` (a little
  * better on CISI and GCIDE, as Lucene's stop filter does), nor indexed in their own forms.
@@ -62,16 +88,22 @@ export interface AnalyzedChunk {
 export function analyzeChunk(text: string, headingContext: string[] = []): AnalyzedChunk {
   const terms = new Map<string, { body: number; heading: number }>();
   let length = 0;
-  const add = (ws: string[], heading: boolean) => {
-    for (const w of ws) {
-      if (!STOP_WORDS.has(w)) length++;
-      const s = stemOf(w);
-      bump(terms, s, heading);
-      if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
+  const word = (w: string, heading: boolean) => {
+    const s = stemOf(w);
+    bump(terms, s, heading);
+    if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
+  };
+  const add = (ts: Token[], heading: boolean) => {
+    for (const t of ts) {
+      for (const w of t.parts) {
+        if (!STOP_WORDS.has(w)) length++;
+        word(w, heading);
+      }
+      if (t.whole !== null) word(t.whole, heading);
     }
   };
-  for (const line of text.split('\n')) add(words(line), /^\s{0,3}#{1,6}\s/.test(line));
-  for (const h of headingContext) add(words(h), true);
+  for (const line of text.split('\n')) add(tokens(line), /^\s{0,3}#{1,6}\s/.test(line));
+  for (const h of headingContext) add(tokens(h), true);
   return { terms, length };
 }
 
@@ -98,13 +130,17 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
 }
 
 /**
- * A query's weighted terms: the stems of its words (English stop words dropped when `stopWords`,
+ * A query's weighted terms: the stems of its words (each token's parts, and its whole when it has several) (English stop words dropped when `stopWords`,
  * unless nothing else is left), each weighted by its count in the query (a question that repeats a
  * word is about it: +0.07 nDCG@10 on CISI), and for each word that differs from its stem the exact
  * form weighted `exactBonus` per occurrence (none when 0).
  */
 export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
-  let ws = words(text);
+  let ws: string[] = [];
+  for (const t of tokens(text)) {
+    ws.push(...t.parts);
+    if (t.whole !== null) ws.push(t.whole);
+  }
   if (options.stopWords) {
     const content = ws.filter((w) => !STOP_WORDS.has(w));
     if (content.length) ws = content;
