@@ -14,6 +14,7 @@ describe('analyzer: identifiers whole and split', () => {
     ['utf8', ['utf8'], null],
     ['getHTTP2Client', ['get', 'http2', 'client'], 'gethttp2client'],
     ['Café', ['cafe'], null],
+    ['IDs', ['ids'], null],
   ])('%s → parts %j, whole %s', (text, parts, whole) => {
     expect(tokens(text)).toEqual([{ parts, whole }]);
   });
@@ -27,6 +28,8 @@ describe('analyzer: identifiers whole and split', () => {
       { parts: ['stop'], whole: null },
     ]);
     expect(words('readFile(path), then_close.')).toEqual(['read', 'file', 'path', 'then', 'close']);
+    // a dash or an ellipsis between words joins nothing
+    expect(tokens('thrust--the end..Next').map((t) => t.whole)).toEqual([null, null, null, null]);
   });
 
   it('indexes each part stemmed and the whole, counting the parts in the length', () => {

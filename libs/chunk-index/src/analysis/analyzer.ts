@@ -3,7 +3,7 @@ import { stem } from 'porter2';
 /**
  * The lexical engine's analyzer (it runs in the writer and, loaded by path, in the read worker, so it
  * imports nothing of the project's aliases): text is folded (NFKD, marks dropped) and cut into tokens,
- * runs of letters and digits joined by `.`, `_`, `-` or `/` (identifiers, paths, versions). A token is
+ * runs of letters and digits joined by one `.`, `_`, `-` or `/` (identifiers, paths, versions). A token is
  * split into its parts at those joiners and at case changes (camelCase, PascalCase, `HTMLParser` →
  * html, parser; letters and digits stay together), as Elasticsearch's word_delimiter_graph with
  * preserve_original: each part is a word, indexed as its Porter2 stem (a word that differs from its stem
@@ -28,10 +28,10 @@ export const EXACT = '=';
 /** Longest word indexed (longer runs are cut: they are ids or base64, not words). */
 const MAX_WORD = 64;
 
-/** Runs of letters and digits joined by `.`, `_`, `-` or `/`. */
-const TOKEN = /[\p{L}\p{N}]+(?:[._/-]+[\p{L}\p{N}]+)*/gu;
-/** Where a token splits: its joiners, and a case change (`fooBar`, `HTMLParser`, `v2Beta`). */
-const SPLIT = /[._/-]+|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll})/u;
+/** Runs of letters and digits joined by one `.`, `_`, `-` or `/` (`a--b` and `a..b` are two tokens). */
+const TOKEN = /[\p{L}\p{N}]+(?:[._/-][\p{L}\p{N}]+)*/gu;
+/** Where a token splits: its joiners, and a case change (`fooBar`, `HTMLParser`, `v2Beta`; an acronym's plural, `IDs`, stays whole). */
+const SPLIT = /[._/-]|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll}{2})/u;
 
 /** A token's words: `parts` in order, and the token `whole` (lower case) when it has more than one. */
 export interface Token {

@@ -50,7 +50,7 @@ export const FILES_INDEX = {
 
 /**
  * The analysis of the lexical engine's analyzer (libs/chunk-index/src/analysis/analyzer.ts): tokens are
- * runs of letters and digits joined by `.`, `_`, `-` or `/`; word_delimiter_graph splits them at the
+ * runs of letters and digits joined by one `.`, `_`, `-` or `/`; word_delimiter_graph splits them at the
  * joiners and case changes (letters and digits together) and keeps the original; marks folded, lower
  * case, English stop words, Porter stems. The index side flattens the graph (as Elasticsearch asks of a
  * graph filter at index time); queries keep it. `_meta.analysis` names this analysis: an index made with
@@ -61,7 +61,7 @@ export const CHUNKS_ANALYSIS = {
   settings: {
     analysis: {
       tokenizer: {
-        larder_tokens: { type: 'pattern', pattern: '[\\p{L}\\p{N}]+(?:[._/-]+[\\p{L}\\p{N}]+)*', group: 0 },
+        larder_tokens: { type: 'pattern', pattern: '[\\p{L}\\p{N}]+(?:[._/-][\\p{L}\\p{N}]+)*', group: 0 },
       },
       filter: {
         larder_parts: {
