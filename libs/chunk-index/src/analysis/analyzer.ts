@@ -32,6 +32,8 @@ const MAX_WORD = 64;
 const TOKEN = /[\p{L}\p{N}]+(?:[._/-][\p{L}\p{N}]+)*/gu;
 /** Where a token splits: its joiners, and a case change (`fooBar`, `HTMLParser`, `v2Beta`; an acronym's plural, `IDs`, stays whole). */
 const SPLIT = /[._/-]|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll}{2})/u;
+/** Whether a token splits at all (most words do not: they skip SPLIT). */
+const SPLITS = /[._/-]|[\p{Ll}\p{N}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}/u;
 
 /** A token's words: `parts` in order, and the token `whole` (lower case) when it has more than one. */
 export interface Token {
@@ -41,22 +43,46 @@ export interface Token {
 
 const cut = (w: string) => (w.length > MAX_WORD ? w.slice(0, MAX_WORD) : w);
 
-/** The tokens of a text, in order (folded: marks dropped, lower case). */
-export function tokens(text: string): Token[] {
-  const folded = text.normalize('NFKD').replace(/\p{M}+/gu, '');
-  const out: Token[] = [];
-  for (const [t] of folded.matchAll(TOKEN)) {
-    const parts = t.split(SPLIT).filter(Boolean);
-    if (parts.length === 1) out.push({ parts: [cut(t.toLowerCase())], whole: null });
-    else out.push({ parts: parts.map((p) => cut(p.toLowerCase())), whole: cut(t.toLowerCase()) });
+/**
+ * Calls `part` with each word of a text in order (folded: marks dropped, lower case; `first`: it starts
+ * a token) and `whole` after the parts of a token that has several. The analyzer's one tokenizer:
+ * `tokens`, `words`, `analyzeChunk` and `queryTerms` all read text through it.
+ */
+function scan(text: string, part: (w: string, first: boolean) => void, whole: (w: string) => void): void {
+  // eslint-disable-next-line no-control-regex
+  const folded = /[^\u0000-\u007f]/.test(text) ? text.normalize('NFKD').replace(/\p{M}+/gu, '') : text;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(folded); m; m = TOKEN.exec(folded)) {
+    const t = m[0];
+    if (!SPLITS.test(t)) {
+      part(cut(t.toLowerCase()), true);
+      continue;
+    }
+    let n = 0;
+    for (const p of t.split(SPLIT)) if (p) part(cut(p.toLowerCase()), n++ === 0);
+    if (n > 1) whole(cut(t.toLowerCase()));
   }
+}
+
+/** The tokens of a text, in order. */
+export function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  scan(
+    text,
+    (w, first) => (first ? out.push({ parts: [w], whole: null }) : out[out.length - 1].parts.push(w)),
+    (w) => (out[out.length - 1].whole = w),
+  );
   return out;
 }
 
 /** The folded words of a text, in order: identifiers split into their parts. */
 export function words(text: string): string[] {
   const out: string[] = [];
-  for (const t of tokens(text)) for (const p of t.parts) out.push(p);
+  scan(
+    text,
+    (w) => out.push(w),
+    () => undefined,
+  );
   return out;
 }
 
@@ -93,17 +119,17 @@ export function analyzeChunk(text: string, headingContext: string[] = []): Analy
     bump(terms, s, heading);
     if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
   };
-  const add = (ts: Token[], heading: boolean) => {
-    for (const t of ts) {
-      for (const w of t.parts) {
+  const add = (text: string, heading: boolean) =>
+    scan(
+      text,
+      (w) => {
         if (!STOP_WORDS.has(w)) length++;
         word(w, heading);
-      }
-      if (t.whole !== null) word(t.whole, heading);
-    }
-  };
-  for (const line of text.split('\n')) add(tokens(line), /^\s{0,3}#{1,6}\s/.test(line));
-  for (const h of headingContext) add(tokens(h), true);
+      },
+      (w) => word(w, heading),
+    );
+  for (const line of text.split('\n')) add(line, /^\s{0,3}#{1,6}\s/.test(line));
+  for (const h of headingContext) add(h, true);
   return { terms, length };
 }
 
@@ -137,10 +163,11 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
  */
 export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
   let ws: string[] = [];
-  for (const t of tokens(text)) {
-    ws.push(...t.parts);
-    if (t.whole !== null) ws.push(t.whole);
-  }
+  scan(
+    text,
+    (w) => ws.push(w),
+    (w) => ws.push(w),
+  );
   if (options.stopWords) {
     const content = ws.filter((w) => !STOP_WORDS.has(w));
     if (content.length) ws = content;
