@@ -8,6 +8,16 @@ import { migrateChunkDatabase } from '../sqlite.schema';
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Statements that write files and chunks straight into a chunk database, behind the index's back. */
+const inserts = (db: Database.Database) => ({
+  file: db.prepare(
+    `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`,
+  ),
+  chunk: db.prepare(
+    `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`,
+  ),
+});
+
 describe('lexical index: migration from an FTS5 release', () => {
   const path = join(dir, 'old.sqlite');
 
@@ -20,12 +30,7 @@ describe('lexical index: migration from an FTS5 release', () => {
       CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
       CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
     `);
-    const file = db.prepare(
-      `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`,
-    );
-    const chunk = db.prepare(
-      `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`,
-    );
+    const { file, chunk } = inserts(db);
     file.run('s1', 'a', 'a.txt');
     file.run('s1', 'b', 'b.txt');
     file.run('s2', 'c', 'c.txt');
@@ -72,12 +77,7 @@ describe('lexical index: lists written by an older analyzer', () => {
   it('rebuilds them once from the chunks, with the same statistics as a fresh index', async () => {
     const db = new Database(path);
     migrateChunkDatabase(db);
-    const file = db.prepare(
-      `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`,
-    );
-    const chunk = db.prepare(
-      `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`,
-    );
+    const { file, chunk } = inserts(db);
     file.run('s1', 'a', 'a.ts');
     file.run('s1', 'b', 'b.md');
     chunk.run('s1', 'a', 0, 'export function parseHttpHeader(line: string) { return line.split(":"); }');
