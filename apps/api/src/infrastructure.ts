@@ -21,7 +21,7 @@ import { BucketObjectsReactor, BucketStorages } from '@larder/buckets';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { ChunkIndex } from '@larder/chunk-index';
 import { Embedder, Llm, Ocr, Transcriber } from '@larder/ai';
-import { missingForMedia, type MediaTools } from '@larder/ingestion';
+import { MEDIA_TEMP, missingForMedia, type MediaTools } from '@larder/ingestion';
 import { TesseractOcr } from '@larder/ai/local/tesseract.ocr';
 import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { ActivityStreamReactor } from '@larder/activity';
@@ -273,12 +273,10 @@ export async function createInfrastructure(
   // minutes: a dead process's of this host at once, others once untouched for TEMP_AGE_MS
   const TEMP_AGE_MS = 15 * 60_000;
   const sweepTemporary = () =>
-    blobs
-      .sweepTemporary?.(TEMP_AGE_MS)
-      .then(
-        (n) => n && logger.log(`removed ${n} temporary blob file${n === 1 ? '' : 's'} left by an interrupted write`),
-      )
-      .catch((err: Error) => logger.warn(`sweeping temporary blob files: ${err.message}`));
+    Promise.all([blobs.sweepTemporary?.(TEMP_AGE_MS) ?? 0, MEDIA_TEMP.sweep(TEMP_AGE_MS)])
+      .then(([a, b]) => a + b)
+      .then((n) => n && logger.log(`removed ${n} temporary file${n === 1 ? '' : 's'} left by an interrupted write`))
+      .catch((err: Error) => logger.warn(`sweeping temporary files: ${err.message}`));
   let sweeper: NodeJS.Timeout | null = null;
   if (options.role !== 'cli') {
     void sweepTemporary();

@@ -5,3 +5,4 @@ export * from './chunker';
 export * from './generated-metadata';
 export * from './embedding-context';
 export * from './media.tools';
+export { MEDIA_TEMP } from './media.parser';

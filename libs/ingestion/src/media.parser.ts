@@ -2,10 +2,17 @@ import { promises as fs } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { Ocr, Transcriber } from '@larder/ai';
+import { ProcessTempDirs } from '@larder/kernel';
 import { Block, MediaTooLongError, ParsedDocument, ParseError } from './document';
 import { decodeAudio, MediaTools, probeMedia, sceneFrames } from './media.tools';
 
 /** Audio formats by extension → MIME type (what ffmpeg decodes). */
+/**
+ * Where a recording is decoded: this process's directory under the system's temp folder, so that the
+ * leftovers of a process killed mid-decode are removed by the next one's sweep.
+ */
+export const MEDIA_TEMP = new ProcessTempDirs(join(tmpdir(), 'larder-media'));
+
 export const AUDIO_TYPES: Record<string, string> = {
   mp3: 'audio/mpeg',
   wav: 'audio/wav',
@@ -66,7 +73,7 @@ export async function parseMedia(
     : ((kind === 'audio' ? AUDIO_TYPES : VIDEO_TYPES)[meta.extension ?? ''] ??
       (kind === 'audio' ? 'audio/mpeg' : 'video/mp4'));
   const what = `${kind} (${fileType})`;
-  const dir = await fs.mkdtemp(join(tmpdir(), 'larder-media-'));
+  const dir = await fs.mkdtemp(join(await MEDIA_TEMP.ensure(), 'media-'));
   try {
     const input = join(dir, 'input');
     await fs.writeFile(input, data);

@@ -20,3 +20,4 @@ export * from './uuid-param';
 export * from './signing';
 export * from './segments-param';
 export * from './timings';
+export * from './process-temp';

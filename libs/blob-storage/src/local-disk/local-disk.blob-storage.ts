@@ -1,17 +1,11 @@
 import { createReadStream, createWriteStream, promises as fs } from 'fs';
 import { dirname, join } from 'path';
 import { randomUUID } from 'crypto';
-import { hostname } from 'os';
 import { Readable } from 'stream';
 import { pipeline } from 'stream/promises';
 import { BlobNotFoundError, BlobStorage, ByteRange, PartInfo, StoredBlob } from '../blob-storage.port';
 import { HashingStream } from '../hashing';
-
-/** This process's mark on its temporary directory: a later process with the same pid is another one. */
-const PROCESS_TOKEN = randomUUID().slice(0, 8);
-
-/** `<host>.<pid>.<token>`: the temporary directory of one process. */
-const TEMP_DIR_NAME = /^(.+)\.(\d+)\.([0-9a-f]{8})$/;
+import { ProcessTempDirs } from '@larder/kernel';
 
 /**
  * Blobs as files under a root directory. Writes go to a temp file that is fsynced, renamed into place
@@ -21,11 +15,9 @@ const TEMP_DIR_NAME = /^(.+)\.(\d+)\.([0-9a-f]{8})$/;
  */
 export class LocalDiskBlobStorage implements BlobStorage {
   readonly kind = 'local-disk';
-  private readonly tmpRoot: string;
-  private readonly ownTmp: string;
+  private readonly temp: ProcessTempDirs;
   constructor(private readonly root: string) {
-    this.tmpRoot = join(root, 'tmp');
-    this.ownTmp = join(this.tmpRoot, `${hostname()}.${process.pid}.${PROCESS_TOKEN}`);
+    this.temp = new ProcessTempDirs(join(root, 'tmp'));
   }
 
   private path(key: string): string {
@@ -38,9 +30,9 @@ export class LocalDiskBlobStorage implements BlobStorage {
   }
 
   private async writeAtomically(target: string, body: Readable, hasher: HashingStream): Promise<void> {
-    await fs.mkdir(this.ownTmp, { recursive: true });
+    const own = await this.temp.ensure();
     await fs.mkdir(dirname(target), { recursive: true });
-    const tmp = join(this.ownTmp, `${randomUUID()}.part`);
+    const tmp = join(own, `${randomUUID()}.part`);
     try {
       await pipeline(body, hasher, createWriteStream(tmp, { flags: 'wx' }));
       const fh = await fs.open(tmp, 'r');
@@ -59,30 +51,8 @@ export class LocalDiskBlobStorage implements BlobStorage {
    * no longer runs (or whose pid a later process has), else once untouched for `olderThanMs` (another
    * host's process, or files of no known process). Marks this process's own directory as alive.
    */
-  async sweepTemporary(olderThanMs: number): Promise<number> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.tmpRoot);
-    } catch {
-      return 0;
-    }
-    const now = new Date();
-    await fs.utimes(this.ownTmp, now, now).catch(() => undefined);
-    const before = now.getTime() - olderThanMs;
-    let removed = 0;
-    for (const name of names) {
-      const p = join(this.tmpRoot, name);
-      if (p === this.ownTmp) continue;
-      const owner = TEMP_DIR_NAME.exec(name);
-      const dead = owner !== null && owner[1] === hostname() && !isRunning(Number(owner[2]), owner[3]);
-      const st = dead ? null : await fs.stat(p).catch(() => null);
-      // a live process touches its directory with every write and every sweep; untouched this long, it is gone
-      if (dead || (st && st.mtimeMs < before)) {
-        removed += st?.isFile() ? 1 : await countFiles(p);
-        await fs.rm(p, { recursive: true, force: true });
-      }
-    }
-    return removed;
+  sweepTemporary(olderThanMs: number): Promise<number> {
+    return this.temp.sweep(olderThanMs);
   }
 
   async put(key: string, body: Readable, options: { maxBytes?: number } = {}): Promise<StoredBlob> {
@@ -190,23 +160,6 @@ export class LocalDiskBlobStorage implements BlobStorage {
   async abortMultipart(_key: string, uploadId: string): Promise<void> {
     await fs.rm(this.partsDir(uploadId), { recursive: true, force: true });
   }
-}
-
-/** Whether the process `pid` with `token` runs (another process of this host, judged by its pid). */
-function isRunning(pid: number, token: string): boolean {
-  if (pid === process.pid) return token === PROCESS_TOKEN;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-async function countFiles(dir: string): Promise<number> {
-  const entries = await fs.readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isFile()).length;
 }
 
 async function syncDir(dir: string): Promise<void> {
