@@ -134,6 +134,45 @@ export interface HardResult {
   settings: HardSetting[];
 }
 
+/**
+ * Larder's embedded index at `path`, filled with the rows of `matrix` (`dims` floats each) and their
+ * texts, 100 chunks a file and a write, opened with `ivfProbes` `probes` (answered open as `ix`); `open`
+ * opens it again with other probes.
+ */
+export async function fillLarder(
+  path: string,
+  model: string,
+  matrix: Float32Array,
+  dims: number,
+  textOf: (row: number) => string,
+  probes: number,
+): Promise<{ storeId: string; ix: SqliteChunkIndex; open: (probes: number) => Promise<SqliteChunkIndex> }> {
+  const open = async (probes: number) => {
+    const ix = new SqliteChunkIndex(path, { ivfProbes: probes });
+    await ix.setup();
+    return ix;
+  };
+  const storeId = randomUUID();
+  const n = matrix.length / dims;
+  const ix = await open(probes);
+  let seq = 0n;
+  for (let f = 0; f * 100 < n; f++) {
+    const rows = Math.min(100, n - f * 100);
+    const file = {
+      f,
+      fileId: `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`,
+      texts: Array.from({ length: rows }, (_, j) => textOf(f * 100 + j)),
+      vectors: Array.from({ length: rows }, (_, j) => matrix.subarray((f * 100 + j) * dims, (f * 100 + j + 1) * dims)),
+    };
+    await ix.write(fileOps(storeId, file, model), {
+      projection: 'bench',
+      version: 1,
+      position: { commit: ++seq, prepare: seq },
+    });
+  }
+  return { storeId, ix, open };
+}
+
 /** The build's measures, taken by the caller's `built()` (runSystem's clock and memory readings). */
 interface Built {
   buildMs: number;
@@ -191,31 +230,16 @@ export async function runHard(
   const settings: HardSetting[] = [];
   start();
   if (system === 'larder') {
-    const path = join(dir, 'chunks.sqlite');
-    const storeId = randomUUID();
-    const open = async (probes: number) => {
-      const ix = new SqliteChunkIndex(path, { ivfProbes: probes });
-      await ix.setup();
-      return ix;
-    };
-    let ix = await open(16);
-    let seq = 0n;
-    for (let f = 0; f * 100 < n; f++) {
-      const rows = Math.min(100, n - f * 100);
-      const file = {
-        f,
-        fileId: `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`,
-        texts: Array.from({ length: rows }, (_, j) => `cluster c${data.centre[f * 100 + j]}`),
-        vectors: Array.from({ length: rows }, (_, j) =>
-          data.matrix.subarray((f * 100 + j) * dims, (f * 100 + j + 1) * dims),
-        ),
-      };
-      await ix.write(fileOps(storeId, file, MODEL), {
-        projection: 'bench',
-        version: 1,
-        position: { commit: ++seq, prepare: seq },
-      });
-    }
+    const filled = await fillLarder(
+      join(dir, 'chunks.sqlite'),
+      MODEL,
+      data.matrix,
+      dims,
+      (i) => `cluster c${data.centre[i]}`,
+      16,
+    );
+    const { storeId, open } = filled;
+    let ix = filled.ix;
     const b = built();
     const rowOf = (r: { fileId: string; chunkIndex: number }) => parseInt(r.fileId.slice(-12), 16) * 100 + r.chunkIndex;
     for (const p of [16, 32]) {

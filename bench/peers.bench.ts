@@ -1,12 +1,11 @@
 import { spawn } from 'child_process';
-import { randomUUID } from 'crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join } from 'path';
-import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { benchQueries, corpus, corpusFiles, DIMS, fileOps, pct } from './search-speed.bench';
+import { benchQueries, corpus, corpusFiles, DIMS, pct } from './search-speed.bench';
 import {
   exactTop10,
+  fillLarder,
   HARD_DIMS,
   HARD_SYSTEMS,
   hardData,
@@ -175,31 +174,9 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
     let lexical: (q: string) => Promise<number[]> | number[];
 
     if (system === 'larder') {
-      const path = join(dir, 'chunks.sqlite');
-      const storeId = randomUUID();
-      const open = async (probes: number) => {
-        const ix = new SqliteChunkIndex(path, { ivfProbes: probes });
-        await ix.setup();
-        return ix;
-      };
-      let ix = await open(8);
-      let seq = 0n;
-      for (let f = 0; f * 100 < n; f++) {
-        const rows = Math.min(100, n - f * 100);
-        const file = {
-          f,
-          fileId: `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`,
-          texts: data.texts.slice(f * 100, f * 100 + rows),
-          vectors: Array.from({ length: rows }, (_, j) =>
-            data.matrix.slice((f * 100 + j) * DIMS, (f * 100 + j + 1) * DIMS),
-          ),
-        };
-        await ix.write(fileOps(storeId, file, MODEL), {
-          projection: 'bench',
-          version: 1,
-          position: { commit: ++seq, prepare: seq },
-        });
-      }
+      const filled = await fillLarder(join(dir, 'chunks.sqlite'), MODEL, data.matrix, DIMS, (i) => data.texts[i], 8);
+      const { storeId, open } = filled;
+      let ix = filled.ix;
       built();
       index = 'SQLite: IVF (256 lists, int8 codes, exact re-scoring) + its own BM25 engine (block-max MaxScore)';
       const rowOf = (r: { fileId: string; chunkIndex: number }) =>
