@@ -1,6 +1,7 @@
 import { randomUUID } from 'crypto';
 import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
+import { seededRandom } from '@larder/kernel/testing/random';
 import { fileOps, pct } from './search-speed.bench';
 
 /**
@@ -27,21 +28,9 @@ export interface HardData {
   queries: Float32Array[];
 }
 
-/** A seeded uniform generator (mulberry32): every process draws the same data. */
-function uniform(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Standard normal draws (Box-Muller) from a seeded uniform generator. */
 function gaussian(seed: number): () => number {
-  const u = uniform(seed);
+  const u = seededRandom(seed);
   let spare: number | null = null;
   return () => {
     if (spare !== null) {
@@ -67,7 +56,7 @@ function normalizeAt(m: Float32Array, o: number, dims: number): void {
 export function hardData(n: number, queries: number): HardData {
   const dims = HARD_DIMS;
   const g = gaussian(0x5eed);
-  const pick = uniform(0xc0de);
+  const pick = seededRandom(0xc0de);
   const centres = new Float32Array(CENTRES * dims);
   for (let i = 0; i < centres.length; i++) centres[i] = g();
   for (let c = 0; c < CENTRES; c++) normalizeAt(centres, c * dims, dims);
