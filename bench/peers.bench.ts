@@ -1,10 +1,20 @@
 import { spawn } from 'child_process';
-import { randomUUID } from 'crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { cpus, tmpdir } from 'os';
 import { join } from 'path';
-import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { benchQueries, corpus, corpusFiles, DIMS, fileOps, pct } from './search-speed.bench';
+import { benchQueries, corpus, corpusFiles, DIMS, pct } from './search-speed.bench';
+import {
+  exactTop10,
+  fillLarder,
+  HARD_DIMS,
+  HARD_SYSTEMS,
+  hardData,
+  HardResult,
+  HardSystem,
+  hardTable,
+  recallOf,
+  runHard,
+} from './peers-hard';
 
 /**
  * Larder's embedded chunk index beside three peers, one run, same machine, same data and queries
@@ -13,9 +23,11 @@ import { benchQueries, corpus, corpusFiles, DIMS, fileOps, pct } from './search-
  * its memory is its own; the corpus is search-speed's (40 Zipf words, 384-d vectors around 512
  * centres). Dense answers are scored against an exact scan; each system's knob (IVF probes, nprobes
  * and refine factor, HNSW ef, Orama's similarity floor) is raised until recall@10 reaches 0.95.
+ * `BENCH_PEERS_SET=hard` runs the hard dense set instead (peers-hard.ts: Larder, hnswlib, USearch).
  */
 
-const N = Number(process.env.BENCH_PEERS_CHUNKS ?? 100_000);
+const HARD = process.env.BENCH_PEERS_SET === 'hard';
+const N = Number(process.env.BENCH_PEERS_CHUNKS ?? (HARD ? 200_000 : 100_000));
 const QUERIES = Number(process.env.BENCH_PEERS_QUERIES ?? 200);
 const TARGET = 0.95;
 const SYSTEMS = ['larder', 'lancedb', 'orama', 'usearch'] as const;
@@ -44,23 +56,6 @@ function dataset(n: number, queries: number): Data {
     }
   }
   return { texts, matrix, queries: benchQueries(c, queries) };
-}
-
-/** Exact top-10 by inner product (the vectors are unit length: cosine). */
-function exactTop10(matrix: Float32Array, q: Float32Array): number[] {
-  const top: Array<[number, number]> = [];
-  const n = matrix.length / DIMS;
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    const o = i * DIMS;
-    for (let d = 0; d < DIMS; d++) s += matrix[o + d] * q[d];
-    if (top.length < 10 || s > top[top.length - 1][0]) {
-      top.push([s, i]);
-      top.sort((a, b) => b[0] - a[0]);
-      if (top.length > 10) top.pop();
-    }
-  }
-  return top.map(([, i]) => i);
 }
 
 interface Timed {
@@ -102,9 +97,6 @@ async function time<T>(
   }
   return { p50: pct(ms, 50), p99: pct(ms, 99), qps: queries.length / ((performance.now() - w0) / 1000), answers };
 }
-
-const recallOf = (got: number[][], truth: number[][]) =>
-  got.reduce((hit, ids, qi) => hit + ids.filter((id) => truth[qi].includes(id)).length, 0) / (truth.length * 10);
 
 const diskBytes = (dir: string): number =>
   readdirSync(dir, { withFileTypes: true }).reduce(
@@ -182,31 +174,9 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
     let lexical: (q: string) => Promise<number[]> | number[];
 
     if (system === 'larder') {
-      const path = join(dir, 'chunks.sqlite');
-      const storeId = randomUUID();
-      const open = async (probes: number) => {
-        const ix = new SqliteChunkIndex(path, { ivfProbes: probes });
-        await ix.setup();
-        return ix;
-      };
-      let ix = await open(8);
-      let seq = 0n;
-      for (let f = 0; f * 100 < n; f++) {
-        const rows = Math.min(100, n - f * 100);
-        const file = {
-          f,
-          fileId: `00000000-0000-4000-8000-${f.toString(16).padStart(12, '0')}`,
-          texts: data.texts.slice(f * 100, f * 100 + rows),
-          vectors: Array.from({ length: rows }, (_, j) =>
-            data.matrix.slice((f * 100 + j) * DIMS, (f * 100 + j + 1) * DIMS),
-          ),
-        };
-        await ix.write(fileOps(storeId, file, MODEL), {
-          projection: 'bench',
-          version: 1,
-          position: { commit: ++seq, prepare: seq },
-        });
-      }
+      const filled = await fillLarder(join(dir, 'chunks.sqlite'), MODEL, data.matrix, DIMS, (i) => data.texts[i], 8);
+      const { storeId, open } = filled;
+      let ix = filled.ix;
       built();
       index = 'SQLite: IVF (256 lists, int8 codes, exact re-scoring) + its own BM25 engine (block-max MaxScore)';
       const rowOf = (r: { fileId: string; chunkIndex: number }) =>
@@ -396,12 +366,46 @@ async function runSystem(system: System, truth: number[][]): Promise<Result> {
   }
 }
 
-/** Runs one system in a child process of its own and reads its Result back. */
-async function child(
-  system: System,
+/** Builds one system on the hard set and measures it (runs in the child process). */
+async function runHardSystem(system: HardSystem, truth: number[][]): Promise<HardResult> {
+  const data = hardData(N, QUERIES);
+  const dir = mkdtempSync(join(process.env.BENCH_PEERS_DIR ?? tmpdir(), `larder-bench-peers-${system}-`));
+  let rss0 = 0;
+  let t0 = 0;
+  let mem0 = process.memoryUsage();
+  try {
+    return await runHard(
+      system,
+      data,
+      truth,
+      dir,
+      () => {
+        rss0 = settledRss();
+        mem0 = process.memoryUsage();
+        writeFileSync('/proc/self/clear_refs', '5'); // resets VmHWM to the current RSS
+        t0 = performance.now();
+      },
+      () => {
+        const buildMs = performance.now() - t0;
+        const peakDelta = vmHwm() - rss0;
+        const rssDelta = settledRss() - rss0;
+        const m = process.memoryUsage();
+        const heap = { heap: m.heapUsed - mem0.heapUsed, external: m.external - mem0.external };
+        return { buildMs, peakDelta, rssDelta, ...heap };
+      },
+      progress,
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs one system in a child process of its own and reads its result back. */
+async function child<R extends { system: string }>(
+  system: R['system'],
   truthFile: string,
   dir: string,
-): Promise<Result | { system: System; error: string }> {
+): Promise<R | { system: R['system']; error: string }> {
   const out = join(dir, `${system}.json`);
   const heap = process.env.BENCH_PEERS_HEAP_MB ?? '12288';
   const proc = spawn(
@@ -437,10 +441,51 @@ async function child(
   const code = await new Promise<number | null>((r) => proc.once('exit', (c, sig) => r(c ?? (sig ? 128 : null))));
   clearTimeout(timer);
   if (code !== 0) return { system, error: `exit ${code}: ${stderr.trim().split('\n').slice(-3).join(' / ')}` };
-  return JSON.parse(readFileSync(out, 'utf8')) as Result;
+  return JSON.parse(readFileSync(out, 'utf8')) as R;
+}
+
+/** Writes a run's results to bench/results/<name>.json. */
+function save(name: string, result: unknown): void {
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, `bench/results/${name}.json`), JSON.stringify(result, null, 2) + '\n');
+}
+
+/** The hard dense set: its truth in this process, each system in a child of its own. */
+async function hardBench(): Promise<void> {
+  const only = (process.env.BENCH_PEERS_SYSTEMS ?? HARD_SYSTEMS.join(',')).split(',');
+  const systems = HARD_SYSTEMS.filter((s) => only.includes(s));
+  process.stdout.write(
+    `\n## Peers, hard dense set: ${N.toLocaleString('en')} × 512-d vectors around 1,000 centres (σ 0.06), ${QUERIES} queries, top-10\n`,
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'larder-bench-peers-'));
+  try {
+    const t0 = performance.now();
+    // the data is the same every run: its exact truth is kept in the temp directory for the next run
+    const truthFile = join(tmpdir(), `larder-bench-peers-hard-truth-${N}-${QUERIES}.json`);
+    if (!existsSync(truthFile)) {
+      const data = hardData(N, QUERIES);
+      writeFileSync(truthFile, JSON.stringify(data.queries.map((q) => exactTop10(data.matrix, data.dims, q))));
+    }
+    process.stdout.write(`exact ground truth in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+    const results: HardResult[] = [];
+    for (const s of systems) {
+      const r = await child<HardResult>(s, truthFile, dir);
+      if ('error' in r) process.stdout.write(`${s}: failed (${r.error})\n`);
+      else results.push(r);
+    }
+    process.stdout.write(`\n${hardTable(results)}\n`);
+    process.stdout.write(
+      "\nRSS Δ: resident memory after the build and a full GC, less before it (the input vectors excluded); peak Δ: the build's peak over the same baseline. The raw vectors are " +
+        `${((N * HARD_DIMS * 4) / 1024 / 1024).toFixed(0)} MiB. Each setting's ${QUERIES} queries timed ${process.env.BENCH_PEERS_RUNS ?? 3} times, one at a time.\n`,
+    );
+    save('peers-hard', { chunks: N, dims: HARD_DIMS, queries: QUERIES, results });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 export async function peersBench(): Promise<void> {
+  if (HARD) return hardBench();
   const only = (process.env.BENCH_PEERS_SYSTEMS ?? SYSTEMS.join(',')).split(',') as System[];
   const systems = SYSTEMS.filter((s) => s === 'larder' || only.includes(s));
   process.stdout.write(
@@ -450,7 +495,7 @@ export async function peersBench(): Promise<void> {
   try {
     const t0 = performance.now();
     const data = dataset(N, QUERIES);
-    const truth = data.queries.map((q) => exactTop10(data.matrix, q.vector));
+    const truth = data.queries.map((q) => exactTop10(data.matrix, DIMS, q.vector));
     const truthFile = join(dir, 'truth.json');
     writeFileSync(truthFile, JSON.stringify(truth));
     process.stdout.write(
@@ -459,7 +504,7 @@ export async function peersBench(): Promise<void> {
 
     const results: Array<Result | { system: System; error: string }> = [];
     for (const s of systems) {
-      const r = await child(s, truthFile, dir);
+      const r = await child<Result>(s, truthFile, dir);
       results.push(r);
       if ('error' in r) process.stdout.write(`${s}: failed (${r.error})\n`);
       else
@@ -516,14 +561,23 @@ export async function peersBench(): Promise<void> {
     process.stdout.write(
       "\n(ratio) = peer / Larder, below 1 the peer is ahead. RSS Δ: resident memory after the build and a full GC, less before it (the input data held by the bench excluded); peak Δ: the build's peak over the same baseline. Queries run one at a time.\n",
     );
+    save('peers', {
+      chunks: N,
+      queries: QUERIES,
+      results: ok.map((r) => ({
+        ...r,
+        lexical: r.lexical && { p50: r.lexical.p50, p99: r.lexical.p99, qps: r.lexical.qps },
+      })),
+    });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
 if (require.main === module) {
-  const [system, truthFile, out] = process.argv.slice(2) as [System, string, string];
-  runSystem(system, JSON.parse(readFileSync(truthFile, 'utf8')) as number[][]).then(
+  const [system, truthFile, out] = process.argv.slice(2) as [System & HardSystem, string, string];
+  const truth = JSON.parse(readFileSync(truthFile, 'utf8')) as number[][];
+  (HARD ? runHardSystem(system, truth) : runSystem(system, truth)).then(
     (r) => (writeFileSync(out, JSON.stringify(r)), process.exit(0)),
     (err) => {
       // eslint-disable-next-line no-console

@@ -1,10 +1,9 @@
 import Database from 'better-sqlite3';
-import { blobVector, IvfIndex, normalize } from './ivf';
+import { IvfIndex, normalize } from './ivf';
 import { DEFAULT_IVF_OPTIONS, IvfOptions, probesOf } from './ivf.options';
 import { IvfBuilt, IvfRead, readIvf, readVectors, writeList } from './ivf.persisted';
 import { searchIvf } from './ivf.rescore';
-import { IvfTrainingSchedule, sampleCentroids } from './ivf.training';
-import { Row } from './sqlite.schema';
+import { fillTrained, IvfTrainingSchedule, sampleCentroids } from './ivf.training';
 import { ChunkQuery } from '../chunk-index.port';
 
 interface Ann {
@@ -326,21 +325,12 @@ export class IvfCatalogue {
     if (!trained) return;
     const { dims, centroids } = trained;
     const ivf = new IvfIndex(dims, centroids);
-    const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
     const a: Ann = { model, ivf, trainedCount: n, perGroup: new Map() };
-    const code = new Int8Array(ivf.stride);
     this.db.transaction(() => {
-      for (const r of this.db
-        .prepare(`SELECT id, store_id, vector FROM chunks WHERE model = ? AND vector IS NOT NULL`)
-        .all(model) as Row[]) {
-        const v = blobVector(r.vector as Buffer);
-        if (v.length !== dims) continue;
-        const unit = normalize(v);
-        const list = ivf.listOf(unit);
-        upd.run(list, r.id);
-        ivf.quantize(unit, code);
-        this.addCode(a, r.id as number, this.group(r.store_id as string), list, code);
-      }
+      const { ids, lists } = fillTrained(this.db, model, ivf, n, (storeId) => this.group(storeId));
+      const upd = this.db.prepare(`UPDATE chunks SET list = ? WHERE id = ?`);
+      for (let i = 0; i < ids.length; i++) upd.run(lists[i], ids[i]);
+      a.perGroup = ivf.groupCounts();
       this.deltas.set(model, new Map());
       this.persistAll(a);
       this.db

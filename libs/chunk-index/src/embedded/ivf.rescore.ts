@@ -1,7 +1,6 @@
 /** Dense search through a model's IVF: int8 candidates, re-scored exactly from their stored vectors. */
 import Database from 'better-sqlite3';
 import { blobCosine, IvfIndex, normalize } from './ivf';
-import { Row } from './sqlite.schema';
 import { ChunkQuery } from '../chunk-index.port';
 
 /** Int8 scores below the topK-th by more than this are not re-scored (see `searchIvf`). */
@@ -24,18 +23,19 @@ export function rescore(
 ): Array<{ id: number; score: number }> {
   const exact: Array<{ id: number; score: number }> = [];
   for (let i = 0; i < candidates.length; i += RESCORE_BATCH) {
-    const ids: Array<number | null> = candidates.slice(i, i + RESCORE_BATCH).map((c) => c.id);
+    const n = Math.min(RESCORE_BATCH, candidates.length - i);
     // the statement's placeholders padded (NULL) to a power of two: a few cached statements serve every count
     let slots = 16;
-    while (slots < ids.length) slots *= 2;
-    while (ids.length < slots) ids.push(null);
+    while (slots < n) slots *= 2;
+    const ids = new Array<number | null>(slots).fill(null);
+    for (let j = 0; j < n; j++) ids[j] = candidates[i + j].id;
     const key = `${exclude ? 'x' : ''}${slots}`;
-    const stmt = (statements[key] ??= db.prepare(
-      `SELECT id, ${exclude ? 'file_id, ' : ''}vector FROM chunks WHERE id IN (${'?,'.repeat(slots - 1)}?)`,
-    ));
-    for (const r of stmt.all(...ids) as Row[])
-      if (!exclude?.has(r.file_id as string))
-        exact.push({ id: r.id as number, score: blobCosine(unit, r.vector as Buffer) });
+    // raw rows (arrays, not objects): the re-scoring is every dense query's SQLite read
+    const stmt = (statements[key] ??= db
+      .prepare(`SELECT id, vector${exclude ? ', file_id' : ''} FROM chunks WHERE id IN (${'?,'.repeat(slots - 1)}?)`)
+      .raw());
+    for (const [id, vector, fileId] of stmt.all(...ids) as Array<[number, Buffer, string | undefined]>)
+      if (!exclude?.has(fileId!)) exact.push({ id, score: blobCosine(unit, vector) });
   }
   return exact;
 }
