@@ -10,7 +10,7 @@ RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
 # (no devDependencies, sources, tests or benches).
 FROM node:20-bookworm-slim
 WORKDIR /app
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LARDER_DATA_DIR=/data
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LARDER_DATA_DIR=/data MALLOC_ARENA_MAX=2
 COPY --from=build /app/package.json /app/tsconfig.json ./
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

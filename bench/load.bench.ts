@@ -4,18 +4,24 @@ import { mkdtempSync, rmSync } from 'fs';
 import { Agent } from 'http';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { apiCall, freePort, memoryOf, waitForServer } from './support';
+import { apiCall, freePort, memoryOf, saveResult, waitForServer } from './support';
 
 /**
  * Load isolation: on the embedded default, 12 searchers and 4 uploaders share the server
  * for BENCH_LOAD_SECONDS (60); then searches alone at 16 concurrent. Prints the figures docs/benchmarks.md
  * lists: failed uploads, upload p99, search p99 and throughput, how long until every projection is
- * current after the load, and RSS growth.
+ * current after the load, and RSS growth, with the memory series of `/metrics` before and after (what grew).
+ * Saved to bench/results/load[-BENCH_LOAD_NAME].json.
  */
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const SEARCHERS = Number(process.env.BENCH_LOAD_SEARCHERS ?? 12);
 const UPLOADERS = Number(process.env.BENCH_LOAD_UPLOADERS ?? 4);
 const UPLOAD_TIMEOUT_MS = 15_000;
+/** BENCH_SERVER_ROOT: the checkout whose built server the bench starts (default this one), for A/B runs of two builds. */
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || join(__dirname, '..', '..');
+/** The memory series of `/metrics` the bench prints before and after the load (MiB), where the server reports them. */
+const MEMORY_SERIES =
+  /^(process_resident_memory_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|larder_[a-z_]*(memory|cache)_bytes(\{[^}]*\})?) /;
 
 const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 
@@ -53,11 +59,23 @@ const QUERIES = Array.from(
   (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]}`,
 );
 
+/** The memory series of the server's `/metrics` (series name with its labels → bytes); empty where metrics are off. */
+async function memorySeries(base: string): Promise<Map<string, number>> {
+  const text = await fetch(`${base}/metrics`)
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  const series = new Map<string, number>();
+  for (const line of text.split('\n'))
+    if (MEMORY_SERIES.test(line))
+      series.set(line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1)));
+  return series;
+}
+
 export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  const root = join(__dirname, '..', '..');
+  const root = SERVER_ROOT;
   // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
   const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
@@ -103,6 +121,7 @@ export async function loadBench(): Promise<void> {
       );
     for (const q of QUERIES) await search(q); // every query's embedding is now cached
     const rssBefore = memoryOf(child.pid!).rss;
+    const memoryBefore = await memorySeries(base);
 
     // mixed load
     const until = Date.now() + SECONDS * 1000;
@@ -178,6 +197,7 @@ export async function loadBench(): Promise<void> {
     );
     const aloneSeconds = (performance.now() - t1) / 1000;
     const rssAfter = memoryOf(child.pid!).rss;
+    const memoryAfter = await memorySeries(base);
 
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
     out(
@@ -200,6 +220,29 @@ export async function loadBench(): Promise<void> {
     out(
       `| server RSS before → after (MiB) | ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} (+${((rssAfter - rssBefore) / 2 ** 20).toFixed(0)}) | growth < 100 |`,
     );
+    const mib = (x: number | undefined) => (x === undefined ? 'n/a' : (x / 2 ** 20).toFixed(1));
+    out(`\nmemory by part (MiB, from /metrics), before → after the load:`);
+    for (const name of new Set([...memoryBefore.keys(), ...memoryAfter.keys()]))
+      out(`  ${name}: ${mib(memoryBefore.get(name))} → ${mib(memoryAfter.get(name))}`);
+    const saved = saveResult(process.env.BENCH_LOAD_NAME ? `load-${process.env.BENCH_LOAD_NAME}` : 'load', {
+      server: root,
+      seconds: SECONDS,
+      searchers: SEARCHERS,
+      uploaders: UPLOADERS,
+      uploads: { completed: uploadMs.length, failed: failedUploads, p50: pct(uploadMs, 50), p99: pct(uploadMs, 99) },
+      mixedSearches: {
+        perSecond: searchMs.length / mixedSeconds,
+        p50: pct(searchMs, 50),
+        p99: pct(searchMs, 99),
+        errors: searchErrors,
+      },
+      aloneSearches: { perSecond: aloneMs.length / aloneSeconds, p50: pct(aloneMs, 50), p99: pct(aloneMs, 99) },
+      catchUpMs,
+      rssMiB: { before: rssBefore / 2 ** 20, after: rssAfter / 2 ** 20, growth: (rssAfter - rssBefore) / 2 ** 20 },
+      memoryBefore: Object.fromEntries(memoryBefore),
+      memoryAfter: Object.fromEntries(memoryAfter),
+    });
+    out(`saved to ${saved}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -106,6 +106,7 @@ export class InfrastructureModule {
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,
+          queryCacheBytes: infra.config.searchQueryCacheMb * 2 ** 20,
           activityJournalDir:
             typeof infra.config.dataDir === 'string' ? join(infra.config.dataDir, 'activity-journal') : null,
         } satisfies SearchConfig,
