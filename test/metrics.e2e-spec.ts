@@ -132,7 +132,7 @@ describe('metrics endpoint', () => {
     } finally {
       await embedded.close();
     }
-  });
+  }, 180_000); // an embedded database's first start (initdb) takes long on a loaded machine
 
   it('counts an unknown path under one label, not its own', async () => {
     await fetch(`${t.baseURL}/no/such/${Date.now()}`);
