@@ -2,6 +2,9 @@ import { moduleWorker } from '@larder/kernel/worker-module';
 import type { EmbeddedPostgres } from './embedded-postgres';
 import type { EmbeddedPostgresMemory } from './embedded-postgres.memory';
 
+/** How long a memory report waits for the database's thread before it answers zeros. */
+const MEMORY_ANSWER_MS = 1000;
+
 export type ToWorker = { type: 'stop' } | { type: 'memory'; id: number };
 export type FromWorker =
   | { type: 'started'; url: string; port: number }
@@ -26,7 +29,7 @@ export function startEmbeddedPostgresThread(options: {
     workerData: { dataDir: options.dataDir, port: options.port ?? 0, sharedBuffersMb: options.sharedBuffersMb },
   });
   const send = (m: ToWorker) => worker.postMessage(m);
-  /** Asks for the memory report: answered by id, or with zeros once the thread has stopped. */
+  /** Asks for the memory report: answered by id, or with zeros once the thread has stopped or after MEMORY_ANSWER_MS. */
   const memoryAsked = new Map<number, (m: EmbeddedPostgresMemory) => void>();
   let nextId = 0;
   const noMemory = { wasmBytes: 0, sharedBuffersBytes: 0 };
@@ -52,7 +55,10 @@ export function startEmbeddedPostgresThread(options: {
             if (stopping) return Promise.resolve(noMemory);
             const id = nextId++;
             return new Promise((answer) => {
-              memoryAsked.set(id, answer);
+              // a thread busy with a long statement answers late: a scrape or the start log does not wait for it
+              const late = setTimeout(() => (memoryAsked.delete(id), answer(noMemory)), MEMORY_ANSWER_MS);
+              late.unref();
+              memoryAsked.set(id, (m) => (clearTimeout(late), answer(m)));
               send({ type: 'memory', id });
             });
           },
