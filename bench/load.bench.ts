@@ -119,6 +119,20 @@ export async function loadBench(): Promise<void> {
         '/v1/stores/search',
         Buffer.from(JSON.stringify({ query: q, store_identifiers: [store.id], top_k: 10 })),
       );
+    /** Searches one after another until `end`: each answered one's ms into `into`; answers how many failed. */
+    const searchUntil = async (end: number, into: number[]) => {
+      let errors = 0;
+      while (Date.now() < end) {
+        const t = performance.now();
+        const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
+          status: 0,
+          text: '',
+        }));
+        if (r.status === 200) into.push(performance.now() - t);
+        else errors++;
+      }
+      return errors;
+    };
     for (const q of QUERIES) await search(q); // every query's embedding is now cached
     const rssBefore = memoryOf(child.pid!).rss;
     const memoryBefore = await memorySeries(base);
@@ -130,15 +144,7 @@ export async function loadBench(): Promise<void> {
     let searchErrors = 0;
     let failedUploads = 0;
     const searcher = async () => {
-      while (Date.now() < until) {
-        const t = performance.now();
-        const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
-          status: 0,
-          text: '',
-        }));
-        if (r.status === 200) searchMs.push(performance.now() - t);
-        else searchErrors++;
-      }
+      searchErrors += await searchUntil(until, searchMs);
     };
     let n = 0;
     const uploader = async () => {
@@ -183,18 +189,7 @@ export async function loadBench(): Promise<void> {
     const aloneMs: number[] = [];
     const aloneUntil = Date.now() + Math.min(20, SECONDS) * 1000;
     const t1 = performance.now();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (Date.now() < aloneUntil) {
-          const t = performance.now();
-          const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
-            status: 0,
-            text: '',
-          }));
-          if (r.status === 200) aloneMs.push(performance.now() - t);
-        }
-      }),
-    );
+    await Promise.all(Array.from({ length: 16 }, () => searchUntil(aloneUntil, aloneMs)));
     const aloneSeconds = (performance.now() - t1) / 1000;
     const rssAfter = memoryOf(child.pid!).rss;
     const memoryAfter = await memorySeries(base);
