@@ -1,18 +1,18 @@
 import { spawn } from 'child_process';
 import { randomBytes } from 'crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, rmSync } from 'fs';
 import { Agent } from 'http';
-import { availableParallelism, loadavg, tmpdir } from 'os';
+import { availableParallelism, tmpdir } from 'os';
 import { join } from 'path';
-import { apiCall, freePort, memoryOf, waitForServer } from './support';
+import { apiCall, freePort, memoryOf, saveResult, waitForServer } from './support';
 
 /**
  * Load isolation: on the embedded default, BENCH_LOAD_SEARCHERS (12) searchers and BENCH_LOAD_UPLOADERS (4)
  * uploaders share the server for BENCH_LOAD_SECONDS (60); then BENCH_LOAD_HEAVY_SEARCHERS (64) searchers, the
  * uploaders and one store creator for BENCH_LOAD_HEAVY_SECONDS (20); then 16 searchers alone. Prints and saves
- * (bench/results/load.json, or BENCH_LOAD_RESULT.json) what docs/benchmarks.md lists: searches per second,
+ * (bench/results/load[-BENCH_LOAD_NAME].json) what docs/benchmarks.md lists: searches per second,
  * p50 / p99 and 503s, uploads and their p50 / p99 and failures, store creates' p50 / p99, how long until every
- * projection is current after the load, and RSS growth. BENCH_LOAD_SERVER_ENV adds settings to the server's
+ * projection is current after the load, and RSS growth, with the memory series of `/metrics` before and after (what grew). BENCH_LOAD_SERVER_ENV adds settings to the server's
  * environment (`LARDER_SEARCH_CONCURRENCY=1000 LARDER_SEARCH_QUEUE=100000`: admission out of the way).
  */
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
@@ -21,7 +21,11 @@ const UPLOADERS = Number(process.env.BENCH_LOAD_UPLOADERS ?? 4);
 const HEAVY_SEARCHERS = Number(process.env.BENCH_LOAD_HEAVY_SEARCHERS ?? 64);
 const HEAVY_SECONDS = Number(process.env.BENCH_LOAD_HEAVY_SECONDS ?? 20);
 const UPLOAD_TIMEOUT_MS = 15_000;
-const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
+/** BENCH_SERVER_ROOT: the checkout whose built server the bench starts (default this one), for A/B runs of two builds. */
+const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || join(__dirname, '..', '..');
+/** The memory series of `/metrics` the bench prints before and after the load (MiB), where the server reports them. */
+const MEMORY_SERIES =
+  /^(process_resident_memory_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|larder_[a-z_]*(memory|cache)_bytes(\{[^}]*\})?) /;
 
 /** BENCH_LOAD_SERVER_ENV: `NAME=value` pairs, space-separated. */
 const serverEnv = (): Record<string, string> =>
@@ -195,12 +199,23 @@ async function caughtUp(base: string, key: string, since: number): Promise<numbe
   }
 }
 
+/** The memory series of the server's `/metrics` (series name with its labels → bytes); empty where metrics are off. */
+async function memorySeries(base: string): Promise<Map<string, number>> {
+  const text = await fetch(`${base}/metrics`)
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  const series = new Map<string, number>();
+  for (const line of text.split('\n'))
+    if (MEMORY_SERIES.test(line))
+      series.set(line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1)));
+  return series;
+}
+
 export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  // BENCH_LOAD_SERVER: another built checkout whose server to run (a before/after comparison in one window)
-  const root = process.env.BENCH_LOAD_SERVER || join(__dirname, '..', '..');
+  const root = SERVER_ROOT;
   // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
   const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
@@ -247,6 +262,7 @@ export async function loadBench(): Promise<void> {
       );
     for (const q of QUERIES) await search(q); // every query's embedding is now cached
     const rssBefore = memoryOf(child.pid!).rss;
+    const memoryBefore = await memorySeries(base);
 
     // mixed load
     const mixed = await mix({ search, base, key, storeId: store.id, searchers: SEARCHERS, seconds: SECONDS });
@@ -281,9 +297,11 @@ export async function loadBench(): Promise<void> {
       .split('\n')
       .filter((l) => l.startsWith('larder_search_refused_total'))
       .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
+    const memoryAfter = await memorySeries(base);
 
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
     const mib = (b: number) => Math.round(b / 2 ** 20);
+    const mibOr = (x: number | undefined) => (x === undefined ? 'n/a' : (x / 2 ** 20).toFixed(1));
     const row = (label: string, r: MixResult) =>
       `| ${label} | ${r.perSecond.toFixed(0)}/s, ${f(r.searchP50)} / ${f(r.searchP99)} ms, ${r.refused} × 503, ${r.searchErrors} other | ${r.uploads} / ${r.failedUploads}, ${f(r.uploadP50)} / ${f(r.uploadP99)} ms | ${r.creates ? `${r.creates}, ${f(r.createP50)} / ${f(r.createP99)} ms` : '—'} |`;
     out(
@@ -299,10 +317,10 @@ export async function loadBench(): Promise<void> {
     out(`every projection current after the mixed / heavy load: ${f(catchUpMs)} / ${f(heavyCatchUpMs)} ms`);
     out(`server RSS before → after: ${mib(rssBefore)} → ${mib(rssAfter)} MiB (+${mib(rssAfter - rssBefore)})`);
     out(`searches refused, as /metrics counts them: ${refusedByServer}`);
-    const results = {
-      bench: 'load',
-      at: new Date().toISOString(),
-      loadAverage: loadavg(),
+    out(`\nmemory by part (MiB, from /metrics), before → after the load:`);
+    for (const name of new Set([...memoryBefore.keys(), ...memoryAfter.keys()]))
+      out(`  ${name}: ${mibOr(memoryBefore.get(name))} → ${mibOr(memoryAfter.get(name))}`);
+    const saved = saveResult(process.env.BENCH_LOAD_NAME ? `load-${process.env.BENCH_LOAD_NAME}` : 'load', {
       cores: availableParallelism(),
       config: {
         seconds: SECONDS,
@@ -311,18 +329,17 @@ export async function loadBench(): Promise<void> {
         heavySearchers: HEAVY_SEARCHERS,
         heavySeconds: HEAVY_SECONDS,
       },
-      server: { checkout: process.env.BENCH_LOAD_SERVER || null, env: serverEnv() },
+      server: { checkout: root, env: serverEnv() },
       mixed,
       heavy,
       alone,
       catchUpMs: { mixed: catchUpMs, heavy: heavyCatchUpMs },
-      rssMiB: { before: mib(rssBefore), after: mib(rssAfter) },
+      rssMiB: { before: mib(rssBefore), after: mib(rssAfter), growth: mib(rssAfter - rssBefore) },
       refusedByServer,
-    };
-    mkdirSync(RESULTS_DIR, { recursive: true });
-    const file = join(RESULTS_DIR, `${process.env.BENCH_LOAD_RESULT ?? 'load'}.json`);
-    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-    out(`saved ${file}`);
+      memoryBefore: Object.fromEntries(memoryBefore),
+      memoryAfter: Object.fromEntries(memoryAfter),
+    });
+    out(`saved to ${saved}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

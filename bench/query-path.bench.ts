@@ -7,7 +7,7 @@ import { join } from 'path';
 import Mixedbread from '@mixedbread/sdk';
 import { cosineSimilarity as cosine } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
-import { apiCall, freePort, ownTime, parseServerTiming, waitForServer } from './support';
+import { apiCall, freePort, ownTime, parseServerTiming, saveResult, waitForServer } from './support';
 
 /**
  * The default query path: a search's query embedded by the bundled model (USE lite) and
@@ -18,7 +18,7 @@ import { apiCall, freePort, ownTime, parseServerTiming, waitForServer } from './
  *    queries, and documents per second on CISI's first documents (batches of 32).
  * 2. End to end, per runtime (LARDER_USE_LITE_RUNTIME): a fresh server, CISI uploaded through the API
  *    (one text file per document, BENCH_QUERY_PATH_UPLOADS at a time, default 4) and ingested, then
- *    every CISI query once through `@mixedbread/sdk` (`client.stores.search`, top_k 10) after five
+ *    every CISI query once through `@mixedbread/sdk` (`client.stores.search`, top_k 10 or BENCH_QUERY_PATH_TOP_K) after five
  *    warm-up queries on other text. Each query is asked once, so the server's cache of recent query
  *    embeddings never answers: every search runs the model. Printed: p50/p99 end to end (client), the
  *    `Server-Timing` steps (median) and the API's own overhead (client time − the server's `search`),
@@ -45,6 +45,8 @@ const RESULTS = process.env.BENCH_QUERY_PATH_RESULTS || null;
  * percentiles; the answers compared (BENCH_QUERY_PATH_RESULTS) are the first round's.
  */
 const ROUNDS = Math.max(1, Number(process.env.BENCH_QUERY_PATH_ROUNDS ?? 1));
+/** BENCH_QUERY_PATH_TOP_K (default 10): the searches' top_k (larger answers: more chunks read, mapped and serialized). */
+const TOP_K = Math.max(1, Number(process.env.BENCH_QUERY_PATH_TOP_K ?? 10));
 const RUNTIMES = (process.env.BENCH_QUERY_PATH_RUNTIMES ?? 'onnx,tfjs')
   .split(',')
   .filter((r): r is 'onnx' | 'tfjs' => r === 'onnx' || r === 'tfjs');
@@ -247,7 +249,7 @@ async function endToEnd(
     const search = async (query: string, keep = true) => {
       const t = performance.now();
       const { data, response } = await client.stores
-        .search({ query, store_identifiers: [store.id], top_k: 10 })
+        .search({ query, store_identifiers: [store.id], top_k: TOP_K })
         .withResponse();
       const ms = performance.now() - t;
       if (!data.data.length) throw new Error(`no results for ${query}`);
@@ -267,7 +269,7 @@ async function endToEnd(
       client: (clientCpu.user + clientCpu.system) / 1000 / asked.length,
     };
     if (RESULTS) {
-      const file = `${RESULTS}.${runtime}.json`;
+      const file = `${RESULTS}.${runtime}${TOP_K === 10 ? '' : `.top${TOP_K}`}.json`;
       if (!existsSync(file)) writeFileSync(file, JSON.stringify(answers));
       else {
         const before = JSON.parse(readFileSync(file, 'utf8')) as string[][];
@@ -291,7 +293,7 @@ async function endToEnd(
     // (the embeddings are cached now, which the overhead does not include).
     const raw = (query: string) =>
       new Promise<{ ms: number; steps: Record<string, number> }>((resolve, reject) => {
-        const body = JSON.stringify({ query, store_identifiers: [store.id], top_k: 10 });
+        const body = JSON.stringify({ query, store_identifiers: [store.id], top_k: TOP_K });
         const t = performance.now();
         const req = request(
           {
@@ -356,6 +358,7 @@ async function endToEnd(
         f2(med('embed')),
         f2(med('lexical')),
         f2(med('dense')),
+        f2(med('hydrate')),
         f2(med('search')),
         f2(pct(overhead, 50)),
         f2(pct(overhead, 99)),
@@ -392,29 +395,35 @@ export async function queryPathBench(): Promise<void> {
   const rows: string[][] = [];
   for (const r of RUNTIMES) rows.push(...(await endToEnd(r, docs, queries)));
   out(
-    `\nEnd to end (\`client.stores.search\`, top_k 10, every query once: no cached embeddings); Server-Timing medians; overhead = client time − the server's \`search\` step (node:http: the same queries over a kept-alive node:http agent instead of the SDK):`,
+    `\nEnd to end (\`client.stores.search\`, top_k ${TOP_K}, every query once: no cached embeddings); Server-Timing medians; overhead = client time − the server's \`search\` step (node:http: the same queries over a kept-alive node:http agent instead of the SDK):`,
   );
   out(
     `The API's own time per request (p50 / p99), from each answer's Server-Timing (bench/support.ts ownTime): "endpoint − index − embedding" = the time at the client − embed − dense − lexical_wait (through the SDK; through node:http, whose queries' embeddings are cached); "in the server" = the server's total (first middleware to the JSON body) − the same; "critical path" = total − embed_wait − dense − lexical_wait (work beside the embedding counted as the API's).`,
   );
-  table(
-    [
-      'runtime',
-      'p50 ms',
-      'p99 ms',
-      'embed',
-      'lexical',
-      'dense',
-      'search (handler)',
-      'overhead p50',
-      'overhead p99',
-      'overhead, node:http p50 / p99',
-      'endpoint − index − embedding: SDK',
-      'node:http',
-      'in the server (SDK run)',
-      'critical path (SDK run)',
-      'ingestion s',
-    ],
-    rows,
-  );
+  const head = [
+    'runtime',
+    'p50 ms',
+    'p99 ms',
+    'embed',
+    'lexical',
+    'dense',
+    'hydrate',
+    'search (handler)',
+    'overhead p50',
+    'overhead p99',
+    'overhead, node:http p50 / p99',
+    'endpoint − index − embedding: SDK',
+    'node:http',
+    'in the server (SDK run)',
+    'critical path (SDK run)',
+    'ingestion s',
+  ];
+  table(head, rows);
+  const saved = saveResult(`query-path${TOP_K === 10 ? '' : `-top${TOP_K}`}`, {
+    server: SERVER_ROOT,
+    topK: TOP_K,
+    rounds: ROUNDS,
+    rows: rows.map((r) => Object.fromEntries(head.map((h, k) => [h, r[k]]))),
+  });
+  out(`saved to ${saved}`);
 }

@@ -1,6 +1,8 @@
-import { readFileSync } from 'fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { Agent, request } from 'http';
 import { createServer } from 'net';
+import { loadavg } from 'os';
+import { join } from 'path';
 
 /** A free loopback port. */
 export async function freePort(): Promise<number> {
@@ -113,4 +115,19 @@ export function ownTime(
     server: total - (steps.embed ?? 0) - index,
     critical: total - (steps.embed_wait ?? 0) - index,
   };
+}
+
+/**
+ * Saves a bench's result as `bench/results/<name>.json` in this checkout (the folder made where missing),
+ * with the bench's name, the time and the load average before it; returns the path.
+ */
+export function saveResult(name: string, result: Record<string, unknown>): string {
+  const dir = join(__dirname, '..', '..', 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, `${name}.json`);
+  writeFileSync(
+    path,
+    `${JSON.stringify({ bench: name, date: new Date().toISOString(), loadAverage: loadavg(), ...result }, null, 2)}\n`,
+  );
+  return path;
 }

@@ -85,7 +85,10 @@ describe('metrics endpoint', () => {
     expect(one('larder_search_refused_total', { reason: 'queue_full' })[0].value).toBe(0);
     expect(one('larder_search_refused_total', { reason: 'queue_wait' })[0].value).toBe(0);
     expect(one('larder_query_embedding_cache_entries')[0].value).toBeGreaterThanOrEqual(1);
-    expect(one('larder_query_embedding_cache_capacity')[0].value).toBeGreaterThan(0);
+    // each query embedding's vector (512 float32s) and query, within the cache's bound in bytes
+    const queryBytes = one('larder_query_embedding_cache_bytes')[0].value;
+    expect(queryBytes).toBeGreaterThanOrEqual(512 * 4);
+    expect(queryBytes).toBeLessThanOrEqual(one('larder_query_embedding_cache_capacity_bytes')[0].value);
 
     // the embedded chunk index's lexical caches (the search read the store's lists through them)
     expect(one('larder_chunk_index_cache_bytes', { cache: 'lexical_blocks' })[0].value).toBeGreaterThan(0);
@@ -93,6 +96,8 @@ describe('metrics endpoint', () => {
     expect(one('larder_chunk_index_cache_entries', { cache: 'lexical_directories' })[0].value).toBeGreaterThanOrEqual(
       1,
     );
+    // SQLite's page caches of the index's two connections: their bound (LARDER_INDEX_PAGE_CACHE_MB, 64 each)
+    expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'sqlite_pages' })[0].value).toBe(2 * 64 * 2 ** 20);
 
     // ingestion: the file was ingested here, the queue is empty
     expect(one('larder_ingestion_files_total')[0].value).toBeGreaterThanOrEqual(1);
@@ -116,7 +121,25 @@ describe('metrics endpoint', () => {
     expect(one('process_resident_memory_bytes')[0].value).toBeGreaterThan(0);
     expect(one('nodejs_heap_size_used_bytes')[0].value).toBeGreaterThan(0);
     expect(one('nodejs_eventloop_lag_seconds')).toHaveLength(1);
+    // the process's memory by part: the parts within the resident whole (this server's database is PostgreSQL, no embedded one)
+    const part = (p: string) => one('larder_memory_bytes', { part: p })[0].value;
+    expect(part('resident')).toBeGreaterThan(0);
+    expect(part('js_heap')).toBeGreaterThan(0);
+    expect(part('embedded_database')).toBe(0);
+    expect(part('js_heap') + part('external') + part('native')).toBeLessThanOrEqual(part('resident'));
   });
+
+  it("reports the embedded database's WebAssembly memory, its shared buffers within it", async () => {
+    const embedded = await startTestLarder({ embedded: true, env: { LARDER_PG_SHARED_BUFFERS_MB: '16' } });
+    try {
+      const samples = parseExposition((await scrape(embedded)).text);
+      const wasm = samples.find((s) => s.name === 'larder_memory_bytes' && s.labels.part === 'embedded_database');
+      // PGlite's WebAssembly memory starts at 128 MiB and holds the shared buffers
+      expect(wasm?.value).toBeGreaterThanOrEqual(128 * 2 ** 20);
+    } finally {
+      await embedded.close();
+    }
+  }, 180_000); // an embedded database's first start (initdb) takes long on a loaded machine
 
   it('counts an unknown path under one label, not its own', async () => {
     await fetch(`${t.baseURL}/no/such/${Date.now()}`);

@@ -114,6 +114,7 @@ export class InfrastructureModule {
             queue: infra.config.searchQueue,
             queueWaitMs: infra.config.searchQueueWaitMs,
           },
+          queryCacheBytes: infra.config.searchQueryCacheMb * 2 ** 20,
           activityJournalDir:
             typeof infra.config.dataDir === 'string' ? join(infra.config.dataDir, 'activity-journal') : null,
         } satisfies SearchConfig,

@@ -235,6 +235,24 @@ describe('search fusion configuration', () => {
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_PRELOAD_MB: '0' }).searchLexicalPreloadMb).toBe(0);
     expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_PRELOAD_MB: '-1' })).toThrow(/LARDER_SEARCH_LEXICAL_PRELOAD_MB/);
   });
+
+  it('reads the memory bounds in MiB: the index page caches (64), the query cache (8, 0: none), the shared buffers (32)', () => {
+    expect(loadConfig({})).toMatchObject({ indexPageCacheMb: 64, searchQueryCacheMb: 8, pgSharedBuffersMb: 32 });
+    expect(
+      loadConfig({
+        LARDER_INDEX_PAGE_CACHE_MB: '16',
+        LARDER_SEARCH_QUERY_CACHE_MB: '0',
+        LARDER_PG_SHARED_BUFFERS_MB: '128',
+      }),
+    ).toMatchObject({ indexPageCacheMb: 16, searchQueryCacheMb: 0, pgSharedBuffersMb: 128 });
+    // at least 1 MiB of page cache and of shared buffers
+    expect(loadConfig({ LARDER_INDEX_PAGE_CACHE_MB: '0', LARDER_PG_SHARED_BUFFERS_MB: '0' })).toMatchObject({
+      indexPageCacheMb: 1,
+      pgSharedBuffersMb: 1,
+    });
+    for (const name of ['LARDER_INDEX_PAGE_CACHE_MB', 'LARDER_SEARCH_QUERY_CACHE_MB', 'LARDER_PG_SHARED_BUFFERS_MB'])
+      expect(() => loadConfig({ [name]: 'lots' })).toThrow(new RegExp(name));
+  });
 });
 
 describe('IVF configuration', () => {

@@ -18,6 +18,7 @@ import { consoleDir, serveConsole, uploadOrigins } from './http/console';
 import { LARDER_VERSION } from './http/info.http.controller';
 import type { StartTimeline } from './start-timeline';
 import { LarderMetrics } from './metrics/larder-metrics';
+import { describeMemory, memoryReport } from './metrics/memory-report';
 import { IngestionWorker } from '@larder/stores';
 import { Retrieval, SearchActivity, SearchAdmission } from '@larder/search';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -94,6 +95,7 @@ export async function createLarderApp(
         ingestion: app.get(IngestionWorker),
         storeFiles: app.get(StoreFilesReader),
         chunkIndex: infra.chunkIndex,
+        embedded: infra.embedded,
       });
     }
     app.use(jsonBodyMiddleware(config.jsonLimit));
@@ -155,13 +157,27 @@ async function stopAccepting(app: INestApplication): Promise<void> {
  * starts): a local model, so nothing is sent anywhere. A failure is logged here and is the first search's
  * to report.
  */
-export function warmUp(infra: Infrastructure, logger: Logger): void {
+export async function warmUp(infra: Infrastructure, logger: Logger): Promise<void> {
   // the embedded index's lexical preload, deferred while the server started
   infra.chunkIndex.startBackground?.();
   if (!(infra.embedder instanceof UseLiteEmbedder)) return;
-  infra.embedder
+  await infra.embedder
     .embed(['warm up'], 'query')
     .catch((err: Error) => logger.warn(`warming up the embedder: ${err?.message ?? String(err)}`));
+}
+
+/** Logs the process's memory by part and every cache's bound (the idle budget), once the start's warm-up is done. */
+export async function logMemory(larder: LarderApp, logger: Logger): Promise<void> {
+  try {
+    const report = await memoryReport({
+      embedded: larder.infra.embedded,
+      chunkIndex: larder.infra.chunkIndex,
+      retrieval: larder.app.get(Retrieval),
+    });
+    logger.log(describeMemory(report));
+  } catch (err) {
+    logger.warn(`reading the process's memory: ${(err as Error)?.message ?? String(err)}`);
+  }
 }
 
 /** LARDER_SHUTDOWN_TIMEOUT_MS (default 10000): how long a drain on SIGTERM or SIGINT may take. */

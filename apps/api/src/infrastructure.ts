@@ -130,6 +130,7 @@ export async function createInfrastructure(
       embedded = await (options.embedded ??
         (await import('@larder/database/embedded-postgres')).startEmbeddedPostgres({
           dataDir: join(config.dataDir, 'pg'),
+          sharedBuffersMb: config.pgSharedBuffersMb,
           onConnectionError: (err) => logger.warn(err.message),
         }));
       databaseUrl = embedded.url;

@@ -21,6 +21,7 @@ function startDatabaseEarly(config: LarderConfig, logger: () => Logger): Promise
   if (config.databaseUrl || runningEmbeddedDatabase(config.dataDir)) return null;
   const started = startEmbeddedPostgresThread({
     dataDir: join(config.dataDir, 'pg'),
+    sharedBuffersMb: config.pgSharedBuffersMb,
     onConnectionError: (err) => logger().warn(err.message),
   });
   // a failure is the infrastructure's to report (it awaits this promise), not an unhandled rejection meanwhile
@@ -116,7 +117,7 @@ async function main(): Promise<void> {
       : null;
   // the rest of the server's modules load now, while the database starts (Nest's Logger from them too: one copy of @nestjs/common)
   const { server, bundled } = await loadServer();
-  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp, Logger } = server;
+  const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp, logMemory, Logger } = server;
   infraLogger = new Logger('Infrastructure');
   timeline.mark(bundled ? 'modules (bundle)' : 'modules');
   const shutdownMs = shutdownTimeoutMs();
@@ -140,8 +141,9 @@ async function main(): Promise<void> {
   );
   logger.log(`started in ${timeline.toString()}`);
   logFirstSearch(larder.app.getHttpServer() as Server, logger, performance.now());
-  // the embedded index's lexical preload begins now (deferred while the server started), and the bundled model's query session rather than with the first search (which then joins it)
-  warmUp(larder.infra, logger);
+  // the embedded index's lexical preload begins now (deferred while the server started), and the bundled model's query session rather than with the first search (which then joins it);
+  // then the memory it all holds is logged
+  void warmUp(larder.infra, logger).then(() => logMemory(larder, logger));
   exitOnSignals(() => larder.close(), logger, shutdownMs);
 }
 

@@ -29,6 +29,8 @@ describe('startEmbeddedPostgresThread', () => {
     expect(first.url).toBe(`postgres://postgres@127.0.0.1:${first.port}/postgres`);
     await query(first.url, `CREATE TABLE t (id int, v vector(3)); INSERT INTO t VALUES (1, '[1,2,3]')`);
     expect(await query(first.url, `SELECT similarity('larder', 'larders') > 0.5 AS close`)).toEqual([{ close: true }]);
+    // the shared buffers' default (DEFAULT_SHARED_BUFFERS_MB), not PGlite's 128MB
+    expect(await query(first.url, 'SHOW shared_buffers')).toEqual([{ shared_buffers: '32MB' }]);
     await first.stop();
     await expect(query(first.url, 'SELECT 1')).rejects.toThrow();
 
@@ -38,6 +40,20 @@ describe('startEmbeddedPostgresThread', () => {
     } finally {
       await second.stop();
     }
+  }, 120_000);
+
+  it('runs with the shared buffers asked for (the data directory says 128MB) and reports its WebAssembly memory', async () => {
+    const pg = await startEmbeddedPostgresThread({ dataDir: join(dir, 'pg'), sharedBuffersMb: 16 });
+    try {
+      expect(await query(pg.url, 'SHOW shared_buffers')).toEqual([{ shared_buffers: '16MB' }]);
+      const memory = await pg.memory();
+      expect(memory.sharedBuffersBytes).toBe(16 * 2 ** 20);
+      expect(memory.wasmBytes).toBeGreaterThanOrEqual(128 * 2 ** 20);
+    } finally {
+      await pg.stop();
+    }
+    // asked once the thread has stopped: zeros, not a hang
+    expect(await pg.memory()).toEqual({ wasmBytes: 0, sharedBuffersBytes: 0 });
   }, 120_000);
 
   it('rejects with the reason when the database cannot start', async () => {

@@ -184,3 +184,51 @@ describe('Retrieval: hits read after the fusion answer as whole candidate rows d
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 });
+
+/** The cache of query embeddings is bounded by bytes (LARDER_SEARCH_QUERY_CACHE_MB): the least recently used go first. */
+describe('Retrieval: the query embedding cache', () => {
+  const calls: string[] = [];
+  const counting: Embedder = { ...embedder, embed: async (texts) => (calls.push(...texts), texts.map(vectorOf)) };
+  /** What one query takes in the cache: its vector, its key (model and query, UTF-16) and ~200 bytes of objects. */
+  const entry = (q: string) => DIMS * 4 + (MODEL.length + 1 + q.length) * 2 + 200;
+  const make = (queryCacheBytes: number) =>
+    new Retrieval(
+      null as never, // embedQuery reads no index
+      counting,
+      { fusion: 'relative', lexicalWeight: 0.4, candidateFactor: 5, maxSortScan: 400, queryCacheBytes },
+      null,
+    );
+
+  beforeEach(() => (calls.length = 0));
+
+  it('keeps as many queries as fit its bytes, forgets the least recently used, and reports what it holds', async () => {
+    const retrieval = make(3 * entry('q1'));
+    const first = retrieval.embedQuery('q1');
+    await retrieval.embedQuery('q2');
+    await retrieval.embedQuery('q3');
+    expect(retrieval.embedQuery('q1')).toBe(first); // kept, and now the most recently used
+    await retrieval.embedQuery('q4'); // q2 goes
+    expect(retrieval.stats()).toEqual({
+      queryEmbeddings: 3,
+      queryEmbeddingBytes: 3 * entry('q1'),
+      queryEmbeddingCapacityBytes: 3 * entry('q1'),
+    });
+    await retrieval.embedQuery('q3');
+    await retrieval.embedQuery('q2');
+    expect(calls).toEqual(['q1', 'q2', 'q3', 'q4', 'q2']);
+    expect(Array.from((await retrieval.embedQuery('q1'))!)).toEqual(Array.from(vectorOf('q1')));
+  });
+
+  it('keeps nothing at 0 bytes, nor a query larger than its bound', async () => {
+    const none = make(0);
+    await none.embedQuery('q1');
+    await none.embedQuery('q1');
+    expect(none.stats().queryEmbeddings).toBe(0);
+    const small = make(entry('q1'));
+    const long = 'x'.repeat(100);
+    await small.embedQuery(long);
+    await small.embedQuery(long);
+    expect(small.stats()).toMatchObject({ queryEmbeddings: 0, queryEmbeddingBytes: 0 });
+    expect(calls).toEqual(['q1', 'q1', long, long]);
+  });
+});

@@ -5,7 +5,7 @@ import { EMBEDDER, Embedder } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { chunkKey, fuse, fuseHits } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
-import { SEARCH_CONFIG, SearchConfig } from './search.config';
+import { DEFAULT_QUERY_CACHE_BYTES, SEARCH_CONFIG, SearchConfig } from './search.config';
 import type { CommonParams } from './store-query.request.dto';
 import type { SearchOptions } from './search-options.request.dto';
 
@@ -46,8 +46,9 @@ export class Retrieval {
    * Query embeddings of recent queries (most recently used last): a repeated query, or the same
    * query arriving twice at once, costs one model call. A failed embedding is not kept.
    */
-  private readonly queryVectors = new Map<string, Promise<Float32Array | null>>();
-  private static readonly QUERY_VECTORS_KEPT = 1024;
+  private readonly queryVectors = new Map<string, { vector: Promise<Float32Array | null>; bytes: number }>();
+  /** What the kept query embeddings take (their vectors and queries, estimated), bytes. */
+  private queryVectorBytes = 0;
 
   constructor(
     @Inject(CHUNK_INDEX) private readonly index: ChunkIndex,
@@ -56,9 +57,24 @@ export class Retrieval {
     @Optional() @Inject(RERANKER) private readonly reranker: Reranker | null,
   ) {}
 
-  /** How many query embeddings the cache holds now, and at most. */
-  stats(): { queryEmbeddings: number; queryEmbeddingsKept: number } {
-    return { queryEmbeddings: this.queryVectors.size, queryEmbeddingsKept: Retrieval.QUERY_VECTORS_KEPT };
+  /** How many query embeddings the cache holds now, the bytes they take, and the bytes it keeps at most. */
+  stats(): { queryEmbeddings: number; queryEmbeddingBytes: number; queryEmbeddingCapacityBytes: number } {
+    return {
+      queryEmbeddings: this.queryVectors.size,
+      queryEmbeddingBytes: this.queryVectorBytes,
+      queryEmbeddingCapacityBytes: this.queryCacheBytes,
+    };
+  }
+
+  private get queryCacheBytes(): number {
+    return this.config.queryCacheBytes ?? DEFAULT_QUERY_CACHE_BYTES;
+  }
+
+  private forgetQuery(key: string): void {
+    const kept = this.queryVectors.get(key);
+    if (!kept) return;
+    this.queryVectors.delete(key);
+    this.queryVectorBytes -= kept.bytes;
   }
 
   /** The model and dimensions of the query embeddings the dense index is searched with (an embedding query must match them). */
@@ -72,19 +88,22 @@ export class Retrieval {
     if (kept) {
       this.queryVectors.delete(key);
       this.queryVectors.set(key, kept);
-      return kept;
+      return kept.vector;
     }
     const vector = this.embedder
       .embed([query], 'query')
       .then(([v]) => v)
       .catch((err: Error) => {
-        if (this.queryVectors.get(key) === vector) this.queryVectors.delete(key);
+        if (this.queryVectors.get(key)?.vector === vector) this.forgetQuery(key);
         this.logger.warn(`query embedding failed, answering from the lexical index only: ${err.message}`);
         return null;
       });
-    this.queryVectors.set(key, vector);
-    if (this.queryVectors.size > Retrieval.QUERY_VECTORS_KEPT)
-      this.queryVectors.delete(this.queryVectors.keys().next().value!);
+    // a vector of float32s, the key's UTF-16 code units and the entry's own objects (~200 bytes)
+    const bytes = this.embedder.dimensions * 4 + key.length * 2 + 200;
+    if (bytes > this.queryCacheBytes) return vector;
+    this.queryVectors.set(key, { vector, bytes });
+    this.queryVectorBytes += bytes;
+    while (this.queryVectorBytes > this.queryCacheBytes) this.forgetQuery(this.queryVectors.keys().next().value!);
     return vector;
   }
 

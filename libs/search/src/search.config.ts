@@ -12,6 +12,8 @@ export interface SearchConfig {
   rerankLexicalWeight?: number;
   /** Results asked of each web search provider for a search naming `mixedbread/web` (default 20). */
   webMaxResults?: number;
+  /** Bytes the cache of recent query embeddings holds at most (their vectors and queries; default DEFAULT_QUERY_CACHE_BYTES; 0: none kept). */
+  queryCacheBytes?: number;
   /** Where request records are journaled until stored (ActivityJournal); unset: in memory only. */
   activityJournalDir?: string | null;
   /** Search admission (SearchAdmission); unset: two searches per core at once, 256 waiting, 10 s of waiting. */
@@ -28,6 +30,8 @@ export interface AdmissionLimits {
   queueWaitMs: number;
 }
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
+/** The cache of recent query embeddings' bound: 8 MiB, ~3,700 queries of a 512-dimension model. */
+export const DEFAULT_QUERY_CACHE_BYTES = 8 * 2 ** 20;
 
 /** Round-robin over per-store lists in request order, up to `limit`. */
 export function interleave<T>(lists: T[][], limit: number): T[] {

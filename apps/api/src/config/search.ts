@@ -27,6 +27,10 @@ export interface SearchConfig {
   searchLexicalCacheMb: number;
   /** Of that cache, MiB the read worker fills from the largest lists down once it starts, between queries (LARDER_SEARCH_LEXICAL_PRELOAD_MB, default 128; 0: none). */
   searchLexicalPreloadMb: number;
+  /** SQLite's page cache of each connection to the embedded index file (two: the index's and its read worker's), MiB (LARDER_INDEX_PAGE_CACHE_MB, default 64). */
+  indexPageCacheMb: number;
+  /** The cache of recent query embeddings, MiB (LARDER_SEARCH_QUERY_CACHE_MB, default 8). */
+  searchQueryCacheMb: number;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
   /** Search admission: searches running at once (LARDER_SEARCH_CONCURRENCY, default 2 per core), waiting at most (LARDER_SEARCH_QUEUE, 256), and the longest wait (LARDER_SEARCH_QUEUE_WAIT_MS, 10 s). */
@@ -104,6 +108,8 @@ export function loadSearchConfig(
     searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),
     searchLexicalCacheMb: Math.max(1, int('LARDER_SEARCH_LEXICAL_CACHE_MB', 256)),
     searchLexicalPreloadMb: Math.max(0, int('LARDER_SEARCH_LEXICAL_PRELOAD_MB', 128)),
+    indexPageCacheMb: Math.max(1, int('LARDER_INDEX_PAGE_CACHE_MB', 64)),
+    searchQueryCacheMb: int('LARDER_SEARCH_QUERY_CACHE_MB', 8),
     rerankLexicalWeight: Math.min(
       1,
       Math.max(0, Number(env.LARDER_RERANK_LEXICAL_WEIGHT ?? DEFAULT_RERANK_FUSION.lexicalWeight[embedder]) || 0),

@@ -1,6 +1,7 @@
 import { resolve } from 'path';
 import { OutboundPolicy, parseAllowList } from '@larder/outbound';
 import { parseMasterKey } from '@larder/secrets';
+import { DEFAULT_SHARED_BUFFERS_MB } from '@larder/database/embedded-postgres.memory';
 import { EnvReaders } from './env';
 
 /** The process, its databases and bus, its keys, and billing. */
@@ -36,6 +37,8 @@ export interface ServerConfig {
   console: boolean;
   /** Whether Prometheus metrics are served at /metrics (LARDER_METRICS, default true). */
   metrics: boolean;
+  /** The embedded database's shared buffers, MiB (LARDER_PG_SHARED_BUFFERS_MB, default 32). */
+  pgSharedBuffersMb: number;
 }
 
 export function loadServerConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReaders): ServerConfig {
@@ -63,6 +66,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
     runWorker: bool('LARDER_RUN_WORKER', true),
     console: bool('LARDER_CONSOLE', true),
     metrics: bool('LARDER_METRICS', true),
+    pgSharedBuffersMb: Math.max(1, int('LARDER_PG_SHARED_BUFFERS_MB', DEFAULT_SHARED_BUFFERS_MB)),
     logLevel: (env.LARDER_LOG_LEVEL as ServerConfig['logLevel']) || 'log',
     publicUrl: env.LARDER_PUBLIC_URL || null,
     billingPrices: env.LARDER_BILLING_PRICES || null,

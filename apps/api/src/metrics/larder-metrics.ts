@@ -5,6 +5,8 @@ import type { ProjectionRunner } from '@larder/projections/runner';
 import type { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import type { IngestionWorker } from '@larder/stores';
 import type { Retrieval, SearchActivity, SearchAdmission } from '@larder/search';
+import type { EmbeddedPostgres } from '@larder/database';
+import { processMemory } from './memory-report';
 
 /** Lag is counted up to this many events per projection, as `GET /health/ready` counts it. */
 const MAX_LAG = 1000;
@@ -18,6 +20,8 @@ export interface MetricSources {
   ingestion: IngestionWorker;
   storeFiles: StoreFilesReader;
   chunkIndex: ChunkIndex;
+  /** The embedded database (null with DATABASE_URL): its WebAssembly memory is a part of `larder_memory_bytes`. */
+  embedded: EmbeddedPostgres | null;
 }
 
 type Req = { method: string; baseUrl?: string; route?: { path?: unknown } };
@@ -90,11 +94,19 @@ export class LarderMetrics {
       },
     });
     new Gauge({
-      name: 'larder_query_embedding_cache_capacity',
-      help: 'Query embeddings the cache keeps at most',
+      name: 'larder_query_embedding_cache_bytes',
+      help: 'Bytes the kept query embeddings take (vectors and queries)',
       registers,
       collect() {
-        this.set(s.retrieval.stats().queryEmbeddingsKept);
+        this.set(s.retrieval.stats().queryEmbeddingBytes);
+      },
+    });
+    new Gauge({
+      name: 'larder_query_embedding_cache_capacity_bytes',
+      help: 'Bytes the cache of query embeddings keeps at most',
+      registers,
+      collect() {
+        this.set(s.retrieval.stats().queryEmbeddingCapacityBytes);
       },
     });
     new Gauge({
@@ -129,6 +141,16 @@ export class LarderMetrics {
       },
     });
     this.chunkIndexCaches(s.chunkIndex);
+    new Gauge({
+      name: 'larder_memory_bytes',
+      help: 'Process memory by part: resident (the whole), js_heap, external, embedded_database (WebAssembly), native (the rest)',
+      labelNames: ['part'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        for (const [part, bytes] of Object.entries((await processMemory(s.embedded)).parts)) this.set({ part }, bytes);
+      },
+    });
     new Gauge({
       name: 'larder_ingestion_running_files',
       help: 'Store files this process is ingesting now',

@@ -110,9 +110,16 @@ export class UseLiteEmbedder implements Embedder {
     } catch (err) {
       throw new RuntimeUnavailable((err as Error).message);
     }
+    // the model's bytes (~27 MB) go to the thread and are not kept here: a restarted thread gets them built again
+    let built: Uint8Array | null = model;
+    const workerData = () => {
+      const bytes = built ?? buildUseLiteOnnx(join(this.weightsDir, 'model.json'));
+      built = null;
+      return { model: bytes, ort, threads: this.threads, vocab: join(this.weightsDir, 'vocab.json') };
+    };
     const host = new ModelWorkerHost<OnnxRequest, Float32Array>(
       require.resolve('./use-lite-onnx.worker'),
-      { model, ort, threads: this.threads, vocab: join(this.weightsDir, 'vocab.json') },
+      workerData,
       (message, retryable) =>
         message.startsWith('unavailable: ')
           ? new RuntimeUnavailable(message.slice('unavailable: '.length))

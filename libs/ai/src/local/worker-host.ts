@@ -80,6 +80,10 @@ export class ModelWorkerHost<Req extends object, Res> {
   private nextId = 0;
   private readonly pending = new Map<number, { resolve: (v: Res) => void; reject: (e: Error) => void }>();
 
+  /**
+   * `workerData`: what the thread is given, or a function that makes it for each start (large data, a
+   * model's bytes, is then not kept here between starts: the thread has its own copy).
+   */
   constructor(
     private readonly file: string,
     private readonly workerData: unknown,
@@ -88,7 +92,9 @@ export class ModelWorkerHost<Req extends object, Res> {
 
   private start(): Worker {
     if (this.worker) return this.worker;
-    const w = moduleWorker(this.file, { workerData: this.workerData });
+    const data: unknown =
+      typeof this.workerData === 'function' ? (this.workerData as () => unknown)() : this.workerData;
+    const w = moduleWorker(this.file, { workerData: data });
     w.unref();
     w.on('message', (m: { id: number; result?: Res; error?: string }) => {
       const p = this.pending.get(m.id);

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { Worker } from 'worker_threads';
 import { moduleWorker } from '@larder/kernel/worker-module';
+import { DEFAULT_PAGE_CACHE_BYTES } from './sqlite.schema';
 
 /** A read program: a function of a connection, an input and state kept where it runs. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -25,6 +26,8 @@ export interface ReadWorkerData {
   idle: IdleProgram | null;
   /** ms the background program waits for an 'idle' message (0: it begins at once) */
   idleLater: number;
+  /** SQLite's page cache of the worker's connection, bytes */
+  pageCacheBytes: number;
 }
 
 /** A program the worker runs in the background, in slices while it returns true (`state`: the program whose state it shares). */
@@ -60,6 +63,8 @@ export class SqliteReadWorker {
     private readonly enabled = path !== ':memory:',
     /** run in the worker between the programs once it starts (or, deferred by warmUp, once startIdle says so; only where the worker runs) */
     private readonly idle: IdleProgram | null = null,
+    /** SQLite's page cache of the worker's connection */
+    private readonly pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
   ) {}
 
   private start(): Promise<boolean> {
@@ -67,7 +72,13 @@ export class SqliteReadWorker {
     const programs = Object.fromEntries(
       Object.entries(this.programs).map(([k, p]) => [k, { module: p.module, name: p.name, state: p.state }]),
     );
-    const workerData: ReadWorkerData = { path: this.path, programs, idle: this.idle, idleLater: this.idleLater };
+    const workerData: ReadWorkerData = {
+      path: this.path,
+      programs,
+      idle: this.idle,
+      idleLater: this.idleLater,
+      pageCacheBytes: this.pageCacheBytes,
+    };
     const w = moduleWorker(require.resolve('./sqlite-read.worker'), { workerData });
     this.worker = w;
     w.unref();

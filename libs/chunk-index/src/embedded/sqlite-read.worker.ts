@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { MessagePort, parentPort, receiveMessageOnPort, workerData } from 'worker_threads';
 import type { ReadProgram, ReadWorkerData } from './sqlite-read-worker';
+import { cacheSizePragma } from './sqlite.schema';
 
 // The thread of SqliteReadWorker: a read-only connection to the index file that runs the read programs
 // it is sent, and, between them, the background program in slices.
@@ -10,7 +11,7 @@ type Message = { id: number; program: string; input: unknown; idle?: undefined }
 const port: MessagePort = parentPort!;
 const data = workerData as ReadWorkerData;
 const db = new Database(data.path, { readonly: true, fileMustExist: true });
-db.pragma('cache_size = -65536');
+db.pragma(cacheSizePragma(data.pageCacheBytes));
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const load = <T>(module: string, name: string) => (require(module) as Record<string, T>)[name];
 const programs: Record<string, ReadProgram> = {};

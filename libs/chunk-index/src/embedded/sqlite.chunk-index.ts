@@ -18,7 +18,7 @@ import {
 } from './sqlite.options';
 import { HIT_COLUMNS, KEY_COLUMNS, passingRows, rowHit, toScored } from './sqlite.rows';
 import { countRows, listFiles, scanChunks } from './sqlite.scan';
-import { migrateChunkDatabase, openChunkDatabase, Row, toChunk } from './sqlite.schema';
+import { DEFAULT_PAGE_CACHE_BYTES, migrateChunkDatabase, openChunkDatabase, Row, toChunk } from './sqlite.schema';
 import { SqliteOpWriter } from './sqlite.writes';
 import {
   ChunkHit,
@@ -59,18 +59,22 @@ export class SqliteChunkIndex implements ChunkIndex {
   private writes = 0;
   private readonly hitsStatements = new Map<string, Database.Statement>();
   private ivfPrefetch: IvfPrefetch | null;
+  /** SQLite's page caches' bound: this connection's and the read worker's where it runs, bytes. */
+  private readonly pageCacheBytes: number;
 
   constructor(
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, ...ivf } = {
+    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, pageCacheBytes, ...ivf } = {
       readWorker: true,
+      pageCacheBytes: DEFAULT_PAGE_CACHE_BYTES,
       ...options,
     };
+    this.pageCacheBytes = pageCacheBytes * (readWorker && path !== ':memory:' ? 2 : 1);
     this.ivfPrefetch = ivfPrefetch ?? null;
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
-    this.db = openChunkDatabase(path);
+    this.db = openChunkDatabase(path, pageCacheBytes);
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.exact = new ExactScans(this.db);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize);
@@ -98,6 +102,7 @@ export class SqliteChunkIndex implements ChunkIndex {
       preload.preloadBytes! > 0
         ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' }
         : null,
+      pageCacheBytes,
     );
   }
 
@@ -309,6 +314,8 @@ export class SqliteChunkIndex implements ChunkIndex {
       },
       { cache: 'lexical_dense_lists', bytes: s.denseBytes, entries: s.denseLists, capacityBytes: null },
       { cache: 'lexical_directories', bytes: null, entries: s.directories, capacityBytes: null },
+      // SQLite's page caches: this connection's and the read worker's (what they hold is not reported, only their bound)
+      { cache: 'sqlite_pages', bytes: null, entries: null, capacityBytes: this.pageCacheBytes },
     ];
   }
 

@@ -21,6 +21,8 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
    * 0: none). Only where the read worker runs.
    */
   lexicalPreloadBytes?: number;
+  /** SQLite's page cache of each connection to the file (the index's and its read worker's), bytes (default DEFAULT_PAGE_CACHE_BYTES). */
+  pageCacheBytes?: number;
 }
 
 /**

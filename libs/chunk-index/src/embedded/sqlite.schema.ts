@@ -13,13 +13,19 @@ export type Row = Record<string, unknown>;
  * and the port's types read from its rows.
  */
 
+/** SQLite's page cache of one connection to the index file, in bytes (the index and its read worker have one each). */
+export const DEFAULT_PAGE_CACHE_BYTES = 64 * 2 ** 20;
+
+/** SQLite's `cache_size` for a page cache of `bytes` (a negative value counts KiB). */
+export const cacheSizePragma = (bytes: number) => `cache_size = -${Math.max(64, Math.floor(bytes / 1024))}`;
+
 /** Opens (creating its folder) the file in WAL mode with the connection's pragmas. */
-export function openChunkDatabase(path: string): Database.Database {
+export function openChunkDatabase(path: string, pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES): Database.Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('cache_size = -65536');
+  db.pragma(cacheSizePragma(pageCacheBytes));
   // Checkpoints every 64 MiB of WAL rather than SQLite's 4 MiB: a write of the lexical index touches a
   // page per term (its tail block and lex_terms row), so at 4 MiB nearly every commit checkpointed (and
   // synced) the same hot pages again; the WAL file is cut back to 64 MiB after a checkpoint.
