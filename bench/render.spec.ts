@@ -107,6 +107,14 @@ describe('the benchmark tables rendered from saved results', () => {
     expect(kept).toEqual(['load: no saved result']);
   });
 
+  it('names the settings a result ran with under its table', () => {
+    const withSettings = { ...result, settings: { BENCH_SEARCH_CHUNKS: '100000', BENCH_SEARCH_WARMUP: '50' } };
+    const { text } = renderTables(doc, () => withSettings);
+    expect(text).toContain(
+      '<sub>2026-11-29 10:41 UTC, 2 cores, load average 1.2 / 0.5 / 0.3 (1 / 5 / 15 min), Node v20.19.0; BENCH_SEARCH_CHUNKS=100000, BENCH_SEARCH_WARMUP=50.</sub>',
+    );
+  });
+
   it('leaves a table untouched when its bench has no saved result or no such table', () => {
     const { text, kept } = renderTables(doc, (bench) => (bench === 'eventstore' ? { ...result, tables: [] } : null));
     expect(text).toBe(doc);

@@ -32,10 +32,12 @@ export function renderTables(
   return { text, rendered, kept };
 }
 
-/** When and where a result was measured, under its table. */
+/** When and where a result was measured, and the settings it ran with, under its table. */
 export function measuredLine(r: BenchResult): string {
   const load = r.machine.loadAverage.map((x) => x.toFixed(1)).join(' / ');
-  return `<sub>${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cores} cores, load average ${load} (1 / 5 / 15 min), Node ${r.machine.node}.</sub>`;
+  const settings = Object.entries(r.settings).map(([k, v]) => `${k}=${v}`);
+  const set = settings.length ? `; ${settings.join(', ')}` : '';
+  return `<sub>${r.date.slice(0, 16).replace('T', ' ')} UTC, ${r.machine.cores} cores, load average ${load} (1 / 5 / 15 min), Node ${r.machine.node}${set}.</sub>`;
 }
 
 /** `npm run bench -- render`: rewrites docs/benchmarks.md's tables from bench/results/ and says which it kept. */
