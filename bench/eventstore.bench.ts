@@ -100,7 +100,7 @@ export async function eventStoreBench(): Promise<void> {
   const rows: Row[] = [];
   const server = await createServerTestDatabase('larder_bench');
   try {
-    rows.push(await measure('server Postgres (127.0.0.1:5432)', server.url));
+    rows.push(await measure('server Postgres', server.url));
   } finally {
     await server.drop();
   }
@@ -112,16 +112,16 @@ export async function eventStoreBench(): Promise<void> {
     await embedded.stop();
     rmSync(dir, { recursive: true, force: true });
   }
-  const f = (n: number) => Math.round(n).toLocaleString('en-US').padStart(12);
+  const f = (n: number) => Math.round(n).toLocaleString('en-US');
   process.stdout.write(
     `\nEvent store benchmark (${N_SINGLE} single-stream appends, ${N_MANY} appends over 200 streams by ${CONCURRENCY} writers, 1 event of ~250 B each)\n\n`,
   );
   process.stdout.write(
-    `${'target'.padEnd(36)}${'append/s 1'.padStart(12)}${'append/s N'.padStart(12)}${'readAll/s'.padStart(12)}${'subscribe/s'.padStart(12)}\n`,
+    '| target | append/s, 1 stream | append/s, 200 streams | readAll events/s | subscribe events/s |\n|---|---:|---:|---:|---:|\n',
   );
   for (const r of rows)
     process.stdout.write(
-      `${r.target.padEnd(36)}${f(r.singleStream)}${f(r.manyStreams)}${f(r.readAll)}${f(r.subscribe)}\n`,
+      `| ${r.target} | ${f(r.singleStream)} | ${f(r.manyStreams)} | ${f(r.readAll)} | ${f(r.subscribe)} |\n`,
     );
   process.stdout.write('\n');
 }

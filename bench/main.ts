@@ -15,8 +15,31 @@ import { peersBench } from './peers.bench';
 import { lexicalColdBench } from './lexical-cold.bench';
 import { parseBombBench } from './parse-bomb.bench';
 import { soakBench } from './soak.bench';
+import { renderBench } from './render';
+import { printedTables, saveResult } from './support';
 
-const SUITES: Record<string, () => Promise<void>> = {
+/**
+ * Runs a bench, printing as it goes, and saves the tables it printed (with the date, the machine and the
+ * settings) to bench/results/<name>.json, beside any figures the bench saved there itself.
+ */
+function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    const printed: string[] = [];
+    const write = process.stdout.write.bind(process.stdout);
+    process.stdout.write = (chunk: string | Uint8Array, ...rest: never[]) => {
+      printed.push(typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8'));
+      return write(chunk, ...rest);
+    };
+    try {
+      await bench();
+    } finally {
+      process.stdout.write = write;
+    }
+    process.stdout.write(`\nsaved ${saveResult(name, { tables: printedTables(printed.join('')) })}\n`);
+  };
+}
+
+const BENCHES: Record<string, () => Promise<void>> = {
   eventstore: eventStoreBench,
   files: filesBench,
   ingestion: ingestionBench,
@@ -33,7 +56,12 @@ const SUITES: Record<string, () => Promise<void>> = {
   'lexical-cold': lexicalColdBench,
   'parse-bomb': parseBombBench,
   soak: soakBench,
-  search: async () => (await searchQualityBench(), await searchSpeedBench()),
+};
+
+const SUITES: Record<string, () => Promise<void>> = {
+  ...Object.fromEntries(Object.entries(BENCHES).map(([name, bench]) => [name, saved(name, bench)])),
+  search: async () => (await SUITES['search-quality'](), await SUITES['search-speed']()),
+  render: renderBench,
 };
 
 async function main(): Promise<void> {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'crypto';
 import { spawn } from 'child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'fs';
+import { mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { basename, join } from 'path';
 import { docxBomb } from './docx-bomb';
-import { freePort, memoryOf, waitForServer } from './support';
+import { freePort, memoryOf, saveResult, waitForServer } from './support';
 
 const MiB = 1024 * 1024;
 const ROOT = join(__dirname, '..', '..');
@@ -143,9 +143,8 @@ export async function parseBombBench(): Promise<void> {
       `| ${result.rssMiB.baseline} MiB | ${result.rssMiB.peak} MiB (+${result.riseMiB}) | ${result.rssMiB.afterSettle} MiB (${result.leftMiB >= 0 ? '+' : ''}${result.leftMiB}) | ${result.statuses.join(', ')} | ${after.status} |\n`,
     );
     process.stdout.write(`last_error: ${result.lastError}\n`);
-    mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
     const name = `parse-bomb${INFLATED_MB === 1200 ? '' : `-${INFLATED_MB}`}${SERVER_ROOT === ROOT ? '' : `-${basename(SERVER_ROOT)}`}`;
-    writeFileSync(join(ROOT, `bench/results/${name}.json`), JSON.stringify(result, null, 2) + '\n');
+    saveResult(name, result);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { Agent, request } from 'http';
 import { createServer } from 'net';
-import { loadavg } from 'os';
+import { cpus, loadavg } from 'os';
 import { join } from 'path';
 
 /** A free loopback port. */
@@ -117,17 +117,88 @@ export function ownTime(
   };
 }
 
+/** One table a bench printed: its header cells, which columns align right, and its rows. */
+export interface BenchTable {
+  columns: string[];
+  right: boolean[];
+  rows: string[][];
+}
+
+/** What `npm run bench -- <name>` saves to `bench/results/<name>.json`. */
+export interface BenchResult {
+  bench: string;
+  date: string;
+  machine: { cores: number; cpu: string; loadAverage: number[]; node: string };
+  /** The variables that change a run (`BENCH_*`, `LARDER_*`, `LEXICAL_BENCH_*`) as they were set; a secret's value is never saved. */
+  settings: Record<string, string>;
+  /** The Markdown tables the bench printed, in order. */
+  tables: BenchTable[];
+  [figures: string]: unknown;
+}
+
+export const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
+
+/** The Markdown tables in a bench's printed text (`| a | b |` lines under a `|---|---:|` rule). */
+export function printedTables(text: string): BenchTable[] {
+  const cells = (line: string) =>
+    line
+      .trim()
+      .replace(/^\||\|$/g, '')
+      .split('|')
+      .map((c) => c.trim());
+  const isRule = (line: string) => line.trim().startsWith('|') && cells(line).every((c) => /^:?-+:?$/.test(c));
+  const lines = text.split('\n');
+  const tables: BenchTable[] = [];
+  for (let i = 1; i < lines.length; i++) {
+    if (!isRule(lines[i]) || !lines[i - 1].trim().startsWith('|')) continue;
+    const table: BenchTable = {
+      columns: cells(lines[i - 1]),
+      right: cells(lines[i]).map((c) => c.endsWith(':')),
+      rows: [],
+    };
+    while (lines[i + 1]?.trim().startsWith('|')) table.rows.push(cells(lines[++i]));
+    tables.push(table);
+  }
+  return tables;
+}
+
+/** A table as Markdown (the shape docs/benchmarks.md uses). */
+export function markdownTable(t: BenchTable): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  const rule = `|${t.columns.map((_, i) => (t.right[i] ? '---:' : '---')).join('|')}|`;
+  return [line(t.columns), rule, ...t.rows.map(line)].join('\n');
+}
+
+const written = new Map<string, BenchResult>();
+
 /**
- * Saves a bench's result as `bench/results/<name>.json` in this checkout (the folder made where missing),
- * with the bench's name, the time and the load average before it; returns the path.
+ * Saves a bench's figures to `bench/results/<name>.json` with the date, the machine (cores, CPU, load
+ * average, Node) and the settings of the run; a second save of the same name in one run adds to the first.
  */
-export function saveResult(name: string, result: Record<string, unknown>): string {
-  const dir = join(__dirname, '..', '..', 'bench', 'results');
-  mkdirSync(dir, { recursive: true });
-  const path = join(dir, `${name}.json`);
-  writeFileSync(
-    path,
-    `${JSON.stringify({ bench: name, date: new Date().toISOString(), loadAverage: loadavg(), ...result }, null, 2)}\n`,
-  );
+export function saveResult(name: string, figures: Partial<BenchResult> & Record<string, unknown>): string {
+  const settings = Object.fromEntries(
+    Object.entries(process.env)
+      .filter(([k]) => /^(BENCH_|LARDER_|LEXICAL_BENCH_)/.test(k))
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([k, v]) => [k, /KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL/i.test(k) ? '(set)' : v]),
+  ) as Record<string, string>;
+  const result: BenchResult = {
+    ...written.get(name),
+    bench: name,
+    date: new Date().toISOString(),
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model ?? 'unknown',
+      loadAverage: loadavg(),
+      node: process.version,
+    },
+    settings,
+    tables: [],
+    ...figures,
+  };
+  written.set(name, result);
+  mkdirSync(RESULTS_DIR, { recursive: true });
+  const path = join(RESULTS_DIR, `${name}.json`);
+  writeFileSync(path, JSON.stringify(result, null, 2) + '\n');
   return path;
 }

@@ -1,5 +1,5 @@
 // `npm start` (and the worker, CLI and bench scripts) build only when the sources changed since the last
-// build: the sources' signature (every source file's path, size and modification time, and the lockfile's)
+// build: the sources' signature (every source file's path, size and modification time, bench/results aside, and the lockfile's)
 // is kept in dist/.build-stamp.json by `npm run build`; a start whose sources still have that signature
 // skips the build (tsc, the server bundle and the console: ~10 s) and starts at once.
 //   node tools/build-if-stale.js           build if stale
@@ -31,8 +31,10 @@ function signature() {
     for (const e of fs
       .readdirSync(path.join(ROOT, rel), { withFileTypes: true })
       .sort((a, b) => (a.name < b.name ? -1 : 1))) {
-      if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.')) continue;
       const child = `${rel}/${e.name}`;
+      // bench/results holds what the benches save: no source
+      if (e.name === 'node_modules' || e.name === 'dist' || e.name.startsWith('.') || child === 'bench/results')
+        continue;
       if (e.isDirectory()) walk(child);
       else if (e.isFile()) add(child);
     }

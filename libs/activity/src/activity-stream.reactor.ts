@@ -53,6 +53,28 @@ const toolCallOf = (d: { toolCall?: { completionId: string; toolCallId: string; 
     ? { completion_id: d.toolCall.completionId, tool_call_id: d.toolCall.toolCallId, tool_call_via: d.toolCall.via }
     : {};
 
+/** An `embedding` or `reranking` activity event: a model call on no store, its own `fields` between the models and the usage. */
+function modelCallActivity(
+  kind: 'embedding' | 'reranking',
+  d: EmbeddingsCreated['data'] | DocumentsReranked['data'],
+  fields: Record<string, unknown>,
+): Activity {
+  return {
+    kind,
+    storeIds: [],
+    at: d.at,
+    event: {
+      type: kind,
+      store_ids: [],
+      model: d.model,
+      requested_model: d.requestedModel,
+      ...fields,
+      token_usage: d.tokenUsage,
+      duration: isoDuration(d.durationMs),
+    },
+  };
+}
+
 /** The public activity event (without id and created_at) a domain event amounts to, if any. */
 export function activityOf(e: RecordedEvent): Activity | null {
   switch (e.type) {
@@ -183,43 +205,21 @@ export function activityOf(e: RecordedEvent): Activity | null {
     }
     case 'EmbeddingsCreated': {
       const d = e.data as unknown as EmbeddingsCreated['data'];
-      return {
-        kind: 'embedding',
-        storeIds: [],
-        at: d.at,
-        event: {
-          type: 'embedding',
-          store_ids: [],
-          model: d.model,
-          requested_model: d.requestedModel,
-          input_count: d.inputs,
-          dimensions: d.dimensions,
-          encoding_formats: d.encodingFormats,
-          normalized: d.normalized,
-          token_usage: d.tokenUsage,
-          duration: isoDuration(d.durationMs),
-        },
-      };
+      return modelCallActivity('embedding', d, {
+        input_count: d.inputs,
+        dimensions: d.dimensions,
+        encoding_formats: d.encodingFormats,
+        normalized: d.normalized,
+      });
     }
     case 'DocumentsReranked': {
       const d = e.data as unknown as DocumentsReranked['data'];
-      return {
-        kind: 'reranking',
-        storeIds: [],
-        at: d.at,
-        event: {
-          type: 'reranking',
-          store_ids: [],
-          model: d.model,
-          requested_model: d.requestedModel,
-          method: d.method,
-          document_count: d.documents,
-          top_k: d.topK,
-          result_count: d.returned,
-          token_usage: d.tokenUsage,
-          duration: isoDuration(d.durationMs),
-        },
-      };
+      return modelCallActivity('reranking', d, {
+        method: d.method,
+        document_count: d.documents,
+        top_k: d.topK,
+        result_count: d.returned,
+      });
     }
     default:
       return null;

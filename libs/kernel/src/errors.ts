@@ -13,47 +13,29 @@ export abstract class DomainError extends Error {
   }
 }
 
-export class BadRequestError extends DomainError {
-  readonly status = 400;
-  readonly type = 'bad_request';
-}
-export class UnauthorizedError extends DomainError {
-  readonly status = 401;
-  readonly type = 'unauthorized';
-}
-export class ForbiddenError extends DomainError {
-  readonly status = 403;
-  readonly type = 'forbidden';
-}
-export class NotFoundError extends DomainError {
-  readonly status = 404;
-  readonly type = 'not_found';
-}
-export class ConflictError extends DomainError {
-  readonly status = 409;
-  readonly type = 'conflict';
-}
-export class PayloadTooLargeError extends DomainError {
-  readonly status = 413;
-  readonly type = 'payload_too_large';
-}
-export class TooManyRequestsError extends DomainError {
-  readonly status = 429;
-  readonly type = 'rate_limited';
-}
+/** A `DomainError` class of one HTTP status and contract `type`. */
+const withStatus = (status: number, type: string) =>
+  class extends DomainError {
+    readonly status = status;
+    readonly type = type;
+  };
+
+export class BadRequestError extends withStatus(400, 'bad_request') {}
+export class UnauthorizedError extends withStatus(401, 'unauthorized') {}
+export class ForbiddenError extends withStatus(403, 'forbidden') {}
+export class NotFoundError extends withStatus(404, 'not_found') {}
+export class ConflictError extends withStatus(409, 'conflict') {}
+export class PayloadTooLargeError extends withStatus(413, 'payload_too_large') {}
+export class TooManyRequestsError extends withStatus(429, 'rate_limited') {}
 /** The server cannot take the request now (e.g. its search queue is full); `Retry-After` says when to try again. */
-export class ServiceUnavailableError extends DomainError {
-  readonly status = 503;
-  readonly type = 'service_unavailable';
+export class ServiceUnavailableError extends withStatus(503, 'service_unavailable') {
   constructor(message: string, retryAfterSeconds = 1) {
     super(message);
     this.headers = { 'retry-after': String(retryAfterSeconds) };
   }
 }
 /** The write is durable but the read side did not catch up in time. Never retried by the client. */
-export class ConsistencyTimeoutError extends DomainError {
-  readonly status = 503;
-  readonly type = 'consistency_timeout';
+export class ConsistencyTimeoutError extends withStatus(503, 'consistency_timeout') {
   constructor(message: string, retryAfterSeconds = 1) {
     super(message);
     this.headers = { 'retry-after': String(retryAfterSeconds), 'x-should-retry': 'false' };

@@ -1,6 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
-import { plainToInstance, Transform } from 'class-transformer';
-import { validate, ValidateBy, ValidationError, ValidationOptions } from 'class-validator';
+import { plainToInstance, Transform, Type } from 'class-transformer';
+import { IsInt, IsOptional, Max, Min, validate, ValidateBy, ValidationError, ValidationOptions } from 'class-validator';
 import { ValidationDetail, ValidationFailedError } from './errors';
 
 /** The contract's `type` of a failed check (pydantic's names), carried in a class-validator constraint's context. */
@@ -65,6 +65,16 @@ export const QueryBoolean = () =>
       'Input should be a valid boolean, unable to interpret input',
       (v) => v === undefined || typeof v === 'boolean',
     ),
+  );
+
+/** An optional query-string integer from `min` to `max` (a page's `limit`, `offset`). */
+export const QueryInt = (min: number, max: number) =>
+  applyDecorators(
+    IsOptional(),
+    Type(() => Number),
+    IsInt(),
+    Min(min),
+    Max(max),
   );
 
 export const isPlainObject = (x: unknown): x is Record<string, unknown> =>

@@ -3,12 +3,12 @@ import { spawn } from 'child_process';
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { ChunkIndexOp } from '../chunk-index.port';
 import {
   CRASH_DIMS,
   CRASH_MODEL,
   CRASH_OPTIONS,
   CRASH_STORES,
+  crashFileOps,
   crashRng,
   crashVector,
 } from '../testing/ivf-crash.support';
@@ -109,42 +109,7 @@ async function addFiles(
   for (let f = 0; f < files; f++) {
     const fileId = `00000000-0000-4000-8000-${(prefix * 100_000 + f).toString(16).padStart(12, '0')}`;
     ids.push(fileId);
-    const ops: ChunkIndexOp[] = [
-      {
-        op: 'putFile',
-        file: {
-          storeId,
-          fileId,
-          organizationId: storeId,
-          filename: `${fileId}.txt`,
-          externalId: null,
-          metadata: null,
-          generation: 1,
-        },
-      },
-      {
-        op: 'setChunks',
-        storeId,
-        fileId,
-        generation: 1,
-        chunks: Array.from({ length: per }, (_, i) => ({
-          chunkIndex: i,
-          type: 'text' as const,
-          text: `chunk ${i}`,
-          offset: 0,
-          mimeType: 'text/plain',
-          generatedMetadata: null,
-        })),
-      },
-      {
-        op: 'setVectors',
-        storeId,
-        fileId,
-        generation: 1,
-        model: CRASH_MODEL,
-        vectors: Array.from({ length: per }, () => crashVector(r, CRASH_DIMS)),
-      },
-    ];
+    const ops = crashFileOps(storeId, fileId, per, r);
     await index.write(ops, cp());
   }
   return ids;

@@ -1,3 +1,4 @@
+import type { ChunkIndexOp } from '../chunk-index.port';
 import { normalize } from '../embedded/ivf';
 import { seededRandom } from '@larder/kernel/testing/random';
 
@@ -21,4 +22,44 @@ export const crashRng = seededRandom;
 export function crashVector(r: () => number, dims: number): Float32Array {
   const c = Math.floor(r() * 6);
   return normalize(Float32Array.from({ length: dims }, (_, d) => (d % 6 === c ? 1 : 0) + (r() * 2 - 1) * 0.6));
+}
+
+/** A new file of `n` one-line chunks (generation 1) and its crash-model vectors, as the writes that add it. */
+export function crashFileOps(storeId: string, fileId: string, n: number, r: () => number): ChunkIndexOp[] {
+  return [
+    {
+      op: 'putFile',
+      file: {
+        storeId,
+        fileId,
+        organizationId: storeId,
+        filename: `${fileId}.txt`,
+        externalId: null,
+        metadata: null,
+        generation: 1,
+      },
+    },
+    {
+      op: 'setChunks',
+      storeId,
+      fileId,
+      generation: 1,
+      chunks: Array.from({ length: n }, (_, i) => ({
+        chunkIndex: i,
+        type: 'text' as const,
+        text: `chunk ${i}`,
+        offset: 0,
+        mimeType: 'text/plain',
+        generatedMetadata: null,
+      })),
+    },
+    {
+      op: 'setVectors',
+      storeId,
+      fileId,
+      generation: 1,
+      model: CRASH_MODEL,
+      vectors: Array.from({ length: n }, () => crashVector(r, CRASH_DIMS)),
+    },
+  ];
 }

@@ -5,7 +5,15 @@
  */
 import { ChunkIndexOp } from '../chunk-index.port';
 import { SqliteChunkIndex } from '../embedded/sqlite.chunk-index';
-import { CRASH_DIMS, CRASH_MODEL, CRASH_OPTIONS, CRASH_STORES, crashVector, crashRng } from './ivf-crash.support';
+import {
+  CRASH_DIMS,
+  CRASH_MODEL,
+  CRASH_OPTIONS,
+  CRASH_STORES,
+  crashFileOps,
+  crashVector,
+  crashRng,
+} from './ivf-crash.support';
 
 async function main(): Promise<void> {
   const [path, seedArg] = process.argv.slice(2);
@@ -25,35 +33,7 @@ async function main(): Promise<void> {
         .toString(16)
         .padStart(12, '0')}`;
       const n = 5 + Math.floor(r() * 40);
-      ops.push(
-        {
-          op: 'putFile',
-          file: {
-            storeId,
-            fileId,
-            organizationId: storeId,
-            filename: `${fileId}.txt`,
-            externalId: null,
-            metadata: null,
-            generation: 1,
-          },
-        },
-        {
-          op: 'setChunks',
-          storeId,
-          fileId,
-          generation: 1,
-          chunks: Array.from({ length: n }, (_, i) => ({
-            chunkIndex: i,
-            type: 'text' as const,
-            text: `chunk ${i}`,
-            offset: 0,
-            mimeType: 'text/plain',
-            generatedMetadata: null,
-          })),
-        },
-        { op: 'setVectors', storeId, fileId, generation: 1, model: CRASH_MODEL, vectors: vectors(n) },
-      );
+      ops.push(...crashFileOps(storeId, fileId, n, r));
     } else {
       const f = files[Math.floor(r() * files.length)];
       const n = (await index.getChunks(storeId, f.fileId)).length;

@@ -1,30 +1,42 @@
+import { applyDecorators, HttpCode, Post } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { closedSignal, EventStream } from '@larder/kernel';
+import { closedSignal, EventStream, RequireScope, RequiredScope } from '@larder/kernel';
+
+/** A `POST` route answered 200 by `jsonOrStream`, under a key scope. */
+export const AnswerPost = (scope: RequiredScope, path?: string) =>
+  applyDecorators(Post(path), HttpCode(200), RequireScope(scope));
 
 /**
- * Answers a model call as JSON, or, when streamed, as server-sent events: `run` gets the open stream
+ * Answers a request as JSON, or, when streamed, as server-sent events: `run` gets the open stream
  * (null when not streamed) and the signal that aborts when the client leaves; `finish` ends a stream that
- * succeeded. An error before the stream opened is an ordinary error response; after, an `error` event in
- * the contract's error shape.
+ * succeeded, with the answer; `json` sends the answer of one that was not streamed (200, as JSON). An error
+ * before the stream opened is an ordinary error response; after, an `error` event in the contract's error
+ * shape.
  */
-export async function jsonOrStream(
+export async function jsonOrStream<T>(
   req: Request,
   res: Response,
   stream: boolean,
-  run: (live: EventStream | null, signal: AbortSignal) => Promise<unknown>,
-  finish: (live: EventStream) => void,
+  run: (live: EventStream | null, signal: AbortSignal) => Promise<T>,
+  finish: (live: EventStream, out: T) => void,
+  json: (out: T) => void = (out) => void res.status(200).json(out),
 ): Promise<void> {
   if (!stream) {
-    const out = await run(null, closedSignal(res));
-    res.status(200).json(out);
+    json(await run(null, closedSignal(res)));
     return;
   }
   const live = new EventStream(res, req);
   try {
-    await run(live, live.signal);
-    finish(live);
+    finish(live, await run(live, live.signal));
   } catch (err) {
     if (!live.started) throw err;
     live.fail(err);
   }
 }
+
+/** Sets a response header while the headers are not yet sent (a streamed answer's have been). */
+export const headerSetter =
+  (res: Response) =>
+  (name: string, value: string): void => {
+    if (!res.headersSent) res.setHeader(name, value);
+  };

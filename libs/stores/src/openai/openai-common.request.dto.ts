@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
-import { Check, isPlainObject } from '@larder/kernel';
+import { IsIn, IsOptional, IsString } from 'class-validator';
+import { Check, isPlainObject, QueryInt } from '@larder/kernel';
 import type { ChunkingData } from '../events';
 
 /**
@@ -95,7 +94,7 @@ export function chunkingOf(v: unknown): ChunkingData | null {
 
 /** OpenAI's list parameters. */
 export class OpenAiListRequestDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+  @QueryInt(1, 100) limit?: number;
   @IsOptional() @IsIn(['asc', 'desc']) order?: 'asc' | 'desc';
   @IsOptional() @IsString() after?: string;
   @IsOptional() @IsString() before?: string;

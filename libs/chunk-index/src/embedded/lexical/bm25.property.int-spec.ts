@@ -21,27 +21,10 @@ const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-property-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 // a small vocabulary: stems shared by several forms, stop words, a heading-only word
-const VOCAB = [
-  'jam',
-  'jams',
-  'jamming',
-  'apple',
-  'apples',
-  'garden',
-  'gardens',
-  'gardening',
-  'pectin',
-  'sugar',
-  'boil',
-  'boiled',
-  'the',
-  'of',
-  'until',
-  'zest',
-  'café',
-  'cafe',
-  '42',
-];
+const VOCAB =
+  'jam jams jamming apple apples garden gardens gardening pectin sugar boil boiled the of until zest café cafe 42'.split(
+    ' ',
+  );
 const STORES = ['s1', 's2', 's3'];
 const FILES = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'];
 

@@ -18,23 +18,7 @@ import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-batching-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const VOCAB = [
-  'jam',
-  'jams',
-  'apple',
-  'apples',
-  'pectin',
-  'sugar',
-  'boil',
-  'boiled',
-  'the',
-  'of',
-  'zest',
-  'café',
-  '42',
-  'quince',
-  'gardening',
-];
+const VOCAB = 'jam jams apple apples pectin sugar boil boiled the of zest café 42 quince gardening'.split(' ');
 function texts(seed: number, count: number): string[] {
   let s = seed;
   const next = () => ((s = (Math.imul(s, 1103515245) + 12345) >>> 0) >>> 8) / 2 ** 24;

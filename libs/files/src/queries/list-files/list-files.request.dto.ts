@@ -1,9 +1,8 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min, MinLength } from 'class-validator';
-import { QueryBoolean } from '@larder/kernel';
+import { IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
+import { QueryBoolean, QueryInt } from '@larder/kernel';
 
 export class ListFilesRequestDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+  @QueryInt(1, 100) limit?: number;
   @IsOptional() @IsString() after?: string;
   @IsOptional() @IsString() before?: string;
   @QueryBoolean() include_total?: boolean;

@@ -1,14 +1,18 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
-import { jsonOrStream } from '../../chat/json-or-stream';
+import { CurrentPrincipal, EventStream, Principal } from '@larder/kernel';
+import { AnswerPost, jsonOrStream } from '../../chat/json-or-stream';
 import { CreateChatCompletionCommand } from './create-chat-completion.command';
 import { CreateChatCompletionRequestDto } from './create-chat-completion.request.dto';
 import type { ChatCompletionResponse } from './create-chat-completion.handler';
 
 /** Chat completions are their own resource type in key scopes: `create` on `completions`. */
 export const CHAT_SCOPE = { method: 'create', resourceType: 'completions' } as const;
+
+/** The command's live sink of a streamed answer. */
+const chatSink = (live: EventStream | null) =>
+  live ? { start: () => live.start(), data: (x: Record<string, unknown>) => live.data(x) } : undefined;
 
 /**
  * `POST /v1/chat/completions`, OpenAI's wire shape. With `stream: true`: `chat.completion.chunk` server-sent
@@ -19,9 +23,7 @@ export const CHAT_SCOPE = { method: 'create', resourceType: 'completions' } as c
 export class CreateChatCompletionHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Post('completions')
-  @HttpCode(200)
-  @RequireScope(CHAT_SCOPE)
+  @AnswerPost(CHAT_SCOPE, 'completions')
   async create(
     @CurrentPrincipal() p: Principal,
     @Body() body: CreateChatCompletionRequestDto,
@@ -33,14 +35,10 @@ export class CreateChatCompletionHttpController {
       req,
       res,
       params.stream,
-      (live, signal) => {
-        const sink = live
-          ? { start: () => live.start(), data: (x: Record<string, unknown>) => live.data(x) }
-          : undefined;
-        return this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
-          new CreateChatCompletionCommand(p, params, sink, signal),
-        );
-      },
+      (live, signal) =>
+        this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
+          new CreateChatCompletionCommand(p, params, chatSink(live), signal),
+        ),
       (live) => live.done(),
     );
   }

@@ -1,12 +1,18 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
-import { jsonOrStream } from '../../chat/json-or-stream';
+import { CurrentPrincipal, EventStream, Principal } from '@larder/kernel';
+import { AnswerPost, jsonOrStream } from '../../chat/json-or-stream';
 import { CHAT_SCOPE } from '../create-chat-completion/create-chat-completion.http.controller';
 import { CreateResponseCommand } from './create-response.command';
 import { CreateResponseRequestDto } from './create-response.request.dto';
 import type { ResponseObject } from './create-response.handler';
+
+/** The command's live sink of a streamed answer. */
+const responseSink = (live: EventStream | null) =>
+  live
+    ? { start: () => live.start(), event: (type: string, x: Record<string, unknown>) => live.send(type, x) }
+    : undefined;
 
 /**
  * `POST /v1/responses` (OpenAI's Responses API; the same key scope as chat completions). With
@@ -18,9 +24,7 @@ import type { ResponseObject } from './create-response.handler';
 export class CreateResponseHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Post()
-  @HttpCode(200)
-  @RequireScope(CHAT_SCOPE)
+  @AnswerPost(CHAT_SCOPE)
   async create(
     @CurrentPrincipal() p: Principal,
     @Body() body: CreateResponseRequestDto,
@@ -32,14 +36,10 @@ export class CreateResponseHttpController {
       req,
       res,
       params.stream,
-      (live, signal) => {
-        const sink = live
-          ? { start: () => live.start(), event: (type: string, x: Record<string, unknown>) => live.send(type, x) }
-          : undefined;
-        return this.commands.execute<CreateResponseCommand, ResponseObject>(
-          new CreateResponseCommand(p, params, sink, signal),
-        );
-      },
+      (live, signal) =>
+        this.commands.execute<CreateResponseCommand, ResponseObject>(
+          new CreateResponseCommand(p, params, responseSink(live), signal),
+        ),
       (live) => live.close(),
     );
   }

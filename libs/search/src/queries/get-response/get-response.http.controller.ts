@@ -1,8 +1,7 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
-import { Type } from 'class-transformer';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { IsIn, IsOptional, IsString, MaxLength } from 'class-validator';
+import { CurrentPrincipal, Principal, QueryInt, RequireScope } from '@larder/kernel';
 import { CHAT_SCOPE } from '../../commands/create-chat-completion/create-chat-completion.http.controller';
 import { GetResponseQuery } from './get-response.query';
 import type { InputItemList } from './get-response.handler';
@@ -11,7 +10,7 @@ import type { InputItemList } from './get-response.handler';
 export class ListInputItemsQueryDto {
   @IsOptional() @IsString() @MaxLength(300) after?: string;
   @IsOptional() @IsString() @MaxLength(300) before?: string;
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+  @QueryInt(1, 100) limit?: number;
   @IsOptional() @IsIn(['asc', 'desc']) order?: 'asc' | 'desc';
   @IsOptional() include?: unknown;
 }

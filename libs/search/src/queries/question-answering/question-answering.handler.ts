@@ -10,6 +10,7 @@ import { SearchActivity } from '../../search-activity';
 import { SearchAdmission } from '../../search-admission';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
+import { runAgentic } from '../../agentic/agentic-request';
 import { extractiveAnswer } from '../../answering/extractive-answer';
 import { llmAnswer } from '../../answering/llm-answer';
 import { WebRetrieval, WEB_SEARCH_HEADER } from '../../web/web-retrieval';
@@ -82,17 +83,15 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     let results: RankedChunk[];
     let usage: LlmUsage = NO_USAGE;
     if (options.agentic) {
-      const run = await this.agentic.run({
+      const run = await runAgentic(this.agentic, this.webStore, options.agentic, {
         stores,
-        question: effective,
+        query,
+        effective,
+        prefetched,
         params,
-        config: options.agentic,
-        trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
+        live,
         signal,
-        questionVector: effective === query ? prefetched : undefined,
-        searchQuestion: web
-          ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector)
-          : undefined,
+        web,
       });
       results = run.results;
       usage = run.usage;

@@ -1,8 +1,9 @@
-import { Body, Controller, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { closedSignal, CurrentPrincipal, EventStream, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
+import { AnswerPost, headerSetter, jsonOrStream } from '../../chat/json-or-stream';
 import { QuestionAnsweringQuery } from './question-answering.query';
 import { QuestionAnsweringRequestDto } from './question-answering.request.dto';
 import type { QuestionAnsweringResponse } from './question-answering.handler';
@@ -16,9 +17,7 @@ import type { QuestionAnsweringResponse } from './question-answering.handler';
 export class QuestionAnsweringHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Post('question-answering')
-  @HttpCode(200)
-  @RequireScope(SEARCH_SCOPE)
+  @AnswerPost(SEARCH_SCOPE, 'question-answering')
   async answer(
     @CurrentPrincipal() p: Principal,
     @Body() body: QuestionAnsweringRequestDto,
@@ -26,26 +25,16 @@ export class QuestionAnsweringHttpController {
     @Res() res: Response,
   ): Promise<void> {
     const params = body.params();
-    const setHeader = (name: string, value: string) => {
-      if (!res.headersSent) res.setHeader(name, value);
-    };
-    if (!params.stream) {
-      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(
-        new QuestionAnsweringQuery(p, params, undefined, closedSignal(res), setHeader),
-      );
-      res.status(200).json(out);
-      return;
-    }
-    const live = new EventStream(res, req);
-    try {
-      const out = await this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(
-        new QuestionAnsweringQuery(p, params, live, live.signal, setHeader),
-      );
-      live.send('qa.completed', out);
-      live.done();
-    } catch (err) {
-      if (!live.started) throw err;
-      live.fail(err);
-    }
+    const setHeader = headerSetter(res);
+    await jsonOrStream(
+      req,
+      res,
+      params.stream,
+      (live, signal) =>
+        this.queries.execute<QuestionAnsweringQuery, QuestionAnsweringResponse>(
+          new QuestionAnsweringQuery(p, params, live ?? undefined, signal, setHeader),
+        ),
+      (live, out) => (live.send('qa.completed', out), live.done()),
+    );
   }
 }

@@ -9,6 +9,7 @@ import { SearchActivity } from '../../search-activity';
 import { SearchAdmission } from '../../search-admission';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
+import { runAgentic } from '../../agentic/agentic-request';
 import { publicToolCall } from '../../events';
 import { WebRetrieval, WEB_SEARCH_HEADER } from '../../web/web-retrieval';
 import { QueryRewriter } from '../../query-rewriter';
@@ -95,18 +96,15 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     // Search rules: query rewrites first, then result pins.
     const { effective, rewritten, pins } = applyRewrites(query, rules);
     if (options.agentic) {
-      const run = await this.agentic.run({
+      const run = await runAgentic(this.agentic, this.webStore, options.agentic, {
         stores,
-        question: effective,
+        query,
+        effective,
+        prefetched,
         params,
-        config: options.agentic,
-        trace: live ? (name, data) => live.send(name, { type: name, ...data }) : undefined,
+        live,
         signal,
-        questionVector: effective === query ? prefetched : undefined,
-        // the web results join the question's own search (round 1), ranked with the stores' candidates
-        searchQuestion: web
-          ? (q, candidates, vector) => this.webStore.retrieve(stores, q, params, candidates, web, vector)
-          : undefined,
+        web,
       });
       let results = await this.pins.pin(run.results, pins, stores, params);
       const { page, pagination } = await this.paged(

@@ -1,18 +1,9 @@
-import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Headers, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import {
-  addTiming,
-  closedSignal,
-  CurrentPrincipal,
-  EventStream,
-  Principal,
-  requestStart,
-  RequireScope,
-  serverTiming,
-  timings,
-} from '@larder/kernel';
+import { addTiming, CurrentPrincipal, Principal, requestStart, serverTiming, timings } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
+import { AnswerPost, headerSetter, jsonOrStream } from '../../chat/json-or-stream';
 import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
 import type { SearchStoresResponse } from './search-stores.handler';
@@ -59,9 +50,7 @@ export class SearchStoresHttpController {
     private readonly tickets: ToolTickets,
   ) {}
 
-  @Post('search')
-  @HttpCode(200)
-  @RequireScope(SEARCH_SCOPE)
+  @AnswerPost(SEARCH_SCOPE, 'search')
   async find(
     @CurrentPrincipal() p: Principal,
     @Body() body: SearchStoresRequestDto,
@@ -71,26 +60,17 @@ export class SearchStoresHttpController {
   ): Promise<void> {
     const params = body.params();
     if (ticket !== undefined) p = await this.tickets.redeem(p, ticket, 'search');
-    const setHeader = (name: string, value: string) => {
-      if (!res.headersSent) res.setHeader(name, value);
-    };
-    if (!params.stream) {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
-        new SearchStoresQuery(p, params, undefined, closedSignal(res), setHeader),
-      );
-      sendJson(res, out, requestStart(req));
-      return;
-    }
-    const live = new EventStream(res, req);
-    try {
-      const out = await this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
-        new SearchStoresQuery(p, params, live, live.signal, setHeader),
-      );
-      live.send('search.completed', out);
-      live.done();
-    } catch (err) {
-      if (!live.started) throw err;
-      live.fail(err);
-    }
+    const setHeader = headerSetter(res);
+    await jsonOrStream(
+      req,
+      res,
+      params.stream,
+      (live, signal) =>
+        this.queries.execute<SearchStoresQuery, SearchStoresResponse>(
+          new SearchStoresQuery(p, params, live ?? undefined, signal, setHeader),
+        ),
+      (live, out) => (live.send('search.completed', out), live.done()),
+      (out) => sendJson(res, out, requestStart(req)),
+    );
   }
 }

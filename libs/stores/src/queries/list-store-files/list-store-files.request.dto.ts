@@ -1,4 +1,4 @@
-import { Transform, Type } from 'class-transformer';
+import { Transform } from 'class-transformer';
 import {
   Allow,
   IsArray,
@@ -13,7 +13,7 @@ import {
   MaxLength,
   ValidateIf,
 } from 'class-validator';
-import { QueryBoolean } from '@larder/kernel';
+import { QueryBoolean, QueryInt } from '@larder/kernel';
 
 export const STORE_FILE_STATUSES = ['pending', 'in_progress', 'cancelled', 'completed', 'failed'] as const;
 
@@ -34,7 +34,7 @@ const toList = ({ value }: { value: unknown }) =>
 
 /** Deprecated `GET …/files` query: cursor paging and `statuses` (repeated). */
 export class ListStoreFilesDeprecatedRequestDto {
-  @IsOptional() @Type(() => Number) @IsInt() @Min(1) @Max(100) limit?: number;
+  @QueryInt(1, 100) limit?: number;
   @IsOptional() @IsString() after?: string;
   @IsOptional() @IsString() before?: string;
   @QueryBoolean() include_total?: boolean;

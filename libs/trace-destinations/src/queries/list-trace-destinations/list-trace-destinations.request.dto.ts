@@ -1,18 +1,6 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, Max, Min } from 'class-validator';
+import { QueryInt } from '@larder/kernel';
 
 export class ListTraceDestinationsRequestDto {
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(1000)
-  limit?: number;
-
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(1_000_000_000)
-  offset?: number;
+  @QueryInt(1, 1000) limit?: number;
+  @QueryInt(0, 1_000_000_000) offset?: number;
 }
