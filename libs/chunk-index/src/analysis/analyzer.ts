@@ -125,7 +125,16 @@ const DEFINITION_NAME =
 const METHOD_NAME =
   /^[ \t]+(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set)\s+)*\*?([A-Za-z_$][\w$]*)\s*(?:<[^>\n]*>)?\([^\n]*\)[^\n;=]*\{\s*$/gm;
 /** Keywords a method pattern would otherwise take for names (`if (…) {`). */
-const NOT_METHODS: ReadonlySet<string> = new Set(['if', 'for', 'while', 'switch', 'catch', 'function', 'return', 'with']);
+const NOT_METHODS: ReadonlySet<string> = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'function',
+  'return',
+  'with',
+]);
 
 /** The heading context of a chunk's generated metadata (`heading_context`: strings or `{ text }`). */
 export function headingContextOf(generatedMetadata: unknown): string[] {

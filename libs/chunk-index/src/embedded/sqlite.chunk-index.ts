@@ -64,7 +64,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, ...ivf } = {
+    const { readWorker, lexical, lexicalBlockSize, lexicalFieldWeights, ivfPrefetch, lexicalPreloadBytes, ...ivf } = {
       readWorker: true,
       ...options,
     };
@@ -73,7 +73,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.db = openChunkDatabase(path);
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.exact = new ExactScans(this.db);
-    this.lex = new LexicalWriter(this.db, lexicalBlockSize);
+    this.lex = new LexicalWriter(this.db, lexicalBlockSize, lexicalFieldWeights);
     this.ops = new SqliteOpWriter(this.db, this.ivf, this.lex);
     const module = require.resolve('./lexical/search');
     const preloadModule = require.resolve('./lexical/preload');

@@ -157,7 +157,9 @@ export class LexicalWriter {
   setPath(storeId: string, fileId: string, path: string): void {
     const key = this.storeKey(storeId, true)!;
     this.db
-      .prepare(`INSERT INTO lex_paths (store_key, file_id, path) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET path = excluded.path`)
+      .prepare(
+        `INSERT INTO lex_paths (store_key, file_id, path) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET path = excluded.path`,
+      )
       .run(key, fileId, path);
   }
 
@@ -167,8 +169,7 @@ export class LexicalWriter {
     if (key === null) return null;
     return (
       (this.db.prepare(`SELECT path FROM lex_paths WHERE store_key = ? AND file_id = ?`).pluck().get(key, fileId) as
-        | string
-        | undefined) ?? null
+        string | undefined) ?? null
     );
   }
 
