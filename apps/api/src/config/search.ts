@@ -42,7 +42,7 @@ export interface SearchConfig {
 }
 
 /**
- * The fusion's defaults, per embedder, chosen by measurement (bench/search-quality.bench.ts;
+ * The fusion's defaults, per embedder, chosen by measurement (bench/quality/;
  * docs/benchmarks.md): on CISI and GCIDE → WordNet the bundled USE-lite model is much weaker than BM25 and
  * earns a smaller share (with the own BM25 engine, 0.8 lexical is best on CISI and ties 0.7 on GCIDE, at nDCG@10 and recall@100). Models behind an endpoint or an ONNX directory are not measured
  * here (none can be had offline) and keep an even share until one is.
