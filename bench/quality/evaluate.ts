@@ -178,7 +178,10 @@ export async function evaluate(
     rows.push([`dense (${embedder.model})`, d, '']);
     const hybridRows: Array<[string, Score, string]> = [];
     for (const [name] of GRID_VARIANTS) {
-      const [method, weight] = [DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']];
+      const [method, weight] = [
+        DEFAULT_SEARCH_FUSION.method['use-lite'],
+        DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+      ];
       const s = hybrid(lexical.get(name)!, method, weight);
       results.set(`hybrid ${method} ${weight}: ${name}`, s);
       hybridRows.push([`${method} ${weight}: ${name}`, s, '']);
@@ -207,7 +210,11 @@ export async function evaluate(
         const sl = score(lists);
         results.set(`lexical: ${name} from ${n} words`, sl);
         rows.push([`lexical: ${name} from ${n} words`, sl, '']);
-        const s = hybrid(lists, DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']);
+        const s = hybrid(
+          lists,
+          DEFAULT_SEARCH_FUSION.method['use-lite'],
+          DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+        );
         results.set(`hybrid default: ${name} from ${n} words`, s);
         hybridRows.push([
           `default: ${name} from ${n} words (${contentWords.filter((c) => c >= n).length} queries)`,
