@@ -65,7 +65,7 @@ export interface FieldWeights {
   path: number;
   symbols: number;
 }
-export const DEFAULT_FIELD_WEIGHTS: FieldWeights = { path: 1, symbols: 1 };
+export const DEFAULT_FIELD_WEIGHTS: FieldWeights = { path: 1, symbols: 0 };
 
 /**
  * Analyzes a chunk: Markdown heading lines (`# …`) of its text and its heading context (the headings
