@@ -5,7 +5,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
-import { analyzeChunk, DEFAULT_FIELD_WEIGHTS, headingContextOf, queryTerms, stemOf } from '../../analysis/analyzer';
+import { analyzeChunk, headingContextOf, queryTerms, stemOf } from '../../analysis/analyzer';
 import { preloadLexical } from './preload';
 import { lexicalProgram } from './search';
 import type { LexicalState } from './state';
@@ -43,6 +43,8 @@ const VOCAB = [
   '42',
 ];
 const STORES = ['s1', 's2', 's3'];
+/** The path and symbol fields' weights the property's indexes are built with (both fields, weighted unlike headings). */
+const FIELD_WEIGHTS = { path: 2, symbols: 1 };
 const FILES = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'];
 
 // skewed: the first words are common, the last rare (so lists differ in length and bounds prune)
@@ -160,7 +162,7 @@ function bruteForce(
     if (!rows.length) continue;
     const docs = rows.map((r) => {
       const meta = r.generated_metadata ? (JSON.parse(r.generated_metadata) as { type?: string }) : null;
-      const fields = { path: r.filename, code: meta?.type === 'code', weights: DEFAULT_FIELD_WEIGHTS };
+      const fields = { path: r.filename, code: meta?.type === 'code', weights: FIELD_WEIGHTS };
       return { ...r, a: analyzeChunk(r.text, headingContextOf(meta), fields) };
     });
     const n = docs.length;
@@ -283,6 +285,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             readWorker: p.readWorker,
             lexical: { ...p, feedback: null, ...SCORERS[p.scorer] },
             lexicalBlockSize: p.blockSize,
+            lexicalFieldWeights: FIELD_WEIGHTS,
           });
           await index.setup();
           const reader = new Database(path, { readonly: true });
