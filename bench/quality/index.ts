@@ -37,6 +37,7 @@ const SETS: Array<{ name: string; label: string; build: () => (QualitySet & { ab
     build: () => beirSet('cranfield', 'Cranfield aeronautics abstracts'),
   },
 ];
+/** BENCH_QUALITY_SETS: the collections to run, in that order. */
 const CHOSEN = (process.env.BENCH_QUALITY_SETS ?? SETS.map((s) => s.name).join(',')).split(',').map((s) => s.trim());
 
 function beirSet(name: string, what: string): (QualitySet & { about: string }) | null {
@@ -65,7 +66,7 @@ export async function searchQualityBench(): Promise<void> {
   const embedder = new UseLiteEmbedder();
   const summary: Array<{ label: string; queries: number; results: Map<string, Score>; peers: string[] }> = [];
   try {
-    for (const set of SETS.filter((s) => CHOSEN.includes(s.name))) {
+    for (const set of CHOSEN.map((n) => SETS.find((s) => s.name === n)).filter((s) => s !== undefined)) {
       const built = set.build();
       if (!built) continue;
       process.stdout.write(`\n## Search quality: ${set.label}\n${built.about}\n`);

@@ -12,10 +12,11 @@ import { sha } from './names';
  * The lexical variants measured: BM25 over every query word, the default (stop words dropped, the
  * default k1, b, heading weight and exact-form bonus), RM3 feedback variants, and with
  * BENCH_QUALITY_GRID (`k1,…|b,…|heading weight,…|exact bonus,…`) every combination of those
- * parameters (hybrid: the default fusion only).
+ * parameters (hybrid: the default fusion only). BENCH_QUALITY_RM3 empty: no RM3 variants but the default's.
  */
 const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9')
   .split(';')
+  .filter(Boolean)
   .map((v) => v.split(',').map(Number));
 const GRID = (process.env.BENCH_QUALITY_GRID ?? '').split('|').map((v) => v.split(',').filter(Boolean).map(Number));
 export const GRID_VARIANTS: Array<[string, Partial<LexicalOptions>]> =
