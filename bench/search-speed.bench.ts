@@ -418,7 +418,10 @@ export async function searchSpeedBench(): Promise<void> {
         ["index: dense top-50 (the hybrid's dense half)", dense50],
       );
     }
-    const fusion = { method: DEFAULT_FUSION.method, lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'] };
+    const fusion = {
+      method: DEFAULT_FUSION.method['use-lite'],
+      lexicalWeight: DEFAULT_FUSION.lexicalWeight['use-lite'],
+    };
     // as the search endpoint asks the index: the candidates' places and scores, fused, then the answer's 10 chunks read
     const hitsThenRead = async (q: (typeof queries)[number]) => {
       const [l, d] = await Promise.all([

@@ -5,11 +5,12 @@ import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-inde
 import { contentWordCount } from '@larder/chunk-index/embedded/sqlite.options';
 import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../../apps/api/src/config/search';
 import { chunkDocument, parseFile } from '@larder/ingestion';
-import { ChunkHit } from '@larder/chunk-index';
+import { ChunkHit, ChunkIndexOp } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { fuse, FusionMethod } from '@larder/search/ranking';
 import { embedDocuments } from '../embedding-windows';
 import { Doc, Judged, Score, scoreRankings, table } from './metrics';
+import { DOC_EVIDENCE, FieldVariants, withDocumentEvidence } from './fields-fusion';
 import { sha } from './names';
 import {
   CACHE,
@@ -45,8 +46,10 @@ export async function evaluate(
   const path = join(dir, 'chunks.sqlite');
   const index = new SqliteChunkIndex(path, { readWorker: false });
   const results = new Map<string, Score>();
+  const fieldVariants = new FieldVariants();
   try {
     await index.setup();
+    await fieldVariants.setup();
     const store = uuidOf('bench-store');
     const docOf = new Map<string, string>();
     const e0 = performance.now();
@@ -82,50 +85,49 @@ export async function evaluate(
         for (const { d, chunks } of batch)
           for (const c of chunks) vectorOf.set(`${uuidOf(d.id)}\u0000${c.chunkIndex}`, vectors[w++]);
       }
-      await index.write(
-        batch.flatMap(({ d, chunks }) => {
-          const fileId = uuidOf(d.id);
-          docOf.set(fileId, d.id);
-          chunkCount += chunks.length;
-          return [
-            {
-              op: 'putFile' as const,
-              file: {
-                storeId: store,
-                fileId,
-                organizationId: store,
-                filename: d.filename,
-                externalId: null,
-                metadata: null,
-                generation: 1,
-              },
-            },
-            {
-              op: 'setChunks' as const,
+      const ops: ChunkIndexOp[] = batch.flatMap(({ d, chunks }) => {
+        const fileId = uuidOf(d.id);
+        docOf.set(fileId, d.id);
+        chunkCount += chunks.length;
+        return [
+          {
+            op: 'putFile' as const,
+            file: {
               storeId: store,
               fileId,
+              organizationId: store,
+              filename: d.filename,
+              externalId: null,
+              metadata: null,
               generation: 1,
-              chunks: chunks.map((c) => ({
-                chunkIndex: c.chunkIndex,
-                type: 'text' as const,
-                text: c.text,
-                offset: c.offset,
-                mimeType: 'text/plain',
-                generatedMetadata: c.generatedMetadata,
-              })),
             },
-            {
-              op: 'setVectors' as const,
-              storeId: store,
-              fileId,
-              generation: 1,
-              model: embedder.model,
-              vectors: chunks.map(() => vectors[v++]),
-            },
-          ];
-        }),
-        { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } },
-      );
+          },
+          {
+            op: 'setChunks' as const,
+            storeId: store,
+            fileId,
+            generation: 1,
+            chunks: chunks.map((c) => ({
+              chunkIndex: c.chunkIndex,
+              type: 'text' as const,
+              text: c.text,
+              offset: c.offset,
+              mimeType: 'text/plain',
+              generatedMetadata: c.generatedMetadata,
+            })),
+          },
+          {
+            op: 'setVectors' as const,
+            storeId: store,
+            fileId,
+            generation: 1,
+            model: embedder.model,
+            vectors: chunks.map(() => vectors[v++]),
+          },
+        ];
+      });
+      await index.write(ops, { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } });
+      await fieldVariants.write(ops);
     }
     process.stdout.write(
       `${title}: ${docs.length} documents, ${chunkCount} chunks, ${queries.length} queries; indexed with ${embedder.model} (vectors cached in ${CACHE}) in ${((performance.now() - e0) / 1000).toFixed(1)} s\n\n`,
@@ -178,7 +180,10 @@ export async function evaluate(
     rows.push([`dense (${embedder.model})`, d, '']);
     const hybridRows: Array<[string, Score, string]> = [];
     for (const [name] of GRID_VARIANTS) {
-      const [method, weight] = [DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']];
+      const [method, weight] = [
+        DEFAULT_SEARCH_FUSION.method['use-lite'],
+        DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+      ];
       const s = hybrid(lexical.get(name)!, method, weight);
       results.set(`hybrid ${method} ${weight}: ${name}`, s);
       hybridRows.push([`${method} ${weight}: ${name}`, s, '']);
@@ -189,6 +194,9 @@ export async function evaluate(
         const s = hybrid(lists, 'relative', w);
         results.set(`hybrid relative ${w}: ${name}`, s);
         hybridRows.push([`relative ${w}: ${name}`, s, '']);
+        const sa = hybrid(lists, 'adaptive', w);
+        results.set(`hybrid adaptive ${w}: ${name}`, sa);
+        hybridRows.push([`adaptive ${w}: ${name}`, sa, '']);
       }
       const s = hybrid(lists, 'rrf', 0.5);
       results.set(`hybrid rrf 0.5: ${name}`, s);
@@ -207,7 +215,11 @@ export async function evaluate(
         const sl = score(lists);
         results.set(`lexical: ${name} from ${n} words`, sl);
         rows.push([`lexical: ${name} from ${n} words`, sl, '']);
-        const s = hybrid(lists, DEFAULT_SEARCH_FUSION.method, DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']);
+        const s = hybrid(
+          lists,
+          DEFAULT_SEARCH_FUSION.method['use-lite'],
+          DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+        );
         results.set(`hybrid default: ${name} from ${n} words`, s);
         hybridRows.push([
           `default: ${name} from ${n} words (${contentWords.filter((c) => c >= n).length} queries)`,
@@ -215,6 +227,33 @@ export async function evaluate(
           '',
         ]);
       }
+    }
+    // the default lexical query on indexes with other field weights, alone and fused as the default
+    const [defaultMethod, defaultWeight] = [
+      DEFAULT_SEARCH_FUSION.method['use-lite'],
+      DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+    ];
+    for (const [name, lists] of await fieldVariants.lists(
+      store,
+      queries.map((q) => q.text),
+    )) {
+      const sl = score(lists);
+      results.set(`lexical: default, ${name}`, sl);
+      rows.push([`lexical: default, ${name}`, sl, '']);
+      const s = hybrid(lists, defaultMethod, defaultWeight);
+      results.set(`hybrid default, ${name}`, s);
+      hybridRows.push([`default, ${name}`, s, '']);
+    }
+    // document evidence: the default fusion's chunk scores interpolated with their file's
+    for (const lambda of DOC_EVIDENCE) {
+      const lists = lexical.get(DEFAULT_VARIANT)!;
+      const options = { method: defaultMethod, lexicalWeight: defaultWeight };
+      const s = score(
+        lists.map((l, i) => withDocumentEvidence(l, dense[i], options, lambda)),
+        lists.map((l, i) => withDocumentEvidence(l.slice(0, 50), dense[i].slice(0, 50), options, lambda)),
+      );
+      results.set(`hybrid default + document evidence λ ${lambda}`, s);
+      hybridRows.push([`default + document evidence λ ${lambda}`, s, '']);
     }
     // fusion by z-scores, with the default lexical variant
     for (const w of WEIGHTS) {
@@ -319,6 +358,7 @@ export async function evaluate(
     table(`${title}: hybrid (lexical weight: lexical variant)`, hybridRows);
     return results;
   } finally {
+    await fieldVariants.close();
     await index.close();
     rmSync(dir, { recursive: true, force: true });
   }

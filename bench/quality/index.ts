@@ -50,7 +50,7 @@ function beirSet(name: string, what: string): (QualitySet & { about: string }) |
   return { ...s, about: `${s.docs.length} ${what}, ${s.queries.length} judged queries` };
 }
 
-const FUSION = `${DEFAULT_SEARCH_FUSION.method} ${DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']}`;
+const FUSION = `${DEFAULT_SEARCH_FUSION.method['use-lite']} ${DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite']}`;
 const HYBRID = `hybrid ${FUSION}: ${DEFAULT_VARIANT}`;
 const LEXICAL = `lexical: ${DEFAULT_VARIANT}`;
 const BM25_EVERY_WORD = `lexical: ${LEXICAL_VARIANTS[0][0]}`;

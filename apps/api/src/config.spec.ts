@@ -188,13 +188,22 @@ describe('search fusion configuration', () => {
   it('gives the bundled model the measured lexical weight and other embedders an even share, unless set', () => {
     expect(loadConfig({})).toMatchObject({
       embedder: 'use-lite',
-      searchFusion: 'relative',
+      searchFusion: 'adaptive',
       searchLexicalWeight: 0.8,
       searchLexicalFeedback: true,
       searchLexicalFeedbackMinWords: null,
     });
-    expect(loadConfig({ LARDER_EMBEDDING_URL: 'http://127.0.0.1:9/v1' }).searchLexicalWeight).toBe(0.5);
-    expect(loadConfig({ LARDER_ONNX_MODEL_DIR: '/models/x' }).searchLexicalWeight).toBe(0.5);
+    expect(loadConfig({ LARDER_EMBEDDING_URL: 'http://127.0.0.1:9/v1' })).toMatchObject({
+      searchFusion: 'relative',
+      searchLexicalWeight: 0.5,
+    });
+    expect(loadConfig({ LARDER_ONNX_MODEL_DIR: '/models/x' })).toMatchObject({
+      searchFusion: 'relative',
+      searchLexicalWeight: 0.5,
+    });
+    expect(loadConfig({ LARDER_SEARCH_FUSION: 'relative' }).searchFusion).toBe('relative');
+    expect(loadConfig({ LARDER_SEARCH_FUSION: 'adaptive', LARDER_ONNX_MODEL_DIR: '/m' }).searchFusion).toBe('adaptive');
+    expect(loadConfig({ LARDER_SEARCH_FUSION: 'bogus' }).searchFusion).toBe('adaptive');
     expect(
       loadConfig({
         LARDER_SEARCH_LEXICAL_WEIGHT: '0.3',

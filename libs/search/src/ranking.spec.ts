@@ -1,5 +1,5 @@
 import type { ChunkHit } from '@larder/chunk-index';
-import { fuse, fuseHits, FusionMethod } from './ranking';
+import { ADAPTIVE_DENSE_LEAD_SLOPE, adaptiveLexicalWeight, fuse, fuseHits, FusionMethod } from './ranking';
 import { withFirstStage } from './retrieval';
 import { seededRandom as rng } from '@larder/kernel/testing/random';
 
@@ -23,7 +23,7 @@ describe('fuseHits', () => {
       const lexical = list([0, 1, 5, 30, 50][i % 5], i % 11 === 0);
       const dense = list([50, 0, 3, 30, 1][Math.floor(i / 5) % 5], i % 13 === 0);
       const options = {
-        method: (['relative', 'rrf'] as FusionMethod[])[i % 2],
+        method: (['relative', 'rrf', 'adaptive'] as FusionMethod[])[i % 3],
         lexicalWeight: [0, 0.3, 0.5, 1][Math.floor(i / 2) % 4],
       };
       const want = withFirstStage(fuse(lexical, dense, options), lexical, dense);
@@ -63,5 +63,42 @@ describe('fuseHits', () => {
       ['g', 0, 0, 'dense'],
       ['f', 1, 1, 'sparse'],
     ]);
+  });
+});
+
+describe('adaptive fusion', () => {
+  const hit = (fileId: string, score: number): ChunkHit => ({ storeId: 's', fileId, chunkIndex: 0, score });
+
+  it('lowers the lexical weight by the slope × the dense list’s lead (first cosine − second), within [0, 1]', () => {
+    const dense = [hit('a', 0.5), hit('b', 0.7), hit('c', 0.6)];
+    expect(adaptiveLexicalWeight(dense, 0.8)).toBeCloseTo(0.8 - ADAPTIVE_DENSE_LEAD_SLOPE * 0.1, 12);
+    // a tie at the top: no lead, the configured weight
+    expect(adaptiveLexicalWeight([hit('a', 0.7), hit('b', 0.7)], 0.8)).toBe(0.8);
+    // one or no dense hit: nothing to compare, the configured weight
+    expect(adaptiveLexicalWeight([hit('a', 0.9)], 0.8)).toBe(0.8);
+    expect(adaptiveLexicalWeight([], 0.8)).toBe(0.8);
+    expect(adaptiveLexicalWeight([hit('a', 1), hit('b', -1)], 0.8)).toBe(0);
+  });
+
+  it('is relative fusion with that weight', () => {
+    const lexical = [hit('a', 9), hit('b', 5), hit('c', 1)];
+    const dense = [hit('c', 0.9), hit('b', 0.6), hit('d', 0.55)];
+    const w = adaptiveLexicalWeight(dense, 0.8);
+    expect(w).toBeLessThan(0.8);
+    expect(fuse(lexical, dense, { method: 'adaptive', lexicalWeight: 0.8 })).toEqual(
+      fuse(lexical, dense, { method: 'relative', lexicalWeight: w }),
+    );
+    // with the lexical list alone, it is the lexical list (as relative)
+    expect(fuse(lexical, [], { method: 'adaptive', lexicalWeight: 0.8 }).map((h) => h.fileId)).toEqual(['a', 'b', 'c']);
+  });
+
+  it('ranks a chunk the embedding singles out above the lexical runner-up that a fixed weight keeps first', () => {
+    // lexical: a, then c far below; dense: c well ahead of the rest
+    const lexical = [hit('a', 10), hit('b', 6), hit('c', 5.5), hit('e', 0)];
+    const dense = [hit('c', 0.8), hit('d', 0.55), hit('a', 0.5), hit('e', 0.3)];
+    const fixed = fuse(lexical, dense, { method: 'relative', lexicalWeight: 0.8 }).map((h) => h.fileId);
+    const adaptive = fuse(lexical, dense, { method: 'adaptive', lexicalWeight: 0.8 }).map((h) => h.fileId);
+    expect(fixed[0]).toBe('a');
+    expect(adaptive[0]).toBe('c');
   });
 });

@@ -1,6 +1,26 @@
 import type { ChunkHit } from '@larder/chunk-index';
 
-export type FusionMethod = 'relative' | 'rrf';
+export type FusionMethod = 'relative' | 'rrf' | 'adaptive';
+
+/**
+ * `adaptive` fusion's shift: per query, the lexical weight drops by this much per unit of the dense
+ * list's lead (its first cosine minus its second), so a query whose embedding singles out one chunk
+ * leans on the dense list. Chosen on the tuning sets together (CISI, GCIDE, code, docs) with the bundled
+ * model, whose cosines it is measured in (docs/benchmarks.md).
+ */
+export const ADAPTIVE_DENSE_LEAD_SLOPE = 1.5;
+
+/** The lexical weight `adaptive` fusion gives one query: the configured weight less the slope × the dense list's lead, within [0, 1]. */
+export function adaptiveLexicalWeight(dense: ChunkHit[], lexicalWeight: number): number {
+  if (dense.length < 2) return lexicalWeight;
+  let first = -Infinity;
+  let second = -Infinity;
+  for (const c of dense) {
+    if (c.score > first) [first, second] = [c.score, first];
+    else if (c.score > second) second = c.score;
+  }
+  return Math.min(1, Math.max(0, lexicalWeight - ADAPTIVE_DENSE_LEAD_SLOPE * (first - second)));
+}
 
 export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: number }) =>
   `${c.storeId}\u0000${c.fileId}\u0000${c.chunkIndex}`;
@@ -10,6 +30,7 @@ export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: numbe
  * - `relative` (default): each list's scores are min-max normalised over the list, then combined
  *   with the weights (a list that is empty gives its weight to the other); a chunk found by only one
  *   retriever gets only that retriever's share.
+ * - `adaptive`: `relative`, with the lexical weight set per query by `adaptiveLexicalWeight`.
  * - `rrf`: reciprocal rank fusion, Σ w/(60 + rank), divided by its largest possible value.
  * Ties are broken by lexical rank, then by position in the file.
  */
@@ -71,7 +92,7 @@ function fused<T extends ChunkHit>(
   options: { method: FusionMethod; lexicalWeight: number },
   ranks = false,
 ): Fused<T>[] {
-  let wl = options.lexicalWeight;
+  let wl = options.method === 'adaptive' ? adaptiveLexicalWeight(dense, options.lexicalWeight) : options.lexicalWeight;
   let wd = 1 - wl;
   if (!dense.length) [wl, wd] = [1, 0];
   else if (!lexical.length) [wl, wd] = [0, 1];

@@ -105,40 +105,94 @@ export interface AnalyzedChunk {
 }
 
 /**
+ * The fields beside a chunk's text (BM25F): its file's path, whose words (the extension aside) count
+ * `path` times each, and, in a code chunk, the names it defines (`definedNames`), `symbols` times each.
+ * They are counted into the heading field (so a term's count is body + heading weight × (headings +
+ * path × path words + symbols × names)): the postings and their blocks' bounds hold them as they hold
+ * headings, and the rankers need nothing else. Integers, as the postings store counts; chosen on the
+ * tuning sets (docs/benchmarks.md); a change rebuilds the index (LEXICAL_SCHEMA_VERSION).
+ */
+export interface FieldWeights {
+  path: number;
+  symbols: number;
+}
+export const DEFAULT_FIELD_WEIGHTS: FieldWeights = { path: 1, symbols: 0 };
+
+/**
  * Analyzes a chunk (each token's parts, and its whole when it has several; `length` counts the parts):
  * Markdown heading lines (`# …`) of its text and its heading context (the headings
- * above it, from its generated metadata) are the heading field, the rest the body. Stop words are
- * indexed (a query of stop words alone searches with them) but not counted in `length` (a little
- * better on CISI and GCIDE, as Lucene's stop filter does), nor indexed in their own forms.
+ * above it, from its generated metadata) are the heading field, the rest the body; with `fields`, the
+ * path and defined names are counted in the heading field too (FieldWeights), and not in `length`. Stop
+ * words are indexed (a query of stop words alone searches with them) but not counted in `length` (a
+ * little better on CISI and GCIDE, as Lucene's stop filter does), nor indexed in their own forms.
  */
-export function analyzeChunk(text: string, headingContext: string[] = []): AnalyzedChunk {
+export function analyzeChunk(
+  text: string,
+  headingContext: string[] = [],
+  fields: { path: string | null; code: boolean; weights: FieldWeights } | null = null,
+): AnalyzedChunk {
   const terms = new Map<string, { body: number; heading: number }>();
   let length = 0;
-  const word = (w: string, heading: boolean) => {
+  const word = (w: string, heading: number) => {
     const s = stemOf(w);
     bump(terms, s, heading);
     if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
   };
-  const add = (text: string, heading: boolean) =>
+  const add = (text: string, heading: number, counted = true) =>
     scan(
       text,
       (w) => {
-        if (!STOP_WORDS.has(w)) length++;
+        if (counted && !STOP_WORDS.has(w)) length++;
         word(w, heading);
       },
       (w) => word(w, heading),
     );
-  for (const line of text.split('\n')) add(line, /^\s{0,3}#{1,6}\s/.test(line));
-  for (const h of headingContext) add(h, true);
+  for (const line of text.split('\n')) add(line, /^\s{0,3}#{1,6}\s/.test(line) ? 1 : 0);
+  for (const h of headingContext) add(h, 1);
+  if (fields?.path && fields.weights.path > 0) for (const w of pathWords(fields.path)) word(w, fields.weights.path);
+  if (fields?.code && fields.weights.symbols > 0)
+    for (const name of definedNames(text)) add(name, fields.weights.symbols, false);
   return { terms, length };
 }
 
-function bump(terms: Map<string, { body: number; heading: number }>, term: string, heading: boolean) {
+function bump(terms: Map<string, { body: number; heading: number }>, term: string, heading: number) {
   let t = terms.get(term);
   if (!t) terms.set(term, (t = { body: 0, heading: 0 }));
-  if (heading) t.heading++;
+  if (heading) t.heading += heading;
   else t.body++;
 }
+
+/** The words of a file's path, its extension aside, split as identifiers are (`src/operators/mergeMap.ts` → src, operators, merge, map). */
+export function pathWords(path: string): string[] {
+  return words(path.replace(/\.[A-Za-z0-9]{1,8}$/, ''));
+}
+
+/**
+ * The names a code chunk defines: the identifier after a definition keyword (function, class,
+ * interface, type, enum, def, fn, func, struct, trait, …) or a `const`/`let`/`var` at the start of a
+ * line, and the methods of a class body (an indented `name(…) {` line), in order, each once.
+ */
+export function definedNames(code: string): string[] {
+  const out = new Set<string>();
+  for (const m of code.matchAll(DEFINITION_NAME)) out.add(m[1] ?? m[2]);
+  for (const m of code.matchAll(METHOD_NAME)) if (!NOT_METHODS.has(m[1])) out.add(m[1]);
+  return [...out];
+}
+const DEFINITION_NAME =
+  /\b(?:function\*?|class|interface|type|enum|namespace|module|def|fn|func|struct|trait|impl|object|record)\s+([A-Za-z_$][\w$]*)|^[ \t]*(?:export\s+)?(?:const|let|var)\s+([A-Za-z_$][\w$]*)/gm;
+const METHOD_NAME =
+  /^[ \t]+(?:(?:public|private|protected|static|async|readonly|override|abstract|get|set)\s+)*\*?([A-Za-z_$][\w$]*)\s*(?:<[^>\n]*>)?\([^\n]*\)[^\n;=]*\{\s*$/gm;
+/** Keywords a method pattern would otherwise take for names (`if (…) {`). */
+const NOT_METHODS: ReadonlySet<string> = new Set([
+  'if',
+  'for',
+  'while',
+  'switch',
+  'catch',
+  'function',
+  'return',
+  'with',
+]);
 
 /** The heading context of a chunk's generated metadata (`heading_context`: strings or `{ text }`). */
 export function headingContextOf(generatedMetadata: unknown): string[] {

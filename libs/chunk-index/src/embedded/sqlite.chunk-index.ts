@@ -66,7 +66,16 @@ export class SqliteChunkIndex implements ChunkIndex {
     readonly path: string,
     options: SqliteChunkIndexOptions = {},
   ) {
-    const { readWorker, lexical, lexicalBlockSize, ivfPrefetch, lexicalPreloadBytes, pageCacheBytes, ...ivf } = {
+    const {
+      readWorker,
+      lexical,
+      lexicalBlockSize,
+      lexicalFieldWeights,
+      ivfPrefetch,
+      lexicalPreloadBytes,
+      pageCacheBytes,
+      ...ivf
+    } = {
       readWorker: true,
       pageCacheBytes: DEFAULT_PAGE_CACHE_BYTES,
       ...options,
@@ -77,7 +86,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.db = openChunkDatabase(path, pageCacheBytes);
     this.ivf = new IvfCatalogue(this.db, ivf);
     this.exact = new ExactScans(this.db);
-    this.lex = new LexicalWriter(this.db, lexicalBlockSize);
+    this.lex = new LexicalWriter(this.db, lexicalBlockSize, lexicalFieldWeights);
     this.ops = new SqliteOpWriter(this.db, this.ivf, this.lex);
     const module = require.resolve('./lexical/search');
     const preloadModule = require.resolve('./lexical/preload');

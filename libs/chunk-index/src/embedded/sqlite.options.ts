@@ -1,6 +1,6 @@
 import type { IvfOptions } from './ivf.options';
 import type { IvfPrefetch } from './ivf.prefetch';
-import { STOP_WORDS, words } from '../analysis/analyzer';
+import { FieldWeights, STOP_WORDS, words } from '../analysis/analyzer';
 import { Bm25Params, DEFAULT_BM25 } from '../analysis/bm25';
 import type { LexicalInput } from './lexical/input';
 
@@ -13,6 +13,8 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
   lexical?: Partial<LexicalOptions>;
   /** Chunks per postings block (default 128; tests use small blocks to exercise the block bounds). */
   lexicalBlockSize?: number;
+  /** The path and symbol fields' weights the index is built with (default DEFAULT_FIELD_WEIGHTS; the quality bench measures others). */
+  lexicalFieldWeights?: FieldWeights;
   /** The IVF lists being read in a worker thread since the process began (ivf.prefetch.ts): `setup()` takes them if the file has not changed since. */
   ivfPrefetch?: IvfPrefetch | null;
   /**

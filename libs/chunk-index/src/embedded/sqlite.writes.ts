@@ -42,8 +42,11 @@ export class SqliteOpWriter {
         return;
       }
       case 'setChunks': {
-        if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
+        const file = this.atGeneration(op.storeId, op.fileId, op.generation);
+        if (!file) return;
         this.removeChunks(op.storeId, op.fileId);
+        // the path field: the file's path as its chunks are indexed (a later delete drops those terms)
+        if (op.chunks.length) this.lex.setPath(op.storeId, op.fileId, file.filename);
         const ins = db.prepare(
           `INSERT INTO chunks (id, store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         );
@@ -59,7 +62,7 @@ export class SqliteOpWriter {
             c.mimeType,
             c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null,
           );
-          this.lex.add(op.storeId, id, c.text, c.generatedMetadata);
+          this.lex.add(op.storeId, id, c.text, c.generatedMetadata, file.filename);
         }
         return;
       }
@@ -113,14 +116,15 @@ export class SqliteOpWriter {
       text: string;
       generated_metadata: string | null;
     }>;
-    this.lex.remove(storeId, rows);
+    this.lex.remove(storeId, fileId, rows);
     this.db.prepare(`DELETE FROM chunks WHERE store_id = ? AND file_id = ?`).run(storeId, fileId);
   }
 
-  private atGeneration(storeId: string, fileId: string, generation: number): boolean {
+  /** The file's row when it is at `generation` (else null: the op is stale). */
+  private atGeneration(storeId: string, fileId: string, generation: number): { filename: string } | null {
     const r = this.db
-      .prepare(`SELECT generation FROM files WHERE store_id = ? AND file_id = ?`)
+      .prepare(`SELECT generation, filename FROM files WHERE store_id = ? AND file_id = ?`)
       .get(storeId, fileId) as Row | undefined;
-    return !!r && r.generation === generation;
+    return r && r.generation === generation ? { filename: r.filename as string } : null;
   }
 }

@@ -26,6 +26,8 @@ const VOCAB =
     ' ',
   );
 const STORES = ['s1', 's2', 's3'];
+/** The path and symbol fields' weights the property's indexes are built with (both fields, weighted unlike headings). */
+const FIELD_WEIGHTS = { path: 2, symbols: 1 };
 const FILES = ['f1', 'f2', 'f3', 'f4', 'f5', 'f6'];
 
 // skewed: the first words are common, the last rare (so lists differ in length and bounds prune)
@@ -36,7 +38,20 @@ const text = fc
     fc.array(word, { minLength: 0, maxLength: 12 }),
   )
   .map(([heading, body]) => (heading ? `# ${heading.join(' ')}\n` : '') + body.join(' '));
-const chunkArb = fc.record({ text, context: fc.option(fc.array(word, { maxLength: 2 }), { nil: null }) });
+// a code chunk defines a name (the symbol field): `function <word>() {` before its text
+const chunkArb = fc.record({
+  text,
+  context: fc.option(fc.array(word, { maxLength: 2 }), { nil: null }),
+  defines: fc.option(word, { nil: null }),
+});
+const codeText = (c: { text: string; defines: string | null }) =>
+  c.defines ? `function ${c.defines}() {\n${c.text}\n}` : c.text;
+const generatedMetadataOf = (c: { context: string[] | null; defines: string | null }) =>
+  c.defines
+    ? { type: 'code', heading_context: [] }
+    : c.context
+      ? { heading_context: c.context.map((h) => ({ level: 1, text: h })) }
+      : null;
 const op = fc.oneof(
   {
     weight: 6,
@@ -44,6 +59,8 @@ const op = fc.oneof(
       kind: fc.constant('put' as const),
       store: fc.constantFrom(...STORES),
       file: fc.constantFrom(...FILES),
+      // the path field: a folder named by a word (a file put again may move)
+      folder: word,
       chunks: fc.array(chunkArb, { minLength: 1, maxLength: 60 }),
     }),
   },
@@ -113,19 +130,24 @@ function bruteForce(
   const out: Array<{ id: number; key: string; score: number }> = [];
   for (const store of q.stores) {
     const rows = db
-      .prepare(`SELECT id, file_id, chunk_index, text, generated_metadata FROM chunks WHERE store_id = ?`)
+      .prepare(
+        `SELECT c.id, c.file_id, c.chunk_index, c.text, c.generated_metadata, f.filename FROM chunks c
+         JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.store_id = ?`,
+      )
       .all(store) as Array<{
       id: number;
       file_id: string;
       chunk_index: number;
       text: string;
       generated_metadata: string | null;
+      filename: string;
     }>;
     if (!rows.length) continue;
-    const docs = rows.map((r) => ({
-      ...r,
-      a: analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null)),
-    }));
+    const docs = rows.map((r) => {
+      const meta = r.generated_metadata ? (JSON.parse(r.generated_metadata) as { type?: string }) : null;
+      const fields = { path: r.filename, code: meta?.type === 'code', weights: FIELD_WEIGHTS };
+      return { ...r, a: analyzeChunk(r.text, headingContextOf(meta), fields) };
+    });
     const n = docs.length;
     const avg = docs.reduce((s, d) => s + d.a.length, 0) / n || 1e-9;
     const df = new Map<string, number>();
@@ -246,6 +268,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             readWorker: p.readWorker,
             lexical: { ...p, feedback: null, ...SCORERS[p.scorer] },
             lexicalBlockSize: p.blockSize,
+            lexicalFieldWeights: FIELD_WEIGHTS,
           });
           await index.setup();
           const reader = new Database(path, { readonly: true });
@@ -328,7 +351,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                       storeId: o.store,
                       fileId: o.file,
                       organizationId: 'org',
-                      filename: `${o.file}.md`,
+                      filename: `${o.folder}/${o.file}.md`,
                       externalId: null,
                       metadata: null,
                       generation: g,
@@ -342,12 +365,10 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                     chunks: o.chunks.map((c, j) => ({
                       chunkIndex: j,
                       type: 'text' as const,
-                      text: c.text,
+                      text: codeText(c),
                       offset: 0,
                       mimeType: 'text/markdown',
-                      generatedMetadata: c.context
-                        ? { heading_context: c.context.map((h) => ({ level: 1, text: h })) }
-                        : null,
+                      generatedMetadata: generatedMetadataOf(c),
                     })),
                   });
                 } else if (o.kind === 'deleteFile') {
@@ -918,7 +939,9 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         );
         return d ? d.data.count / d.size : 0;
       };
-      expect(cached(third, 'jam')).toBe(1);
+      // the largest: the file's path word (the path field: every chunk holds it), then jam's
+      expect(cached(third, 'f0')).toBe(1);
+      expect(cached(third, 'jam')).toBeGreaterThan(0);
       expect(cached(third, 'zest')).toBe(0);
       for (const text of queries)
         expect(lexicalProgram(reader, input(text), third)).toEqual(lexicalProgram(reader, input(text), {}));

@@ -4,7 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
-import { analyzeChunk, headingContextOf } from '../../analysis/analyzer';
+import { analyzeChunk, DEFAULT_FIELD_WEIGHTS, headingContextOf } from '../../analysis/analyzer';
 import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 
 /**
@@ -36,7 +36,8 @@ function put(storeId: string, fileId: string, generation: number, chunks: string
         storeId,
         fileId,
         organizationId: 'org',
-        filename: `${fileId}.md`,
+        // the path field: a word of the texts as the folder
+        filename: `apples/${fileId}.md`,
         externalId: null,
         metadata: null,
         generation,
@@ -76,11 +77,15 @@ function checkIndex(path: string, blockSize: number): void {
     for (const id of live) expect(stores.map((s) => s.store_id)).toContain(id);
     for (const s of stores) {
       const rows = db
-        .prepare(`SELECT id, text, generated_metadata FROM chunks WHERE store_id = ? ORDER BY id`)
+        .prepare(
+          `SELECT c.id, c.text, c.generated_metadata, f.filename FROM chunks c
+           JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.store_id = ? ORDER BY c.id`,
+        )
         .all(s.store_id) as Array<{
         id: number;
         text: string;
         generated_metadata: string | null;
+        filename: string;
       }>;
       const want = new Map<string, Posting[]>();
       let length = 0;
@@ -88,6 +93,7 @@ function checkIndex(path: string, blockSize: number): void {
         const a = analyzeChunk(
           r.text,
           headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null),
+          { path: r.filename, code: false, weights: DEFAULT_FIELD_WEIGHTS },
         );
         length += a.length;
         for (const [t, tf] of a.terms) {

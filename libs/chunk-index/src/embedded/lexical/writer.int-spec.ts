@@ -4,6 +4,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { migrateChunkDatabase } from '../sqlite.schema';
+import { LEXICAL_SCHEMA_VERSION } from './writer';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,6 +72,69 @@ describe('lexical index: migration from an FTS5 release', () => {
   });
 });
 
+describe('lexical index: migration from the index without the path field', () => {
+  it('rebuilds an index of the previous version from the chunks, with their files’ paths', async () => {
+    const path = join(dir, 'v1.sqlite');
+    const index = new SqliteChunkIndex(path, { readWorker: false });
+    await index.setup();
+    await index.write(
+      [
+        {
+          op: 'putFile',
+          file: {
+            storeId: 's1',
+            fileId: 'a',
+            organizationId: 'org',
+            filename: 'preserves/quince.txt',
+            externalId: null,
+            metadata: null,
+            generation: 1,
+          },
+        },
+        {
+          op: 'setChunks',
+          storeId: 's1',
+          fileId: 'a',
+          generation: 1,
+          chunks: [
+            {
+              chunkIndex: 0,
+              type: 'text',
+              text: 'Jelly sets firm.',
+              offset: 0,
+              mimeType: 'text/plain',
+              generatedMetadata: null,
+            },
+          ],
+        },
+      ],
+      { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } },
+    );
+    await index.close();
+    // as the previous version left it: no path terms, no paths, version 1
+    const db = new Database(path);
+    db.exec(`DELETE FROM lex_blocks WHERE term IN ('preserv', '=preserves', 'quinc', '=quince');
+      DELETE FROM lex_terms WHERE term IN ('preserv', '=preserves', 'quinc', '=quince');
+      DELETE FROM lex_paths; UPDATE lex_meta SET value = 1 WHERE key = 'version';`);
+    db.close();
+    const again = new SqliteChunkIndex(path, { readWorker: false });
+    await again.setup();
+    const hits = await again.searchLexical({ storeIds: ['s1'], text: 'quinces preserved', topK: 10 });
+    expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual([['a', 0]]);
+    expect((await again.searchLexical({ storeIds: ['s1'], text: 'jelly', topK: 10 })).length).toBe(1);
+    await again.close();
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare(`SELECT path FROM lex_paths`).pluck().all()).toEqual(['preserves/quince.txt']);
+    expect(after.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get()).toBe(
+      LEXICAL_SCHEMA_VERSION,
+    );
+    // rebuilt, not appended to: one posting per term, n is the one chunk
+    expect(after.prepare(`SELECT max(df) FROM lex_terms`).pluck().get()).toBe(1);
+    expect(after.prepare(`SELECT n FROM lex_stores`).pluck().get()).toBe(1);
+    after.close();
+  });
+});
+
 describe('lexical index: lists written by an older analyzer', () => {
   const path = join(dir, 'older-analyzer.sqlite');
 
@@ -113,7 +177,9 @@ describe('lexical index: lists written by an older analyzer', () => {
     );
     await again.close();
     const check = new Database(path);
-    expect(check.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get()).toBe(2);
+    expect(check.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get()).toBe(
+      LEXICAL_SCHEMA_VERSION,
+    );
     expect(check.prepare(`SELECT n FROM lex_stores WHERE store_id = 's1'`).pluck().get()).toBe(3);
     check.close();
     // the old lists were dropped, not added to: the same hits (the new chunk matches none of these), lower idf

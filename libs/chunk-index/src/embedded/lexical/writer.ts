@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { analyzeChunk, headingContextOf } from '../../analysis/analyzer';
+import { analyzeChunk, DEFAULT_FIELD_WEIGHTS, FieldWeights, headingContextOf } from '../../analysis/analyzer';
 import { compactStore } from './compaction';
 import { BLOCK_SIZE, encodeFlat } from './postings';
 import { prepareFlush, readTail, Tail } from './writer-tails';
@@ -14,14 +14,16 @@ import { prepareFlush, readTail, Tail } from './writer-tails';
  *   bumped on every change (the read worker's caches key on it);
  * - `lex_blocks`: per (store, term, block) the block's directory entry and its data (postings.ts);
  * - `lex_dead`: tombstones, chunks deleted whose postings are still in lists (skipped when read);
+ * - `lex_paths`: per (store, file) the path its chunks were indexed with (the path field), so that a
+ *   delete drops the very terms the add counted;
  * - `lex_meta`: the schema version, the next chunk id and the next store key.
  *
  * Chunk ids come from `next_id`, so they only increase (SQLite's own rowids would reuse the largest
  * after a delete): appends extend a list's tail block. A store's lists are compacted (tombstoned
  * postings dropped) when a quarter of its chunks are dead.
  */
-/** Raised whenever what the analyzer makes of a text changes: an index written by an older one is rebuilt from its chunks. */
-export const LEXICAL_SCHEMA_VERSION = 2;
+/** Raised whenever what the analyzer makes of a text changes (its fields included): an index written by an older one is rebuilt from its chunks. */
+export const LEXICAL_SCHEMA_VERSION = 3;
 
 /** Tails remembered by the writer (beyond, forgotten and read again). */
 const MAX_TAILS = 500_000;
@@ -43,10 +45,15 @@ export class LexicalWriter {
   /** The flush's statements, prepared once (after migrate: the tables exist). */
   private stmts: ReturnType<typeof prepareFlush> | null = null;
 
-  /** `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds). */
+  /**
+   * `blockSize`: chunks per block (BLOCK_SIZE; tests use small blocks to exercise the block bounds);
+   * `fieldWeights`: the path and symbol fields' weights (the quality bench measures others; an index is
+   * built with one set of weights).
+   */
   constructor(
     private readonly db: Database.Database,
     private readonly blockSize = BLOCK_SIZE,
+    private readonly fieldWeights: FieldWeights = DEFAULT_FIELD_WEIGHTS,
   ) {}
 
   /**
@@ -63,6 +70,7 @@ export class LexicalWriter {
       CREATE TABLE IF NOT EXISTS lex_blocks (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
         max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_dead (store_key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (store_key, id)) WITHOUT ROWID;
+      CREATE TABLE IF NOT EXISTS lex_paths (store_key INTEGER NOT NULL, file_id TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (store_key, file_id)) WITHOUT ROWID;
     `);
     const version =
       (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
@@ -71,20 +79,24 @@ export class LexicalWriter {
         const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
         if (version > 0) {
-          db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead;
+          db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_paths;
             UPDATE lex_stores SET n = 0, total_length = 0, dead = 0, cgen = cgen + 1;`);
           this.setMeta('wgen', this.meta('wgen') + 1);
         }
         this.load();
         // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
         const page = db.prepare(
-          `SELECT id, store_id, text, generated_metadata FROM chunks WHERE id > ? ORDER BY id LIMIT 5000`,
+          `SELECT c.id, c.store_id, c.file_id, c.text, c.generated_metadata, f.filename FROM chunks c
+           LEFT JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id > ? ORDER BY c.id LIMIT 5000`,
         );
         for (let after = 0; ;) {
           const rows = page.all(after) as Row[];
           if (!rows.length) break;
-          for (const r of rows)
-            this.add(r.store_id, r.id, r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null);
+          for (const r of rows) {
+            if (r.filename !== null) this.setPath(r.store_id, r.file_id, r.filename);
+            const metadata: unknown = r.generated_metadata ? JSON.parse(r.generated_metadata) : null;
+            this.add(r.store_id, r.id, r.text, metadata, r.filename);
+          }
           this.flush();
           after = rows[rows.length - 1].id;
         }
@@ -143,10 +155,36 @@ export class LexicalWriter {
     return d;
   }
 
-  /** Indexes a chunk just inserted (its id from takeId, so larger than every id indexed). */
-  add(storeId: string, id: number, text: string, generatedMetadata: unknown): void {
+  /** A chunk's analysis: its text, heading context and fields (its file's path, the names a code chunk defines). */
+  private analyze(text: string, generatedMetadata: unknown, path: string | null) {
+    const code = (generatedMetadata as { type?: unknown } | null)?.type === 'code';
+    return analyzeChunk(text, headingContextOf(generatedMetadata), { path, code, weights: this.fieldWeights });
+  }
+
+  /** Records the path a file's chunks are indexed with (before they are added). */
+  setPath(storeId: string, fileId: string, path: string): void {
     const key = this.storeKey(storeId, true)!;
-    const a = analyzeChunk(text, headingContextOf(generatedMetadata));
+    this.db
+      .prepare(
+        `INSERT INTO lex_paths (store_key, file_id, path) VALUES (?, ?, ?) ON CONFLICT DO UPDATE SET path = excluded.path`,
+      )
+      .run(key, fileId, path);
+  }
+
+  /** The path a file's chunks were indexed with (null: none recorded). */
+  pathOf(storeId: string, fileId: string): string | null {
+    const key = this.storeKey(storeId, false);
+    if (key === null) return null;
+    return (
+      (this.db.prepare(`SELECT path FROM lex_paths WHERE store_key = ? AND file_id = ?`).pluck().get(key, fileId) as
+        string | undefined) ?? null
+    );
+  }
+
+  /** Indexes a chunk just inserted (its id from takeId, so larger than every id indexed), of the file at `path`. */
+  add(storeId: string, id: number, text: string, generatedMetadata: unknown, path: string | null): void {
+    const key = this.storeKey(storeId, true)!;
+    const a = this.analyze(text, generatedMetadata, path);
     let terms = this.pending.get(key);
     if (!terms) this.pending.set(key, (terms = new Map<string, number[]>()));
     for (const [term, tf] of a.terms) {
@@ -159,17 +197,26 @@ export class LexicalWriter {
     d.length += a.length;
   }
 
-  /** Unindexes chunks about to be deleted: statistics and document frequencies drop, the postings become tombstones. */
-  remove(storeId: string, rows: Array<{ id: number; text: string; generated_metadata: string | null }>): void {
-    if (!rows.length) return;
+  /**
+   * Unindexes a file's chunks about to be deleted (analyzed with the path they were indexed with):
+   * statistics and document frequencies drop, the postings become tombstones.
+   */
+  remove(
+    storeId: string,
+    fileId: string,
+    rows: Array<{ id: number; text: string; generated_metadata: string | null }>,
+  ): void {
     const key = this.storeKey(storeId, false);
     if (key === null) return;
+    const path = this.pathOf(storeId, fileId);
+    this.db.prepare(`DELETE FROM lex_paths WHERE store_key = ? AND file_id = ?`).run(key, fileId);
+    if (!rows.length) return;
     this.flush();
     const dfDrop = new Map<string, number>();
     let length = 0;
     const dead = this.db.prepare(`INSERT OR IGNORE INTO lex_dead (store_key, id) VALUES (?, ?)`);
     for (const r of rows) {
-      const a = analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null));
+      const a = this.analyze(r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null, path);
       for (const term of a.terms.keys()) dfDrop.set(term, (dfDrop.get(term) ?? 0) + 1);
       length += a.length;
       dead.run(key, r.id);
@@ -193,7 +240,7 @@ export class LexicalWriter {
     const key = this.storeKey(storeId, false);
     if (key === null) return;
     this.forgetTails();
-    for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_stores'])
+    for (const t of ['lex_terms', 'lex_blocks', 'lex_dead', 'lex_paths', 'lex_stores'])
       this.db.prepare(`DELETE FROM ${t} WHERE store_key = ?`).run(key);
     this.keys.delete(storeId);
   }
@@ -204,7 +251,9 @@ export class LexicalWriter {
     this.statDelta.clear();
     this.keys.clear();
     this.forgetTails();
-    this.db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_stores;`);
+    this.db.exec(
+      `DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_paths; DELETE FROM lex_stores;`,
+    );
   }
 
   private forgetTails(): void {
@@ -318,6 +367,8 @@ export class LexicalWriter {
 interface Row {
   id: number;
   store_id: string;
+  file_id: string;
   text: string;
   generated_metadata: string | null;
+  filename: string | null;
 }
