@@ -3,3 +3,4 @@ export * from './llm.port';
 export * from './reranker.port';
 export * from './ocr.port';
 export * from './vectors';
+export * from './embed-batcher';
