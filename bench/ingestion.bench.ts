@@ -198,24 +198,30 @@ export async function ingestionBench(): Promise<void> {
     const store = (await json('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'bench-ingestion' }) }))
       .id as string;
 
-    // Upload and attach every file (UPLOADERS at a time), then wait until none is pending or in progress.
-    const t0 = performance.now();
+    // Every file is uploaded first (the files bench times uploads), then attached to the store
+    // (UPLOADERS at a time): the timed pipeline runs from the first attach until none is pending or in progress.
     const ids: string[] = new Array<string>(docs.length);
-    let next = 0;
-    const uploader = async () => {
-      for (let i = next++; i < docs.length; i = next++) {
-        const d = docs[i];
-        const form = new FormData();
-        form.append('file', new Blob([d.body], { type: d.type }), d.name);
-        const r = await fetch(`${base}/v1/files`, { method: 'POST', body: form, headers });
-        if (!r.ok) throw new Error(`upload ${d.name}: ${r.status}`);
-        const id = ((await r.json()) as { id: string }).id;
-        await json(`/v1/stores/${store}/files`, { method: 'POST', body: JSON.stringify({ file_id: id }) });
-        ids[i] = id;
-      }
+    const parallel = async (work: (i: number) => Promise<void>) => {
+      let next = 0;
+      const lane = async () => {
+        for (let i = next++; i < docs.length; i = next++) await work(i);
+      };
+      await Promise.all(Array.from({ length: UPLOADERS }, lane));
     };
-    await Promise.all(Array.from({ length: UPLOADERS }, uploader));
-    const uploaded = performance.now();
+    const u0 = performance.now();
+    await parallel(async (i) => {
+      const d = docs[i];
+      const form = new FormData();
+      form.append('file', new Blob([d.body], { type: d.type }), d.name);
+      const r = await fetch(`${base}/v1/files`, { method: 'POST', body: form, headers });
+      if (!r.ok) throw new Error(`upload ${d.name}: ${r.status}`);
+      ids[i] = ((await r.json()) as { id: string }).id;
+    });
+    const t0 = performance.now();
+    await parallel(async (i) => {
+      await json(`/v1/stores/${store}/files`, { method: 'POST', body: JSON.stringify({ file_id: ids[i] }) });
+    });
+    const attached = performance.now();
     let counts: Record<string, number>;
     let peak = 0;
     for (;;) {
@@ -266,7 +272,8 @@ export async function ingestionBench(): Promise<void> {
       embedWorkers: embedWorkers.workers,
       embedThreads: embedWorkers.threads,
       cores: availableParallelism(),
-      uploadSeconds: (uploaded - t0) / 1000,
+      uploadSeconds: (t0 - u0) / 1000,
+      attachSeconds: (attached - t0) / 1000,
       wallSeconds: s,
       filesPerSecond: docs.length / s,
       pipelineChunksPerSecond: pipelineChunksPerS,
@@ -282,8 +289,9 @@ export async function ingestionBench(): Promise<void> {
     const rows: Array<[string, string]> = [
       ['files (completed / failed)', `${counts.completed} / ${counts.failed}`],
       ['chunks', String(texts.length)],
-      ['upload + attach (s)', fmt(result.uploadSeconds, 2)],
-      ['upload → all settled (s)', fmt(s, 2)],
+      ['upload, before the timed pipeline (s)', fmt(result.uploadSeconds, 2)],
+      ['attach (s)', fmt(result.attachSeconds, 2)],
+      ['first attach → all settled (s)', fmt(s, 2)],
       ['files/s', fmt(result.filesPerSecond, 2)],
       ['chunks/s (pipeline)', fmt(pipelineChunksPerS, 2)],
       ['MB/s', fmt(completedBytes / MiB / s, 3)],
