@@ -2,13 +2,12 @@ import { createHash, randomBytes } from 'crypto';
 import { Dirent, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'fs';
 import { availableParallelism, loadavg, tmpdir } from 'os';
 import { basename, extname, join } from 'path';
-import { spawn } from 'child_process';
 import { EmbedBatcher } from '@larder/ai';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { envReaders } from '../apps/api/src/config/env';
 import { loadLimitsConfig } from '../apps/api/src/config/limits';
 import { loadModelsConfig } from '../apps/api/src/config/models';
-import { freePort, memoryOf, waitForServer } from './support';
+import { freePort, memoryOf, startServer, waitForServer } from './support';
 
 const MiB = 1024 * 1024;
 const ROOT = join(__dirname, '..', '..');
@@ -169,20 +168,7 @@ export async function ingestionBench(): Promise<void> {
   const port = await freePort();
   // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
   const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  const child = spawn(
-    process.execPath,
-    [...extra, '-r', join(SERVER_ROOT, 'tools/paths.js'), join(SERVER_ROOT, 'dist/apps/api/src/main.js')],
-    {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        LARDER_DATA_DIR: join(dir, 'data'),
-        LARDER_ROOT_KEY: key,
-        LARDER_LOG_LEVEL: 'warn',
-      },
-      stdio: 'inherit',
-    },
-  );
+  const child = startServer(SERVER_ROOT, { port, dataDir: join(dir, 'data'), key, nodeArgs: extra });
   const base = `http://127.0.0.1:${port}`;
   const headers = { authorization: `Bearer ${key}` };
   const json = async (path: string, init: RequestInit = {}) => {
