@@ -180,7 +180,7 @@ export async function ingestionBench(): Promise<void> {
     return r.json() as Promise<Record<string, unknown>>;
   };
   try {
-    await waitForServer(base, 30);
+    await waitForServer(base, 180);
     const store = (await json('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'bench-ingestion' }) }))
       .id as string;
 
