@@ -184,8 +184,9 @@ export async function ingestionBench(): Promise<void> {
     const store = (await json('/v1/stores', { method: 'POST', body: JSON.stringify({ name: 'bench-ingestion' }) }))
       .id as string;
 
-    // Every file is uploaded first (the files bench times uploads), then attached to the store
-    // (UPLOADERS at a time): the timed pipeline runs from the first attach until none is pending or in progress.
+    // Every file is uploaded first (the files bench times uploads), then attached to the store in file
+    // batches of 500 (the way a bulk load attaches): the timed pipeline runs from the first attach until
+    // none is pending or in progress.
     const ids: string[] = new Array<string>(docs.length);
     const parallel = async (work: (i: number) => Promise<void>) => {
       let next = 0;
@@ -204,9 +205,11 @@ export async function ingestionBench(): Promise<void> {
       ids[i] = ((await r.json()) as { id: string }).id;
     });
     const t0 = performance.now();
-    await parallel(async (i) => {
-      await json(`/v1/stores/${store}/files`, { method: 'POST', body: JSON.stringify({ file_id: ids[i] }) });
-    });
+    for (let i = 0; i < ids.length; i += 500)
+      await json(`/v1/vector_stores/${store}/file_batches`, {
+        method: 'POST',
+        body: JSON.stringify({ file_ids: ids.slice(i, i + 500) }),
+      });
     const attached = performance.now();
     let counts: Record<string, number>;
     let peak = 0;
