@@ -155,7 +155,8 @@ async function embedSeries(base: string): Promise<{ batches: number; texts: numb
 export async function ingestionBench(): Promise<void> {
   const docs = FILES > 0 ? smallFiles(FILES) : corpus();
   const other = SERVER_ROOT === ROOT ? '' : `-${basename(SERVER_ROOT)}`;
-  const label = `${FILES > 0 ? `files-${FILES}` : `mixed-${process.env.BENCH_INGEST_MB ?? 1}mb`}${other}`;
+  const concurrency = process.env.LARDER_INGESTION_CONCURRENCY ? `-c${process.env.LARDER_INGESTION_CONCURRENCY}` : '';
+  const label = `${FILES > 0 ? `files-${FILES}` : `mixed-${process.env.BENCH_INGEST_MB ?? 1}mb`}${concurrency}${other}`;
   const totalBytes = docs.reduce((n, d) => n + d.body.length, 0);
   const kinds = new Map<string, number>();
   for (const d of docs) kinds.set(d.type, (kinds.get(d.type) ?? 0) + 1);
