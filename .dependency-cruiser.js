@@ -1,5 +1,5 @@
 /**
- * Boundaries of architecture.md §3.6: a bounded context imports only the kernel, capability ports,
+ * Import boundaries (docs/architecture.md, map of the code): a bounded context imports only the kernel, capability ports,
  * other contexts' events.ts and projection readers; adapter folders are imported only by apps.
  */
 const CONTEXTS = 'libs/(organizations|api-keys|files|stores|search|buckets|trace-destinations|billing|activity)';

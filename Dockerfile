@@ -9,6 +9,10 @@ RUN npm run build && rm -rf dist/bench && npm prune --omit=dev
 # Runtime stage: the compiled server, the console and production dependencies only
 # (no devDependencies, sources, tests or benches).
 FROM node:20-bookworm-slim
+# audio and video ingestion: ffmpeg decodes, PocketSphinx (US English model) transcribes offline
+RUN apt-get update \
+  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ffmpeg pocketsphinx pocketsphinx-en-us \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=8000 LARDER_DATA_DIR=/data
 COPY --from=build /app/package.json /app/tsconfig.json ./

@@ -1,4 +1,4 @@
-// House rules (issue 11 §9): typescript-eslint's recommended type-checked set over every TypeScript file the
+// House rules: typescript-eslint's recommended type-checked set over every TypeScript file the
 // typecheck covers, plus the rules that catch what this codebase must never do (an un-awaited append, a dropped
 // promise). Formatting is Prettier's job (.prettierrc), so no stylistic rule is enabled here.
 import js from '@eslint/js';

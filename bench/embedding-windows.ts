@@ -37,7 +37,7 @@ export function embeddingWindows(text: string, w: EmbeddingWindows): string[] {
  * text, as Universal Sentence Encoder lite reads its first 128 tokens): each text is embedded window
  * by window and its vector is the mean of its windows' vectors, normalised to unit length; with
  * `windows` null each text is embedded whole. On CISI it lifts dense nDCG@10 (0.246 → 0.264) but not
- * the hybrid (bench/search-quality.bench.ts, BENCH_QUALITY_WINDOWS), so ingestion does not use it.
+ * the hybrid (bench/quality/, BENCH_QUALITY_WINDOWS), so ingestion does not use it.
  */
 export async function embedDocuments(
   embedder: Embedder,

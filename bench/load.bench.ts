@@ -1,23 +1,38 @@
 import { spawn } from 'child_process';
 import { randomBytes } from 'crypto';
-import { mkdtempSync, rmSync } from 'fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { Agent } from 'http';
-import { tmpdir } from 'os';
+import { availableParallelism, loadavg, tmpdir } from 'os';
 import { join } from 'path';
 import { apiCall, freePort, memoryOf, waitForServer } from './support';
 
 /**
- * Load isolation: on the embedded default, 12 searchers and 4 uploaders share the server
- * for BENCH_LOAD_SECONDS (60); then searches alone at 16 concurrent. Prints the figures docs/benchmarks.md
- * lists: failed uploads, upload p99, search p99 and throughput, how long until every projection is
- * current after the load, and RSS growth.
+ * Load isolation: on the embedded default, BENCH_LOAD_SEARCHERS (12) searchers and BENCH_LOAD_UPLOADERS (4)
+ * uploaders share the server for BENCH_LOAD_SECONDS (60); then BENCH_LOAD_HEAVY_SEARCHERS (64) searchers, the
+ * uploaders and one store creator for BENCH_LOAD_HEAVY_SECONDS (20); then 16 searchers alone. Prints and saves
+ * (bench/results/load.json, or BENCH_LOAD_RESULT.json) what docs/benchmarks.md lists: searches per second,
+ * p50 / p99 and 503s, uploads and their p50 / p99 and failures, store creates' p50 / p99, how long until every
+ * projection is current after the load, and RSS growth. BENCH_LOAD_SERVER_ENV adds settings to the server's
+ * environment (`LARDER_SEARCH_CONCURRENCY=1000 LARDER_SEARCH_QUEUE=100000`: admission out of the way).
  */
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const SEARCHERS = Number(process.env.BENCH_LOAD_SEARCHERS ?? 12);
 const UPLOADERS = Number(process.env.BENCH_LOAD_UPLOADERS ?? 4);
+const HEAVY_SEARCHERS = Number(process.env.BENCH_LOAD_HEAVY_SEARCHERS ?? 64);
+const HEAVY_SECONDS = Number(process.env.BENCH_LOAD_HEAVY_SECONDS ?? 20);
 const UPLOAD_TIMEOUT_MS = 15_000;
+const RESULTS_DIR = join(__dirname, '..', '..', 'bench', 'results');
 
-const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+/** BENCH_LOAD_SERVER_ENV: `NAME=value` pairs, space-separated. */
+const serverEnv = (): Record<string, string> =>
+  Object.fromEntries(
+    (process.env.BENCH_LOAD_SERVER_ENV ?? '')
+      .split(' ')
+      .filter((x) => x.includes('='))
+      .map((x) => [x.slice(0, x.indexOf('=')), x.slice(x.indexOf('=') + 1)]),
+  );
+
+const agent = new Agent({ keepAlive: true, maxSockets: 128 });
 
 const call = (
   base: string,
@@ -53,11 +68,139 @@ const QUERIES = Array.from(
   (_, i) => `${WORDS[i % WORDS.length]} ${WORDS[(i * 7) % WORDS.length]} ${WORDS[(i * 3 + 1) % WORDS.length]}`,
 );
 
+type Call = (path: string, body?: Buffer) => Promise<{ status: number; text: string }>;
+
+export interface MixResult {
+  seconds: number;
+  searchers: number;
+  uploaders: number;
+  creators: number;
+  searches: number;
+  perSecond: number;
+  searchP50: number;
+  searchP99: number;
+  /** Searches answered 503 (the server's search queue was full or the wait too long). */
+  refused: number;
+  searchErrors: number;
+  uploads: number;
+  failedUploads: number;
+  uploadP50: number;
+  uploadP99: number;
+  creates: number;
+  failedCreates: number;
+  createP50: number;
+  createP99: number;
+}
+
+/** `searchers` searching, `uploaders` uploading and `creators` creating stores, each in a loop, for `seconds`. */
+async function mix(o: {
+  search: (q: string) => ReturnType<Call>;
+  base: string;
+  key: string;
+  storeId: string;
+  searchers: number;
+  seconds: number;
+  uploaders?: number;
+  creators?: number;
+}): Promise<MixResult> {
+  const uploaders = o.uploaders ?? UPLOADERS;
+  const creators = o.creators ?? 0;
+  const until = Date.now() + o.seconds * 1000;
+  const searchMs: number[] = [];
+  const uploadMs: number[] = [];
+  const createMs: number[] = [];
+  let refused = 0;
+  let searchErrors = 0;
+  let failedUploads = 0;
+  let failedCreates = 0;
+  const failed = () => ({ status: 0, text: '' });
+  const searcher = async () => {
+    while (Date.now() < until) {
+      const t = performance.now();
+      const r = await o.search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(failed);
+      if (r.status === 200) searchMs.push(performance.now() - t);
+      else if (r.status === 503) refused++;
+      else searchErrors++;
+    }
+  };
+  const uploader = async () => {
+    while (Date.now() < until) {
+      const m = multipart(`load-${uploaded++}.txt`, sentence(200));
+      const t = performance.now();
+      const r = await call(
+        o.base,
+        o.key,
+        'POST',
+        `/v1/stores/${o.storeId}/files/upload`,
+        m.body,
+        m.type,
+        UPLOAD_TIMEOUT_MS,
+      ).catch(failed);
+      if (r.status === 201) uploadMs.push(performance.now() - t);
+      else failedUploads++;
+    }
+  };
+  const creator = async () => {
+    while (Date.now() < until) {
+      const body = Buffer.from(JSON.stringify({ name: `load-${randomBytes(6).toString('hex')}` }));
+      const t = performance.now();
+      const r = await call(o.base, o.key, 'POST', '/v1/stores', body, 'application/json', UPLOAD_TIMEOUT_MS).catch(
+        failed,
+      );
+      if (r.status === 201 || r.status === 200) createMs.push(performance.now() - t);
+      else failedCreates++;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all([
+    ...Array.from({ length: o.searchers }, searcher),
+    ...Array.from({ length: uploaders }, uploader),
+    ...Array.from({ length: creators }, creator),
+  ]);
+  const seconds = (performance.now() - t0) / 1000;
+  return {
+    seconds,
+    searchers: o.searchers,
+    uploaders,
+    creators,
+    searches: searchMs.length,
+    perSecond: searchMs.length / seconds,
+    searchP50: pct(searchMs, 50),
+    searchP99: pct(searchMs, 99),
+    refused,
+    searchErrors,
+    uploads: uploadMs.length,
+    failedUploads,
+    uploadP50: pct(uploadMs, 50),
+    uploadP99: pct(uploadMs, 99),
+    creates: createMs.length,
+    failedCreates,
+    createP50: pct(createMs, 50),
+    createP99: pct(createMs, 99),
+  };
+}
+let uploaded = 0;
+
+/** Ms from `since` until every projection and reactor is current again (NaN after two minutes). */
+async function caughtUp(base: string, key: string, since: number): Promise<number> {
+  for (;;) {
+    const r = await call(base, key, 'GET', '/health/ready').catch(() => null);
+    const items = r
+      ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ name: string; lag: number }> } } }).checks
+          ?.projections?.items ?? [])
+      : [];
+    if (items.length && items.every((p) => p.lag === 0)) return performance.now() - since;
+    if (performance.now() - since > 120_000) return NaN;
+    await new Promise((r2) => setTimeout(r2, 100));
+  }
+}
+
 export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
   const port = await freePort();
-  const root = join(__dirname, '..', '..');
+  // BENCH_LOAD_SERVER: another built checkout whose server to run (a before/after comparison in one window)
+  const root = process.env.BENCH_LOAD_SERVER || join(__dirname, '..', '..');
   // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
   const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
   const child = spawn(
@@ -70,6 +213,7 @@ export async function loadBench(): Promise<void> {
         LARDER_DATA_DIR: join(dir, 'data'),
         LARDER_ROOT_KEY: key,
         LARDER_LOG_LEVEL: 'warn',
+        ...serverEnv(),
       },
       stdio: 'inherit',
     },
@@ -105,101 +249,80 @@ export async function loadBench(): Promise<void> {
     const rssBefore = memoryOf(child.pid!).rss;
 
     // mixed load
-    const until = Date.now() + SECONDS * 1000;
-    const searchMs: number[] = [];
-    const uploadMs: number[] = [];
-    let searchErrors = 0;
-    let failedUploads = 0;
-    const searcher = async () => {
-      while (Date.now() < until) {
-        const t = performance.now();
-        const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
-          status: 0,
-          text: '',
-        }));
-        if (r.status === 200) searchMs.push(performance.now() - t);
-        else searchErrors++;
-      }
-    };
-    let n = 0;
-    const uploader = async () => {
-      while (Date.now() < until) {
-        const m = multipart(`load-${n++}.txt`, sentence(200));
-        const t = performance.now();
-        const r = await call(
-          base,
-          key,
-          'POST',
-          `/v1/stores/${store.id}/files/upload`,
-          m.body,
-          m.type,
-          UPLOAD_TIMEOUT_MS,
-        ).catch(() => ({ status: 0, text: '' }));
-        if (r.status === 201) uploadMs.push(performance.now() - t);
-        else failedUploads++;
-      }
-    };
-    const t0 = performance.now();
-    await Promise.all([...Array.from({ length: SEARCHERS }, searcher), ...Array.from({ length: UPLOADERS }, uploader)]);
-    const mixedSeconds = (performance.now() - t0) / 1000;
+    const mixed = await mix({ search, base, key, storeId: store.id, searchers: SEARCHERS, seconds: SECONDS });
     const loadEnded = performance.now();
+    const catchUpMs = await caughtUp(base, key, loadEnded);
 
-    // every projection and reactor current again
-    let catchUpMs = NaN;
-    for (;;) {
-      const r = await call(base, key, 'GET', '/health/ready').catch(() => null);
-      const items = r
-        ? ((JSON.parse(r.text) as { checks?: { projections?: { items?: Array<{ name: string; lag: number }> } } })
-            .checks?.projections?.items ?? [])
-        : [];
-      if (items.length && items.every((p) => p.lag === 0)) {
-        catchUpMs = performance.now() - loadEnded;
-        break;
-      }
-      if (performance.now() - loadEnded > 120_000) break;
-      await new Promise((r2) => setTimeout(r2, 100));
-    }
+    // heavy search load: 64 searchers beside the uploaders and a store creator
+    const heavy = await mix({
+      search,
+      base,
+      key,
+      storeId: store.id,
+      searchers: HEAVY_SEARCHERS,
+      seconds: HEAVY_SECONDS,
+      creators: 1,
+    });
+    const heavyCatchUpMs = await caughtUp(base, key, performance.now());
 
     // searches alone, 16 concurrent
-    const aloneMs: number[] = [];
-    const aloneUntil = Date.now() + Math.min(20, SECONDS) * 1000;
-    const t1 = performance.now();
-    await Promise.all(
-      Array.from({ length: 16 }, async () => {
-        while (Date.now() < aloneUntil) {
-          const t = performance.now();
-          const r = await search(QUERIES[Math.floor(Math.random() * QUERIES.length)]).catch(() => ({
-            status: 0,
-            text: '',
-          }));
-          if (r.status === 200) aloneMs.push(performance.now() - t);
-        }
-      }),
-    );
-    const aloneSeconds = (performance.now() - t1) / 1000;
+    const alone = await mix({
+      search,
+      base,
+      key,
+      storeId: store.id,
+      searchers: 16,
+      uploaders: 0,
+      seconds: Math.min(20, SECONDS),
+    });
     const rssAfter = memoryOf(child.pid!).rss;
+    const metrics = (await call(base, key, 'GET', '/metrics').catch(() => ({ text: '' }))).text;
+    const refusedByServer = metrics
+      .split('\n')
+      .filter((l) => l.startsWith('larder_search_refused_total'))
+      .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
 
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
+    const mib = (b: number) => Math.round(b / 2 ** 20);
+    const row = (label: string, r: MixResult) =>
+      `| ${label} | ${r.perSecond.toFixed(0)}/s, ${f(r.searchP50)} / ${f(r.searchP99)} ms, ${r.refused} × 503, ${r.searchErrors} other | ${r.uploads} / ${r.failedUploads}, ${f(r.uploadP50)} / ${f(r.uploadP99)} ms | ${r.creates ? `${r.creates}, ${f(r.createP50)} / ${f(r.createP99)} ms` : '—'} |`;
     out(
-      `load: embedded default, ${SEARCHERS} searchers + ${UPLOADERS} uploaders for ${SECONDS} s, then 16 searchers alone`,
+      `load: embedded default; ${SEARCHERS} searchers + ${UPLOADERS} uploaders for ${SECONDS} s; ${HEAVY_SEARCHERS} searchers + ${UPLOADERS} uploaders + 1 store creator for ${HEAVY_SECONDS} s; 16 searchers alone`,
     );
-    out(`| measure | value | target |`);
-    out(`|---|---:|---:|`);
     out(
-      `| uploads completed / failed (no 201 within ${UPLOAD_TIMEOUT_MS / 1000} s) | ${uploadMs.length} / ${failedUploads} | 0 failed |`,
+      `| phase | searches: per second, p50 / p99, refused, other errors | uploads ok / failed, p50 / p99 | store creates, p50 / p99 |`,
     );
-    out(`| upload p50 / p99 (ms) | ${f(pct(uploadMs, 50))} / ${f(pct(uploadMs, 99))} | p99 ≤ 2000 |`);
-    out(
-      `| searches during the mix: per second, p50 / p99 (ms), errors | ${(searchMs.length / mixedSeconds).toFixed(0)}, ${f(pct(searchMs, 50))} / ${f(pct(searchMs, 99))}, ${searchErrors} | — |`,
-    );
-    out(`| searches alone at 16 concurrent: per second | ${(aloneMs.length / aloneSeconds).toFixed(0)} | ≥ 400 |`);
-    out(
-      `| searches alone at 16 concurrent: p50 / p99 (ms) | ${f(pct(aloneMs, 50))} / ${f(pct(aloneMs, 99))} | p99 ≤ 250 |`,
-    );
-    out(`| every projection current after the load (ms) | ${f(catchUpMs)} | ≤ 5000 |`);
-    out(
-      `| server RSS before → after (MiB) | ${(rssBefore / 2 ** 20).toFixed(0)} → ${(rssAfter / 2 ** 20).toFixed(0)} (+${((rssAfter - rssBefore) / 2 ** 20).toFixed(0)}) | growth < 100 |`,
-    );
+    out(`|---|---|---|---|`);
+    out(row(`${SEARCHERS} searchers + ${UPLOADERS} uploaders`, mixed));
+    out(row(`${HEAVY_SEARCHERS} searchers + ${UPLOADERS} uploaders + creator`, heavy));
+    out(row('16 searchers alone', alone));
+    out(`every projection current after the mixed / heavy load: ${f(catchUpMs)} / ${f(heavyCatchUpMs)} ms`);
+    out(`server RSS before → after: ${mib(rssBefore)} → ${mib(rssAfter)} MiB (+${mib(rssAfter - rssBefore)})`);
+    out(`searches refused, as /metrics counts them: ${refusedByServer}`);
+    const results = {
+      bench: 'load',
+      at: new Date().toISOString(),
+      loadAverage: loadavg(),
+      cores: availableParallelism(),
+      config: {
+        seconds: SECONDS,
+        searchers: SEARCHERS,
+        uploaders: UPLOADERS,
+        heavySearchers: HEAVY_SEARCHERS,
+        heavySeconds: HEAVY_SECONDS,
+      },
+      server: { checkout: process.env.BENCH_LOAD_SERVER || null, env: serverEnv() },
+      mixed,
+      heavy,
+      alone,
+      catchUpMs: { mixed: catchUpMs, heavy: heavyCatchUpMs },
+      rssMiB: { before: mib(rssBefore), after: mib(rssAfter) },
+      refusedByServer,
+    };
+    mkdirSync(RESULTS_DIR, { recursive: true });
+    const file = join(RESULTS_DIR, `${process.env.BENCH_LOAD_RESULT ?? 'load'}.json`);
+    writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
+    out(`saved ${file}`);
   } finally {
     child.kill('SIGTERM');
     await new Promise((r) => child.once('exit', r));

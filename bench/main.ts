@@ -3,7 +3,7 @@ import { answeringBench } from './answering.bench';
 import { eventStoreBench } from './eventstore.bench';
 import { filesBench } from './files.bench';
 import { ingestionBench } from './ingestion.bench';
-import { searchQualityBench } from './search-quality.bench';
+import { searchQualityBench } from './quality';
 import { rerankingQualityBench } from './reranking-quality.bench';
 import { searchSpeedBench } from './search-speed.bench';
 import { searchSpeedRealBench } from './search-speed-real.bench';

@@ -7,7 +7,8 @@ import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { candidateBm25 } from '@larder/search/web/joint-ranking';
 import { fusedScores, hybridScores, HybridRankingOptions } from '@larder/search/models/hybrid-ranking';
 import { DEFAULT_RERANK_FUSION } from '../apps/api/src/config/search';
-import { beir, DATA, ndcgAt10 } from './search-quality.bench';
+import { beir, DATA } from './quality/beir.set';
+import { ndcgAt10 } from './quality/metrics';
 
 const CANDIDATES = Number(process.env.BENCH_RERANK_CANDIDATES ?? 100);
 const TIMED_QUERIES = Number(process.env.BENCH_RERANK_TIMED ?? 5);

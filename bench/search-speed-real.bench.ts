@@ -6,7 +6,7 @@ import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-inde
 import { ChunkIndexOp } from '@larder/chunk-index';
 import { DEFAULT_IVF_OPTIONS } from '@larder/chunk-index/embedded/ivf.options';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
-import { ensureSources, gcide, wordnet } from './search-quality.bench';
+import { ensureSources, gcide, wordnet } from './quality/gcide.set';
 
 /**
  * Dense recall@10 and latency on vectors of real text: WordNet 3.0 glosses embedded by the bundled

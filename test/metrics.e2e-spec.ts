@@ -23,6 +23,7 @@ function parseExposition(text: string): Sample[] {
 describe('metrics endpoint', () => {
   let t: TestLarder;
   let off: TestLarder | undefined;
+  let busy: TestLarder | undefined;
 
   beforeAll(async () => {
     t = await startTestLarder();
@@ -30,6 +31,7 @@ describe('metrics endpoint', () => {
   afterAll(async () => {
     await t?.close();
     await off?.close();
+    await busy?.close();
   });
 
   const scrape = async (larder: TestLarder) => {
@@ -77,6 +79,11 @@ describe('metrics endpoint', () => {
     // this scrape is the one request in flight (it is counted before the route answers)
     expect(one('larder_http_requests_in_flight')[0].value).toBeGreaterThanOrEqual(1);
     expect(one('larder_search_in_flight')[0].value).toBe(0);
+    // search admission: nothing waits or runs now, nothing was refused
+    expect(one('larder_search_queue_depth')[0].value).toBe(0);
+    expect(one('larder_search_running')[0].value).toBe(0);
+    expect(one('larder_search_refused_total', { reason: 'queue_full' })[0].value).toBe(0);
+    expect(one('larder_search_refused_total', { reason: 'queue_wait' })[0].value).toBe(0);
     expect(one('larder_query_embedding_cache_entries')[0].value).toBeGreaterThanOrEqual(1);
     expect(one('larder_query_embedding_cache_capacity')[0].value).toBeGreaterThan(0);
 
@@ -129,6 +136,42 @@ describe('metrics endpoint', () => {
     );
     expect(unmatched[0]?.value).toBeGreaterThanOrEqual(1);
     expect(samples.some((s) => s.labels.route?.startsWith('/no/such'))).toBe(false);
+  });
+
+  it('counts searches refused by a full search queue, each answered 503 with Retry-After in the error shape', async () => {
+    busy = await startTestLarder({ env: { LARDER_SEARCH_CONCURRENCY: '1', LARDER_SEARCH_QUEUE: '0' } });
+    const { apiKey } = await busy.newOrganization('busy');
+    const c = busy.client(apiKey);
+    const store = (await c.stores.create({ name: 'busy' })).id;
+    const search = () =>
+      fetch(`${busy!.baseURL}/v1/stores/search`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'damson gin', store_identifiers: [store], top_k: 5 }),
+      });
+    // one search runs at a time and none may wait: of 24 sent at once, those that came while one ran are refused
+    const answers = await Promise.all(Array.from({ length: 24 }, search));
+    const refused = answers.filter((r) => r.status === 503);
+    expect(answers.every((r) => r.status === 200 || r.status === 503)).toBe(true);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(answers.some((r) => r.status === 200)).toBe(true);
+    expect(refused[0].headers.get('retry-after')).toBe('1');
+    expect(await refused[0].json()).toEqual({
+      error: { message: expect.stringContaining('retry shortly'), code: 503, type: 'service_unavailable' },
+      message: expect.any(String),
+    });
+    for (const r of answers) if (r !== refused[0]) await r.arrayBuffer();
+    const samples = parseExposition((await scrape(busy)).text);
+    const full = samples.find((s) => s.name === 'larder_search_refused_total' && s.labels.reason === 'queue_full');
+    expect(full?.value).toBe(refused.length);
+    // every answered request is counted, the refused ones under 5xx
+    const fivexx = samples.find(
+      (s) =>
+        s.name === 'larder_http_request_duration_seconds_count' &&
+        s.labels.route === '/v1/stores/search' &&
+        s.labels.status_class === '5xx',
+    );
+    expect(fivexx?.value).toBe(refused.length);
   });
 
   it('is not served with LARDER_METRICS=false', async () => {

@@ -103,6 +103,42 @@ export async function upsertCheckpoint(
   );
 }
 
+/**
+ * Moves a checkpoint to `to` in one autocommit statement, only while it stands at one of `expected`
+ * (a missing row counts as START and is created): a loop's position moved past events it does not
+ * handle, without a transaction that would hold the shared embedded backend across round trips.
+ * Answers null when it moved, else where the checkpoint stands (another runner or a replay moved it).
+ */
+export async function moveCheckpoint(
+  ds: DataSource | EntityManager,
+  name: string,
+  kind: CheckpointRow['kind'],
+  version: number,
+  expected: readonly [Position] | readonly [Position, Position],
+  to: Position,
+): Promise<Position | null> {
+  const [a, b = a] = expected;
+  const rows: Array<{ moved: number; commit_pos: string | null; prepare_pos: string | null }> = await ds.query(
+    `WITH updated AS (
+       UPDATE ${CHECKPOINT_TABLE} SET version = $3::int, commit_pos = $4::numeric, prepare_pos = $5::numeric, updated_at = now()
+       WHERE name = $1 AND ((commit_pos = $6::numeric AND prepare_pos = $7::numeric) OR (commit_pos = $8::numeric AND prepare_pos = $9::numeric))
+       RETURNING 1),
+     inserted AS (
+       INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version, commit_pos, prepare_pos, updated_at)
+       SELECT $1::text, $2::text, $3::int, $4::numeric, $5::numeric, now()
+       WHERE (($6::numeric = 0 AND $7::numeric = 0) OR ($8::numeric = 0 AND $9::numeric = 0))
+         AND NOT EXISTS (SELECT 1 FROM ${CHECKPOINT_TABLE} WHERE name = $1)
+       ON CONFLICT (name) DO NOTHING
+       RETURNING 1)
+     SELECT ((SELECT count(*) FROM updated) + (SELECT count(*) FROM inserted))::int AS moved, c.commit_pos, c.prepare_pos
+     FROM (SELECT 1) one LEFT JOIN ${CHECKPOINT_TABLE} c ON c.name = $1`,
+    [name, kind, version, ...[to, a, b].flatMap((p) => [p.commit.toString(), p.prepare.toString()])],
+  );
+  const r = rows[0];
+  if (r.moved > 0) return null;
+  return r.commit_pos === null ? START : { commit: BigInt(r.commit_pos), prepare: BigInt(r.prepare_pos!) };
+}
+
 export async function readCheckpoints(ds: DataSource | EntityManager): Promise<CheckpointRow[]> {
   const rows: Array<Parameters<typeof toRow>[0]> = await ds.query(
     `SELECT * FROM ${CHECKPOINT_TABLE} ORDER BY kind, name`,

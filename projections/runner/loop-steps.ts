@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Position, RecordedEvent, comparePositions } from '@larder/kernel';
 import { ExternalProjection, Projection, Reactor } from './projection';
-import { lockCheckpoint, readCheckpoint, upsertCheckpoint, writeCheckpoint } from './checkpoints';
+import { lockCheckpoint, moveCheckpoint, readCheckpoint, upsertCheckpoint, writeCheckpoint } from './checkpoints';
 import { ReadYourWrites } from './read-your-writes';
 
 /** What a pull loop does with the batches it reads, and where it resumes. */
@@ -92,14 +92,9 @@ export class LoopSteps {
     if (!p || comparePositions(p.position, at) === 0) return null;
     const wait = PERSIST_EVERY_MS - (Date.now() - p.at);
     if (wait > 0) return wait;
-    const written = await this.ds.transaction(async (m) => {
-      const cp = await lockCheckpoint(m, name, kind, version);
-      // only if nobody (another runner, a replay) moved it meanwhile; else the next batch re-reads from there
-      if (comparePositions(cp.position, p.position) !== 0) return false;
-      await writeCheckpoint(m, name, version, at);
-      return true;
-    });
-    if (written) this.persisted.set(name, { position: at, at: Date.now() });
+    // only if nobody (another runner, a replay) moved it meanwhile; else the next batch re-reads from there
+    const moved = (await moveCheckpoint(this.ds, name, kind, version, [p.position], at)) === null;
+    if (moved) this.persisted.set(name, { position: at, at: Date.now() });
     return null;
   }
 
@@ -107,6 +102,7 @@ export class LoopSteps {
     const last = batch[batch.length - 1].position;
     const handled = batch.filter((e) => p.handles.includes(e.type));
     if (this.skippable(p.name, handled.length > 0)) return last;
+    if (!handled.length) return this.moveOnly(p, from, last);
     const applied = await this.ds.transaction(async (m) => {
       const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
       // Another runner or a replay moved the checkpoint since this runner last wrote or read it
@@ -123,6 +119,19 @@ export class LoopSteps {
     });
     if (handled.length) this.tracker.bump(p.name);
     return applied;
+  }
+
+  /**
+   * A batch with nothing the projection handles, once its checkpoint is due: moved in one statement,
+   * only from where this runner left it (as `applyBatch` checks under its lock), never in a transaction
+   * that would hold the shared embedded backend across round trips.
+   */
+  private async moveOnly(p: Projection, from: Position, last: Position): Promise<Position> {
+    const mine = this.persisted.get(p.name)?.position;
+    const stands = await moveCheckpoint(this.ds, p.name, 'projection', p.version, mine ? [from, mine] : [from], last);
+    if (stands) return stands;
+    this.persisted.set(p.name, { position: last, at: Date.now() });
+    return last;
   }
 
   private async reactBatch(r: Reactor, batch: RecordedEvent[]): Promise<Position> {

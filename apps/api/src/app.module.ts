@@ -12,7 +12,7 @@ import { FILES_CONFIG, FilesConfig, FilesModule } from '@larder/files';
 import { BLOB_STORAGE, BUCKET_CONNECTOR, BUCKET_HEALTH } from '@larder/blob-storage';
 import { BucketsModule } from '@larder/buckets';
 import { CHUNK_INDEX } from '@larder/chunk-index';
-import { EMBEDDER, LLM, OCR } from '@larder/ai';
+import { EMBEDDER, LLM, OCR, TRANSCRIBER } from '@larder/ai';
 import { STORES_CONFIG, StoresConfig, StoresModule } from '@larder/stores';
 import {
   CHAT_CONFIG,
@@ -79,6 +79,8 @@ export class InfrastructureModule {
       { provide: EMBEDDER, useValue: infra.embedder },
       // null with LARDER_OCR=false: inject with @Optional() @Inject(OCR) ocr: Ocr | null
       { provide: OCR, useValue: infra.ocr },
+      // null without a speech recogniser: audio and video then fail as unsupported
+      { provide: TRANSCRIBER, useValue: infra.transcriber },
       {
         provide: STORES_CONFIG,
         useValue: {
@@ -95,6 +97,7 @@ export class InfrastructureModule {
           expirySweepMs: infra.config.storeExpirySweepMs,
           ocrMaxPixels: infra.config.ocrMaxPixels,
           parseLimits: infra.config.parseLimits,
+          media: infra.media,
         } satisfies StoresConfig,
       },
       {
@@ -106,6 +109,11 @@ export class InfrastructureModule {
           candidateFactor: infra.config.searchCandidateFactor,
           maxSortScan: infra.config.listChunksMaxSortScan,
           webMaxResults: infra.config.webSearchMaxResults,
+          admission: {
+            concurrency: infra.config.searchConcurrency,
+            queue: infra.config.searchQueue,
+            queueWaitMs: infra.config.searchQueueWaitMs,
+          },
           activityJournalDir:
             typeof infra.config.dataDir === 'string' ? join(infra.config.dataDir, 'activity-journal') : null,
         } satisfies SearchConfig,

@@ -19,7 +19,7 @@ import { LARDER_VERSION } from './http/info.http.controller';
 import type { StartTimeline } from './start-timeline';
 import { LarderMetrics } from './metrics/larder-metrics';
 import { IngestionWorker } from '@larder/stores';
-import { Retrieval, SearchActivity } from '@larder/search';
+import { Retrieval, SearchActivity, SearchAdmission } from '@larder/search';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import type { EmbeddedPostgres } from '@larder/database';
@@ -89,6 +89,7 @@ export async function createLarderApp(
       metrics.attach({
         runner: infra.runner,
         searchActivity: app.get(SearchActivity),
+        searchAdmission: app.get(SearchAdmission),
         retrieval: app.get(Retrieval),
         ingestion: app.get(IngestionWorker),
         storeFiles: app.get(StoreFilesReader),

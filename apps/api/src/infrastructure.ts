@@ -20,7 +20,8 @@ import { BlobStorage, BucketConnector, RoutingBlobStorage } from '@larder/blob-s
 import { BucketObjectsReactor, BucketStorages } from '@larder/buckets';
 import { BucketsReader } from '@larder/projections/buckets/buckets.reader';
 import { ChunkIndex } from '@larder/chunk-index';
-import { Embedder, Llm, Ocr } from '@larder/ai';
+import { Embedder, Llm, Ocr, Transcriber } from '@larder/ai';
+import { missingForMedia, type MediaTools } from '@larder/ingestion';
 import { TesseractOcr } from '@larder/ai/local/tesseract.ocr';
 import { HttpReranker } from '@larder/ai/http/http.reranker';
 import { ActivityStreamReactor } from '@larder/activity';
@@ -41,6 +42,7 @@ import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
 import { createBucketConnector, createPlatformBlobStorage } from './adapters/blob-storage';
 import { createChunkIndex } from './adapters/chunk-index';
 import { keyringSource, signingSecret } from './adapters/keys';
+import { createMedia } from './adapters/media';
 import { createEmbedder, createLlm, createReranker } from './adapters/models';
 import { createWebSearch } from './adapters/web-search';
 
@@ -67,6 +69,10 @@ export interface Infrastructure {
   llm: Llm | null;
   /** Reads images for ingestion (LARDER_OCR), or null when turned off: images then fail as unsupported. */
   ocr: Ocr | null;
+  /** Recognises speech in audio and video (LARDER_TRANSCRIBER), or null: they then fail as unsupported. */
+  transcriber: Transcriber | null;
+  /** ffmpeg and ffprobe with the media bounds, or null where they are not installed. */
+  media: MediaTools | null;
   /** The web store's providers (LARDER_WEB_SEARCH_PROVIDERS, LARDER_SEARXNG_URL, LARDER_BRAVE_API_KEY), or null when none is configured. */
   webSearch: WebSearch | null;
   signingSecret: string;
@@ -213,6 +219,13 @@ export async function createInfrastructure(
   const webSearch = createWebSearch(config);
   // the tesseract worker thread starts with the first image and stops after a minute without one
   const ocr = config.ocr ? new TesseractOcr({ timeoutMs: config.ocrTimeoutMs, idleMs: 60_000 }) : null;
+  const media = createMedia(config);
+  if (options.role !== 'cli')
+    logger.log(
+      media.tools && media.transcriber
+        ? `audio and video: ${media.transcriber.engine}, ${media.tools.ffmpeg}`
+        : `audio and video are refused: ${missingForMedia({ transcriber: media.transcriber, media: media.tools })}`,
+    );
   if (webSearch && options.role !== 'cli') logger.log(`web search providers: ${webSearch.providers.join(', ')}`);
 
   // the copy process manager waits on the stores read model, which the runner built below maintains
@@ -283,6 +296,8 @@ export async function createInfrastructure(
     llm,
     webSearch,
     ocr,
+    transcriber: media.transcriber,
+    media: media.tools,
     signingSecret: signingSecret(config),
     keyring,
     secretBox,
@@ -304,6 +319,7 @@ export async function createInfrastructure(
       await embedder.close().catch(() => undefined);
       await reranker?.close().catch(() => undefined);
       await ocr?.close().catch(() => undefined);
+      await media.transcriber?.close().catch(() => undefined);
       await chunkIndex.close().catch(() => undefined);
       bucketConnector.close();
       await bus.close().catch(() => undefined);

@@ -1,17 +1,23 @@
 import { FilterNode, Position } from '@larder/kernel';
 
-/** A chunk's type follows from its MIME type: an image's chunks are `image_url` chunks. */
-export type IndexedChunkType = 'text' | 'image_url';
+/** A chunk's type follows from its MIME type: an image's chunks are `image_url` chunks, a recording's `audio_url` or `video_url`. */
+export type IndexedChunkType = 'text' | 'image_url' | 'audio_url' | 'video_url';
 export const chunkTypeOf = (mimeType: string): IndexedChunkType =>
-  mimeType.startsWith('image/') ? 'image_url' : 'text';
+  mimeType.startsWith('image/')
+    ? 'image_url'
+    : mimeType.startsWith('audio/')
+      ? 'audio_url'
+      : mimeType.startsWith('video/')
+        ? 'video_url'
+        : 'text';
 
-/** One chunk as stored in the index (`text`, or `image_url` whose `text` is the OCR text). */
+/** One chunk as stored in the index (`text`; `image_url` whose `text` is the OCR text; `audio_url`, `video_url` whose `text` is the transcript). */
 export interface IndexedChunk {
   storeId: string;
   fileId: string;
   chunkIndex: number;
   type: IndexedChunkType;
-  /** The chunk's text; for an `image_url` chunk the OCR text (answered as `ocr_text`). */
+  /** The chunk's text; for an `image_url` chunk the OCR text (answered as `ocr_text`), for audio and video the transcript (`transcription`). */
   text: string;
   offset: number;
   mimeType: string;

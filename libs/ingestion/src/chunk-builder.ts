@@ -82,6 +82,40 @@ export function makeChunk(
         ...common,
       };
       break;
+    case 'audio':
+    case 'video': {
+      const media = doc.media;
+      const timing = {
+        start_seconds: Math.min(...pieces.map((p) => p.block.startSeconds ?? 0)),
+        end_seconds: Math.max(...pieces.map((p) => p.block.endSeconds ?? 0)),
+      };
+      generated =
+        doc.kind === 'audio'
+          ? {
+              type: 'audio',
+              file_type: doc.fileType,
+              file_size: doc.fileSize,
+              total_duration_seconds: media?.durationSeconds ?? null,
+              sample_rate: media?.sampleRate ?? null,
+              channels: media?.channels ?? null,
+              ...common,
+              ...timing,
+            }
+          : {
+              type: 'video',
+              file_type: doc.fileType,
+              file_size: doc.fileSize,
+              total_duration_seconds: media?.durationSeconds ?? null,
+              fps: media?.video?.fps ?? null,
+              width: media?.video?.width ?? null,
+              height: media?.video?.height ?? null,
+              frame_count: media?.video?.frameCount ?? null,
+              has_audio_stream: media?.hasAudio ?? false,
+              ...common,
+              ...timing,
+            };
+      break;
+    }
     default:
       generated = {
         type: 'text',
@@ -96,8 +130,8 @@ export function makeChunk(
   const embedText = embeddingInput({ text, context }, { filename, mode, fileContext: false });
   return {
     chunkIndex: index,
-    type: doc.image ? 'image_url' : 'text',
-    mimeType: doc.image?.mimeType ?? 'text/plain',
+    type: doc.image ? 'image_url' : doc.kind === 'audio' ? 'audio_url' : doc.kind === 'video' ? 'video_url' : 'text',
+    mimeType: doc.image?.mimeType ?? (doc.media ? doc.fileType : 'text/plain'),
     text,
     embedText,
     context,

@@ -1,6 +1,6 @@
 /** Packs a parsed document into chunks; the modes, sizes and chunk shape it uses are re-exported from ./chunking. */
 import { estimateTokens, Heading, ParsedDocument } from './document';
-import { Chunk, CHUNKING, ChunkingMode, ChunkSizes, MAX_CHUNK_SIZE } from './chunking';
+import { Chunk, CHUNKING, ChunkingMode, ChunkSizes, MAX_CHUNK_SIZE, MEDIA_WINDOW_SECONDS } from './chunking';
 import { cleanPdf, Piece, pieceOf, rendered, splitOversized } from './chunk-pieces';
 import { makeChunk } from './chunk-builder';
 
@@ -10,7 +10,8 @@ export * from './chunking';
  * Packs a parsed document into chunks under the token budget (the mode's, or `sizes`), respecting
  * block boundaries: every chunk's text, a repeated prefix (a CSV header) included, is at most the
  * budget, unless one heading or one word alone is longer or the prefix leaves less than 16. The mode
- * still decides how blocks are cut (sentences or lines) and what is embedded.
+ * still decides how blocks are cut (sentences or lines) and what is embedded. A chunk of a recording
+ * (timed blocks, in time order) also covers at most `MEDIA_WINDOW_SECONDS` unless one block is longer.
  */
 export function chunkDocument(
   doc: ParsedDocument,
@@ -84,18 +85,23 @@ export function chunkDocument(
     curTokens = carried;
     fresh = 0;
   };
+  // a recording's chunk covers at most a window of time: from its first block's start to this piece's end
+  const tooLong = (p: Piece) =>
+    doc.media !== undefined &&
+    cur.length > 0 &&
+    (p.block.endSeconds ?? 0) - (cur[0].block.startSeconds ?? 0) > MEDIA_WINDOW_SECONDS;
   for (const p of pieces) {
     const startsSection =
       p.block.kind === 'heading' && cur.some((x) => x.block.kind !== 'heading') && curTokens > budget / 3;
-    if ((curTokens + p.tokens > budget && fresh) || startsSection) {
+    if ((curTokens + p.tokens > budget && fresh) || startsSection || (tooLong(p) && fresh)) {
       emit();
       if (p.block.kind === 'heading') {
         cur = [];
         curTokens = 0;
       }
     }
-    if (!fresh && curTokens + p.tokens > budget) {
-      cur = []; // the overlap would push this piece over the budget: start clean
+    if (!fresh && (curTokens + p.tokens > budget || tooLong(p))) {
+      cur = []; // the overlap would push this piece over the budget or the window: start clean
       curTokens = 0;
     }
     cur.push(p);

@@ -16,6 +16,9 @@ export const CHUNKING: Record<ChunkingMode, { maxTokens: number; overlapTokens: 
   high_quality: { maxTokens: 256, overlapTokens: 64 },
 };
 
+/** The longest stretch of a recording one `audio_url` or `video_url` chunk covers, in seconds. */
+export const MEDIA_WINDOW_SECONDS = 60;
+
 /** Bounds of a store file's `config.max_chunk_size` (tokens, as `estimateTokens` counts them). */
 export const MAX_CHUNK_SIZE = { min: 32, max: 8192 } as const;
 
@@ -37,8 +40,8 @@ export interface ChunkContext {
 
 export interface Chunk {
   chunkIndex: number;
-  /** `text` chunks, or `image_url` chunks whose text is the OCR text of an image. */
-  type: 'text' | 'image_url';
+  /** `text` chunks, `image_url` chunks whose text is the OCR text of an image, or `audio_url`/`video_url` chunks whose text is a transcript. */
+  type: 'text' | 'image_url' | 'audio_url' | 'video_url';
   mimeType: string;
   text: string;
   /** What is embedded without store contextualization: the text, or (high_quality) the text with its document context. */

@@ -16,13 +16,16 @@ export interface Block {
   page?: number;
   /** Character offset of the block in the extracted text. */
   offset: number;
+  /** Audio and video: the seconds of the recording the block covers. */
+  startSeconds?: number;
+  endSeconds?: number;
 }
 
 /**
  * Which declared `generated_metadata` variant (the SDK's `*ChunkGeneratedMetadata`)
  * the document's chunks carry; see `generated-metadata.ts` for the mapping of every parser.
  */
-export type DocumentKind = 'markdown' | 'text' | 'pdf' | 'code' | 'image';
+export type DocumentKind = 'markdown' | 'text' | 'pdf' | 'code' | 'image' | 'audio' | 'video';
 
 /** An image document's picture (its chunks are `image_url` chunks whose text is the OCR text). */
 export interface ImageInfo {
@@ -47,6 +50,18 @@ export interface ParsedDocument {
   title?: string | null;
   /** Set for images: the chunks are `image_url` chunks of this picture. */
   image?: ImageInfo;
+  /** Set for audio and video: the chunks are `audio_url` or `video_url` chunks of this recording. */
+  media?: MediaInfo;
+}
+
+/** An audio or video recording (from ffprobe). */
+export interface MediaInfo {
+  durationSeconds: number | null;
+  /** Of the first audio track, as recorded. */
+  sampleRate: number | null;
+  channels: number | null;
+  hasAudio: boolean;
+  video: { width: number | null; height: number | null; fps: number | null; frameCount: number | null } | null;
 }
 
 export class UnsupportedFileError extends Error {
@@ -55,7 +70,7 @@ export class UnsupportedFileError extends Error {
 export class ParseError extends Error {
   readonly code = 'parse_error';
 }
-/** Audio and video: Larder has no speech recognition, so these are refused with their own codes. */
+/** Audio and video on a server without ffmpeg or a speech recogniser: refused with their own codes. */
 export class UnsupportedMediaError extends Error {
   constructor(
     message: string,
@@ -63,6 +78,10 @@ export class UnsupportedMediaError extends Error {
   ) {
     super(message);
   }
+}
+/** Audio or video longer than `LARDER_MEDIA_MAX_SECONDS`. */
+export class MediaTooLongError extends Error {
+  readonly code = 'media_too_long';
 }
 /** An image larger than `LARDER_OCR_MAX_PIXELS`. */
 export class ImageTooLargeError extends Error {

@@ -1,7 +1,8 @@
 /**
  * `generated_metadata` of a chunk: the variants the official clients declare (the
  * SDK's `MarkdownChunkGeneratedMetadata`, `TextChunkGeneratedMetadata`, `PdfChunkGeneratedMetadata`,
- * `CodeChunkGeneratedMetadata`, `ImageChunkGeneratedMetadata`; discriminator `type`). A strict client
+ * `CodeChunkGeneratedMetadata`, `AudioChunkGeneratedMetadata`, `VideoChunkGeneratedMetadata`,
+ * `ImageChunkGeneratedMetadata`; discriminator `type`). A strict client
  * (the Python SDK validates literals) rejects any other `type`/`file_type` pairing, so every parser's
  * output is mapped onto one of these:
  *
@@ -13,9 +14,12 @@
  * | source code                              | `code`     | the file's own MIME type (free string) |
  * | PDF                                      | `pdf`      | `application/pdf`                   |
  * | images (OCR)                             | `image`    | the image's MIME type               |
+ * | audio (transcribed)                      | `audio`    | the audio's MIME type               |
+ * | video (transcribed, frames OCR'd)        | `video`    | the video's MIME type               |
  *
- * The original format stays visible in `file_extension`. Larder adds two fields beyond the declared
- * ones, which the clients accept as extra keys: `page` and `pages` on `pdf` chunks.
+ * The original format stays visible in `file_extension`. Larder adds fields beyond the declared
+ * ones, which the clients accept as extra keys: `page` and `pages` on `pdf` chunks, and
+ * `start_seconds` and `end_seconds` (the stretch of the recording) on `audio` and `video` chunks.
  */
 export type MarkdownHeading = {
   level: number;
@@ -78,8 +82,43 @@ export type ImageChunkMetadata = {
   file_extension?: string | null;
 };
 
+export type AudioChunkMetadata = {
+  type: 'audio';
+  file_type: string;
+  file_size?: number | null;
+  total_duration_seconds?: number | null;
+  sample_rate?: number | null;
+  channels?: number | null;
+  file_extension?: string | null;
+  /** Larder: the seconds of the recording the chunk covers. */
+  start_seconds?: number;
+  end_seconds?: number;
+};
+
+export type VideoChunkMetadata = {
+  type: 'video';
+  file_type: string;
+  file_size?: number | null;
+  total_duration_seconds?: number | null;
+  fps?: number | null;
+  width?: number | null;
+  height?: number | null;
+  frame_count?: number | null;
+  has_audio_stream: boolean;
+  file_extension?: string | null;
+  /** Larder: the seconds of the recording the chunk covers. */
+  start_seconds?: number;
+  end_seconds?: number;
+};
+
 export type GeneratedMetadata =
-  MarkdownChunkMetadata | TextChunkMetadata | PdfChunkMetadata | CodeChunkMetadata | ImageChunkMetadata;
+  | MarkdownChunkMetadata
+  | TextChunkMetadata
+  | PdfChunkMetadata
+  | CodeChunkMetadata
+  | ImageChunkMetadata
+  | AudioChunkMetadata
+  | VideoChunkMetadata;
 
 const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
 const int0 = (v: unknown): number => (typeof v === 'number' && Number.isInteger(v) ? v : 0);
@@ -91,6 +130,17 @@ const headings = (v: unknown): MarkdownHeading[] =>
         .filter((h) => typeof h.level === 'number' && typeof h.text === 'string')
         .map((h) => ({ level: h.level as number, text: h.text as string }))
     : [];
+/** What audio and video metadata share: the recording's type, size and length. */
+const recording = (m: Record<string, unknown>, defaultType: string) => ({
+  file_type: str(m.file_type) ?? defaultType,
+  file_size: num(m.file_size) ?? undefined,
+  total_duration_seconds: num(m.total_duration_seconds),
+});
+/** The stretch of the recording a chunk covers (Larder's addition). */
+const timing = (m: Record<string, unknown>) => ({
+  start_seconds: num(m.start_seconds) ?? undefined,
+  end_seconds: num(m.end_seconds) ?? undefined,
+});
 /** Drops absent (undefined) fields, so the JSON has no `null` where the declared type has no null. */
 const optional = <T extends GeneratedMetadata>(o: T): T =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
@@ -151,6 +201,27 @@ export function conformGeneratedMetadata(m: Record<string, unknown> | null | und
         width: num(m.width),
         height: num(m.height),
         ...common,
+      });
+    case 'audio':
+      return optional<AudioChunkMetadata>({
+        type: 'audio',
+        ...recording(m, 'audio/mpeg'),
+        sample_rate: num(m.sample_rate),
+        channels: num(m.channels),
+        ...common,
+        ...timing(m),
+      });
+    case 'video':
+      return optional<VideoChunkMetadata>({
+        type: 'video',
+        ...recording(m, 'video/mp4'),
+        fps: num(m.fps),
+        width: num(m.width),
+        height: num(m.height),
+        frame_count: num(m.frame_count),
+        has_audio_stream: m.has_audio_stream === true,
+        ...common,
+        ...timing(m),
       });
     default:
       return optional<TextChunkMetadata>({

@@ -4,3 +4,4 @@ export * from './parse-thread.host';
 export * from './chunker';
 export * from './generated-metadata';
 export * from './embedding-context';
+export * from './media.tools';

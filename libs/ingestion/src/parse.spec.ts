@@ -248,13 +248,17 @@ describe('parsers and chunker on the committed fixtures', () => {
     });
   });
 
-  it('unsupported binary types fail clearly; audio and video with their own codes', async () => {
+  it('unsupported binary types fail clearly; audio and video without ffmpeg or a recogniser with their own codes', async () => {
     await expect(parseFile(load('image.png'), 'image.png', 'image/png')).rejects.toThrow(/OCR is turned off/); // no OCR engine given
     await expect(parseFile(Buffer.from([1, 2, 0, 3]), 'blob.bin', 'application/octet-stream')).rejects.toThrow(
       UnsupportedFileError,
     );
     await expect(parseFile(Buffer.from('ID3'), 'song.mp3', 'audio/mpeg')).rejects.toMatchObject({
       code: 'audio_not_supported',
+      message:
+        "Audio files ('audio/mpeg', .mp3) cannot be ingested: this server lacks ffmpeg (to decode it) and a speech recogniser " +
+        '(pocketsphinx with pocketsphinx-en-us, or LARDER_TRANSCRIPTION_URL set to an OpenAI-compatible /v1/audio/transcriptions endpoint); ' +
+        'install them (apt-get install ffmpeg pocketsphinx pocketsphinx-en-us) and restart it',
     });
     await expect(parseFile(Buffer.from('....ftyp'), 'clip.mp4', 'video/mp4')).rejects.toThrow(UnsupportedMediaError);
     await expect(parseFile(Buffer.from('....ftyp'), 'clip.mp4', 'video/mp4')).rejects.toMatchObject({

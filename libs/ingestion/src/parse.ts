@@ -1,10 +1,12 @@
 import { extname } from 'path';
-import type { Ocr } from '@larder/ai';
+import type { Ocr, Transcriber } from '@larder/ai';
 import { ParsedDocument, UnsupportedFileError, UnsupportedMediaError } from './document';
 import { parseCode, CODE_LANGUAGES } from './code.parser';
 import { parseHtml } from './html.parser';
 import { DEFAULT_PARSE_LIMITS, ParseLimits, parseInThread } from './parse-thread.host';
 import { IMAGE_TYPES, parseImage } from './image.parser';
+import { AUDIO_TYPES, parseMedia, VIDEO_TYPES } from './media.parser';
+import { MediaTools } from './media.tools';
 import { parseCsvText, parseJsonText, parseMarkdown, parsePlainText } from './text.parsers';
 
 export type ParserKind =
@@ -23,18 +25,8 @@ const BY_EXTENSION: Record<string, ParserKind> = {
   tsv: 'csv',
   json: 'json',
   ...Object.fromEntries(Object.keys(IMAGE_TYPES).map((e) => [e, 'image' as const])),
-  ...Object.fromEntries(
-    ['mp3', 'wav', 'flac', 'ogg', 'oga', 'opus', 'm4a', 'aac', 'wma', 'aif', 'aiff', 'amr', 'mid', 'midi'].map((e) => [
-      e,
-      'audio' as const,
-    ]),
-  ),
-  ...Object.fromEntries(
-    ['mp4', 'm4v', 'mov', 'avi', 'mkv', 'webm', 'wmv', 'flv', 'mpeg', 'mpg', '3gp', 'ogv'].map((e) => [
-      e,
-      'video' as const,
-    ]),
-  ),
+  ...Object.fromEntries(Object.keys(AUDIO_TYPES).map((e) => [e, 'audio' as const])),
+  ...Object.fromEntries(Object.keys(VIDEO_TYPES).map((e) => [e, 'video' as const])),
   ...Object.fromEntries(
     ['txt', 'text', 'log', 'rst', 'eml', 'ini', 'cfg', 'conf', 'toml', 'yaml', 'yml', 'xml', 'tex'].map((e) => [
       e,
@@ -83,14 +75,32 @@ export interface ParseOptions {
   ocr?: Ocr | null;
   /** Images with more pixels are refused (`image_too_large`) before OCR. */
   maxImagePixels?: number;
-  /** Cancels a running OCR job or parse thread (the ingestion attempt's deadline). */
+  /** Recognises speech in audio and video; without it (or without `media`) they are refused, naming what to install. */
+  transcriber?: Transcriber | null;
+  /** ffmpeg, ffprobe and the bounds of audio and video ingestion; null when ffmpeg is not installed. */
+  media?: MediaTools | null;
+  /** Cancels a running OCR job, tool or parse thread (the ingestion attempt's deadline). */
   signal?: AbortSignal;
   /** The memory a PDF or DOCX parse may take (DEFAULT_PARSE_LIMITS without it). */
   limits?: ParseLimits;
 }
 
 const SUPPORTED =
-  'supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON, source code and images (PNG, JPEG, WebP, GIF, BMP, TIFF)';
+  'supported are text, Markdown, HTML, PDF, DOCX, CSV, JSON, source code, images (PNG, JPEG, WebP, GIF, BMP, TIFF), audio and video';
+
+/** What this server lacks to ingest audio and video, as an instruction; null when it has everything. */
+export function missingForMedia(options: Pick<ParseOptions, 'transcriber' | 'media'>): string | null {
+  const missing = [
+    ...(options.media ? [] : ['ffmpeg (to decode it)']),
+    ...(options.transcriber
+      ? []
+      : [
+          'a speech recogniser (pocketsphinx with pocketsphinx-en-us, or LARDER_TRANSCRIPTION_URL set to an OpenAI-compatible /v1/audio/transcriptions endpoint)',
+        ]),
+  ];
+  if (!missing.length) return null;
+  return `this server lacks ${missing.join(' and ')}; install them (apt-get install ffmpeg pocketsphinx pocketsphinx-en-us) and restart it`;
+}
 
 /**
  * Parses file content into blocks (PDF and DOCX in a parse thread of bounded memory); throws UnsupportedFileError, UnsupportedMediaError or ParseError with a message for `last_error`.
@@ -137,15 +147,20 @@ export async function parseFile(
         signal: options.signal,
       });
     case 'audio':
-      throw new UnsupportedMediaError(
-        `Audio files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`,
-        'audio_not_supported',
+    case 'video': {
+      const missing = missingForMedia(options);
+      if (missing || !options.transcriber || !options.media)
+        throw new UnsupportedMediaError(
+          `${kind === 'audio' ? 'Audio' : 'Video'} files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: ${missing}`,
+          kind === 'audio' ? 'audio_not_supported' : 'video_not_supported',
+        );
+      return parseMedia(
+        kind,
+        data,
+        { ...meta, mimeType },
+        { tools: options.media, transcriber: options.transcriber, ocr: options.ocr ?? null, signal: options.signal },
       );
-    case 'video':
-      throw new UnsupportedMediaError(
-        `Video files ('${mimeType}'${extension ? `, .${extension}` : ''}) cannot be ingested: Larder has no speech recognition; ${SUPPORTED}`,
-        'video_not_supported',
-      );
+    }
     default:
       throw new UnsupportedFileError(
         `Unsupported file type '${mimeType}'${extension ? ` (.${extension})` : ''}: ${SUPPORTED}`,

@@ -41,6 +41,15 @@ export class TooManyRequestsError extends DomainError {
   readonly status = 429;
   readonly type = 'rate_limited';
 }
+/** The server cannot take the request now (e.g. its search queue is full); `Retry-After` says when to try again. */
+export class ServiceUnavailableError extends DomainError {
+  readonly status = 503;
+  readonly type = 'service_unavailable';
+  constructor(message: string, retryAfterSeconds = 1) {
+    super(message);
+    this.headers = { 'retry-after': String(retryAfterSeconds) };
+  }
+}
 /** The write is durable but the read side did not catch up in time. Never retried by the client. */
 export class ConsistencyTimeoutError extends DomainError {
   readonly status = 503;

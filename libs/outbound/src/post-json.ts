@@ -15,14 +15,15 @@ export function keepAliveAgent(url: URL): http.Agent {
 }
 
 /**
- * POSTs JSON to an operator-configured service (embedder, reranker) over a kept-alive connection
- * (node:http: these calls are on search's critical path). The answer is read up to `maxBytes`, the
+ * POSTs a body (JSON, or a multipart form such as an audio upload) to an operator-configured service
+ * (embedder, reranker, transcriber) over a kept-alive connection (node:http: these calls are on
+ * search's critical path). The answer is read up to `maxBytes`, the
  * whole exchange up to `timeoutMs`; it rejects with a plain Error saying why on a network failure.
  */
 export function postJson(
   url: URL,
   headers: Record<string, string>,
-  body: string,
+  body: string | Buffer,
   agent: http.Agent,
   timeoutMs: number,
   maxBytes = Infinity,

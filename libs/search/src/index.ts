@@ -7,6 +7,7 @@ import { Retrieval } from './retrieval';
 import { WebRetrieval } from './web/web-retrieval';
 import { StoreAccess } from './store-access';
 import { SearchActivity } from './search-activity';
+import { SearchAdmission } from './search-admission';
 import { SearchRulePins } from './rules/search-rule-effects';
 import { SearchRuleWriter } from './rules/search-rule.writer';
 import { SearchStoresHandler } from './queries/search-stores/search-stores.handler';
@@ -60,7 +61,8 @@ import { SearchVectorStoreHttpController } from './openai/queries/search-vector-
 export { SEARCH_CONFIG } from './search.config';
 export { Retrieval } from './retrieval';
 export { SearchActivity } from './search-activity';
-export type { SearchConfig } from './search.config';
+export { SearchAdmission, defaultAdmissionLimits } from './search-admission';
+export type { AdmissionLimits, SearchConfig } from './search.config';
 export { RERANKER } from './reranker.port';
 export { CHAT_CONFIG } from './chat/chat.config';
 export type { ChatConfig } from './chat/chat.config';
@@ -111,6 +113,7 @@ export type { WebSearch, WebSearchProvider, WebResult, WebSearchOutcome } from '
     AgenticSearch,
     SearchRulePins,
     SearchActivity,
+    SearchAdmission,
     SearchRuleWriter,
     SearchStoresHandler,
     SearchFilesHandler,

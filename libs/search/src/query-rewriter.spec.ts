@@ -3,6 +3,7 @@ import { QueryBus } from '@nestjs/cqrs';
 import type { Principal } from '@larder/kernel';
 import type { Llm } from '@larder/ai';
 import { QueryRewriteNeedsLlmError, QueryRewriter } from './query-rewriter';
+import { SearchAdmission } from './search-admission';
 import { SearchVectorStoreHandler } from './openai/queries/search-vector-store/search-vector-store.handler';
 import { SearchVectorStoreQuery } from './openai/queries/search-vector-store/search-vector-store.query';
 import type { SearchVectorStoreRequestDto } from './openai/queries/search-vector-store/search-vector-store.request.dto';
@@ -35,6 +36,7 @@ function storeSearch(rewriter: QueryRewriter) {
     {} as WebRetrieval,
     rewriter,
     {} as StoreFilesReader,
+    new SearchAdmission(),
   );
   return { handler, access, retrieval };
 }
@@ -53,7 +55,7 @@ const params = (rewrite_query: boolean) => ({
 describe('rewrite_query', () => {
   it('without a model: vector store search refuses it with a 400 that says what to configure, and searches nothing', async () => {
     const bus = { execute: jest.fn() } as unknown as QueryBus;
-    const handler = new SearchVectorStoreHandler(bus, new QueryRewriter(null));
+    const handler = new SearchVectorStoreHandler(bus, new QueryRewriter(new SearchAdmission(), null));
     const input = { query: 'rye', rewrite_query: true } as SearchVectorStoreRequestDto;
     const err = await handler.execute(new SearchVectorStoreQuery(principal, 's', input, null)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QueryRewriteNeedsLlmError);
@@ -66,7 +68,7 @@ describe('rewrite_query', () => {
   });
 
   it('without a model: store search (search_options.rewrite_query) refuses it the same way, and searches nothing', async () => {
-    const { handler, access, retrieval } = storeSearch(new QueryRewriter(null));
+    const { handler, access, retrieval } = storeSearch(new QueryRewriter(new SearchAdmission(), null));
     const err = await handler.execute(new SearchStoresQuery(principal, params(true))).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(QueryRewriteNeedsLlmError);
     expect(access.resolveForSearch).not.toHaveBeenCalled();
@@ -79,7 +81,9 @@ describe('rewrite_query', () => {
       message: { content: ' "spicy fermented cabbage"\nbecause…' },
       usage: { promptTokens: 30, completionTokens: 5, totalTokens: 35 },
     });
-    const r = await new QueryRewriter({ chat } as unknown as Llm).rewrite('umm the spicy cabbage thing');
+    const r = await new QueryRewriter(new SearchAdmission(), { chat } as unknown as Llm).rewrite(
+      'umm the spicy cabbage thing',
+    );
     expect(r).toEqual({
       query: 'spicy fermented cabbage',
       rewrite: {

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { DomainError } from '@larder/kernel';
 import { LLM, Llm } from '@larder/ai';
+import { SearchAdmission } from './search-admission';
 import type { SearchStoresParams } from './queries/search-stores/search-stores.request.dto';
 
 /** `rewrite_query` without a model: refused, never ignored (the caller asked for something this server cannot do). */
@@ -25,18 +26,25 @@ const REWRITE_PROMPT =
  */
 @Injectable()
 export class QueryRewriter {
-  constructor(@Optional() @Inject(LLM) private readonly llm: Llm | null) {}
+  constructor(
+    private readonly admission: SearchAdmission,
+    @Optional() @Inject(LLM) private readonly llm: Llm | null,
+  ) {}
 
   async rewrite(query: string): Promise<{ query: string; rewrite: NonNullable<SearchStoresParams['rewrite']> }> {
     if (!this.llm) throw new QueryRewriteNeedsLlmError();
-    const r = await this.llm.chat({
-      messages: [
-        { role: 'system', content: REWRITE_PROMPT },
-        { role: 'user', content: query },
-      ],
-      temperature: 0,
-      maxTokens: 256,
-    });
+    const llm = this.llm;
+    // the model call gives the search's turn up meanwhile (search-admission.ts)
+    const r = await this.admission.outside(() =>
+      llm.chat({
+        messages: [
+          { role: 'system', content: REWRITE_PROMPT },
+          { role: 'user', content: query },
+        ],
+        temperature: 0,
+        maxTokens: 256,
+      }),
+    );
     const rewritten = (r.message.content ?? '')
       .trim()
       .split('\n')[0]

@@ -14,6 +14,18 @@ export interface SearchConfig {
   webMaxResults?: number;
   /** Where request records are journaled until stored (ActivityJournal); unset: in memory only. */
   activityJournalDir?: string | null;
+  /** Search admission (SearchAdmission); unset: two searches per core at once, 256 waiting, 10 s of waiting. */
+  admission?: AdmissionLimits;
+}
+
+/** How many searches run at once, how many may wait, and for how long. */
+export interface AdmissionLimits {
+  /** Searches running at once in this process. */
+  concurrency: number;
+  /** Searches waiting for a turn; one more is refused (503). */
+  queue: number;
+  /** A search that waited this long for its turn is refused (503). */
+  queueWaitMs: number;
 }
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');
 

@@ -1,3 +1,5 @@
+import type { MediaTools } from '@larder/ingestion';
+
 /** Settings of the stores context (from the app's configuration). */
 export interface StoresConfig {
   /** Whether this process runs the ingestion worker and the expiry sweeper. */
@@ -19,5 +21,7 @@ export interface StoresConfig {
   ocrMaxPixels: number;
   /** The memory a PDF or DOCX parse may take (LARDER_PARSE_MAX_INFLATED_MB, LARDER_PARSE_MAX_HEAP_MB). */
   parseLimits: { maxInflatedBytes: number; maxHeapMb: number };
+  /** ffmpeg and the bounds of audio and video ingestion; null without ffmpeg (they are then refused). */
+  media: MediaTools | null;
 }
 export const STORES_CONFIG = Symbol('STORES_CONFIG');

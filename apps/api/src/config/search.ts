@@ -1,3 +1,4 @@
+import { availableParallelism } from 'os';
 import { EnvReaders } from './env';
 import type { ModelsConfig } from './models';
 
@@ -28,6 +29,10 @@ export interface SearchConfig {
   searchLexicalPreloadMb: number;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
+  /** Search admission: searches running at once (LARDER_SEARCH_CONCURRENCY, default 2 per core), waiting at most (LARDER_SEARCH_QUEUE, 256), and the longest wait (LARDER_SEARCH_QUEUE_WAIT_MS, 10 s). */
+  searchConcurrency: number;
+  searchQueue: number;
+  searchQueueWaitMs: number;
   /** Web search providers of the web store (`mixedbread/web`), in order; empty = none (the web part is skipped). */
   webSearchProviders: Array<'searxng' | 'brave'>;
   searxngUrl: string | null;
@@ -42,7 +47,7 @@ export interface SearchConfig {
 }
 
 /**
- * The fusion's defaults, per embedder, chosen by measurement (bench/search-quality.bench.ts;
+ * The fusion's defaults, per embedder, chosen by measurement (bench/quality/;
  * docs/benchmarks.md): on CISI and GCIDE → WordNet the bundled USE-lite model is much weaker than BM25 and
  * earns a smaller share (with the own BM25 engine, 0.8 lexical is best on CISI and ties 0.7 on GCIDE, at nDCG@10 and recall@100). Models behind an endpoint or an ONNX directory are not measured
  * here (none can be had offline) and keep an even share until one is.
@@ -105,6 +110,9 @@ export function loadSearchConfig(
     ),
     searchCandidateFactor: Math.max(1, int('LARDER_SEARCH_CANDIDATE_FACTOR', 5)),
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
+    searchConcurrency: Math.max(1, int('LARDER_SEARCH_CONCURRENCY', 2 * availableParallelism())),
+    searchQueue: int('LARDER_SEARCH_QUEUE', 256),
+    searchQueueWaitMs: Math.max(1, int('LARDER_SEARCH_QUEUE_WAIT_MS', 10_000)),
     webSearchProviders,
     searxngUrl,
     braveApiKey,

@@ -4,7 +4,7 @@ import type { ChunkIndex } from '@larder/chunk-index';
 import type { ProjectionRunner } from '@larder/projections/runner';
 import type { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import type { IngestionWorker } from '@larder/stores';
-import type { Retrieval, SearchActivity } from '@larder/search';
+import type { Retrieval, SearchActivity, SearchAdmission } from '@larder/search';
 
 /** Lag is counted up to this many events per projection, as `GET /health/ready` counts it. */
 const MAX_LAG = 1000;
@@ -13,6 +13,7 @@ const MAX_LAG = 1000;
 export interface MetricSources {
   runner: ProjectionRunner;
   searchActivity: SearchActivity;
+  searchAdmission: SearchAdmission;
   retrieval: Retrieval;
   ingestion: IngestionWorker;
   storeFiles: StoreFilesReader;
@@ -79,6 +80,7 @@ export class LarderMetrics {
         this.set(s.searchActivity.searchesInFlight);
       },
     });
+    this.searchAdmission(s.searchAdmission);
     new Gauge({
       name: 'larder_query_embedding_cache_entries',
       help: 'Query embeddings kept for repeated queries',
@@ -174,6 +176,38 @@ export class LarderMetrics {
       collect() {
         this.reset();
         this.inc(s.ingestion.ingested.chunks);
+      },
+    });
+  }
+
+  /** Search admission: searches running in their turn, waiting for one, and refused. */
+  private searchAdmission(admission: SearchAdmission): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'larder_search_queue_depth',
+      help: 'Searches waiting for their turn (LARDER_SEARCH_QUEUE at most)',
+      registers,
+      collect() {
+        this.set(admission.queued);
+      },
+    });
+    new Gauge({
+      name: 'larder_search_running',
+      help: 'Searches running in their turn (LARDER_SEARCH_CONCURRENCY at most)',
+      registers,
+      collect() {
+        this.set(admission.running);
+      },
+    });
+    new Counter({
+      name: 'larder_search_refused_total',
+      help: 'Searches refused with 503: the queue was full (queue_full) or the wait too long (queue_wait)',
+      labelNames: ['reason'] as const,
+      registers,
+      collect() {
+        this.reset();
+        this.inc({ reason: 'queue_full' }, admission.refused.queueFull);
+        this.inc({ reason: 'queue_wait' }, admission.refused.queueWait);
       },
     });
   }

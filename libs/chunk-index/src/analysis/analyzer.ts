@@ -2,11 +2,15 @@ import { stem } from 'porter2';
 
 /**
  * The lexical engine's analyzer (it runs in the writer and, loaded by path, in the read worker, so it
- * imports nothing of the project's aliases): text is folded (NFKD, marks dropped, lower case), split
- * into Unicode words, and each word indexed as its Porter2 stem; a word that differs from its stem is
- * also indexed in its own form, as `=word`, so that a query can reward the exact form.
+ * imports nothing of the project's aliases): text is folded (NFKD, marks dropped) and cut into tokens,
+ * runs of letters and digits joined by one `.`, `_`, `-` or `/` (identifiers, paths, versions). A token is
+ * split into its parts at those joiners and at case changes (camelCase, PascalCase, `HTMLParser` →
+ * html, parser; letters and digits stay together), as Elasticsearch's word_delimiter_graph with
+ * preserve_original: each part is a word, indexed as its Porter2 stem (a word that differs from its stem
+ * is also indexed in its own form, as `=word`, so that a query can reward the exact form), and a token
+ * of several parts is indexed whole as well (lower case: `getusername`, `foo_bar`, `1.2.3`,
+ * `src/app.ts`). Queries are analyzed the same way.
  */
-
 /** Lucene's English stop words and the common function words of questions (NLTK's list). */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
@@ -24,14 +28,61 @@ export const EXACT = '=';
 /** Longest word indexed (longer runs are cut: they are ids or base64, not words). */
 const MAX_WORD = 64;
 
-/** The folded words of a text, in order. */
+/** Runs of letters and digits joined by one `.`, `_`, `-` or `/` (`a--b` and `a..b` are two tokens). */
+const TOKEN = /[\p{L}\p{N}]+(?:[._/-][\p{L}\p{N}]+)*/gu;
+/** Where a token splits: its joiners, and a case change (`fooBar`, `HTMLParser`, `v2Beta`; an acronym's plural, `IDs`, stays whole). */
+const SPLIT = /[._/-]|(?<=[\p{Ll}\p{N}])(?=\p{Lu})|(?<=\p{Lu})(?=\p{Lu}\p{Ll}{2})/u;
+/** Whether a token splits at all (most words do not: they skip SPLIT). */
+const SPLITS = /[._/-]|[\p{Ll}\p{N}]\p{Lu}|\p{Lu}\p{Lu}\p{Ll}{2}/u;
+
+/** A token's words: `parts` in order, and the token `whole` (lower case) when it has more than one. */
+export interface Token {
+  parts: string[];
+  whole: string | null;
+}
+
+const cut = (w: string) => (w.length > MAX_WORD ? w.slice(0, MAX_WORD) : w);
+
+/**
+ * Calls `part` with each word of a text in order (folded: marks dropped, lower case; `first`: it starts
+ * a token) and `whole` after the parts of a token that has several. The analyzer's one tokenizer:
+ * `tokens`, `words`, `analyzeChunk` and `queryTerms` all read text through it.
+ */
+function scan(text: string, part: (w: string, first: boolean) => void, whole: (w: string) => void): void {
+  // eslint-disable-next-line no-control-regex
+  const folded = /[^\u0000-\u007f]/.test(text) ? text.normalize('NFKD').replace(/\p{M}+/gu, '') : text;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(folded); m; m = TOKEN.exec(folded)) {
+    const t = m[0];
+    if (!SPLITS.test(t)) {
+      part(cut(t.toLowerCase()), true);
+      continue;
+    }
+    let n = 0;
+    for (const p of t.split(SPLIT)) if (p) part(cut(p.toLowerCase()), n++ === 0);
+    if (n > 1) whole(cut(t.toLowerCase()));
+  }
+}
+
+/** The tokens of a text, in order. */
+export function tokens(text: string): Token[] {
+  const out: Token[] = [];
+  scan(
+    text,
+    (w, first) => (first ? out.push({ parts: [w], whole: null }) : out[out.length - 1].parts.push(w)),
+    (w) => (out[out.length - 1].whole = w),
+  );
+  return out;
+}
+
+/** The folded words of a text, in order: identifiers split into their parts. */
 export function words(text: string): string[] {
-  const folded = text
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .toLowerCase();
-  const out = folded.match(/[\p{L}\p{N}]+/gu) ?? [];
-  for (let i = 0; i < out.length; i++) if (out[i].length > MAX_WORD) out[i] = out[i].slice(0, MAX_WORD);
+  const out: string[] = [];
+  scan(
+    text,
+    (w) => out.push(w),
+    () => undefined,
+  );
   return out;
 }
 
@@ -54,7 +105,8 @@ export interface AnalyzedChunk {
 }
 
 /**
- * Analyzes a chunk: Markdown heading lines (`# …`) of its text and its heading context (the headings
+ * Analyzes a chunk (each token's parts, and its whole when it has several; `length` counts the parts):
+ * Markdown heading lines (`# …`) of its text and its heading context (the headings
  * above it, from its generated metadata) are the heading field, the rest the body. Stop words are
  * indexed (a query of stop words alone searches with them) but not counted in `length` (a little
  * better on CISI and GCIDE, as Lucene's stop filter does), nor indexed in their own forms.
@@ -62,16 +114,22 @@ export interface AnalyzedChunk {
 export function analyzeChunk(text: string, headingContext: string[] = []): AnalyzedChunk {
   const terms = new Map<string, { body: number; heading: number }>();
   let length = 0;
-  const add = (ws: string[], heading: boolean) => {
-    for (const w of ws) {
-      if (!STOP_WORDS.has(w)) length++;
-      const s = stemOf(w);
-      bump(terms, s, heading);
-      if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
-    }
+  const word = (w: string, heading: boolean) => {
+    const s = stemOf(w);
+    bump(terms, s, heading);
+    if (s !== w && !STOP_WORDS.has(w)) bump(terms, EXACT + w, heading);
   };
-  for (const line of text.split('\n')) add(words(line), /^\s{0,3}#{1,6}\s/.test(line));
-  for (const h of headingContext) add(words(h), true);
+  const add = (text: string, heading: boolean) =>
+    scan(
+      text,
+      (w) => {
+        if (!STOP_WORDS.has(w)) length++;
+        word(w, heading);
+      },
+      (w) => word(w, heading),
+    );
+  for (const line of text.split('\n')) add(line, /^\s{0,3}#{1,6}\s/.test(line));
+  for (const h of headingContext) add(h, true);
   return { terms, length };
 }
 
@@ -98,13 +156,18 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
 }
 
 /**
- * A query's weighted terms: the stems of its words (English stop words dropped when `stopWords`,
+ * A query's weighted terms: the stems of its words (each token's parts, and its whole when it has several) (English stop words dropped when `stopWords`,
  * unless nothing else is left), each weighted by its count in the query (a question that repeats a
  * word is about it: +0.07 nDCG@10 on CISI), and for each word that differs from its stem the exact
  * form weighted `exactBonus` per occurrence (none when 0).
  */
 export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
-  let ws = words(text);
+  let ws: string[] = [];
+  scan(
+    text,
+    (w) => ws.push(w),
+    (w) => ws.push(w),
+  );
   if (options.stopWords) {
     const content = ws.filter((w) => !STOP_WORDS.has(w));
     if (content.length) ws = content;

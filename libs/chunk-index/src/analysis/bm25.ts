@@ -9,7 +9,7 @@ export interface Bm25Params {
   headingWeight: number;
 }
 
-/** Chosen on CISI and GCIDE (bench/search-quality.bench.ts; docs/benchmarks.md). */
+/** Chosen on CISI and GCIDE (bench/quality/; docs/benchmarks.md). */
 export const DEFAULT_BM25: Bm25Params = { k1: 1.6, b: 0.4, headingWeight: 2 };
 
 /** Okapi's textbook parameters (k1 1.2, b 0.75; no heading field): the rankings of a candidate set or a pool of sentences (libs/search). */

@@ -14,6 +14,7 @@ import {
 } from '../chunk-index.port';
 import {
   CHECKPOINTS_INDEX,
+  CHUNKS_ANALYSIS,
   CHUNKS_INDEX,
   ChunkDoc,
   chunkId,
@@ -32,7 +33,7 @@ export interface ElasticsearchChunkIndexOptions {
 }
 
 /**
- * Chunk index on Elasticsearch: a `chunks` index (text with the english analyzer for BM25, a
+ * Chunk index on Elasticsearch: a `chunks` index (text with the lexical engine's analysis for BM25, a
  * `wildcard` sub-field for regex/grep, one `dense_vector` field per dimension `vector_<dims>` with
  * cosine HNSW) and a `files` index (metadata, generation), written by the chunk-index projection.
  * Writes are idempotent: every document is indexed with an external version (`external_gte`) equal
@@ -65,6 +66,12 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
         if (!(err instanceof errors.ResponseError && /resource_already_exists/.test(String(err.message)))) throw err;
       }
     };
+    if (await this.analyzedOtherwise()) {
+      // chunks analyzed by another release's analysis: dropped with the checkpoints, so the projection replays into new indices
+      await this.client.indices.delete({ index: [this.files, this.chunks], ignore_unavailable: true });
+      if (await this.client.indices.exists({ index: this.checkpoints }))
+        await this.client.deleteByQuery({ index: this.checkpoints, query: { match_all: {} }, refresh: true });
+    }
     await create(this.files, FILES_INDEX);
     await create(this.chunks, CHUNKS_INDEX);
     await create(this.checkpoints, CHECKPOINTS_INDEX);
@@ -101,6 +108,14 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       document: { version: cp.version, commit: cp.position.commit.toString(), prepare: cp.position.prepare.toString() },
       refresh: true,
     });
+  }
+
+  /** Whether the chunks index exists and was made with another analysis than CHUNKS_ANALYSIS (before it: none named). */
+  private async analyzedOtherwise(): Promise<boolean> {
+    if (!(await this.client.indices.exists({ index: this.chunks }))) return false;
+    const mapping = await this.client.indices.getMapping({ index: this.chunks });
+    const meta = Object.values(mapping)[0]?.mappings?._meta as { analysis?: number } | undefined;
+    return meta?.analysis !== CHUNKS_ANALYSIS.version;
   }
 
   async reset(projection: string, version: number): Promise<void> {

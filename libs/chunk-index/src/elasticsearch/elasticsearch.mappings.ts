@@ -48,8 +48,46 @@ export const FILES_INDEX = {
   },
 };
 
-/** The `chunks` index: text with the english analyzer (BM25) and a `wildcard` sub-field; one cosine HNSW `vector_<dims>` field per dimension. */
+/**
+ * The analysis of the lexical engine's analyzer (libs/chunk-index/src/analysis/analyzer.ts): tokens are
+ * runs of letters and digits joined by one `.`, `_`, `-` or `/`; word_delimiter_graph splits them at the
+ * joiners and case changes (letters and digits together) and keeps the original; marks folded, lower
+ * case, English stop words, Porter stems. The index side flattens the graph (as Elasticsearch asks of a
+ * graph filter at index time); queries keep it. `_meta.analysis` names this analysis: an index made with
+ * another is rebuilt (the chunk-index projection replays into a new one).
+ */
+export const CHUNKS_ANALYSIS = {
+  version: 2,
+  settings: {
+    analysis: {
+      tokenizer: {
+        larder_tokens: { type: 'pattern', pattern: '[\\p{L}\\p{N}]+(?:[._/-][\\p{L}\\p{N}]+)*', group: 0 },
+      },
+      filter: {
+        larder_parts: {
+          type: 'word_delimiter_graph',
+          preserve_original: true,
+          split_on_numerics: false,
+        },
+        larder_stop: { type: 'stop', stopwords: '_english_' },
+      },
+      analyzer: {
+        larder_index: {
+          tokenizer: 'larder_tokens',
+          filter: ['larder_parts', 'flatten_graph', 'asciifolding', 'lowercase', 'larder_stop', 'porter_stem'],
+        },
+        larder_search: {
+          tokenizer: 'larder_tokens',
+          filter: ['larder_parts', 'asciifolding', 'lowercase', 'larder_stop', 'porter_stem'],
+        },
+      },
+    },
+  },
+};
+
+/** The `chunks` index: text with the lexical analysis above (BM25) and a `wildcard` sub-field; one cosine HNSW `vector_<dims>` field per dimension. */
 export const CHUNKS_INDEX = {
+  settings: CHUNKS_ANALYSIS.settings,
   mappings: {
     // known fields below; only `vector_<dims>` fields are ever added, through the template
     dynamic_templates: [
@@ -60,12 +98,18 @@ export const CHUNKS_INDEX = {
         },
       },
     ],
+    _meta: { analysis: CHUNKS_ANALYSIS.version },
     properties: {
       store_id: { type: 'keyword' },
       file_id: { type: 'keyword' },
       generation: { type: 'integer' },
       chunk_index: { type: 'integer' },
-      text: { type: 'text', analyzer: 'english', fields: { raw: { type: 'wildcard' } } },
+      text: {
+        type: 'text',
+        analyzer: 'larder_index',
+        search_analyzer: 'larder_search',
+        fields: { raw: { type: 'wildcard' } },
+      },
       offset: { type: 'integer' },
       mime_type: { type: 'keyword' },
       generated_metadata: { type: 'object', enabled: false },

@@ -35,7 +35,7 @@ export type LexicalOptions = Pick<
   Bm25Params & { feedbackMinWords: number };
 
 /**
- * Chosen on CISI and GCIDE (bench/search-quality.bench.ts; README, Benchmarks): stop words on, a
+ * Chosen on CISI and GCIDE (bench/quality/; README, Benchmarks): stop words on, a
  * word's exact form worth 0.3 of its stem, k1 1.6, b 0.4, headings ×2; RM3 feedback with 10 chunks,
  * 10 terms and the query weighted 0.9, for queries of at least 14 words that are not stop words.
  * Feedback for every query wins on CISI (hybrid nDCG@10 +0.010) but loses on GCIDE (−0.005): its

@@ -8,6 +8,7 @@ import type { CommonParams } from '../store-query.request.dto';
 import type { AgenticOptions } from '../search-options.request.dto';
 import { AgenticToolCallRecord, FeedbackPlanner, LlmPlanner, Planner, PlannerView } from './planner';
 import { spentSoFar } from '../answering/spent-so-far';
+import { SearchAdmission } from '../search-admission';
 
 /** Receives the live trace of a run (the SSE stream of a streamed search). */
 export type AgenticTrace = (name: string, data: Record<string, unknown>) => void;
@@ -59,14 +60,21 @@ export class AgenticSearch {
     private readonly retrieval: Retrieval,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    private readonly admission: SearchAdmission,
     @Optional() @Inject(LLM) private readonly llm: Llm | null,
   ) {}
 
-  /** The planner a run gets: the model's when one is configured. */
+  /** The planner a run gets: the model's when one is configured, whose calls give the search's turn up meanwhile (search-admission.ts). */
   planner(): Planner {
-    return this.llm
+    const llm = this.llm;
+    const admission = this.admission;
+    return llm
       ? new LlmPlanner(
-          this.llm,
+          {
+            model: llm.model,
+            chat: (request) => admission.outside(() => llm.chat(request)),
+            stream: (request) => llm.stream(request),
+          },
           () => this.ids.uuid().slice(0, 8),
           () => this.clock.now(),
         )

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth } from '@larder/blob-storage';
-import { EMBEDDER, EmbedBatcher, Embedder, OCR, Ocr } from '@larder/ai';
+import { EMBEDDER, EmbedBatcher, Embedder, OCR, Ocr, TRANSCRIBER, Transcriber } from '@larder/ai';
 import { chunkDocument, contextualizationPlan, embeddingInput, metadataLines, parseFile } from '@larder/ingestion';
 import { readChunksArtifact, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -45,6 +45,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     // null with LARDER_OCR=false: images then fail as unsupported
     @Optional() @Inject(OCR) private readonly ocr: Ocr | null = null,
     @Optional() @Inject(BUCKET_HEALTH) private readonly health: BucketHealth | null = null,
+    // null without a speech recogniser: audio and video then fail as unsupported, naming what to install
+    @Optional() @Inject(TRANSCRIBER) private readonly transcriber: Transcriber | null = null,
   ) {
     this.embedding = new EmbedBatcher(embedder, embedder.parallelism ?? 2);
   }
@@ -164,6 +166,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
           ocr: this.ocr,
           maxImagePixels: this.config.ocrMaxPixels,
           limits: this.config.parseLimits,
+          transcriber: this.transcriber,
+          media: this.config.media,
           signal: deadline,
         }).catch((err: Error) => {
           throw parseFailure(err, row.filename);

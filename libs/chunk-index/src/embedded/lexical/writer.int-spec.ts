@@ -8,6 +8,16 @@ import { migrateChunkDatabase } from '../sqlite.schema';
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** Statements that write files and chunks straight into a chunk database, behind the index's back. */
+const inserts = (db: Database.Database) => ({
+  file: db.prepare(
+    `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`,
+  ),
+  chunk: db.prepare(
+    `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`,
+  ),
+});
+
 describe('lexical index: migration from an FTS5 release', () => {
   const path = join(dir, 'old.sqlite');
 
@@ -20,12 +30,7 @@ describe('lexical index: migration from an FTS5 release', () => {
       CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN INSERT INTO chunks_fts(rowid, text) VALUES (new.id, new.text); END;
       CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN INSERT INTO chunks_fts(chunks_fts, rowid, text) VALUES ('delete', old.id, old.text); END;
     `);
-    const file = db.prepare(
-      `INSERT INTO files (store_id, file_id, organization_id, filename, external_id, metadata, generation) VALUES (?, ?, 'org', ?, NULL, 'null', 1)`,
-    );
-    const chunk = db.prepare(
-      `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES (?, ?, ?, ?, 0, 'text/plain')`,
-    );
+    const { file, chunk } = inserts(db);
     file.run('s1', 'a', 'a.txt');
     file.run('s1', 'b', 'b.txt');
     file.run('s2', 'c', 'c.txt');
@@ -63,5 +68,55 @@ describe('lexical index: migration from an FTS5 release', () => {
     const s2 = await again.searchLexical({ storeIds: ['s2'], text: 'quince', topK: 10 });
     expect(s2.map((h) => h.fileId)).toEqual(['c']);
     await again.close();
+  });
+});
+
+describe('lexical index: lists written by an older analyzer', () => {
+  const path = join(dir, 'older-analyzer.sqlite');
+
+  it('rebuilds them once from the chunks, with the same statistics as a fresh index', async () => {
+    const db = new Database(path);
+    migrateChunkDatabase(db);
+    const { file, chunk } = inserts(db);
+    file.run('s1', 'a', 'a.ts');
+    file.run('s1', 'b', 'b.md');
+    chunk.run('s1', 'a', 0, 'export function parseHttpHeader(line: string) { return line.split(":"); }');
+    chunk.run('s1', 'b', 0, 'Headers are parsed line by line; see parse_http_header in src/http/headers.ts.');
+    db.close();
+
+    const queries = ['parseHttpHeader', 'http header', 'src/http/headers.ts', 'line'];
+    const search = async (index: SqliteChunkIndex) =>
+      Promise.all(queries.map((text) => index.searchLexical({ storeIds: ['s1'], text, topK: 10 })));
+    const index = new SqliteChunkIndex(path, { readWorker: false });
+    await index.setup();
+    const fresh = await search(index);
+    await index.close();
+    // identifiers are found whole and by their parts
+    expect(fresh[0].map((h) => h.fileId)).toEqual(['a', 'b']);
+    expect(fresh[1].map((h) => h.fileId).sort()).toEqual(['a', 'b']);
+    expect(fresh[2][0].fileId).toBe('b');
+
+    // the file as the previous analyzer's release left it: its version, and a chunk its lists lack
+    const old = new Database(path);
+    old.prepare(`UPDATE lex_meta SET value = 1 WHERE key = 'version'`).run();
+    old
+      .prepare(
+        `INSERT INTO chunks (store_id, file_id, chunk_index, text, offset, mime_type) VALUES ('s1', 'b', 1, 'Unrelated words.', 0, 'text/plain')`,
+      )
+      .run();
+    old.close();
+    const again = new SqliteChunkIndex(path, { readWorker: false });
+    await again.setup();
+    const rebuilt = await search(again);
+    expect((await again.searchLexical({ storeIds: ['s1'], text: 'unrelated', topK: 10 })).map((h) => h.fileId)).toEqual(
+      ['b'],
+    );
+    await again.close();
+    const check = new Database(path);
+    expect(check.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get()).toBe(2);
+    expect(check.prepare(`SELECT n FROM lex_stores WHERE store_id = 's1'`).pluck().get()).toBe(3);
+    check.close();
+    // the old lists were dropped, not added to: the same hits (the new chunk matches none of these), lower idf
+    rebuilt.forEach((hits, i) => expect(hits.map((h) => h.fileId)).toEqual(fresh[i].map((h) => h.fileId)));
   });
 });

@@ -20,7 +20,8 @@ import { prepareFlush, readTail, Tail } from './writer-tails';
  * after a delete): appends extend a list's tail block. A store's lists are compacted (tombstoned
  * postings dropped) when a quarter of its chunks are dead.
  */
-export const LEXICAL_SCHEMA_VERSION = 1;
+/** Raised whenever what the analyzer makes of a text changes: an index written by an older one is rebuilt from its chunks. */
+export const LEXICAL_SCHEMA_VERSION = 2;
 
 /** Tails remembered by the writer (beyond, forgotten and read again). */
 const MAX_TAILS = 500_000;
@@ -48,7 +49,11 @@ export class LexicalWriter {
     private readonly blockSize = BLOCK_SIZE,
   ) {}
 
-  /** Creates the tables; on a file of an older release (FTS5) builds the index once from the chunks and drops FTS5. */
+  /**
+   * Creates the tables; on a file of an older release (FTS5, or lists written by an older analyzer)
+   * builds the index once from the chunks (the old lists dropped first; store keys kept, each store's
+   * compaction generation bumped so no reader's cache outlives them) and drops FTS5.
+   */
   migrate(): void {
     const db = this.db;
     db.exec(`
@@ -65,6 +70,11 @@ export class LexicalWriter {
       db.transaction(() => {
         const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
+        if (version > 0) {
+          db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead;
+            UPDATE lex_stores SET n = 0, total_length = 0, dead = 0, cgen = cgen + 1;`);
+          this.setMeta('wgen', this.meta('wgen') + 1);
+        }
         this.load();
         // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
         const page = db.prepare(

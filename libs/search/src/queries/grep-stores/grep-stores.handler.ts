@@ -6,6 +6,7 @@ import { CHUNK_INDEX, ChunkIndex, toScoredChunkResponse } from '@larder/chunk-in
 import { passesFilter, RankedChunk } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
+import { SearchAdmission } from '../../search-admission';
 import { requiredLiterals } from '../../grep-literals';
 import { interleave } from '../../search.config';
 import { GrepStoresQuery } from './grep-stores.query';
@@ -19,9 +20,15 @@ export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepSto
     private readonly access: StoreAccess,
     private readonly activity: SearchActivity,
     @Inject(CHUNK_INDEX) private readonly index: ChunkIndex,
+    private readonly admission: SearchAdmission,
   ) {}
 
-  async execute({ principal: p, params }: GrepStoresQuery): Promise<GrepStoresResponse> {
+  /** In its turn (search-admission.ts): a full queue is a 503. */
+  execute(query: GrepStoresQuery): Promise<GrepStoresResponse> {
+    return this.admission.run(() => this.grep(query));
+  }
+
+  private async grep({ principal: p, params }: GrepStoresQuery): Promise<GrepStoresResponse> {
     const t0 = performance.now();
     const { pattern, caseSensitive } = params;
     let re: RE2JS;
@@ -37,8 +44,8 @@ export class GrepStoresHandler implements IQueryHandler<GrepStoresQuery, GrepSto
     const perStore: RankedChunk[][] = [];
     for (const s of stores) {
       const found: RankedChunk[] = [];
-      // `text` matches the text of text chunks, `generated` what ingestion derived: the OCR text of image chunks
-      const wanted = (c: { type: string }) => params.targets.includes(c.type === 'image_url' ? 'generated' : 'text');
+      // `text` matches the text of text chunks, `generated` what ingestion derived: OCR text and transcripts
+      const wanted = (c: { type: string }) => params.targets.includes(c.type === 'text' ? 'text' : 'generated');
       if (params.targets.length) {
         let after = null as { fileId: string; chunkIndex: number } | null;
         for (;;) {

@@ -7,6 +7,7 @@ import type { AgenticToolCallRecorded } from '../../events';
 import { Retrieval, RankedChunk } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
+import { SearchAdmission } from '../../search-admission';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
 import { extractiveAnswer } from '../../answering/extractive-answer';
@@ -43,9 +44,15 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     private readonly webStore: WebRetrieval,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(ID_GENERATOR) private readonly ids: IdGenerator,
+    private readonly admission: SearchAdmission,
   ) {}
 
-  async execute({
+  /** In its turn (search-admission.ts): a full queue is a 503; the model's answer is written outside it. */
+  execute(query: QuestionAnsweringQuery): Promise<QuestionAnsweringResponse> {
+    return this.admission.run(() => this.answer(query), query.signal);
+  }
+
+  private async answer({
     principal: p,
     params,
     live,
@@ -125,12 +132,15 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
     if (this.llm) {
       const generationStarted = this.clock.now();
       const g0 = performance.now();
-      const out = await llmAnswer(this.llm, query, results, {
-        cite: params.cite,
-        instructions: params.instructions,
-        signal,
-        onDelta: live ? (delta) => live.send('qa.answer.delta', { type: 'qa.answer.delta', delta }) : undefined,
-      });
+      const llm = this.llm;
+      const out = await this.admission.outside(() =>
+        llmAnswer(llm, query, results, {
+          cite: params.cite,
+          instructions: params.instructions,
+          signal,
+          onDelta: live ? (delta) => live.send('qa.answer.delta', { type: 'qa.answer.delta', delta }) : undefined,
+        }),
+      );
       ({ answer, cited, model } = out);
       toolCalls.push({
         tool_call_id: `gen_answer_${this.ids.uuid().slice(0, 8)}`,

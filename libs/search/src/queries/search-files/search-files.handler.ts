@@ -6,6 +6,7 @@ import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { RankedChunk, Retrieval } from '../../retrieval';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
+import { SearchAdmission } from '../../search-admission';
 import { applyRewrites, PinRule, SearchRulePins } from '../../rules/search-rule-effects';
 import { MAX_TOP_K } from '../../store-query.request.dto';
 import { SearchFilesQuery } from './search-files.query';
@@ -68,9 +69,15 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     private readonly pins: SearchRulePins,
     private readonly activity: SearchActivity,
     @Inject(STORE_FILE_VIEWS) private readonly views: StoreFileViews,
+    private readonly admission: SearchAdmission,
   ) {}
 
-  async execute({ principal: p, params, viewer }: SearchFilesQuery): Promise<SearchFilesResponse> {
+  /** In its turn (search-admission.ts): a full queue is a 503. */
+  execute(query: SearchFilesQuery): Promise<SearchFilesResponse> {
+    return this.admission.run(() => this.search(query));
+  }
+
+  private async search({ principal: p, params, viewer }: SearchFilesQuery): Promise<SearchFilesResponse> {
     const t0 = performance.now();
     const { query, options } = params;
     const te = performance.now();

@@ -6,6 +6,7 @@ import { RankedChunk, RankedHit, Retrieval } from '../../retrieval';
 import { fileKey, orderResults, pageOf, RANKING_WINDOW, readsChunks, SearchPagination } from '../../result-page';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
+import { SearchAdmission } from '../../search-admission';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
 import { AgenticSearch } from '../../agentic/agentic-search';
 import { publicToolCall } from '../../events';
@@ -40,16 +41,20 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     private readonly webStore: WebRetrieval,
     private readonly rewriter: QueryRewriter,
     private readonly storeFiles: StoreFilesReader,
+    private readonly admission: SearchAdmission,
   ) {}
 
-  async execute(query: SearchStoresQuery): Promise<SearchStoresResponse> {
-    // the activity of earlier searches is appended once the searches pause (search-activity.ts)
-    const ended = this.activity.searching();
-    try {
-      return await this.search(query);
-    } finally {
-      ended();
-    }
+  /** In its turn (search-admission.ts): a full queue is a 503. */
+  execute(query: SearchStoresQuery): Promise<SearchStoresResponse> {
+    return this.admission.run(async () => {
+      // the activity of earlier searches is appended once the searches pause (search-activity.ts)
+      const ended = this.activity.searching();
+      try {
+        return await this.search(query);
+      } finally {
+        ended();
+      }
+    }, query.signal);
   }
 
   private async search({

@@ -1,5 +1,6 @@
 import { IQueryHandler, QueryBus, QueryHandler } from '@nestjs/cqrs';
 import { metadataAsMap } from '@larder/kernel';
+import { chunkResponseText } from '@larder/chunk-index';
 import { QueryRewriter } from '../../../query-rewriter';
 import { DEFAULT_RERANK_MODEL } from '../../../search-options.request.dto';
 import { SearchStoresQuery } from '../../../queries/search-stores/search-stores.query';
@@ -72,8 +73,8 @@ export class SearchVectorStoreHandler implements IQueryHandler<SearchVectorStore
         filename: c.filename,
         score: c.score,
         attributes: metadataAsMap(c.metadata),
-        content: [{ type: 'text', text: 'text' in c ? c.text : (c.ocr_text ?? '') }],
-      })) /* an image chunk answers with its OCR text */,
+        content: [{ type: 'text', text: chunkResponseText(c) }],
+      })) /* an image chunk answers with its OCR text, a recording with its transcript */,
       has_more: false,
       next_page: null,
     };

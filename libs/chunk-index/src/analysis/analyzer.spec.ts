@@ -1,0 +1,52 @@
+import { analyzeChunk, EXACT, queryTerms, tokens, words } from './analyzer';
+
+const terms = (text: string) => [...analyzeChunk(text).terms.keys()].filter((t) => !t.startsWith(EXACT)).sort();
+
+describe('analyzer: identifiers whole and split', () => {
+  it.each([
+    ['getUserName', ['get', 'user', 'name'], 'getusername'],
+    ['HTMLParser', ['html', 'parser'], 'htmlparser'],
+    ['parse_http_header', ['parse', 'http', 'header'], 'parse_http_header'],
+    ['kebab-case-name', ['kebab', 'case', 'name'], 'kebab-case-name'],
+    ['fs.readFileSync', ['fs', 'read', 'file', 'sync'], 'fs.readfilesync'],
+    ['src/app/main.ts', ['src', 'app', 'main', 'ts'], 'src/app/main.ts'],
+    ['1.2.3', ['1', '2', '3'], '1.2.3'],
+    ['utf8', ['utf8'], null],
+    ['getHTTP2Client', ['get', 'http2', 'client'], 'gethttp2client'],
+    ['Café', ['cafe'], null],
+    ['IDs', ['ids'], null],
+  ])('%s → parts %j, whole %s', (text, parts, whole) => {
+    expect(tokens(text)).toEqual([{ parts, whole }]);
+  });
+
+  it('keeps sentence punctuation out of tokens', () => {
+    expect(tokens('Call it. Then, e.g. stop')).toEqual([
+      { parts: ['call'], whole: null },
+      { parts: ['it'], whole: null },
+      { parts: ['then'], whole: null },
+      { parts: ['e', 'g'], whole: 'e.g' },
+      { parts: ['stop'], whole: null },
+    ]);
+    expect(words('readFile(path), then_close.')).toEqual(['read', 'file', 'path', 'then', 'close']);
+    // a dash or an ellipsis between words joins nothing
+    expect(tokens('thrust--the end..Next').map((t) => t.whole)).toEqual([null, null, null, null]);
+  });
+
+  it('indexes each part stemmed and the whole, counting the parts in the length', () => {
+    const a = analyzeChunk('parseHttpHeaders reads headers');
+    expect(terms('parseHttpHeaders reads headers')).toEqual(['header', 'http', 'pars', 'parsehttphead', 'read']);
+    expect(a.terms.get('header')).toEqual({ body: 2, heading: 0 });
+    expect(a.length).toBe(5);
+  });
+
+  it('analyzes a query the same way, so a split or a whole identifier finds the other', () => {
+    const q = queryTerms('parseHttpHeaders', { stopWords: true, exactBonus: 0 });
+    expect([...q.keys()].sort()).toEqual(['header', 'http', 'pars', 'parsehttphead']);
+    const split = queryTerms('parse http headers', { stopWords: true, exactBonus: 0 });
+    for (const t of split.keys()) expect(analyzeChunk('function parseHttpHeaders() {}').terms.has(t)).toBe(true);
+  });
+
+  it('drops stop-word parts from a query but keeps the whole', () => {
+    expect([...queryTerms('isEmpty', { stopWords: true, exactBonus: 0 }).keys()].sort()).toEqual(['empti', 'isempti']);
+  });
+});
