@@ -1,3 +1,4 @@
+import { ChildProcess, spawn } from 'child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'fs';
 import { Agent, request } from 'http';
 import { createServer } from 'net';
@@ -14,6 +15,31 @@ export async function freePort(): Promise<number> {
       s.close(() => resolve(p));
     });
   });
+}
+
+/**
+ * Starts the built server of the checkout at `root` on `port` with its own data directory and root key
+ * (warnings only in the log); `nodeArgs` go to node before the server's module (e.g. `--cpu-prof`).
+ */
+export function startServer(
+  root: string,
+  o: { port: number; dataDir: string; key: string; nodeArgs?: string[]; env?: NodeJS.ProcessEnv },
+): ChildProcess {
+  return spawn(
+    process.execPath,
+    [...(o.nodeArgs ?? []), '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')],
+    {
+      env: {
+        ...process.env,
+        PORT: String(o.port),
+        LARDER_DATA_DIR: o.dataDir,
+        LARDER_ROOT_KEY: o.key,
+        LARDER_LOG_LEVEL: 'warn',
+        ...o.env,
+      },
+      stdio: 'inherit',
+    },
+  );
 }
 
 /** Resident and peak resident memory of a process, in bytes (Linux /proc). */

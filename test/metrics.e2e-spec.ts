@@ -105,6 +105,13 @@ describe('metrics endpoint', () => {
     expect(one('larder_ingestion_queue_files', { status: 'pending' })[0].value).toBe(0);
     expect(one('larder_ingestion_queue_files', { status: 'in_progress' })[0].value).toBe(0);
     expect(one('larder_ingestion_running_files')[0].value).toBe(0);
+    // the file's chunk went to the model in a timed batch; nothing waits for it now
+    const batches = one('larder_ingestion_embed_batch_seconds_count')[0].value;
+    expect(batches).toBeGreaterThanOrEqual(1);
+    expect(one('larder_ingestion_embed_batch_seconds_bucket', { le: '+Inf' })[0].value).toBe(batches);
+    expect(one('larder_ingestion_embed_batch_seconds_sum')[0].value).toBeGreaterThan(0);
+    expect(one('larder_ingestion_embedded_texts_total')[0].value).toBeGreaterThanOrEqual(batches);
+    expect(one('larder_ingestion_embed_queue_texts')[0].value).toBe(0);
 
     // projection lag: one gauge per projection and reactor, as /health/ready lists them
     const ready = (await (await fetch(`${t.baseURL}/health/ready`)).json()) as {

@@ -5,6 +5,8 @@ export interface Embedder {
   readonly dimensions: number;
   /** Largest batch the adapter sends at once (callers may pass more; it splits). */
   readonly batchSize: number;
+  /** Document batches the adapter runs at once (its worker pool); unset: callers may keep two running. */
+  readonly parallelism?: number;
   /**
    * The longest input the model reads, in Larder's token estimate (`estimateTokens`); the model cuts
    * longer texts itself. Unset where Larder cannot know it (an endpoint decides).

@@ -4,3 +4,4 @@ export * from './reranker.port';
 export * from './ocr.port';
 export * from './vectors';
 export * from './transcriber.port';
+export * from './embed-batcher';

@@ -37,7 +37,11 @@ export function createEmbedder(config: LarderConfig): Embedder {
         batchSize: Math.min(config.embeddingBatchSize, 32),
       });
     default:
-      return new UseLiteEmbedder({ runtime: config.useLiteRuntime });
+      return new UseLiteEmbedder({
+        runtime: config.useLiteRuntime,
+        documentWorkers: config.embedWorkers.workers,
+        threads: config.embedWorkers.threads,
+      });
   }
 }
 

@@ -1,4 +1,5 @@
 import { DEFAULT_PARSE_LIMITS } from '@larder/ingestion/parse-thread.host';
+import { availableParallelism } from 'os';
 import { EnvReaders } from './env';
 
 /** The models Larder runs or calls: embedder, chat model, reranker, OCR, and aliases of their names. */
@@ -15,6 +16,11 @@ export interface ModelsConfig {
   onnxPooling: 'mean' | 'cls';
   /** How the bundled model runs (LARDER_USE_LITE_RUNTIME): `onnx` (onnxruntime, default; tfjs where it cannot load) or `tfjs`. Same vectors. */
   useLiteRuntime: 'onnx' | 'tfjs';
+  /**
+   * The bundled model's document sessions (LARDER_EMBED_WORKERS; default one per two cores) and the
+   * threads each runs on (the cores shared out among them, at least one).
+   */
+  embedWorkers: { workers: number; threads: number };
   /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
   embeddingQueryPrefix: string | null;
   /** Images are read by OCR (tesseract.js, English data from npm) when true (LARDER_OCR, default true); else they fail as unsupported. */
@@ -127,6 +133,11 @@ export function loadModelsConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
       const v = env.LARDER_USE_LITE_RUNTIME || 'onnx';
       if (v !== 'onnx' && v !== 'tfjs') throw new Error('LARDER_USE_LITE_RUNTIME must be onnx (default) or tfjs');
       return v;
+    })(),
+    embedWorkers: (() => {
+      const cores = availableParallelism();
+      const workers = Math.max(1, int('LARDER_EMBED_WORKERS', Math.floor(cores / 2)));
+      return { workers, threads: Math.max(1, Math.floor(cores / workers)) };
     })(),
     onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '')
       ? env.LARDER_ONNX_DTYPE

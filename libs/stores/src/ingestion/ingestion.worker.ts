@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
 import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth } from '@larder/blob-storage';
-import { EMBEDDER, Embedder, OCR, Ocr, TRANSCRIBER, Transcriber } from '@larder/ai';
+import { EMBEDDER, EmbedBatcher, Embedder, OCR, Ocr, TRANSCRIBER, Transcriber } from '@larder/ai';
 import { chunkDocument, contextualizationPlan, embeddingInput, metadataLines, parseFile } from '@larder/ingestion';
 import { readChunksArtifact, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -29,6 +29,11 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   private loopPromise: Promise<void> | null = null;
   /** Files and chunks this process ingested since it started. */
   readonly ingested = { files: 0, chunks: 0 };
+  /**
+   * The chunks of every file in flight go to the model through one batcher: full batches, as many at
+   * once as the embedder has workers, while other files are parsed and recorded.
+   */
+  readonly embedding: EmbedBatcher;
 
   constructor(
     @Inject(STORES_CONFIG) private readonly config: StoresConfig,
@@ -42,7 +47,9 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     @Optional() @Inject(BUCKET_HEALTH) private readonly health: BucketHealth | null = null,
     // null without a speech recogniser: audio and video then fail as unsupported, naming what to install
     @Optional() @Inject(TRANSCRIBER) private readonly transcriber: Transcriber | null = null,
-  ) {}
+  ) {
+    this.embedding = new EmbedBatcher(embedder, embedder.parallelism ?? 2);
+  }
 
   onApplicationBootstrap(): void {
     if (!this.config.runWorker) return;
@@ -217,7 +224,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         );
         vectorsKey = place.vectorsKey(inputs);
         if ((await this.blobs.size(vectorsKey)) === null) {
-          const vectors = await this.embedder.embed(inputs, 'document');
+          const vectors = await this.embedding.embed(inputs);
           deadline.throwIfAborted();
           await writeVectorsArtifact(this.blobs, vectorsKey, this.embedder.model, vectors);
           if (place.bucketId) written.push(vectorsKey);
