@@ -204,7 +204,7 @@ const written = new Map<string, BenchResult>();
 export function saveResult(name: string, figures: Partial<BenchResult> & Record<string, unknown>): string {
   const settings = Object.fromEntries(
     Object.entries(process.env)
-      .filter(([k]) => /^(BENCH_|LARDER_|LEXICAL_BENCH_)/.test(k))
+      .filter(([k]) => /^(BENCH_|LARDER_|LEXICAL_BENCH_)/.test(k) && k !== 'LARDER_PROCESS_TEMP_TOKEN')
       .sort(([a], [b]) => (a < b ? -1 : 1))
       .map(([k, v]) => [k, /KEY|SECRET|TOKEN|PASSWORD|CREDENTIAL/i.test(k) ? '(set)' : v]),
   ) as Record<string, string>;
