@@ -16,14 +16,16 @@ import { lexicalColdBench } from './lexical-cold.bench';
 import { parseBombBench } from './parse-bomb.bench';
 import { soakBench } from './soak.bench';
 import { renderBench } from './render';
-import { printedTables, saveResult } from './support';
+import { printedTables, saveResult, savedResultNames } from './support';
 
 /**
  * Runs a bench, printing as it goes, and saves the tables it printed (with the date, the machine and the
- * settings) to bench/results/<name>.json, beside any figures the bench saved there itself.
+ * settings) to bench/results/<name>.json, beside any figures the bench saved there itself; where the bench saved
+ * its figures under other names (a named variant such as `load-<BENCH_LOAD_NAME>`), the tables go there instead.
  */
 function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
   return async () => {
+    const before = new Set(savedResultNames());
     const printed: string[] = [];
     const write = process.stdout.write.bind(process.stdout);
     process.stdout.write = (chunk: string | Uint8Array, ...rest: never[]) => {
@@ -35,7 +37,9 @@ function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
     } finally {
       process.stdout.write = write;
     }
-    process.stdout.write(`\nsaved ${saveResult(name, { tables: printedTables(printed.join('')) })}\n`);
+    const tables = printedTables(printed.join(''));
+    const own = savedResultNames().filter((n) => !before.has(n));
+    for (const target of own.length ? own : [name]) process.stdout.write(`\nsaved ${saveResult(target, { tables })}\n`);
   };
 }
 

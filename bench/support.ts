@@ -197,6 +197,11 @@ export function markdownTable(t: BenchTable): string {
 
 const written = new Map<string, BenchResult>();
 
+/** The names of the results saved so far in this process. */
+export function savedResultNames(): string[] {
+  return [...written.keys()];
+}
+
 /**
  * Saves a bench's figures to `bench/results/<name>.json` with the date, the machine (cores, CPU, load
  * average, Node) and the settings of the run; a second save of the same name in one run adds to the first.
