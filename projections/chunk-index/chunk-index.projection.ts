@@ -43,18 +43,7 @@ export class ChunkIndexProjection implements ExternalProjection {
       switch (e.type) {
         case 'StoreFileAdded': {
           const d = e.data;
-          ops.push({
-            op: 'putFile',
-            file: {
-              storeId: d.storeId,
-              fileId: d.fileId,
-              organizationId: d.organizationId,
-              filename: d.filename,
-              externalId: d.externalId,
-              metadata: d.metadata,
-              generation: d.generation,
-            },
-          });
+          ops.push(putFileOp(d));
           if (d.copiedFrom) {
             push(await this.chunksOp(d.storeId, d.fileId, d.generation, d.copiedFrom.chunksKey));
             if (d.copiedFrom.vectorsKey)
@@ -74,18 +63,7 @@ export class ChunkIndexProjection implements ExternalProjection {
           break;
         case 'StoreFileReingestionRequested': {
           const d = e.data;
-          ops.push({
-            op: 'putFile',
-            file: {
-              storeId: d.storeId,
-              fileId: d.fileId,
-              organizationId: d.organizationId,
-              filename: d.filename,
-              externalId: d.externalId,
-              metadata: d.metadata,
-              generation: d.generation,
-            },
-          });
+          ops.push(putFileOp(d));
           break;
         }
         case 'StoreFileIngestionCancelled':
@@ -175,4 +153,18 @@ export class ChunkIndexProjection implements ExternalProjection {
     if (!artifact) return null;
     return { op: 'setVectors', storeId, fileId, generation, model: artifact.model, vectors: artifact.vectors };
   }
+}
+
+/** The index's row of a store file as an added or re-ingested file's event carries it. */
+function putFileOp(d: {
+  storeId: string;
+  fileId: string;
+  organizationId: string;
+  filename: string;
+  externalId: string | null;
+  metadata: unknown;
+  generation: number;
+}): ChunkIndexOp {
+  const { storeId, fileId, organizationId, filename, externalId, metadata, generation } = d;
+  return { op: 'putFile', file: { storeId, fileId, organizationId, filename, externalId, metadata, generation } };
 }

@@ -185,15 +185,7 @@ export function parseCsvText(src: Source): ParsedDocument {
   } catch (err) {
     throw new ParseError(`Invalid CSV: ${(err as Error).message}`);
   }
-  if (!rows.length)
-    return {
-      kind: 'text',
-      fileType: 'text/plain',
-      fileExtension: src.extension,
-      fileSize: src.fileSize,
-      language: null,
-      blocks: [],
-    };
+  if (!rows.length) return plainTextDocument(src, []);
   const [header, ...body] = rows;
   const headerLine = header.join(', ');
   let offset = 0;
@@ -203,15 +195,7 @@ export function parseCsvText(src: Source): ParsedDocument {
     offset += text.length + 1;
     return b;
   });
-  return {
-    kind: 'text',
-    fileType: 'text/plain',
-    fileExtension: src.extension,
-    fileSize: src.fileSize,
-    language: null,
-    blocks,
-    chunkPrefix: headerLine,
-  };
+  return { ...plainTextDocument(src, blocks), chunkPrefix: headerLine };
 }
 
 /** JSON: one block per top-level member (or array element), as `path: value` lines (plain text: `text/plain`). */
@@ -224,21 +208,14 @@ export function parseJsonText(src: Source): ParsedDocument {
   }
   const lines = (prefix: string, v: unknown, out: string[]) => {
     if (v !== null && typeof v === 'object') {
-      const entries = Array.isArray(v)
-        ? v.map((x, i) => [String(i), x] as const)
-        : Object.entries(v as Record<string, unknown>);
+      const entries = membersOf(v);
       if (!entries.length) out.push(`${prefix}: ${Array.isArray(v) ? '[]' : '{}'}`);
       for (const [k, x] of entries) lines(prefix ? `${prefix}.${k}` : k, x, out);
     } else {
       out.push(`${prefix || '$'}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
     }
   };
-  const top =
-    value !== null && typeof value === 'object'
-      ? Array.isArray(value)
-        ? value.map((x, i) => [String(i), x] as const)
-        : Object.entries(value as Record<string, unknown>)
-      : [['', value] as const];
+  const top = value !== null && typeof value === 'object' ? membersOf(value) : [['', value] as const];
   let offset = 0;
   const blocks: Block[] = top.map(([k, v]) => {
     const out: string[] = [];
@@ -248,6 +225,16 @@ export function parseJsonText(src: Source): ParsedDocument {
     offset += text.length + 1;
     return b;
   });
+  return plainTextDocument(src, blocks);
+}
+
+/** An object's members, or an array's elements under their indexes. */
+function membersOf(v: object): Array<readonly [string, unknown]> {
+  return Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v as Record<string, unknown>);
+}
+
+/** A document of the given blocks read as plain text (`text/plain`: CSV rows and JSON members). */
+function plainTextDocument(src: Source, blocks: Block[]): ParsedDocument {
   return {
     kind: 'text',
     fileType: 'text/plain',

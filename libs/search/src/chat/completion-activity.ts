@@ -1,4 +1,6 @@
+import type { Principal } from '@larder/kernel';
 import type { ChatCompletionCreated } from '../events';
+import type { SearchActivity } from '../search-activity';
 import type { ToolLoopResult } from './tool-loop';
 import type { completionSummary } from './completion-summary';
 
@@ -66,4 +68,17 @@ export function truncated(v: Record<string, unknown> | null): Record<string, unk
   if (!v) return v;
   const text = JSON.stringify(v);
   return text.length <= 2000 ? v : { truncated: text.slice(0, 2000) };
+}
+
+/** Records a chat completion's or Responses API call's activity (what is listed in /v1/events and billed). */
+export function recordCompletion(
+  activity: SearchActivity,
+  p: Principal,
+  run: ToolLoopResult,
+  c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>,
+): void {
+  activity.record(
+    p.organizationId,
+    chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run),
+  );
 }

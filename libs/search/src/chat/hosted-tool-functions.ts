@@ -2,7 +2,7 @@
  * The hosted tools a chat completion or response may declare: their types and aliases, a declaration
  * as the caller made it, a call's outcome, and the function each is shown to the model as.
  */
-import type { FilterNode } from '@larder/kernel';
+import { CONDITION_OPERATORS, type FilterNode } from '@larder/kernel';
 import type { LlmTool } from '@larder/ai';
 import type { AgenticToolCallRecorded } from '../events';
 
@@ -74,21 +74,7 @@ const metadataFilterSchema = {
       key: { type: 'string', description: 'metadata field (dot path); generated_metadata.* for chunk metadata' },
       operator: {
         type: 'string',
-        enum: [
-          'eq',
-          'not_eq',
-          'gt',
-          'gte',
-          'lt',
-          'lte',
-          'in',
-          'not_in',
-          'like',
-          'contains',
-          'starts_with',
-          'not_like',
-          'regex',
-        ],
+        enum: [...CONDITION_OPERATORS],
       },
       value: {},
     },

@@ -1,15 +1,15 @@
 import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, DomainError, ID_GENERATOR, IdGenerator, Principal } from '@larder/kernel';
+import { CLOCK, Clock, DomainError, ID_GENERATOR, IdGenerator } from '@larder/kernel';
 import { LLM, Llm, LlmMessage } from '@larder/ai';
 import { SearchActivity } from '../../search-activity';
 import { hostedToolFunction } from '../../chat/hosted-tool-functions';
 import { HostedTools } from '../../chat/hosted-tools';
 import { chatMessage, Conversations } from '../../chat/conversations';
-import { hostedToolRules, runToolLoop, ToolLoopResult } from '../../chat/tool-loop';
+import { hostedToolRules, runToolLoop } from '../../chat/tool-loop';
 import type { CitedSource, FileCitation } from '../../chat/citations';
 import { CompletionChunks } from '../../chat/completion-chunks';
-import { chatCompletionCreated, CompletionActivityFacts } from '../../chat/completion-activity';
+import { recordCompletion } from '../../chat/completion-activity';
 import type { StoredChatMessage } from '../../chat/events';
 import { IssuedToolTicket, ToolTickets } from '../../tool-tickets/tool-tickets';
 import { completionSummary } from '../../chat/completion-summary';
@@ -126,7 +126,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<
     });
     if (run.finishReason === 'client_disconnected') {
       // recorded (and billed) for what was done until the hang-up; nothing is stored or sent
-      this.record(p, run, {
+      recordCompletion(this.activity, p, run, {
         completionId,
         rootCompletionId,
         previousCompletionId: params.previousCompletionId,
@@ -200,7 +200,7 @@ export class CreateChatCompletionHandler implements ICommandHandler<
         },
       });
     }
-    this.record(p, run, {
+    recordCompletion(this.activity, p, run, {
       completionId,
       rootCompletionId,
       previousCompletionId: params.previousCompletionId,
@@ -220,17 +220,5 @@ export class CreateChatCompletionHandler implements ICommandHandler<
       root_completion_id: rootCompletionId,
     });
     return response;
-  }
-
-  /** The completion's activity record (what is listed in /v1/events and billed). */
-  private record(
-    p: Principal,
-    run: ToolLoopResult,
-    c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>,
-  ): void {
-    this.activity.record(
-      p.organizationId,
-      chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run),
-    );
   }
 }

@@ -1,18 +1,18 @@
 import { Inject, Optional } from '@nestjs/common';
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
-import { CLOCK, Clock, ID_GENERATOR, IdGenerator, Principal } from '@larder/kernel';
+import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from '@larder/kernel';
 import { LLM, Llm, LlmMessage } from '@larder/ai';
 import { SearchActivity } from '../../search-activity';
 import { hostedToolFunction } from '../../chat/hosted-tool-functions';
 import { HostedTools } from '../../chat/hosted-tools';
-import { hostedToolRules, runToolLoop, ToolLoopResult } from '../../chat/tool-loop';
+import { hostedToolRules, runToolLoop } from '../../chat/tool-loop';
 import type { CitedSource } from '../../chat/citations';
 import type { StoredChatMessage } from '../../chat/events';
 import { ResponseOutput } from '../../responses/response-output';
 import { StoredResponses } from '../../responses/stored-responses';
 import { chatMessage } from '../../chat/conversations';
 import { LlmNotConfiguredError } from '../create-chat-completion/create-chat-completion.handler';
-import { chatCompletionCreated, CompletionActivityFacts } from '../../chat/completion-activity';
+import { recordCompletion } from '../../chat/completion-activity';
 import type { ChatToolChoice } from '../create-chat-completion/create-chat-completion.request.dto';
 import { CreateResponseCommand } from './create-response.command';
 import { completionSummary } from '../../chat/completion-summary';
@@ -159,7 +159,7 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
     };
     if (run.finishReason === 'client_disconnected') {
       // recorded (and billed) for what was done until the hang-up; nothing is stored or sent
-      this.record(p, run, {
+      recordCompletion(this.activity, p, run, {
         ...facts,
         stored: false,
         summary: completionSummary(messages, run.content),
@@ -209,20 +209,13 @@ export class CreateResponseHandler implements ICommandHandler<CreateResponseComm
         },
       });
     }
-    this.record(p, run, { ...facts, stored: params.store, summary: completionSummary(messages, run.content), at });
+    recordCompletion(this.activity, p, run, {
+      ...facts,
+      stored: params.store,
+      summary: completionSummary(messages, run.content),
+      at,
+    });
     output.emit(incomplete ? 'response.incomplete' : 'response.completed', { response });
     return response;
-  }
-
-  /** The response's activity record (what is listed in /v1/events and billed). */
-  private record(
-    p: Principal,
-    run: ToolLoopResult,
-    c: Omit<CompletionActivityFacts, 'organizationId' | 'apiKeyId'>,
-  ): void {
-    this.activity.record(
-      p.organizationId,
-      chatCompletionCreated({ ...c, organizationId: p.organizationId, apiKeyId: p.apiKeyId }, run),
-    );
   }
 }
