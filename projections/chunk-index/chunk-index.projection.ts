@@ -1,7 +1,14 @@
 import { Position, RecordedEvent, START, domainEvent } from '@larder/kernel';
 import { Logger } from '@nestjs/common';
 import { BlobNotFoundError, BlobStorage, BucketAccessError, parseBucketBlobKey } from '@larder/blob-storage';
-import { ChunkIndex, ChunkIndexOp, chunkTypeOf, readChunksArtifact, readVectorsArtifact } from '@larder/chunk-index';
+import {
+  ChunkIndex,
+  ChunkIndexOp,
+  chunkTypeOf,
+  IndexedFile,
+  readChunksArtifact,
+  readVectorsArtifact,
+} from '@larder/chunk-index';
 import { STORE_FILE_EVENT_TYPES, StoreEvent, StoreFileEvent } from '@larder/stores/events';
 import { ExternalProjection } from '../runner/projection';
 
@@ -156,15 +163,7 @@ export class ChunkIndexProjection implements ExternalProjection {
 }
 
 /** The index's row of a store file as an added or re-ingested file's event carries it. */
-function putFileOp(d: {
-  storeId: string;
-  fileId: string;
-  organizationId: string;
-  filename: string;
-  externalId: string | null;
-  metadata: unknown;
-  generation: number;
-}): ChunkIndexOp {
+function putFileOp(d: IndexedFile): ChunkIndexOp {
   const { storeId, fileId, organizationId, filename, externalId, metadata, generation } = d;
   return { op: 'putFile', file: { storeId, fileId, organizationId, filename, externalId, metadata, generation } };
 }
