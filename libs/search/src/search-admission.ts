@@ -4,9 +4,9 @@ import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ServiceUnavailableError } from '@larder/kernel';
 import { AdmissionLimits, SEARCH_CONFIG, SearchConfig } from './search.config';
 
-/** The defaults: two searches per core at once, 256 waiting, 10 s of waiting at most. */
+/** The defaults: two searches per core at once, 256 waiting, no limit on a wait (0). */
 export function defaultAdmissionLimits(cores = availableParallelism()): AdmissionLimits {
-  return { concurrency: 2 * Math.max(1, cores), queue: 256, queueWaitMs: 10_000 };
+  return { concurrency: 2 * Math.max(1, cores), queue: 256, queueWaitMs: 0 };
 }
 
 /** Seconds a refused search is told to wait (`Retry-After`). */
@@ -30,7 +30,7 @@ interface Waiter {
  * Admission of search work (store, file and vector-store search, QA, agentic search, grep, and the
  * searches of chat tools): at most `concurrency` run at once in the process; the others wait in one
  * FIFO queue of at most `queue`, and a search is refused with 503 and `Retry-After` when the queue is
- * full or it waited `queueWaitMs`. Searches share the event loop with writes, projections and
+ * full (or, where `queueWaitMs` is set, once it waited that long). Searches share the event loop with writes, projections and
  * ingestion (whose database round trips wait behind every ready search callback), so bounding them
  * bounds how long a write's steps wait. A freed turn is handed on from `setImmediate`: the replies
  * already waiting on the event loop (a write's next database round trip) run before the next search
@@ -64,7 +64,7 @@ export class SearchAdmission {
 
   /**
    * Runs `search` in its turn: at once when one is free and nobody waits, else after those queued
-   * before it. Refused (503) when the queue is full or the wait outlasts `queueWaitMs`; a search whose
+   * before it. Refused (503) when the queue is full (or the wait outlasts a set `queueWaitMs`); a search whose
    * client hung up (`signal`) leaves the queue.
    */
   async run<T>(search: () => Promise<T>, signal?: AbortSignal): Promise<T> {
@@ -129,16 +129,18 @@ export class SearchAdmission {
         this.waiting.unshift(waiter);
       } else {
         this.waiting.push(waiter);
-        waiter.timer = setTimeout(() => {
-          this.refused.queueWait++;
-          waiter.refuse(
-            new ServiceUnavailableError(
-              `The search waited ${this.limits.queueWaitMs} ms for its turn; retry shortly.`,
-              RETRY_AFTER_SECONDS,
-            ),
-          );
-        }, this.limits.queueWaitMs);
-        waiter.timer.unref();
+        if (this.limits.queueWaitMs > 0) {
+          waiter.timer = setTimeout(() => {
+            this.refused.queueWait++;
+            waiter.refuse(
+              new ServiceUnavailableError(
+                `The search waited ${this.limits.queueWaitMs} ms for its turn; retry shortly.`,
+                RETRY_AFTER_SECONDS,
+              ),
+            );
+          }, this.limits.queueWaitMs);
+          waiter.timer.unref();
+        }
       }
       signal?.addEventListener('abort', onAbort, { once: true });
       // a turn freed before this search queued is handed on now

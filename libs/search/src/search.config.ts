@@ -16,7 +16,7 @@ export interface SearchConfig {
   queryCacheBytes?: number;
   /** Where request records are journaled until stored (ActivityJournal); unset: in memory only. */
   activityJournalDir?: string | null;
-  /** Search admission (SearchAdmission); unset: two searches per core at once, 256 waiting, 10 s of waiting. */
+  /** Search admission (SearchAdmission); unset: two searches per core at once, 256 waiting, no limit on a wait. */
   admission?: AdmissionLimits;
 }
 
@@ -26,7 +26,7 @@ export interface AdmissionLimits {
   concurrency: number;
   /** Searches waiting for a turn; one more is refused (503). */
   queue: number;
-  /** A search that waited this long for its turn is refused (503). */
+  /** A search that waited this long for its turn is refused (503); 0: no limit. */
   queueWaitMs: number;
 }
 export const SEARCH_CONFIG = Symbol('SEARCH_CONFIG');

@@ -34,7 +34,7 @@ export interface SearchConfig {
   searchQueryCacheMb: number;
   searchCandidateFactor: number;
   listChunksMaxSortScan: number;
-  /** Search admission: searches running at once (LARDER_SEARCH_CONCURRENCY, default 2 per core), waiting at most (LARDER_SEARCH_QUEUE, 256), and the longest wait (LARDER_SEARCH_QUEUE_WAIT_MS, 10 s). */
+  /** Search admission: searches running at once (LARDER_SEARCH_CONCURRENCY, default 2 per core), waiting at most (LARDER_SEARCH_QUEUE, 256), and the longest wait (LARDER_SEARCH_QUEUE_WAIT_MS, 0: no limit). */
   searchConcurrency: number;
   searchQueue: number;
   searchQueueWaitMs: number;
@@ -121,7 +121,7 @@ export function loadSearchConfig(
     listChunksMaxSortScan: Math.max(1000, int('LARDER_LIST_CHUNKS_MAX_SORT_SCAN', 200_000)),
     searchConcurrency: Math.max(1, int('LARDER_SEARCH_CONCURRENCY', 2 * availableParallelism())),
     searchQueue: int('LARDER_SEARCH_QUEUE', 256),
-    searchQueueWaitMs: Math.max(1, int('LARDER_SEARCH_QUEUE_WAIT_MS', 10_000)),
+    searchQueueWaitMs: Math.max(0, int('LARDER_SEARCH_QUEUE_WAIT_MS', 0)),
     webSearchProviders,
     searxngUrl,
     braveApiKey,
