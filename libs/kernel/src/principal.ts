@@ -1,4 +1,4 @@
-import { createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
+import { applyDecorators, createParamDecorator, ExecutionContext, SetMetadata } from '@nestjs/common';
 
 export type ScopeMethod = 'read' | 'write' | 'delete' | 'list' | 'create' | 'search';
 export const SCOPE_METHODS: readonly ScopeMethod[] = ['read', 'write', 'delete', 'list', 'create', 'search'];
@@ -55,6 +55,12 @@ export interface RequiredScope {
   checkedPerResource?: boolean;
 }
 export const RequireScope = (scope: RequiredScope) => SetMetadata(REQUIRED_SCOPE, scope);
+/**
+ * A route on the store its path names (`:store_identifier`), under the key scope `method` on that store:
+ * `@StoreRoute('write', Post('upload'), HttpCode(201))`.
+ */
+export const StoreRoute = (method: ScopeMethod, ...route: MethodDecorator[]) =>
+  applyDecorators(...route, RequireScope({ method, resourceType: 'store', resourceIdParam: 'store_identifier' }));
 export const AdminOnly = () => SetMetadata(ADMIN_ONLY, true);
 
 export const CurrentPrincipal = createParamDecorator((_: unknown, ctx: ExecutionContext): Principal => {

@@ -1,53 +1,14 @@
 import { crc32, deflateSync } from 'zlib';
+import FONT from './text-image.font.json';
 
 /**
  * Renders lines of text into a grayscale PNG with a 5×7 pixel font (A–Z, 0–9, space, `.`, `-`,
  * `:`), scaled up and softened, black on white: an image whose text a test knows, made without
  * canvas or ImageMagick. Tesseract reads it reliably at scale 4 with 4 blur passes (letters 28 px
- * high; without the blur it takes B for E and N for M).
+ * high; without the blur it takes B for E and N for M). Each glyph of the font file is seven rows
+ * of five bits, the leftmost pixel the highest bit.
  */
-const GLYPHS: Record<string, number[]> = {
-  A: [14, 17, 17, 31, 17, 17, 17],
-  B: [30, 17, 17, 30, 17, 17, 30],
-  C: [14, 17, 16, 16, 16, 17, 14],
-  D: [30, 17, 17, 17, 17, 17, 30],
-  E: [31, 16, 16, 30, 16, 16, 31],
-  F: [31, 16, 16, 30, 16, 16, 16],
-  G: [14, 17, 16, 23, 17, 17, 15],
-  H: [17, 17, 17, 31, 17, 17, 17],
-  I: [14, 4, 4, 4, 4, 4, 14],
-  J: [7, 2, 2, 2, 2, 18, 12],
-  K: [17, 18, 20, 24, 20, 18, 17],
-  L: [16, 16, 16, 16, 16, 16, 31],
-  M: [17, 27, 21, 21, 17, 17, 17],
-  N: [17, 25, 25, 21, 19, 19, 17],
-  O: [14, 17, 17, 17, 17, 17, 14],
-  P: [30, 17, 17, 30, 16, 16, 16],
-  Q: [14, 17, 17, 17, 21, 18, 13],
-  R: [30, 17, 17, 30, 20, 18, 17],
-  S: [15, 16, 16, 14, 1, 1, 30],
-  T: [31, 4, 4, 4, 4, 4, 4],
-  U: [17, 17, 17, 17, 17, 17, 14],
-  V: [17, 17, 17, 17, 17, 10, 4],
-  W: [17, 17, 17, 21, 21, 21, 10],
-  X: [17, 17, 10, 4, 10, 17, 17],
-  Y: [17, 17, 10, 4, 4, 4, 4],
-  Z: [31, 1, 2, 4, 8, 16, 31],
-  '0': [14, 17, 19, 21, 25, 17, 14],
-  '1': [4, 12, 4, 4, 4, 4, 14],
-  '2': [14, 17, 1, 2, 4, 8, 31],
-  '3': [31, 2, 4, 2, 1, 17, 14],
-  '4': [2, 6, 10, 18, 31, 2, 2],
-  '5': [31, 16, 30, 1, 1, 17, 14],
-  '6': [6, 8, 16, 30, 17, 17, 14],
-  '7': [31, 1, 2, 4, 8, 8, 8],
-  '8': [14, 17, 17, 14, 17, 17, 14],
-  '9': [14, 17, 17, 15, 1, 2, 12],
-  '.': [0, 0, 0, 0, 0, 12, 12],
-  '-': [0, 0, 0, 31, 0, 0, 0],
-  ':': [0, 12, 12, 0, 12, 12, 0],
-  ' ': [0, 0, 0, 0, 0, 0, 0],
-};
+const GLYPHS: Record<string, number[]> = FONT;
 
 function pngChunk(type: string, data: Buffer): Buffer {
   const len = Buffer.alloc(4);

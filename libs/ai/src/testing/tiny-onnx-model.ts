@@ -2,6 +2,52 @@ import { mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { onnx } from 'onnx-proto';
 
+const T = onnx.TensorProto.DataType;
+const A = onnx.AttributeProto.AttributeType;
+
+/** A graph input or output: `dims` are named (dynamic) or fixed sizes. */
+const valueInfo = (name: string, elemType: number, dims: Array<string | number>) =>
+  onnx.ValueInfoProto.create({
+    name,
+    type: {
+      tensorType: {
+        elemType,
+        shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
+      },
+    },
+  });
+const node = (opType: string, input: string[], output: string, attribute: onnx.IAttributeProto[] = []) =>
+  onnx.NodeProto.create({ opType, input, output: [output], attribute });
+/** A float tensor of shape `dims` holding `values`. */
+const floatTable = (name: string, dims: number[], values: Float32Array) =>
+  onnx.TensorProto.create({ name, dataType: T.FLOAT, dims, rawData: new Uint8Array(values.buffer.slice(0)) });
+/** The one-axis INT64 tensor an `Unsqueeze` or a `ReduceSum` takes. */
+const axes = (name: string, axis: number) =>
+  onnx.TensorProto.create({ name, dataType: T.INT64, dims: [1], int64Data: [axis] });
+
+/** Writes `graph` as `onnx/model.onnx` with a BERT `config.json` (`config` added) and the tokenizer files. */
+function writeModelDir(
+  dir: string,
+  graph: onnx.IGraphProto,
+  vocab: string[],
+  maxLength: number,
+  config: Record<string, unknown>,
+): void {
+  const model = onnx.ModelProto.create({
+    irVersion: 8,
+    producerName: 'larder-tests',
+    opsetImport: [{ domain: '', version: 17 }],
+    graph,
+  });
+  mkdirSync(join(dir, 'onnx'), { recursive: true });
+  writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
+  writeFileSync(
+    join(dir, 'config.json'),
+    JSON.stringify({ model_type: 'bert', ...config, vocab_size: vocab.length, max_position_embeddings: maxLength }),
+  );
+  writeTokenizer(dir, vocab, maxLength);
+}
+
 /**
  * Writes a tiny BERT-shaped sentence-embedding model directory, in the layout of a Hugging Face ONNX
  * export (`config.json`, `tokenizer.json`, `tokenizer_config.json`, `onnx/model.onnx`), so that the
@@ -25,75 +71,24 @@ export function writeTinyOnnxModel(
   }
   for (let d = 0; d < dimensions; d++) table[d] = 0; // [PAD] is all zeros
 
-  const T = onnx.TensorProto.DataType;
-  const valueInfo = (name: string, elemType: number, dims: Array<string | number>) =>
-    onnx.ValueInfoProto.create({
-      name,
-      type: {
-        tensorType: {
-          elemType,
-          shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
-        },
-      },
-    });
   const graph = onnx.GraphProto.create({
     name: 'tiny-embedder',
     node: [
-      onnx.NodeProto.create({
-        opType: 'Gather',
-        input: ['embeddings', 'input_ids'],
-        output: ['gathered'],
-        attribute: [{ name: 'axis', type: onnx.AttributeProto.AttributeType.INT, i: 0 }],
-      }),
-      onnx.NodeProto.create({
-        opType: 'Cast',
-        input: ['attention_mask'],
-        output: ['mask_f'],
-        attribute: [{ name: 'to', type: onnx.AttributeProto.AttributeType.INT, i: T.FLOAT }],
-      }),
-      onnx.NodeProto.create({ opType: 'Unsqueeze', input: ['mask_f', 'axes'], output: ['mask_3d'] }),
-      onnx.NodeProto.create({ opType: 'Mul', input: ['gathered', 'mask_3d'], output: ['last_hidden_state'] }),
+      node('Gather', ['embeddings', 'input_ids'], 'gathered', [{ name: 'axis', type: A.INT, i: 0 }]),
+      node('Cast', ['attention_mask'], 'mask_f', [{ name: 'to', type: A.INT, i: T.FLOAT }]),
+      node('Unsqueeze', ['mask_f', 'axes'], 'mask_3d'),
+      node('Mul', ['gathered', 'mask_3d'], 'last_hidden_state'),
     ],
-    initializer: [
-      onnx.TensorProto.create({
-        name: 'embeddings',
-        dataType: T.FLOAT,
-        dims: [vocab.length, dimensions],
-        rawData: new Uint8Array(table.buffer.slice(0)),
-      }),
-      onnx.TensorProto.create({ name: 'axes', dataType: T.INT64, dims: [1], int64Data: [2] }),
-    ],
-    input: [
-      valueInfo('input_ids', T.INT64, ['batch', 'sequence']),
-      valueInfo('attention_mask', T.INT64, ['batch', 'sequence']),
-    ],
+    initializer: [floatTable('embeddings', [vocab.length, dimensions], table), axes('axes', 2)],
+    input: ['input_ids', 'attention_mask'].map((name) => valueInfo(name, T.INT64, ['batch', 'sequence'])),
     output: [valueInfo('last_hidden_state', T.FLOAT, ['batch', 'sequence', dimensions])],
   });
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    producerName: 'larder-tests',
-    opsetImport: [{ domain: '', version: 17 }],
-    graph,
-  });
-
-  mkdirSync(join(dir, 'onnx'), { recursive: true });
-  writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({
-      model_type: 'bert',
-      architectures: ['BertModel'],
-      hidden_size: dimensions,
-      vocab_size: vocab.length,
-      max_position_embeddings: 512,
-    }),
-  );
-  writeTokenizer(dir, vocab);
+  writeModelDir(dir, graph, vocab, 512, { architectures: ['BertModel'], hidden_size: dimensions });
   return { vocab, table };
 }
 
 /** The tokenizer files of a Hugging Face BERT export (WordPiece over `vocab`, lowercased, [CLS] A [SEP] B [SEP] pairs). */
-function writeTokenizer(dir: string, vocab: string[], maxLength = 512): void {
+function writeTokenizer(dir: string, vocab: string[], maxLength: number): void {
   writeFileSync(
     join(dir, 'tokenizer_config.json'),
     JSON.stringify({
@@ -173,20 +168,6 @@ export function writeTinyCrossEncoder(dir: string, vocabulary: string[], maxLeng
   const V = vocab.length;
   const eye = new Float32Array(V * V);
   for (let i = 4; i < V; i++) eye[i * V + i] = 1; // special tokens map to the zero vector
-  const T = onnx.TensorProto.DataType;
-  const A = onnx.AttributeProto.AttributeType;
-  const valueInfo = (name: string, elemType: number, dims: Array<string | number>) =>
-    onnx.ValueInfoProto.create({
-      name,
-      type: {
-        tensorType: {
-          elemType,
-          shape: { dim: dims.map((d) => (typeof d === 'string' ? { dimParam: d } : { dimValue: d })) },
-        },
-      },
-    });
-  const node = (opType: string, input: string[], output: string, attribute: onnx.IAttributeProto[] = []) =>
-    onnx.NodeProto.create({ opType, input, output: [output], attribute });
   const scalar = (name: string, v: number) =>
     onnx.TensorProto.create({ name, dataType: T.FLOAT, dims: [], floatData: [v] });
   const graph = onnx.GraphProto.create({
@@ -215,44 +196,22 @@ export function writeTinyCrossEncoder(dir: string, vocabulary: string[], maxLeng
       node('Sub', ['doubled', 'one'], 'logits'),
     ],
     initializer: [
-      onnx.TensorProto.create({
-        name: 'eye',
-        dataType: T.FLOAT,
-        dims: [V, V],
-        rawData: new Uint8Array(eye.buffer.slice(0)),
-      }),
-      onnx.TensorProto.create({ name: 'axis2', dataType: T.INT64, dims: [1], int64Data: [2] }),
-      onnx.TensorProto.create({ name: 'axis1', dataType: T.INT64, dims: [1], int64Data: [1] }),
+      floatTable('eye', [V, V], eye),
+      axes('axis2', 2),
+      axes('axis1', 1),
       scalar('two', 2),
       scalar('one', 1),
     ],
-    input: [
-      valueInfo('input_ids', T.INT64, ['batch', 'sequence']),
-      valueInfo('attention_mask', T.INT64, ['batch', 'sequence']),
-      valueInfo('token_type_ids', T.INT64, ['batch', 'sequence']),
-    ],
+    input: ['input_ids', 'attention_mask', 'token_type_ids'].map((name) =>
+      valueInfo(name, T.INT64, ['batch', 'sequence']),
+    ),
     output: [valueInfo('logits', T.FLOAT, ['batch', 1])],
   });
-  const model = onnx.ModelProto.create({
-    irVersion: 8,
-    producerName: 'larder-tests',
-    opsetImport: [{ domain: '', version: 17 }],
-    graph,
+  writeModelDir(dir, graph, vocab, maxLength, {
+    architectures: ['BertForSequenceClassification'],
+    num_labels: 1,
+    id2label: { 0: 'LABEL_0' },
+    label2id: { LABEL_0: 0 },
   });
-  mkdirSync(join(dir, 'onnx'), { recursive: true });
-  writeFileSync(join(dir, 'onnx', 'model.onnx'), onnx.ModelProto.encode(model).finish());
-  writeFileSync(
-    join(dir, 'config.json'),
-    JSON.stringify({
-      model_type: 'bert',
-      architectures: ['BertForSequenceClassification'],
-      num_labels: 1,
-      id2label: { 0: 'LABEL_0' },
-      label2id: { LABEL_0: 0 },
-      vocab_size: V,
-      max_position_embeddings: maxLength,
-    }),
-  );
-  writeTokenizer(dir, vocab, maxLength);
   return { vocab };
 }

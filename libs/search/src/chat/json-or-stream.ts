@@ -1,4 +1,5 @@
 import { applyDecorators, HttpCode, Post } from '@nestjs/common';
+import type { CommandBus, ICommand } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { closedSignal, EventStream, RequireScope, RequiredScope } from '@larder/kernel';
 
@@ -32,6 +33,21 @@ export async function jsonOrStream<T>(
     if (!live.started) throw err;
     live.fail(err);
   }
+}
+
+/**
+ * `jsonOrStream` for a command the bus runs: `command` builds it from the open stream (null when not streamed)
+ * and the signal that aborts when the client leaves; `finish` ends a stream that succeeded.
+ */
+export function answerCommand(
+  commands: CommandBus,
+  req: Request,
+  res: Response,
+  stream: boolean,
+  command: (live: EventStream | null, signal: AbortSignal) => ICommand,
+  finish: (live: EventStream) => void,
+): Promise<void> {
+  return jsonOrStream(req, res, stream, (live, signal) => commands.execute(command(live, signal)), finish);
 }
 
 /** Sets a response header while the headers are not yet sent (a streamed answer's have been). */

@@ -1,7 +1,7 @@
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { decodeTraceExport } from '../testing/otlp-doubles';
-import * as semconv from './gen-ai.semconv';
+import semconv from './gen-ai.semconv.json';
 import { FinishedRun } from './finished-run';
 import { runSpans, traceIdOf } from './run-spans';
 

@@ -2,6 +2,12 @@ import { createHash } from 'crypto';
 import { Attributes, HrTime, SpanKind, SpanStatusCode, TraceFlags } from '@opentelemetry/api';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+/*
+ * The OpenTelemetry GenAI semantic conventions (semantic-conventions 1.45, still "development"):
+ * `@opentelemetry/semantic-conventions` ships them only from its `incubating` entry point and asks users
+ * to copy unstable names into their own code rather than depend on it, so gen-ai.semconv.json holds the
+ * ones used here, by their upstream names.
+ */
 import {
   ATTR_GEN_AI_AGENT_NAME,
   ATTR_GEN_AI_CONVERSATION_ID,
@@ -28,7 +34,7 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_CHAT,
   GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
-} from './gen-ai.semconv';
+} from './gen-ai.semconv.json';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
 import type { AgenticToolCallRecorded, SearchEventResult, TokenUsage } from '@larder/search/events';
 import { FinishedRun, traceKindOf } from './finished-run';

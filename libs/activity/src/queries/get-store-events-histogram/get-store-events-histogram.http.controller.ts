@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute } from '@larder/kernel';
 import { GetStoreEventsHistogramQuery } from './get-store-events-histogram.query';
 import { GetStoreEventsHistogramRequestDto } from './get-store-events-histogram.request.dto';
 import type { StoreHistogramResponse } from './get-store-events-histogram.handler';
@@ -9,9 +9,7 @@ import type { StoreHistogramResponse } from './get-store-events-histogram.handle
 export class GetStoreEventsHistogramHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Post('histogram')
-  @HttpCode(200)
-  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('read', Post('histogram'), HttpCode(200))
   histogram(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

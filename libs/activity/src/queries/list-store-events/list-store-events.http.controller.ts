@@ -1,6 +1,6 @@
 import { Controller, Get, Param, Query } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, CursorPage, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, CursorPage, Principal, StoreRoute } from '@larder/kernel';
 import { ActivityEventResponse } from '../../activity.response';
 import { ListStoreEventsQuery } from './list-store-events.query';
 import { ListStoreEventsRequestDto } from './list-store-events.request.dto';
@@ -10,8 +10,7 @@ import { ListStoreEventsRequestDto } from './list-store-events.request.dto';
 export class ListStoreEventsHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get()
-  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('read', Get())
   storeEvents(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

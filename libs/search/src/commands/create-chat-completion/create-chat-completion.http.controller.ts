@@ -2,10 +2,9 @@ import { Body, Controller, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, EventStream, Principal } from '@larder/kernel';
-import { AnswerPost, jsonOrStream } from '../../chat/json-or-stream';
+import { AnswerPost, answerCommand } from '../../chat/json-or-stream';
 import { CreateChatCompletionCommand } from './create-chat-completion.command';
 import { CreateChatCompletionRequestDto } from './create-chat-completion.request.dto';
-import type { ChatCompletionResponse } from './create-chat-completion.handler';
 
 /** Chat completions are their own resource type in key scopes: `create` on `completions`. */
 export const CHAT_SCOPE = { method: 'create', resourceType: 'completions' } as const;
@@ -31,15 +30,8 @@ export class CreateChatCompletionHttpController {
     @Res() res: Response,
   ): Promise<void> {
     const params = body.params();
-    await jsonOrStream(
-      req,
-      res,
-      params.stream,
-      (live, signal) =>
-        this.commands.execute<CreateChatCompletionCommand, ChatCompletionResponse>(
-          new CreateChatCompletionCommand(p, params, chatSink(live), signal),
-        ),
-      (live) => live.done(),
-    );
+    const command = (live: EventStream | null, signal: AbortSignal) =>
+      new CreateChatCompletionCommand(p, params, chatSink(live), signal);
+    await answerCommand(this.commands, req, res, params.stream, command, (live) => live.done());
   }
 }

@@ -2,6 +2,7 @@ import { Allow } from 'class-validator';
 import { isPlainObject, LIMITS, parseFilters, Problems, ValidationFailedError } from '@larder/kernel';
 import type { LlmMessage, LlmTool } from '@larder/ai';
 import { HOSTED_TOOL_TYPES, HostedToolDecl, HostedToolType, hostedKind } from '../../chat/hosted-tool-functions';
+import { AnswerBodyRequestDto } from '../../chat/answer-body.request.dto';
 import { bodyFieldReaders } from '../../chat/body-fields';
 
 export type ChatToolChoice =
@@ -38,25 +39,14 @@ const FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
  * `ChatCreateCompletionParams`, OpenAI's chat body plus the hosted store tools. Every field is taken as sent and compiled by `params()`,
  * which reports each problem with its location (`["body","messages",2,"tool_call_id"]`).
  */
-export class CreateChatCompletionRequestDto {
+export class CreateChatCompletionRequestDto extends AnswerBodyRequestDto {
   @Allow() messages?: unknown;
-  @Allow() model?: unknown;
-  @Allow() tools?: unknown;
-  @Allow() tool_choice?: unknown;
-  @Allow() store?: unknown;
   @Allow() previous_completion_id?: unknown;
   @Allow() previous_messages?: unknown;
   @Allow() terminal_tool_name?: unknown;
-  @Allow() stream?: unknown;
-  @Allow() temperature?: unknown;
-  @Allow() top_p?: unknown;
   @Allow() max_completion_tokens?: unknown;
   @Allow() max_tokens?: unknown;
-  @Allow() max_tool_calls?: unknown;
   @Allow() context_management?: unknown;
-  @Allow() parallel_tool_calls?: unknown;
-  @Allow() metadata?: unknown;
-  @Allow() include?: unknown;
 
   params(): ChatParams {
     const p = new Problems();

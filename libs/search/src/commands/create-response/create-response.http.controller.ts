@@ -2,11 +2,10 @@ import { Body, Controller, Req, Res } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, EventStream, Principal } from '@larder/kernel';
-import { AnswerPost, jsonOrStream } from '../../chat/json-or-stream';
+import { AnswerPost, answerCommand } from '../../chat/json-or-stream';
 import { CHAT_SCOPE } from '../create-chat-completion/create-chat-completion.http.controller';
 import { CreateResponseCommand } from './create-response.command';
 import { CreateResponseRequestDto } from './create-response.request.dto';
-import type { ResponseObject } from './create-response.handler';
 
 /** The command's live sink of a streamed answer. */
 const responseSink = (live: EventStream | null) =>
@@ -32,15 +31,8 @@ export class CreateResponseHttpController {
     @Res() res: Response,
   ): Promise<void> {
     const params = body.params();
-    await jsonOrStream(
-      req,
-      res,
-      params.stream,
-      (live, signal) =>
-        this.commands.execute<CreateResponseCommand, ResponseObject>(
-          new CreateResponseCommand(p, params, responseSink(live), signal),
-        ),
-      (live) => live.close(),
-    );
+    const command = (live: EventStream | null, signal: AbortSignal) =>
+      new CreateResponseCommand(p, params, responseSink(live), signal);
+    await answerCommand(this.commands, req, res, params.stream, command, (live) => live.close());
   }
 }

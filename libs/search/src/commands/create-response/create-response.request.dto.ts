@@ -2,6 +2,7 @@ import { Allow } from 'class-validator';
 import { isPlainObject, LIMITS, Problems } from '@larder/kernel';
 import type { LlmMessage, LlmTool } from '@larder/ai';
 import type { HostedToolDecl } from '../../chat/hosted-tool-functions';
+import { AnswerBodyRequestDto } from '../../chat/answer-body.request.dto';
 import { bodyFieldReaders } from '../../chat/body-fields';
 import { openAiFilter } from '../../openai/openai-filters';
 import {
@@ -56,22 +57,11 @@ const INCLUDES = ['file_search_call.results', 'message.output_text.logprobs', 'r
  * `file_search` tool over vector stores (Larder's stores) and function tools. Every field is taken as
  * sent and compiled by `params()`, which reports each problem with its location.
  */
-export class CreateResponseRequestDto {
+export class CreateResponseRequestDto extends AnswerBodyRequestDto {
   @Allow() input?: unknown;
   @Allow() instructions?: unknown;
-  @Allow() model?: unknown;
-  @Allow() tools?: unknown;
-  @Allow() tool_choice?: unknown;
-  @Allow() parallel_tool_calls?: unknown;
-  @Allow() max_tool_calls?: unknown;
-  @Allow() temperature?: unknown;
-  @Allow() top_p?: unknown;
   @Allow() max_output_tokens?: unknown;
-  @Allow() metadata?: unknown;
-  @Allow() store?: unknown;
   @Allow() previous_response_id?: unknown;
-  @Allow() stream?: unknown;
-  @Allow() include?: unknown;
   @Allow() user?: unknown;
   @Allow() text?: unknown;
   @Allow() truncation?: unknown;

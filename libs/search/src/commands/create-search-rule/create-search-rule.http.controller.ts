@@ -1,6 +1,6 @@
 import { Body, Controller, HttpCode, Param, Post } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute } from '@larder/kernel';
 import { SearchRuleResponse } from '../../rules/search-rule.response';
 import { CreateSearchRuleCommand } from './create-search-rule.command';
 import { CreateSearchRuleRequestDto } from './create-search-rule.request.dto';
@@ -10,9 +10,7 @@ import { CreateSearchRuleRequestDto } from './create-search-rule.request.dto';
 export class CreateSearchRuleHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Post()
-  @HttpCode(201)
-  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('write', Post(), HttpCode(201))
   create(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute, UuidParam } from '@larder/kernel';
 import { DeleteSearchRuleEntryCommand } from './delete-search-rule-entry.command';
 import { DeleteSearchRuleEntryRequestDto } from './delete-search-rule-entry.request.dto';
 import { SearchRuleEntryDeletedResponse } from './delete-search-rule-entry.handler';
@@ -10,8 +10,7 @@ import { SearchRuleEntryDeletedResponse } from './delete-search-rule-entry.handl
 export class DeleteSearchRuleEntryHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Delete(':rule_id/specific')
-  @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('delete', Delete(':rule_id/specific'))
   removeSpecific(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

@@ -1,6 +1,6 @@
 import { Controller, Delete, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute, UuidParam } from '@larder/kernel';
 import { DeleteSearchRuleCommand } from './delete-search-rule.command';
 import { SearchRuleDeletedResponse } from './delete-search-rule.handler';
 
@@ -8,8 +8,7 @@ import { SearchRuleDeletedResponse } from './delete-search-rule.handler';
 export class DeleteSearchRuleHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Delete(':rule_id')
-  @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('delete', Delete(':rule_id'))
   remove(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

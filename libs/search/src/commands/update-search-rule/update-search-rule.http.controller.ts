@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute, UuidParam } from '@larder/kernel';
 import { SearchRuleResponse } from '../../rules/search-rule.response';
 import { UpdateSearchRuleCommand } from './update-search-rule.command';
 import { UpdateSearchRuleRequestDto } from './update-search-rule.request.dto';
@@ -9,8 +9,7 @@ import { UpdateSearchRuleRequestDto } from './update-search-rule.request.dto';
 export class UpdateSearchRuleHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Put(':rule_id')
-  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('write', Put(':rule_id'))
   update(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope, UuidParam } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute, UuidParam } from '@larder/kernel';
 import { SearchRuleResponse } from '../../rules/search-rule.response';
 import { GetSearchRuleQuery } from './get-search-rule.query';
 
@@ -8,8 +8,7 @@ import { GetSearchRuleQuery } from './get-search-rule.query';
 export class GetSearchRuleHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get(':rule_id')
-  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('read', Get(':rule_id'))
   get(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

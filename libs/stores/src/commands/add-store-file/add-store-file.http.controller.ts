@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { baseUrlOf, CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { baseUrlOf, CurrentPrincipal, Principal, StoreRoute } from '@larder/kernel';
 import { StoreFileResponse } from '../../store.response';
 import { AddStoreFileCommand } from './add-store-file.command';
 import { AddStoreFileRequestDto } from './add-store-file.request.dto';
@@ -11,9 +11,7 @@ export class AddStoreFileHttpController {
   constructor(private readonly commands: CommandBus) {}
 
   /** `write` on the store here; `read` on the file is checked by the handler. */
-  @Post()
-  @HttpCode(201)
-  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('write', Post(), HttpCode(201))
   add(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

@@ -1,6 +1,6 @@
 import { Controller, Delete, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope, SegmentsParam } from '@larder/kernel';
+import { CurrentPrincipal, Principal, SegmentsParam, StoreRoute } from '@larder/kernel';
 import { DeleteStoreFileCommand } from './delete-store-file.command';
 import { StoreFileDeletedResponse } from './delete-store-file.handler';
 
@@ -8,8 +8,7 @@ import { StoreFileDeletedResponse } from './delete-store-file.handler';
 export class DeleteStoreFileHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Delete('*file_identifier')
-  @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('delete', Delete('*file_identifier'))
   remove(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

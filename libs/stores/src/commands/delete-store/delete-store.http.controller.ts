@@ -1,6 +1,6 @@
 import { Controller, Delete, Param } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute } from '@larder/kernel';
 import { DeleteStoreCommand } from './delete-store.command';
 import { StoreDeletedResponse } from './delete-store.handler';
 
@@ -8,8 +8,7 @@ import { StoreDeletedResponse } from './delete-store.handler';
 export class DeleteStoreHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Delete(':store_identifier')
-  @RequireScope({ method: 'delete', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('delete', Delete(':store_identifier'))
   remove(@CurrentPrincipal() p: Principal, @Param('store_identifier') id: string): Promise<StoreDeletedResponse> {
     return this.commands.execute(new DeleteStoreCommand(p.organizationId, p.apiKeyId, id));
   }

@@ -1,7 +1,7 @@
 import { Body, Controller, Param, Patch, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { baseUrlOf, CurrentPrincipal, Principal, RequireScope, SegmentsParam } from '@larder/kernel';
+import { baseUrlOf, CurrentPrincipal, Principal, SegmentsParam, StoreRoute } from '@larder/kernel';
 import { StoreFileResponse } from '../../store.response';
 import { UpdateStoreFileCommand } from './update-store-file.command';
 import { UpdateStoreFileRequestDto } from './update-store-file.request.dto';
@@ -10,8 +10,7 @@ import { UpdateStoreFileRequestDto } from './update-store-file.request.dto';
 export class UpdateStoreFileHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Patch('*file_identifier')
-  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('write', Patch('*file_identifier'))
   update(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Put } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute } from '@larder/kernel';
 import { StoreResponse } from '../../store.response';
 import { UpdateStoreCommand } from './update-store.command';
 import { UpdateStoreRequestDto } from './update-store.request.dto';
@@ -9,8 +9,7 @@ import { UpdateStoreRequestDto } from './update-store.request.dto';
 export class UpdateStoreHttpController {
   constructor(private readonly commands: CommandBus) {}
 
-  @Put(':store_identifier')
-  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('write', Put(':store_identifier'))
   update(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') id: string,

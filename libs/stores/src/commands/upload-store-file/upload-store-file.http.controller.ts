@@ -1,7 +1,7 @@
 import { Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { CommandBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { baseUrlOf, CurrentPrincipal, LIMITS, Principal, readMultipart, RequireScope } from '@larder/kernel';
+import { baseUrlOf, CurrentPrincipal, LIMITS, Principal, readMultipart, StoreRoute } from '@larder/kernel';
 import { StoreFileResponse } from '../../store.response';
 import { UploadStoreFileCommand } from './upload-store-file.command';
 
@@ -21,9 +21,7 @@ export class UploadStoreFileHttpController {
    * Multipart: a `file` part plus `params` (a JSON string of the JSON create body without `file_id`);
    * separate `metadata` and `config` parts (JSON strings) are accepted too and win over `params`, and so is `external_id`; any other part is a 422.
    */
-  @Post('upload')
-  @HttpCode(201)
-  @RequireScope({ method: 'write', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('write', Post('upload'), HttpCode(201))
   upload(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

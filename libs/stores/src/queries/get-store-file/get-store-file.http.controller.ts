@@ -1,7 +1,7 @@
 import { Controller, Get, Param, Query, Req } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request } from 'express';
-import { baseUrlOf, CurrentPrincipal, Principal, RequireScope, SegmentsParam } from '@larder/kernel';
+import { baseUrlOf, CurrentPrincipal, Principal, SegmentsParam, StoreRoute } from '@larder/kernel';
 import { StoreFileResponse } from '../../store.response';
 import { GetStoreFileQuery } from './get-store-file.query';
 import { chunkSelection, GetStoreFileRequestDto } from './get-store-file.request.dto';
@@ -10,8 +10,7 @@ import { chunkSelection, GetStoreFileRequestDto } from './get-store-file.request
 export class GetStoreFileHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get('*file_identifier')
-  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('read', Get('*file_identifier'))
   get(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,

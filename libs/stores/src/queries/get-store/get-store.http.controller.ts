@@ -1,6 +1,6 @@
 import { Controller, Get, Param } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
-import { CurrentPrincipal, Principal, RequireScope } from '@larder/kernel';
+import { CurrentPrincipal, Principal, StoreRoute } from '@larder/kernel';
 import { StoreResponse } from '../../store.response';
 import { GetStoreQuery } from './get-store.query';
 
@@ -8,8 +8,7 @@ import { GetStoreQuery } from './get-store.query';
 export class GetStoreHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Get(':store_identifier')
-  @RequireScope({ method: 'read', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('read', Get(':store_identifier'))
   get(@CurrentPrincipal() p: Principal, @Param('store_identifier') id: string): Promise<StoreResponse> {
     return this.queries.execute(new GetStoreQuery(p.organizationId, id));
   }

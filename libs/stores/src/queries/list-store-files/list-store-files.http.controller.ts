@@ -2,7 +2,7 @@ import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@
 import { ApiOperation } from '@nestjs/swagger';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { baseUrlOf, CurrentPrincipal, CursorPage, Principal, RequireScope } from '@larder/kernel';
+import { baseUrlOf, CurrentPrincipal, CursorPage, Principal, StoreRoute } from '@larder/kernel';
 import { StoreFileResponse } from '../../store.response';
 import { ListStoreFilesQuery } from './list-store-files.query';
 import { ListStoreFilesDeprecatedRequestDto, ListStoreFilesRequestDto } from './list-store-files.request.dto';
@@ -14,9 +14,7 @@ const DEPRECATED_SINCE = '@1735689600';
 export class ListStoreFilesHttpController {
   constructor(private readonly queries: QueryBus) {}
 
-  @Post('list')
-  @HttpCode(200)
-  @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('list', Post('list'), HttpCode(200))
   list(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,
@@ -40,12 +38,11 @@ export class ListStoreFilesHttpController {
    * Deprecated listing (query string), as upstream marks it: its answers carry `Deprecation`
    * (RFC 9745: deprecated since 2025-01-01) and a `Link` to the successor, `POST …/files/list`.
    */
-  @Get()
   @ApiOperation({
     deprecated: true,
     summary: 'List store files (deprecated: use POST /v1/stores/{store_identifier}/files/list)',
   })
-  @RequireScope({ method: 'list', resourceType: 'store', resourceIdParam: 'store_identifier' })
+  @StoreRoute('list', Get())
   listDeprecated(
     @CurrentPrincipal() p: Principal,
     @Param('store_identifier') sid: string,
