@@ -21,7 +21,8 @@ import { printedTables, saveResult, savedResultNames } from './support';
 /**
  * Runs a bench, printing as it goes, and saves the tables it printed (with the date, the machine and the
  * settings) to bench/results/<name>.json, beside any figures the bench saved there itself; where the bench saved
- * its figures under other names (a named variant such as `load-<BENCH_LOAD_NAME>`), the tables go there instead.
+ * its figures under other names (a named variant such as `load-<BENCH_LOAD_NAME>`), the tables go there instead. A run that printed
+ * no table and saved nothing itself (a fill alone) leaves the results as they are.
  */
 function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
   return async () => {
@@ -39,6 +40,8 @@ function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
     }
     const tables = printedTables(printed.join(''));
     const own = savedResultNames().filter((n) => !before.has(n));
+    // a run that printed no table (BENCH_SEARCH_FILL_ONLY, say) leaves the saved results as they are
+    if (!own.length && !tables.length) return void process.stdout.write('\nno table printed: nothing saved\n');
     for (const target of own.length ? own : [name]) process.stdout.write(`\nsaved ${saveResult(target, { tables })}\n`);
   };
 }
