@@ -21,8 +21,8 @@ import { printedTables, saveResult, savedResultNames } from './support';
 /**
  * Runs a bench, printing as it goes, and saves the tables it printed (with the date, the machine and the
  * settings) to bench/results/<name>.json, beside any figures the bench saved there itself; where the bench saved
- * its figures under other names (a named variant such as `load-<BENCH_LOAD_NAME>`), the tables go there instead. A run that printed
- * no table and saved nothing itself (a fill alone) leaves the results as they are.
+ * its figures under other names (a named variant such as `load-<BENCH_LOAD_NAME>`), the tables go there instead.
+ * A run that printed no table and saved nothing itself (a fill alone) leaves the results as they are.
  */
 function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
   return async () => {
