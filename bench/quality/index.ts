@@ -9,6 +9,7 @@ import { evaluate } from './evaluate';
 import { gcideSet } from './gcide.set';
 import { pairedCell, QualitySet, Score, scoreRankings, table } from './metrics';
 import { peerRankings } from './peers';
+import { pythonSet } from './python.set';
 import { DEFAULT_VARIANT, LEXICAL_VARIANTS, PREVIOUS_VARIANT } from './variants';
 
 /** The collections, in the order run: the tuning sets, then the held-out one (reported, never chosen on). */
@@ -29,6 +30,14 @@ const SETS: Array<{ name: string; label: string; build: () => (QualitySet & { ab
     build: () => {
       const s = docsSet();
       return { ...s, about: `${s.queries.length} sections of ${s.pages} Markdown pages, ${s.packages} packages` };
+    },
+  },
+  {
+    name: 'python',
+    label: 'python: docstring summary → function (tuning)',
+    build: () => {
+      const s = pythonSet();
+      return { ...s, about: `${s.queries.length} documented functions from ${s.files} Python standard library files` };
     },
   },
   {

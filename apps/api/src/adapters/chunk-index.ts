@@ -34,6 +34,7 @@ export function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch
         : {}),
       ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
       ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),
+      ...(config.searchBm25CodeB !== null ? { codeB: config.searchBm25CodeB } : {}),
       ...(config.searchHeadingWeight !== null ? { headingWeight: config.searchHeadingWeight } : {}),
     },
   });

@@ -34,7 +34,14 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
  */
 export type LexicalOptions = Pick<
   LexicalInput,
-  'stopWords' | 'feedback' | 'exactBonus' | 'flatMaxPostings' | 'blockCacheBytes' | 'flatCostRatio' | 'denseMinPostings'
+  | 'stopWords'
+  | 'feedback'
+  | 'exactBonus'
+  | 'codeB'
+  | 'flatMaxPostings'
+  | 'blockCacheBytes'
+  | 'flatCostRatio'
+  | 'denseMinPostings'
 > &
   Bm25Params & { feedbackMinWords: number };
 
@@ -49,6 +56,12 @@ export type LexicalOptions = Pick<
 export const RM3_FEEDBACK = { docs: 10, terms: 10, originalWeight: 0.9 };
 export const RM3_MIN_QUERY_WORDS = 14;
 /**
+ * BM25's b for a store of code (a store's b moves from b to this with its share of code chunks): code
+ * wants the stronger length normalisation, prose the weaker. Chosen on the tuning sets
+ * (docs/benchmarks.md): the code sets gain with b up to 0.9, CISI and GCIDE (prose, no code) lose from 0.5.
+ */
+export const CODE_B = 0.75;
+/**
  * How long a deferred lexical preload waits for startBackground (a server starts it once it listens: a
  * start at 1M chunks used ~1.5 s more CPU with the preload beside it, on a 2-core machine).
  */
@@ -60,6 +73,7 @@ export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = {
   feedbackMinWords: RM3_MIN_QUERY_WORDS,
   exactBonus: 0.3,
   ...DEFAULT_BM25,
+  codeB: CODE_B,
 };
 
 /** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included. */

@@ -83,6 +83,8 @@ const query = fc.record({
 const params = fc.record({
   k1: fc.double({ min: 0.1, max: 3, noNaN: true }),
   b: fc.double({ min: 0, max: 1, noNaN: true }),
+  // b for a store of code chunks (a store's b follows its share of them)
+  codeB: fc.double({ min: 0, max: 1, noNaN: true }),
   headingWeight: fc.double({ min: 0.25, max: 4, noNaN: true }),
   exactBonus: fc.constantFrom(0, 0.2, 1),
   stopWords: fc.boolean(),
@@ -124,7 +126,7 @@ const SCORERS = {
 function bruteForce(
   db: Database.Database,
   q: { words: string[]; stores: string[]; include: string[] | null; exclude: string[] | null },
-  p: { k1: number; b: number; headingWeight: number; exactBonus: number; stopWords: boolean },
+  p: { k1: number; b: number; codeB?: number; headingWeight: number; exactBonus: number; stopWords: boolean },
 ): Array<{ key: string; score: number }> {
   const weights = queryTerms(q.words.join(' '), p);
   const out: Array<{ id: number; key: string; score: number }> = [];
@@ -146,10 +148,12 @@ function bruteForce(
     const docs = rows.map((r) => {
       const meta = r.generated_metadata ? (JSON.parse(r.generated_metadata) as { type?: string }) : null;
       const fields = { path: r.filename, code: meta?.type === 'code', weights: FIELD_WEIGHTS };
-      return { ...r, a: analyzeChunk(r.text, headingContextOf(meta), fields) };
+      return { ...r, code: fields.code, a: analyzeChunk(r.text, headingContextOf(meta), fields) };
     });
     const n = docs.length;
     const avg = docs.reduce((s, d) => s + d.a.length, 0) / n || 1e-9;
+    const codeShare = docs.filter((d) => d.code).length / n;
+    const b = p.codeB === undefined ? p.b : p.b + (p.codeB - p.b) * codeShare;
     const df = new Map<string, number>();
     for (const d of docs) for (const t of d.a.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
     for (const d of docs) {
@@ -163,7 +167,7 @@ function bruteForce(
         matched = true;
         const f = tf.body + p.headingWeight * tf.heading;
         const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-        score += (w * idf * (f * (p.k1 + 1))) / (f + p.k1 * (1 - p.b + (p.b * d.a.length) / avg));
+        score += (w * idf * (f * (p.k1 + 1))) / (f + p.k1 * (1 - b + (b * d.a.length) / avg));
       }
       if (matched) out.push({ id: d.id, key: `${store}/${d.file_id}/${d.chunk_index}`, score });
     }

@@ -11,6 +11,11 @@ export interface LexicalInput extends Bm25Params {
   excludeFiles?: string[] | null;
   /** rows wanted (before any metadata filter, which the caller applies) */
   limit: number;
+  /**
+   * BM25's b for a store whose chunks are all code (a store's b goes from `b` to this with its share of
+   * code chunks; default: `b`)
+   */
+  codeB?: number;
   /** drop English stop words from the query (kept when the query has nothing else) */
   stopWords: boolean;
   /** weight of a query word's exact (unstemmed) form, beside its stem's 1 (0: none) */
@@ -45,12 +50,13 @@ export interface LexicalInput extends Bm25Params {
   impactSparseMaxPostings?: number;
 }
 
-/** A store's statistics as a query reads them (lex_stores): its key, live chunks, mean length, tombstones and compaction. */
+/** A store's statistics as a query reads them (lex_stores): its key, live chunks, mean length, share of code chunks, tombstones and compaction. */
 export interface StoreStats {
   storeId: string;
   key: number;
   n: number;
   avgLength: number;
+  codeShare: number;
   dead: number;
   cgen: number;
 }

@@ -153,7 +153,15 @@ export function preloadLexical(
         const l = p.lists[p.next];
         const r = termStmt.get(l.key, l.term) as { df: number; gen: number } | undefined;
         const s = storeStmt.get(l.key) as { key: number; cgen: number } | undefined;
-        const stats: StoreStats = { storeId: '', key: l.key, n: 0, avgLength: 1, dead: 0, cgen: s?.cgen ?? 0 };
+        const stats: StoreStats = {
+          storeId: '',
+          key: l.key,
+          n: 0,
+          avgLength: 1,
+          codeShare: 0,
+          dead: 0,
+          cgen: s?.cgen ?? 0,
+        };
         const cached = state.dirs?.get(`${l.key}\u0000${l.term}`);
         if (!r || !s || (cached && cached.gen === r.gen && cached.cgen === s.cgen)) {
           // gone, or a query read its directory since: its blocks not cached yet, a run a step

@@ -58,6 +58,8 @@ export function rankStore(
   limit: number,
   allowed: ((id: number) => boolean) | null,
 ): Array<{ id: number; score: number }> {
+  if (input.codeB !== undefined && s.codeShare > 0)
+    input = { ...input, b: input.b + (input.codeB - input.b) * s.codeShare };
   const dead = deadSet(db, state, s);
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
   const lists = queryLists(db, state, s, weights, cacheBytes);

@@ -28,15 +28,18 @@ export function lexicalProgram(
   const stmt = (name: string, sql: string) => (st[name] ??= db.prepare(sql));
   const stores: StoreStats[] = [];
   for (const storeId of input.storeIds) {
-    const r = stmt('store', `SELECT store_key, n, total_length, dead, cgen FROM lex_stores WHERE store_id = ?`).get(
-      storeId,
-    ) as { store_key: number; n: number; total_length: number; dead: number; cgen: number } | undefined;
+    const r = stmt(
+      'store',
+      `SELECT store_key, n, total_length, code, dead, cgen FROM lex_stores WHERE store_id = ?`,
+    ).get(storeId) as
+      { store_key: number; n: number; total_length: number; code: number; dead: number; cgen: number } | undefined;
     if (r && r.n > 0)
       stores.push({
         storeId,
         key: r.store_key,
         n: r.n,
         avgLength: Math.max(r.total_length / r.n, 1e-9),
+        codeShare: Math.min(Math.max(r.code / r.n, 0), 1),
         dead: r.dead,
         cgen: r.cgen,
       });

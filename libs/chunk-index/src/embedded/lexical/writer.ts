@@ -9,7 +9,8 @@ import { prepareFlush, readTail, Tail } from './writer-tails';
  * and the projection checkpoint commit together):
  *
  * - `lex_stores`: per store (a small integer key, never reused) its live chunks `n`, their total length
- *   in words, its tombstones `dead` and a compaction generation `cgen`;
+ *   in words, how many of them are code (`code`: the query's length normalisation follows the share),
+ *   its tombstones `dead` and a compaction generation `cgen`;
  * - `lex_terms`: per (store, term) the live chunks holding it (`df`), its blocks, a generation `gen`
  *   bumped on every change (the read worker's caches key on it);
  * - `lex_blocks`: per (store, term, block) the block's directory entry and its data (postings.ts);
@@ -23,7 +24,7 @@ import { prepareFlush, readTail, Tail } from './writer-tails';
  * postings dropped) when a quarter of its chunks are dead.
  */
 /** Raised whenever what the analyzer makes of a text changes (its fields included): an index written by an older one is rebuilt from its chunks. */
-export const LEXICAL_SCHEMA_VERSION = 3;
+export const LEXICAL_SCHEMA_VERSION = 4;
 
 /** Tails remembered by the writer (beyond, forgotten and read again). */
 const MAX_TAILS = 500_000;
@@ -34,7 +35,7 @@ export class LexicalWriter {
    * count, heading count, length; ids increasing), so a batch allocates one array per term, not per posting.
    */
   private pending = new Map<number, Map<string, number[]>>();
-  private statDelta = new Map<number, { n: number; length: number; dead: number }>();
+  private statDelta = new Map<number, { n: number; length: number; code: number; dead: number }>();
   private keys = new Map<string, number>();
   private nextId = 0;
   /** Per store key and term: its block count and tail block as last written (cleared on a rollback, compaction, drop). */
@@ -65,13 +66,15 @@ export class LexicalWriter {
     const db = this.db;
     db.exec(`
       CREATE TABLE IF NOT EXISTS lex_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL);
+      CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL, code INTEGER NOT NULL DEFAULT 0);
       CREATE TABLE IF NOT EXISTS lex_terms (store_key INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, blocks INTEGER NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (store_key, term)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_blocks (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
         max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_dead (store_key INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (store_key, id)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_paths (store_key INTEGER NOT NULL, file_id TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (store_key, file_id)) WITHOUT ROWID;
     `);
+    const columns = db.prepare(`SELECT name FROM pragma_table_info('lex_stores')`).pluck().all() as string[];
+    if (!columns.includes('code')) db.exec(`ALTER TABLE lex_stores ADD COLUMN code INTEGER NOT NULL DEFAULT 0`);
     const version =
       (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
     if (version < LEXICAL_SCHEMA_VERSION) {
@@ -80,7 +83,7 @@ export class LexicalWriter {
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
         if (version > 0) {
           db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_paths;
-            UPDATE lex_stores SET n = 0, total_length = 0, dead = 0, cgen = cgen + 1;`);
+            UPDATE lex_stores SET n = 0, total_length = 0, code = 0, dead = 0, cgen = cgen + 1;`);
           this.setMeta('wgen', this.meta('wgen') + 1);
         }
         this.load();
@@ -151,13 +154,13 @@ export class LexicalWriter {
 
   private delta(key: number) {
     let d = this.statDelta.get(key);
-    if (!d) this.statDelta.set(key, (d = { n: 0, length: 0, dead: 0 }));
+    if (!d) this.statDelta.set(key, (d = { n: 0, length: 0, code: 0, dead: 0 }));
     return d;
   }
 
   /** A chunk's analysis: its text, heading context and fields (its file's path, the names a code chunk defines). */
   private analyze(text: string, generatedMetadata: unknown, path: string | null) {
-    const code = (generatedMetadata as { type?: unknown } | null)?.type === 'code';
+    const code = isCode(generatedMetadata);
     return analyzeChunk(text, headingContextOf(generatedMetadata), { path, code, weights: this.fieldWeights });
   }
 
@@ -195,6 +198,7 @@ export class LexicalWriter {
     const d = this.delta(key);
     d.n++;
     d.length += a.length;
+    if (isCode(generatedMetadata)) d.code++;
   }
 
   /**
@@ -214,20 +218,23 @@ export class LexicalWriter {
     this.flush();
     const dfDrop = new Map<string, number>();
     let length = 0;
+    let code = 0;
     const dead = this.db.prepare(`INSERT OR IGNORE INTO lex_dead (store_key, id) VALUES (?, ?)`);
     for (const r of rows) {
-      const a = this.analyze(r.text, r.generated_metadata ? JSON.parse(r.generated_metadata) : null, path);
+      const metadata: unknown = r.generated_metadata ? JSON.parse(r.generated_metadata) : null;
+      const a = this.analyze(r.text, metadata, path);
       for (const term of a.terms.keys()) dfDrop.set(term, (dfDrop.get(term) ?? 0) + 1);
       length += a.length;
+      if (isCode(metadata)) code++;
       dead.run(key, r.id);
     }
     const upd = this.db.prepare(`UPDATE lex_terms SET df = df - ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
     for (const [term, k] of dfDrop) upd.run(k, key, term);
     const s = this.db
       .prepare(
-        `UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`,
+        `UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, code = code - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`,
       )
-      .get(rows.length, length, rows.length, key) as {
+      .get(rows.length, length, code, rows.length, key) as {
       n: number;
       dead: number;
     };
@@ -337,7 +344,7 @@ export class LexicalWriter {
     }
     if (this.statDelta.size) {
       const upd = (this.stmts ??= prepareFlush(this.db)).stats;
-      for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.dead, key);
+      for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.code, d.dead, key);
       this.statDelta.clear();
     }
     this.setMeta('next_id', this.nextId);
@@ -372,3 +379,6 @@ interface Row {
   generated_metadata: string | null;
   filename: string | null;
 }
+
+/** Whether a chunk is source code (its generated metadata's `type`, as the code parser sets it). */
+export const isCode = (generatedMetadata: unknown) => (generatedMetadata as { type?: unknown } | null)?.type === 'code';
