@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'fs';
+import { existsSync, mkdirSync, writeFileSync } from 'fs';
 import { join } from 'path';
 import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../../apps/api/src/config/search';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
@@ -119,17 +119,18 @@ export async function searchQualityBench(): Promise<void> {
   process.stdout.write('\n');
   const out = join(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(out, { recursive: true });
-  // the collections run replace their entries; those not run keep theirs
-  const file = join(out, 'search-quality.json');
-  const kept = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Array<{ collection: string }>) : [];
-  const ran = summary.map(({ label, queries, results }) => ({
-    collection: label,
-    queries,
-    scores: Object.fromEntries([...results].map(([k, s]) => [k, { ndcg10: s.ndcg, recall100: s.recall, mrr: s.mrr }])),
-  }));
-  const order = SETS.map((s) => s.label);
-  const saved = [...kept.filter((k) => !ran.some((r) => r.collection === k.collection)), ...ran].sort(
-    (a, b) => order.indexOf(a.collection) - order.indexOf(b.collection),
+  writeFileSync(
+    join(out, 'search-quality.json'),
+    JSON.stringify(
+      summary.map(({ label, queries, results }) => ({
+        collection: label,
+        queries,
+        scores: Object.fromEntries(
+          [...results].map(([k, s]) => [k, { ndcg10: s.ndcg, recall100: s.recall, mrr: s.mrr }]),
+        ),
+      })),
+      null,
+      2,
+    ) + '\n',
   );
-  writeFileSync(file, JSON.stringify(saved, null, 2) + '\n');
 }
