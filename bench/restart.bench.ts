@@ -6,7 +6,7 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { prefetchIvf } from '@larder/chunk-index/embedded/ivf.prefetch';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
-import { apiCall, freePort, waitForServer } from './support';
+import { apiCall, freePort, saveResult, waitForServer } from './support';
 import { corpus, DIMS, fill, MODEL, serverEnv, syntheticEmbeddings } from './search-speed.bench';
 
 const N = Number(process.env.BENCH_RESTART_CHUNKS ?? 1_000_000);
@@ -22,6 +22,13 @@ const SERVERS = (process.env.BENCH_RESTART_SERVERS ?? '')
   .split(',')
   .map((s) => s.trim())
   .filter(Boolean);
+
+/**
+ * BENCH_RESTART_NPM=1: the timed starts run `npm start` in the checkout (what an operator runs: the build
+ * check of tools/build-if-stale.js, then the server) instead of node on the built server; its figures
+ * are saved as `restart-npm`. The build must be current (`npm run build`), or the first start builds.
+ */
+const VIA_NPM = process.env.BENCH_RESTART_NPM === '1';
 
 /**
  * How long a server restart takes with `BENCH_RESTART_CHUNKS` chunks in its embedded index: the
@@ -51,15 +58,27 @@ export async function restartBench(): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   // the server's logs at level log, for its start timeline (`started in …`); its warnings and errors pass through
   const envOf = (dataDir: string) => ({ ...serverEnv(port, dataDir, key, embeddings.url), LARDER_LOG_LEVEL: 'log' });
-  const timelines: string[] = [];
-  const spawnServer = (dataDir: string, root = ROOT) => {
+  const spawnServer = (dataDir: string, root = ROOT, npm = false) => {
     // BENCH_SERVER_NODE_ARGS: extra node flags for the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/prof)
     const extra = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(
-      process.execPath,
-      [...extra, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')],
-      { env: envOf(dataDir), stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    // through npm, the server is a grandchild: its own process group, stopped as a group
+    const child = npm
+      ? spawn('npm', ['start', '--silent'], {
+          cwd: root,
+          env: { ...envOf(dataDir), NODE_OPTIONS: extra.join(' ') },
+          stdio: ['ignore', 'pipe', 'inherit'],
+          detached: true,
+        })
+      : spawn(
+          process.execPath,
+          [...extra, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')],
+          {
+            env: envOf(dataDir),
+            stdio: ['ignore', 'pipe', 'inherit'],
+          },
+        );
+    /** The server's start timeline (`started in …`) and its first search's line. */
+    const log: string[] = [];
     let rest = '';
     child.stdout.on('data', (d: Buffer) => {
       const lines = (rest + d.toString()).split('\n');
@@ -67,23 +86,26 @@ export async function restartBench(): Promise<void> {
       for (const line of lines) {
         // eslint-disable-next-line no-control-regex
         const plain = line.replace(/\u001b\[[0-9;]*m/g, '');
-        const m = /started in (.*)$/.exec(plain);
-        if (m) timelines.push(m[1]);
+        const m = /(started in|first search answered) (.*)$/.exec(plain);
+        if (m) log.push(`${m[1]} ${m[2]}`);
         else if (/\b(WARN|ERROR)\b/.test(plain)) process.stdout.write(`${plain}\n`);
       }
     });
-    return child;
+    return { child, log };
   };
   const stop = (child: ReturnType<typeof spawn>) =>
     new Promise<void>((r) => {
       if (child.exitCode !== null) return r();
-      const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
-      child.once('exit', () => (clearTimeout(kill), r()));
-      child.kill('SIGTERM');
+      const signal = (s: NodeJS.Signals) =>
+        child.spawnargs[0] === 'npm' ? process.kill(-child.pid!, s) : child.kill(s);
+      const kill = setTimeout(() => signal('SIGKILL'), 30_000);
+      // its output read to the end (the first search's log line)
+      child.once('close', () => (clearTimeout(kill), r()));
+      signal('SIGTERM');
     });
   /** A store in a fresh server at `dataDir`, the server stopped again. */
   const createStore = async (dataDir: string) => {
-    const child = spawnServer(dataDir);
+    const { child } = spawnServer(dataDir);
     await waitForServer(base, 120);
     const agent = new Agent({ keepAlive: false });
     const res = await apiCall(
@@ -102,7 +124,7 @@ export async function restartBench(): Promise<void> {
   /** Spawns the server and polls until it answers: ms to `GET /` and to a successful search. */
   const timeStart = async (dataDir: string, storeId: string, root = ROOT) => {
     const t0 = performance.now();
-    const child = spawnServer(dataDir, root);
+    const { child, log } = spawnServer(dataDir, root, VIA_NPM);
     const agent = new Agent({ keepAlive: false });
     let listening = NaN;
     const body = Buffer.from(JSON.stringify({ query: 'w1x w2x', store_identifiers: [storeId], top_k: 10 }));
@@ -114,7 +136,7 @@ export async function restartBench(): Promise<void> {
           if (Number.isNaN(listening) && (await fetch(`${base}/`)).ok) listening = performance.now() - t0;
           const res = await apiCall(agent, base, key, 'POST', '/v1/stores/search', body, 'application/json', 60_000);
           if (res.status === 200 && (JSON.parse(res.text) as { data: unknown[] }).data.length)
-            return { listening, searched: performance.now() - t0 };
+            return { listening, searched: performance.now() - t0, log };
         } catch {
           // not listening yet
         }
@@ -210,16 +232,26 @@ export async function restartBench(): Promise<void> {
     const roots = SERVERS.length ? SERVERS : [ROOT];
     const label = (root: string) => (roots.length > 1 ? `${root}: ` : '');
     const rows: string[] = [];
+    const starts: Array<Record<string, string | number>> = [];
     for (let i = 0; i < RESTARTS; i++) {
       // with several servers, each start's order alternates (no build always runs right after the fill or another's start)
       const order = i % 2 ? [...roots].reverse() : roots;
       for (const root of order) {
-        timelines.length = 0;
         const full = await timeStart(dataDir, storeId, root);
         const small = await timeStart(emptyDir, emptyStore, root);
         process.stdout.write(
-          `${label(root)}start ${i + 1}, ${N.toLocaleString('en')} chunks: ${timelines[0] ?? '?'}\n           100 chunks: ${timelines[1] ?? '?'}\n`,
+          `${label(root)}start ${i + 1}, ${N.toLocaleString('en')} chunks: ${full.log.join('; ') || '?'}\n           100 chunks: ${small.log.join('; ') || '?'}\n`,
         );
+        starts.push({
+          server: root,
+          start: i + 1,
+          listeningS: full.listening / 1000,
+          firstSearchS: full.searched / 1000,
+          smallListeningS: small.listening / 1000,
+          smallFirstSearchS: small.searched / 1000,
+          log: full.log.join('; '),
+          smallLog: small.log.join('; '),
+        });
         rows.push(
           `| ${roots.length > 1 ? `${root} | ` : ''}${i + 1} | ${(full.listening / 1000).toFixed(2)} | ${(full.searched / 1000).toFixed(2)} | ${(small.listening / 1000).toFixed(2)} | ${(small.searched / 1000).toFixed(2)} |`,
         );
@@ -229,6 +261,7 @@ export async function restartBench(): Promise<void> {
     process.stdout.write(
       `\n| ${serverColumn[0]}start | ${N.toLocaleString('en')} chunks: GET / s | ${N.toLocaleString('en')} chunks: first search s | 100 chunks: GET / s | 100 chunks: first search s |\n|${serverColumn[1]}---|---:|---:|---:|---:|\n${rows.join('\n')}\n\n`,
     );
+    saveResult(VIA_NPM ? 'restart-npm' : 'restart', { chunks: N, viaNpm: VIA_NPM, starts });
   } finally {
     embeddings.close();
     if (!KEEP_DIR) rmSync(dir, { recursive: true, force: true });

@@ -12,6 +12,7 @@ import { embedDocuments } from '../embedding-windows';
 import { Doc, Judged, Score, scoreRankings, table } from './metrics';
 import { DOC_EVIDENCE, FieldVariants, withDocumentEvidence } from './fields-fusion';
 import { sha } from './names';
+import { windowRows } from './window';
 import {
   CACHE,
   cachedEmbedder,
@@ -354,8 +355,18 @@ export async function evaluate(
         hybridRows.push([`zscore ${w}, dense ${name}: ${DEFAULT_VARIANT}`, s, '']);
       }
     }
+    const windows = await windowRows(
+      index,
+      store,
+      queries,
+      embedder,
+      { method: defaultMethod, lexicalWeight: defaultWeight },
+      (answers) => score(answers),
+    );
+    for (const [name, s] of windows) results.set(`window: ${name}`, s);
     table(`${title}: retrieval`, rows, 'top-10 ms p50 / p99');
     table(`${title}: hybrid (lexical weight: lexical variant)`, hybridRows);
+    table(`${title}: candidate window (the answer's first top_k, default fusion)`, windows);
     return results;
   } finally {
     await fieldVariants.close();

@@ -23,6 +23,7 @@ import { IngestionWorker } from '@larder/stores';
 import { Retrieval, SearchActivity, SearchAdmission } from '@larder/search';
 import { StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
+import type { UseLiteOnnxSession } from '@larder/ai/local/use-lite-onnx.session';
 import type { EmbeddedPostgres } from '@larder/database';
 
 /** Nest's logger, for main.ts (which loads the server's modules through this one, possibly bundled). */
@@ -53,7 +54,12 @@ export function logLevels(level: LarderConfig['logLevel']): LogLevel[] {
 /** Builds the whole HTTP server (not yet listening) from configuration. */
 export async function createLarderApp(
   config: LarderConfig,
-  options: { timeline?: StartTimeline; embedded?: Promise<EmbeddedPostgres>; ivfPrefetch?: IvfPrefetch } = {},
+  options: {
+    timeline?: StartTimeline;
+    embedded?: Promise<EmbeddedPostgres>;
+    ivfPrefetch?: IvfPrefetch;
+    querySession?: UseLiteOnnxSession | null;
+  } = {},
 ): Promise<LarderApp> {
   Logger.overrideLogger(logLevels(config.logLevel));
   // the chunk index opens (its IVF lists taken from the prefetch worker) while the HTTP app is built below
@@ -62,6 +68,7 @@ export async function createLarderApp(
     timeline: options.timeline,
     embedded: options.embedded,
     ivfPrefetch: options.ivfPrefetch,
+    querySession: options.querySession,
     indexOpenLater: true,
   });
   try {
@@ -153,9 +160,9 @@ async function stopAccepting(app: INestApplication): Promise<void> {
 
 /**
  * Once the server listens: begins the embedded index's lexical preload (deferred while it started), and
- * starts the bundled embedder's query session rather than with the first search (which joins it while it
- * starts): a local model, so nothing is sent anywhere. A failure is logged here and is the first search's
- * to report.
+ * awaits the bundled embedder's query session (main.ts starts it with the process; started here where it
+ * was not), so that no search starts it: a local model, so nothing is sent anywhere. A failure is
+ * logged here and is the first search's to report.
  */
 export async function warmUp(infra: Infrastructure, logger: Logger): Promise<void> {
   // the embedded index's lexical preload, deferred while the server started

@@ -39,6 +39,7 @@ import { TraceDestinationsReader } from '@larder/projections/trace-destinations/
 import { LarderConfig } from './config';
 import type { StartTimeline } from './start-timeline';
 import type { IvfPrefetch } from '@larder/chunk-index/embedded/ivf.prefetch';
+import type { UseLiteOnnxSession } from '@larder/ai/local/use-lite-onnx.session';
 import { createBucketConnector, createPlatformBlobStorage } from './adapters/blob-storage';
 import { createChunkIndex } from './adapters/chunk-index';
 import { keyringSource, signingSecret } from './adapters/keys';
@@ -105,6 +106,8 @@ export async function createInfrastructure(
     embedded?: Promise<EmbeddedPostgres>;
     /** The embedded chunk index's IVF lists, read in a worker thread since the process began (main.ts). */
     ivfPrefetch?: IvfPrefetch;
+    /** The bundled model's query session, started with the process (main.ts). */
+    querySession?: UseLiteOnnxSession | null;
     /**
      * Whether to return before the chunk index is open (default false: it is open on return): the server
      * builds its HTTP app meanwhile and awaits `runner.externalReady` before it listens.
@@ -209,7 +212,7 @@ export async function createInfrastructure(
   const blobs: BlobStorage = new RoutingBlobStorage(platformBlobs, bucketStorages);
 
   const chunkIndex = createChunkIndex(config, options.ivfPrefetch);
-  const embedder = createEmbedder(config);
+  const embedder = createEmbedder(config, options.querySession);
   const reranker = createReranker(config);
   if (reranker && options.role !== 'cli')
     logger.log(

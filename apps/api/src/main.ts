@@ -9,6 +9,7 @@ import type { EmbeddedPostgres } from '@larder/database';
 import { runningEmbeddedDatabase } from '@larder/database/embedded-database-lock';
 import { startEmbeddedPostgresThread } from '@larder/database/embedded-postgres.thread';
 import { prefetchIvf } from '@larder/chunk-index/embedded/ivf.prefetch';
+import { prestartUseLiteQuerySession } from '@larder/ai/local/use-lite-onnx.session';
 import { LarderConfig, loadConfig } from './config';
 import { StartTimeline } from './start-timeline';
 
@@ -115,6 +116,12 @@ async function main(): Promise<void> {
     config.chunkIndex === 'embedded'
       ? prefetchIvf(join(config.dataDir, 'chunk-index', 'chunks.sqlite'), config.ivfPrefetchMinBytes)
       : null;
+  // the bundled model's query session (a thread: its graph built, the runtime loaded, one query run) starts now too:
+  // the first search finds it ready rather than starting it
+  const querySession =
+    config.embedder === 'use-lite' && config.useLiteRuntime === 'onnx'
+      ? prestartUseLiteQuerySession(config.embedWorkers.threads)
+      : null;
   // the rest of the server's modules load now, while the database starts (Nest's Logger from them too: one copy of @nestjs/common)
   const { server, bundled } = await loadServer();
   const { createLarderApp, exitOnSignals, shutdownTimeoutMs, warmUp, logMemory, Logger } = server;
@@ -125,6 +132,7 @@ async function main(): Promise<void> {
     timeline,
     embedded: embedded ?? undefined,
     ivfPrefetch: ivfPrefetch ?? undefined,
+    querySession,
   });
   try {
     await larder.app.listen(config.port, config.host);
@@ -141,7 +149,7 @@ async function main(): Promise<void> {
   );
   logger.log(`started in ${timeline.toString()}`);
   logFirstSearch(larder.app.getHttpServer() as Server, logger, performance.now());
-  // the embedded index's lexical preload begins now (deferred while the server started), and the bundled model's query session rather than with the first search (which then joins it);
+  // the embedded index's lexical preload begins now (deferred while the server started), and the bundled model's query session is awaited (started above);
   // then the memory it all holds is logged
   void warmUp(larder.infra, logger).then(() => logMemory(larder, logger));
   exitOnSignals(() => larder.close(), logger, shutdownMs);

@@ -160,7 +160,11 @@ export class Retrieval {
         const byKey = new Map(batch.map((h) => [chunkKey(h), h]));
         for (const c of await this.index.hydrate(batch)) {
           const h = byKey.get(chunkKey(c));
-          if (h) out.push({ ...c, firstStagePosition: h.firstStagePosition, firstStageSource: h.firstStageSource });
+          // the index's chunk (a fresh object) takes the hit's first stage: no copy of it
+          if (h)
+            out.push(
+              Object.assign(c, { firstStagePosition: h.firstStagePosition, firstStageSource: h.firstStageSource }),
+            );
         }
       }
       return out;

@@ -1,6 +1,7 @@
 import { Embedder } from '@larder/ai';
 import { OpenAiLlm } from '@larder/ai/http/openai.llm';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
+import type { UseLiteOnnxSession } from '@larder/ai/local/use-lite-onnx.session';
 import { OpenAiEmbedder } from '@larder/ai/http/openai.embedder';
 import { OnnxEmbedder } from '@larder/ai/local/onnx.embedder';
 import { OnnxReranker } from '@larder/ai/local/onnx.reranker';
@@ -8,8 +9,11 @@ import { HttpReranker } from '@larder/ai/http/http.reranker';
 import type { Reranker } from '@larder/search';
 import { LarderConfig } from '../config';
 
-/** LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX model. */
-export function createEmbedder(config: LarderConfig): Embedder {
+/**
+ * LARDER_EMBEDDER: the bundled USE-lite model (default), an OpenAI-compatible endpoint, or a local ONNX
+ * model; `querySession`: the bundled model's query session, started already (main.ts).
+ */
+export function createEmbedder(config: LarderConfig, querySession?: UseLiteOnnxSession | null): Embedder {
   switch (config.embedder) {
     case 'openai':
       if (!config.embeddingBaseUrl || !config.embeddingModel || !config.embeddingDimensions) {
@@ -41,6 +45,7 @@ export function createEmbedder(config: LarderConfig): Embedder {
         runtime: config.useLiteRuntime,
         documentWorkers: config.embedWorkers.workers,
         threads: config.embedWorkers.threads,
+        querySession,
       });
   }
 }

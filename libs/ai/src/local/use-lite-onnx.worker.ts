@@ -1,21 +1,24 @@
 import { parentPort, workerData } from 'worker_threads';
 import type * as Ort from 'onnxruntime-node';
+import { buildUseLiteOnnx } from './use-lite.onnx-graph';
 import { UseLiteTokenizer } from './use-lite.tokenizer';
 
-// The thread of UseLiteEmbedder's onnx runtime: tokenizes texts and runs the model graph built in memory.
+// The thread of UseLiteEmbedder's onnx runtime: builds the model graph in memory from the package's
+// weights (`modelJson`), then tokenizes texts and runs it.
 // Padded positions are masked (zeroed, and out of attention), as the tfjs graph leaves them out.
 const port = parentPort!;
-const data = workerData as { model: Uint8Array; ort: string; threads: number; vocab: string };
+const data = workerData as { modelJson: string; ort: string; threads: number; vocab: string };
 const message = (err: unknown) => String((err as Error)?.message || err);
 
 let tokenizer: UseLiteTokenizer | undefined;
 const tokenize = () => (tokenizer ??= UseLiteTokenizer.fromFile(data.vocab));
 let ort: typeof Ort;
-// the runtime is loaded here, not at the module's top: a runtime that cannot load answers 'unavailable'
+// the graph is built and the runtime loaded here, not at the module's top: either failing answers 'unavailable'
 const ready = (async () => {
+  const model = buildUseLiteOnnx(data.modelJson);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   ort = require(data.ort) as typeof Ort;
-  return ort.InferenceSession.create(data.model, {
+  return ort.InferenceSession.create(model, {
     intraOpNumThreads: data.threads,
     interOpNumThreads: 1,
     executionMode: 'sequential',

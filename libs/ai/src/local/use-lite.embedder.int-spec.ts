@@ -1,5 +1,6 @@
 import { cosineSimilarity as cosine } from '../vectors';
 import { UseLiteEmbedder } from './use-lite.embedder';
+import { prestartUseLiteQuerySession } from './use-lite-onnx.session';
 
 describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorFlow.js graph', () => {
   const onnx = new UseLiteEmbedder();
@@ -36,6 +37,20 @@ describe('UseLiteEmbedder: the onnxruntime path gives the vectors of the TensorF
     }
     // distinct texts stay distinct
     expect(cosine(batched[0], batched[5])).toBeLessThan(0.9);
+  });
+
+  it('answers queries with a query session started before it (a server starts one with the process)', async () => {
+    const session = prestartUseLiteQuerySession(2)!;
+    const run = jest.spyOn(session, 'run');
+    const early = new UseLiteEmbedder({ querySession: session });
+    try {
+      const [v] = await early.embed([texts[0]], 'query');
+      const [expected] = await onnx.embed([texts[0]], 'query');
+      expect(cosine(v, expected)).toBeGreaterThanOrEqual(0.99999);
+      expect(run).toHaveBeenCalledWith({ texts: [texts[0]], max: 128 });
+    } finally {
+      await early.close();
+    }
   });
 
   it('splits more texts than a batch and keeps their order', async () => {

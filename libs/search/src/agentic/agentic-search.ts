@@ -4,6 +4,7 @@ import { LLM, Llm, LlmUsage, NO_USAGE, addUsage } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { chunkKey } from '../ranking';
 import { RankedChunk, Retrieval } from '../retrieval';
+import { candidateWindow } from '../search.config';
 import type { CommonParams } from '../store-query.request.dto';
 import type { AgenticOptions } from '../search-options.request.dto';
 import { AgenticToolCallRecord, FeedbackPlanner, LlmPlanner, Planner, PlannerView } from './planner';
@@ -102,7 +103,7 @@ export class AgenticSearch {
     const planner = this.planner();
     const startedAt = this.clock.now().toISOString();
     const perQuery = config.resultsPerQuery ?? Math.min(100, Math.max(params.topK, 20));
-    const candidates = Math.max(perQuery * this.retrieval.config.candidateFactor, 50);
+    const candidates = candidateWindow(perQuery, this.retrieval.config.candidateFactor);
     const pool = new Map<string, Pooled>();
     const queries: string[] = [];
     const toolCalls: AgenticToolCallRecord[] = [];

@@ -3,6 +3,7 @@ import { IQueryHandler, QueryHandler } from '@nestjs/cqrs';
 import { evaluateFilter } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkIndex } from '@larder/chunk-index';
 import { Retrieval } from '../../retrieval';
+import { candidateWindow } from '../../search.config';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { MetadataFacetsQuery } from './metadata-facets.query';
@@ -31,7 +32,7 @@ export class MetadataFacetsHandler implements IQueryHandler<MetadataFacetsQuery,
         stores,
         query,
         params,
-        Math.max(params.topK * this.retrieval.config.candidateFactor, 200),
+        candidateWindow(params.topK, this.retrieval.config.candidateFactor, 200),
       );
       const seen = new Map<string, unknown>();
       for (const h of hits)

@@ -5,6 +5,7 @@ import { CLOCK, Clock, ID_GENERATOR, IdGenerator } from '@larder/kernel';
 import { cosineSimilarity as cosine, EMBEDDER, Embedder, LLM, Llm, LlmUsage, NO_USAGE } from '@larder/ai';
 import type { AgenticToolCallRecorded } from '../../events';
 import { Retrieval, RankedChunk } from '../../retrieval';
+import { candidateWindow } from '../../search.config';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { SearchAdmission } from '../../search-admission';
@@ -97,7 +98,7 @@ export class QuestionAnsweringHandler implements IQueryHandler<QuestionAnswering
       usage = run.usage;
       toolCalls.push(...run.toolCalls);
     } else {
-      const candidates = Math.max(params.topK * this.retrieval.config.candidateFactor, 50);
+      const candidates = candidateWindow(params.topK, this.retrieval.config.candidateFactor);
       const vector = effective === query ? prefetched : undefined;
       const searchStarted = this.clock.now();
       const s0 = performance.now();

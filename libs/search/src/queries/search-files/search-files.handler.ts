@@ -4,6 +4,7 @@ import { addTiming, STORE_FILE_VIEWS, storeFileKey, StoreFileViews } from '@lard
 import { toScoredChunkResponse } from '@larder/chunk-index';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
 import { RankedChunk, Retrieval } from '../../retrieval';
+import { candidateWindow } from '../../search.config';
 import { StoreAccess } from '../../store-access';
 import { SearchActivity } from '../../search-activity';
 import { SearchAdmission } from '../../search-admission';
@@ -95,8 +96,8 @@ export class SearchFilesHandler implements IQueryHandler<SearchFilesQuery, Searc
     // chunk search of that many chunks takes, at least 100, at most what the largest chunk search takes
     const factor = this.retrieval.config.candidateFactor;
     const candidates = Math.min(
-      Math.max(params.topK * Math.max(options.chunksPerFile, 1) * factor, 100),
-      MAX_TOP_K * factor,
+      candidateWindow(params.topK * Math.max(options.chunksPerFile, 1), factor, 100),
+      candidateWindow(MAX_TOP_K, factor),
     );
     let chunks = await this.retrieval.retrieve(
       stores,

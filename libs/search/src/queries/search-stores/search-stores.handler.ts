@@ -5,6 +5,7 @@ import { StoreFilesReader } from '@larder/projections/stores/store-files.reader'
 import { RankedChunk, RankedHit, Retrieval } from '../../retrieval';
 import { fileKey, orderResults, pageOf, RANKING_WINDOW, readsChunks, SearchPagination } from '../../result-page';
 import { StoreAccess } from '../../store-access';
+import { candidateWindow } from '../../search.config';
 import { SearchActivity } from '../../search-activity';
 import { SearchAdmission } from '../../search-admission';
 import { applyRewrites, SearchRulePins } from '../../rules/search-rule-effects';
@@ -146,7 +147,9 @@ export class SearchStoresHandler implements IQueryHandler<SearchStoresQuery, Sea
     }
 
     const candidates =
-      params.offset === undefined ? Math.max(params.topK * this.retrieval.config.candidateFactor, 50) : RANKING_WINDOW;
+      params.offset === undefined
+        ? candidateWindow(params.topK, this.retrieval.config.candidateFactor)
+        : RANKING_WINDOW;
     const vector = effective === query ? prefetched : undefined;
     let results: RankedChunk[];
     let reranked: { reranked: boolean };
