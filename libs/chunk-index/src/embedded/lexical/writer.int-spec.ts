@@ -186,3 +186,37 @@ describe('lexical index: lists written by an older analyzer', () => {
     rebuilt.forEach((hits, i) => expect(hits.map((h) => h.fileId)).toEqual(fresh[i].map((h) => h.fileId)));
   });
 });
+
+describe('lexical index: lists of the version before the stores counted their code', () => {
+  const path = join(dir, 'code-count.sqlite');
+
+  it("counts each store's code chunks without rebuilding its lists", async () => {
+    const db = new Database(path);
+    migrateChunkDatabase(db);
+    const { file, chunk } = inserts(db);
+    file.run('s1', 'a', 'a.ts');
+    chunk.run('s1', 'a', 0, 'export function parseHttpHeader(line: string) { return line; }');
+    chunk.run('s1', 'a', 1, 'Headers are parsed line by line.');
+    db.prepare(`UPDATE chunks SET generated_metadata = '{"type":"code"}' WHERE chunk_index = 0`).run();
+    db.close();
+    const index = new SqliteChunkIndex(path, { readWorker: false });
+    await index.setup();
+    await index.close();
+    const old = new Database(path);
+    expect(old.prepare(`SELECT code FROM lex_stores WHERE store_id = 's1'`).pluck().get()).toBe(1);
+    // as that version left it: no code counts, and a posting the rebuild would drop
+    old.exec(`UPDATE lex_stores SET code = 0; UPDATE lex_meta SET value = ${LEXICAL_SCHEMA_VERSION - 1} WHERE key = 'version';
+      INSERT INTO lex_terms (store_key, term, df, blocks, gen) SELECT store_key, 'zzkept', 1, 0, 0 FROM lex_stores;`);
+    old.close();
+    const again = new SqliteChunkIndex(path, { readWorker: false });
+    await again.setup();
+    await again.close();
+    const check = new Database(path, { readonly: true });
+    expect(check.prepare(`SELECT code FROM lex_stores WHERE store_id = 's1'`).pluck().get()).toBe(1);
+    expect(check.prepare(`SELECT count(*) FROM lex_terms WHERE term = 'zzkept'`).pluck().get()).toBe(1);
+    expect(check.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get()).toBe(
+      LEXICAL_SCHEMA_VERSION,
+    );
+    check.close();
+  });
+});

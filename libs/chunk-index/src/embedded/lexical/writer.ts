@@ -25,6 +25,8 @@ import { prepareFlush, readTail, Tail } from './writer-tails';
  */
 /** Raised whenever what the analyzer makes of a text changes (its fields included): an index written by an older one is rebuilt from its chunks. */
 export const LEXICAL_SCHEMA_VERSION = 4;
+/** The version that added the stores' code counts: an index one version older gains them without a rebuild. */
+const CODE_COUNT_ADDED = 4;
 
 /** Tails remembered by the writer (beyond, forgotten and read again). */
 const MAX_TAILS = 500_000;
@@ -77,7 +79,14 @@ export class LexicalWriter {
     if (!columns.includes('code')) db.exec(`ALTER TABLE lex_stores ADD COLUMN code INTEGER NOT NULL DEFAULT 0`);
     const version =
       (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
-    if (version < LEXICAL_SCHEMA_VERSION) {
+    if (version === CODE_COUNT_ADDED - 1 && LEXICAL_SCHEMA_VERSION === CODE_COUNT_ADDED) {
+      // the lists are as this version writes them; only the stores' code counts are new
+      db.transaction(() => {
+        db.exec(`UPDATE lex_stores SET code = (SELECT count(*) FROM chunks c WHERE c.store_id = lex_stores.store_id
+          AND c.generated_metadata IS NOT NULL AND json_extract(c.generated_metadata, '$.type') = 'code')`);
+        this.setMeta('version', LEXICAL_SCHEMA_VERSION);
+      })();
+    } else if (version < LEXICAL_SCHEMA_VERSION) {
       db.transaction(() => {
         const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
