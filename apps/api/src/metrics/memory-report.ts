@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'v8';
 import type { ChunkIndex, ChunkIndexCacheStats } from '@larder/chunk-index';
 import type { EmbeddedPostgres } from '@larder/database';
 import type { MessageBus } from '@larder/message-bus';
@@ -88,8 +89,9 @@ export function describeMemory(r: MemoryReport): string {
     .map((c) => `${c.cache} ${mib(c.capacityBytes!)}`)
     .join(', ');
   const arenas = process.env.MALLOC_ARENA_MAX ? `; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : '';
+  const heapLimit = mib(getHeapStatistics().heap_size_limit);
   return (
-    `memory after the start: ${mib(p.resident)} resident: JS heap ${mib(p.js_heap)}, external ${mib(p.external)}${database}, ` +
+    `memory after the start: ${mib(p.resident)} resident: JS heap ${mib(p.js_heap)} (limit ${heapLimit}), external ${mib(p.external)}${database}, ` +
     `native and threads ${mib(p.native)} (model sessions, worker threads, SQLite, malloc)${arenas}; caches bounded at ${bounds}`
   );
 }
