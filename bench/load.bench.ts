@@ -30,6 +30,9 @@ const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || join(__dirname, '..', '..')
 const MEMORY_SERIES =
   /^(process_resident_memory_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|larder_[a-z_]*(memory|cache|retained)_bytes(\{[^}]*\})?) /;
 
+/** The seconds the server's main thread spent collecting garbage, by kind (prom-client's default series). */
+const GC_SERIES = /^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} /;
+
 /** BENCH_LOAD_SERVER_ENV: `NAME=value` pairs, space-separated. */
 const serverEnv = (): Record<string, string> =>
   Object.fromEntries(
@@ -214,6 +217,19 @@ async function memorySeries(base: string): Promise<Map<string, number>> {
   return series;
 }
 
+/** Seconds of garbage collection by kind from the server's `/metrics` (empty where metrics are off). */
+async function gcSeconds(base: string): Promise<Map<string, number>> {
+  const text = await fetch(`${base}/metrics`)
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  const seconds = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = GC_SERIES.exec(line);
+    if (m) seconds.set(m[1], Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return seconds;
+}
+
 export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
@@ -269,6 +285,7 @@ export async function loadBench(): Promise<void> {
     for (const q of QUERIES) await search(q); // every query's embedding is now cached
     const rssBefore = memoryOf(child.pid!).rss;
     const memoryBefore = await memorySeries(base);
+    const gcBefore = await gcSeconds(base);
     const snapshot = async () => {
       if (!snapshots) return null;
       const file = await takeHeapSnapshot(child.pid!, snapshots, base);
@@ -310,6 +327,10 @@ export async function loadBench(): Promise<void> {
       .filter((l) => l.startsWith('larder_search_refused_total'))
       .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     const memoryAfter = await memorySeries(base);
+    const gcAfter = await gcSeconds(base);
+    const gcDuringLoad = Object.fromEntries(
+      [...gcAfter].map(([kind, s]) => [kind, Number((s - (gcBefore.get(kind) ?? 0)).toFixed(2))]),
+    );
     const liveAfter = await snapshot();
 
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
@@ -332,6 +353,11 @@ export async function loadBench(): Promise<void> {
     out(`\nmemory by part (MiB, from /metrics), before → after the load:`);
     for (const name of new Set([...memoryBefore.keys(), ...memoryAfter.keys()]))
       out(`  ${name}: ${mibOr(memoryBefore.get(name))} → ${mibOr(memoryAfter.get(name))}`);
+    out(
+      `server main thread's garbage collection during the load (s): ${Object.entries(gcDuringLoad)
+        .map(([kind, s]) => `${kind} ${s}`)
+        .join(', ')}`,
+    );
     if (liveBefore && liveAfter) {
       out(`\nafter a full collection (heap snapshots ${liveBefore.file}, ${liveAfter.file}), before → after the load:`);
       out(`  server RSS: ${liveBefore.rssMiB} → ${liveAfter.rssMiB} MiB`);
@@ -356,6 +382,7 @@ export async function loadBench(): Promise<void> {
       refusedByServer,
       memoryBefore: Object.fromEntries(memoryBefore),
       memoryAfter: Object.fromEntries(memoryAfter),
+      gcSeconds: gcDuringLoad,
       ...(liveBefore && liveAfter
         ? {
             live: {
