@@ -62,4 +62,11 @@ describe('InProcessMessageBus retention', () => {
     data.nested.n = 2;
     expect(received).toEqual({ at: '1970-01-01T00:00:00.000Z', nested: { n: 1 } });
   });
+
+  it('remembers at most 16,384 message ids for de-duplication, the oldest forgotten first', async () => {
+    const bus = new InProcessMessageBus({ retainBytes: 0 });
+    for (let i = 0; i < 16_400; i++) await bus.publish('a.b', i, { msgId: `m${i}` });
+    expect(await bus.publish('a.b', 0, { msgId: 'm16399' })).toEqual({ duplicate: true });
+    expect(await bus.publish('a.b', 0, { msgId: 'm0' })).toEqual({ duplicate: false });
+  });
 });
