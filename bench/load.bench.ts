@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { Agent } from 'http';
 import { availableParallelism, tmpdir } from 'os';
 import { join } from 'path';
+import { heapSnapshotArgs, takeHeapSnapshot } from './heap-snapshots';
 import { apiCall, freePort, memoryOf, saveResult, waitForServer } from './support';
 
 /**
@@ -14,6 +15,8 @@ import { apiCall, freePort, memoryOf, saveResult, waitForServer } from './suppor
  * p50 / p99 and 503s, uploads and their p50 / p99 and failures, store creates' p50 / p99, how long until every
  * projection is current after the load, and RSS growth, with the memory series of `/metrics` before and after (what grew). BENCH_LOAD_SERVER_ENV adds settings to the server's
  * environment (`LARDER_SEARCH_CONCURRENCY=1000 LARDER_SEARCH_QUEUE=100000`: admission out of the way).
+ * BENCH_LOAD_HEAP_SNAPSHOTS=<dir> has the server write a heap snapshot there before and after the load, and
+ * prints its memory right after each (V8 has then collected all garbage: what is live).
  */
 const SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 60);
 const SEARCHERS = Number(process.env.BENCH_LOAD_SEARCHERS ?? 12);
@@ -25,7 +28,10 @@ const UPLOAD_TIMEOUT_MS = 15_000;
 const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || join(__dirname, '..', '..');
 /** The memory series of `/metrics` the bench prints before and after the load (MiB), where the server reports them. */
 const MEMORY_SERIES =
-  /^(process_resident_memory_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|larder_[a-z_]*(memory|cache)_bytes(\{[^}]*\})?) /;
+  /^(process_resident_memory_bytes|nodejs_heap_size_used_bytes|nodejs_external_memory_bytes|larder_[a-z_]*(memory|cache|retained)_bytes(\{[^}]*\})?) /;
+
+/** The seconds the server's main thread spent collecting garbage, by kind (prom-client's default series). */
+const GC_SERIES = /^nodejs_gc_duration_seconds_sum\{kind="(\w+)"\} /;
 
 /** BENCH_LOAD_SERVER_ENV: `NAME=value` pairs, space-separated. */
 const serverEnv = (): Record<string, string> =>
@@ -211,6 +217,19 @@ async function memorySeries(base: string): Promise<Map<string, number>> {
   return series;
 }
 
+/** Seconds of garbage collection by kind from the server's `/metrics` (empty where metrics are off). */
+async function gcSeconds(base: string): Promise<Map<string, number>> {
+  const text = await fetch(`${base}/metrics`)
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+  const seconds = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    const m = GC_SERIES.exec(line);
+    if (m) seconds.set(m[1], Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return seconds;
+}
+
 export async function loadBench(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-load-'));
   const key = `lrd_bench_${randomBytes(24).toString('base64url')}`;
@@ -218,6 +237,8 @@ export async function loadBench(): Promise<void> {
   const root = SERVER_ROOT;
   // BENCH_LOAD_SERVER_ARGS: extra node flags for the server (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`)
   const serverArgs = (process.env.BENCH_LOAD_SERVER_ARGS ?? '').split(' ').filter(Boolean);
+  const snapshots = process.env.BENCH_LOAD_HEAP_SNAPSHOTS;
+  if (snapshots) serverArgs.push(...heapSnapshotArgs(snapshots));
   const child = spawn(
     process.execPath,
     [...serverArgs, '-r', join(root, 'tools/paths.js'), join(root, 'dist/apps/api/src/main.js')],
@@ -235,6 +256,7 @@ export async function loadBench(): Promise<void> {
   );
   const base = `http://127.0.0.1:${port}`;
   const out = (s: string) => process.stdout.write(`${s}\n`);
+  const mib = (b: number) => Math.round(b / 2 ** 20);
   try {
     await waitForServer(base, 60);
     const store = JSON.parse(
@@ -263,6 +285,13 @@ export async function loadBench(): Promise<void> {
     for (const q of QUERIES) await search(q); // every query's embedding is now cached
     const rssBefore = memoryOf(child.pid!).rss;
     const memoryBefore = await memorySeries(base);
+    const gcBefore = await gcSeconds(base);
+    const snapshot = async () => {
+      if (!snapshots) return null;
+      const file = await takeHeapSnapshot(child.pid!, snapshots, base);
+      return { file, rssMiB: mib(memoryOf(child.pid!).rss), memory: await memorySeries(base) };
+    };
+    const liveBefore = await snapshot();
 
     // mixed load
     const mixed = await mix({ search, base, key, storeId: store.id, searchers: SEARCHERS, seconds: SECONDS });
@@ -298,9 +327,13 @@ export async function loadBench(): Promise<void> {
       .filter((l) => l.startsWith('larder_search_refused_total'))
       .reduce((n, l) => n + Number(l.split(' ').pop()), 0);
     const memoryAfter = await memorySeries(base);
+    const gcAfter = await gcSeconds(base);
+    const gcDuringLoad = Object.fromEntries(
+      [...gcAfter].map(([kind, s]) => [kind, Number((s - (gcBefore.get(kind) ?? 0)).toFixed(2))]),
+    );
+    const liveAfter = await snapshot();
 
     const f = (x: number) => (Number.isFinite(x) ? x.toFixed(0) : 'n/a');
-    const mib = (b: number) => Math.round(b / 2 ** 20);
     const mibOr = (x: number | undefined) => (x === undefined ? 'n/a' : (x / 2 ** 20).toFixed(1));
     const row = (label: string, r: MixResult) =>
       `| ${label} | ${r.perSecond.toFixed(0)}/s, ${f(r.searchP50)} / ${f(r.searchP99)} ms, ${r.refused} × 503, ${r.searchErrors} other | ${r.uploads} / ${r.failedUploads}, ${f(r.uploadP50)} / ${f(r.uploadP99)} ms | ${r.creates ? `${r.creates}, ${f(r.createP50)} / ${f(r.createP99)} ms` : '—'} |`;
@@ -320,6 +353,17 @@ export async function loadBench(): Promise<void> {
     out(`\nmemory by part (MiB, from /metrics), before → after the load:`);
     for (const name of new Set([...memoryBefore.keys(), ...memoryAfter.keys()]))
       out(`  ${name}: ${mibOr(memoryBefore.get(name))} → ${mibOr(memoryAfter.get(name))}`);
+    out(
+      `server main thread's garbage collection during the load (s): ${Object.entries(gcDuringLoad)
+        .map(([kind, s]) => `${kind} ${s}`)
+        .join(', ')}`,
+    );
+    if (liveBefore && liveAfter) {
+      out(`\nafter a full collection (heap snapshots ${liveBefore.file}, ${liveAfter.file}), before → after the load:`);
+      out(`  server RSS: ${liveBefore.rssMiB} → ${liveAfter.rssMiB} MiB`);
+      for (const name of new Set([...liveBefore.memory.keys(), ...liveAfter.memory.keys()]))
+        out(`  ${name}: ${mibOr(liveBefore.memory.get(name))} → ${mibOr(liveAfter.memory.get(name))}`);
+    }
     const saved = saveResult(process.env.BENCH_LOAD_NAME ? `load-${process.env.BENCH_LOAD_NAME}` : 'load', {
       cores: availableParallelism(),
       config: {
@@ -338,6 +382,16 @@ export async function loadBench(): Promise<void> {
       refusedByServer,
       memoryBefore: Object.fromEntries(memoryBefore),
       memoryAfter: Object.fromEntries(memoryAfter),
+      gcSeconds: gcDuringLoad,
+      ...(liveBefore && liveAfter
+        ? {
+            live: {
+              rssMiB: { before: liveBefore.rssMiB, after: liveAfter.rssMiB },
+              memoryBefore: Object.fromEntries(liveBefore.memory),
+              memoryAfter: Object.fromEntries(liveAfter.memory),
+            },
+          }
+        : {}),
     });
     out(`saved to ${saved}`);
   } finally {

@@ -99,6 +99,13 @@ describe('metrics endpoint', () => {
     // SQLite's page caches of the index's two connections: their bound (LARDER_INDEX_PAGE_CACHE_MB, 64 each)
     expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'sqlite_pages' })[0].value).toBe(2 * 64 * 2 ** 20);
 
+    // the domain events the in-process bus keeps, as JSON, within their bound (LARDER_BUS_RETAIN_MB, 4)
+    expect(one('larder_message_bus_retained_messages')[0].value).toBeGreaterThanOrEqual(1);
+    const busBytes = one('larder_message_bus_retained_bytes')[0].value;
+    expect(busBytes).toBeGreaterThan(0);
+    expect(busBytes).toBeLessThanOrEqual(one('larder_message_bus_retained_capacity_bytes')[0].value);
+    expect(one('larder_message_bus_retained_capacity_bytes')[0].value).toBe(4 * 2 ** 20);
+
     // ingestion: the file was ingested here, the queue is empty
     expect(one('larder_ingestion_files_total')[0].value).toBeGreaterThanOrEqual(1);
     expect(one('larder_ingestion_chunks_total')[0].value).toBeGreaterThanOrEqual(1);

@@ -103,6 +103,7 @@ export async function createLarderApp(
         storeFiles: app.get(StoreFilesReader),
         chunkIndex: infra.chunkIndex,
         embedded: infra.embedded,
+        bus: infra.bus,
       });
     }
     app.use(jsonBodyMiddleware(config.jsonLimit));
@@ -180,6 +181,7 @@ export async function logMemory(larder: LarderApp, logger: Logger): Promise<void
       embedded: larder.infra.embedded,
       chunkIndex: larder.infra.chunkIndex,
       retrieval: larder.app.get(Retrieval),
+      bus: larder.infra.bus,
     });
     logger.log(describeMemory(report));
   } catch (err) {

@@ -186,7 +186,7 @@ export async function createInfrastructure(
         stream: config.natsStream,
         subjects: [`${config.natsSubjectPrefix}.>`],
       })
-    : new InProcessMessageBus();
+    : new InProcessMessageBus({ retainBytes: config.busRetainMb * 2 ** 20 });
 
   const platformBlobs = await createPlatformBlobStorage(config);
 

@@ -14,6 +14,13 @@ export interface SubscribeOptions {
   deliver?: 'all' | 'new';
 }
 
+/** The messages a bus keeps in this process for subscribers asking for `all`: how many, their bytes, and the bound. */
+export interface BusRetention {
+  messages: number;
+  bytes: number;
+  capacityBytes: number;
+}
+
 /**
  * Carries domain events to downstream subscribers. Never the system of record: the relay reactor
  * republishes from its checkpoint after a crash, and the bus drops the duplicates by message id.
@@ -29,6 +36,8 @@ export interface MessageBus {
     options?: SubscribeOptions,
   ): Promise<BusSubscription>;
   close(): Promise<void>;
+  /** What the bus keeps in this process (the in-process bus); absent where the messages are kept elsewhere (JetStream). */
+  stats?(): BusRetention;
 }
 
 export const MESSAGE_BUS = Symbol('MESSAGE_BUS');

@@ -2,6 +2,7 @@ import { resolve } from 'path';
 import { OutboundPolicy, parseAllowList } from '@larder/outbound';
 import { parseMasterKey } from '@larder/secrets';
 import { DEFAULT_SHARED_BUFFERS_MB } from '@larder/database/embedded-postgres.memory';
+import { DEFAULT_RETAIN_BYTES } from '@larder/message-bus/in-process/in-process.message-bus';
 import { EnvReaders } from './env';
 
 /** The process, its databases and bus, its keys, and billing. */
@@ -18,6 +19,8 @@ export interface ServerConfig {
   natsUrl: string | null;
   natsStream: string;
   natsSubjectPrefix: string;
+  /** Without NATS: the latest domain events the in-process bus keeps for a subscriber asking for all, MiB (LARDER_BUS_RETAIN_MB, default 4; 0: none). */
+  busRetainMb: number;
   rootKey: string | null;
   /** Whether this process runs projections and reactors (false when a separate worker does). */
   runWorker: boolean;
@@ -62,6 +65,7 @@ export function loadServerConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
     natsUrl: env.NATS_URL || null,
     natsStream: env.LARDER_NATS_STREAM || 'LARDER_EVENTS',
     natsSubjectPrefix: env.LARDER_NATS_SUBJECT_PREFIX || 'larder',
+    busRetainMb: int('LARDER_BUS_RETAIN_MB', DEFAULT_RETAIN_BYTES / 2 ** 20),
     rootKey,
     runWorker: bool('LARDER_RUN_WORKER', true),
     console: bool('LARDER_CONSOLE', true),

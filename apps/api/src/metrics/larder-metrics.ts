@@ -6,6 +6,7 @@ import type { StoreFilesReader } from '@larder/projections/stores/store-files.re
 import type { IngestionWorker } from '@larder/stores';
 import type { Retrieval, SearchActivity, SearchAdmission } from '@larder/search';
 import type { EmbeddedPostgres } from '@larder/database';
+import type { MessageBus } from '@larder/message-bus';
 import { processMemory } from './memory-report';
 
 /** Lag is counted up to this many events per projection, as `GET /health/ready` counts it. */
@@ -22,6 +23,8 @@ export interface MetricSources {
   chunkIndex: ChunkIndex;
   /** The embedded database (null with DATABASE_URL): its WebAssembly memory is a part of `larder_memory_bytes`. */
   embedded: EmbeddedPostgres | null;
+  /** The bus: what the in-process bus keeps of the domain events (nothing is reported for NATS, which keeps them itself). */
+  bus: MessageBus;
 }
 
 type Req = { method: string; baseUrl?: string; route?: { path?: unknown } };
@@ -141,6 +144,7 @@ export class LarderMetrics {
       },
     });
     this.chunkIndexCaches(s.chunkIndex);
+    this.busRetention(s.bus);
     new Gauge({
       name: 'larder_memory_bytes',
       help: 'Process memory by part: resident (the whole), js_heap, external, embedded_database (WebAssembly), native (the rest)',
@@ -230,6 +234,37 @@ export class LarderMetrics {
         this.reset();
         this.inc({ reason: 'queue_full' }, admission.refused.queueFull);
         this.inc({ reason: 'queue_wait' }, admission.refused.queueWait);
+      },
+    });
+  }
+
+  /** The domain events the in-process bus keeps for a subscriber asking for all (LARDER_BUS_RETAIN_MB); none with NATS. */
+  private busRetention(bus: MessageBus): void {
+    const stats = bus.stats?.bind(bus);
+    if (!stats) return;
+    const registers = [this.registry];
+    new Gauge({
+      name: 'larder_message_bus_retained_bytes',
+      help: 'Bytes of the domain events the in-process bus keeps for a subscriber asking for all (as JSON)',
+      registers,
+      collect() {
+        this.set(stats().bytes);
+      },
+    });
+    new Gauge({
+      name: 'larder_message_bus_retained_messages',
+      help: 'Domain events the in-process bus keeps for a subscriber asking for all',
+      registers,
+      collect() {
+        this.set(stats().messages);
+      },
+    });
+    new Gauge({
+      name: 'larder_message_bus_retained_capacity_bytes',
+      help: 'Bytes the in-process bus keeps at most (LARDER_BUS_RETAIN_MB)',
+      registers,
+      collect() {
+        this.set(stats().capacityBytes);
       },
     });
   }

@@ -1,12 +1,15 @@
+import { getHeapStatistics } from 'v8';
 import type { ChunkIndex, ChunkIndexCacheStats } from '@larder/chunk-index';
 import type { EmbeddedPostgres } from '@larder/database';
+import type { MessageBus } from '@larder/message-bus';
 import type { Retrieval } from '@larder/search';
 
-/** What the memory report reads: the embedded database (null with DATABASE_URL), the chunk index and the search's cache. */
+/** What the memory report reads: the embedded database (null with DATABASE_URL), the chunk index, the search's cache and the bus. */
 export interface MemorySources {
   embedded: EmbeddedPostgres | null;
   chunkIndex: ChunkIndex;
   retrieval: Retrieval | null;
+  bus: MessageBus | null;
 }
 
 /** One cache: what it holds now (bytes and/or entries, null where not known) and its bound in bytes (null: none). */
@@ -50,6 +53,7 @@ export async function memoryReport(s: MemorySources): Promise<MemoryReport> {
     s.chunkIndex.cacheStats?.() ?? Promise.resolve([]),
   ]);
   const query = s.retrieval?.stats();
+  const bus = s.bus?.stats?.();
   const caches: CacheSize[] = [
     ...(query
       ? [
@@ -62,6 +66,9 @@ export async function memoryReport(s: MemorySources): Promise<MemoryReport> {
         ]
       : []),
     ...indexCaches,
+    ...(bus
+      ? [{ cache: 'message_bus', bytes: bus.bytes, entries: bus.messages, capacityBytes: bus.capacityBytes }]
+      : []),
   ];
   return { ...memory, caches };
 }
@@ -82,8 +89,9 @@ export function describeMemory(r: MemoryReport): string {
     .map((c) => `${c.cache} ${mib(c.capacityBytes!)}`)
     .join(', ');
   const arenas = process.env.MALLOC_ARENA_MAX ? `; MALLOC_ARENA_MAX=${process.env.MALLOC_ARENA_MAX}` : '';
+  const heapLimit = mib(getHeapStatistics().heap_size_limit);
   return (
-    `memory after the start: ${mib(p.resident)} resident: JS heap ${mib(p.js_heap)}, external ${mib(p.external)}${database}, ` +
+    `memory after the start: ${mib(p.resident)} resident: JS heap ${mib(p.js_heap)} (limit ${heapLimit}), external ${mib(p.external)}${database}, ` +
     `native and threads ${mib(p.native)} (model sessions, worker threads, SQLite, malloc)${arenas}; caches bounded at ${bounds}`
   );
 }
