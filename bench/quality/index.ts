@@ -7,13 +7,18 @@ import { codeSet } from './code.set';
 import { docsSet } from './docs.set';
 import { evaluate } from './evaluate';
 import { gcideSet } from './gcide.set';
+import { manpagesSet } from './manpages.set';
 import { pairedCell, QualitySet, Score, scoreRankings, table } from './metrics';
 import { peerRankings } from './peers';
 import { pythonSet } from './python.set';
 import { DEFAULT_VARIANT, LEXICAL_VARIANTS, PREVIOUS_VARIANT } from './variants';
 
 /** The collections, in the order run: the tuning sets, then the held-out one (reported, never chosen on). */
-const SETS: Array<{ name: string; label: string; build: () => (QualitySet & { about: string }) | null }> = [
+const SETS: Array<{
+  name: string;
+  label: string;
+  build: () => Promise<(QualitySet & { about: string }) | null> | (QualitySet & { about: string }) | null;
+}> = [
   { name: 'cisi', label: 'CISI (tuning)', build: () => beirSet('cisi', 'CISI library-science abstracts') },
   { name: 'gcide', label: 'GCIDE → WordNet (tuning)', build: gcideSet },
   {
@@ -38,6 +43,16 @@ const SETS: Array<{ name: string; label: string; build: () => (QualitySet & { ab
     build: () => {
       const s = pythonSet();
       return { ...s, about: `${s.queries.length} documented functions from ${s.files} Python standard library files` };
+    },
+  },
+  {
+    name: 'manpages',
+    label: 'manpages: NAME summary → man page (tuning)',
+    build: async () => {
+      const s = await manpagesSet();
+      if (!s) return null;
+      const sections = [...s.bySection].map(([k, n]) => `${n} of section ${k}`).join(', ');
+      return { ...s, about: `${s.queries.length} reference pages of /usr/share/man (${sections})` };
     },
   },
   {
@@ -76,7 +91,7 @@ export async function searchQualityBench(): Promise<void> {
   const summary: Array<{ label: string; queries: number; results: Map<string, Score>; peers: string[] }> = [];
   try {
     for (const set of CHOSEN.map((n) => SETS.find((s) => s.name === n)).filter((s) => s !== undefined)) {
-      const built = set.build();
+      const built = await set.build();
       if (!built) continue;
       process.stdout.write(`\n## Search quality: ${set.label}\n${built.about}\n`);
       const results = await evaluate(set.label, built.docs, built.queries, embedder);
