@@ -102,8 +102,8 @@ export class StoreFileBatchesWriter {
       actor,
     );
     let last: Position | null = created.position;
-    await inLanes(files, ATTACH_LANES, async (f) => {
-      const { position } = await this.attacher.attach(organizationId, actor, s, f, false);
+    await inLanes([...files.entries()], ATTACH_LANES, async ([i, f]) => {
+      const { position } = await this.attacher.attach(organizationId, actor, s, f, false, found[i]!);
       if (position) last = last ? maxPosition(last, position) : position;
     });
     // one wait for every file of the batch: the latest of its appends covers them all
