@@ -304,7 +304,8 @@ export async function ingestionBench(): Promise<void> {
     );
     process.stdout.write(`| ${'metric'.padEnd(w)} | value |\n|${'-'.repeat(w + 2)}|-------|\n`);
     for (const [k, v] of rows) process.stdout.write(`| ${k.padEnd(w)} | ${v} |\n`);
-    saveResult('ingestion', { [label]: result });
+    // each corpus and variant under its own name: a run replaces only its own result
+    saveResult(`ingestion-${label}`, { result });
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
