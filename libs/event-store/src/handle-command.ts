@@ -37,6 +37,17 @@ export async function foldStream<TState, TCommand, TEvent extends { type: string
   return foldEvents(decider, await store.readStream(stream));
 }
 
+/** How a command is run: conflict retries, event ids, and the stream as the caller has just read it. */
+export interface HandleOptions {
+  retries?: number;
+  newIds?: () => string;
+  /**
+   * The stream's events as the caller read them for its own policy: the first attempt decides on them
+   * instead of reading again (a write in between fails the expected revision, and the retry reads afresh).
+   */
+  history?: readonly RecordedEvent[];
+}
+
 /**
  * read stream → fold → decide → append with the expected revision; retries on a concurrent write.
  */
@@ -46,11 +57,11 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
   decider: Decider<TState, TCommand, TEvent>,
   command: TCommand,
   metadata: EventMetadata,
-  options: { retries?: number; newIds?: () => string } = {},
+  options: HandleOptions = {},
 ): Promise<CommandResult<TState>> {
   const retries = options.retries ?? 5;
   for (let attempt = 0; ; attempt++) {
-    const history = await store.readStream(stream);
+    const history = attempt === 0 && options.history ? options.history : await store.readStream(stream);
     let state = foldEvents(decider, history);
     const expected: ExpectedRevision = history.length ? history[history.length - 1].revision : 'no_stream';
     const decided = decider.decide(command, state);
@@ -85,7 +96,7 @@ export type BoundCommandHandler<TState, TCommand> = (
   store: EventStore,
   command: TCommand,
   metadata: EventMetadata,
-  options?: { retries?: number; newIds?: () => string },
+  options?: HandleOptions,
 ) => Promise<CommandResult<TState>>;
 
 /**

@@ -82,4 +82,23 @@ describe('CommandWriter: run → settle → read', () => {
       ),
     ).toBe('row:rye');
   });
+
+  it('decides on the history its caller read, and on the stream read afresh once a write came in between', async () => {
+    const s = setup('caught up');
+    const write = (text: string, history?: Awaited<ReturnType<typeof s.store.readStream>>) =>
+      s.notes.decide({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text }, 'key-1', false, { history });
+    await write('rye');
+    const seen = await s.store.readStream('note-a');
+    const reads = jest.spyOn(s.store, 'readStream');
+    // the history as read: no second read, and the decider sees it (the same text decides nothing)
+    expect((await write('rye', seen)).position).toBeNull();
+    expect(reads).not.toHaveBeenCalled();
+    await write('spelt');
+    reads.mockClear();
+    // the history is stale now: its expected revision fails, the retry reads the stream and decides on it
+    const late = await write('oat', seen);
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(late.revision).toBe(2);
+    expect((await s.store.readStream('note-a')).map((e) => e.data.text)).toEqual(['rye', 'spelt', 'oat']);
+  });
 });

@@ -13,7 +13,7 @@ import {
   settle,
 } from '@larder/kernel';
 import { EVENT_STORE, EventStore } from './event-store.port';
-import { BoundCommandHandler, CommandResult, foldStream } from './handle-command';
+import { BoundCommandHandler, CommandResult, foldStream, HandleOptions } from './handle-command';
 
 /** A command as a writer hands it over: the write stamps it with the clock (a caller may still name its own `now`). */
 export type WithoutClock<T> = T extends unknown ? Omit<T, 'now'> & { now?: Date } : never;
@@ -44,7 +44,7 @@ export class Writes {
     handler: BoundCommandHandler<TState, TCommand>,
     command: TCommand,
     metadata: EventMetadata,
-    options: { retries?: number } = {},
+    options: Pick<HandleOptions, 'retries' | 'history'> = {},
   ): Promise<CommandResult<TState>> {
     return handler(this.store, command, metadata, { ...options, newIds: () => this.ids.uuid() });
   }
@@ -82,14 +82,21 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
     readonly projections: readonly ProjectionName[],
   ) {}
 
-  /** Appends one decision (never waits). `by` is the actor (the command names the organization) or the full metadata. */
-  run(command: WithoutClock<TCommand>, by: string | EventMetadata): Promise<CommandResult<TState>> {
+  /**
+   * Appends one decision (never waits). `by` is the actor (the command names the organization) or the
+   * full metadata; `history`, the stream as the caller has just read it (`HandleOptions`).
+   */
+  run(
+    command: WithoutClock<TCommand>,
+    by: string | EventMetadata,
+    options: Pick<HandleOptions, 'history'> = {},
+  ): Promise<CommandResult<TState>> {
     const stamped = { ...command, now: command.now ?? this.writes.now() } as unknown as TCommand;
     const metadata =
       typeof by === 'string'
         ? { orgId: (command as unknown as { organizationId: string }).organizationId, actor: by }
         : by;
-    return this.writes.run(this.handler, stamped, metadata);
+    return this.writes.run(this.handler, stamped, metadata, options);
   }
 
   /** Waits for the read models to reach `position`: false (the response is marked) when they are late. */
@@ -98,8 +105,13 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
   }
 
   /** run → settle; with `wait: false` it does not wait (`settled` is false), for a caller that waits once for many. */
-  async decide(command: WithoutClock<TCommand>, by: string | EventMetadata, wait = true): Promise<Decided<TState>> {
-    const result = await this.run(command, by);
+  async decide(
+    command: WithoutClock<TCommand>,
+    by: string | EventMetadata,
+    wait = true,
+    options: Pick<HandleOptions, 'history'> = {},
+  ): Promise<Decided<TState>> {
+    const result = await this.run(command, by, options);
     return { ...result, settled: wait ? await this.settle(result.position) : false };
   }
 

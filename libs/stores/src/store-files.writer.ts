@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, FileReferences, NotFoundError, Position, RecordedEvent } from '@larder/kernel';
-import { commandHandler, CommandWriter, Decided, WithoutClock, Writes } from '@larder/event-store';
+import { commandHandler, CommandWriter, Decided, HandleOptions, WithoutClock, Writes } from '@larder/event-store';
 import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
@@ -80,8 +80,13 @@ export class StoreFilesWriter implements FileReferences {
   }
 
   /** Appends one store-file decision; with `wait`, then waits for the read models (late: the response says so, the write stands). */
-  decide(command: WithoutClock<StoreFileCommand>, actor: string, wait = true): Promise<Decided<StoreFileState>> {
-    return this.storeFiles.decide(command, actor, wait);
+  decide(
+    command: WithoutClock<StoreFileCommand>,
+    actor: string,
+    wait = true,
+    options: Pick<HandleOptions, 'history'> = {},
+  ): Promise<Decided<StoreFileState>> {
+    return this.storeFiles.decide(command, actor, wait, options);
   }
 
   /** Waits for the read models to reach `position` (false: late, the response says so). */

@@ -41,7 +41,7 @@ export function loadLimitsConfig(env: NodeJS.ProcessEnv, { int }: EnvReaders): L
     uploadTtlMs: int('LARDER_UPLOAD_TTL_SECONDS', 24 * 3600) * 1000,
     partUrlTtlSeconds: int('LARDER_PART_URL_TTL_SECONDS', 3600),
     toolTicketTtlSeconds: Math.max(1, int('LARDER_TOOL_TICKET_TTL_SECONDS', 900)),
-    ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 4)),
+    ingestionConcurrency: Math.max(1, int('LARDER_INGESTION_CONCURRENCY', 16)),
     ingestionLeaseMs: Math.max(1000, int('LARDER_INGESTION_LEASE_SECONDS', 30) * 1000),
     ingestionAttemptTimeoutMs: Math.max(1000, int('LARDER_INGESTION_ATTEMPT_TIMEOUT_SECONDS', 600) * 1000),
     ingestionMaxAttempts: Math.max(1, int('LARDER_INGESTION_MAX_ATTEMPTS', 4)),

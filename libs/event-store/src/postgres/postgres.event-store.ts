@@ -10,7 +10,7 @@ import {
   SubscribeOptions,
 } from '../event-store.port';
 import { Wakeable, pollAll } from '../wait';
-import { checkExpected, sameBatch } from '../expected-revision';
+import { sameBatch } from '../expected-revision';
 
 export interface PostgresEventStoreOptions {
   /** Schema holding the `events` and `streams` tables (default `larder_events`). */
@@ -19,6 +19,16 @@ export interface PostgresEventStoreOptions {
   pollMs?: number;
   /** Use LISTEN/NOTIFY to wake subscribers in other processes (server Postgres only). */
   listen?: boolean;
+}
+
+/** A row of `append_to_stream`: the events appended, the stored events of known ids, or one conflict row with the current revision. */
+interface AppendRow {
+  outcome: 'known' | 'appended' | 'conflict';
+  event_id: string;
+  stream_id: string;
+  stream_revision: string | null;
+  transaction_id: string | null;
+  global_position: string | null;
 }
 
 interface EventRow {
@@ -83,7 +93,8 @@ export class PostgresEventStore implements EventStore {
       CREATE TABLE IF NOT EXISTS ${this.t.streams} (
         stream_id text PRIMARY KEY,
         revision bigint NOT NULL
-      )`);
+      );
+      ${this.appendFunction()}`);
     if (this.options.listen) await this.startListening();
   }
 
@@ -95,6 +106,49 @@ export class PostgresEventStore implements EventStore {
     this.listener = client;
   }
 
+  /**
+   * The append as one function, so that it is one statement and one round trip: the known-ids check
+   * (an idempotent retry answers the stored events), the stream's row locked, the expected revision
+   * checked (a conflict answers the current revision and stores nothing), the stream's revision and its
+   * events written, and subscribers in other processes notified.
+   */
+  private appendFunction(): string {
+    const { events, streams } = this.t;
+    return `CREATE OR REPLACE FUNCTION "${this.schema}".append_to_stream(
+        p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[], p_channel text)
+      RETURNS TABLE (outcome text, event_id uuid, stream_id text, stream_revision bigint, transaction_id xid8, global_position bigint)
+      LANGUAGE plpgsql AS $fn$
+      DECLARE
+        cur bigint;
+        first bigint;
+      BEGIN
+        RETURN QUERY SELECT 'known'::text, e.event_id, e.stream_id, e.stream_revision, e.transaction_id, e.global_position
+          FROM ${events} e WHERE e.event_id = ANY(p_ids);
+        IF FOUND THEN RETURN; END IF;
+        SELECT s.revision INTO cur FROM ${streams} s WHERE s.stream_id = p_stream FOR UPDATE;
+        IF NOT (p_expected = 'any' OR (p_expected = 'no_stream' AND cur IS NULL)
+            OR (p_expected = 'stream_exists' AND cur IS NOT NULL) OR (cur IS NOT NULL AND p_expected = cur::text)) THEN
+          RETURN QUERY SELECT 'conflict'::text, NULL::uuid, NULL::text, cur, NULL::xid8, NULL::bigint;
+          RETURN;
+        END IF;
+        first := COALESCE(cur + 1, 0);
+        IF cur IS NULL THEN
+          INSERT INTO ${streams} (stream_id, revision) VALUES (p_stream, first + cardinality(p_ids) - 1);
+        ELSE
+          UPDATE ${streams} SET revision = first + cardinality(p_ids) - 1 WHERE ${streams}.stream_id = p_stream;
+        END IF;
+        RETURN QUERY WITH inserted AS (
+          INSERT INTO ${events} (event_id, stream_id, stream_revision, type, data, metadata)
+          SELECT t.id, p_stream, first + t.n - 1, t.type, t.data, t.metadata
+            FROM unnest(p_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS t(id, type, data, metadata, n)
+           ORDER BY t.n
+          RETURNING ${events}.event_id, ${events}.stream_id, ${events}.stream_revision, ${events}.transaction_id, ${events}.global_position)
+          SELECT 'appended'::text, i.event_id, i.stream_id, i.stream_revision, i.transaction_id, i.global_position FROM inserted i;
+        IF p_channel IS NOT NULL THEN PERFORM pg_notify(p_channel, ''); END IF;
+      END
+      $fn$`;
+  }
+
   async appendToStream(
     stream: string,
     events: NewEvent[],
@@ -104,54 +158,34 @@ export class PostgresEventStore implements EventStore {
     const expected = options.expectedRevision ?? 'any';
     const withIds = events.map((e) => ({ ...e, id: e.id ?? randomUUID() }));
     for (let attempt = 0; ; attempt++) {
-      const client = await this.pool.connect();
       try {
-        await client.query('BEGIN');
-        const known = await client.query<EventRow>(`SELECT * FROM ${this.t.events} WHERE event_id = ANY($1::uuid[])`, [
-          withIds.map((e) => e.id),
-        ]);
-        if (known.rowCount) {
-          await client.query('ROLLBACK');
-          return sameBatch(stream, withIds, known.rows.map(toRecorded))!;
-        }
-        const cur = await client.query<{ revision: string }>(
-          `SELECT revision FROM ${this.t.streams} WHERE stream_id = $1 FOR UPDATE`,
-          [stream],
-        );
-        const current = cur.rowCount ? Number(cur.rows[0].revision) : 'no_stream';
-        checkExpected(stream, expected, current);
-        const first = current === 'no_stream' ? 0 : current + 1;
-        const last = first + withIds.length - 1;
-        if (current === 'no_stream') {
-          await client.query(`INSERT INTO ${this.t.streams} (stream_id, revision) VALUES ($1, $2)`, [stream, last]);
-        } else {
-          await client.query(`UPDATE ${this.t.streams} SET revision = $2 WHERE stream_id = $1`, [stream, last]);
-        }
-        const inserted = await client.query<{ transaction_id: string; global_position: string }>(
-          `INSERT INTO ${this.t.events} (event_id, stream_id, stream_revision, type, data, metadata)
-           SELECT id, $2, rev, type, data, metadata
-             FROM unnest($1::uuid[], $3::bigint[], $4::text[], $5::jsonb[], $6::jsonb[]) AS t(id, rev, type, data, metadata)
-            ORDER BY rev
-           RETURNING transaction_id, global_position`,
+        const { rows } = await this.pool.query<AppendRow>(
+          `SELECT * FROM "${this.schema}".append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7)`,
           [
-            withIds.map((e) => e.id),
             stream,
-            withIds.map((_, i) => first + i),
+            String(expected),
+            withIds.map((e) => e.id),
             withIds.map((e) => e.type),
             withIds.map((e) => JSON.stringify(e.data)),
             withIds.map((e) => JSON.stringify(e.metadata ?? { orgId: '' })),
+            this.options.listen ? `larder_events_${this.schema}` : null,
           ],
         );
-        if (this.options.listen) await client.query(`SELECT pg_notify($1, '')`, [`larder_events_${this.schema}`]);
-        await client.query('COMMIT');
+        const outcome = rows[0]?.outcome;
+        if (outcome === 'known') return sameBatch(stream, withIds, rows.map(knownEvent))!;
+        if (outcome === 'conflict') {
+          const current = rows[0].stream_revision === null ? 'no_stream' : Number(rows[0].stream_revision);
+          throw new WrongExpectedRevisionError(stream, expected, current);
+        }
+        if (outcome !== 'appended' || rows.length !== withIds.length)
+          throw new Error(`append to ${stream}: the store answered ${rows.length} rows for ${withIds.length} events`);
         this.wakeable.wake();
-        const lastRow = inserted.rows.reduce((a, b) => (BigInt(b.global_position) > BigInt(a.global_position) ? b : a));
+        const lastRow = rows.reduce((a, b) => (BigInt(b.global_position!) > BigInt(a.global_position!) ? b : a));
         return {
-          nextRevision: last,
-          position: { commit: BigInt(lastRow.transaction_id), prepare: BigInt(lastRow.global_position) },
+          nextRevision: Math.max(...rows.map((r) => Number(r.stream_revision))),
+          position: { commit: BigInt(lastRow.transaction_id!), prepare: BigInt(lastRow.global_position!) },
         };
       } catch (err) {
-        await client.query('ROLLBACK').catch(() => undefined);
         const code = (err as { code?: string }).code;
         // 23505: a concurrent appender created the stream or stored the same event id first.
         if (code === '23505' && attempt < 3) {
@@ -161,8 +195,6 @@ export class PostgresEventStore implements EventStore {
           continue;
         }
         throw err;
-      } finally {
-        client.release();
       }
     }
   }
@@ -235,5 +267,19 @@ function toRecorded(r: EventRow): RecordedEvent {
     revision: Number(r.stream_revision),
     position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) },
     createdAt: r.created_at,
+  };
+}
+
+/** A stored event named by an append's known ids: what `sameBatch` compares (its stream, revision and position). */
+function knownEvent(r: AppendRow): RecordedEvent {
+  return {
+    id: r.event_id,
+    type: '',
+    data: {},
+    metadata: { orgId: '' },
+    streamId: r.stream_id,
+    revision: Number(r.stream_revision),
+    position: { commit: BigInt(r.transaction_id!), prepare: BigInt(r.global_position!) },
+    createdAt: new Date(0),
   };
 }

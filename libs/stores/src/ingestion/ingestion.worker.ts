@@ -26,6 +26,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
+  /** Set by a wake-up that came while the loop was not waiting (it was looking for work): it looks again at once. */
+  private woken = false;
   private loopPromise: Promise<void> | null = null;
   /** Files and chunks this process ingested since it started. */
   readonly ingested = { files: 0, chunks: 0 };
@@ -58,7 +60,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
 
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    this.wake?.();
+    this.nudge();
     await this.loopPromise;
     await Promise.allSettled(this.active.values());
   }
@@ -70,11 +72,13 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
 
   /** Wakes the loop at once (after a file was added in this process). */
   nudge(): void {
+    this.woken = true;
     this.wake?.();
   }
 
   private async loop(): Promise<void> {
     while (!this.stopped) {
+      this.woken = false;
       try {
         const free = this.config.ingestionConcurrency - this.active.size;
         if (free > 0) {
@@ -84,10 +88,13 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       } catch (err) {
         if (!this.stopped) this.logger.warn(`polling for work failed: ${(err as Error).message}`);
       }
+      // a file that finished (or was added) while the loop was looking does not wait for the next poll
+      if (this.woken) continue;
       await new Promise<void>((resolve) => {
         this.wake = resolve;
         this.timer = setTimeout(resolve, this.config.pollMs);
       });
+      this.wake = null;
       if (this.timer) clearTimeout(this.timer);
     }
   }
@@ -104,7 +111,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       )
       .finally(() => {
         this.active.delete(key);
-        this.wake?.();
+        this.nudge();
       });
     this.active.set(key, run);
   }

@@ -1,5 +1,13 @@
 import { Inject, Injectable, Logger as NestLogger } from '@nestjs/common';
-import { ConflictError, FILE_UPLOADER, FileUploader, maxPosition, NotFoundError, Position } from '@larder/kernel';
+import {
+  ConflictError,
+  FILE_UPLOADER,
+  FileUploader,
+  maxPosition,
+  NotFoundError,
+  Position,
+  UploadedFileInfo,
+} from '@larder/kernel';
 import { Decided, foldEvents, WithoutClock } from '@larder/event-store';
 import { StoreRow } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
@@ -42,6 +50,7 @@ export class StoreFileAttacher {
   /**
    * Attaches a file; with `wait: false` it answers from the decided state at once, with the position of
    * its last append (null: nothing appended), for a caller that waits once for many (a file batch).
+   * `found` is the file as the caller has just found it (a file batch looks every file up first).
    */
   async attach(
     organizationId: string,
@@ -49,11 +58,12 @@ export class StoreFileAttacher {
     storeIdentifier: string | StoreRow,
     input: AddStoreFileInput,
     wait: boolean,
+    found?: UploadedFileInfo,
   ): Promise<{ row: StoreFileRow; position: Position | null }> {
     const s = await this.writer.resolveStore(organizationId, storeIdentifier);
     this.writer.assertWritable(s);
     // the file's own stream, not the files read model: a file uploaded a moment ago may not be listed yet
-    const file = await this.uploader.find(organizationId, input.file_id);
+    const file = found ?? (await this.uploader.find(organizationId, input.file_id));
     if (!file) throw new NotFoundError(`File ${input.file_id} not found`);
     const strategy: ParsingStrategy = input.experimental?.parsing_strategy ?? input.config?.parsing_strategy ?? 'fast';
     const maxChunkSize = input.experimental?.max_chunk_size ?? input.config?.max_chunk_size ?? null;
@@ -132,7 +142,8 @@ export class StoreFileAttacher {
     };
     let added: Decided<StoreFileState>;
     try {
-      added = await this.writer.decide(add, actor, false);
+      // decided on the history read above: a write in between fails the expected revision and is read again
+      added = await this.writer.decide(add, actor, false, { history: fileHistory });
     } catch (err) {
       // nothing was added: the id goes back to the file that held it, so it is not kept from others
       if (externalId && claim?.appended) {
