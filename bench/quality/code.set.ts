@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync, statSync } from 'fs';
 import { dirname, join, relative } from 'path';
 import * as ts from 'typescript';
-import { Doc, Judged, QualitySet } from './metrics';
-import { firstSentence, sha, shuffled, withoutNames, wordCount } from './names';
+import { QualitySet } from './metrics';
+import { firstSentence, KnownItem, knownItems, withoutNames, wordCount } from './names';
 
 /**
  * The packages whose TypeScript sources make the code set: their folder under node_modules and where
@@ -107,7 +107,7 @@ function declared(node: ts.Node): { name: string; body: ts.Node; owner?: string 
  * are dropped; then at most `BENCH_QUALITY_CODE_MAX` (1,500) are kept, chosen by the hash of their id.
  */
 export function codeSet(): QualitySet & { files: number } {
-  const found: Array<{ id: string; filename: string; body: string; query: string }> = [];
+  const found: KnownItem[] = [];
   let files = 0;
   for (const [pkg, src] of CODE_PACKAGES) {
     const root = join(NODE_MODULES, pkg, src);
@@ -136,18 +136,5 @@ export function codeSet(): QualitySet & { files: number } {
       visit(sf);
     }
   }
-  const count = (key: (f: (typeof found)[number]) => string) => {
-    const m = new Map<string, number>();
-    for (const f of found) m.set(key(f), (m.get(key(f)) ?? 0) + 1);
-    return m;
-  };
-  const byQuery = count((f) => f.query.toLowerCase());
-  const byBody = count((f) => sha(f.body));
-  const kept = shuffled(
-    found.filter((f) => byQuery.get(f.query.toLowerCase()) === 1 && byBody.get(sha(f.body)) === 1),
-    (f) => f.id,
-  ).slice(0, MAX);
-  const docs: Doc[] = kept.map((f) => ({ id: f.id, filename: f.filename, body: `${f.body}\n` }));
-  const queries: Judged[] = kept.map((f) => ({ text: f.query, gains: new Map([[f.id, 1]]) }));
-  return { docs, queries, files };
+  return { ...knownItems(found, MAX), files };
 }

@@ -1,4 +1,5 @@
 import { createHash } from 'crypto';
+import { Doc, Judged } from './metrics';
 
 export const sha = (s: string) => createHash('sha1').update(s).digest('hex');
 
@@ -51,3 +52,33 @@ export function firstSentence(text: string): string {
 
 /** Words of a query, as a person counts them. */
 export const wordCount = (s: string) => (s.match(/[\p{L}\p{N}]+/gu) ?? []).length;
+
+/** A found pair of a known-item set: the document (uploaded as `filename`) and the one query it answers. */
+export interface KnownItem {
+  id: string;
+  filename: string;
+  body: string;
+  query: string;
+}
+
+/**
+ * A known-item set from what a builder found: items whose query or body another item shares are dropped
+ * (neither could be judged), the rest shuffled by id and the first `max` kept, one document and one query each.
+ */
+export function knownItems(found: KnownItem[], max: number): { docs: Doc[]; queries: Judged[] } {
+  const count = (key: (f: KnownItem) => string) => {
+    const m = new Map<string, number>();
+    for (const f of found) m.set(key(f), (m.get(key(f)) ?? 0) + 1);
+    return m;
+  };
+  const byQuery = count((f) => f.query.toLowerCase());
+  const byBody = count((f) => sha(f.body));
+  const kept = shuffled(
+    found.filter((f) => byQuery.get(f.query.toLowerCase()) === 1 && byBody.get(sha(f.body)) === 1),
+    (f) => f.id,
+  ).slice(0, max);
+  return {
+    docs: kept.map((f) => ({ id: f.id, filename: f.filename, body: `${f.body}\n` })),
+    queries: kept.map((f) => ({ text: f.query, gains: new Map([[f.id, 1]]) })),
+  };
+}

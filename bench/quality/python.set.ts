@@ -1,6 +1,6 @@
 import { execFileSync } from 'child_process';
-import { Doc, Judged, QualitySet } from './metrics';
-import { firstSentence, sha, shuffled, withoutNames, wordCount } from './names';
+import { QualitySet } from './metrics';
+import { firstSentence, KnownItem, knownItems, withoutNames, wordCount } from './names';
 
 /** The Python standard library the set is built from (BENCH_QUALITY_PYTHON_LIB; Debian's python3.11 by default). */
 const LIB = process.env.BENCH_QUALITY_PYTHON_LIB ?? '/usr/lib/python3.11';
@@ -80,7 +80,7 @@ function summaryOf(doc: string): string | null {
  */
 export function pythonSet(): QualitySet & { files: number } {
   const out = execFileSync('python3', ['-c', SCRIPT, LIB], { encoding: 'utf8', maxBuffer: 1 << 30 });
-  const found: Array<{ id: string; filename: string; body: string; query: string }> = [];
+  const found: KnownItem[] = [];
   let files = 0;
   for (const line of out.split('\n').filter(Boolean)) {
     const r = JSON.parse(line) as Found | { files: number };
@@ -100,18 +100,5 @@ export function pythonSet(): QualitySet & { files: number } {
         query,
       });
   }
-  const count = (key: (f: (typeof found)[number]) => string) => {
-    const m = new Map<string, number>();
-    for (const f of found) m.set(key(f), (m.get(key(f)) ?? 0) + 1);
-    return m;
-  };
-  const byQuery = count((f) => f.query.toLowerCase());
-  const byBody = count((f) => sha(f.body));
-  const kept = shuffled(
-    found.filter((f) => byQuery.get(f.query.toLowerCase()) === 1 && byBody.get(sha(f.body)) === 1),
-    (f) => f.id,
-  ).slice(0, MAX);
-  const docs: Doc[] = kept.map((f) => ({ id: f.id, filename: f.filename, body: `${f.body}\n` }));
-  const queries: Judged[] = kept.map((f) => ({ text: f.query, gains: new Map([[f.id, 1]]) }));
-  return { docs, queries, files };
+  return { ...knownItems(found, MAX), files };
 }
