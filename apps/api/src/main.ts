@@ -120,7 +120,7 @@ async function main(): Promise<void> {
   // the first search finds it ready rather than starting it
   const querySession =
     config.embedder === 'use-lite' && config.useLiteRuntime === 'onnx'
-      ? prestartUseLiteQuerySession(config.embedWorkers.threads)
+      ? prestartUseLiteQuerySession(config.embedWorkers.queryThreads)
       : null;
   // the rest of the server's modules load now, while the database starts (Nest's Logger from them too: one copy of @nestjs/common)
   const { server, bundled } = await loadServer();

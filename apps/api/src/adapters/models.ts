@@ -45,6 +45,7 @@ export function createEmbedder(config: LarderConfig, querySession?: UseLiteOnnxS
         runtime: config.useLiteRuntime,
         documentWorkers: config.embedWorkers.workers,
         threads: config.embedWorkers.threads,
+        queryThreads: config.embedWorkers.queryThreads,
         querySession,
       });
   }

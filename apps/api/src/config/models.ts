@@ -18,9 +18,10 @@ export interface ModelsConfig {
   useLiteRuntime: 'onnx' | 'tfjs';
   /**
    * The bundled model's document sessions (LARDER_EMBED_WORKERS; default one per two cores) and the
-   * threads each runs on (the cores shared out among them, at least one).
+   * threads each runs on (the cores shared out among them, at least one); the query session's threads
+   * (LARDER_QUERY_EMBED_THREADS).
    */
-  embedWorkers: { workers: number; threads: number };
+  embedWorkers: { workers: number; threads: number; queryThreads: number };
   /** Prepended to search queries by the onnx and openai embedders (asymmetric models such as mxbai). */
   embeddingQueryPrefix: string | null;
   /** Images are read by OCR (tesseract.js, English data from npm) when true (LARDER_OCR, default true); else they fail as unsupported. */
@@ -137,7 +138,8 @@ export function loadModelsConfig(env: NodeJS.ProcessEnv, { int, bool }: EnvReade
     embedWorkers: (() => {
       const cores = availableParallelism();
       const workers = Math.max(1, int('LARDER_EMBED_WORKERS', Math.floor(cores / 2)));
-      return { workers, threads: Math.max(1, Math.floor(cores / workers)) };
+      const threads = Math.max(1, Math.floor(cores / workers));
+      return { workers, threads, queryThreads: Math.max(1, int('LARDER_QUERY_EMBED_THREADS', threads)) };
     })(),
     onnxDtype: (['fp32', 'fp16', 'q8'].includes(env.LARDER_ONNX_DTYPE ?? '')
       ? env.LARDER_ONNX_DTYPE

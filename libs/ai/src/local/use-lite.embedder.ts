@@ -11,8 +11,10 @@ export interface UseLiteOptions {
    * (49–69 ms). Both give the same vectors (cosine ≥ 0.999; the spec compares them).
    */
   runtime?: 'onnx' | 'tfjs';
-  /** onnxruntime's threads for one call (default 2). */
+  /** onnxruntime's threads for one call of a document session (default 2). */
   threads?: number;
+  /** onnxruntime's threads for one call of the query session (default `threads`). */
+  queryThreads?: number;
   /** Document sessions (worker threads), each with `threads` threads, that embed batches side by side (default 1). */
   documentWorkers?: number;
   /** The onnxruntime module to load (default `onnxruntime-node`); tests name a missing one to see the fallback. */
@@ -38,6 +40,7 @@ export class UseLiteEmbedder implements Embedder {
   readonly maxInputTokens = 1024;
   private runtime: 'onnx' | 'tfjs';
   private readonly threads: number;
+  private readonly queryThreads: number;
   private readonly onnxRuntimeModule: string;
   readonly parallelism: number;
   /**
@@ -50,6 +53,7 @@ export class UseLiteEmbedder implements Embedder {
   constructor(options: UseLiteOptions = {}) {
     this.runtime = options.runtime ?? 'onnx';
     this.threads = Math.max(1, Math.floor(options.threads ?? 2));
+    this.queryThreads = Math.max(1, Math.floor(options.queryThreads ?? this.threads));
     this.parallelism = Math.max(1, Math.floor(options.documentWorkers ?? 1));
     this.onnxRuntimeModule = options.onnxRuntimeModule ?? 'onnxruntime-node';
     if (this.runtime === 'onnx') this.onnx.query = options.querySession ?? null;
@@ -101,17 +105,17 @@ export class UseLiteEmbedder implements Embedder {
 
   /** The query session, or the document session with the fewest batches waiting (one more is started while fewer than asked run). */
   private onnxHost(kind: 'document' | 'query'): OnnxHost {
-    if (kind === 'query') return (this.onnx.query ??= this.startOnnx());
+    if (kind === 'query') return (this.onnx.query ??= this.startOnnx(this.queryThreads));
     const hosts = this.onnx.document;
     const idle = hosts.reduce<OnnxHost | null>((best, h) => (!best || h.waiting < best.waiting ? h : best), null);
     if (idle && (idle.waiting === 0 || hosts.length >= this.parallelism)) return idle;
-    const host = this.startOnnx();
+    const host = this.startOnnx(this.threads);
     hosts.push(host);
     return host;
   }
 
-  private startOnnx(): OnnxHost {
-    return startUseLiteOnnx(this.threads, this.onnxRuntimeModule);
+  private startOnnx(threads: number): OnnxHost {
+    return startUseLiteOnnx(threads, this.onnxRuntimeModule);
   }
 
   private tfjsHost(): EmbeddingWorkerHost {
