@@ -46,7 +46,8 @@ export class SharedLogReader {
     this.recent = this.recent.filter((s) => now - s.at < RECENT_MS);
     for (let k = this.recent.length - 1; k >= 0; k--) {
       const { after: from, events } = this.recent[k];
-      if (comparePositions(after, from) < 0 || comparePositions(after, events[events.length - 1].position) >= 0) continue;
+      if (comparePositions(after, from) < 0 || comparePositions(after, events[events.length - 1].position) >= 0)
+        continue;
       let lo = 0;
       let hi = events.length - 1;
       while (lo < hi) {
