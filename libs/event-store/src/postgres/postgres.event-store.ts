@@ -115,7 +115,7 @@ export class PostgresEventStore implements EventStore {
   private appendFunction(): string {
     const { events, streams } = this.t;
     return `CREATE OR REPLACE FUNCTION "${this.schema}".append_to_stream(
-        p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb[], p_metadata jsonb[], p_channel text)
+        p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb, p_metadata jsonb, p_channel text)
       RETURNS TABLE (outcome text, event_id uuid, stream_id text, stream_revision bigint, transaction_id xid8, global_position bigint)
       LANGUAGE plpgsql AS $fn$
       DECLARE
@@ -139,8 +139,8 @@ export class PostgresEventStore implements EventStore {
         END IF;
         RETURN QUERY WITH inserted AS (
           INSERT INTO ${events} (event_id, stream_id, stream_revision, type, data, metadata)
-          SELECT t.id, p_stream, first + t.n - 1, t.type, t.data, t.metadata
-            FROM unnest(p_ids, p_types, p_data, p_metadata) WITH ORDINALITY AS t(id, type, data, metadata, n)
+          SELECT t.id, p_stream, first + t.n - 1, t.type, p_data -> (t.n::int - 1), p_metadata -> (t.n::int - 1)
+            FROM unnest(p_ids, p_types) WITH ORDINALITY AS t(id, type, n)
            ORDER BY t.n
           RETURNING ${events}.event_id, ${events}.stream_id, ${events}.stream_revision, ${events}.transaction_id, ${events}.global_position)
           SELECT 'appended'::text, i.event_id, i.stream_id, i.stream_revision, i.transaction_id, i.global_position FROM inserted i;
@@ -160,14 +160,15 @@ export class PostgresEventStore implements EventStore {
     for (let attempt = 0; ; attempt++) {
       try {
         const { rows } = await this.pool.query<AppendRow>(
-          `SELECT * FROM "${this.schema}".append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7)`,
+          `SELECT * FROM "${this.schema}".append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb, $7)`,
           [
             stream,
             String(expected),
             withIds.map((e) => e.id),
             withIds.map((e) => e.type),
-            withIds.map((e) => JSON.stringify(e.data)),
-            withIds.map((e) => JSON.stringify(e.metadata ?? { orgId: '' })),
+            // the events' data and metadata as one JSON array each: no array literal to escape and parse
+            JSON.stringify(withIds.map((e) => e.data)),
+            JSON.stringify(withIds.map((e) => e.metadata ?? { orgId: '' })),
             this.options.listen ? `larder_events_${this.schema}` : null,
           ],
         );
