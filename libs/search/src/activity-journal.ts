@@ -39,12 +39,13 @@ export class ActivityJournal {
     mkdirSync(dir, { recursive: true });
   }
 
-  write(record: JournalRecord): void {
+  /** Writes a record, `JSON.stringify(record)` of a `JournalRecord`. */
+  write(json: string): void {
     if (this.fd === null) {
       this.path = join(this.dir, `${this.prefix}${this.seq++}.jsonl`);
       this.fd = openSync(this.path, 'a');
     }
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    writeSync(this.fd, `${json}\n`);
   }
 
   /** Closes the segment being written (null when none) and answers its path: later records go to a new one. */

@@ -155,4 +155,28 @@ describe('SearchActivity: every record fits in an event', () => {
     expect((kept.data as unknown as { tokenUsage: unknown }).tokenUsage).toEqual({ total_tokens: 7 });
     expect(warn).not.toHaveBeenCalled();
   });
+
+  it('records a record over the limit cut down, and one within it as it is', async () => {
+    const appended: Array<{ data: unknown; metadata?: unknown }> = [];
+    const store = {
+      appendToStream: async (_stream: string, events: Array<{ data: unknown; metadata?: unknown }>) => {
+        appended.push(...events);
+        return { nextRevision: 0, position: { commit: 0n, prepare: 0n } };
+      },
+    } as unknown as EventStore;
+    const activity = new SearchActivity(store, { now: () => new Date() }, { uuid: () => 'id' } as never);
+    const results = (n: number, name: string) => Array.from({ length: n }, () => ({ filename: name }));
+    const event = (n: number, name: string) =>
+      ({
+        type: 'StoreGrepPerformed',
+        data: { organizationId: 'o', apiKeyId: 'k', results: results(n, name), pattern: 'p' },
+      }) as unknown as SearchActivityEvent;
+    activity.record('o', event(100, 'x'.repeat(20_000)));
+    activity.record('o', event(3, 'small'));
+    await activity.flush();
+    expect(appended).toHaveLength(2);
+    expect(eventBytes(appended[0])).toBeLessThanOrEqual(LIMITS.eventBytes);
+    expect((appended[0].data as { results: unknown[] }).results.length).toBeLessThan(100);
+    expect((appended[1].data as { results: unknown[] }).results).toEqual(results(3, 'small'));
+  });
 });

@@ -124,10 +124,18 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
    * limit is cut down (`withinEventSize`) first.
    */
   record(organizationId: string, event: SearchActivityEvent): void {
-    event = withinEventSize(event, this.logger);
-    const record: JournalRecord = { organizationId, event: { id: randomUUID(), type: event.type, data: event.data } };
+    const id = randomUUID();
+    let record: JournalRecord = { organizationId, event: { id, type: event.type, data: event.data } };
+    let line = JSON.stringify(record);
+    // a UTF-16 unit is at most 3 bytes and the metadata (`orgId`, `actor`) far below 1 KiB: most records
+    // are within the limit without measuring them
+    if (line.length * 3 + 1024 > LIMITS.eventBytes) {
+      event = withinEventSize(event, this.logger);
+      record = { organizationId, event: { id, type: event.type, data: event.data } };
+      line = JSON.stringify(record);
+    }
     try {
-      this.journal?.write(record);
+      this.journal?.write(line);
     } catch (err) {
       this.logger.warn(`could not journal a ${event.type} record: ${(err as Error).message}`);
     }
