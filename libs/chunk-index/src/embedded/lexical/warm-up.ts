@@ -20,10 +20,10 @@ const WARM_QUERIES = 100;
  * before the read worker's first query: the preload and its dense lists, then queries by each ranker
  * (impacts, flat, MaxScore). A read worker just started otherwise runs that code unoptimised for its first
  * hundreds of queries, the preload beside them. On the peers bench's 100k-chunk store (its 200 timed queries
- * after 20, the read worker started by the first, as the bench runs them; four runs each, in turns, on a
- * loaded 2-core machine, the worker's time less its waits for a core): p99 3.7–21 ms, 4–17 queries over 2 ms,
- * without; 1.3–2.7 ms, 1–3 over 2 ms, with. It costs the worker ~0.35 s of CPU as it starts (a server starts
- * its read worker with the process). Answers the ms it took.
+ * after 20, the read worker started by the first, as the bench runs them; seven runs each, in turns, on a
+ * loaded 2-core machine, the worker's time less its waits for a core): p99 1.2–21 ms (median 9.5), 1–17
+ * queries over 2 ms, without; 1.3–2.7 ms, 0–3 over 2 ms, with. It costs the worker ~0.35 s of CPU as it
+ * starts (a server starts its read worker with the process). Answers the ms it took.
  */
 export function warmLexical(): number {
   const t0 = performance.now();
