@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteReadWorker } from './sqlite-read-worker';
-import { badProgram, countProgram, probe as probeProgram } from '../testing/read-programs';
+import { badProgram, countProgram, probe as probeProgram, started } from '../testing/read-programs';
 
 const programs = require.resolve('../testing/read-programs');
 const count = { module: programs, name: 'countProgram', fn: countProgram };
@@ -97,6 +97,21 @@ describe('embedded chunk index: read worker', () => {
       await expect(until(w, 3)).resolves.toBe(3);
       await w.close();
     });
+  });
+
+  it('runs its start program once, before its first program; one that fails leaves it answering', async () => {
+    const runs = { started: { module: programs, name: 'started', fn: started } };
+    const w = new SqliteReadWorker(path, db, runs, true, null, undefined, { module: programs, name: 'start' });
+    await expect(w.run('started', {})).resolves.toBe(1);
+    await expect(w.run('started', {})).resolves.toBe(1);
+    await w.close();
+    const failing = new SqliteReadWorker(path, db, { ...runs, count }, true, null, undefined, {
+      module: programs,
+      name: 'failingStart',
+    });
+    await expect(failing.run('started', {})).resolves.toBe(0);
+    await expect(failing.run('count', { spinMs: 0 })).resolves.toMatchObject({ calls: 1 });
+    await failing.close();
   });
 
   it('runs on the caller connection for an in-memory database', async () => {

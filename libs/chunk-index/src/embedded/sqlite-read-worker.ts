@@ -28,6 +28,8 @@ export interface ReadWorkerData {
   idleLater: number;
   /** SQLite's page cache of the worker's connection, bytes */
   pageCacheBytes: number;
+  /** run once as the worker starts, before it answers any program (a failure is ignored) */
+  start: { module: string; name: string } | null;
 }
 
 /** A program the worker runs in the background, in slices while it returns true (`state`: the program whose state it shares). */
@@ -65,6 +67,8 @@ export class SqliteReadWorker {
     private readonly idle: IdleProgram | null = null,
     /** SQLite's page cache of the worker's connection */
     private readonly pageCacheBytes = DEFAULT_PAGE_CACHE_BYTES,
+    /** a function of no arguments run in the worker as it starts, before its first program (the lexical code's warm-up) */
+    private readonly startProgram: { module: string; name: string } | null = null,
   ) {}
 
   private start(): Promise<boolean> {
@@ -78,6 +82,7 @@ export class SqliteReadWorker {
       idle: this.idle,
       idleLater: this.idleLater,
       pageCacheBytes: this.pageCacheBytes,
+      start: this.startProgram,
     };
     const w = moduleWorker(require.resolve('./sqlite-read.worker'), { workerData });
     this.worker = w;

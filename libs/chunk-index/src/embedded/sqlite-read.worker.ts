@@ -67,5 +67,12 @@ if (idle) {
   if (data.idleLater) setTimeout(beginIdle, data.idleLater).unref();
   else beginIdle();
 }
+// (before the first program: the lexical code compiled on a store of its own; a failure only leaves it uncompiled)
+if (data.start)
+  try {
+    load<() => unknown>(data.start.module, data.start.name)();
+  } catch {
+    // nothing to undo
+  }
 port.on('message', handle);
 port.postMessage({ ready: true });

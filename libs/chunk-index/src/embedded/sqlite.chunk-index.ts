@@ -73,10 +73,12 @@ export class SqliteChunkIndex implements ChunkIndex {
       lexicalFieldWeights,
       ivfPrefetch,
       lexicalPreloadBytes,
+      lexicalWarmUp,
       pageCacheBytes,
       ...ivf
     } = {
       readWorker: true,
+      lexicalWarmUp: true,
       pageCacheBytes: DEFAULT_PAGE_CACHE_BYTES,
       ...options,
     };
@@ -112,6 +114,7 @@ export class SqliteChunkIndex implements ChunkIndex {
         ? { module: preloadModule, name: 'preloadLexical', input: preload, state: 'lexical' }
         : null,
       pageCacheBytes,
+      lexicalWarmUp ? { module: require.resolve('./lexical/warm-up'), name: 'warmLexical' } : null,
     );
   }
 

@@ -23,6 +23,12 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
    * 0: none). Only where the read worker runs.
    */
   lexicalPreloadBytes?: number;
+  /**
+   * The read worker runs the lexical search's code on a small synthetic store of its own as it starts, before
+   * its first query (lexical/warm-up.ts; default true): a worker just started otherwise runs it unoptimised for
+   * its first hundreds of queries. Only where the read worker runs.
+   */
+  lexicalWarmUp?: boolean;
   /** SQLite's page cache of each connection to the file (the index's and its read worker's), bytes (default DEFAULT_PAGE_CACHE_BYTES). */
   pageCacheBytes?: number;
 }

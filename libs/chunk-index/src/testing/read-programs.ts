@@ -41,3 +41,16 @@ export const long = (
   state.ticks = (state.ticks ?? 0) + 1;
   return state.ticks < 1000;
 };
+
+/** A start program: marks the worker's thread, as the lexical warm-up compiles its code there. */
+export const start = () => {
+  (globalThis as { started?: number }).started = ((globalThis as { started?: number }).started ?? 0) + 1;
+};
+
+/** Answers how often the start program ran in the worker's thread. */
+export const started = () => (globalThis as { started?: number }).started ?? 0;
+
+/** A start program that fails. */
+export const failingStart = () => {
+  throw new Error('start failed');
+};
