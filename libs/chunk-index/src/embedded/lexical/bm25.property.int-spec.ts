@@ -437,6 +437,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         fc.record({
           k1: fc.double({ min: 0.5, max: 2, noNaN: true }),
           b: fc.double({ min: 0, max: 1, noNaN: true }),
+          multiChunkB: fc.double({ min: 0, max: 1, noNaN: true }),
           headingWeight: fc.constant(2),
           exactBonus: fc.constantFrom(0, 0.3),
           stopWords: fc.constant(true),
