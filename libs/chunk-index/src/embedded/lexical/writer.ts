@@ -4,6 +4,7 @@ import { normLength } from '../../analysis/bm25';
 import { compactStore } from './compaction';
 import { BLOCK_SIZE, encodeFlat } from './postings';
 import { prepareFlush, readTail, Tail } from './writer-tails';
+import { indexChunks } from './writer-rebuild';
 
 /**
  * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
@@ -90,38 +91,7 @@ export class LexicalWriter {
           this.setMeta('wgen', this.meta('wgen') + 1);
         }
         this.load();
-        // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
-        const page = db.prepare(
-          `SELECT c.id, c.store_id, c.file_id, c.text, c.generated_metadata, f.filename FROM chunks c
-           LEFT JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id > ? ORDER BY c.id LIMIT 5000`,
-        );
-        // a file's chunks are written together (setChunks), so they follow one another in id order: each
-        // file is indexed once its last chunk is read (a file cut by the page waits for the next page)
-        let file: Row[] = [];
-        const addFile = () => {
-          if (!file.length) return;
-          const r = file[0];
-          if (r.filename !== null) this.setPath(r.store_id, r.file_id, r.filename);
-          const chunks = file.map((c) => ({
-            id: c.id,
-            text: c.text,
-            generatedMetadata: c.generated_metadata ? (JSON.parse(c.generated_metadata) as unknown) : null,
-          }));
-          this.addFile(r.store_id, chunks, r.filename);
-          file = [];
-        };
-        for (let after = 0; ;) {
-          const rows = page.all(after) as Row[];
-          if (!rows.length) break;
-          for (const r of rows) {
-            if (file.length && (file[0].store_id !== r.store_id || file[0].file_id !== r.file_id)) addFile();
-            file.push(r);
-          }
-          this.flush();
-          after = rows[rows.length - 1].id;
-        }
-        addFile();
-        this.flush();
+        indexChunks(db, this);
         db.exec(`DROP TRIGGER IF EXISTS chunks_ai; DROP TRIGGER IF EXISTS chunks_ad; DROP TABLE IF EXISTS chunks_fts;`);
         this.setMeta('version', LEXICAL_SCHEMA_VERSION);
       })();
@@ -407,15 +377,6 @@ export class LexicalWriter {
     this.forgetTails();
     compactStore(this.db, key, this.blockSize);
   }
-}
-
-interface Row {
-  id: number;
-  store_id: string;
-  file_id: string;
-  text: string;
-  generated_metadata: string | null;
-  filename: string | null;
 }
 
 /** Whether a chunk is source code (its generated metadata's `type`, as the code parser sets it). */
