@@ -7,7 +7,7 @@ import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../../apps/api/src/conf
 import { chunkDocument, parseFile } from '@larder/ingestion';
 import { ChunkHit, ChunkIndexOp } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
-import { fuse, FusionMethod } from '@larder/search/ranking';
+import { fuse, FusionMethod, LEAD_EVIDENCE } from '@larder/search/ranking';
 import { embedDocuments } from '../embedding-windows';
 import { Doc, Judged, Score, scoreRankings, table } from './metrics';
 import { DOC_EVIDENCE, FieldVariants, withDocumentEvidence } from './fields-fusion';
@@ -26,6 +26,9 @@ import {
   WEIGHTS,
   WINDOW_VARIANTS,
 } from './variants';
+
+/** BENCH_QUALITY_LEAD (`share,…`): the default fusion with other shares of the lead evidence (0, without, is always measured). */
+const LEAD_SHARES = (process.env.BENCH_QUALITY_LEAD ?? '0.25,0.75').split(',').filter(Boolean).map(Number);
 
 const uuidOf = (s: string) => {
   const h = sha(s);
@@ -139,10 +142,11 @@ export async function evaluate(
     const score = (lists: ChunkHit[][], top10 = lists): Score =>
       scoreRankings(queries, lists.map(docsOf), top10.map(docsOf));
     // the API fuses max(top_k × 5, 50) candidates of each list: 50 for top_k 10, 100 here for recall@100
-    const hybrid = (lists: ChunkHit[][], method: FusionMethod, lexicalWeight: number) =>
+    // with the store search's lead evidence (LEAD_EVIDENCE; `lead` 0: without)
+    const hybrid = (lists: ChunkHit[][], method: FusionMethod, lexicalWeight: number, lead = LEAD_EVIDENCE) =>
       score(
-        lists.map((l, i) => fuse(l, dense[i], { method, lexicalWeight })),
-        lists.map((l, i) => fuse(l.slice(0, 50), dense[i].slice(0, 50), { method, lexicalWeight })),
+        lists.map((l, i) => fuse(l, dense[i], { method, lexicalWeight, leadEvidence: lead })),
+        lists.map((l, i) => fuse(l.slice(0, 50), dense[i].slice(0, 50), { method, lexicalWeight, leadEvidence: lead })),
       );
     const dense: ChunkHit[][] = [];
     for (const q of queries) {
@@ -207,6 +211,17 @@ export async function evaluate(
         results.set(`hybrid rrf ${w}: ${name}`, sw);
         hybridRows.push([`rrf (k 60) ${w}: ${name}`, sw, '']);
       }
+    }
+    // the default without the lead evidence, and with other shares of it
+    for (const lead of [0, ...LEAD_SHARES]) {
+      const s = hybrid(
+        lexical.get(DEFAULT_VARIANT)!,
+        DEFAULT_SEARCH_FUSION.method['use-lite'],
+        DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+        lead,
+      );
+      results.set(`hybrid default, lead evidence ${lead}`, s);
+      hybridRows.push([`default, lead evidence ${lead}`, s, '']);
     }
     // RM3 only for queries of at least N words that are not stop words (the rest without feedback)
     const contentWords = queries.map((q) => contentWordCount(q.text));
@@ -360,7 +375,7 @@ export async function evaluate(
       store,
       queries,
       embedder,
-      { method: defaultMethod, lexicalWeight: defaultWeight },
+      { method: defaultMethod, lexicalWeight: defaultWeight, leadEvidence: LEAD_EVIDENCE },
       (answers) => score(answers),
     );
     for (const [name, s] of windows) results.set(`window: ${name}`, s);

@@ -12,8 +12,8 @@ import { sha } from './names';
  * The lexical variants measured: BM25 over every query word, the default (stop words dropped, the
  * default k1, b, heading weight and exact-form bonus), RM3 feedback variants, and with
  * BENCH_QUALITY_GRID (`k1,…|b,…|heading weight,…|exact bonus,…`) every combination of those
- * parameters, and with BENCH_QUALITY_CODE_B the default with other b for code stores (hybrid: the default
- * fusion only). BENCH_QUALITY_RM3 empty: no RM3 variants but the default's.
+ * parameters, and with BENCH_QUALITY_CODE_B and BENCH_QUALITY_MULTI_B the default with other b for code
+ * stores and for stores of multi-chunk files (hybrid: the default fusion only). BENCH_QUALITY_RM3 empty: no RM3 variants but the default's.
  */
 const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,10,0.9')
   .split(';')
@@ -22,8 +22,14 @@ const RM3 = (process.env.BENCH_QUALITY_RM3 ?? '10,10,0.9;10,10,0.5;10,10,0.8;5,1
 const GRID = (process.env.BENCH_QUALITY_GRID ?? '').split('|').map((v) => v.split(',').filter(Boolean).map(Number));
 /** BENCH_QUALITY_CODE_B (`b,…`): the default with another b for code stores (CODE_B), beside the default. */
 const CODE_BS = (process.env.BENCH_QUALITY_CODE_B ?? '0.4,0.6,0.9').split(',').filter(Boolean).map(Number);
+/** BENCH_QUALITY_MULTI_B (`b,…`): the default with another b for stores of multi-chunk files (MULTI_CHUNK_B), beside the default. */
+const MULTI_BS = (process.env.BENCH_QUALITY_MULTI_B ?? '0.4,0.9').split(',').filter(Boolean).map(Number);
 export const GRID_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
   ...CODE_BS.map((codeB): [string, Partial<LexicalOptions>] => [`default, code b ${codeB}`, { codeB }]),
+  ...MULTI_BS.map((multiChunkB): [string, Partial<LexicalOptions>] => [
+    `default, multi-chunk b ${multiChunkB}`,
+    { multiChunkB },
+  ]),
   ...(GRID.length === 4
     ? GRID[0].flatMap((k1) =>
         GRID[1].flatMap((b) =>

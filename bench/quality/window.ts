@@ -2,7 +2,7 @@ import { ChunkHit } from '@larder/chunk-index';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { candidateWindow } from '@larder/search/search.config';
-import { fuse, FusionMethod } from '@larder/search/ranking';
+import { fuse, FusionOptions } from '@larder/search/ranking';
 import { embedCached } from './variants';
 import { Score } from './metrics';
 
@@ -21,7 +21,7 @@ export async function windowRows(
   store: string,
   queries: Array<{ text: string }>,
   embedder: UseLiteEmbedder,
-  fusion: { method: FusionMethod; lexicalWeight: number },
+  fusion: FusionOptions,
   score: (answers: ChunkHit[][]) => Score,
 ): Promise<Array<[string, Score, string]>> {
   const depth = Math.max(...WINDOWS);

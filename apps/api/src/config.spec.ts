@@ -227,9 +227,11 @@ describe('search fusion configuration', () => {
       searchBm25K1: null,
       searchBm25B: null,
       searchBm25CodeB: null,
+      searchBm25MultiChunkB: null,
       searchHeadingWeight: null,
     });
     expect(loadConfig({ LARDER_SEARCH_BM25_CODE_B: '0.9' })).toMatchObject({ searchBm25CodeB: 0.9 });
+    expect(loadConfig({ LARDER_SEARCH_BM25_MULTI_CHUNK_B: '0.6' })).toMatchObject({ searchBm25MultiChunkB: 0.6 });
     expect(
       loadConfig({ LARDER_SEARCH_BM25_K1: '1.5', LARDER_SEARCH_BM25_B: '0.4', LARDER_SEARCH_HEADING_WEIGHT: '2' }),
     ).toMatchObject({ searchBm25K1: 1.5, searchBm25B: 0.4, searchHeadingWeight: 2 });

@@ -1,5 +1,12 @@
 import type { ChunkHit } from '@larder/chunk-index';
-import { ADAPTIVE_DENSE_LEAD_SLOPE, adaptiveLexicalWeight, fuse, fuseHits, FusionMethod } from './ranking';
+import {
+  ADAPTIVE_DENSE_LEAD_SLOPE,
+  adaptiveLexicalWeight,
+  fuse,
+  fuseHits,
+  FusionMethod,
+  LEAD_EVIDENCE,
+} from './ranking';
 import { withFirstStage } from './retrieval';
 import { seededRandom as rng } from '@larder/kernel/testing/random';
 
@@ -25,6 +32,7 @@ describe('fuseHits', () => {
       const options = {
         method: (['relative', 'rrf', 'adaptive'] as FusionMethod[])[i % 3],
         lexicalWeight: [0, 0.3, 0.5, 1][Math.floor(i / 2) % 4],
+        leadEvidence: i % 4 === 0 ? LEAD_EVIDENCE : undefined,
       };
       const want = withFirstStage(fuse(lexical, dense, options), lexical, dense);
       const got = fuseHits(lexical, dense, options);
@@ -100,5 +108,57 @@ describe('adaptive fusion', () => {
     const adaptive = fuse(lexical, dense, { method: 'adaptive', lexicalWeight: 0.8 }).map((h) => h.fileId);
     expect(fixed[0]).toBe('a');
     expect(adaptive[0]).toBe('c');
+  });
+});
+
+describe('lead evidence', () => {
+  const at = (fileId: string, chunkIndex: number, score: number): ChunkHit => ({
+    storeId: 's',
+    fileId,
+    chunkIndex,
+    score,
+  });
+  const relative = { method: 'relative' as const, lexicalWeight: 1 };
+
+  it("adds the share of its file's first chunk's score to each chunk, divided by 1 + the share", () => {
+    // min-max over the list: a 1, b/1 0.5, c/3 0.25, b/0 0
+    const lexical = [at('a', 2, 5), at('b', 1, 3), at('c', 3, 2), at('b', 0, 1)];
+    const plain = fuse(lexical, [], relative);
+    const led = fuse(lexical, [], { ...relative, leadEvidence: 0.5 });
+    expect(plain.map((c) => [c.fileId, c.chunkIndex, c.score])).toEqual([
+      ['a', 2, 1],
+      ['b', 1, 0.5],
+      ['c', 3, 0.25],
+      ['b', 0, 0],
+    ]);
+    // b's first chunk is a candidate (score 0 here: it adds nothing); a and c's are not
+    expect(led.map((c) => [c.fileId, c.chunkIndex, c.score])).toEqual([
+      ['a', 2, 1 / 1.5],
+      ['b', 1, 0.5 / 1.5],
+      ['c', 3, 0.25 / 1.5],
+      ['b', 0, 0],
+    ]);
+  });
+
+  it("ranks a file whose first chunk matches above one whose later chunk matches a little better, keeping a file's own order", () => {
+    const lexical = [at('long', 7, 10), at('short', 0, 9.5), at('long', 3, 4), at('other', 0, 0)];
+    const plain = fuse(lexical, [], relative);
+    expect(plain.map((c) => c.fileId)).toEqual(['long', 'short', 'long', 'other']);
+    const led = fuse(lexical, [], { ...relative, leadEvidence: LEAD_EVIDENCE });
+    expect(led.map((c) => `${c.fileId}/${c.chunkIndex}`)).toEqual(['short/0', 'long/7', 'long/3', 'other/0']);
+    for (const c of led) expect(c.score).toBeLessThanOrEqual(1);
+    // a file's chunks: the same order with and without
+    const order = (list: ChunkHit[]) => list.filter((c) => c.fileId === 'long').map((c) => c.chunkIndex);
+    expect(order(led)).toEqual(order(plain));
+  });
+
+  it('changes no order where every file has one chunk', () => {
+    const lexical = [at('a', 0, 5), at('b', 0, 3), at('c', 0, 2)];
+    const dense = [at('c', 0, 0.9), at('d', 0, 0.5), at('a', 0, 0.4)];
+    const options = { method: 'adaptive' as const, lexicalWeight: 0.8 };
+    const plain = fuse(lexical, dense, options);
+    const led = fuse(lexical, dense, { ...options, leadEvidence: LEAD_EVIDENCE });
+    expect(led.map((c) => c.fileId)).toEqual(plain.map((c) => c.fileId));
+    led.forEach((c, i) => expect(c.score).toBeCloseTo(plain[i].score, 12));
   });
 });

@@ -22,6 +22,22 @@ export function adaptiveLexicalWeight(dense: ChunkHit[], lexicalWeight: number):
   return Math.min(1, Math.max(0, lexicalWeight - ADAPTIVE_DENSE_LEAD_SLOPE * (first - second)));
 }
 
+/**
+ * Lead evidence: a fused chunk gains this share of the fused score of its file's first chunk (chunk 0),
+ * where that chunk is a candidate too, and the sum is divided by 1 + the share (scores stay in [0, 1]): a
+ * file whose opening matches the query is taken to be about it, and a file's chunks keep their order
+ * among themselves. Files of one chunk all gain alike. Chosen on the tuning sets with the store search's
+ * fusion (docs/benchmarks.md): manpages and docs gain, CISI's few two-chunk abstracts lose a little.
+ */
+export const LEAD_EVIDENCE = 0.5;
+
+/** How two lists are fused: the method, the lexical list's weight and the lead evidence's share (default 0: none). */
+export interface FusionOptions {
+  method: FusionMethod;
+  lexicalWeight: number;
+  leadEvidence?: number;
+}
+
 export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: number }) =>
   `${c.storeId}\u0000${c.fileId}\u0000${c.chunkIndex}`;
 
@@ -32,13 +48,10 @@ export const chunkKey = (c: { storeId: string; fileId: string; chunkIndex: numbe
  *   retriever gets only that retriever's share.
  * - `adaptive`: `relative`, with the lexical weight set per query by `adaptiveLexicalWeight`.
  * - `rrf`: reciprocal rank fusion, Σ w/(60 + rank), divided by its largest possible value.
+ * With `leadEvidence`, each chunk then gains that share of its file's first chunk's score (LEAD_EVIDENCE).
  * Ties are broken by lexical rank, then by position in the file.
  */
-export function fuse<T extends ChunkHit>(
-  lexical: T[],
-  dense: T[],
-  options: { method: FusionMethod; lexicalWeight: number },
-): T[] {
+export function fuse<T extends ChunkHit>(lexical: T[], dense: T[], options: FusionOptions): T[] {
   return fused(lexical, dense, options).map((x) => ({ ...x.chunk, score: x.score }));
 }
 
@@ -53,11 +66,7 @@ export interface FusedHit extends ChunkHit {
  * and which of them found it), in one pass over the lists: what `withFirstStage(fuse(…))` gives, as
  * plain hits of one shape.
  */
-export function fuseHits(
-  lexical: ChunkHit[],
-  dense: ChunkHit[],
-  options: { method: FusionMethod; lexicalWeight: number },
-): FusedHit[] {
+export function fuseHits(lexical: ChunkHit[], dense: ChunkHit[], options: FusionOptions): FusedHit[] {
   const entries = fused(lexical, dense, options, true);
   const out = new Array<FusedHit>(entries.length);
   for (let i = 0; i < entries.length; i++) {
@@ -85,13 +94,10 @@ interface Fused<T> {
   dense: number;
 }
 
+const fileKey = (c: { storeId: string; fileId: string }) => `${c.storeId}\u0000${c.fileId}`;
+
 /** The fusion, best first; with `ranks`, each entry's ranks in both lists, a list of weight 0 included. */
-function fused<T extends ChunkHit>(
-  lexical: T[],
-  dense: T[],
-  options: { method: FusionMethod; lexicalWeight: number },
-  ranks = false,
-): Fused<T>[] {
+function fused<T extends ChunkHit>(lexical: T[], dense: T[], options: FusionOptions, ranks = false): Fused<T>[] {
   let wl = options.method === 'adaptive' ? adaptiveLexicalWeight(dense, options.lexicalWeight) : options.lexicalWeight;
   let wd = 1 - wl;
   if (!dense.length) [wl, wd] = [1, 0];
@@ -137,7 +143,12 @@ function fused<T extends ChunkHit>(
     if (wd === 0) mark(dense, false);
   }
   const norm = options.method === 'rrf' ? (wl + wd) / 61 : 1;
-  return [...out.values()]
-    .map((x) => ({ ...x, score: Math.min(1, Math.max(0, x.score / norm)) }))
-    .sort((a, b) => b.score - a.score || a.lexRank - b.lexRank || a.chunk.chunkIndex - b.chunk.chunkIndex);
+  const entries = [...out.values()].map((x) => ({ ...x, score: Math.min(1, Math.max(0, x.score / norm)) }));
+  const lead = options.leadEvidence ?? 0;
+  if (lead > 0) {
+    const leads = new Map<string, number>();
+    for (const x of entries) if (x.chunk.chunkIndex === 0) leads.set(fileKey(x.chunk), x.score);
+    for (const x of entries) x.score = (x.score + lead * (leads.get(fileKey(x.chunk)) ?? 0)) / (1 + lead);
+  }
+  return entries.sort((a, b) => b.score - a.score || a.lexRank - b.lexRank || a.chunk.chunkIndex - b.chunk.chunkIndex);
 }

@@ -3,7 +3,7 @@ import { addTiming, evaluateFilter, FilterNode, timed } from '@larder/kernel';
 import { CHUNK_INDEX, ChunkHit, ChunkIndex, ChunkQuery, ScoredChunk } from '@larder/chunk-index';
 import { EMBEDDER, Embedder } from '@larder/ai';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
-import { chunkKey, fuse, fuseHits } from './ranking';
+import { chunkKey, fuse, fuseHits, FusionOptions, LEAD_EVIDENCE } from './ranking';
 import { RERANKER, Reranker } from './reranker.port';
 import { DEFAULT_QUERY_CACHE_BYTES, SEARCH_CONFIG, SearchConfig } from './search.config';
 import type { CommonParams } from './store-query.request.dto';
@@ -116,11 +116,7 @@ export class Retrieval {
     vectorPromise?: Promise<Float32Array | null>,
   ): Promise<RankedChunk[]> {
     const { lexical, dense } = await this.candidateLists(stores, query, params, candidates, vectorPromise);
-    return withFirstStage(
-      fuse(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight }),
-      lexical,
-      dense,
-    );
+    return withFirstStage(fuse(lexical, dense, this.fusion()), lexical, dense);
   }
 
   /**
@@ -143,7 +139,12 @@ export class Retrieval {
       (q) => this.index.searchLexical(q),
       (q) => this.index.searchDense(q),
     );
-    return fuseHits(lexical, dense, { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight });
+    return fuseHits(lexical, dense, this.fusion());
+  }
+
+  /** The store search's fusion: the configured method and weight, with the lead evidence (LEAD_EVIDENCE). */
+  private fusion(): FusionOptions {
+    return { method: this.config.fusion, lexicalWeight: this.config.lexicalWeight, leadEvidence: LEAD_EVIDENCE };
   }
 
   /**

@@ -35,6 +35,7 @@ export function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch
       ...(config.searchBm25K1 !== null ? { k1: config.searchBm25K1 } : {}),
       ...(config.searchBm25B !== null ? { b: config.searchBm25B } : {}),
       ...(config.searchBm25CodeB !== null ? { codeB: config.searchBm25CodeB } : {}),
+      ...(config.searchBm25MultiChunkB !== null ? { multiChunkB: config.searchBm25MultiChunkB } : {}),
       ...(config.searchHeadingWeight !== null ? { headingWeight: config.searchHeadingWeight } : {}),
     },
   });

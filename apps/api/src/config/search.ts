@@ -20,10 +20,11 @@ export interface SearchConfig {
   searchLexicalFeedback: boolean;
   /** Feedback only for queries of at least this many words that are not stop words (LARDER_SEARCH_LEXICAL_FEEDBACK_MIN_WORDS; 0: every query; null: the index's default, 14, chosen on CISI and GCIDE). */
   searchLexicalFeedbackMinWords: number | null;
-  /** The embedded index's BM25 k1, b, b for a store of code and heading weight (LARDER_SEARCH_BM25_K1, _B, _CODE_B, LARDER_SEARCH_HEADING_WEIGHT; null: the index's defaults, chosen on the tuning sets) */
+  /** The embedded index's BM25 k1, b, b for a store of code, b for a store of multi-chunk files and heading weight (LARDER_SEARCH_BM25_K1, _B, _CODE_B, _MULTI_CHUNK_B, LARDER_SEARCH_HEADING_WEIGHT; null: the index's defaults, chosen on the tuning sets) */
   searchBm25K1: number | null;
   searchBm25B: number | null;
   searchBm25CodeB: number | null;
+  searchBm25MultiChunkB: number | null;
   searchHeadingWeight: number | null;
   /** The embedded index's cache of compressed postings blocks in MiB (LARDER_SEARCH_LEXICAL_CACHE_MB, default 256): filled as queries read them. */
   searchLexicalCacheMb: number;
@@ -110,6 +111,7 @@ export function loadSearchConfig(
     searchBm25K1: decimal('LARDER_SEARCH_BM25_K1', 0, 100),
     searchBm25B: decimal('LARDER_SEARCH_BM25_B', 0, 1),
     searchBm25CodeB: decimal('LARDER_SEARCH_BM25_CODE_B', 0, 1),
+    searchBm25MultiChunkB: decimal('LARDER_SEARCH_BM25_MULTI_CHUNK_B', 0, 1),
     searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),
     searchLexicalCacheMb: Math.max(1, int('LARDER_SEARCH_LEXICAL_CACHE_MB', 256)),
     searchLexicalPreloadMb: Math.max(0, int('LARDER_SEARCH_LEXICAL_PRELOAD_MB', 128)),

@@ -24,3 +24,21 @@ export function tfNorm(body: number, heading: number, length: number, avgLength:
   const tf = body + p.headingWeight * heading;
   return (tf * (p.k1 + 1)) / (tf + p.k1 * (1 - p.b + (p.b * length) / avgLength));
 }
+
+/**
+ * The share of a chunk's length normalisation that follows its file's length: a chunk is normalised by
+ * its length^(1 − FILE_LENGTH_SHARE) × its file's^FILE_LENGTH_SHARE (a one-chunk file's by its own
+ * length), so the short tail chunk of a long page is not favoured as a short page is. Chosen on the
+ * tuning sets (docs/benchmarks.md).
+ */
+export const FILE_LENGTH_SHARE = 0.25;
+
+/**
+ * The length a chunk is indexed with (its postings and its store's total length): its own length
+ * (words but stop words) blended with its file's (the sum of its chunks'), FILE_LENGTH_SHARE; an integer,
+ * as the postings store lengths, so a one-chunk file's is its own.
+ */
+export function normLength(length: number, fileLength: number): number {
+  if (length <= 0 || fileLength <= length) return length;
+  return Math.round(length ** (1 - FILE_LENGTH_SHARE) * fileLength ** FILE_LENGTH_SHARE);
+}

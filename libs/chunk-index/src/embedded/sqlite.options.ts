@@ -44,6 +44,7 @@ export type LexicalOptions = Pick<
   | 'feedback'
   | 'exactBonus'
   | 'codeB'
+  | 'multiChunkB'
   | 'flatMaxPostings'
   | 'blockCacheBytes'
   | 'flatCostRatio'
@@ -68,6 +69,13 @@ export const RM3_MIN_QUERY_WORDS = 14;
  */
 export const CODE_B = 0.75;
 /**
+ * BM25's b for a store of long documents (a store's b moves from b to this with its share of chunks that
+ * belong to files of several chunks: pages, manuals, long READMEs; one-chunk abstracts and definitions
+ * keep b). Chosen on the tuning sets (docs/benchmarks.md): with chunk lengths blended with their file's
+ * (normLength), manpages and docs gain, the one-chunk sets (GCIDE, CISI) are unmoved.
+ */
+export const MULTI_CHUNK_B = 0.75;
+/**
  * How long a deferred lexical preload waits for startBackground (a server starts it once it listens: a
  * start at 1M chunks used ~1.5 s more CPU with the preload beside it, on a 2-core machine).
  */
@@ -80,6 +88,7 @@ export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = {
   exactBonus: 0.3,
   ...DEFAULT_BM25,
   codeB: CODE_B,
+  multiChunkB: MULTI_CHUNK_B,
 };
 
 /** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included. */

@@ -50,6 +50,7 @@ export class SqliteOpWriter {
         const ins = db.prepare(
           `INSERT INTO chunks (id, store_id, file_id, chunk_index, text, offset, mime_type, generated_metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         );
+        const indexed: Array<{ id: number; text: string; generatedMetadata: unknown }> = [];
         for (const c of op.chunks) {
           const id = this.lex.takeId();
           ins.run(
@@ -62,8 +63,9 @@ export class SqliteOpWriter {
             c.mimeType,
             c.generatedMetadata ? JSON.stringify(c.generatedMetadata) : null,
           );
-          this.lex.add(op.storeId, id, c.text, c.generatedMetadata, file.filename);
+          indexed.push({ id, text: c.text, generatedMetadata: c.generatedMetadata });
         }
+        this.lex.addFile(op.storeId, indexed, file.filename);
         return;
       }
       case 'setVectors': {

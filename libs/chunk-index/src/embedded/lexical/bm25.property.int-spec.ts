@@ -9,7 +9,7 @@ import { analyzeChunk, headingContextOf, queryTerms, stemOf } from '../../analys
 import { preloadLexical } from './preload';
 import { lexicalProgram } from './search';
 import type { LexicalState } from './state';
-import { DEFAULT_BM25 } from '../../analysis/bm25';
+import { DEFAULT_BM25, normLength } from '../../analysis/bm25';
 
 /**
  * The lexical engine's contract: whatever the corpus, the appends and deletes across stores, the
@@ -83,8 +83,9 @@ const query = fc.record({
 const params = fc.record({
   k1: fc.double({ min: 0.1, max: 3, noNaN: true }),
   b: fc.double({ min: 0, max: 1, noNaN: true }),
-  // b for a store of code chunks (a store's b follows its share of them)
+  // b for a store of code chunks and for one of multi-chunk files (a store's b follows their shares)
   codeB: fc.double({ min: 0, max: 1, noNaN: true }),
+  multiChunkB: fc.double({ min: 0, max: 1, noNaN: true }),
   headingWeight: fc.double({ min: 0.25, max: 4, noNaN: true }),
   exactBonus: fc.constantFrom(0, 0.2, 1),
   stopWords: fc.boolean(),
@@ -126,7 +127,15 @@ const SCORERS = {
 function bruteForce(
   db: Database.Database,
   q: { words: string[]; stores: string[]; include: string[] | null; exclude: string[] | null },
-  p: { k1: number; b: number; codeB?: number; headingWeight: number; exactBonus: number; stopWords: boolean },
+  p: {
+    k1: number;
+    b: number;
+    codeB?: number;
+    multiChunkB?: number;
+    headingWeight: number;
+    exactBonus: number;
+    stopWords: boolean;
+  },
 ): Array<{ key: string; score: number }> {
   const weights = queryTerms(q.words.join(' '), p);
   const out: Array<{ id: number; key: string; score: number }> = [];
@@ -151,9 +160,19 @@ function bruteForce(
       return { ...r, code: fields.code, a: analyzeChunk(r.text, headingContextOf(meta), fields) };
     });
     const n = docs.length;
-    const avg = docs.reduce((s, d) => s + d.a.length, 0) / n || 1e-9;
+    // each chunk's length blended with its file's, a file of several chunks counted in the multi-chunk share
+    const files = new Map<string, { length: number; chunks: number }>();
+    for (const d of docs) {
+      const f = files.get(d.file_id) ?? { length: 0, chunks: 0 };
+      files.set(d.file_id, { length: f.length + d.a.length, chunks: f.chunks + 1 });
+    }
+    const lengthOf = (d: (typeof docs)[number]) => normLength(d.a.length, files.get(d.file_id)!.length);
+    const avg = docs.reduce((s, d) => s + lengthOf(d), 0) / n || 1e-9;
     const codeShare = docs.filter((d) => d.code).length / n;
-    const b = p.codeB === undefined ? p.b : p.b + (p.codeB - p.b) * codeShare;
+    const multiShare = docs.filter((d) => files.get(d.file_id)!.chunks > 1).length / n;
+    let b = p.b;
+    if (p.multiChunkB !== undefined) b += (p.multiChunkB - b) * multiShare;
+    if (p.codeB !== undefined) b += (p.codeB - b) * codeShare;
     const df = new Map<string, number>();
     for (const d of docs) for (const t of d.a.terms.keys()) df.set(t, (df.get(t) ?? 0) + 1);
     for (const d of docs) {
@@ -167,7 +186,7 @@ function bruteForce(
         matched = true;
         const f = tf.body + p.headingWeight * tf.heading;
         const idf = Math.log(1 + (n - df.get(t)! + 0.5) / (df.get(t)! + 0.5));
-        score += (w * idf * (f * (p.k1 + 1))) / (f + p.k1 * (1 - b + (b * d.a.length) / avg));
+        score += (w * idf * (f * (p.k1 + 1))) / (f + p.k1 * (1 - b + (b * lengthOf(d)) / avg));
       }
       if (matched) out.push({ id: d.id, key: `${store}/${d.file_id}/${d.chunk_index}`, score });
     }
@@ -418,6 +437,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         fc.record({
           k1: fc.double({ min: 0.5, max: 2, noNaN: true }),
           b: fc.double({ min: 0, max: 1, noNaN: true }),
+          multiChunkB: fc.double({ min: 0, max: 1, noNaN: true }),
           headingWeight: fc.constant(2),
           exactBonus: fc.constantFrom(0, 0.3),
           stopWords: fc.constant(true),

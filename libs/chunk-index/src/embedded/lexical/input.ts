@@ -16,6 +16,11 @@ export interface LexicalInput extends Bm25Params {
    * code chunks; default: `b`)
    */
   codeB?: number;
+  /**
+   * BM25's b for a store whose chunks all belong to files of several chunks (pages, long documents; a
+   * store's b goes from `b` to this with their share, before the code share moves it on; default: `b`)
+   */
+  multiChunkB?: number;
   /** drop English stop words from the query (kept when the query has nothing else) */
   stopWords: boolean;
   /** weight of a query word's exact (unstemmed) form, beside its stem's 1 (0: none) */
@@ -50,13 +55,14 @@ export interface LexicalInput extends Bm25Params {
   impactSparseMaxPostings?: number;
 }
 
-/** A store's statistics as a query reads them (lex_stores): its key, live chunks, mean length, share of code chunks, tombstones and compaction. */
+/** A store's statistics as a query reads them (lex_stores): its key, live chunks, mean length, shares of code chunks and of chunks of multi-chunk files, tombstones and compaction. */
 export interface StoreStats {
   storeId: string;
   key: number;
   n: number;
   avgLength: number;
   codeShare: number;
+  multiShare: number;
   dead: number;
   cgen: number;
 }

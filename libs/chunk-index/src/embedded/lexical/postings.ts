@@ -2,7 +2,7 @@
  * Postings blocks: a term's postings in one store, in chunk id order, cut into blocks of up to
  * BLOCK_SIZE chunks. A block's data is, per chunk, varints of: the id's gap from the previous chunk
  * of the block (the first chunk's from the block's `first` id, so 0), the term's count in the body,
- * in the headings, and the chunk's length in words. Its directory entry (a row of its own) holds
+ * in the headings, and the chunk's length as indexed (its words blended with its file's: normLength). Its directory entry (a row of its own) holds
  * first/last id, count, the largest body and heading counts and the shortest length, which bound the
  * block's BM25 contribution whatever the store's statistics become.
  */

@@ -159,6 +159,7 @@ export function preloadLexical(
           n: 0,
           avgLength: 1,
           codeShare: 0,
+          multiShare: 0,
           dead: 0,
           cgen: s?.cgen ?? 0,
         };

@@ -58,8 +58,7 @@ export function rankStore(
   limit: number,
   allowed: ((id: number) => boolean) | null,
 ): Array<{ id: number; score: number }> {
-  if (input.codeB !== undefined && s.codeShare > 0)
-    input = { ...input, b: input.b + (input.codeB - input.b) * s.codeShare };
+  input = storeB(input, s);
   const dead = deadSet(db, state, s);
   const cacheBytes = input.blockCacheBytes ?? DEFAULT_BLOCK_CACHE_BYTES;
   const lists = queryLists(db, state, s, weights, cacheBytes);
@@ -135,6 +134,17 @@ export function rankStore(
     if (postings <= ratio * top.df) return flat();
   }
   return rankMaxScore(input, s, lists, limit, allowed, dead);
+}
+
+/**
+ * The query's BM25 b in a store: `b` moved to `multiChunkB` with the share of the store's chunks that
+ * belong to files of several chunks, then to `codeB` with its share of code chunks.
+ */
+export function storeB(input: LexicalInput, s: StoreStats): LexicalInput {
+  let b = input.b;
+  if (input.multiChunkB !== undefined && s.multiShare > 0) b += (input.multiChunkB - b) * s.multiShare;
+  if (input.codeB !== undefined && s.codeShare > 0) b += (input.codeB - b) * s.codeShare;
+  return b === input.b ? input : { ...input, b };
 }
 
 /** A list's dense form: kept, or built now from its blocks (read where not kept); null where the list is not worth one. */

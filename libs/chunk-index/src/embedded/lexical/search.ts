@@ -30,9 +30,18 @@ export function lexicalProgram(
   for (const storeId of input.storeIds) {
     const r = stmt(
       'store',
-      `SELECT store_key, n, total_length, code, dead, cgen FROM lex_stores WHERE store_id = ?`,
+      `SELECT store_key, n, total_length, code, multi, dead, cgen FROM lex_stores WHERE store_id = ?`,
     ).get(storeId) as
-      { store_key: number; n: number; total_length: number; code: number; dead: number; cgen: number } | undefined;
+      | {
+          store_key: number;
+          n: number;
+          total_length: number;
+          code: number;
+          multi: number;
+          dead: number;
+          cgen: number;
+        }
+      | undefined;
     if (r && r.n > 0)
       stores.push({
         storeId,
@@ -40,6 +49,7 @@ export function lexicalProgram(
         n: r.n,
         avgLength: Math.max(r.total_length / r.n, 1e-9),
         codeShare: Math.min(Math.max(r.code / r.n, 0), 1),
+        multiShare: Math.min(Math.max(r.multi / r.n, 0), 1),
         dead: r.dead,
         cgen: r.cgen,
       });

@@ -6,6 +6,7 @@ import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { analyzeChunk, DEFAULT_FIELD_WEIGHTS, headingContextOf } from '../../analysis/analyzer';
 import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
+import { normLength } from '../../analysis/bm25';
 
 /**
  * The writer's batching (postings grouped per term per transaction, tail blocks grown in place and
@@ -64,11 +65,14 @@ function put(storeId: string, fileId: string, generation: number, chunks: string
 function checkIndex(path: string, blockSize: number): void {
   const db = new Database(path, { readonly: true });
   try {
-    const stores = db.prepare(`SELECT store_key, store_id, n, total_length, dead FROM lex_stores`).all() as Array<{
+    const stores = db
+      .prepare(`SELECT store_key, store_id, n, total_length, multi, dead FROM lex_stores`)
+      .all() as Array<{
       store_key: number;
       store_id: string;
       n: number;
       total_length: number;
+      multi: number;
       dead: number;
     }>;
     const live = new Set(
@@ -78,33 +82,50 @@ function checkIndex(path: string, blockSize: number): void {
     for (const s of stores) {
       const rows = db
         .prepare(
-          `SELECT c.id, c.text, c.generated_metadata, f.filename FROM chunks c
+          `SELECT c.id, c.file_id, c.text, c.generated_metadata, f.filename FROM chunks c
            JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.store_id = ? ORDER BY c.id`,
         )
         .all(s.store_id) as Array<{
         id: number;
+        file_id: string;
         text: string;
         generated_metadata: string | null;
         filename: string;
       }>;
+      const analyzed = rows.map((r) =>
+        analyzeChunk(r.text, headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null), {
+          path: r.filename,
+          code: false,
+          weights: DEFAULT_FIELD_WEIGHTS,
+        }),
+      );
+      // each chunk indexed with its length blended with its file's
+      const files = new Map<string, { length: number; chunks: number }>();
+      rows.forEach((r, i) => {
+        const f = files.get(r.file_id) ?? { length: 0, chunks: 0 };
+        files.set(r.file_id, { length: f.length + analyzed[i].length, chunks: f.chunks + 1 });
+      });
       const want = new Map<string, Posting[]>();
       let length = 0;
-      for (const r of rows) {
-        const a = analyzeChunk(
-          r.text,
-          headingContextOf(r.generated_metadata ? JSON.parse(r.generated_metadata) : null),
-          { path: r.filename, code: false, weights: DEFAULT_FIELD_WEIGHTS },
-        );
-        length += a.length;
+      rows.forEach((r, i) => {
+        const a = analyzed[i];
+        const indexed = normLength(a.length, files.get(r.file_id)!.length);
+        length += indexed;
         for (const [t, tf] of a.terms) {
           if (!want.has(t)) want.set(t, []);
-          want.get(t)!.push({ id: r.id, body: tf.body, heading: tf.heading, length: a.length });
+          want.get(t)!.push({ id: r.id, body: tf.body, heading: tf.heading, length: indexed });
         }
-      }
+      });
+      const multi = rows.filter((r) => files.get(r.file_id)!.chunks > 1).length;
       const dead = new Set(
         db.prepare(`SELECT id FROM lex_dead WHERE store_key = ?`).pluck().all(s.store_key) as number[],
       );
-      expect({ n: s.n, length: s.total_length, dead: s.dead }).toEqual({ n: rows.length, length, dead: dead.size });
+      expect({ n: s.n, length: s.total_length, multi: s.multi, dead: s.dead }).toEqual({
+        n: rows.length,
+        length,
+        multi,
+        dead: dead.size,
+      });
       const terms = db.prepare(`SELECT term, df, blocks FROM lex_terms WHERE store_key = ?`).all(s.store_key) as Array<{
         term: string;
         df: number;

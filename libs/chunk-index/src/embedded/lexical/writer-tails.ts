@@ -35,7 +35,7 @@ export function prepareFlush(db: Database.Database) {
       `UPDATE lex_terms SET df = df + ?, blocks = ?, gen = gen + 1 WHERE store_key = ? AND term = ?`,
     ),
     stats: db.prepare(
-      `UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, code = code + ?, dead = dead + ? WHERE store_key = ?`,
+      `UPDATE lex_stores SET n = n + ?, total_length = total_length + ?, code = code + ?, multi = multi + ?, dead = dead + ? WHERE store_key = ?`,
     ),
   };
 }

@@ -5,6 +5,8 @@ import { join } from 'path';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { migrateChunkDatabase } from '../sqlite.schema';
 import { LEXICAL_SCHEMA_VERSION } from './writer';
+import { analyzeChunk, DEFAULT_FIELD_WEIGHTS } from '../../analysis/analyzer';
+import { normLength } from '../../analysis/bm25';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-writer-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -187,36 +189,64 @@ describe('lexical index: lists written by an older analyzer', () => {
   });
 });
 
-describe('lexical index: lists of the version before the stores counted their code', () => {
-  const path = join(dir, 'code-count.sqlite');
+describe('lexical index: lists of the version before chunk lengths followed their file', () => {
+  const path = join(dir, 'file-lengths.sqlite');
 
-  it("counts each store's code chunks without rebuilding its lists", async () => {
+  it("rebuilds the lists with each chunk's length blended with its file's, and counts the chunks of multi-chunk files", async () => {
     const db = new Database(path);
     migrateChunkDatabase(db);
     const { file, chunk } = inserts(db);
-    file.run('s1', 'a', 'a.ts');
-    chunk.run('s1', 'a', 0, 'export function parseHttpHeader(line: string) { return line; }');
-    chunk.run('s1', 'a', 1, 'Headers are parsed line by line.');
-    db.prepare(`UPDATE chunks SET generated_metadata = '{"type":"code"}' WHERE chunk_index = 0`).run();
+    file.run('s1', 'a', 'a.md');
+    chunk.run('s1', 'a', 0, 'Quince jam is made from quinces, sugar and lemon, boiled slowly until it sets.');
+    chunk.run('s1', 'a', 1, 'Keep it cool.');
+    file.run('s1', 'b', 'b.md');
+    chunk.run('s1', 'b', 0, 'Plum jam.');
     db.close();
     const index = new SqliteChunkIndex(path, { readWorker: false });
     await index.setup();
     await index.close();
+    // as that version left it: each chunk's own length, no multi-chunk count, and a posting the rebuild drops
     const old = new Database(path);
-    expect(old.prepare(`SELECT code FROM lex_stores WHERE store_id = 's1'`).pluck().get()).toBe(1);
-    // as that version left it: no code counts, and a posting the rebuild would drop
-    old.exec(`UPDATE lex_stores SET code = 0; UPDATE lex_meta SET value = ${LEXICAL_SCHEMA_VERSION - 1} WHERE key = 'version';
-      INSERT INTO lex_terms (store_key, term, df, blocks, gen) SELECT store_key, 'zzkept', 1, 0, 0 FROM lex_stores;`);
+    old.exec(`UPDATE lex_stores SET multi = 0, total_length = 1; UPDATE lex_meta SET value = ${LEXICAL_SCHEMA_VERSION - 1} WHERE key = 'version';
+      INSERT INTO lex_terms (store_key, term, df, blocks, gen) SELECT store_key, 'zzstale', 1, 0, 0 FROM lex_stores;`);
     old.close();
     const again = new SqliteChunkIndex(path, { readWorker: false });
     await again.setup();
     await again.close();
+    const lengths = [
+      'Quince jam is made from quinces, sugar and lemon, boiled slowly until it sets.',
+      'Keep it cool.',
+    ].map((t) => analyzeChunk(t, [], { path: 'a.md', code: false, weights: DEFAULT_FIELD_WEIGHTS }).length);
+    const plum = analyzeChunk('Plum jam.', [], { path: 'b.md', code: false, weights: DEFAULT_FIELD_WEIGHTS }).length;
+    const fileLength = lengths[0] + lengths[1];
+    // the tail chunk is indexed longer than its own words: normalised as a part of its page
+    expect(normLength(lengths[1], fileLength)).toBeGreaterThan(lengths[1]);
     const check = new Database(path, { readonly: true });
-    expect(check.prepare(`SELECT code FROM lex_stores WHERE store_id = 's1'`).pluck().get()).toBe(1);
-    expect(check.prepare(`SELECT count(*) FROM lex_terms WHERE term = 'zzkept'`).pluck().get()).toBe(1);
+    expect(check.prepare(`SELECT n, total_length, multi FROM lex_stores WHERE store_id = 's1'`).get()).toEqual({
+      n: 3,
+      total_length: normLength(lengths[0], fileLength) + normLength(lengths[1], fileLength) + plum,
+      multi: 2,
+    });
+    expect(check.prepare(`SELECT count(*) FROM lex_terms WHERE term = 'zzstale'`).pluck().get()).toBe(0);
     expect(check.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get()).toBe(
       LEXICAL_SCHEMA_VERSION,
     );
     check.close();
+    // a delete takes back what the add counted
+    const live = new SqliteChunkIndex(path, { readWorker: false });
+    await live.setup();
+    await live.write([{ op: 'deleteFile', storeId: 's1', fileId: 'a' }], {
+      projection: 'p',
+      version: 1,
+      position: { commit: 1n, prepare: 1n },
+    });
+    await live.close();
+    const after = new Database(path, { readonly: true });
+    expect(after.prepare(`SELECT n, total_length, multi FROM lex_stores WHERE store_id = 's1'`).get()).toEqual({
+      n: 1,
+      total_length: plum,
+      multi: 0,
+    });
+    after.close();
   });
 });

@@ -1,16 +1,19 @@
 import type Database from 'better-sqlite3';
 import { analyzeChunk, DEFAULT_FIELD_WEIGHTS, FieldWeights, headingContextOf } from '../../analysis/analyzer';
+import { normLength } from '../../analysis/bm25';
 import { compactStore } from './compaction';
 import { BLOCK_SIZE, encodeFlat } from './postings';
 import { prepareFlush, readTail, Tail } from './writer-tails';
+import { indexChunks } from './writer-rebuild';
 
 /**
  * The lexical index's tables, written in the chunk index's own transactions (so postings, statistics
  * and the projection checkpoint commit together):
  *
  * - `lex_stores`: per store (a small integer key, never reused) its live chunks `n`, their total length
- *   in words, how many of them are code (`code`: the query's length normalisation follows the share),
- *   its tombstones `dead` and a compaction generation `cgen`;
+ *   (each chunk's as indexed: its words blended with its file's, normLength), how many of them are code
+ *   (`code`) and how many belong to files of several chunks (`multi`) (the query's length normalisation
+ *   follows both shares), its tombstones `dead` and a compaction generation `cgen`;
  * - `lex_terms`: per (store, term) the live chunks holding it (`df`), its blocks, a generation `gen`
  *   bumped on every change (the read worker's caches key on it);
  * - `lex_blocks`: per (store, term, block) the block's directory entry and its data (postings.ts);
@@ -24,9 +27,7 @@ import { prepareFlush, readTail, Tail } from './writer-tails';
  * postings dropped) when a quarter of its chunks are dead.
  */
 /** Raised whenever what the analyzer makes of a text changes (its fields included): an index written by an older one is rebuilt from its chunks. */
-export const LEXICAL_SCHEMA_VERSION = 4;
-/** The version that added the stores' code counts: an index one version older gains them without a rebuild. */
-const CODE_COUNT_ADDED = 4;
+export const LEXICAL_SCHEMA_VERSION = 5;
 
 /** Tails remembered by the writer (beyond, forgotten and read again). */
 const MAX_TAILS = 500_000;
@@ -37,7 +38,7 @@ export class LexicalWriter {
    * count, heading count, length; ids increasing), so a batch allocates one array per term, not per posting.
    */
   private pending = new Map<number, Map<string, number[]>>();
-  private statDelta = new Map<number, { n: number; length: number; code: number; dead: number }>();
+  private statDelta = new Map<number, { n: number; length: number; code: number; multi: number; dead: number }>();
   private keys = new Map<string, number>();
   private nextId = 0;
   /** Per store key and term: its block count and tail block as last written (cleared on a rollback, compaction, drop). */
@@ -68,7 +69,7 @@ export class LexicalWriter {
     const db = this.db;
     db.exec(`
       CREATE TABLE IF NOT EXISTS lex_meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
-      CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL, code INTEGER NOT NULL DEFAULT 0);
+      CREATE TABLE IF NOT EXISTS lex_stores (store_key INTEGER PRIMARY KEY, store_id TEXT NOT NULL UNIQUE, n INTEGER NOT NULL, total_length INTEGER NOT NULL, dead INTEGER NOT NULL, cgen INTEGER NOT NULL, code INTEGER NOT NULL DEFAULT 0, multi INTEGER NOT NULL DEFAULT 0);
       CREATE TABLE IF NOT EXISTS lex_terms (store_key INTEGER NOT NULL, term TEXT NOT NULL, df INTEGER NOT NULL, blocks INTEGER NOT NULL, gen INTEGER NOT NULL, PRIMARY KEY (store_key, term)) WITHOUT ROWID;
       CREATE TABLE IF NOT EXISTS lex_blocks (store_key INTEGER NOT NULL, term TEXT NOT NULL, block INTEGER NOT NULL, first INTEGER NOT NULL, last INTEGER NOT NULL, count INTEGER NOT NULL,
         max_body INTEGER NOT NULL, max_heading INTEGER NOT NULL, min_length INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (store_key, term, block)) WITHOUT ROWID;
@@ -77,41 +78,20 @@ export class LexicalWriter {
     `);
     const columns = db.prepare(`SELECT name FROM pragma_table_info('lex_stores')`).pluck().all() as string[];
     if (!columns.includes('code')) db.exec(`ALTER TABLE lex_stores ADD COLUMN code INTEGER NOT NULL DEFAULT 0`);
+    if (!columns.includes('multi')) db.exec(`ALTER TABLE lex_stores ADD COLUMN multi INTEGER NOT NULL DEFAULT 0`);
     const version =
       (db.prepare(`SELECT value FROM lex_meta WHERE key = 'version'`).pluck().get() as number | undefined) ?? 0;
-    if (version === CODE_COUNT_ADDED - 1 && LEXICAL_SCHEMA_VERSION === CODE_COUNT_ADDED) {
-      // the lists are as this version writes them; only the stores' code counts are new
-      db.transaction(() => {
-        db.exec(`UPDATE lex_stores SET code = (SELECT count(*) FROM chunks c WHERE c.store_id = lex_stores.store_id
-          AND c.generated_metadata IS NOT NULL AND json_extract(c.generated_metadata, '$.type') = 'code')`);
-        this.setMeta('version', LEXICAL_SCHEMA_VERSION);
-      })();
-    } else if (version < LEXICAL_SCHEMA_VERSION) {
+    if (version < LEXICAL_SCHEMA_VERSION) {
       db.transaction(() => {
         const maxId = (db.prepare(`SELECT max(id) FROM chunks`).pluck().get() as number | null) ?? 0;
         this.setMeta('next_id', Math.max(maxId + 1, this.meta('next_id')));
         if (version > 0) {
           db.exec(`DELETE FROM lex_terms; DELETE FROM lex_blocks; DELETE FROM lex_dead; DELETE FROM lex_paths;
-            UPDATE lex_stores SET n = 0, total_length = 0, code = 0, dead = 0, cgen = cgen + 1;`);
+            UPDATE lex_stores SET n = 0, total_length = 0, code = 0, multi = 0, dead = 0, cgen = cgen + 1;`);
           this.setMeta('wgen', this.meta('wgen') + 1);
         }
         this.load();
-        // built once, in id order, from the chunks already indexed (read in pages: the connection writes between them)
-        const page = db.prepare(
-          `SELECT c.id, c.store_id, c.file_id, c.text, c.generated_metadata, f.filename FROM chunks c
-           LEFT JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id > ? ORDER BY c.id LIMIT 5000`,
-        );
-        for (let after = 0; ;) {
-          const rows = page.all(after) as Row[];
-          if (!rows.length) break;
-          for (const r of rows) {
-            if (r.filename !== null) this.setPath(r.store_id, r.file_id, r.filename);
-            const metadata: unknown = r.generated_metadata ? JSON.parse(r.generated_metadata) : null;
-            this.add(r.store_id, r.id, r.text, metadata, r.filename);
-          }
-          this.flush();
-          after = rows[rows.length - 1].id;
-        }
+        indexChunks(db, this);
         db.exec(`DROP TRIGGER IF EXISTS chunks_ai; DROP TRIGGER IF EXISTS chunks_ad; DROP TABLE IF EXISTS chunks_fts;`);
         this.setMeta('version', LEXICAL_SCHEMA_VERSION);
       })();
@@ -163,7 +143,7 @@ export class LexicalWriter {
 
   private delta(key: number) {
     let d = this.statDelta.get(key);
-    if (!d) this.statDelta.set(key, (d = { n: 0, length: 0, code: 0, dead: 0 }));
+    if (!d) this.statDelta.set(key, (d = { n: 0, length: 0, code: 0, multi: 0, dead: 0 }));
     return d;
   }
 
@@ -193,21 +173,36 @@ export class LexicalWriter {
     );
   }
 
-  /** Indexes a chunk just inserted (its id from takeId, so larger than every id indexed), of the file at `path`. */
-  add(storeId: string, id: number, text: string, generatedMetadata: unknown, path: string | null): void {
+  /**
+   * Indexes a file's chunks just inserted (all of them, their ids from takeId, so larger than every id
+   * indexed), the file at `path`: each with its length blended with the file's (normLength), and the
+   * store's count of chunks in files of several chunks.
+   */
+  addFile(
+    storeId: string,
+    chunks: Array<{ id: number; text: string; generatedMetadata: unknown }>,
+    path: string | null,
+  ): void {
+    if (!chunks.length) return;
     const key = this.storeKey(storeId, true)!;
-    const a = this.analyze(text, generatedMetadata, path);
+    const analyzed = chunks.map((c) => this.analyze(c.text, c.generatedMetadata, path));
+    const fileLength = analyzed.reduce((s, a) => s + a.length, 0);
     let terms = this.pending.get(key);
     if (!terms) this.pending.set(key, (terms = new Map<string, number[]>()));
-    for (const [term, tf] of a.terms) {
-      const ps = terms.get(term);
-      if (ps) ps.push(id, tf.body, tf.heading, a.length);
-      else terms.set(term, [id, tf.body, tf.heading, a.length]);
-    }
     const d = this.delta(key);
-    d.n++;
-    d.length += a.length;
-    if (isCode(generatedMetadata)) d.code++;
+    chunks.forEach((c, i) => {
+      const a = analyzed[i];
+      const length = normLength(a.length, fileLength);
+      for (const [term, tf] of a.terms) {
+        const ps = terms.get(term);
+        if (ps) ps.push(c.id, tf.body, tf.heading, length);
+        else terms.set(term, [c.id, tf.body, tf.heading, length]);
+      }
+      d.n++;
+      d.length += length;
+      if (isCode(c.generatedMetadata)) d.code++;
+    });
+    if (chunks.length > 1) d.multi += chunks.length;
   }
 
   /**
@@ -229,21 +224,25 @@ export class LexicalWriter {
     let length = 0;
     let code = 0;
     const dead = this.db.prepare(`INSERT OR IGNORE INTO lex_dead (store_key, id) VALUES (?, ?)`);
-    for (const r of rows) {
+    const analyzed = rows.map((r) => {
       const metadata: unknown = r.generated_metadata ? JSON.parse(r.generated_metadata) : null;
-      const a = this.analyze(r.text, metadata, path);
-      for (const term of a.terms.keys()) dfDrop.set(term, (dfDrop.get(term) ?? 0) + 1);
-      length += a.length;
       if (isCode(metadata)) code++;
+      return this.analyze(r.text, metadata, path);
+    });
+    const fileLength = analyzed.reduce((s, a) => s + a.length, 0);
+    rows.forEach((r, i) => {
+      for (const term of analyzed[i].terms.keys()) dfDrop.set(term, (dfDrop.get(term) ?? 0) + 1);
+      length += normLength(analyzed[i].length, fileLength);
       dead.run(key, r.id);
-    }
+    });
+    const multi = rows.length > 1 ? rows.length : 0;
     const upd = this.db.prepare(`UPDATE lex_terms SET df = df - ?, gen = gen + 1 WHERE store_key = ? AND term = ?`);
     for (const [term, k] of dfDrop) upd.run(k, key, term);
     const s = this.db
       .prepare(
-        `UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, code = code - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`,
+        `UPDATE lex_stores SET n = n - ?, total_length = total_length - ?, code = code - ?, multi = multi - ?, dead = dead + ? WHERE store_key = ? RETURNING n, dead`,
       )
-      .get(rows.length, length, code, rows.length, key) as {
+      .get(rows.length, length, code, multi, rows.length, key) as {
       n: number;
       dead: number;
     };
@@ -353,7 +352,7 @@ export class LexicalWriter {
     }
     if (this.statDelta.size) {
       const upd = (this.stmts ??= prepareFlush(this.db)).stats;
-      for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.code, d.dead, key);
+      for (const [key, d] of this.statDelta) upd.run(d.n, d.length, d.code, d.multi, d.dead, key);
       this.statDelta.clear();
     }
     this.setMeta('next_id', this.nextId);
@@ -378,15 +377,6 @@ export class LexicalWriter {
     this.forgetTails();
     compactStore(this.db, key, this.blockSize);
   }
-}
-
-interface Row {
-  id: number;
-  store_id: string;
-  file_id: string;
-  text: string;
-  generated_metadata: string | null;
-  filename: string | null;
 }
 
 /** Whether a chunk is source code (its generated metadata's `type`, as the code parser sets it). */
