@@ -37,6 +37,8 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
    * re-added, claimed by another worker) is refused at its claim, which decides on the file's stream.
    */
   private readonly ahead: StoreFileRow[] = [];
+  /** When the oldest of `ahead` was looked up. */
+  private aheadAt = 0;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
@@ -96,11 +98,15 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       try {
         const free = this.config.ingestionConcurrency - this.active.size;
         if (free > 0) {
-          // files due are looked up a concurrency's worth ahead: one query per that many files, not one per file
+          // files due are looked up a concurrency's worth ahead: one query per that many files, not one per file;
+          // rows older than a poll are looked up again (a file another worker failed may have a retry time now)
+          if (this.ahead.length && Date.now() - this.aheadAt > this.config.pollMs) this.ahead.length = 0;
           if (this.ahead.length < free) {
             const known = [...this.active.keys(), ...this.ahead.map(keyOf)];
             const limit = free - this.ahead.length + this.config.ingestionConcurrency;
-            this.ahead.push(...(await this.reader.dueForIngestion(this.clock.now(), limit, known)));
+            const due = await this.reader.dueForIngestion(this.clock.now(), limit, known);
+            if (!this.ahead.length) this.aheadAt = Date.now();
+            this.ahead.push(...due);
           }
           for (const row of this.ahead.splice(0, free)) this.claimAndRun(row);
         }
