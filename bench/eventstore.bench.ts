@@ -26,9 +26,10 @@ const event = (i: number) => ({
   metadata: { orgId: 'bench' },
 });
 
-async function measure(target: string, url: string): Promise<Row> {
+/** `appendStatements`: as the server configures the adapter (4 on a PostgreSQL server, 1 embedded). */
+async function measure(target: string, url: string, appendStatements: number): Promise<Row> {
   const pool = new Pool({ connectionString: url, max: CONCURRENCY + 2 });
-  const store = new PostgresEventStore(pool, { schema: 'bench_events', pollMs: 10 });
+  const store = new PostgresEventStore(pool, { schema: 'bench_events', pollMs: 10, appendStatements });
   await store.setup();
 
   // single stream, sequential appends with exact expected revision
@@ -100,14 +101,14 @@ export async function eventStoreBench(): Promise<void> {
   const rows: Row[] = [];
   const server = await createServerTestDatabase('larder_bench');
   try {
-    rows.push(await measure('server Postgres', server.url));
+    rows.push(await measure('server Postgres', server.url, 4));
   } finally {
     await server.drop();
   }
   const dir = mkdtempSync(join(tmpdir(), 'larder-bench-'));
   const embedded = await startEmbeddedPostgres({ dataDir: join(dir, 'pg') });
   try {
-    rows.push(await measure('embedded Postgres (PGlite, disk)', embedded.url));
+    rows.push(await measure('embedded Postgres (PGlite, disk)', embedded.url, 1));
   } finally {
     await embedded.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -152,6 +152,20 @@ async function embedSeries(base: string): Promise<{ batches: number; texts: numb
   };
 }
 
+/**
+ * CPU seconds a process has used (user + system, from /proc): all its threads, and its main thread
+ * alone (the event loop; the embedded database and the model run in threads of their own). Less
+ * moved by other work on the machine than wall time.
+ */
+function cpuOf(pid: number): { total: number; main: number } {
+  const seconds = (path: string) => {
+    const f = readFileSync(path, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  };
+  return { total: seconds(`/proc/${pid}/stat`), main: seconds(`/proc/${pid}/task/${pid}/stat`) };
+}
+
 export async function ingestionBench(): Promise<void> {
   const docs = FILES > 0 ? smallFiles(FILES) : corpus();
   const other = SERVER_ROOT === ROOT ? '' : `-${basename(SERVER_ROOT)}`;
@@ -206,6 +220,7 @@ export async function ingestionBench(): Promise<void> {
       ids[i] = ((await r.json()) as { id: string }).id;
     });
     const t0 = performance.now();
+    const cpu0 = cpuOf(child.pid!);
     for (let i = 0; i < ids.length; i += 500)
       await json(`/v1/vector_stores/${store}/file_batches`, {
         method: 'POST',
@@ -223,6 +238,8 @@ export async function ingestionBench(): Promise<void> {
       await new Promise((r) => setTimeout(r, 250));
     }
     const wall = performance.now() - t0;
+    const cpu1 = cpuOf(child.pid!);
+    const cpu = { total: cpu1.total - cpu0.total, main: cpu1.main - cpu0.main };
     peak = Math.max(peak, memoryOf(child.pid!).hwm);
     const batches = await embedSeries(base);
 
@@ -275,6 +292,8 @@ export async function ingestionBench(): Promise<void> {
       meanBatchTexts: batches.texts / batches.batches,
       meanBatchSeconds: batches.seconds / batches.batches,
       serverPeakRssMiB: peak / MiB,
+      serverCpuSeconds: cpu.total,
+      serverMainThreadCpuSeconds: cpu.main,
       loadAverage: loadavg()[0],
       at: new Date().toISOString(),
     };
@@ -295,6 +314,10 @@ export async function ingestionBench(): Promise<void> {
         `${batches.batches} (${fmt(result.meanBatchTexts)}, ${fmt(result.meanBatchSeconds, 3)})`,
       ],
       ['server peak RSS (MiB)', fmt(peak / MiB, 0)],
+      [
+        'server CPU in the pipeline, all threads / main thread (ms per file)',
+        `${fmt((1000 * cpu.total) / docs.length)} / ${fmt((1000 * cpu.main) / docs.length)}`,
+      ],
     ];
     const w = Math.max(...rows.map((r) => r[0].length));
     process.stdout.write(

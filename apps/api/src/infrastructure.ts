@@ -172,6 +172,7 @@ export async function createInfrastructure(
     const pg = new PostgresEventStore(pool, {
       schema: config.eventStoreSchema,
       listen: !embedded && !!config.databaseUrl,
+      appendStatements: config.databaseUrl ? 4 : 1,
     });
     await pg.setup();
     eventStore = pg;

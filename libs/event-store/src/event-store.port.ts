@@ -10,6 +10,16 @@ export interface AppendResult {
   position: Position;
 }
 
+/** One stream's part of `appendToStreams`. */
+export interface StreamAppend {
+  stream: string;
+  events: NewEvent[];
+  expectedRevision?: ExpectedRevision;
+}
+
+/** What became of one append of `appendToStreams`: stored (or already stored: its ids), or refused with its error. */
+export type StreamAppendOutcome = { ok: true; result: AppendResult } | { ok: false; error: Error };
+
 export interface ReadStreamOptions {
   direction?: 'forwards' | 'backwards';
   /** Inclusive revision to start from; defaults to the start (forwards) or the end (backwards). */
@@ -40,6 +50,16 @@ export interface EventStore {
     events: NewEvent[],
     options?: { expectedRevision?: ExpectedRevision },
   ): Promise<AppendResult>;
+  /**
+   * Several appends at once, answered in order, each exactly as `appendToStream` would answer it alone:
+   * checked against its own expected revision, idempotent for its own event ids, stored or refused on
+   * its own (a refused one, `WrongExpectedRevisionError` among others, stores nothing of its own and
+   * changes nothing of the others). Appends to one stream apply in the order given. Never rejects as a
+   * whole: every append's error is in its outcome. Postgres stores the accepted appends in one
+   * transaction; EventStoreDB, which has no multi-stream transaction, appends stream by stream, each
+   * durable once its outcome says so.
+   */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]>;
   /** Returns [] when the stream does not exist. */
   readStream(stream: string, options?: ReadStreamOptions): Promise<RecordedEvent[]>;
   /**

@@ -28,6 +28,14 @@ export function foldEvents<TState, TCommand, TEvent extends { type: string; data
   return state;
 }
 
+/** An aggregate's state from events already read, with the revision of the last (-1: none). */
+function stateAt<TState, TCommand, TEvent extends { type: string; data: unknown }>(
+  decider: Decider<TState, TCommand, TEvent>,
+  events: readonly RecordedEvent[],
+): HeldState<TState> {
+  return { state: foldEvents(decider, events), revision: events.length ? events[events.length - 1].revision : -1 };
+}
+
 /** An aggregate's state from its own stream (never from a read model, which may lag). */
 export async function foldStream<TState, TCommand, TEvent extends { type: string; data: unknown }>(
   store: EventStore,
@@ -37,8 +45,14 @@ export async function foldStream<TState, TCommand, TEvent extends { type: string
   return foldEvents(decider, await store.readStream(stream));
 }
 
-/** How a command is run: conflict retries, event ids, and the stream as the caller has just read it. */
-export interface HandleOptions {
+/** An aggregate's state as its stream stood at `revision` (-1: no stream). */
+export interface HeldState<TState> {
+  state: TState;
+  revision: number;
+}
+
+/** How a command is run: conflict retries, event ids, and the stream as the caller already holds it. */
+export interface HandleOptions<TState = unknown> {
   retries?: number;
   newIds?: () => string;
   /**
@@ -46,6 +60,13 @@ export interface HandleOptions {
    * instead of reading again (a write in between fails the expected revision, and the retry reads afresh).
    */
   history?: readonly RecordedEvent[];
+  /**
+   * The state the caller's own last decision on this stream left (its `CommandResult`'s state and
+   * revision): the first attempt decides on it without reading the stream, under the same guarantee as
+   * `history` (a write in between fails the expected revision, and the retry reads afresh); a command
+   * the held state refuses, or for which it decides nothing, is decided again on the stream as read.
+   */
+  held?: HeldState<TState>;
 }
 
 /**
@@ -57,21 +78,30 @@ export async function handleCommand<TState, TCommand, TEvent extends { type: str
   decider: Decider<TState, TCommand, TEvent>,
   command: TCommand,
   metadata: EventMetadata,
-  options: HandleOptions = {},
+  options: HandleOptions<TState> = {},
 ): Promise<CommandResult<TState>> {
   const retries = options.retries ?? 5;
   for (let attempt = 0; ; attempt++) {
-    const history = attempt === 0 && options.history ? options.history : await store.readStream(stream);
-    let state = foldEvents(decider, history);
-    const expected: ExpectedRevision = history.length ? history[history.length - 1].revision : 'no_stream';
-    const decided = decider.decide(command, state);
-    if (decided.length === 0)
-      return {
-        state,
-        position: null,
-        events: [],
-        revision: history.length ? history[history.length - 1].revision : -1,
-      };
+    const fromHeld = attempt === 0 && !!options.held;
+    const at = fromHeld
+      ? options.held!
+      : stateAt(decider, attempt === 0 && options.history ? options.history : await store.readStream(stream));
+    const revision = at.revision;
+    let state = at.state;
+    const expected: ExpectedRevision = revision >= 0 ? revision : 'no_stream';
+    let decided: TEvent[];
+    try {
+      decided = decider.decide(command, state);
+    } catch (err) {
+      // a refusal is decided on the stream as it is, never on a state the caller held
+      if (fromHeld) continue;
+      throw err;
+    }
+    if (decided.length === 0) {
+      // only an append is checked against the stream: deciding nothing is decided on the stream as it is
+      if (fromHeld) continue;
+      return { state, position: null, events: [], revision };
+    }
     const events: NewEvent[] = decided.map((e) => ({
       id: options.newIds?.(),
       type: e.type,
@@ -96,7 +126,7 @@ export type BoundCommandHandler<TState, TCommand> = (
   store: EventStore,
   command: TCommand,
   metadata: EventMetadata,
-  options?: HandleOptions,
+  options?: HandleOptions<TState>,
 ) => Promise<CommandResult<TState>>;
 
 /**

@@ -101,4 +101,27 @@ describe('CommandWriter: run → settle → read', () => {
     expect(late.revision).toBe(2);
     expect((await s.store.readStream('note-a')).map((e) => e.data.text)).toEqual(['rye', 'spelt', 'oat']);
   });
+
+  it('decides on the state its own last decision left, and reads afresh when that is stale or refuses', async () => {
+    const s = setup('caught up');
+    type Held = { state: { text: string | null; at: string | null }; revision: number };
+    const write = (text: string, held?: Held) =>
+      s.notes.decide({ type: 'WriteNote', noteId: 'a', organizationId: ORG, text }, 'key-1', false, { held });
+    const first = await write('rye');
+    const reads = jest.spyOn(s.store, 'readStream');
+    // the held state: no read, the append at its revision
+    const second = await write('spelt', { state: first.state, revision: first.revision! });
+    expect(reads).not.toHaveBeenCalled();
+    expect(second.revision).toBe(1);
+    // a held state a write has passed meanwhile: the expected revision fails, the retry reads and decides afresh
+    const third = await write('oat', { state: first.state, revision: first.revision! });
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(third.revision).toBe(2);
+    expect((await s.store.readStream('note-a')).map((e) => e.data.text)).toEqual(['rye', 'spelt', 'oat']);
+    // a held state that would decide nothing (or refuse) is not trusted: the stream as read decides
+    reads.mockClear();
+    const fourth = await write('rye', { state: first.state, revision: first.revision! });
+    expect(reads).toHaveBeenCalledTimes(1);
+    expect(fourth.revision).toBe(3);
+  });
 });

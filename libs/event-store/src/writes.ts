@@ -44,7 +44,7 @@ export class Writes {
     handler: BoundCommandHandler<TState, TCommand>,
     command: TCommand,
     metadata: EventMetadata,
-    options: Pick<HandleOptions, 'retries' | 'history'> = {},
+    options: Pick<HandleOptions<TState>, 'retries' | 'history' | 'held'> = {},
   ): Promise<CommandResult<TState>> {
     return handler(this.store, command, metadata, { ...options, newIds: () => this.ids.uuid() });
   }
@@ -84,12 +84,12 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
 
   /**
    * Appends one decision (never waits). `by` is the actor (the command names the organization) or the
-   * full metadata; `history`, the stream as the caller has just read it (`HandleOptions`).
+   * full metadata; `history` or `held`, the stream as the caller already holds it (`HandleOptions`).
    */
   run(
     command: WithoutClock<TCommand>,
     by: string | EventMetadata,
-    options: Pick<HandleOptions, 'history'> = {},
+    options: Pick<HandleOptions<TState>, 'history' | 'held'> = {},
   ): Promise<CommandResult<TState>> {
     const stamped = { ...command, now: command.now ?? this.writes.now() } as unknown as TCommand;
     const metadata =
@@ -109,7 +109,7 @@ export class CommandWriter<TState, TCommand extends { now: Date }> {
     command: WithoutClock<TCommand>,
     by: string | EventMetadata,
     wait = true,
-    options: Pick<HandleOptions, 'history'> = {},
+    options: Pick<HandleOptions<TState>, 'history' | 'held'> = {},
   ): Promise<Decided<TState>> {
     const result = await this.run(command, by, options);
     return { ...result, settled: wait ? await this.settle(result.position) : false };

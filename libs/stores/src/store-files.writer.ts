@@ -84,7 +84,7 @@ export class StoreFilesWriter implements FileReferences {
     command: WithoutClock<StoreFileCommand>,
     actor: string,
     wait = true,
-    options: Pick<HandleOptions, 'history'> = {},
+    options: Pick<HandleOptions<StoreFileState>, 'history' | 'held'> = {},
   ): Promise<Decided<StoreFileState>> {
     return this.storeFiles.decide(command, actor, wait, options);
   }

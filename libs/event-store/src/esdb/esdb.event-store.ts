@@ -31,8 +31,11 @@ import {
   ExpectedRevision,
   ReadAllOptions,
   ReadStreamOptions,
+  StreamAppend,
+  StreamAppendOutcome,
   SubscribeOptions,
 } from '../event-store.port';
+import { appendOneByOne } from '../append-groups';
 
 /**
  * Event store on EventStoreDB through the official gRPC client. Idempotent appends, optimistic
@@ -86,6 +89,11 @@ export class EsdbEventStore implements EventStore {
       }
       throw err;
     }
+  }
+
+  /** Stream by stream, in order (`appendOneByOne`): each append is stored or refused on its own. */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    return appendOneByOne(this, appends);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

@@ -6,8 +6,11 @@ import {
   ExpectedRevision,
   ReadAllOptions,
   ReadStreamOptions,
+  StreamAppend,
+  StreamAppendOutcome,
   SubscribeOptions,
 } from '../event-store.port';
+import { appendOneByOne } from '../append-groups';
 import { Wakeable, pollAll } from '../wait';
 import { checkExpected, sameBatch } from '../expected-revision';
 
@@ -54,6 +57,11 @@ export class InMemoryEventStore implements EventStore {
     this.streams.set(stream, existing);
     this.wakeable.wake();
     return { nextRevision: last.revision, position: last.position };
+  }
+
+  /** Stream by stream, in order (`appendOneByOne`): each append is stored or refused on its own. */
+  appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    return appendOneByOne(this, appends);
   }
 
   async readStream(stream: string, options: ReadStreamOptions = {}): Promise<RecordedEvent[]> {

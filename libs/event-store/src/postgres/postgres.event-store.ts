@@ -7,8 +7,12 @@ import {
   ExpectedRevision,
   ReadAllOptions,
   ReadStreamOptions,
+  StreamAppend,
+  StreamAppendOutcome,
   SubscribeOptions,
 } from '../event-store.port';
+import { AppendGroups, PreparedAppend } from '../append-groups';
+import { AppendRow, appendToStreamsFunction } from './append-function';
 import { Wakeable, pollAll } from '../wait';
 import { sameBatch } from '../expected-revision';
 
@@ -19,16 +23,12 @@ export interface PostgresEventStoreOptions {
   pollMs?: number;
   /** Use LISTEN/NOTIFY to wake subscribers in other processes (server Postgres only). */
   listen?: boolean;
-}
-
-/** A row of `append_to_stream`: the events appended, the stored events of known ids, or one conflict row with the current revision. */
-interface AppendRow {
-  outcome: 'known' | 'appended' | 'conflict';
-  event_id: string;
-  stream_id: string;
-  stream_revision: string | null;
-  transaction_id: string | null;
-  global_position: string | null;
+  /**
+   * Appends run as at most this many statements at once (default 4); the appends that come meanwhile
+   * wait and go together as the next statement, one transaction (group commit). 1 for the embedded
+   * database, whose one backend runs statements one at a time anyway.
+   */
+  appendStatements?: number;
 }
 
 interface EventRow {
@@ -59,6 +59,7 @@ export class PostgresEventStore implements EventStore {
   private readonly wakeable = new Wakeable();
   private listener: PoolClient | null = null;
   private readonly pollMs: number;
+  private readonly groups: AppendGroups;
 
   constructor(
     private readonly pool: Pool,
@@ -67,6 +68,11 @@ export class PostgresEventStore implements EventStore {
     this.schema = options.schema ?? 'larder_events';
     if (!/^[a-z_][a-z0-9_]*$/.test(this.schema)) throw new Error(`invalid schema name ${this.schema}`);
     this.pollMs = options.pollMs ?? 50;
+    this.groups = new AppendGroups(
+      options.appendStatements ?? 4,
+      (group) => this.appendStatement(group),
+      (a) => this.appendAlone(a),
+    );
   }
 
   private get t() {
@@ -94,7 +100,7 @@ export class PostgresEventStore implements EventStore {
         stream_id text PRIMARY KEY,
         revision bigint NOT NULL
       );
-      ${this.appendFunction()}`);
+      ${appendToStreamsFunction(this.schema)}`);
     if (this.options.listen) await this.startListening();
   }
 
@@ -106,96 +112,76 @@ export class PostgresEventStore implements EventStore {
     this.listener = client;
   }
 
-  /**
-   * The append as one function, so that it is one statement and one round trip: the known-ids check
-   * (an idempotent retry answers the stored events), the stream's row locked, the expected revision
-   * checked (a conflict answers the current revision and stores nothing), the stream's revision and its
-   * events written, and subscribers in other processes notified.
-   */
-  private appendFunction(): string {
-    const { events, streams } = this.t;
-    return `CREATE OR REPLACE FUNCTION "${this.schema}".append_to_stream(
-        p_stream text, p_expected text, p_ids uuid[], p_types text[], p_data jsonb, p_metadata jsonb, p_channel text)
-      RETURNS TABLE (outcome text, event_id uuid, stream_id text, stream_revision bigint, transaction_id xid8, global_position bigint)
-      LANGUAGE plpgsql AS $fn$
-      DECLARE
-        cur bigint;
-        first bigint;
-      BEGIN
-        RETURN QUERY SELECT 'known'::text, e.event_id, e.stream_id, e.stream_revision, e.transaction_id, e.global_position
-          FROM ${events} e WHERE e.event_id = ANY(p_ids);
-        IF FOUND THEN RETURN; END IF;
-        SELECT s.revision INTO cur FROM ${streams} s WHERE s.stream_id = p_stream FOR UPDATE;
-        IF NOT (p_expected = 'any' OR (p_expected = 'no_stream' AND cur IS NULL)
-            OR (p_expected = 'stream_exists' AND cur IS NOT NULL) OR (cur IS NOT NULL AND p_expected = cur::text)) THEN
-          RETURN QUERY SELECT 'conflict'::text, NULL::uuid, NULL::text, cur, NULL::xid8, NULL::bigint;
-          RETURN;
-        END IF;
-        first := COALESCE(cur + 1, 0);
-        IF cur IS NULL THEN
-          INSERT INTO ${streams} (stream_id, revision) VALUES (p_stream, first + cardinality(p_ids) - 1);
-        ELSE
-          UPDATE ${streams} SET revision = first + cardinality(p_ids) - 1 WHERE ${streams}.stream_id = p_stream;
-        END IF;
-        RETURN QUERY WITH inserted AS (
-          INSERT INTO ${events} (event_id, stream_id, stream_revision, type, data, metadata)
-          SELECT t.id, p_stream, first + t.n - 1, t.type, p_data -> (t.n::int - 1), p_metadata -> (t.n::int - 1)
-            FROM unnest(p_ids, p_types) WITH ORDINALITY AS t(id, type, n)
-           ORDER BY t.n
-          RETURNING ${events}.event_id, ${events}.stream_id, ${events}.stream_revision, ${events}.transaction_id, ${events}.global_position)
-          SELECT 'appended'::text, i.event_id, i.stream_id, i.stream_revision, i.transaction_id, i.global_position FROM inserted i;
-        IF p_channel IS NOT NULL THEN PERFORM pg_notify(p_channel, ''); END IF;
-      END
-      $fn$`;
-  }
-
   async appendToStream(
     stream: string,
     events: NewEvent[],
     options: { expectedRevision?: ExpectedRevision } = {},
   ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
-    const expected = options.expectedRevision ?? 'any';
-    const withIds = events.map((e) => ({ ...e, id: e.id ?? randomUUID() }));
+    const [outcome] = await this.appendToStreams([{ stream, events, expectedRevision: options.expectedRevision }]);
+    if (!outcome.ok) throw outcome.error;
+    return outcome.result;
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[]): Promise<StreamAppendOutcome[]> {
+    const outcomes: Array<StreamAppendOutcome | null> = appends.map((a) =>
+      a.events.length ? null : { ok: false, error: new Error('append needs at least one event') },
+    );
+    const valid = appends.filter((a) => a.events.length);
+    const stored = await this.groups.append(
+      valid.map((a) => ({
+        stream: a.stream,
+        expectedRevision: a.expectedRevision ?? 'any',
+        events: a.events.map((e) => ({ ...e, id: e.id ?? randomUUID() })),
+      })),
+    );
+    let next = 0;
+    return outcomes.map((o) => o ?? stored[next++]);
+  }
+
+  /** One statement for a group of appends (`append_to_streams`); throws when the statement fails (nothing stored). */
+  private async appendStatement(group: readonly PreparedAppend[]): Promise<StreamAppendOutcome[]> {
+    const all = group.flatMap((a) => a.events);
+    const { rows } = await this.pool.query<AppendRow>(
+      `SELECT * FROM "${this.schema}".append_to_streams($1::text[], $2::text[], $3::int[], $4::uuid[], $5::text[], $6::jsonb, $7::jsonb, $8)`,
+      [
+        group.map((a) => a.stream),
+        group.map((a) => String(a.expectedRevision)),
+        group.map((a) => a.events.length),
+        all.map((e) => e.id),
+        all.map((e) => e.type),
+        JSON.stringify(all.map((e) => e.data)),
+        JSON.stringify(all.map((e) => e.metadata ?? { orgId: '' })),
+        this.options.listen ? `larder_events_${this.schema}` : null,
+      ],
+    );
+    const byAppend = group.map((): AppendRow[] => []);
+    for (const r of rows) byAppend[Number(r.append_no) - 1]?.push(r);
+    const outcomes = group.map((a, i) => appendOutcome(a, byAppend[i]));
+    if (outcomes.some((o) => o.ok)) this.wakeable.wake();
+    return outcomes;
+  }
+
+  /**
+   * One append alone, after its group's statement failed. 23505: a concurrent appender (another
+   * connection) created the stream or stored the same event id first: tried again, and a `no_stream`
+   * append that lost the stream's creation is a conflict.
+   */
+  private async appendAlone(a: PreparedAppend): Promise<StreamAppendOutcome> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const { rows } = await this.pool.query<AppendRow>(
-          `SELECT * FROM "${this.schema}".append_to_stream($1, $2, $3::uuid[], $4::text[], $5::jsonb, $6::jsonb, $7)`,
-          [
-            stream,
-            String(expected),
-            withIds.map((e) => e.id),
-            withIds.map((e) => e.type),
-            // the events' data and metadata as one JSON array each: no array literal to escape and parse
-            JSON.stringify(withIds.map((e) => e.data)),
-            JSON.stringify(withIds.map((e) => e.metadata ?? { orgId: '' })),
-            this.options.listen ? `larder_events_${this.schema}` : null,
-          ],
-        );
-        const outcome = rows[0]?.outcome;
-        if (outcome === 'known') return sameBatch(stream, withIds, rows.map(knownEvent))!;
-        if (outcome === 'conflict') {
-          const current = rows[0].stream_revision === null ? 'no_stream' : Number(rows[0].stream_revision);
-          throw new WrongExpectedRevisionError(stream, expected, current);
-        }
-        if (outcome !== 'appended' || rows.length !== withIds.length)
-          throw new Error(`append to ${stream}: the store answered ${rows.length} rows for ${withIds.length} events`);
-        this.wakeable.wake();
-        const lastRow = rows.reduce((a, b) => (BigInt(b.global_position!) > BigInt(a.global_position!) ? b : a));
-        return {
-          nextRevision: Math.max(...rows.map((r) => Number(r.stream_revision))),
-          position: { commit: BigInt(lastRow.transaction_id!), prepare: BigInt(lastRow.global_position!) },
-        };
+        return (await this.appendStatement([a]))[0];
       } catch (err) {
         const code = (err as { code?: string }).code;
-        // 23505: a concurrent appender created the stream or stored the same event id first.
         if (code === '23505' && attempt < 3) {
-          if (expected === 'no_stream' && (err as { constraint?: string }).constraint === 'streams_pkey') {
-            throw new WrongExpectedRevisionError(stream, expected, 'stream created concurrently');
-          }
+          if (a.expectedRevision === 'no_stream' && (err as { constraint?: string }).constraint === 'streams_pkey')
+            return {
+              ok: false,
+              error: new WrongExpectedRevisionError(a.stream, a.expectedRevision, 'stream created concurrently'),
+            };
           continue;
         }
-        throw err;
+        return { ok: false, error: err instanceof Error ? err : new Error(String(err)) };
       }
     }
   }
@@ -269,6 +255,30 @@ function toRecorded(r: EventRow): RecordedEvent {
     position: { commit: BigInt(r.transaction_id), prepare: BigInt(r.global_position) },
     createdAt: r.created_at,
   };
+}
+
+/** One append's outcome from its rows of `append_to_streams`. */
+function appendOutcome(a: PreparedAppend, rows: AppendRow[]): StreamAppendOutcome {
+  try {
+    const outcome = rows[0]?.outcome;
+    if (outcome === 'known') return { ok: true, result: sameBatch(a.stream, a.events, rows.map(knownEvent))! };
+    if (outcome === 'conflict') {
+      const current = rows[0].stream_revision === null ? 'no_stream' : Number(rows[0].stream_revision);
+      throw new WrongExpectedRevisionError(a.stream, a.expectedRevision, current);
+    }
+    if (outcome !== 'appended' || rows.length !== a.events.length)
+      throw new Error(`append to ${a.stream}: the store answered ${rows.length} rows for ${a.events.length} events`);
+    const last = rows.reduce((x, y) => (BigInt(y.global_position!) > BigInt(x.global_position!) ? y : x));
+    return {
+      ok: true,
+      result: {
+        nextRevision: Math.max(...rows.map((r) => Number(r.stream_revision))),
+        position: { commit: BigInt(last.transaction_id!), prepare: BigInt(last.global_position!) },
+      },
+    };
+  } catch (err) {
+    return { ok: false, error: err as Error };
+  }
 }
 
 /** A stored event named by an append's known ids: what `sameBatch` compares (its stream, revision and position). */

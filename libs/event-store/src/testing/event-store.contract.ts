@@ -140,6 +140,75 @@ export function eventStoreContract(
       expect(read.map((e) => e.id)).toEqual(ids);
     });
 
+    it('appends to several streams at once, each append answered on its own', async () => {
+      const [a, b, c] = [stream(), stream(), stream()];
+      await store.appendToStream(b, [ev('B0', 0)], { expectedRevision: 'no_stream' });
+      const head = await store.headPosition();
+      const outcomes = await store.appendToStreams([
+        { stream: a, events: [ev('A0', 0), ev('A1', 1)], expectedRevision: 'no_stream' },
+        { stream: b, events: [ev('B1', 1)], expectedRevision: 5 },
+        { stream: c, events: [ev('C0', 0)], expectedRevision: 'any' },
+        { stream: a, events: [ev('A2', 2)], expectedRevision: 1 },
+        { stream: b, events: [] },
+      ]);
+      expect(outcomes.map((o) => o.ok)).toEqual([true, false, true, true, false]);
+      if (outcomes[1].ok) throw new Error('unreachable');
+      expect(outcomes[1].error).toBeInstanceOf(WrongExpectedRevisionError);
+      if (!outcomes[0].ok || !outcomes[2].ok || !outcomes[3].ok) throw new Error('unreachable');
+      expect([
+        outcomes[0].result.nextRevision,
+        outcomes[2].result.nextRevision,
+        outcomes[3].result.nextRevision,
+      ]).toEqual([1, 0, 2]);
+      // the refused append stored nothing, the others are read back as appended, in the order given
+      expect((await store.readStream(a)).map((e) => e.type)).toEqual(['A0', 'A1', 'A2']);
+      expect((await store.readStream(b)).map((e) => e.type)).toEqual(['B0']);
+      expect((await store.readStream(c)).map((e) => e.type)).toEqual(['C0']);
+      const mine = await readAllAfter(store, head, (e) => [a, b, c].includes(e.streamId));
+      expect(mine.map((e) => e.type)).toEqual(['A0', 'A1', 'C0', 'A2']);
+      const last = mine.find((e) => e.type === 'A2')!;
+      expect(comparePositions(last.position, outcomes[3].result.position)).toBe(0);
+    });
+
+    it('answers a retried multi-stream append by its event ids', async () => {
+      const [a, b] = [stream(), stream()];
+      const ids = [randomUUID(), randomUUID()];
+      const first = await store.appendToStreams([
+        { stream: a, events: [ev('A', 0, ids[0])], expectedRevision: 'no_stream' },
+        { stream: b, events: [ev('B', 0, ids[1])], expectedRevision: 'no_stream' },
+      ]);
+      const again = await store.appendToStreams([
+        { stream: a, events: [ev('A', 0, ids[0])], expectedRevision: 'no_stream' },
+        { stream: b, events: [ev('B', 0, ids[1])], expectedRevision: 'no_stream' },
+      ]);
+      expect(first.every((o) => o.ok)).toBe(true);
+      expect(again.map((o) => o.ok)).toEqual([true, true]);
+      if (!first[1].ok || !again[1].ok) throw new Error('unreachable');
+      expect(comparePositions(again[1].result.position, first[1].result.position)).toBe(0);
+      expect((await store.readStream(b)).map((e) => e.id)).toEqual([ids[1]]);
+    });
+
+    it('lets exactly one of many concurrent multi-stream appends win a shared expected revision', async () => {
+      const s = stream();
+      await store.appendToStream(s, [ev('A', 0)], { expectedRevision: 'no_stream' });
+      const others = Array.from({ length: 8 }, () => stream());
+      const results = await Promise.all(
+        others.map((o, i) =>
+          store.appendToStreams([
+            { stream: o, events: [ev('Own', i)], expectedRevision: 'no_stream' },
+            { stream: s, events: [ev('B', i)], expectedRevision: 0 },
+          ]),
+        ),
+      );
+      expect(results.filter((r) => r[1].ok)).toHaveLength(1);
+      for (const r of results) {
+        expect(r[0].ok).toBe(true);
+        if (!r[1].ok) expect(r[1].error).toBeInstanceOf(WrongExpectedRevisionError);
+      }
+      expect(await store.readStream(s)).toHaveLength(2);
+      for (const o of others) expect(await store.readStream(o)).toHaveLength(1);
+    });
+
     it('subscribes from a position: catch-up, then live', async () => {
       const s = stream();
       const head = await store.headPosition();

@@ -1,15 +1,24 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown, Optional } from '@nestjs/common';
 import { randomUUID } from 'crypto';
 import { CLOCK, Clock, ConflictError, NotFoundError } from '@larder/kernel';
+import { HeldState } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BUCKET_HEALTH, BucketAccessError, BucketHealth } from '@larder/blob-storage';
 import { EMBEDDER, EmbedBatcher, Embedder, OCR, Ocr, TRANSCRIBER, Transcriber } from '@larder/ai';
 import { chunkDocument, contextualizationPlan, embeddingInput, metadataLines, parseFile } from '@larder/ingestion';
 import { readChunksArtifact, writeChunksArtifact, writeVectorsArtifact, ChunksArtifact } from '@larder/chunk-index';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFilesWriter } from '../store-files.writer';
+import { StoreFileState } from '../store-file.aggregate';
 import { STORES_CONFIG, StoresConfig } from '../stores.config';
 import { placementOf } from './ingestion.placement';
 import { contentGone, describeFailure, parseFailure } from './ingestion.failure';
+
+/** A file this worker claimed: when, which attempt, and the store file's state its claim left (the next decision starts from it). */
+interface Claim {
+  startedAt: Date;
+  attempt: number;
+  held: HeldState<StoreFileState>;
+}
 
 /**
  * The ingestion reactor: takes store files that wait for ingestion (pending and due, or whose
@@ -23,6 +32,13 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   private readonly logger = new Logger('Ingestion');
   readonly workerId = `worker-${randomUUID()}`;
   private readonly active = new Map<string, Promise<void>>();
+  /**
+   * Files found due and not claimed yet, in the order found. A row that went stale meanwhile (removed,
+   * re-added, claimed by another worker) is refused at its claim, which decides on the file's stream.
+   */
+  private readonly ahead: StoreFileRow[] = [];
+  /** When the oldest of `ahead` was looked up. */
+  private aheadAt = 0;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
@@ -82,8 +98,17 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       try {
         const free = this.config.ingestionConcurrency - this.active.size;
         if (free > 0) {
-          const due = await this.reader.dueForIngestion(this.clock.now(), free, [...this.active.keys()]);
-          for (const row of due) this.claimAndRun(row);
+          // files due are looked up a concurrency's worth ahead: one query per that many files, not one per file;
+          // rows older than a poll are looked up again (a file another worker failed may have a retry time now)
+          if (this.ahead.length && Date.now() - this.aheadAt > this.config.pollMs) this.ahead.length = 0;
+          if (this.ahead.length < free) {
+            const known = [...this.active.keys(), ...this.ahead.map(keyOf)];
+            const limit = free - this.ahead.length + this.config.ingestionConcurrency;
+            const due = await this.reader.dueForIngestion(this.clock.now(), limit, known);
+            if (!this.ahead.length) this.aheadAt = Date.now();
+            this.ahead.push(...due);
+          }
+          for (const row of this.ahead.splice(0, free)) this.claimAndRun(row);
         }
       } catch (err) {
         if (!this.stopped) this.logger.warn(`polling for work failed: ${(err as Error).message}`);
@@ -100,7 +125,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
   }
 
   private claimAndRun(row: StoreFileRow): void {
-    const key = `${row.fileId}:${row.storeId}`;
+    const key = keyOf(row);
     const run = this.claim(row)
       .then((claimed) => (claimed ? this.withRenewedLease(row, () => this.ingest(row, claimed)) : undefined))
       .catch((err) =>
@@ -116,7 +141,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     this.active.set(key, run);
   }
 
-  private async claim(row: StoreFileRow): Promise<{ startedAt: Date; attempt: number } | null> {
+  private async claim(row: StoreFileRow): Promise<Claim | null> {
     try {
       const startedAt = this.clock.now();
       const r = await this.writer.decide(
@@ -132,14 +157,14 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         'system',
         false,
       );
-      return { startedAt, attempt: r.state.attempt };
+      return { startedAt, attempt: r.state.attempt, held: { state: r.state, revision: r.revision ?? -1 } };
     } catch (err) {
       if (err instanceof ConflictError || err instanceof NotFoundError) return null; // another worker won, or the file went away
       throw err;
     }
   }
 
-  private async ingest(row: StoreFileRow, claim: { startedAt: Date; attempt: number }): Promise<void> {
+  private async ingest(row: StoreFileRow, claim: Claim): Promise<void> {
     const base = {
       storeId: row.storeId,
       organizationId: row.organizationId,
@@ -197,7 +222,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
       }
       const usageTokens = artifact.chunks.reduce((n, c) => n + c.tokens, 0);
       deadline.throwIfAborted();
-      await this.writer.decide(
+      const parsed = await this.writer.decide(
         {
           type: 'RecordParsed',
           ...base,
@@ -208,6 +233,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         },
         'system',
         false,
+        { held: claim.held },
       );
 
       // 2. embed (once per model and chunk inputs, across files, stores and copies); the store's
@@ -257,6 +283,7 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
         },
         'system',
         false,
+        { held: { state: parsed.state, revision: parsed.revision ?? -1 } },
       );
       this.ingested.files++;
       this.ingested.chunks += artifact.chunks.length;
@@ -354,3 +381,6 @@ export class IngestionWorker implements OnApplicationBootstrap, OnApplicationShu
     }
   }
 }
+
+/** A store file's key among the files in flight, as `dueForIngestion` excludes them. */
+const keyOf = (row: StoreFileRow) => `${row.fileId}:${row.storeId}`;

@@ -45,7 +45,11 @@ export function warmLexical(): number {
     const word = () => `w${Math.floor(Math.exp(next() * Math.log(WARM_VOCABULARY))) - 1}x`;
     db.transaction(() => {
       for (let i = 0; i < WARM_CHUNKS; i++)
-        writer.add(storeId, writer.takeId(), Array.from({ length: WARM_WORDS }, word).join(' '), null, null);
+        writer.addFile(
+          storeId,
+          [{ id: writer.takeId(), text: Array.from({ length: WARM_WORDS }, word).join(' '), generatedMetadata: null }],
+          null,
+        );
       writer.flush();
     })();
     writer.commit();
