@@ -10,6 +10,7 @@ import { ChunkIndexOp } from '@larder/chunk-index';
 import { fuse } from '@larder/search/ranking';
 import { DEFAULT_FUSION } from '../apps/api/src/config/search';
 import { freePort, ownTime, parseServerTiming, waitForServer } from './support';
+import { seededRandom } from '@larder/kernel/random';
 
 const N = Number(process.env.BENCH_SEARCH_CHUNKS ?? 100_000);
 export const DIMS = 384;
@@ -32,14 +33,7 @@ const SERVER_ROOT = process.env.BENCH_SERVER_ROOT || ROOT;
 
 /** Deterministic PRNG (mulberry32) and a standard normal from it. */
 export function rng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = seededRandom(seed);
   const normal = () => Math.sqrt(-2 * Math.log(next() || 1e-12)) * Math.cos(2 * Math.PI * next());
   return { next, normal };
 }

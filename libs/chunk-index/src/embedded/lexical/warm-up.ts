@@ -1,4 +1,5 @@
 import Database from 'better-sqlite3';
+import { seededRandom } from '@larder/kernel/random';
 import { migrateChunkDatabase } from '../sqlite.schema';
 import { DEFAULT_LEXICAL_OPTIONS } from '../sqlite.options';
 import type { LexicalInput } from './input';
@@ -34,14 +35,7 @@ export function warmLexical(): number {
     writer.migrate();
     const storeId = 'warm-up';
     // deterministic Zipf-like words (mulberry32): a few in most chunks (lists made dense), most in a few
-    let seed = 0x9e3779b9;
-    const next = () => {
-      seed = (seed + 0x6d2b79f5) >>> 0;
-      let t = seed;
-      t = Math.imul(t ^ (t >>> 15), t | 1);
-      t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
+    const next = seededRandom(0x9e3779b9);
     const word = () => `w${Math.floor(Math.exp(next() * Math.log(WARM_VOCABULARY))) - 1}x`;
     db.transaction(() => {
       for (let i = 0; i < WARM_CHUNKS; i++)

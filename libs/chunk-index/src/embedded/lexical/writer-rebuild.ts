@@ -1,5 +1,4 @@
 import type Database from 'better-sqlite3';
-import type { LexicalWriter } from './writer';
 
 interface Row {
   id: number;
@@ -10,13 +9,24 @@ interface Row {
   filename: string | null;
 }
 
+/** What the rebuild needs of the lexical writer (its `setPath`, `addFile` and `flush`). */
+export interface FileIndexer {
+  setPath(storeId: string, fileId: string, path: string): void;
+  addFile(
+    storeId: string,
+    chunks: Array<{ id: number; text: string; generatedMetadata: unknown }>,
+    path: string | null,
+  ): void;
+  flush(): void;
+}
+
 /**
  * Indexes every chunk of the file once, in id order (the migration's rebuild, in its transaction): read
  * in pages, for the connection writes between them. A file's chunks are written together (setChunks),
  * so they follow one another in id order: each file is indexed once its last chunk is read (a file cut
  * by the page waits for the next page), with its path.
  */
-export function indexChunks(db: Database.Database, writer: Pick<LexicalWriter, 'setPath' | 'addFile' | 'flush'>): void {
+export function indexChunks(db: Database.Database, writer: FileIndexer): void {
   const page = db.prepare(
     `SELECT c.id, c.store_id, c.file_id, c.text, c.generated_metadata, f.filename FROM chunks c
      LEFT JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE c.id > ? ORDER BY c.id LIMIT 5000`,
