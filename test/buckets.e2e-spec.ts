@@ -7,7 +7,8 @@ import { tmpdir } from 'os';
 import { join } from 'path';
 import { Pool } from 'pg';
 import Mixedbread, { toFile } from '@mixedbread/sdk';
-import { S3Double, startS3Double, startStsDouble, StsDouble } from '../libs/blob-storage/src/testing/aws-doubles';
+import { S3Double, startS3Double } from '../libs/blob-storage/src/testing/s3-double';
+import { startStsDouble, StsDouble } from '../libs/blob-storage/src/testing/sts-double';
 import { createServerTestDatabase, TestDatabase } from '../libs/database/src/testing/test-databases';
 import { freePort, ServerProcess, startServerProcess } from './support/server-process';
 

@@ -3,7 +3,8 @@ import { createServer } from 'net';
 import { Readable } from 'stream';
 import { OutboundPolicy } from '@larder/outbound';
 import { BucketAccessError, BucketCredentials, BucketLocation } from '../bucket-connector.port';
-import { S3Double, startS3Double, startStsDouble, StsDouble } from '../testing/aws-doubles';
+import { S3Double, startS3Double } from '../testing/s3-double';
+import { startStsDouble, StsDouble } from '../testing/sts-double';
 import { S3BucketConnector } from './s3.bucket-connector';
 
 async function closedPort(): Promise<number> {
