@@ -1,4 +1,4 @@
-import { analyzeChunk, EXACT, queryTerms, tokens, words } from './analyzer';
+import { analyzeChunk, EXACT, queryTerms, queryWords, tokens, words } from './analyzer';
 
 const terms = (text: string) => [...analyzeChunk(text).terms.keys()].filter((t) => !t.startsWith(EXACT)).sort();
 
@@ -59,5 +59,8 @@ describe('analyzer: identifiers whole and split', () => {
     );
     // a query of nothing else still searches them
     expect(keys('e.g.')).toEqual(['e.g']);
+    // the words counted for feedback: an abbreviation is one word, other tokens their parts
+    expect(queryWords('e.g. U.S. fooBar', false)).toEqual(['e.g', 'u.s', 'foo', 'bar']);
+    expect(queryWords('e.g. U.S. fooBar', true)).toEqual(['e.g', 'u.s', 'foo', 'bar', 'foobar']);
   });
 });

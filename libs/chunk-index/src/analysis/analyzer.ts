@@ -220,19 +220,7 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
  * dots: `e.g.`, `i.e.`, `U.S.`) is one word, its whole: its letters are not words of the query.
  */
 export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
-  let ws: string[] = [];
-  let start = 0;
-  scan(
-    text,
-    (w, first) => {
-      if (first) start = ws.length;
-      ws.push(w);
-    },
-    (w) => {
-      if (ABBREVIATION.test(w)) ws.length = start;
-      ws.push(w);
-    },
-  );
+  let ws = queryWords(text, true);
   if (options.stopWords) {
     const content = ws.filter((w) => !STOP_WORDS.has(w));
     if (content.length) ws = content;
@@ -245,4 +233,25 @@ export function queryTerms(text: string, options: { stopWords: boolean; exactBon
       out.set(EXACT + w, (out.get(EXACT + w) ?? 0) + options.exactBonus);
   }
   return out;
+}
+
+/**
+ * A query's words in order: each token's parts, and with `wholes` each token of several parts whole
+ * too; an abbreviation (ABBREVIATION) is its whole alone.
+ */
+export function queryWords(text: string, wholes: boolean): string[] {
+  const ws: string[] = [];
+  let start = 0;
+  scan(
+    text,
+    (w, first) => {
+      if (first) start = ws.length;
+      ws.push(w);
+    },
+    (w) => {
+      if (ABBREVIATION.test(w)) ws.length = start;
+      if (wholes || ws.length === start) ws.push(w);
+    },
+  );
+  return ws;
 }
