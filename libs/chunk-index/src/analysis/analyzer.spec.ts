@@ -1,4 +1,4 @@
-import { analyzeChunk, EXACT, queryTerms, tokens, words } from './analyzer';
+import { analyzeChunk, EXACT, queryTerms, queryWords, tokens, words } from './analyzer';
 
 const terms = (text: string) => [...analyzeChunk(text).terms.keys()].filter((t) => !t.startsWith(EXACT)).sort();
 
@@ -48,5 +48,19 @@ describe('analyzer: identifiers whole and split', () => {
 
   it('drops stop-word parts from a query but keeps the whole', () => {
     expect([...queryTerms('isEmpty', { stopWords: true, exactBonus: 0 }).keys()].sort()).toEqual(['empti', 'isempti']);
+  });
+
+  it('takes a dotted abbreviation as one word, not its letters; e.g. and i.e. are stop words', () => {
+    const keys = (text: string) => [...queryTerms(text, { stopWords: true, exactBonus: 0 }).keys()].sort();
+    expect(keys('group theory, e.g. for U.S. patents, i.e. law')).toEqual(['group', 'law', 'patent', 'theori', 'u.s']);
+    // identifiers, versions and tokens joined otherwise keep their parts (`a` and `i` are stop words)
+    expect(keys('I/O in src/a.ts, v1.2.3 and fooBar')).toEqual(
+      ['2', '3', 'bar', 'foo', 'foobar', 'i/o', 'o', 'src', 'src/a.ts', 'ts', 'v1', 'v1.2.3'].sort(),
+    );
+    // a query of nothing else still searches them
+    expect(keys('e.g.')).toEqual(['e.g']);
+    // the words counted for feedback: an abbreviation is one word, other tokens their parts
+    expect(queryWords('e.g. U.S. fooBar', false)).toEqual(['e.g', 'u.s', 'foo', 'bar']);
+    expect(queryWords('e.g. U.S. fooBar', true)).toEqual(['e.g', 'u.s', 'foo', 'bar', 'foobar']);
   });
 });

@@ -11,16 +11,19 @@ import { stem } from 'porter2';
  * of several parts is indexed whole as well (lower case: `getusername`, `foo_bar`, `1.2.3`,
  * `src/app.ts`). Queries are analyzed the same way.
  */
-/** Lucene's English stop words and the common function words of questions (NLTK's list). */
+/** Lucene's English stop words, the common function words of questions (NLTK's list) and the Latin abbreviations of prose. */
 export const STOP_WORDS: ReadonlySet<string> = new Set(
   (
     'a about above after again against all am an and any are as at be because been before being below between both but by can could did do does doing down during each ' +
     'few for from further had has have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself no nor not now of off ' +
     'on once only or other our ours ourselves out over own same she should so some such than that the their theirs them themselves then there these they this those ' +
     'through to too under until up very was we were what when where which while who whom why will with would you your yours yourself yourselves also may might must shall ' +
-    'upon us yet etc'
+    'upon us yet etc e.g i.e'
   ).split(' '),
 );
+
+/** A token of single letters joined by dots (`e.g`, `u.s`, lower case): an abbreviation, one word. */
+const ABBREVIATION = /^\p{L}(?:\.\p{L})+$/u;
 
 /** The prefix of a word's own (unstemmed) form in the index. */
 export const EXACT = '=';
@@ -213,15 +216,11 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
  * A query's weighted terms: the stems of its words (each token's parts, and its whole when it has several) (English stop words dropped when `stopWords`,
  * unless nothing else is left), each weighted by its count in the query (a question that repeats a
  * word is about it: +0.07 nDCG@10 on CISI), and for each word that differs from its stem the exact
- * form weighted `exactBonus` per occurrence (none when 0).
+ * form weighted `exactBonus` per occurrence (none when 0). An abbreviation (single letters joined by
+ * dots: `e.g.`, `i.e.`, `U.S.`) is one word, its whole: its letters are not words of the query.
  */
 export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
-  let ws: string[] = [];
-  scan(
-    text,
-    (w) => ws.push(w),
-    (w) => ws.push(w),
-  );
+  let ws = queryWords(text, true);
   if (options.stopWords) {
     const content = ws.filter((w) => !STOP_WORDS.has(w));
     if (content.length) ws = content;
@@ -234,4 +233,25 @@ export function queryTerms(text: string, options: { stopWords: boolean; exactBon
       out.set(EXACT + w, (out.get(EXACT + w) ?? 0) + options.exactBonus);
   }
   return out;
+}
+
+/**
+ * A query's words in order: each token's parts, and with `wholes` each token of several parts whole
+ * too; an abbreviation (ABBREVIATION) is its whole alone.
+ */
+export function queryWords(text: string, wholes: boolean): string[] {
+  const ws: string[] = [];
+  let start = 0;
+  scan(
+    text,
+    (w, first) => {
+      if (first) start = ws.length;
+      ws.push(w);
+    },
+    (w) => {
+      if (ABBREVIATION.test(w)) ws.length = start;
+      if (wholes || ws.length === start) ws.push(w);
+    },
+  );
+  return ws;
 }

@@ -1,6 +1,6 @@
 import type { IvfOptions } from './ivf.options';
 import type { IvfPrefetch } from './ivf.prefetch';
-import { FieldWeights, STOP_WORDS, words } from '../analysis/analyzer';
+import { FieldWeights, queryWords, STOP_WORDS } from '../analysis/analyzer';
 import { Bm25Params, DEFAULT_BM25 } from '../analysis/bm25';
 import type { LexicalInput } from './lexical/input';
 
@@ -91,7 +91,7 @@ export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = {
   multiChunkB: MULTI_CHUNK_B,
 };
 
-/** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included. */
+/** The words of a query that are not stop words (what `feedbackMinWords` counts), repeats included; an abbreviation is one word. */
 export function contentWordCount(text: string): number {
-  return words(text).filter((w) => !STOP_WORDS.has(w)).length;
+  return queryWords(text, false).filter((w) => !STOP_WORDS.has(w)).length;
 }
