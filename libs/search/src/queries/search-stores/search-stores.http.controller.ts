@@ -8,6 +8,7 @@ import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
 import type { SearchStoresResponse } from './search-stores.handler';
 import { ToolTickets } from '../../tool-tickets/tool-tickets';
+import { jsonBytes } from '../../json-body';
 
 /**
  * The steps of a search in its Server-Timing header (ms, collected in the request's timing scope): `embed` (the
@@ -23,17 +24,18 @@ import { ToolTickets } from '../../tool-tickets/tool-tickets';
  * A 200 with a JSON body, written straight to the socket: what `res.json` sends less its per-response
  * work that a search answer does not need (the body's SHA-1 for a weak `ETag`, which no client of a
  * POST can use, and Express's content-type and charset parsing), measured at ~0.3-0.9 ms a search on
- * CISI-sized answers.
+ * CISI-sized answers. The body is serialized into bytes chunk by chunk (`jsonBytes`): the same bytes as
+ * `JSON.stringify`, without one large string to count, flatten and encode.
  */
 function sendJson(res: Response, body: unknown, started: number | undefined): void {
-  const text = JSON.stringify(body);
+  const bytes = jsonBytes(body);
   // `total`: from the request's first middleware to its body written out as JSON (what the server spent on it, bar the socket)
   if (started !== undefined) addTiming('total', performance.now() - started);
   res.setHeader('server-timing', serverTiming(timings()));
   res.statusCode = 200;
   res.setHeader('content-type', 'application/json; charset=utf-8');
-  res.setHeader('content-length', Buffer.byteLength(text));
-  res.end(text);
+  res.setHeader('content-length', bytes.length);
+  res.end(bytes);
 }
 
 /**
