@@ -1,5 +1,5 @@
 import { EntityManager } from 'typeorm';
-import { RecordedEvent } from '@larder/kernel';
+import { jsonbParameter, RecordedEvent } from '@larder/kernel';
 import { ACTIVITY_EVENT_TYPES, ActivityRecorded } from '@larder/activity/events';
 import { Projection } from '../runner/projection';
 import { ACTIVITY_TABLE as T } from './activity.tables';
@@ -40,7 +40,7 @@ export class ActivityProjection implements Projection {
       const part = rows.slice(i, i + ROWS_PER_INSERT);
       const params: unknown[] = [];
       const values = part.map((d) => {
-        const n = params.push(d.activityId, d.organizationId, d.kind, d.storeIds, d.at, JSON.stringify(d.event));
+        const n = params.push(d.activityId, d.organizationId, d.kind, d.storeIds, d.at, jsonbParameter(d.event));
         return `($${n - 5}, $${n - 4}, $${n - 3}, $${n - 2}::uuid[], $${n - 1}, $${n})`;
       });
       await m.query(

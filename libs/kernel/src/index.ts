@@ -21,3 +21,4 @@ export * from './signing';
 export * from './segments-param';
 export * from './timings';
 export * from './process-temp';
+export * from './json-bytes';

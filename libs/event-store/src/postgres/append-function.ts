@@ -16,8 +16,9 @@ export interface AppendRow {
  * idempotent retry answers the stored events), the stream's row locked, the expected revision checked
  * (a conflict answers the current revision and stores nothing of that append), the stream's revision
  * and its events written. Subscribers in other processes are notified once when anything was stored.
- * The events of all appends come in flat arrays (their data and metadata as one JSON array each, which
- * neither side escapes element by element); `p_counts` says how many belong to each append.
+ * The events of all appends come in flat arrays (their data and metadata as one JSON array each, sent as
+ * a `jsonb` parameter in binary form, `jsonbParameter`, which neither side escapes element by element);
+ * `p_counts` says how many belong to each append.
  */
 export function appendToStreamsFunction(schema: string): string {
   const events = `"${schema}".events`;

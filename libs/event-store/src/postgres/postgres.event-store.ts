@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import { Pool, PoolClient } from 'pg';
-import { NewEvent, Position, RecordedEvent, START, WrongExpectedRevisionError } from '@larder/kernel';
+import { jsonbParameter, NewEvent, Position, RecordedEvent, START, WrongExpectedRevisionError } from '@larder/kernel';
 import {
   AppendResult,
   EventStore,
@@ -150,8 +150,8 @@ export class PostgresEventStore implements EventStore {
         group.map((a) => a.events.length),
         all.map((e) => e.id),
         all.map((e) => e.type),
-        JSON.stringify(all.map((e) => e.data)),
-        JSON.stringify(all.map((e) => e.metadata ?? { orgId: '' })),
+        jsonbParameter(all.map((e) => e.data)),
+        jsonbParameter(all.map((e) => e.metadata ?? { orgId: '' })),
         this.options.listen ? `larder_events_${this.schema}` : null,
       ],
     );

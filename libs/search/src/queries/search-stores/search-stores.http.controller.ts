@@ -1,14 +1,13 @@
 import { Body, Controller, Headers, Req, Res } from '@nestjs/common';
 import { QueryBus } from '@nestjs/cqrs';
 import type { Request, Response } from 'express';
-import { addTiming, CurrentPrincipal, Principal, requestStart, serverTiming, timings } from '@larder/kernel';
+import { addTiming, CurrentPrincipal, jsonBytes, Principal, requestStart, serverTiming, timings } from '@larder/kernel';
 import { SEARCH_SCOPE } from '../../search-scope';
 import { AnswerPost, headerSetter, jsonOrStream } from '../../chat/json-or-stream';
 import { SearchStoresQuery } from './search-stores.query';
 import { SearchStoresRequestDto } from './search-stores.request.dto';
 import type { SearchStoresResponse } from './search-stores.handler';
 import { ToolTickets } from '../../tool-tickets/tool-tickets';
-import { jsonBytes } from '../../json-body';
 
 /**
  * The steps of a search in its Server-Timing header (ms, collected in the request's timing scope): `embed` (the

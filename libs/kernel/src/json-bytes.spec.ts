@@ -1,4 +1,4 @@
-import { jsonBytes } from './json-body';
+import { jsonbParameter, jsonBytes } from './json-bytes';
 
 describe('a JSON body as bytes', () => {
   const same = (body: unknown) => expect(jsonBytes(body).toString('utf8')).toBe(JSON.stringify(body) ?? '');
@@ -14,8 +14,19 @@ describe('a JSON body as bytes', () => {
     expect(b.length).toBe(Buffer.byteLength(JSON.stringify({ t: 'ü'.repeat(10) })));
   });
 
+  it('serializes an array member by member', () => {
+    same([{ a: 1 }, 2, undefined, [3, [4]], 'ü']);
+    same([]);
+  });
+
+  it('is a jsonb parameter in binary form: version 1, then the text', () => {
+    const value = [{ a: 'é', b: [1, 2] }, null];
+    const b = jsonbParameter(value);
+    expect(b[0]).toBe(1);
+    expect(b.subarray(1).toString('utf8')).toBe(JSON.stringify(value));
+  });
+
   it('serializes whole what is no plain object, or has its own toJSON', () => {
-    same([{ a: 1 }, 2]);
     same('text');
     same(42);
     same(null);
