@@ -69,10 +69,12 @@ const pct = (xs: number[], p: number) => {
 const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU time (user + system) a process has used so far, all its threads, in ms (Linux /proc; NaN elsewhere). */
-function cpuMs(pid: number | undefined): number {
+/** CPU time (user + system) a process has used so far, all its threads (or with `main`, its main thread: the event loop), in ms (Linux /proc; NaN elsewhere). */
+function cpuMs(pid: number | undefined, main = false): number {
   try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    const fields = readFileSync(main ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+      .split(') ')[1]
+      .split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
   } catch {
     return NaN;
@@ -260,12 +262,13 @@ async function endToEnd(
     const load = loadavg()[0];
     const runs: Array<{ ms: number; steps: Record<string, number> }> = [];
     answers.length = 0;
-    const cpu0 = { server: cpuMs(child.pid), client: process.cpuUsage() };
+    const cpu0 = { server: cpuMs(child.pid), main: cpuMs(child.pid, true), client: process.cpuUsage() };
     const asked = Array.from({ length: ROUNDS }, (_, r) => queries.map((q) => (r ? `${q} ${r + 1}` : q))).flat();
     for (const [i, q] of asked.entries()) runs.push(await search(q, i < queries.length));
     const clientCpu = process.cpuUsage(cpu0.client);
     const cpu = {
       server: (cpuMs(child.pid) - cpu0.server) / asked.length,
+      main: (cpuMs(child.pid, true) - cpu0.main) / asked.length,
       client: (clientCpu.user + clientCpu.system) / 1000 / asked.length,
     };
     if (RESULTS) {
@@ -338,7 +341,7 @@ async function endToEnd(
     const p5099 = (xs: number[]) => `${f2(pct(xs, 50))} / ${f2(pct(xs, 99))}`;
     const label = runtime === 'onnx' ? 'onnxruntime (default)' : 'TensorFlow.js';
     out(
-      `\n${label}: ${kept ? `${docs.length} CISI documents already ingested in ${KEEP} (reused; the server restarted on them)` : `${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time)`}, projections current ${settled.toFixed(1)} s later; ${asked.length} searches (${queries.length} queries${ROUNDS > 1 ? ` × ${ROUNDS} rounds` : ''}), load average ${load.toFixed(2)} before them; CPU time per search through the SDK: the server ${f2(cpu.server)} ms (all its threads), the client ${f2(cpu.client)} ms (through node:http: ${f2(rawClientCpu)} ms).`,
+      `\n${label}: ${kept ? `${docs.length} CISI documents already ingested in ${KEEP} (reused; the server restarted on them)` : `${docs.length} CISI documents uploaded and ingested in ${ingested.toFixed(1)} s (${(docs.length / ingested).toFixed(1)} documents/s, ${UPLOADS} uploads at a time)`}, projections current ${settled.toFixed(1)} s later; ${asked.length} searches (${queries.length} queries${ROUNDS > 1 ? ` × ${ROUNDS} rounds` : ''}), load average ${load.toFixed(2)} before them; CPU time per search through the SDK: the server ${f2(cpu.server)} ms (all its threads; ${f2(cpu.main)} ms on its main thread), the client ${f2(cpu.client)} ms (through node:http: ${f2(rawClientCpu)} ms).`,
     );
     return [
       [
