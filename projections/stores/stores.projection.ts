@@ -64,6 +64,25 @@ export class StoresProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
+    await this.applyBatch([event], m);
+  }
+
+  /**
+   * The batch's events in order, with the stores' activity times (`touch`: a later time of a file
+   * added, updated or removed) written once per store at the end, or before the next store event,
+   * which may set or read that time itself: the rows of `apply` event by event, one statement per
+   * store instead of one per file.
+   */
+  async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
+    const touched = new Map<string, string>();
+    for (const e of events) {
+      if (!FILE_LEVEL.has(e.type)) await touch(m, touched);
+      await this.applyOne(e, m, touched);
+    }
+    await touch(m, touched);
+  }
+
+  private async applyOne(event: RecordedEvent, m: EntityManager, touched: Map<string, string>): Promise<void> {
     const rev = event.revision;
     const e = domainEvent<StoreEvent | StoreFileEvent | StoreFileBatchEvent>(event);
     switch (e.type) {
@@ -197,12 +216,12 @@ export class StoresProjection implements Projection {
             d.bucketId ?? null,
           ],
         );
-        await touch(m, d.storeId, d.at);
+        later(touched, d.storeId, d.at);
         return;
       }
       case 'StoreFileMetadataUpdated':
         await this.update(m, e.data, rev, `metadata = $5`, [json(e.data.metadata)]);
-        await touch(m, e.data.storeId, e.data.at);
+        later(touched, e.data.storeId, e.data.at);
         return;
       case 'StoreFileIngestionStarted':
         await this.update(
@@ -265,7 +284,7 @@ export class StoresProjection implements Projection {
           e.data.fileId,
           rev,
         ]);
-        await touch(m, e.data.storeId, e.data.at);
+        later(touched, e.data.storeId, e.data.at);
         return;
       case 'StoreFileBatchCreated': {
         const d = e.data;
@@ -301,8 +320,25 @@ export class StoresProjection implements Projection {
   }
 }
 
+/** Events of a store's files and file batches: none of them sets or reads a store's activity time. */
+const FILE_LEVEL = new Set<string>([...STORE_FILE_EVENT_TYPES, ...STORE_FILE_BATCH_EVENT_TYPES]);
+
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
-async function touch(m: EntityManager, storeId: string, at: string): Promise<void> {
-  await m.query(`UPDATE ${S} SET last_active_at = GREATEST(last_active_at, $2) WHERE id = $1`, [storeId, at]);
+/** Keeps the latest activity time per store until `touch` writes it. */
+function later(touched: Map<string, string>, storeId: string, at: string): void {
+  const had = touched.get(storeId);
+  if (had === undefined || Date.parse(at) > Date.parse(had)) touched.set(storeId, at);
+}
+
+/** Moves each store's activity time to the one kept for it, if later, in one statement; empties `touched`. */
+async function touch(m: EntityManager, touched: Map<string, string>): Promise<void> {
+  if (!touched.size) return;
+  const params = [...touched].flat();
+  touched.clear();
+  const values = Array.from({ length: params.length / 2 }, (_, i) => `($${2 * i + 1}::uuid, $${2 * i + 2}::timestamptz)`);
+  await m.query(
+    `UPDATE ${S} SET last_active_at = GREATEST(last_active_at, v.at) FROM (VALUES ${values.join(', ')}) AS v(id, at) WHERE ${S}.id = v.id`,
+    params,
+  );
 }
