@@ -88,6 +88,8 @@ export class PullLoop {
         this.succeeded();
       } catch (err) {
         if (signal.aborted) break;
+        // what it deferred is written first, so that the retry re-reads from just before the failing batch
+        if (position && this.step.flush) await this.step.flush(position).catch(() => undefined);
         position = null;
         if (batch.length > 1) {
           // find the event that fails: apply the batch again one event at a time
