@@ -85,7 +85,7 @@ export class BillingProjection implements Projection {
    */
   async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
     const rows: unknown[][] = [];
-    for (let i = 0; i < events.length; ) {
+    for (let i = 0; i < events.length;) {
       const run = runOf(events, i);
       if (run.length > 1 && run[0].type === 'StoreFileAdded') await this.addAll(run, m);
       else if (run.length > 1) await this.ingestedAll(run, m, rows);
@@ -108,7 +108,14 @@ export class BillingProjection implements Projection {
         WHERE ${S}.store_id = v.store_id AND ${S}.file_id = v.file_id AND ${S}.to_at IS NULL AND ${S}.generation < v.generation`,
       closing,
     );
-    const opening: unknown[] = added.flatMap((d) => [d.storeId, d.fileId, d.generation, d.organizationId, d.bytes, d.at]);
+    const opening: unknown[] = added.flatMap((d) => [
+      d.storeId,
+      d.fileId,
+      d.generation,
+      d.organizationId,
+      d.bytes,
+      d.at,
+    ]);
     await m.query(
       `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at)
         VALUES ${tuples(added.length, ['uuid', 'uuid', 'int', 'uuid', 'bigint', 'timestamptz'])} ON CONFLICT DO NOTHING`,

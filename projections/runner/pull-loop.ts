@@ -105,9 +105,11 @@ export class PullLoop {
     }
     // a stopping loop writes the checkpoint it deferred (a reactor's, a skipped one): a restart resumes there
     if (position && this.step.flush)
-      await this.step.flush(position).catch((err: Error) =>
-        this.ctx.logger.warn(`${this.name}: writing its checkpoint on stop failed: ${err.message}`),
-      );
+      await this.step
+        .flush(position)
+        .catch((err: Error) =>
+          this.ctx.logger.warn(`${this.name}: writing its checkpoint on stop failed: ${err.message}`),
+        );
   }
 
   private failed(err: Error, event: RecordedEvent | null): void {

@@ -9,6 +9,7 @@ import {
   StoreFileEvent,
 } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
+import { StoreFileUpdates } from './store-file-updates';
 import { STORE_FILE_BATCHES_TABLE as B, STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
 /**
@@ -75,10 +76,14 @@ export class StoresProjection implements Projection {
    */
   async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
     const touched = new Map<string, string>();
+    const updates = new StoreFileUpdates();
     for (const e of events) {
+      if (StoreFileUpdates.handles(e.type)) await updates.add(e, m);
+      else await updates.flush(m);
       if (!FILE_LEVEL.has(e.type)) await touch(m, touched);
       await this.applyOne(e, m, touched);
     }
+    await updates.flush(m);
     await touch(m, touched);
   }
 
@@ -220,63 +225,7 @@ export class StoresProjection implements Projection {
         return;
       }
       case 'StoreFileMetadataUpdated':
-        await this.update(m, e.data, rev, `metadata = $5`, [json(e.data.metadata)]);
         later(touched, e.data.storeId, e.data.at);
-        return;
-      case 'StoreFileIngestionStarted':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`,
-          [e.data.attempt, e.data.workerId, e.data.leaseExpiresAt],
-        );
-        return;
-      case 'StoreFileIngestionLeaseRenewed':
-        await this.update(m, e.data, rev, `lease_expires_at = $5`, [e.data.leaseExpiresAt]);
-        return;
-      case 'StoreFileParsed':
-        await this.update(m, e.data, rev, `chunks_key = $5, chunk_count = $6, usage_tokens = $7`, [
-          e.data.chunksKey,
-          e.data.chunkCount,
-          e.data.usageTokens,
-        ]);
-        return;
-      case 'StoreFileIngested':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = 'completed', last_error = NULL, worker_id = NULL, lease_expires_at = NULL, chunks_key = $5, vectors_key = $6, model = $7, chunk_count = $8, usage_tokens = $9`,
-          [e.data.chunksKey, e.data.vectorsKey, e.data.model, e.data.chunkCount, e.data.usageTokens],
-        );
-        return;
-      case 'StoreFileIngestionFailed':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`,
-          [JSON.stringify(e.data.error), e.data.retryAt],
-        );
-        return;
-      case 'StoreFileReingestionRequested':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `generation = $5, status = 'pending', last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunks_key = NULL, vectors_key = NULL, model = NULL, chunk_count = 0, usage_tokens = 0`,
-          [e.data.generation],
-        );
-        return;
-      case 'StoreFileIngestionCancelled':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = 'cancelled', worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunk_count = 0`,
-          [],
-        );
         return;
       case 'StoreFileRemoved':
         await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [
@@ -305,19 +254,6 @@ export class StoresProjection implements Projection {
         return;
     }
   }
-
-  private async update(
-    m: EntityManager,
-    d: { storeId: string; fileId: string; at: string },
-    rev: number,
-    sets: string,
-    extra: unknown[],
-  ): Promise<void> {
-    await m.query(
-      `UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`,
-      [d.storeId, d.fileId, d.at, rev, ...extra],
-    );
-  }
 }
 
 /** Events of a store's files and file batches: none of them sets or reads a store's activity time. */
@@ -336,7 +272,10 @@ async function touch(m: EntityManager, touched: Map<string, string>): Promise<vo
   if (!touched.size) return;
   const params = [...touched].flat();
   touched.clear();
-  const values = Array.from({ length: params.length / 2 }, (_, i) => `($${2 * i + 1}::uuid, $${2 * i + 2}::timestamptz)`);
+  const values = Array.from(
+    { length: params.length / 2 },
+    (_, i) => `($${2 * i + 1}::uuid, $${2 * i + 2}::timestamptz)`,
+  );
   await m.query(
     `UPDATE ${S} SET last_active_at = GREATEST(last_active_at, v.at) FROM (VALUES ${values.join(', ')}) AS v(id, at) WHERE ${S}.id = v.id`,
     params,
