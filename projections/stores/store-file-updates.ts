@@ -1,5 +1,6 @@
 import { EntityManager } from 'typeorm';
 import { RecordedEvent } from '@larder/kernel';
+import type { StoreFileAdded } from '@larder/stores/events';
 import { STORE_FILES_TABLE as F } from './stores.tables';
 
 /**
@@ -53,21 +54,21 @@ const UPDATES: Record<string, FileUpdate> = {
   },
 };
 
-/** Most events in one statement (at most 9 parameters an event). */
-const MAX_RUN = 1000;
+/** Most events in one statement (at most 25 parameters an event). */
+const MAX_RUN = 500;
 
 /**
- * The store files' updates of a batch, written together: events that update a store file's row are
- * kept (`add`) while their files differ, then written (`flush`) in one statement per event type (the
- * rows differ, so their order does not matter). A file seen again, or any other event, flushes first:
- * the rows are those of the events applied one by one.
+ * The store files' rows a batch adds and updates, written together: events that add or update a store
+ * file's row are kept (`add`) while their files differ, then written (`flush`) in one statement per
+ * event type (the rows differ, so their order does not matter). A file seen again, or any other event,
+ * flushes first: the rows are those of the events applied one by one.
  */
 export class StoreFileUpdates {
   private readonly pending: RecordedEvent[] = [];
   private readonly files = new Set<string>();
 
   static handles(type: string): boolean {
-    return type in UPDATES;
+    return type === 'StoreFileAdded' || type in UPDATES;
   }
 
   async add(event: RecordedEvent, m: EntityManager): Promise<void> {
@@ -84,8 +85,61 @@ export class StoreFileUpdates {
     for (const e of this.pending) byType.set(e.type, [...(byType.get(e.type) ?? []), e]);
     this.pending.length = 0;
     this.files.clear();
-    for (const [type, events] of byType) await update(m, UPDATES[type], events);
+    for (const [type, events] of byType)
+      await (type === 'StoreFileAdded' ? insert(m, events) : update(m, UPDATES[type], events));
   }
+}
+
+/** Store files added (or added again: a later generation replaces the row), one row each. */
+async function insert(m: EntityManager, events: RecordedEvent[]): Promise<void> {
+  const params: unknown[] = [];
+  const rows = events.map((e) => {
+    const d = e.data as unknown as StoreFileAdded['data'];
+    const copied = d.copiedFrom ?? null;
+    const first = params.length;
+    params.push(
+      d.storeId,
+      d.fileId,
+      d.organizationId,
+      d.generation,
+      d.filename,
+      d.mimeType,
+      d.bytes,
+      d.sha256,
+      d.blobKey,
+      d.fileVersion,
+      json(d.metadata),
+      d.externalId,
+      d.parsingStrategy,
+      JSON.stringify(d.contextualization),
+      copied ? 'completed' : 'pending',
+      copied?.chunksKey ?? null,
+      copied?.vectorsKey ?? null,
+      copied?.model ?? null,
+      copied?.chunkCount ?? 0,
+      copied?.usageTokens ?? 0,
+      d.at,
+      d.at,
+      e.revision,
+      json(d.chunking),
+      d.bucketId ?? null,
+    );
+    return `(${Array.from({ length: params.length - first }, (_, c) => `$${first + c + 1}`).join(', ')})`;
+  });
+  await m.query(
+    `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
+        external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, chunking, bucket_id)
+     VALUES ${rows.join(', ')}
+     ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
+        bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
+        external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, chunking = EXCLUDED.chunking, contextualization = EXCLUDED.contextualization,
+        status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
+        chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
+        usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision,
+        bucket_id = EXCLUDED.bucket_id
+      WHERE ${F}.revision < EXCLUDED.revision`,
+    params,
+  );
 }
 
 async function update(m: EntityManager, u: FileUpdate, events: RecordedEvent[]): Promise<void> {

@@ -179,51 +179,9 @@ export class StoresProjection implements Projection {
         );
         return;
       }
-      case 'StoreFileAdded': {
-        const d = e.data;
-        const copied = d.copiedFrom ?? null;
-        await m.query(
-          `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
-              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, chunking, bucket_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23, $24)
-           ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
-              bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
-              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, chunking = EXCLUDED.chunking, contextualization = EXCLUDED.contextualization,
-              status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
-              chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
-              usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision,
-              bucket_id = EXCLUDED.bucket_id
-            WHERE ${F}.revision < EXCLUDED.revision`,
-          [
-            d.storeId,
-            d.fileId,
-            d.organizationId,
-            d.generation,
-            d.filename,
-            d.mimeType,
-            d.bytes,
-            d.sha256,
-            d.blobKey,
-            d.fileVersion,
-            json(d.metadata),
-            d.externalId,
-            d.parsingStrategy,
-            JSON.stringify(d.contextualization),
-            copied ? 'completed' : 'pending',
-            copied?.chunksKey ?? null,
-            copied?.vectorsKey ?? null,
-            copied?.model ?? null,
-            copied?.chunkCount ?? 0,
-            copied?.usageTokens ?? 0,
-            d.at,
-            rev,
-            json(d.chunking),
-            d.bucketId ?? null,
-          ],
-        );
-        later(touched, d.storeId, d.at);
+      case 'StoreFileAdded':
+        later(touched, e.data.storeId, e.data.at);
         return;
-      }
       case 'StoreFileMetadataUpdated':
         later(touched, e.data.storeId, e.data.at);
         return;
