@@ -38,23 +38,6 @@ describe('SharedLogReader', () => {
     expect(next.map((e) => e.data)).toEqual([{ i: 99 }]);
   });
 
-  it('answers a read from a position a read in flight covers once that read is done, without a read of its own', async () => {
-    const store = await storeWith(10);
-    const direct = await store.readAll({ after: START, maxCount: 100 });
-    const reads = jest.spyOn(store, 'readAll');
-    const reader = new SharedLogReader(store);
-    const [all, inside, past] = await Promise.all([
-      reader.read(START, 100),
-      reader.read(direct[4].position, 3),
-      reader.read(direct[9].position, 100),
-    ]);
-    expect(all.map((e) => e.id)).toEqual(direct.map((e) => e.id));
-    expect(inside.map((e) => e.id)).toEqual(direct.slice(5, 8).map((e) => e.id));
-    // past the end of the batch in flight: read for itself (nothing there yet)
-    expect(past).toEqual([]);
-    expect(reads).toHaveBeenCalledTimes(2);
-  });
-
   it('keeps nothing of an empty read', async () => {
     const store = await storeWith(0);
     const reader = new SharedLogReader(store);

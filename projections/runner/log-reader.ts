@@ -16,42 +16,28 @@ interface Segment {
 /**
  * Reads of the same batch by loops at the same position share one query: a nudge wakes every loop
  * at the head at once, and each would otherwise read (and decode) the same new events. A loop that
- * reads a moment later, from a position inside a batch read recently (or being read, from before its
- * position), is answered from that batch:
+ * reads a moment later, from a position inside a batch read recently, is answered from that batch:
  * a read answers a contiguous part of the log that no later append can add to (the event stores read
  * only what was committed before every transaction still open), so its tail is the log's. Batches
  * are read-only to the loops.
  */
 export class SharedLogReader {
-  private readonly reading = new Map<string, { after: Position; events: Promise<RecordedEvent[]> }>();
+  private readonly reading = new Map<string, Promise<RecordedEvent[]>>();
   private recent: Segment[] = [];
 
   constructor(private readonly store: EventStore) {}
 
-  async read(after: Position, maxCount: number): Promise<RecordedEvent[]> {
+  read(after: Position, maxCount: number): Promise<RecordedEvent[]> {
     const kept = this.kept(after, maxCount);
-    if (kept) return kept;
+    if (kept) return Promise.resolve(kept);
     const key = `${after.commit}:${after.prepare}:${maxCount}`;
-    const same = this.reading.get(key);
-    if (same) return same.events;
-    // A read in flight from before `after` may hold it: wait for it and answer from what it kept (loops
-    // woken by one append, a little apart, then share one read); a loop past its end reads for itself.
-    const earlier = [...this.reading.values()].find((r) => comparePositions(r.after, after) < 0);
-    if (earlier) {
-      await earlier.events.catch(() => undefined);
-      const then = this.kept(after, maxCount);
-      if (then) return then;
+    let r = this.reading.get(key);
+    if (!r) {
+      r = this.store.readAll({ after, maxCount }).finally(() => this.reading.delete(key));
+      r.then((events) => this.keep(after, events)).catch(() => undefined);
+      this.reading.set(key, r);
     }
-    return this.readStore(after, maxCount, key);
-  }
-
-  private readStore(after: Position, maxCount: number, key: string): Promise<RecordedEvent[]> {
-    const running = this.reading.get(key);
-    if (running) return running.events;
-    const events = this.store.readAll({ after, maxCount }).finally(() => this.reading.delete(key));
-    events.then((e) => this.keep(after, e)).catch(() => undefined);
-    this.reading.set(key, { after, events });
-    return events;
+    return r;
   }
 
   /** The events after `after` from a recent batch that holds them, at most `maxCount`; null when none does. */
