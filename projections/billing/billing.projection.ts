@@ -87,8 +87,8 @@ export class BillingProjection implements Projection {
     const rows: unknown[][] = [];
     for (let i = 0; i < events.length;) {
       const run = runOf(events, i);
-      if (run.length > 1 && run[0].type === 'StoreFileAdded') await this.addAll(run, m);
-      else if (run.length > 1) await this.ingestedAll(run, m, rows);
+      if (run[0].type === 'StoreFileAdded') await this.addAll(run, m);
+      else if (run[0].type === 'StoreFileIngested') await this.ingestedAll(run, m, rows);
       else await this.applyOne(events[i], m, rows);
       i += run.length;
     }
@@ -96,9 +96,9 @@ export class BillingProjection implements Projection {
   }
 
   /**
-   * A run of `StoreFileAdded` of distinct files: each file's earlier generations closed and its new
-   * interval opened, in two statements for the run (the rows of `applyOne` event by event: no
-   * statement of one file touches another's rows).
+   * A run of `StoreFileAdded` of distinct files (one or more): each file's earlier generations closed and
+   * its new interval opened, in two statements for the run (the rows of the events applied one by one: no
+   * row of one file is touched for another).
    */
   private async addAll(run: RecordedEvent[], m: EntityManager): Promise<void> {
     const added = run.map((e) => domainEvent<StoreFileEvent>(e).data as StoreFileAddedData);
@@ -123,7 +123,7 @@ export class BillingProjection implements Projection {
     );
   }
 
-  /** A run of `StoreFileIngested` of distinct files: which are free looked up in one statement, then each metered. */
+  /** A run of `StoreFileIngested` of distinct files: which are free (re-ingestion) looked up in one statement, the others metered. */
   private async ingestedAll(run: RecordedEvent[], m: EntityManager, usage: unknown[][]): Promise<void> {
     const ingested = run.map((e) => domainEvent<StoreFileEvent>(e).data as StoreFileIngestedData);
     const free: Array<{ store_id: string; file_id: string; generation: number }> = await m.query(
@@ -135,13 +135,10 @@ export class BillingProjection implements Projection {
     const isFree = new Set(free.map((r) => `${r.store_id}/${r.file_id}/${Number(r.generation)}`));
     run.forEach((event, k) => {
       const d = ingested[k];
-      if (!isFree.has(`${d.storeId}/${d.fileId}/${d.generation}`)) this.meterIngested(usage, event, d);
+      if (isFree.has(`${d.storeId}/${d.fileId}/${d.generation}`)) return;
+      this.usage(usage, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
+      if (d.mode === 'high_quality') this.usage(usage, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
     });
-  }
-
-  private meterIngested(usage: unknown[][], event: RecordedEvent, d: StoreFileIngestedData): void {
-    this.usage(usage, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
-    if (d.mode === 'high_quality') this.usage(usage, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
@@ -151,18 +148,6 @@ export class BillingProjection implements Projection {
   private async applyOne(event: RecordedEvent, m: EntityManager, usage: unknown[][]): Promise<void> {
     const e = domainEvent<StoreFileEvent | StoreEvent | SearchActivityEvent>(event);
     switch (e.type) {
-      case 'StoreFileAdded': {
-        const d = e.data;
-        await m.query(
-          `UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND generation < $4`,
-          [d.storeId, d.fileId, d.at, d.generation],
-        );
-        await m.query(
-          `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-          [d.storeId, d.fileId, d.generation, d.organizationId, d.bytes, d.at],
-        );
-        return;
-      }
       case 'StoreFileRemoved':
         // only intervals that began before the removal: re-applying the log never closes a later re-add's interval
         await m.query(
@@ -184,15 +169,6 @@ export class BillingProjection implements Projection {
             e.data.generation,
           ]);
         return;
-      case 'StoreFileIngested': {
-        const d = e.data;
-        const free: unknown[] = await m.query(
-          `SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`,
-          [d.storeId, d.fileId, d.generation],
-        );
-        if (!free.length) this.meterIngested(usage, event, d);
-        return;
-      }
       case 'StoreSearchPerformed':
       case 'StoreGrepPerformed':
         // a request over several stores counts once for each store it searched; a chat completion's tool call at the agent rate
