@@ -85,8 +85,60 @@ export class BillingProjection implements Projection {
    */
   async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
     const rows: unknown[][] = [];
-    for (const e of events) await this.applyOne(e, m, rows);
+    for (let i = 0; i < events.length;) {
+      const run = runOf(events, i);
+      if (run[0].type === 'StoreFileAdded') await this.addAll(run, m);
+      else if (run[0].type === 'StoreFileIngested') await this.ingestedAll(run, m, rows);
+      else await this.applyOne(events[i], m, rows);
+      i += run.length;
+    }
     await this.insertUsage(m, rows);
+  }
+
+  /**
+   * A run of `StoreFileAdded` of distinct files (one or more): each file's earlier generations closed and
+   * its new interval opened, in two statements for the run (the rows of the events applied one by one: no
+   * row of one file is touched for another).
+   */
+  private async addAll(run: RecordedEvent[], m: EntityManager): Promise<void> {
+    const added = run.map((e) => domainEvent<StoreFileEvent>(e).data as StoreFileAddedData);
+    const closing: unknown[] = added.flatMap((d) => [d.storeId, d.fileId, d.at, d.generation]);
+    await m.query(
+      `UPDATE ${S} SET to_at = v.at FROM (VALUES ${tuples(added.length, ['uuid', 'uuid', 'timestamptz', 'int'])}) AS v(store_id, file_id, at, generation)
+        WHERE ${S}.store_id = v.store_id AND ${S}.file_id = v.file_id AND ${S}.to_at IS NULL AND ${S}.generation < v.generation`,
+      closing,
+    );
+    const opening: unknown[] = added.flatMap((d) => [
+      d.storeId,
+      d.fileId,
+      d.generation,
+      d.organizationId,
+      d.bytes,
+      d.at,
+    ]);
+    await m.query(
+      `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at)
+        VALUES ${tuples(added.length, ['uuid', 'uuid', 'int', 'uuid', 'bigint', 'timestamptz'])} ON CONFLICT DO NOTHING`,
+      opening,
+    );
+  }
+
+  /** A run of `StoreFileIngested` of distinct files: which are free (re-ingestion) looked up in one statement, the others metered. */
+  private async ingestedAll(run: RecordedEvent[], m: EntityManager, usage: unknown[][]): Promise<void> {
+    const ingested = run.map((e) => domainEvent<StoreFileEvent>(e).data as StoreFileIngestedData);
+    const free: Array<{ store_id: string; file_id: string; generation: number }> = await m.query(
+      `SELECT f.store_id, f.file_id, f.generation FROM ${F} f
+        JOIN (VALUES ${tuples(ingested.length, ['uuid', 'uuid', 'int'])}) AS v(store_id, file_id, generation)
+          ON f.store_id = v.store_id AND f.file_id = v.file_id AND f.generation = v.generation`,
+      ingested.flatMap((d) => [d.storeId, d.fileId, d.generation]),
+    );
+    const isFree = new Set(free.map((r) => `${r.store_id}/${r.file_id}/${Number(r.generation)}`));
+    run.forEach((event, k) => {
+      const d = ingested[k];
+      if (isFree.has(`${d.storeId}/${d.fileId}/${d.generation}`)) return;
+      this.usage(usage, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
+      if (d.mode === 'high_quality') this.usage(usage, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
+    });
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
@@ -96,18 +148,6 @@ export class BillingProjection implements Projection {
   private async applyOne(event: RecordedEvent, m: EntityManager, usage: unknown[][]): Promise<void> {
     const e = domainEvent<StoreFileEvent | StoreEvent | SearchActivityEvent>(event);
     switch (e.type) {
-      case 'StoreFileAdded': {
-        const d = e.data;
-        await m.query(
-          `UPDATE ${S} SET to_at = $3 WHERE store_id = $1 AND file_id = $2 AND to_at IS NULL AND generation < $4`,
-          [d.storeId, d.fileId, d.at, d.generation],
-        );
-        await m.query(
-          `INSERT INTO ${S} (store_id, file_id, generation, organization_id, bytes, from_at) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING`,
-          [d.storeId, d.fileId, d.generation, d.organizationId, d.bytes, d.at],
-        );
-        return;
-      }
       case 'StoreFileRemoved':
         // only intervals that began before the removal: re-applying the log never closes a later re-add's interval
         await m.query(
@@ -129,17 +169,6 @@ export class BillingProjection implements Projection {
             e.data.generation,
           ]);
         return;
-      case 'StoreFileIngested': {
-        const d = e.data;
-        const free: unknown[] = await m.query(
-          `SELECT 1 FROM ${F} WHERE store_id = $1 AND file_id = $2 AND generation = $3`,
-          [d.storeId, d.fileId, d.generation],
-        );
-        if (free.length) return;
-        this.usage(usage, event, d.storeId, 'ingestion_tokens', d.usageTokens, d.at);
-        if (d.mode === 'high_quality') this.usage(usage, event, d.storeId, 'parsing_tokens', d.usageTokens, d.at);
-        return;
-      }
       case 'StoreSearchPerformed':
       case 'StoreGrepPerformed':
         // a request over several stores counts once for each store it searched; a chat completion's tool call at the agent rate
@@ -209,4 +238,37 @@ export class BillingProjection implements Projection {
         return;
     }
   }
+}
+
+type StoreFileAddedData = Extract<StoreFileEvent, { type: 'StoreFileAdded' }>['data'];
+type StoreFileIngestedData = Extract<StoreFileEvent, { type: 'StoreFileIngested' }>['data'];
+
+/** Most events in one run: a run's statements take up to 6 parameters an event. */
+const MAX_RUN = 1000;
+
+/**
+ * The events from `i` on that go together: of one type (`StoreFileAdded` or `StoreFileIngested`), of
+ * distinct files (a file seen twice ends the run, so the second sees what the first wrote); any other
+ * event is a run of its own.
+ */
+function runOf(events: RecordedEvent[], i: number): RecordedEvent[] {
+  const type = events[i].type;
+  if (type !== 'StoreFileAdded' && type !== 'StoreFileIngested') return [events[i]];
+  const files = new Set<string>();
+  let j = i;
+  for (; j < events.length && j - i < MAX_RUN && events[j].type === type; j++) {
+    const d = events[j].data as { storeId: string; fileId: string };
+    const key = `${d.storeId}/${d.fileId}`;
+    if (files.has(key)) break;
+    files.add(key);
+  }
+  return events.slice(i, j);
+}
+
+/** `n` VALUES tuples of parameters with these types, numbered from $1. */
+function tuples(n: number, types: readonly string[]): string {
+  return Array.from(
+    { length: n },
+    (_, r) => `(${types.map((t, c) => `$${r * types.length + c + 1}::${t}`).join(', ')})`,
+  ).join(', ');
 }

@@ -72,6 +72,55 @@ export async function lockCheckpoints(
   return new Map(rows.map((r) => [r.name, toRow(r)]));
 }
 
+/**
+ * Runs `work` in a transaction with the checkpoint row of `entry` locked (created at START if missing),
+ * in two round trips besides the work's own statements: the transaction begins with the lock, as one
+ * simple query, and ends with the checkpoint's write (when `work` answers a position to write) and the
+ * commit, as another. A projection's batch on the single-session embedded database holds the backend
+ * for its whole transaction, so each round trip saved is saved for every other connection too. `work`
+ * issues its statements through `manager.query`; a failure rolls everything back.
+ */
+export async function withLockedCheckpoint<T>(
+  ds: DataSource,
+  entry: { name: string; kind: CheckpointRow['kind']; version: number },
+  work: (manager: EntityManager, locked: CheckpointRow) => Promise<{ write: Position | null; result: T }>,
+): Promise<T> {
+  const { name, kind, version } = entry;
+  if (!Number.isInteger(version)) throw new Error(`checkpoint ${name}: the version must be an integer`);
+  const qr = ds.createQueryRunner();
+  try {
+    // the pg client itself: a simple query of several statements answers one result each
+    const client = (await qr.connect()) as { query(text: string): Promise<Array<{ rows: unknown[] }>> };
+    try {
+      const [, locked] = await client.query(
+        `START TRANSACTION;
+        INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES (${literal(name)}, ${literal(kind)}, ${version})
+          ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
+      );
+      const done = await work(qr.manager, toRow(locked.rows[0] as Parameters<typeof toRow>[0]));
+      const p = done.write;
+      await client.query(
+        p
+          ? `UPDATE ${CHECKPOINT_TABLE} SET version = ${version}, commit_pos = ${p.commit}, prepare_pos = ${p.prepare},
+               updated_at = now() WHERE name = ${literal(name)};
+             COMMIT`
+          : 'COMMIT',
+      );
+      return done.result;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
+  } finally {
+    await qr.release();
+  }
+}
+
+/** A string as an SQL literal. */
+export function literal(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
 export async function writeCheckpoint(
   m: EntityManager,
   name: string,

@@ -1,7 +1,7 @@
 import { DataSource } from 'typeorm';
 import { Position, RecordedEvent, comparePositions } from '@larder/kernel';
 import { ExternalProjection, Projection, Reactor } from './projection';
-import { lockCheckpoint, moveCheckpoint, readCheckpoint, upsertCheckpoint, writeCheckpoint } from './checkpoints';
+import { moveCheckpoint, readCheckpoint, upsertCheckpoint, withLockedCheckpoint } from './checkpoints';
 import { ReadYourWrites } from './read-your-writes';
 
 /** What a pull loop does with the batches it reads, and where it resumes. */
@@ -12,6 +12,8 @@ export interface LoopStep {
   process(batch: RecordedEvent[], from: Position): Promise<Position>;
   /** While idle at `at`: writes a skipped checkpoint once due; answers ms until that is due (null: nothing to write). */
   persistIdle?(at: Position): Promise<number | null>;
+  /** When the loop stops at `at`: writes the checkpoint it has not written yet, due or not. */
+  flush?(at: Position): Promise<void>;
 }
 
 /** How long a loop may go without writing its checkpoint while it sees only irrelevant events. */
@@ -35,6 +37,7 @@ export class LoopSteps {
       checkpoint: () => this.readCheckpoint(p.name),
       process: (batch, from) => this.applyBatch(p, batch, from),
       persistIdle: (at) => this.persistIdle(p.name, 'projection', p.version, at),
+      flush: (at) => this.flush(p.name, 'projection', p.version, at),
     };
   }
 
@@ -43,6 +46,7 @@ export class LoopSteps {
       checkpoint: () => this.readCheckpoint(r.name),
       process: (batch) => this.reactBatch(r, batch),
       persistIdle: (at) => this.persistIdle(r.name, 'reactor', 1, at),
+      flush: (at) => this.flush(r.name, 'reactor', 1, at),
     };
   }
 
@@ -92,10 +96,17 @@ export class LoopSteps {
     if (!p || comparePositions(p.position, at) === 0) return null;
     const wait = PERSIST_EVERY_MS - (Date.now() - p.at);
     if (wait > 0) return wait;
+    await this.flush(name, kind, version, at);
+    return null;
+  }
+
+  /** Writes the position a loop moved to without writing it, now. */
+  private async flush(name: string, kind: 'projection' | 'reactor', version: number, at: Position): Promise<void> {
+    const p = this.persisted.get(name);
+    if (!p || comparePositions(p.position, at) === 0) return;
     // only if nobody (another runner, a replay) moved it meanwhile; else the next batch re-reads from there
     const moved = (await moveCheckpoint(this.ds, name, kind, version, [p.position], at)) === null;
     if (moved) this.persisted.set(name, { position: at, at: Date.now() });
-    return null;
   }
 
   private async applyBatch(p: Projection, batch: RecordedEvent[], from: Position): Promise<Position> {
@@ -103,20 +114,18 @@ export class LoopSteps {
     const handled = batch.filter((e) => p.handles.includes(e.type));
     if (this.skippable(p.name, handled.length > 0)) return last;
     if (!handled.length) return this.moveOnly(p, from, last);
-    const applied = await this.ds.transaction(async (m) => {
-      const cp = await lockCheckpoint(m, p.name, 'projection', p.version);
+    const entry = { name: p.name, kind: 'projection' as const, version: p.version };
+    const applied = await withLockedCheckpoint(this.ds, entry, async (m, cp) => {
       // Another runner or a replay moved the checkpoint since this runner last wrote or read it
       // (the events between that and `from` were skipped as irrelevant): re-read from there.
       const mine = this.persisted.get(p.name)?.position;
       if (comparePositions(cp.position, from) !== 0 && !(mine && comparePositions(cp.position, mine) === 0))
-        return cp.position;
-      if (p.applyBatch) {
-        if (handled.length) await p.applyBatch(handled, m);
-      } else for (const e of handled) await p.apply(e, m);
-      await writeCheckpoint(m, p.name, p.version, last);
-      this.persisted.set(p.name, { position: last, at: Date.now() });
-      return last;
+        return { write: null, result: cp.position };
+      if (p.applyBatch) await p.applyBatch(handled, m);
+      else for (const e of handled) await p.apply(e, m);
+      return { write: last, result: last };
     });
+    if (comparePositions(applied, last) === 0) this.persisted.set(p.name, { position: last, at: Date.now() });
     if (handled.length) this.tracker.bump(p.name);
     return applied;
   }
@@ -134,12 +143,18 @@ export class LoopSteps {
     return last;
   }
 
+  /**
+   * A reactor's side effects are idempotent (a restart re-handles what its checkpoint had not reached),
+   * so its checkpoint is written as a skipped one is: at most every PERSIST_EVERY_MS while it works, and
+   * by `persistIdle` once it is idle. Under ingestion that is one statement every two seconds per
+   * reactor instead of one per batch; a restart re-handles at most those two seconds of events.
+   */
   private async reactBatch(r: Reactor, batch: RecordedEvent[]): Promise<Position> {
     const last = batch[batch.length - 1].position;
     const handled = r.handles ? batch.filter((e) => r.handles!.includes(e.type)) : batch;
-    if (this.skippable(r.name, handled.length > 0)) return last;
     if (r.handleBatch && handled.length) await r.handleBatch(handled);
     else for (const e of handled) await r.handle(e);
+    if (this.skippable(r.name, false)) return last;
     // one statement, no transaction: a reactor writes no rows beside its checkpoint
     await upsertCheckpoint(this.ds, r.name, 'reactor', 1, last);
     this.persisted.set(r.name, { position: last, at: Date.now() });

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { Position, READ_MODEL_CONSISTENCY, ReadModelConsistency, START } from '@larder/kernel';
 import type { EventStore } from '@larder/event-store';
 import { ExternalProjection, Projection, Reactor } from './projection';
-import { lockCheckpoints, readCheckpoint, setupCheckpoints, writeCheckpoint } from './checkpoints';
+import { literal, lockCheckpoints, readCheckpoint, setupCheckpoints, writeCheckpoint } from './checkpoints';
 import { HeadWatcher } from './head-watcher';
 import { SharedLogReader } from './log-reader';
 import { LoopSteps } from './loop-steps';
@@ -265,11 +265,6 @@ export class ProjectionRunner implements ReadModelConsistency {
 /** Statements as one simple query (each on lines of its own: a statement's trailing line comment ends before the separator). */
 function joinStatements(statements: readonly string[]): string {
   return statements.join('\n;\n');
-}
-
-/** A string as an SQL literal. */
-function literal(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
 }
 
 /**

@@ -15,6 +15,7 @@ export interface Projection {
   readonly tables: readonly string[];
   /** Create this version's tables (idempotent). */
   setup(manager: EntityManager): Promise<void>;
+  /** Applies one event in the batch's transaction, through `manager.query` (the runner opens and commits the transaction). */
   apply(event: RecordedEvent, manager: EntityManager): Promise<void>;
   /**
    * The handled events of one batch at once, in order, in the batch's transaction (optional): lets a
@@ -23,7 +24,11 @@ export interface Projection {
   applyBatch?(events: RecordedEvent[], manager: EntityManager): Promise<void>;
 }
 
-/** A reactor performs side effects (publishing, ingestion, export). It has its own checkpoint and is never replayed. */
+/**
+ * A reactor performs side effects (publishing, ingestion, export). It has its own checkpoint and is never
+ * replayed; the checkpoint is written at most every two seconds while it works (and once idle or
+ * stopping), so its handling must be idempotent: a restart re-handles what the checkpoint had not reached.
+ */
 export interface Reactor {
   readonly name: string;
   /** Event types it acts on; absent = every event. Batches without any skip the checkpoint write. */

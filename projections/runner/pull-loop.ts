@@ -88,6 +88,8 @@ export class PullLoop {
         this.succeeded();
       } catch (err) {
         if (signal.aborted) break;
+        // what it deferred is written first, so that the retry re-reads from just before the failing batch
+        if (position && this.step.flush) await this.step.flush(position).catch(() => undefined);
         position = null;
         if (batch.length > 1) {
           // find the event that fails: apply the batch again one event at a time
@@ -101,6 +103,13 @@ export class PullLoop {
         await sleep(Math.min(this.ctx.retryMaxMs, this.ctx.retryBaseMs * 2 ** (this.stuck!.attempts - 1)), signal);
       }
     }
+    // a stopping loop writes the checkpoint it deferred (a reactor's, a skipped one): a restart resumes there
+    if (position && this.step.flush)
+      await this.step
+        .flush(position)
+        .catch((err: Error) =>
+          this.ctx.logger.warn(`${this.name}: writing its checkpoint on stop failed: ${err.message}`),
+        );
   }
 
   private failed(err: Error, event: RecordedEvent | null): void {

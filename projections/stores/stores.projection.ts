@@ -9,6 +9,7 @@ import {
   StoreFileEvent,
 } from '@larder/stores/events';
 import { Projection } from '../runner/projection';
+import { StoreFileUpdates } from './store-file-updates';
 import { STORE_FILE_BATCHES_TABLE as B, STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 
 /**
@@ -64,6 +65,29 @@ export class StoresProjection implements Projection {
   }
 
   async apply(event: RecordedEvent, m: EntityManager): Promise<void> {
+    await this.applyBatch([event], m);
+  }
+
+  /**
+   * The batch's events in order, with the stores' activity times (`touch`: a later time of a file
+   * added, updated or removed) written once per store at the end, or before the next store event,
+   * which may set or read that time itself: the rows of `apply` event by event, one statement per
+   * store instead of one per file.
+   */
+  async applyBatch(events: RecordedEvent[], m: EntityManager): Promise<void> {
+    const touched = new Map<string, string>();
+    const updates = new StoreFileUpdates();
+    for (const e of events) {
+      if (StoreFileUpdates.handles(e.type)) await updates.add(e, m);
+      else await updates.flush(m);
+      if (!FILE_LEVEL.has(e.type)) await touch(m, touched);
+      await this.applyOne(e, m, touched);
+    }
+    await updates.flush(m);
+    await touch(m, touched);
+  }
+
+  private async applyOne(event: RecordedEvent, m: EntityManager, touched: Map<string, string>): Promise<void> {
     const rev = event.revision;
     const e = domainEvent<StoreEvent | StoreFileEvent | StoreFileBatchEvent>(event);
     switch (e.type) {
@@ -155,109 +179,11 @@ export class StoresProjection implements Projection {
         );
         return;
       }
-      case 'StoreFileAdded': {
-        const d = e.data;
-        const copied = d.copiedFrom ?? null;
-        await m.query(
-          `INSERT INTO ${F} (store_id, file_id, organization_id, generation, filename, mime_type, bytes, sha256, blob_key, file_version, metadata,
-              external_id, parsing_strategy, contextualization, status, chunks_key, vectors_key, model, chunk_count, usage_tokens, created_at, updated_at, revision, chunking, bucket_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $21, $22, $23, $24)
-           ON CONFLICT (store_id, file_id) DO UPDATE SET generation = EXCLUDED.generation, filename = EXCLUDED.filename, mime_type = EXCLUDED.mime_type,
-              bytes = EXCLUDED.bytes, sha256 = EXCLUDED.sha256, blob_key = EXCLUDED.blob_key, file_version = EXCLUDED.file_version, metadata = EXCLUDED.metadata,
-              external_id = EXCLUDED.external_id, parsing_strategy = EXCLUDED.parsing_strategy, chunking = EXCLUDED.chunking, contextualization = EXCLUDED.contextualization,
-              status = EXCLUDED.status, last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL,
-              chunks_key = EXCLUDED.chunks_key, vectors_key = EXCLUDED.vectors_key, model = EXCLUDED.model, chunk_count = EXCLUDED.chunk_count,
-              usage_tokens = EXCLUDED.usage_tokens, created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, revision = EXCLUDED.revision,
-              bucket_id = EXCLUDED.bucket_id
-            WHERE ${F}.revision < EXCLUDED.revision`,
-          [
-            d.storeId,
-            d.fileId,
-            d.organizationId,
-            d.generation,
-            d.filename,
-            d.mimeType,
-            d.bytes,
-            d.sha256,
-            d.blobKey,
-            d.fileVersion,
-            json(d.metadata),
-            d.externalId,
-            d.parsingStrategy,
-            JSON.stringify(d.contextualization),
-            copied ? 'completed' : 'pending',
-            copied?.chunksKey ?? null,
-            copied?.vectorsKey ?? null,
-            copied?.model ?? null,
-            copied?.chunkCount ?? 0,
-            copied?.usageTokens ?? 0,
-            d.at,
-            rev,
-            json(d.chunking),
-            d.bucketId ?? null,
-          ],
-        );
-        await touch(m, d.storeId, d.at);
+      case 'StoreFileAdded':
+        later(touched, e.data.storeId, e.data.at);
         return;
-      }
       case 'StoreFileMetadataUpdated':
-        await this.update(m, e.data, rev, `metadata = $5`, [json(e.data.metadata)]);
-        await touch(m, e.data.storeId, e.data.at);
-        return;
-      case 'StoreFileIngestionStarted':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = 'in_progress', attempt = $5, worker_id = $6, lease_expires_at = $7, retry_at = NULL`,
-          [e.data.attempt, e.data.workerId, e.data.leaseExpiresAt],
-        );
-        return;
-      case 'StoreFileIngestionLeaseRenewed':
-        await this.update(m, e.data, rev, `lease_expires_at = $5`, [e.data.leaseExpiresAt]);
-        return;
-      case 'StoreFileParsed':
-        await this.update(m, e.data, rev, `chunks_key = $5, chunk_count = $6, usage_tokens = $7`, [
-          e.data.chunksKey,
-          e.data.chunkCount,
-          e.data.usageTokens,
-        ]);
-        return;
-      case 'StoreFileIngested':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = 'completed', last_error = NULL, worker_id = NULL, lease_expires_at = NULL, chunks_key = $5, vectors_key = $6, model = $7, chunk_count = $8, usage_tokens = $9`,
-          [e.data.chunksKey, e.data.vectorsKey, e.data.model, e.data.chunkCount, e.data.usageTokens],
-        );
-        return;
-      case 'StoreFileIngestionFailed':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = CASE WHEN $6::timestamptz IS NULL THEN 'failed' ELSE 'pending' END, last_error = $5, retry_at = $6, worker_id = NULL, lease_expires_at = NULL`,
-          [JSON.stringify(e.data.error), e.data.retryAt],
-        );
-        return;
-      case 'StoreFileReingestionRequested':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `generation = $5, status = 'pending', last_error = NULL, attempt = 0, worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunks_key = NULL, vectors_key = NULL, model = NULL, chunk_count = 0, usage_tokens = 0`,
-          [e.data.generation],
-        );
-        return;
-      case 'StoreFileIngestionCancelled':
-        await this.update(
-          m,
-          e.data,
-          rev,
-          `status = 'cancelled', worker_id = NULL, lease_expires_at = NULL, retry_at = NULL, chunk_count = 0`,
-          [],
-        );
+        later(touched, e.data.storeId, e.data.at);
         return;
       case 'StoreFileRemoved':
         await m.query(`DELETE FROM ${F} WHERE store_id = $1 AND file_id = $2 AND revision < $3`, [
@@ -265,7 +191,7 @@ export class StoresProjection implements Projection {
           e.data.fileId,
           rev,
         ]);
-        await touch(m, e.data.storeId, e.data.at);
+        later(touched, e.data.storeId, e.data.at);
         return;
       case 'StoreFileBatchCreated': {
         const d = e.data;
@@ -286,23 +212,30 @@ export class StoresProjection implements Projection {
         return;
     }
   }
-
-  private async update(
-    m: EntityManager,
-    d: { storeId: string; fileId: string; at: string },
-    rev: number,
-    sets: string,
-    extra: unknown[],
-  ): Promise<void> {
-    await m.query(
-      `UPDATE ${F} SET ${sets}, updated_at = $3, revision = $4 WHERE store_id = $1 AND file_id = $2 AND revision < $4`,
-      [d.storeId, d.fileId, d.at, rev, ...extra],
-    );
-  }
 }
+
+/** Events of a store's files and file batches: none of them sets or reads a store's activity time. */
+const FILE_LEVEL = new Set<string>([...STORE_FILE_EVENT_TYPES, ...STORE_FILE_BATCH_EVENT_TYPES]);
 
 const json = (v: unknown) => (v === undefined || v === null ? null : JSON.stringify(v));
 
-async function touch(m: EntityManager, storeId: string, at: string): Promise<void> {
-  await m.query(`UPDATE ${S} SET last_active_at = GREATEST(last_active_at, $2) WHERE id = $1`, [storeId, at]);
+/** Keeps the latest activity time per store until `touch` writes it. */
+function later(touched: Map<string, string>, storeId: string, at: string): void {
+  const had = touched.get(storeId);
+  if (had === undefined || Date.parse(at) > Date.parse(had)) touched.set(storeId, at);
+}
+
+/** Moves each store's activity time to the one kept for it, if later, in one statement; empties `touched`. */
+async function touch(m: EntityManager, touched: Map<string, string>): Promise<void> {
+  if (!touched.size) return;
+  const params = [...touched].flat();
+  touched.clear();
+  const values = Array.from(
+    { length: params.length / 2 },
+    (_, i) => `($${2 * i + 1}::uuid, $${2 * i + 2}::timestamptz)`,
+  );
+  await m.query(
+    `UPDATE ${S} SET last_active_at = GREATEST(last_active_at, v.at) FROM (VALUES ${values.join(', ')}) AS v(id, at) WHERE ${S}.id = v.id`,
+    params,
+  );
 }

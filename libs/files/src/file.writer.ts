@@ -10,7 +10,7 @@ import {
   ValidationFailedError,
   isUuid,
 } from '@larder/kernel';
-import { CommandResult, commandHandler, CommandWriter, Writes, foldEvents } from '@larder/event-store';
+import { CommandResult, commandHandler, CommandWriter, HandleOptions, Writes, foldEvents } from '@larder/event-store';
 import { BLOB_STORAGE, BlobStorage, BlobTooLargeError } from '@larder/blob-storage';
 import { FilesReader } from '@larder/projections/files/files.reader';
 import { FileCommand, fileDecider, FileState, fileView, isLive } from './file.aggregate';
@@ -122,11 +122,16 @@ export class FileWriter {
    * Appends one decision; `newBlob` (content stored for it) is deleted when the append fails. After a
    * successful append nothing here throws for a late read model.
    */
-  async decide(command: FileCommand, actor: string, newBlob?: string): Promise<FileDecision> {
+  async decide(
+    command: FileCommand,
+    actor: string,
+    newBlob?: string,
+    options: Pick<HandleOptions<FileState>, 'held'> = {},
+  ): Promise<FileDecision> {
     if (!isUuid(command.fileId)) throw new NotFoundError(`File ${command.fileId} not found`);
     let result: CommandResult<FileState>;
     try {
-      result = await this.files.run(command, actor);
+      result = await this.files.run(command, actor, options);
     } catch (err) {
       if (newBlob)
         await this.blobs

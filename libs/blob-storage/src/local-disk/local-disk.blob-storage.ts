@@ -31,14 +31,16 @@ export class LocalDiskBlobStorage implements BlobStorage {
 
   private async writeAtomically(target: string, body: Readable, hasher: HashingStream): Promise<void> {
     const own = await this.temp.ensure();
-    await fs.mkdir(dirname(target), { recursive: true });
     const tmp = join(own, `${randomUUID()}.part`);
     try {
-      await pipeline(body, hasher, createWriteStream(tmp, { flags: 'wx' }));
-      const fh = await fs.open(tmp, 'r');
-      await fh.sync();
-      await fh.close();
-      await fs.rename(tmp, target);
+      // `flush`: the file is fsynced before its descriptor closes
+      await pipeline(body, hasher, createWriteStream(tmp, { flags: 'wx', flush: true }));
+      // the target's directory is created only when the rename finds it missing
+      await fs.rename(tmp, target).catch(async (err: NodeJS.ErrnoException) => {
+        if (err.code !== 'ENOENT') throw err;
+        await fs.mkdir(dirname(target), { recursive: true });
+        await fs.rename(tmp, target);
+      });
       await syncDir(dirname(target));
     } catch (err) {
       await fs.rm(tmp, { force: true });

@@ -1,5 +1,6 @@
 import { CommandHandler, ICommandHandler } from '@nestjs/cqrs';
 import type { UploadedFileInfo } from '@larder/kernel';
+import { fileDecider } from '../../file.aggregate';
 import { FileWriter } from '../../file.writer';
 import { FileObjectResponse } from '../../file.response';
 import { resolveMimeType } from '../../mime';
@@ -34,6 +35,9 @@ export class UploadFileHandler implements ICommandHandler<UploadFileCommand, Upl
       },
       c.actor,
       blobKey,
+      // a new id's stream is empty: decided without reading it (were it not, the append at no stream
+      // would fail and the retry read it)
+      { held: { state: fileDecider.initialState(), revision: -1 } },
     );
     return { ...file!, mimeType, sha256, blobKey };
   }
