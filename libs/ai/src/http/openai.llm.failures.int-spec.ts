@@ -1,58 +1,52 @@
 /** OpenAiLlm failures: retries, refusals, timeouts, the API key kept out of errors, and read bounds. */
 import { inspect } from 'util';
 import { LlmError } from '../llm.port';
-import { ChatCompletionsDouble, startChatCompletionsDouble } from '../testing/chat-completions-double';
-import { KEY, ask, collect, contentOf, doneOf, rejection } from '../testing/openai-llm.support';
-import { OpenAiLlm, OpenAiLlmOptions } from './openai.llm';
+import { startChatCompletionsDouble } from '../testing/chat-completions-double';
+import { KEY, ask, chatDoubleHarness, collect, contentOf, doneOf, rejection } from '../testing/openai-llm.support';
+import { OpenAiLlm } from './openai.llm';
 
 describe('OpenAiLlm against a chat-completions double', () => {
-  let double: ChatCompletionsDouble;
-  const llm = (options: Partial<OpenAiLlmOptions> = {}) =>
-    new OpenAiLlm({ baseUrl: double.url, apiKey: KEY, model: 'test-model', retryBaseMs: 1, ...options });
-
-  beforeEach(async () => {
-    double = await startChatCompletionsDouble({ apiKey: KEY });
-  });
-  afterEach(() => double.close());
+  const h = chatDoubleHarness();
+  const llm = h.llm;
 
   describe('failures', () => {
     it('retries a 429 with Retry-After: 0 and then succeeds', async () => {
-      double.reply(
+      h.double.reply(
         { kind: 'error', status: 429, message: 'Rate limit reached', type: 'rate_limit_exceeded', retryAfter: 0 },
         'after the wait',
       );
       const response = await llm({ retryBaseMs: 60_000 }).chat(ask('hi'));
       expect(response.message.content).toBe('after the wait');
-      expect(double.requests).toHaveLength(2);
+      expect(h.double.requests).toHaveLength(2);
     });
 
     it('retries a stream refused with 503 before it started', async () => {
-      double.reply({ kind: 'error', status: 503, retryAfter: 0 }, { content: 'streamed after all' });
+      h.double.reply({ kind: 'error', status: 503, retryAfter: 0 }, { content: 'streamed after all' });
       const { events, error } = await collect(llm().stream(ask('hi')));
       expect(error).toBeNull();
       expect(doneOf(events)?.message.content).toBe('streamed after all');
-      expect(double.requests).toHaveLength(2);
+      expect(h.double.requests).toHaveLength(2);
     });
 
     it('retries a dropped connection (a network failure before any byte)', async () => {
-      double.reply({ kind: 'drop' }, 'reconnected');
+      h.double.reply({ kind: 'drop' }, 'reconnected');
       expect((await llm().chat(ask('hi'))).message.content).toBe('reconnected');
-      expect(double.requests).toHaveLength(2);
+      expect(h.double.requests).toHaveLength(2);
     });
 
     it('gives up after maxRetries + 1 answers of 500 with LlmError unavailable (502)', async () => {
-      double.reply(
+      h.double.reply(
         ...Array.from({ length: 3 }, () => ({ kind: 'error' as const, status: 500, message: 'upstream exploded' })),
         'too late',
       );
       const error = await rejection(llm({ maxRetries: 2 }).chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'unavailable', status: 502, type: 'llm_unavailable', upstreamStatus: 500 });
       expect(error.message).toContain('upstream exploded');
-      expect(double.requests).toHaveLength(3);
+      expect(h.double.requests).toHaveLength(3);
     });
 
     it('fails at once with refused and the upstream message on a 400', async () => {
-      double.reply({
+      h.double.reply({
         kind: 'error',
         status: 400,
         type: 'invalid_request_error',
@@ -61,11 +55,11 @@ describe('OpenAiLlm against a chat-completions double', () => {
       const error = await rejection(llm().chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'refused', status: 502, type: 'llm_refused', upstreamStatus: 400 });
       expect(error.message).toContain("This model's maximum context length is 8192 tokens.");
-      expect(double.requests).toHaveLength(1);
+      expect(h.double.requests).toHaveLength(1);
     });
 
     it('refuses a redirect instead of following it (the key stays with the configured host)', async () => {
-      double.reply({
+      h.double.reply({
         kind: 'raw',
         status: 301,
         headers: { location: 'http://elsewhere.invalid/v1/chat/completions' },
@@ -73,43 +67,43 @@ describe('OpenAiLlm against a chat-completions double', () => {
       });
       const error = await rejection(llm().chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'refused', upstreamStatus: 301 });
-      expect(double.requests).toHaveLength(1);
+      expect(h.double.requests).toHaveLength(1);
     });
 
     it('times out (504) on a server that never answers, chat and stream alike, without retrying', async () => {
-      double.reply({ kind: 'hang' }, { kind: 'hang' });
+      h.double.reply({ kind: 'hang' }, { kind: 'hang' });
       const chat = await rejection(llm({ timeoutMs: 200 }).chat(ask('hi')));
       expect(chat).toMatchObject({ kind: 'timeout', status: 504, type: 'llm_timeout' });
       const stream = await collect(llm({ timeoutMs: 200 }).stream(ask('hi')));
       expect(stream.error).toMatchObject({ kind: 'timeout', status: 504 });
-      expect(double.requests).toHaveLength(2);
-      await expect(double.requests[0].closed).resolves.toBe('aborted');
+      expect(h.double.requests).toHaveLength(2);
+      await expect(h.double.requests[0].closed).resolves.toBe('aborted');
     });
 
     it('times out (504) on a stream whose first chunk never comes', async () => {
-      double.reply({ content: 'never', stallAfterEvents: 0 });
+      h.double.reply({ content: 'never', stallAfterEvents: 0 });
       const { events, error } = await collect(llm({ timeoutMs: 200 }).stream(ask('hi')));
       expect(events).toEqual([]);
       expect(error).toMatchObject({ kind: 'timeout', status: 504 });
     });
 
     it('times out (504) on a stream that goes silent midway', async () => {
-      double.reply({ content: 'one two three four five', stallAfterEvents: 3 });
+      h.double.reply({ content: 'one two three four five', stallAfterEvents: 3 });
       const { events, error } = await collect(llm({ streamIdleTimeoutMs: 200 }).stream(ask('count')));
       expect(contentOf(events)).toEqual(['one ', 'two ']);
       expect(error).toMatchObject({ kind: 'timeout', status: 504 });
-      await expect(double.requests[0].closed).resolves.toBe('aborted');
+      await expect(h.double.requests[0].closed).resolves.toBe('aborted');
     });
 
     it('fails with unavailable when nothing listens at the URL', async () => {
-      const url = double.url;
-      await double.close();
+      const url = h.double.url;
+      await h.double.close();
       const error = await rejection(
         new OpenAiLlm({ baseUrl: url, apiKey: KEY, model: 'm', maxRetries: 1, retryBaseMs: 1 }).chat(ask('hi')),
       );
       expect(error).toMatchObject({ kind: 'unavailable', status: 502, upstreamStatus: null });
       expect(error.message).toContain('unreachable');
-      double = await startChatCompletionsDouble();
+      h.double = await startChatCompletionsDouble();
     });
   });
 
@@ -124,14 +118,14 @@ describe('OpenAiLlm against a chat-completions double', () => {
 
     it('is replaced in upstream messages that echo it', async () => {
       const wrong = 'sk-wrong-9d8c7b6a5e4f';
-      const adapter = new OpenAiLlm({ baseUrl: double.url, apiKey: wrong, model: 'm', retryBaseMs: 1 });
+      const adapter = new OpenAiLlm({ baseUrl: h.double.url, apiKey: wrong, model: 'm', retryBaseMs: 1 });
       const unauthorized = await rejection(adapter.chat(ask('hi')));
       expect(unauthorized).toMatchObject({ kind: 'refused', upstreamStatus: 401 });
-      expect(double.requests[0].headers.authorization).toBe(`Bearer ${wrong}`);
+      expect(h.double.requests[0].headers.authorization).toBe(`Bearer ${wrong}`);
       expect(unauthorized.message).toContain('Incorrect API key provided');
       expect(unauthorized.message).not.toContain(wrong);
 
-      double.reply(
+      h.double.reply(
         ...Array.from({ length: 3 }, () => ({
           kind: 'error' as const,
           status: 502,
@@ -143,7 +137,7 @@ describe('OpenAiLlm against a chat-completions double', () => {
       expect(exhausted.message).not.toContain(KEY.slice(0, 8));
       expect(JSON.stringify(exhausted)).not.toContain(KEY);
 
-      double.reply({ kind: 'raw', chunks: [`data: {"error":{"message":"bad key ${KEY}"}}\n\n`] });
+      h.double.reply({ kind: 'raw', chunks: [`data: {"error":{"message":"bad key ${KEY}"}}\n\n`] });
       const midway = await collect(llm().stream(ask('hi')));
       expect((midway.error as Error).message).not.toContain(KEY);
       expect(inspect(midway.error)).not.toContain(KEY);
@@ -154,14 +148,14 @@ describe('OpenAiLlm against a chat-completions double', () => {
     const big = 'word '.repeat(2000);
 
     it('refuses a completion larger than maxResponseBytes', async () => {
-      double.reply({ content: big });
+      h.double.reply({ content: big });
       const error = await rejection(llm({ maxResponseBytes: 4096 }).chat(ask('hi')));
       expect(error).toMatchObject({ kind: 'bad_response', status: 502 });
       expect(error.message).toContain('exceeded 4096 bytes');
     });
 
     it('stops a stream once it has sent more than maxResponseBytes', async () => {
-      double.reply({ content: big });
+      h.double.reply({ content: big });
       const { events, error } = await collect(llm({ maxResponseBytes: 4096 }).stream(ask('hi')));
       expect(error).toBeInstanceOf(LlmError);
       expect((error as LlmError).kind).toBe('bad_response');
@@ -169,7 +163,7 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('reads an answer within the limit whole', async () => {
-      double.reply({ content: big });
+      h.double.reply({ content: big });
       expect((await llm({ maxResponseBytes: 64 * 1024 }).chat(ask('hi'))).message.content).toBe(big);
     });
   });

@@ -1,21 +1,15 @@
 /** OpenAiLlm chat against the chat-completions double, and the double's own scripted behaviour. */
-import { ChatCompletionsDouble, startChatCompletionsDouble } from '../testing/chat-completions-double';
-import { KEY, ask, collect, contentOf } from '../testing/openai-llm.support';
-import { OpenAiLlm, OpenAiLlmOptions } from './openai.llm';
+import { startChatCompletionsDouble } from '../testing/chat-completions-double';
+import { KEY, ask, chatDoubleHarness, collect, contentOf } from '../testing/openai-llm.support';
+import { OpenAiLlm } from './openai.llm';
 
 describe('OpenAiLlm against a chat-completions double', () => {
-  let double: ChatCompletionsDouble;
-  const llm = (options: Partial<OpenAiLlmOptions> = {}) =>
-    new OpenAiLlm({ baseUrl: double.url, apiKey: KEY, model: 'test-model', retryBaseMs: 1, ...options });
-
-  beforeEach(async () => {
-    double = await startChatCompletionsDouble({ apiKey: KEY });
-  });
-  afterEach(() => double.close());
+  const h = chatDoubleHarness();
+  const llm = h.llm;
 
   describe('chat', () => {
     it('answers a plain completion with its usage and model, and sends the request in the wire format', async () => {
-      double.reply({
+      h.double.reply({
         content: 'Tea is a drink.',
         usage: { prompt_tokens: 11, completion_tokens: 4 },
         model: 'test-model-2024',
@@ -36,8 +30,8 @@ describe('OpenAiLlm against a chat-completions double', () => {
         usage: { promptTokens: 11, completionTokens: 4, totalTokens: 15 },
         model: 'test-model-2024',
       });
-      expect(double.requests).toHaveLength(1);
-      const { body, headers } = double.requests[0];
+      expect(h.double.requests).toHaveLength(1);
+      const { body, headers } = h.double.requests[0];
       expect(headers.authorization).toBe(`Bearer ${KEY}`);
       expect(headers['content-type']).toBe('application/json');
       expect(body).toEqual({
@@ -54,17 +48,19 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('sends no Authorization header without a key, takes the base URL with a trailing slash, and reports zero usage when the server reports none', async () => {
-      await double.close();
-      double = await startChatCompletionsDouble();
-      double.reply({ content: 'hi', usage: null });
-      const response = await new OpenAiLlm({ baseUrl: `${double.url}/`, apiKey: null, model: 'm' }).chat(ask('hello'));
+      await h.double.close();
+      h.double = await startChatCompletionsDouble();
+      h.double.reply({ content: 'hi', usage: null });
+      const response = await new OpenAiLlm({ baseUrl: `${h.double.url}/`, apiKey: null, model: 'm' }).chat(
+        ask('hello'),
+      );
       expect(response.usage).toEqual({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
       expect(response.message.content).toBe('hi');
-      expect(double.requests[0].headers.authorization).toBeUndefined();
+      expect(h.double.requests[0].headers.authorization).toBeUndefined();
     });
 
     it('returns tool calls and sends tools, tool choice and a tool round trip in the wire format', async () => {
-      double.reply({
+      h.double.reply({
         toolCalls: [
           { id: 'call_a', name: 'search', arguments: { query: 'green tea' } },
           { id: 'call_b', name: 'search', arguments: '{"query":"black tea"}' },
@@ -105,7 +101,7 @@ describe('OpenAiLlm against a chat-completions double', () => {
           { id: 'call_b', type: 'function', function: { name: 'search', arguments: '{"query":"black tea"}' } },
         ],
       });
-      const { body } = double.requests[0];
+      const { body } = h.double.requests[0];
       expect(body.tools).toEqual(tools);
       expect(body.tool_choice).toBe('auto');
       expect(body.parallel_tool_calls).toBe(true);
@@ -124,16 +120,16 @@ describe('OpenAiLlm against a chat-completions double', () => {
 
     it('leaves tool choice and parallel tool calls out when there are no tools (servers refuse them)', async () => {
       await llm().chat(ask('hi', { tools: [], toolChoice: 'auto', parallelToolCalls: false }));
-      expect(double.requests[0].body).not.toHaveProperty('tools');
-      expect(double.requests[0].body).not.toHaveProperty('tool_choice');
-      expect(double.requests[0].body).not.toHaveProperty('parallel_tool_calls');
+      expect(h.double.requests[0].body).not.toHaveProperty('tools');
+      expect(h.double.requests[0].body).not.toHaveProperty('tool_choice');
+      expect(h.double.requests[0].body).not.toHaveProperty('parallel_tool_calls');
     });
   });
 
   describe('the double', () => {
     it('echoes the last user message by default and lets a handler script a tool loop', async () => {
       expect((await llm().chat(ask('echo me'))).message.content).toBe('echo me');
-      double.handle((body) =>
+      h.double.handle((body) =>
         body.messages.some((m) => m.role === 'tool')
           ? 'Found it.'
           : { toolCalls: [{ name: 'search', arguments: { query: 'x' } }] },
@@ -153,14 +149,14 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('streams with a per-token delay', async () => {
-      double.reply({ content: 'slow and steady', tokenDelayMs: 5 });
+      h.double.reply({ content: 'slow and steady', tokenDelayMs: 5 });
       const { events, error } = await collect(llm().stream(ask('hi')));
       expect(error).toBeNull();
       expect(contentOf(events)).toEqual(['slow ', 'and ', 'steady']);
     });
 
     it('refuses what OpenAI refuses, in its error shape', async () => {
-      const res = await fetch(`${double.url}/chat/completions`, {
+      const res = await fetch(`${h.double.url}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
         body: JSON.stringify({

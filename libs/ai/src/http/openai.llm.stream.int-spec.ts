@@ -1,22 +1,14 @@
 /** OpenAiLlm streaming: deltas, tool-call assembly, split bytes, broken streams and aborts. */
 import { LlmError, LlmStreamEvent } from '../llm.port';
-import { ChatCompletionsDouble, startChatCompletionsDouble } from '../testing/chat-completions-double';
-import { KEY, ask, collect, contentOf, doneOf } from '../testing/openai-llm.support';
-import { OpenAiLlm, OpenAiLlmOptions } from './openai.llm';
+import { KEY, ask, chatDoubleHarness, collect, contentOf, doneOf } from '../testing/openai-llm.support';
 
 describe('OpenAiLlm against a chat-completions double', () => {
-  let double: ChatCompletionsDouble;
-  const llm = (options: Partial<OpenAiLlmOptions> = {}) =>
-    new OpenAiLlm({ baseUrl: double.url, apiKey: KEY, model: 'test-model', retryBaseMs: 1, ...options });
-
-  beforeEach(async () => {
-    double = await startChatCompletionsDouble({ apiKey: KEY });
-  });
-  afterEach(() => double.close());
+  const h = chatDoubleHarness();
+  const llm = h.llm;
 
   describe('stream', () => {
     it('streams content deltas in order, then one done with the assembled text and the usage chunk', async () => {
-      double.reply({
+      h.double.reply({
         content: 'Green tea is unoxidised.',
         tokens: ['Green', ' tea', ' is', ' un', 'oxidised', '.'],
         usage: { prompt_tokens: 7, completion_tokens: 6 },
@@ -30,12 +22,12 @@ describe('OpenAiLlm against a chat-completions double', () => {
         usage: { promptTokens: 7, completionTokens: 6, totalTokens: 13 },
         model: 'test-model',
       });
-      expect(double.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-      expect(double.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
+      expect(h.double.requests[0].body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+      expect(h.double.requests[0].headers.authorization).toBe(`Bearer ${KEY}`);
     });
 
     it('assembles parallel tool calls streamed in interleaved pieces by their index', async () => {
-      double.reply({
+      h.double.reply({
         content: null,
         toolCalls: [
           { id: 'call_x', name: 'search', arguments: { query: 'oolong', top_k: 5 } },
@@ -71,7 +63,7 @@ describe('OpenAiLlm against a chat-completions double', () => {
       const content = 'Grüße aus Köln: 緑茶 🍵 ist gut.';
       const toolCalls = [{ id: 'call_u', name: 'note', arguments: { text: 'Ünïcödé ✓ 🍵' } }];
       for (const byteSize of [1, 2, 3, 5, 7, 13]) {
-        double.reply({ content, toolCalls, byteSize, usage: { prompt_tokens: 3, completion_tokens: 9 } });
+        h.double.reply({ content, toolCalls, byteSize, usage: { prompt_tokens: 3, completion_tokens: 9 } });
         const { events, error } = await collect(llm().stream(ask('hi')));
         expect(error).toBeNull();
         expect(contentOf(events).join('')).toBe(content);
@@ -94,7 +86,7 @@ describe('OpenAiLlm against a chat-completions double', () => {
         model: 'm',
         choices: [{ index: 0, message: { role: 'assistant', content: 'whole' }, finish_reason: 'stop' }],
       };
-      double.reply({
+      h.double.reply({
         kind: 'raw',
         headers: { 'content-type': 'application/json' },
         chunks: [JSON.stringify(completion)],
@@ -106,18 +98,18 @@ describe('OpenAiLlm against a chat-completions double', () => {
     });
 
     it('fails with bad_response on a stream that ends without [DONE], and does not retry it', async () => {
-      double.reply({ content: 'one two three four', endAfterEvents: 3 });
+      h.double.reply({ content: 'one two three four', endAfterEvents: 3 });
       const { events, error } = await collect(llm().stream(ask('count')));
       expect(contentOf(events)).toEqual(['one ', 'two ']);
       expect(error).toBeInstanceOf(LlmError);
       expect(error).toMatchObject({ kind: 'bad_response', status: 502, type: 'llm_bad_response' });
-      expect(double.requests).toHaveLength(1);
+      expect(h.double.requests).toHaveLength(1);
     });
 
     it('fails with bad_response on a malformed chunk, and with unavailable on an error chunk', async () => {
       const ok =
         'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}\n\n';
-      double.reply({
+      h.double.reply({
         kind: 'raw',
         chunks: [ok, 'data: {"id":"c","choices":[{"index":0,"delta":{"content":\n\n', 'data: [DONE]\n\n'],
       });
@@ -125,18 +117,18 @@ describe('OpenAiLlm against a chat-completions double', () => {
       expect(contentOf(malformed.events)).toEqual(['hi']);
       expect(malformed.error).toMatchObject({ kind: 'bad_response', status: 502 });
 
-      double.reply({
+      h.double.reply({
         kind: 'raw',
         chunks: [ok, 'data: {"error":{"message":"The model is overloaded","type":"server_error"}}\n\n'],
       });
       const failed = await collect(llm().stream(ask('hi')));
       expect(failed.error).toMatchObject({ kind: 'unavailable', status: 502 });
       expect((failed.error as Error).message).toContain('The model is overloaded');
-      expect(double.requests).toHaveLength(2);
+      expect(h.double.requests).toHaveLength(2);
     });
 
     it('closes the upstream request when the caller aborts its signal midway', async () => {
-      double.reply({ content: 'one two three four five', stallAfterEvents: 3 });
+      h.double.reply({ content: 'one two three four five', stallAfterEvents: 3 });
       const controller = new AbortController();
       const seen: LlmStreamEvent[] = [];
       const iteration = (async () => {
@@ -147,13 +139,13 @@ describe('OpenAiLlm against a chat-completions double', () => {
       })();
       await expect(iteration).rejects.toMatchObject({ name: 'AbortError' });
       expect(contentOf(seen)).toEqual(['one ']);
-      await expect(double.requests[0].closed).resolves.toBe('aborted');
+      await expect(h.double.requests[0].closed).resolves.toBe('aborted');
     });
 
     it('closes the upstream request when the consumer leaves the iteration early', async () => {
-      double.reply({ content: 'one two three four five', stallAfterEvents: 3 });
+      h.double.reply({ content: 'one two three four five', stallAfterEvents: 3 });
       for await (const event of llm().stream(ask('count'))) if (event.type === 'content') break;
-      await expect(double.requests[0].closed).resolves.toBe('aborted');
+      await expect(h.double.requests[0].closed).resolves.toBe('aborted');
     });
 
     it('does not send a request when the signal is already aborted', async () => {
@@ -163,7 +155,7 @@ describe('OpenAiLlm against a chat-completions double', () => {
         error: { name: 'AbortError' },
       });
       await expect(llm().chat(ask('hi', { signal: controller.signal }))).rejects.toMatchObject({ name: 'AbortError' });
-      expect(double.requests).toHaveLength(0);
+      expect(h.double.requests).toHaveLength(0);
     });
   });
 });

@@ -1,8 +1,27 @@
-/** OpenAiLlm spec support: the double's API key, a request builder, and stream and rejection collectors. */
+/** OpenAiLlm spec support: a double per test, its API key, a request builder, and stream and rejection collectors. */
+import { OpenAiLlm, OpenAiLlmOptions } from '../http/openai.llm';
 import { LlmError, LlmRequest, LlmStreamEvent } from '../llm.port';
+import { ChatCompletionsDouble, startChatCompletionsDouble } from './chat-completions-double';
 
 /** The API key the double requires. */
 export const KEY = 'sk-test-4f1c9a77e0b2d5';
+/**
+ * A chat-completions double started before each test of the calling `describe` and closed after it
+ * (`h.double`, which a test may replace), and an `OpenAiLlm` on it with fast retries (`h.llm`).
+ */
+export function chatDoubleHarness() {
+  const h = {
+    double: undefined as unknown as ChatCompletionsDouble,
+    llm: (options: Partial<OpenAiLlmOptions> = {}) =>
+      new OpenAiLlm({ baseUrl: h.double.url, apiKey: KEY, model: 'test-model', retryBaseMs: 1, ...options }),
+  };
+  beforeEach(async () => {
+    h.double = await startChatCompletionsDouble({ apiKey: KEY });
+  });
+  afterEach(() => h.double.close());
+  return h;
+}
+
 export const ask = (text: string, extra: Partial<LlmRequest> = {}): LlmRequest => ({
   messages: [{ role: 'user', content: text }],
   ...extra,
