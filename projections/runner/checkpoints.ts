@@ -42,6 +42,14 @@ function toRow(r: {
   };
 }
 
+/** Creates the checkpoint rows of `values` ((name, kind, version) tuples) if missing, locks them by a no-op update, and answers them. */
+const lockStatement = (values: string) =>
+  `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ${values} ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`;
+
+/** Writes checkpoint `name`'s version and position (each an SQL expression: a parameter or a literal). */
+const writeStatement = (name: string, version: string, commit: string, prepare: string) =>
+  `UPDATE ${CHECKPOINT_TABLE} SET version = ${version}, commit_pos = ${commit}, prepare_pos = ${prepare}, updated_at = now() WHERE name = ${name}`;
+
 /** Locks the checkpoint row for the rest of the transaction (creating it at START if missing). */
 export async function lockCheckpoint(
   m: EntityManager,
@@ -66,7 +74,7 @@ export async function lockCheckpoints(
   if (!entries.length) return new Map();
   const values = entries.map((_, i) => `($${3 * i + 1}, $${3 * i + 2}, $${3 * i + 3}::int)`).join(', ');
   const rows: Array<Parameters<typeof toRow>[0]> = await m.query(
-    `INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES ${values} ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
+    lockStatement(values),
     entries.flatMap((e) => [e.name, e.kind, e.version]),
   );
   return new Map(rows.map((r) => [r.name, toRow(r)]));
@@ -93,18 +101,12 @@ export async function withLockedCheckpoint<T>(
     const client = (await qr.connect()) as { query(text: string): Promise<Array<{ rows: unknown[] }>> };
     try {
       const [, locked] = await client.query(
-        `START TRANSACTION;
-        INSERT INTO ${CHECKPOINT_TABLE} (name, kind, version) VALUES (${literal(name)}, ${literal(kind)}, ${version})
-          ON CONFLICT (name) DO UPDATE SET name = excluded.name RETURNING *`,
+        `START TRANSACTION; ${lockStatement(`(${literal(name)}, ${literal(kind)}, ${version})`)}`,
       );
       const done = await work(qr.manager, toRow(locked.rows[0] as Parameters<typeof toRow>[0]));
       const p = done.write;
       await client.query(
-        p
-          ? `UPDATE ${CHECKPOINT_TABLE} SET version = ${version}, commit_pos = ${p.commit}, prepare_pos = ${p.prepare},
-               updated_at = now() WHERE name = ${literal(name)};
-             COMMIT`
-          : 'COMMIT',
+        p ? `${writeStatement(literal(name), `${version}`, `${p.commit}`, `${p.prepare}`)}; COMMIT` : 'COMMIT',
       );
       return done.result;
     } catch (err) {
@@ -127,10 +129,12 @@ export async function writeCheckpoint(
   version: number,
   position: Position,
 ): Promise<void> {
-  await m.query(
-    `UPDATE ${CHECKPOINT_TABLE} SET version = $2, commit_pos = $3, prepare_pos = $4, updated_at = now() WHERE name = $1`,
-    [name, version, position.commit.toString(), position.prepare.toString()],
-  );
+  await m.query(writeStatement('$1', '$2', '$3', '$4'), [
+    name,
+    version,
+    position.commit.toString(),
+    position.prepare.toString(),
+  ]);
 }
 
 /**
