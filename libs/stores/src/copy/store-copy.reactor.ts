@@ -52,17 +52,24 @@ export class StoreCopyReactor {
       type === 'StartCopy'
         ? { type, storeId, organizationId, role, peerStoreId, now: this.clock.now() }
         : { type, storeId, organizationId, role, peerStoreId, error, now: this.clock.now() };
+    // The source is released first: once the target reads as finished, so does its source.
     const finish = async (error: string | null) => {
+      await decideStore(copyStep('FinishCopy', sourceId, 'source', targetId)).catch((err) => this.ignoreGone(err));
       await decideStore(copyStep('FinishCopy', targetId, 'target', sourceId, error)).catch((err) =>
         this.ignoreGone(err),
       );
-      await decideStore(copyStep('FinishCopy', sourceId, 'source', targetId)).catch((err) => this.ignoreGone(err));
       if (error) this.logger.warn(`copy of store ${sourceId} into ${targetId} failed: ${error}`);
       else this.logger.log(`copy of store ${sourceId} into ${targetId} finished`);
     };
 
     const target = await this.stateOf(targetId);
-    if (!target.copying) return; // finished before a restart re-delivered the event
+    if (!target.copying) {
+      // finished before a restart re-delivered the event; a source still marked is released
+      if (await this.sourceCopyingInto(sourceId, targetId)) {
+        await decideStore(copyStep('FinishCopy', sourceId, 'source', targetId)).catch((err) => this.ignoreGone(err));
+      }
+      return;
+    }
     try {
       await decideStore(copyStep('StartCopy', sourceId, 'source', targetId));
     } catch (err) {
