@@ -170,8 +170,9 @@ describe('without a speech recogniser audio and video are refused, naming what t
   it('fails them with audio_not_supported and video_not_supported', async () => {
     const song = await upload(c, 'refused', 'song.mp3', Buffer.from('ID3\u0004\u0000 not really music'), 'audio/mpeg');
     const clip = await upload(c, 'refused', 'clip.mp4', Buffer.from('\u0000\u0000\u0000\u0018ftypmp42'), 'video/mp4');
+    // a machine without ffmpeg is told to install it as well
     const install =
-      /lacks a speech recogniser \(pocketsphinx with pocketsphinx-en-us, or LARDER_TRANSCRIPTION_URL .*apt-get install ffmpeg pocketsphinx pocketsphinx-en-us/;
+      /lacks (ffmpeg \(to decode it\) and )?a speech recogniser \(pocketsphinx with pocketsphinx-en-us, or LARDER_TRANSCRIPTION_URL .*apt-get install ffmpeg pocketsphinx pocketsphinx-en-us/;
     expect([song.status, song.last_error]).toEqual([
       'failed',
       { code: 'audio_not_supported', message: expect.stringMatching(install) },
