@@ -1,4 +1,5 @@
 import { chunkTypeOf, IndexedChunk } from '../chunk-index.port';
+import { STOP_WORDS } from '../analysis/analyzer';
 
 /** The Elasticsearch chunk index's documents, their ids and the mappings of its three indices. */
 
@@ -52,12 +53,12 @@ export const FILES_INDEX = {
  * The analysis of the lexical engine's analyzer (libs/chunk-index/src/analysis/analyzer.ts): tokens are
  * runs of letters and digits joined by one `.`, `_`, `-` or `/`; word_delimiter_graph splits them at the
  * joiners and case changes (letters and digits together) and keeps the original; marks folded, lower
- * case, English stop words, Porter stems. The index side flattens the graph (as Elasticsearch asks of a
+ * case, the lexical engine's stop words, Porter stems. The index side flattens the graph (as Elasticsearch asks of a
  * graph filter at index time); queries keep it. `_meta.analysis` names this analysis: an index made with
  * another is rebuilt (the chunk-index projection replays into a new one).
  */
 export const CHUNKS_ANALYSIS = {
-  version: 2,
+  version: 3,
   settings: {
     analysis: {
       tokenizer: {
@@ -69,7 +70,7 @@ export const CHUNKS_ANALYSIS = {
           preserve_original: true,
           split_on_numerics: false,
         },
-        larder_stop: { type: 'stop', stopwords: '_english_' },
+        larder_stop: { type: 'stop', stopwords: [...STOP_WORDS] },
       },
       analyzer: {
         larder_index: {
