@@ -96,6 +96,10 @@ describe('metrics endpoint', () => {
     expect(one('larder_chunk_index_cache_entries', { cache: 'lexical_directories' })[0].value).toBeGreaterThanOrEqual(
       1,
     );
+    // the exact scans' vectors (the store is too small for an IVF), within their bound (LARDER_SEARCH_EXACT_SCAN_CACHE_MB, 128)
+    expect(one('larder_chunk_index_cache_entries', { cache: 'exact_scans' })[0].value).toBe(1);
+    expect(one('larder_chunk_index_cache_bytes', { cache: 'exact_scans' })[0].value).toBeGreaterThan(0);
+    expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'exact_scans' })[0].value).toBe(128 * 2 ** 20);
     // SQLite's page caches of the index's two connections: their bound (LARDER_INDEX_PAGE_CACHE_MB, 64 each)
     expect(one('larder_chunk_index_cache_capacity_bytes', { cache: 'sqlite_pages' })[0].value).toBe(2 * 64 * 2 ** 20);
 

@@ -247,6 +247,14 @@ describe('search fusion configuration', () => {
     expect(() => loadConfig({ LARDER_SEARCH_LEXICAL_CACHE_MB: 'lots' })).toThrow(/LARDER_SEARCH_LEXICAL_CACHE_MB/);
   });
 
+  it("reads the exact scans' cache in MiB (default 128, 0: none kept)", () => {
+    expect(loadConfig({}).searchExactScanCacheMb).toBe(128);
+    expect(loadConfig({ LARDER_SEARCH_EXACT_SCAN_CACHE_MB: '0' }).searchExactScanCacheMb).toBe(0);
+    expect(() => loadConfig({ LARDER_SEARCH_EXACT_SCAN_CACHE_MB: 'lots' })).toThrow(
+      /LARDER_SEARCH_EXACT_SCAN_CACHE_MB/,
+    );
+  });
+
   it('reads the lexical preload in MiB (default 128, 0: none)', () => {
     expect(loadConfig({}).searchLexicalPreloadMb).toBe(128);
     expect(loadConfig({ LARDER_SEARCH_LEXICAL_PRELOAD_MB: '0' }).searchLexicalPreloadMb).toBe(0);

@@ -26,6 +26,7 @@ export function createChunkIndex(config: LarderConfig, ivfPrefetch?: IvfPrefetch
     ivfPrefetch,
     lexicalPreloadBytes: config.searchLexicalPreloadMb * 2 ** 20,
     pageCacheBytes: config.indexPageCacheMb * 2 ** 20,
+    exactScanCacheBytes: config.searchExactScanCacheMb * 2 ** 20,
     lexical: {
       feedback: config.searchLexicalFeedback ? RM3_FEEDBACK : null,
       blockCacheBytes: config.searchLexicalCacheMb * 2 ** 20,

@@ -28,6 +28,8 @@ export interface SearchConfig {
   searchHeadingWeight: number | null;
   /** The embedded index's cache of compressed postings blocks in MiB (LARDER_SEARCH_LEXICAL_CACHE_MB, default 256): filled as queries read them. */
   searchLexicalCacheMb: number;
+  /** The embedded index's exact scans' vectors kept in memory, MiB (LARDER_SEARCH_EXACT_SCAN_CACHE_MB, default 128; 0: none kept). */
+  searchExactScanCacheMb: number;
   /** Of that cache, MiB the read worker fills from the largest lists down once it starts, between queries (LARDER_SEARCH_LEXICAL_PRELOAD_MB, default 128; 0: none). */
   searchLexicalPreloadMb: number;
   /** SQLite's page cache of each connection to the embedded index file (two: the index's and its read worker's), MiB (LARDER_INDEX_PAGE_CACHE_MB, default 64). */
@@ -115,6 +117,7 @@ export function loadSearchConfig(
     searchHeadingWeight: decimal('LARDER_SEARCH_HEADING_WEIGHT', 0, 100),
     searchLexicalCacheMb: Math.max(1, int('LARDER_SEARCH_LEXICAL_CACHE_MB', 256)),
     searchLexicalPreloadMb: Math.max(0, int('LARDER_SEARCH_LEXICAL_PRELOAD_MB', 128)),
+    searchExactScanCacheMb: Math.max(0, int('LARDER_SEARCH_EXACT_SCAN_CACHE_MB', 128)),
     indexPageCacheMb: Math.max(1, int('LARDER_INDEX_PAGE_CACHE_MB', 64)),
     searchQueryCacheMb: int('LARDER_SEARCH_QUERY_CACHE_MB', 8),
     rerankLexicalWeight: Math.min(

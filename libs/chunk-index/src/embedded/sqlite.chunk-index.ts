@@ -75,6 +75,7 @@ export class SqliteChunkIndex implements ChunkIndex {
       lexicalPreloadBytes,
       lexicalWarmUp,
       pageCacheBytes,
+      exactScanCacheBytes,
       ...ivf
     } = {
       readWorker: true,
@@ -87,7 +88,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     this.lexical = { ...DEFAULT_LEXICAL_OPTIONS, ...lexical };
     this.db = openChunkDatabase(path, pageCacheBytes);
     this.ivf = new IvfCatalogue(this.db, ivf);
-    this.exact = new ExactScans(this.db);
+    this.exact = new ExactScans(this.db, exactScanCacheBytes);
     this.lex = new LexicalWriter(this.db, lexicalBlockSize, lexicalFieldWeights);
     this.ops = new SqliteOpWriter(this.db, this.ivf, this.lex);
     const module = require.resolve('./lexical/search');
@@ -312,7 +313,7 @@ export class SqliteChunkIndex implements ChunkIndex {
     return countRows(this.db, storeId);
   }
 
-  /** The lexical search's caches where it runs (the read worker): blocks (bounded by blockCacheBytes), the dense forms of lists within them, directories. */
+  /** The lexical search's caches where it runs (the read worker): blocks (bounded by blockCacheBytes), the dense forms of lists within them, directories; the exact scans'; SQLite's pages. */
   async cacheStats(): Promise<ChunkIndexCacheStats[]> {
     const s = await this.reader.run<LexicalCacheStats>('lexicalCacheStats', null);
     return [
@@ -324,6 +325,8 @@ export class SqliteChunkIndex implements ChunkIndex {
       },
       { cache: 'lexical_dense_lists', bytes: s.denseBytes, entries: s.denseLists, capacityBytes: null },
       { cache: 'lexical_directories', bytes: null, entries: s.directories, capacityBytes: null },
+      // the vectors of the stores too small for an IVF, kept for their exact scans (on this thread)
+      { cache: 'exact_scans', ...this.exact.stats(), capacityBytes: this.exact.capacityBytes },
       // SQLite's page caches: this connection's and the read worker's (what they hold is not reported, only their bound)
       { cache: 'sqlite_pages', bytes: null, entries: null, capacityBytes: this.pageCacheBytes },
     ];

@@ -25,16 +25,36 @@ export interface ScannedChunk {
   chunkIndex: number;
 }
 
-/** An exact scan is kept in memory up to this many vectors (the IVF takes over at 20k by default). */
-const SMALL_SCAN_MAX_VECTORS = 25_000;
+/**
+ * Bytes of exact scans kept in memory (LARDER_SEARCH_EXACT_SCAN_CACHE_MB): a store just below the IVF's
+ * threshold (20k vectors) of the bundled model's 512 dimensions takes ~45 MB.
+ */
+export const DEFAULT_EXACT_SCAN_CACHE_BYTES = 128 * 2 ** 20;
 /** Exact scans kept in memory at once (a few stores searched alone or together). */
 const SMALL_SCAN_ENTRIES = 8;
+/** What a row costs besides its vector: its id, chunk index, offset, length and its store and file ids (strings). */
+const ROW_BYTES = 200;
 
-/** The exact cosine scan of the stores too small for an IVF, over their vectors kept in memory. */
+/** The bytes a scan holds: its vectors, and its rows at ROW_BYTES each. */
+const scanBytes = (s: SmallScan) => s.units.byteLength + s.ids.length * ROW_BYTES;
+
+/**
+ * The exact cosine scan of the stores too small for an IVF, over their vectors kept in memory, the
+ * least recently searched dropped beyond `capacityBytes` (a scan larger than it is read for each search).
+ */
 export class ExactScans {
   private readonly scans = new Map<string, SmallScan>();
+  private bytes = 0;
 
-  constructor(private readonly db: Database.Database) {}
+  constructor(
+    private readonly db: Database.Database,
+    readonly capacityBytes = DEFAULT_EXACT_SCAN_CACHE_BYTES,
+  ) {}
+
+  /** What the kept scans hold. */
+  stats(): { bytes: number; entries: number } {
+    return { bytes: this.bytes, entries: this.scans.size };
+  }
 
   /**
    * The query's best chunks by cosine, best first, with their places (read with the vectors: no row is
@@ -62,7 +82,8 @@ export class ExactScans {
    * queries while the file has not changed: SQLite's `data_version` (another connection's commit) and
    * the count of the index's writes that changed something (`writes`: a batch with ops, a reset) are
    * the key's version, so a cached scan is never stale, and a batch that moves only the checkpoint (a
-   * search's activity event and other events the index does not handle) keeps it. Bounded (`SMALL_SCAN_MAX_VECTORS` per scan, `SMALL_SCAN_ENTRIES` scans).
+   * search's activity event and other events the index does not handle) keeps it. Bounded in bytes
+   * (`capacityBytes`) and in entries (`SMALL_SCAN_ENTRIES`).
    */
   private scan(storeIds: string[], model: string | null, writes: number): SmallScan {
     const version = `${this.db.pragma('data_version', { simple: true }) as number}:${writes}`;
@@ -113,12 +134,21 @@ export class ExactScans {
     }
     const chunkIndexes = Int32Array.from(indexes);
     const scan: SmallScan = { version, ids, stores, files, chunkIndexes, units, offsets, lengths };
-    this.scans.delete(key);
-    if (scan.ids.length <= SMALL_SCAN_MAX_VECTORS) {
+    this.forget(key);
+    if (scanBytes(scan) <= this.capacityBytes) {
       this.scans.set(key, scan);
-      while (this.scans.size > SMALL_SCAN_ENTRIES) this.scans.delete(this.scans.keys().next().value as string);
+      this.bytes += scanBytes(scan);
+      while (this.scans.size > SMALL_SCAN_ENTRIES || this.bytes > this.capacityBytes)
+        this.forget(this.scans.keys().next().value as string);
     }
     return scan;
+  }
+
+  private forget(key: string): void {
+    const s = this.scans.get(key);
+    if (!s) return;
+    this.scans.delete(key);
+    this.bytes -= scanBytes(s);
   }
 }
 

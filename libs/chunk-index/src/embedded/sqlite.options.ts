@@ -31,6 +31,8 @@ export interface SqliteChunkIndexOptions extends IvfOptions {
   lexicalWarmUp?: boolean;
   /** SQLite's page cache of each connection to the file (the index's and its read worker's), bytes (default DEFAULT_PAGE_CACHE_BYTES). */
   pageCacheBytes?: number;
+  /** Bytes of the exact scans' vectors kept in memory (stores below the IVF's threshold; default DEFAULT_EXACT_SCAN_CACHE_BYTES). */
+  exactScanCacheBytes?: number;
 }
 
 /**

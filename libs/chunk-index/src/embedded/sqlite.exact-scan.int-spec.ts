@@ -1,0 +1,92 @@
+import { mkdtempSync, rmSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { ChunkIndexOp } from '../chunk-index.port';
+import { SqliteChunkIndex } from './sqlite.chunk-index';
+
+/** The exact scans' vectors kept in memory (LARDER_SEARCH_EXACT_SCAN_CACHE_MB): bounded in bytes, reported, never stale. */
+describe('SqliteChunkIndex: exact scans kept in memory', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'larder-exact-scans-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const DIMS = 64;
+  const store = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
+  let seq = 0n;
+  const cp = () => ({ projection: 'exact-test', version: 1, position: { commit: ++seq, prepare: seq } });
+  /** A unit vector pointing mostly along axis `axis`. */
+  const vector = (axis: number, jitter: number) => {
+    const v = new Float32Array(DIMS).map((_, i) => (i === axis % DIMS ? 1 : ((i * 7 + jitter) % 13) / 100));
+    return v;
+  };
+  /** One file of `n` chunks in store `s`, chunk i along axis i. */
+  const fileOps = (s: string, fileId: string, n: number): ChunkIndexOp[] => [
+    {
+      op: 'putFile',
+      file: { storeId: s, fileId, organizationId: s, filename: 'f', externalId: null, metadata: {}, generation: 1 },
+    },
+    {
+      op: 'setChunks',
+      storeId: s,
+      fileId,
+      generation: 1,
+      chunks: Array.from({ length: n }, (_, i) => ({
+        chunkIndex: i,
+        type: 'text' as const,
+        text: `chunk ${i}`,
+        offset: 0,
+        mimeType: 'text/plain',
+        generatedMetadata: null,
+      })),
+    },
+    {
+      op: 'setVectors',
+      storeId: s,
+      fileId,
+      generation: 1,
+      model: 'm',
+      vectors: Array.from({ length: n }, (_, i) => vector(i, n)),
+    },
+  ];
+  const scans = async (index: SqliteChunkIndex) => (await index.cacheStats()).find((c) => c.cache === 'exact_scans');
+
+  it('keeps the scans of the stores searched within its bound, the least recently searched dropped, and answers the same', async () => {
+    // 200 vectors of 64 floats: 51,200 bytes of vectors and 40,000 of rows a store; room for two stores, not three
+    const index = new SqliteChunkIndex(join(dir, 'bounded.sqlite'), { exactScanCacheBytes: 200_000 });
+    try {
+      await index.setup();
+      for (const s of [1, 2, 3]) await index.write(fileOps(store(s), store(100 + s), 200), cp());
+      const top = async (s: number) =>
+        (await index.searchDense({ storeIds: [store(s)], vector: vector(7, 0), topK: 3, model: 'm' })).map(
+          (c) => c.chunkIndex,
+        );
+      const first = await Promise.all([1, 2, 3].map(top));
+      expect(first.map((t) => t[0])).toEqual([7, 7, 7]);
+      const after = await scans(index);
+      expect(after).toMatchObject({ cache: 'exact_scans', entries: 2, capacityBytes: 200_000 });
+      expect(after!.bytes).toBeGreaterThan(0);
+      expect(after!.bytes).toBeLessThanOrEqual(200_000);
+      // answered from memory or read again, the same chunks
+      expect(await Promise.all([1, 2, 3].map(top))).toEqual(first);
+      expect((await scans(index))!.entries).toBe(2);
+
+      // a write that changes a store's chunks is seen by its next scan
+      await index.write(fileOps(store(1), store(201), 1), cp());
+      const [found] = await index.searchDense({ storeIds: [store(1)], vector: vector(0, 1), topK: 1, model: 'm' });
+      expect(found.fileId).toBe(store(201));
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('does not keep a scan larger than its bound (0: none), and still answers', async () => {
+    const index = new SqliteChunkIndex(join(dir, 'none.sqlite'), { exactScanCacheBytes: 0 });
+    try {
+      await index.setup();
+      await index.write(fileOps(store(1), store(101), 50), cp());
+      const [hit] = await index.searchDense({ storeIds: [store(1)], vector: vector(9, 0), topK: 1, model: 'm' });
+      expect(hit.chunkIndex).toBe(9);
+      expect(await scans(index)).toEqual({ cache: 'exact_scans', bytes: 0, entries: 0, capacityBytes: 0 });
+    } finally {
+      await index.close();
+    }
+  });
+});
