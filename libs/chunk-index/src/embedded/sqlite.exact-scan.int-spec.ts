@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { ChunkIndexOp } from '../chunk-index.port';
+import { newFileOps } from '../testing/file-ops';
 import { SqliteChunkIndex } from './sqlite.chunk-index';
 
 /** The exact scans' vectors kept in memory (LARDER_SEARCH_EXACT_SCAN_CACHE_MB): bounded in bytes, reported, never stale. */
@@ -18,34 +18,13 @@ describe('SqliteChunkIndex: exact scans kept in memory', () => {
     return v;
   };
   /** One file of `n` chunks in store `s`, chunk i along axis i. */
-  const fileOps = (s: string, fileId: string, n: number): ChunkIndexOp[] => [
-    {
-      op: 'putFile',
-      file: { storeId: s, fileId, organizationId: s, filename: 'f', externalId: null, metadata: {}, generation: 1 },
-    },
-    {
-      op: 'setChunks',
-      storeId: s,
+  const fileOps = (s: string, fileId: string, n: number) =>
+    newFileOps(
+      s,
       fileId,
-      generation: 1,
-      chunks: Array.from({ length: n }, (_, i) => ({
-        chunkIndex: i,
-        type: 'text' as const,
-        text: `chunk ${i}`,
-        offset: 0,
-        mimeType: 'text/plain',
-        generatedMetadata: null,
-      })),
-    },
-    {
-      op: 'setVectors',
-      storeId: s,
-      fileId,
-      generation: 1,
-      model: 'm',
-      vectors: Array.from({ length: n }, (_, i) => vector(i, n)),
-    },
-  ];
+      'm',
+      Array.from({ length: n }, (_, i) => vector(i, n)),
+    );
   const scans = async (index: SqliteChunkIndex) => (await index.cacheStats()).find((c) => c.cache === 'exact_scans');
 
   it('keeps the scans of the stores searched within its bound, the least recently searched dropped, and answers the same', async () => {

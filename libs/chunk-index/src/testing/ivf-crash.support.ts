@@ -1,6 +1,7 @@
 import type { ChunkIndexOp } from '../chunk-index.port';
 import { normalize } from '../embedded/ivf';
 import { seededRandom } from '@larder/kernel/testing/random';
+import { newFileOps } from './file-ops';
 
 /** What the crash spec and its child writer share. */
 export const CRASH_MODEL = 'crash-model';
@@ -26,40 +27,10 @@ export function crashVector(r: () => number, dims: number): Float32Array {
 
 /** A new file of `n` one-line chunks (generation 1) and its crash-model vectors, as the writes that add it. */
 export function crashFileOps(storeId: string, fileId: string, n: number, r: () => number): ChunkIndexOp[] {
-  return [
-    {
-      op: 'putFile',
-      file: {
-        storeId,
-        fileId,
-        organizationId: storeId,
-        filename: `${fileId}.txt`,
-        externalId: null,
-        metadata: null,
-        generation: 1,
-      },
-    },
-    {
-      op: 'setChunks',
-      storeId,
-      fileId,
-      generation: 1,
-      chunks: Array.from({ length: n }, (_, i) => ({
-        chunkIndex: i,
-        type: 'text' as const,
-        text: `chunk ${i}`,
-        offset: 0,
-        mimeType: 'text/plain',
-        generatedMetadata: null,
-      })),
-    },
-    {
-      op: 'setVectors',
-      storeId,
-      fileId,
-      generation: 1,
-      model: CRASH_MODEL,
-      vectors: Array.from({ length: n }, () => crashVector(r, CRASH_DIMS)),
-    },
-  ];
+  return newFileOps(
+    storeId,
+    fileId,
+    CRASH_MODEL,
+    Array.from({ length: n }, () => crashVector(r, CRASH_DIMS)),
+  );
 }

@@ -5,6 +5,7 @@
  */
 import { ChunkIndexOp } from '../chunk-index.port';
 import { SqliteChunkIndex } from '../embedded/sqlite.chunk-index';
+import { lineChunks } from './file-ops';
 import {
   CRASH_DIMS,
   CRASH_MODEL,
@@ -57,14 +58,7 @@ async function main(): Promise<void> {
             storeId,
             fileId: f.fileId,
             generation,
-            chunks: Array.from({ length: m }, (_, i) => ({
-              chunkIndex: i,
-              type: 'text' as const,
-              text: `chunk ${i}`,
-              offset: 0,
-              mimeType: 'text/plain',
-              generatedMetadata: null,
-            })),
+            chunks: lineChunks(m),
           },
           { op: 'setVectors', storeId, fileId: f.fileId, generation, model: CRASH_MODEL, vectors: vectors(m) },
         );
