@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { newFileOps } from '../testing/file-ops';
+import { normalize } from './ivf';
 import { SqliteChunkIndex } from './sqlite.chunk-index';
 
 /** The exact scans' vectors kept in memory (LARDER_SEARCH_EXACT_SCAN_CACHE_MB): bounded in bytes, reported, never stale. */
@@ -51,6 +52,46 @@ describe('SqliteChunkIndex: exact scans kept in memory', () => {
       await index.write(fileOps(store(1), store(201), 1), cp());
       const [found] = await index.searchDense({ storeIds: [store(1)], vector: vector(0, 1), topK: 1, model: 'm' });
       expect(found.fileId).toBe(store(201));
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('narrows a large scan by its int8 codes and answers as the float scan does, file filters included', async () => {
+    const index = new SqliteChunkIndex(join(dir, 'codes.sqlite'));
+    try {
+      await index.setup();
+      // 1,600 vectors in 8 files: enough for the codes (1,024 rows of a dimension)
+      for (let f = 0; f < 8; f++) await index.write(fileOps(store(1), store(300 + f), 200), cp());
+      const query = normalize(vector(5, 3).map((x, i) => x + ((i * 13) % 7) / 50));
+      const hits = await index.searchDense({ storeIds: [store(1)], vector: query, topK: 20, model: 'm' });
+      // the scan's vectors and rows (4 and 200 bytes), and a byte a component of its codes
+      expect((await scans(index))!.bytes).toBeGreaterThan(1600 * 64 * 4 + 1600 * 200 + 1600 * 64);
+      // the float answer: every chunk's cosine, best first, ties by write order
+      const all: Array<{ file: string; chunk: number; score: number }> = [];
+      for (let f = 0; f < 8; f++)
+        for (let i = 0; i < 200; i++) {
+          const v = normalize(vector(i, 200));
+          all.push({ file: store(300 + f), chunk: i, score: v.reduce((s, x, j) => s + x * query[j], 0) });
+        }
+      const ranked = all.sort((a, b) => b.score - a.score);
+      const expected = ranked.slice(0, 20);
+      expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual(expected.map((e) => [e.file, e.chunk]));
+      hits.forEach((h, i) => expect(h.score).toBeCloseTo(expected[i].score, 5));
+      // a file filter is applied before the narrowing
+      const only = await index.searchDense({
+        storeIds: [store(1)],
+        vector: query,
+        topK: 5,
+        model: 'm',
+        fileIds: { include: [store(303)] },
+      });
+      expect(only.map((h) => [h.fileId, h.chunkIndex])).toEqual(
+        ranked
+          .filter((e) => e.file === store(303))
+          .slice(0, 5)
+          .map((e) => [e.file, e.chunk]),
+      );
     } finally {
       await index.close();
     }

@@ -1,4 +1,6 @@
 import Database from 'better-sqlite3';
+import { ExactCodes } from './exact-codes';
+import { simdAvailable } from './int8-kernel';
 import { normalize } from './ivf';
 import { candidateSql } from './sqlite.rows';
 import { TopK } from './top-k';
@@ -15,6 +17,8 @@ interface SmallScan {
   units: Float32Array;
   offsets: Int32Array;
   lengths: Int32Array;
+  /** The int8 codes of its vectors of a dimension, made by the first query of that dimension (null: not worth it). */
+  codes: Map<number, ExactCodes | null>;
 }
 /** A chunk an exact scan found: its row id, its cosine and its place. */
 export interface ScannedChunk {
@@ -35,8 +39,14 @@ const SMALL_SCAN_ENTRIES = 8;
 /** What a row costs besides its vector: its id, chunk index, offset, length and its store and file ids (strings). */
 const ROW_BYTES = 200;
 
-/** The bytes a scan holds: its vectors, and its rows at ROW_BYTES each. */
-const scanBytes = (s: SmallScan) => s.units.byteLength + s.ids.length * ROW_BYTES;
+/** The bytes a scan holds: its vectors, its rows at ROW_BYTES each and its codes. */
+const scanBytes = (s: SmallScan) => {
+  let codes = 0;
+  for (const c of s.codes.values()) codes += c?.bytes ?? 0;
+  return s.units.byteLength + s.ids.length * ROW_BYTES + codes;
+};
+/** Fewer vectors of a dimension are scanned in floats alone (their codes would not pay for themselves). */
+const CODES_MIN_ROWS = 1024;
 
 /**
  * The exact cosine scan of the stores too small for an IVF, over their vectors kept in memory, the
@@ -66,7 +76,15 @@ export class ExactScans {
     const scan = this.scan(q.storeIds, q.model ?? null, writes);
     const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
     const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
-    scanInto(best, qv, scan, include, exclude);
+    const codes = this.codesOf(scan, qv.length);
+    if (codes) {
+      const files = scan.files;
+      const skip =
+        include || exclude
+          ? (p: number) => (include !== null && !include.has(files[p])) || exclude?.has(files[p]) === true
+          : null;
+      scanPositions(best, qv, scan, codes.candidates(qv, best.k, skip));
+    } else scanInto(best, qv, scan, include, exclude);
     // the heap holds scan positions, in id order like the ids: a tie is decided as by id
     return best.sorted().map(({ id: i, score }) => ({
       id: scan.ids[i],
@@ -133,7 +151,7 @@ export class ExactScans {
       o += v.length;
     }
     const chunkIndexes = Int32Array.from(indexes);
-    const scan: SmallScan = { version, ids, stores, files, chunkIndexes, units, offsets, lengths };
+    const scan: SmallScan = { version, ids, stores, files, chunkIndexes, units, offsets, lengths, codes: new Map() };
     this.forget(key);
     if (scanBytes(scan) <= this.capacityBytes) {
       this.scans.set(key, scan);
@@ -144,12 +162,52 @@ export class ExactScans {
     return scan;
   }
 
+  /**
+   * The scan's codes of its vectors of `dims` dimensions (made now if due), or null where floats alone
+   * scan it: few vectors, no SIMD, or a scan not kept (its codes would be made again for each query).
+   */
+  private codesOf(scan: SmallScan, dims: number): ExactCodes | null {
+    if (scan.codes.has(dims)) return scan.codes.get(dims)!;
+    const key = [...this.scans].find(([, s]) => s === scan)?.[0];
+    if (key === undefined) return null;
+    const positions: number[] = [];
+    for (let i = 0; i < scan.lengths.length; i++) if (scan.lengths[i] === dims) positions.push(i);
+    const codes =
+      positions.length >= CODES_MIN_ROWS && simdAvailable()
+        ? new ExactCodes(scan.units, scan.offsets, Int32Array.from(positions), dims)
+        : null;
+    scan.codes.set(dims, codes);
+    // the kept scan's bytes grew: the others make room, or it is dropped itself
+    if (codes) {
+      this.bytes += codes.bytes;
+      while (this.bytes > this.capacityBytes && this.scans.size) this.forget(this.scans.keys().next().value as string);
+    }
+    return codes;
+  }
+
   private forget(key: string): void {
     const s = this.scans.get(key);
     if (!s) return;
     this.scans.delete(key);
     this.bytes -= scanBytes(s);
   }
+}
+
+/** The cosine of the unit query with the unit vector at `o` (four sums, which the JIT keeps in registers). */
+function dot(qv: Float32Array, units: Float32Array, o: number, d: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 3 < d; j += 4) {
+    s0 += qv[j] * units[o + j];
+    s1 += qv[j + 1] * units[o + j + 1];
+    s2 += qv[j + 2] * units[o + j + 2];
+    s3 += qv[j + 3] * units[o + j + 3];
+  }
+  for (; j < d; j++) s0 += qv[j] * units[o + j];
+  return s0 + s1 + (s2 + s3);
 }
 
 /**
@@ -173,19 +231,13 @@ function scanInto(
       if ((include && !include.has(f)) || exclude?.has(f)) continue;
     }
     // the stored vectors are kept as unit vectors: the cosine is their dot product with the query's
-    const o = offsets[i];
-    let s0 = 0;
-    let s1 = 0;
-    let s2 = 0;
-    let s3 = 0;
-    let j = 0;
-    for (; j + 3 < d; j += 4) {
-      s0 += qv[j] * units[o + j];
-      s1 += qv[j + 1] * units[o + j + 1];
-      s2 += qv[j + 2] * units[o + j + 2];
-      s3 += qv[j + 3] * units[o + j + 3];
-    }
-    for (; j < d; j++) s0 += qv[j] * units[o + j];
-    best.push(i, s0 + s1 + (s2 + s3));
+    best.push(i, dot(qv, units, offsets[i], d));
   }
+}
+
+/** The float scores of the positions the codes left (ascending, of the query's dimension). */
+function scanPositions(best: TopK, qv: Float32Array, scan: SmallScan, positions: number[]): void {
+  const { units, offsets } = scan;
+  const d = qv.length;
+  for (const p of positions) best.push(p, dot(qv, units, offsets[p], d));
 }
