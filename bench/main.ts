@@ -42,7 +42,9 @@ function saved(name: string, bench: () => Promise<void>): () => Promise<void> {
     const own = savedResultNames().filter((n) => !before.has(n));
     // a run that printed no table (BENCH_SEARCH_FILL_ONLY, say) leaves the saved results as they are
     if (!own.length && !tables.length) return void process.stdout.write('\nno table printed: nothing saved\n');
-    for (const target of own.length ? own : [name]) process.stdout.write(`\nsaved ${saveResult(target, { tables })}\n`);
+    // BENCH_RESULT_NAME: a run saved beside the default one (`<bench>-<name>.json`), where the bench saves none itself
+    const as = process.env.BENCH_RESULT_NAME ? `${name}-${process.env.BENCH_RESULT_NAME}` : name;
+    for (const target of own.length ? own : [as]) process.stdout.write(`\nsaved ${saveResult(target, { tables })}\n`);
   };
 }
 
