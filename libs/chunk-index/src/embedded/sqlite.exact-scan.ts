@@ -31,7 +31,7 @@ export interface ScannedChunk {
 
 /**
  * Bytes of exact scans kept in memory (LARDER_SEARCH_EXACT_SCAN_CACHE_MB): a store just below the IVF's
- * threshold (20k vectors) of the bundled model's 512 dimensions takes ~45 MB.
+ * threshold (20k vectors) of the bundled model's 512 dimensions takes ~55 MiB with its int8 codes.
  */
 export const DEFAULT_EXACT_SCAN_CACHE_BYTES = 128 * 2 ** 20;
 /** Exact scans kept in memory at once (a few stores searched alone or together). */
