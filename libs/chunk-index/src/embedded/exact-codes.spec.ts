@@ -49,7 +49,7 @@ describe('ExactCodes: int8 codes that narrow an exact scan without changing its 
     const g = gaussian(r);
     const dims = 512;
     const m = matrix(3000, dims, () => Float32Array.from({ length: dims }, g));
-    const codes = new ExactCodes(m.units, m.offsets, m.positions, dims);
+    const codes = ExactCodes.of(m.units, m.offsets, m.positions, dims);
     let candidates = 0;
     for (let t = 0; t < 20; t++) {
       // queries near a stored vector (as real queries are near their answers) and far from all
@@ -74,7 +74,7 @@ describe('ExactCodes: int8 codes that narrow an exact scan without changing its 
         if (row % 13 === 0) return Float32Array.from({ length: dims }, (_, i) => (i === row % dims ? 1 : 0));
         return Float32Array.from({ length: dims }, () => r() - 0.5);
       });
-      const codes = new ExactCodes(m.units, m.offsets, m.positions, dims);
+      const codes = ExactCodes.of(m.units, m.offsets, m.positions, dims);
       const queries = [
         Float32Array.from({ length: dims }, (_, i) => (i === 0 ? 1 : 0)),
         normalize(Float32Array.from({ length: dims }, () => 1)),
@@ -93,7 +93,7 @@ describe('ExactCodes: int8 codes that narrow an exact scan without changing its 
     const r = seededRandom(9);
     const dims = 48;
     const m = matrix(2000, dims, () => Float32Array.from({ length: dims }, () => r() - 0.5));
-    const codes = new ExactCodes(m.units, m.offsets, m.positions, dims);
+    const codes = ExactCodes.of(m.units, m.offsets, m.positions, dims);
     const q = normalize(Float32Array.from({ length: dims }, () => r() - 0.5));
     const odd = (p: number) => p % 2 === 1;
     const { full, narrowed } = both(m, codes, q, 25, odd);

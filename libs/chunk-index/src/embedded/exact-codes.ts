@@ -15,30 +15,28 @@ const SLACK = 1e-9;
  * float scan's, exactly, at a fraction of its cost.
  */
 export class ExactCodes {
-  /** The scan positions the codes are of, ascending. */
-  readonly positions: Int32Array;
-  /** Per row: its code's scale (127 over its largest component) and its L1 norm. */
-  private readonly scales: Float32Array;
-  private readonly l1: Float32Array;
-  private readonly arena: CodeArena;
-  private readonly at: number;
-  private readonly out: number;
-
-  constructor(
-    units: Float32Array,
-    offsets: Int32Array,
-    positions: Int32Array,
+  private constructor(
+    /** Each row's scan position, ascending (-1: a row since removed, never a candidate). */
+    readonly positions: Int32Array,
     readonly dims: number,
-  ) {
+    /** Per row: its code's scale (127 over its largest component) and its L1 norm. */
+    private readonly scales: Float32Array,
+    private readonly l1: Float32Array,
+    private readonly arena: CodeArena,
+    private readonly at: number,
+    private readonly out: number,
+  ) {}
+
+  /** The codes of the unit vectors at `positions` (their offsets in `units`) of `dims` dimensions. */
+  static of(units: Float32Array, offsets: Int32Array, positions: Int32Array, dims: number): ExactCodes {
     const n = positions.length;
     const stride = (dims + 15) & ~15;
-    this.positions = positions;
-    this.scales = new Float32Array(n);
-    this.l1 = new Float32Array(n);
-    this.arena = new CodeArena(stride, Math.max(1 << 24, n * (stride + 4) + (1 << 20)));
-    this.at = this.arena.alloc(n * stride)!;
-    this.out = this.arena.alloc(n * 4)!;
-    const i8 = this.arena.v.i8;
+    const scales = new Float32Array(n);
+    const l1s = new Float32Array(n);
+    const arena = new CodeArena(stride, Math.max(1 << 24, n * (stride + 4) + (1 << 20)));
+    const at = arena.alloc(n * stride)!;
+    const out = arena.alloc(n * 4)!;
+    const i8 = arena.v.i8;
     for (let r = 0; r < n; r++) {
       const o = offsets[positions[r]];
       let max = 0;
@@ -48,12 +46,19 @@ export class ExactCodes {
         l1 += a;
         if (a > max) max = a;
       }
+      // |u·scale| ≤ 127: every code fits
       const scale = max ? 127 / max : 1;
-      this.scales[r] = scale;
-      this.l1[r] = l1;
-      const base = this.at + r * stride;
-      for (let d = 0; d < dims; d++) i8[base + d] = Math.max(-127, Math.min(127, Math.round(units[o + d] * scale)));
+      scales[r] = scale;
+      l1s[r] = l1;
+      const base = at + r * stride;
+      for (let d = 0; d < dims; d++) i8[base + d] = Math.round(units[o + d] * scale);
     }
+    return new ExactCodes(positions, dims, scales, l1s, arena, at, out);
+  }
+
+  /** The same codes for rows now at other positions (-1: removed). */
+  remapped(positions: Int32Array): ExactCodes {
+    return new ExactCodes(positions, this.dims, this.scales, this.l1, this.arena, this.at, this.out);
   }
 
   /** What the codes hold in memory. */
@@ -89,7 +94,8 @@ export class ExactCodes {
     const lower = new TopK(k);
     const fixed = qs * ql1 * 0.5 + d * 0.25;
     for (let r = 0; r < n; r++) {
-      if (skip?.(this.positions[r])) {
+      const p = this.positions[r];
+      if (p < 0 || skip?.(p)) {
         upper[r] = -Infinity;
         continue;
       }

@@ -55,8 +55,10 @@ export class SqliteChunkIndex implements ChunkIndex {
   private readonly ops: SqliteOpWriter;
   /** Exact scans' vectors by (model, stores), most recent last. */
   private readonly exact: ExactScans;
-  /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): part of a cached scan's version. */
+  /** Writes of this connection that changed files, chunks or vectors (not only the checkpoint): a cached scan is brought up to date. */
   private writes = 0;
+  /** Of those, the ones that replaced vectors in place, and resets: a cached scan is read whole again. */
+  private rewrites = 0;
   private readonly hitsStatements = new Map<string, Database.Statement>();
   private ivfPrefetch: IvfPrefetch | null;
   /** SQLite's page caches' bound: this connection's and the read worker's where it runs, bytes. */
@@ -179,16 +181,19 @@ export class SqliteChunkIndex implements ChunkIndex {
     try {
       tx();
     } catch (err) {
+      this.ops.takeReplaced();
       this.ivf.discard();
       this.lex.discard();
       throw err;
     }
+    if (this.ops.takeReplaced()) this.rewrites++;
     this.ivf.commit();
     this.lex.commit();
   }
 
   async reset(projection: string, version: number): Promise<void> {
     this.writes++;
+    this.rewrites++;
     this.db.transaction(() => {
       this.db.exec(`DELETE FROM chunks; DELETE FROM files; INSERT INTO chunks_tri(chunks_tri) VALUES ('rebuild');`);
       this.lex.reset();
@@ -239,7 +244,7 @@ export class SqliteChunkIndex implements ChunkIndex {
    */
   async searchDense(q: ChunkQuery): Promise<ChunkHit[]> {
     if (!q.vector || !q.storeIds.length) return [];
-    const scored = this.ivf.search(q) ?? this.exact.search(q, this.writes);
+    const scored = this.ivf.search(q) ?? this.exact.search(q, this.writes, this.rewrites);
     if (!q.filter && scored.every((c): c is ScannedChunk => 'storeId' in c))
       return scored
         .slice(0, q.topK)

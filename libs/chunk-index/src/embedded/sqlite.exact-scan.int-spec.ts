@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
+import { seededRandom } from '@larder/kernel/testing/random';
 import { newFileOps } from '../testing/file-ops';
 import { normalize } from './ivf';
 import { SqliteChunkIndex } from './sqlite.chunk-index';
@@ -92,6 +93,58 @@ describe('SqliteChunkIndex: exact scans kept in memory', () => {
           .slice(0, 5)
           .map((e) => [e.file, e.chunk]),
       );
+    } finally {
+      await index.close();
+    }
+  });
+
+  it('answers as the float scan does after every kind of write: files added, removed, re-added, vectors replaced in place', async () => {
+    const index = new SqliteChunkIndex(join(dir, 'writes.sqlite'));
+    const r = seededRandom(21);
+    const random = (n: number) => Array.from({ length: n }, () => Float32Array.from({ length: DIMS }, () => r() - 0.5));
+    /** What the index holds: each file's vectors. */
+    const held = new Map<string, Float32Array[]>();
+    const put = async (f: number, vectors: Float32Array[], generation = 1) => {
+      const ops = newFileOps(store(1), store(500 + f), 'm', vectors).map((op) =>
+        op.op === 'putFile' ? { ...op, file: { ...op.file, generation } } : { ...op, generation },
+      );
+      await index.write(ops, cp());
+      held.set(store(500 + f), vectors);
+    };
+    const check = async () => {
+      for (let t = 0; t < 4; t++) {
+        const query = normalize(Float32Array.from({ length: DIMS }, () => r() - 0.5));
+        const hits = await index.searchDense({ storeIds: [store(1)], vector: query, topK: 15, model: 'm' });
+        const all = [...held].flatMap(([file, vs]) =>
+          vs.map((v, chunk) => ({ file, chunk, score: normalize(v).reduce((s, x, j) => s + x * query[j], 0) })),
+        );
+        const expected = all.sort((a, b) => b.score - a.score).slice(0, 15);
+        expect(hits.map((h) => [h.fileId, h.chunkIndex])).toEqual(expected.map((e) => [e.file, e.chunk]));
+      }
+    };
+    try {
+      await index.setup();
+      // 1,500 vectors: the scan gets its codes
+      for (let f = 0; f < 10; f++) await put(f, random(150));
+      await check();
+      await put(10, random(40)); // added
+      await check();
+      await index.write([{ op: 'deleteFile', storeId: store(1), fileId: store(503) }], cp()); // removed
+      held.delete(store(503));
+      await check();
+      await put(4, random(90), 2); // re-added at a newer generation
+      await check();
+      // vectors replaced in place: the same chunks, other vectors
+      const replaced = random(150);
+      await index.write(
+        [{ op: 'setVectors', storeId: store(1), fileId: store(507), generation: 1, model: 'm', vectors: replaced }],
+        cp(),
+      );
+      held.set(store(507), replaced);
+      await check();
+      // many rows added: the codes are made again
+      for (let f = 20; f < 30; f++) await put(f, random(60));
+      await check();
     } finally {
       await index.close();
     }

@@ -1,25 +1,11 @@
 import Database from 'better-sqlite3';
 import { ExactCodes } from './exact-codes';
+import { CodedRows, readScan, refreshScan, SmallScan } from './exact-scan-rows';
 import { simdAvailable } from './int8-kernel';
 import { normalize } from './ivf';
-import { candidateSql } from './sqlite.rows';
 import { TopK } from './top-k';
 import { ChunkQuery } from '../chunk-index.port';
 
-/** One exact scan's vectors and their chunks' places, in id order, with the file version they were read at. */
-interface SmallScan {
-  version: string;
-  ids: number[];
-  stores: string[];
-  files: string[];
-  chunkIndexes: Int32Array;
-  /** The vectors as unit vectors, one after another: row i at `offsets[i]`, `lengths[i]` floats. */
-  units: Float32Array;
-  offsets: Int32Array;
-  lengths: Int32Array;
-  /** The int8 codes of its vectors of a dimension, made by the first query of that dimension (null: not worth it). */
-  codes: Map<number, ExactCodes | null>;
-}
 /** A chunk an exact scan found: its row id, its cosine and its place. */
 export interface ScannedChunk {
   id: number;
@@ -42,7 +28,7 @@ const ROW_BYTES = 200;
 /** The bytes a scan holds: its vectors, its rows at ROW_BYTES each and its codes. */
 const scanBytes = (s: SmallScan) => {
   let codes = 0;
-  for (const c of s.codes.values()) codes += c?.bytes ?? 0;
+  for (const c of s.codes.values()) codes += c?.codes.bytes ?? 0;
   return s.units.byteLength + s.ids.length * ROW_BYTES + codes;
 };
 /** Fewer vectors of a dimension are scanned in floats alone (their codes would not pay for themselves). */
@@ -68,12 +54,13 @@ export class ExactScans {
 
   /**
    * The query's best chunks by cosine, best first, with their places (read with the vectors: no row is
-   * read again for them); `writes`: the index's count of writes that changed something.
+   * read again for them); `writes`: the index's count of writes that changed something, `rewrites` of
+   * those that replaced vectors in place (or reset it).
    */
-  search(q: ChunkQuery, writes: number): ScannedChunk[] {
+  search(q: ChunkQuery, writes: number, rewrites: number): ScannedChunk[] {
     const qv = normalize(q.vector!);
     const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
-    const scan = this.scan(q.storeIds, q.model ?? null, writes);
+    const scan = this.scan(q.storeIds, q.model ?? null, writes, rewrites);
     const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
     const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
     const codes = this.codesOf(scan, qv.length);
@@ -83,7 +70,9 @@ export class ExactScans {
         include || exclude
           ? (p: number) => (include !== null && !include.has(files[p])) || exclude?.has(files[p]) === true
           : null;
-      scanPositions(best, qv, scan, codes.candidates(qv, best.k, skip));
+      scanPositions(best, qv, scan, codes.codes.candidates(qv, best.k, skip));
+      // the rows added since the codes were made
+      scanPositions(best, qv, scan, skip ? codes.extra.filter((p) => !skip(p)) : codes.extra);
     } else scanInto(best, qv, scan, include, exclude);
     // the heap holds scan positions, in id order like the ids: a tie is decided as by id
     return best.sorted().map(({ id: i, score }) => ({
@@ -97,61 +86,22 @@ export class ExactScans {
 
   /**
    * The vectors an exact scan reads (stores below the IVF's threshold), kept in memory between
-   * queries while the file has not changed: SQLite's `data_version` (another connection's commit) and
-   * the count of the index's writes that changed something (`writes`: a batch with ops, a reset) are
-   * the key's version, so a cached scan is never stale, and a batch that moves only the checkpoint (a
-   * search's activity event and other events the index does not handle) keeps it. Bounded in bytes
-   * (`capacityBytes`) and in entries (`SMALL_SCAN_ENTRIES`).
+   * queries: read whole again when another connection committed (SQLite's `data_version`) or a write
+   * replaced vectors in place (`rewrites`); brought up to date (`refreshScan`: the rows added read, the
+   * rows removed dropped) after other writes that changed something (`writes`: a batch with ops). A
+   * batch that moves only the checkpoint (a search's activity event and other events the index does
+   * not handle) keeps it as it is. Bounded in bytes (`capacityBytes`) and in entries (`SMALL_SCAN_ENTRIES`).
    */
-  private scan(storeIds: string[], model: string | null, writes: number): SmallScan {
-    const version = `${this.db.pragma('data_version', { simple: true }) as number}:${writes}`;
+  private scan(storeIds: string[], model: string | null, writes: number, rewrites: number): SmallScan {
+    const base = `${this.db.pragma('data_version', { simple: true }) as number}:${rewrites}`;
     const key = `${model ?? ''}\u0000${[...new Set(storeIds)].sort().join('\u0000')}`;
     const hit = this.scans.get(key);
-    if (hit && hit.version === version) {
-      this.scans.delete(key);
-      this.scans.set(key, hit);
-      return hit;
-    }
-    const params: unknown[] = [];
-    const where = candidateSql({ storeIds }, params);
-    if (model) params.push(model);
-    // the chunks a search answers (those of a file the index holds), as searchDense's rows join them
-    const stmt = this.db.prepare(
-      `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.vector FROM chunks c JOIN files f ON f.store_id = c.store_id AND f.file_id = c.file_id WHERE ${where} AND c.vector IS NOT NULL${model ? ' AND c.model = ?' : ''} ORDER BY c.id`,
-    );
-    const ids: number[] = [];
-    const stores: string[] = [];
-    const files: string[] = [];
-    const indexes: number[] = [];
-    const blobs: Buffer[] = [];
-    let floats = 0;
-    type ScanRow = { id: number; store_id: string; file_id: string; chunk_index: number; vector: Buffer };
-    for (const r of stmt.iterate(...params) as IterableIterator<ScanRow>) {
-      ids.push(r.id);
-      stores.push(r.store_id);
-      files.push(r.file_id);
-      indexes.push(r.chunk_index);
-      blobs.push(r.vector);
-      floats += r.vector.byteLength >> 2;
-    }
-    // one array of unit vectors (a zero vector stays zero: its cosine is 0, as `cosine` gives)
-    const units = new Float32Array(floats);
-    const offsets = new Int32Array(ids.length);
-    const lengths = new Int32Array(ids.length);
-    let o = 0;
-    for (let i = 0; i < blobs.length; i++) {
-      const b = blobs[i];
-      const v = new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + (b.byteLength & ~3)));
-      let n = 0;
-      for (let j = 0; j < v.length; j++) n += v[j] * v[j];
-      const inv = n ? 1 / Math.sqrt(n) : 0;
-      for (let j = 0; j < v.length; j++) units[o + j] = v[j] * inv;
-      offsets[i] = o;
-      lengths[i] = v.length;
-      o += v.length;
-    }
-    const chunkIndexes = Int32Array.from(indexes);
-    const scan: SmallScan = { version, ids, stores, files, chunkIndexes, units, offsets, lengths, codes: new Map() };
+    const scan =
+      hit?.base === base
+        ? hit.writes === writes
+          ? hit
+          : refreshScan(this.db, hit, storeIds, model, writes, CODES_MIN_ROWS)
+        : readScan(this.db, storeIds, model, base, writes);
     this.forget(key);
     if (scanBytes(scan) <= this.capacityBytes) {
       this.scans.set(key, scan);
@@ -166,7 +116,7 @@ export class ExactScans {
    * The scan's codes of its vectors of `dims` dimensions (made now if due), or null where floats alone
    * scan it: few vectors, no SIMD, or a scan not kept (its codes would be made again for each query).
    */
-  private codesOf(scan: SmallScan, dims: number): ExactCodes | null {
+  private codesOf(scan: SmallScan, dims: number): CodedRows | null {
     if (scan.codes.has(dims)) return scan.codes.get(dims)!;
     const key = [...this.scans].find(([, s]) => s === scan)?.[0];
     if (key === undefined) return null;
@@ -174,12 +124,12 @@ export class ExactScans {
     for (let i = 0; i < scan.lengths.length; i++) if (scan.lengths[i] === dims) positions.push(i);
     const codes =
       positions.length >= CODES_MIN_ROWS && simdAvailable()
-        ? new ExactCodes(scan.units, scan.offsets, Int32Array.from(positions), dims)
+        ? { codes: ExactCodes.of(scan.units, scan.offsets, Int32Array.from(positions), dims), extra: [] }
         : null;
     scan.codes.set(dims, codes);
     // the kept scan's bytes grew: the others make room, or it is dropped itself
     if (codes) {
-      this.bytes += codes.bytes;
+      this.bytes += codes.codes.bytes;
       while (this.bytes > this.capacityBytes && this.scans.size) this.forget(this.scans.keys().next().value as string);
     }
     return codes;

@@ -9,6 +9,9 @@ import { ChunkIndexOp } from '../chunk-index.port';
  * chunks rows, the vectors' places in the IVF lists (ivf.catalogue.ts) and the BM25 postings (lexical/writer.ts).
  */
 export class SqliteOpWriter {
+  /** Whether an op since the last `takeReplaced` replaced a chunk's vector in place (a cached exact scan must be read again). */
+  private replaced = false;
+
   constructor(
     private readonly db: Database.Database,
     private readonly ivf: IvfCatalogue,
@@ -70,6 +73,9 @@ export class SqliteOpWriter {
       }
       case 'setVectors': {
         if (!this.atGeneration(op.storeId, op.fileId, op.generation)) return;
+        this.replaced ||= !!db
+          .prepare(`SELECT 1 FROM chunks WHERE store_id = ? AND file_id = ? AND vector IS NOT NULL LIMIT 1`)
+          .get(op.storeId, op.fileId);
         this.ivf.revectoring(op.model, op.vectors.length, `store_id = ? AND file_id = ?`, op.storeId, op.fileId);
         const upd = db.prepare(
           `UPDATE chunks SET vector = ?, model = ?, list = ? WHERE store_id = ? AND file_id = ? AND chunk_index = ? RETURNING id`,
@@ -106,6 +112,13 @@ export class SqliteOpWriter {
         db.prepare(`DELETE FROM files WHERE store_id = ?`).run(op.storeId);
         return;
     }
+  }
+
+  /** Whether an op replaced a vector in place since the last call. */
+  takeReplaced(): boolean {
+    const r = this.replaced;
+    this.replaced = false;
+    return r;
   }
 
   /** Deletes a file's chunks (their vectors leave the IVF lists, their postings become tombstones). */
