@@ -172,6 +172,37 @@ export function fileOps(
   ];
 }
 
+/**
+ * The dense top-10 of each query right after a write to its store (a file of two chunks added; only the
+ * search is timed), as searches run beside uploads; the files added are deleted after.
+ */
+async function denseAfterWrites(
+  index: SqliteChunkIndex,
+  storeId: string,
+  queries: Array<{ vector: Float32Array }>,
+): Promise<{ p50: number; p99: number; qps: number }> {
+  let seq = 1n << 40n;
+  const cp = () => ({ projection: 'bench-writes', version: 1, position: { commit: ++seq, prepare: seq } });
+  const added: string[] = [];
+  const ms: number[] = [];
+  for (const [i, q] of queries.entries()) {
+    const fileId = `00000000-0000-4000-9000-${String(i).padStart(12, '0')}`;
+    await index.write(
+      fileOps(storeId, { f: i, fileId, texts: ['added', 'added'], vectors: [q.vector, q.vector] }),
+      cp(),
+    );
+    added.push(fileId);
+    const s = performance.now();
+    await index.searchDense({ storeIds: [storeId], topK: 10, vector: q.vector, model: MODEL });
+    ms.push(performance.now() - s);
+  }
+  await index.write(
+    added.map((fileId) => ({ op: 'deleteFile' as const, storeId, fileId })),
+    cp(),
+  );
+  return { p50: pct(ms, 50), p99: pct(ms, 99), qps: ms.length / (ms.reduce((a, b) => a + b, 0) / 1000) };
+}
+
 /** Writes `n` chunks (100 per file, `files` files a transaction) of the corpus into the index; keeps every vector for an exact scan when `keep`. */
 export async function fill(
   index: SqliteChunkIndex,
@@ -403,6 +434,7 @@ export async function searchSpeedBench(): Promise<void> {
       // the hybrid's two halves alone (50 candidates each): lexical runs in the read worker, dense on this thread
       const lexical50 = await time((q) => index.searchLexical({ ...q0, topK: 50, text: q.text }));
       const dense50 = await time((q) => index.searchDense({ ...q0, topK: 50, vector: q.vector, model: MODEL }));
+      const afterWrite = await denseAfterWrites(index, storeId, queries);
       rows.push(
         ['index: dense top-10 (IVF above 20k vectors, exact re-scoring)', dense],
         [`index: lexical top-10, cold (the first ${QUERIES} queries after the index opens, other words)`, lexicalCold],
@@ -410,6 +442,7 @@ export async function searchSpeedBench(): Promise<void> {
         ['index: lexical top-10 + RM3 feedback (forced; by default only queries of 14+ words get it)', lexicalRm3],
         ["index: lexical top-50 (the hybrid's lexical half)", lexical50],
         ["index: dense top-50 (the hybrid's dense half)", dense50],
+        ['index: dense top-10, each right after a write to its store (a file of 2 chunks added)', afterWrite],
       );
     }
     const fusion = {
