@@ -89,6 +89,24 @@ describe('ExactCodes: int8 codes that narrow an exact scan without changing its 
     }
   });
 
+  it('always scores again a row that is not finite, so it cannot hide the others', () => {
+    const r = seededRandom(3);
+    const dims = 32;
+    const m = matrix(1500, dims, () => Float32Array.from({ length: dims }, () => r() - 0.5));
+    m.units.fill(NaN, 0, dims); // the first row: what a stored vector holding Infinity becomes
+    const codes = ExactCodes.of(m.units, m.offsets, m.positions, dims);
+    const q = normalize(Float32Array.from({ length: dims }, () => r() - 0.5));
+    const candidates = codes.candidates(q, 10, null);
+    expect(candidates).toContain(0);
+    const finite = [...m.offsets.keys()]
+      .filter((p) => p > 0)
+      .map((p) => ({ p, score: dot(q, m.units, m.offsets[p]) }))
+      .sort((a, b) => b.score - a.score)
+      .slice(0, 10)
+      .map((x) => x.p);
+    for (const p of finite) expect(candidates).toContain(p);
+  });
+
   it('leaves out the rows `skip` refuses, and answers every row left when fewer than k are', () => {
     const r = seededRandom(9);
     const dims = 48;

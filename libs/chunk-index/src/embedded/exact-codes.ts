@@ -20,8 +20,8 @@ export class ExactCodes {
     readonly positions: Int32Array,
     readonly dims: number,
     /** Per row: its code's scale (127 over its largest component) and its L1 norm. */
-    private readonly scales: Float32Array,
-    private readonly l1: Float32Array,
+    private readonly scales: Float64Array,
+    private readonly l1: Float64Array,
     private readonly arena: CodeArena,
     private readonly at: number,
     private readonly out: number,
@@ -31,8 +31,8 @@ export class ExactCodes {
   static of(units: Float32Array, offsets: Int32Array, positions: Int32Array, dims: number): ExactCodes {
     const n = positions.length;
     const stride = (dims + 15) & ~15;
-    const scales = new Float32Array(n);
-    const l1s = new Float32Array(n);
+    const scales = new Float64Array(n);
+    const l1s = new Float64Array(n);
     const arena = new CodeArena(stride, Math.max(1 << 24, n * (stride + 4) + (1 << 20)));
     const at = arena.alloc(n * stride)!;
     const out = arena.alloc(n * 4)!;
@@ -103,6 +103,11 @@ export class ExactCodes {
       const denominator = qs * vs;
       const approx = scores[r] / denominator;
       const err = (fixed + vs * this.l1[r] * 0.5) / denominator + SLACK;
+      // a vector that is not finite has no bound: it is always scored again, as the float scan scores it
+      if (!Number.isFinite(approx - err)) {
+        upper[r] = Infinity;
+        continue;
+      }
       upper[r] = approx + err;
       lower.push(r, approx - err);
     }

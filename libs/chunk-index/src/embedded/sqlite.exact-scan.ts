@@ -93,14 +93,20 @@ export class ExactScans {
    * not handle) keeps it as it is. Bounded in bytes (`capacityBytes`) and in entries (`SMALL_SCAN_ENTRIES`).
    */
   private scan(storeIds: string[], model: string | null, writes: number, rewrites: number): SmallScan {
-    const base = `${this.db.pragma('data_version', { simple: true }) as number}:${rewrites}`;
+    const dataVersion = () => this.db.pragma('data_version', { simple: true }) as number;
+    const version = dataVersion();
+    const base = `${version}:${rewrites}`;
     const key = `${model ?? ''}\u0000${[...new Set(storeIds)].sort().join('\u0000')}`;
     const hit = this.scans.get(key);
     const scan =
       hit?.base === base
         ? hit.writes === writes
           ? hit
-          : refreshScan(this.db, hit, storeIds, model, writes, CODES_MIN_ROWS)
+          : this.db.transaction(() => {
+              const refreshed = refreshScan(this.db, hit, storeIds, model, writes, CODES_MIN_ROWS);
+              // another connection committed meanwhile (perhaps vectors replaced in place): read whole in this snapshot
+              return dataVersion() === version ? refreshed : readScan(this.db, storeIds, model, base, writes);
+            })()
         : readScan(this.db, storeIds, model, base, writes);
     this.forget(key);
     if (scanBytes(scan) <= this.capacityBytes) {
