@@ -66,7 +66,8 @@ export function readScan(
  * The scan brought up to date after writes that only added and removed rows (no vector replaced in
  * place): the rows' ids are read again, the vectors of the rows kept are copied, and only the added
  * rows' are read. The codes are kept for the rows kept; the added rows are scored in floats beside
- * them, until they are too many and the codes are made again.
+ * them, until they are too many and the codes are made again. Call it in a read transaction (one
+ * snapshot for the ids and the rows).
  */
 export function refreshScan(
   db: Database.Database,
@@ -76,52 +77,50 @@ export function refreshScan(
   writes: number,
   codesMinRows: number,
 ): SmallScan {
-  return db.transaction(() => {
-    const { sql, params } = scanSql(storeIds, model, 'c.id');
-    const ids = db
-      .prepare(sql)
-      .pluck()
-      .all(...params) as number[];
-    // both in id order: each new position's old one (-1: added), each old position's new one (-1: removed)
-    const fromOld = new Int32Array(ids.length).fill(-1);
-    const moved = new Int32Array(old.ids.length).fill(-1);
-    const added: number[] = [];
-    for (let n = 0, i = 0; n < ids.length; n++) {
-      while (i < old.ids.length && old.ids[i] < ids[n]) i++;
-      if (i < old.ids.length && old.ids[i] === ids[n]) {
-        fromOld[n] = i;
-        moved[i++] = n;
-      } else added.push(ids[n]);
-    }
-    if (!added.length && ids.length === old.ids.length) return { ...old, writes };
-    const read = new Map<number, ScanRow>();
-    for (let i = 0; i < added.length; i += 500) {
-      const batch = added.slice(i, i + 500);
-      const stmt = db.prepare(
-        `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.vector FROM chunks c WHERE c.id IN (${batch.map(() => '?').join(',')})`,
-      );
-      for (const r of stmt.all(...batch) as ScanRow[]) read.set(r.id, r);
-    }
-    const scan = assemble(
-      ids.length,
-      (n) => (fromOld[n] >= 0 ? { old: fromOld[n] } : { row: read.get(ids[n])! }),
-      old,
-      old.base,
-      writes,
+  const { sql, params } = scanSql(storeIds, model, 'c.id');
+  const ids = db
+    .prepare(sql)
+    .pluck()
+    .all(...params) as number[];
+  // both in id order: each new position's old one (-1: added), each old position's new one (-1: removed)
+  const fromOld = new Int32Array(ids.length).fill(-1);
+  const moved = new Int32Array(old.ids.length).fill(-1);
+  const added: number[] = [];
+  for (let n = 0, i = 0; n < ids.length; n++) {
+    while (i < old.ids.length && old.ids[i] < ids[n]) i++;
+    if (i < old.ids.length && old.ids[i] === ids[n]) {
+      fromOld[n] = i;
+      moved[i++] = n;
+    } else added.push(ids[n]);
+  }
+  if (!added.length && ids.length === old.ids.length) return { ...old, writes };
+  const read = new Map<number, ScanRow>();
+  for (let i = 0; i < added.length; i += 500) {
+    const batch = added.slice(i, i + 500);
+    const stmt = db.prepare(
+      `SELECT c.id, c.store_id, c.file_id, c.chunk_index, c.vector FROM chunks c WHERE c.id IN (${batch.map(() => '?').join(',')})`,
     );
-    for (const [dims, coded] of old.codes) {
-      if (!coded) continue;
-      const positions = coded.codes.positions.map((p) => (p < 0 ? -1 : moved[p]));
-      const extra = coded.extra.map((p) => moved[p]).filter((p) => p >= 0);
-      for (let n = 0; n < ids.length; n++) if (fromOld[n] < 0 && scan.lengths[n] === dims) extra.push(n);
-      let live = 0;
-      for (const p of positions) if (p >= 0) live++;
-      // many rows added or removed: the codes are made again (by the next query)
-      if (extra.length <= Math.max(codesMinRows, live / 8) && live >= positions.length / 2)
-        scan.codes.set(dims, { codes: coded.codes.remapped(positions), extra });
-    }
-    return scan;
-  })();
+    for (const r of stmt.all(...batch) as ScanRow[]) read.set(r.id, r);
+  }
+  const scan = assemble(
+    ids.length,
+    (n) => (fromOld[n] >= 0 ? { old: fromOld[n] } : { row: read.get(ids[n])! }),
+    old,
+    old.base,
+    writes,
+  );
+  for (const [dims, coded] of old.codes) {
+    if (!coded) continue;
+    const positions = coded.codes.positions.map((p) => (p < 0 ? -1 : moved[p]));
+    const extra = coded.extra.map((p) => moved[p]).filter((p) => p >= 0);
+    for (let n = 0; n < ids.length; n++) if (fromOld[n] < 0 && scan.lengths[n] === dims) extra.push(n);
+    let live = 0;
+    for (const p of positions) if (p >= 0) live++;
+    // many rows added or removed: the codes are made again (by the next query)
+    if (extra.length <= Math.max(codesMinRows, live / 8) && live >= positions.length / 2)
+      scan.codes.set(dims, { codes: coded.codes.remapped(positions), extra });
+  }
+  return scan;
 }
 
 /** A scan of `count` rows in id order, each a row read from the file or one of `old`'s positions. */

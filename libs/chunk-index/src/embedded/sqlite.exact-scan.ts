@@ -61,19 +61,13 @@ export class ExactScans {
     const qv = normalize(q.vector!);
     const best = new TopK(q.filter ? Math.max(q.topK * 20, 1000) : q.topK);
     const scan = this.scan(q.storeIds, q.model ?? null, writes, rewrites);
-    const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
-    const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
+    const skip = fileFilter(scan, q);
     const codes = this.codesOf(scan, qv.length);
     if (codes) {
-      const files = scan.files;
-      const skip =
-        include || exclude
-          ? (p: number) => (include !== null && !include.has(files[p])) || exclude?.has(files[p]) === true
-          : null;
       scanPositions(best, qv, scan, codes.codes.candidates(qv, best.k, skip));
       // the rows added since the codes were made
       scanPositions(best, qv, scan, skip ? codes.extra.filter((p) => !skip(p)) : codes.extra);
-    } else scanInto(best, qv, scan, include, exclude);
+    } else scanInto(best, qv, scan, skip);
     // the heap holds scan positions, in id order like the ids: a tie is decided as by id
     return best.sorted().map(({ id: i, score }) => ({
       id: scan.ids[i],
@@ -112,10 +106,15 @@ export class ExactScans {
     if (scanBytes(scan) <= this.capacityBytes) {
       this.scans.set(key, scan);
       this.bytes += scanBytes(scan);
-      while (this.scans.size > SMALL_SCAN_ENTRIES || this.bytes > this.capacityBytes)
-        this.forget(this.scans.keys().next().value as string);
+      this.evict();
     }
     return scan;
+  }
+
+  /** Drops the least recently searched scans while the kept ones are beyond a bound (the last kept, too, if it alone is). */
+  private evict(): void {
+    while (this.scans.size > SMALL_SCAN_ENTRIES || (this.scans.size && this.bytes > this.capacityBytes))
+      this.forget(this.scans.keys().next().value as string);
   }
 
   /**
@@ -124,8 +123,7 @@ export class ExactScans {
    */
   private codesOf(scan: SmallScan, dims: number): CodedRows | null {
     if (scan.codes.has(dims)) return scan.codes.get(dims)!;
-    const key = [...this.scans].find(([, s]) => s === scan)?.[0];
-    if (key === undefined) return null;
+    if (![...this.scans.values()].includes(scan)) return null;
     const positions: number[] = [];
     for (let i = 0; i < scan.lengths.length; i++) if (scan.lengths[i] === dims) positions.push(i);
     const codes =
@@ -136,7 +134,7 @@ export class ExactScans {
     // the kept scan's bytes grew: the others make room, or it is dropped itself
     if (codes) {
       this.bytes += codes.codes.bytes;
-      while (this.bytes > this.capacityBytes && this.scans.size) this.forget(this.scans.keys().next().value as string);
+      this.evict();
     }
     return codes;
   }
@@ -147,6 +145,15 @@ export class ExactScans {
     this.scans.delete(key);
     this.bytes -= scanBytes(s);
   }
+}
+
+/** Whether the query's file filter (`fileIds`) leaves out a scan position; null: it leaves out none. */
+function fileFilter(scan: SmallScan, q: ChunkQuery): ((position: number) => boolean) | null {
+  const include = q.fileIds?.include ? new Set(q.fileIds.include) : null;
+  const exclude = q.fileIds?.exclude?.length ? new Set(q.fileIds.exclude) : null;
+  if (!include && !exclude) return null;
+  const files = scan.files;
+  return (p) => (include !== null && !include.has(files[p])) || exclude?.has(files[p]) === true;
 }
 
 /** The cosine of the unit query with the unit vector at `o` (four sums, which the JIT keeps in registers). */
@@ -171,21 +178,11 @@ function dot(qv: Float32Array, units: Float32Array, o: number, d: number): numbe
  * on-stack (OSR) and threw that code away at the loop's exit, every search (a deopt for missing
  * type feedback in the code after it), so the scan mostly ran in the interpreter.
  */
-function scanInto(
-  best: TopK,
-  qv: Float32Array,
-  scan: SmallScan,
-  include: Set<string> | null,
-  exclude: Set<string> | null,
-): void {
-  const { units, offsets, lengths, ids, files } = scan;
+function scanInto(best: TopK, qv: Float32Array, scan: SmallScan, skip: ((position: number) => boolean) | null): void {
+  const { units, offsets, lengths, ids } = scan;
   const d = qv.length;
   for (let i = 0; i < ids.length; i++) {
-    if (lengths[i] !== d) continue;
-    if (include || exclude) {
-      const f = files[i];
-      if ((include && !include.has(f)) || exclude?.has(f)) continue;
-    }
+    if (lengths[i] !== d || skip?.(i)) continue;
     // the stored vectors are kept as unit vectors: the cosine is their dot product with the query's
     best.push(i, dot(qv, units, offsets[i], d));
   }
