@@ -1,7 +1,24 @@
 /** The exhaustive BM25 oracle the lexical engine is checked against: per-store scoring, scorer choices, top-10 comparison. */
 import Database from 'better-sqlite3';
 import { analyzeChunk, headingContextOf, queryTerms } from '../analysis/analyzer';
-import { normLength } from '../analysis/bm25';
+import { DEFAULT_BM25, normLength } from '../analysis/bm25';
+import type { LexicalInput } from '../embedded/lexical/input';
+
+/**
+ * A lexical program's input over store `s` as the specs ask it: row ids, top 10, the default BM25, stop
+ * words dropped, no exact-form bonus, no feedback; `more` over that.
+ */
+export const lexicalInput = (text: string, more: Partial<LexicalInput> = {}): LexicalInput => ({
+  text,
+  columns: 'c.id AS id',
+  storeIds: ['s'],
+  limit: 10,
+  ...DEFAULT_BM25,
+  exactBonus: 0,
+  stopWords: true,
+  feedback: null,
+  ...more,
+});
 
 /** The path and symbol fields' weights the property's indexes are built with (both fields, weighted unlike headings). */
 export const FIELD_WEIGHTS = { path: 2, symbols: 1 };

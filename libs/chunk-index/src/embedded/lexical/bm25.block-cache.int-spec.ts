@@ -1,6 +1,5 @@
 /** The lexical engine's block cache and preload: bounded by blockCacheBytes and its share, with the same answers. */
-import { SCORERS } from '../../testing/bm25-oracle';
-import { DEFAULT_BM25 } from '../../analysis/bm25';
+import { lexicalInput, SCORERS } from '../../testing/bm25-oracle';
 import { stemOf } from '../../analysis/analyzer';
 import { preloadLexical } from './preload';
 import { lexicalProgram } from './search';
@@ -34,17 +33,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         'jam garden boil',
         'apple sugar zest pectin',
       ]) {
-        const input = {
-          text,
-          columns: 'c.id AS id',
-          storeIds: ['s'],
-          limit: 10,
-          ...DEFAULT_BM25,
-          exactBonus: 0.3,
-          stopWords: true,
-          feedback: null,
-          ...SCORERS.maxscore,
-        };
+        const input = lexicalInput(text, { exactBonus: 0.3, ...SCORERS.maxscore });
         const want = lexicalProgram(reader, input, big);
         expect(lexicalProgram(reader, { ...input, blockCacheBytes: 2048 }, small)).toEqual(want);
         expect(small.blockBytes).toBeLessThanOrEqual(2048);
@@ -74,16 +63,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       (_, j) => words.filter((_, k) => j % (k + 1) === 0).join(' ') + ` w${j % 13}`,
     );
     await oneFileStore('preload', texts, 8, (reader) => {
-      const input = (text: string) => ({
-        text,
-        columns: 'c.id AS id',
-        storeIds: ['s'],
-        limit: 10,
-        ...DEFAULT_BM25,
-        exactBonus: 0.3,
-        stopWords: true,
-        feedback: null,
-      });
+      const input = (text: string) => lexicalInput(text, { exactBonus: 0.3 });
       const queries = [
         'jam apple',
         'garden pectin sugar',

@@ -1,6 +1,5 @@
 /** The lexical engine's dense lists across writes: counted per current directory, rescored, looked up by MaxScore. */
-import { SCORERS } from '../../testing/bm25-oracle';
-import { DEFAULT_BM25 } from '../../analysis/bm25';
+import { lexicalInput, SCORERS } from '../../testing/bm25-oracle';
 import { preloadLexical } from './preload';
 import { lexicalProgram } from './search';
 import type { LexicalState } from './state';
@@ -14,21 +13,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       const state: LexicalState = {};
       const ask = () => {
         for (const text of ['jam apple', 'garden boil', 'sugar jam'])
-          lexicalProgram(
-            reader,
-            {
-              text,
-              columns: 'c.id AS id',
-              storeIds: ['s'],
-              limit: 10,
-              ...DEFAULT_BM25,
-              exactBonus: 0,
-              stopWords: true,
-              feedback: null,
-              ...SCORERS.impact,
-            },
-            state,
-          );
+          lexicalProgram(reader, lexicalInput(text, SCORERS.impact), state);
         const held = [...(state.dirs?.values() ?? [])].reduce(
           (sum, d) => sum + ((d as { dense?: { bytes: number } | null }).dense?.bytes ?? 0),
           0,
@@ -60,16 +45,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
         ),
       );
       const state: LexicalState = {};
-      const input = {
-        text: 'jam apple',
-        columns: 'c.id AS id',
-        storeIds: ['s'],
-        limit: 10,
-        ...DEFAULT_BM25,
-        exactBonus: 0,
-        stopWords: true,
-        feedback: null,
-      };
+      const input = lexicalInput('jam apple');
       const denseLists = () =>
         new Set([...(state.dirs?.values() ?? [])].map((d) => (d as { dense?: object | null }).dense).filter((d) => d));
       expect(lexicalProgram(reader, { ...input, ...SCORERS.impact }, state)).toEqual(
@@ -111,16 +87,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
       );
       expect([...(state.dirs?.values() ?? [])].some((d) => (d as { dense?: object | null }).dense)).toBe(true);
       for (const limit of [1, 10, 50]) {
-        const input = {
-          text: 'apple jam',
-          columns: 'c.id AS id',
-          storeIds: ['s'],
-          limit,
-          ...DEFAULT_BM25,
-          exactBonus: 0,
-          stopWords: true,
-          feedback: null,
-        };
+        const input = lexicalInput('apple jam', { limit });
         expect(lexicalProgram(reader, { ...input, ...SCORERS.preloadedMaxScore }, state)).toEqual(
           lexicalProgram(reader, { ...input, ...SCORERS.maxscore }, {}),
         );

@@ -1,5 +1,4 @@
 /** The lexical engine's scorers (flat, MaxScore, impacts) answer alike: spans of ids, zero sums, balanced chunks. */
-import { DEFAULT_BM25 } from '../../analysis/bm25';
 import { rmSync } from 'fs';
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
@@ -7,7 +6,7 @@ import { ChunkIndexOp } from '../../chunk-index.port';
 import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { lexicalProgram } from './search';
 import { VOCAB } from '../../testing/lexical-arbitraries';
-import { SCORERS } from '../../testing/bm25-oracle';
+import { lexicalInput, SCORERS } from '../../testing/bm25-oracle';
 import { indexPath, oneFileStore } from '../../testing/lexical-index-files';
 
 describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', () => {
@@ -159,21 +158,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
     );
     await oneFileStore('kinds', texts, undefined, (reader) => {
       const answer = (scorer: keyof typeof SCORERS, limit: number) =>
-        lexicalProgram(
-          reader,
-          {
-            text: 'alpha beta',
-            columns: 'c.id AS id',
-            storeIds: ['s'],
-            limit,
-            ...DEFAULT_BM25,
-            exactBonus: 0,
-            stopWords: true,
-            feedback: null,
-            ...SCORERS[scorer],
-          },
-          {},
-        );
+        lexicalProgram(reader, lexicalInput('alpha beta', { limit, ...SCORERS[scorer] }), {});
       for (const limit of [1, 10, 12]) {
         const maxScore = answer('maxscore', limit);
         // the ten balanced chunks first
