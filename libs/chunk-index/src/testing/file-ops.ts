@@ -1,15 +1,41 @@
 import type { ChunkIndexOp } from '../chunk-index.port';
 
-/** `n` one-line text chunks (`chunk <i>`), as the specs' files hold them. */
-export function lineChunks(n: number) {
-  return Array.from({ length: n }, (_, i) => ({
+/** Chunks of `texts` (one each, of `mimeType`), as the specs' files hold them. */
+function textChunks(texts: string[], mimeType: string) {
+  return texts.map((text, i) => ({
     chunkIndex: i,
     type: 'text' as const,
-    text: `chunk ${i}`,
+    text,
     offset: 0,
-    mimeType: 'text/plain',
+    mimeType,
     generatedMetadata: null,
   }));
+}
+
+/** `n` one-line text chunks (`chunk <i>`). */
+export const lineChunks = (n: number) =>
+  textChunks(
+    Array.from({ length: n }, (_, i) => `chunk ${i}`),
+    'text/plain',
+  );
+
+/** The writes that add a new Markdown file (generation 1, organization `org`), a chunk per text. */
+export function markdownFileOps(storeId: string, fileId: string, texts: string[]): ChunkIndexOp[] {
+  return [
+    {
+      op: 'putFile',
+      file: {
+        storeId,
+        fileId,
+        organizationId: 'org',
+        filename: `${fileId}.md`,
+        externalId: null,
+        metadata: null,
+        generation: 1,
+      },
+    },
+    { op: 'setChunks', storeId, fileId, generation: 1, chunks: textChunks(texts, 'text/markdown') },
+  ];
 }
 
 /** The writes that add a new file (generation 1) of one-line chunks, one per vector of `model`. */

@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { SqliteChunkIndex } from '../embedded/sqlite.chunk-index';
+import { markdownFileOps } from './file-ops';
 
 const dir = mkdtempSync(join(tmpdir(), 'larder-lexical-property-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,37 +31,11 @@ export async function writtenStore(
   let seq = 0n;
   const write = async (f: number, texts: string[]) => {
     seq++;
-    await index.write(
-      [
-        {
-          op: 'putFile',
-          file: {
-            storeId: 's',
-            fileId: `f${f}`,
-            organizationId: 'org',
-            filename: `f${f}.md`,
-            externalId: null,
-            metadata: null,
-            generation: 1,
-          },
-        },
-        {
-          op: 'setChunks',
-          storeId: 's',
-          fileId: `f${f}`,
-          generation: 1,
-          chunks: texts.map((text, j) => ({
-            chunkIndex: j,
-            type: 'text' as const,
-            text,
-            offset: 0,
-            mimeType: 'text/markdown',
-            generatedMetadata: null,
-          })),
-        },
-      ],
-      { projection: 'p', version: 1, position: { commit: seq, prepare: seq } },
-    );
+    await index.write(markdownFileOps('s', `f${f}`, texts), {
+      projection: 'p',
+      version: 1,
+      position: { commit: seq, prepare: seq },
+    });
   };
   try {
     await fn(write, reader);

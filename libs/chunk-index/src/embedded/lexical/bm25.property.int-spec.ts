@@ -14,6 +14,7 @@ import type { LexicalState } from './state';
 import { VOCAB, codeText, generatedMetadataOf, op, query, params } from '../../testing/lexical-arbitraries';
 import { FIELD_WEIGHTS, SCORERS, bruteForce, expectTop } from '../../testing/bm25-oracle';
 import { indexPath } from '../../testing/lexical-index-files';
+import { markdownFileOps } from '../../testing/file-ops';
 
 describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', () => {
   it('holds for random corpora, appends, deletes, parameters and queries', async () => {
@@ -193,34 +194,11 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             for (const [f, chunks] of files.entries()) {
               const fileId = `f${f}`;
               await index.write(
-                [
-                  {
-                    op: 'putFile',
-                    file: {
-                      storeId: 's1',
-                      fileId,
-                      organizationId: 'org',
-                      filename: `${fileId}.md`,
-                      externalId: null,
-                      metadata: null,
-                      generation: 1,
-                    },
-                  },
-                  {
-                    op: 'setChunks',
-                    storeId: 's1',
-                    fileId,
-                    generation: 1,
-                    chunks: chunks.map((c, j) => ({
-                      chunkIndex: j,
-                      type: 'text' as const,
-                      text: c.text,
-                      offset: 0,
-                      mimeType: 'text/markdown',
-                      generatedMetadata: null,
-                    })),
-                  },
-                ],
+                markdownFileOps(
+                  's1',
+                  fileId,
+                  chunks.map((c) => c.text),
+                ),
                 { projection: 'p', version: 1, position: { commit: ++seq, prepare: seq } },
               );
             }

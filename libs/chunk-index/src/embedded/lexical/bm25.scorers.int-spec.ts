@@ -8,6 +8,7 @@ import { lexicalProgram } from './search';
 import { VOCAB } from '../../testing/lexical-arbitraries';
 import { lexicalInput, SCORERS } from '../../testing/bm25-oracle';
 import { indexPath, oneFileStore } from '../../testing/lexical-index-files';
+import { markdownFileOps } from '../../testing/file-ops';
 
 describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', () => {
   // Stores of thousands of chunks, two interleaved (so a store's ids have gaps): the flat scorer's two ways
@@ -44,34 +45,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
             for (let f = 0; f < files; f++) {
               const storeId = `s${f % 2}`;
               const fileId = `f${f}`;
-              ops.push(
-                {
-                  op: 'putFile',
-                  file: {
-                    storeId,
-                    fileId,
-                    organizationId: 'org',
-                    filename: `${fileId}.md`,
-                    externalId: null,
-                    metadata: null,
-                    generation: 1,
-                  },
-                },
-                {
-                  op: 'setChunks',
-                  storeId,
-                  fileId,
-                  generation: 1,
-                  chunks: texts.slice(f * 100, f * 100 + 100).map((text, j) => ({
-                    chunkIndex: j,
-                    type: 'text' as const,
-                    text,
-                    offset: 0,
-                    mimeType: 'text/markdown',
-                    generatedMetadata: null,
-                  })),
-                },
-              );
+              ops.push(...markdownFileOps(storeId, fileId, texts.slice(f * 100, f * 100 + 100)));
             }
             await index.write(ops, { projection: 'p', version: 1, position: { commit: 1n, prepare: 1n } });
             for (const words of queries)
