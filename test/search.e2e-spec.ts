@@ -1,6 +1,7 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import Mixedbread, { toFile } from '@mixedbread/sdk';
 import { streamName } from '@larder/kernel';
+import { eventResults, RecordedResults } from '@larder/search/events';
 import { RerankDouble, startRerankDouble } from '@larder/ai/testing/rerank-double';
 import { startTestLarder, TestLarder } from './support/in-process-larder';
 
@@ -219,15 +220,13 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
         (e) => e.type === 'StoreSearchPerformed' && (e.data as any).queryDimensions === v.length,
       );
       if (found) {
-        expect(found.data).toMatchObject({
-          query: null,
-          queryDimensions: v.length,
-          results: [
-            expect.objectContaining({ file_id: ids['strawberry-jam.md'] }),
-            expect.anything(),
-            expect.anything(),
-          ],
-        });
+        expect(found.data).toMatchObject({ query: null, queryDimensions: v.length });
+        const d = found.data as { results: RecordedResults; storeIds: string[] };
+        expect(eventResults(d.results, d.storeIds)).toEqual([
+          expect.objectContaining({ file_id: ids['strawberry-jam.md'] }),
+          expect.anything(),
+          expect.anything(),
+        ]);
         expect(JSON.stringify(found.data)).not.toContain(String(v[0]));
         break;
       }
@@ -493,7 +492,10 @@ describe('Search, rules, grep, list-chunks and facets through the official @mixe
       results: expect.any(Array),
       searchTimeMs: expect.any(Number),
     });
-    expect((searches[0].data as { results: unknown[] }).results[0]).toMatchObject({
+    const recorded = searches[0].data as { results: RecordedResults; storeIds: string[] };
+    // recorded as tuples (the store an index into storeIds), listed as the activity API's objects
+    expect(recorded.results[0]).toEqual([0, ids['strawberry-jam.md'], ...Array(5).fill(expect.anything())]);
+    expect(eventResults(recorded.results, recorded.storeIds)[0]).toMatchObject({
       store_id: store,
       file_id: ids['strawberry-jam.md'],
       chunk_index: 0,
@@ -530,7 +532,8 @@ async function searchEvents(
     const events = await t.larder.infra.eventStore.readStream(streamName('search_activity', orgId));
     const found = events
       .filter((e) => e.type === 'StoreSearchPerformed' && (e.data as { query: string }).query === query)
-      .map((e) => e.data as any);
+      .map((e) => e.data as any)
+      .map((d) => ({ ...d, results: eventResults(d.results, d.storeIds) }));
     if (found.length >= count) return found;
     await new Promise((r) => setTimeout(r, 50));
   }

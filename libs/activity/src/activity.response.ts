@@ -1,4 +1,5 @@
 import type { ActivityRow } from '@larder/projections/activity/activity.reader';
+import { eventResults, RecordedResults } from '@larder/search/events';
 import { ACTIVITY_KINDS } from './events';
 
 /** The kinds a store's listing and histogram accept: every kind, as the organization's listing does (a store has none of some). */
@@ -19,8 +20,14 @@ export const PLATFORM_EVENT: Record<string, string> = {
   reranking: 'model_request',
 };
 
-/** One public activity event, as `GET /v1/events` lists it. */
+/** One public activity event, as `GET /v1/events` lists it (its recorded results as the API's objects). */
 export function toActivityEventResponse(r: ActivityRow) {
-  return { id: r.id, created_at: r.createdAt.toISOString(), ...r.event };
+  const e = r.event as Record<string, unknown> & { results?: RecordedResults; store_ids?: string[] };
+  return {
+    id: r.id,
+    created_at: r.createdAt.toISOString(),
+    ...e,
+    ...(Array.isArray(e.results) ? { results: eventResults(e.results, e.store_ids ?? []) } : {}),
+  };
 }
 export type ActivityEventResponse = ReturnType<typeof toActivityEventResponse>;

@@ -14,7 +14,8 @@ export type ActivityKind = (typeof ACTIVITY_KINDS)[number];
 /**
  * One entry of an organization's activity stream (`activity-<org>`), appended by the activity
  * reactor with an id derived from its source event, so a rebuild never duplicates it. `event` is the
- * public activity event without `id` and `created_at` (those are the entry's own).
+ * public activity event without `id` and `created_at` (those are the entry's own), its `results` as
+ * their source event recorded them (`RecordedResult` tuples, expanded by `toActivityEventResponse`).
  */
 export interface ActivityRecorded {
   type: 'ActivityRecorded';

@@ -11,7 +11,7 @@ import {
   SearchActivity,
   withinEventSize,
 } from './search-activity';
-import type { SearchActivityEvent } from './events';
+import { eventResults, type SearchActivityEvent } from './events';
 
 describe('SearchActivity: events appended at a pause in the searches', () => {
   let appends: Array<{ stream: string; types: string[] }>;
@@ -122,7 +122,7 @@ describe('SearchActivity: every record fits in an event', () => {
   it('records a search over files with 15,000-character names at top_k 1,000 (names cut, 100 results kept)', () => {
     const { activity, data } = common(1000, 'n'.repeat(15_000));
     expect(data.results).toHaveLength(RECORDED_RESULTS);
-    expect(data.results[0].filename).toHaveLength(RECORDED_FILENAME_CHARS);
+    expect(eventResults(data.results, data.storeIds)[0].filename).toHaveLength(RECORDED_FILENAME_CHARS);
     const event = {
       type: 'StoreSearchPerformed',
       data: { ...data, query: 'q'.repeat(LIMITS.queryChars), rewrittenQuery: null, rerank: false },
@@ -133,7 +133,7 @@ describe('SearchActivity: every record fits in an event', () => {
 
   it('cuts a name on a character, never between the halves of a surrogate pair', () => {
     const { data } = common(1, 'a'.repeat(RECORDED_FILENAME_CHARS - 1) + '😀'.repeat(10));
-    expect(data.results[0].filename).toBe('a'.repeat(RECORDED_FILENAME_CHARS - 1));
+    expect(eventResults(data.results, data.storeIds)[0].filename).toBe('a'.repeat(RECORDED_FILENAME_CHARS - 1));
   });
 
   it('halves the recorded results and tool calls of a record over the limit, keeping its usage', () => {
@@ -178,5 +178,67 @@ describe('SearchActivity: every record fits in an event', () => {
     expect(eventBytes(appended[0])).toBeLessThanOrEqual(LIMITS.eventBytes);
     expect((appended[0].data as { results: unknown[] }).results.length).toBeLessThan(100);
     expect((appended[1].data as { results: unknown[] }).results).toEqual(results(3, 'small'));
+  });
+});
+
+describe('SearchActivity: results recorded as tuples, listed as objects', () => {
+  const activity = new SearchActivity(
+    { appendToStream: async () => undefined } as unknown as EventStore,
+    { now: () => new Date() },
+    { uuid: () => 'id' } as never,
+  );
+  const chunk = (storeId: string, i: number, firstStageSource: 'dense' | 'sparse' | 'both' | null) =>
+    ({
+      storeId,
+      fileId: `f${i}`,
+      filename: `file-${i}.md`,
+      chunkIndex: i,
+      score: 0.5 + i / 10,
+      firstStagePosition: firstStageSource ? i + 1 : null,
+      firstStageSource,
+      text: 'not recorded',
+    }) as unknown as RankedChunk;
+
+  it('keeps each store as an index into storeIds (a store not among them by its id), and expands to the same objects', () => {
+    const chunks = [chunk('b', 0, 'both'), chunk('a', 1, 'dense'), chunk('mixedbread/web', 2, null)];
+    const data = activity.common(
+      { organizationId: 'o', apiKeyId: 'k' } as Principal,
+      [{ id: 'a' } as StoreRef, { id: 'b' } as StoreRef],
+      { rawFilters: null, topK: 3 },
+      chunks,
+      0,
+    );
+    expect(data.results).toEqual([
+      [1, 'f0', 'file-0.md', 0, 0.5, 1, 'both'],
+      [0, 'f1', 'file-1.md', 1, 0.6, 2, 'dense'],
+      ['mixedbread/web', 'f2', 'file-2.md', 2, 0.7, null, null],
+    ]);
+    expect(eventResults(data.results, data.storeIds)).toEqual(
+      chunks.map((c) => ({
+        store_id: c.storeId,
+        file_id: c.fileId,
+        filename: c.filename,
+        chunk_index: c.chunkIndex,
+        score: c.score,
+        first_stage_position: c.firstStagePosition,
+        first_stage_source: c.firstStageSource,
+      })),
+    );
+  });
+
+  it('lists the results of events recorded before the tuples as they were', () => {
+    const old = [
+      {
+        store_id: 's',
+        file_id: 'f',
+        filename: 'a.md',
+        chunk_index: 2,
+        score: 0.25,
+        first_stage_position: 3,
+        first_stage_source: 'sparse' as const,
+      },
+    ];
+    expect(eventResults(old, ['s'])).toEqual(old);
+    expect(eventResults(undefined, ['s'])).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdo
 import { CLOCK, Clock, ID_GENERATOR, IdGenerator, LIMITS, Principal, eventBytes } from '@larder/kernel';
 import { EVENT_STORE, EventStore, appendIsolating } from '@larder/event-store';
 import type { StoreRef } from '@larder/projections/stores/stores.reader';
-import { SearchActivityCommon, SearchActivityEvent, SearchEventResult } from './events';
+import { RecordedResult, SearchActivityCommon, SearchActivityEvent } from './events';
 import { searchActivityStream } from './streams';
 import { ActivityJournal, JournalRecord } from './activity-journal';
 import { SEARCH_CONFIG, SearchConfig } from './search.config';
@@ -16,15 +16,19 @@ export const RECORDED_FILENAME_CHARS = 256;
 /** The first `n` characters of `s`, never ending in half a surrogate pair. */
 const cut = (s: string, n: number) => (s.length <= n ? s : s.slice(0, /[\ud800-\udbff]/.test(s[n - 1]) ? n - 1 : n));
 
-const eventResult = (c: RankedChunk): SearchEventResult => ({
-  store_id: c.storeId,
-  file_id: c.fileId,
-  filename: cut(c.filename, RECORDED_FILENAME_CHARS),
-  chunk_index: c.chunkIndex,
-  score: c.score,
-  first_stage_position: c.firstStagePosition ?? null,
-  first_stage_source: c.firstStageSource ?? null,
-});
+/** A returned chunk as its event records it (`RecordedResult`; `storeIds`: the event's stores). */
+const recordedResult = (c: RankedChunk, storeIds: string[]): RecordedResult => {
+  const store = storeIds.indexOf(c.storeId);
+  return [
+    store >= 0 ? store : c.storeId,
+    c.fileId,
+    cut(c.filename, RECORDED_FILENAME_CHARS),
+    c.chunkIndex,
+    c.score,
+    c.firstStagePosition ?? null,
+    c.firstStageSource ?? null,
+  ];
+};
 
 /** Results an activity event records of one search (the response still has all of them). */
 export const RECORDED_RESULTS = 100;
@@ -103,15 +107,16 @@ export class SearchActivity implements OnApplicationBootstrap, OnApplicationShut
     results: RankedChunk[],
     t0: number,
   ): SearchActivityCommon {
+    const storeIds = stores.map((s) => s.id);
     return {
       searchId: this.ids.uuid(),
       organizationId: p.organizationId,
       apiKeyId: p.apiKeyId,
-      storeIds: stores.map((s) => s.id),
+      storeIds,
       filters: params.rawFilters,
       topK: params.topK,
       // the first 100 results: with the query and filters within their limits the event stays within LIMITS.eventBytes
-      results: results.slice(0, RECORDED_RESULTS).map(eventResult),
+      results: results.slice(0, RECORDED_RESULTS).map((c) => recordedResult(c, storeIds)),
       searchTimeMs: performance.now() - t0,
       at: this.clock.now().toISOString(),
       // a chat completion's tool call (hosted, or a redeemed ticket): linked and billed at the agent rate

@@ -36,7 +36,12 @@ import {
   GEN_AI_OPERATION_NAME_VALUE_INVOKE_AGENT,
 } from './gen-ai.semconv.json';
 import { ATTR_ERROR_TYPE } from '@opentelemetry/semantic-conventions';
-import type { AgenticToolCallRecorded, SearchEventResult, TokenUsage } from '@larder/search/events';
+import {
+  eventResults,
+  type AgenticToolCallRecorded,
+  type RecordedResults,
+  type TokenUsage,
+} from '@larder/search/events';
 import { FinishedRun, traceKindOf } from './finished-run';
 
 /** The instrumentation scope of every exported span: nothing else (no span of Larder's own) is ever exported. */
@@ -84,8 +89,9 @@ function usageAttrs(u: { prompt_tokens?: number; completion_tokens?: number } | 
 }
 
 /** The returned chunks (the events API's `results`), as the retrieval convention and in full. */
-function resultAttrs(results: SearchEventResult[] | undefined): Attributes {
-  if (!results) return {};
+function resultAttrs(recorded: RecordedResults | undefined, storeIds: readonly string[]): Attributes {
+  if (!recorded) return {};
+  const results = eventResults(recorded, storeIds);
   return {
     [ATTR_GEN_AI_RETRIEVAL_DOCUMENTS]: json(
       results.map((r) => ({ id: `${r.file_id}:${r.chunk_index}`, score: r.score })),
@@ -151,7 +157,7 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
             'larder.search.ranking_strategy': a.rankingStrategy,
             'larder.search.filters': a.filters === null || a.filters === undefined ? null : json(a.filters),
           }),
-          ...resultAttrs(a.results),
+          ...resultAttrs(a.results, a.storeIds),
         },
       };
       break;
@@ -181,7 +187,7 @@ export function runSpans(run: FinishedRun, resource: Resource): ReadableSpan[] {
             'larder.qa.citations': q.citations,
             'larder.search.filters': q.filters === null || q.filters === undefined ? null : json(q.filters),
           }),
-          ...resultAttrs(q.results),
+          ...resultAttrs(q.results, q.storeIds),
         },
       };
       break;
