@@ -370,6 +370,7 @@ async function endToEnd(
         p5099(rawOwn.map((o) => o.endpoint)),
         p5099(own.map((o) => o.server)),
         p5099(own.map((o) => o.critical)),
+        `${f2(cpu.server)} / ${f2(cpu.main)}`,
         kept ? 'reused' : ingested.toFixed(1),
       ],
     ];
@@ -419,10 +420,13 @@ export async function queryPathBench(): Promise<void> {
     'node:http',
     'in the server (SDK run)',
     'critical path (SDK run)',
+    'server CPU a search (SDK run): all threads / main thread, ms',
     'ingestion s',
   ];
   table(head, rows);
-  const saved = saveResult(`query-path${TOP_K === 10 ? '' : `-top${TOP_K}`}`, {
+  // BENCH_RESULT_NAME: saved beside the default result (A/B runs)
+  const suffix = process.env.BENCH_RESULT_NAME ? `-${process.env.BENCH_RESULT_NAME}` : '';
+  const saved = saveResult(`query-path${TOP_K === 10 ? '' : `-top${TOP_K}`}${suffix}`, {
     server: SERVER_ROOT,
     topK: TOP_K,
     rounds: ROUNDS,
