@@ -6,7 +6,8 @@ import { STORE_FILES_TABLE as F, STORES_TABLE as S } from './stores.tables';
 /** A store as a request names it: its id and name. */
 export type StoreRef = { id: string; name: string };
 
-export interface StoreRow {
+/** A store's row without its file counts and usage (what a write to its files needs: no scan of its files). */
+export interface StoreRecord {
   id: string;
   organizationId: string;
   name: string;
@@ -28,6 +29,12 @@ export interface StoreRow {
   createdAt: Date;
   updatedAt: Date;
   lastActiveAt: Date;
+  /** The customer bucket that keeps the store's objects (null or absent: platform storage). */
+  bucketId?: string | null;
+}
+
+/** A store's row with its file counts and usage, counted over its files when it is read (`get`). */
+export interface StoreRow extends StoreRecord {
   fileCounts: {
     pending: number;
     in_progress: number;
@@ -38,8 +45,6 @@ export interface StoreRow {
   };
   usageBytes: number;
   usageTokens: number;
-  /** The customer bucket that keeps the store's objects (null or absent: platform storage). */
-  bucketId?: string | null;
 }
 
 const SELECT = `SELECT s.*,
@@ -54,7 +59,7 @@ const SELECT = `SELECT s.*,
       FROM ${F} f WHERE f.store_id = s.id) c ON TRUE`;
 
 type Raw = Record<string, unknown>;
-const toRow = (r: Raw): StoreRow => ({
+const toRecord = (r: Raw): StoreRecord => ({
   id: r.id as string,
   organizationId: r.organization_id as string,
   name: r.name as string,
@@ -63,13 +68,17 @@ const toRow = (r: Raw): StoreRow => ({
   isPublic: r.is_public as boolean,
   license: (r.license as string) ?? null,
   metadata: r.metadata ?? null,
-  config: r.config as StoreRow['config'],
-  expiresAfter: (r.expires_after as StoreRow['expiresAfter']) ?? null,
+  config: r.config as StoreRecord['config'],
+  expiresAfter: (r.expires_after as StoreRecord['expiresAfter']) ?? null,
   status: r.status as string,
-  copyState: (r.copy_state as StoreRow['copyState']) ?? null,
+  copyState: (r.copy_state as StoreRecord['copyState']) ?? null,
   createdAt: r.created_at as Date,
   updatedAt: r.updated_at as Date,
   lastActiveAt: r.last_active_at as Date,
+  bucketId: (r.bucket_id as string) ?? null,
+});
+const toRow = (r: Raw): StoreRow => ({
+  ...toRecord(r),
   fileCounts: {
     pending: r.n_pending as number,
     in_progress: r.n_in_progress as number,
@@ -80,7 +89,6 @@ const toRow = (r: Raw): StoreRow => ({
   },
   usageBytes: Number(r.usage_bytes),
   usageTokens: Number(r.usage_tokens),
-  bucketId: (r.bucket_id as string) ?? null,
 });
 
 /** Queries over the `stores` read model, always scoped to one organization. */
@@ -88,16 +96,30 @@ const toRow = (r: Raw): StoreRow => ({
 export class StoresReader {
   constructor(private readonly ds: DataSource) {}
 
-  /** By id, else by name. */
+  /** By id, else by name, with its file counts and usage (counted over its files). */
   async get(organizationId: string, identifier: string): Promise<StoreRow | null> {
+    const r = await this.one(SELECT, organizationId, identifier);
+    return r ? toRow(r) : null;
+  }
+
+  /**
+   * By id, else by name, without its counts: what a write to a store's files reads (an upload, an
+   * attach), in time independent of how many files the store holds.
+   */
+  async record(organizationId: string, identifier: string): Promise<StoreRecord | null> {
+    const r = await this.one(`SELECT s.* FROM ${S} s`, organizationId, identifier);
+    return r ? toRecord(r) : null;
+  }
+
+  private async one(select: string, organizationId: string, identifier: string): Promise<Raw | null> {
     const rows: Raw[] = isUuid(identifier)
-      ? await this.ds.query(`${SELECT} WHERE s.organization_id = $1 AND (s.id = $2::uuid OR s.name = $3)`, [
+      ? await this.ds.query(`${select} WHERE s.organization_id = $1 AND (s.id = $2::uuid OR s.name = $3)`, [
           organizationId,
           identifier,
           identifier,
         ])
-      : await this.ds.query(`${SELECT} WHERE s.organization_id = $1 AND s.name = $2`, [organizationId, identifier]);
-    return rows.length ? toRow(rows.sort((a) => (a.id === identifier ? -1 : 1))[0]) : null;
+      : await this.ds.query(`${select} WHERE s.organization_id = $1 AND s.name = $2`, [organizationId, identifier]);
+    return rows.length ? rows.sort((a) => (a.id === identifier ? -1 : 1))[0] : null;
   }
 
   /** By id, else by name: identity only (no counts), for hot paths such as search. */

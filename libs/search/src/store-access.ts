@@ -86,7 +86,7 @@ export class StoreAccess {
 
   /** One store by id or name in the caller's organization (404 otherwise); the route's guard has checked the scope. */
   async storeId(p: Principal, identifier: string): Promise<string> {
-    const s = await this.stores.get(p.organizationId, identifier);
+    const s = await this.stores.resolve(p.organizationId, identifier);
     if (!s) throw new NotFoundError(`Store ${identifier} not found`);
     return s.id;
   }

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { ConflictError, FileReferences, NotFoundError, Position, RecordedEvent } from '@larder/kernel';
 import { commandHandler, CommandWriter, Decided, HandleOptions, WithoutClock, Writes } from '@larder/event-store';
-import { StoresReader, StoreRow } from '@larder/projections/stores/stores.reader';
+import { StoreRecord, StoresReader } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from './store-file.aggregate';
 import { storeFileStream } from './streams';
@@ -124,16 +124,16 @@ export class StoreFilesWriter implements FileReferences {
     return s.present ? s.generation : null;
   }
 
-  /** The store named by `identifier`, or the row itself when the caller already holds it (a store it just created). */
-  async resolveStore(organizationId: string, identifier: string | StoreRow): Promise<StoreRow> {
+  /** The store named by `identifier` (its record: no counts), or the row itself when the caller already holds it (a store it just created). */
+  async resolveStore(organizationId: string, identifier: string | StoreRecord): Promise<StoreRecord> {
     if (typeof identifier !== 'string') return identifier;
-    const s = await this.stores.get(organizationId, identifier);
+    const s = await this.stores.record(organizationId, identifier);
     if (!s) throw new NotFoundError(`Store ${identifier} not found`);
     return s;
   }
 
   /** Refuses changes to the files of a store being copied. */
-  assertWritable(s: StoreRow): void {
+  assertWritable(s: StoreRecord): void {
     if (s.copyState?.status === 'in_progress')
       throw new ConflictError(`Store ${s.name} is being copied; its files cannot change until the copy has finished`);
   }

@@ -9,7 +9,7 @@ import {
   UploadedFileInfo,
 } from '@larder/kernel';
 import { Decided, foldEvents, WithoutClock } from '@larder/event-store';
-import { StoreRow } from '@larder/projections/stores/stores.reader';
+import { StoreRecord } from '@larder/projections/stores/stores.reader';
 import { StoreFileRow, StoreFilesReader } from '@larder/projections/stores/store-files.reader';
 import { chunkingFor } from '@larder/ingestion/chunker';
 import { StoreFileCommand, storeFileDecider, StoreFileState } from '../../store-file.aggregate';
@@ -41,7 +41,7 @@ export class StoreFileAttacher {
   async add(
     organizationId: string,
     actor: string,
-    storeIdentifier: string | StoreRow,
+    storeIdentifier: string | StoreRecord,
     input: AddStoreFileInput,
   ): Promise<StoreFileRow> {
     return (await this.attach(organizationId, actor, storeIdentifier, input, true)).row;
@@ -55,7 +55,7 @@ export class StoreFileAttacher {
   async attach(
     organizationId: string,
     actor: string,
-    storeIdentifier: string | StoreRow,
+    storeIdentifier: string | StoreRecord,
     input: AddStoreFileInput,
     wait: boolean,
     found?: UploadedFileInfo,
