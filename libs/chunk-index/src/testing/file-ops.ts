@@ -19,21 +19,22 @@ export const lineChunks = (n: number) =>
     'text/plain',
   );
 
+/** The write that puts a file of no external id and no metadata (generation 1 unless given). */
+export function putFileOp(
+  storeId: string,
+  fileId: string,
+  file: { organizationId: string; filename: string; generation?: number },
+): ChunkIndexOp {
+  return {
+    op: 'putFile',
+    file: { storeId, fileId, externalId: null, metadata: null, generation: 1, ...file },
+  };
+}
+
 /** The writes that add a new Markdown file (generation 1, organization `org`), a chunk per text. */
 export function markdownFileOps(storeId: string, fileId: string, texts: string[]): ChunkIndexOp[] {
   return [
-    {
-      op: 'putFile',
-      file: {
-        storeId,
-        fileId,
-        organizationId: 'org',
-        filename: `${fileId}.md`,
-        externalId: null,
-        metadata: null,
-        generation: 1,
-      },
-    },
+    putFileOp(storeId, fileId, { organizationId: 'org', filename: `${fileId}.md` }),
     { op: 'setChunks', storeId, fileId, generation: 1, chunks: textChunks(texts, 'text/markdown') },
   ];
 }
@@ -41,18 +42,7 @@ export function markdownFileOps(storeId: string, fileId: string, texts: string[]
 /** The writes that add a new file (generation 1) of one-line chunks, one per vector of `model`. */
 export function newFileOps(storeId: string, fileId: string, model: string, vectors: Float32Array[]): ChunkIndexOp[] {
   return [
-    {
-      op: 'putFile',
-      file: {
-        storeId,
-        fileId,
-        organizationId: storeId,
-        filename: `${fileId}.txt`,
-        externalId: null,
-        metadata: null,
-        generation: 1,
-      },
-    },
+    putFileOp(storeId, fileId, { organizationId: storeId, filename: `${fileId}.txt` }),
     { op: 'setChunks', storeId, fileId, generation: 1, chunks: lineChunks(vectors.length) },
     { op: 'setVectors', storeId, fileId, generation: 1, model, vectors },
   ];

@@ -7,6 +7,7 @@ import { SqliteChunkIndex } from '../sqlite.chunk-index';
 import { analyzeChunk, DEFAULT_FIELD_WEIGHTS, headingContextOf } from '../../analysis/analyzer';
 import { blockPostings, decodeBlock, encodeBlock, Posting } from './postings';
 import { normLength } from '../../analysis/bm25';
+import { putFileOp } from '../../testing/file-ops';
 
 /**
  * The writer's batching (postings grouped per term per transaction, tail blocks grown in place and
@@ -31,19 +32,8 @@ function texts(seed: number, count: number): string[] {
 
 function put(storeId: string, fileId: string, generation: number, chunks: string[]): ChunkIndexOp[] {
   return [
-    {
-      op: 'putFile',
-      file: {
-        storeId,
-        fileId,
-        organizationId: 'org',
-        // the path field: a word of the texts as the folder
-        filename: `apples/${fileId}.md`,
-        externalId: null,
-        metadata: null,
-        generation,
-      },
-    },
+    // the path field: a word of the texts as the folder
+    putFileOp(storeId, fileId, { organizationId: 'org', filename: `apples/${fileId}.md`, generation }),
     {
       op: 'setChunks',
       storeId,
