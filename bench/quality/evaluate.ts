@@ -9,7 +9,7 @@ import { ChunkHit, ChunkIndexOp } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { fuse, FusionMethod, LEAD_EVIDENCE } from '@larder/search/ranking';
 import { embedDocuments } from '../embedding-windows';
-import { Doc, Judged, Score, scoreRankings, table } from './metrics';
+import { Doc, Judged, pairedCell, Score, scoreRankings, table } from './metrics';
 import { DOC_EVIDENCE, FieldVariants, withDocumentEvidence } from './fields-fusion';
 import { sha } from './names';
 import { windowRows } from './window';
@@ -184,14 +184,16 @@ export async function evaluate(
     results.set('dense', d);
     rows.push([`dense (${embedder.model})`, d, '']);
     const hybridRows: Array<[string, Score, string]> = [];
+    const [method, weight] = [
+      DEFAULT_SEARCH_FUSION.method['use-lite'],
+      DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
+    ];
+    const byDefault = hybrid(lexical.get(DEFAULT_VARIANT)!, method, weight).perQuery!;
     for (const [name] of GRID_VARIANTS) {
-      const [method, weight] = [
-        DEFAULT_SEARCH_FUSION.method['use-lite'],
-        DEFAULT_SEARCH_FUSION.lexicalWeight['use-lite'],
-      ];
       const s = hybrid(lexical.get(name)!, method, weight);
       results.set(`hybrid ${method} ${weight}: ${name}`, s);
-      hybridRows.push([`${method} ${weight}: ${name}`, s, '']);
+      // this variant against the default, paired over the queries
+      hybridRows.push([`${method} ${weight}: ${name}`, s, pairedCell(s.perQuery!, byDefault)]);
     }
     for (const [name] of LEXICAL_VARIANTS.slice(0, LEXICAL_VARIANTS.length - GRID_VARIANTS.length)) {
       const lists = lexical.get(name)!;
@@ -380,7 +382,7 @@ export async function evaluate(
     );
     for (const [name, s] of windows) results.set(`window: ${name}`, s);
     table(`${title}: retrieval`, rows, 'top-10 ms p50 / p99');
-    table(`${title}: hybrid (lexical weight: lexical variant)`, hybridRows);
+    table(`${title}: hybrid (lexical weight: lexical variant)`, hybridRows, 'this − default (p)');
     table(`${title}: candidate window (the answer's first top_k, default fusion)`, windows);
     return results;
   } finally {

@@ -24,7 +24,13 @@ const GRID = (process.env.BENCH_QUALITY_GRID ?? '').split('|').map((v) => v.spli
 const CODE_BS = (process.env.BENCH_QUALITY_CODE_B ?? '0.4,0.6,0.9').split(',').filter(Boolean).map(Number);
 /** BENCH_QUALITY_MULTI_B (`b,…`): the default with another b for stores of multi-chunk files (MULTI_CHUNK_B), beside the default. */
 const MULTI_BS = (process.env.BENCH_QUALITY_MULTI_B ?? '0.4,0.9').split(',').filter(Boolean).map(Number);
+/** BENCH_QUALITY_SHORT_FORMS (`w,…`): the default with a query word's short-form group's other forms weighted w. */
+const SHORT_FORMS = (process.env.BENCH_QUALITY_SHORT_FORMS ?? '').split(',').filter(Boolean).map(Number);
 export const GRID_VARIANTS: Array<[string, Partial<LexicalOptions>]> = [
+  ...SHORT_FORMS.map((shortFormWeight): [string, Partial<LexicalOptions>] => [
+    `default, short forms ${shortFormWeight}`,
+    { shortFormWeight },
+  ]),
   ...CODE_BS.map((codeB): [string, Partial<LexicalOptions>] => [`default, code b ${codeB}`, { codeB }]),
   ...MULTI_BS.map((multiChunkB): [string, Partial<LexicalOptions>] => [
     `default, multi-chunk b ${multiChunkB}`,

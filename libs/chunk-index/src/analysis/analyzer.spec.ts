@@ -1,4 +1,4 @@
-import { analyzeChunk, EXACT, queryTerms, queryWords, tokens, words } from './analyzer';
+import { analyzeChunk, EXACT, queryShortForms, queryTerms, queryWords, tokens, words } from './analyzer';
 
 const terms = (text: string) => [...analyzeChunk(text).terms.keys()].filter((t) => !t.startsWith(EXACT)).sort();
 
@@ -62,5 +62,22 @@ describe('analyzer: identifiers whole and split', () => {
     // the words counted for feedback: an abbreviation is one word, other tokens their parts
     expect(queryWords('e.g. U.S. fooBar', false)).toEqual(['e.g', 'u.s', 'foo', 'bar']);
     expect(queryWords('e.g. U.S. fooBar', true)).toEqual(['e.g', 'u.s', 'foo', 'bar', 'foobar']);
+  });
+
+  it("searches a word's short forms beside it, weighted, and a short form's word", () => {
+    const q = queryTerms('the length of a string', { stopWords: true, exactBonus: 0, shortFormWeight: 0.25 });
+    expect(Object.fromEntries(q)).toEqual({ length: 1, len: 0.25, string: 1, str: 0.25 });
+    // a short form searches its word and the group's other forms; found in a split identifier
+    expect(Object.fromEntries(queryTerms('cfg', { stopWords: true, exactBonus: 0, shortFormWeight: 0.5 }))).toEqual({
+      cfg: 1,
+      configur: 0.5,
+      config: 0.5,
+      conf: 0.5,
+    });
+    expect(analyzeChunk('const strLen = (s) => s.length').terms.has('str')).toBe(true);
+    // none without the weight, and none for a token's whole
+    expect([...queryTerms('string', { stopWords: true, exactBonus: 0 }).keys()]).toEqual(['string']);
+    expect(queryShortForms('maxLength of strings', true)).toEqual(['maximum', 'len', 'str']);
+    expect(queryShortForms('unrelated words', true)).toEqual([]);
   });
 });

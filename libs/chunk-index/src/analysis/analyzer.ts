@@ -1,4 +1,5 @@
 import { stem } from 'porter2';
+import { shortFormTable } from './short-forms';
 
 /**
  * The lexical engine's analyzer (it runs in the writer and, loaded by path, in the read worker, so it
@@ -216,41 +217,71 @@ export function headingContextOf(generatedMetadata: unknown): string[] {
  * A query's weighted terms: the stems of its words (each token's parts, and its whole when it has several) (English stop words dropped when `stopWords`,
  * unless nothing else is left), each weighted by its count in the query (a question that repeats a
  * word is about it: +0.07 nDCG@10 on CISI), and for each word that differs from its stem the exact
- * form weighted `exactBonus` per occurrence (none when 0). An abbreviation (single letters joined by
- * dots: `e.g.`, `i.e.`, `U.S.`) is one word, its whole: its letters are not words of the query.
+ * form weighted `exactBonus` per occurrence (none when 0), and the other forms of a word's short-form
+ * group (queryShortForms) weighted `shortFormWeight` each (none when 0). A dotted abbreviation
+ * (single letters joined by dots: `e.g.`, `i.e.`, `U.S.`) is one word, its whole: its letters are not
+ * words of the query.
  */
-export function queryTerms(text: string, options: { stopWords: boolean; exactBonus: number }): Map<string, number> {
-  let ws = queryWords(text, true);
-  if (options.stopWords) {
-    const content = ws.filter((w) => !STOP_WORDS.has(w));
-    if (content.length) ws = content;
-  }
+export function queryTerms(
+  text: string,
+  options: { stopWords: boolean; exactBonus: number; shortFormWeight?: number },
+): Map<string, number> {
+  const shortForm = options.shortFormWeight ?? 0;
   const out = new Map<string, number>();
-  for (const w of ws.slice(0, 64)) {
+  const add = (term: string, weight: number) => out.set(term, (out.get(term) ?? 0) + weight);
+  for (const { w, whole } of contentTokens(text, options.stopWords)) {
     const s = stemOf(w);
-    out.set(s, (out.get(s) ?? 0) + 1);
-    if (options.exactBonus > 0 && s !== w && !STOP_WORDS.has(w))
-      out.set(EXACT + w, (out.get(EXACT + w) ?? 0) + options.exactBonus);
+    add(s, 1);
+    if (options.exactBonus > 0 && s !== w && !STOP_WORDS.has(w)) add(EXACT + w, options.exactBonus);
+    if (shortForm > 0 && !whole) for (const other of otherForms(s)) add(stemOf(other), shortForm);
   }
   return out;
 }
+
+/**
+ * The other forms of a query's words' short-form groups (`str` for "string", `configuration` for
+ * `config`: ./short-forms.ts), as written, each as often as its group's words occur: what a query
+ * searches beside its own terms, weighted `shortFormWeight` (Elasticsearch's query takes them as a
+ * clause of that boost).
+ */
+export function queryShortForms(text: string, stopWords: boolean): string[] {
+  return contentTokens(text, stopWords).flatMap(({ w, whole }) => (whole ? [] : otherForms(stemOf(w))));
+}
+
+/** A query's first 64 words (stop words dropped when `stopWords`, unless nothing else is left), each marked when it is a token's whole. */
+function contentTokens(text: string, stopWords: boolean): Array<{ w: string; whole: boolean }> {
+  let ws = queryTokens(text, true);
+  if (stopWords) {
+    const content = ws.filter((t) => !STOP_WORDS.has(t.w));
+    if (content.length) ws = content;
+  }
+  return ws.slice(0, 64);
+}
+
+const otherForms = (term: string) => (shortForms ??= shortFormTable(stemOf)).get(term) ?? [];
+let shortForms: ReadonlyMap<string, string[]> | undefined;
 
 /**
  * A query's words in order: each token's parts, and with `wholes` each token of several parts whole
  * too; an abbreviation (ABBREVIATION) is its whole alone.
  */
 export function queryWords(text: string, wholes: boolean): string[] {
-  const ws: string[] = [];
+  return queryTokens(text, wholes).map((t) => t.w);
+}
+
+/** queryWords, each word marked when it is a token's whole (a dotted abbreviation is a word, not a whole). */
+function queryTokens(text: string, wholes: boolean): Array<{ w: string; whole: boolean }> {
+  const ws: Array<{ w: string; whole: boolean }> = [];
   let start = 0;
   scan(
     text,
     (w, first) => {
       if (first) start = ws.length;
-      ws.push(w);
+      ws.push({ w, whole: false });
     },
     (w) => {
       if (ABBREVIATION.test(w)) ws.length = start;
-      if (wholes || ws.length === start) ws.push(w);
+      if (wholes || ws.length === start) ws.push({ w, whole: ws.length > start });
     },
   );
   return ws;

@@ -24,6 +24,8 @@ import {
   toChunk,
 } from './elasticsearch.mappings';
 import { applyOp } from './elasticsearch.writes';
+import { queryShortForms } from '../analysis/analyzer';
+import { SHORT_FORM_WEIGHT } from '../analysis/short-forms';
 
 export interface ElasticsearchChunkIndexOptions {
   url: string;
@@ -190,12 +192,20 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
     const text = (q.text ?? '').trim();
     if (!text || !q.storeIds.length) return [];
     const size = q.filter ? Math.max(q.topK * 20, 1000) : q.topK;
+    const shortForms = queryShortForms(text, true);
     const r = await this.client.search<ChunkDoc>({
       index: this.chunks,
       size,
       _source: { excludes: ['vector_*'] },
       query: {
-        bool: { must: [{ match: { text: { query: text, operator: 'or' } } }], filter: [this.candidateFilter(q)] },
+        bool: {
+          must: [{ match: { text: { query: text, operator: 'or' } } }],
+          // the other forms of the query's short-form groups (`str` beside "string"), as the embedded engine weights them
+          should: shortForms.length
+            ? [{ match: { text: { query: shortForms.join(' '), operator: 'or', boost: SHORT_FORM_WEIGHT } } }]
+            : [],
+          filter: [this.candidateFilter(q)],
+        },
       },
       sort: [{ _score: { order: 'desc' } }, { chunk_index: { order: 'asc' } }],
       track_scores: true,

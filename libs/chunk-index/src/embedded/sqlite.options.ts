@@ -2,6 +2,7 @@ import type { IvfOptions } from './ivf.options';
 import type { IvfPrefetch } from './ivf.prefetch';
 import { FieldWeights, queryWords, STOP_WORDS } from '../analysis/analyzer';
 import { Bm25Params, DEFAULT_BM25 } from '../analysis/bm25';
+import { SHORT_FORM_WEIGHT } from '../analysis/short-forms';
 import type { LexicalInput } from './lexical/input';
 
 /** The embedded chunk index's options: the IVF's, the lexical query's and the read worker's. */
@@ -45,6 +46,7 @@ export type LexicalOptions = Pick<
   | 'stopWords'
   | 'feedback'
   | 'exactBonus'
+  | 'shortFormWeight'
   | 'codeB'
   | 'multiChunkB'
   | 'flatMaxPostings'
@@ -88,6 +90,7 @@ export const DEFAULT_LEXICAL_OPTIONS: LexicalOptions = {
   feedback: RM3_FEEDBACK,
   feedbackMinWords: RM3_MIN_QUERY_WORDS,
   exactBonus: 0.3,
+  shortFormWeight: SHORT_FORM_WEIGHT,
   ...DEFAULT_BM25,
   codeB: CODE_B,
   multiChunkB: MULTI_CHUNK_B,

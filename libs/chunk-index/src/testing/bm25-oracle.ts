@@ -15,6 +15,7 @@ export const lexicalInput = (text: string, more: Partial<LexicalInput> = {}): Le
   limit: 10,
   ...DEFAULT_BM25,
   exactBonus: 0,
+  shortFormWeight: 0,
   stopWords: true,
   feedback: null,
   ...more,
@@ -50,6 +51,7 @@ export function bruteForce(
     multiChunkB?: number;
     headingWeight: number;
     exactBonus: number;
+    shortFormWeight?: number;
     stopWords: boolean;
   },
 ): Array<{ key: string; score: number }> {

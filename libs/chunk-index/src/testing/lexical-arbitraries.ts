@@ -3,7 +3,7 @@ import fc from 'fast-check';
 
 // a small vocabulary: stems shared by several forms, stop words, a heading-only word
 export const VOCAB =
-  'jam jams jamming apple apples garden gardens gardening pectin sugar boil boiled the of until zest café cafe 42'.split(
+  'jam jams jamming apple apples garden gardens gardening pectin sugar boil boiled the of until zest café cafe 42 string str'.split(
     ' ',
   );
 const STORES = ['s1', 's2', 's3'];
@@ -67,6 +67,8 @@ export const params = fc.record({
   multiChunkB: fc.double({ min: 0, max: 1, noNaN: true }),
   headingWeight: fc.double({ min: 0.25, max: 4, noNaN: true }),
   exactBonus: fc.constantFrom(0, 0.2, 1),
+  // the other forms of a query word's short-form group (`str` beside "string")
+  shortFormWeight: fc.constantFrom(0, 0.25, 1),
   stopWords: fc.boolean(),
   blockSize: fc.constantFrom(2, 5, 16, 128),
   // reads in the worker thread (the module loaded there) or on the index's connection

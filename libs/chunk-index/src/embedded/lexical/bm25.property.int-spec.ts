@@ -61,6 +61,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
                     headingWeight: p.headingWeight,
                     stopWords: p.stopWords,
                     exactBonus: p.exactBonus,
+                    shortFormWeight: p.shortFormWeight,
                     feedback: { docs: 3, terms: 5, originalWeight: 0.5 },
                     ...SCORERS[scorer],
                   },
@@ -178,6 +179,7 @@ describe('lexical engine: top 10 = exhaustive BM25 with per-store statistics', (
           multiChunkB: fc.double({ min: 0, max: 1, noNaN: true }),
           headingWeight: fc.constant(2),
           exactBonus: fc.constantFrom(0, 0.3),
+          shortFormWeight: fc.constantFrom(0, 0.25),
           stopWords: fc.constant(true),
         }),
         async (files, queries, blockSize, p) => {

@@ -25,6 +25,8 @@ export interface LexicalInput extends Bm25Params {
   stopWords: boolean;
   /** weight of a query word's exact (unstemmed) form, beside its stem's 1 (0: none) */
   exactBonus: number;
+  /** weight of the other forms of a query word's short-form group (`str` for string, `cfg` for configuration; 0: none) */
+  shortFormWeight?: number;
   /** RM3 pseudo-relevance feedback: expansion terms from the `docs` best chunks of a first pass, `terms` of them, the original query weighted `originalWeight` */
   feedback?: { docs: number; terms: number; originalWeight: number } | null;
   /**

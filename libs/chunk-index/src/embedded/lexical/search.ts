@@ -55,7 +55,11 @@ export function lexicalProgram(
       });
   }
   if (!stores.length) return [];
-  const query = queryTerms(input.text, { stopWords: input.stopWords, exactBonus: input.exactBonus });
+  const query = queryTerms(input.text, {
+    stopWords: input.stopWords,
+    exactBonus: input.exactBonus,
+    shortFormWeight: input.shortFormWeight,
+  });
   if (!query.size) return [];
   const allowed = new Map<number, ((id: number) => boolean) | null>();
   for (const s of stores) allowed.set(s.key, filePredicate(db, input, s.storeId));
