@@ -154,7 +154,7 @@ export async function lexicalColdBench(): Promise<void> {
     ).store_key;
     const terms = [
       ...(await import('@larder/chunk-index/analysis/analyzer'))
-        .queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus })
+        .queryTerms(text, { stopWords: true, exactBonus: lexical.exactBonus, shortFormWeight: lexical.shortFormWeight })
         .keys(),
     ];
     const t0 = performance.now();

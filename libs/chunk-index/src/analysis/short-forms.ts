@@ -9,12 +9,14 @@ export const SHORT_FORM_WEIGHT = 0.25;
  * Words and the short forms code is written with (`str` for string, `cfg` for configuration), one
  * group of forms that name the same thing a line. A query word of a group also searches the group's
  * other forms (queryTerms' `shortFormWeight`), so that "the length of a string" finds `strLen` and
- * "config" finds "configuration". Only short forms whose meaning is the same in any code base are
- * listed: not `res` (result or resource), `mod` (module or modulo) or `win` (a word of its own).
+ * "config" finds "configuration". A form is a word's stem, so every word of that stem takes the group
+ * (initial and initialize both search `init`). Left out: short forms of two meanings in code (`res`,
+ * `mod`, `std`, `pwd`, `ns`, `proc`), words of their own (`win`), those whose word shares its stem
+ * with a common other word (`pos`: positive, `sep`: separate, `spec`: specific) and those that stem as
+ * their word does (`iter`, `util`: nothing to add).
  */
 const GROUPS = `
 address addr
-allocate alloc
 application app
 argument arg
 attribute attr
@@ -62,26 +64,21 @@ implementation impl
 index idx
 information info
 initialize init
-iterator iter
 language lang
 length len
 library lib
-location loc
 manager mgr
 maximum max
 message msg
 minimum min
-namespace ns
 number num
 object obj
 option opt
 package pkg
 parameter param
-password pwd passwd
+password passwd
 pointer ptr
-position pos
 previous prev
-process proc
 property prop
 quantity qty
 random rand
@@ -92,11 +89,8 @@ repository repo
 request req
 response resp
 sequence seq
-separator sep
 socket sock
 source src
-specification spec
-standard std
 statement stmt
 string str
 synchronize sync
@@ -107,7 +101,6 @@ text txt
 token tok
 transaction txn
 user usr
-utility util
 value val
 version ver
 `;

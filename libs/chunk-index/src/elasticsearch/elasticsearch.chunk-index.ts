@@ -199,11 +199,18 @@ export class ElasticsearchChunkIndex implements ChunkIndex {
       _source: { excludes: ['vector_*'] },
       query: {
         bool: {
-          must: [{ match: { text: { query: text, operator: 'or' } } }],
-          // the other forms of the query's short-form groups (`str` beside "string"), as the embedded engine weights them
-          should: shortForms.length
-            ? [{ match: { text: { query: shortForms.join(' '), operator: 'or', boost: SHORT_FORM_WEIGHT } } }]
-            : [],
+          // the query's words, or the other forms of its short-form groups (`str` beside "string"), weighted as the embedded engine weights them
+          should: [
+            { match: { text: { query: text, operator: 'or' } } },
+            ...(shortForms.length
+              ? [
+                  {
+                    match: { text: { query: shortForms.join(' '), operator: 'or' as const, boost: SHORT_FORM_WEIGHT } },
+                  },
+                ]
+              : []),
+          ],
+          minimum_should_match: 1,
           filter: [this.candidateFilter(q)],
         },
       },
