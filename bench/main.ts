@@ -13,6 +13,7 @@ import { ocrBench } from './ocr.bench';
 import { queryPathBench } from './query-path.bench';
 import { peersBench } from './peers.bench';
 import { lexicalColdBench } from './lexical-cold.bench';
+import { lexicalAbBench } from './lexical-ab.bench';
 import { parseBombBench } from './parse-bomb.bench';
 import { soakBench } from './soak.bench';
 import { renderBench } from './render';
@@ -63,6 +64,7 @@ const BENCHES: Record<string, () => Promise<void>> = {
   'query-path': queryPathBench,
   peers: peersBench,
   'lexical-cold': lexicalColdBench,
+  'lexical-ab': lexicalAbBench,
   'parse-bomb': parseBombBench,
   soak: soakBench,
 };
