@@ -4,7 +4,7 @@ import { join } from 'path';
 import { queryTerms } from '@larder/chunk-index/analysis/analyzer';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { DEFAULT_LEXICAL_OPTIONS, LexicalOptions } from '@larder/chunk-index/embedded/sqlite.options';
-import { chunkDocument, parseFile } from '@larder/ingestion';
+import { chunkDoc, docOps } from './quality/chunked';
 import { codeSet } from './quality/code.set';
 import { manpagesSet } from './quality/manpages.set';
 import { QualitySet } from './quality/metrics';
@@ -38,34 +38,12 @@ export async function lexicalAbBench(): Promise<void> {
   await writer.setup();
   let seq = 0n;
   for (const [i, d] of set.docs.entries()) {
-    const parsed = await parseFile(
-      Buffer.from(d.body),
-      d.filename,
-      d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain',
-    );
-    const chunks = chunkDocument(parsed, 'fast', d.filename);
     const fileId = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const file = { storeId: 's', fileId, organizationId: 'o', filename: d.filename, externalId: null, metadata: null };
-    await writer.write(
-      [
-        { op: 'putFile', file: { ...file, generation: 1 } },
-        {
-          op: 'setChunks',
-          storeId: 's',
-          fileId,
-          generation: 1,
-          chunks: chunks.map((c) => ({
-            chunkIndex: c.chunkIndex,
-            type: 'text' as const,
-            text: c.text,
-            offset: c.offset,
-            mimeType: 'text/plain',
-            generatedMetadata: c.generatedMetadata,
-          })),
-        },
-      ],
-      { projection: 'bench', version: 1, position: { commit: ++seq, prepare: seq } },
-    );
+    await writer.write(docOps({ storeId: 's', organizationId: 'o', fileId, filename: d.filename }, await chunkDoc(d)), {
+      projection: 'bench',
+      version: 1,
+      position: { commit: ++seq, prepare: seq },
+    });
   }
   await writer.close();
   const indexes = {

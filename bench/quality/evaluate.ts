@@ -4,7 +4,7 @@ import { join } from 'path';
 import { SqliteChunkIndex } from '@larder/chunk-index/embedded/sqlite.chunk-index';
 import { contentWordCount } from '@larder/chunk-index/embedded/sqlite.options';
 import { DEFAULT_FUSION as DEFAULT_SEARCH_FUSION } from '../../apps/api/src/config/search';
-import { chunkDocument, parseFile } from '@larder/ingestion';
+import { chunkDoc, docOps } from './chunked';
 import { ChunkHit, ChunkIndexOp } from '@larder/chunk-index';
 import { UseLiteEmbedder } from '@larder/ai/local/use-lite.embedder';
 import { fuse, FusionMethod, LEAD_EVIDENCE } from '@larder/search/ranking';
@@ -62,20 +62,7 @@ export async function evaluate(
     const allChunks: Array<{ fileId: string; chunkIndex: number; embedText: string }> = [];
     const vectorOf = new Map<string, Float32Array>();
     for (let i = 0; i < docs.length; i += 64) {
-      const batch = await Promise.all(
-        docs.slice(i, i + 64).map(async (d) => ({
-          d,
-          chunks: chunkDocument(
-            await parseFile(
-              Buffer.from(d.body),
-              d.filename,
-              d.filename.endsWith('.md') ? 'text/markdown' : 'text/plain',
-            ),
-            'fast',
-            d.filename,
-          ),
-        })),
-      );
+      const batch = await Promise.all(docs.slice(i, i + 64).map(async (d) => ({ d, chunks: await chunkDoc(d) })));
       const texts = batch.flatMap((b) => b.chunks.map((c) => c.embedText));
       const vectors = await embedCached(embedder, texts, 'document');
       batch.forEach(({ d, chunks }) =>
@@ -94,32 +81,7 @@ export async function evaluate(
         docOf.set(fileId, d.id);
         chunkCount += chunks.length;
         return [
-          {
-            op: 'putFile' as const,
-            file: {
-              storeId: store,
-              fileId,
-              organizationId: store,
-              filename: d.filename,
-              externalId: null,
-              metadata: null,
-              generation: 1,
-            },
-          },
-          {
-            op: 'setChunks' as const,
-            storeId: store,
-            fileId,
-            generation: 1,
-            chunks: chunks.map((c) => ({
-              chunkIndex: c.chunkIndex,
-              type: 'text' as const,
-              text: c.text,
-              offset: c.offset,
-              mimeType: 'text/plain',
-              generatedMetadata: c.generatedMetadata,
-            })),
-          },
+          ...docOps({ storeId: store, organizationId: store, fileId, filename: d.filename }, chunks),
           {
             op: 'setVectors' as const,
             storeId: store,
